@@ -1,0 +1,3 @@
+"""hotplex: compile agent-context Markdown into exact per-worker artifacts."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,148 @@
+"""The library API for gateways: compile an artifact in memory, per session, without touching disk.
+
+A long-lived gateway compiles thousands of sessions from the same files, so a ``Project`` keeps
+what it parsed: the model (reloaded when the manifest's stamp moves), each file's decoded text
+(re-read only when its stamp moves) and each compiled artifact (reused while none of the files it
+consulted moved). Example::
+
+    from hotplex import Project
+
+    project = Project.load("agent-project")
+    prompt = project.compile("cc", platform="slack").text
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import HotplexError, suggest
+from .fs import Stamp, stamp
+
+
+@dataclass(frozen=True)
+class Artifact:
+    target: str
+    worker: str
+    platform: str | None
+    path: str  # where `hotplex build` writes the primary file, relative to the project
+    text: str  # the primary file's text: prompt.xml, payload.json or context.md
+    files: dict[str, bytes]
+    truncations: tuple[dict[str, object], ...]
+    warnings: tuple[str, ...]
+    sizes: tuple[tuple[str, tuple[str, ...], int, int, str], ...]
+
+
+@dataclass(frozen=True)
+class _Cached:
+    artifact: Artifact
+    stamps: dict[str, Stamp | None]
+
+
+class Project:
+    """A hotplex project loaded for repeated in-memory compiles."""
+
+    def __init__(self, root: Path, manifest: Path | None = None) -> None:
+        self.root = root
+        self._manifest_path = manifest or root / "hotplex.toml"
+        self._manifest_stamp: Stamp | None = None
+        self._model = None
+        self._inputs = None
+        self._artifacts: dict[str, _Cached] = {}
+
+    @classmethod
+    def load(cls, path: str | Path = ".", manifest: str | Path | None = None) -> Project:
+        """Load and validate the project at ``path``; raises ``HotplexError`` for bad input."""
+        project = cls(Path(path), Path(manifest) if manifest is not None else None)
+        project._refresh()
+        return project
+
+    @property
+    def model(self):
+        self._refresh()
+        return self._model
+
+    def targets(self) -> list[str]:
+        return [t.name for t in self.model.manifest.target]
+
+    def jobs(self) -> list:
+        """Every (target, platform) this project builds, in manifest order."""
+        from hotplex.targets.base import Job
+
+        model = self.model
+        jobs = []
+        for target in model.manifest.target:
+            if target.base:
+                jobs.append(Job(target, None))
+            jobs.extend(Job(target, p) for p in model.platforms_of(target))
+        return jobs
+
+    def compile(self, target: str, platform: str | None = None) -> Artifact:
+        """The artifact ``hotplex build`` would write for ``target`` and ``platform``."""
+        job = self._job(target, platform)
+        cached = self._artifacts.get(job.id)
+        if cached is not None and all(
+            stamp(self.root / p) == s for p, s in cached.stamps.items()
+        ):
+            return cached.artifact
+        from .compile import compile_job
+
+        inputs = self._fresh_inputs()
+        compiled = compile_job(self._model, job, inputs)
+        emitted = compiled.emitted
+        artifact = Artifact(
+            target=job.target.name,
+            worker=job.target.worker,
+            platform=platform,
+            path=emitted.primary,
+            text=emitted.files[emitted.primary].decode("utf-8"),
+            files=dict(emitted.files),
+            truncations=tuple(t.to_json() for t in emitted.truncations),
+            warnings=emitted.warnings,
+            sizes=emitted.sizes,
+        )
+        stamps = {p: inputs.stamps.get(p) for p in compiled.inputs}
+        self._artifacts[job.id] = _Cached(artifact, stamps)
+        return artifact
+
+    def _job(self, target: str, platform: str | None):
+        for job in self.jobs():
+            if job.target.name == target and job.platform == platform:
+                return job
+        names = self.targets()
+        if target not in names:
+            raise HotplexError.single(
+                f"no target named '{target}'", hint=suggest(target, names) or "targets: " + ", ".join(names)
+            )
+        platforms = [j.platform for j in self.jobs() if j.target.name == target and j.platform]
+        raise HotplexError.single(
+            f"target '{target}' has no platform '{platform}'"
+            if platform
+            else f"target '{target}' builds no base artifact (base = false)",
+            hint=(suggest(platform or "", platforms) if platform else None)
+            or "platforms: " + (", ".join(platforms) or "none"),
+        )
+
+    def _refresh(self) -> None:
+        """Reload the model when the manifest moved; forget everything compiled from the old one."""
+        current = stamp(self._manifest_path)
+        if self._model is not None and current == self._manifest_stamp:
+            return
+        from . import model as model_module
+
+        self._model = model_module.load(self.root, self._manifest_path)
+        self._manifest_stamp = current
+        self._inputs = None
+        self._artifacts.clear()
+
+    def _fresh_inputs(self):
+        """A reader that reuses every file the last one read, unless its stamp moved."""
+        from .sources import Inputs, read_cap
+
+        self._refresh()
+        previous = self._inputs
+        inputs = Inputs(self.root, read_cap(self._model))
+        if previous is not None:
+            inputs.adopt(previous)
+        self._inputs = inputs
+        return inputs

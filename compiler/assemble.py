@@ -1,0 +1,40 @@
+"""The ``<agent-configuration>`` document (seed 000 §5.1), shared by the XML workers.
+
+Layout: the wrapper, then one group per channel in B, C order (``<directives>``, ``<context>``),
+each opening with its one-line note, then its sections in source order, each opening with its
+one-line note. Empty sections and empty groups are omitted; with nothing at all the document is
+empty. Line ends are ``\\n``; the document ends with one newline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+WRAPPER_TAG = "agent-configuration"
+CHANNEL_ORDER = ("B", "C")
+
+
+@dataclass(frozen=True)
+class Part:
+    tag: str
+    channel: str
+    note: str
+    body: str
+
+
+def _block(tag: str, note: str, inner: list[str]) -> list[str]:
+    return [f"<{tag}>", *([note] if note else []), *inner, f"</{tag}>"]
+
+
+def document(parts: list[Part], channel_tags: dict[str, str], channel_notes: dict[str, str]) -> str:
+    groups: list[str] = []
+    for channel in CHANNEL_ORDER:
+        sections: list[str] = []
+        for part in parts:
+            if part.channel == channel and part.body.strip():
+                sections += _block(part.tag, part.note, [part.body])
+        if sections:
+            groups += _block(channel_tags[channel], channel_notes[channel], sections)
+    if not groups:
+        return ""
+    return "\n".join(_block(WRAPPER_TAG, "", groups)) + "\n"

@@ -1,0 +1,52 @@
+"""``hotplex clean``: delete every artifact hotplex wrote and its build state, nothing else."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from . import state as state_log
+from .build import LOCK_WAIT_SECONDS, _prune_empty, _unlink
+from .errors import HotplexError
+from .fs import ProjectLock
+
+
+def clean(root: Path, manifest: Path | None) -> list[str]:
+    with ProjectLock(root / state_log.STATE_DIR, LOCK_WAIT_SECONDS):
+        state = state_log.load(root)
+        outs, paths = _planned(root, manifest)
+        for record in state.jobs.values():
+            paths.update(record["outputs"])
+        removed = []
+        for path in sorted(paths):
+            # Never outside an artifact folder, whatever the log says.
+            if not any(path.startswith(f"{out}/") for out in outs) or ".." in path.split("/"):
+                continue
+            if (root / path).is_file():
+                _unlink(root / path)
+                removed.append(path)
+        for out in outs:
+            _prune_empty(root / out)
+        _unlink(state_log.log_path(root))
+        return removed
+
+
+def _planned(root: Path, manifest: Path | None) -> tuple[set[str], set[str]]:
+    """The artifact folder and every file under the folders of the jobs the manifest plans.
+
+    A broken manifest still lets ``clean`` remove what the log recorded under the default folder.
+    """
+    from .api import Project
+
+    try:
+        project = Project.load(root, manifest)
+    except HotplexError:
+        return {"dist"}, set()
+    model = project.model
+    out = model.manifest.project.out.strip("/")
+    found: set[str] = set()
+    for job in project.jobs():
+        folder = root / job.out_dir(model)
+        for current, _dirs, names in os.walk(folder):
+            found.update((Path(current).relative_to(root) / n).as_posix() for n in names)
+    return {out}, found

@@ -1,0 +1,26 @@
+"""Compile one job in memory: resolve its sources, then hand them to its worker."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from hotplex.targets import WORKERS
+from hotplex.targets.base import Emitted, Job
+
+from . import sources
+from .model import Model
+
+
+@dataclass(frozen=True)
+class Compiled:
+    job: Job
+    emitted: Emitted
+    inputs: dict[str, str | None]  # every path consulted -> content digest, None when absent
+
+
+def compile_job(model: Model, job: Job, inputs: sources.Inputs) -> Compiled:
+    resolution = sources.resolve(model, job, inputs)
+    emitted = WORKERS[job.target.worker].emit(job, resolution.sections, model)
+    if resolution.truncations:
+        emitted = replace(emitted, truncations=(*resolution.truncations, *emitted.truncations))
+    return Compiled(job, emitted, {path: inputs.digest(path) for path in resolution.consulted})

@@ -1,0 +1,121 @@
+"""Errors as values: every problem carries its place and is rendered once, at the CLI edge.
+
+A ``Problem`` names where (a ``Span``: file plus line/column, or a manifest key path), what, and
+optionally how to fix it. Stages raise ``HotplexError`` holding one or more problems; nothing below
+the CLI prints or exits.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+# Exit statuses, shared by the CLI and the library's callers.
+EXIT_OK = 0
+EXIT_FAILED = 1  # stale artifacts (check) or a build that could not finish
+EXIT_CONFIG = 2  # usage or configuration error: bad manifest, bad source, bad template
+EXIT_INTERNAL = 3  # a bug in hotplex itself
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where a problem is: a file, optionally a 1-based line and column or a manifest key path."""
+
+    file: str
+    line: int | None = None
+    column: int | None = None
+    key: str | None = None
+    # The text of ``line``, kept so the problem can show it with a caret without re-reading.
+    source_line: str | None = None
+
+    def location(self) -> str:
+        parts = [self.file]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.column is not None:
+                parts.append(str(self.column))
+        where = ":".join(parts)
+        return f"{where}: {self.key}" if self.key else where
+
+    @classmethod
+    def at_offset(cls, file: str, text: str, offset: int) -> Span:
+        """The span of a character offset in ``text`` (line and column counted from 1)."""
+        line_start = text.rfind("\n", 0, offset) + 1
+        line_end = text.find("\n", offset)
+        if line_end < 0:
+            line_end = len(text)
+        return cls(
+            file=file,
+            line=text.count("\n", 0, offset) + 1,
+            column=offset - line_start + 1,
+            source_line=text[line_start:line_end],
+        )
+
+
+@dataclass(frozen=True)
+class Problem:
+    message: str
+    span: Span | None = None
+    hint: str | None = None
+
+    def render(self) -> str:
+        head = f"{self.span.location()}: {self.message}" if self.span else self.message
+        lines = [head]
+        span = self.span
+        if span is not None and span.source_line is not None and span.column is not None:
+            shown = span.source_line.replace("\t", " ")
+            lines.append(f"    {shown}")
+            lines.append("    " + " " * (span.column - 1) + "^")
+        if self.hint:
+            lines.append(f"  hint: {self.hint}")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"message": self.message}
+        if self.span is not None:
+            out["file"] = self.span.file
+            for name in ("line", "column", "key"):
+                value = getattr(self.span, name)
+                if value is not None:
+                    out[name] = value
+        if self.hint:
+            out["hint"] = self.hint
+        return out
+
+
+@dataclass
+class HotplexError(Exception):
+    """One or more problems that stop the current operation."""
+
+    problems: list[Problem] = field(default_factory=list)
+    exit_status: int = EXIT_CONFIG
+
+    def __post_init__(self) -> None:
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        return "\n".join(p.render() for p in self.problems)
+
+    @classmethod
+    def single(
+        cls,
+        message: str,
+        span: Span | None = None,
+        hint: str | None = None,
+        exit_status: int = EXIT_CONFIG,
+    ) -> HotplexError:
+        return cls([Problem(message, span, hint)], exit_status)
+
+
+class BuildFailed(HotplexError):
+    """The inputs are valid but the build cannot complete (I/O, secrets found): exit 1."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(problems, exit_status=EXIT_FAILED)
+
+
+def suggest(word: str, choices: Iterable[str]) -> str | None:
+    """A "did you mean" phrase for a misspelt name, or None when nothing is close."""
+    match = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"did you mean '{match[0]}'?" if match else None

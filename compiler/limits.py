@@ -1,0 +1,119 @@
+"""Where truncation is decided: the per-file and total budgets of XML workers.
+
+Sections are limited in document order, first each to ``per_file``, then cumulatively to
+``total``. Sizes are counted in the manifest's unit (characters or UTF-8 bytes); a cut never
+splits a character (so never a UTF-8 sequence or a surrogate pair) nor an ``&lt;`` the sanitizer
+wrote. A cut section ends with ``TRUNCATION_MARKER`` (counted inside the budget) and every cut is
+returned as a ``Truncation``: nothing is ever shortened silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import HotplexError, Problem, Span
+from .model import Limits
+from .sanitize import ESCAPED_LT
+
+TRUNCATION_MARKER = "\n\n[… truncated by hotplex: the rest of this section exceeded its size limit]"
+# Below this many units of room, a section is dropped rather than reduced to a bare marker.
+MIN_USEFUL_ROOM = 64
+
+
+@dataclass(frozen=True)
+class Truncation:
+    section: str  # the source's name
+    files: tuple[str, ...]  # the files the section came from
+    limit: str  # "per_file", "total" or "read" (a file larger than reading will ever need)
+    before: int
+    after: int
+    unit: str
+
+    def describe(self) -> str:
+        files = ", ".join(self.files) or self.section
+        if self.after == 0:
+            return (
+                f"{files}: dropped ({self.before} {self.unit}); no room left in limits.{self.limit}"
+            )
+        return f"{files}: truncated {self.before} → {self.after} {self.unit} (limits.{self.limit})"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "section": self.section,
+            "files": list(self.files),
+            "limit": self.limit,
+            "before": self.before,
+            "after": self.after,
+            "unit": self.unit,
+        }
+
+
+def measure(text: str, unit: str) -> int:
+    return len(text.encode("utf-8")) if unit == "bytes" else len(text)
+
+
+def _prefix_within(text: str, budget: int, unit: str) -> str:
+    """The longest prefix of whole characters whose size is at most ``budget``."""
+    if unit == "chars":
+        cut = budget
+    else:
+        encoded = text.encode("utf-8")[:budget]
+        cut = len(encoded.decode("utf-8", errors="ignore"))
+    prefix = text[:cut]
+    # Do not leave half of an escape behind ("&l" reads as garbage and hides the tag's '<').
+    for keep in range(1, len(ESCAPED_LT)):
+        if prefix.endswith(ESCAPED_LT[:keep]) and text.startswith(ESCAPED_LT, cut - keep):
+            return prefix[:-keep]
+    return prefix
+
+
+def cut(text: str, budget: int, unit: str) -> str:
+    """``text`` reduced to ``budget`` units including the marker; '' when too small to be useful."""
+    room = budget - measure(TRUNCATION_MARKER, unit)
+    if room < MIN_USEFUL_ROOM:
+        return ""
+    return _prefix_within(text, room, unit).rstrip() + TRUNCATION_MARKER
+
+
+@dataclass(frozen=True)
+class Limited:
+    name: str
+    files: tuple[str, ...]
+    text: str
+
+
+def apply(
+    sections: list[Limited], limits: Limits, display: str
+) -> tuple[list[Limited], list[Truncation]]:
+    """Limit ``sections`` in order; with ``overflow = "error"`` any cut is an error instead."""
+    unit = limits.unit
+    remaining = limits.total
+    kept: list[Limited] = []
+    cuts: list[Truncation] = []
+    for section in sections:
+        text = section.text
+        for limit, budget in (("per_file", limits.per_file), ("total", remaining)):
+            before = measure(text, unit)
+            if before > budget:
+                text = cut(text, budget, unit)
+                cuts.append(
+                    Truncation(
+                        section.name, section.files, limit, before, measure(text, unit), unit
+                    )
+                )
+        remaining -= measure(text, unit)
+        if text:
+            kept.append(Limited(section.name, section.files, text))
+    if cuts and limits.overflow == "error":
+        raise HotplexError(
+            [
+                Problem(
+                    f"{c.before} {c.unit} exceed limits.{c.limit} "
+                    f"({getattr(limits, c.limit, c.before)}) and limits.overflow = \"error\"",
+                    Span(c.files[0] if c.files else display),
+                    hint='shorten the file, raise the limit, or set limits.overflow = "truncate"',
+                )
+                for c in cuts
+            ]
+        )
+    return kept, cuts

@@ -1,0 +1,280 @@
+"""Resolve a job's sources: base file + platform variant, frontmatter stripped, templates rendered.
+
+``Inputs`` is the build's one reader of source files: each file is read and hashed at most once
+per build, a file whose stamp matches the last build is not hashed again, and every path a job
+consults (present or absent) is recorded, because an absent variant is a dependency too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from hotplex.targets.base import Job, Section
+
+from . import frontmatter
+from .errors import HotplexError, Problem, Span
+from .fs import ReadResult, Stamp, check_relative, confine, read_capped, sha256, stamp
+from .limits import Truncation, measure
+from .model import METACOGNITION_NOTE, Model, Source
+
+# Reading stops this far past what the per-file limit can use: 4 bytes per character at most,
+# times a margin for frontmatter and template branches that render to nothing.
+READ_MARGIN = 4
+READ_FLOOR = 1 << 20
+
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+
+
+def builtin_metacognition() -> str:
+    return (resources.files("hotplex") / "metacognition.md").read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Loaded:
+    display: str
+    body: str
+    meta: dict[str, object]
+    body_line: int
+    size: int  # full size of the file on disk, in bytes
+    capped: bool
+
+
+@dataclass
+class Inputs:
+    """Reads, decodes and fingerprints files under ``root`` for one build."""
+
+    root: Path
+    read_cap: int
+    known: dict[str, tuple[Stamp, str]] = field(default_factory=dict)  # from the last build
+    digests: dict[str, str | None] = field(default_factory=dict)
+    stamps: dict[str, Stamp | None] = field(default_factory=dict)
+    _raw: dict[str, ReadResult | None] = field(default_factory=dict)
+    _loaded: dict[str, Loaded | None] = field(default_factory=dict)
+
+    def adopt(self, previous: Inputs) -> None:
+        """Take over what ``previous`` read of each file whose stamp has not moved since."""
+        for display, old in previous.stamps.items():
+            if old is not None and stamp(self.root / display) == old:
+                self.stamps[display] = old
+                self.digests[display] = previous.digests[display]
+                if display in previous._raw:
+                    self._raw[display] = previous._raw[display]
+                if display in previous._loaded:
+                    self._loaded[display] = previous._loaded[display]
+
+    def digest(self, display: str) -> str | None:
+        """Content hash of a file (None when absent), re-hashing only when its stamp moved."""
+        if display in self.digests:
+            return self.digests[display]
+        current = stamp(self.root / display)
+        known = self.known.get(display)
+        if current is not None and known is not None and known[0] == current:
+            self.stamps[display] = current
+            self.digests[display] = known[1]
+            return known[1]
+        self._read(display, Span(display))
+        return self.digests[display]
+
+    def _read(self, display: str, span: Span) -> ReadResult | None:
+        if display in self._raw:
+            return self._raw[display]
+        path = confine(self.root, check_relative(display, span), span)
+        raw = read_capped(path, self.read_cap, span)
+        self._raw[display] = raw
+        self.stamps[display] = raw.stamp if raw else None
+        self.digests[display] = f"{sha256(raw.data)}:{raw.size}" if raw else None
+        return raw
+
+    def load(self, display: str, span: Span) -> Loaded | None:
+        if display in self._loaded:
+            return self._loaded[display]
+        raw = self._read(display, span)
+        loaded = None
+        if raw is not None:
+            capped = raw.size > len(raw.data)
+            data = _whole_characters(raw.data) if capped else raw.data
+            stripped = frontmatter.strip(frontmatter.decode(data, display), display)
+            loaded = Loaded(
+                display, stripped.body, stripped.meta, stripped.body_line, raw.size, capped
+            )
+        self._loaded[display] = loaded
+        return loaded
+
+
+def _whole_characters(data: bytes) -> bytes:
+    """Drop a UTF-8 sequence that a capped read cut in half."""
+    for back in range(1, 4):
+        if len(data) >= back and data[-back] & 0xC0 != 0x80:
+            lead = data[-back]
+            need = 2 if lead >= 0xC0 else 1
+            need = 3 if lead >= 0xE0 else need
+            need = 4 if lead >= 0xF0 else need
+            return data if need <= back else data[:-back]
+    return data
+
+
+def read_cap(model: Model) -> int:
+    return max(model.manifest.limits.per_file * 4 * READ_MARGIN, READ_FLOOR)
+
+
+def trim(text: str) -> str:
+    """Blank lines around a file's content carry no meaning in a section."""
+    return _LEADING_BLANK_LINES.sub("", text).rstrip()
+
+
+@dataclass
+class Resolution:
+    sections: list[Section]
+    consulted: list[str]  # every input path, present or absent, in first-use order
+    truncations: list[Truncation]
+
+
+@dataclass
+class _Resolver:
+    model: Model
+    job: Job
+    inputs: Inputs
+    variables: dict[str, str]
+    consulted: list[str] = field(default_factory=list)
+    truncations: list[Truncation] = field(default_factory=list)
+
+    def file(self, display: str, span: Span) -> Loaded | None:
+        if display not in self.consulted:
+            self.consulted.append(display)
+        loaded = self.inputs.load(display, span)
+        if loaded is not None and loaded.capped:
+            unit = self.model.manifest.limits.unit
+            self.truncations.append(
+                Truncation(
+                    display, (display,), "read", loaded.size, measure(loaded.body, unit), "bytes"
+                )
+            )
+        return loaded
+
+    def render(self, loaded: Loaded) -> str:
+        if not self._templated(loaded):
+            return loaded.body
+        from .render import render  # lark is imported only when a file has templates
+
+        try:
+            return render(loaded.body, loaded.display, self.variables, self._include).text
+        except HotplexError as exc:
+            raise _shift(exc, self.inputs) from None
+
+    def _templated(self, loaded: Loaded) -> bool:
+        flag = loaded.meta.get("template", True)
+        if not isinstance(flag, bool):
+            raise HotplexError.single(
+                f"frontmatter 'template' must be true or false, not {flag!r}", Span(loaded.display)
+            )
+        return flag and self.model.manifest.project.templates
+
+    def _include(self, path: str, span: Span):
+        from .render import IncludedSource
+
+        sources_dir = self.model.sources_dir
+        rel = check_relative(path, span)
+        confine(self.model.root / sources_dir, rel, span)
+        display = f"{sources_dir}/{rel}" if sources_dir != "." else str(rel)
+        loaded = self.file(display, span)
+        if loaded is None:
+            raise HotplexError.single(f"included file '{display}' does not exist", span)
+        return IncludedSource(display, loaded.body, self._templated(loaded))
+
+    def source_text(self, display: str, span: Span) -> str | None:
+        loaded = self.file(display, span)
+        return None if loaded is None else trim(self.render(loaded))
+
+
+def _shift(exc: HotplexError, inputs: Inputs) -> HotplexError:
+    """Template positions count from the body; report them in the file's own lines."""
+    problems = []
+    for problem in exc.problems:
+        span = problem.span
+        loaded = inputs._loaded.get(span.file) if span is not None else None
+        if (
+            span is not None
+            and span.line is not None
+            and loaded is not None
+            and loaded.body_line > 1
+        ):
+            span = Span(
+                span.file, span.line + loaded.body_line - 1, span.column, span.key, span.source_line
+            )
+        problems.append(Problem(problem.message, span, problem.hint))
+    return HotplexError(problems, exc.exit_status)
+
+
+def variant_path(model: Model, source: Source, platform: str) -> str:
+    base = f"{model.sources_dir}/{source.file}"
+    if model.manifest.variants.layout == "directory":
+        head, _, name = base.rpartition("/")
+        return f"{head}/{platform}/{name}"
+    stem, dot, ext = base.rpartition(".")
+    return f"{stem}.{platform}.{ext}" if dot and "/" not in ext else f"{base}.{platform}"
+
+
+def variables(model: Model, job: Job) -> dict[str, str]:
+    builtins = {
+        "platform": job.platform or "",
+        "worker": job.target.worker,
+        "target": job.target.name,
+    }
+    return {**model.manifest.vars, **job.target.vars, **builtins}
+
+
+def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
+    resolver = _Resolver(model, job, inputs, variables(model, job))
+    sections: list[Section] = []
+    meta = model.manifest.metacognition
+    if meta.enabled:
+        sections.append(_metacognition(resolver, meta.file, meta.note))
+    manifest = model.manifest
+    for index, source in enumerate(job.target.kept_sources(manifest.source)):
+        section = _source_section(resolver, source, index)
+        if section is not None:
+            sections.append(section)
+    return Resolution(sections, resolver.consulted, resolver.truncations)
+
+
+def _metacognition(resolver: _Resolver, file: str | None, note: str) -> Section:
+    if file is None:
+        return Section(
+            "metacognition",
+            "hotplex",
+            "B",
+            note or METACOGNITION_NOTE,
+            trim(builtin_metacognition()),
+            (),
+        )
+    span = Span(resolver.model.manifest_display, key="metacognition.file")
+    text = resolver.source_text(file, span)
+    if text is None:
+        raise HotplexError.single(f"metacognition file '{file}' does not exist", span)
+    return Section("metacognition", "hotplex", "B", note, text, (file,))
+
+
+def _source_section(resolver: _Resolver, source: Source, index: int) -> Section | None:
+    model = resolver.model
+    base = f"{model.sources_dir}/{source.file}"
+    span = Span(model.manifest_display, key=f"source[{index}].file")
+    texts: list[tuple[str, str | None]] = [(base, resolver.source_text(base, span))]
+    if resolver.job.platform:
+        variant = variant_path(model, source, resolver.job.platform)
+        texts.append((variant, resolver.source_text(variant, span)))
+    if source.required and texts[0][1] is None:
+        raise HotplexError.single(
+            f"required source '{source.name}' is missing: {base} does not exist", span
+        )
+    present = [(path, text) for path, text in texts if text is not None]
+    if model.manifest.variants.mode == "replace" and len(present) == 2:
+        present = present[1:]
+    if not present:
+        return None
+    body = "\n\n".join(text for _, text in present if text)
+    return Section(
+        source.name, source.tag, source.channel, source.note, body, tuple(p for p, _ in present)
+    )

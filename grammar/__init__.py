@@ -1,0 +1,1 @@
+"""The Lark grammars hotplex parses sources with (package data)."""

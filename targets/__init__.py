@@ -1,0 +1,12 @@
+"""Built-in workers, by the name a manifest gives them (``[[target]] worker = ...``)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from . import claude_code, opencode_server
+
+WORKERS: dict[str, ModuleType] = {
+    claude_code.NAME: claude_code,
+    opencode_server.NAME: opencode_server,
+}

@@ -1,0 +1,746 @@
+"""Predict the ``# Project Context`` section OpenClaw builds from its workspace bootstrap files.
+
+OpenClaw (https://github.com/openclaw/openclaw) reads a fixed set of Markdown files from an agent's
+workspace, filters them by session kind, cuts them to character budgets and renders them into its
+system prompt. hotplex writes those files; this module predicts, byte for byte, the section OpenClaw
+will render from them and the warnings it will log, so a build can report every cut before OpenClaw
+makes it silently. It is pure: no file system, no dependencies.
+
+Two behaviours (``compat``):
+
+``"2026.9"``
+    OpenClaw as released on npm as ``openclaw@2026.9.6``. The rules mirror (re-implemented, not
+    copied) ``src/agents/workspace.ts`` (``loadWorkspaceBootstrapFiles``,
+    ``filterBootstrapFilesForSession``), ``src/agents/pi-embedded-helpers/bootstrap.ts``
+    (``buildBootstrapContextFiles`` and its trimming helpers, ``embedded-agent-helpers/`` in the
+    2026.9 tree) and ``src/agents/system-prompt.ts``
+    (``prepareContextFilesForPrompt``, ``buildProjectContextSection``, the final
+    ``filter(Boolean).join("\\n")``). Verified against ``shared/reference/
+    openclaw-2026.9.6-vectors.json``, computed by that release's own code.
+``"seed"``
+    The behaviour documented in the design document ``shared/seeds/002_37568ecd09879a56.txt``
+    (an earlier OpenClaw). Where that document is silent, a comment marked ``SEED-SILENT`` names
+    the choice made and why.
+
+Budgets are counted as JavaScript counts ``string.length``: in UTF-16 code units, so an emoji
+outside the Basic Multilingual Plane counts 2. Internally text is held as a *unit string*: a Python
+``str`` in which every astral character is replaced by its surrogate pair, so ``len``, slicing and
+regular expressions behave exactly as on a JavaScript string. Text is converted back on the way out.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final, NamedTuple
+
+COMPATS: Final = ("2026.9", "seed")
+SESSIONS: Final = ("main", "subagent", "cron", "group")
+
+_AGENTS: Final = "AGENTS.md"
+_SOUL: Final = "SOUL.md"
+_TOOLS: Final = "TOOLS.md"
+_IDENTITY: Final = "IDENTITY.md"
+_USER: Final = "USER.md"
+_HEARTBEAT: Final = "HEARTBEAT.md"
+_BOOTSTRAP: Final = "BOOTSTRAP.md"
+_MEMORY: Final = "MEMORY.md"
+_MEMORY_ALT: Final = "memory.md"  # seed: the lower-case variant OpenClaw also probes
+
+BOOTSTRAP_FILES: Final[dict[str, tuple[str, ...]]] = {
+    "2026.9": (_AGENTS, _SOUL, _IDENTITY, _USER, _BOOTSTRAP, _MEMORY),
+    "seed": (
+        _AGENTS,
+        _SOUL,
+        _TOOLS,
+        _IDENTITY,
+        _USER,
+        _HEARTBEAT,
+        _BOOTSTRAP,
+        _MEMORY,
+        _MEMORY_ALT,
+    ),
+}
+
+# Files whose absence is a normal state: skipped, not announced as "[MISSING]".
+_OPTIONAL_FILES: Final[dict[str, frozenset[str]]] = {
+    "2026.9": frozenset({_USER, _MEMORY}),
+    # The seed calls MEMORY.md optional ("可选"); its memory resolver only returns existing files.
+    "seed": frozenset({_MEMORY, _MEMORY_ALT}),
+}
+
+# Which files each session kind keeps; None keeps everything.
+_SESSION_KEEP: Final[dict[str, dict[str, frozenset[str] | None]]] = {
+    "2026.9": {
+        "main": None,
+        "subagent": frozenset({_AGENTS}),
+        "cron": frozenset({_AGENTS, _SOUL, _IDENTITY, _USER}),
+        # Group and channel chats drop the workspace-root MEMORY.md for privacy.
+        "group": frozenset(BOOTSTRAP_FILES["2026.9"]) - {_MEMORY},
+    },
+    # SEED-SILENT on cron and group: its filterBootstrapFilesForSession only narrows sub-agents.
+    "seed": {"main": None, "subagent": frozenset({_AGENTS, _TOOLS}), "cron": None, "group": None},
+}
+
+# --- Budgets and ratios (the one place they are defined) ---------------------------------------
+_PER_FILE_MAX_CHARS: Final = {"2026.9": 20_000, "seed": 20_000}
+# 2026.9 only; the seed has no total budget. The real pipeline always passes the configured
+# total (default 60,000), so the library fallback max(maxChars, 60,000) never applies.
+_TOTAL_MAX_CHARS: Final = 60_000
+_USER_MAX_CHARS: Final = 4_000  # USER.md stays directive-sized
+_MIN_FILE_BUDGET_CHARS: Final = 64  # below this remaining budget, later files are skipped
+_HEAD_RATIO: Final = 0.75  # of the content budget left after the marker
+_TAIL_RATIO: Final = 0.25
+_MIN_TRIMMED_CONTENT_CHARS: Final = 16  # under this, the compact marker replaces the full one
+_AGENTS_HEAD_RATIO: Final = 0.45
+_AGENTS_DIGEST_RATIO: Final = 0.35
+_AGENTS_TAIL_RATIO: Final = 0.15
+_DIGEST_MAX_LINE_CHARS: Final = 240
+_CLAMP_NO_ELLIPSIS_MAX: Final = 3  # a clamp budget this small gets no "…"
+_SEED_HEAD_RATIO: Final = 0.7
+_SEED_TAIL_RATIO: Final = 0.2
+
+# How each truncation is described in InjectedFile.cut.
+_AGENTS_STYLE: Final = (
+    f"head {_AGENTS_HEAD_RATIO:.0%} / policy digest {_AGENTS_DIGEST_RATIO:.0%}"
+    f" / tail {_AGENTS_TAIL_RATIO:.0%}"
+)
+_HEAD_TAIL_STYLE: Final = f"head {_HEAD_RATIO:.0%} / tail {_TAIL_RATIO:.0%}"
+_COMPACT_STYLE: Final = f"{_HEAD_TAIL_STYLE}, compact marker"
+_SEED_STYLE: Final = f"head {_SEED_HEAD_RATIO:.0%} / tail {_SEED_TAIL_RATIO:.0%}"
+
+# --- Fixed texts --------------------------------------------------------------------------------
+_SECTION_HEADING: Final = "# Project Context"
+_LOADED_LINE: Final = {
+    "2026.9": "Loaded project context:",
+    # SEED-SILENT: the seed never quotes the intro line; this is OpenClaw's text of that era.
+    "seed": "The following project context files have been loaded:",
+}
+_GUIDANCE_2026_9: Final = (
+    ("soul.md", "SOUL.md: persona/tone. Follow it unless higher-priority instructions override."),
+    (
+        "memory.md",
+        "MEMORY.md: durable non-profile facts and decisions; use when relevant unless"
+        " higher-priority instructions override.",
+    ),
+    (
+        "user.md",
+        "USER.md: durable user preferences and profile directives; follow unless higher-priority"
+        " instructions override.",
+    ),
+)
+# Quoted by the seed (its section 17.2.2, citing 9.1).
+_SEED_SOUL_GUIDANCE: Final = (
+    "If SOUL.md is present, embody its persona and tone. Avoid stiff, generic replies; follow its"
+    " guidance unless higher-priority instructions override it."
+)
+_PROMPT_RANK: Final = {
+    "agents.md": 10,
+    "soul.md": 20,
+    "identity.md": 30,
+    "user.md": 40,
+    "tools.md": 50,
+    "bootstrap.md": 60,
+    "memory.md": 70,
+}
+
+# JavaScript's WhiteSpace and LineTerminator code points: what trimEnd(), trim() and \s remove.
+_JS_WHITESPACE: Final = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_WS: Final = f"[{_JS_WHITESPACE}]"
+_NON_WS: Final = f"[^{_JS_WHITESPACE}]"
+_ASTRAL: Final = re.compile("[\U00010000-\U0010ffff]")
+_LINE_BREAK: Final = re.compile(r"\r?\n")
+_WS_RUN: Final = re.compile(f"{_WS}+")
+_EXCESS_NEWLINES: Final = re.compile(r"\n{3,}")
+# Old workspace templates carried this block; 2026.9 strips it when rendering.
+_HEARTBEAT_BLOCK: Final = re.compile(
+    r"Default heartbeat prompt:\r?\n`(?:Read HEARTBEAT\.md if it exists|Follow the heartbeat"
+    r" monitor scratch context when provided\.)[^`\r\n]*HEARTBEAT_OK\.`"
+)
+# The policy-digest line tests. OpenClaw matches them with JavaScript's /iu flags, under which
+# "ſ" (U+017F) and "K" (U+212A) fold to "s" and "k"; folding those two first lets ASCII
+# case-insensitive matching (and its \b) agree exactly.
+_JS_IU_FOLD: Final = str.maketrans({"\u017f": "s", "\u212a": "k"})
+_DIGEST_STRUCTURAL: Final = re.compile(f"^(?:#{{1,6}}|{_WS}*[-*+]|{_WS}*[0-9]+[.)]){_WS}+{_NON_WS}")
+_HIGH_PRIORITY_WORDS: Final = (
+    r"AGENTS\.md|scoped|required|must|never|do not|before subtree|read scoped|security|secret"
+    r"|credential"
+)
+# Mandatory markers in other scripts, matched anywhere in a line (no word boundary). "🔴" is
+# written as its surrogate pair because patterns run on unit strings. Taken from the 2026.9 line
+# of OpenClaw; the vectors (simplified-Chinese filler) exercise none of them.
+_HIGH_PRIORITY_MARKS: Final = "\ud83d\udd34|禁止|嚴禁|不得|絕不|絕對不|切勿"
+_OTHER_POLICY_MARKS: Final = "必須|務必|一律|紅線"
+_DIGEST_KEYWORD: Final = re.compile(
+    rf"\b(?:{_HIGH_PRIORITY_WORDS}|owner|test|validation|command|commit|push|github|pr)\b"
+    rf"|{_HIGH_PRIORITY_MARKS}|{_OTHER_POLICY_MARKS}",
+    re.ASCII | re.IGNORECASE,
+)
+_DIGEST_HIGH_PRIORITY: Final = re.compile(
+    rf"\b(?:{_HIGH_PRIORITY_WORDS})\b|{_HIGH_PRIORITY_MARKS}", re.ASCII | re.IGNORECASE
+)
+_DIGEST_FENCE: Final = re.compile(f"^{_WS}*(?:`{{3,}}|~{{3,}})")
+
+
+@dataclass(frozen=True)
+class InjectedFile:
+    """One file as OpenClaw injects it.
+
+    ``path`` is always the absolute path (workspace + "/" + name). 2026.9 shows it in the heading;
+    the seed's loader labels entries by bare name, so its headings read ``## AGENTS.md``.
+    Sizes are in UTF-16 code units; ``injected_size`` counts the injected content as OpenClaw
+    budgets it, before the prompt renderer's newline folding.
+    """
+
+    name: str
+    path: str
+    raw_size: int
+    injected_size: int
+    missing: bool
+    cut: str | None
+
+
+@dataclass(frozen=True)
+class ProjectContext:
+    """The predicted section, the files in it (output order) and OpenClaw's warnings."""
+
+    text: str
+    files: tuple[InjectedFile, ...]
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Source:
+    """A bootstrap file after loading; ``units`` is None when the file is missing."""
+
+    name: str
+    path: str
+    units: str | None
+
+
+@dataclass(frozen=True)
+class _Injected:
+    """A context file ready to render: the injected unit string and why it was cut, if it was."""
+
+    source: _Source
+    units: str
+    cut: str | None
+
+
+class _Trim(NamedTuple):
+    """Result of trimming one file: its content and the truncation style, None if untouched."""
+
+    units: str
+    style: str | None
+
+
+def build_project_context(
+    files: Mapping[str, str],
+    *,
+    compat: str = "2026.9",
+    session: str = "main",
+    workspace: str = "~/.openclaw/workspace",
+    max_chars: int | None = None,
+    total_max_chars: int | None = None,
+) -> ProjectContext:
+    """Predict what OpenClaw injects for ``files`` (name -> full text; absent = not on disk).
+
+    Names outside ``BOOTSTRAP_FILES[compat]`` are ignored, as OpenClaw never reads them.
+    ``workspace`` is used verbatim in paths (no ``~`` expansion: the module is pure).
+    ``max_chars`` / ``total_max_chars`` are OpenClaw's ``bootstrapMaxChars`` /
+    ``bootstrapTotalMaxChars``; None means the compat's default. The seed has no total budget.
+    """
+    _validate(compat, session, max_chars, total_max_chars)
+    per_file = max_chars if max_chars is not None else _PER_FILE_MAX_CHARS[compat]
+    sources = _filter_for_session(_load(files, compat, workspace), compat, session)
+    warnings: list[str] = []
+    if compat == "seed":
+        injected = _inject_seed(sources, per_file, warnings.append)
+        text = _render(injected, compat, heading=lambda s: s.name, transform=_unchanged)
+    else:
+        total = total_max_chars if total_max_chars is not None else _TOTAL_MAX_CHARS
+        injected = _inject_2026_9(sources, per_file, total, warnings.append)
+        injected = sorted(injected, key=lambda entry: _prompt_rank(entry.source.path))
+        text = _render(injected, compat, heading=lambda s: s.path, transform=_sanitize_2026_9)
+    return ProjectContext(
+        text=_from_units(text),
+        files=tuple(_describe(entry) for entry in injected),
+        warnings=tuple(_from_units(w) for w in warnings),
+    )
+
+
+def _validate(
+    compat: str, session: str, max_chars: int | None, total_max_chars: int | None
+) -> None:
+    """Guard the arguments; the manifest layer validates first, this catches direct callers."""
+    if compat not in COMPATS:
+        raise ValueError(f"unknown OpenClaw compat {compat!r}; expected one of {COMPATS}")
+    if session not in SESSIONS:
+        raise ValueError(f"unknown OpenClaw session {session!r}; expected one of {SESSIONS}")
+    for label, value in (("max_chars", max_chars), ("total_max_chars", total_max_chars)):
+        if value is not None and not _is_positive_int(value):
+            raise ValueError(f"{label} must be a positive integer, got {value!r}")
+    if compat == "seed" and total_max_chars is not None:
+        raise ValueError("compat 'seed' has no total budget; total_max_chars must be None")
+
+
+def _is_positive_int(value: object) -> bool:
+    """True for an int >= 1 (bool excluded: True is not a budget)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+# --- Loading and session filtering --------------------------------------------------------------
+
+
+def _load(files: Mapping[str, str], compat: str, workspace: str) -> list[_Source]:
+    """Read the compat's bootstrap files in load order, as OpenClaw's loader would."""
+    base = workspace.rstrip("/")
+    present = _dedupe_memory(files) if compat == "seed" else files
+    sources = []
+    for name in BOOTSTRAP_FILES[compat]:
+        if name not in present and name in _OPTIONAL_FILES[compat]:
+            continue
+        text = present.get(name)
+        units = None if text is None else _to_units(text)
+        sources.append(_Source(name=name, path=f"{base}/{name}", units=units))
+    return sources
+
+
+def _dedupe_memory(files: Mapping[str, str]) -> Mapping[str, str]:
+    """Drop ``memory.md`` when it is the same file as ``MEMORY.md`` (seed).
+
+    The seed de-duplicates the two names by ``fs.realpath``. A mapping of texts cannot show a
+    symlink or a case-insensitive file system, so (SEED-SILENT) identical texts are taken as one
+    file and ``MEMORY.md`` is kept; differing texts are two files and both are injected.
+    """
+    if _MEMORY in files and files.get(_MEMORY_ALT) == files[_MEMORY]:
+        return {name: text for name, text in files.items() if name != _MEMORY_ALT}
+    return files
+
+
+def _filter_for_session(sources: list[_Source], compat: str, session: str) -> list[_Source]:
+    """Keep only the files this session kind receives."""
+    keep = _SESSION_KEEP[compat][session]
+    return sources if keep is None else [s for s in sources if s.name in keep]
+
+
+# --- 2026.9 budgeting ---------------------------------------------------------------------------
+
+
+def _inject_2026_9(
+    sources: list[_Source], max_chars: int, total_max_chars: int, warn: Callable[[str], None]
+) -> list[_Injected]:
+    """Spend the total budget file by file, as buildBootstrapContextFiles does."""
+    remaining = total_max_chars
+    injected: list[_Injected] = []
+    for source in sources:
+        if remaining <= 0:
+            break
+        if source.units is None:
+            entry = _missing_2026_9(source, remaining)
+        elif remaining < _MIN_FILE_BUDGET_CHARS:
+            warn(
+                f"remaining bootstrap budget is {remaining} chars (<{_MIN_FILE_BUDGET_CHARS});"
+                " skipping additional bootstrap files"
+            )
+            break
+        else:
+            entry = _present_2026_9(source, source.units, max_chars, remaining, warn)
+        if entry is not None:
+            remaining = max(0, remaining - len(entry.units))
+            injected.append(entry)
+    return injected
+
+
+def _missing_2026_9(source: _Source, remaining: int) -> _Injected:
+    """The "[MISSING]" marker, clamped to what is left of the total budget.
+
+    OpenClaw stops when the clamp leaves nothing; with at least one unit left and a marker that
+    starts with "[", it always keeps something, so that stop needs no code here.
+    """
+    marker = _missing_text(source.path)
+    clamped = _clamp_to_budget(marker, remaining)
+    cut = None if clamped == marker else f"clamped to remaining total budget {remaining}"
+    return _Injected(source, clamped, cut)
+
+
+def _present_2026_9(
+    source: _Source, units: str, max_chars: int, remaining: int, warn: Callable[[str], None]
+) -> _Injected | None:
+    """Trim one existing file to its budget; None when nothing is left to inject.
+
+    OpenClaw also clamps the trimmed text to the remaining total, but the file budget is already
+    capped at that remainder and trimming never exceeds its budget, so the clamp cannot bite here.
+    """
+    file_budget = min(max_chars, _USER_MAX_CHARS) if source.name == _USER else max_chars
+    limit = max(1, min(file_budget, remaining))
+    trimmed = _trim_2026_9(units, source.name, limit)
+    if not trimmed.units:
+        return None  # empty or whitespace-only: OpenClaw injects nothing, silently
+    if trimmed.style is None:
+        return _Injected(source, trimmed.units, None)
+    warn(
+        f"workspace bootstrap file {source.name} is {len(_trim_end(units))} chars"
+        f" (limit {limit}); truncating in injected context"
+    )
+    if limit < file_budget:
+        budget = f"remaining total budget {limit}"
+    elif file_budget < max_chars:
+        budget = f"{_USER} cap {file_budget}"
+    else:
+        budget = f"per-file budget {limit}"
+    return _Injected(source, trimmed.units, f"truncated to {budget} ({trimmed.style})")
+
+
+def _trim_2026_9(units: str, name: str, max_chars: int) -> _Trim:
+    """Fit one file into ``max_chars``: AGENTS.md by policy digest, others head + tail."""
+    trimmed = _trim_end(units)
+    if len(trimmed) <= max_chars:
+        return _Trim(trimmed, None)
+    if name.lower() == _AGENTS.lower():
+        return _Trim(_trim_agents(trimmed, max_chars), _AGENTS_STYLE)
+    return _trim_head_tail(trimmed, name, max_chars)
+
+
+def _trim_head_tail(trimmed: str, name: str, max_chars: int) -> _Trim:
+    """Keep head and tail around a marker, within ``max_chars`` including marker and newlines."""
+    total = len(trimmed)
+
+    def full(head: int, tail: int) -> str:
+        return (
+            f"\n[...truncated, read {name} for full content...]\n"
+            f"…(truncated {name}: kept {head}+{tail} chars of {total})…\n"
+        )
+
+    def compact(head: int, tail: int) -> str:
+        return f"[…truncated {head}+{tail}/{total}]"
+
+    spare = max_chars - len(full(0, 0)) - _separators(1, 1, full(0, 0))
+    marker_for = full if spare >= _MIN_TRIMMED_CONTENT_CHARS else compact
+    head, tail = _fit_head_tail(max_chars, marker_for)
+    marker = marker_for(head, tail)
+    tail_units = _slice_safe(trimmed, -tail) if tail > 0 else ""
+    parts = [p for p in (_slice_safe(trimmed, 0, head), marker, tail_units) if p]
+    rendered = ("\n" if "\n" in marker else "").join(parts)
+    style = _HEAD_TAIL_STYLE if marker_for is full else _COMPACT_STYLE
+    return _Trim(_truncate_safe(rendered, max_chars), style)
+
+
+def _fit_head_tail(max_chars: int, marker_for: Callable[[int, int], str]) -> tuple[int, int]:
+    """Choose head/tail sizes: split what the marker leaves, then shave any overflow.
+
+    The marker embeds the sizes, so its length depends on them; OpenClaw iterates three times
+    toward a fixed point, shaves the tail (then the head) if still over, and keeps at least one
+    head character when that alone fits.
+    """
+    head = tail = 0
+    marker = marker_for(head, tail)
+    for _ in range(3):
+        budget = max(0, max_chars - len(marker) - _separators(head, tail, marker))
+        next_head, next_tail = math.floor(budget * _HEAD_RATIO), math.floor(budget * _TAIL_RATIO)
+        next_marker = marker_for(next_head, next_tail)
+        if (next_head, next_tail, len(next_marker)) == (head, tail, len(marker)):
+            break
+        head, tail, marker = next_head, next_tail, next_marker
+    length = head + tail + len(marker) + _separators(head, tail, marker)
+    while length > max_chars and (tail > 0 or head > 0):
+        if tail > 0:
+            tail = max(0, tail - (length - max_chars))
+        else:
+            head = max(0, head - (length - max_chars))
+        marker = marker_for(head, tail)
+        length = head + tail + len(marker) + _separators(head, tail, marker)
+    if head == 0 and tail == 0:
+        single = marker_for(1, 0)
+        if 1 + len(single) + _separators(1, 0, single) <= max_chars:
+            head = 1
+    return head, tail
+
+
+def _separators(head: int, tail: int, marker: str) -> int:
+    """Newlines joining head, marker and tail: one per non-empty side, none for the compact form."""
+    return (int(head > 0) + int(tail > 0)) if "\n" in marker else 0
+
+
+def _trim_agents(trimmed: str, max_chars: int) -> str:
+    """Cut AGENTS.md to head + a digest of its policy lines + tail, within ``max_chars``.
+
+    Rules buried in the middle of AGENTS.md would otherwise be lost, so OpenClaw lifts policy-
+    looking lines into a digest, then shrinks tail, head and digest in turn until it all fits.
+    """
+    head = math.floor(max_chars * _AGENTS_HEAD_RATIO)
+    tail = math.floor(max_chars * _AGENTS_TAIL_RATIO)
+    digest_budget = math.floor(max_chars * _AGENTS_DIGEST_RATIO)
+    digest = _policy_digest(trimmed, digest_budget)
+    rendered = _render_agents_cut(trimmed, head, tail, digest)
+    while len(rendered) > max_chars and (tail > 0 or head > 1 or digest_budget > 0):
+        overflow = len(rendered) - max_chars
+        if tail > 0:
+            tail = max(0, tail - overflow)
+        elif head > 1:
+            head = max(1, head - overflow)
+        else:
+            digest_budget = max(0, digest_budget - overflow)
+            digest = _policy_digest(trimmed, digest_budget)
+        rendered = _render_agents_cut(trimmed, head, tail, digest)
+    return _truncate_safe(rendered, max_chars)
+
+
+def _render_agents_cut(trimmed: str, head: int, tail: int, digest: tuple[str, int]) -> str:
+    """Join the AGENTS.md pieces, skipping empty ones, one per line."""
+    text, omitted = digest
+    parts = (
+        _slice_safe(trimmed, 0, head),
+        f"[...truncated, read {_AGENTS} for full content...]",
+        f"[Policy digest from {_AGENTS}]" if text else "",
+        text,
+        f"[...{omitted} more policy lines omitted...]" if omitted > 0 else "",
+        f"…(truncated {_AGENTS}: kept {head}+policy {len(text)}+{tail} chars of {len(trimmed)})…",
+        _slice_safe(trimmed, -tail) if tail > 0 else "",
+    )
+    return "\n".join(part for part in parts if part)
+
+
+class _DigestUnit(NamedTuple):
+    """A policy line with the line that introduces it, if any, and whether it is high priority."""
+
+    text: str
+    high: bool
+
+
+def _policy_digest(trimmed: str, budget: int) -> tuple[str, int]:
+    """Pick policy units, high-priority first, that fit ``budget``; also count those left out.
+
+    Selected units keep their original order; each after the first costs one newline.
+    """
+    if budget <= 0:
+        return "", 0
+    units = _digest_units(trimmed)
+    selected: set[int] = set()
+    used = 0
+    high = [index for index, unit in enumerate(units) if unit.high]
+    for index in [*high, *range(len(units))]:
+        cost = len(units[index].text) + (1 if selected else 0)
+        if index not in selected and used + cost <= budget:
+            selected.add(index)
+            used += cost
+    texts = [unit.text for index, unit in enumerate(units) if index in selected]
+    return "\n".join(texts), len(units) - len(texts)
+
+
+def _digest_units(trimmed: str) -> list[_DigestUnit]:
+    """Split AGENTS.md into digest candidates, each framed by the plain line just before it.
+
+    A line such as "Example policy:" only makes sense with the rule it introduces, so the one
+    non-candidate line directly above a candidate travels with it; a blank line or a code fence
+    line breaks that link (and fences never enter the digest).
+    """
+    units: list[_DigestUnit] = []
+    frame: str | None = None
+    for line in map(_digest_line, _LINE_BREAK.split(trimmed)):
+        if not line or _DIGEST_FENCE.match(line):
+            frame = None
+        elif _is_policy_line(line):
+            text = line if frame is None else f"{frame}\n{line}"
+            units.append(_DigestUnit(text, bool(_DIGEST_HIGH_PRIORITY.search(_fold(line)))))
+            frame = None
+        else:
+            frame = line
+    return units
+
+
+def _digest_line(line: str) -> str:
+    """Collapse whitespace and cap a digest line at its maximum length."""
+    normalized = _WS_RUN.sub(" ", line.strip(_JS_WHITESPACE))
+    if len(normalized) <= _DIGEST_MAX_LINE_CHARS:
+        return normalized
+    return _truncate_safe(normalized, _DIGEST_MAX_LINE_CHARS - 1) + "…"
+
+
+def _is_policy_line(line: str) -> bool:
+    """Headings, list items and lines naming policy words are digest candidates."""
+    return bool(_DIGEST_STRUCTURAL.search(line) or _DIGEST_KEYWORD.search(_fold(line)))
+
+
+def _fold(line: str) -> str:
+    """Apply the two non-ASCII case folds JavaScript's /iu flags add (see ``_JS_IU_FOLD``)."""
+    return line.translate(_JS_IU_FOLD)
+
+
+def _clamp_to_budget(units: str, budget: int) -> str:
+    """Cut text to ``budget`` units, ending it with "…" when there is room for one."""
+    if budget <= 0:
+        return ""
+    if len(units) <= budget:
+        return units
+    if budget <= _CLAMP_NO_ELLIPSIS_MAX:
+        return _truncate_safe(units, budget)
+    return _truncate_safe(units, budget - 1) + "…"
+
+
+# --- Seed budgeting -----------------------------------------------------------------------------
+
+
+def _inject_seed(
+    sources: list[_Source], max_chars: int, warn: Callable[[str], None]
+) -> list[_Injected]:
+    """Trim each file on its own (the seed has no total budget), in load order."""
+    injected = []
+    for source in sources:
+        if source.units is None:
+            injected.append(_Injected(source, _missing_text(source.path), None))
+            continue
+        trimmed = _trim_seed(source.units, source.name, max_chars)
+        # SEED-SILENT on empty files: an empty text adds nothing but a bare heading; we drop it,
+        # as every later OpenClaw does.
+        if not trimmed.units:
+            continue
+        cut = None
+        if trimmed.style is not None:
+            warn(
+                f"workspace bootstrap file {source.name} is {len(_trim_end(source.units))} chars"
+                f" (limit {max_chars}); truncating in injected context"
+            )
+            cut = f"truncated to per-file budget {max_chars} ({trimmed.style})"
+        injected.append(_Injected(source, trimmed.units, cut))
+    return injected
+
+
+def _trim_seed(units: str, name: str, max_chars: int) -> _Trim:
+    """The seed's trimBootstrapContent: 70% head, marker, 20% tail.
+
+    SEED-SILENT on surrogate pairs: its excerpt slices plainly, which can split a pair into a
+    lone surrogate that no UTF-8 file can hold; we cut before the pair instead (head) or after it
+    (tail). As in the excerpt, a tail size of 0 slices ``slice(-0)``: the whole text.
+    """
+    trimmed = _trim_end(units)
+    if len(trimmed) <= max_chars:
+        return _Trim(trimmed, None)
+    head = math.floor(max_chars * _SEED_HEAD_RATIO)
+    tail = math.floor(max_chars * _SEED_TAIL_RATIO)
+    marker = (
+        f"\n[...truncated, read {name} for full content...]\n"
+        f"…(truncated {name}: kept {head}+{tail} chars of {len(trimmed)})…\n"
+    )
+    content = "\n".join((_slice_safe(trimmed, 0, head), marker, _slice_safe(trimmed, -tail)))
+    return _Trim(content, _SEED_STYLE)
+
+
+# --- Rendering ----------------------------------------------------------------------------------
+
+
+def _render(
+    injected: Sequence[_Injected],
+    compat: str,
+    *,
+    heading: Callable[[_Source], str],
+    transform: Callable[[str], str],
+) -> str:
+    """Lay out the section; like OpenClaw, drop every empty line between the parts."""
+    if not injected:
+        return ""
+    basenames = {_basename(entry.source.path) for entry in injected}
+    lines = [_SECTION_HEADING, _LOADED_LINE[compat], *_guidance(compat, basenames)]
+    for entry in injected:
+        lines += [f"## {heading(entry.source)}", transform(entry.units)]
+    return "\n".join(line for line in lines if line)
+
+
+def _guidance(compat: str, basenames: set[str]) -> list[str]:
+    """The per-file reading instructions OpenClaw adds when those files are in the section."""
+    if compat == "seed":
+        return [_SEED_SOUL_GUIDANCE] if "soul.md" in basenames else []
+    return [line for basename, line in _GUIDANCE_2026_9 if basename in basenames]
+
+
+def _sanitize_2026_9(units: str) -> str:
+    """Strip the legacy heartbeat block and fold runs of 3+ newlines to 2, as 2026.9 renders."""
+    return _EXCESS_NEWLINES.sub("\n\n", _HEARTBEAT_BLOCK.sub("", units))
+
+
+def _unchanged(units: str) -> str:
+    """The seed renders content as injected (SEED-SILENT: no normalisation is described)."""
+    return units
+
+
+def _prompt_rank(path: str) -> int:
+    """OpenClaw's prompt order for a context file; every 2026.9 bootstrap file has a rank."""
+    return _PROMPT_RANK[_basename(path)]
+
+
+def _basename(path: str) -> str:
+    """Lower-case file name of a path, as OpenClaw compares them."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+
+
+def _describe(entry: _Injected) -> InjectedFile:
+    """Public view of one injected file."""
+    source = entry.source
+    return InjectedFile(
+        name=source.name,
+        path=source.path,
+        raw_size=0 if source.units is None else len(source.units),
+        injected_size=len(entry.units),
+        missing=source.units is None,
+        cut=entry.cut,
+    )
+
+
+def _missing_text(path: str) -> str:
+    """OpenClaw's stand-in for a bootstrap file that does not exist."""
+    return f"[MISSING] Expected at: {path}"
+
+
+# --- UTF-16 unit strings ------------------------------------------------------------------------
+
+
+def _to_units(text: str) -> str:
+    """Replace every astral character by its surrogate pair, so ``len`` counts UTF-16 units."""
+
+    def pair(match: re.Match[str]) -> str:
+        offset = ord(match.group()) - 0x10000
+        return chr(0xD800 + (offset >> 10)) + chr(0xDC00 + (offset & 0x3FF))
+
+    return _ASTRAL.sub(pair, text)
+
+
+def _from_units(units: str) -> str:
+    """Join surrogate pairs back into characters."""
+    return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def _is_high(unit: str) -> bool:
+    """A leading surrogate: the first half of an astral character."""
+    return "\ud800" <= unit <= "\udbff"
+
+
+def _is_low(unit: str) -> bool:
+    """A trailing surrogate: the second half of an astral character."""
+    return "\udc00" <= unit <= "\udfff"
+
+
+def _slice_safe(units: str, start: int, end: int | None = None) -> str:
+    """JavaScript-style slice (negative start counts from the end) that never splits a pair."""
+    size = len(units)
+    begin = max(size + start, 0) if start < 0 else min(start, size)
+    stop = size if end is None else min(end, size)
+    if 0 < begin < size and _is_low(units[begin]) and _is_high(units[begin - 1]):
+        begin += 1
+    if 0 < stop < size and _is_high(units[stop - 1]) and _is_low(units[stop]):
+        stop -= 1
+    return units[begin:stop]
+
+
+def _truncate_safe(units: str, limit: int) -> str:
+    """Keep at most ``limit`` units without splitting a surrogate pair."""
+    return units if len(units) <= limit else _slice_safe(units, 0, limit)
+
+
+def _trim_end(units: str) -> str:
+    """JavaScript's ``String.prototype.trimEnd``."""
+    return units.rstrip(_JS_WHITESPACE)
