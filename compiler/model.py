@@ -227,7 +227,22 @@ def _make_converter() -> cattrs.Converter:
     converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
     for kind in _EXPECTED:
         converter.register_structure_hook(kind, _strict(kind))
+    converter.register_structure_hook_factory(
+        lambda kind: typing.get_origin(kind) is tuple, lambda kind: _strict_array(converter, kind)
+    )
     return converter
+
+
+def _strict_array(converter: cattrs.Converter, kind: Any) -> typing.Callable[[Any, type], Any]:
+    """A TOML array only: a string is iterable, but "slack" is not the list ["s", "l", ...]."""
+    item = typing.get_args(kind)[0]
+
+    def structure(value: Any, _: type) -> Any:
+        if not isinstance(value, list):
+            raise TypeError(f"expected an array, got {_describe(value)}")
+        return tuple(converter.structure(value, list[item]))
+
+    return structure
 
 
 _CONVERTER = _make_converter()
@@ -289,7 +304,7 @@ def _collect(
     elif isinstance(exc, TypeError) and str(exc).startswith("expected "):
         problems.append((_key(path), str(exc)))
     elif isinstance(exc, KeyError):
-        problems.append((_key([*path, str(exc.args[0])]), "required key is missing"))
+        problems.append((_key(path), "required key is missing"))
     else:
         problems.append((_key(path), f"expected {_expected_for(kind)}"))
 

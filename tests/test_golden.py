@@ -1,0 +1,42 @@
+"""Golden artifacts: every example project, every worker, byte for byte (syrupy snapshots).
+
+Regenerate after an intended change with ``pytest tests/test_golden.py --snapshot-update`` and
+review the diff of ``tests/__snapshots__/``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from conftest import EXAMPLES, run_hotplex
+
+PROJECTS = sorted(p.parent.name for p in EXAMPLES.glob("*/hotplex.toml"))
+
+
+@pytest.mark.parametrize("example", PROJECTS)
+def test_example_artifacts_match_golden(example, example_copy, snapshot):
+    root = example_copy(example)
+    result = run_hotplex("-C", str(root), "build", "--json")
+    assert result.status == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["artifacts"], "an example must produce artifacts"
+    for artifact in sorted(report["artifacts"], key=lambda a: a["path"]):
+        data = (root / artifact["path"]).read_bytes()
+        assert len(data) == artifact["bytes"]
+        assert data.decode("utf-8") == snapshot(name=artifact["path"])
+
+
+@pytest.mark.parametrize("example", PROJECTS)
+def test_example_builds_are_byte_deterministic(example, example_copy, tmp_path):
+    """Two copies in different folders give the same bytes: no absolute path, no timestamp."""
+    first = example_copy(example)
+    second = tmp_path / "elsewhere" / example
+    shutil.copytree(first, second)
+    hashes = []
+    for root in (first, second):
+        result = run_hotplex("-C", str(root), "build", "--json")
+        assert result.status == 0, result.stderr
+        hashes.append(sorted((a["path"], a["sha256"]) for a in json.loads(result.stdout)["artifacts"]))
+    assert hashes[0] == hashes[1]

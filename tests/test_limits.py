@@ -1,0 +1,87 @@
+"""Truncation: per file then total, in order, in the configured unit, never silent or mid-character."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hotplex.errors import HotplexError
+from hotplex.limits import TRUNCATION_MARKER, Limited, apply, measure
+from hotplex.model import Limits
+
+
+def sections(*texts: str) -> list[Limited]:
+    return [Limited(f"s{i}", (f"F{i}.md",), t) for i, t in enumerate(texts)]
+
+
+def test_nothing_is_cut_within_limits():
+    kept, cuts = apply(sections("a" * 100, "b" * 100), Limits(per_file=100, total=200), "m")
+    assert [k.text for k in kept] == ["a" * 100, "b" * 100] and cuts == []
+
+
+def test_per_file_then_total_in_source_order():
+    kept, cuts = apply(
+        sections("a" * 300, "b" * 300, "c" * 300), Limits(per_file=200, total=450), "m"
+    )
+    sizes = [len(k.text) for k in kept]
+    assert sizes == [200, 200, 50]
+    assert all(k.text.endswith(TRUNCATION_MARKER) for k in kept)
+    assert [(c.section, c.limit, c.before, c.after) for c in cuts] == [
+        ("s0", "per_file", 300, 200),
+        ("s1", "per_file", 300, 200),
+        ("s2", "per_file", 300, 200),
+        ("s2", "total", 200, 160),
+    ]
+
+
+def test_a_section_with_too_little_room_is_dropped_and_reported():
+    kept, cuts = apply(sections("a" * 100, "b" * 100), Limits(per_file=1000, total=110), "m")
+    assert [k.name for k in kept] == ["s0"]
+    assert cuts[-1].after == 0 and cuts[-1].limit == "total"
+    assert "dropped" in cuts[-1].describe()
+
+
+def test_bytes_unit_never_splits_a_utf8_sequence():
+    text = "界" * 100  # 3 bytes each
+    kept, cuts = apply(sections(text), Limits(per_file=200, total=1000, unit="bytes"), "m")
+    body = kept[0].text.removesuffix(TRUNCATION_MARKER)
+    assert set(body) == {"界"}
+    assert measure(kept[0].text, "bytes") <= 200
+    assert cuts[0].unit == "bytes"
+
+
+def test_chars_unit_counts_characters():
+    kept, _ = apply(sections("é" * 150), Limits(per_file=140, total=1000), "m")
+    assert len(kept[0].text) <= 140
+
+
+def test_a_cut_never_leaves_half_an_escape():
+    text = "x" * 60 + "&lt;persona>" * 20
+    for budget in range(len(TRUNCATION_MARKER) + 64, len(TRUNCATION_MARKER) + 80):
+        kept, _ = apply(sections(text), Limits(per_file=budget, total=10_000), "m")
+        body = kept[0].text.removesuffix(TRUNCATION_MARKER)
+        assert not body.endswith(("&", "&l", "&lt")), budget
+
+
+def test_overflow_error_names_the_file_and_limit():
+    with pytest.raises(HotplexError) as caught:
+        apply(sections("a" * 300), Limits(per_file=200, overflow="error"), "m")
+    rendered = caught.value.render()
+    assert rendered.startswith("F0.md: 300 chars exceed limits.per_file (200)")
+    assert 'overflow = "truncate"' in rendered
+
+
+@given(
+    st.lists(st.text(min_size=0, max_size=400), min_size=1, max_size=5),
+    st.integers(1, 500),
+    st.integers(1, 1500),
+    st.sampled_from(["chars", "bytes"]),
+)
+def test_budgets_always_hold_and_every_cut_is_reported(texts, per_file, total, unit):
+    kept, cuts = apply(sections(*texts), Limits(per_file=per_file, total=total, unit=unit), "m")
+    assert all(measure(k.text, unit) <= per_file for k in kept)
+    assert sum(measure(k.text, unit) for k in kept) <= total
+    changed = {s.name for (s,) in zip(sections(*texts))} - {k.name for k in kept if k.text in texts}
+    reported = {c.section for c in cuts}
+    assert {n for n in changed if texts[int(n[1:])]} <= reported
