@@ -22,10 +22,10 @@ def test_nothing_is_cut_within_limits():
 
 def test_per_file_then_total_in_source_order():
     kept, cuts = apply(
-        sections("a" * 300, "b" * 300, "c" * 300), Limits(per_file=200, total=450), "m"
+        sections("a" * 300, "b" * 300, "c" * 300), Limits(per_file=200, total=560), "m"
     )
     sizes = [len(k.text) for k in kept]
-    assert sizes == [200, 200, 50]
+    assert sizes == [200, 200, 160]
     assert all(k.text.endswith(TRUNCATION_MARKER) for k in kept)
     assert [(c.section, c.limit, c.before, c.after) for c in cuts] == [
         ("s0", "per_file", 300, 200),
