@@ -81,9 +81,7 @@ class Project:
         """The artifact ``hotplex build`` would write for ``target`` and ``platform``."""
         job = self._job(target, platform)
         cached = self._artifacts.get(job.id)
-        if cached is not None and all(
-            stamp(self.root / p) == s for p, s in cached.stamps.items()
-        ):
+        if cached is not None and all(stamp(self.root / p) == s for p, s in cached.stamps.items()):
             return cached.artifact
         from .compile import compile_job
 
@@ -112,7 +110,8 @@ class Project:
         names = self.targets()
         if target not in names:
             raise HotplexError.single(
-                f"no target named '{target}'", hint=suggest(target, names) or "targets: " + ", ".join(names)
+                f"no target named '{target}'",
+                hint=suggest(target, names) or "targets: " + ", ".join(names),
             )
         platforms = [j.platform for j in self.jobs() if j.target.name == target and j.platform]
         raise HotplexError.single(

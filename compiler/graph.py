@@ -39,13 +39,20 @@ def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
         roles = _roles(model, job, variant_path)
         for path in compiled.emitted.files:
             node = f"artifact:{path}"
-            graph.add_node(node, kind="artifact", target=job.target.name, platform=job.platform or "")
+            graph.add_node(
+                node, kind="artifact", target=job.target.name, platform=job.platform or ""
+            )
             graph.add_edge(profile, node)
             for value in ("vars", "limits", "metacognition"):
                 graph.add_edge(f"value:{value}", node)
             for source, digest in compiled.inputs.items():
                 file_node = f"file:{source}"
-                graph.add_node(file_node, kind="file", exists=digest is not None, role=roles.get(source, "include"))
+                graph.add_node(
+                    file_node,
+                    kind="file",
+                    exists=digest is not None,
+                    role=roles.get(source, "include"),
+                )
                 graph.add_edge(file_node, node)
     if not nx.is_directed_acyclic_graph(graph):
         cycle = " → ".join(a for a, _ in nx.find_cycle(graph))
@@ -65,7 +72,13 @@ def _roles(model: Any, job: Any, variant_path: Any) -> dict[str, str]:
 
 
 def to_dot(graph: nx.DiGraph) -> str:
-    shapes = {"artifact": "box", "file": "note", "value": "ellipse", "worker": "component", "manifest": "folder"}
+    shapes = {
+        "artifact": "box",
+        "file": "note",
+        "value": "ellipse",
+        "worker": "component",
+        "manifest": "folder",
+    }
     lines = ["digraph hotplex {", "  rankdir=LR;"]
     for node in sorted(graph.nodes):
         data = graph.nodes[node]

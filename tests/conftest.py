@@ -4,19 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hotplex_testing import EXAMPLES, REPO, SHARED, Result, run_hotplex  # noqa: F401
 from hypothesis import settings
-
-REPO = Path(__file__).resolve().parents[1]
-EXAMPLES = REPO / "examples"
-SHARED = REPO.parent / "shared"  # CI clones the repository beside a copy of shared/
-HOTPLEX = Path(sys.executable).parent / "hotplex"
 
 # Property tests: a short run by default; HOTPLEX_FUZZ_EXAMPLES=100000 for the long one.
 settings.register_profile(
@@ -25,27 +18,14 @@ settings.register_profile(
 settings.load_profile("default")
 
 
-@dataclass
-class Result:
-    status: int
-    stdout: str
-    stderr: str
-
-
-def run_hotplex(
-    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 60
-) -> Result:
-    """Run the installed `hotplex` command as a user would, in a subprocess."""
-    full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
-    done = subprocess.run(
-        [str(HOTPLEX), *args],
-        cwd=cwd,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-    return Result(done.returncode, done.stdout, done.stderr)
+def pytest_collection_modifyitems(config, items):
+    """Slow tests run only when asked for: `pytest -m slow` or HOTPLEX_SLOW=1."""
+    if os.environ.get("HOTPLEX_SLOW") or "slow" in (config.getoption("-m") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow; run with HOTPLEX_SLOW=1 or -m slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
 
 
 @pytest.fixture

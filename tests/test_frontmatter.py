@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from hypothesis import given
-from hypothesis import strategies as st
-
 from hotplex.errors import HotplexError
 from hotplex.frontmatter import decode, strip
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 def test_bom_and_crlf_are_normalised():
@@ -56,7 +55,12 @@ def test_text_without_frontmatter_is_untouched():
     assert strip("# Title\n---\nmore\n", "F.md").body == "# Title\n---\nmore\n"
 
 
-scalars = st.one_of(st.integers(), st.booleans(), st.none(), st.text(st.characters(exclude_categories=("Cc", "Cs", "Zl", "Zp")), max_size=20))
+scalars = st.one_of(
+    st.integers(),
+    st.booleans(),
+    st.none(),
+    st.text(st.characters(exclude_categories=("Cc", "Cs", "Zl", "Zp")), max_size=20),
+)
 metas = st.dictionaries(st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True), scalars, max_size=5)
 bodies = (
     st.text(max_size=200)

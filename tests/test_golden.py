@@ -10,7 +10,7 @@ import json
 import shutil
 
 import pytest
-from conftest import EXAMPLES, run_hotplex
+from hotplex_testing import EXAMPLES, run_hotplex
 
 PROJECTS = sorted(p.parent.name for p in EXAMPLES.glob("*/hotplex.toml"))
 
@@ -38,5 +38,6 @@ def test_example_builds_are_byte_deterministic(example, example_copy, tmp_path):
     for root in (first, second):
         result = run_hotplex("-C", str(root), "build", "--json")
         assert result.status == 0, result.stderr
-        hashes.append(sorted((a["path"], a["sha256"]) for a in json.loads(result.stdout)["artifacts"]))
+        artifacts = json.loads(result.stdout)["artifacts"]
+        hashes.append(sorted((a["path"], a["sha256"]) for a in artifacts))
     assert hashes[0] == hashes[1]

@@ -106,14 +106,14 @@ class HttpStatusError(AssertionError):
     """A non-2xx answer, with the server's body in the message."""
 
 
-def http_json(method: str, url: str, body: Any = None) -> Any:
+def http_json(method: str, url: str, body: Any = None, timeout: float = HTTP_TIMEOUT) -> Any:
     """One bounded JSON request (UTF-8 both ways); non-2xx raises ``HttpStatusError``."""
     data = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
     request = urllib.request.Request(
         url, data=data, method=method, headers={"Content-Type": "application/json"}
     )
     try:
-        with _OPENER.open(request, timeout=HTTP_TIMEOUT) as response:
+        with _OPENER.open(request, timeout=timeout) as response:
             return json.loads(response.read().decode("utf-8"))
     except urllib.error.HTTPError as exc:
         detail = exc.read().decode("utf-8", errors="replace")[:2000]
@@ -177,7 +177,9 @@ def wait_until_healthy(process: subprocess.Popen[bytes], base_url: str) -> str |
         if process.poll() is not None:
             return f"exited with status {process.returncode}"
         try:
-            if http_json("GET", f"{base_url}/global/health").get("healthy"):
+            # Short timeout: a request that lands while the server is still booting can be
+            # accepted and then never answered; a fresh one a moment later is.
+            if http_json("GET", f"{base_url}/global/health", timeout=2).get("healthy"):
                 return None
         except (OSError, ValueError, HttpStatusError) as exc:
             last = str(exc)
@@ -203,7 +205,9 @@ def opencode_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Openco
     """A real ``opencode serve --hostname 127.0.0.1 --port N``, stopped after the session."""
     binary = find_binary("opencode")
     if binary is None:
-        pytest.skip(f"opencode not found in {tools_dir()}/node_modules/.bin or PATH; {INSTALL_HINT}")
+        pytest.skip(
+            f"opencode not found in {tools_dir()}/node_modules/.bin or PATH; {INSTALL_HINT}"
+        )
     version = binary_version(binary)
     if version is None:
         pytest.skip(f"{binary} --version does not run (no native build for this platform?)")
@@ -227,8 +231,10 @@ def opencode_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Openco
         url = f"http://127.0.0.1:{port}"
         problem = wait_until_healthy(process, url)
         if problem is not None:
-            pytest.skip(f"opencode {version} serve could not be started: {problem}; "
-                        f"log: {log_tail(log) or '(empty)'}")
+            pytest.skip(
+                f"opencode {version} serve could not be started: {problem}; "
+                f"log: {log_tail(log) or '(empty)'}"
+            )
         yield OpencodeServer(url=url, version=version, directory=project)
     finally:
         stop_process(process)
@@ -254,8 +260,7 @@ class ClaudeCli:
         """``claude --print --append-system-prompt-file <prompt_file> <message>`` in ``workdir``,
         against the Messages API at ``base_url``, with a throw-away HOME."""
         workdir.mkdir(parents=True, exist_ok=True)
-        argv = [str(self.path), "--print", "--append-system-prompt-file", str(prompt_file),
-                message]
+        argv = [str(self.path), "--print", "--append-system-prompt-file", str(prompt_file), message]
         return subprocess.run(
             argv,
             cwd=workdir,
@@ -305,9 +310,7 @@ class FakeAnthropic:
 
 
 def _sse(events: list[dict[str, Any]]) -> bytes:
-    return "".join(
-        f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events
-    ).encode("utf-8")
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode("utf-8")
 
 
 def fake_message(model: str, text: str) -> dict[str, Any]:
@@ -327,16 +330,28 @@ def fake_stream(model: str, text: str) -> bytes:
     """The SSE event sequence of one complete text reply."""
     start = fake_message(model, "")
     start.update(content=[], stop_reason=None)
-    return _sse([
-        {"type": "message_start", "message": start},
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        {"type": "content_block_delta", "index": 0,
-         "delta": {"type": "text_delta", "text": text}},
-        {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-         "usage": {"output_tokens": 1}},
-        {"type": "message_stop"},
-    ])
+    return _sse(
+        [
+            {"type": "message_start", "message": start},
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": text},
+            },
+            {"type": "content_block_stop", "index": 0},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": 1},
+            },
+            {"type": "message_stop"},
+        ]
+    )
 
 
 def _handler_for(fake: FakeAnthropic, lock: threading.Lock) -> type[BaseHTTPRequestHandler]:
@@ -402,7 +417,8 @@ def fake_anthropic() -> Iterator[FakeAnthropic]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(fake, threading.Lock()))
     server.daemon_threads = True
     fake.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, name="fake-anthropic", daemon=True)
+    serve = {"poll_interval": 0.05}  # quick shutdown
+    thread = threading.Thread(target=server.serve_forever, kwargs=serve, daemon=True)
     thread.start()
     try:
         yield fake
@@ -478,11 +494,19 @@ def parse_build(
     try:
         report = json.loads(done.stdout)
     except ValueError:
-        return ExampleBuild(project, [], f"{command} exited {done.returncode} without JSON "
-                                         f"on stdout; stderr: {done.stderr.strip()[-1500:]}")
+        return ExampleBuild(
+            project,
+            [],
+            f"{command} exited {done.returncode} without JSON "
+            f"on stdout; stderr: {done.stderr.strip()[-1500:]}",
+        )
     if done.returncode != 0 or report.get("errors"):
-        return ExampleBuild(project, [], f"{command} exited {done.returncode}; errors: "
-                                         f"{report.get('errors')}; stderr: {done.stderr[-1500:]}")
+        return ExampleBuild(
+            project,
+            [],
+            f"{command} exited {done.returncode}; errors: "
+            f"{report.get('errors')}; stderr: {done.stderr[-1500:]}",
+        )
     artifacts = [
         Artifact(
             target=str(entry.get("target")),

@@ -27,7 +27,8 @@ def test_opencode_stores_system_byte_identical(opencode_server, opencode_payload
     assert isinstance(payload.get("system"), str), "payload.json has no string 'system'"
     assert payload["system"].startswith("<agent-configuration>")
 
-    session = opencode_server.request("POST", "/session", {"title": f"hotplex {opencode_payload.id}"})
+    title = f"hotplex {opencode_payload.id}"
+    session = opencode_server.request("POST", "/session", {"title": title})
     path = f"/session/{session['id']}/message"
     posted = opencode_server.request("POST", path, message_body(payload))
     messages = opencode_server.request("GET", path)
