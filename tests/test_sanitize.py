@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
 from hotplex import model
 from hotplex.sanitize import count_tags, sanitize
 from hotplex.targets import agent_configuration
 from hotplex.targets.base import Section
+from hypothesis import given
+from hypothesis import strategies as st
 
 NAMES = frozenset(
     {"agent-configuration", "directives", "context", "hotplex", "persona", "rules", "memory"}
@@ -63,7 +62,7 @@ def _model() -> model.Model:
 
 def _sections(texts: list[str]) -> list[Section]:
     sources = _model().manifest.source
-    return [Section(s.name, s.tag, s.channel, s.note, t, (s.file,)) for s, t in zip(sources, texts)]
+    return [Section(s.name, s.tag, s.channel, s.note, t, (s.file,)) for s, t in zip(sources, texts, strict=True)]
 
 
 def _emitted_tag_count(sections: list[Section], m: model.Model) -> int:
