@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from hotplex import template as tpl
 from hotplex.errors import HotplexError, Span, suggest
@@ -48,9 +49,7 @@ def render(
     text: str, file: str, variables: Mapping[str, str], load_include: IncludeLoader
 ) -> Rendered:
     """Render ``text`` (named ``file`` in errors); raises HotplexError for any template problem."""
-    if not tpl.has_template_syntax(text):
-        return Rendered(text, (), frozenset())
-    state = _State(variables, load_include, stack=[file])
+    state = _State(variables, load_include, file)
     try:
         out = state.render_source(text, file)
     except RecursionError:
@@ -66,8 +65,7 @@ def _parse(text: str, file: str) -> tpl.Template:
     return tpl.parse(text, file)
 
 
-@dataclass(frozen=True)
-class _Undefined:
+class _Undefined(NamedTuple):
     """The value of an undefined variable: carried through filters until default() or use."""
 
     var: tpl.Var
@@ -76,17 +74,19 @@ class _Undefined:
 _Result = str | _Undefined
 
 
-@dataclass
 class _State:
-    variables: Mapping[str, str]
-    load_include: IncludeLoader
-    stack: list[str]  # the include chain being rendered, root first
-    includes: dict[str, None] = field(default_factory=dict)  # ordered set
-    read: set[str] = field(default_factory=set)
+    """What one render() call shares across the root template and its includes."""
+
+    def __init__(self, variables: Mapping[str, str], load_include: IncludeLoader, root: str):
+        self.variables = variables
+        self.load_include = load_include
+        self.stack = [root]  # the include chain being rendered, root first
+        self.includes: dict[str, None] = {}  # an ordered set
+        self.read: set[str] = set()
 
     def render_source(self, text: str, file: str) -> str:
-        if not tpl.has_template_syntax(text):
-            return text
+        if not tpl.might_have_syntax(text):
+            return text  # the common case: no cache entry, no parse
         template = _parse(text, file)
         out: list[str] = []
         _Renderer(self, template).nodes(template.nodes, out)

@@ -6,7 +6,7 @@ constructs, code regions and whitespace control). This module does three things 
 1. A pre-pass finds Markdown code (fenced blocks, inline code spans) and GitHub Actions' ``${{``
    expressions, and hides every ``{`` inside them from the grammar. The masked text keeps the
    original length, so every offset Lark reports is an offset in the user's file.
-2. Lark (LALR, contextual lexer) parses the masked text; the tree becomes small frozen nodes with
+2. Lark (LALR, contextual lexer) parses the masked text; the tree becomes small immutable nodes with
    whitespace control already applied, so rendering is a plain walk.
 3. Every Lark exception is turned into a positioned ``HotplexError`` in one place,
    ``_syntax_error``; no Lark exception leaves this module.
@@ -19,14 +19,11 @@ from __future__ import annotations
 
 import bisect
 import functools
-import hashlib
-import importlib.resources
 import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hotplex.errors import HotplexError, Span, suggest
 
@@ -37,8 +34,8 @@ if TYPE_CHECKING:
 # Filters and how many arguments each takes; render.py implements them.
 FILTERS: dict[str, int] = {"upper": 0, "lower": 0, "trim": 0, "default": 1}
 TAGS = ("if", "elif", "else", "endif", "include", "raw", "endraw")
-# Deeper nesting (blocks, parentheses, filter chains) is refused with a positioned error long
-# before Python's recursion limit could turn it into a crash.
+# Deeper nesting (if blocks, plus not/and/or and filter chains within them) is refused with a
+# positioned error, long before Python's recursion limit could turn it into a crash.
 MAX_NESTING = 50
 
 ESCAPE_HINT = (
@@ -48,26 +45,23 @@ ESCAPE_HINT = (
 
 
 # --- the parsed template -------------------------------------------------------------------
+# Nodes are NamedTuples: immutable, and a tenth of a frozen dataclass's import-time cost.
 
 
-@dataclass(frozen=True)
-class Text:
+class Text(NamedTuple):
     value: str
 
 
-@dataclass(frozen=True)
-class Var:
+class Var(NamedTuple):
     name: str
     offset: int
 
 
-@dataclass(frozen=True)
-class Literal:
+class Literal(NamedTuple):
     value: str
 
 
-@dataclass(frozen=True)
-class Filter:
+class Filter(NamedTuple):
     operand: Value
     name: str
     args: tuple[Value, ...]
@@ -77,8 +71,7 @@ class Filter:
 Value = Var | Literal | Filter
 
 
-@dataclass(frozen=True)
-class Compare:
+class Compare(NamedTuple):
     """``left == right`` or ``left != right``."""
 
     op: str
@@ -86,8 +79,7 @@ class Compare:
     right: Value
 
 
-@dataclass(frozen=True)
-class Member:
+class Member(NamedTuple):
     """``left in [items]``, or ``not in`` when ``negated``."""
 
     left: Value
@@ -95,13 +87,11 @@ class Member:
     negated: bool
 
 
-@dataclass(frozen=True)
-class Not:
+class Not(NamedTuple):
     operand: Test
 
 
-@dataclass(frozen=True)
-class BoolOp:
+class BoolOp(NamedTuple):
     """``and`` / ``or`` over two or more operands, evaluated left to right with short-circuit."""
 
     op: str
@@ -111,24 +101,20 @@ class BoolOp:
 Test = Value | Compare | Member | Not | BoolOp
 
 
-@dataclass(frozen=True)
-class Output:
+class Output(NamedTuple):
     value: Value
 
 
-@dataclass(frozen=True)
-class Branch:
+class Branch(NamedTuple):
     test: Test | None  # None for {% else %}
     body: tuple[Node, ...]
 
 
-@dataclass(frozen=True)
-class If:
+class If(NamedTuple):
     branches: tuple[Branch, ...]
 
 
-@dataclass(frozen=True)
-class Include:
+class Include(NamedTuple):
     path: str
     offset: int
     # The tag stood on a line of its own (see the whitespace rule): the body gets one final newline.
@@ -152,8 +138,8 @@ class Template:
 
 def parse(text: str, file: str) -> Template:
     """Parse ``text`` (``file`` names it in errors); raises HotplexError for any problem."""
-    masked = _masked(text, code_regions(text))
-    if not _maybe_syntax(masked):
+    masked = _masked(text, code_regions(text)) if might_have_syntax(text) else text
+    if not might_have_syntax(masked):
         return Template(file, text, (Text(text),) if text else ())
     from lark.exceptions import UnexpectedInput
 
@@ -166,16 +152,17 @@ def parse(text: str, file: str) -> Template:
 
 def has_template_syntax(text: str) -> bool:
     """Whether ``text`` has ``{{``, ``{%`` or ``{#`` outside Markdown code and ``${{ }}``."""
-    return _maybe_syntax(text) and _maybe_syntax(_masked(text, code_regions(text)))
+    return might_have_syntax(text) and might_have_syntax(_masked(text, code_regions(text)))
 
 
-def _maybe_syntax(text: str) -> bool:
+def might_have_syntax(text: str) -> bool:
+    """The cheap half of has_template_syntax(): any ``{{``, ``{%`` or ``{#`` at all."""
     return "{{" in text or "{%" in text or "{#" in text
 
 
 # --- pre-pass: Markdown code and ${{ }} ------------------------------------------------------
 
-_FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})([^\n]*)")
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)", re.MULTILINE)
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _INLINE = re.compile(r"\\[\\`]|`+|\$\{\{")
 _BACKTICKS = re.compile(r"`+")
@@ -186,34 +173,30 @@ def code_regions(text: str) -> list[tuple[int, int]]:
     """Sorted, disjoint (start, end) offsets of fenced blocks, code spans and ``${{ … }}``."""
     regions: list[tuple[int, int]] = []
     stretch = pos = 0  # ``stretch``: where the current run of non-fenced lines began
-    while pos < len(text):
-        eol = text.find("\n", pos)
-        eol = len(text) if eol < 0 else eol
-        fence = _fence_opening(text, pos, eol)
-        if fence is None:
-            pos = eol + 1
-            continue
-        _inline_regions(text, stretch, pos, regions)
-        end = _fence_closing(text, eol + 1, fence)
-        regions.append((pos, end))
+    while (fence := _next_fence(text, pos)) is not None:
+        start, after_line, marker = fence
+        _inline_regions(text, stretch, start, regions)
+        end = _fence_closing(text, after_line, marker)
+        regions.append((start, end))
         stretch = pos = end
     _inline_regions(text, stretch, len(text), regions)
     return regions
 
 
-def _fence_opening(text: str, start: int, eol: int) -> str | None:
-    """The fence (e.g. "````") opening a code block on this line, if it does."""
-    match = _FENCE_OPEN.match(text, start, eol)
-    if match is None:
-        return None
-    fence, info = match.groups()
-    # CommonMark: a backtick fence's info string may not contain backticks (it is inline code).
-    return None if fence[0] == "`" and "`" in info else fence
+def _next_fence(text: str, pos: int) -> tuple[int, int, str] | None:
+    """(line start, next line start, fence marker) of the first opening fence at/after ``pos``."""
+    while (match := _FENCE_OPEN.search(text, pos)) is not None:
+        marker, info = match.groups()
+        pos = match.end() + 1
+        # CommonMark: a backtick fence's info string may not contain backticks (it is inline code).
+        if marker[0] == "~" or "`" not in info:
+            return match.start(), pos, marker
+    return None
 
 
-def _fence_closing(text: str, start: int, fence: str) -> int:
-    """The offset just past the line that closes ``fence``, or the end of the text."""
-    match = _closing_fence_re(fence[0], len(fence)).search(text, start)
+def _fence_closing(text: str, start: int, marker: str) -> int:
+    """The offset just past the line that closes ``marker``, or the end of the text."""
+    match = _closing_fence_re(marker[0], len(marker)).search(text, start)
     if match is None:
         return len(text)
     return min(match.end() + 1, len(text))
@@ -225,32 +208,25 @@ def _closing_fence_re(char: str, length: int) -> re.Pattern[str]:
 
 
 def _inline_regions(text: str, start: int, end: int, regions: list[tuple[int, int]]) -> None:
-    """Append the code spans and ``${{ }}`` of ``text[start:end]``, paragraph by paragraph."""
-    if text.find("`", start, end) < 0 and text.find("${{", start, end) < 0:
-        return
-    for para_start, para_end in _paragraphs(text, start, end):
-        _paragraph_regions(text, para_start, para_end, regions)
+    """Append the code spans and ``${{ }}`` of ``text[start:end]`` (no fences in there).
 
-
-def _paragraphs(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """Inline code never crosses a blank line, so each paragraph is scanned on its own."""
-    for blank in _BLANK_LINE.finditer(text, start, end):
-        yield start, blank.start()
-        start = blank.end()
-    yield start, end
-
-
-def _paragraph_regions(text: str, start: int, end: int, regions: list[tuple[int, int]]) -> None:
+    Inline code never crosses a blank line, so each is searched for within its paragraph; the
+    paragraph and its backtick runs are only worked out when an opener is found in it.
+    """
+    pos = para_end = closeless = start
     runs: dict[int, list[int]] = {}
-    for run in _BACKTICKS.finditer(text, start, end):
-        runs.setdefault(run.end() - run.start(), []).append(run.start())
-    pos = start
     for match in _INLINE.finditer(text, start, end):
         found = match.group()
         if match.start() < pos or found[0] == "\\":
             continue
+        if match.start() >= para_end:
+            blank = _BLANK_LINE.search(text, match.start(), end)
+            para_end = closeless = end if blank is None else blank.start()
+            runs = _backtick_runs(text, match.start(), para_end)
         if found[0] == "$":
-            close = text.find("}}", match.end(), end)
+            # After one "${{" found no "}}", later ones in the paragraph need not look again.
+            close = text.find("}}", match.end(), para_end) if match.end() < closeless else -1
+            closeless = match.end() if close < 0 else closeless
             region_end = close + 2 if close >= 0 else match.end()
         else:
             region_end = _closing_run(runs, len(found), match.end())
@@ -258,6 +234,14 @@ def _paragraph_regions(text: str, start: int, end: int, regions: list[tuple[int,
                 continue  # an unmatched backtick run is literal text
         regions.append((match.start(), region_end))
         pos = region_end
+
+
+def _backtick_runs(text: str, start: int, end: int) -> dict[int, list[int]]:
+    """Start offsets of the maximal backtick runs in ``text[start:end]``, by run length."""
+    runs: dict[int, list[int]] = {}
+    for run in _BACKTICKS.finditer(text, start, end):
+        runs.setdefault(run.end() - run.start(), []).append(run.start())
+    return runs
 
 
 def _closing_run(runs: dict[int, list[int]], length: int, after: int) -> int | None:
@@ -287,9 +271,11 @@ def _masked(text: str, regions: list[tuple[int, int]]) -> str:
 @functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
     """The grammar compiled once per process, and cached on disk between runs when possible."""
+    from importlib.resources import files
+
     from lark import Lark
 
-    grammar = (importlib.resources.files("hotplex.grammar") / "template.lark").read_text("utf-8")
+    grammar = (files("hotplex.grammar") / "template.lark").read_text("utf-8")
     return Lark(
         grammar,
         parser="lalr",
@@ -305,6 +291,9 @@ def _cache_file(grammar: str) -> str | None:
     Lark checks a hash of grammar, options and versions inside the file and ignores a stale or
     broken cache; the grammar's hash in the name keeps two hotplex versions from fighting.
     """
+    import hashlib
+    from pathlib import Path
+
     import lark
 
     base = os.environ.get("XDG_CACHE_HOME", "")
@@ -372,7 +361,7 @@ class _Builder:
             raise self.too_deep(tree.meta.start_pos)
         body = tree.children[-1]
         test = None if tree.data == "else_branch" else self.test(tree.children[1], depth + 1)
-        return Branch(test, self.nodes(body.children, depth + 1))
+        return Branch(test, self.nodes(body.children, depth))
 
     def test(self, tree: Tree, depth: int) -> Test:
         if depth > MAX_NESTING:
@@ -438,7 +427,7 @@ class _Builder:
 
 
 def _unknown_filter(name: str) -> tuple[str, str]:
-    known = ", ".join(f"{name}({'…' * arity})" for name, arity in FILTERS.items())
+    known = ", ".join(f"{known}({'…' * arity})" for known, arity in FILTERS.items())
     guess = suggest(name, FILTERS)
     return f"unknown filter '{name}'" + (f" — {guess}" if guess else ""), f"filters: {known}"
 
@@ -520,17 +509,16 @@ _CLOSERS = {"{{": "}}", "IF_OPEN": "%}", "ELIF_OPEN": "%}", "INCLUDE_OPEN": "%}"
 _TAG_NAMES = {"{{": "{{ … }}", "IF_OPEN": "{% if … %}", "ELIF_OPEN": "{% elif … %}"}
 _TAG_NAMES["INCLUDE_OPEN"] = "{% include … %}"
 _TEXT_LEVEL = {"TEXT", "COMMENT", "RAW", "ELSE_TAG", "ENDIF_TAG", "TAG_END", "}}"}
-_EXPRESSION_RULES = {"var", "string", "filter", "args", "list", "or_", "and_", "not_"}
-_EXPRESSION_RULES |= {"eq", "ne", "in_", "not_in"}
 _BLOCK_TOKENS = {"ELSE_TAG": "{% else %}", "ENDIF_TAG": "{% endif %}", "ELIF_OPEN": "{% elif %}"}
-_TERMINAL_WORDS = {"NAME": "a variable name", "STRING": "a quoted string", "$END": "the end"}
-_FOUND = re.compile(r"[A-Za-z0-9_]+|\{\{|\}\}|\{%|%\}|\{#|#\}|==|!=|.", re.DOTALL)
+_TERMINAL_WORDS = {"NAME": "a variable name", "STRING": "a quoted string"}
+_FOUND = re.compile(
+    r"""[A-Za-z0-9_]+|\{\{|\}\}|\{%|%\}|\{#|#\}|==|!=|"[^"\n]*"|'[^'\n]*'|.""", re.S
+)
 _TAG_WORD = re.compile(r"\{%[ \t\r\n]*([A-Za-z_][A-Za-z0-9_]*)?")
 _OPENERS = re.compile(r"\{\{|\{%|\{#")
 
 
-@dataclass(frozen=True)
-class _Failure:
+class _Failure(NamedTuple):
     """What the parser saw when it stopped; gathered once so each message helper stays small."""
 
     exc: UnexpectedInput
@@ -546,6 +534,10 @@ class _Failure:
     def error(self, offset: int, message: str, hint: str | None = None) -> HotplexError:
         return HotplexError.single(message, self.span(offset), hint)
 
+    def unexpected(self) -> HotplexError:
+        """The fallback when no better explanation applies."""
+        return self.error(self.pos, f"unexpected {_found(self.source, self.pos)}")
+
 
 def _syntax_error(exc: UnexpectedInput, source: str, masked: str, file: str) -> HotplexError:
     """Map any Lark parse failure to one positioned, worded problem."""
@@ -553,10 +545,12 @@ def _syntax_error(exc: UnexpectedInput, source: str, masked: str, file: str) -> 
 
     token = exc.token if isinstance(exc, UnexpectedToken) else None
     at_end = token is not None and token.type == "$END"
-    pos = len(source) if at_end or exc.pos_in_stream is None else exc.pos_in_stream
+    pos = exc.pos_in_stream
+    if at_end or not isinstance(pos, int) or not 0 <= pos <= len(source):
+        pos = len(source)
     parser = getattr(exc, "interactive_parser", None)
     stack = list(parser.parser_state.value_stack) if parser is not None else []
-    failure = _Failure(exc, source, masked, file, min(pos, len(source)), stack)
+    failure = _Failure(exc, source, masked, file, pos, stack)
     opener = _open_tag(stack)
     if opener is not None:
         return _bad_tag(failure, opener)
@@ -566,11 +560,15 @@ def _syntax_error(exc: UnexpectedInput, source: str, masked: str, file: str) -> 
         return _unclosed_if(failure)
     if token is not None and token.type in _BLOCK_TOKENS:
         return _misplaced_block_tag(failure, token.type)
-    return failure.error(failure.pos, f"unexpected {_found(source, failure.pos)}")
+    return failure.unexpected()
 
 
 def _open_tag(stack: list[Any]) -> Token | None:
-    """The opener of the tag the parser is inside (``{{``, ``{% if`` …), if any."""
+    """The opener of the tag the parser is inside (``{{``, ``{% if`` …), if any.
+
+    An opener stays a bare token on the stack until its closer is shifted after it, so the last
+    opener or closer token decides; reduced subtrees (expressions, finished blocks) are skipped.
+    """
     from lark import Token
 
     for item in reversed(stack):
@@ -580,8 +578,6 @@ def _open_tag(stack: list[Any]) -> Token | None:
                 return item
             if kind in _TEXT_LEVEL:
                 return None
-        elif item.data not in _EXPRESSION_RULES:
-            return None
     return None
 
 
@@ -637,8 +633,8 @@ def _terminal_patterns() -> dict[str, str]:
 
 def _word_order(word: str) -> tuple[int, str]:
     """Names and strings first, then punctuation and keywords alphabetically."""
-    order = list(_TERMINAL_WORDS.values())
-    return (order.index(word) if word in order else len(order), word)
+    words = list(_TERMINAL_WORDS.values())
+    return (words.index(word) if word in words else len(words), word)
 
 
 def _found(source: str, pos: int) -> str:
@@ -647,6 +643,8 @@ def _found(source: str, pos: int) -> str:
         return "the end of the file"
     match = _FOUND.match(source, pos)
     text = match.group() if match else source[pos]
+    if text[0] in "'\"" and len(text) > 1:
+        return text  # a string literal, already quoted
     return "a line break" if text == "\n" else f"'{text}'"
 
 
@@ -656,8 +654,10 @@ def _stray_tag(failure: _Failure) -> HotplexError:
     if rest.startswith("{#", pos):
         return failure.error(pos, "unterminated comment: '{#' has no closing '#}'")
     word_match = _TAG_WORD.match(rest, pos)
-    word = word_match.group(1) if word_match else None
-    if word is None or not rest.startswith("{%", pos):
+    if word_match is None:
+        return failure.unexpected()
+    word = word_match.group(1)
+    if word is None:
         return _nameless_tag(failure)
     if word == "raw" and _RAW_TAG.match(rest, pos):
         return failure.error(pos, "unclosed {% raw %}: the file ends before its {% endraw %}")
@@ -670,8 +670,6 @@ def _stray_tag(failure: _Failure) -> HotplexError:
 
 def _nameless_tag(failure: _Failure) -> HotplexError:
     pos = failure.pos
-    if not failure.masked.startswith("{%", pos):
-        return failure.error(pos, f"unexpected {_found(failure.source, pos)}")
     if not _closed_before_next_tag(failure.masked, pos + 2, "%}"):
         return failure.error(pos, "unterminated '{%': expected a tag name and '%}'", ESCAPE_HINT)
     names = ", ".join(TAGS[:-1])
@@ -685,24 +683,26 @@ def _unknown_tag(failure: _Failure, word: str) -> HotplexError:
     return failure.error(failure.pos, message, known + ESCAPE_HINT)
 
 
-def _open_ifs(stack: list[Any]) -> list[Token]:
-    """The ``{% if`` token of every if block whose ``{% endif %}`` has not been seen."""
+def _innermost_open_if(stack: list[Any]) -> Token | None:
+    """The ``{% if`` of the innermost block whose ``{% endif %}`` has not been seen.
+
+    Finished blocks are reduced to ``if_block`` trees; an open one leaves its ``{% if`` token,
+    or its reduced ``if_branch``, on the stack.
+    """
     from lark import Token
 
-    found = []
-    for item in stack:
+    for item in reversed(stack):
         if isinstance(item, Token) and item.type == "IF_OPEN":
-            found.append(item)
-        elif not isinstance(item, Token) and item.data == "if_branch":
-            found.append(item.children[0])
-    return found
+            return item
+        if not isinstance(item, Token) and item.data == "if_branch":
+            return item.children[0]
+    return None
 
 
 def _unclosed_if(failure: _Failure) -> HotplexError:
-    open_ifs = _open_ifs(failure.stack)
-    if not open_ifs:
-        return failure.error(failure.pos, f"unexpected {_found(failure.source, failure.pos)}")
-    opener = open_ifs[-1]
+    opener = _innermost_open_if(failure.stack)
+    if opener is None:
+        return failure.unexpected()
     where = failure.span(opener.start_pos).location()
     message = f"unclosed {{% if %}} opened at {where}: the file ends before its {{% endif %}}"
     return failure.error(opener.start_pos, message)
@@ -710,10 +710,10 @@ def _unclosed_if(failure: _Failure) -> HotplexError:
 
 def _misplaced_block_tag(failure: _Failure, kind: str) -> HotplexError:
     name = _BLOCK_TOKENS[kind]
-    open_ifs = _open_ifs(failure.stack)
-    if not open_ifs:
+    opener = _innermost_open_if(failure.stack)
+    if opener is None:
         return failure.error(failure.pos, f"unexpected {name}: no {{% if %}} is open")
-    opener = open_ifs[-1]
+    # The block is open yet refused this tag: only an earlier {% else %} does that.
     where = failure.span(opener.start_pos).location()
     message = f"unexpected {name}: the {{% if %}} opened at {where} already has its {{% else %}}"
     return failure.error(failure.pos, message, "{% else %} comes last, right before {% endif %}")
