@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from . import __version__
-from .errors import EXIT_CONFIG, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, HotplexError
+from .errors import EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, HotplexError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -24,7 +24,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"hotplex {__version__}")
     parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
-    parser.add_argument("-f", dest="manifest", metavar="MANIFEST", help="manifest file (default: hotplex.toml)")
+    parser.add_argument(
+        "-f", dest="manifest", metavar="MANIFEST", help="manifest file (default: hotplex.toml)"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     build = commands.add_parser("build", help="build the artifacts that are out of date")
@@ -123,24 +125,25 @@ def _json_report(outcome, check: bool) -> str:
                 }
             )
     key = "orphans" if check else "deleted"
-    report = {"artifacts": artifacts, key: outcome.orphans, "warnings": outcome.warnings, "errors": []}
+    report = {
+        "artifacts": artifacts,
+        key: outcome.orphans,
+        "warnings": outcome.warnings,
+        "errors": [],
+    }
     return json.dumps(report, ensure_ascii=False, indent=2)
 
 
 def _print_truncations(outcome) -> None:
     from .console import colour
+    from .limits import Truncation
 
+    warning = colour("warning", "yellow", sys.stderr)
     for job in outcome.jobs:
         for cut in job.truncations:
-            files = ", ".join(cut["files"]) or cut["section"]
-            what = (
-                f"dropped ({cut['before']} {cut['unit']}); no room left in limits.{cut['limit']}"
-                if cut["after"] == 0
-                else f"truncated {cut['before']} → {cut['after']} {cut['unit']} (limits.{cut['limit']})"
-            )
-            sys.stderr.write(f"{colour('warning', 'yellow', sys.stderr)}: {job.id}: {files}: {what}\n")
-        for warning in job.warnings:
-            sys.stderr.write(f"{colour('warning', 'yellow', sys.stderr)}: {job.id}: {warning}\n")
+            sys.stderr.write(f"{warning}: {job.id}: {Truncation.from_json(cut).describe()}\n")
+        for text in job.warnings:
+            sys.stderr.write(f"{warning}: {job.id}: {text}\n")
 
 
 def cmd_build(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:

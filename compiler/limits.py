@@ -10,6 +10,7 @@ returned as a ``Truncation``: nothing is ever shortened silently.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import HotplexError, Problem, Span
 from .model import Limits
@@ -36,6 +37,17 @@ class Truncation:
                 f"{files}: dropped ({self.before} {self.unit}); no room left in limits.{self.limit}"
             )
         return f"{files}: truncated {self.before} → {self.after} {self.unit} (limits.{self.limit})"
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Truncation:
+        return cls(
+            data["section"],
+            tuple(data["files"]),
+            data["limit"],
+            data["before"],
+            data["after"],
+            data["unit"],
+        )
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -109,7 +121,7 @@ def apply(
             [
                 Problem(
                     f"{c.before} {c.unit} exceed limits.{c.limit} "
-                    f"({getattr(limits, c.limit, c.before)}) and limits.overflow = \"error\"",
+                    f'({getattr(limits, c.limit, c.before)}) and limits.overflow = "error"',
                     Span(c.files[0] if c.files else display),
                     hint='shorten the file, raise the limit, or set limits.overflow = "truncate"',
                 )
