@@ -32,11 +32,11 @@ class Truncation:
 
     def describe(self) -> str:
         files = ", ".join(self.files) or self.section
+        # hotplex's own limits are manifest keys; a worker's (openclaw.max_chars) are named as is.
+        limit = self.limit if "." in self.limit else f"limits.{self.limit}"
         if self.after == 0:
-            return (
-                f"{files}: dropped ({self.before} {self.unit}); no room left in limits.{self.limit}"
-            )
-        return f"{files}: truncated {self.before} → {self.after} {self.unit} (limits.{self.limit})"
+            return f"{files}: dropped ({self.before} {self.unit}); no room left in {limit}"
+        return f"{files}: truncated {self.before} → {self.after} {self.unit} ({limit})"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Truncation:
@@ -61,7 +61,12 @@ class Truncation:
 
 
 def measure(text: str, unit: str) -> int:
-    return len(text.encode("utf-8")) if unit == "bytes" else len(text)
+    """Size in a unit: "chars" (code points), "bytes" (UTF-8) or "utf16" (JavaScript's length)."""
+    if unit == "bytes":
+        return len(text.encode("utf-8"))
+    if unit == "utf16":
+        return len(text.encode("utf-16-le")) // 2
+    return len(text)
 
 
 def _prefix_within(text: str, budget: int, unit: str) -> str:

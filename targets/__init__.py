@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import claude_code, opencode_server
+from . import claude_code, openclaw, opencode_server
 
 WORKERS: dict[str, ModuleType] = {
     claude_code.NAME: claude_code,
     opencode_server.NAME: opencode_server,
+    openclaw.NAME: openclaw,
 }

@@ -85,10 +85,10 @@ _SESSION_KEEP: Final[dict[str, dict[str, frozenset[str] | None]]] = {
 }
 
 # --- Budgets and ratios (the one place they are defined) ---------------------------------------
-_PER_FILE_MAX_CHARS: Final = {"2026.9": 20_000, "seed": 20_000}
+PER_FILE_MAX_CHARS: Final = {"2026.9": 20_000, "seed": 20_000}
 # 2026.9 only; the seed has no total budget. The real pipeline always passes the configured
 # total (default 60,000), so the library fallback max(maxChars, 60,000) never applies.
-_TOTAL_MAX_CHARS: Final = 60_000
+TOTAL_MAX_CHARS: Final = 60_000
 _USER_MAX_CHARS: Final = 4_000  # USER.md stays directive-sized
 _MIN_FILE_BUDGET_CHARS: Final = 64  # below this remaining budget, later files are skipped
 _HEAD_RATIO: Final = 0.75  # of the content budget left after the marker
@@ -256,14 +256,14 @@ def build_project_context(
     ``bootstrapTotalMaxChars``; None means the compat's default. The seed has no total budget.
     """
     _validate(compat, session, max_chars, total_max_chars)
-    per_file = max_chars if max_chars is not None else _PER_FILE_MAX_CHARS[compat]
+    per_file = max_chars if max_chars is not None else PER_FILE_MAX_CHARS[compat]
     sources = _filter_for_session(_load(files, compat, workspace), compat, session)
     warnings: list[str] = []
     if compat == "seed":
         injected = _inject_seed(sources, per_file, warnings.append)
         text = _render(injected, compat, heading=lambda s: s.name, transform=_unchanged)
     else:
-        total = total_max_chars if total_max_chars is not None else _TOTAL_MAX_CHARS
+        total = total_max_chars if total_max_chars is not None else TOTAL_MAX_CHARS
         injected = _inject_2026_9(sources, per_file, total, warnings.append)
         injected = sorted(injected, key=lambda entry: _prompt_rank(entry.source.path))
         text = _render(injected, compat, heading=lambda s: s.path, transform=_sanitize_2026_9)

@@ -1,0 +1,282 @@
+"""OpenClaw: the workspace bootstrap files, and ``context.md``, the Project Context built from them.
+
+OpenClaw reads a fixed set of Markdown files (AGENTS.md, SOUL.md, ...) from its workspace when a
+session starts, cuts them to its own budgets and renders them into the ``# Project Context``
+section of its system prompt. For each job this worker writes::
+
+    <out>/<target>/<platform or default>/workspace/<FILE>   the files to deploy into the workspace
+    <out>/<target>/<platform or default>/context.md         what OpenClaw will build from them
+
+``context.md`` is predicted (``openclaw_context``) from exactly the bytes of the workspace files
+written beside it, so a user sees before deploying what the agent receives and what OpenClaw cuts.
+
+Sections -> files: each kept source becomes the workspace file named like its base file
+(``agent-configs/SOUL.md`` -> ``SOUL.md``), with variants, templates and frontmatter already dealt
+with. The META-COGNITION block is HotPlex's own and no OpenClaw file, so it is left out. A file
+OpenClaw does not read (SKILLS.md; TOOLS.md under 2026.9) is still written, with a warning.
+
+Decisions:
+
+- A workspace file is the section's text plus one final newline, as an editor saves a text file;
+  an empty section is an empty file. OpenClaw trims the end of each file before budgeting, so the
+  newline reaches neither the prompt nor the sizes OpenClaw reports. ``context.md`` is the section
+  exactly, with no newline added, so it can be compared byte for byte with OpenClaw's.
+- No sanitising. OpenClaw's prompt is Markdown, with no reserved XML tags to protect. What would
+  reach OpenClaw unintended is already gone upstream: frontmatter (OpenClaw injects it verbatim),
+  a BOM (kept as text by OpenClaw) and CR line ends (counted against its budgets). Text that looks
+  like OpenClaw's own structure (a "## /path/FILE.md" heading) is left alone: OpenClaw does not
+  escape it either, so escaping would make the prediction wrong, and the files are the operator's
+  own configuration, trusted like the rest of it.
+- hotplex's ``[limits]`` do not apply: OpenClaw applies its own budgets (``max_chars``,
+  ``total_max_chars``, its USER.md cap), and ``context.md`` shows their effect. Cutting the files
+  beforehand would take text away from the agent that OpenClaw would have kept (or read on demand).
+- ``workspace`` is used verbatim: "~" is not expanded, so artifacts are the same bytes on every
+  machine. OpenClaw's headings show the expanded path; set ``workspace`` to it for an exact match.
+
+Report: OpenClaw's warnings go into ``Emitted.warnings`` word for word. Each file OpenClaw cuts or
+skips for lack of budget, including the silent stop once the total budget is spent, is also a
+``Truncation`` whose limit names the budget (``openclaw.max_chars``, ``openclaw.user_cap``,
+``openclaw.total_max_chars``). Sizes are in UTF-16 code units (unit ``utf16``): what OpenClaw
+counts as "chars". A file left out by design (another session kind, an empty file) is no cut.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, replace
+
+from hotplex.errors import HotplexError, Span, suggest
+from hotplex.limits import Truncation
+from hotplex.model import Model, Source, Target
+
+from . import openclaw_context
+from .base import Emitted, Job, Section
+from .openclaw_context import BOOTSTRAP_FILES, COMPATS, SESSIONS, InjectedFile, ProjectContext
+
+NAME = "openclaw"
+OPTIONS: frozenset[str] = frozenset(
+    {"compat", "workspace", "session", "max_chars", "total_max_chars"}
+)
+CONTEXT_FILE = "context.md"
+WORKSPACE_DIR = "workspace"
+DEFAULT_COMPAT = "2026.9"
+DEFAULT_WORKSPACE = "~/.openclaw/workspace"
+UNIT = "utf16"
+# Large enough that no budget bites: used to tell a budget skip from a file OpenClaw never injects.
+_NO_LIMIT = 1 << 40
+# How openclaw_context describes a cut -> the budget that made it.
+_CUT = re.compile(r"truncated to (.+?) \d+ ")
+_CUT_LIMITS = {
+    "per-file budget": "openclaw.max_chars",
+    "USER.md cap": "openclaw.user_cap",
+    "remaining total budget": "openclaw.total_max_chars",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A target's OpenClaw options with their defaults applied (keyword names of the predictor)."""
+
+    compat: str
+    session: str
+    workspace: str
+    max_chars: int | None
+    total_max_chars: int | None
+
+
+@dataclass(frozen=True)
+class _WorkspaceFile:
+    name: str
+    section: Section
+    content: str
+
+
+def settings(target: Target) -> Settings:
+    """The options OpenClaw runs with; a sub-agent profile implies a sub-agent session."""
+    default_session = "subagent" if target.profile == "subagent" else "main"
+    return Settings(
+        compat=target.compat or DEFAULT_COMPAT,
+        session=target.session or default_session,
+        workspace=target.workspace or DEFAULT_WORKSPACE,
+        max_chars=target.max_chars,
+        total_max_chars=target.total_max_chars,
+    )
+
+
+def budgets(target: Target, model: Model) -> tuple[int | None, int | None]:
+    """(per file, total) for ``hotplex stats``: OpenClaw's budgets, not hotplex's ``[limits]``.
+
+    They depend on the target alone; ``model`` is part of the hook's signature.
+    """
+    options = settings(target)
+    per_file = options.max_chars or openclaw_context.PER_FILE_MAX_CHARS[options.compat]
+    if options.compat == "seed":
+        return per_file, None  # the seed cuts each file on its own
+    return per_file, options.total_max_chars or openclaw_context.TOTAL_MAX_CHARS
+
+
+def predict(files: Mapping[str, str], options: Settings) -> ProjectContext:
+    """The Project Context OpenClaw builds from workspace ``files`` (name -> file text)."""
+    return openclaw_context.build_project_context(files, **asdict(options))
+
+
+# --- validation ---------------------------------------------------------------------------------
+
+
+def validate_target(target: Target) -> Iterable[tuple[str, str]]:
+    """(key, message) for each option OpenClaw would reject or hotplex could not predict."""
+    for key, value, known in (
+        ("compat", target.compat, COMPATS),
+        ("session", target.session, SESSIONS),
+    ):
+        if value is not None and value not in known:
+            hint = suggest(value, known)
+            expected = ", ".join(f"'{k}'" for k in known)
+            yield (
+                key,
+                f"unknown {key} '{value}' (expected one of {expected})"
+                + (f" — {hint}" if hint else ""),
+            )
+    for key in ("max_chars", "total_max_chars"):
+        value = getattr(target, key)
+        if value is not None and value < 1:
+            yield key, f"must be a positive integer, got {value}"
+    if target.compat == "seed" and target.total_max_chars is not None:
+        yield "total_max_chars", "compat 'seed' has no total budget: it cuts each file on its own"
+    if target.workspace is not None:
+        yield from _check_workspace(target.workspace)
+
+
+def _check_workspace(workspace: str) -> Iterable[tuple[str, str]]:
+    """The path must be the one OpenClaw shows: absolute (or under "~"), normalised, one line."""
+    if not (workspace.startswith("/") or workspace == "~" or workspace.startswith("~/")):
+        yield (
+            "workspace",
+            (
+                f"'{workspace}' must be an absolute path or start with '~/': OpenClaw resolves a"
+                " relative path against its own working directory, which hotplex cannot know"
+            ),
+        )
+    elif any(ch < " " or ch == "\x7f" for ch in workspace):
+        yield "workspace", "must be one line without control characters (it is shown in headings)"
+    elif (normal := posixpath.normpath(workspace)) not in (workspace, workspace.removesuffix("/")):
+        yield "workspace", f"'{workspace}' is not normalised: OpenClaw shows it as '{normal}'"
+
+
+# --- emitting -----------------------------------------------------------------------------------
+
+
+def emit(job: Job, sections: list[Section], model: Model) -> Emitted:
+    """The workspace files, context.md predicted from them, and every cut OpenClaw will make."""
+    options = settings(job.target)
+    files = _workspace_files(sections, model, job.target)
+    contents = {f.name: f.content for f in files}
+    context = predict(contents, options)
+    folder = job.out_dir(model)
+    primary = f"{folder}/{CONTEXT_FILE}"
+    out = {f"{folder}/{WORKSPACE_DIR}/{f.name}": f.content.encode("utf-8") for f in files}
+    out[primary] = context.text.encode("utf-8")
+    skipped = _budget_skipped(contents, options, context)
+    injected = {f.name: f for f in context.files}
+    truncations = []
+    sizes = []
+    for file in files:
+        raw = _utf16_len(file.section.text)
+        entry = injected.get(file.name)
+        size = entry.injected_size if entry is not None else 0
+        sizes.append((file.section.name, file.section.files, raw, size, UNIT))
+        limit = _cut_limit(entry, file.name in skipped)
+        if limit is not None:
+            section = file.section
+            truncations.append(Truncation(section.name, section.files, limit, raw, size, UNIT))
+    unread = [
+        _unread_warning(f.name, options.compat)
+        for f in files
+        if f.name not in BOOTSTRAP_FILES[options.compat]
+    ]
+    return Emitted(
+        files=out,
+        primary=primary,
+        truncations=tuple(truncations),
+        warnings=(*context.warnings, *unread),
+        sizes=tuple(sizes),
+    )
+
+
+def _workspace_files(sections: list[Section], model: Model, target: Target) -> list[_WorkspaceFile]:
+    """One file per section that comes from a manifest source, named like the source's file."""
+    kept = target.kept_sources(model.manifest.source)
+    _check_names(kept, model)
+    by_key = {(s.name, s.tag): s for s in kept}
+    files = []
+    for section in sections:
+        source = by_key.get((section.name, section.tag))
+        if source is None:
+            continue  # the META-COGNITION block: HotPlex's, not an OpenClaw file
+        content = f"{section.text}\n" if section.text else ""
+        files.append(_WorkspaceFile(file_name(source), section, content))
+    return files
+
+
+def file_name(source: Source) -> str:
+    """The workspace file a source becomes: its base file's name, without folders."""
+    return source.file.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _check_names(kept: tuple[Source, ...], model: Model) -> None:
+    """Two sources must not become one workspace file, not even by letter case alone."""
+    seen: dict[str, str] = {}
+    for source in kept:
+        name = file_name(source)
+        other = seen.setdefault(name.casefold(), source.name)
+        if other != source.name:
+            index = model.manifest.source.index(source)
+            raise HotplexError.single(
+                f"sources '{other}' and '{source.name}' would both be the OpenClaw workspace"
+                f" file '{name}'",
+                Span(model.manifest_display, key=f"source[{index}].file"),
+                hint="OpenClaw reads each file by name from one folder, and a case-insensitive"
+                " file system merges names that differ only in case: rename one file",
+            )
+
+
+def _budget_skipped(
+    contents: Mapping[str, str], options: Settings, context: ProjectContext
+) -> frozenset[str]:
+    """Files OpenClaw leaves out only because the total budget ran out (possibly silently).
+
+    Asking the predictor again without budgets tells them apart from files OpenClaw never
+    injects (another session kind, an empty file) without restating its rules here.
+    """
+    injected = {f.name for f in context.files}
+    waiting = {n for n in contents if n in BOOTSTRAP_FILES[options.compat] and n not in injected}
+    if not waiting:
+        return frozenset()
+    total = None if options.compat == "seed" else _NO_LIMIT
+    unbounded = predict(contents, replace(options, max_chars=_NO_LIMIT, total_max_chars=total))
+    return frozenset(f.name for f in unbounded.files if f.name in waiting)
+
+
+def _cut_limit(entry: InjectedFile | None, skipped: bool) -> str | None:
+    """The budget that cut or skipped a file (None when it is injected whole or not by design)."""
+    if skipped:
+        return "openclaw.total_max_chars"
+    if entry is None or entry.cut is None:
+        return None
+    match = _CUT.match(entry.cut)
+    return _CUT_LIMITS[match.group(1) if match else entry.cut]
+
+
+def _unread_warning(name: str, compat: str) -> str:
+    known = ", ".join(BOOTSTRAP_FILES[compat])
+    return (
+        f"{name} is written to the workspace, but OpenClaw {compat} does not inject it into"
+        f" Project Context (it reads {known})"
+    )
+
+
+def _utf16_len(text: str) -> int:
+    """Length as JavaScript counts it: an astral character is two code units."""
+    return len(text.encode("utf-16-le")) // 2
