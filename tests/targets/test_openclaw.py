@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 import tomli_w
 from hotplex.api import Project
-from hotplex.build import Request, run
 from hotplex.errors import HotplexError
 from hotplex.model import Target
 from hotplex.targets import WORKERS, openclaw
@@ -378,21 +377,3 @@ def test_templates_build_and_fit_openclaws_budgets(make_project, compat: str) ->
     assert unread == (set() if compat == "seed" else {"TOOLS.md", "HEARTBEAT.md"})
     for name, text in workspace_templates().items():
         assert (text.rstrip() in artifact.text) is (name not in unread)
-
-
-# --- the example project ------------------------------------------------------------------------
-
-
-def test_example_artifacts_match_snapshot(example_copy, snapshot) -> None:
-    root = example_copy("openclaw")
-    outcome = run(Request(root))
-    paths = sorted(f.path for job in outcome.jobs for f in job.files)
-    assert [job.id for job in outcome.jobs] == [
-        "claw/default",
-        "claw/telegram",
-        "claw/discord",
-        "claw-sub/default",
-        "claw-seed/telegram",
-    ]
-    for path in paths:
-        assert (root / path).read_bytes().decode("utf-8") == snapshot(name=path)
