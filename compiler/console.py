@@ -1,30 +1,86 @@
-"""Terminal output: colour and progress only on a terminal, and never with NO_COLOR set."""
+"""Terminal output: colour and a progress line only on a terminal, and colour never with NO_COLOR.
+
+Anything else (a pipe, a file, CI logs, pre-commit's captured output) gets plain text, so logs
+stay greppable and ``--json`` output stays parseable.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+import time
+from typing import TextIO
 
 # Fewer artifacts than this build too fast for a progress line to help.
 PROGRESS_MIN_JOBS = 8
+# Redraw at most this often: a 10,000-artifact build should not spend its time on the terminal.
+PROGRESS_INTERVAL_S = 0.05
 _COLOURS = {"red": "31", "yellow": "33", "green": "32", "bold": "1", "dim": "2"}
+_ERASE_LINE = "\r\x1b[2K"
 
 
-def _tty(stream) -> bool:
-    return hasattr(stream, "isatty") and stream.isatty()
+def _terminal(stream: TextIO) -> bool:
+    """A real terminal that understands escape sequences (not a pipe, not TERM=dumb)."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
 
 
-def colour(text: str, name: str, stream=None) -> str:
-    stream = stream or sys.stdout
-    if os.environ.get("NO_COLOR") or not _tty(stream) or os.environ.get("TERM") == "dumb":
+def colour(text: str, name: str, stream: TextIO | None = None) -> str:
+    """``text`` coloured for ``stream`` (stdout by default), or unchanged when it is no terminal.
+
+    NO_COLOR (https://no-color.org): any non-empty value turns colour off.
+    """
+    if os.environ.get("NO_COLOR") or not _terminal(stream or sys.stdout):
         return text
     return f"\x1b[{_COLOURS[name]}m{text}\x1b[0m"
 
 
+_DIFF_COLOURS = (("+++", "bold"), ("---", "bold"), ("+", "green"), ("-", "red"), ("@@", "dim"))
+
+
+def colour_diff(diff: str, stream: TextIO | None = None) -> str:
+    """A unified diff with added lines green and removed lines red, when colour is on."""
+    lines = []
+    for line in diff.splitlines(keepends=True):
+        body = line.rstrip("\n")
+        name = next((n for prefix, n in _DIFF_COLOURS if body.startswith(prefix)), None)
+        lines.append(line if name is None else colour(body, name, stream) + line[len(body) :])
+    return "".join(lines)
+
+
+class _ProgressLine:
+    """One self-overwriting line on stderr; erased again when the last artifact is done."""
+
+    def __init__(self) -> None:
+        self.shown = False
+        self.last_draw = 0.0
+
+    def update(self, index: int, total: int) -> None:
+        if total < PROGRESS_MIN_JOBS or not _terminal(sys.stderr):
+            return
+        now = time.monotonic()
+        if index >= total:
+            self.clear()
+        elif not self.shown or now - self.last_draw >= PROGRESS_INTERVAL_S:
+            sys.stderr.write(f"{_ERASE_LINE}[{index}/{total}] building artifacts")
+            sys.stderr.flush()
+            self.shown, self.last_draw = True, now
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write(_ERASE_LINE)
+            sys.stderr.flush()
+            self.shown = False
+
+
+_PROGRESS = _ProgressLine()
+
+
 def progress(index: int, total: int) -> None:
-    """A single self-overwriting line on stderr while many artifacts build."""
-    if total < PROGRESS_MIN_JOBS or not _tty(sys.stderr):
-        return
-    end = "\n" if index == total else ""
-    sys.stderr.write(f"\r[{index}/{total}] building artifacts{end}")
-    sys.stderr.flush()
+    """Report that ``index`` of ``total`` artifacts are done; the line vanishes at the end."""
+    _PROGRESS.update(index, total)
+
+
+def clear_progress() -> None:
+    """Erase a progress line left by an interrupted build before printing anything else."""
+    _PROGRESS.clear()

@@ -1,0 +1,173 @@
+"""The library API a gateway calls per session: ``Project.load(path).compile(target, platform)``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import hotplex
+import pytest
+from hotplex import HotplexError, Project
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Every source file read from disk, counted by name (through the one reader sources use).
+
+    Probing a file that does not exist is not counted: an absent variant is looked for again
+    whenever anything changed, which costs one failed open, like the stat that would replace it.
+    """
+    from hotplex import sources
+
+    counted: Counter[str] = Counter()
+    real = sources.read_capped
+
+    def counting(path: Path, *args, **kwargs):
+        result = real(path, *args, **kwargs)
+        if result is not None:
+            counted[Path(path).name] += 1
+        return result
+
+    monkeypatch.setattr(sources, "read_capped", counting)
+    return counted
+
+
+@pytest.fixture
+def model_loads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    from hotplex import model
+
+    loaded: list[Path] = []
+    real = model.load
+
+    def counting(root: Path, manifest_path: Path):
+        loaded.append(manifest_path)
+        return real(root, manifest_path)
+
+    monkeypatch.setattr(model, "load", counting)
+    return loaded
+
+
+def _bump(path: Path, text: str) -> None:
+    """Rewrite a file so its stamp surely moves, even on a file system with coarse timestamps."""
+    before = path.stat().st_mtime_ns
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(before + 2_000_000_000, before + 2_000_000_000))
+
+
+def test_import_hotplex_stays_cheap_and_exports_the_api_lazily() -> None:
+    code = (
+        "import sys, hotplex\n"
+        "assert 'hotplex.api' not in sys.modules and 'hotplex.model' not in sys.modules\n"
+        "from hotplex import Project\n"
+        "assert Project.__module__ == 'hotplex.api'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert set(hotplex.__all__) == {"__version__", *hotplex._LAZY}
+    assert {"Project", "Artifact"} <= set(dir(hotplex))
+    with pytest.raises(AttributeError):
+        _ = hotplex.NoSuchThing
+
+
+def test_compile_returns_what_build_writes_and_touches_no_disk(example_copy, hotplex) -> None:
+    root = example_copy("basic")
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    project = Project.load(root)
+    artifacts = {
+        (job.target.name, job.platform): project.compile(job.target.name, job.platform)
+        for job in project.jobs()
+    }
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+    assert hotplex("-C", str(root), "build").status == 0
+    assert len(artifacts) == 6
+    for artifact in artifacts.values():
+        assert (root / artifact.path).read_text(encoding="utf-8") == artifact.text
+        for rel, data in artifact.files.items():
+            assert (root / rel).read_bytes() == data
+    slack = artifacts[("cc", "slack")]
+    assert (slack.worker, slack.platform, slack.path) == ("claude-code", "slack", "dist/cc/slack/prompt.xml")
+
+
+def test_second_compile_reads_nothing_and_reuses_the_model(example_copy, reads, model_loads) -> None:
+    project = Project.load(Path(example_copy("basic")))
+    first = project.compile("cc", "slack")
+    assert reads["SOUL.md"] == 1 and reads["SOUL.slack.md"] == 1
+    reads.clear()
+    again = project.compile("cc", "slack")
+    assert again == first
+    assert sum(reads.values()) == 0
+    # Another artifact from the same files reads only what the first did not: its variant.
+    project.compile("ocs", "feishu")
+    assert reads == Counter({"SOUL.feishu.md": 1})
+    assert len(model_loads) == 1
+
+
+def test_an_edited_source_is_picked_up_and_only_it_is_read_again(example_copy, reads) -> None:
+    root = example_copy("basic")
+    project = Project.load(root)
+    old = project.compile("cc", "slack").text
+    user = root / "agent-configs" / "USER.md"
+    _bump(user, user.read_text(encoding="utf-8") + "\nPrefers tabs over spaces.\n")
+    reads.clear()
+    new = project.compile("cc", "slack").text
+    assert "Prefers tabs over spaces." in new and "Prefers tabs over spaces." not in old
+    assert dict(reads) == {"USER.md": 1}
+
+
+def test_a_variant_file_created_later_is_picked_up(example_copy) -> None:
+    root = example_copy("basic")
+    project = Project.load(root)
+    assert "Slack-only rule" not in project.compile("cc", "slack").text
+    (root / "agent-configs" / "AGENTS.slack.md").write_text("Slack-only rule.\n", encoding="utf-8")
+    assert "Slack-only rule." in project.compile("cc", "slack").text
+    assert "Slack-only rule." not in project.compile("cc", "feishu").text
+
+
+def test_a_manifest_change_is_picked_up(example_copy, model_loads) -> None:
+    root = example_copy("basic")
+    project = Project.load(root)
+    assert project.compile("cc").truncations == ()
+    manifest = root / "hotplex.toml"
+    text = manifest.read_text(encoding="utf-8").replace("per_file = 8000", "per_file = 500")
+    _bump(manifest, text + '\n[[target]]\nname = "cc2"\nworker = "claude-code"\n')
+    cut = project.compile("cc")
+    assert cut.truncations and all(t["limit"] == "per_file" for t in cut.truncations)
+    assert "cc2" in project.targets()
+    assert len(model_loads) == 2
+
+
+def test_unknown_target_and_platform_name_the_choices(example_copy) -> None:
+    project = Project.load(example_copy("basic"))
+    with pytest.raises(HotplexError) as target:
+        project.compile("c")
+    assert "no target named 'c'" in target.value.render()
+    assert "did you mean 'cc'?" in target.value.render()
+    with pytest.raises(HotplexError) as platform:
+        project.compile("cc", platform="slak")
+    assert "did you mean 'slack'?" in platform.value.render()
+
+
+def test_load_errors_are_hotplex_errors(tmp_path: Path, make_project) -> None:
+    with pytest.raises(HotplexError) as missing:
+        Project.load(tmp_path)
+    assert "hotplex init" in missing.value.render()
+    bad = make_project(manifest='[[target]]\nname = "cc"\nworker = "claude-cod"\n')
+    with pytest.raises(HotplexError) as worker:
+        Project.load(bad)
+    assert "target[0].worker" in worker.value.render()
+
+
+def test_a_broken_source_fails_that_compile_and_the_fix_recovers(example_copy) -> None:
+    root = example_copy("basic")
+    project = Project.load(root)
+    soul = root / "agent-configs" / "SOUL.md"
+    good = soul.read_text(encoding="utf-8")
+    _bump(soul, good + "\n{{ undefined_variable }}\n")
+    with pytest.raises(HotplexError) as broken:
+        project.compile("cc")
+    assert "SOUL.md" in broken.value.render()
+    _bump(soul, good)
+    assert project.compile("cc").text == Project.load(root).compile("cc").text
