@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -35,3 +36,36 @@ def run_hotplex(
         timeout=timeout,
     )
     return Result(done.returncode, done.stdout, done.stderr)
+
+
+# One credential-shaped fake per rule of hotplex.secrets, assembled here so that no file in the
+# repository holds a string that secret scanners (or hotplex itself) would take for a real key.
+FAKE_SECRETS: dict[str, str] = {
+    "anthropic-api-key": "sk-ant-api03-" + "hotplexFAKE0" * 7 + "AA",
+    "openai-api-key": "sk-proj-" + "hotplexFAKE1" * 5,
+    "github-token": "ghp_" + "hotplexFAKE2" * 3,
+    "slack-token": "xoxb-" + "123456789012-" + "hotplexFAKE3",
+    "slack-webhook": "https://hooks.slack.com/services/T0000000/B0000000/" + "hotplexFAKE4" * 2,
+    "aws-access-key-id": "AKIA" + "HOTPLEXFAKE56789",
+    "private-key": "-----BEGIN OPENSSH " + "PRIVATE KEY-----",
+    "secret-assignment": "pass" + 'word = "hotplex-Fake-7!"',
+    "url-password": "postgres://app:" + "hotplexFake8@db.internal/app",
+}
+
+
+def source_body(raw: str | bytes) -> str:
+    """An independent oracle of what a source contributes: UTF-8, BOM dropped, LF line ends,
+    a frontmatter block (--- … ---) removed, not trimmed."""
+    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines[0].rstrip(" \t") == "---":
+        for index in range(1, len(lines)):
+            if lines[index].rstrip(" \t") in ("---", "..."):
+                return "\n".join(lines[index + 1 :])
+    return text
+
+
+def trimmed(text: str) -> str:
+    """Blank lines before and white space after, as a section drops them."""
+    return re.sub(r"\A(?:[ \t]*\n)+", "", text).rstrip()
