@@ -19,16 +19,30 @@ def clean(root: Path, manifest: Path | None) -> list[str]:
             paths.update(record["outputs"])
         removed = []
         for path in sorted(paths):
-            # Never outside an artifact folder, whatever the log says.
-            if not any(path.startswith(f"{out}/") for out in outs) or ".." in path.split("/"):
-                continue
-            if (root / path).is_file():
+            # Never outside an artifact folder, whatever the log says or a symlink points at.
+            if any(_deletable(root, out, path) for out in outs) and (root / path).is_file():
                 _unlink(root / path)
                 removed.append(path)
         for out in outs:
-            _prune_empty(root / out)
+            if _within(os.path.realpath(root / out), os.path.realpath(root)):
+                _prune_empty(root / out)
         _unlink(state_log.log_path(root))
         return removed
+
+
+def _within(inner: str, outer: str) -> bool:
+    return inner != outer and os.path.commonpath([inner, outer]) == outer
+
+
+def _deletable(root: Path, out: str, path: str) -> bool:
+    """``path`` names a file under ``out``, and its folder really is there: a symlinked folder
+    (``dist/cc -> /elsewhere``) must not let ``clean`` reach outside the project."""
+    if not path.startswith(f"{out}/") or ".." in path.split("/"):
+        return False
+    real_out = os.path.realpath(root / out)
+    folder = os.path.realpath((root / path).parent)
+    inside = _within(real_out, os.path.realpath(root))
+    return inside and (folder == real_out or _within(folder, real_out))
 
 
 def _planned(root: Path, manifest: Path | None) -> tuple[set[str], set[str]]:

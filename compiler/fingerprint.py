@@ -8,29 +8,46 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from functools import lru_cache
 from importlib.util import find_spec
 from pathlib import Path
 
 from . import __version__
+from .fs import Stamp, stamp
 
 _PACKAGE_SUFFIXES = (".py", ".md", ".lark", ".toml")
+_PACKAGES = ("hotplex", "hotplex.targets", "hotplex.grammar")
+# The worker-independent helpers every worker builds on: part of each worker's profile.
+_SHARED_PROFILE = ("hotplex.targets/base.py", "hotplex.targets/agent_configuration.py")
 
 
 @lru_cache(maxsize=1)
-def package_files() -> tuple[Path, ...]:
-    """The installed files of hotplex that can change an artifact (code, grammar, built-in text).
+def package_files() -> tuple[tuple[str, Path], ...]:
+    """The installed files of hotplex that can change an artifact (code, grammar, built-in text),
+    each with a name unique across the three packages (``hotplex.targets/base.py``).
 
     Found without importing the subpackages, so the no-op path stays cheap.
     """
-    folders = []
-    for name in ("hotplex", "hotplex.targets", "hotplex.grammar"):
-        spec = find_spec(name)
-        if spec is not None and spec.submodule_search_locations:
-            folders.extend(Path(p) for p in spec.submodule_search_locations)
-    return tuple(
-        sorted(f for folder in folders for f in folder.iterdir() if f.suffix in _PACKAGE_SUFFIXES)
-    )
+    found = []
+    for package in _PACKAGES:
+        spec = find_spec(package)
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            found.extend(
+                (f"{package}/{f.name}", f)
+                for f in Path(folder).iterdir()
+                if f.suffix in _PACKAGE_SUFFIXES
+            )
+    return tuple(sorted(found))
+
+
+@lru_cache(maxsize=1)
+def package_state() -> tuple[dict[str, Stamp], dict[str, str]]:
+    """Stamps and digests of the package files, the stamps taken *before* the reads: a file
+    edited meanwhile then shows a stamp the next build does not trust, never the reverse."""
+    stamps = {str(path): s for _, path in package_files() if (s := stamp(path)) is not None}
+    digests = {name: _digest(path.read_bytes()) for name, path in package_files()}
+    return stamps, digests
 
 
 def _digest(value: object) -> str:
@@ -43,28 +60,19 @@ def _digest(value: object) -> str:
 
 
 @lru_cache(maxsize=1)
-def _file_digests() -> dict[str, str]:
-    return {
-        f.name if f.parent.name != "targets" else f"targets/{f.name}": _digest(f.read_bytes())
-        for f in package_files()
-    }
-
-
 def compiler_digest() -> str:
-    """Everything of hotplex but the worker modules, plus its version."""
-    parts = {k: v for k, v in _file_digests().items() if not k.startswith("targets/")}
-    return _digest([__version__, parts])
+    """Everything of hotplex but the worker modules, plus its version and Python's."""
+    digests = package_state()[1]
+    parts = {k: v for k, v in digests.items() if not k.startswith("hotplex.targets/")}
+    return _digest([__version__, list(sys.version_info[:2]), parts])
 
 
+@lru_cache(maxsize=16)
 def profile_digest(worker_module_file: str) -> str:
     """The worker's own module and the shared target helpers."""
-    digests = _file_digests()
-    own = f"targets/{Path(worker_module_file).name}"
-    shared = {
-        k: v
-        for k, v in digests.items()
-        if k in ("targets/base.py", "targets/agent_configuration.py")
-    }
+    digests = package_state()[1]
+    own = f"hotplex.targets/{Path(worker_module_file).name}"
+    shared = {k: digests.get(k, "") for k in _SHARED_PROFILE}
     return _digest([digests.get(own, ""), shared])
 
 

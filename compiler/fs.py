@@ -8,14 +8,15 @@ killed build) only ever sees a whole old or a whole new file.
 from __future__ import annotations
 
 import contextlib
-import hashlib
+import functools
 import os
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .errors import BuildFailed, HotplexError, Problem, Span
+
+TEMP_SUFFIX = ".tmp"
 
 
 @dataclass(frozen=True)
@@ -34,15 +35,21 @@ class Stamp:
         return [self.mtime_ns, self.size, self.ino]
 
 
-def stamp(path: Path) -> Stamp | None:
-    """The file's stamp, or None when it does not exist (an absent input is a fact too)."""
+def stamp(path: str | os.PathLike[str]) -> Stamp | None:
+    """The file's stamp, or None when it does not exist (an absent input is a fact too).
+
+    Also None when it cannot be examined (a symlink loop, a name too long): the read that
+    follows reports why, with the file's place.
+    """
     try:
         return Stamp.of(os.stat(path))
-    except (FileNotFoundError, NotADirectoryError):
+    except (OSError, ValueError):
         return None
 
 
 def sha256(data: bytes) -> str:
+    import hashlib  # here, not above: the no-op path hashes nothing and skips the import
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -51,6 +58,8 @@ def check_relative(rel: str, span: Span) -> PurePosixPath:
     pure = PurePosixPath(rel.replace("\\", "/"))
     if rel.strip() == "":
         raise HotplexError.single("empty path", span)
+    if "\0" in rel:
+        raise HotplexError.single(f"path {rel!r} contains a NUL character", span)
     if pure.is_absolute() or (len(rel) > 1 and rel[1] == ":"):
         raise HotplexError.single(
             f"absolute path '{rel}' is not allowed", span, hint="name files relative to the project"
@@ -82,25 +91,27 @@ class ReadResult:
     stamp: Stamp
 
 
-def read_capped(path: Path, cap: int, span: Span) -> ReadResult | None:
+def read_capped(path: Path, cap: int, span: Span, name: str | None = None) -> ReadResult | None:
     """Read at most ``cap`` bytes of a regular file; None when it does not exist.
 
-    Devices and FIFOs are refused: `/dev/zero` never ends and a FIFO blocks forever.
+    Devices and FIFOs are refused: `/dev/zero` never ends and a FIFO blocks forever. ``name``
+    is the file as messages call it (``span`` may point at the manifest key that named it).
     """
+    name = span.file if name is None else name
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except (FileNotFoundError, NotADirectoryError):
         return None
     except IsADirectoryError:
-        raise HotplexError.single(f"'{span.file}' is a directory, not a file", span) from None
-    except PermissionError as exc:
-        raise HotplexError.single(f"cannot read '{span.file}': {exc.strerror}", span) from None
+        raise HotplexError.single(f"'{name}' is a directory, not a file", span) from None
+    except OSError as exc:  # permission, a symlink loop, a name too long, ...
+        raise HotplexError.single(f"cannot read '{name}': {exc.strerror}", span) from None
+    except ValueError:  # only a NUL in a path given on the command line gets here
+        raise HotplexError.single(f"cannot read {name!r}: NUL in the path", span) from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise HotplexError.single(
-                f"'{span.file}' is not a regular file (device, FIFO or socket)", span
-            )
+            raise HotplexError.single(f"'{name}' is {_kind(st.st_mode)}, not a regular file", span)
         chunks = []
         remaining = min(cap, st.st_size) if st.st_size else cap
         while remaining > 0:
@@ -114,23 +125,96 @@ def read_capped(path: Path, cap: int, span: Span) -> ReadResult | None:
         os.close(fd)
 
 
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket or other special file"
+
+
 def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` via a temp file in the same folder and a rename."""
+    """Replace ``path`` with ``data`` via a temp file in the same folder and a rename.
+
+    The new file keeps the mode of the one it replaces (or gets the umask's default, like any
+    file the user creates): ``mkstemp`` alone would leave artifacts readable by their owner only.
+    """
+    import tempfile  # a no-op build writes nothing and skips the import
+
+    def temp_file() -> tuple[int, str]:
+        return tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        mode = _mode_for(path)
+        try:
+            fd, tmp = temp_file()
+        except FileNotFoundError:  # the folder is new: made on demand, not checked every time
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = temp_file()
     except OSError as exc:
-        raise BuildFailed([Problem(f"cannot write '{path}': {exc.strerror}")]) from None
+        raise _write_failed(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)
             handle.write(data)
+        crash_point()
         os.replace(tmp, path)
     except OSError as exc:
         _remove_quietly(tmp)
-        raise BuildFailed([Problem(f"cannot write '{path}': {exc.strerror}")]) from None
+        raise _write_failed(path, exc) from None
     except BaseException:
         _remove_quietly(tmp)
         raise
+    crash_point()
+
+
+def is_temp_of(name: str, artifact_name: str) -> bool:
+    """Whether ``name`` is a temp file ``write_atomic`` made for ``artifact_name``."""
+    return name.startswith(f".{artifact_name}.") and name.endswith(TEMP_SUFFIX)
+
+
+def _mode_for(path: Path) -> int:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+@functools.lru_cache(maxsize=1)
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _write_failed(path: Path, exc: OSError) -> BuildFailed:
+    return BuildFailed(
+        [
+            Problem(
+                f"cannot write '{path}': {exc.strerror or exc}",
+                hint="nothing was half-written: the previous file is unchanged; "
+                "fix the cause and build again",
+            )
+        ]
+    )
+
+
+def crash_point() -> None:
+    """Fault injection for the crash tests: ``HOTPLEX_CRASH_AT=N`` SIGKILLs this process at the
+    N-th write step (before and after each rename, after each log line), so a test can stop a
+    build between any two steps without timing luck. Unset, it costs one comparison."""
+    if _CRASH_AT:
+        _steps.append(None)
+        if len(_steps) == _CRASH_AT:
+            import signal
+
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+_CRASH_AT = int(_at) if (_at := os.environ.get("HOTPLEX_CRASH_AT", "")).isdigit() else 0
+_steps: list[None] = []
 
 
 def _remove_quietly(path: str) -> None:
@@ -139,7 +223,12 @@ def _remove_quietly(path: str) -> None:
 
 
 class ProjectLock:
-    """An exclusive lock on the project's state folder, so two builds never interleave."""
+    """An exclusive lock on the project's state folder, so two builds never interleave.
+
+    ``flock`` is released by the kernel when its holder dies, even by SIGKILL: a killed build
+    never leaves a stale lock behind. The holder writes its pid into the file for the message
+    a waiting build gives up with.
+    """
 
     def __init__(self, folder: Path, wait_seconds: float) -> None:
         self.path = folder / "lock"
@@ -150,8 +239,13 @@ class ProjectLock:
         import fcntl
         import time
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise BuildFailed(
+                [Problem(f"cannot create the build lock '{self.path}': {exc.strerror or exc}")]
+            ) from None
         deadline = time.monotonic() + self.wait_seconds
         while True:
             try:
@@ -159,20 +253,31 @@ class ProjectLock:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
+                    holder = _read_quietly(fd)
                     os.close(fd)
-                    raise BuildFailed(
-                        [
-                            Problem(
-                                f"another hotplex build of this project holds {self.path}; "
-                                f"gave up after {self.wait_seconds:g} s"
-                            )
-                        ]
-                    ) from None
-                time.sleep(0.05)
+                    raise BuildFailed([Problem(self._busy(holder))]) from None
+                time.sleep(0.02)
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd
         return self
+
+    def _busy(self, holder: str) -> str:
+        who = f" (pid {holder})" if holder.isdigit() else ""
+        return (
+            f"another hotplex build{who} holds {self.path}; gave up after "
+            f"{self.wait_seconds:g} s (set HOTPLEX_LOCK_TIMEOUT to wait longer)"
+        )
 
     def __exit__(self, *exc: object) -> None:
         if self._fd is not None:
             os.close(self._fd)  # closing releases the flock
             self._fd = None
+
+
+def _read_quietly(fd: int) -> str:
+    try:
+        return os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return ""

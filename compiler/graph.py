@@ -21,7 +21,7 @@ from .errors import HotplexError
 def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
     from .api import Project
     from .compile import compile_job
-    from .sources import Inputs, read_cap, variant_path
+    from .sources import Inputs, overlay_paths, read_cap
 
     project = Project.load(root, manifest)
     model = project.model
@@ -36,7 +36,7 @@ def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
         compiled = compile_job(model, job, inputs)
         profile = f"worker:{job.target.worker}"
         graph.add_node(profile, kind="worker")
-        roles = _roles(model, job, variant_path)
+        roles = _roles(model, job, overlay_paths)
         for path in compiled.emitted.files:
             node = f"artifact:{path}"
             graph.add_node(
@@ -60,12 +60,12 @@ def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
     return graph
 
 
-def _roles(model: Any, job: Any, variant_path: Any) -> dict[str, str]:
+def _roles(model: Any, job: Any, overlay_paths: Any) -> dict[str, str]:
     roles = {}
     for source in job.target.kept_sources(model.manifest.source):
         roles[f"{model.sources_dir}/{source.file}"] = "source"
-        if job.platform:
-            roles[variant_path(model, source, job.platform)] = "variant"
+        for path in overlay_paths(model, source, job):
+            roles[path] = "variant"
     if model.manifest.metacognition.file:
         roles[model.manifest.metacognition.file] = "metacognition"
     return roles

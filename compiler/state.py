@@ -2,28 +2,63 @@
 
 Like ninja's ``.ninja_log``: a versioned header, then one JSON line per built job, appended only
 after the job's files are in place, so a killed build loses at most the jobs it had not finished.
-A ``snapshot`` line closes a finished build with the stamps of every file involved; when it is
-the last line and nothing moved, the next build is a no-op without reading the manifest. An
-unknown version or a broken header means starting over (with a warning), never a crash; a torn
-last line is ignored. The log is compacted (rewritten atomically) when old lines pile up.
+A ``forget`` line drops the record of a job the manifest no longer plans. A finished build ends
+with two lines: ``reports`` (what a report of each job needs) and ``snapshot`` (the stamps of
+every file involved). When the snapshot is the last line and nothing it names moved, the next
+build is a no-op that reads only the header and those two lines (``load_closing``), neither the
+manifest nor the job records; a build that does read the records skips the reports lines.
+
+The log is disposable: an unknown version, a broken header or a malformed line means starting
+over with a warning (a full rebuild), never a crash. The one exception is an unterminated last
+line, which is what a build killed mid-write leaves: it is dropped silently, and the next build
+rewrites the log before appending so no record is ever glued to it. The log is compacted
+(rewritten via temp file + rename, keeping each job's latest record) once superseded records,
+reports and snapshots make it longer than what is live by half.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from .fs import write_atomic
+from .errors import BuildFailed, Problem
+from .fs import TEMP_SUFFIX, crash_point, write_atomic
+
+TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
+if TYPE_CHECKING:
+    from typing import Any
 
 STATE_DIR = ".hotplex"
 LOG_NAME = "log"
-VERSION = 1
+VERSION = 2
 HEADER = f"# hotplex log v{VERSION}\n"
-# Rewrite the log once it holds this many times more lines than it has live records.
-COMPACT_RATIO = 3
+# Rewrite the log once it is this many times longer than its live job records, plus some
+# slack (in characters) so a small log is not rewritten at every build. A rewrite copies the
+# live lines as read, which costs far less than parsing superseded ones at every slow build.
+COMPACT_RATIO = 1.5
+COMPACT_SLACK = 64 * 1024
+# The fast path reads the log's last line backwards in blocks of this size (doubling).
+TAIL_BLOCK = 64 * 1024
+# Lines are written with sorted keys, so a reports line is known by its start.
+_REPORTS = '{"reports":'
+
+# What a job record must hold for the build to trust it (key -> type).
+_JOB_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "job": str,
+    "target": str,
+    "worker": str,
+    "platform": (str, type(None)),
+    "primary": str,
+    "keys": dict,
+    "inputs": dict,
+    "outputs": dict,
+    "truncations": list,
+    "warnings": list,
+    "sizes": list,
+}
 
 
 @dataclass
@@ -31,8 +66,19 @@ class State:
     jobs: dict[str, dict[str, Any]] = field(default_factory=dict)
     snapshot: dict[str, Any] | None = None  # only when it is the log's last line
     files: dict[str, list[Any]] = field(default_factory=dict)  # path -> [mtime, size, ino, digest]
-    lines: int = 0
+    size: int = 0  # characters of all lines after the header
+    lines: dict[str, str] = field(default_factory=dict)  # job -> its record's line, as read
+    torn: bool = False  # the last line was cut short by a killed build
     warning: str | None = None
+
+    @property
+    def live(self) -> int:
+        """Characters of the lines still in force: the latest record of each job."""
+        return sum(len(line) for line in self.lines.values())
+
+
+class CorruptLog(ValueError):
+    """A line that is not a record this version of hotplex wrote."""
 
 
 def log_path(root: Path) -> Path:
@@ -46,31 +92,125 @@ def load(root: Path) -> State:
     except FileNotFoundError:
         return State()
     except (OSError, UnicodeDecodeError) as exc:
-        return State(warning=f"ignoring unreadable build log {path}: {exc}; rebuilding everything")
+        return _start_over(f"ignoring unreadable build log {path} ({exc})")
     if not text.startswith(HEADER):
         first = text.split("\n", 1)[0][:60]
-        return State(
-            warning=f"ignoring build log of another version ({first!r}); rebuilding everything"
-        )
-    state = State()
-    for line in text[len(HEADER) :].split("\n"):
-        if not line:
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line torn by a killed build
-        state.lines += 1
-        if "snapshot" in record:
-            state.snapshot = record["snapshot"]
-            state.files = record["snapshot"].get("files", {})
-        elif "job" in record:
-            state.jobs[record["job"]] = record
-            state.snapshot = None
-        elif "forget" in record:
-            state.jobs.pop(record["forget"], None)
-            state.snapshot = None
+        return _start_over(f"ignoring build log {path} of another version ({first!r})")
+    lines = text[len(HEADER) :].split("\n")
+    state = State(torn=lines[-1] != "")
+    try:
+        for number, line in enumerate(lines[:-1], start=2):
+            if line.startswith(_REPORTS):
+                state.size += len(line) + 1  # for the fast path only: counted, not parsed
+            else:
+                _apply(state, line, number)
+    except CorruptLog as exc:
+        return _start_over(f"ignoring corrupt build log {path} ({exc})")
     return state
+
+
+@dataclass(frozen=True)
+class Closing:
+    """The two lines that close a finished build: the snapshot (the stamps of every file the
+    build involved) and, just before it, the reports of every job, which are parsed only once
+    the snapshot's stamps have held."""
+
+    snapshot: dict[str, Any]
+    reports: bytes
+
+    def jobs(self) -> list[dict[str, Any]] | None:
+        try:
+            record = json.loads(self.reports)
+        except ValueError:  # includes a UnicodeDecodeError
+            return None
+        jobs = record.get("reports") if isinstance(record, dict) else None
+        return jobs if isinstance(jobs, list) else None
+
+
+def load_closing(root: Path) -> Closing | None:
+    """The snapshot and reports that close the log, or None: reads the header and the last two
+    lines only, so a no-op build costs the same whatever the log's length. Anything unexpected
+    is None (the full ``load`` then decides, and warns)."""
+    try:
+        with open(log_path(root), "rb") as handle:
+            if handle.read(len(HEADER)) != HEADER.encode():
+                return None
+            lines = _last_lines(handle, handle.seek(0, os.SEEK_END), 2)
+    except OSError:
+        return None
+    if lines is None or not lines[0].startswith(_REPORTS.encode()):
+        return None
+    try:
+        record = json.loads(lines[1])
+    except ValueError:
+        return None
+    snapshot = record.get("snapshot") if isinstance(record, dict) else None
+    return Closing(snapshot, lines[0]) if isinstance(snapshot, dict) else None
+
+
+def _last_lines(handle: Any, end: int, count: int) -> list[bytes] | None:
+    """The last ``count`` lines of a file that ends with a newline (None for a torn one), read
+    backwards in doubling blocks, which keeps the re-concatenation linear."""
+    handle.seek(end - 1)
+    if end <= len(HEADER) or handle.read(1) != b"\n":
+        return None
+    tail = b""
+    start = end - 1  # the final newline ends the last line; it is not part of it
+    block = TAIL_BLOCK
+    while start > 0 and tail.count(b"\n") < count:
+        step = min(block, start)
+        start -= step
+        handle.seek(start)
+        tail = handle.read(step) + tail
+        block *= 2
+    lines = tail.split(b"\n")
+    return lines[-count:] if len(lines) > count else None
+
+
+def _start_over(why: str) -> State:
+    return State(warning=f"{why}; rebuilding everything")
+
+
+def _apply(state: State, line: str, number: int) -> None:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError:
+        raise CorruptLog(f"line {number} is not JSON") from None
+    if not isinstance(record, dict):
+        raise CorruptLog(f"line {number} is not a record")
+    state.size += len(line) + 1
+    if "snapshot" in record and isinstance(record["snapshot"], dict):
+        state.snapshot = record["snapshot"]
+        state.files = _files_of(record["snapshot"], number)
+    elif "job" in record:
+        _check_job(record, number)
+        state.jobs[record["job"]] = record
+        state.lines[record["job"]] = line + "\n"
+        state.snapshot = None
+    elif isinstance(record.get("forget"), str):
+        state.jobs.pop(record["forget"], None)
+        state.lines.pop(record["forget"], None)
+        state.snapshot = None
+    else:
+        raise CorruptLog(f"line {number} is not a record")
+
+
+def _check_job(record: dict[str, Any], number: int) -> None:
+    for key, kind in _JOB_FIELDS.items():
+        if not isinstance(record.get(key), kind):
+            raise CorruptLog(f"line {number}: job record without a valid '{key}'")
+    for path, output in record["outputs"].items():
+        if not (isinstance(output, list) and len(output) == 4 and isinstance(output[0], str)):
+            raise CorruptLog(f"line {number}: bad output record for {path}")
+
+
+def _files_of(snapshot: dict[str, Any], number: int) -> dict[str, list[Any]]:
+    files = snapshot.get("files", {})
+    if not isinstance(files, dict) or not all(
+        rec is None or (isinstance(rec, list) and len(rec) == 4) for rec in files.values()
+    ):
+        raise CorruptLog(f"line {number}: bad snapshot")
+    return {path: rec for path, rec in files.items() if rec is not None}
 
 
 class Log:
@@ -80,38 +220,73 @@ class Log:
         self.root = root
         self.state = state
         path = log_path(root)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _ignore_state_dir(path.parent)
-        if state.warning or not path.exists() or self._needs_compaction():
-            self._rewrite()
-        self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - held for the build
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _ignore_state_dir(path.parent)
+            _remove_stale_temps(path)
+            if state.warning or state.torn or not path.exists() or self._needs_compaction():
+                self._rewrite()
+            self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - held for the build
+        except OSError as exc:
+            raise _log_failed(path, exc) from None
 
     def _needs_compaction(self) -> bool:
-        return self.state.lines > COMPACT_RATIO * (len(self.state.jobs) + 1) + 16
+        return self.state.size > COMPACT_RATIO * self.state.live + COMPACT_SLACK
 
     def _rewrite(self) -> None:
-        lines = [HEADER] + [_line(record) for record in self.state.jobs.values()]
-        write_atomic(log_path(self.root), "".join(lines).encode("utf-8"))
-        self.state.lines = len(self.state.jobs)
+        """Keep each job's latest record, copied as read: no need to serialise it again."""
+        lines = [
+            self.state.lines.get(job) or _line(record) for job, record in self.state.jobs.items()
+        ]
+        write_atomic(log_path(self.root), (HEADER + "".join(lines)).encode("utf-8"))
+        self.state.size = sum(len(line) for line in lines)
+        self.state.torn = False
 
     def append(self, record: dict[str, Any]) -> None:
-        self._handle.write(_line(record))
-        self._handle.flush()
+        line = _line(record)
+        try:
+            self._handle.write(line)
+            self._handle.flush()
+        except OSError as exc:
+            raise _log_failed(log_path(self.root), exc) from None
+        crash_point()
         if "job" in record:
             self.state.jobs[record["job"]] = record
+            self.state.lines[record["job"]] = line
         elif "forget" in record:
             self.state.jobs.pop(record["forget"], None)
+            self.state.lines.pop(record["forget"], None)
 
-    def close(self, snapshot: dict[str, Any] | None) -> None:
-        if snapshot is not None:
-            self._handle.write(_line({"snapshot": snapshot}))
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
-        self._handle.close()
+    def close(self, closing: tuple[dict[str, Any], list[dict[str, Any]]] | None) -> None:
+        """End the build: reports and a snapshot when it finished, nothing when it failed.
+
+        No fsync, as for the artifacts: what a killed process wrote is safe in the kernel, and
+        surviving a power cut would take an fsync per artifact, which no fast build affords."""
+        try:
+            if closing is not None:
+                snapshot, reports = closing
+                self._handle.write(_line({"reports": reports}) + _line({"snapshot": snapshot}))
+            self._handle.flush()
+        except OSError as exc:
+            raise _log_failed(log_path(self.root), exc) from None
+        finally:
+            with contextlib.suppress(OSError):
+                self._handle.close()
 
 
 def _line(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def _log_failed(path: Path, exc: OSError) -> BuildFailed:
+    return BuildFailed(
+        [
+            Problem(
+                f"cannot write the build log '{path}': {exc.strerror or exc}",
+                hint="the artifacts already written are complete; the next build re-checks them",
+            )
+        ]
+    )
 
 
 def _ignore_state_dir(folder: Path) -> None:
@@ -119,3 +294,12 @@ def _ignore_state_dir(folder: Path) -> None:
     ignore = folder / ".gitignore"
     if not ignore.exists():
         ignore.write_text("*\n", encoding="utf-8")
+
+
+def _remove_stale_temps(path: Path) -> None:
+    """A compaction killed before its rename leaves a temp file; the lock says nobody owns it."""
+    prefix = f".{path.name}."
+    for entry in os.scandir(path.parent):
+        if entry.name.startswith(prefix) and entry.name.endswith(TEMP_SUFFIX):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
