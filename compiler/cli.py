@@ -16,6 +16,8 @@ from pathlib import Path
 from . import __version__
 from .errors import EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, HotplexError
 
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a process killed by SIGPIPE (128 + 13)
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -28,29 +30,65 @@ def _parser() -> argparse.ArgumentParser:
         "-f", dest="manifest", metavar="MANIFEST", help="manifest file (default: hotplex.toml)"
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    # -C and -f also work after the command (`hotplex build -C DIR`: pre-commit's `args:` lands
+    # there); SUPPRESS keeps an absent one from hiding the value given before the command.
+    common = argparse.ArgumentParser(add_help=False)
+    for flag, dest, metavar in (("-C", "directory", "DIR"), ("-f", "manifest", "MANIFEST")):
+        common.add_argument(
+            flag, dest=dest, metavar=metavar, default=argparse.SUPPRESS, help="as before COMMAND"
+        )
 
-    build = commands.add_parser("build", help="build the artifacts that are out of date")
+    def add(name: str, **options) -> argparse.ArgumentParser:
+        return commands.add_parser(name, parents=[common], **options)
+
+    build = add("build", help="build the artifacts that are out of date")
     build.add_argument("targets", nargs="*", metavar="TARGET", help="only these targets")
     build.add_argument("--json", action="store_true", help="print a JSON report")
     build.add_argument("--explain", action="store_true", help="say why each artifact was rebuilt")
 
-    check = commands.add_parser("check", help="exit 1 if any artifact is stale; writes nothing")
+    check = add("check", help="exit 1 if any artifact is stale; writes nothing")
     check.add_argument("targets", nargs="*", metavar="TARGET")
     check.add_argument("--json", action="store_true")
     check.add_argument("--diff", action="store_true", help="show what a build would change")
 
-    commands.add_parser("clean", help="delete the artifacts and the build state")
+    add("clean", help="delete the artifacts and the build state")
 
-    graph = commands.add_parser("graph", help="print the dependency graph")
+    graph = add("graph", help="print the dependency graph")
     graph.add_argument("--format", choices=("dot", "json"), default="dot")
 
-    show = commands.add_parser("show", help="print an artifact as it would be built")
+    show = add("show", help="print an artifact as it would be built")
     show.add_argument("target")
     show.add_argument("--platform", default=None)
 
-    stats = commands.add_parser("stats", help="size per artifact and section against the limits")
+    stats = add("stats", help="size per artifact and section against the limits")
     stats.add_argument("targets", nargs="*", metavar="TARGET")
     stats.add_argument("--json", action="store_true")
+
+    init = add("init", help="create a manifest and the five sources, where missing")
+    init.add_argument("folder", nargs="?", default=".", metavar="DIR", help="default: .")
+    init.add_argument(
+        "--worker",
+        action="append",
+        metavar="WORKER",
+        help="a target for this worker (repeatable; default: claude-code and opencode-server)",
+    )
+    init.add_argument("--name", help="project name (default: the folder's name)")
+
+    adopt = add("import", help="adopt CLAUDE.md, AGENTS.md, Cursor rules, ... as a new project")
+    adopt.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: .)")
+    adopt.add_argument("--into", default=".", metavar="DIR", help="the new project (default: .)")
+    adopt.add_argument("--dry-run", action="store_true", help="say what would be written")
+
+    watch = add("watch", help="rebuild on every change")
+    watch.add_argument("targets", nargs="*", metavar="TARGET", help="only these targets")
+    watch.add_argument("--explain", action="store_true", help="say why each artifact was rebuilt")
+    watch.add_argument(
+        "--debounce",
+        type=int,
+        default=100,
+        metavar="MS",
+        help="build once no file has changed for MS milliseconds (default: 100)",
+    )
     return parser
 
 
@@ -65,21 +103,33 @@ def main(argv: list[str] | None = None) -> int:
             raise HotplexError.single(f"-C {args.directory}: no such directory")
         return _COMMANDS[args.command](args, root, manifest)
     except HotplexError as exc:
+        _clear_progress()
         if getattr(args, "json", False):
             print(json.dumps({"artifacts": [], "errors": [p.to_json() for p in exc.problems]}))
         sys.stderr.write(exc.render() + "\n")
         return exc.exit_status
+    except BrokenPipeError:  # `hotplex show cc | head`: the reader has gone, nothing to report
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
+        _clear_progress()
         sys.stderr.write("hotplex: interrupted; artifacts from the last good build are untouched\n")
         return 130
     except Exception as exc:  # the edge: a bug must not reach the user as a traceback
         if os.environ.get("HOTPLEX_DEBUG"):
             raise
+        _clear_progress()
         sys.stderr.write(
             f"hotplex: internal error: {type(exc).__name__}: {exc}\n"
             "  this is a bug in hotplex; set HOTPLEX_DEBUG=1 for the traceback and report it\n"
         )
         return EXIT_INTERNAL
+
+
+def _clear_progress() -> None:
+    from .console import clear_progress
+
+    clear_progress()
 
 
 def _fix_command(args: argparse.Namespace) -> str:
@@ -136,11 +186,12 @@ def _json_report(outcome, check: bool) -> str:
 
 def _print_truncations(outcome) -> None:
     from .console import colour
-    from .limits import Truncation
 
     warning = colour("warning", "yellow", sys.stderr)
     for job in outcome.jobs:
         for cut in job.truncations:
+            from .limits import Truncation  # only then: it loads the manifest model (cattrs)
+
             sys.stderr.write(f"{warning}: {job.id}: {Truncation.from_json(cut).describe()}\n")
         for text in job.warnings:
             sys.stderr.write(f"{warning}: {job.id}: {text}\n")
@@ -152,6 +203,11 @@ def cmd_build(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
     if args.json:
         print(_json_report(outcome, check=False))
         return EXIT_OK
+    _print_build(outcome, args.explain, time.perf_counter() - started)
+    return EXIT_OK
+
+
+def _print_build(outcome, explain: bool, elapsed: float) -> None:
     from .console import colour
 
     for warning in outcome.warnings:
@@ -160,16 +216,14 @@ def cmd_build(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
     for job in rebuilt:
         written = ", ".join(job.written) if job.written else "unchanged"
         print(f"  {colour('built', 'green')} {job.id}: {written}")
-        if args.explain:
+        if explain:
             for reason in job.reasons:
                 print(f"      because {reason}")
     for path in outcome.orphans:
         print(f"  {colour('deleted', 'dim')} {path} (no longer in the manifest)")
     _print_truncations(outcome)
-    elapsed = time.perf_counter() - started
     current = len(outcome.jobs) - len(rebuilt)
     print(f"hotplex: {len(rebuilt)} rebuilt, {current} up to date ({elapsed:.2f} s)")
-    return EXIT_OK
 
 
 def cmd_check(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
@@ -179,13 +233,15 @@ def cmd_check(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
     if args.json:
         print(_json_report(outcome, check=True))
         return EXIT_FAILED if failed else EXIT_OK
-    from .console import colour
+    from .console import colour, colour_diff
 
+    for warning in outcome.warnings:  # e.g. a build log it had to ignore
+        sys.stderr.write(f"{colour('warning', 'yellow', sys.stderr)}: {warning}\n")
     for job in stale:
         why = "; ".join(job.reasons)
         print(f"{colour(job.status, 'red')}: {job.primary} ({why})")
         if job.diff:
-            sys.stdout.write(job.diff)
+            sys.stdout.write(colour_diff(job.diff))
     for path in outcome.orphans:
         print(f"{colour('orphaned', 'red')}: {path} (a build would delete it)")
     if failed:
@@ -230,6 +286,104 @@ def cmd_stats(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
     return EXIT_OK
 
 
+def cmd_init(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    from .console import colour
+    from .scaffold import DEFAULT_WORKERS, scaffold
+
+    folder = root / args.folder
+    workers = tuple(args.worker or DEFAULT_WORKERS)
+    done = scaffold(folder, manifest, workers, args.name)
+    for path in done.created:
+        print(f"  {colour('created', 'green')} {path}")
+    for path in done.kept:
+        print(f"  {colour('exists', 'dim')}  {path} (left alone)")
+    where = "" if args.folder == "." else f" -C {args.folder}"
+    print(
+        f"hotplex: created {len(done.created)} file(s), left {len(done.kept)} alone; "
+        f"next: hotplex{where} build"
+    )
+    return EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    from .importer import plan, report, write
+
+    into = root / args.into
+    done = plan([root / path for path in args.paths or ["."]], into)
+    if not args.dry_run:
+        write(done)
+    for line in report(done, root, args.dry_run):
+        print(line)
+    shown = os.path.relpath(into) if into.resolve().is_relative_to(Path.cwd()) else str(into)
+    where = "" if shown == "." else f" -C {shown}"
+    print("nothing written (--dry-run)" if args.dry_run else f"next: hotplex{where} build")
+    return EXIT_OK
+
+
+def cmd_watch(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    from .build import Request
+    from .watch import watch
+
+    sys.stdout.reconfigure(line_buffering=True)  # each cycle's report as it happens, even piped
+    request = Request(root=root, manifest=manifest, targets=tuple(args.targets))
+    try:
+        watch(
+            request,
+            lambda cycle: _print_cycle(cycle, args.explain),
+            lambda: print(f"hotplex: watching {root} for changes (Ctrl-C stops)"),
+            quiet_ms=args.debounce,
+        )
+    except ModuleNotFoundError as exc:
+        if exc.name != "watchfiles":
+            raise
+        raise _watchfiles_missing() from None
+    except KeyboardInterrupt:
+        _clear_progress()
+        print("hotplex: stopped watching")
+    return EXIT_OK
+
+
+def _watchfiles_missing() -> HotplexError:
+    return HotplexError.single(
+        "hotplex watch needs the watchfiles package, which is not installed",
+        hint="pip install 'hotplex[watch]'  (or: pip install watchfiles)",
+    )
+
+
+def _print_cycle(cycle, explain: bool) -> None:
+    """One watch cycle: errors and fixes always, a success only when it built something."""
+    from .console import colour
+
+    changed = "initial build" if cycle.number == 1 else "changed: " + _listed(cycle.changes)
+    if cycle.error is not None:
+        _clear_progress()
+        print(f"hotplex: {changed}")
+        sys.stderr.write(_describe_error(cycle.error) + "\n")
+        failed = colour("build failed", "red")
+        print(f"hotplex: {failed}; the last good artifacts stay in place. Watching for a fix.")
+        return
+    outcome = cycle.outcome
+    built = outcome.orphans or any(j.rebuilt for j in outcome.jobs)
+    if not (built or cycle.fixed or cycle.number == 1):
+        return
+    print(f"hotplex: {changed}")
+    _print_build(outcome, explain, cycle.seconds)
+    if cycle.fixed:
+        print(f"hotplex: {colour('fixed', 'green')}; changes take effect for the next session")
+    elif cycle.number > 1:
+        print("hotplex: changes take effect for the next session")
+
+
+def _listed(paths: tuple[str, ...], most: int = 5) -> str:
+    return ", ".join(paths[:most]) + (f" and {len(paths) - most} more" if len(paths) > most else "")
+
+
+def _describe_error(error: Exception) -> str:
+    if isinstance(error, HotplexError):
+        return error.render()
+    return f"hotplex: internal error: {type(error).__name__}: {error} (a bug in hotplex)"
+
+
 _COMMANDS = {
     "build": cmd_build,
     "check": cmd_check,
@@ -237,6 +391,9 @@ _COMMANDS = {
     "graph": cmd_graph,
     "show": cmd_show,
     "stats": cmd_stats,
+    "init": cmd_init,
+    "import": cmd_import,
+    "watch": cmd_watch,
 }
 
 

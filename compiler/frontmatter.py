@@ -29,16 +29,33 @@ class Stripped:
 
 
 def decode(data: bytes, file: str) -> str:
-    """UTF-8 text with the BOM dropped and every line end turned into LF."""
+    """UTF-8 text with the BOM dropped and every line end turned into LF.
+
+    A NUL byte is refused too: it is valid UTF-8 but means a binary file or UTF-16 without a
+    byte-order mark, and it would end the prompt early in any C string downstream.
+    """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
+        where = (
+            "the file is UTF-16: it starts with a UTF-16 byte-order mark"
+            if data.startswith((b"\xff\xfe", b"\xfe\xff"))
+            else f"byte 0x{data[exc.start]:02x} at offset {exc.start}, line {line}"
+        )
         raise HotplexError.single(
-            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}, line {line})",
+            f"not valid UTF-8 ({where})",
             Span(file),
             hint="save the file as UTF-8",
         ) from None
+    nul = text.find("\0")
+    if nul >= 0:
+        at = Span.at_offset(file, text, nul)  # its line is not shown: it may be a megabyte of NULs
+        raise HotplexError.single(
+            "a NUL character: this looks like a binary file or UTF-16 text, not UTF-8 Markdown",
+            Span(file, at.line, at.column),
+            hint="save the file as UTF-8 text",
+        )
     return normalise_newlines(text.removeprefix(_BOM))
 
 

@@ -10,31 +10,43 @@ from typing import Any
 from .errors import HotplexError, Span
 
 MANIFEST_NAME = "hotplex.toml"
+# Far above any real manifest (10,000 targets take about 1 MiB); only a wrong file is bigger.
+MAX_BYTES = 16 << 20
 
+# tomllib's terse messages for the commonest slips, and what the user most likely meant.
+_HINTS = {
+    "Illegal character '\\n'": "a string ends on the line it starts on; for text over several "
+    'lines use """ … """',
+}
 # tomllib says where in its message only: "Expected '=' after a key (at line 3, column 7)".
-_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+_AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
 
 
 def read(path: Path, display: str) -> dict[str, Any]:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    from .fs import read_capped  # refuses FIFOs and devices: `-f /dev/zero` must not hang
+
+    found = read_capped(path, MAX_BYTES + 1, Span(display))
+    if found is None:
         raise HotplexError.single(
             f"no manifest: '{display}' does not exist",
             hint="run 'hotplex init' to create one, or pass -C DIR / -f FILE",
-        ) from None
-    except OSError as exc:
-        raise HotplexError.single(f"cannot read '{display}': {exc.strerror}") from None
-    return parse(data, display)
+        )
+    if len(found.data) > MAX_BYTES:
+        raise HotplexError.single(
+            f"the manifest is larger than {MAX_BYTES // (1 << 20)} MiB", Span(display)
+        )
+    return parse(found.data, display)
 
 
 def parse(data: bytes, display: str) -> dict[str, Any]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
         raise HotplexError.single(
-            f"not valid UTF-8 (byte offset {exc.start})", Span(display)
+            f"not valid UTF-8 (byte offset {exc.start})", Span(display, line)
         ) from None
+    text = text.removeprefix("\ufeff")  # editors on Windows save one; TOML has no use for it
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -42,10 +54,14 @@ def parse(data: bytes, display: str) -> dict[str, Any]:
         match = _AT.search(message)
         if not match:
             raise HotplexError.single(f"invalid TOML: {message}", Span(display)) from None
-        line, column = int(match.group(1)), int(match.group(2))
         lines = text.split("\n")
+        if match.group(1) is None:  # "at end of document": where the text stops
+            line, column = len(lines), len(lines[-1]) + 1
+        else:
+            line, column = int(match.group(1)), int(match.group(2))
         source_line = lines[line - 1] if line - 1 < len(lines) else None
         raise HotplexError.single(
             f"invalid TOML: {message[: match.start()]}",
             Span(display, line, column, source_line=source_line),
+            hint=_HINTS.get(message[: match.start()]),
         ) from None

@@ -90,8 +90,11 @@ class Metacognition:
 
 @attrs.frozen
 class Secrets:
-    # Findings whose rule name or matched text contains one of these are not reported.
+    # A rule name (see hotplex.secrets.RULES) turns that rule off; any other entry allows the
+    # findings whose matched text contains it.
     allow: tuple[str, ...] = ()
+    # Globs of project-relative source paths whose findings are allowed ("agent-configs/demo/*").
+    allow_files: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -101,6 +104,9 @@ class Target:
     platforms: tuple[str, ...] | None = None
     # Also build the artifact without a platform (the base files alone).
     base: bool = True
+    # A bot overlay (HotPlex's per-bot folders): <sources>/<platform>/<bot>/<file> is consulted
+    # after the platform variant, so one target per bot shares the base and platform files.
+    bot: str | None = None
     vars: dict[str, str] = attrs.field(factory=dict)
     profile: Profile = "main"
     keep: tuple[str, ...] | None = None
@@ -373,14 +379,28 @@ def validate(manifest: Manifest, display: str) -> None:
             bad(f"vars.{name}", f"'{name}' is a built-in variable and cannot be set")
     if manifest.metacognition.file is not None:
         _check_path_key(manifest.metacognition.file, "metacognition.file", bad)
+    _validate_secrets(manifest.secrets, bad)
     _validate_targets(manifest, WORKERS, bad)
     if problems:
         raise HotplexError(problems)
 
 
+def _validate_secrets(secrets: Secrets, bad: typing.Callable[..., None]) -> None:
+    from .secrets import unknown_rule_hint
+
+    for index, entry in enumerate(secrets.allow):
+        meant = unknown_rule_hint(entry)
+        if meant is not None:
+            bad(f"secrets.allow[{index}]", f"no rule named '{entry}'", f"did you mean '{meant}'?")
+        elif not entry.strip():
+            bad(f"secrets.allow[{index}]", "an empty entry would allow every finding")
+
+
 def _check_path_key(value: str, key: str, bad: typing.Callable[..., None]) -> None:
     posix = value.replace("\\", "/")
-    if posix.startswith("/") or (len(posix) > 1 and posix[1] == ":"):
+    if "\0" in value:
+        bad(key, f"path {value!r} contains a NUL character")
+    elif posix.startswith("/") or (len(posix) > 1 and posix[1] == ":"):
         bad(key, f"absolute path '{value}' is not allowed", "name folders relative to the manifest")
     elif ".." in posix.split("/"):
         bad(key, f"path '{value}' escapes the project with '..'")
@@ -442,6 +462,8 @@ def _validate_targets(
         for keep in target.keep or ():
             if keep not in source_names:
                 bad(f"{key}.keep", f"no source is named '{keep}'", suggest(keep, source_names))
+        if target.bot is not None:
+            _validate_bot(manifest, target, key, bad)
         for name in target.vars:
             if name in ("platform", "worker", "target"):
                 bad(f"{key}.vars.{name}", f"'{name}' is a built-in variable and cannot be set")
@@ -457,6 +479,23 @@ def _validate_targets(
             bad(f"{key}.{message_key}", message)
 
 
+def _validate_bot(
+    manifest: Manifest, target: Target, key: str, bad: typing.Callable[..., None]
+) -> None:
+    """A bot folder sits inside a platform folder, so it needs that layout and a platform."""
+    if not _NAME.fullmatch(target.bot or ""):
+        bad(f"{key}.bot", f"bot '{target.bot}' must be letters, digits, '-', '_' or '.'")
+    if manifest.variants.layout != "directory":
+        bad(
+            f"{key}.bot",
+            "bot overlays live in <platform>/<bot>/ folders",
+            'set [variants] layout = "directory"',
+        )
+    platforms = target.platforms if target.platforms is not None else manifest.variants.platforms
+    if not platforms:
+        bad(f"{key}.bot", "a bot overlay needs a platform: give the target platforms = [...]")
+
+
 def load(root: Path, manifest_path: Path | None = None) -> Model:
     """Read, structure and validate the manifest of the project at ``root``."""
     path = manifest_path if manifest_path is not None else root / manifest_file.MANIFEST_NAME
@@ -464,4 +503,31 @@ def load(root: Path, manifest_path: Path | None = None) -> Model:
     raw = manifest_file.read(path, display)
     manifest = structure(raw, display)
     validate(manifest, display)
+    _check_folders_on_disk(root, manifest.project, display)
     return Model(manifest, root, path, display)
+
+
+def _check_folders_on_disk(root: Path, project: ProjectSettings, display: str) -> None:
+    """``validate`` compares the names; a symlink can still point `out` outside the project or
+    at the sources, where a build would write and ``clean`` delete."""
+    import os
+
+    def real(rel: str) -> str:
+        return os.path.realpath(root / rel)
+
+    top, sources, out = real("."), real(project.sources or "."), real(project.out)
+    for key, value, folder in (
+        ("project.sources", project.sources, sources),
+        ("project.out", project.out, out),
+    ):
+        if os.path.commonpath([top, folder]) != top:
+            raise HotplexError.single(
+                f"'{value}' resolves to '{folder}', outside the project '{top}' (a symlink)",
+                Span(display, key=key),
+            )
+    if os.path.commonpath([sources, out]) == out:
+        raise HotplexError.single(
+            f"the artifact folder '{project.out}' resolves to '{out}', which is or contains "
+            f"the sources folder '{sources}' (a symlink)",
+            Span(display, key="project.out"),
+        )

@@ -25,8 +25,15 @@ def reserved_pattern(names: frozenset[str]) -> re.Pattern[str]:
     return re.compile(rf"<(?=\s*/?\s*(?:{alternatives})(?:[\s/>]|$))", re.IGNORECASE)
 
 
+# A '<' with nothing but blanks and a '/' after it, at the very end of a text: harmless alone,
+# but a note is followed by its section's text on the next line, so the note "see <" before a
+# body starting "/persona>" would spell "</persona>" across the line break.
+_DANGLING = re.compile(r"<(?=\s*/?\s*\Z)")
+
+
 def sanitize(text: str, names: Iterable[str]) -> str:
-    return reserved_pattern(frozenset(names)).sub(ESCAPED_LT, text)
+    escaped = reserved_pattern(frozenset(names)).sub(ESCAPED_LT, text)
+    return _DANGLING.sub(ESCAPED_LT, escaped)
 
 
 def count_tags(text: str, names: Iterable[str]) -> int:

@@ -3,10 +3,14 @@
 ``Inputs`` is the build's one reader of source files: each file is read and hashed at most once
 per build, a file whose stamp matches the last build is not hashed again, and every path a job
 consults (present or absent) is recorded, because an absent variant is a dependency too.
+
+Each file's text as rendered for a job is searched for credentials (``secrets.py``) before any
+worker sees it; a finding stops the job with the file:line:column it came from.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from importlib import resources
@@ -14,8 +18,8 @@ from pathlib import Path
 
 from hotplex.targets.base import Job, Section
 
-from . import frontmatter
-from .errors import HotplexError, Problem, Span
+from . import frontmatter, secrets
+from .errors import BuildFailed, HotplexError, Problem, Span
 from .fs import ReadResult, Stamp, check_relative, confine, read_capped, sha256, stamp
 from .limits import Truncation, measure
 from .model import METACOGNITION_NOTE, Model, Source
@@ -28,7 +32,9 @@ READ_FLOOR = 1 << 20
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 
 
+@functools.lru_cache(maxsize=1)
 def builtin_metacognition() -> str:
+    """Read once per process: it is part of the installed package, not of the project."""
     return (resources.files("hotplex") / "metacognition.md").read_text(encoding="utf-8")
 
 
@@ -82,7 +88,7 @@ class Inputs:
         if display in self._raw:
             return self._raw[display]
         path = confine(self.root, check_relative(display, span), span)
-        raw = read_capped(path, self.read_cap, span)
+        raw = read_capped(path, self.read_cap, span, display)
         self._raw[display] = raw
         self.stamps[display] = raw.stamp if raw else None
         self.digests[display] = f"{sha256(raw.data)}:{raw.size}" if raw else None
@@ -117,7 +123,15 @@ def _whole_characters(data: bytes) -> bytes:
 
 
 def read_cap(model: Model) -> int:
-    return max(model.manifest.limits.per_file * 4 * READ_MARGIN, READ_FLOOR)
+    """Bytes worth reading of any one file: the most any consumer can keep of it, with margin.
+
+    A section never keeps more than ``min(per_file, total)``; OpenClaw targets have their own
+    budgets. A 1 GB MEMORY.md is read only this far, and the cut is reported.
+    """
+    limits = model.manifest.limits
+    budgets = [min(limits.per_file, limits.total)]
+    budgets += [b for t in model.manifest.target for b in (t.max_chars, t.total_max_chars) if b]
+    return max(max(budgets) * 4 * READ_MARGIN, READ_FLOOR)
 
 
 def trim(text: str) -> str:
@@ -140,29 +154,31 @@ class _Resolver:
     variables: dict[str, str]
     consulted: list[str] = field(default_factory=list)
     truncations: list[Truncation] = field(default_factory=list)
+    findings: list[secrets.Finding] = field(default_factory=list)
 
     def file(self, display: str, span: Span) -> Loaded | None:
         if display not in self.consulted:
             self.consulted.append(display)
         loaded = self.inputs.load(display, span)
         if loaded is not None and loaded.capped:
-            unit = self.model.manifest.limits.unit
             self.truncations.append(
                 Truncation(
-                    display, (display,), "read", loaded.size, measure(loaded.body, unit), "bytes"
+                    display, (display,), "read", loaded.size, measure(loaded.body, "bytes"), "bytes"
                 )
             )
         return loaded
 
-    def render(self, loaded: Loaded) -> str:
+    def render(self, loaded: Loaded) -> tuple[str, tuple[str, ...]]:
+        """The file's text for this job, and the files it included."""
         if not self._templated(loaded):
-            return loaded.body
+            return loaded.body, ()
         from .render import render  # lark is imported only when a file has templates
 
         try:
-            return render(loaded.body, loaded.display, self.variables, self._include).text
+            rendered = render(loaded.body, loaded.display, self.variables, self._include)
         except HotplexError as exc:
             raise _shift(exc, self.inputs) from None
+        return rendered.text, rendered.includes
 
     def _templated(self, loaded: Loaded) -> bool:
         flag = loaded.meta.get("template", True)
@@ -186,7 +202,26 @@ class _Resolver:
 
     def source_text(self, display: str, span: Span) -> str | None:
         loaded = self.file(display, span)
-        return None if loaded is None else trim(self.render(loaded))
+        if loaded is None:
+            return None
+        text, includes = self.render(loaded)
+        text = trim(text)
+        if secrets.scan(text):  # rare: only then find where each secret came from
+            files = [self.inputs.load(f, span) for f in (display, *includes)]
+            origins = [secrets.Origin(f.body, f.display, f.body_line) for f in files if f]
+            self.check(text, [*origins, *_var_origins(self.model, self.job)])
+        return text
+
+    def check(self, text: str, origins: list[secrets.Origin]) -> None:
+        """Record the secrets ``text`` would carry into the artifact, placed in ``origins``."""
+        settings = self.model.manifest.secrets
+        allowance = secrets.Allowance.of(settings.allow, settings.allow_files)
+        self.findings += secrets.find(text, origins, allowance)
+
+    def check_setting(self, text: str, key: str) -> None:
+        """A manifest value that reaches the artifact as it is (a note)."""
+        if text and secrets.scan(text):
+            self.check(text, [secrets.Origin(text, self.model.manifest_display, key=key)])
 
 
 def _shift(exc: HotplexError, inputs: Inputs) -> HotplexError:
@@ -217,6 +252,21 @@ def variant_path(model: Model, source: Source, platform: str) -> str:
     return f"{stem}.{platform}.{ext}" if dot and "/" not in ext else f"{base}.{platform}"
 
 
+def overlay_paths(model: Model, source: Source, job: Job) -> list[str]:
+    """The files layered over a source's base file for ``job``, least specific first.
+
+    A bot overlay (``<sources>/<platform>/<bot>/<file>``) applies only with a platform, as in
+    HotPlex, whose bot folders sit inside the platform folders.
+    """
+    if not job.platform:
+        return []
+    paths = [variant_path(model, source, job.platform)]
+    if job.target.bot:
+        head, _, name = f"{model.sources_dir}/{source.file}".rpartition("/")
+        paths.append(f"{head}/{job.platform}/{job.target.bot}/{name}")
+    return paths
+
+
 def variables(model: Model, job: Job) -> dict[str, str]:
     builtins = {
         "platform": job.platform or "",
@@ -226,6 +276,22 @@ def variables(model: Model, job: Job) -> dict[str, str]:
     return {**model.manifest.vars, **job.target.vars, **builtins}
 
 
+def _var_origins(model: Model, job: Job) -> list[secrets.Origin]:
+    """Where each variable's value is written in the manifest, for placing a secret in it."""
+    display = model.manifest_display
+    index = model.manifest.target.index(job.target)
+    origins = [
+        secrets.Origin(value, display, key=f"target[{index}].vars.{name}")
+        for name, value in job.target.vars.items()
+    ]
+    origins += [
+        secrets.Origin(value, display, key=f"vars.{name}")
+        for name, value in model.manifest.vars.items()
+        if name not in job.target.vars
+    ]
+    return origins
+
+
 def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
     resolver = _Resolver(model, job, inputs, variables(model, job))
     sections: list[Section] = []
@@ -233,11 +299,27 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
     if meta.enabled:
         sections.append(_metacognition(resolver, meta.file, meta.note))
     manifest = model.manifest
-    for index, source in enumerate(job.target.kept_sources(manifest.source)):
-        section = _source_section(resolver, source, index)
+    for source in job.target.kept_sources(manifest.source):
+        section = _source_section(resolver, source, manifest.source.index(source))
         if section is not None:
             sections.append(section)
+    _check_notes(resolver)
+    if resolver.findings:
+        unique = {(f.rule, f.span): f for f in resolver.findings}
+        raise BuildFailed([f.problem() for f in unique.values()])
     return Resolution(sections, resolver.consulted, resolver.truncations)
+
+
+def _check_notes(resolver: _Resolver) -> None:
+    manifest = resolver.model.manifest
+    kept = resolver.job.target.kept_sources(manifest.source)
+    for index, source in enumerate(manifest.source):
+        if source in kept:
+            resolver.check_setting(source.note, f"source[{index}].note")
+    for name, channel in manifest.channels.items():
+        resolver.check_setting(channel.note, f"channels.{name}.note")
+    if manifest.metacognition.enabled:
+        resolver.check_setting(manifest.metacognition.note, "metacognition.note")
 
 
 def _metacognition(resolver: _Resolver, file: str | None, note: str) -> Section:
@@ -262,16 +344,15 @@ def _source_section(resolver: _Resolver, source: Source, index: int) -> Section 
     base = f"{model.sources_dir}/{source.file}"
     span = Span(model.manifest_display, key=f"source[{index}].file")
     texts: list[tuple[str, str | None]] = [(base, resolver.source_text(base, span))]
-    if resolver.job.platform:
-        variant = variant_path(model, source, resolver.job.platform)
+    for variant in overlay_paths(model, source, resolver.job):
         texts.append((variant, resolver.source_text(variant, span)))
     if source.required and texts[0][1] is None:
         raise HotplexError.single(
             f"required source '{source.name}' is missing: {base} does not exist", span
         )
     present = [(path, text) for path, text in texts if text is not None]
-    if model.manifest.variants.mode == "replace" and len(present) == 2:
-        present = present[1:]
+    if model.manifest.variants.mode == "replace":
+        present = present[-1:]  # the most specific file wins
     if not present:
         return None
     body = "\n\n".join(text for _, text in present if text)

@@ -22,8 +22,13 @@ class Document:
 
 
 def reserved_tags(sections: list[Section], model: Model) -> frozenset[str]:
+    """Every tag the configuration can emit, whether this artifact has that section or not: with
+    MEMORY.md absent, a ``<memory>`` typed into SOUL.md must not pass for the memory section."""
     channel_tags = {c.tag for c in model.manifest.channels.values()}
-    return frozenset({assemble.WRAPPER_TAG, *channel_tags, *(s.tag for s in sections)})
+    source_tags = {s.tag for s in model.manifest.source}
+    return frozenset(
+        {assemble.WRAPPER_TAG, *channel_tags, *source_tags, *(s.tag for s in sections)}
+    )
 
 
 def build(sections: list[Section], model: Model) -> Document:
