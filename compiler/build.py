@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 
     from hotplex.targets.base import Job
 
+    from .compile import Compiled
+
 # A file modified this close before it was read may change again within the same timestamp
 # tick without its stamp moving; such a stamp is not trusted next time (git's "racily clean"
 # rule). File systems with whole-second timestamps get a whole-second window.
@@ -309,7 +311,6 @@ class _Builder:
         from hotplex.targets import WORKERS
 
         from . import fingerprint
-        from .sources import variables
 
         target = job.target
         if target.name not in self._target_digests:
@@ -322,15 +323,15 @@ class _Builder:
             "target": self._target_digests[target.name],
             "layout": shared["layout"],
             "limits": shared["limits"],
-            "vars": fingerprint.digest(variables(self.model, job)),
         }
 
     # deciding
 
-    def reasons(self, keys: dict[str, str], record: dict[str, Any] | None) -> list[str]:
+    def reasons(self, job: Job, keys: dict[str, str], record: dict[str, Any] | None) -> list[str]:
         if record is None:
             return ["not built before"]
         reasons = [_KEY_REASONS[k] for k in keys if record["keys"].get(k) != keys[k]]
+        reasons += [f"variable '{name}' changed" for name in self.changed_variables(job, record)]
         for path, old in record["inputs"].items():
             new = self.inputs.digest(path)
             if new != old:
@@ -397,7 +398,7 @@ class _Builder:
 
         keys = self.keys(job)
         record = self.state.jobs.get(job.id)
-        reasons = self.reasons(keys, record)
+        reasons = self.reasons(job, keys, record)
         self.decided.add(job.id)
         if record is not None and not reasons:
             if log is not None:
@@ -434,11 +435,11 @@ class _Builder:
             diff=diff,
         )
         if log is not None:
-            log.append(self.record(job, keys, compiled.inputs, report))
+            log.append(self.record(job, keys, compiled, report))
         return report
 
     def record(
-        self, job: Job, keys: dict[str, str], inputs: dict[str, str | None], report: JobReport
+        self, job: Job, keys: dict[str, str], compiled: Compiled, report: JobReport
     ) -> dict[str, Any]:
         return {
             "job": job.id,
@@ -447,7 +448,8 @@ class _Builder:
             "platform": report.platform,
             "primary": report.primary,
             "keys": keys,
-            "inputs": inputs,
+            "inputs": compiled.inputs,
+            "variables": compiled.variables,
             "outputs": {
                 f.path: self._output_record(f.path, f.sha256, f.bytes) for f in report.files
             },
@@ -622,9 +624,17 @@ class _Builder:
 
     def still_current(self, job: Job, record: dict[str, Any]) -> bool:
         """A job this build did not select: are its record's keys and inputs still true?"""
-        if record["keys"] != self.keys(job):
+        if record["keys"] != self.keys(job) or self.changed_variables(job, record):
             return False
         return all(self.inputs.digest(p) == d for p, d in record["inputs"].items())
+
+    def changed_variables(self, job: Job, record: dict[str, Any]) -> list[str]:
+        """The template variables the job's files read last time whose values moved since: a
+        variable no file reads can change without rebuilding anything."""
+        from .sources import variables
+
+        current = variables(self.model, job)
+        return [name for name, old in record["variables"].items() if current.get(name) != old]
 
     def _dir_stamps(self) -> dict[str, list[Any] | None]:
         """`out` and each target folder: an entry added to or removed from them (a stray
@@ -653,7 +663,6 @@ _KEY_REASONS = {
     "target": "target settings changed",
     "layout": "sources, channels or variants settings changed",
     "limits": "limits changed",
-    "vars": "vars changed",
 }
 
 

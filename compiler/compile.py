@@ -16,6 +16,7 @@ class Compiled:
     job: Job
     emitted: Emitted
     inputs: dict[str, str | None]  # every path consulted -> content digest, None when absent
+    variables: dict[str, str | None]  # every template variable read -> its value
 
 
 def compile_job(model: Model, job: Job, inputs: sources.Inputs) -> Compiled:
@@ -23,4 +24,5 @@ def compile_job(model: Model, job: Job, inputs: sources.Inputs) -> Compiled:
     emitted = WORKERS[job.target.worker].emit(job, resolution.sections, model)
     if resolution.truncations:
         emitted = replace(emitted, truncations=(*resolution.truncations, *emitted.truncations))
-    return Compiled(job, emitted, {path: inputs.digest(path) for path in resolution.consulted})
+    digests = {path: inputs.digest(path) for path in resolution.consulted}
+    return Compiled(job, emitted, digests, resolution.variables)

@@ -1,10 +1,10 @@
 """The dependency graph (networkx): what each artifact is built from.
 
 Nodes are the manifest, every input file (sources, variant candidates that may not exist yet,
-includes), the values that shape an artifact (vars, limits, the worker profile, the built-in
-META-COGNITION) and every artifact file. An edge A -> B reads "B is built from A". The build
-itself decides dirtiness per job from its log record; this graph is what ``hotplex graph`` shows
-and what is checked for cycles.
+includes), the values that shape an artifact (each template variable it reads, limits, the
+worker profile, the built-in META-COGNITION) and every artifact file. An edge A -> B reads "B is
+built from A". The build itself decides dirtiness per job from its log record; this graph is
+what ``hotplex graph`` shows and what is checked for cycles.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
     graph = nx.DiGraph()
     manifest_node = f"manifest:{model.manifest_display}"
     graph.add_node(manifest_node, kind="manifest")
-    for value in ("vars", "limits", "metacognition"):
+    for value in ("limits", "metacognition"):
         graph.add_edge(manifest_node, f"value:{value}")
         graph.nodes[f"value:{value}"]["kind"] = "value"
     inputs = Inputs(root, read_cap(model))
@@ -43,8 +43,13 @@ def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
                 node, kind="artifact", target=job.target.name, platform=job.platform or ""
             )
             graph.add_edge(profile, node)
-            for value in ("vars", "limits", "metacognition"):
+            for value in ("limits", "metacognition"):
                 graph.add_edge(f"value:{value}", node)
+            # Only the variables the job's templates read: changing another rebuilds nothing.
+            for name in compiled.variables:
+                graph.add_node(f"var:{name}", kind="value")
+                graph.add_edge(manifest_node, f"var:{name}")
+                graph.add_edge(f"var:{name}", node)
             for source, digest in compiled.inputs.items():
                 file_node = f"file:{source}"
                 graph.add_node(

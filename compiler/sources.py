@@ -144,6 +144,8 @@ class Resolution:
     sections: list[Section]
     consulted: list[str]  # every input path, present or absent, in first-use order
     truncations: list[Truncation]
+    # Every template variable the job's files read, with its value (None: undefined, defaulted).
+    variables: dict[str, str | None]
 
 
 @dataclass
@@ -155,6 +157,7 @@ class _Resolver:
     consulted: list[str] = field(default_factory=list)
     truncations: list[Truncation] = field(default_factory=list)
     findings: list[secrets.Finding] = field(default_factory=list)
+    read_variables: set[str] = field(default_factory=set)
 
     def file(self, display: str, span: Span) -> Loaded | None:
         if display not in self.consulted:
@@ -178,6 +181,7 @@ class _Resolver:
             rendered = render(loaded.body, loaded.display, self.variables, self._include)
         except HotplexError as exc:
             raise _shift(exc, self.inputs) from None
+        self.read_variables.update(rendered.variables)
         return rendered.text, rendered.includes
 
     def _templated(self, loaded: Loaded) -> bool:
@@ -307,7 +311,8 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
     if resolver.findings:
         unique = {(f.rule, f.span): f for f in resolver.findings}
         raise BuildFailed([f.problem() for f in unique.values()])
-    return Resolution(sections, resolver.consulted, resolver.truncations)
+    read = {name: resolver.variables.get(name) for name in sorted(resolver.read_variables)}
+    return Resolution(sections, resolver.consulted, resolver.truncations, read)
 
 
 def _check_notes(resolver: _Resolver) -> None:

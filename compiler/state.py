@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 STATE_DIR = ".hotplex"
 LOG_NAME = "log"
-VERSION = 2
+VERSION = 3
 HEADER = f"# hotplex log v{VERSION}\n"
 # Rewrite the log once it is this many times longer than its live job records, plus some
 # slack (in characters) so a small log is not rewritten at every build. A rewrite copies the
@@ -54,6 +54,7 @@ _JOB_FIELDS: dict[str, type | tuple[type, ...]] = {
     "primary": str,
     "keys": dict,
     "inputs": dict,
+    "variables": dict,
     "outputs": dict,
     "truncations": list,
     "warnings": list,

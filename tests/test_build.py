@@ -185,14 +185,24 @@ def test_a_change_that_keeps_the_bytes_rewrites_nothing(built, hotplex):
     assert changed(before, outputs(built)) == set()
 
 
-def test_worker_and_vars_changes_rebuild_only_their_targets(make_project, hotplex):
-    root = make_project(SOURCES, manifest=SPLIT_MANIFEST)
+def test_a_variable_change_rebuilds_only_the_artifacts_that_read_it(make_project, hotplex):
+    files = {**SOURCES, "agent-configs/AGENTS.md": 'Follow the rules, {{ tone | default("plain") }}.\n'}
+    root = make_project(files, manifest=SPLIT_MANIFEST)
     build(hotplex, root)
     manifest = root / "hotplex.toml"
     manifest.write_text(manifest.read_text().replace('"dry"', '"warm"'), encoding="utf-8")
     report = build(hotplex, root)
-    assert rebuilt(report) == {"ocs/feishu"}
-    assert {a["reason"] for a in report["artifacts"] if a["rebuilt"]} == {"vars changed"}
+    assert rebuilt(report) == {"ocs/feishu"}  # only ocs sets tone; cc reads its default
+    assert {a["reason"] for a in report["artifacts"] if a["rebuilt"]} == {"variable 'tone' changed"}
+    assert "Follow the rules, warm." in (root / "dist/ocs/feishu/payload.json").read_text()
+
+
+def test_a_variable_no_file_reads_rebuilds_nothing(make_project, hotplex):
+    root = make_project(SOURCES, manifest=SPLIT_MANIFEST)
+    build(hotplex, root)
+    manifest = root / "hotplex.toml"
+    manifest.write_text(manifest.read_text().replace('"dry"', '"warm"'), encoding="utf-8")
+    assert rebuilt(build(hotplex, root)) == set()
 
 
 def test_missing_and_hand_edited_outputs_are_rebuilt_with_reasons(built, hotplex):
@@ -234,7 +244,8 @@ def test_a_targeted_build_does_not_hide_another_targets_changed_input(make_proje
 
 
 def test_a_targeted_build_does_not_hide_another_targets_manifest_change(make_project, hotplex):
-    root = make_project(SOURCES, manifest=SPLIT_MANIFEST)
+    files = {**SOURCES, "agent-configs/AGENTS.md": 'Follow the rules, {{ tone | default("plain") }}.\n'}
+    root = make_project(files, manifest=SPLIT_MANIFEST)
     build(hotplex, root)
     manifest = root / "hotplex.toml"
     manifest.write_text(manifest.read_text().replace('"dry"', '"warm"'), encoding="utf-8")

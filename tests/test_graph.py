@@ -10,7 +10,7 @@ import pytest
 FILES = {
     "agent-configs/SOUL.md": "Base persona.\n",
     "agent-configs/SOUL.slack.md": 'Slack.\n{% include "shared/slack.md" %}\n',
-    "agent-configs/AGENTS.md": "Rules.\n",
+    "agent-configs/AGENTS.md": "Rules for {{ platform | default('every platform') }}.\n",
     "agent-configs/shared/slack.md": "Slack etiquette.\n",
 }
 
@@ -36,7 +36,7 @@ def test_the_graph_has_every_kind_of_node(graph):
     assert kinds == {"manifest", "file", "value", "worker", "artifact"}
     nodes = graph["nodes"]
     assert "manifest:hotplex.toml" in nodes
-    assert {"value:vars", "value:limits", "value:metacognition"} <= nodes.keys()
+    assert {"value:limits", "value:metacognition", "var:platform"} <= nodes.keys()
     assert {"worker:claude-code", "worker:opencode-server"} <= nodes.keys()
     artifacts = {n for n, d in nodes.items() if d["kind"] == "artifact"}
     assert "artifact:dist/cc/slack/prompt.xml" in artifacts
@@ -76,7 +76,8 @@ def test_edges_lead_from_each_input_to_exactly_its_users(graph):
     assert users(graph, "worker:opencode-server") == {
         f"dist/ocs/{p}/payload.json" for p in ("default", "slack", "feishu")
     }
-    assert ("manifest:hotplex.toml", "value:vars") in graph["edges"]
+    assert ("manifest:hotplex.toml", "var:platform") in graph["edges"]
+    assert len(users(graph, "var:platform")) == 9  # AGENTS.md reads it in every job
     assert len(users(graph, "value:metacognition")) == 9
 
 

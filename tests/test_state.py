@@ -56,7 +56,8 @@ def test_the_log_is_a_versioned_header_then_json_lines(built):
     assert list(records[-2]) == ["reports"] and list(records[-1]) == ["snapshot"]
     assert {r["job"] for r in records[-2]["reports"]} == JOBS
     job = next(r for r in records if r.get("job") == "cc/slack")
-    assert set(job["keys"]) == {"compiler", "profile", "target", "layout", "limits", "vars"}
+    assert set(job["keys"]) == {"compiler", "profile", "target", "layout", "limits"}
+    assert isinstance(job["variables"], dict)
     assert job["inputs"]["agent-configs/SOUL.slack.md"] is not None
     assert job["inputs"]["agent-configs/AGENTS.slack.md"] is None  # an absent input is recorded
     assert set(job["outputs"]) == {"dist/cc/slack/prompt.xml", "dist/cc/slack/launch.json"}
@@ -203,6 +204,7 @@ def job(name: str) -> dict:
         "primary": f"dist/{name}/prompt.xml",
         "keys": {},
         "inputs": {},
+        "variables": {},
         "outputs": {f"dist/{name}/prompt.xml": ["ab" * 32, 10, 1, 2]},
         "truncations": [],
         "warnings": [],
@@ -264,10 +266,10 @@ def test_the_full_load_skips_reports_lines(tmp_path):
 
 
 def test_a_later_record_of_a_job_replaces_the_earlier(tmp_path):
-    newer = {**job("cc/default"), "keys": {"vars": "new"}}
+    newer = {**job("cc/default"), "keys": {"limits": "new"}}
     write_log(tmp_path, job("cc/default"), newer)
     state = state_log.load(tmp_path)
-    assert state.jobs["cc/default"]["keys"] == {"vars": "new"}
+    assert state.jobs["cc/default"]["keys"] == {"limits": "new"}
     assert state.size > state.live  # the superseded line still counts toward compaction
 
 
