@@ -27,6 +27,8 @@ SOURCES = {
     "agent-configs/shared/slack-rules.md": "Never ping @channel.\n",
     "agent-configs/shared/common.md": "Be kind.\n",
 }
+# AGENTS.md reads the variable `tone`, which only the ocs target sets (cc reads its default).
+TONE_SOURCES = {**SOURCES, "agent-configs/AGENTS.md": 'Rules, {{ tone | default("plain") }}.\n'}
 ALL_JOBS = {"cc/default", "cc/slack", "cc/feishu", "ocs/default", "ocs/slack", "ocs/feishu"}
 
 # cc builds only slack, ocs only feishu, neither a base artifact: a file can belong to one target.
@@ -186,15 +188,14 @@ def test_a_change_that_keeps_the_bytes_rewrites_nothing(built, hotplex):
 
 
 def test_a_variable_change_rebuilds_only_the_artifacts_that_read_it(make_project, hotplex):
-    files = {**SOURCES, "agent-configs/AGENTS.md": 'Follow the rules, {{ tone | default("plain") }}.\n'}
-    root = make_project(files, manifest=SPLIT_MANIFEST)
+    root = make_project(TONE_SOURCES, manifest=SPLIT_MANIFEST)
     build(hotplex, root)
     manifest = root / "hotplex.toml"
     manifest.write_text(manifest.read_text().replace('"dry"', '"warm"'), encoding="utf-8")
     report = build(hotplex, root)
     assert rebuilt(report) == {"ocs/feishu"}  # only ocs sets tone; cc reads its default
     assert {a["reason"] for a in report["artifacts"] if a["rebuilt"]} == {"variable 'tone' changed"}
-    assert "Follow the rules, warm." in (root / "dist/ocs/feishu/payload.json").read_text()
+    assert "Rules, warm." in (root / "dist/ocs/feishu/payload.json").read_text()
 
 
 def test_a_variable_no_file_reads_rebuilds_nothing(make_project, hotplex):
@@ -244,8 +245,7 @@ def test_a_targeted_build_does_not_hide_another_targets_changed_input(make_proje
 
 
 def test_a_targeted_build_does_not_hide_another_targets_manifest_change(make_project, hotplex):
-    files = {**SOURCES, "agent-configs/AGENTS.md": 'Follow the rules, {{ tone | default("plain") }}.\n'}
-    root = make_project(files, manifest=SPLIT_MANIFEST)
+    root = make_project(TONE_SOURCES, manifest=SPLIT_MANIFEST)
     build(hotplex, root)
     manifest = root / "hotplex.toml"
     manifest.write_text(manifest.read_text().replace('"dry"', '"warm"'), encoding="utf-8")

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from hotplex_testing import REPO
 
-pytestmark = pytest.mark.integration
+# The real pre-commit installs hotplex into its own environment: about ten seconds a test.
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
 GIT_IDENTITY = {
