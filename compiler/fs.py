@@ -74,14 +74,20 @@ def check_relative(rel: str, span: Span) -> PurePosixPath:
 def confine(root: Path, rel: PurePosixPath, span: Span) -> Path:
     """``root/rel`` with symlinks resolved, refused when it lands outside ``root``."""
     joined = root / Path(*rel.parts)
-    real = Path(os.path.realpath(joined))
-    real_root = Path(os.path.realpath(root))
-    if real != real_root and real_root not in real.parents:
+    real = os.path.realpath(joined)
+    real_root = _real_root(str(root))
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
         raise HotplexError.single(
             f"'{rel}' resolves to '{real}', outside '{real_root}' (a symlink leaving the project)",
             span,
         )
     return joined
+
+
+@functools.lru_cache(maxsize=64)
+def _real_root(root: str) -> str:
+    """The project folder's real path: asked for every confined path, resolved once."""
+    return os.path.realpath(root)
 
 
 @dataclass(frozen=True)
