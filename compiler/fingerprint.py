@@ -67,13 +67,22 @@ def compiler_digest() -> str:
     return _digest([__version__, list(sys.version_info[:2]), parts])
 
 
+def profile_files(worker_module_file: str) -> list[str]:
+    """A worker's module, its companions (``openclaw_context.py`` for ``openclaw.py``) and the
+    shared target helpers: editing any of them changes what that worker emits."""
+    stem = Path(worker_module_file).stem
+    own = [
+        key
+        for key in package_state()[1]
+        if key == f"hotplex.targets/{stem}.py" or key.startswith(f"hotplex.targets/{stem}_")
+    ]
+    return sorted(own) + list(_SHARED_PROFILE)
+
+
 @lru_cache(maxsize=16)
 def profile_digest(worker_module_file: str) -> str:
-    """The worker's own module and the shared target helpers."""
     digests = package_state()[1]
-    own = f"hotplex.targets/{Path(worker_module_file).name}"
-    shared = {k: digests.get(k, "") for k in _SHARED_PROFILE}
-    return _digest([digests.get(own, ""), shared])
+    return _digest({key: digests.get(key, "") for key in profile_files(worker_module_file)})
 
 
 def digest(value: object) -> str:
