@@ -44,7 +44,7 @@ from .fs import (
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from typing import Any
 
     from hotplex.targets.base import Job
@@ -119,6 +119,9 @@ class Request:
     targets: tuple[str, ...] = ()
     check: bool = False
     diff: bool = False
+    # Called after each job as (done, total): the CLI draws its progress line; a library
+    # caller gets no output unless it asks.
+    on_progress: Callable[[int, int], None] | None = None
 
 
 def run(request: Request) -> Outcome:
@@ -376,7 +379,8 @@ class _Builder:
             reports = []
             for index, job in enumerate(jobs, 1):
                 reports.append(self.run_job(job, log))
-                _progress(index, len(jobs))
+                if self.request.on_progress is not None:
+                    self.request.on_progress(index, len(jobs))
             produced = {posixpath.normpath(f.path) for r in reports for f in r.files}
             names = _artifact_names(produced, before)
             orphans = self.orphans(produced, names, before, self._scope())
@@ -749,9 +753,3 @@ def _prune_empty(folder: Path) -> None:
         if Path(current) != folder:
             with contextlib.suppress(OSError):
                 os.rmdir(current)  # fails, harmlessly, when the folder is not empty
-
-
-def _progress(index: int, total: int) -> None:
-    from . import console
-
-    console.progress(index, total)

@@ -143,6 +143,7 @@ def _fix_command(args: argparse.Namespace) -> str:
 
 def _run_build(args: argparse.Namespace, root: Path, manifest: Path | None, check: bool):
     from .build import Request, run
+    from .console import progress
 
     request = Request(
         root=root,
@@ -150,6 +151,7 @@ def _run_build(args: argparse.Namespace, root: Path, manifest: Path | None, chec
         targets=tuple(args.targets),
         check=check,
         diff=getattr(args, "diff", False),
+        on_progress=progress,
     )
     return run(request)
 
@@ -325,7 +327,11 @@ def cmd_watch(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
     from .watch import watch
 
     sys.stdout.reconfigure(line_buffering=True)  # each cycle's report as it happens, even piped
-    request = Request(root=root, manifest=manifest, targets=tuple(args.targets))
+    from .console import progress
+
+    request = Request(
+        root=root, manifest=manifest, targets=tuple(args.targets), on_progress=progress
+    )
     try:
         watch(
             request,
