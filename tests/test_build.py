@@ -499,3 +499,16 @@ def test_clean_removes_artifacts_and_state_only(built, hotplex):
     assert sorted(p.name for p in (built / "dist").iterdir()) == ["README.md"]
     assert all((built / rel).exists() for rel in SOURCES)
     assert rebuilt(build(hotplex, built)) == ALL_JOBS
+
+
+def test_the_json_report_lists_files_in_the_same_order_rebuilt_or_not(built, hotplex):
+    """A machine reading --json sees one order, whether the set was rebuilt or read from the log."""
+    first = json.loads(hotplex("-C", str(built), "build", "--json", "cc").stdout)
+    (built / "agent-configs/SOUL.md").write_text("Changed.\n", encoding="utf-8")
+    rebuilt_report = json.loads(hotplex("-C", str(built), "build", "--json", "cc").stdout)
+    paths = [[a["path"] for a in report["artifacts"]] for report in (first, rebuilt_report)]
+    assert paths[0] == paths[1]
+    folders = [p.rsplit("/", 1)[0] for p in paths[0]]
+    for folder in dict.fromkeys(folders):  # jobs in manifest order, files sorted within a job
+        in_folder = [p for p in paths[0] if p.rsplit("/", 1)[0] == folder]
+        assert in_folder == sorted(in_folder)
