@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import HotplexError, suggest
-from .fs import Stamp, stamp
+from .fs import Stamp, settled, stamp
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,10 @@ class Project:
             sizes=emitted.sizes,
         )
         stamps = {p: inputs.stamps.get(p) for p in compiled.inputs}
-        self._artifacts[job.id] = _Cached(artifact, stamps)
+        if all(s is None or settled(s, inputs.started_ns) for s in stamps.values()):
+            self._artifacts[job.id] = _Cached(artifact, stamps)
+        else:  # a file written just before it was read: its stamp cannot vouch for it yet
+            self._artifacts.pop(job.id, None)
         return artifact
 
     def _job(self, target: str, platform: str | None):

@@ -37,6 +37,7 @@ from .fs import (
     confine,
     crash_point,
     is_temp_of,
+    settled,
     sha256,
     stamp,
     write_atomic,
@@ -50,13 +51,6 @@ if TYPE_CHECKING:
     from hotplex.targets.base import Job
 
     from .compile import Compiled
-
-# A file modified this close before it was read may change again within the same timestamp
-# tick without its stamp moving; such a stamp is not trusted next time (git's "racily clean"
-# rule). File systems with whole-second timestamps get a whole-second window.
-RACY_NS = 20_000_000
-COARSE_RACY_NS = 2_000_000_000
-
 
 def _lock_wait(default: float = 60.0) -> float:
     """Seconds a build waits for another one (HOTPLEX_LOCK_TIMEOUT); a bad value is ignored."""
@@ -656,8 +650,7 @@ class _Builder:
         modified so shortly before this build read it that a same-tick change could hide."""
         if current is None:
             return None
-        window = COARSE_RACY_NS if current.mtime_ns % 1_000_000_000 == 0 else RACY_NS
-        mtime = current.mtime_ns if current.mtime_ns < self.started - window else -1
+        mtime = current.mtime_ns if settled(current, self.started) else -1
         return [mtime, current.size, current.ino, digest]
 
 

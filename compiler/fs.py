@@ -35,6 +35,19 @@ class Stamp:
         return [self.mtime_ns, self.size, self.ino]
 
 
+# A file modified this close before it was read may change again within the same timestamp tick
+# without its stamp moving (git's "racily clean" case); 2 s on whole-second file systems.
+RACY_NS = 20_000_000
+COARSE_RACY_NS = 2_000_000_000
+
+
+def settled(current: Stamp, read_ns: int) -> bool:
+    """Whether ``current`` can vouch for the content read at ``read_ns``: it was modified long
+    enough before that a later rewrite must move its mtime."""
+    window = COARSE_RACY_NS if current.mtime_ns % 1_000_000_000 == 0 else RACY_NS
+    return current.mtime_ns < read_ns - window
+
+
 def stamp(path: str | os.PathLike[str]) -> Stamp | None:
     """The file's stamp, or None when it does not exist (an absent input is a fact too).
 

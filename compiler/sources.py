@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -20,7 +21,16 @@ from hotplex.targets.base import Job, Section
 
 from . import frontmatter, secrets
 from .errors import BuildFailed, HotplexError, Problem, Span
-from .fs import ReadResult, Stamp, check_relative, confine, read_capped, sha256, stamp
+from .fs import (
+    ReadResult,
+    Stamp,
+    check_relative,
+    confine,
+    read_capped,
+    settled,
+    sha256,
+    stamp,
+)
 from .limits import Truncation, measure
 from .model import METACOGNITION_NOTE, Model, Source
 
@@ -59,11 +69,17 @@ class Inputs:
     stamps: dict[str, Stamp | None] = field(default_factory=dict)
     _raw: dict[str, ReadResult | None] = field(default_factory=dict)
     _loaded: dict[str, Loaded | None] = field(default_factory=dict)
+    started_ns: int = field(default_factory=time.time_ns)  # reads happen after this
 
     def adopt(self, previous: Inputs) -> None:
-        """Take over what ``previous`` read of each file whose stamp has not moved since."""
+        """Take over what ``previous`` read of each file whose stamp has not moved since (and
+        was settled when read: a same-tick rewrite could otherwise hide behind it)."""
         for display, old in previous.stamps.items():
-            if old is not None and stamp(self.root / display) == old:
+            if (
+                old is not None
+                and settled(old, previous.started_ns)
+                and stamp(self.root / display) == old
+            ):
                 self.stamps[display] = old
                 self.digests[display] = previous.digests[display]
                 if display in previous._raw:

@@ -171,3 +171,17 @@ def test_a_broken_source_fails_that_compile_and_the_fix_recovers(example_copy) -
     assert "SOUL.md" in broken.value.render()
     _bump(soul, good)
     assert project.compile("cc").text == Project.load(root).compile("cc").text
+
+
+def test_a_same_size_rewrite_in_the_same_clock_tick_is_not_missed(example_copy) -> None:
+    """A file written just before it was read cannot vouch for itself by its stamp: a gateway
+    whose agent rewrites MEMORY.md within one timestamp tick still gets the new text."""
+    root = example_copy("basic")
+    memory = root / "agent-configs/MEMORY.md"
+    project = Project.load(root)
+    memory.write_text("# MEMORY.md\n\nfirst version\n", encoding="utf-8")
+    tick = os.stat(memory).st_mtime_ns
+    assert "first version" in project.compile("cc").text
+    memory.write_text("# MEMORY.md\n\nlater version\n", encoding="utf-8")  # same size
+    os.utime(memory, ns=(tick, tick))  # and the same mtime: only the content moved
+    assert "later version" in project.compile("cc").text
