@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import HotplexError, suggest
-from .limits import measure as measure_limited
+from .limits import measure
 
 ASCII_CHARS_PER_TOKEN = 4
 TOKENS_NOTE = "≈tokens: about 4 ASCII characters or 1 other character per token"
@@ -51,13 +51,6 @@ class ArtifactStats:
     tokens: int  # of the whole artifact
     sections: tuple[SectionStats, ...]
     truncations: tuple[dict[str, Any], ...]
-
-
-def measure(text: str, unit: str) -> int:
-    """Size in ``unit``: the limits' chars or bytes, or "utf16" (what OpenClaw counts as chars)."""
-    if unit == "utf16":
-        return len(text.encode("utf-16-le")) // 2
-    return measure_limited(text, unit)
 
 
 def approx_tokens(text: str) -> int:

@@ -48,7 +48,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 
 from hotplex.errors import HotplexError, Span, suggest
-from hotplex.limits import Truncation
+from hotplex.limits import Truncation, measure
 from hotplex.model import Model, Source, Target
 
 from . import openclaw_context
@@ -183,7 +183,7 @@ def emit(job: Job, sections: list[Section], model: Model) -> Emitted:
     truncations = []
     sizes = []
     for file in files:
-        raw = _utf16_len(file.section.text)
+        raw = measure(file.section.text, UNIT)
         entry = injected.get(file.name)
         size = entry.injected_size if entry is not None else 0
         sizes.append((file.section.name, file.section.files, raw, size, UNIT))
@@ -275,8 +275,3 @@ def _unread_warning(name: str, compat: str) -> str:
         f"{name} is written to the workspace, but OpenClaw {compat} does not inject it into"
         f" Project Context (it reads {known})"
     )
-
-
-def _utf16_len(text: str) -> int:
-    """Length as JavaScript counts it: an astral character is two code units."""
-    return len(text.encode("utf-16-le")) // 2
