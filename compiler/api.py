@@ -67,15 +67,9 @@ class Project:
 
     def jobs(self) -> list:
         """Every (target, platform) this project builds, in manifest order."""
-        from hotplex.targets.base import Job
+        from hotplex.targets.base import plan
 
-        model = self.model
-        jobs = []
-        for target in model.manifest.target:
-            if target.base:
-                jobs.append(Job(target, None))
-            jobs.extend(Job(target, p) for p in model.platforms_of(target))
-        return jobs
+        return plan(self.model)
 
     def compile(self, target: str, platform: str | None = None) -> Artifact:
         """The artifact ``hotplex build`` would write for ``target`` and ``platform``."""
@@ -141,7 +135,6 @@ class Project:
         """A reader that reuses every file the last one read, unless its stamp moved."""
         from .sources import Inputs, read_cap
 
-        self._refresh()
         previous = self._inputs
         inputs = Inputs(self.root, read_cap(self._model))
         if previous is not None:

@@ -261,14 +261,9 @@ class _Builder:
     # planning
 
     def plan(self) -> list[Job]:
-        from hotplex.targets.base import Job
+        from hotplex.targets.base import plan
 
-        jobs = []
-        for target in self.model.manifest.target:
-            if target.base:
-                jobs.append(Job(target, None))
-            jobs.extend(Job(target, p) for p in self.model.platforms_of(target))
-        return jobs
+        return plan(self.model)
 
     def select(self, jobs: list[Job]) -> list[Job]:
         if not self.request.targets:

@@ -7,7 +7,6 @@ the CLI prints or exits.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -115,7 +114,9 @@ class BuildFailed(HotplexError):
         super().__init__(problems, exit_status=EXIT_FAILED)
 
 
-def suggest(word: str, choices: Iterable[str]) -> str | None:
+def suggest(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:
     """A "did you mean" phrase for a misspelt name, or None when nothing is close."""
-    match = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    import difflib  # only a failing command needs it; keep it off every start-up
+
+    match = difflib.get_close_matches(word, list(choices), n=1, cutoff=cutoff)
     return f"did you mean '{match[0]}'?" if match else None

@@ -389,9 +389,9 @@ def _validate_secrets(secrets: Secrets, bad: typing.Callable[..., None]) -> None
     from .secrets import unknown_rule_hint
 
     for index, entry in enumerate(secrets.allow):
-        meant = unknown_rule_hint(entry)
-        if meant is not None:
-            bad(f"secrets.allow[{index}]", f"no rule named '{entry}'", f"did you mean '{meant}'?")
+        hint = unknown_rule_hint(entry)
+        if hint is not None:
+            bad(f"secrets.allow[{index}]", f"no rule named '{entry}'", hint)
         elif not entry.strip():
             bad(f"secrets.allow[{index}]", "an empty entry would allow every finding")
 

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from .errors import Problem, Span
+from .errors import Problem, Span, suggest
 
 
 def _has_digit_or_symbol(secret: str) -> bool:
@@ -301,10 +301,7 @@ def _place(match: Match, origins: Sequence[Origin]) -> Finding:
 
 
 def unknown_rule_hint(entry: str) -> str | None:
-    """For an allow entry that looks like a misspelt rule name: the rule meant, else None."""
-    import difflib
-
+    """For an allow entry that looks like a misspelt rule name: "did you mean …", else None."""
     if entry in RULE_NAMES or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)+", entry):
         return None
-    close = difflib.get_close_matches(entry, sorted(RULE_NAMES), n=1, cutoff=0.8)
-    return close[0] if close else None
+    return suggest(entry, sorted(RULE_NAMES), cutoff=0.8)

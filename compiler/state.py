@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import BuildFailed, Problem
-from .fs import TEMP_SUFFIX, crash_point, write_atomic
+from .fs import crash_point, is_temp_of, write_atomic
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
@@ -299,8 +299,7 @@ def _ignore_state_dir(folder: Path) -> None:
 
 def _remove_stale_temps(path: Path) -> None:
     """A compaction killed before its rename leaves a temp file; the lock says nobody owns it."""
-    prefix = f".{path.name}."
     for entry in os.scandir(path.parent):
-        if entry.name.startswith(prefix) and entry.name.endswith(TEMP_SUFFIX):
+        if is_temp_of(entry.name, path.name):
             with contextlib.suppress(OSError):
                 os.unlink(entry.path)

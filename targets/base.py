@@ -48,6 +48,17 @@ class Job:
         return f"{out}/{self.id}"
 
 
+def plan(model: Model) -> list[Job]:
+    """Every job the manifest asks for, in manifest order: each target's base artifact (unless
+    ``base = false``), then one per platform."""
+    jobs = []
+    for target in model.manifest.target:
+        if target.base:
+            jobs.append(Job(target, None))
+        jobs.extend(Job(target, p) for p in model.platforms_of(target))
+    return jobs
+
+
 @dataclass(frozen=True)
 class Emitted:
     files: dict[str, bytes]  # project-relative path -> bytes, in a stable order
