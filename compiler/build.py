@@ -243,7 +243,7 @@ class _Builder:
         self.started = time.time_ns()
         self.manifest_stamp = stamp(manifest_path)
         self.model = model_module.load(request.root, manifest_path)
-        self.out = posixpath.normpath(self.model.manifest.project.out.replace("\\", "/"))
+        self.out = self.model.out_dir
         known = {
             path: (Stamp(*rec[:3]), rec[3])
             for path, rec in state.files.items()

@@ -57,7 +57,7 @@ def _planned(root: Path, manifest: Path | None) -> tuple[set[str], set[str]]:
     except HotplexError:
         return {"dist"}, set()
     model = project.model
-    out = model.manifest.project.out.strip("/")
+    out = model.out_dir
     found: set[str] = set()
     for job in project.jobs():
         folder = root / job.out_dir(model)

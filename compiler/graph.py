@@ -68,7 +68,7 @@ def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
 def _roles(model: Any, job: Any, overlay_paths: Any) -> dict[str, str]:
     roles = {}
     for source in job.target.kept_sources(model.manifest.source):
-        roles[f"{model.sources_dir}/{source.file}"] = "source"
+        roles[model.source_path(source.file)] = "source"
         for path in overlay_paths(model, source, job):
             roles[path] = "variant"
     if model.manifest.metacognition.file:

@@ -7,6 +7,7 @@ indexes count from 0, as in TOML's arrays of tables.
 
 from __future__ import annotations
 
+import posixpath
 import re
 import typing
 from pathlib import Path
@@ -176,6 +177,16 @@ class Model:
     @property
     def sources_dir(self) -> str:
         return self.manifest.project.sources.rstrip("/") or "."
+
+    def source_path(self, *parts: str) -> str:
+        """A file of the sources folder as the build names it: one spelling per file
+        (``SOUL.md``, not ``./SOUL.md``), so it is read, hashed and recorded once."""
+        return posixpath.normpath(posixpath.join(self.sources_dir, *parts))
+
+    @property
+    def out_dir(self) -> str:
+        """The artifact folder, spelled one way everywhere (``./dist/`` is ``dist``)."""
+        return posixpath.normpath(self.manifest.project.out.replace("\\", "/"))
 
     def platforms_of(self, target: Target) -> tuple[str, ...]:
         return (

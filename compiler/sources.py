@@ -11,6 +11,7 @@ worker sees it; a finding stops the job with the file:line:column it came from.
 from __future__ import annotations
 
 import functools
+import posixpath
 import re
 import time
 from dataclasses import dataclass, field
@@ -214,7 +215,7 @@ class _Resolver:
         sources_dir = self.model.sources_dir
         rel = check_relative(path, span)
         confine(self.model.root / sources_dir, rel, span)
-        display = f"{sources_dir}/{rel}" if sources_dir != "." else str(rel)
+        display = self.model.source_path(str(rel))
         loaded = self.file(display, span)
         if loaded is None:
             raise HotplexError.single(f"included file '{display}' does not exist", span)
@@ -264,10 +265,10 @@ def _shift(exc: HotplexError, inputs: Inputs) -> HotplexError:
 
 
 def variant_path(model: Model, source: Source, platform: str) -> str:
-    base = f"{model.sources_dir}/{source.file}"
     if model.manifest.variants.layout == "directory":
-        head, _, name = base.rpartition("/")
-        return f"{head}/{platform}/{name}"
+        head, name = posixpath.split(source.file)
+        return model.source_path(head, platform, name)
+    base = model.source_path(source.file)
     stem, dot, ext = base.rpartition(".")
     return f"{stem}.{platform}.{ext}" if dot and "/" not in ext else f"{base}.{platform}"
 
@@ -282,8 +283,8 @@ def overlay_paths(model: Model, source: Source, job: Job) -> list[str]:
         return []
     paths = [variant_path(model, source, job.platform)]
     if job.target.bot:
-        head, _, name = f"{model.sources_dir}/{source.file}".rpartition("/")
-        paths.append(f"{head}/{job.platform}/{job.target.bot}/{name}")
+        head, name = posixpath.split(source.file)
+        paths.append(model.source_path(head, job.platform, job.target.bot, name))
     return paths
 
 
@@ -362,7 +363,7 @@ def _metacognition(resolver: _Resolver, file: str | None, note: str) -> Section:
 
 def _source_section(resolver: _Resolver, source: Source, index: int) -> Section | None:
     model = resolver.model
-    base = f"{model.sources_dir}/{source.file}"
+    base = model.source_path(source.file)
     span = Span(model.manifest_display, key=f"source[{index}].file")
     texts: list[tuple[str, str | None]] = [(base, resolver.source_text(base, span))]
     for variant in overlay_paths(model, source, resolver.job):

@@ -44,8 +44,7 @@ class Job:
         return f"{self.target.name}/{self.platform or 'default'}"
 
     def out_dir(self, model: Model) -> str:
-        out = model.manifest.project.out.strip("/") or "."
-        return f"{out}/{self.id}"
+        return f"{model.out_dir}/{self.id}"
 
 
 def plan(model: Model) -> list[Job]:

@@ -512,3 +512,26 @@ def test_the_json_report_lists_files_in_the_same_order_rebuilt_or_not(built, hot
     for folder in dict.fromkeys(folders):  # jobs in manifest order, files sorted within a job
         in_folder = [p for p in paths[0] if p.rsplit("/", 1)[0] == folder]
         assert in_folder == sorted(in_folder)
+
+
+def test_sources_in_the_project_folder_have_one_spelling(make_project, hotplex):
+    """With `sources = "."` a file used as a source and as an include is one input, and the
+    directory layout names `slack/SOUL.md` inside the project (not `/slack/SOUL.md`)."""
+    manifest = (
+        '[project]\nsources = "."\nout = "./dist"\n'
+        '[variants]\nplatforms = ["slack"]\nlayout = "directory"\n'
+        '[[target]]\nname = "cc"\nworker = "claude-code"\n'
+    )
+    files = {
+        "SOUL.md": "Base persona.\n",
+        "slack/SOUL.md": "On Slack.\n",
+        "AGENTS.md": 'Rules.\n{% include "SOUL.md" %}\n',
+    }
+    root = make_project(files, manifest=manifest)
+    report = build(hotplex, root)
+    assert rebuilt(report) == {"cc/default", "cc/slack"}
+    log = (root / ".hotplex/log").read_text(encoding="utf-8")
+    assert '"./SOUL.md"' not in log and '"/slack/SOUL.md"' not in log
+    assert "On Slack." in (root / "dist/cc/slack/prompt.xml").read_text(encoding="utf-8")
+    assert hotplex("-C", str(root), "clean").status == 0
+    assert not any((root / "dist").rglob("*.xml")), "clean removes what `./dist` holds"
