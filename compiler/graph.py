@@ -21,7 +21,7 @@ from .errors import HotplexError
 def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
     from .api import Project
     from .compile import compile_job
-    from .sources import Inputs, overlay_paths, read_cap
+    from .sources import Inputs, read_cap
 
     project = Project.load(root, manifest)
     model = project.model
@@ -36,7 +36,7 @@ def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
         compiled = compile_job(model, job, inputs)
         profile = f"worker:{job.target.worker}"
         graph.add_node(profile, kind="worker")
-        roles = _roles(model, job, overlay_paths)
+        roles = _roles(model, job)
         for path in compiled.emitted.files:
             node = f"artifact:{path}"
             graph.add_node(
@@ -65,7 +65,9 @@ def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
     return graph
 
 
-def _roles(model: Any, job: Any, overlay_paths: Any) -> dict[str, str]:
+def _roles(model: Any, job: Any) -> dict[str, str]:
+    from .sources import overlay_paths
+
     roles = {}
     for source in job.target.kept_sources(model.manifest.source):
         roles[model.source_path(source.file)] = "source"

@@ -37,12 +37,12 @@ from typing import Any
 from . import frontmatter, secrets, template
 from .errors import HotplexError, Problem, Span
 from .manifest import MANIFEST_NAME
-from .model import Manifest
-from .scaffold import SOURCE_FILES, SOURCES_DIR, WORKER_TARGETS, write_if_missing
+from .model import Limits, Manifest
+from .scaffold import SOURCE_FILES, SOURCES_DIR, WORKER_TARGETS, relative, write_if_missing
 
 MAX_IMPORT_DEPTH = 5  # Claude Code follows @imports this many hops
 RULES_NOTE = Manifest().source[1].note  # "Treat as mandatory workspace constraints."
-DEFAULT_LIMITS = (8000, 40000)  # HotPlex's own per-file and total budgets (model defaults)
+DEFAULT_LIMITS = (Limits().per_file, Limits().total)  # a manifest without [limits] has these
 RESERVED_TAGS = frozenset({"agent-configuration", "hotplex", "directives", "context"})
 OPENCLAW_ONLY = ("TOOLS.md", "IDENTITY.md", "HEARTBEAT.md", "BOOTSTRAP.md")
 # OpenClaw's bootstrap files in its loading order: (file, source name, channel, tag, note).
@@ -859,13 +859,6 @@ def write(plan: Plan) -> None:
             raise HotplexError.single(f"'{path}' appeared while importing; it was left as it is")
 
 
-def _shown(path: Path, base: Path) -> str:
-    try:
-        return path.relative_to(base).as_posix()
-    except ValueError:
-        return str(path)
-
-
 def report(plan: Plan, base: Path, dry_run: bool) -> list[str]:
     """What went where and what could not be mapped, one line each, for the command line."""
     lines = []
@@ -876,14 +869,14 @@ def report(plan: Plan, base: Path, dry_run: bool) -> list[str]:
             entry = sources.get(copy.dest)
             role = f"[[source]] '{entry.name}' <{entry.tag}>" if entry else copy.role
             origin, dest = (
-                _shown(copy.origin, base),
-                _shown(plan.into / plan.sources_dir / copy.dest, base),
+                relative(copy.origin, base),
+                relative(plan.into / plan.sources_dir / copy.dest, base),
             )
             where = " (in place)" if origin == dest else f" → {dest}"
             where += "" if copy in plan.writes or origin == dest else " (already there)"
             lines.append(f"  {origin}{where}: {role}")
             lines += [f"      changed: {change}" for change in copy.changes]
-        lines += [f"  not mapped: {_shown(s.origin, base)}: {s.reason}" for s in found.skipped]
+        lines += [f"  not mapped: {relative(s.origin, base)}: {s.reason}" for s in found.skipped]
         lines += [f"  note: {note}" for note in found.notes]
     verb = "would write" if dry_run else "wrote"
     count = f"{len(plan.writes)} file(s) and {MANIFEST_NAME}"

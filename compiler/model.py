@@ -27,6 +27,8 @@ VariantLayout = Literal["suffix", "directory"]
 Channel = Literal["B", "C"]
 Profile = Literal["main", "subagent"]
 
+# Variables every template sees, set per job; a manifest cannot define them.
+BUILTIN_VARS = ("platform", "worker", "target")
 DEFAULT_NOTES = {
     "B": "Core behavioral parameters — follow unless overridden by explicit user instructions.",
     "C": "Reference material to inform your responses.",
@@ -386,7 +388,7 @@ def validate(manifest: Manifest, display: str) -> None:
         if value <= 0:
             bad(key, f"must be a positive integer, got {value}")
     for name in manifest.vars:
-        if name in ("platform", "worker", "target"):
+        if name in BUILTIN_VARS:
             bad(f"vars.{name}", f"'{name}' is a built-in variable and cannot be set")
     if manifest.metacognition.file is not None:
         _check_path_key(manifest.metacognition.file, "metacognition.file", bad)
@@ -476,7 +478,7 @@ def _validate_targets(
         if target.bot is not None:
             _validate_bot(manifest, target, key, bad)
         for name in target.vars:
-            if name in ("platform", "worker", "target"):
+            if name in BUILTIN_VARS:
                 bad(f"{key}.vars.{name}", f"'{name}' is a built-in variable and cannot be set")
         worker = workers.get(target.worker)
         if worker is None:

@@ -67,7 +67,7 @@ def scaffold(
     files[root / ".gitignore"] = GITIGNORE
     done = Scaffolded()
     for path, text in files.items():
-        shown = _relative(path, root)
+        shown = relative(path, root)
         (done.created if write_if_missing(path, text) else done.kept).append(shown)
     return done
 
@@ -178,7 +178,8 @@ def _default_name(root: Path) -> str:
     return root.resolve().name or "agents"
 
 
-def _relative(path: Path, root: Path) -> str:
+def relative(path: Path, root: Path) -> str:
+    """``path`` as shown to the user: relative to ``root`` when inside it."""
     try:
         return path.relative_to(root).as_posix()
     except ValueError:
