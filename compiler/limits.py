@@ -114,16 +114,13 @@ def apply(
     cuts: list[Truncation] = []
     for section in sections:
         text = section.text
+        size = measure(text, unit)
         for limit, budget in (("per_file", limits.per_file), ("total", remaining)):
-            before = measure(text, unit)
-            if before > budget:
-                text = cut(text, budget, unit)
-                cuts.append(
-                    Truncation(
-                        section.name, section.files, limit, before, measure(text, unit), unit
-                    )
-                )
-        remaining -= measure(text, unit)
+            if size > budget:
+                before, text = size, cut(text, budget, unit)
+                size = measure(text, unit)
+                cuts.append(Truncation(section.name, section.files, limit, before, size, unit))
+        remaining -= size
         if text:
             kept.append(Limited(section.name, section.files, text))
     if cuts and limits.overflow == "error":
