@@ -67,7 +67,7 @@ class Project:
 
     def jobs(self) -> list:
         """Every (target, platform) this project builds, in manifest order."""
-        from hotplex.targets.base import plan
+        from .jobs import plan
 
         return plan(self.model)
 

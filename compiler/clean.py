@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 
 from . import state as state_log
-from .build import LOCK_WAIT_SECONDS, _prune_empty, _unlink
+from .build import LOCK_WAIT_SECONDS
+from .build.orphans import prune_empty, unlink
 from .errors import HotplexError
 from .fs import ProjectLock
 
@@ -16,17 +17,17 @@ def clean(root: Path, manifest: Path | None) -> list[str]:
         state = state_log.load(root)
         outs, paths = _planned(root, manifest)
         for record in state.jobs.values():
-            paths.update(record["outputs"])
+            paths.update(record.outputs)
         removed = []
         for path in sorted(paths):
             # Never outside an artifact folder, whatever the log says or a symlink points at.
             if any(_deletable(root, out, path) for out in outs) and (root / path).is_file():
-                _unlink(root / path)
+                unlink(root / path)
                 removed.append(path)
         for out in outs:
             if _within(os.path.realpath(root / out), os.path.realpath(root)):
-                _prune_empty(root / out)
-        _unlink(state_log.log_path(root))
+                prune_empty(root / out)
+        unlink(state_log.log_path(root))
         return removed
 
 

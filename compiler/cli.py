@@ -45,11 +45,13 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("targets", nargs="*", metavar="TARGET", help="only these targets")
     build.add_argument("--json", action="store_true", help="print a JSON report")
     build.add_argument("--explain", action="store_true", help="say why each artifact was rebuilt")
+    _jobs_option(build)
 
     check = add("check", help="exit 1 if any artifact is stale; writes nothing")
     check.add_argument("targets", nargs="*", metavar="TARGET")
     check.add_argument("--json", action="store_true")
     check.add_argument("--diff", action="store_true", help="show what a build would change")
+    _jobs_option(check)
 
     add("clean", help="delete the artifacts and the build state")
 
@@ -89,7 +91,34 @@ def _parser() -> argparse.ArgumentParser:
         metavar="MS",
         help="build once no file has changed for MS milliseconds (default: 100)",
     )
+    _jobs_option(watch)
     return parser
+
+
+def _jobs_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "-j",
+        dest="jobs",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="compile in N processes (default: the number of cores; -j1: in this one)",
+    )
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _processes(args: argparse.Namespace) -> int:
+    if args.jobs is not None:
+        return args.jobs
+    from .build import default_processes
+
+    return default_processes()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -151,6 +180,7 @@ def _run_build(args: argparse.Namespace, root: Path, manifest: Path | None, chec
         targets=tuple(args.targets),
         check=check,
         diff=getattr(args, "diff", False),
+        processes=_processes(args),
         on_progress=progress,
     )
     return run(request)
@@ -168,8 +198,10 @@ def _json_report(outcome, check: bool) -> str:
                     "path": file.path,
                     "sha256": file.sha256,
                     "bytes": file.bytes,
-                    "truncations": job.truncations if file.path == job.primary else [],
-                    "warnings": job.warnings if file.path == job.primary else [],
+                    "truncations": [t.to_json() for t in job.truncations]
+                    if file.path == job.primary
+                    else [],
+                    "warnings": list(job.warnings) if file.path == job.primary else [],
                     "status": job.status,
                     "rebuilt": job.rebuilt,
                     "written": file.path in job.written,
@@ -192,9 +224,7 @@ def _print_truncations(outcome) -> None:
     warning = colour("warning", "yellow", sys.stderr)
     for job in outcome.jobs:
         for cut in job.truncations:
-            from .limits import Truncation  # only then: it loads the manifest model (cattrs)
-
-            sys.stderr.write(f"{warning}: {job.id}: {Truncation.from_json(cut).describe()}\n")
+            sys.stderr.write(f"{warning}: {job.id}: {cut.describe()}\n")
         for text in job.warnings:
             sys.stderr.write(f"{warning}: {job.id}: {text}\n")
 
@@ -330,7 +360,11 @@ def cmd_watch(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
     from .console import progress
 
     request = Request(
-        root=root, manifest=manifest, targets=tuple(args.targets), on_progress=progress
+        root=root,
+        manifest=manifest,
+        targets=tuple(args.targets),
+        processes=_processes(args),
+        on_progress=progress,
     )
     try:
         watch(

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from hotplex.targets import WORKERS
-from hotplex.targets.base import Emitted, Job
 
 from . import sources
+from .jobs import Job
 from .model import Model
+from .worker import Emitted, Section
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,7 @@ class Compiled:
     emitted: Emitted
     inputs: dict[str, str | None]  # every path consulted -> content digest, None when absent
     variables: dict[str, str | None]  # every template variable read -> its value
+    sections: tuple[Section, ...]  # what the worker was given, before its budgets
 
 
 def compile_job(model: Model, job: Job, inputs: sources.Inputs) -> Compiled:
@@ -25,4 +27,4 @@ def compile_job(model: Model, job: Job, inputs: sources.Inputs) -> Compiled:
     if resolution.truncations:
         emitted = replace(emitted, truncations=(*resolution.truncations, *emitted.truncations))
     digests = {path: inputs.digest(path) for path in resolution.consulted}
-    return Compiled(job, emitted, digests, resolution.variables)
+    return Compiled(job, emitted, digests, resolution.variables, tuple(resolution.sections))

@@ -96,6 +96,10 @@ class HotplexError(Exception):
     def render(self) -> str:
         return "\n".join(p.render() for p in self.problems)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled by value: a parallel build sends errors from its worker processes."""
+        return (_restore, (type(self), self.problems, self.exit_status))
+
     @classmethod
     def single(
         cls,
@@ -112,6 +116,12 @@ class BuildFailed(HotplexError):
 
     def __init__(self, problems: list[Problem]) -> None:
         super().__init__(problems, exit_status=EXIT_FAILED)
+
+
+def _restore(kind: type[HotplexError], problems: list[Problem], exit_status: int) -> HotplexError:
+    error = Exception.__new__(kind)
+    HotplexError.__init__(error, problems, exit_status)
+    return error
 
 
 def suggest(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:

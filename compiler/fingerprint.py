@@ -18,14 +18,12 @@ from .fs import Stamp, stamp
 
 _PACKAGE_SUFFIXES = (".py", ".md", ".lark", ".toml")
 _PACKAGES = ("hotplex", "hotplex.targets", "hotplex.grammar")
-# The worker-independent helpers every worker builds on: part of each worker's profile.
-_SHARED_PROFILE = ("hotplex.targets/base.py", "hotplex.targets/agent_configuration.py")
 
 
 @lru_cache(maxsize=1)
 def package_files() -> tuple[tuple[str, Path], ...]:
     """The installed files of hotplex that can change an artifact (code, grammar, built-in text),
-    each with a name unique across the three packages (``hotplex.targets/base.py``).
+    each with a name unique across the three packages (``hotplex.targets/openclaw.py``).
 
     Found without importing the subpackages, so the no-op path stays cheap.
     """
@@ -67,22 +65,31 @@ def compiler_digest() -> str:
     return _digest([__version__, list(sys.version_info[:2]), parts])
 
 
-def profile_files(worker_module_file: str) -> list[str]:
-    """A worker's module, its companions (``openclaw_context.py`` for ``openclaw.py``) and the
-    shared target helpers: editing any of them changes what that worker emits."""
-    stem = Path(worker_module_file).stem
-    own = [
-        key
-        for key in package_state()[1]
-        if key == f"hotplex.targets/{stem}.py" or key.startswith(f"hotplex.targets/{stem}_")
-    ]
-    return sorted(own) + list(_SHARED_PROFILE)
+def profile_files(modules: tuple[str, ...]) -> dict[str, Path | None]:
+    """The files of a worker's modules (``Worker.modules``): editing one changes what that worker
+    emits. A module outside hotplex (a plug-in) is found where Python loaded it from."""
+    installed = dict(package_files())
+    found: dict[str, Path | None] = {}
+    for module in modules:
+        package, _, name = module.rpartition(".")
+        key = f"{package}/{name}.py"
+        if key in installed:
+            found[key] = installed[key]
+        else:
+            loaded = sys.modules.get(module)
+            file = getattr(loaded, "__file__", None)
+            found[module] = Path(file) if file else None
+    return found
 
 
 @lru_cache(maxsize=16)
-def profile_digest(worker_module_file: str) -> str:
+def profile_digest(modules: tuple[str, ...]) -> str:
     digests = package_state()[1]
-    return _digest({key: digests.get(key, "") for key in profile_files(worker_module_file)})
+    parts = {
+        key: digests[key] if key in digests else _digest(path.read_bytes() if path else b"")
+        for key, path in profile_files(modules).items()
+    }
+    return _digest(parts)
 
 
 def digest(value: object) -> str:

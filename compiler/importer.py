@@ -38,7 +38,7 @@ from . import frontmatter, secrets, template
 from .errors import HotplexError, Problem, Span
 from .manifest import MANIFEST_NAME
 from .model import Limits, Manifest
-from .scaffold import SOURCE_FILES, SOURCES_DIR, WORKER_TARGETS, relative, write_if_missing
+from .scaffold import SOURCE_FILES, SOURCES_DIR, relative, write_if_missing
 
 MAX_IMPORT_DEPTH = 5  # Claude Code follows @imports this many hops
 RULES_NOTE = Manifest().source[1].note  # "Treat as mandatory workspace constraints."
@@ -643,10 +643,6 @@ def _openclaw(folder: Path) -> Found:
 
 
 def _openclaw_target(folder: Path) -> dict[str, Any]:
-    from hotplex.targets import WORKERS
-
-    if "openclaw" not in WORKERS:
-        return _target("claude-code")
     target = _target("openclaw")
     home = Path.home() / ".openclaw"
     if folder.resolve().parent == home.resolve():
@@ -655,7 +651,9 @@ def _openclaw_target(folder: Path) -> dict[str, Any]:
 
 
 def _target(worker: str) -> dict[str, Any]:
-    return {"name": WORKER_TARGETS[worker][0], "worker": worker}
+    from hotplex.targets import WORKERS
+
+    return {"name": WORKERS[worker].init_target[0], "worker": worker}
 
 
 def _skip_unknown(found: Found, folder: Path, known: set[str], why: str) -> None:

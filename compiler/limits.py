@@ -33,6 +33,9 @@ class Truncation:
     before: int
     after: int
     unit: str
+    # How: "marker" (the head kept, a marker line added), "dropped" (no room left), "capped"
+    # (read no further), or a worker's own ("head 70% / tail 20%", "skipped", ...).
+    style: str = "marker"
 
     def describe(self) -> str:
         files = ", ".join(self.files) or self.section
@@ -51,6 +54,7 @@ class Truncation:
             data["before"],
             data["after"],
             data["unit"],
+            data.get("style", "marker"),
         )
 
     def to_json(self) -> dict[str, object]:
@@ -61,6 +65,7 @@ class Truncation:
             "before": self.before,
             "after": self.after,
             "unit": self.unit,
+            "style": self.style,
         }
 
 
@@ -119,7 +124,10 @@ def apply(
             if size > budget:
                 before, text = size, cut(text, budget, unit)
                 size = measure(text, unit)
-                cuts.append(Truncation(section.name, section.files, limit, before, size, unit))
+                style = "marker" if text else "dropped"
+                cuts.append(
+                    Truncation(section.name, section.files, limit, before, size, unit, style)
+                )
         remaining -= size
         if text:
             kept.append(Limited(section.name, section.files, text))

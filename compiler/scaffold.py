@@ -10,15 +10,16 @@ placeholders are rendered at build time from the ``[vars]`` the manifest templat
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from string import Template
 
 import tomli_w
+from hotplex.targets import WORKERS
 
 from .errors import HotplexError
+from .worker import SourceTemplate
 
 SOURCES_DIR = "agent-configs"
 SOURCE_FILES = ("SOUL.md", "AGENTS.md", "SKILLS.md", "USER.md", "MEMORY.md")
@@ -36,12 +37,6 @@ DECLARED_SOURCES_NOTE = """\
 # declared here, and each target keeps the ones its worker reads.
 """
 
-# The target each worker gets in a new manifest: (target name, what its artifact is for).
-WORKER_TARGETS = {
-    "claude-code": ("cc", "prompt.xml for `claude --append-system-prompt-file`, and launch.json"),
-    "opencode-server": ("ocs", "payload.json: a body for POST /session/{id}/message"),
-    "openclaw": ("claw", "the workspace files OpenClaw reads, and the context it will build"),
-}
 DEFAULT_WORKERS = ("claude-code", "opencode-server")
 
 
@@ -61,9 +56,11 @@ def scaffold(
 ) -> Scaffolded:
     """Write the files of a new project under ``root`` that do not exist yet."""
     manifest = manifest or root / "hotplex.toml"
-    sources = source_templates(workers, root / SOURCES_DIR)
-    files = {manifest: render_manifest(name or _default_name(root), workers, tuple(sources))}
-    files.update((root / SOURCES_DIR / rel, text) for rel, text in sources.items())
+    _check_workers(workers)
+    extra = _worker_templates(workers, root / SOURCES_DIR)
+    files = {manifest: render_manifest(name or _default_name(root), workers, extra)}
+    files.update((root / SOURCES_DIR / rel, _template(rel)) for rel in SOURCE_FILES)
+    files.update((root / SOURCES_DIR / t.source.file, t.text) for t in extra)
     files[root / ".gitignore"] = GITIGNORE
     done = Scaffolded()
     for path, text in files.items():
@@ -72,14 +69,20 @@ def scaffold(
     return done
 
 
-def render_manifest(name: str, workers: tuple[str, ...], files: tuple[str, ...]) -> str:
-    """The manifest for ``workers``, its sources being ``files`` (names in the sources folder)."""
-    unknown = [w for w in workers if w not in WORKER_TARGETS]
+def _check_workers(workers: tuple[str, ...]) -> None:
+    unknown = [w for w in workers if w not in WORKERS]
     if unknown:
         raise HotplexError.single(
-            f"init knows no worker '{unknown[0]}'", hint="workers: " + ", ".join(WORKER_TARGETS)
+            f"init knows no worker '{unknown[0]}'", hint="workers: " + ", ".join(WORKERS)
         )
-    sources = _declared_sources(files)
+
+
+def render_manifest(
+    name: str, workers: tuple[str, ...], extra: tuple[SourceTemplate, ...] = ()
+) -> str:
+    """The manifest for ``workers``; ``extra`` are the workers' own source files beyond the five."""
+    _check_workers(workers)
+    sources = _declared_sources(extra)
     targets = "".join(_target(worker, sources) for worker in dict.fromkeys(workers))
     declared = (
         BUILTIN_SOURCES_NOTE
@@ -92,66 +95,44 @@ def render_manifest(name: str, workers: tuple[str, ...], files: tuple[str, ...])
     )
 
 
-def _declared_sources(files: tuple[str, ...]) -> list[dict[str, str]] | None:
-    """[[source]] tables, needed only when files beyond the five built-in sources are scaffolded.
-
-    Those come from OpenClaw, whose workspace holds more files (IDENTITY.md, TOOLS.md, ...); each
-    of its templates says how to declare it.
-    """
-    extra = [f for f in files if f not in SOURCE_FILES]
+def _declared_sources(extra: tuple[SourceTemplate, ...]) -> list[dict[str, str]] | None:
+    """[[source]] tables, needed only when a worker scaffolds files beyond the five built-in
+    sources (OpenClaw's workspace holds IDENTITY.md, TOOLS.md, ...)."""
     if not extra:
         return None
-    from hotplex.targets.openclaw_templates import TEMPLATES
-
     from .model import Manifest
 
-    builtin = [(s.name, s.file, s.channel, s.tag, s.note) for s in Manifest().source]
-    theirs = [(t.source, t.file, t.channel, t.tag, t.note) for t in TEMPLATES if t.file in extra]
-    keys = ("name", "file", "channel", "tag", "note")
-    return [dict(zip(keys, source, strict=True)) for source in (*builtin, *theirs)]
+    declared = [*Manifest().source, *(t.source for t in extra)]
+    return [
+        {"name": s.name, "file": s.file, "channel": s.channel, "tag": s.tag, "note": s.note}
+        for s in declared
+    ]
 
 
 def _target(worker: str, sources: list[dict[str, str]] | None) -> str:
-    """A [[target]] table; with OpenClaw's files declared, each worker keeps the files it reads."""
-    name, purpose = WORKER_TARGETS[worker]
+    """A [[target]] table; with extra files declared, each worker keeps the files it reads."""
+    name, purpose = WORKERS[worker].init_target
     table = f'\n[[target]]\nname = "{name}"\nworker = "{worker}"  # {purpose}\n'
     if sources is None:
         return table
-    reads = _openclaw_reads() if worker == "openclaw" else SOURCE_FILES
+    from .model import Target
+
+    reads = WORKERS[worker].reads(Target(name, worker, options=WORKERS[worker].Options()))
+    reads = reads if reads is not None else SOURCE_FILES
     keep = [s["name"] for s in sources if s["file"] in reads]
     return table + f"keep = {json.dumps(keep)}\n"
 
 
-def _openclaw_reads() -> tuple[str, ...]:
-    """The files OpenClaw injects by default; it would only warn about the others."""
-    from hotplex.targets.openclaw import DEFAULT_COMPAT
-    from hotplex.targets.openclaw_context import BOOTSTRAP_FILES
-
-    return BOOTSTRAP_FILES[DEFAULT_COMPAT]
-
-
-def source_templates(workers: tuple[str, ...], folder: Path) -> dict[str, str]:
-    """File name in the sources folder -> text: the five sources, plus OpenClaw's own files."""
-    files = {rel: _template(rel) for rel in SOURCE_FILES}
-    if "openclaw" in workers:
-        for rel, text in _openclaw_templates(folder).items():
-            files.setdefault(rel, text)
-    return files
-
-
-def _openclaw_templates(folder: Path) -> dict[str, str]:
-    """OpenClaw's workspace templates, owned by its worker; imported only when asked for.
-
-    Its first-run BOOTSTRAP.md belongs only in a brand-new folder: one with none of the files yet.
-    """
-    try:
-        from hotplex.targets.openclaw_templates import TEMPLATES, workspace_templates
-    except ImportError:
-        raise HotplexError.single(
-            "this hotplex has no OpenClaw workspace templates (hotplex.targets.openclaw_templates)"
-        ) from None
-    brand_new = not any(os.path.lexists(folder / t.file) for t in TEMPLATES)
-    return workspace_templates(brand_new=brand_new)
+def _worker_templates(workers: tuple[str, ...], folder: Path) -> tuple[SourceTemplate, ...]:
+    """Each worker's own source files beyond the five, first worker first, each file once."""
+    seen = set(SOURCE_FILES)
+    found = []
+    for worker in dict.fromkeys(workers):
+        for template in WORKERS[worker].templates(folder):
+            if template.source.file not in seen:
+                seen.add(template.source.file)
+                found.append(template)
+    return tuple(found)
 
 
 def write_if_missing(path: Path, text: str) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from hotplex.targets.base import Job, Section
+from hotplex.targets import WORKERS
 
 from . import frontmatter, secrets
 from .errors import BuildFailed, HotplexError, Problem, Span
@@ -32,8 +32,10 @@ from .fs import (
     sha256,
     stamp,
 )
+from .jobs import Job
 from .limits import Truncation, measure
 from .model import METACOGNITION_NOTE, Model, Source
+from .worker import Section
 
 # Reading stops this far past what the per-file limit can use: 4 bytes per character at most,
 # times a margin for frontmatter and template branches that render to nothing.
@@ -147,7 +149,9 @@ def read_cap(model: Model) -> int:
     """
     limits = model.manifest.limits
     budgets = [min(limits.per_file, limits.total)]
-    budgets += [b for t in model.manifest.target for b in (t.max_chars, t.total_max_chars) if b]
+    for target in model.manifest.target:
+        own = WORKERS[target.worker].read_budget(target)
+        budgets += [own] if own else []
     return max(max(budgets) * 4 * READ_MARGIN, READ_FLOOR)
 
 
@@ -183,7 +187,13 @@ class _Resolver:
         if loaded is not None and loaded.capped:
             self.truncations.append(
                 Truncation(
-                    display, (display,), "read", loaded.size, measure(loaded.body, "bytes"), "bytes"
+                    display,
+                    (display,),
+                    "read",
+                    loaded.size,
+                    measure(loaded.body, "bytes"),
+                    "bytes",
+                    "capped",
                 )
             )
         return loaded

@@ -14,6 +14,10 @@ line, which is what a build killed mid-write leaves: it is dropped silently, and
 rewrites the log before appending so no record is ever glued to it. The log is compacted
 (rewritten via temp file + rename, keeping each job's latest record) once superseded records,
 reports and snapshots make it longer than what is live by half.
+
+Records are typed (``build/records.py``) everywhere but here: this module is where they become
+JSON lines and come back, checked. Every stamp, of an input or an output, is one layout:
+``[mtime_ns, size, inode, digest]``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pathlib import Path
 
 from .errors import BuildFailed, Problem
 from .fs import crash_point, is_temp_of, write_atomic
+from .records import JobRecord, Stamped
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
@@ -33,7 +38,7 @@ if TYPE_CHECKING:
 
 STATE_DIR = ".hotplex"
 LOG_NAME = "log"
-VERSION = 3
+VERSION = 4
 HEADER = f"# hotplex log v{VERSION}\n"
 # Rewrite the log once it is this many times longer than its live job records, plus some
 # slack (in characters) so a small log is not rewritten at every build. A rewrite copies the
@@ -64,9 +69,9 @@ _JOB_FIELDS: dict[str, type | tuple[type, ...]] = {
 
 @dataclass
 class State:
-    jobs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    jobs: dict[str, JobRecord] = field(default_factory=dict)
     snapshot: dict[str, Any] | None = None  # only when it is the log's last line
-    files: dict[str, list[Any]] = field(default_factory=dict)  # path -> [mtime, size, ino, digest]
+    files: dict[str, Stamped] = field(default_factory=dict)  # inputs, as the snapshot saw them
     size: int = 0  # characters of all lines after the header
     lines: dict[str, str] = field(default_factory=dict)  # job -> its record's line, as read
     torn: bool = False  # the last line was cut short by a killed build
@@ -119,13 +124,15 @@ class Closing:
     snapshot: dict[str, Any]
     reports: bytes
 
-    def jobs(self) -> list[dict[str, Any]] | None:
+    def jobs(self) -> list[JobRecord] | None:
+        """The report part of each job's record (no keys, inputs or variables)."""
         try:
             record = json.loads(self.reports)
-        except ValueError:  # includes a UnicodeDecodeError
-            return None
-        jobs = record.get("reports") if isinstance(record, dict) else None
-        return jobs if isinstance(jobs, list) else None
+            jobs = record["reports"]
+            empty = {"keys": {}, "inputs": {}, "variables": {}}
+            return [_record_from_json({**job, **empty}) for job in jobs]
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+            return None  # ValueError includes a UnicodeDecodeError
 
 
 def load_closing(root: Path) -> Closing | None:
@@ -184,8 +191,7 @@ def _apply(state: State, line: str, number: int) -> None:
         state.snapshot = record["snapshot"]
         state.files = _files_of(record["snapshot"], number)
     elif "job" in record:
-        _check_job(record, number)
-        state.jobs[record["job"]] = record
+        state.jobs[record["job"]] = _checked_job(record, number)
         state.lines[record["job"]] = line + "\n"
         state.snapshot = None
     elif isinstance(record.get("forget"), str):
@@ -196,22 +202,64 @@ def _apply(state: State, line: str, number: int) -> None:
         raise CorruptLog(f"line {number} is not a record")
 
 
-def _check_job(record: dict[str, Any], number: int) -> None:
+def _checked_job(record: dict[str, Any], number: int) -> JobRecord:
     for key, kind in _JOB_FIELDS.items():
         if not isinstance(record.get(key), kind):
             raise CorruptLog(f"line {number}: job record without a valid '{key}'")
     for path, output in record["outputs"].items():
-        if not (isinstance(output, list) and len(output) == 4 and isinstance(output[0], str)):
+        if not (isinstance(output, list) and len(output) == 4 and isinstance(output[3], str)):
             raise CorruptLog(f"line {number}: bad output record for {path}")
+    try:
+        return _record_from_json(record)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise CorruptLog(f"line {number}: bad job record ({exc})") from None
 
 
-def _files_of(snapshot: dict[str, Any], number: int) -> dict[str, list[Any]]:
+def _record_from_json(data: dict[str, Any]) -> JobRecord:
+    from .limits import Truncation
+    from .worker import SectionSize
+
+    return JobRecord(
+        job=data["job"],
+        target=data["target"],
+        worker=data["worker"],
+        platform=data["platform"],
+        primary=data["primary"],
+        keys=data["keys"],
+        inputs=data["inputs"],
+        variables=data["variables"],
+        outputs={path: Stamped(*stamp) for path, stamp in data["outputs"].items()},
+        truncations=tuple(Truncation.from_json(t) for t in data["truncations"]),
+        warnings=tuple(data["warnings"]),
+        sizes=tuple(SectionSize(n, tuple(f), r, i, u) for n, f, r, i, u in data["sizes"]),
+    )
+
+
+def record_to_json(record: JobRecord, report_only: bool = False) -> dict[str, Any]:
+    """A job record as the log writes it; ``report_only`` leaves out what only deciding needs."""
+    data: dict[str, Any] = {
+        "job": record.job,
+        "target": record.target,
+        "worker": record.worker,
+        "platform": record.platform,
+        "primary": record.primary,
+        "outputs": {path: list(stamp) for path, stamp in record.outputs.items()},
+        "truncations": [t.to_json() for t in record.truncations],
+        "warnings": list(record.warnings),
+        "sizes": [[s.name, list(s.files), s.raw, s.injected, s.unit] for s in record.sizes],
+    }
+    if not report_only:
+        data.update(keys=record.keys, inputs=record.inputs, variables=record.variables)
+    return data
+
+
+def _files_of(snapshot: dict[str, Any], number: int) -> dict[str, Stamped]:
     files = snapshot.get("files", {})
     if not isinstance(files, dict) or not all(
         rec is None or (isinstance(rec, list) and len(rec) == 4) for rec in files.values()
     ):
         raise CorruptLog(f"line {number}: bad snapshot")
-    return {path: rec for path, rec in files.items() if rec is not None}
+    return {path: Stamped(*rec) for path, rec in files.items() if rec is not None}
 
 
 class Log:
@@ -237,35 +285,41 @@ class Log:
     def _rewrite(self) -> None:
         """Keep each job's latest record, copied as read: no need to serialise it again."""
         lines = [
-            self.state.lines.get(job) or _line(record) for job, record in self.state.jobs.items()
+            self.state.lines.get(job) or _line(record_to_json(record))
+            for job, record in self.state.jobs.items()
         ]
         write_atomic(log_path(self.root), (HEADER + "".join(lines)).encode("utf-8"))
         self.state.size = sum(len(line) for line in lines)
         self.state.torn = False
 
-    def append(self, record: dict[str, Any]) -> None:
-        line = _line(record)
+    def append(self, record: JobRecord) -> None:
+        line = _line(record_to_json(record))
+        self._write(line)
+        self.state.jobs[record.job] = record
+        self.state.lines[record.job] = line
+
+    def forget(self, job: str) -> None:
+        self._write(_line({"forget": job}))
+        self.state.jobs.pop(job, None)
+        self.state.lines.pop(job, None)
+
+    def _write(self, line: str) -> None:
         try:
             self._handle.write(line)
             self._handle.flush()
         except OSError as exc:
             raise _log_failed(log_path(self.root), exc) from None
         crash_point()
-        if "job" in record:
-            self.state.jobs[record["job"]] = record
-            self.state.lines[record["job"]] = line
-        elif "forget" in record:
-            self.state.jobs.pop(record["forget"], None)
-            self.state.lines.pop(record["forget"], None)
 
-    def close(self, closing: tuple[dict[str, Any], list[dict[str, Any]]] | None) -> None:
+    def close(self, closing: tuple[dict[str, Any], list[JobRecord]] | None) -> None:
         """End the build: reports and a snapshot when it finished, nothing when it failed.
 
         No fsync, as for the artifacts: what a killed process wrote is safe in the kernel, and
         surviving a power cut would take an fsync per artifact, which no fast build affords."""
         try:
             if closing is not None:
-                snapshot, reports = closing
+                snapshot, records = closing
+                reports = [record_to_json(r, report_only=True) for r in records]
                 self._handle.write(_line({"reports": reports}) + _line({"snapshot": snapshot}))
             self._handle.flush()
         except OSError as exc:

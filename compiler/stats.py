@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from .errors import HotplexError, suggest
-from .limits import measure
+from .limits import Truncation, measure
+from .worker import Budgets, SectionSize
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .compile import Compiled
+    from .model import Model
 
 ASCII_CHARS_PER_TOKEN = 4
 TOKENS_NOTE = "≈tokens: about 4 ASCII characters or 1 other character per token"
@@ -59,15 +65,17 @@ def approx_tokens(text: str) -> int:
 
 
 def collect(root: Path, manifest: Path | None, targets: tuple[str, ...]) -> list[ArtifactStats]:
-    """Compile every selected artifact in memory and measure it."""
+    """Compile every selected artifact in memory, once, and measure it."""
     from .api import Project
+    from .compile import compile_job
     from .sources import Inputs, read_cap
 
     project = Project.load(root, manifest)
     _check_targets(project.targets(), targets)
-    inputs = Inputs(project.root, read_cap(project.model))
+    model = project.model
+    inputs = Inputs(project.root, read_cap(model))
     return [
-        _artifact_stats(project, job, inputs)
+        _artifact_stats(compile_job(model, job, inputs), model)
         for job in project.jobs()
         if not targets or job.target.name in targets
     ]
@@ -80,17 +88,16 @@ def _check_targets(known: list[str], wanted: tuple[str, ...]) -> None:
             raise HotplexError.single(f"no target named '{name}'", hint=hint)
 
 
-def _artifact_stats(project: Any, job: Any, inputs: Any) -> ArtifactStats:
-    from .sources import resolve
+def _artifact_stats(compiled: Compiled, model: Model) -> ArtifactStats:
+    from hotplex.targets import WORKERS
 
-    artifact = project.compile(job.target.name, job.platform)
-    per_file, total = _budgets(job, project.model)
-    texts = {s.name: s.text for s in resolve(project.model, job, inputs).sections}
-    unit = artifact.sizes[0][4] if artifact.sizes else project.model.manifest.limits.unit
-    cuts = artifact.truncations
+    job, emitted = compiled.job, compiled.emitted
+    budgets = WORKERS[job.target.worker].budgets(job.target, model.manifest)
+    text = emitted.files[emitted.primary].decode("utf-8")
+    texts = {s.name: s.text for s in compiled.sections}
     sections = tuple(
-        _section_stats(size, texts.get(size[0], artifact.text), cuts, per_file, total)
-        for size in artifact.sizes
+        _section_stats(size, texts.get(size.name, text), emitted.truncations, budgets)
+        for size in emitted.sizes
     )
     used = sum(s.size for s in sections)
     return ArtifactStats(
@@ -98,59 +105,44 @@ def _artifact_stats(project: Any, job: Any, inputs: Any) -> ArtifactStats:
         target=job.target.name,
         worker=job.target.worker,
         platform=job.platform,
-        path=artifact.path,
-        unit=unit,
-        per_file=per_file,
-        total=total,
+        path=emitted.primary,
+        unit=budgets.unit,
+        per_file=budgets.per_file,
+        total=budgets.total,
         size=used,
-        share_of_total=_share(used, total),
-        document=measure(artifact.text, unit),
-        tokens=approx_tokens(artifact.text),
+        share_of_total=_share(used, budgets.total),
+        document=measure(text, budgets.unit),
+        tokens=approx_tokens(text),
         sections=sections,
-        truncations=artifact.truncations,
+        truncations=tuple(t.to_json() for t in emitted.truncations),
     )
-
-
-def _budgets(job: Any, model: Any) -> tuple[int | None, int | None]:
-    """(per file, total) budgets: the manifest's limits unless the worker declares its own."""
-    from hotplex.targets import WORKERS
-
-    own = getattr(WORKERS[job.target.worker], "budgets", None)
-    if own is not None:
-        return own(job.target, model)
-    return model.manifest.limits.per_file, model.manifest.limits.total
 
 
 def _section_stats(
-    size: tuple[str, tuple[str, ...], int, int, str],
-    text: str,
-    truncations: tuple[dict[str, Any], ...],
-    per_file: int | None,
-    total: int | None,
+    size: SectionSize, text: str, truncations: tuple[Truncation, ...], budgets: Budgets
 ) -> SectionStats:
-    name, files, raw, injected, unit = size
-    measured = measure(text, unit)
-    tokens = round(approx_tokens(text) * injected / measured) if measured else 0
+    measured = measure(text, size.unit)
+    tokens = round(approx_tokens(text) * size.injected / measured) if measured else 0
     cuts = tuple(
         _describe_cut(cut)
         for cut in truncations
-        if cut["section"] == name or set(cut["files"]) & set(files)
+        if cut.section == size.name or set(cut.files) & set(size.files)
     )
     return SectionStats(
-        name,
-        tuple(files),
-        injected,
-        raw,
+        size.name,
+        tuple(size.files),
+        size.injected,
+        size.raw,
         tokens,
-        _share(injected, per_file),
-        _share(injected, total),
+        _share(size.injected, budgets.per_file),
+        _share(size.injected, budgets.total),
         cuts,
     )
 
 
-def _describe_cut(cut: dict[str, Any]) -> str:
-    dropped = " (dropped)" if cut["after"] == 0 else ""
-    return f"{cut['limit']}: {cut['before']}→{cut['after']}{dropped}"
+def _describe_cut(cut: Truncation) -> str:
+    dropped = " (dropped)" if cut.after == 0 else ""
+    return f"{cut.limit}: {cut.before}→{cut.after}{dropped}"
 
 
 def _share(size: int, budget: int | None) -> float | None:

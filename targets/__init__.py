@@ -1,13 +1,20 @@
-"""Built-in workers, by the name a manifest gives them (``[[target]] worker = ...``)."""
+"""Built-in workers, by the name a manifest gives them (``[[target]] worker = ...``).
+
+A worker is one module holding one ``hotplex.worker.Worker`` subclass; adding one is that module
+and one line here.
+"""
 
 from __future__ import annotations
 
-from types import ModuleType
+from hotplex.worker import Worker
 
 from . import claude_code, openclaw, opencode_server
 
-WORKERS: dict[str, ModuleType] = {
-    claude_code.NAME: claude_code,
-    opencode_server.NAME: opencode_server,
-    openclaw.NAME: openclaw,
+WORKERS: dict[str, Worker] = {
+    worker.name: worker
+    for worker in (
+        claude_code.ClaudeCode(),
+        opencode_server.OpenCodeServer(),
+        openclaw.OpenClaw(),
+    )
 }

@@ -10,15 +10,14 @@ from dataclasses import dataclass
 
 from hotplex import assemble, limits, sanitize
 from hotplex.model import Model
-
-from .base import Section
+from hotplex.worker import Section, SectionSize
 
 
 @dataclass(frozen=True)
 class Document:
     text: str
     truncations: tuple[limits.Truncation, ...]
-    sizes: tuple[tuple[str, tuple[str, ...], int, int, str], ...]
+    sizes: tuple[SectionSize, ...]
 
 
 def reserved_tags(sections: list[Section], model: Model) -> frozenset[str]:
@@ -51,7 +50,7 @@ def build(sections: list[Section], model: Model) -> Document:
         {name: sanitize.sanitize(c.note, reserved) for name, c in channels.items()},
     )
     sizes = tuple(
-        (
+        SectionSize(
             c.name,
             c.files,
             limits.measure(c.text, unit),

@@ -7,39 +7,38 @@ same bytes on every machine.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from hotplex.model import Model, Target
+from hotplex.jobs import Job
+from hotplex.model import Model
+from hotplex.worker import Emitted, Output, Section, Worker, json_bytes
 
 from . import agent_configuration
-from .base import Emitted, Job, Section, json_bytes
 
-NAME = "claude-code"
-OPTIONS: frozenset[str] = frozenset()
 PROMPT_FILE = "prompt.xml"
 LAUNCH_FILE = "launch.json"
 
 
-def validate_target(target: Target) -> Iterable[tuple[str, str]]:
-    return ()
+class ClaudeCode(Worker):
+    name = "claude-code"
+    outputs = (Output(PROMPT_FILE, "document", primary=True), Output(LAUNCH_FILE, "launch"))
+    init_target = ("cc", "prompt.xml for `claude --append-system-prompt-file`, and launch.json")
+    modules = (__name__, agent_configuration.__name__)
 
-
-def emit(job: Job, sections: list[Section], model: Model) -> Emitted:
-    document = agent_configuration.build(sections, model)
-    folder = job.out_dir(model)
-    prompt = f"{folder}/{PROMPT_FILE}"
-    launch = {
-        "argv": ["claude", "--append-system-prompt-file", prompt],
-        "cwd": ".",
-        "platform": job.platform or "",
-        "target": job.target.name,
-    }
-    return Emitted(
-        files={
-            prompt: document.text.encode("utf-8"),
-            f"{folder}/{LAUNCH_FILE}": json_bytes(launch),
-        },
-        primary=prompt,
-        truncations=document.truncations,
-        sizes=document.sizes,
-    )
+    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
+        document = agent_configuration.build(sections, model)
+        folder = job.out_dir(model)
+        prompt = f"{folder}/{PROMPT_FILE}"
+        launch = {
+            "argv": ["claude", "--append-system-prompt-file", prompt],
+            "cwd": ".",
+            "platform": job.platform or "",
+            "target": job.target.name,
+        }
+        return Emitted(
+            files={
+                prompt: document.text.encode("utf-8"),
+                f"{folder}/{LAUNCH_FILE}": json_bytes(launch),
+            },
+            primary=prompt,
+            truncations=document.truncations,
+            sizes=document.sizes,
+        )

@@ -43,36 +43,45 @@ counts as "chars". A file left out by design (another session kind, an empty fil
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
-from hotplex.errors import HotplexError, Span, suggest
+import attrs
+from hotplex.errors import suggest
+from hotplex.jobs import Job
 from hotplex.limits import Truncation, measure
-from hotplex.model import Model, Source, Target
+from hotplex.model import Manifest, Model, Source, Target
+from hotplex.worker import (
+    Budgets,
+    Emitted,
+    OptionProblem,
+    Output,
+    Section,
+    SectionSize,
+    SourceTemplate,
+    Worker,
+)
 
-from . import openclaw_context
-from .base import Emitted, Job, Section
+from . import openclaw_context, openclaw_templates
 from .openclaw_context import BOOTSTRAP_FILES, COMPATS, SESSIONS, InjectedFile, ProjectContext
 
-NAME = "openclaw"
-OPTIONS: frozenset[str] = frozenset(
-    {"compat", "workspace", "session", "max_chars", "total_max_chars"}
-)
 CONTEXT_FILE = "context.md"
 WORKSPACE_DIR = "workspace"
 DEFAULT_COMPAT = "2026.9"
 DEFAULT_WORKSPACE = "~/.openclaw/workspace"
 UNIT = "utf16"
-# Large enough that no budget bites: used to tell a budget skip from a file OpenClaw never injects.
-_NO_LIMIT = 1 << 40
-# How openclaw_context describes a cut -> the budget that made it.
-_CUT = re.compile(r"truncated to (.+?) \d+ ")
-_CUT_LIMITS = {
-    "per-file budget": "openclaw.max_chars",
-    "USER.md cap": "openclaw.user_cap",
-    "remaining total budget": "openclaw.total_max_chars",
-}
+
+
+@attrs.frozen
+class Options:
+    """The target keys of an ``openclaw`` target (None: OpenClaw's default)."""
+
+    compat: str | None = None
+    workspace: str | None = None
+    session: str | None = None
+    max_chars: int | None = None
+    total_max_chars: int | None = None
 
 
 @dataclass(frozen=True)
@@ -95,26 +104,15 @@ class _WorkspaceFile:
 
 def settings(target: Target) -> Settings:
     """The options OpenClaw runs with; a sub-agent profile implies a sub-agent session."""
+    options = target.options
     default_session = "subagent" if target.profile == "subagent" else "main"
     return Settings(
-        compat=target.compat or DEFAULT_COMPAT,
-        session=target.session or default_session,
-        workspace=target.workspace or DEFAULT_WORKSPACE,
-        max_chars=target.max_chars,
-        total_max_chars=target.total_max_chars,
+        compat=options.compat or DEFAULT_COMPAT,
+        session=options.session or default_session,
+        workspace=options.workspace or DEFAULT_WORKSPACE,
+        max_chars=options.max_chars,
+        total_max_chars=options.total_max_chars,
     )
-
-
-def budgets(target: Target, model: Model) -> tuple[int | None, int | None]:
-    """(per file, total) for ``hotplex stats``: OpenClaw's budgets, not hotplex's ``[limits]``.
-
-    They depend on the target alone; ``model`` is part of the hook's signature.
-    """
-    options = settings(target)
-    per_file = options.max_chars or openclaw_context.PER_FILE_MAX_CHARS[options.compat]
-    if options.compat == "seed":
-        return per_file, None  # the seed cuts each file on its own
-    return per_file, options.total_max_chars or openclaw_context.TOTAL_MAX_CHARS
 
 
 def predict(files: Mapping[str, str], options: Settings) -> ProjectContext:
@@ -122,93 +120,147 @@ def predict(files: Mapping[str, str], options: Settings) -> ProjectContext:
     return openclaw_context.build_project_context(files, **asdict(options))
 
 
+class OpenClaw(Worker):
+    name = "openclaw"
+    Options = Options
+    outputs = (
+        Output(CONTEXT_FILE, "document", primary=True),
+        Output(f"{WORKSPACE_DIR}/*", "workspace"),
+    )
+    init_target = ("claw", "the workspace files OpenClaw reads, and the context it will build")
+    modules = (__name__, openclaw_context.__name__, openclaw_templates.__name__)
+
+    def validate(self, target: Target, manifest: Manifest) -> Iterable[OptionProblem]:
+        yield from _check_options(target.options)
+        yield from _check_names(target, manifest)
+
+    def budgets(self, target: Target, manifest: Manifest) -> Budgets:
+        """OpenClaw's budgets, not hotplex's ``[limits]``, in the UTF-16 units it counts."""
+        options = settings(target)
+        per_file = options.max_chars or openclaw_context.PER_FILE_MAX_CHARS[options.compat]
+        if options.compat == "seed":
+            return Budgets(per_file, None, UNIT)  # the seed cuts each file on its own
+        return Budgets(per_file, options.total_max_chars or openclaw_context.TOTAL_MAX_CHARS, UNIT)
+
+    def read_budget(self, target: Target) -> int | None:
+        options = target.options
+        return max(options.max_chars or 0, options.total_max_chars or 0) or None
+
+    def reads(self, target: Target) -> tuple[str, ...]:
+        return BOOTSTRAP_FILES[settings(target).compat]
+
+    def templates(self, folder: Path) -> tuple[SourceTemplate, ...]:
+        return openclaw_templates.scaffold(folder)
+
+    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
+        """The workspace files, context.md predicted from them, and every cut OpenClaw makes."""
+        options = settings(job.target)
+        files = _workspace_files(sections, model, job.target)
+        contents = {f.name: f.content for f in files}
+        context = predict(contents, options)
+        folder = job.out_dir(model)
+        primary = f"{folder}/{CONTEXT_FILE}"
+        out = {f"{folder}/{WORKSPACE_DIR}/{f.name}": f.content.encode("utf-8") for f in files}
+        out[primary] = context.text.encode("utf-8")
+        injected = {f.name: f for f in context.files}
+        truncations = []
+        sizes = []
+        for file in files:
+            section = file.section
+            raw = measure(section.text, UNIT)
+            entry = injected.get(file.name)
+            size = entry.injected_size if entry is not None else 0
+            sizes.append(SectionSize(section.name, section.files, raw, size, UNIT))
+            cut = _cut(entry, file.name in context.skipped)
+            if cut is not None:
+                limit, style = cut
+                truncations.append(
+                    Truncation(section.name, section.files, limit, raw, size, UNIT, style)
+                )
+        unread = [
+            _unread_warning(f.name, options.compat)
+            for f in files
+            if f.name not in BOOTSTRAP_FILES[options.compat]
+        ]
+        return Emitted(
+            files=out,
+            primary=primary,
+            truncations=tuple(truncations),
+            warnings=(*context.warnings, *unread),
+            sizes=tuple(sizes),
+        )
+
+
 # --- validation ---------------------------------------------------------------------------------
 
 
-def validate_target(target: Target) -> Iterable[tuple[str, str]]:
-    """(key, message) for each option OpenClaw would reject or hotplex could not predict."""
+def _check_options(options: Options) -> Iterable[OptionProblem]:
+    """Each option OpenClaw would reject or hotplex could not predict."""
     for key, value, known in (
-        ("compat", target.compat, COMPATS),
-        ("session", target.session, SESSIONS),
+        ("compat", options.compat, COMPATS),
+        ("session", options.session, SESSIONS),
     ):
         if value is not None and value not in known:
             hint = suggest(value, known)
             expected = ", ".join(f"'{k}'" for k in known)
-            yield (
+            yield OptionProblem(
                 key,
                 f"unknown {key} '{value}' (expected one of {expected})"
                 + (f" — {hint}" if hint else ""),
             )
     for key in ("max_chars", "total_max_chars"):
-        value = getattr(target, key)
+        value = getattr(options, key)
         if value is not None and value < 1:
-            yield key, f"must be a positive integer, got {value}"
-    if target.compat == "seed" and target.total_max_chars is not None:
-        yield "total_max_chars", "compat 'seed' has no total budget: it cuts each file on its own"
-    if target.workspace is not None:
-        yield from _check_workspace(target.workspace)
+            yield OptionProblem(key, f"must be a positive integer, got {value}")
+    if options.compat == "seed" and options.total_max_chars is not None:
+        yield OptionProblem(
+            "total_max_chars", "compat 'seed' has no total budget: it cuts each file on its own"
+        )
+    if options.workspace is not None:
+        yield from _check_workspace(options.workspace)
 
 
-def _check_workspace(workspace: str) -> Iterable[tuple[str, str]]:
+def _check_workspace(workspace: str) -> Iterable[OptionProblem]:
     """The path must be the one OpenClaw shows: absolute (or under "~"), normalised, one line."""
     if not (workspace.startswith("/") or workspace == "~" or workspace.startswith("~/")):
-        yield (
+        yield OptionProblem(
             "workspace",
-            (
-                f"'{workspace}' must be an absolute path or start with '~/': OpenClaw resolves a"
-                " relative path against its own working directory, which hotplex cannot know"
-            ),
+            f"'{workspace}' must be an absolute path or start with '~/': OpenClaw resolves a"
+            " relative path against its own working directory, which hotplex cannot know",
         )
     elif any(ch < " " or ch == "\x7f" for ch in workspace):
-        yield "workspace", "must be one line without control characters (it is shown in headings)"
+        yield OptionProblem(
+            "workspace", "must be one line without control characters (it is shown in headings)"
+        )
     elif (normal := posixpath.normpath(workspace)) not in (workspace, workspace.removesuffix("/")):
-        yield "workspace", f"'{workspace}' is not normalised: OpenClaw shows it as '{normal}'"
+        yield OptionProblem(
+            "workspace", f"'{workspace}' is not normalised: OpenClaw shows it as '{normal}'"
+        )
+
+
+def _check_names(target: Target, manifest: Manifest) -> Iterable[OptionProblem]:
+    """Two sources must not become one workspace file, not even by letter case alone."""
+    seen: dict[str, str] = {}
+    for source in target.kept_sources(manifest.source):
+        name = file_name(source)
+        other = seen.setdefault(name.casefold(), source.name)
+        if other != source.name:
+            yield OptionProblem(
+                f"source[{manifest.source.index(source)}].file",
+                f"sources '{other}' and '{source.name}' would both be the OpenClaw workspace"
+                f" file '{name}'",
+                "OpenClaw reads each file by name from one folder, and a case-insensitive"
+                " file system merges names that differ only in case: rename one file",
+                at_target=False,
+            )
 
 
 # --- emitting -----------------------------------------------------------------------------------
 
 
-def emit(job: Job, sections: list[Section], model: Model) -> Emitted:
-    """The workspace files, context.md predicted from them, and every cut OpenClaw will make."""
-    options = settings(job.target)
-    files = _workspace_files(sections, model, job.target)
-    contents = {f.name: f.content for f in files}
-    context = predict(contents, options)
-    folder = job.out_dir(model)
-    primary = f"{folder}/{CONTEXT_FILE}"
-    out = {f"{folder}/{WORKSPACE_DIR}/{f.name}": f.content.encode("utf-8") for f in files}
-    out[primary] = context.text.encode("utf-8")
-    skipped = _budget_skipped(contents, options, context)
-    injected = {f.name: f for f in context.files}
-    truncations = []
-    sizes = []
-    for file in files:
-        raw = measure(file.section.text, UNIT)
-        entry = injected.get(file.name)
-        size = entry.injected_size if entry is not None else 0
-        sizes.append((file.section.name, file.section.files, raw, size, UNIT))
-        limit = _cut_limit(entry, file.name in skipped)
-        if limit is not None:
-            section = file.section
-            truncations.append(Truncation(section.name, section.files, limit, raw, size, UNIT))
-    unread = [
-        _unread_warning(f.name, options.compat)
-        for f in files
-        if f.name not in BOOTSTRAP_FILES[options.compat]
-    ]
-    return Emitted(
-        files=out,
-        primary=primary,
-        truncations=tuple(truncations),
-        warnings=(*context.warnings, *unread),
-        sizes=tuple(sizes),
-    )
-
-
 def _workspace_files(sections: list[Section], model: Model, target: Target) -> list[_WorkspaceFile]:
     """One file per section that comes from a manifest source, named like the source's file."""
     kept = target.kept_sources(model.manifest.source)
-    _check_names(kept, model)
     by_key = {(s.name, s.tag): s for s in kept}
     files = []
     for section in sections:
@@ -225,48 +277,14 @@ def file_name(source: Source) -> str:
     return source.file.replace("\\", "/").rsplit("/", 1)[-1]
 
 
-def _check_names(kept: tuple[Source, ...], model: Model) -> None:
-    """Two sources must not become one workspace file, not even by letter case alone."""
-    seen: dict[str, str] = {}
-    for source in kept:
-        name = file_name(source)
-        other = seen.setdefault(name.casefold(), source.name)
-        if other != source.name:
-            index = model.manifest.source.index(source)
-            raise HotplexError.single(
-                f"sources '{other}' and '{source.name}' would both be the OpenClaw workspace"
-                f" file '{name}'",
-                Span(model.manifest_display, key=f"source[{index}].file"),
-                hint="OpenClaw reads each file by name from one folder, and a case-insensitive"
-                " file system merges names that differ only in case: rename one file",
-            )
-
-
-def _budget_skipped(
-    contents: Mapping[str, str], options: Settings, context: ProjectContext
-) -> frozenset[str]:
-    """Files OpenClaw leaves out only because the total budget ran out (possibly silently).
-
-    Asking the predictor again without budgets tells them apart from files OpenClaw never
-    injects (another session kind, an empty file) without restating its rules here.
-    """
-    injected = {f.name for f in context.files}
-    waiting = {n for n in contents if n in BOOTSTRAP_FILES[options.compat] and n not in injected}
-    if not waiting:
-        return frozenset()
-    total = None if options.compat == "seed" else _NO_LIMIT
-    unbounded = predict(contents, replace(options, max_chars=_NO_LIMIT, total_max_chars=total))
-    return frozenset(f.name for f in unbounded.files if f.name in waiting)
-
-
-def _cut_limit(entry: InjectedFile | None, skipped: bool) -> str | None:
-    """The budget that cut or skipped a file (None when it is injected whole or not by design)."""
+def _cut(entry: InjectedFile | None, skipped: bool) -> tuple[str, str] | None:
+    """(budget, style) of the cut OpenClaw makes to a file; None when injected whole or left
+    out by design (another session kind, an empty file)."""
     if skipped:
-        return "openclaw.total_max_chars"
+        return "openclaw.total_max_chars", "skipped"
     if entry is None or entry.cut is None:
         return None
-    match = _CUT.match(entry.cut)
-    return _CUT_LIMITS[match.group(1) if match else entry.cut]
+    return f"openclaw.{entry.cut.budget}", entry.cut.style or "clamped"
 
 
 def _unread_warning(name: str, compat: str) -> str:

@@ -202,16 +202,40 @@ class InjectedFile:
     raw_size: int
     injected_size: int
     missing: bool
-    cut: str | None
+    cut: Cut | None
+
+    @property
+    def cut_text(self) -> str | None:
+        return None if self.cut is None else self.cut.describe()
+
+
+class Cut(NamedTuple):
+    """Which budget cut a file, at what size, and how (the trimming style; None: clamped)."""
+
+    budget: str  # "max_chars", "user_cap" or "total_max_chars": OpenClaw's option names
+    limit: int
+    style: str | None
+
+    def describe(self) -> str:
+        if self.style is None:
+            return f"clamped to remaining total budget {self.limit}"
+        where = {
+            "max_chars": "per-file budget",
+            "user_cap": f"{_USER} cap",
+            "total_max_chars": "remaining total budget",
+        }[self.budget]
+        return f"truncated to {where} {self.limit} ({self.style})"
 
 
 @dataclass(frozen=True)
 class ProjectContext:
-    """The predicted section, the files in it (output order) and OpenClaw's warnings."""
+    """The predicted section, the files in it (output order), OpenClaw's warnings, and the
+    files it leaves out only because the total budget ran out (often without a warning)."""
 
     text: str
     files: tuple[InjectedFile, ...]
     warnings: tuple[str, ...]
+    skipped: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -229,7 +253,7 @@ class _Injected:
 
     source: _Source
     units: str
-    cut: str | None
+    cut: Cut | None
 
 
 class _Trim(NamedTuple):
@@ -259,18 +283,20 @@ def build_project_context(
     per_file = max_chars if max_chars is not None else PER_FILE_MAX_CHARS[compat]
     sources = _filter_for_session(_load(files, compat, workspace), compat, session)
     warnings: list[str] = []
+    skipped: tuple[str, ...] = ()  # the seed has no total budget to run out of
     if compat == "seed":
         injected = _inject_seed(sources, per_file, warnings.append)
         text = _render(injected, compat, heading=lambda s: s.name, transform=_unchanged)
     else:
         total = total_max_chars if total_max_chars is not None else TOTAL_MAX_CHARS
-        injected = _inject_2026_9(sources, per_file, total, warnings.append)
+        injected, skipped = _inject_2026_9(sources, per_file, total, warnings.append)
         injected = sorted(injected, key=lambda entry: _prompt_rank(entry.source.path))
         text = _render(injected, compat, heading=lambda s: s.path, transform=_sanitize_2026_9)
     return ProjectContext(
         text=_from_units(text),
         files=tuple(_describe(entry) for entry in injected),
         warnings=tuple(_from_units(w) for w in warnings),
+        skipped=skipped,
     )
 
 
@@ -334,13 +360,14 @@ def _filter_for_session(sources: list[_Source], compat: str, session: str) -> li
 
 def _inject_2026_9(
     sources: list[_Source], max_chars: int, total_max_chars: int, warn: Callable[[str], None]
-) -> list[_Injected]:
-    """Spend the total budget file by file, as buildBootstrapContextFiles does."""
+) -> tuple[list[_Injected], tuple[str, ...]]:
+    """Spend the total budget file by file, as buildBootstrapContextFiles does; also the files
+    with text that the spent budget left out."""
     remaining = total_max_chars
     injected: list[_Injected] = []
-    for source in sources:
+    for index, source in enumerate(sources):
         if remaining <= 0:
-            break
+            return injected, _with_text(sources[index:])
         if source.units is None:
             entry = _missing_2026_9(source, remaining)
         elif remaining < _MIN_FILE_BUDGET_CHARS:
@@ -348,13 +375,18 @@ def _inject_2026_9(
                 f"remaining bootstrap budget is {remaining} chars (<{_MIN_FILE_BUDGET_CHARS});"
                 " skipping additional bootstrap files"
             )
-            break
+            return injected, _with_text(sources[index:])
         else:
             entry = _present_2026_9(source, source.units, max_chars, remaining, warn)
         if entry is not None:
             remaining = max(0, remaining - len(entry.units))
             injected.append(entry)
-    return injected
+    return injected, ()
+
+
+def _with_text(sources: list[_Source]) -> tuple[str, ...]:
+    """The names of the files that would inject something: present and not blank."""
+    return tuple(s.name for s in sources if s.units is not None and _trim_end(s.units))
 
 
 def _missing_2026_9(source: _Source, remaining: int) -> _Injected:
@@ -365,7 +397,7 @@ def _missing_2026_9(source: _Source, remaining: int) -> _Injected:
     """
     marker = _missing_text(source.path)
     clamped = _clamp_to_budget(marker, remaining)
-    cut = None if clamped == marker else f"clamped to remaining total budget {remaining}"
+    cut = None if clamped == marker else Cut("total_max_chars", remaining, None)
     return _Injected(source, clamped, cut)
 
 
@@ -389,12 +421,12 @@ def _present_2026_9(
         f" (limit {limit}); truncating in injected context"
     )
     if limit < file_budget:
-        budget = f"remaining total budget {limit}"
+        budget = "total_max_chars"
     elif file_budget < max_chars:
-        budget = f"{_USER} cap {file_budget}"
+        budget = "user_cap"
     else:
-        budget = f"per-file budget {limit}"
-    return _Injected(source, trimmed.units, f"truncated to {budget} ({trimmed.style})")
+        budget = "max_chars"
+    return _Injected(source, trimmed.units, Cut(budget, limit, trimmed.style))
 
 
 def _trim_2026_9(units: str, name: str, max_chars: int) -> _Trim:
@@ -606,7 +638,7 @@ def _inject_seed(
                 f"workspace bootstrap file {source.name} is {len(_trim_end(source.units))} chars"
                 f" (limit {max_chars}); truncating in injected context"
             )
-            cut = f"truncated to per-file budget {max_chars} ({trimmed.style})"
+            cut = Cut("max_chars", max_chars, trimmed.style)
         injected.append(_Injected(source, trimmed.units, cut))
     return injected
 

@@ -15,7 +15,12 @@ template syntax, and each fits OpenClaw's smallest default budget with room to g
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
+
+from hotplex.model import Source
+from hotplex.worker import SourceTemplate
 
 
 @dataclass(frozen=True)
@@ -139,3 +144,15 @@ def workspace_templates(*, brand_new: bool = True) -> dict[str, str]:
     first-run BOOTSTRAP.md included.
     """
     return {t.file: t.text for t in TEMPLATES if brand_new or t.file not in FIRST_RUN_ONLY}
+
+
+def scaffold(folder: Path) -> tuple[SourceTemplate, ...]:
+    """The templates for ``hotplex init`` in ``folder``, each with its source declaration; the
+    first-run BOOTSTRAP.md only when the folder holds none of the files yet."""
+    brand_new = not any(os.path.lexists(folder / t.file) for t in TEMPLATES)
+    texts = workspace_templates(brand_new=brand_new)
+    return tuple(
+        SourceTemplate(Source(t.source, t.file, t.channel, t.tag, t.note), texts[t.file])
+        for t in TEMPLATES
+        if t.file in texts
+    )

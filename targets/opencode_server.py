@@ -6,28 +6,27 @@ message, adding its ``parts``. The body validates against the request schema of 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from hotplex.model import Model, Target
+from hotplex.jobs import Job
+from hotplex.model import Model
+from hotplex.worker import Emitted, Output, Section, Worker, json_bytes
 
 from . import agent_configuration
-from .base import Emitted, Job, Section, json_bytes
 
-NAME = "opencode-server"
-OPTIONS: frozenset[str] = frozenset()
 PAYLOAD_FILE = "payload.json"
 
 
-def validate_target(target: Target) -> Iterable[tuple[str, str]]:
-    return ()
+class OpenCodeServer(Worker):
+    name = "opencode-server"
+    outputs = (Output(PAYLOAD_FILE, "document", primary=True),)
+    init_target = ("ocs", "payload.json: a body for POST /session/{id}/message")
+    modules = (__name__, agent_configuration.__name__)
 
-
-def emit(job: Job, sections: list[Section], model: Model) -> Emitted:
-    document = agent_configuration.build(sections, model)
-    path = f"{job.out_dir(model)}/{PAYLOAD_FILE}"
-    return Emitted(
-        files={path: json_bytes({"parts": [], "system": document.text})},
-        primary=path,
-        truncations=document.truncations,
-        sizes=document.sizes,
-    )
+    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
+        document = agent_configuration.build(sections, model)
+        path = f"{job.out_dir(model)}/{PAYLOAD_FILE}"
+        return Emitted(
+            files={path: json_bytes({"parts": [], "system": document.text})},
+            primary=path,
+            truncations=document.truncations,
+            sizes=document.sizes,
+        )

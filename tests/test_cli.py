@@ -241,15 +241,15 @@ def test_init_stops_with_an_error_when_a_folder_name_is_taken_by_a_file(tmp_path
 
 
 def test_stats_uses_the_budgets_a_worker_declares(tmp_path, hotplex):
-    openclaw = pytest.importorskip("hotplex.targets.openclaw")
     assert hotplex("-C", str(tmp_path), "init", "--worker", "openclaw").status == 0
     result = hotplex("-C", str(tmp_path), "stats", "--json", "claw")
     assert result.status == 0, result.stderr
     arts = json.loads(result.stdout)["artifacts"]
     from hotplex import Project
+    from hotplex.targets import WORKERS
 
-    target = Project.load(tmp_path).model.manifest.target[0]
-    expected = openclaw.budgets(target, None)
+    manifest = Project.load(tmp_path).model.manifest
+    expected = tuple(WORKERS["openclaw"].budgets(manifest.target[0], manifest)[:2])
     assert expected != (8000, 40000)  # not the manifest's [limits]
     assert {(a["per_file"], a["total"], a["unit"]) for a in arts} == {(*expected, "utf16")}
     table = hotplex("-C", str(tmp_path), "stats", "claw").stdout
@@ -296,7 +296,7 @@ def test_build_json_reports_each_artifact(make_project, hotplex):
         assert (art["target"], art["worker"], art["platform"]) == ("cc", "claude-code", None)
     cuts = by_path["dist/cc/default/prompt.xml"]["truncations"]
     assert {"section": "soul", "files": ["agent-configs/SOUL.md"], "limit": "per_file",
-            "before": 3000, "after": 2000, "unit": "chars"} in cuts
+            "before": 3000, "after": 2000, "unit": "chars", "style": "marker"} in cuts
     assert by_path["dist/cc/default/launch.json"]["truncations"] == []
     again = {a["path"]: a for a in json.loads(hotplex("-C", str(root), "build", "--json").stdout)[
         "artifacts"

@@ -120,9 +120,9 @@ def test_a_one_gigabyte_file_is_read_only_as_far_as_the_limits_can_use(make_proj
     outcome = run(Request(root))
     elapsed = time.perf_counter() - started
     (read_cut, limit_cut) = outcome.jobs[0].truncations
-    assert (read_cut["limit"], read_cut["before"], read_cut["unit"]) == ("read", 1 << 30, "bytes")
-    assert READ_FLOOR - 4 <= read_cut["after"] <= READ_FLOOR
-    assert (limit_cut["limit"], limit_cut["after"]) == ("per_file", 8000)
+    assert (read_cut.limit, read_cut.before, read_cut.unit) == ("read", 1 << 30, "bytes")
+    assert READ_FLOOR - 4 <= read_cut.after <= READ_FLOOR
+    assert (limit_cut.limit, limit_cut.after) == ("per_file", 8000)
     assert elapsed < 5, f"the build took {elapsed:.1f} s: did it read the whole gigabyte?"
 
 

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from hotplex import model
 from hotplex.sanitize import count_tags, sanitize
+from hotplex.structure import structure
 from hotplex.targets import agent_configuration
-from hotplex.targets.base import Section
+from hotplex.worker import Section
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -56,7 +57,7 @@ def test_ordinary_markdown_and_html_pass_unchanged(text):
 
 def _model() -> model.Model:
     raw = {"target": [{"name": "cc", "worker": "claude-code"}]}
-    manifest = model.structure(raw, "hotplex.toml")
+    manifest = structure(raw, "hotplex.toml")
     return model.Model(manifest, Path("."), Path("hotplex.toml"), "hotplex.toml")
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 import tomli_w
 from hotplex.api import Project
 from hotplex.errors import HotplexError
-from hotplex.model import Target
+from hotplex.model import Manifest, Target
 from hotplex.targets import WORKERS, openclaw
 from hotplex.targets.openclaw_context import build_project_context
 from hotplex.targets.openclaw_templates import TEMPLATES, workspace_templates
@@ -77,8 +78,8 @@ def _problems(root: Path) -> list[tuple[str | None, str]]:
 
 
 def test_worker_is_registered_with_its_options() -> None:
-    assert WORKERS["openclaw"] is openclaw
-    assert sorted(openclaw.OPTIONS) == [
+    assert isinstance(WORKERS["openclaw"], openclaw.OpenClaw)
+    assert sorted(attrs.fields_dict(WORKERS["openclaw"].Options)) == [
         "compat",
         "max_chars",
         "session",
@@ -141,7 +142,8 @@ def test_defaults_and_the_subagent_profile(make_project) -> None:
         max_chars=None,
         total_max_chars=None,
     )
-    explicit = Target("x", "openclaw", profile="subagent", session="cron", compat="seed")
+    options = openclaw.Options(session="cron", compat="seed")
+    explicit = Target("x", "openclaw", profile="subagent", options=options)
     assert openclaw.settings(explicit) == openclaw.Settings(
         "seed", "cron", "~/.openclaw/workspace", None, None
     )
@@ -185,10 +187,10 @@ def test_context_md_is_what_openclaw_builds_from_the_written_files(example_copy)
         target = job.target
         expected = build_project_context(
             on_disk,
-            compat=target.compat or "2026.9",
+            compat=target.options.compat or "2026.9",
             session="subagent" if target.profile == "subagent" else "main",
-            workspace=target.workspace or "~/.openclaw/workspace",
-            max_chars=target.max_chars,
+            workspace=target.options.workspace or "~/.openclaw/workspace",
+            max_chars=target.options.max_chars,
         )
         assert artifact.text == expected.text, job.id
         assert artifact.files[artifact.path] == expected.text.encode("utf-8")
@@ -270,6 +272,7 @@ def test_per_file_cut_is_a_truncation_and_openclaws_warning(make_project) -> Non
         "limit": "openclaw.max_chars",
         "before": 1000,
         "unit": "utf16",
+        "style": "head 75% / tail 25%",
     }
     assert 0 < after <= 500
     assert artifact.warnings == (
@@ -313,10 +316,14 @@ def test_hotplex_limits_do_not_apply(make_project) -> None:
 
 
 def test_budgets_are_openclaws() -> None:
-    budgets = openclaw.budgets
-    assert budgets(Target("a", "openclaw"), None) == (20_000, 60_000)
-    assert budgets(Target("a", "openclaw", max_chars=5, total_max_chars=9), None) == (5, 9)
-    assert budgets(Target("a", "openclaw", compat="seed"), None) == (20_000, None)
+    worker, manifest, Options = WORKERS["openclaw"], Manifest(), openclaw.Options
+
+    def budgets(options: openclaw.Options) -> tuple[int | None, int | None]:
+        return tuple(worker.budgets(Target("a", "openclaw", options=options), manifest)[:2])
+
+    assert budgets(Options()) == (20_000, 60_000)
+    assert budgets(Options(max_chars=5, total_max_chars=9)) == (5, 9)
+    assert budgets(Options(compat="seed")) == (20_000, None)
 
 
 def test_build_report_and_stats_through_the_cli(example_copy, hotplex) -> None:

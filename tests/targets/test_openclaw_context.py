@@ -110,7 +110,7 @@ def test_emoji_counts_two_units() -> None:
         "workspace bootstrap file USER.md is 4002 chars (limit 4000); truncating in injected"
         " context",
     )
-    assert user.cut == "truncated to USER.md cap 4000 (head 75% / tail 25%)"
+    assert user.cut_text == "truncated to USER.md cap 4000 (head 75% / tail 25%)"
 
 
 def test_whitespace_only_file_is_dropped_silently() -> None:
@@ -127,7 +127,7 @@ def test_head_tail_marker_fits_the_budget() -> None:
     (soul,) = [f for f in result.files if f.name == "SOUL.md"]
     assert soul.injected_size == 199
     assert "…(truncated SOUL.md: kept 75+25 chars of 910)…" in result.text
-    assert soul.cut == "truncated to per-file budget 200 (head 75% / tail 25%)"
+    assert soul.cut_text == "truncated to per-file budget 200 (head 75% / tail 25%)"
 
 
 def test_compact_marker_when_the_full_one_does_not_fit() -> None:
@@ -136,7 +136,7 @@ def test_compact_marker_when_the_full_one_does_not_fit() -> None:
         {"USER.md": content}, workspace="/ws", session="cron", max_chars=22
     )
     assert result.text.endswith("## /ws/USER.md\nH[…truncated 1+0/1010]")
-    assert result.files[-1].cut == (
+    assert result.files[-1].cut_text == (
         "truncated to per-file budget 22 (head 75% / tail 25%, compact marker)"
     )
 
@@ -152,7 +152,7 @@ def test_agents_digest_keeps_a_framed_rule_whole(padding: int, fits: bool) -> No
     result = build_project_context({"AGENTS.md": content}, workspace="/ws", max_chars=600)
     assert (f"{frame}\n{rule}" in result.text) is fits
     assert ("[...1 more policy lines omitted...]" in result.text) is not fits
-    assert result.files[0].cut == (
+    assert result.files[0].cut_text == (
         "truncated to per-file budget 600 (head 45% / policy digest 35% / tail 15%)"
     )
 
@@ -160,7 +160,7 @@ def test_agents_digest_keeps_a_framed_rule_whole(padding: int, fits: bool) -> No
 def test_missing_marker_is_clamped_to_the_total_budget() -> None:
     result = build_project_context({}, workspace="/ws", session="subagent", total_max_chars=10)
     assert result.text == "# Project Context\nLoaded project context:\n## /ws/AGENTS.md\n[MISSING]…"
-    assert result.files[0].cut == "clamped to remaining total budget 10"
+    assert result.files[0].cut_text == "clamped to remaining total budget 10"
 
 
 @pytest.mark.parametrize(
@@ -219,7 +219,7 @@ def test_seed_truncation_keeps_70_percent_head_and_20_percent_tail() -> None:
         "workspace bootstrap file AGENTS.md is 25000 chars (limit 20000); truncating in"
         " injected context",
     )
-    assert result.files[0].cut == "truncated to per-file budget 20000 (head 70% / tail 20%)"
+    assert result.files[0].cut_text == "truncated to per-file budget 20000 (head 70% / tail 20%)"
 
 
 def test_seed_subagent_allowlist_is_agents_and_tools() -> None:

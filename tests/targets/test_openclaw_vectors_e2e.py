@@ -72,7 +72,7 @@ def test_build_reproduces_openclaw_vector(case_id: str, make_project) -> None:
 def _assert_report_matches(job: Any, case: dict[str, Any]) -> None:
     """The structured report agrees with OpenClaw's own warnings and injected contents."""
     warned = {(match[1], int(match[2])) for w in case["warnings"] if (match := TRUNCATED.match(w))}
-    cut = {(Path(t["files"][0]).name, t["before"]) for t in job.truncations if t["after"] > 0}
+    cut = {(Path(t.files[0]).name, t.before) for t in job.truncations if t.after > 0}
     assert cut == warned
     injected = {Path(files[0]).name: size for _, files, _, size, _ in job.sizes}
     for context_file in case["contextFiles"]:

@@ -1,0 +1,41 @@
+"""Jobs: one artifact folder each, a target built for one platform or for the base.
+
+The planner is the one place that decides which jobs a manifest asks for, in which order; the
+build, the library API, ``stats``, ``graph`` and ``clean`` all ask it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .model import Model, Target
+
+BASE_FOLDER = "default"  # the folder of a target's artifact without a platform
+
+
+@dataclass(frozen=True)
+class Job:
+    """One artifact folder: a target, built for one platform or for the base (None)."""
+
+    target: Target
+    platform: str | None
+
+    @property
+    def id(self) -> str:
+        return f"{self.target.name}/{self.platform or BASE_FOLDER}"
+
+    def out_dir(self, model: Model) -> str:
+        return f"{model.out_dir}/{self.id}"
+
+
+def plan(model: Model) -> list[Job]:
+    """Every job the manifest asks for, in manifest order: each target's base artifact (unless
+    ``base = false``), then one per platform."""
+    jobs = []
+    for target in model.manifest.target:
+        if target.base:
+            jobs.append(Job(target, None))
+        jobs.extend(Job(target, p) for p in model.platforms_of(target))
+    return jobs

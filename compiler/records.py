@@ -1,0 +1,100 @@
+"""What the build knows about each job, as typed records: the log's record of how an artifact
+was made, and the report a command prints. ``state.py`` turns them into JSON lines and back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from .limits import Truncation
+    from .worker import SectionSize
+
+
+class Stamped(NamedTuple):
+    """A file as last seen: its stamp and its content digest, one layout for inputs and outputs.
+
+    ``mtime_ns`` is -1 when the stamp cannot vouch for the content (a write in the same tick as
+    the read), so it never matches and the file is hashed again.
+    """
+
+    mtime_ns: int
+    size: int
+    ino: int
+    digest: str | None
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    """How one job's artifacts were made: the log line the next build compares against."""
+
+    job: str
+    target: str
+    worker: str
+    platform: str | None
+    primary: str
+    keys: dict[str, str]
+    inputs: dict[str, str | None]  # every path consulted -> content digest (None: absent)
+    variables: dict[str, str | None]  # every template variable read -> its value
+    outputs: dict[str, Stamped]  # digest = sha256 of the bytes written
+    truncations: tuple[Truncation, ...]
+    warnings: tuple[str, ...]
+    sizes: tuple[SectionSize, ...]
+
+
+@dataclass(frozen=True)
+class FileReport:
+    path: str
+    sha256: str
+    bytes: int
+
+
+@dataclass
+class JobReport:
+    id: str
+    target: str
+    worker: str
+    platform: str | None
+    primary: str
+    files: list[FileReport]
+    truncations: tuple[Truncation, ...]
+    warnings: list[str]
+    sizes: tuple[SectionSize, ...]
+    status: str  # current | rebuilt | stale | missing | edited
+    reasons: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+    diff: str = ""
+
+    @property
+    def rebuilt(self) -> bool:
+        return self.status == "rebuilt"
+
+    @classmethod
+    def of(cls, record: JobRecord, status: str) -> JobReport:
+        return cls(
+            id=record.job,
+            target=record.target,
+            worker=record.worker,
+            platform=record.platform,
+            primary=record.primary,
+            files=[
+                FileReport(path, out.digest or "", out.size)
+                for path, out in sorted(record.outputs.items())
+            ],
+            truncations=record.truncations,
+            warnings=list(record.warnings),
+            sizes=record.sizes,
+            status=status,
+        )
+
+
+@dataclass
+class Outcome:
+    jobs: list[JobReport]
+    orphans: list[str]  # deleted by build, or that a build would delete (check)
+    warnings: list[str]
+    fast: bool
+
+    @property
+    def stale(self) -> list[JobReport]:
+        return [j for j in self.jobs if j.status in ("stale", "missing", "edited")]

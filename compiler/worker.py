@@ -1,0 +1,153 @@
+"""The worker contract: what a worker provides, and the records that cross the seam.
+
+A worker turns the resolved sections of one job into the files its program reads. It is one
+module under ``targets/`` holding one ``Worker`` subclass, registered by one line in
+``targets/__init__.py``; the core looks workers up by name and never names one. Everything a
+worker may bring — its own manifest keys, checks that need the whole manifest, default sources,
+budgets, ``init`` templates, the files it emits — is declared here, with a default, so a small
+worker is small (pre-commit's plug-in shape: a protocol and a dict).
+
+The records (``Section``, ``Emitted``, ``SectionSize``) are typed end to end; they become JSON
+only at the edges (``state.py`` for the build log, ``cli.py`` for ``--json``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
+
+import attrs
+
+from .limits import Truncation
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
+    from .jobs import Job
+    from .model import Manifest, Model, Source, Target
+
+
+@dataclass(frozen=True)
+class Section:
+    """One source after resolution, frontmatter stripping and rendering; not yet sanitized."""
+
+    name: str
+    tag: str
+    channel: str
+    note: str
+    text: str
+    files: tuple[str, ...]  # display paths of the files it came from, base first
+
+
+class SectionSize(NamedTuple):
+    """How much of a section reaches the worker, in the unit of the budget that counts it."""
+
+    name: str
+    files: tuple[str, ...]
+    raw: int  # before any budget
+    injected: int  # what the worker receives
+    unit: str
+
+
+@dataclass(frozen=True)
+class Emitted:
+    """A job's files and what the worker did to fit them: the worker's whole answer."""
+
+    files: dict[str, bytes]  # project-relative path -> bytes, in a stable order
+    primary: str  # the file a user means by "the artifact" (shown by `hotplex show`)
+    truncations: tuple[Truncation, ...] = ()
+    warnings: tuple[str, ...] = ()
+    sizes: tuple[SectionSize, ...] = ()
+
+
+class Output(NamedTuple):
+    """A file a worker emits in each job folder: a name (``*`` matches one path segment's part)
+    and its kind. Exactly one output of a worker is ``primary``."""
+
+    name: str
+    kind: str  # "document" (what the agent receives), "launch", "workspace", ...
+    primary: bool = False
+
+
+class SourceTemplate(NamedTuple):
+    """A source file ``hotplex init`` writes for a worker, and how a manifest declares it."""
+
+    source: Source
+    text: str
+
+
+class Budgets(NamedTuple):
+    """The budgets ``stats`` measures an artifact against."""
+
+    per_file: int | None
+    total: int | None
+    unit: str
+
+
+class OptionProblem(NamedTuple):
+    """A problem with a target, placed at ``target[i].<key>``, or at ``key`` itself when the
+    problem lies elsewhere in the manifest (``at_target=False``: ``source[5].file``)."""
+
+    key: str
+    message: str
+    hint: str | None = None
+    at_target: bool = True
+
+
+@attrs.frozen
+class NoOptions:
+    """The options of a worker that has none: any key is an unknown key."""
+
+
+class Worker:
+    """Subclass it, set ``name`` and ``outputs``, implement ``emit``; the rest is optional."""
+
+    name: ClassVar[str]
+    outputs: ClassVar[tuple[Output, ...]]
+    # An attrs class: the worker's own target keys, structured by the manifest's strict converter
+    # (unknown keys and wrong types are errors with their key path).
+    Options: ClassVar[type] = NoOptions
+    # ``hotplex init``: the target name it scaffolds and a comment on what the artifact is for.
+    init_target: ClassVar[tuple[str, str]]
+    # The modules whose code decides the bytes it emits: editing one rebuilds its artifacts.
+    modules: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if not cls.modules:
+            cls.modules = (cls.__module__,)
+
+    def validate(self, target: Target, manifest: Manifest) -> Iterable[OptionProblem]:
+        """Checks of a target the converter cannot express; the whole manifest is at hand."""
+        return ()
+
+    def default_sources(self, target: Target, manifest: Manifest) -> tuple[Source, ...] | None:
+        """The sources this worker reads when the manifest declares none (None: HotPlex's)."""
+        return None
+
+    def budgets(self, target: Target, manifest: Manifest) -> Budgets:
+        """The budgets its artifacts are cut to: the manifest's ``[limits]`` unless its own."""
+        limits = manifest.limits
+        return Budgets(limits.per_file, limits.total, limits.unit)
+
+    def read_budget(self, target: Target) -> int | None:
+        """The most characters it can keep of one file, when larger than ``[limits]`` allow."""
+        return None
+
+    def reads(self, target: Target) -> tuple[str, ...] | None:
+        """The source file names its program loads (None: every source the target keeps)."""
+        return None
+
+    def templates(self, folder: Path) -> tuple[SourceTemplate, ...]:
+        """Source files ``hotplex init`` writes into ``folder`` beyond HotPlex's five."""
+        return ()
+
+    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
+        raise NotImplementedError
+
+
+def json_bytes(value: object) -> bytes:
+    """Deterministic JSON for emitted files: sorted keys, two-space indent, UTF-8, final newline."""
+    return (json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8")
