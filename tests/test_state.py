@@ -205,7 +205,7 @@ def job(name: str) -> dict:
         "keys": {},
         "inputs": {},
         "variables": {},
-        "outputs": {f"dist/{name}/prompt.xml": ["ab" * 32, 10, 1, 2]},
+        "outputs": {f"dist/{name}/prompt.xml": [2, 10, 1, "ab" * 32]},  # mtime, size, ino, sha
         "truncations": [],
         "warnings": [],
         "sizes": [],
@@ -221,7 +221,7 @@ def test_the_snapshot_counts_only_as_the_last_record(tmp_path):
     snapshot = {"snapshot": {"files": {"a.md": [1, 2, 3, "d"], "b.md": None}}}
     write_log(tmp_path, job("cc/default"), snapshot)
     state = state_log.load(tmp_path)
-    assert state.snapshot is not None and state.files == {"a.md": [1, 2, 3, "d"]}
+    assert state.snapshot is not None and state.files == {"a.md": (1, 2, 3, "d")}
     write_log(tmp_path, job("cc/default"), snapshot, job("cc/slack"))
     assert state_log.load(tmp_path).snapshot is None
     write_log(tmp_path, job("cc/default"), snapshot, {"forget": "cc/default"})
@@ -230,12 +230,12 @@ def test_the_snapshot_counts_only_as_the_last_record(tmp_path):
 
 
 def test_load_closing_reads_only_the_closing_lines(tmp_path):
-    reports = {"reports": [{"job": "cc/default"}]}
+    reports = {"reports": [job("cc/default")]}
     snapshot = {"snapshot": {"files": {}}}
     write_log(tmp_path, job("cc/default"), reports, snapshot)
     closing = state_log.load_closing(tmp_path)
     assert closing is not None and closing.snapshot == snapshot["snapshot"]
-    assert closing.jobs() == reports["reports"]
+    assert [state_log.record_to_json(r) for r in closing.jobs()] == reports["reports"]
     write_log(tmp_path, reports, snapshot, job("cc/default"))  # a build ran after it
     assert state_log.load_closing(tmp_path) is None
     write_log(tmp_path, job("cc/default"), snapshot)  # no reports before the snapshot
@@ -256,7 +256,7 @@ def test_load_closing_finds_lines_longer_than_one_read(tmp_path):
     assert len(json.dumps(snapshot)) > 2 * state_log.TAIL_BLOCK
     closing = state_log.load_closing(tmp_path)
     assert closing is not None and closing.snapshot == snapshot["snapshot"]
-    assert closing.jobs() == reports["reports"]
+    assert [state_log.record_to_json(r) for r in closing.jobs()] == reports["reports"]
 
 
 def test_the_full_load_skips_reports_lines(tmp_path):
@@ -269,7 +269,7 @@ def test_a_later_record_of_a_job_replaces_the_earlier(tmp_path):
     newer = {**job("cc/default"), "keys": {"limits": "new"}}
     write_log(tmp_path, job("cc/default"), newer)
     state = state_log.load(tmp_path)
-    assert state.jobs["cc/default"]["keys"] == {"limits": "new"}
+    assert state.jobs["cc/default"].keys == {"limits": "new"}
     assert state.size > state.live  # the superseded line still counts toward compaction
 
 
