@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import HotplexError, Problem, Span
-from .model import Limits
 from .sanitize import ESCAPED_LT
+
+if TYPE_CHECKING:
+    from .model import Limits
 
 TRUNCATION_MARKER = "\n\n[… truncated by hotplex: the rest of this section exceeded its size limit]"
 # Below this many units of room, a section is dropped rather than reduced to a bare marker.

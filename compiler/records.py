@@ -8,7 +8,16 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from .limits import Truncation
-    from .worker import SectionSize
+
+
+class SectionSize(NamedTuple):
+    """How much of a section reaches the worker, in the unit of the budget that counts it."""
+
+    name: str
+    files: tuple[str, ...]
+    raw: int  # before any budget
+    injected: int  # what the worker receives
+    unit: str
 
 
 class Stamped(NamedTuple):

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from .errors import BuildFailed, Problem
 from .fs import crash_point, is_temp_of, write_atomic
-from .records import JobRecord, Stamped
+from .records import JobRecord, SectionSize, Stamped
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
@@ -217,7 +217,6 @@ def _checked_job(record: dict[str, Any], number: int) -> JobRecord:
 
 def _record_from_json(data: dict[str, Any]) -> JobRecord:
     from .limits import Truncation
-    from .worker import SectionSize
 
     return JobRecord(
         job=data["job"],

@@ -7,7 +7,8 @@ worker may bring — its own manifest keys, checks that need the whole manifest,
 budgets, ``init`` templates, the files it emits — is declared here, with a default, so a small
 worker is small (pre-commit's plug-in shape: a protocol and a dict).
 
-The records (``Section``, ``Emitted``, ``SectionSize``) are typed end to end; they become JSON
+The records (``Section``, ``Emitted``, ``records.SectionSize``) are typed end to end; they
+become JSON
 only at the edges (``state.py`` for the build log, ``cli.py`` for ``--json``).
 """
 
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 import attrs
 
 from .limits import Truncation
+from .records import SectionSize
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -39,16 +41,6 @@ class Section:
     note: str
     text: str
     files: tuple[str, ...]  # display paths of the files it came from, base first
-
-
-class SectionSize(NamedTuple):
-    """How much of a section reaches the worker, in the unit of the budget that counts it."""
-
-    name: str
-    files: tuple[str, ...]
-    raw: int  # before any budget
-    injected: int  # what the worker receives
-    unit: str
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -18,6 +20,7 @@ import pytest
 from hotplex import Project
 from hotplex import state as state_log
 from hotplex.build import Request, run
+from hotplex_testing import REPO
 
 SOURCES = {
     "agent-configs/SOUL.md": "I am the base persona.\n",
@@ -535,3 +538,39 @@ def test_sources_in_the_project_folder_have_one_spelling(make_project, hotplex):
     assert "On Slack." in (root / "dist/cc/slack/prompt.xml").read_text(encoding="utf-8")
     assert hotplex("-C", str(root), "clean").status == 0
     assert not any((root / "dist").rglob("*.xml")), "clean removes what `./dist` holds"
+
+
+def test_parallel_builds_give_the_same_bytes_log_and_report(tmp_path, hotplex):
+    """-j1 and -j4 over a project large enough to fork: identical artifacts, log and --json."""
+    maker = REPO / "benchmarks" / "make_fake_project.py"
+    runs = {}
+    for jobs in ("1", "4"):
+        root = tmp_path / f"j{jobs}" / "fleet"
+        subprocess.run([sys.executable, str(maker), str(root), "--artifacts", "200"], check=True)
+        result = hotplex("-C", str(root), "build", "--json", f"-j{jobs}")
+        assert result.status == 0, result.stderr
+        files = {
+            p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted((root / "dist").rglob("*"))
+            if p.is_file()
+        }
+        log = (root / ".hotplex" / "log").read_text(encoding="utf-8")
+        runs[jobs] = (files, _without_stamps(log), result.stdout)
+    assert len(runs["1"][0]) >= 200
+    assert runs["1"][0] == runs["4"][0]
+    assert runs["1"][1] == runs["4"][1]
+    assert runs["1"][2] == runs["4"][2]
+
+
+def _without_stamps(log: str) -> list:
+    """The log's records with mtimes and inodes blanked: they differ between any two folders."""
+    records = []
+    for line in log.splitlines()[1:]:
+        record = json.loads(line)
+        if "snapshot" in record:
+            continue
+        for job in record.get("reports", [record]):
+            for stamp in job.get("outputs", {}).values():
+                stamp[0] = stamp[2] = 0
+        records.append(record)
+    return records

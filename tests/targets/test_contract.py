@@ -143,7 +143,7 @@ def test_a_change_to_its_modules_rebuilds_exactly_its_artifacts(worker, monkeypa
     digests[key] = "edited"
     fingerprint.profile_digest.cache_clear()
     monkeypatch.setattr(fingerprint, "package_state", lambda: ({}, digests))
-    if key not in digests or files[key] is not None and key.startswith("tests"):
+    if key not in digests or (files[key] is not None and key.startswith("tests")):
         pytest.skip("a module outside hotplex is hashed from its file")
     after = {name: fingerprint.profile_digest(w.modules) for name, w in WORKERS.items()}
     fingerprint.profile_digest.cache_clear()
