@@ -10,6 +10,7 @@ from .build import LOCK_WAIT_SECONDS
 from .build.orphans import prune_empty, unlink
 from .errors import HotplexError
 from .fs import ProjectLock
+from .manifest_cache import CACHE_NAME
 
 
 def clean(root: Path, manifest: Path | None) -> list[str]:
@@ -28,6 +29,7 @@ def clean(root: Path, manifest: Path | None) -> list[str]:
             if _within(os.path.realpath(root / out), os.path.realpath(root)):
                 prune_empty(root / out)
         unlink(state_log.log_path(root))
+        unlink(root / state_log.STATE_DIR / CACHE_NAME)
         return removed
 
 

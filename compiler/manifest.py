@@ -23,6 +23,10 @@ _AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
 
 
 def read(path: Path, display: str) -> dict[str, Any]:
+    return parse(read_bytes(path, display), display)
+
+
+def read_bytes(path: Path, display: str) -> bytes:
     from .fs import read_capped  # refuses FIFOs and devices: `-f /dev/zero` must not hang
 
     found = read_capped(path, MAX_BYTES + 1, Span(display))
@@ -35,7 +39,7 @@ def read(path: Path, display: str) -> dict[str, Any]:
         raise HotplexError.single(
             f"the manifest is larger than {MAX_BYTES // (1 << 20)} MiB", Span(display)
         )
-    return parse(found.data, display)
+    return found.data
 
 
 def parse(data: bytes, display: str) -> dict[str, Any]:

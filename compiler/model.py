@@ -17,6 +17,7 @@ import attrs
 
 from . import manifest as manifest_file
 from .errors import HotplexError, Span
+from .state import STATE_DIR
 
 Unit = Literal["chars", "bytes"]
 Overflow = Literal["truncate", "error"]
@@ -168,6 +169,9 @@ class Model:
     root: Path  # the folder holding the manifest; every path is relative to it
     manifest_path: Path
     manifest_display: str
+    # The manifest cache's key for the bytes it came from, when the cache was asked and missed:
+    # the build keeps the model once it has finished (``manifest_cache.save``).
+    uncached: str | None = None
 
     @property
     def sources_dir(self) -> str:
@@ -189,18 +193,31 @@ class Model:
         )
 
 
-def load(root: Path, manifest_path: Path | None = None) -> Model:
-    """Read, structure and validate the manifest of the project at ``root``."""
+def load(root: Path, manifest_path: Path | None = None, cached: bool = False) -> Model:
+    """Read, structure and validate the manifest of the project at ``root``.
+
+    ``cached``: reuse the model the last build structured from the same bytes
+    (``manifest_cache.py``), as the build does; the library API always structures.
+    """
     path = manifest_path if manifest_path is not None else root / manifest_file.MANIFEST_NAME
     display = path.name if path.parent == root else str(path)
-    raw = manifest_file.read(path, display)
-    from .structure import structure  # cattrs: only where a manifest is structured
-    from .validate import validate
+    data = manifest_file.read_bytes(path, display)
+    manifest = cache_key = None
+    if cached:
+        from . import manifest_cache
 
-    manifest = structure(raw, display)
-    validate(manifest, display)
+        cache_key = manifest_cache.key(data, display)
+        manifest = manifest_cache.load(root / STATE_DIR, cache_key)
+    if manifest is None:
+        from .structure import structure  # cattrs: only where a manifest is structured
+        from .validate import validate
+
+        manifest = structure(manifest_file.parse(data, display), display)
+        validate(manifest, display)
+    else:
+        cache_key = None
     _check_folders_on_disk(root, manifest.project, display)
-    return Model(manifest, root, path, display)
+    return Model(manifest, root, path, display, cache_key)
 
 
 def _check_folders_on_disk(root: Path, project: ProjectSettings, display: str) -> None:

@@ -36,7 +36,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path mil
 if TYPE_CHECKING:
     from typing import Any
 
-STATE_DIR = ".hotplex"
+STATE_DIR = ".hotplex"  # the build's own state beside the manifest: this log, the cached model
 LOG_NAME = "log"
 VERSION = 4
 HEADER = f"# hotplex log v{VERSION}\n"
