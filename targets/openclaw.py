@@ -63,7 +63,7 @@ from hotplex.worker import (
     Worker,
 )
 
-from . import openclaw_context, openclaw_templates
+from . import openclaw_context, openclaw_templates, openclaw_trim
 from .openclaw_context import BOOTSTRAP_FILES, COMPATS, SESSIONS, InjectedFile, ProjectContext
 
 CONTEXT_FILE = "context.md"
@@ -128,7 +128,12 @@ class OpenClaw(Worker):
         Output(f"{WORKSPACE_DIR}/*", "workspace"),
     )
     init_target = ("claw", "the workspace files OpenClaw reads, and the context it will build")
-    modules = (__name__, openclaw_context.__name__, openclaw_templates.__name__)
+    modules = (
+        __name__,
+        openclaw_context.__name__,
+        openclaw_trim.__name__,
+        openclaw_templates.__name__,
+    )
 
     def validate(self, target: Target, manifest: Manifest) -> Iterable[OptionProblem]:
         yield from _check_options(target.options)

@@ -25,21 +25,31 @@ Two behaviours (``compat``):
 Budgets are counted as JavaScript counts ``string.length``: in UTF-16 code units, so an emoji
 outside the Basic Multilingual Plane counts 2. Internally text is held as a *unit string*: a Python
 ``str`` in which every astral character is replaced by its surrogate pair, so ``len``, slicing and
-regular expressions behave exactly as on a JavaScript string. Text is converted back on the way out.
+regular expressions behave exactly as on a JavaScript string (``openclaw_trim``, which also holds
+how one file is cut to its budget). Text is converted back on the way out.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
+from .openclaw_trim import (
+    AGENTS_FILE,
+    clamp_to_budget,
+    from_units,
+    to_units,
+    trim_2026_9,
+    trim_end,
+    trim_seed,
+)
+
 COMPATS: Final = ("2026.9", "seed")
 SESSIONS: Final = ("main", "subagent", "cron", "group")
 
-_AGENTS: Final = "AGENTS.md"
+_AGENTS: Final = AGENTS_FILE
 _SOUL: Final = "SOUL.md"
 _TOOLS: Final = "TOOLS.md"
 _IDENTITY: Final = "IDENTITY.md"
@@ -91,27 +101,14 @@ PER_FILE_MAX_CHARS: Final = {"2026.9": 20_000, "seed": 20_000}
 TOTAL_MAX_CHARS: Final = 60_000
 _USER_MAX_CHARS: Final = 4_000  # USER.md stays directive-sized
 _MIN_FILE_BUDGET_CHARS: Final = 64  # below this remaining budget, later files are skipped
-_HEAD_RATIO: Final = 0.75  # of the content budget left after the marker
-_TAIL_RATIO: Final = 0.25
-_MIN_TRIMMED_CONTENT_CHARS: Final = 16  # under this, the compact marker replaces the full one
-_AGENTS_HEAD_RATIO: Final = 0.45
-_AGENTS_DIGEST_RATIO: Final = 0.35
-_AGENTS_TAIL_RATIO: Final = 0.15
-_DIGEST_MAX_LINE_CHARS: Final = 240
-_CLAMP_NO_ELLIPSIS_MAX: Final = 3  # a clamp budget this small gets no "…"
-_SEED_HEAD_RATIO: Final = 0.7
-_SEED_TAIL_RATIO: Final = 0.2
-
-# How each truncation is described in InjectedFile.cut.
-_AGENTS_STYLE: Final = (
-    f"head {_AGENTS_HEAD_RATIO:.0%} / policy digest {_AGENTS_DIGEST_RATIO:.0%}"
-    f" / tail {_AGENTS_TAIL_RATIO:.0%}"
-)
-_HEAD_TAIL_STYLE: Final = f"head {_HEAD_RATIO:.0%} / tail {_TAIL_RATIO:.0%}"
-_COMPACT_STYLE: Final = f"{_HEAD_TAIL_STYLE}, compact marker"
-_SEED_STYLE: Final = f"head {_SEED_HEAD_RATIO:.0%} / tail {_SEED_TAIL_RATIO:.0%}"
 
 # --- Fixed texts --------------------------------------------------------------------------------
+_EXCESS_NEWLINES: Final = re.compile(r"\n{3,}")
+# Old workspace templates carried this block; 2026.9 strips it when rendering.
+_HEARTBEAT_BLOCK: Final = re.compile(
+    r"Default heartbeat prompt:\r?\n`(?:Read HEARTBEAT\.md if it exists|Follow the heartbeat"
+    r" monitor scratch context when provided\.)[^`\r\n]*HEARTBEAT_OK\.`"
+)
 _SECTION_HEADING: Final = "# Project Context"
 _LOADED_LINE: Final = {
     "2026.9": "Loaded project context:",
@@ -145,46 +142,6 @@ _PROMPT_RANK: Final = {
     "bootstrap.md": 60,
     "memory.md": 70,
 }
-
-# JavaScript's WhiteSpace and LineTerminator code points: what trimEnd(), trim() and \s remove.
-_JS_WHITESPACE: Final = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-_WS: Final = f"[{_JS_WHITESPACE}]"
-_NON_WS: Final = f"[^{_JS_WHITESPACE}]"
-_ASTRAL: Final = re.compile("[\U00010000-\U0010ffff]")
-_LINE_BREAK: Final = re.compile(r"\r?\n")
-_WS_RUN: Final = re.compile(f"{_WS}+")
-_EXCESS_NEWLINES: Final = re.compile(r"\n{3,}")
-# Old workspace templates carried this block; 2026.9 strips it when rendering.
-_HEARTBEAT_BLOCK: Final = re.compile(
-    r"Default heartbeat prompt:\r?\n`(?:Read HEARTBEAT\.md if it exists|Follow the heartbeat"
-    r" monitor scratch context when provided\.)[^`\r\n]*HEARTBEAT_OK\.`"
-)
-# The policy-digest line tests. OpenClaw matches them with JavaScript's /iu flags, under which
-# "ſ" (U+017F) and "K" (U+212A) fold to "s" and "k"; folding those two first lets ASCII
-# case-insensitive matching (and its \b) agree exactly.
-_JS_IU_FOLD: Final = str.maketrans({"\u017f": "s", "\u212a": "k"})
-_DIGEST_STRUCTURAL: Final = re.compile(f"^(?:#{{1,6}}|{_WS}*[-*+]|{_WS}*[0-9]+[.)]){_WS}+{_NON_WS}")
-_HIGH_PRIORITY_WORDS: Final = (
-    r"AGENTS\.md|scoped|required|must|never|do not|before subtree|read scoped|security|secret"
-    r"|credential"
-)
-# Mandatory markers in other scripts, matched anywhere in a line (no word boundary). "🔴" is
-# written as its surrogate pair because patterns run on unit strings. Taken from the 2026.9 line
-# of OpenClaw; the vectors (simplified-Chinese filler) exercise none of them.
-_HIGH_PRIORITY_MARKS: Final = "\ud83d\udd34|禁止|嚴禁|不得|絕不|絕對不|切勿"
-_OTHER_POLICY_MARKS: Final = "必須|務必|一律|紅線"
-_DIGEST_KEYWORD: Final = re.compile(
-    rf"\b(?:{_HIGH_PRIORITY_WORDS}|owner|test|validation|command|commit|push|github|pr)\b"
-    rf"|{_HIGH_PRIORITY_MARKS}|{_OTHER_POLICY_MARKS}",
-    re.ASCII | re.IGNORECASE,
-)
-_DIGEST_HIGH_PRIORITY: Final = re.compile(
-    rf"\b(?:{_HIGH_PRIORITY_WORDS})\b|{_HIGH_PRIORITY_MARKS}", re.ASCII | re.IGNORECASE
-)
-_DIGEST_FENCE: Final = re.compile(f"^{_WS}*(?:`{{3,}}|~{{3,}})")
 
 
 @dataclass(frozen=True)
@@ -256,13 +213,6 @@ class _Injected:
     cut: Cut | None
 
 
-class _Trim(NamedTuple):
-    """Result of trimming one file: its content and the truncation style, None if untouched."""
-
-    units: str
-    style: str | None
-
-
 def build_project_context(
     files: Mapping[str, str],
     *,
@@ -293,9 +243,9 @@ def build_project_context(
         injected = sorted(injected, key=lambda entry: _prompt_rank(entry.source.path))
         text = _render(injected, compat, heading=lambda s: s.path, transform=_sanitize_2026_9)
     return ProjectContext(
-        text=_from_units(text),
+        text=from_units(text),
         files=tuple(_describe(entry) for entry in injected),
-        warnings=tuple(_from_units(w) for w in warnings),
+        warnings=tuple(from_units(w) for w in warnings),
         skipped=skipped,
     )
 
@@ -332,7 +282,7 @@ def _load(files: Mapping[str, str], compat: str, workspace: str) -> list[_Source
         if name not in present and name in _OPTIONAL_FILES[compat]:
             continue
         text = present.get(name)
-        units = None if text is None else _to_units(text)
+        units = None if text is None else to_units(text)
         sources.append(_Source(name=name, path=f"{base}/{name}", units=units))
     return sources
 
@@ -386,7 +336,7 @@ def _inject_2026_9(
 
 def _with_text(sources: list[_Source]) -> tuple[str, ...]:
     """The names of the files that would inject something: present and not blank."""
-    return tuple(s.name for s in sources if s.units is not None and _trim_end(s.units))
+    return tuple(s.name for s in sources if s.units is not None and trim_end(s.units))
 
 
 def _missing_2026_9(source: _Source, remaining: int) -> _Injected:
@@ -396,7 +346,7 @@ def _missing_2026_9(source: _Source, remaining: int) -> _Injected:
     starts with "[", it always keeps something, so that stop needs no code here.
     """
     marker = _missing_text(source.path)
-    clamped = _clamp_to_budget(marker, remaining)
+    clamped = clamp_to_budget(marker, remaining)
     cut = None if clamped == marker else Cut("total_max_chars", remaining, None)
     return _Injected(source, clamped, cut)
 
@@ -411,13 +361,13 @@ def _present_2026_9(
     """
     file_budget = min(max_chars, _USER_MAX_CHARS) if source.name == _USER else max_chars
     limit = max(1, min(file_budget, remaining))
-    trimmed = _trim_2026_9(units, source.name, limit)
+    trimmed = trim_2026_9(units, source.name, limit)
     if not trimmed.units:
         return None  # empty or whitespace-only: OpenClaw injects nothing, silently
     if trimmed.style is None:
         return _Injected(source, trimmed.units, None)
     warn(
-        f"workspace bootstrap file {source.name} is {len(_trim_end(units))} chars"
+        f"workspace bootstrap file {source.name} is {len(trim_end(units))} chars"
         f" (limit {limit}); truncating in injected context"
     )
     if limit < file_budget:
@@ -427,192 +377,6 @@ def _present_2026_9(
     else:
         budget = "max_chars"
     return _Injected(source, trimmed.units, Cut(budget, limit, trimmed.style))
-
-
-def _trim_2026_9(units: str, name: str, max_chars: int) -> _Trim:
-    """Fit one file into ``max_chars``: AGENTS.md by policy digest, others head + tail."""
-    trimmed = _trim_end(units)
-    if len(trimmed) <= max_chars:
-        return _Trim(trimmed, None)
-    if name.lower() == _AGENTS.lower():
-        return _Trim(_trim_agents(trimmed, max_chars), _AGENTS_STYLE)
-    return _trim_head_tail(trimmed, name, max_chars)
-
-
-def _trim_head_tail(trimmed: str, name: str, max_chars: int) -> _Trim:
-    """Keep head and tail around a marker, within ``max_chars`` including marker and newlines."""
-    total = len(trimmed)
-
-    def full(head: int, tail: int) -> str:
-        return (
-            f"\n[...truncated, read {name} for full content...]\n"
-            f"…(truncated {name}: kept {head}+{tail} chars of {total})…\n"
-        )
-
-    def compact(head: int, tail: int) -> str:
-        return f"[…truncated {head}+{tail}/{total}]"
-
-    spare = max_chars - len(full(0, 0)) - _separators(1, 1, full(0, 0))
-    marker_for = full if spare >= _MIN_TRIMMED_CONTENT_CHARS else compact
-    head, tail = _fit_head_tail(max_chars, marker_for)
-    marker = marker_for(head, tail)
-    tail_units = _slice_safe(trimmed, -tail) if tail > 0 else ""
-    parts = [p for p in (_slice_safe(trimmed, 0, head), marker, tail_units) if p]
-    rendered = ("\n" if "\n" in marker else "").join(parts)
-    style = _HEAD_TAIL_STYLE if marker_for is full else _COMPACT_STYLE
-    return _Trim(_truncate_safe(rendered, max_chars), style)
-
-
-def _fit_head_tail(max_chars: int, marker_for: Callable[[int, int], str]) -> tuple[int, int]:
-    """Choose head/tail sizes: split what the marker leaves, then shave any overflow.
-
-    The marker embeds the sizes, so its length depends on them; OpenClaw iterates three times
-    toward a fixed point, shaves the tail (then the head) if still over, and keeps at least one
-    head character when that alone fits.
-    """
-    head = tail = 0
-    marker = marker_for(head, tail)
-    for _ in range(3):
-        budget = max(0, max_chars - len(marker) - _separators(head, tail, marker))
-        next_head, next_tail = math.floor(budget * _HEAD_RATIO), math.floor(budget * _TAIL_RATIO)
-        next_marker = marker_for(next_head, next_tail)
-        if (next_head, next_tail, len(next_marker)) == (head, tail, len(marker)):
-            break
-        head, tail, marker = next_head, next_tail, next_marker
-    length = head + tail + len(marker) + _separators(head, tail, marker)
-    while length > max_chars and (tail > 0 or head > 0):
-        if tail > 0:
-            tail = max(0, tail - (length - max_chars))
-        else:
-            head = max(0, head - (length - max_chars))
-        marker = marker_for(head, tail)
-        length = head + tail + len(marker) + _separators(head, tail, marker)
-    if head == 0 and tail == 0:
-        single = marker_for(1, 0)
-        if 1 + len(single) + _separators(1, 0, single) <= max_chars:
-            head = 1
-    return head, tail
-
-
-def _separators(head: int, tail: int, marker: str) -> int:
-    """Newlines joining head, marker and tail: one per non-empty side, none for the compact form."""
-    return (int(head > 0) + int(tail > 0)) if "\n" in marker else 0
-
-
-def _trim_agents(trimmed: str, max_chars: int) -> str:
-    """Cut AGENTS.md to head + a digest of its policy lines + tail, within ``max_chars``.
-
-    Rules buried in the middle of AGENTS.md would otherwise be lost, so OpenClaw lifts policy-
-    looking lines into a digest, then shrinks tail, head and digest in turn until it all fits.
-    """
-    head = math.floor(max_chars * _AGENTS_HEAD_RATIO)
-    tail = math.floor(max_chars * _AGENTS_TAIL_RATIO)
-    digest_budget = math.floor(max_chars * _AGENTS_DIGEST_RATIO)
-    digest = _policy_digest(trimmed, digest_budget)
-    rendered = _render_agents_cut(trimmed, head, tail, digest)
-    while len(rendered) > max_chars and (tail > 0 or head > 1 or digest_budget > 0):
-        overflow = len(rendered) - max_chars
-        if tail > 0:
-            tail = max(0, tail - overflow)
-        elif head > 1:
-            head = max(1, head - overflow)
-        else:
-            digest_budget = max(0, digest_budget - overflow)
-            digest = _policy_digest(trimmed, digest_budget)
-        rendered = _render_agents_cut(trimmed, head, tail, digest)
-    return _truncate_safe(rendered, max_chars)
-
-
-def _render_agents_cut(trimmed: str, head: int, tail: int, digest: tuple[str, int]) -> str:
-    """Join the AGENTS.md pieces, skipping empty ones, one per line."""
-    text, omitted = digest
-    parts = (
-        _slice_safe(trimmed, 0, head),
-        f"[...truncated, read {_AGENTS} for full content...]",
-        f"[Policy digest from {_AGENTS}]" if text else "",
-        text,
-        f"[...{omitted} more policy lines omitted...]" if omitted > 0 else "",
-        f"…(truncated {_AGENTS}: kept {head}+policy {len(text)}+{tail} chars of {len(trimmed)})…",
-        _slice_safe(trimmed, -tail) if tail > 0 else "",
-    )
-    return "\n".join(part for part in parts if part)
-
-
-class _DigestUnit(NamedTuple):
-    """A policy line with the line that introduces it, if any, and whether it is high priority."""
-
-    text: str
-    high: bool
-
-
-def _policy_digest(trimmed: str, budget: int) -> tuple[str, int]:
-    """Pick policy units, high-priority first, that fit ``budget``; also count those left out.
-
-    Selected units keep their original order; each after the first costs one newline.
-    """
-    if budget <= 0:
-        return "", 0
-    units = _digest_units(trimmed)
-    selected: set[int] = set()
-    used = 0
-    high = [index for index, unit in enumerate(units) if unit.high]
-    for index in [*high, *range(len(units))]:
-        cost = len(units[index].text) + (1 if selected else 0)
-        if index not in selected and used + cost <= budget:
-            selected.add(index)
-            used += cost
-    texts = [unit.text for index, unit in enumerate(units) if index in selected]
-    return "\n".join(texts), len(units) - len(texts)
-
-
-def _digest_units(trimmed: str) -> list[_DigestUnit]:
-    """Split AGENTS.md into digest candidates, each framed by the plain line just before it.
-
-    A line such as "Example policy:" only makes sense with the rule it introduces, so the one
-    non-candidate line directly above a candidate travels with it; a blank line or a code fence
-    line breaks that link (and fences never enter the digest).
-    """
-    units: list[_DigestUnit] = []
-    frame: str | None = None
-    for line in map(_digest_line, _LINE_BREAK.split(trimmed)):
-        if not line or _DIGEST_FENCE.match(line):
-            frame = None
-        elif _is_policy_line(line):
-            text = line if frame is None else f"{frame}\n{line}"
-            units.append(_DigestUnit(text, bool(_DIGEST_HIGH_PRIORITY.search(_fold(line)))))
-            frame = None
-        else:
-            frame = line
-    return units
-
-
-def _digest_line(line: str) -> str:
-    """Collapse whitespace and cap a digest line at its maximum length."""
-    normalized = _WS_RUN.sub(" ", line.strip(_JS_WHITESPACE))
-    if len(normalized) <= _DIGEST_MAX_LINE_CHARS:
-        return normalized
-    return _truncate_safe(normalized, _DIGEST_MAX_LINE_CHARS - 1) + "…"
-
-
-def _is_policy_line(line: str) -> bool:
-    """Headings, list items and lines naming policy words are digest candidates."""
-    return bool(_DIGEST_STRUCTURAL.search(line) or _DIGEST_KEYWORD.search(_fold(line)))
-
-
-def _fold(line: str) -> str:
-    """Apply the two non-ASCII case folds JavaScript's /iu flags add (see ``_JS_IU_FOLD``)."""
-    return line.translate(_JS_IU_FOLD)
-
-
-def _clamp_to_budget(units: str, budget: int) -> str:
-    """Cut text to ``budget`` units, ending it with "…" when there is room for one."""
-    if budget <= 0:
-        return ""
-    if len(units) <= budget:
-        return units
-    if budget <= _CLAMP_NO_ELLIPSIS_MAX:
-        return _truncate_safe(units, budget)
-    return _truncate_safe(units, budget - 1) + "…"
 
 
 # --- Seed budgeting -----------------------------------------------------------------------------
@@ -627,7 +391,7 @@ def _inject_seed(
         if source.units is None:
             injected.append(_Injected(source, _missing_text(source.path), None))
             continue
-        trimmed = _trim_seed(source.units, source.name, max_chars)
+        trimmed = trim_seed(source.units, source.name, max_chars)
         # SEED-SILENT on empty files: an empty text adds nothing but a bare heading; we drop it,
         # as every later OpenClaw does.
         if not trimmed.units:
@@ -635,32 +399,12 @@ def _inject_seed(
         cut = None
         if trimmed.style is not None:
             warn(
-                f"workspace bootstrap file {source.name} is {len(_trim_end(source.units))} chars"
+                f"workspace bootstrap file {source.name} is {len(trim_end(source.units))} chars"
                 f" (limit {max_chars}); truncating in injected context"
             )
             cut = Cut("max_chars", max_chars, trimmed.style)
         injected.append(_Injected(source, trimmed.units, cut))
     return injected
-
-
-def _trim_seed(units: str, name: str, max_chars: int) -> _Trim:
-    """The seed's trimBootstrapContent: 70% head, marker, 20% tail.
-
-    SEED-SILENT on surrogate pairs: its excerpt slices plainly, which can split a pair into a
-    lone surrogate that no UTF-8 file can hold; we cut before the pair instead (head) or after it
-    (tail). As in the excerpt, a tail size of 0 slices ``slice(-0)``: the whole text.
-    """
-    trimmed = _trim_end(units)
-    if len(trimmed) <= max_chars:
-        return _Trim(trimmed, None)
-    head = math.floor(max_chars * _SEED_HEAD_RATIO)
-    tail = math.floor(max_chars * _SEED_TAIL_RATIO)
-    marker = (
-        f"\n[...truncated, read {name} for full content...]\n"
-        f"…(truncated {name}: kept {head}+{tail} chars of {len(trimmed)})…\n"
-    )
-    content = "\n".join((_slice_safe(trimmed, 0, head), marker, _slice_safe(trimmed, -tail)))
-    return _Trim(content, _SEED_STYLE)
 
 
 # --- Rendering ----------------------------------------------------------------------------------
@@ -726,53 +470,3 @@ def _describe(entry: _Injected) -> InjectedFile:
 def _missing_text(path: str) -> str:
     """OpenClaw's stand-in for a bootstrap file that does not exist."""
     return f"[MISSING] Expected at: {path}"
-
-
-# --- UTF-16 unit strings ------------------------------------------------------------------------
-
-
-def _to_units(text: str) -> str:
-    """Replace every astral character by its surrogate pair, so ``len`` counts UTF-16 units."""
-
-    def pair(match: re.Match[str]) -> str:
-        offset = ord(match.group()) - 0x10000
-        return chr(0xD800 + (offset >> 10)) + chr(0xDC00 + (offset & 0x3FF))
-
-    return _ASTRAL.sub(pair, text)
-
-
-def _from_units(units: str) -> str:
-    """Join surrogate pairs back into characters."""
-    return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-
-
-def _is_high(unit: str) -> bool:
-    """A leading surrogate: the first half of an astral character."""
-    return "\ud800" <= unit <= "\udbff"
-
-
-def _is_low(unit: str) -> bool:
-    """A trailing surrogate: the second half of an astral character."""
-    return "\udc00" <= unit <= "\udfff"
-
-
-def _slice_safe(units: str, start: int, end: int | None = None) -> str:
-    """JavaScript-style slice (negative start counts from the end) that never splits a pair."""
-    size = len(units)
-    begin = max(size + start, 0) if start < 0 else min(start, size)
-    stop = size if end is None else min(end, size)
-    if 0 < begin < size and _is_low(units[begin]) and _is_high(units[begin - 1]):
-        begin += 1
-    if 0 < stop < size and _is_high(units[stop - 1]) and _is_low(units[stop]):
-        stop -= 1
-    return units[begin:stop]
-
-
-def _truncate_safe(units: str, limit: int) -> str:
-    """Keep at most ``limit`` units without splitting a surrogate pair."""
-    return units if len(units) <= limit else _slice_safe(units, 0, limit)
-
-
-def _trim_end(units: str) -> str:
-    """JavaScript's ``String.prototype.trimEnd``."""
-    return units.rstrip(_JS_WHITESPACE)

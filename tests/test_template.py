@@ -7,7 +7,7 @@ way Ninja's manifest_parser_test checks its errors: the text is the user interfa
 from __future__ import annotations
 
 import pytest
-from hotplex import template
+from hotplex import template, template_grammar
 from hotplex.errors import EXIT_CONFIG, HotplexError
 from hotplex.template import (
     ESCAPE_HINT,
@@ -52,7 +52,7 @@ def test_plain_text_parses_without_lark(monkeypatch: pytest.MonkeyPatch) -> None
     def no_lark() -> None:
         raise AssertionError("lark was invoked")
 
-    monkeypatch.setattr(template, "_parser", no_lark)
+    monkeypatch.setattr(template, "parser", no_lark)
     text = "# Title\n\nSome {braces} and 100% {ok}\n```\n{{ in code }}\n```\n`{% x %}` ${{ a }}\n"
     assert parse(text, "f.md").nodes == (Text(text),)
     assert parse("", "f.md").nodes == ()
@@ -444,35 +444,35 @@ def test_errors_use_original_text_inside_code_masked_regions() -> None:
 
 def test_grammar_is_cached_on_disk(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    template._parser.cache_clear()
+    template_grammar.parser.cache_clear()
     try:
         parse("{{ x }}", "f.md")
         assert list((tmp_path / "hotplex").glob("template-*.lark-cache"))
-        template._parser.cache_clear()
+        template_grammar.parser.cache_clear()
         assert parse("{{ x }}", "f.md").nodes == (Output(Var("x", 3)),)  # loaded from the cache
     finally:
-        template._parser.cache_clear()
+        template_grammar.parser.cache_clear()
 
 
 def test_unusable_cache_dir_is_not_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
-    template._parser.cache_clear()
+    template_grammar.parser.cache_clear()
     try:
         assert parse("{{ x }}", "f.md").nodes == (Output(Var("x", 3)),)
     finally:
-        template._parser.cache_clear()
+        template_grammar.parser.cache_clear()
 
 
 def test_corrupt_cache_file_is_ignored(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    template._parser.cache_clear()
+    template_grammar.parser.cache_clear()
     try:
         parse("{{ x }}", "f.md")
         (cache,) = (tmp_path / "hotplex").glob("template-*.lark-cache")
         cache.write_bytes(cache.read_bytes()[:100])
-        template._parser.cache_clear()
+        template_grammar.parser.cache_clear()
         assert parse("{{ x }}", "f.md").nodes == (Output(Var("x", 3)),)
     finally:
-        template._parser.cache_clear()
+        template_grammar.parser.cache_clear()
