@@ -292,6 +292,7 @@ class _Builder:
             _plain(manifest.variants, drop=("platforms",)),
             _plain(manifest.metacognition),
             _plain(manifest.secrets),
+            _plain(manifest.unicode),
         ]
         return {
             "compiler": fingerprint.compiler_digest(),

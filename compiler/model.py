@@ -26,6 +26,8 @@ VariantMode = Literal["append", "replace"]
 VariantLayout = Literal["suffix", "directory"]
 Channel = Literal["B", "C"]
 Profile = Literal["main", "subagent"]
+# HTML comments are invisible on a rendered page; "strip" keeps them out of the artifact too.
+HtmlComments = Literal["keep", "strip"]
 
 # Variables every template sees, set per job; a manifest cannot define them.
 BUILTIN_VARS = ("platform", "worker", "target")
@@ -50,6 +52,7 @@ class ProjectSettings:
     out: str = "dist"
     # Projects whose files are full of foreign braces can turn the template language off.
     templates: bool = True
+    html_comments: HtmlComments = "keep"
 
 
 @attrs.frozen
@@ -66,6 +69,7 @@ class Source:
     tag: str
     note: str = ""
     required: bool = False
+    html_comments: HtmlComments | None = None  # None: the project's setting
 
 
 @attrs.frozen
@@ -98,6 +102,14 @@ class Secrets:
     allow: tuple[str, ...] = ()
     # Globs of project-relative source paths whose findings are allowed ("agent-configs/demo/*").
     allow_files: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Unicode:
+    # Code points ("U+200B"), character names ("ZERO WIDTH SPACE") or rule names (see
+    # hotplex.hidden.RULES) the hidden-text scan lets through.
+    allow: tuple[str, ...] = ()
+    allow_files: tuple[str, ...] = ()  # globs, as in [secrets]
 
 
 @attrs.frozen
@@ -164,6 +176,7 @@ class Manifest:
     vars: dict[str, str] = attrs.field(factory=dict)
     metacognition: Metacognition = Metacognition()
     secrets: Secrets = Secrets()
+    unicode: Unicode = Unicode()
     target: tuple[Target, ...] = ()
 
 
@@ -393,6 +406,7 @@ def validate(manifest: Manifest, display: str) -> None:
     if manifest.metacognition.file is not None:
         _check_path_key(manifest.metacognition.file, "metacognition.file", bad)
     _validate_secrets(manifest.secrets, bad)
+    _validate_unicode(manifest.unicode, bad)
     _validate_targets(manifest, WORKERS, bad)
     if problems:
         raise HotplexError(problems)
@@ -407,6 +421,18 @@ def _validate_secrets(secrets: Secrets, bad: typing.Callable[..., None]) -> None
             bad(f"secrets.allow[{index}]", f"no rule named '{entry}'", hint)
         elif not entry.strip():
             bad(f"secrets.allow[{index}]", "an empty entry would allow every finding")
+
+
+def _validate_unicode(unicode: Unicode, bad: typing.Callable[..., None]) -> None:
+    from .hidden import allow_entry, unknown_entry_hint
+
+    for index, entry in enumerate(unicode.allow):
+        if allow_entry(entry) is None:
+            bad(
+                f"unicode.allow[{index}]",
+                f"'{entry}' is not a code point, a character name or a rule",
+                unknown_entry_hint(entry),
+            )
 
 
 def _check_path_key(value: str, key: str, bad: typing.Callable[..., None]) -> None:
