@@ -335,8 +335,8 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
             sections.append(section)
     _check_notes(resolver)
     if resolver.findings:
-        unique = {(f.rule, f.span): f for f in resolver.findings}
-        raise BuildFailed([f.problem() for f in unique.values()])
+        # A variable's value reaches a job through many files: one problem per place and text.
+        raise BuildFailed(list(dict.fromkeys(f.problem() for f in resolver.findings)))
     read = {name: resolver.variables.get(name) for name in sorted(resolver.read_variables)}
     return Resolution(sections, resolver.consulted, resolver.truncations, read)
 
