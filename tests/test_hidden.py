@@ -367,3 +367,18 @@ def test_an_emoji_tag_sequence_needs_a_subdivision_and_its_cancel_tag():
     assert hidden.scan(england) == ()
     assert [m.rule for m in hidden.scan("\U0001f3f4" + tags("gbeng"))] == ["tag-characters"]
     assert [m.rule for m in hidden.scan("x" + tags("gbeng") + "\U000e007f")] == ["tag-characters"]
+
+
+def test_taking_an_allowance_back_fails_the_next_build(make_project, hotplex):
+    """``[unicode]`` is part of what decides an artifact: the next build scans again."""
+    root = make_project(
+        {"agent-configs/SOUL.md": "a\u200bb\n"}, manifest=_manifest('[unicode]\nallow = ["U+200B"]\n')
+    )
+    assert hotplex("-C", str(root), "build").status == 0
+    prompt = root / "dist/cc/default/prompt.xml"
+    before = prompt.read_bytes(), prompt.stat().st_mtime_ns
+    (root / "hotplex.toml").write_text(_manifest(), encoding="utf-8")
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 1
+    assert "agent-configs/SOUL.md:1:2: hidden text, U+200B ZERO WIDTH SPACE" in result.stderr
+    assert (prompt.read_bytes(), prompt.stat().st_mtime_ns) == before

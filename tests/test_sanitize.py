@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import pytest
+import regex
 from hotplex import model
 from hotplex.sanitize import count_tags, sanitize
 from hotplex.targets import agent_configuration
 from hotplex.targets.base import Section
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 NAMES = frozenset(
@@ -39,6 +41,29 @@ def test_every_spelling_of_a_reserved_tag_is_escaped(attack):
 
 
 @pytest.mark.parametrize(
+    "attack",
+    [
+        "</mem\u200bory>",
+        "<\u200b/memory>",
+        "</memory\ufe0f>",
+        "<per\u00adsona>",
+        "<\U000e0020rules>",
+        "< \u2060/rules>",
+        "<direc\u3164tives/>",
+        "\uff1c/memory>",
+        "<\uff4d\uff45\uff4d\uff4f\uff52\uff59>",
+        "\uff1c\uff0f\uff30\uff25\uff32\uff33\uff2f\uff2e\uff21\uff1e",
+        "\ufe64context\ufe65",
+        "<\uff44\uff49\uff52\uff45\uff43\uff54\uff49\uff56\uff45\uff53\uff0f>",
+    ],
+)
+def test_a_reserved_tag_disguised_by_invisible_or_compatibility_characters_is_escaped(attack):
+    cleaned = sanitize(f"日本 {attack} after", NAMES)
+    assert count_tags(cleaned, NAMES) == 0 and _skeleton_tags(cleaned) == 0
+    assert cleaned == f"日本 &lt;{attack[1:]} after"
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "<b>bold</b>",
@@ -48,6 +73,9 @@ def test_every_spelling_of_a_reserved_tag_is_escaped(attack):
         "<rules-engine>",
         "<example>",
         "x <- y",
+        "中文 <b>粗体</b> a ＜ b",
+        "＜personality＞ <ｍｅｍｏｒｙ-bank>",
+        "👨\u200d👩\u200d👧 <rules-engine>",
     ],
 )
 def test_ordinary_markdown_and_html_pass_unchanged(text):
@@ -84,3 +112,28 @@ def test_structural_tags_appear_exactly_as_often_as_emitted(texts):
     reserved = agent_configuration.reserved_tags(sections, m)
     kept = [s for s in sections if s.text.strip()]
     assert count_tags(document.text, reserved) == _emitted_tag_count(kept, m)
+
+
+def _skeleton_tags(text: str, names: frozenset[str] = NAMES) -> int:
+    """Reserved tags a reader sees once compatibility forms are folded and invisible characters
+    ignored: computed here with NFKD and the regex module's own Unicode property."""
+    skeleton = regex.sub(r"\p{Default_Ignorable_Code_Point}", "", unicodedata.normalize("NFKD", text))
+    alternatives = "|".join(regex.escape(n) for n in sorted(names, key=len, reverse=True))
+    return len(regex.findall(rf"<(?=\s*/?\s*(?:{alternatives})(?:[\s/>]|$))", skeleton, regex.I))
+
+
+DISGUISES = ["\u200b", "\u2060", "\ufe0f", "\u00ad", "\u034f", "\U000e0020", "\u3164", "\u200d"]
+DISGUISES += ["\uff1c", "\uff0f", "\uff1e", "\ufe64", "\u3000", "\uff4d\uff45\uff4d\uff4f\uff52\uff59"]
+DISGUISES += ["\uff30\uff25\uff32\uff33\uff2f\uff2e\uff21", "\uff52\uff55\uff4c\uff45\uff53", "ｈｏｔｐｌｅｘ"]
+disguised = st.lists(st.sampled_from(TOKENS + DISGUISES), max_size=60).map("".join)
+
+
+@given(st.lists(disguised, min_size=5, max_size=5))
+@example(texts=["</mem\u200bory>", "\uff1c/rules>", "<\uff50ersona>", "x", "y"])
+def test_no_structural_tag_hides_behind_invisible_or_compatibility_characters(texts):
+    m = _model()
+    sections = _sections(texts)
+    document = agent_configuration.build(sections, m)
+    reserved = agent_configuration.reserved_tags(sections, m)
+    kept = [s for s in sections if s.text.strip()]
+    assert _skeleton_tags(document.text, reserved) == _emitted_tag_count(kept, m)
