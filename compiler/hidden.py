@@ -26,12 +26,16 @@ canonical combining class, the bidi class), never from a list of example charact
     ideograph, VS1–VS14 after a non-Latin letter or a symbol. A second one in a row or one after
     anything else is a finding (runs of them encode bytes; a decodable run is shown decoded).
 ``invisible-character``
-    every other default-ignorable or format character (``Default_Ignorable_Code_Point`` or
-    category Cf, less the visible prepended concatenation marks): zero-width space, word joiner,
-    invisible operators, a byte-order mark after the start, fillers, combining grapheme joiner.
-    ZWJ is fine inside an emoji ZWJ sequence and next to a virama (canonical combining class 9);
-    ZWNJ next to a virama and between two joining letters (RFC 5892's CONTEXTJ rules, widened to
-    every joining type so Persian ``کتاب‌ها`` passes).
+    every other ``Default_Ignorable_Code_Point`` (what Unicode says a renderer shows as nothing):
+    zero-width space, word joiner, invisible operators, a byte-order mark after the start,
+    fillers, the combining grapheme joiner, the soft hyphen. ZWJ is fine inside an emoji ZWJ
+    sequence and next to a virama (canonical combining class 9); ZWNJ next to a virama and between
+    two joining letters (RFC 5892's CONTEXTJ rules, widened to every joining type so the Persian
+    plural ``کتاب`` + ZWNJ + ``ها`` passes).
+
+Only default-ignorable characters are candidates (bidi controls and tags are among them), and the
+intended uses are one pattern (``_INTENDED``) the regex engine checks at those positions only, so
+the scan costs about one pass over the text.
 
 ``[unicode] allow`` takes code points (``U+200B``), character names (``ZERO WIDTH SPACE``) or
 rule names; ``allow_files`` takes globs, as ``[secrets]`` does.
@@ -57,12 +61,30 @@ RULES = {
     "invisible-character": "an invisible character",
 }
 _EMBEDDINGS = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
-_ZWNJ, _ZWJ, _CANCEL_TAG = "\u200c", "\u200d", "\U000e007f"
+_CANCEL_TAG = "\U000e007f"
 # UTS #51's subdivision id, in the tag letters of an emoji tag sequence (gbeng, gbsct, usca).
 _SUBDIVISION = re.compile(r"(?:[a-z]{2}|[0-9]{3})[a-z0-9]{1,4}")
 # Shown in an excerpt: this much of the line on either side, and at most this many code points.
 _CONTEXT = 20
 _SHOWN = 4
+
+# Where a default-ignorable character is used the way Unicode intends, written as the context
+# around it once it is read: each alternative looks back over the character (and its base) and,
+# where it must, ahead. Only characters at default-ignorable positions are ever tested.
+_JOINING = r"[\p{Joining_Type=D}\p{Joining_Type=R}\p{Joining_Type=L}\p{Joining_Type=C}]"
+_VIRAMA = r"\p{Canonical_Combining_Class=Virama}"
+_INTENDED = (
+    # ZWJ between two pictographs of an emoji ZWJ sequence, the first maybe modified or VS16'd
+    r"(?<=\p{Extended_Pictographic}[\p{Emoji_Modifier}\uFE0F]?\u200D)(?=\p{Extended_Pictographic})",
+    r"(?<=\p{Emoji}[\uFE0E\uFE0F])",  # one text/emoji presentation selector after an emoji
+    rf"(?<={_VIRAMA}[\u200C\u200D])",  # ZWJ/ZWNJ after a virama (Indic half forms, conjuncts)
+    rf"(?<=[\u200C\u200D])(?={_VIRAMA})",  # ... or before one
+    # ZWNJ between two joining letters, transparent marks aside (Persian: می + ZWNJ + خواهم)
+    rf"(?<={_JOINING}\p{{Joining_Type=T}}*\u200C)(?=\p{{Joining_Type=T}}*{_JOINING})",
+    r"(?<=\p{Ideographic}\p{Block=Variation_Selectors_Supplement})",  # an ideographic variant
+    r"(?<=\p{Script=Mongolian}[\u180B-\u180D\u180F])",  # a Mongolian free variation selector
+    r"(?<=[\p{Lo}\p{Sm}\p{So}][\uFE00-\uFE0D])",  # a standardized variant of a letter or symbol
+)
 
 
 @functools.cache
@@ -74,10 +96,10 @@ def _unicode() -> Any:
         return regex.compile(expression, regex.V1).match
 
     return _Properties(
-        candidates=regex.compile(
-            r"[[\p{Default_Ignorable_Code_Point}\p{Cf}]--\p{Prepended_Concatenation_Mark}]+",
-            regex.V1,
+        hidden=regex.compile(
+            rf"(?:\p{{Default_Ignorable_Code_Point}}(?!{'|'.join(_INTENDED)}))+", regex.V1
         ),
+        ignorable=prop(r"\p{Default_Ignorable_Code_Point}"),
         tag=prop(r"\p{Block=Tags}"),
         bidi_control=prop(r"\p{Bidi_Control}"),
         right_to_left=regex.compile(
@@ -85,39 +107,18 @@ def _unicode() -> Any:
         ).search,
         selector=prop(r"\p{Variation_Selector}"),
         emoji=prop(r"\p{Emoji}"),
-        pictographic=prop(r"\p{Extended_Pictographic}"),
-        emoji_modifier=prop(r"[\p{Emoji_Modifier}\p{Variation_Selector}]"),
-        virama=prop(r"\p{Canonical_Combining_Class=Virama}"),
-        transparent=prop(r"\p{Joining_Type=Transparent}"),
-        joining=prop(r"[\p{Joining_Type=D}\p{Joining_Type=R}\p{Joining_Type=L}\p{Joining_Type=C}]"),
-        mongolian=prop(r"\p{Script=Mongolian}"),
-        ideograph=prop(r"\p{Ideographic}"),
-        other_script_or_symbol=prop(r"[\p{Lo}\p{Sm}\p{So}]"),
-        mongolian_selector=prop(r"\p{Block=Mongolian}"),
-        ideographic_selector=prop(r"\p{Block=Variation_Selectors_Supplement}"),
-        emoji_selector=prop(r"[\uFE0E\uFE0F]"),
     )
 
 
 @dataclass(frozen=True)
 class _Properties:
-    candidates: Any
+    hidden: Any  # runs of default-ignorable characters not used as intended
+    ignorable: Any
     tag: Any
     bidi_control: Any
     right_to_left: Any
     selector: Any
     emoji: Any
-    pictographic: Any
-    emoji_modifier: Any
-    virama: Any
-    transparent: Any
-    joining: Any
-    mongolian: Any
-    ideograph: Any
-    other_script_or_symbol: Any
-    mongolian_selector: Any
-    ideographic_selector: Any
-    emoji_selector: Any
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ def scan(text: str) -> tuple[Match, ...]:
         return ()
     props = _unicode()
     found: list[Match] = []
-    for run in props.candidates.finditer(text):
+    for run in props.hidden.finditer(text):
         found.extend(_runs(text, run.start(), run.end(), props))
     return tuple(found)
 
@@ -163,22 +164,14 @@ def _runs(text: str, start: int, end: int, props: _Properties) -> Iterator[Match
 
 
 def _rule(text: str, at: int, props: _Properties) -> str | None:
-    """The rule a (non-tag) candidate character breaks where it stands, or None if it is used
-    the way Unicode intends."""
+    """The rule a default-ignorable character (not a tag) breaks, or None for a mark on a
+    right-to-left line."""
     char = text[at]
-    before = text[at - 1] if at > 0 else ""
-    after = text[at + 1] if at + 1 < len(text) else ""
     if props.bidi_control(char):
         if unicodedata.bidirectional(char) in _EMBEDDINGS:
             return "bidi-control"
         return None if props.right_to_left(_line(text, at)) else "bidi-mark"
-    if props.selector(char):
-        return None if _selects(char, before, props) else "variation-selector"
-    if char == _ZWJ and (_in_emoji_sequence(text, at, props) or _by_virama(before, after, props)):
-        return None
-    if char == _ZWNJ and (_by_virama(before, after, props) or _between_joining(text, at, props)):
-        return None
-    return "invisible-character"
+    return "variation-selector" if props.selector(char) else "invisible-character"
 
 
 def _line(text: str, at: int) -> str:
@@ -188,51 +181,6 @@ def _line(text: str, at: int) -> str:
 def _line_end(text: str, at: int) -> int:
     end = text.find("\n", at)
     return len(text) if end < 0 else end
-
-
-def _selects(selector: str, base: str, props: _Properties) -> bool:
-    if not base or props.selector(base):
-        return False
-    if props.emoji_selector(selector):
-        return bool(props.emoji(base))
-    if props.mongolian_selector(selector):
-        return bool(props.mongolian(base))
-    if props.ideographic_selector(selector):
-        return bool(props.ideograph(base))
-    return bool(props.other_script_or_symbol(base))
-
-
-def _in_emoji_sequence(text: str, at: int, props: _Properties) -> bool:
-    """A ZWJ between two elements of an emoji ZWJ sequence (UTS #51): a pictograph, maybe with a
-    modifier or VS16, before it; a pictograph after it."""
-    back = at - 1
-    while back >= 0 and props.emoji_modifier(text[back]):
-        back -= 1
-    return (
-        back >= 0
-        and at + 1 < len(text)
-        and bool(props.pictographic(text[back]))
-        and bool(props.pictographic(text[at + 1]))
-    )
-
-
-def _by_virama(before: str, after: str, props: _Properties) -> bool:
-    return bool(before and props.virama(before)) or bool(after and props.virama(after))
-
-
-def _between_joining(text: str, at: int, props: _Properties) -> bool:
-    back = at - 1
-    while back >= 0 and props.transparent(text[back]):
-        back -= 1
-    ahead = at + 1
-    while ahead < len(text) and props.transparent(text[ahead]):
-        ahead += 1
-    return (
-        back >= 0
-        and ahead < len(text)
-        and bool(props.joining(text[back]))
-        and bool(props.joining(text[ahead]))
-    )
 
 
 def _emoji_tag_sequence(text: str, start: int, stop: int, props: _Properties) -> bool:
@@ -283,10 +231,8 @@ def visible(text: str) -> str:
     """``text`` with every character that does not show itself written as ``<U+202E>``."""
     if text.isascii() and text.isprintable():
         return text
-    candidates = _unicode().candidates
-    return "".join(
-        f"<{code_point(c)}>" if not c.isprintable() or candidates.fullmatch(c) else c for c in text
-    )
+    ignorable = _unicode().ignorable
+    return "".join(f"<{code_point(c)}>" if not c.isprintable() or ignorable(c) else c for c in text)
 
 
 @dataclass(frozen=True)
