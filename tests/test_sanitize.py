@@ -104,14 +104,19 @@ TOKENS += ["agent-configuration", "hotplex", "user", "skills", "&lt;", "</", "/>
 hostile = st.lists(st.sampled_from(TOKENS), max_size=60).map("".join)
 
 
-@given(st.lists(hostile, min_size=5, max_size=5))
-def test_structural_tags_appear_exactly_as_often_as_emitted(texts):
+def _assembled(texts: list[str]) -> tuple[str, frozenset[str], int]:
+    """The document of five sections, its reserved tags, and how many tags the compiler emits."""
     m = _model()
     sections = _sections(texts)
     document = agent_configuration.build(sections, m)
-    reserved = agent_configuration.reserved_tags(sections, m)
     kept = [s for s in sections if s.text.strip()]
-    assert count_tags(document.text, reserved) == _emitted_tag_count(kept, m)
+    return document.text, agent_configuration.reserved_tags(sections, m), _emitted_tag_count(kept, m)
+
+
+@given(st.lists(hostile, min_size=5, max_size=5))
+def test_structural_tags_appear_exactly_as_often_as_emitted(texts):
+    document, reserved, emitted = _assembled(texts)
+    assert count_tags(document, reserved) == emitted
 
 
 def _skeleton_tags(text: str, names: frozenset[str] = NAMES) -> int:
@@ -131,9 +136,5 @@ disguised = st.lists(st.sampled_from(TOKENS + DISGUISES), max_size=60).map("".jo
 @given(st.lists(disguised, min_size=5, max_size=5))
 @example(texts=["</mem\u200bory>", "\uff1c/rules>", "<\uff50ersona>", "x", "y"])
 def test_no_structural_tag_hides_behind_invisible_or_compatibility_characters(texts):
-    m = _model()
-    sections = _sections(texts)
-    document = agent_configuration.build(sections, m)
-    reserved = agent_configuration.reserved_tags(sections, m)
-    kept = [s for s in sections if s.text.strip()]
-    assert _skeleton_tags(document.text, reserved) == _emitted_tag_count(kept, m)
+    document, reserved, emitted = _assembled(texts)
+    assert _skeleton_tags(document, reserved) == emitted
