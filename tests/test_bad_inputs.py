@@ -120,7 +120,13 @@ def test_bad_input(name, built_base, tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "name", ["manifest-unknown-worker", "path-fifo", "secret-anthropic-key-in-memory"]
+    "name",
+    [
+        "manifest-unknown-worker",
+        "path-fifo",
+        "secret-anthropic-key-in-memory",
+        "hidden-tag-characters-in-memory",
+    ],
 )
 def test_the_installed_command_says_the_same(name, built_base, tmp_path):
     root, expected = _prepare(name, built_base, tmp_path)
