@@ -17,7 +17,7 @@ from . import __version__
 from .fs import Stamp, stamp
 
 _PACKAGE_SUFFIXES = (".py", ".md", ".lark", ".toml")
-_PACKAGES = ("hotplex", "hotplex.targets", "hotplex.grammar")
+_PACKAGES = ("hotplex", "hotplex.build", "hotplex.targets", "hotplex.grammar")
 
 
 @lru_cache(maxsize=1)

@@ -34,11 +34,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from . import frontmatter, secrets, template
+from . import frontmatter, hidden, secrets, template
 from .errors import HotplexError, Problem, Span
 from .manifest import MANIFEST_NAME
 from .model import Limits, Manifest
 from .scaffold import SOURCE_FILES, SOURCES_DIR, relative, write_if_missing
+from .scanning import Allowance, Origin
 
 MAX_IMPORT_DEPTH = 5  # Claude Code follows @imports this many hops
 RULES_NOTE = Manifest().source[1].note  # "Treat as mandatory workspace constraints."
@@ -687,23 +688,29 @@ def plan(paths: list[Path], into: Path) -> Plan:
     writes = _writes(found, into / sources_dir)
     manifest = _manifest(found, into, sources_dir)
     for kind in found:
-        kind.notes += _credentials(kind.copies, sources_dir)
+        kind.notes += _scan_notes(kind.copies, sources_dir)
     return Plan(into, sources_dir, manifest, found, writes)
 
 
-def _credentials(copies: list[Copy], sources_dir: str) -> list[str]:
-    """Where the build's secret scan will stop, said now. Import never silences that scan: a key
-    pasted into CLAUDE.md must not reach an artifact just because it was there before."""
+def _scan_notes(copies: list[Copy], sources_dir: str) -> list[str]:
+    """Where the build's secret and hidden-text scans will stop, said now. Import never silences
+    them: a key or an invisible instruction in CLAUDE.md must not reach an artifact just because
+    it was there before."""
     notes = []
     for copy in copies:
         display = f"{sources_dir}/{copy.dest}" if sources_dir != "." else copy.dest
         body, first_line = _compiled(copy.data, display)
-        origin = secrets.Origin(body, display, first_line)
-        for finding in secrets.find(body, [origin], secrets.Allowance.of((), ())):
+        origin = Origin(body, display, first_line)
+        for finding in secrets.find(body, [origin], Allowance()):
             notes.append(
                 f"{finding.span.location()}: looks like a credential ({finding.rule}); the build"
                 " stops there: remove it (and revoke it if it is real), or if it is not one, add"
                 f' [secrets] allow_files = ["{display}"]'
+            )
+        for found in hidden.find(body, [origin], Allowance()):
+            notes.append(
+                f"{found.span.location()}: {found.summary()}; the build stops there: remove it,"
+                f' or if it is meant, add [unicode] allow = ["{found.allow_entry}"]'
             )
     return notes
 

@@ -9,12 +9,11 @@ returned as a ``Truncation``: nothing is ever shortened silently.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import HotplexError, Problem, Span
-from .sanitize import ESCAPED_LT
+from .sanitize import ESCAPED_LT, open_tag_tail
 
 if TYPE_CHECKING:
     from .model import Limits
@@ -22,9 +21,6 @@ if TYPE_CHECKING:
 TRUNCATION_MARKER = "\n\n[… truncated by hotplex: the rest of this section exceeded its size limit]"
 # Below this many units of room, a section is dropped rather than reduced to a bare marker.
 MIN_USEFUL_ROOM = 64
-# The sanitizer left "</memory<" alone (no tag: the name runs on); cut after "</memory", the
-# marker's line break would end the name and make it a tag. A cut never ends in "<name".
-_OPEN_TAG_TAIL = re.compile(r"<[\s/]*[A-Za-z_][A-Za-z0-9_.-]*\Z")
 
 
 @dataclass(frozen=True)
@@ -100,7 +96,10 @@ def cut(text: str, budget: int, unit: str) -> str:
     room = budget - measure(TRUNCATION_MARKER, unit)
     if room < MIN_USEFUL_ROOM:
         return ""
-    prefix = _OPEN_TAG_TAIL.sub("", _prefix_within(text, room, unit).rstrip())
+    # The sanitizer left "</memory<" alone (no tag: the name runs on); cut after "</memory", the
+    # marker's line break would end the name and make it a tag. A cut never ends in "<name".
+    prefix = _prefix_within(text, room, unit).rstrip()
+    prefix = prefix[: open_tag_tail(prefix)]
     return prefix.rstrip() + TRUNCATION_MARKER
 
 

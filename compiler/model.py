@@ -25,6 +25,8 @@ VariantMode = Literal["append", "replace"]
 VariantLayout = Literal["suffix", "directory"]
 Channel = Literal["B", "C"]
 Profile = Literal["main", "subagent"]
+# HTML comments are invisible on a rendered page; "strip" keeps them out of the artifact too.
+HtmlComments = Literal["keep", "strip"]
 
 # Variables every template sees, set per job; a manifest cannot define them.
 BUILTIN_VARS = ("platform", "worker", "target")
@@ -45,6 +47,7 @@ class ProjectSettings:
     out: str = "dist"
     # Projects whose files are full of foreign braces can turn the template language off.
     templates: bool = True
+    html_comments: HtmlComments = "keep"
 
 
 @attrs.frozen
@@ -61,6 +64,7 @@ class Source:
     tag: str
     note: str = ""
     required: bool = False
+    html_comments: HtmlComments | None = None  # None: the project's setting
 
 
 @attrs.frozen
@@ -93,6 +97,14 @@ class Secrets:
     allow: tuple[str, ...] = ()
     # Globs of project-relative source paths whose findings are allowed ("agent-configs/demo/*").
     allow_files: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Unicode:
+    # Code points ("U+200B"), character names ("ZERO WIDTH SPACE") or rule names (see
+    # hotplex.hidden.RULES) the hidden-text scan lets through.
+    allow: tuple[str, ...] = ()
+    allow_files: tuple[str, ...] = ()  # globs, as in [secrets]
 
 
 @attrs.frozen
@@ -158,6 +170,7 @@ class Manifest:
     vars: dict[str, str] = attrs.field(factory=dict)
     metacognition: Metacognition = Metacognition()
     secrets: Secrets = Secrets()
+    unicode: Unicode = Unicode()
     target: tuple[Target, ...] = ()
 
 

@@ -6,13 +6,22 @@ meta-cognition block and every source's tag). Every spelling counts: any letter 
 closing or self-closing, with attributes, with blanks or a newline inside (``</PERSONA >``,
 ``<directives/>``, ``<Rules x="1">``, ``< /memory>``). Only the ``<`` of such a tag is escaped (as
 ``&lt;``, the seed's "targeted HTML escaping"); other Markdown and HTML passes unchanged.
+
+Disguised spellings count too: a model reads ``</mem\\u200bory>`` or ``＜／ｍｅｍｏｒｙ＞`` as the
+tag an XML parser does not see. So the text is also matched as its *skeleton*: each character
+replaced by its compatibility decomposition (NFKD: fullwidth ``＜`` is ``<``, ``ｍ`` is ``m``) and
+default-ignorable characters (zero-width, joiners, variation selectors, tags) removed; the
+character that plays the ``<`` of a tag there is escaped in the text.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 ESCAPED_LT = "&lt;"
 
@@ -20,22 +29,126 @@ ESCAPED_LT = "&lt;"
 @lru_cache(maxsize=64)
 def reserved_pattern(names: frozenset[str]) -> re.Pattern[str]:
     """A pattern matching the start of any spelling of any of ``names`` as a tag."""
-    alternatives = "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n)))
     # The name must end the tag name: followed by a blank, '/', '>' or the end of the text.
-    return re.compile(rf"<(?=\s*/?\s*(?:{alternatives})(?:[\s/>]|$))", re.IGNORECASE)
+    return re.compile(rf"<(?=\s*/?\s*(?:{_alternatives(names)})(?:[\s/>]|$))", re.IGNORECASE)
+
+
+@lru_cache(maxsize=64)
+def _loose_pattern(names: frozenset[str]) -> re.Pattern[str]:
+    """Any '<' before a name, ended or not: what an ASCII-only view of a skeleton is searched
+    for, to know cheaply that no disguised tag can be there."""
+    return re.compile(rf"<\s*/?\s*(?:{_alternatives(names)})|<[\s/]*\Z", re.IGNORECASE)
+
+
+def _alternatives(names: frozenset[str]) -> str:
+    return "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n)))
 
 
 # A '<' with nothing but blanks and a '/' after it, at the very end of a text: harmless alone,
 # but a note is followed by its section's text on the next line, so the note "see <" before a
 # body starting "/persona>" would spell "</persona>" across the line break.
 _DANGLING = re.compile(r"<(?=\s*/?\s*\Z)")
+# Any tag name opened at the very end of a text ("</memory"): a cut must not end there, since the
+# line break after it would end the name and make it a tag.
+_OPEN_TAG_TAIL = re.compile(r"<[\s/]*[A-Za-z_][A-Za-z0-9_.-]*\Z")
 
 
 def sanitize(text: str, names: Iterable[str]) -> str:
-    escaped = reserved_pattern(frozenset(names)).sub(ESCAPED_LT, text)
-    return _DANGLING.sub(ESCAPED_LT, escaped)
+    starts = _tag_starts(text, frozenset(names), dangling=True)
+    if not starts:
+        return text
+    pieces, last = [], 0
+    for at in starts:
+        pieces += [text[last:at], ESCAPED_LT]
+        last = at + 1
+    pieces.append(text[last:])
+    return "".join(pieces)
 
 
 def count_tags(text: str, names: Iterable[str]) -> int:
     """How many reserved tags (in any spelling) ``text`` holds; the property tests count with it."""
-    return len(reserved_pattern(frozenset(names)).findall(text))
+    return len(_tag_starts(text, frozenset(names), dangling=False))
+
+
+def open_tag_tail(text: str) -> int:
+    """Where a tag name opened at the end of ``text`` starts (``len(text)`` when none is)."""
+    if text.isascii():
+        found = _OPEN_TAG_TAIL.search(text)
+        return found.start() if found else len(text)
+    skeleton, origin = _skeleton(text)
+    found = _OPEN_TAG_TAIL.search(skeleton)
+    return origin[found.start()] if found else len(text)
+
+
+def _tag_starts(text: str, names: frozenset[str], dangling: bool) -> list[int]:
+    """The offsets of the characters that open a reserved tag (or, with ``dangling``, a '<'
+    left open at the end), in order."""
+    pattern = reserved_pattern(names)
+
+    def starts(view: str) -> set[int]:
+        return {m.start() for m in pattern.finditer(view)} | (
+            _dangling(view) if dangling else set()
+        )
+
+    plain = starts(text)
+    if text.isascii():
+        return sorted(plain)
+    cheap = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    if not _loose_pattern(names).search(cheap):
+        return sorted(plain)
+    skeleton, origin = _skeleton(text)
+    return sorted(plain | {origin[at] for at in starts(skeleton)})
+
+
+def _dangling(text: str) -> set[int]:
+    found = _DANGLING.search(text)
+    return {found.start()} if found else set()
+
+
+def _skeleton(text: str) -> tuple[str, list[int]]:
+    """``text`` folded (NFKD per character, default-ignorables dropped), and for each character
+    of the result the offset in ``text`` of the character it came from.
+
+    Worked out a run at a time (ASCII, default-ignorable, other): a run that NFKD folds to as many
+    characters (fullwidth forms, most CJK) maps one to one, and one that folds to no ASCII at all
+    (Hangul, whose syllables fold to jamo) cannot be part of a tag, so it stands as it is."""
+    pieces: list[str] = []
+    origin: list[int] = []
+    for run in _runs().finditer(text):
+        start, chars = run.start(), run.group()
+        if run.lastgroup == "ignorable":
+            continue
+        piece = chars if run.lastgroup == "ascii" else _run_folded(chars)
+        if piece is not None:
+            pieces.append(piece)
+            origin.extend(range(start, start + len(chars)))
+            continue
+        for at, char in enumerate(chars, start):
+            one = _decomposed(char)
+            pieces.append(one)
+            origin.extend([at] * len(one))
+    return "".join(pieces), origin
+
+
+def _run_folded(chars: str) -> str | None:
+    """A run of non-ASCII characters folded one to one, or None to fold it one by one."""
+    folded = unicodedata.normalize("NFKD", chars)
+    if len(folded) == len(chars):
+        return folded
+    return chars if not folded.encode("ascii", "ignore") else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _decomposed(char: str) -> str:
+    return unicodedata.normalize("NFKD", char)
+
+
+@functools.cache
+def _runs() -> Any:
+    import regex  # the Unicode property is not in unicodedata; only disguised-looking text needs it
+
+    return regex.compile(
+        r"(?P<ascii>[\x00-\x7f]+)|(?P<ignorable>\p{Default_Ignorable_Code_Point}+)"
+        r"|[^\x00-\x7f\p{Default_Ignorable_Code_Point}]+",
+        regex.V1,
+    )

@@ -15,13 +15,12 @@ redacted before they reach a terminal or a CI log.
 
 from __future__ import annotations
 
-import fnmatch
-import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .errors import Problem, Span, suggest
+from .scanning import Allowance, Origin, cached_for_short_texts, locate
 
 
 def _has_digit_or_symbol(secret: str) -> bool:
@@ -155,22 +154,9 @@ class Match:
     text: str  # the whole match (for a key = value rule: both sides)
 
 
-# The cache keeps its texts alive: only short ones (nearly all sources) are worth keeping.
-_CACHED_CHARS = 32_768
-
-
+@cached_for_short_texts
 def scan(text: str) -> tuple[Match, ...]:
-    """Every likely credential in ``text``, in order. Pure, so cached: a file rendered the same
-    for many jobs (or sessions of a gateway) is searched once."""
-    return _scan_cached(text) if len(text) <= _CACHED_CHARS else _scan(text)
-
-
-@functools.lru_cache(maxsize=1024)
-def _scan_cached(text: str) -> tuple[Match, ...]:
-    return _scan(text)
-
-
-def _scan(text: str) -> tuple[Match, ...]:
+    """Every likely credential in ``text``, in order."""
     # U+0130 is the one character whose lower case is two characters; offsets must not move.
     lowered: str | None = None
     found: list[Match] = []
@@ -214,23 +200,6 @@ def redact(secret: str) -> str:
 
 
 @dataclass(frozen=True)
-class Origin:
-    """A text a rendered file may have copied a secret from, and how to name a place in it."""
-
-    text: str
-    file: str  # display path of the file, or the manifest's for a manifest value
-    first_line: int = 1  # line of text[0] in ``file`` (frontmatter moves a body down)
-    key: str | None = None  # manifest key path, for a value from the manifest
-
-    def span(self, offset: int, secret: str) -> Span:
-        if self.key is not None:
-            return Span(self.file, key=self.key)
-        at = Span.at_offset(self.file, self.text, offset)
-        shown = (at.source_line or "").replace(secret, redact(secret))
-        return Span(self.file, at.line + self.first_line - 1, at.column, source_line=shown)
-
-
-@dataclass(frozen=True)
 class Finding:
     rule: str
     description: str
@@ -250,29 +219,22 @@ class Finding:
         )
 
 
-@dataclass(frozen=True)
-class Allowance:
-    """What ``[secrets]`` allows: rules by name, texts by substring, files by glob."""
+def allowance(allow: Iterable[str], allow_files: Iterable[str]) -> Allowance:
+    """``[secrets]``: an entry naming a rule turns it off; another allows findings holding it."""
+    entries = tuple(allow)
+    return Allowance(
+        frozenset(e for e in entries if e in RULE_NAMES),
+        tuple(e for e in entries if e not in RULE_NAMES and e),
+        tuple(allow_files),
+    )
 
-    rules: frozenset[str]
-    texts: tuple[str, ...]
-    files: tuple[str, ...]
 
-    @classmethod
-    def of(cls, allow: Iterable[str], allow_files: Iterable[str]) -> Allowance:
-        entries = tuple(allow)
-        return cls(
-            frozenset(e for e in entries if e in RULE_NAMES),
-            tuple(e for e in entries if e not in RULE_NAMES and e),
-            tuple(allow_files),
-        )
-
-    def allows(self, finding: Finding) -> bool:
-        return (
-            finding.rule in self.rules
-            or any(t in finding.text for t in self.texts)
-            or any(fnmatch.fnmatchcase(finding.span.file, g) for g in self.files)
-        )
+def _allowed(allowance: Allowance, finding: Finding) -> bool:
+    return (
+        allowance.allows_name(finding.rule)
+        or allowance.allows_text(finding.text)
+        or allowance.allows_file(finding.span.file)
+    )
 
 
 def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Finding]:
@@ -283,21 +245,23 @@ def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Fin
     findings = []
     for match in scan(text):
         finding = _place(match, origins)
-        if not allowance.allows(finding):
+        if not _allowed(allowance, finding):
             findings.append(finding)
     return findings
 
 
 def _place(match: Match, origins: Sequence[Origin]) -> Finding:
     rule = match.rule
-    for origin in origins:
-        offset = origin.text.find(match.secret)
-        if offset >= 0:
-            span = origin.span(offset, match.secret)
-            return Finding(rule.name, rule.description, match.secret, match.text, span)
-    return Finding(
-        rule.name, rule.description, match.secret, match.text, Span(origins[0].file), True
-    )
+    found = locate([(match.secret, 0)], origins)
+    if found is None:
+        span, assembled = Span(origins[0].file), True
+    else:
+        span, assembled = found[0].span(found[1]), False
+        if span.source_line is not None:  # shown under the message: redact it there too
+            span = replace(
+                span, source_line=span.source_line.replace(match.secret, redact(match.secret))
+            )
+    return Finding(rule.name, rule.description, match.secret, match.text, span, assembled)
 
 
 def unknown_rule_hint(entry: str) -> str | None:

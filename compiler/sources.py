@@ -4,8 +4,9 @@
 per build, a file whose stamp matches the last build is not hashed again, and every path a job
 consults (present or absent) is recorded, because an absent variant is a dependency too.
 
-Each file's text as rendered for a job is searched for credentials (``secrets.py``) before any
-worker sees it; a finding stops the job with the file:line:column it came from.
+Each file's text as rendered for a job (HTML comments stripped where the manifest asks) is
+searched for credentials (``secrets.py``) and hidden text (``hidden.py``) before any worker sees
+it; a finding stops the job with the file:line:column it came from.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from hotplex.targets import WORKERS
 
-from . import frontmatter, secrets
+from . import comments, frontmatter, hidden, secrets
 from .errors import BuildFailed, HotplexError, Problem, Span
 from .fs import (
     ReadResult,
@@ -34,7 +35,8 @@ from .fs import (
 )
 from .jobs import Job
 from .limits import Truncation, measure
-from .model import METACOGNITION_NOTE, Model, Source
+from .model import METACOGNITION_NOTE, HtmlComments, Model, Source
+from .scanning import Origin
 from .worker import Section
 
 # Reading stops this far past what the per-file limit can use: 4 bytes per character at most,
@@ -177,7 +179,7 @@ class _Resolver:
     variables: dict[str, str]
     consulted: list[str] = field(default_factory=list)
     truncations: list[Truncation] = field(default_factory=list)
-    findings: list[secrets.Finding] = field(default_factory=list)
+    findings: list[secrets.Finding | hidden.Finding] = field(default_factory=list)
     read_variables: set[str] = field(default_factory=set)
 
     def file(self, display: str, span: Span) -> Loaded | None:
@@ -231,28 +233,35 @@ class _Resolver:
             raise HotplexError.single(f"included file '{display}' does not exist", span)
         return IncludedSource(display, loaded.body, self._templated(loaded))
 
-    def source_text(self, display: str, span: Span) -> str | None:
+    def source_text(
+        self, display: str, span: Span, html_comments: HtmlComments = "keep"
+    ) -> str | None:
         loaded = self.file(display, span)
         if loaded is None:
             return None
         text, includes = self.render(loaded)
-        text = trim(text)
-        if secrets.scan(text):  # rare: only then find where each secret came from
+        text = trim(comments.strip(text) if html_comments == "strip" else text)
+        if secrets.scan(text) or hidden.scan(text):  # rare: only then find where each came from
             files = [self.inputs.load(f, span) for f in (display, *includes)]
-            origins = [secrets.Origin(f.body, f.display, f.body_line) for f in files if f]
+            origins = [Origin(f.body, f.display, f.body_line) for f in files if f]
             self.check(text, [*origins, *_var_origins(self.model, self.job)])
         return text
 
-    def check(self, text: str, origins: list[secrets.Origin]) -> None:
-        """Record the secrets ``text`` would carry into the artifact, placed in ``origins``."""
-        settings = self.model.manifest.secrets
-        allowance = secrets.Allowance.of(settings.allow, settings.allow_files)
-        self.findings += secrets.find(text, origins, allowance)
+    def check(self, text: str, origins: list[Origin]) -> None:
+        """Record the secrets and hidden text ``text`` would carry into the artifact, placed in
+        ``origins``."""
+        manifest = self.model.manifest
+        settings = manifest.secrets
+        self.findings += secrets.find(
+            text, origins, secrets.allowance(settings.allow, settings.allow_files)
+        )
+        allowed = hidden.allowance(manifest.unicode.allow, manifest.unicode.allow_files)
+        self.findings += hidden.find(text, origins, allowed)
 
     def check_setting(self, text: str, key: str) -> None:
         """A manifest value that reaches the artifact as it is (a note)."""
-        if text and secrets.scan(text):
-            self.check(text, [secrets.Origin(text, self.model.manifest_display, key=key)])
+        if text and (secrets.scan(text) or hidden.scan(text)):
+            self.check(text, [Origin(text, self.model.manifest_display, key=key)])
 
 
 def _shift(exc: HotplexError, inputs: Inputs) -> HotplexError:
@@ -307,16 +316,16 @@ def variables(model: Model, job: Job) -> dict[str, str]:
     return {**model.manifest.vars, **job.target.vars, **builtins}
 
 
-def _var_origins(model: Model, job: Job) -> list[secrets.Origin]:
+def _var_origins(model: Model, job: Job) -> list[Origin]:
     """Where each variable's value is written in the manifest, for placing a secret in it."""
     display = model.manifest_display
     index = model.manifest.target.index(job.target)
     origins = [
-        secrets.Origin(value, display, key=f"target[{index}].vars.{name}")
+        Origin(value, display, key=f"target[{index}].vars.{name}")
         for name, value in job.target.vars.items()
     ]
     origins += [
-        secrets.Origin(value, display, key=f"vars.{name}")
+        Origin(value, display, key=f"vars.{name}")
         for name, value in model.manifest.vars.items()
         if name not in job.target.vars
     ]
@@ -336,8 +345,8 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
             sections.append(section)
     _check_notes(resolver)
     if resolver.findings:
-        unique = {(f.rule, f.span): f for f in resolver.findings}
-        raise BuildFailed([f.problem() for f in unique.values()])
+        # A variable's value reaches a job through many files: one problem per place and text.
+        raise BuildFailed(list(dict.fromkeys(f.problem() for f in resolver.findings)))
     read = {name: resolver.variables.get(name) for name in sorted(resolver.read_variables)}
     return Resolution(sections, resolver.consulted, resolver.truncations, read)
 
@@ -365,7 +374,8 @@ def _metacognition(resolver: _Resolver, file: str | None, note: str) -> Section:
             (),
         )
     span = Span(resolver.model.manifest_display, key="metacognition.file")
-    text = resolver.source_text(file, span)
+    comments = resolver.model.manifest.project.html_comments
+    text = resolver.source_text(file, span, comments)
     if text is None:
         raise HotplexError.single(f"metacognition file '{file}' does not exist", span)
     return Section("metacognition", "hotplex", "B", note, text, (file,))
@@ -375,9 +385,10 @@ def _source_section(resolver: _Resolver, source: Source, index: int) -> Section 
     model = resolver.model
     base = model.source_path(source.file)
     span = Span(model.manifest_display, key=f"source[{index}].file")
-    texts: list[tuple[str, str | None]] = [(base, resolver.source_text(base, span))]
+    comments = source.html_comments or model.manifest.project.html_comments
+    texts: list[tuple[str, str | None]] = [(base, resolver.source_text(base, span, comments))]
     for variant in overlay_paths(model, source, resolver.job):
-        texts.append((variant, resolver.source_text(variant, span)))
+        texts.append((variant, resolver.source_text(variant, span, comments)))
     if source.required and texts[0][1] is None:
         raise HotplexError.single(
             f"required source '{source.name}' is missing: {base} does not exist", span

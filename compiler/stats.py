@@ -4,6 +4,10 @@ For every artifact and section: its size in the limit's unit, its share of the p
 total budget, an approximate token count and what was cut. Nothing is written; the numbers are the
 ones a build would produce, because they come from the same compile.
 
+Each section also says how many characters of its files sit inside HTML comments: invisible on a
+rendered page, read by a model unless ``html_comments = "strip"``; a file mostly in comments is
+named under the table.
+
 Tokens are estimated, not counted with a real tokenizer (each model has its own): about four ASCII
 characters per token and one token per other character (CJK text runs close to that). A section's
 estimate is taken from its text before the limits and scaled to the size that survives them.
@@ -12,7 +16,7 @@ estimate is taken from its text before the limits and scaled to the size that su
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +28,21 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .compile import Compiled
     from .model import Model
+    from .sources import Inputs
 
 ASCII_CHARS_PER_TOKEN = 4
+# A file with more than this share of its characters in HTML comments is named under the table.
+MOSTLY_COMMENTS = 0.5
 TOKENS_NOTE = "≈tokens: about 4 ASCII characters or 1 other character per token"
+
+
+@dataclass(frozen=True)
+class Commented:
+    """How much of a file (frontmatter excluded) sits inside HTML comments."""
+
+    file: str
+    in_comments: int
+    chars: int
 
 
 @dataclass(frozen=True)
@@ -39,6 +55,11 @@ class SectionStats:
     share_of_file_limit: float | None
     share_of_total: float | None
     truncations: tuple[str, ...]
+    comments: tuple[Commented, ...] = ()  # per file
+
+    @property
+    def in_comments(self) -> int:
+        return sum(c.in_comments for c in self.comments)
 
 
 @dataclass(frozen=True)
@@ -75,7 +96,7 @@ def collect(root: Path, manifest: Path | None, targets: tuple[str, ...]) -> list
     model = project.model
     inputs = Inputs(project.root, read_cap(model))
     return [
-        _artifact_stats(compile_job(model, job, inputs), model)
+        _artifact_stats(compile_job(model, job, inputs), model, inputs)
         for job in project.jobs()
         if not targets or job.target.name in targets
     ]
@@ -88,7 +109,7 @@ def _check_targets(known: list[str], wanted: tuple[str, ...]) -> None:
             raise HotplexError.single(f"no target named '{name}'", hint=hint)
 
 
-def _artifact_stats(compiled: Compiled, model: Model) -> ArtifactStats:
+def _artifact_stats(compiled: Compiled, model: Model, inputs: Inputs) -> ArtifactStats:
     from hotplex.targets import WORKERS
 
     job, emitted = compiled.job, compiled.emitted
@@ -99,6 +120,7 @@ def _artifact_stats(compiled: Compiled, model: Model) -> ArtifactStats:
         _section_stats(size, texts.get(size.name, text), emitted.truncations, budgets)
         for size in emitted.sizes
     )
+    sections = tuple(replace(s, comments=_comments(s.files, inputs)) for s in sections)
     used = sum(s.size for s in sections)
     return ArtifactStats(
         artifact=job.id,
@@ -116,6 +138,18 @@ def _artifact_stats(compiled: Compiled, model: Model) -> ArtifactStats:
         sections=sections,
         truncations=tuple(t.to_json() for t in emitted.truncations),
     )
+
+
+def _comments(files: tuple[str, ...], inputs: Inputs) -> tuple[Commented, ...]:
+    from . import comments
+    from .errors import Span
+
+    counted = []
+    for file in files:
+        loaded = inputs.load(file, Span(file))
+        if loaded is not None:
+            counted.append(Commented(file, comments.hidden_chars(loaded.body), len(loaded.body)))
+    return tuple(counted)
 
 
 def _section_stats(
@@ -152,7 +186,8 @@ def _share(size: int, budget: int | None) -> float | None:
 # --- rendering --------------------------------------------------------------------------------
 
 _HEADER = (
-    "artifact", "section", "size", "unit", "%file", "%total", "≈tokens", "truncated", "files"
+    "artifact", "section", "size", "unit", "%file", "%total", "≈tokens", "truncated", "comments",
+    "files",
 )
 _RIGHT = {2, 4, 5, 6}  # numeric columns
 
@@ -164,11 +199,11 @@ def render_table(artifacts: list[ArtifactStats]) -> str:
         cuts = f"{len(art.truncations)} cut(s)" if art.truncations else ""
         rows.append(
             (art.artifact, "(sections)", str(art.size), art.unit, "", _percent(art.share_of_total),
-             str(sum(s.tokens for s in art.sections)), cuts, "")
+             str(sum(s.tokens for s in art.sections)), cuts, "", "")
         )
         rows.append(
             (art.artifact, "(document)", str(art.document), art.unit, "", "", str(art.tokens), "",
-             art.path)
+             "", art.path)
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER))]
     lines = [
@@ -191,8 +226,17 @@ def _section_row(art: ArtifactStats, section: SectionStats) -> tuple[str, ...]:
         _percent(section.share_of_total),
         str(section.tokens),
         "; ".join(section.truncations),
+        _commented(section),
         ", ".join(section.files) or "(built in)",
     )
+
+
+def _commented(section: SectionStats) -> str:
+    """Characters in HTML comments, with their share of the section's files: "812 (64%)"."""
+    if not section.in_comments:
+        return ""
+    share = section.in_comments / sum(c.chars for c in section.comments)
+    return f"{section.in_comments} ({100 * share:.0f}%)"
 
 
 def _percent(share: float | None) -> str:
@@ -209,7 +253,17 @@ def _legend(artifacts: list[ArtifactStats]) -> list[str]:
         f"limits for {', '.join(workers)}: per file {per_file or '-'}, total {total or '-'} {unit}"
         for (per_file, total, unit), workers in budgets.items()
     ]
-    return [*lines, TOKENS_NOTE]
+    return [*lines, *_mostly_comments(artifacts), TOKENS_NOTE]
+
+
+def _mostly_comments(artifacts: list[ArtifactStats]) -> list[str]:
+    counted = {c.file: c for a in artifacts for s in a.sections for c in s.comments}
+    return [
+        f"{c.file}: {100 * c.in_comments / c.chars:.0f}% of its characters are in HTML comments, "
+        "which a rendered page does not show"
+        for c in counted.values()
+        if c.chars and c.in_comments / c.chars > MOSTLY_COMMENTS
+    ]
 
 
 def render_json(artifacts: list[ArtifactStats]) -> str:

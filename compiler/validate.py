@@ -8,7 +8,7 @@ import typing
 from hotplex.targets import WORKERS
 
 from .errors import HotplexError, Problem, Span, suggest
-from .model import BUILTIN_VARS, Manifest, Secrets, Target
+from .model import BUILTIN_VARS, Manifest, Secrets, Target, Unicode
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _TAG = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
@@ -60,6 +60,7 @@ def validate(manifest: Manifest, display: str) -> None:
     if manifest.metacognition.file is not None:
         _check_path_key(manifest.metacognition.file, "metacognition.file", bad)
     _validate_secrets(manifest.secrets, bad)
+    _validate_unicode(manifest.unicode, bad)
     _validate_targets(manifest, bad)
     if problems:
         raise HotplexError(problems)
@@ -74,6 +75,18 @@ def _validate_secrets(secrets: Secrets, bad: typing.Callable[..., None]) -> None
             bad(f"secrets.allow[{index}]", f"no rule named '{entry}'", hint)
         elif not entry.strip():
             bad(f"secrets.allow[{index}]", "an empty entry would allow every finding")
+
+
+def _validate_unicode(unicode: Unicode, bad: typing.Callable[..., None]) -> None:
+    from .hidden import allow_entry, unknown_entry_hint
+
+    for index, entry in enumerate(unicode.allow):
+        if allow_entry(entry) is None:
+            bad(
+                f"unicode.allow[{index}]",
+                f"'{entry}' is not a code point, a character name or a rule",
+                unknown_entry_hint(entry),
+            )
 
 
 def _check_path_key(value: str, key: str, bad: typing.Callable[..., None]) -> None:

@@ -15,7 +15,8 @@ Each folder of ``tests/bad_inputs/`` (but ``_base``) is one case: the files it l
     "agent-configs/MEMORY.md" = "/dev/zero"
 
 Special files are made by the test, so the repository holds none; ``@FAKE:<rule>@`` in a case
-file becomes a credential-shaped fake (``hotplex_testing.FAKE_SECRETS``) for the same reason.
+file becomes a credential-shaped fake (``hotplex_testing.FAKE_SECRETS``) for the same reason, and
+``@U+202E@`` the character itself, so no file of the repository hides text from its reviewers.
 
 The corpus runs through ``hotplex.cli.main``, the function the installed ``hotplex`` script
 calls, in-process (one case takes milliseconds, not a process start); the last test runs the
@@ -37,6 +38,7 @@ from hotplex_testing import FAKE_SECRETS, REPO, run_hotplex
 CORPUS = REPO / "tests" / "bad_inputs"
 CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir() and not p.name.startswith("_"))
 FAKE = re.compile(rb"@FAKE:([a-z-]+)@")
+CODE_POINT = re.compile(rb"@U\+([0-9A-F]{4,6})@")
 
 
 def _snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
@@ -66,6 +68,7 @@ def _lay_over(case: Path, root: Path, expected: dict) -> None:
             continue
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         data = FAKE.sub(lambda m: FAKE_SECRETS[m.group(1).decode()].encode(), path.read_bytes())
+        data = CODE_POINT.sub(lambda m: chr(int(m.group(1), 16)).encode(), data)
         (root / rel).write_bytes(data)
     for link, target in expected.get("symlinks", {}).items():
         (root / link).unlink(missing_ok=True)
@@ -117,7 +120,13 @@ def test_bad_input(name, built_base, tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "name", ["manifest-unknown-worker", "path-fifo", "secret-anthropic-key-in-memory"]
+    "name",
+    [
+        "manifest-unknown-worker",
+        "path-fifo",
+        "secret-anthropic-key-in-memory",
+        "hidden-tag-characters-in-memory",
+    ],
 )
 def test_the_installed_command_says_the_same(name, built_base, tmp_path):
     root, expected = _prepare(name, built_base, tmp_path)

@@ -118,7 +118,8 @@ def test_stats_table_has_a_row_per_section_and_totals(make_project, hotplex):
     assert table.status == 0, table.stderr
     lines = table.stdout.splitlines()
     assert lines[0].split() == [
-        "artifact", "section", "size", "unit", "%file", "%total", "≈tokens", "truncated", "files"
+        "artifact", "section", "size", "unit", "%file", "%total", "≈tokens", "truncated", "comments",
+        "files",
     ]
     soul = next(line for line in lines if " soul " in line)
     assert re.search(r"cc/default\s+soul\s+2000\s+chars\s+100%\s+33%\s+\d+\s+per_file: 3000→2000", soul)

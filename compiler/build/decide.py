@@ -1,0 +1,155 @@
+"""Deciding what is dirty and why, as ninja's ``graph.cc`` does: a job's key parts, then every
+reason its record no longer holds. Pure: what is true now comes in as values and lookups."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+from typing import Any
+
+from ..jobs import Job
+from ..model import Model
+from ..records import JobRecord, Stamped
+
+KEY_REASONS = {
+    "compiler": "hotplex itself changed",
+    "profile": "worker profile changed",
+    "target": "target settings changed",
+    "layout": "sources, channels or variants settings changed",
+    "limits": "limits changed",
+}
+
+
+class Keys:
+    """The key parts of each job of one model: what decides its bytes besides its input files.
+    Shared parts are computed once per build, a target's once per target."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self._targets: dict[str, str] = {}
+
+    @cached_property
+    def _shared(self) -> dict[str, str]:
+        from .. import fingerprint
+
+        manifest = self.model.manifest
+        layout = [
+            plain(manifest.project),
+            plain(manifest.channels),
+            plain(manifest.source),
+            plain(manifest.variants, drop=("platforms",)),
+            plain(manifest.metacognition),
+            plain(manifest.secrets),
+            plain(manifest.unicode),
+        ]
+        return {
+            "compiler": fingerprint.compiler_digest(),
+            "layout": fingerprint.digest(layout),
+            "limits": fingerprint.digest(plain(manifest.limits)),
+        }
+
+    def of(self, job: Job) -> dict[str, str]:
+        from hotplex.targets import WORKERS
+
+        from .. import fingerprint
+
+        target = job.target
+        if target.name not in self._targets:
+            settings = plain(target, drop=("platforms", "vars", "base"))
+            self._targets[target.name] = fingerprint.digest(settings)
+        shared = self._shared
+        return {
+            "compiler": shared["compiler"],
+            "profile": fingerprint.profile_digest(WORKERS[target.worker].modules),
+            "target": self._targets[target.name],
+            "layout": shared["layout"],
+            "limits": shared["limits"],
+        }
+
+
+def reasons(
+    record: JobRecord | None,
+    keys: dict[str, str],
+    variables: dict[str, str],
+    input_digest: Callable[[str], str | None],
+    output_digest: Callable[[str, Stamped], str | None],
+) -> list[str]:
+    """Why the job must be rebuilt; empty when its record still holds."""
+    if record is None:
+        return ["not built before"]
+    found = [KEY_REASONS[k] for k in keys if record.keys.get(k) != keys[k]]
+    found += [f"variable '{name}' changed" for name in changed_variables(record, variables)]
+    for path, old in record.inputs.items():
+        new = input_digest(path)
+        if new != old:
+            found.append(
+                f"new input {path}"
+                if old is None
+                else f"{path} removed"
+                if new is None
+                else f"{path} changed"
+            )
+    for path, recorded in record.outputs.items():
+        current = output_digest(path, recorded)
+        if current is None:
+            found.append(f"output missing: {path}")
+        elif current != recorded.digest:
+            found.append(f"output edited by hand: {path}")
+    return found
+
+
+def changed_variables(record: JobRecord, current: dict[str, str]) -> list[str]:
+    """The template variables the job's files read last time whose values moved since: a
+    variable no file reads can change without rebuilding anything."""
+    return [name for name, old in record.variables.items() if current.get(name) != old]
+
+
+def still_current(
+    record: JobRecord,
+    keys: dict[str, str],
+    variables: dict[str, str],
+    input_digest: Callable[[str], str | None],
+) -> bool:
+    """A job a build did not select (``build TARGET``): do its record's keys, variables and
+    inputs still hold, so that the snapshot may cover it?"""
+    if record.keys != keys or changed_variables(record, variables):
+        return False
+    return all(input_digest(p) == d for p, d in record.inputs.items())
+
+
+def check_verdict(
+    on_disk: dict[str, str | None],
+    changed: list[str],
+    recorded: dict[str, Stamped],
+    reasons: list[str],
+) -> tuple[str, list[str]]:
+    """What `check` says of a job it compiled: current when the bytes on disk are already
+    right; else missing, else edited (the bytes on disk are not the ones hotplex last wrote),
+    else stale. Without a record (a fresh clone) the reasons are the differing files."""
+    if not changed:
+        return "current", []
+    if not recorded:
+        reasons = [
+            f"output missing: {p}" if on_disk[p] is None else f"{p} differs from a fresh build"
+            for p in changed
+        ]
+    if any(on_disk[p] is None for p in changed):
+        return "missing", reasons
+    if any(p in recorded and on_disk[p] != recorded[p].digest for p in changed):
+        return "edited", reasons
+    return "stale", reasons
+
+
+def plain(value: Any, drop: tuple[str, ...] = ()) -> Any:
+    """attrs instances as plain data, for hashing."""
+    import attrs
+
+    if attrs.has(type(value)):
+        return {
+            k: plain(v) for k, v in attrs.asdict(value, recurse=False).items() if k not in drop
+        }
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value

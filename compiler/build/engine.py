@@ -1,0 +1,180 @@
+"""The slow path: load the manifest, decide each job against its log record, compile the dirty
+ones (in parallel with ``-j``), execute, record, delete orphans, and close with a snapshot."""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+import time
+from itertools import islice
+from typing import TYPE_CHECKING
+
+from ..errors import HotplexError, suggest
+from ..fs import Stamp, stamp
+from ..jobs import Job, plan
+from ..records import JobRecord, JobReport, Outcome
+from . import decide, orphans, snapshot
+from .execute import Check, Strategy, Write
+from .outputs import Outputs
+from .parallel import Workers
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .. import state as state_log
+    from . import Request
+    from .execute import Done
+
+# Jobs compiled before their files are written and recorded: bounds memory, not correctness.
+BATCH = 256
+
+
+class Builder:
+    def __init__(self, request: Request, manifest_path: Path, state: state_log.State) -> None:
+        from .. import model as model_module
+        from ..sources import Inputs, read_cap
+
+        self.request = request
+        self.state = state
+        self.started = time.time_ns()  # every stamp this build records was taken after this
+        self.manifest_stamp = stamp(manifest_path)
+        self.model = model_module.load(request.root, manifest_path, cached=True)
+        known = {
+            path: (Stamp(*rec[:3]), rec.digest) for path, rec in state.files.items() if rec.digest
+        }
+        self.inputs = Inputs(request.root, read_cap(self.model), known=known)
+        self.outputs = Outputs(request.root, self.model.manifest_display)
+        self.keys = decide.Keys(self.model)
+        self.strategy: Strategy = (Check if request.check else Write)(self.outputs, request.diff)
+        self.warnings = [state.warning] if state.warning else []
+        self.scope = orphans.Scope(
+            request.root, self.model.out_dir, frozenset(request.targets) or None
+        )
+
+    def run(self, log: state_log.Log | None) -> Outcome:
+        planned = plan(self.model)
+        jobs = self._select(planned)
+        before = dict(self.state.jobs)  # records are replaced, never mutated, by the log
+        reports: list[JobReport] = []
+        work = functools.partial(self.strategy.execute, self.model, self.inputs)
+        workers = Workers(work, self.request.processes)
+        try:
+            for batch in _batches(jobs, BATCH):
+                self._run_batch(batch, workers, log, reports, len(jobs))
+        finally:
+            workers.close()
+        produced = {posixpath.normpath(f.path) for r in reports for f in r.files}
+        names = orphans.artifact_names(produced, before)
+        found = orphans.find(self.scope, produced, before, names)
+        if log is not None:
+            orphans.delete(self.scope, found, {j.id for j in planned}, log)
+            closing = self._closing(planned, produced, names, {j.id for j in jobs})
+            log.close(closing)
+            if self.model.uncached is not None:
+                from .. import manifest_cache
+
+                manifest_cache.save(self.model, self.model.uncached)
+        return Outcome(reports, found, self.warnings, fast=False)
+
+    def _select(self, jobs: list[Job]) -> list[Job]:
+        if not self.request.targets:
+            return jobs
+        names = [t.name for t in self.model.manifest.target]
+        for wanted in self.request.targets:
+            if wanted not in names:
+                raise HotplexError.single(
+                    f"no target named '{wanted}' in {self.model.manifest_display}",
+                    hint=suggest(wanted, names) or "targets: " + ", ".join(names),
+                )
+        return [j for j in jobs if j.target.name in self.request.targets]
+
+    def _run_batch(
+        self,
+        jobs: list[Job],
+        workers: Workers,
+        log: state_log.Log | None,
+        reports: list[JobReport],
+        total: int,
+    ) -> None:
+        decided = [(job, self.keys.of(job), self.state.jobs.get(job.id)) for job in jobs]
+        decided = [(*d, self._reasons(*d)) for d in decided]
+        done = workers.map([d for d in decided if d[3]])
+        for _job, _keys, record, reasons in decided:
+            if not reasons:
+                if log is not None:
+                    self._restat(record, log)
+                reports.append(JobReport.of(record, "current"))
+            else:
+                reports.append(self._record(next(done), log))
+            if self.request.on_progress is not None:
+                self.request.on_progress(len(reports), total)
+
+    def _reasons(self, job: Job, keys: dict[str, str], record: JobRecord | None) -> list[str]:
+        from ..sources import variables
+
+        current = variables(self.model, job)
+        return decide.reasons(record, keys, current, self.inputs.digest, self.outputs.digest)
+
+    def _record(
+        self,
+        done: Done | HotplexError,
+        log: state_log.Log | None,
+    ) -> JobReport:
+        if isinstance(done, HotplexError):
+            raise done
+        record, result, stamps = done
+        for path, digest in record.inputs.items():  # what a worker process read, for the snapshot
+            self.inputs.digests.setdefault(path, digest)
+            self.inputs.stamps.setdefault(path, stamps[path])
+        if log is not None:
+            log.append(record)
+        report = JobReport.of(record, result.status)
+        report.reasons, report.written, report.diff = result.reasons, result.written, result.diff
+        return report
+
+    def _restat(self, record: JobRecord, log: state_log.Log) -> None:
+        """Record new stamps of outputs whose bytes are verified unchanged (a `touch`, a
+        checkout), as ninja's restat does: otherwise the fast path would miss forever."""
+        outputs = {
+            p: self.outputs.stamped(p, rec.digest or "", rec.size)
+            for p, rec in record.outputs.items()
+        }
+        if outputs != record.outputs:
+            from dataclasses import replace
+
+            log.append(replace(record, outputs=outputs))
+
+    def _still_current(self, job: Job, record: JobRecord) -> bool:
+        """A job this build did not select: are its record's keys and inputs still true?"""
+        from ..sources import variables
+
+        now = variables(self.model, job)
+        return decide.still_current(record, self.keys.of(job), now, self.inputs.digest)
+
+    def _closing(
+        self, planned: list[Job], produced: set[str], names: set[str], decided: set[str]
+    ) -> tuple[dict, list[JobRecord]] | None:
+        """The snapshot and the records it covers, or None when some planned job is not
+        current (a `build TARGET` left others stale, or left orphans elsewhere)."""
+        if self.manifest_stamp is None:
+            return None
+        records = []
+        for job in planned:
+            record = self.state.jobs.get(job.id)
+            if record is None:
+                return None
+            if job.id not in decided and not self._still_current(job, record):
+                return None
+            records.append(record)
+        if self.scope.targets is not None:
+            everything = produced | {posixpath.normpath(p) for r in records for p in r.outputs}
+            whole = orphans.Scope(self.scope.root, self.scope.out, None)
+            if orphans.find(whole, everything, self.state.jobs, names):
+                return None
+        taken = snapshot.take(self.model, self.manifest_stamp, records, self.inputs, self.started)
+        return taken, records
+
+def _batches(jobs: list[Job], size: int):
+    it = iter(jobs)
+    while batch := list(islice(it, size)):
+        yield batch

@@ -1,0 +1,122 @@
+"""Executing a decision: what becomes of a compiled job's files. Two strategies share the
+comparison with the disk: ``Write`` replaces what changed (atomically), ``Check`` only says
+what a build would do, so ``check`` writes nothing and needs no lock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..errors import HotplexError
+from ..fs import Stamp, sha256
+from ..records import JobRecord, Stamped
+from ..worker import Emitted
+from .decide import check_verdict
+from .outputs import Outputs
+
+if TYPE_CHECKING:
+    from ..jobs import Job
+    from ..model import Model
+    from ..sources import Inputs
+
+
+@dataclass(frozen=True)
+class Result:
+    status: str
+    reasons: list[str]
+    written: list[str]
+    digests: dict[str, str]  # path -> sha256 of the bytes the job produces
+    diff: str = ""
+
+
+class Done(NamedTuple):
+    """A dirty job, executed: its new log record, what was done, and the stamps of its inputs
+    as read (a worker process's reads, for the parent's snapshot)."""
+
+    record: JobRecord
+    result: Result
+    stamps: dict[str, Stamp | None]
+
+
+class Strategy:
+    logs: bool  # whether the build log records what was done
+
+    def __init__(self, outputs: Outputs, diff: bool = False) -> None:
+        self.outputs = outputs
+        self.diff = diff
+
+    def execute(
+        self,
+        model: Model,
+        inputs: Inputs,
+        decided: tuple[Job, dict[str, str], JobRecord | None, list[str]],
+    ) -> Done | HotplexError:
+        """Compile one dirty job and apply this strategy to its files (in a worker process
+        with ``-j``); bad input comes back as a value, to be raised in job order."""
+        from ..compile import compile_job
+
+        job, keys, record, reasons = decided
+        try:
+            compiled = compile_job(model, job, inputs)
+            emitted = compiled.emitted
+            result = self.apply(emitted, record.outputs if record else {}, reasons)
+        except HotplexError as error:
+            return error
+        files = sorted(emitted.files.items())
+        new = JobRecord(
+            job=job.id,
+            target=job.target.name,
+            worker=job.target.worker,
+            platform=job.platform,
+            primary=emitted.primary,
+            keys=keys,
+            inputs=compiled.inputs,
+            variables=compiled.variables,
+            outputs={p: self.outputs.stamped(p, result.digests[p], len(d)) for p, d in files},
+            truncations=emitted.truncations,
+            warnings=emitted.warnings,
+            sizes=emitted.sizes,
+        )
+        return Done(new, result, {p: inputs.stamps.get(p) for p in compiled.inputs})
+
+    def apply(
+        self, emitted: Emitted, recorded: dict[str, Stamped], reasons: list[str]
+    ) -> Result:
+        digests = {path: sha256(data) for path, data in emitted.files.items()}
+        on_disk = {path: self.outputs.digest(path, recorded.get(path)) for path in emitted.files}
+        changed = [path for path in emitted.files if on_disk[path] != digests[path]]
+        diff = self.outputs.diff(emitted.files, changed) if self.diff else ""
+        return self.finish(emitted, digests, on_disk, changed, recorded, reasons, diff)
+
+    def finish(
+        self,
+        emitted: Emitted,
+        digests: dict[str, str],
+        on_disk: dict[str, str | None],
+        changed: list[str],
+        recorded: dict[str, Stamped],
+        reasons: list[str],
+        diff: str,
+    ) -> Result:
+        raise NotImplementedError
+
+
+class Write(Strategy):
+    """Replace each changed file; an unchanged one keeps its bytes and its mtime."""
+
+    logs = True
+
+    def finish(self, emitted, digests, on_disk, changed, recorded, reasons, diff) -> Result:
+        for path in changed:
+            self.outputs.write(path, emitted.files[path], digests[path])
+        return Result("rebuilt", reasons, changed, digests, diff)
+
+
+class Check(Strategy):
+    """Write nothing: current when the bytes on disk are already what a build would write."""
+
+    logs = False
+
+    def finish(self, emitted, digests, on_disk, changed, recorded, reasons, diff) -> Result:
+        status, reasons = check_verdict(on_disk, changed, recorded, reasons)
+        return Result(status, reasons, [], digests, diff)

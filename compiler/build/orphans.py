@@ -1,0 +1,131 @@
+"""Orphans: artifacts hotplex wrote that no planned job produces any more, and their deletion.
+
+Found from the build log (outputs of removed targets, platforms or workers) and in the job
+folders ``out/<target>/<platform>/`` (files carrying an artifact's name, temp files of a killed
+write). Never anything outside ``out``, nor a file that is not in a job folder: a README in
+``out`` or a ``notes.txt`` beside an artifact stays. ``clean`` deletes with the same helpers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import BuildFailed, Problem
+from ..fs import crash_point, is_temp_of
+
+if TYPE_CHECKING:
+    from ..records import JobRecord
+    from ..state import Log
+
+# Job folders are out/<target>/<platform or default>/; artifacts sit directly in them.
+JOB_DEPTH = 2
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What one run answers for: the artifact folder, and all targets (None) or some."""
+
+    root: Path
+    out: str
+    targets: frozenset[str] | None
+
+    def covers(self, path: str) -> bool:
+        """``path`` is in a job folder of a target in scope, really inside ``out``."""
+        parts = path.split("/")
+        out_parts = self.out.split("/")
+        if parts[: len(out_parts)] != out_parts or ".." in parts or path.startswith("/"):
+            return False
+        inside = parts[len(out_parts) :]
+        if len(inside) <= JOB_DEPTH or (self.targets is not None and inside[0] not in self.targets):
+            return False
+        real_out = os.path.realpath(self.root / self.out)
+        real_parent = os.path.realpath((self.root / path).parent)
+        return real_parent.startswith(real_out + os.sep)
+
+
+def find(
+    scope: Scope, produced: set[str], records: dict[str, JobRecord], names: set[str]
+) -> list[str]:
+    """Files a build deletes in ``scope``: recorded outputs and artifact-like strays that no
+    planned job produced."""
+    found = {posixpath.normpath(p) for record in records.values() for p in record.outputs}
+    found.update(_strays(scope, names))
+    return sorted(
+        p for p in found - produced if scope.covers(p) and os.path.lexists(scope.root / p)
+    )
+
+
+def artifact_names(produced: set[str], records: dict[str, JobRecord]) -> set[str]:
+    """The file names hotplex gives artifacts (prompt.xml, payload.json…), from this build and
+    the log: in a job folder, only files with such a name are taken for hotplex's own."""
+    recorded = (p for record in records.values() for p in record.outputs)
+    return {posixpath.basename(p) for p in (*produced, *recorded)}
+
+
+def _strays(scope: Scope, names: set[str]) -> set[str]:
+    found = set()
+    for target in entries(os.path.join(scope.root, scope.out), folders=True):
+        if scope.targets is not None and target.name not in scope.targets:
+            continue
+        for job in entries(target.path, folders=True):
+            found.update(
+                f"{scope.out}/{target.name}/{job.name}/{entry.name}"
+                for entry in entries(job.path, folders=False)
+                if entry.name in names or any(is_temp_of(entry.name, n) for n in names)
+            )
+    return found
+
+
+def delete(scope: Scope, orphans: list[str], planned_ids: set[str], log: Log) -> None:
+    """Delete orphans, then forget the records of jobs no longer planned (in that order, so a
+    killed build still knows what to delete next time)."""
+    out = scope.root / scope.out
+    for path in orphans:
+        try:
+            unlink(scope.root / path)
+        except OSError as exc:
+            problem = Problem(f"cannot delete orphaned '{path}': {exc.strerror or exc}")
+            raise BuildFailed([problem]) from None
+        crash_point()
+        _prune_upward((scope.root / path).parent, out)
+    for job_id in list(log.state.jobs):
+        target = job_id.split("/")[0]
+        if job_id not in planned_ids and (scope.targets is None or target in scope.targets):
+            log.forget(job_id)
+
+
+def entries(folder: str, folders: bool) -> list[os.DirEntry[str]]:
+    """The sub-folders (or the other entries) of ``folder``; none when it cannot be listed."""
+    try:
+        with os.scandir(folder) as found:
+            return [e for e in found if e.is_dir(follow_symlinks=False) == folders]
+    except OSError:
+        return []
+
+
+def unlink(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
+def _prune_upward(folder: Path, stop: Path) -> None:
+    """Remove ``folder`` and its parents while they are empty, up to (not including) ``stop``."""
+    while folder != stop and stop in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return  # not empty (or not ours to remove): its parents are not empty either
+        folder = folder.parent
+
+
+def prune_empty(folder: Path) -> None:
+    """Remove every empty folder under ``folder`` (not ``folder`` itself), deepest first."""
+    for current, _dirs, _files in os.walk(folder, topdown=False):
+        if Path(current) != folder:
+            with contextlib.suppress(OSError):
+                os.rmdir(current)  # fails, harmlessly, when the folder is not empty

@@ -1,0 +1,120 @@
+"""The fast path: a finished build ends with a snapshot of every stamp it depended on, and the
+next build that finds them all unmoved is a no-op that parses neither the manifest nor a record.
+
+The snapshot names the manifest, every input (absent variant and include candidates too), the
+artifact folders (a stray folder moves their stamp) and hotplex's own files; each job's report
+sits in the line before it and is parsed only once those stamps have held, then its outputs'
+stamps are checked too.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from ..fs import Stamp, settled, stamp
+from ..records import JobReport, Outcome, Stamped
+from .orphans import entries
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..model import Model
+    from ..records import JobRecord
+    from ..sources import Inputs
+    from ..state import Closing
+
+
+def fast_outcome(
+    root: Path, manifest: Path, targets: tuple[str, ...], closing: Closing | None
+) -> Outcome | None:
+    """The outcome of a no-op build, or None when anything may have changed."""
+    from .. import __version__
+
+    snap = closing.snapshot if closing is not None else None
+    if closing is None or snap.get("version") != __version__:
+        return None
+    if snap.get("manifest") != os.path.relpath(manifest, root):
+        return None  # another manifest (-f): the snapshot says nothing about it
+    try:
+        return _outcome(os.fspath(root), targets, closing)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError):
+        return None  # a snapshot of unexpected shape, or a stat that failed: decide slowly
+
+
+def _outcome(root: str, targets: tuple[str, ...], closing: Closing) -> Outcome | None:
+    snap = closing.snapshot
+    if any(t not in snap["targets"] for t in targets):
+        return None  # the slow path names the unknown target
+    checks = [
+        *((f"{root}/{p}", rec) for p, rec in snap["files"].items()),
+        *((f"{root}/{p}", rec) for p, rec in snap["dirs"].items()),
+        *(snap["package"].items()),
+    ]
+    if not all(_matches(path, rec) for path, rec in checks):
+        return None  # checked before the reports are even parsed
+    records = closing.jobs()
+    if records is None:
+        return None
+    wanted = set(targets)
+    chosen = [r for r in records if not wanted or r.target in wanted]
+    outputs = ((f"{root}/{p}", rec) for r in chosen for p, rec in r.outputs.items())
+    if not all(_matches(path, rec) for path, rec in outputs):
+        return None
+    return Outcome([JobReport.of(r, "current") for r in chosen], [], [], fast=True)
+
+
+def _matches(path: str, recorded: list[Any] | Stamped | None) -> bool:
+    current = stamp(path)
+    if recorded is None:
+        return current is None
+    return current is not None and current.as_list() == list(recorded[:3])
+
+
+def take(
+    model: Model,
+    manifest_stamp: Stamp,
+    records: list[JobRecord],
+    inputs: Inputs,
+    started_ns: int,
+) -> dict[str, Any]:
+    """The stamps under which every job of ``records`` is current."""
+    from .. import __version__, fingerprint
+
+    root = model.root
+    manifest = os.path.relpath(model.manifest_path, root)
+    files: dict[str, list[Any] | None] = {manifest: _trusted(manifest_stamp, None, started_ns)}
+    for record in records:
+        for path in record.inputs:
+            if path not in files:
+                digest = inputs.digest(path)
+                files[path] = _trusted(inputs.stamps.get(path), digest, started_ns)
+    package = fingerprint.package_state()[0]
+    return {
+        "version": __version__,
+        "manifest": manifest,
+        "targets": [t.name for t in model.manifest.target],
+        "files": files,
+        "dirs": _dir_stamps(root, model.out_dir),
+        "package": {p: _trusted(s, None, started_ns) for p, s in package.items()},
+    }
+
+
+def _dir_stamps(root: Path, out: str) -> dict[str, list[Any] | None]:
+    """`out` and each target folder: an entry added to or removed from them (a stray artifact
+    folder) moves their stamp, so the fast path stays exact about orphans."""
+    folders = [out, *(f"{out}/{e.name}" for e in entries(os.path.join(root, out), folders=True))]
+    stamps: dict[str, list[Any] | None] = {}
+    for folder in folders:
+        current = stamp(root / folder)
+        stamps[folder] = None if current is None else [*current.as_list(), None]
+    return stamps
+
+
+def _trusted(current: Stamp | None, digest: str | None, started_ns: int) -> list[Any] | None:
+    """A stamp to record: its mtime is replaced by -1 (never matches) when the file was
+    modified so shortly before this build read it that a same-tick change could hide."""
+    if current is None:
+        return None
+    mtime = current.mtime_ns if settled(current, started_ns) else -1
+    return [mtime, current.size, current.ino, digest]
