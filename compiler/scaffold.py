@@ -42,7 +42,7 @@ WORKER_TARGETS = {
     "opencode-server": ("ocs", "payload.json: a body for POST /session/{id}/message"),
     "openclaw": ("claw", "the workspace files OpenClaw reads, and the context it will build"),
     "codex": ("codex", "prompt.xml as Codex's developer_instructions: codex-home/config.toml"),
-    "gemini-cli": ("gemini", "prompt.xml as the GEMINI.md of gemini-home, exactly as Gemini sends it"),
+    "gemini-cli": ("gemini", "prompt.xml as gemini-home/.gemini/GEMINI.md, as Gemini sends it"),
 }
 DEFAULT_WORKERS = ("claude-code", "opencode-server")
 

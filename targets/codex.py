@@ -16,8 +16,9 @@ Why a ``config.toml`` in a ``CODEX_HOME`` rather than ``-c developer_instruction
 document travels in a file, never as an argument (seed §11): Linux caps one argv string at
 128 KiB (the default 40,000-character budget is 120,000 bytes of CJK or 160,000 of emoji
 before the XML), the text would show in every process listing, and quoting it for TOML and a
-shell is a second place to get it wrong. Codex resolves a relative ``CODEX_HOME`` against its working directory, so
-``launch.json`` names the folder relative to the project like the other workers do. Codex
+shell is a second place to get it wrong. Codex resolves a relative ``CODEX_HOME`` against its
+working directory, so ``launch.json`` names the folder relative to the project like the other
+workers do. Codex
 writes its own state into ``CODEX_HOME`` (sessions, SQLite files, unpacked skills): a gateway
 copies the folder to a fresh one per session, adds its provider and credentials (``-c
 model_providers.…`` or more tables in the copy), and points ``CODEX_HOME`` there.

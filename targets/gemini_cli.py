@@ -19,9 +19,9 @@ names it relative to the project like the other workers do.
 
 Delivery, for each job::
 
-    <out>/<target>/<platform or default>/prompt.xml                     exactly what Gemini sends
+    <out>/<target>/<platform or default>/prompt.xml                     what Gemini sends
     <out>/<target>/<platform or default>/gemini-home/.gemini/GEMINI.md  the same bytes
-    <out>/<target>/<platform or default>/launch.json                    argv, env GEMINI_CLI_HOME, cwd
+    <out>/<target>/<platform or default>/launch.json                    argv, env, cwd
 
 Gemini writes its own state into that home (``.gemini/tmp``, ``projects.json``) and reads its
 ``settings.json`` from there: a gateway copies the folder to a fresh one per session, adds its
