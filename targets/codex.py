@@ -18,10 +18,10 @@ document travels in a file, never as an argument (seed §11): Linux caps one arg
 before the XML), the text would show in every process listing, and quoting it for TOML and a
 shell is a second place to get it wrong. Codex resolves a relative ``CODEX_HOME`` against its
 working directory, so ``launch.json`` names the folder relative to the project like the other
-workers do. Codex
-writes its own state into ``CODEX_HOME`` (sessions, SQLite files, unpacked skills): a gateway
-copies the folder to a fresh one per session, adds its provider and credentials (``-c
-model_providers.…`` or more tables in the copy), and points ``CODEX_HOME`` there.
+workers do. Codex writes its own state into ``CODEX_HOME`` (sessions, SQLite files, unpacked
+skills): a gateway copies the folder to a fresh one per session, adds its provider and
+credentials (``-c model_providers.…`` or more tables in the copy), and points ``CODEX_HOME``
+there.
 
 The TOML is written by tomli-w as a one-line basic string, every control character escaped:
 tomli-w's multi-line form turns CR LF into LF, and TOML lets a parser normalise newlines in
