@@ -100,11 +100,11 @@ def normalise(document: str) -> tuple[str, list[str]]:
 
 def _import_warning(imports: list[str]) -> str:
     shown = list(dict.fromkeys(imports))
-    listed = ", ".join(f"'{i}'" for i in shown[:_SHOWN_IMPORTS])
+    listed = ", ".join(shown[:_SHOWN_IMPORTS])
     more = f" and {len(shown) - _SHOWN_IMPORTS} more" if len(shown) > _SHOWN_IMPORTS else ""
     return (
-        f"{len(imports)} '@' would be file imports for Gemini CLI ({listed}{more}); a word"
-        " joiner (U+2060) before each keeps it text, as written"
+        f"Gemini CLI would read {len(imports)} '@' as file import(s) ({listed}{more}); each got"
+        " a word joiner (U+2060) before its '@', so it arrives as written"
     )
 
 
