@@ -665,9 +665,7 @@ def _gemini_only(entries: list[Entry], targets: list[dict[str, Any]]) -> list[di
     if not own:
         return targets
     shared = [e.name for e in entries if e.name not in own]
-    others = [
-        {**t, "keep": [n for n in t.get("keep", shared) if n not in own]} for t in targets
-    ]
+    others = [{**t, "keep": [n for n in t.get("keep", shared) if n not in own]} for t in targets]
     return [*(others if shared else []), _target("gemini-cli")]
 
 
