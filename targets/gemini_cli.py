@@ -45,6 +45,7 @@ and ``prompt.xml`` is byte for byte what arrives:
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable
 
@@ -70,6 +71,7 @@ _BLANK_RUN = re.compile(r"\n{3,}")
 # Gemini's import processor (memoryImportProcessor): its code regions and its import starts.
 _CODE_REGION = re.compile(r"(`+)[\s\S]*?\1")
 _IMPORT_START = re.compile(r"(?:(?<=[ \t\n\r])|(?<![\s\S]))@(?=[./A-Za-z])")
+_IMPORT_TOKEN = re.compile(r"@[^ \t\n\r]*")  # the path runs to the next blank
 _SHOWN_IMPORTS = 5
 
 
@@ -79,23 +81,24 @@ def validate_target(target: Target) -> Iterable[tuple[str, str]]:
 
 def import_starts(text: str) -> list[int]:
     """Offsets of every ``@`` Gemini would take for a file import: outside code regions."""
-    regions = [m.span() for m in _CODE_REGION.finditer(text)]
-    return [
-        m.start()
-        for m in _IMPORT_START.finditer(text)
-        if not any(start <= m.start() < end for start, end in regions)
-    ]
+    regions = [m.span() for m in _CODE_REGION.finditer(text)]  # in order, not overlapping
+    region_starts = [start for start, _ in regions]
+    found = []
+    for match in _IMPORT_START.finditer(text):
+        at = bisect.bisect_right(region_starts, match.start()) - 1
+        if at < 0 or match.start() >= regions[at][1]:
+            found.append(match.start())
+    return found
 
 
 def normalise(document: str) -> tuple[str, list[str]]:
     """``document`` as Gemini will send it, given as the file it reads; and each ``@import``
     that had to be neutralised for that (as written, for the warning)."""
     text = _BLANK_RUN.sub("\n\n", document.strip(_JS_TRIMMED))
-    imports = []
-    for start in reversed(import_starts(text)):
-        imports.insert(0, text[start:].split(maxsplit=1)[0])
-        text = text[:start] + WORD_JOINER + text[start:]
-    return text, imports
+    starts = import_starts(text)
+    pieces = [text[a:b] for a, b in zip([0, *starts], [*starts, len(text)], strict=True)]
+    imports = [m.group() for start in starts if (m := _IMPORT_TOKEN.match(text, start))]
+    return WORD_JOINER.join(pieces), imports
 
 
 def _import_warning(imports: list[str]) -> str:
