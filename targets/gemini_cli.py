@@ -64,8 +64,9 @@ MEMORY_FILE = ".gemini/GEMINI.md"
 WRAPPER_TAGS = frozenset({"loaded_context", "global_context"})
 WORD_JOINER = "\u2060"
 # JavaScript's String.prototype.trim: WhiteSpace (with U+FEFF and every Zs) and LineTerminator.
-_JS_TRIMMED = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" + (
-    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_TRIMMED = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 _BLANK_RUN = re.compile(r"\n{3,}")
 # Gemini's import processor (memoryImportProcessor): its code regions and its import starts.
@@ -103,7 +104,7 @@ def normalise(document: str) -> tuple[str, list[str]]:
 
 def _import_warning(imports: list[str]) -> str:
     shown = list(dict.fromkeys(imports))
-    listed = ", ".join(shown[:_SHOWN_IMPORTS])
+    listed = ", ".join(f"'{i}'" for i in shown[:_SHOWN_IMPORTS])
     more = f" and {len(shown) - _SHOWN_IMPORTS} more" if len(shown) > _SHOWN_IMPORTS else ""
     return (
         f"Gemini CLI would read {len(imports)} '@' as file import(s) ({listed}{more}); each got"

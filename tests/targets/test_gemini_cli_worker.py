@@ -127,7 +127,7 @@ def test_artifact_files_launch_and_warning(make_project):
         "target": "gemini",
     }
     assert artifact.warnings == (
-        "Gemini CLI would read 1 '@' as file import(s) (@alice.); each got a word joiner"
+        "Gemini CLI would read 1 '@' as file import(s) ('@alice.'); each got a word joiner"
         " (U+2060) before its '@', so it arrives as written",
     )
 
