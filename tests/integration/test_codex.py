@@ -97,6 +97,7 @@ def test_codex_keeps_tricky_source_text(codex_cli, fake_responses, tricky_build,
     document = artifact.path.read_bytes().decode("utf-8")
     for written in tricky_build.expected_text:
         assert written in document
+    assert "user@example.com.\n\n\n\n中文" in document  # Codex keeps blank-line runs
 
     for request in run_codex(codex_cli, artifact, fake_responses, tmp_path):
         assert_developer_instructions(request, document)
