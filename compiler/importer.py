@@ -657,6 +657,17 @@ def _target(worker: str) -> dict[str, Any]:
     return {"name": WORKERS[worker].init_target[0], "worker": worker}
 
 
+def _gemini_only(entries: list[Entry], targets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """GEMINI.md is Gemini CLI's own file: its source goes to a gemini-cli target alone, which
+    keeps the shared sources (AGENTS.md, …) too; the other targets keep all but it."""
+    own = {e.name for e in entries if e.origin.name == "GEMINI.md"}
+    if not own:
+        return targets
+    shared = [e.name for e in entries if e.name not in own]
+    others = [{**t, "keep": [n for n in t.get("keep", shared) if n not in own]} for t in targets]
+    return [*(others if shared else []), _target("gemini-cli")]
+
+
 def _skip_unknown(found: Found, folder: Path, known: set[str], why: str) -> None:
     for path in sorted(folder.iterdir()):
         if path.name not in known and not path.name.startswith("."):
@@ -812,7 +823,8 @@ def _manifest(found: list[Found], into: Path, sources_dir: str) -> str:
         )
         parts.append(_table("[[source]]", values, f"from {Path(origin).as_posix()}"))
     targets = [t for f in found for t in f.targets] or [_target("claude-code")]
-    parts += [_table("[[target]]", t) for t in targets]
+    entries = [e for f in found for e in f.entries]
+    parts += [_table("[[target]]", t) for t in _gemini_only(entries, targets)]
     return "\n".join(parts)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from hotplex.worker import Worker
 
-from . import claude_code, openclaw, opencode_server
+from . import claude_code, codex, gemini_cli, openclaw, opencode_server
 
 WORKERS: dict[str, Worker] = {
     worker.name: worker
@@ -16,5 +16,7 @@ WORKERS: dict[str, Worker] = {
         claude_code.ClaudeCode(),
         opencode_server.OpenCodeServer(),
         openclaw.OpenClaw(),
+        codex.Codex(),
+        gemini_cli.GeminiCli(),
     )
 }

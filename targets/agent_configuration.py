@@ -20,18 +20,23 @@ class Document:
     sizes: tuple[SectionSize, ...]
 
 
-def reserved_tags(sections: list[Section], model: Model) -> frozenset[str]:
+def reserved_tags(
+    sections: list[Section], model: Model, also: frozenset[str] = frozenset()
+) -> frozenset[str]:
     """Every tag the configuration can emit, whether this artifact has that section or not: with
-    MEMORY.md absent, a ``<memory>`` typed into SOUL.md must not pass for the memory section."""
+    MEMORY.md absent, a ``<memory>`` typed into SOUL.md must not pass for the memory section.
+    ``also``: tags of the worker's own wrapper around the document (Gemini CLI has one)."""
     channel_tags = {c.tag for c in model.manifest.channels.values()}
     source_tags = {s.tag for s in model.manifest.source}
     return frozenset(
-        {assemble.WRAPPER_TAG, *channel_tags, *source_tags, *(s.tag for s in sections)}
+        {assemble.WRAPPER_TAG, *channel_tags, *source_tags, *(s.tag for s in sections), *also}
     )
 
 
-def build(sections: list[Section], model: Model) -> Document:
-    reserved = reserved_tags(sections, model)
+def build(
+    sections: list[Section], model: Model, also_reserved: frozenset[str] = frozenset()
+) -> Document:
+    reserved = reserved_tags(sections, model, also_reserved)
     unit = model.manifest.limits.unit
     cleaned = [
         limits.Limited(s.name, s.files, sanitize.sanitize(s.text, reserved)) for s in sections

@@ -183,7 +183,22 @@ def test_gemini_md_imports_with_dot_slash_paths(tmp_path):
     repo = write_tree(tmp_path / "repo", {"GEMINI.md": gemini, "components/intro.md": intro})
     project, _ = import_and_build(repo)
     expected = source_body(gemini).replace("@./components/intro.md\n", intro)
-    assert section(prompt(project), "gemini") == trimmed(expected)
+    assert section(prompt(project, "gemini"), "gemini") == trimmed(expected)
+
+
+def test_gemini_md_is_a_gemini_cli_only_source_and_agents_md_stays_shared(tmp_path):
+    files = {"GEMINI.md": "Gemini only.\n", "AGENTS.md": "Shared rules.\n", "CLAUDE.md": "CC.\n"}
+    project, _ = import_and_build(write_tree(tmp_path / "repo", files))
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    workers = {t["name"]: (t["worker"], t.get("keep")) for t in manifest["target"]}
+    assert workers == {
+        "cc": ("claude-code", ["rules", "claude"]),
+        "gemini": ("gemini-cli", None),
+    }
+    assert "Gemini only." not in prompt(project)
+    gemini = prompt(project, "gemini")
+    assert section(gemini, "gemini") == "Gemini only."
+    assert section(gemini, "rules") == "Shared rules."
 
 
 # --- Cursor ------------------------------------------------------------------------------------

@@ -2,9 +2,13 @@
 
 - ``opencode_server``: a real ``opencode serve`` (npm ``opencode-ai``) on 127.0.0.1.
 - ``claude_cli``: the real ``claude`` binary (npm ``@anthropic-ai/claude-code``).
-- ``fake_anthropic``: a minimal Anthropic Messages API on 127.0.0.1 that records every request.
+- ``codex_cli`` / ``gemini_cli``: the real ``codex`` (npm ``@openai/codex``) and ``gemini``
+  (npm ``@google/gemini-cli``), started as a built ``launch.json`` says (``Cli.launch``).
+- ``fake_anthropic`` / ``fake_responses`` / ``fake_gemini``: minimal Anthropic Messages, OpenAI
+  Responses and Gemini APIs on 127.0.0.1 (``FakeApi`` subclasses) that record every request.
 - ``opencode_payload`` / ``claude_prompt``: parametrised over every artifact that
-  ``hotplex -C <copy of examples/basic> build --json`` produces for that worker.
+  ``hotplex -C <copy of examples/basic> build --json`` produces for that worker;
+  ``codex_prompt`` / ``gemini_prompt`` likewise for ``examples/coding-agents``.
 
 The npm packages are installed by ``.ci/install-components`` into ``$HOTPLEX_TOOLS``
 (default ``<repo>/.tools``). Where a component is missing or will not start, its tests are
@@ -28,6 +32,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -36,7 +41,7 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO / "examples" / "basic"
+EXAMPLES = REPO / "examples"
 HOTPLEX = Path(sys.executable).parent / "hotplex"
 
 BUILD_TIMEOUT = 60  # seconds for `hotplex build`
@@ -291,26 +296,59 @@ class RecordedRequest:
     headers: dict[str, str]
     body: Any  # parsed JSON, or the raw text when it is not JSON
 
+    @property
+    def route(self) -> str:
+        return self.path.split("?", 1)[0]
+
+
+Reply = tuple[int, bytes, str]  # status, body, content type
+
 
 @dataclass
-class FakeAnthropic:
-    """What the ``fake_anthropic`` fixture yields: its base URL and every request it saw."""
+class FakeApi:
+    """A model API on 127.0.0.1 that records every request; subclasses say how to answer.
 
-    url: str
+    Started and stopped by ``running``; ``url`` is set once it listens.
+    """
+
+    url: str = ""
     requests: list[RecordedRequest] = field(default_factory=list)
     reply: str = "pong"
 
+    def respond(self, request: RecordedRequest) -> Reply | None:
+        """The answer to a recorded request; None answers 404."""
+        return None
+
+    def posts(self, route: str) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.method == "POST" and r.route == route]
+
+
+def sse(events: list[dict[str, Any]], named: bool = True) -> bytes:
+    """Server-sent events, one per JSON object (with ``event: <type>`` lines when ``named``)."""
+    return "".join(
+        (f"event: {e['type']}\n" if named else "") + f"data: {json.dumps(e)}\n\n" for e in events
+    ).encode("utf-8")
+
+
+@dataclass
+class FakeAnthropic(FakeApi):
+    """The Anthropic Messages API: ``POST /v1/messages`` (streaming SSE or plain JSON, as asked)
+    with one text block and ``end_turn``, ``POST /v1/messages/count_tokens`` with a count."""
+
     def message_requests(self) -> list[RecordedRequest]:
         """POSTs to the Messages API itself (``/v1/messages``, with or without ``?beta=true``)."""
-        return [
-            r
-            for r in self.requests
-            if r.method == "POST" and r.path.split("?", 1)[0] == "/v1/messages"
-        ]
+        return self.posts("/v1/messages")
 
-
-def _sse(events: list[dict[str, Any]]) -> bytes:
-    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode("utf-8")
+    def respond(self, request: RecordedRequest) -> Reply | None:
+        body = request.body
+        if request.route == "/v1/messages/count_tokens":
+            return 200, b'{"input_tokens": 1}', "application/json"
+        if request.route == "/v1/messages" and isinstance(body, dict):
+            model = str(body.get("model", "claude"))
+            if body.get("stream"):
+                return 200, fake_stream(model, self.reply), "text/event-stream"
+            return 200, json.dumps(fake_message(model, self.reply)).encode(), "application/json"
+        return None
 
 
 def fake_message(model: str, text: str) -> dict[str, Any]:
@@ -330,7 +368,7 @@ def fake_stream(model: str, text: str) -> bytes:
     """The SSE event sequence of one complete text reply."""
     start = fake_message(model, "")
     start.update(content=[], stop_reason=None)
-    return _sse(
+    return sse(
         [
             {"type": "message_start", "message": start},
             {
@@ -354,66 +392,47 @@ def fake_stream(model: str, text: str) -> bytes:
     )
 
 
-def _handler_for(fake: FakeAnthropic, lock: threading.Lock) -> type[BaseHTTPRequestHandler]:
+def _handler_for(fake: FakeApi, lock: threading.Lock) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
             pass
 
-        def _record(self) -> Any:
+        def _record(self) -> RecordedRequest:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             try:
                 body: Any = json.loads(raw) if raw else None
             except ValueError:
                 body = raw.decode("utf-8", errors="replace")
+            request = RecordedRequest(self.command, self.path, dict(self.headers), body)
             with lock:
-                fake.requests.append(
-                    RecordedRequest(self.command, self.path, dict(self.headers), body)
-                )
-            return body
+                fake.requests.append(request)
+            return request
 
-        def _send(self, status: int, data: bytes, content_type: str) -> None:
+        def _answer(self) -> None:
+            reply = fake.respond(self._record())
+            if reply is None:
+                error = {
+                    "type": "error",
+                    "error": {"type": "not_found_error", "message": self.path},
+                }
+                reply = 404, json.dumps(error).encode(), "application/json"
+            status, data, content_type = reply
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
 
-        def _not_found(self) -> None:
-            error = {"type": "error", "error": {"type": "not_found_error", "message": self.path}}
-            self._send(404, json.dumps(error).encode(), "application/json")
-
-        def do_GET(self) -> None:
-            self._record()
-            self._not_found()
-
-        def do_POST(self) -> None:
-            body = self._record()
-            route = self.path.split("?", 1)[0]
-            if route == "/v1/messages/count_tokens":
-                self._send(200, b'{"input_tokens": 1}', "application/json")
-            elif route == "/v1/messages" and isinstance(body, dict):
-                model = str(body.get("model", "claude"))
-                if body.get("stream"):
-                    self._send(200, fake_stream(model, fake.reply), "text/event-stream")
-                else:
-                    data = json.dumps(fake_message(model, fake.reply)).encode()
-                    self._send(200, data, "application/json")
-            else:
-                self._not_found()
+        do_GET = do_POST = _answer
 
     return Handler
 
 
-@pytest.fixture
-def fake_anthropic() -> Iterator[FakeAnthropic]:
-    """A threaded fake of the Anthropic Messages API on 127.0.0.1, recording every request.
-
-    Answers ``POST /v1/messages`` (streaming SSE or plain JSON, as asked) with one text block
-    and ``end_turn``, ``POST /v1/messages/count_tokens`` with a count, anything else with 404.
-    """
-    fake = FakeAnthropic(url="")
+@contextmanager
+def running(fake: FakeApi) -> Iterator[FakeApi]:
+    """Serve ``fake`` from a thread on 127.0.0.1 until the block ends."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(fake, threading.Lock()))
     server.daemon_threads = True
     fake.url = f"http://127.0.0.1:{server.server_address[1]}"
@@ -426,6 +445,13 @@ def fake_anthropic() -> Iterator[FakeAnthropic]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=STOP_TIMEOUT)
+
+
+@pytest.fixture
+def fake_anthropic() -> Iterator[FakeAnthropic]:
+    """A threaded fake of the Anthropic Messages API on 127.0.0.1, recording every request."""
+    with running(FakeAnthropic()) as fake:
+        yield fake  # type: ignore[misc]
 
 
 def claude_env(home: Path, base_url: str) -> dict[str, str]:
@@ -444,6 +470,142 @@ def claude_env(home: Path, base_url: str) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------------------------------
+# codex and gemini: CLIs started the way their launch.json says
+
+
+CLI_TIMEOUT = 90  # seconds for one non-interactive run of codex or gemini
+
+
+@dataclass(frozen=True)
+class Cli:
+    """An installed CLI (``codex_cli``, ``gemini_cli``) that runs a built ``launch.json``."""
+
+    name: str
+    path: Path
+    version: str
+
+    def launch(
+        self, artifact: Artifact, args: list[str], env: dict[str, str], home: Path
+    ) -> subprocess.CompletedProcess[str]:
+        """Start the CLI as ``launch.json`` beside ``artifact`` says (argv, env, cwd relative to
+        the project), with what a gateway adds on top: ``args`` after the argv, ``env`` (the
+        provider and a dummy key) and a throw-away HOME."""
+        spec = json.loads((artifact.path.parent / "launch.json").read_text(encoding="utf-8"))
+        assert spec["argv"][0] == self.name, f"launch.json starts {spec['argv'][0]!r}"
+        home.mkdir(parents=True, exist_ok=True)
+        return subprocess.run(
+            [str(self.path), *spec["argv"][1:], *args],
+            cwd=artifact.project / spec["cwd"],
+            env=base_env(HOME=str(home), **spec["env"], **env),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=CLI_TIMEOUT,
+        )
+
+
+def installed_cli(name: str) -> Cli:
+    """The real ``name`` binary, or a skip saying why there is none."""
+    binary = find_binary(name)
+    if binary is None:
+        pytest.skip(f"{name} not found in {tools_dir()}/node_modules/.bin or PATH; {INSTALL_HINT}")
+    version = binary_version(binary)
+    if version is None:
+        pytest.skip(f"{binary} --version does not run (no native build for this platform?)")
+    return Cli(name=name, path=binary, version=version)
+
+
+@pytest.fixture(scope="session")
+def codex_cli() -> Cli:
+    """The real ``codex`` (npm ``@openai/codex``)."""
+    return installed_cli("codex")
+
+
+@pytest.fixture(scope="session")
+def gemini_cli() -> Cli:
+    """The real ``gemini`` (npm ``@google/gemini-cli``)."""
+    return installed_cli("gemini")
+
+
+@dataclass
+class FakeResponses(FakeApi):
+    """OpenAI's Responses API as Codex streams it: ``POST /v1/responses`` answered with one
+    assistant message (``response.created`` … ``response.completed``)."""
+
+    def respond(self, request: RecordedRequest) -> Reply | None:
+        if request.route != "/v1/responses":
+            return None
+        item = {
+            "type": "message",
+            "id": "msg_hotplex_fake",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": self.reply, "annotations": []}],
+        }
+        usage = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
+        events = [
+            {"type": "response.created", "response": {"id": "resp_hotplex_fake"}},
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": {**item, "status": "in_progress", "content": []},
+            },
+            {
+                "type": "response.output_text.delta",
+                "output_index": 0,
+                "content_index": 0,
+                "item_id": item["id"],
+                "delta": self.reply,
+            },
+            {"type": "response.output_item.done", "output_index": 0, "item": item},
+            {"type": "response.completed", "response": {"id": "resp_hotplex_fake", "usage": usage}},
+        ]
+        return 200, sse(events), "text/event-stream"
+
+
+@dataclass
+class FakeGemini(FakeApi):
+    """The Gemini API: ``:streamGenerateContent?alt=sse`` answered with one text chunk, and the
+    model-routing ``:generateContent`` Gemini CLI sends first when no ``-m`` is given answered
+    with the JSON its classifier expects."""
+
+    def model_requests(self) -> list[RecordedRequest]:
+        """The conversation's requests (``:streamGenerateContent``), not the routing ones."""
+        return [r for r in self.requests if r.route.endswith(":streamGenerateContent")]
+
+    def respond(self, request: RecordedRequest) -> Reply | None:
+        if request.method != "POST" or not request.route.startswith("/v1beta/models/"):
+            return None
+        usage = {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}
+
+        def answer(text: str) -> dict[str, Any]:
+            content = {"role": "model", "parts": [{"text": text}]}
+            candidate = {"content": content, "finishReason": "STOP", "index": 0}
+            return {"candidates": [candidate], "usageMetadata": usage}
+
+        if request.route.endswith(":streamGenerateContent"):
+            return 200, sse([answer(self.reply)], named=False), "text/event-stream"
+        if request.route.endswith(":generateContent"):
+            routing = json.dumps({"complexity_reasoning": "a probe", "complexity_score": 1})
+            return 200, json.dumps(answer(routing)).encode(), "application/json"
+        return None
+
+
+@pytest.fixture
+def fake_responses() -> Iterator[FakeResponses]:
+    """A fake of OpenAI's Responses API on 127.0.0.1 (for Codex), recording every request."""
+    with running(FakeResponses()) as fake:
+        yield fake  # type: ignore[misc]
+
+
+@pytest.fixture
+def fake_gemini() -> Iterator[FakeGemini]:
+    """A fake of the Gemini API on 127.0.0.1 (for Gemini CLI), recording every request."""
+    with running(FakeGemini()) as fake:
+        yield fake  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------------------------------------
 # artifacts from the real compiler
 
 
@@ -456,6 +618,7 @@ class Artifact:
     platform: str | None
     path: Path
     entry: dict[str, Any]
+    project: Path  # the project folder it was built in
 
     @property
     def id(self) -> str:
@@ -469,14 +632,20 @@ class ExampleBuild:
     problem: str | None = None  # why the build could not be used; tests fail with it
 
 
-def build_example(workdir: Path) -> ExampleBuild:
-    """Copy ``examples/basic`` into ``workdir`` and run ``hotplex -C <copy> build --json``."""
-    project = workdir / "basic"
-    if not EXAMPLE.is_dir():
-        return ExampleBuild(project, [], f"example project missing: {EXAMPLE}")
+def build_example(workdir: Path, name: str = "basic") -> ExampleBuild:
+    """Copy ``examples/<name>`` into ``workdir`` and run ``hotplex -C <copy> build --json``."""
+    example = EXAMPLES / name
+    project = workdir / name
+    if not example.is_dir():
+        return ExampleBuild(project, [], f"example project missing: {example}")
+    shutil.copytree(example, project, ignore=shutil.ignore_patterns("dist", ".hotplex"))
+    return build_project(project)
+
+
+def build_project(project: Path) -> ExampleBuild:
+    """``hotplex -C <project> build --json``, its artifacts or why there are none."""
     if not HOTPLEX.exists():
         return ExampleBuild(project, [], f"hotplex command missing: {HOTPLEX} (pip install -e .)")
-    shutil.copytree(EXAMPLE, project)
     argv = [str(HOTPLEX), "-C", str(project), "build", "--json"]
     try:
         done = subprocess.run(
@@ -514,6 +683,7 @@ def parse_build(
             platform=entry.get("platform"),
             path=project / entry["path"],
             entry=entry,
+            project=project,
         )
         for entry in report.get("artifacts", [])
     ]
@@ -523,19 +693,21 @@ def parse_build(
 # Artifacts are enumerated at collection time so each one becomes its own test case. The build
 # runs once per pytest session, only when a test asks for one of these parameters.
 ARTIFACT_PARAMS = {
-    "opencode_payload": ("opencode-server", "payload.json"),
-    "claude_prompt": ("claude-code", "prompt.xml"),
+    "opencode_payload": ("basic", "opencode-server", "payload.json"),
+    "claude_prompt": ("basic", "claude-code", "prompt.xml"),
+    "codex_prompt": ("coding-agents", "codex", "prompt.xml"),
+    "gemini_prompt": ("coding-agents", "gemini-cli", "prompt.xml"),
 }
 
 
-def _session_build(config: pytest.Config) -> ExampleBuild:
-    cached = getattr(config, "_hotplex_example_build", None)
-    if cached is None:
+def _session_build(config: pytest.Config, example: str) -> ExampleBuild:
+    """One build per example and pytest session (each test gets its artifacts by parameter)."""
+    builds = config.__dict__.setdefault("_hotplex_example_builds", {})
+    if example not in builds:
         workdir = Path(tempfile.mkdtemp(prefix="hotplex-integration-"))
         config.add_cleanup(lambda: shutil.rmtree(workdir, ignore_errors=True))
-        cached = build_example(workdir)
-        config._hotplex_example_build = cached  # type: ignore[attr-defined]
-    return cached
+        builds[example] = build_example(workdir, example)
+    return builds[example]
 
 
 def _artifact_params(build: ExampleBuild, worker: str, filename: str) -> list[Any]:
@@ -544,15 +716,15 @@ def _artifact_params(build: ExampleBuild, worker: str, filename: str) -> list[An
     chosen = [a for a in build.artifacts if a.worker == worker and a.path.name == filename]
     if not chosen:
         found = [a.entry.get("path") for a in build.artifacts]
-        problem = f"{EXAMPLE} built no {worker} {filename} artifact; built: {found}"
+        problem = f"{build.project.name} built no {worker} {filename} artifact; built: {found}"
         return [pytest.param(problem, id="no-artifact")]
     return [pytest.param(a, id=a.id) for a in chosen]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    for name, (worker, filename) in ARTIFACT_PARAMS.items():
+    for name, (example, worker, filename) in ARTIFACT_PARAMS.items():
         if name in metafunc.fixturenames:
-            build = _session_build(metafunc.config)
+            build = _session_build(metafunc.config, example)
             params = _artifact_params(build, worker, filename)
             metafunc.parametrize(name, params, indirect=True)
 
@@ -575,3 +747,88 @@ def opencode_payload(request: pytest.FixtureRequest) -> Artifact:
 def claude_prompt(request: pytest.FixtureRequest) -> Artifact:
     """Each ``claude-code`` ``prompt.xml`` built from examples/basic (parametrised)."""
     return _require_artifact(request.param)
+
+
+@pytest.fixture
+def codex_prompt(request: pytest.FixtureRequest) -> Artifact:
+    """Each ``codex`` ``prompt.xml`` built from examples/coding-agents (parametrised)."""
+    return _require_artifact(request.param)
+
+
+@pytest.fixture
+def gemini_prompt(request: pytest.FixtureRequest) -> Artifact:
+    """Each ``gemini-cli`` ``prompt.xml`` built from examples/coding-agents (parametrised)."""
+    return _require_artifact(request.param)
+
+
+# ---------------------------------------------------------------------------------------------
+# a project whose sources hold what a CLI could change on the way
+
+
+TRICKY_MANIFEST = """\
+[project]
+name = "tricky"
+
+[metacognition]
+enabled = false
+
+[[target]]
+name = "codex"
+worker = "codex"
+
+[[target]]
+name = "gemini"
+worker = "gemini-cli"
+"""
+# SOUL.md as a Windows editor saves it (BOM, CRLF), AGENTS.md with LF; blank-line runs in both.
+TRICKY_SOURCES = {
+    "SOUL.md": "\ufeffAsk @alice before you merge.\r\n"
+    "Read @README.md and @./docs/adr first; mail user@example.com.\r\n\r\n\r\n\r\n"
+    "中文：保持简洁，先说结论。 Emoji: 🎉 👩\u200d💻\r\n"
+    "`@inline` code and an indented line:\r\n    @decorator\r\n",
+    "AGENTS.md": "Rules\n\n\n\n\nOwner: @bob\t@carol\n```\n@Fenced()\n```\n",
+}
+# What the artifact must hold as written (hotplex turns CRLF into LF and drops the BOM).
+TRICKY_TEXT = (
+    "Ask @alice before you merge.\nRead @README.md and @./docs/adr first; mail user@example.com.",
+    "中文：保持简洁，先说结论。 Emoji: 🎉 👩\u200d💻",
+    "`@inline` code and an indented line:\n    @decorator",
+    "Owner: @bob\t@carol",
+    "```\n@Fenced()\n```",
+)
+# Files an import of @README.md or @alice would pull in, so a leak would show in the request.
+IMPORT_BAIT = {"README.md": "IMPORTED-README-7f3a\n", "alice": "IMPORTED-ALICE-7f3a\n"}
+
+
+@dataclass(frozen=True)
+class TrickyBuild:
+    build: ExampleBuild
+    expected_text: tuple[str, ...] = TRICKY_TEXT
+    bait: tuple[tuple[str, str], ...] = tuple(IMPORT_BAIT.items())  # (file name, text)
+
+    def artifact(self, target: str, filename: str) -> Artifact:
+        if self.build.problem is not None:
+            pytest.fail(self.build.problem, pytrace=False)
+        found = [
+            a
+            for a in self.build.artifacts
+            if a.target == target and a.platform is None and a.path.name == filename
+        ]
+        assert len(found) == 1, f"no {target} {filename}; built {self.build.artifacts}"
+        return _require_artifact(found[0])
+
+
+@pytest.fixture
+def tricky_build(tmp_path: Path) -> TrickyBuild:
+    """A built project (codex and gemini-cli targets) whose sources hold ``@alice``,
+    ``@README.md``, ``user@example.com``, CJK, emoji, CRLF and blank-line runs; the files an
+    import would read lie in the project root."""
+    project = tmp_path / "tricky"
+    sources = project / "agent-configs"
+    sources.mkdir(parents=True)
+    (project / "hotplex.toml").write_text(TRICKY_MANIFEST, encoding="utf-8")
+    for name, text in TRICKY_SOURCES.items():
+        (sources / name).write_bytes(text.encode("utf-8"))
+    for name, text in IMPORT_BAIT.items():
+        (project / name).write_text(text, encoding="utf-8")
+    return TrickyBuild(build_project(project))

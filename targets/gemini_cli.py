@@ -1,0 +1,143 @@
+"""Gemini CLI: the document as the global GEMINI.md of a home that ``launch.json`` points to.
+
+What Gemini CLI 0.61.0 does (checked with the real CLI against a fake Gemini API; see
+tests/integration/test_gemini_cli.py): ``<home>/.gemini/GEMINI.md`` lands at the very end of
+``systemInstruction``, after Gemini's own base prompt (which stays), inside a fixed wrapper::
+
+    # Contextual Instructions (GEMINI.md)
+    …
+    <loaded_context>
+    --- Context from: <absolute path of the file> ---
+    <the file's text>
+    --- End of Context from: <absolute path of the file> ---
+    </loaded_context>
+
+The alternatives are worse: ``GEMINI_SYSTEM_MD`` replaces the whole base prompt, and a project
+``./GEMINI.md`` reaches only the first *user* message. ``GEMINI_CLI_HOME`` moves the home, and
+Gemini uses a relative one as given (relative to its working directory), so ``launch.json``
+names it relative to the project like the other workers do.
+
+Delivery, for each job::
+
+    <out>/<target>/<platform or default>/prompt.xml                     what Gemini sends
+    <out>/<target>/<platform or default>/gemini-home/.gemini/GEMINI.md  the same bytes
+    <out>/<target>/<platform or default>/launch.json                    argv, env, cwd
+
+Gemini writes its own state into that home (``.gemini/tmp``, ``projects.json``) and reads its
+``settings.json`` from there: a gateway copies the folder to a fresh one per session, adds its
+``settings.json`` (auth type, telemetry off) and credentials, and points ``GEMINI_CLI_HOME``
+there. It must keep Gemini's defaults for ``context.fileName`` and ``context.importFormat``.
+
+Gemini changes a GEMINI.md on the way (``normalise``), so the artifact is built changed already
+and ``prompt.xml`` is byte for byte what arrives:
+
+- **Imports.** An ``@`` at the start or after a space, tab or line end, followed by ``.``, ``/``
+  or an ASCII letter, outside backtick-delimited spans, starts a file import: ``@alice``
+  becomes ``<!-- Import failed: alice … -->`` and ``@README.md`` pulls in a file next to the
+  GEMINI.md. Each such ``@`` gets a WORD JOINER (U+2060, invisible, no break) before it, so
+  Gemini no longer sees a separator before it and sends the text as written; ``@`` inside code
+  spans, and e-mail addresses, need nothing and are left alone. Each is reported as a warning.
+- **Whitespace.** Gemini trims the file (JavaScript's ``trim``) and collapses every run of three
+  or more line feeds in its system prompt to two.
+- **Structure.** Gemini's wrapper tags are reserved like the document's own, so a
+  ``</loaded_context>`` typed in a source cannot close Gemini's wrapper.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from hotplex.jobs import Job
+from hotplex.model import Model
+from hotplex.worker import Emitted, Output, Section, Worker, json_bytes
+
+from . import agent_configuration
+
+PROMPT_FILE = "prompt.xml"
+LAUNCH_FILE = "launch.json"
+HOME_DIR = "gemini-home"
+MEMORY_FILE = ".gemini/GEMINI.md"
+# The tags Gemini wraps the global GEMINI.md in (string and structured memory).
+WRAPPER_TAGS = frozenset({"loaded_context", "global_context"})
+WORD_JOINER = "\u2060"
+# JavaScript's String.prototype.trim: WhiteSpace (with U+FEFF and every Zs) and LineTerminator.
+_JS_TRIMMED = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_BLANK_RUN = re.compile(r"\n{3,}")
+# Gemini's import processor (memoryImportProcessor): its code regions and its import starts.
+_CODE_REGION = re.compile(r"(`+)[\s\S]*?\1")
+_IMPORT_START = re.compile(r"(?:(?<=[ \t\n\r])|(?<![\s\S]))@(?=[./A-Za-z])")
+_IMPORT_TOKEN = re.compile(r"@[^ \t\n\r]*")  # the path runs to the next blank
+_SHOWN_IMPORTS = 5
+
+
+def import_starts(text: str) -> list[int]:
+    """Offsets of every ``@`` Gemini would take for a file import: outside code regions."""
+    regions = [m.span() for m in _CODE_REGION.finditer(text)]  # in order, not overlapping
+    region_starts = [start for start, _ in regions]
+    found = []
+    for match in _IMPORT_START.finditer(text):
+        at = bisect.bisect_right(region_starts, match.start()) - 1
+        if at < 0 or match.start() >= regions[at][1]:
+            found.append(match.start())
+    return found
+
+
+def normalise(document: str) -> tuple[str, list[str]]:
+    """``document`` as Gemini will send it, given as the file it reads; and each ``@import``
+    that had to be neutralised for that (as written, for the warning)."""
+    text = _BLANK_RUN.sub("\n\n", document.strip(_JS_TRIMMED))
+    starts = import_starts(text)
+    pieces = [text[a:b] for a, b in zip([0, *starts], [*starts, len(text)], strict=True)]
+    imports = [m.group() for start in starts if (m := _IMPORT_TOKEN.match(text, start))]
+    return WORD_JOINER.join(pieces), imports
+
+
+def _import_warning(imports: list[str]) -> str:
+    shown = list(dict.fromkeys(imports))
+    listed = ", ".join(f"'{i}'" for i in shown[:_SHOWN_IMPORTS])
+    more = f" and {len(shown) - _SHOWN_IMPORTS} more" if len(shown) > _SHOWN_IMPORTS else ""
+    return (
+        f"Gemini CLI would read {len(imports)} '@' as file import(s) ({listed}{more}); each got"
+        " a word joiner (U+2060) before its '@', so it arrives as written"
+    )
+
+
+class GeminiCli(Worker):
+    name = "gemini-cli"
+    outputs = (
+        Output(PROMPT_FILE, "document", primary=True),
+        Output(f"{HOME_DIR}/{MEMORY_FILE}", "memory"),
+        Output(LAUNCH_FILE, "launch"),
+    )
+    init_target = ("gemini", "prompt.xml as gemini-home/.gemini/GEMINI.md, as Gemini sends it")
+    modules = (__name__, agent_configuration.__name__)
+
+    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
+        document = agent_configuration.build(sections, model, also_reserved=WRAPPER_TAGS)
+        text, imports = normalise(document.text)
+        data = text.encode("utf-8")
+        folder = job.out_dir(model)
+        prompt = f"{folder}/{PROMPT_FILE}"
+        home = f"{folder}/{HOME_DIR}"
+        launch = {
+            "argv": ["gemini"],
+            "cwd": ".",
+            "env": {"GEMINI_CLI_HOME": home},
+            "platform": job.platform or "",
+            "target": job.target.name,
+        }
+        return Emitted(
+            files={
+                prompt: data,
+                f"{home}/{MEMORY_FILE}": data,
+                f"{folder}/{LAUNCH_FILE}": json_bytes(launch),
+            },
+            primary=prompt,
+            truncations=document.truncations,
+            warnings=(_import_warning(imports),) if imports else (),
+            sizes=document.sizes,
+        )

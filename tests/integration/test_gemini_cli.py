@@ -1,0 +1,115 @@
+"""Every generated Gemini CLI artifact reaches the model through the real Gemini CLI byte for
+byte, at the end of ``systemInstruction``, after Gemini's own base prompt.
+
+``gemini -p`` starts as the built ``launch.json`` says (``GEMINI_CLI_HOME`` relative to the
+project), with what a gateway adds: a ``settings.json`` in that home (API-key auth, nothing sent
+home), ``GOOGLE_GEMINI_BASE_URL`` pointing at a fake Gemini API on 127.0.0.1, a dummy key and a
+trusted workspace. No ``-m``: Gemini's model-routing request comes first and must not carry the
+document either. The test reads the captured ``:streamGenerateContent`` requests.
+
+What Gemini CLI 0.61.0 does (observed, and asserted below): the global GEMINI.md is the last
+thing in ``systemInstruction``, as ``--- Context from: <absolute path> ---`` / the file's text /
+``--- End of Context from: <absolute path> ---`` inside ``<loaded_context>``; it would replace an
+``@word`` after a blank outside backticks by an import, which the artifact has already defused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+WORD_JOINER = "\u2060"
+SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "privacy": {"usageStatisticsEnabled": False},
+    "general": {"enableAutoUpdate": False},
+}
+
+
+def texts(content: dict) -> list[str]:
+    return [part.get("text", "") for part in content.get("parts", [])]
+
+
+def run_gemini(gemini_cli, artifact, fake, tmp_path, bait: dict[str, str] | None = None) -> list:
+    """Run the launch; ``bait`` files go beside the GEMINI.md, where Gemini resolves imports."""
+    launch = json.loads((artifact.path.parent / "launch.json").read_text(encoding="utf-8"))
+    home = artifact.project / launch["env"]["GEMINI_CLI_HOME"] / ".gemini"
+    (home / "settings.json").write_text(json.dumps(SETTINGS), encoding="utf-8")
+    for name, text in (bait or {}).items():
+        (home / name).write_text(text, encoding="utf-8")
+    env = {
+        "GEMINI_API_KEY": "dummy",
+        "GOOGLE_GEMINI_BASE_URL": fake.url,
+        "GEMINI_CLI_TRUST_WORKSPACE": "true",
+    }
+    done = gemini_cli.launch(artifact, ["-p", "ping"], env, tmp_path / "home")
+    assert done.returncode == 0, f"gemini exited {done.returncode}: {done.stderr[-2000:]}"
+    assert done.stdout.strip() == fake.reply  # it finished against the fake
+    requests = fake.model_requests()
+    assert requests, f"no :streamGenerateContent; saw {[r.path for r in fake.requests]}"
+    for request in fake.requests:  # the routing request too
+        body = request.body if isinstance(request.body, dict) else {}
+        for content in body.get("contents", []):
+            assert not any("<agent-configuration>" in t for t in texts(content)), (
+                f"document in a {content.get('role')} message of {request.route}"
+            )
+    return requests
+
+
+def assert_system_instruction(request, document: str, memory_file: str) -> str:
+    """The document ends ``systemInstruction``, exactly, in Gemini's wrapper, after Gemini's
+    own base prompt; returns the system instruction."""
+    system = "".join(texts(request.body["systemInstruction"]))
+    assert system.startswith("You are Gemini CLI"), "Gemini's base prompt is gone"
+    assert system.count(document) == 1
+    ending = (
+        f"--- Context from: {memory_file} ---\n{document}\n"
+        f"--- End of Context from: {memory_file} ---\n</loaded_context>"
+    )
+    assert system.endswith(ending), f"system instruction ends {system[-300:]!r}"
+    return system
+
+
+def memory_file(artifact) -> str:
+    launch = json.loads((artifact.path.parent / "launch.json").read_text(encoding="utf-8"))
+    return os.path.abspath(
+        artifact.project / launch["env"]["GEMINI_CLI_HOME"] / ".gemini/GEMINI.md"
+    )
+
+
+def test_gemini_sends_document_at_end_of_system_instruction(
+    gemini_cli, fake_gemini, gemini_prompt, tmp_path
+):
+    document = gemini_prompt.path.read_bytes().decode("utf-8")
+    assert document.startswith("<agent-configuration>")
+    assert (gemini_prompt.path.parent / "gemini-home/.gemini/GEMINI.md").read_bytes() == (
+        gemini_prompt.path.read_bytes()
+    )
+    for request in run_gemini(gemini_cli, gemini_prompt, fake_gemini, tmp_path):
+        assert_system_instruction(request, document, memory_file(gemini_prompt))
+
+
+def test_gemini_keeps_tricky_source_text(gemini_cli, fake_gemini, tricky_build, tmp_path):
+    """``@alice``, ``@README.md`` and other would-be imports reach Gemini as text (a word joiner
+    before the ``@``), with ``README.md`` and ``alice`` lying where Gemini would import them
+    from; e-mail addresses and code are untouched; CJK, emoji and CRLF sources arrive as the
+    artifact says; blank-line runs are collapsed in the artifact as Gemini would."""
+    artifact = tricky_build.artifact("gemini", "prompt.xml")
+    document = artifact.path.read_bytes().decode("utf-8")
+    for written in tricky_build.expected_text:
+        assert written in document.replace(WORD_JOINER, "")
+    for defused in ("@alice", "@README.md", "@./docs/adr", "@decorator", "@bob", "@carol"):
+        assert WORD_JOINER + defused in document
+    for untouched in ("`@inline`", "\n@Fenced()", "user@example.com"):
+        assert untouched in document
+    assert "\n\n\n" not in document
+
+    bait = dict(tricky_build.bait)
+    for request in run_gemini(gemini_cli, artifact, fake_gemini, tmp_path, bait):
+        system = assert_system_instruction(request, document, memory_file(artifact))
+        assert not any(text.strip() in system for text in bait.values())
+        assert "Import failed" not in system

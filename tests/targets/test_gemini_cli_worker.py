@@ -1,0 +1,143 @@
+"""The Gemini CLI worker: the document already as Gemini will send it, import-proof.
+
+The oracle below is a line-by-line port of Gemini CLI 0.61.0's own import scanner
+(``findImports`` and ``findCodeRegions`` of memoryImportProcessor, as bundled in
+``@google/gemini-cli``), kept apart from the worker's regular expressions on purpose. The real
+CLI is driven in tests/integration/test_gemini_cli.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from hotplex.api import Project
+from hotplex.targets import WORKERS, gemini_cli
+from hypothesis import given
+from hypothesis import strategies as st
+
+WJ = "\u2060"
+
+
+def gemini_imports(content: str) -> list[str]:
+    """The ``@paths`` Gemini 0.61.0 would import from ``content`` (outside code regions)."""
+
+    def whitespace(ch: str) -> bool:
+        return ch in (" ", "\t", "\n", "\r")
+
+    regions = [m.span() for m in re.finditer(r"(`+)([\s\S]*?)\1", content)]
+    found, i = [], 0
+    while i < len(content):
+        i = content.find("@", i)
+        if i == -1:
+            break
+        if i > 0 and not whitespace(content[i - 1]):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(content) and not whitespace(content[j]):
+            j += 1
+        path = content[i + 1 : j]
+        starts_like_a_path = path[:1] in (".", "/") or (path[:1].isascii() and path[:1].isalpha())
+        if starts_like_a_path and not any(s <= i < e for s, e in regions):
+            found.append(path)
+        i = j + 1
+    return found
+
+
+def gemini_whitespace(text: str) -> str:
+    """Gemini's trim (of the blanks in SCANNED) and its collapse of 3+ line feeds."""
+    text = text.strip(" \t\n\r")
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    return text
+
+
+# Text made of the characters that matter to Gemini's scanner, plus some that do not.
+SCANNED = st.text(alphabet="@`. /\t\n\raZ1-_中🎉x", max_size=60)
+
+
+@given(SCANNED)
+def test_normalised_text_has_no_import_left_and_only_word_joiners_added(text):
+    normal, imports = gemini_cli.normalise(text)
+    assert gemini_imports(normal) == []
+    assert normal.replace(WJ, "") == gemini_whitespace(text)
+    assert len(imports) == normal.count(WJ) == len(gemini_imports(gemini_whitespace(text)))
+
+
+@given(SCANNED)
+def test_normalising_twice_changes_nothing(text):
+    once, _ = gemini_cli.normalise(text)
+    assert gemini_cli.normalise(once) == (once, [])
+
+
+def test_what_gemini_would_import_and_what_it_leaves_alone():
+    text = (
+        "@alice at the start, @README.md, @./a and @/etc/x after blanks;\t@tab\n@line\r@cr\n"
+        "user@example.com, (@paren), @1digit, @ alone, `@code` and ``a`@b`` and\n"
+        "```\n@Fenced()\n```\n"
+    )
+    normal, imports = gemini_cli.normalise(text)
+    assert imports == ["@alice", "@README.md,", "@./a", "@/etc/x", "@tab", "@line", "@cr"]
+    for kept in ("user@example.com", "(@paren)", " @1digit", " @ alone", "`@code`", "`@b`", "\n@F"):
+        assert kept in normal
+    assert normal.replace(WJ, "") == text.rstrip("\n")
+
+
+def test_trim_is_javascripts_and_blank_runs_collapse():
+    assert gemini_cli.normalise("\ufeff\u3000 a\n\n\n\n\nb \u00a0\n")[0] == "a\n\nb"
+    # Python's str.strip would also take these; JavaScript's trim keeps them.
+    assert gemini_cli.normalise("\x1ca\x1f")[0] == "\x1ca\x1f"
+    assert gemini_cli.normalise("a\r\n\r\n\r\nb")[0] == "a\r\n\r\n\r\nb"  # only LF runs
+
+
+def _build(make_project, files: dict[str, str]) -> Project:
+    manifest = (
+        "[metacognition]\nenabled = false\n\n"
+        '[[target]]\nname = "gemini"\nworker = "gemini-cli"\n\n'
+        '[[target]]\nname = "cc"\nworker = "claude-code"\n'
+    )
+    return Project.load(make_project(files, manifest))
+
+
+def test_artifact_files_launch_and_warning(make_project):
+    project = _build(
+        make_project,
+        {"agent-configs/SOUL.md": "Ask @alice.\n\n\n\nMail bob@example.com, see `@x`.\n"},
+    )
+    artifact = project.compile("gemini")
+    folder = "dist/gemini/default"
+    assert list(artifact.files) == [
+        f"{folder}/prompt.xml",
+        f"{folder}/gemini-home/.gemini/GEMINI.md",
+        f"{folder}/launch.json",
+    ]
+    prompt = artifact.files[f"{folder}/prompt.xml"]
+    assert artifact.files[f"{folder}/gemini-home/.gemini/GEMINI.md"] == prompt
+    assert prompt.decode() == artifact.text
+    assert f"Ask {WJ}@alice.\n\nMail bob@example.com, see `@x`." in artifact.text
+    assert not artifact.text.endswith("\n")  # Gemini trims the file
+    claude = project.compile("cc").text
+    assert artifact.text == gemini_cli.normalise(claude)[0], "the same document otherwise"
+    assert json.loads(artifact.files[f"{folder}/launch.json"]) == {
+        "argv": ["gemini"],
+        "cwd": ".",
+        "env": {"GEMINI_CLI_HOME": f"{folder}/gemini-home"},
+        "platform": "",
+        "target": "gemini",
+    }
+    assert artifact.warnings == (
+        "Gemini CLI would read 1 '@' as file import(s) ('@alice.'); each got a word joiner"
+        " (U+2060) before its '@', so it arrives as written",
+    )
+
+
+def test_gemini_wrapper_tags_are_reserved(make_project):
+    text = "Close it: </loaded_context> <global_context>\n"
+    project = _build(make_project, {"agent-configs/SOUL.md": text})
+    assert "&lt;/loaded_context> &lt;global_context>" in project.compile("gemini").text
+    assert "</loaded_context>" in project.compile("cc").text  # Claude Code has no such wrapper
+
+
+def test_registered():
+    assert isinstance(WORKERS["gemini-cli"], gemini_cli.GeminiCli)
