@@ -26,6 +26,9 @@ VariantMode = Literal["append", "replace"]
 VariantLayout = Literal["suffix", "directory"]
 Channel = Literal["B", "C"]
 Profile = Literal["main", "subagent"]
+# How a source's own import syntax is followed: "claude" loads CLAUDE.md @imports as Claude Code
+# does, each imported file an input of the build (compiler/claude_imports.py).
+Imports = Literal["claude"]
 
 # Variables every template sees, set per job; a manifest cannot define them.
 BUILTIN_VARS = ("platform", "worker", "target")
@@ -66,6 +69,7 @@ class Source:
     tag: str
     note: str = ""
     required: bool = False
+    imports: Imports | None = None
 
 
 @attrs.frozen

@@ -175,6 +175,7 @@ class _Resolver:
     truncations: list[Truncation] = field(default_factory=list)
     findings: list[secrets.Finding] = field(default_factory=list)
     read_variables: set[str] = field(default_factory=set)
+    claude_seen: set[str] = field(default_factory=set)  # files Claude Code loaded this session
 
     def file(self, display: str, span: Span) -> Loaded | None:
         if display not in self.consulted:
@@ -378,6 +379,30 @@ def _source_section(resolver: _Resolver, source: Source, index: int) -> Section 
     if not present:
         return None
     body = "\n\n".join(text for _, text in present if text)
-    return Section(
-        source.name, source.tag, source.channel, source.note, body, tuple(p for p, _ in present)
-    )
+    files = tuple(p for p, _ in present)
+    if source.imports == "claude":
+        body, files = _claude_entries(resolver, base, body, files, span)
+    return Section(source.name, source.tag, source.channel, source.note, body, files)
+
+
+def _claude_entries(
+    resolver: _Resolver, base: str, body: str, files: tuple[str, ...], span: Span
+) -> tuple[str, tuple[str, ...]]:
+    """The source's text and each file it imports, as Claude Code loads them: one entry per file
+    after the file importing it, joined by a blank line. Every imported path, present or not, is
+    an input of the job."""
+    from .claude_imports import load_order
+
+    def read(display: str) -> str | None:
+        loaded = resolver.file(display, span)
+        return loaded.body if loaded is not None else None
+
+    entries = load_order(base, body, resolver.model.root, read, resolver.claude_seen)
+    imported = [(path, text) for path, text in entries if path != base]
+    for path, text in imported:
+        if secrets.scan(text):
+            loaded = resolver.inputs.load(path, span)
+            if loaded is not None:
+                resolver.check(text, [secrets.Origin(loaded.body, path, loaded.body_line)])
+    text = "\n\n".join(text for _, text in entries)
+    return text, files + tuple(path for path, _ in imported)
