@@ -37,16 +37,23 @@ from pathlib import Path
 MAX_DEPTH = 5
 MAX_BYTES = 4 * 1024 * 1024
 TEXT_EXTENSIONS = frozenset(
-    ".md .txt .text .json .yaml .yml .toml .xml .csv .html .htm .css .scss .sass .less .js .ts"
-    " .tsx .jsx .mjs .cjs .mts .cts .py .pyi .pyw .rb .erb .rake .go .rs .java .kt .kts .scala .c"
-    " .cpp .cc .cxx .h .hpp .hxx .cs .swift .sh .bash .zsh .fish .ps1 .bat .cmd .env .ini .cfg"
-    " .conf .config .properties .sql .graphql .gql .proto .vue .svelte .astro .ejs .hbs .pug .jade"
-    " .php .pl .pm .lua .r .dart .ex .exs .erl .hrl .clj .cljs .cljc .edn .hs .lhs .elm .ml .mli"
-    " .f .f90 .f95 .for .cmake .make .makefile .gradle .sbt .rst .adoc .asciidoc .org .tex .latex"
-    " .lock .log .diff .patch".split()
+    re.findall(
+        r"\S+",
+        ".md .txt .text .json .yaml .yml .toml .xml .csv .html .htm .css .scss .sass .less .js "
+        ".ts .tsx .jsx .mjs .cjs .mts .cts .py .pyi .pyw .rb .erb .rake .go .rs .java .kt .kts "
+        ".scala .c .cpp .cc .cxx .h .hpp .hxx .cs .swift .sh .bash .zsh .fish .ps1 .bat .cmd .env "
+        ".ini .cfg .conf .config .properties .sql .graphql .gql .proto .vue .svelte .astro .ejs "
+        ".hbs .pug .jade .php .pl .pm .lua .r .dart .ex .exs .erl .hrl .clj .cljs .cljc .edn .hs "
+        ".lhs .elm .ml .mli .f .f90 .f95 .for .cmake .make .makefile .gradle .sbt .rst .adoc "
+        ".asciidoc .org .tex .latex .lock .log .diff .patch",
+    )
 )
 # JavaScript's String.prototype.trim set (Python's strip also takes \x1c-\x1f and not U+FEFF).
-_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_SPACE = (
+    "\t\n\v\f\r \u00a0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + ("\u2028\u2029\u202f\u205f\u3000\ufeff")
+)
 _IMPORT = re.compile(r"(?:^|\s)@((?:[^\s\\]|\\ )+)")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _VALID_START = re.compile(r"[A-Za-z0-9._-]")
