@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
     from .compile import Compiled
 
+
 def _lock_wait(default: float = 60.0) -> float:
     """Seconds a build waits for another one (HOTPLEX_LOCK_TIMEOUT); a bad value is ignored."""
     try:
