@@ -85,10 +85,11 @@ def visible_text(body: str) -> str:
     for token in _markdown()(body):
         if not _comment_block(token):
             continue
-        start = body.find(token["raw"], cursor)
+        raw = token["raw"].rstrip("\n")  # mistune ends the last block with a newline of its own
+        start = body.find(raw, cursor)
         if start < 0:
             continue
-        end = start + len(token["raw"].rstrip("\n"))
+        end = start + len(raw)
         while end < len(body) and body[end] == "\n":
             end += 1
         rest = _COMMENT.sub("", body[start:end])

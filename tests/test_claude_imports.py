@@ -1,0 +1,44 @@
+"""Claude Code's CLAUDE.md loading rules, one test per rule (cases in claude_import_cases.py).
+
+Each case's expected files and texts were captured from the real Claude Code (the version is in
+tests/fixtures/claude-imports.json; tests/integration/test_claude_imports.py captures them live
+and compares again). Here hotplex imports the case's folder in place, builds it, and its Claude
+Code artifact must hold exactly those files, in that order, with those texts.
+"""
+
+from __future__ import annotations
+
+import pytest
+from claude_import_cases import CASES, hotplex_loaded, loaded, recorded, write_case
+
+RECORDING = recorded()
+
+
+def test_every_case_was_recorded_from_the_cli():
+    assert sorted(RECORDING["cases"]) == sorted(CASES)
+    assert RECORDING["claude_code"].startswith("2.1.332")
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_hotplex_loads_what_claude_code_loaded(case, tmp_path):
+    folder = write_case(tmp_path, case)
+    expected = [tuple(entry) for entry in RECORDING["cases"][case]]
+    assert hotplex_loaded(folder) == loaded(expected)
+
+
+def test_editing_an_imported_file_rebuilds_the_claude_code_artifact(tmp_path):
+    folder = write_case(tmp_path, "relative")
+    files, text = hotplex_loaded(folder)
+    assert files == ["CLAUDE.md", "docs/guide.md", "docs/style.md", "top.md"]
+    (folder / "docs" / "style.md").write_text("Style, edited\n")
+    assert hotplex_loaded(folder) == (files, text.replace("Style", "Style, edited"))
+    assert "@docs/guide.md" in (folder / "CLAUDE.md").read_text()  # the user's file as written
+
+
+def test_creating_a_missing_import_rebuilds_it(tmp_path):
+    folder = write_case(tmp_path, "missing-and-empty")
+    files, _ = hotplex_loaded(folder)
+    assert "missing.md" not in files
+    (folder / "missing.md").write_text("Now here\n")
+    files, text = hotplex_loaded(folder)
+    assert files[1] == "missing.md" and "Now here" in text
