@@ -62,10 +62,7 @@ def _model() -> model.Model:
 
 def _sections(texts: list[str]) -> list[Section]:
     sources = _model().manifest.source
-    return [
-        Section(s.name, s.tag, s.channel, s.note, t, (s.file,))
-        for s, t in zip(sources, texts, strict=True)
-    ]
+    return [Section(s.name, s.tag, s.channel, s.note, t, (s.file,)) for s, t in zip(sources, texts, strict=True)]
 
 
 def _emitted_tag_count(sections: list[Section], m: model.Model) -> int:
