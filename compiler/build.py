@@ -52,7 +52,6 @@ if TYPE_CHECKING:
 
     from .compile import Compiled
 
-
 def _lock_wait(default: float = 60.0) -> float:
     """Seconds a build waits for another one (HOTPLEX_LOCK_TIMEOUT); a bad value is ignored."""
     try:

@@ -160,15 +160,7 @@ def _share(size: int, budget: int | None) -> float | None:
 # --- rendering --------------------------------------------------------------------------------
 
 _HEADER = (
-    "artifact",
-    "section",
-    "size",
-    "unit",
-    "%file",
-    "%total",
-    "≈tokens",
-    "truncated",
-    "files",
+    "artifact", "section", "size", "unit", "%file", "%total", "≈tokens", "truncated", "files"
 )
 _RIGHT = {2, 4, 5, 6}  # numeric columns
 
@@ -179,30 +171,12 @@ def render_table(artifacts: list[ArtifactStats]) -> str:
         rows.extend(_section_row(art, s) for s in art.sections)
         cuts = f"{len(art.truncations)} cut(s)" if art.truncations else ""
         rows.append(
-            (
-                art.artifact,
-                "(sections)",
-                str(art.size),
-                art.unit,
-                "",
-                _percent(art.share_of_total),
-                str(sum(s.tokens for s in art.sections)),
-                cuts,
-                "",
-            )
+            (art.artifact, "(sections)", str(art.size), art.unit, "", _percent(art.share_of_total),
+             str(sum(s.tokens for s in art.sections)), cuts, "")
         )
         rows.append(
-            (
-                art.artifact,
-                "(document)",
-                str(art.document),
-                art.unit,
-                "",
-                "",
-                str(art.tokens),
-                "",
-                art.path,
-            )
+            (art.artifact, "(document)", str(art.document), art.unit, "", "", str(art.tokens), "",
+             art.path)
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER))]
     lines = [
