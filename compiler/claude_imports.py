@@ -60,6 +60,17 @@ _VALID_START = re.compile(r"[A-Za-z0-9._-]")
 _SKIPPED = frozenset({"block_code", "codespan", "inline_html", "image"})
 
 
+def body_of(text: str) -> str:
+    """Claude Code's frontmatter rule for a decoded file: a first line ``---`` up to the next
+    ``---`` line is dropped, valid YAML or not; with no closing line it is all text."""
+    lines = text.split("\n")
+    if lines and lines[0].rstrip(" \t") == "---":
+        for index in range(1, len(lines)):
+            if lines[index].rstrip(" \t") == "---":
+                return "\n".join(lines[index + 1 :])
+    return text
+
+
 def js_trim(text: str) -> str:
     return text.strip(_JS_SPACE)
 

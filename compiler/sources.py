@@ -101,6 +101,10 @@ class Inputs:
         self._read(display, Span(display))
         return self.digests[display]
 
+    def raw(self, display: str, span: Span) -> ReadResult | None:
+        """The file's bytes as read (capped), for a reader with rules of its own."""
+        return self._read(display, span)
+
     def _read(self, display: str, span: Span) -> ReadResult | None:
         if display in self._raw:
             return self._raw[display]
@@ -391,10 +395,17 @@ def _claude_entries(
     """The source's text and each file it imports, as Claude Code loads them: one entry per file
     after the file importing it, joined by a blank line. Every imported path, present or not, is
     an input of the job."""
+    from .claude_imports import body_of as claude_body
     from .claude_imports import load_order
 
     def read(display: str) -> str | None:
-        loaded = resolver.file(display, span)
+        try:
+            loaded = resolver.file(display, span)
+        except HotplexError as exc:  # frontmatter hotplex refuses; Claude Code reads it as text
+            if not exc.problems[0].message.startswith(("unclosed frontmatter", "invalid front")):
+                raise
+            raw = resolver.inputs.raw(display, span)
+            return claude_body(frontmatter.decode(raw.data, display)) if raw else None
         return loaded.body if loaded is not None else None
 
     entries = load_order(base, body, resolver.model.root, read, resolver.claude_seen)
