@@ -41,10 +41,9 @@ def find(folder: Path) -> Found:
         found.variants = {"platforms": sorted(names), "mode": "append", "layout": "suffix"}
         companions.update((name, "platform variant") for name in suffixes)
     found.companions = [Companion(folder / rel, role) for rel, role in companions.items()]
+    # All five, as HotPlex reads them: one created later is picked up by the next build.
     found.entries = [
-        Entry(s.name, folder / s.file, s.channel, s.tag, s.note)
-        for s in Manifest().source
-        if (folder / s.file).is_file()
+        Entry(s.name, folder / s.file, s.channel, s.tag, s.note) for s in Manifest().source
     ]
     if (folder / META).is_file():
         found.metacognition = folder / META

@@ -23,7 +23,7 @@ from ..model import Limits, Manifest, Metacognition, ProjectSettings, Source, Ta
 from ..scaffold import SOURCES_DIR, WORKER_TARGETS
 from . import toml
 from .detect import detect
-from .found import Entry, Found, Skip, foreign, read
+from .found import Entry, Found, Skip, foreign, meta, read
 from .rewrite import rewrite
 
 DEFAULT_LIMITS = (Limits().per_file, Limits().total)  # a manifest without [limits] has these
@@ -86,9 +86,11 @@ def plan(
     if workspace is not None and not workspace.in_place:
         into, copy = _beside(workspace, into, notes), True
     into = Path(os.path.normpath(into.absolute()))
+    if workspace is not None and not _within(workspace.workspace or into, into):
+        copy = True  # a workspace elsewhere: the project gets copies of its files
+    _skip_foreign_switch(found)
     _unique_names(found)
     sources_dir = _sources_dir(workspace, into, copy)
-    copy = copy or (workspace is not None and sources_dir == SOURCES_DIR)
     targets, keep = _targets(found, _for(for_workers))
     placed = _place(found, into, sources_dir, copy, keep)
     templates = _templates(found, placed, copy, notes)
@@ -128,13 +130,25 @@ def _beside(workspace: Found, into: Path, notes: list[str]) -> Path:
 def _sources_dir(workspace: Found | None, into: Path, copy: bool) -> str:
     """A HotPlex folder inside the project is used where it is; copies go to agent-configs/;
     files used in place are named from the project folder."""
-    if workspace is not None and workspace.in_place:
-        folder = workspace.workspace
-        assert folder is not None
-        if _within(folder, into):
-            return Path(os.path.relpath(folder.absolute(), into)).as_posix()
+    if copy:
         return SOURCES_DIR
-    return SOURCES_DIR if copy else "."
+    if workspace is not None and workspace.workspace is not None:
+        return Path(os.path.relpath(workspace.workspace.absolute(), into)).as_posix()
+    return "."
+
+
+def _skip_foreign_switch(found: list[Found]) -> None:
+    """A frontmatter key ``template`` that is not true/false belongs to another tool (Jekyll's
+    layout name): hotplex would refuse the file, so it is left out, with the way forward."""
+    for kind in found:
+        for entry in list(kind.entries):
+            flag = meta(entry.origin).get("template")
+            if flag is not None and not isinstance(flag, bool):
+                kind.entries.remove(entry)
+                why = f"frontmatter key 'template' is hotplex's on/off switch, here {flag!r}"
+                kind.skipped.append(
+                    Skip(entry.origin, why + "; rename that key, then import again")
+                )
 
 
 def _place(
@@ -155,7 +169,12 @@ def _place(
             if origin in placed:
                 continue
             targets = tuple(t for t, names in keep.items() if name in names) if name else readers
-            if copy:
+            if not origin.exists():
+                file = _join(sources_dir, Path(os.path.relpath(origin, base)).as_posix())
+                placed[origin] = Placed(
+                    origin, file, role + " (no such file yet)", None, (), targets
+                )
+            elif copy:
                 rel = Path(os.path.relpath(origin.absolute(), base.absolute())).as_posix()
                 file = _join(sources_dir, rel)
                 data, changes = _copied(origin, bool(name) or "variant" in role or "bot" in role)
@@ -187,7 +206,7 @@ def _templates(found: list[Found], placed: list[Placed], copy: bool, notes: list
     rendered = {e.origin for e in _entries(found)}
     rendered |= {c.origin for f in found for c in f.companions if "imported" not in c.role}
     on = True
-    for item in placed:
+    for item in (p for p in placed if p.origin.exists()):
         if item.origin not in rendered or (
             copy and item.data is not None and not _workspace_file(found, item)
         ):
@@ -397,7 +416,7 @@ def _free_folder(into: Path, name: str) -> str:
 
 def _limits(placed: list[Placed]) -> tuple[int, int]:
     """Budgets no imported file can exceed: at least HotPlex's, at most every text together."""
-    size = sum(len(_compiled(_data(p), p.file)[0]) for p in placed)
+    size = sum(len(_compiled(_data(p), p.file)[0]) for p in placed if p.origin.exists())
     room = -(-(size + size // 10 + 1000) // 1000) * 1000  # a margin for escaping, in thousands
     return max(DEFAULT_LIMITS[0], room), max(DEFAULT_LIMITS[1], room)
 
@@ -423,7 +442,7 @@ def _credentials(placed: list[Placed], into: Path) -> list[str]:
     """Where the build's secret scan will stop, said now. Import never silences that scan: a key
     pasted into CLAUDE.md must not reach an artifact just because it was there before."""
     notes = []
-    for item in placed:
+    for item in (p for p in placed if p.origin.exists()):
         body, first_line = _compiled(_data(item), item.file)
         origin = secrets.Origin(body, item.file, first_line)
         for finding in secrets.find(body, [origin], secrets.Allowance.of((), ())):
