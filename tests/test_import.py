@@ -72,7 +72,7 @@ def sources(project: Path) -> dict[str, dict]:
 def prompt(project: Path, target: str = "cc", platform: str = "default") -> str:
     """The agent-configuration document of a target: prompt.xml, or an OpenCode payload's system."""
     manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
-    folder = project / manifest["project"].get("out", "dist") / target / platform
+    folder = project / manifest.get("project", {}).get("out", "dist") / target / platform
     if (folder / "payload.json").is_file():
         return json.loads((folder / "payload.json").read_text(encoding="utf-8"))["system"]
     return (folder / "prompt.xml").read_text(encoding="utf-8")
@@ -661,3 +661,43 @@ def test_wrapped_template_looking_text_renders_as_written(tmp_path):
         assert section(xml, "claude") == shown + "\n\nPart."
 
     check()
+
+
+# --- what the manifest allows for files used in place ----------------------------------------
+
+
+PLACE_MANIFEST = """\
+[metacognition]
+enabled = false
+[[source]]
+name = "claude"
+file = "{file}"
+channel = "B"
+tag = "claude"
+imports = "{imports}"
+[[target]]
+name = "cc"
+worker = "claude-code"
+"""
+
+
+def test_a_source_file_may_sit_outside_the_sources_folder_but_not_outside_the_project(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "Root @README.md\n", "README.md": "Hi.\n"})
+    (repo / "agent-configs").mkdir()
+    manifest = PLACE_MANIFEST.format(file="../CLAUDE.md", imports="claude")
+    (repo / "hotplex.toml").write_text(manifest)
+    run_ok("-C", str(repo), "build")
+    assert section(prompt(repo), "claude") == "Root @README.md\n\nHi."
+
+    (repo / "hotplex.toml").write_text(manifest.replace("../CLAUDE.md", "../../CLAUDE.md"))
+    result = run_cli("-C", str(repo), "build")
+    assert result.status == 2
+    assert "source[0].file: path '../../CLAUDE.md' escapes the project with '..'" in result.stderr
+
+
+def test_imports_names_the_import_rules_it_knows(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "Root\n"})
+    (repo / "hotplex.toml").write_text(PLACE_MANIFEST.format(file="CLAUDE.md", imports="gemini"))
+    result = run_cli("-C", str(repo), "build")
+    assert result.status == 2
+    assert "source[0].imports: expected one of 'claude'" in result.stderr
