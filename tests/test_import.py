@@ -674,6 +674,7 @@ name = "claude"
 file = "{file}"
 channel = "B"
 tag = "claude"
+note = "Project instructions."
 imports = "{imports}"
 [[target]]
 name = "cc"
