@@ -2,7 +2,7 @@
 
 A source with ``imports = "claude"`` is read the way Claude Code 2.1.332 reads its memory files
 (observed against a fake Messages API; every rule has a test in tests/test_claude_imports.py and
-is compared with the live CLI in tests/integration/test_claude_imports.py):
+is compared with the live CLI in tests/integration/test_claude_imports_live.py):
 
 - The file's own text is kept as written, ``@path`` included. Its entry, and each imported
   file's, is the text after the YAML frontmatter, without HTML comment blocks (a top-level block

@@ -16,6 +16,7 @@ import contextlib
 import io
 import json
 import re
+import tomllib
 from pathlib import Path
 
 RECORDED = Path(__file__).parent / "fixtures" / "claude-imports.json"
@@ -203,16 +204,20 @@ def loaded(entries: list[tuple[str, str]]) -> tuple[list[str], str]:
     return [path for path, _ in entries], "\n\n".join(text for _, text in entries)
 
 
-def hotplex_loaded(folder: Path) -> tuple[list[str], str]:
-    """``hotplex import`` (in place) and ``build`` in ``folder``; the files of the claude-code
-    target's artifact (``stats --json``) and the texts of its sections joined by a blank line."""
+def hotplex_loaded(folder: Path, *import_args: str) -> tuple[list[str], str]:
+    """``hotplex import`` (in place unless told), ``build`` and ``check`` in ``folder``; the files
+    of the claude-code target's sections made from Claude Code's files (``imports = "claude"``),
+    named from where the originals are, and their texts joined by a blank line."""
     from hotplex.cli import main
 
-    for args in (["import"], ["build"]):
+    for args in (["import", *import_args], ["build"], ["check"]):
         out = io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
             status = main(["-C", str(folder), *args])
         assert status == 0, out.getvalue()
+    manifest = tomllib.loads((folder / "hotplex.toml").read_text(encoding="utf-8"))
+    claude = {s["name"] for s in manifest["source"] if s.get("imports") == "claude"}
+    prefix = manifest["project"].get("sources", "agent-configs").rstrip("/") + "/"
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["-C", str(folder), "stats", "cc", "--json"]) == 0
@@ -220,10 +225,12 @@ def hotplex_loaded(folder: Path) -> tuple[list[str], str]:
     xml = (folder / artifact["path"]).read_text(encoding="utf-8")
     files, texts = [], []
     for section in artifact["sections"]:
+        if section["name"] not in claude:
+            continue
         tag = re.escape(section["name"])
         match = re.search(rf"^<{tag}>\n[^\n]*\n(.*?)\n</{tag}>$", xml, re.S | re.M)
         assert match, f"no <{section['name']}> in {xml}"
-        files += section["files"]
+        files += [f.removeprefix(prefix) for f in section["files"]]
         texts.append(match.group(1))
     return files, "\n\n".join(texts)
 

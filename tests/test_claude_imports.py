@@ -1,7 +1,7 @@
 """Claude Code's CLAUDE.md loading rules, one test per rule (cases in claude_import_cases.py).
 
 Each case's expected files and texts were captured from the real Claude Code (the version is in
-tests/fixtures/claude-imports.json; tests/integration/test_claude_imports.py captures them live
+tests/fixtures/claude-imports.json; tests/integration/test_claude_imports_live.py captures them live
 and compares again). Here hotplex imports the case's folder in place, builds it, and its Claude
 Code artifact must hold exactly those files, in that order, with those texts.
 """
