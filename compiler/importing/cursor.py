@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .found import Entry, Found, Skip, meta, one_line, scoped, slug, sorted_under
+from .found import RULES_NOTE, Entry, Found, Skip, meta, one_line, scoped, slug, sorted_under
 
 KIND = "Cursor"
 
@@ -26,7 +26,7 @@ def find(root: Path) -> Found | None:
         values = meta(path)
         description = one_line(values.get("description"))
         if values.get("alwaysApply") is True:
-            found.entries.append(Entry(name, path, audience="for", note=description or Entry.note))
+            found.entries.append(Entry(name, path, audience="for", note=description or RULES_NOTE))
         elif not description and not values.get("globs"):
             why = (
                 "a manual Cursor rule (used only when @-mentioned); hotplex has no on-demand rules"

@@ -93,7 +93,7 @@ def plan(
     sources_dir = _sources_dir(workspace, into, copy)
     targets, keep = _targets(found, _for(for_workers))
     placed = _place(found, into, sources_dir, copy, keep)
-    templates = _templates(found, placed, copy, notes)
+    templates = _templates(found, placed, notes)
     manifest = _model(found, into, sources_dir, placed, (targets, keep), templates)
     comments = {f"source:{e.name}": f"from {_shown(e.origin, into)}" for e in _entries(found)}
     if any(t.worker == "claude-code" and t.name == "gemini" for t in manifest.target):
@@ -177,7 +177,7 @@ def _place(
             elif copy:
                 rel = Path(os.path.relpath(origin.absolute(), base.absolute())).as_posix()
                 file = _join(sources_dir, rel)
-                data, changes = _copied(origin, bool(name) or "variant" in role or "bot" in role)
+                data, changes = _copied(origin, bool(name) and kind.workspace is None)
                 placed[origin] = Placed(origin, file, role, data, changes, targets)
             elif _within(origin, into):
                 file = Path(os.path.relpath(origin.absolute(), into)).as_posix()
@@ -191,26 +191,26 @@ def _place(
     return list(placed.values())
 
 
-def _copied(origin: Path, rendered: bool) -> tuple[bytes | None, tuple[str, ...]]:
-    """The copy's bytes: as on disk, or rewritten where hotplex would read a rendered file
-    otherwise than its tool does; files read literally (imported by @path) are never changed."""
+def _copied(origin: Path, rewritable: bool) -> tuple[bytes, tuple[str, ...]]:
+    """The copy's bytes: an instruction file rewritten where hotplex would read it otherwise
+    than its tool does; a workspace file (its gateway reads it too) or a file imported by @path
+    (read literally) byte for byte."""
     try:
         text = read(origin)
     except HotplexError:
         return origin.read_bytes(), ()
-    return rewrite(text) if rendered else (text.data, ())
+    return rewrite(text) if rewritable else (text.data, ())
 
 
-def _templates(found: list[Found], placed: list[Placed], copy: bool, notes: list[str]) -> bool:
-    """Whether templates stay on: off when a file used as it is holds template-looking text."""
+def _templates(found: list[Found], placed: list[Placed], notes: list[str]) -> bool:
+    """Whether templates stay on: off when a rendered file read as it is (in place, or a
+    workspace file copied byte for byte) holds template-looking text."""
     rendered = {e.origin for e in _entries(found)}
     rendered |= {c.origin for f in found for c in f.companions if "imported" not in c.role}
     on = True
-    for item in (p for p in placed if p.origin.exists()):
-        if item.origin not in rendered or (
-            copy and item.data is not None and not _workspace_file(found, item)
-        ):
-            continue
+    for item in placed:
+        if item.origin not in rendered or item.changes or not item.origin.exists():
+            continue  # read literally, already made readable by the rewrite, or absent
         try:
             text = read(item.origin)
         except HotplexError as exc:
@@ -225,13 +225,9 @@ def _templates(found: list[Found], placed: list[Placed], copy: bool, notes: list
             on = False
             notes.append(
                 f"templates are off for this project: {item.file} holds {{{{ / {{% / {{# outside"
-                " code and is used as it is; turn them on once no source needs that"
+                " code and is read as it is; turn them on once no source needs that"
             )
     return on
-
-
-def _workspace_file(found: list[Found], item: Placed) -> bool:
-    return any(f.workspace is not None and _within(item.origin, f.workspace) for f in found)
 
 
 # --- targets ------------------------------------------------------------------------------------
