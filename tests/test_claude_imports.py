@@ -42,3 +42,15 @@ def test_creating_a_missing_import_rebuilds_it(tmp_path):
     (folder / "missing.md").write_text("Now here\n")
     files, text = hotplex_loaded(folder)
     assert files[1] == "missing.md" and "Now here" in text
+
+
+def test_imported_files_are_inputs_in_the_dependency_graph(tmp_path):
+    from hotplex.graph import build_graph
+
+    folder = write_case(tmp_path, "order")
+    hotplex_loaded(folder)
+    graph = build_graph(folder, None)
+    prompt = "artifact:dist/cc/default/prompt.xml"
+    assert {f"file:{name}" for name in ("CLAUDE.md", "a.md", "b.md", "c.md", "d.md")} <= set(
+        graph.predecessors(prompt)
+    )
