@@ -11,6 +11,7 @@ file fast; the first test drives the installed command itself.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import io
 import json
 import re
@@ -702,3 +703,27 @@ def test_imports_names_the_import_rules_it_knows(tmp_path):
     result = run_cli("-C", str(repo), "build")
     assert result.status == 2
     assert "source[0].imports: expected one of 'claude'" in result.stderr
+
+
+def test_a_new_tool_file_on_a_later_import_gets_its_own_target(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "Claude rules.\n"})
+    run_ok("-C", str(repo), "import")
+    before = (repo / "hotplex.toml").read_text()
+    write_tree(repo, {"AGENTS.md": "Agent rules.\n"})
+    run_ok("-C", str(repo), "import")
+    after = (repo / "hotplex.toml").read_text()
+    # Only additions: every line the user had is still there, in order.
+    changes = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines()).get_opcodes()
+    assert {tag for tag, *_ in changes} == {"equal", "insert"}
+    run_ok("-C", str(repo), "build")
+    assert "Agent rules." not in prompt(repo, "cc")  # cc keeps what it had
+    assert section(prompt(repo, "ocs"), "rules") == "Agent rules."
+
+
+def test_running_import_again_on_a_hotplex_folder_adds_nothing(tmp_path):
+    repo = write_tree(tmp_path / "deploy", HOTPLEX_FILES)
+    run_ok("-C", str(repo), "import")
+    before = (repo / "hotplex.toml").read_text()
+    again = run_ok("-C", str(repo), "import")
+    assert "nothing new for" in again.stdout
+    assert (repo / "hotplex.toml").read_text() == before

@@ -490,6 +490,8 @@ def _reconcile(result: Plan, comments: dict[str, str]) -> None:
             hint="edit hotplex.toml yourself, or import into another folder with --into DIR",
         )
     declared = [s for s in existing.get("source", []) if isinstance(s, dict)]
+    if "source" not in existing:  # the built-in five
+        declared = [toml.plain(s) | {"name": s.name, "file": s.file} for s in Manifest().source]
     files = {os.path.normpath(os.path.join(sources_dir, str(s.get("file", "")))) for s in declared}
     names = {str(s.get("name", "")).lower() for s in declared}
     tags = {str(s.get("tag", "")).lower() for s in declared} | set(RESERVED_TAGS)
@@ -518,7 +520,7 @@ def _reconcile(result: Plan, comments: dict[str, str]) -> None:
         by_worker = [i for i, t in enumerate(old_targets) if t.get("worker") == planned.worker]
         same = same or (by_worker if len(by_worker) == 1 else [])
         for index in same:
-            keep.setdefault(str(index), []).extend(wanted)
+            keep.setdefault(index, []).extend(wanted)
         if not same:
             used = {str(t.get("name", "")).lower() for t in old_targets}
             targets.append(
@@ -526,6 +528,12 @@ def _reconcile(result: Plan, comments: dict[str, str]) -> None:
                     attrs.evolve(planned, name=_free(planned.name, used), keep=tuple(wanted))
                 )
             )
+    _pin(
+        old_targets,
+        [str(s.get("name")) for s in declared],
+        keep,
+        [s.name for s in renamed.values()],
+    )
     removed = [
         str(s.get("file"))
         for s in declared
@@ -540,3 +548,16 @@ def _reconcile(result: Plan, comments: dict[str, str]) -> None:
     result.added = [f"{s['file']} as [[source]] '{s['name']}'" for s in added]
     result.removed = removed
     result.writes = []
+
+
+def _pin(
+    targets: list[dict[str, Any]], declared: list[str], keep: dict[int, list[str]], new: list[str]
+) -> None:
+    """A target without ``keep`` takes every source: one that should not get all the new ones
+    is given ``keep`` = the sources it had plus those meant for it."""
+    for index, target in enumerate(targets):
+        if "keep" in target or target.get("profile", "main") != "main" or not new:
+            continue
+        wanted = keep.pop(index, [])
+        if set(new) - set(wanted):
+            keep[index] = [*declared, *wanted]

@@ -59,7 +59,7 @@ def document(manifest: Manifest, comments: dict[str, str]) -> str:
     return tomlkit.dumps(doc)
 
 
-def _table(values: dict[str, Any], comment: str | None) -> Any:
+def _table(values: dict[str, Any], comment: str | None, blank_after: bool = False) -> Any:
     import tomlkit
 
     table = tomlkit.table()
@@ -67,31 +67,38 @@ def _table(values: dict[str, Any], comment: str | None) -> Any:
         table.add(tomlkit.comment(comment))
     for key, value in values.items():
         table.add(key, value)
+    if blank_after:
+        table.add(tomlkit.nl())
     return table
 
 
 def append(
     text: str,
     sources: list[dict[str, Any]],
-    keep: dict[str, list[str]],
+    keep: dict[int, list[str]],
     targets: list[dict[str, Any]],
     comments: dict[str, str],
 ) -> str:
-    """``text`` with ``sources`` and ``targets`` added and each existing target named in ``keep``
-    (by index) keeping the new source names too; everything else as the user wrote it."""
+    """``text`` with ``sources`` and ``targets`` added, and each existing target ``keep`` names
+    (by index) keeping those sources too (a ``keep`` array made when it has none); everything
+    else as the user wrote it."""
     import tomlkit
 
     doc = tomlkit.parse(text)
     if sources:
         existing = doc.setdefault("source", tomlkit.aot())
         for item in sources:
-            existing.append(_table(item, comments.get(f"source:{item['name']}")))
+            existing.append(_table(item, comments.get(f"source:{item['name']}"), True))
     for index, names in keep.items():
-        kept = doc["target"][int(index)].get("keep")
-        if kept is not None:
-            kept.extend(name for name in names if name not in kept)
+        table = doc["target"][index]
+        if "keep" not in table:
+            table["keep"] = list(dict.fromkeys(names))
+        else:
+            table["keep"].extend(name for name in names if name not in table["keep"])
     if targets:
         existing = doc.setdefault("target", tomlkit.aot())
+        if len(existing):
+            existing[-1].add(tomlkit.nl())
         for item in targets:
-            existing.append(_table(item, comments.get(f"target:{item['name']}")))
+            existing.append(_table(item, comments.get(f"target:{item['name']}"), True))
     return tomlkit.dumps(doc)
