@@ -54,3 +54,34 @@ def test_imported_files_are_inputs_in_the_dependency_graph(tmp_path):
     assert {f"file:{name}" for name in ("CLAUDE.md", "a.md", "b.md", "c.md", "d.md")} <= set(
         graph.predecessors(prompt)
     )
+
+
+def test_any_import_graph_loads_each_file_once_in_depth_first_order(tmp_path):
+    """Random files importing each other (cycles, repeats, missing files): every entry is a
+    file of the project, once, at most four imports below the root, right after an importer."""
+    from hotplex.claude_imports import MAX_DEPTH, load_order
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    names = [f"f{n}.md" for n in range(6)]
+    graphs = st.dictionaries(st.sampled_from(names), st.lists(st.sampled_from([*names, "no.md"])))
+
+    @settings(max_examples=60, deadline=None)
+    @given(graphs)
+    def check(graph):
+        bodies = {
+            name: f"{name} " + " ".join(f"@{t}" for t in targets) for name, targets in graph.items()
+        }
+        root = "f0.md"
+        entries = load_order(root, bodies.get(root, "f0.md"), tmp_path, bodies.get, set())
+        loaded = [path for path, _ in entries]
+        assert len(loaded) == len(set(loaded)) and loaded[0] == root
+        assert all(path == root or path in bodies for path in loaded)
+        depth = {root: 0}
+        for path in loaded[1:]:
+            importers = [p for p in loaded[: loaded.index(path)] if path in graph.get(p, [])]
+            assert importers, f"{path} loaded without an importer before it"
+            depth[path] = min(depth[p] for p in importers if p in depth) + 1
+            assert depth[path] < MAX_DEPTH
+
+    check()

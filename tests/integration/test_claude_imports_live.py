@@ -42,9 +42,12 @@ def capture(claude_cli, fake_anthropic, folder) -> list[tuple[str, str]]:
     assert done.returncode == 0, f"claude exited {done.returncode}: {done.stderr[-2000:]}"
     requests = fake_anthropic.message_requests()
     assert requests, f"no POST /v1/messages; saw {[r.path for r in fake_anthropic.requests]}"
-    first = requests[-1].body["messages"][0]["content"]
-    text = first[0]["text"] if isinstance(first, list) else first
-    return captured_entries(text, folder)
+    texts = []
+    for request in requests:  # the session's request, not a side request such as a title
+        first = request.body["messages"][0]["content"]
+        texts.append(first[0]["text"] if isinstance(first, list) else first)
+    memory = [text for text in texts if "Contents of " in text]
+    return captured_entries(memory[0] if memory else texts[-1], folder)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
