@@ -74,6 +74,7 @@ def plan(
 ) -> Plan:
     """Detect, map and check everything; raises HotplexError before any file is written."""
     found = _one_workspace([f for path in paths for f in detect(path)])
+    _skip_foreign_switch(found)
     if not any(f.entries for f in found):
         raise HotplexError.single(
             "nothing to import: no CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .cursor/rules/,"
@@ -88,7 +89,6 @@ def plan(
     into = Path(os.path.normpath(into.absolute()))
     if workspace is not None and not _within(workspace.workspace or into, into):
         copy = True  # a workspace elsewhere: the project gets copies of its files
-    _skip_foreign_switch(found)
     _unique_names(found)
     sources_dir = _sources_dir(workspace, into, copy)
     targets, keep = _targets(found, _for(for_workers))
