@@ -370,7 +370,8 @@ def _source_section(resolver: _Resolver, source: Source, index: int) -> Section 
     model = resolver.model
     base = model.source_path(source.file)
     span = Span(model.manifest_display, key=f"source[{index}].file")
-    texts: list[tuple[str, str | None]] = [(base, resolver.source_text(base, span))]
+    read_base = _claude_text if source.imports == "claude" else _Resolver.source_text
+    texts: list[tuple[str, str | None]] = [(base, read_base(resolver, base, span))]
     for variant in overlay_paths(model, source, resolver.job):
         texts.append((variant, resolver.source_text(variant, span)))
     if source.required and texts[0][1] is None:
@@ -395,25 +396,51 @@ def _claude_entries(
     """The source's text and each file it imports, as Claude Code loads them: one entry per file
     after the file importing it, joined by a blank line. Every imported path, present or not, is
     an input of the job."""
-    from .claude_imports import body_of as claude_body
     from .claude_imports import load_order
+
+    origins: dict[str, secrets.Origin] = {}
 
     def read(display: str) -> str | None:
         try:
             loaded = resolver.file(display, span)
-        except HotplexError as exc:  # frontmatter hotplex refuses; Claude Code reads it as text
-            if not exc.problems[0].message.startswith(("unclosed frontmatter", "invalid front")):
-                raise
-            raw = resolver.inputs.raw(display, span)
-            return claude_body(frontmatter.decode(raw.data, display)) if raw else None
-        return loaded.body if loaded is not None else None
+        except HotplexError as exc:
+            return _claude_literal(resolver, display, span, exc)
+        if loaded is None:
+            return None
+        origins[display] = secrets.Origin(loaded.body, display, loaded.body_line)
+        return loaded.body
 
     entries = load_order(base, body, resolver.model.root, read, resolver.claude_seen)
     imported = [(path, text) for path, text in entries if path != base]
     for path, text in imported:
-        if secrets.scan(text):
-            loaded = resolver.inputs.load(path, span)
-            if loaded is not None:
-                resolver.check(text, [secrets.Origin(loaded.body, path, loaded.body_line)])
+        if path in origins and secrets.scan(text):
+            resolver.check(text, [origins[path]])
     text = "\n\n".join(text for _, text in entries)
     return text, files + tuple(path for path, _ in imported)
+
+
+def _claude_text(resolver: _Resolver, display: str, span: Span) -> str | None:
+    """A CLAUDE.md source's own text; see ``_claude_literal`` for frontmatter hotplex refuses."""
+    try:
+        return resolver.source_text(display, span)
+    except HotplexError as exc:
+        text = _claude_literal(resolver, display, span, exc)
+        return trim(text) if text is not None else None
+
+
+def _claude_literal(resolver: _Resolver, display: str, span: Span, exc: HotplexError) -> str | None:
+    """A file whose frontmatter hotplex refuses, as Claude Code reads it: an unclosed block is
+    text, a block of invalid YAML is dropped; no templates (their switch is unreadable). Any
+    other problem stands."""
+    from .claude_imports import body_of
+
+    if not exc.problems[0].message.startswith(("unclosed frontmatter", "invalid frontmatter")):
+        raise exc
+    raw = resolver.inputs.raw(display, span)
+    if raw is None:
+        return None
+    decoded = frontmatter.decode(raw.data, display)
+    body = body_of(decoded)
+    if secrets.scan(body):
+        resolver.check(body, [secrets.Origin(decoded, display)])
+    return body

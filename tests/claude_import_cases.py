@@ -135,6 +135,16 @@ CASES: dict[str, dict[str, str | bytes]] = {
         "CLAUDE.md": "---\ntitle: main\n---\nMain @fm.md\n",
         "fm.md": "---\nowner: docs\n---\nImported body\n",
     },
+    # Frontmatter hotplex would refuse: an unclosed block is text, invalid YAML is dropped.
+    "frontmatter-broken": {
+        "CLAUDE.md": "---\n# Rules\nUnclosed @bad-yaml.md @unclosed.md\n",
+        "bad-yaml.md": "---\n: : bad [\n---\nAfter bad YAML\n",
+        "unclosed.md": "---\nnot: closed\nStill text\n",
+    },
+    "frontmatter-invalid-yaml": {
+        "CLAUDE.md": "---\nkey: [unclosed\n---\nBody @a.md\n",
+        "a.md": "A\n",
+    },
     # HTML comment blocks are not shown; a comment inside a line or a code block is.
     "comments": {
         "CLAUDE.md": "Top <!-- inline --> kept\n<!-- whole\nblock -->\nafter\n```\n<!-- in code -->\n"

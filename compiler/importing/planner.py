@@ -207,6 +207,7 @@ def _templates(found: list[Found], placed: list[Placed], notes: list[str]) -> bo
     workspace file copied byte for byte) holds template-looking text."""
     rendered = {e.origin for e in _entries(found)}
     rendered |= {c.origin for f in found for c in f.companions if "imported" not in c.role}
+    literal = {e.origin for e in _entries(found) if e.imports}  # read as Claude Code does
     on = True
     for item in placed:
         if item.origin not in rendered or item.changes or not item.origin.exists():
@@ -216,7 +217,7 @@ def _templates(found: list[Found], placed: list[Placed], notes: list[str]) -> bo
         except HotplexError as exc:
             notes.append(f"{item.file}: {exc.problems[0].message}")
             continue
-        if text.broken:
+        if text.broken and item.origin not in literal:
             notes.append(
                 f"{item.file}: its first line '---' opens no valid frontmatter, which hotplex"
                 " refuses; close the block or remove the line (or import --copy)"
