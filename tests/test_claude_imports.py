@@ -8,6 +8,9 @@ Code artifact must hold exactly those files, in that order, with those texts.
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 import pytest
 from claude_import_cases import CASES, hotplex_loaded, loaded, recorded, write_case
 
@@ -85,3 +88,20 @@ def test_any_import_graph_loads_each_file_once_in_depth_first_order(tmp_path):
             assert depth[path] < MAX_DEPTH
 
     check()
+
+
+def test_a_secret_in_a_file_read_as_claude_code_reads_it_still_stops_the_build(tmp_path):
+    from hotplex.cli import main
+    from hotplex_testing import FAKE_SECRETS
+
+    key = FAKE_SECRETS["github-token"]
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    (folder / "CLAUDE.md").write_text("---\nUnclosed, then @notes.md\n")
+    (folder / "notes.md").write_text(f"---\n: bad [\n---\ntoken {key}\n")
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        assert main(["-C", str(folder), "import"]) == 0
+        assert main(["-C", str(folder), "build"]) == 1
+    assert "notes.md:4:7: possible secret, a GitHub token (rule github-token)" in err.getvalue()
+    assert key not in err.getvalue()
