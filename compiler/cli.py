@@ -79,7 +79,18 @@ def _parser() -> argparse.ArgumentParser:
     adopt = add("import", help="adopt CLAUDE.md, AGENTS.md, Cursor rules, ... as a new project")
     adopt.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: .)")
     adopt.add_argument("--into", default=".", metavar="DIR", help="the new project (default: .)")
-    adopt.add_argument("--dry-run", action="store_true", help="say what would be written")
+    adopt.add_argument("--dry-run", action="store_true", help="show the mapping, write nothing")
+    adopt.add_argument(
+        "--copy", action="store_true", help="copy the files into agent-configs/ (default: in place)"
+    )
+    adopt.add_argument(
+        "--for",
+        dest="for_workers",
+        action="append",
+        default=[],
+        metavar="WORKER[,WORKER]",
+        help="the workers Cursor, Copilot and ruler rules are for (default: claude-code)",
+    )
 
     watch = add("watch", help="rebuild on every change")
     watch.add_argument("targets", nargs="*", metavar="TARGET", help="only these targets")
@@ -338,14 +349,15 @@ def cmd_init(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
 
 
 def cmd_import(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
-    from .importer import plan, report, write
+    from .importing import plan, report, write
 
-    into = root / args.into
-    done = plan([root / path for path in args.paths or ["."]], into)
+    paths = [root / path for path in args.paths or ["."]]
+    done = plan(paths, root / args.into, copy=args.copy, for_workers=tuple(args.for_workers))
     if not args.dry_run:
         write(done)
     for line in report(done, root, args.dry_run):
         print(line)
+    into = done.into
     shown = os.path.relpath(into) if into.resolve().is_relative_to(Path.cwd()) else str(into)
     where = "" if shown == "." else f" -C {shown}"
     print("nothing written (--dry-run)" if args.dry_run else f"next: hotplex{where} build")

@@ -241,12 +241,29 @@ def _remove_quietly(path: str) -> None:
         os.unlink(path)
 
 
+# The descriptors of the locks this process holds. A forked process (``-j``'s workers) closes
+# its copies at once: a flock belongs to every descriptor of it, and a worker that outlived a
+# killed build must not keep the next build waiting.
+_HELD_LOCKS: set[int] = set()
+
+
+def _forget_locks_in_child() -> None:
+    for fd in _HELD_LOCKS:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _HELD_LOCKS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_locks_in_child)
+
+
 class ProjectLock:
     """An exclusive lock on the project's state folder, so two builds never interleave.
 
     ``flock`` is released by the kernel when its holder dies, even by SIGKILL: a killed build
-    never leaves a stale lock behind. The holder writes its pid into the file for the message
-    a waiting build gives up with.
+    never leaves a stale lock behind (and a forked worker never holds it). The holder writes its
+    pid into the file for the message a waiting build gives up with.
     """
 
     def __init__(self, folder: Path, wait_seconds: float) -> None:
@@ -280,6 +297,7 @@ class ProjectLock:
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd
+        _HELD_LOCKS.add(fd)
         return self
 
     def _busy(self, holder: str) -> str:
@@ -291,6 +309,7 @@ class ProjectLock:
 
     def __exit__(self, *exc: object) -> None:
         if self._fd is not None:
+            _HELD_LOCKS.discard(self._fd)
             os.close(self._fd)  # closing releases the flock
             self._fd = None
 

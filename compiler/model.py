@@ -27,6 +27,9 @@ Channel = Literal["B", "C"]
 Profile = Literal["main", "subagent"]
 # HTML comments are invisible on a rendered page; "strip" keeps them out of the artifact too.
 HtmlComments = Literal["keep", "strip"]
+# How a source's own import syntax is followed: "claude" loads CLAUDE.md @imports as Claude Code
+# does, each imported file an input of the build (compiler/claude_imports.py).
+Imports = Literal["claude"]
 
 # Variables every template sees, set per job; a manifest cannot define them.
 BUILTIN_VARS = ("platform", "worker", "target")
@@ -65,6 +68,7 @@ class Source:
     note: str = ""
     required: bool = False
     html_comments: HtmlComments | None = None  # None: the project's setting
+    imports: Imports | None = None
 
 
 @attrs.frozen

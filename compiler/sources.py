@@ -105,6 +105,10 @@ class Inputs:
         self._read(display, Span(display))
         return self.digests[display]
 
+    def raw(self, display: str, span: Span) -> ReadResult | None:
+        """The file's bytes as read (capped), for a reader with rules of its own."""
+        return self._read(display, span)
+
     def _read(self, display: str, span: Span) -> ReadResult | None:
         if display in self._raw:
             return self._raw[display]
@@ -181,6 +185,7 @@ class _Resolver:
     truncations: list[Truncation] = field(default_factory=list)
     findings: list[secrets.Finding | hidden.Finding] = field(default_factory=list)
     read_variables: set[str] = field(default_factory=set)
+    claude_seen: set[str] = field(default_factory=set)  # files Claude Code loaded this session
 
     def file(self, display: str, span: Span) -> Loaded | None:
         if display not in self.consulted:
@@ -386,7 +391,8 @@ def _source_section(resolver: _Resolver, source: Source, index: int) -> Section 
     base = model.source_path(source.file)
     span = Span(model.manifest_display, key=f"source[{index}].file")
     comments = source.html_comments or model.manifest.project.html_comments
-    texts: list[tuple[str, str | None]] = [(base, resolver.source_text(base, span, comments))]
+    read_base = _claude_text if source.imports == "claude" else _Resolver.source_text
+    texts: list[tuple[str, str | None]] = [(base, read_base(resolver, base, span, comments))]
     for variant in overlay_paths(model, source, resolver.job):
         texts.append((variant, resolver.source_text(variant, span, comments)))
     if source.required and texts[0][1] is None:
@@ -399,6 +405,65 @@ def _source_section(resolver: _Resolver, source: Source, index: int) -> Section 
     if not present:
         return None
     body = "\n\n".join(text for _, text in present if text)
-    return Section(
-        source.name, source.tag, source.channel, source.note, body, tuple(p for p, _ in present)
-    )
+    files = tuple(p for p, _ in present)
+    if source.imports == "claude":
+        body, files = _claude_entries(resolver, base, body, files, span)
+    return Section(source.name, source.tag, source.channel, source.note, body, files)
+
+
+def _claude_entries(
+    resolver: _Resolver, base: str, body: str, files: tuple[str, ...], span: Span
+) -> tuple[str, tuple[str, ...]]:
+    """The source's text and each file it imports, as Claude Code loads them: one entry per file
+    after the file importing it, joined by a blank line. Every imported path, present or not, is
+    an input of the job."""
+    from .claude_imports import load_order
+
+    origins: dict[str, secrets.Origin] = {}
+
+    def read(display: str) -> str | None:
+        try:
+            loaded = resolver.file(display, span)
+        except HotplexError as exc:
+            return _claude_literal(resolver, display, span, exc)
+        if loaded is None:
+            return None
+        origins[display] = secrets.Origin(loaded.body, display, loaded.body_line)
+        return loaded.body
+
+    entries = load_order(base, body, resolver.model.root, read, resolver.claude_seen)
+    imported = [(path, text) for path, text in entries if path != base]
+    for path, text in imported:
+        if path in origins and secrets.scan(text):
+            resolver.check(text, [origins[path]])
+    text = "\n\n".join(text for _, text in entries)
+    return text, files + tuple(path for path, _ in imported)
+
+
+def _claude_text(
+    resolver: _Resolver, display: str, span: Span, html_comments: HtmlComments = "keep"
+) -> str | None:
+    """A CLAUDE.md source's own text; see ``_claude_literal`` for frontmatter hotplex refuses."""
+    try:
+        return resolver.source_text(display, span, html_comments)
+    except HotplexError as exc:
+        text = _claude_literal(resolver, display, span, exc)
+        return trim(text) if text is not None else None
+
+
+def _claude_literal(resolver: _Resolver, display: str, span: Span, exc: HotplexError) -> str | None:
+    """A file whose frontmatter hotplex refuses, as Claude Code reads it: an unclosed block is
+    text, a block of invalid YAML is dropped; no templates (their switch is unreadable). Any
+    other problem stands."""
+    from .claude_imports import body_of
+
+    if not exc.problems[0].message.startswith(("unclosed frontmatter", "invalid frontmatter")):
+        raise exc
+    raw = resolver.inputs.raw(display, span)
+    if raw is None:
+        return None
+    decoded = frontmatter.decode(raw.data, display)
+    body = body_of(decoded)
+    if secrets.scan(body):
+        resolver.check(body, [Origin(decoded, display)])
+    return body

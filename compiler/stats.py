@@ -141,14 +141,19 @@ def _artifact_stats(compiled: Compiled, model: Model, inputs: Inputs) -> Artifac
 
 
 def _comments(files: tuple[str, ...], inputs: Inputs) -> tuple[Commented, ...]:
-    from . import comments
+    from . import comments, frontmatter
     from .errors import Span
 
     counted = []
     for file in files:
-        loaded = inputs.load(file, Span(file))
-        if loaded is not None:
-            counted.append(Commented(file, comments.hidden_chars(loaded.body), len(loaded.body)))
+        try:
+            loaded = inputs.load(file, Span(file))
+            text = None if loaded is None else loaded.body
+        except HotplexError:  # frontmatter a reader with rules of its own took as text (CLAUDE.md)
+            raw = inputs.raw(file, Span(file))
+            text = None if raw is None else frontmatter.decode(raw.data, file)
+        if text is not None:
+            counted.append(Commented(file, comments.hidden_chars(text), len(text)))
     return tuple(counted)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 import typing
 
@@ -99,6 +100,17 @@ def _check_path_key(value: str, key: str, bad: typing.Callable[..., None]) -> No
         bad(key, f"path '{value}' escapes the project with '..'")
 
 
+def _check_source_file(sources: str, file: str, key: str, bad: typing.Callable[..., None]) -> None:
+    """A source file may sit outside the sources folder (``../CLAUDE.md``, a file used where it
+    is), but never outside the project; the read still confines symlinks to the project."""
+    joined = posixpath.normpath(posixpath.join(sources.replace("\\", "/"), file.replace("\\", "/")))
+    if ".." in file.replace("\\", "/").split("/") and "\0" not in file and not file.startswith("/"):
+        if joined == ".." or joined.startswith("../"):
+            bad(key, f"path '{file}' escapes the project with '..'")
+        return
+    _check_path_key(file, key, bad)
+
+
 def _same_or_inside(inner: str, outer: str) -> bool:
     inner_parts = [p for p in inner.replace("\\", "/").split("/") if p not in ("", ".")]
     outer_parts = [p for p in outer.replace("\\", "/").split("/") if p not in ("", ".")]
@@ -121,7 +133,7 @@ def _validate_sources(manifest: Manifest, bad: typing.Callable[..., None]) -> No
         elif source.tag.lower() in seen_tags:
             bad(f"{key}.tag", f"tag '{source.tag}' is already used by another section")
         seen_tags.add(source.tag.lower())
-        _check_path_key(source.file, f"{key}.file", bad)
+        _check_source_file(manifest.project.sources, source.file, f"{key}.file", bad)
         if source.channel not in manifest.channels:
             bad(f"{key}.channel", f"channel '{source.channel}' is not defined under [channels]")
 

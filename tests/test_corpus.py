@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -205,38 +206,51 @@ def import_target(repo: Path, path: str) -> Path:
     return repo / path
 
 
-def compile_first_target(root: Path) -> str:
-    project = Project.load(root)
-    return project.compile(project.targets()[0]).text
+def compile_target_of(root: Path, source_name: str) -> str:
+    """The agent-configuration document of the first target that keeps ``source_name`` (for
+    OpenCode, its payload's ``system``)."""
+    manifest = tomllib.loads((root / "hotplex.toml").read_text(encoding="utf-8"))
+    target = next(t for t in manifest["target"] if source_name in t.get("keep", [source_name]))
+    text = Project.load(root).compile(target["name"]).text
+    return json.loads(text)["system"] if target["worker"] == "opencode-server" else text
+
+
+def claude_visible(body: str) -> str:
+    """What Claude Code shows of a CLAUDE.md body: without lines that are an HTML comment (and
+    the blank lines after them), trimmed (see tests/test_claude_imports.py for every rule)."""
+    return re.sub(r"(?m)^<!--[^\n]*-->[ \t]*\n+", "", body).strip()
 
 
 @pytest.mark.parametrize("entry", ENTRIES)
 def test_corpus_file_imported_as_found_builds_with_its_text(entry, tmp_path):
-    from hotplex import importer
+    from hotplex import importing
 
     raw = read(entry)
     repo = tmp_path / "repo"
     (repo / entry["path"]).parent.mkdir(parents=True, exist_ok=True)
     (repo / entry["path"]).write_bytes(raw)
-    plan = importer.plan([import_target(repo, entry["path"])], repo)
-    importer.write(plan)
+    plan = importing.plan([import_target(repo, entry["path"])], repo)
+    importing.write(plan)
+    assert (repo / entry["path"]).read_bytes() == raw  # used in place, unchanged
 
     origin = (repo / entry["path"]).resolve()
     source = next(e for e in plan.entries if e.origin.resolve() == origin)
     try:
-        xml = compile_first_target(repo)
+        xml = compile_target_of(plan.into, source.name)
     except BuildFailed as exc:  # the import said where, and what to add
-        notes = [note for found in plan.found for note in found.notes]
+        notes = plan.notes + [note for found in plan.found for note in found.notes]
         places = {problem.span.location() for problem in exc.problems}
         assert all(
             any(n.startswith(f"{place}: looks like a credential") for n in notes)
             for place in places
         )
         files = sorted({problem.span.file for problem in exc.problems})
-        with (repo / "hotplex.toml").open("a", encoding="utf-8") as manifest:
+        with (plan.into / "hotplex.toml").open("a", encoding="utf-8") as manifest:
             manifest.write(f"\n[secrets]\nallow_files = {json.dumps(files)}\n")
-        xml = compile_first_target(repo)
-    tags = {e.tag for e in plan.entries} | set(STRUCTURAL_TAGS)
-    note_and_text = section(xml, source.tag).split("\n", 1)
+        xml = compile_target_of(plan.into, source.name)
+    tags = {e.section_tag for e in plan.entries} | set(STRUCTURAL_TAGS)
+    note_and_text = section(xml, source.section_tag).split("\n", 1)
     assert note_and_text[0] == escaped(source.note, tags)
-    assert note_and_text[1] == escaped(trimmed(source_body(raw)), tags)
+    body = source_body(raw)
+    expected = claude_visible(body) if source.imports == "claude" else trimmed(body)
+    assert note_and_text[1] == escaped(expected, tags)

@@ -156,9 +156,26 @@ def test_a_large_build_killed_after_random_delays(tmp_path, hotplex):
         time.sleep(rng.uniform(0.05, 1.0))
         process.send_signal(signal.SIGKILL)
         process.wait()
+        assert _no_build_left(root), "a worker process outlived the killed build (-j)"
         assert_whole_versions(artifacts(root), old, new)
         assert state_log.load(root).warning is None
     assert_repaired(root, new, hotplex)
+
+
+def _no_build_left(root: Path, seconds: float = 5.0) -> bool:
+    """No process still runs a build of ``root`` (a worker forked by a killed build)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        alive = []
+        for proc in Path("/proc").iterdir():
+            with contextlib.suppress(OSError):
+                cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+                if str(root).encode() in cmdline and b"build" in cmdline:
+                    alive.append(proc.name)
+        if not alive:
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def _env(**extra: str) -> dict[str, str]:

@@ -11,7 +11,9 @@ file fast; the first test drives the installed command itself.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import io
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -69,9 +71,12 @@ def sources(project: Path) -> dict[str, dict]:
 
 
 def prompt(project: Path, target: str = "cc", platform: str = "default") -> str:
+    """The agent-configuration document of a target: prompt.xml, or an OpenCode payload's system."""
     manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
-    out = manifest["project"]["out"]
-    return (project / out / target / platform / "prompt.xml").read_text(encoding="utf-8")
+    folder = project / manifest.get("project", {}).get("out", "dist") / target / platform
+    if (folder / "payload.json").is_file():
+        return json.loads((folder / "payload.json").read_text(encoding="utf-8"))["system"]
+    return (folder / "prompt.xml").read_text(encoding="utf-8")
 
 
 # --- CLAUDE.md ----------------------------------------------------------------------------------
@@ -94,33 +99,42 @@ NOTES = "---\nowner: docs\n---\nNotes with {{ braces }}.\n"
 AGENTS = "---\nversion: 1\n---\r\n# Agents\r\n\r\nKeep {% raw %} in mind.\r\n"
 
 
-def test_claude_md_imports_become_includes_and_the_text_survives(tmp_path):
-    repo = write_tree(
-        tmp_path / "repo",
-        {
-            "CLAUDE.md": CLAUDE,
-            "docs/style.md": STYLE,
-            "docs/deep/notes.md": NOTES,
-            "AGENTS.md": AGENTS,
-        },
-    )
+def test_claude_md_is_used_in_place_and_each_import_is_an_entry_after_it(tmp_path):
+    files = {"CLAUDE.md": CLAUDE, "docs/style.md": STYLE, "docs/deep/notes.md": NOTES}
+    repo = write_tree(tmp_path / "repo", {**files, "AGENTS.md": AGENTS})
+    before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
     project, report = import_and_build(repo, installed=True)
 
-    style = source_body(STYLE).replace("@deep/notes.md", source_body(NOTES))
-    expected = source_body(CLAUDE).replace("See @docs/style.md for", f"See {style} for")
-    expected = expected.replace("@AGENTS.md\n", source_body(AGENTS).rstrip("\n") + "\n")
-    assert section(prompt(project), "claude") == trimmed(expected)
-    # AGENTS.md is reached through CLAUDE.md's import, so it is no second section.
-    assert list(sources(project)) == ["claude"]
-    assert "<rules>" not in prompt(project)
-    copied = (project / "agent-configs/CLAUDE.md").read_text(encoding="utf-8")
-    assert '{% include "docs/style.md" %}' in copied
-    assert "`@docs/style.md`" in copied  # inside code: not an import
-    assert (
-        '{% include "docs/deep/notes.md" %}'
-        in (project / "agent-configs/docs/style.md").read_text()
+    # Claude Code's order: CLAUDE.md as written, then depth first each file it imports, once.
+    expected = [
+        trimmed(source_body(CLAUDE)),
+        trimmed(STYLE),
+        trimmed(source_body(NOTES)),
+        trimmed(source_body(AGENTS)),
+    ]
+    assert section(prompt(project), "claude") == "\n\n".join(expected)
+    assert list(sources(project)) == ["claude", "rules"]
+    assert sources(project)["claude"]["imports"] == "claude"
+    assert "<rules>" not in prompt(project)  # AGENTS.md: once, as CLAUDE.md's import
+    assert section(prompt(project, "ocs"), "rules") == trimmed(source_body(AGENTS))
+    assert {p: p.read_bytes() for p in before} == before  # nothing rewritten
+    assert "templates are off for this project: CLAUDE.md" in report.stdout
+
+
+def test_the_see_readme_example_keeps_its_text_and_loads_both_files(tmp_path):
+    claude = "See @README.md for project overview and @package.json for available npm commands\n"
+    readme = "# Proj\nA tool.\n"
+    package = '{\n "scripts": {"test": "pytest"}\n}\n'
+    repo = write_tree(
+        tmp_path / "repo", {"CLAUDE.md": claude, "README.md": readme, "package.json": package}
     )
-    assert "@../CLAUDE.md left as text" in report.stdout
+    project, _ = import_and_build(repo)
+    text = section(prompt(project), "claude")
+    assert text == "\n\n".join([claude.strip(), readme.strip(), package.strip()])
+    (repo / "README.md").write_text("# Proj\nA better tool.\n")
+    rebuilt = run_ok("-C", str(project), "build", "--explain")
+    assert "README.md changed" in rebuilt.stdout
+    assert "A better tool." in section(prompt(project), "claude")
 
 
 def test_claude_md_without_anything_to_change_is_copied_byte_for_byte(tmp_path):
@@ -128,7 +142,7 @@ def test_claude_md_without_anything_to_change_is_copied_byte_for_byte(tmp_path):
         b"\xef\xbb\xbf# Rules\r\n\r\nUse `{{ x }}` in code only; ${{ env.X }} is GitHub's.\r\n"
     )
     repo = write_tree(tmp_path / "repo", {"CLAUDE.md": original})
-    project, _ = import_and_build(repo)
+    project, _ = import_and_build(repo, "--copy")
     assert (project / "agent-configs/CLAUDE.md").read_bytes() == original
     assert section(prompt(project), "claude") == trimmed(source_body(original))
 
@@ -136,7 +150,10 @@ def test_claude_md_without_anything_to_change_is_copied_byte_for_byte(tmp_path):
 def test_a_leading_rule_line_that_opens_no_frontmatter_stays_text(tmp_path):
     original = "---\nA horizontal rule first, then prose; no closing fence.\n"
     repo = write_tree(tmp_path / "repo", {"CLAUDE.md": original})
-    project, report = import_and_build(repo)
+    in_place, _ = import_and_build(repo)  # read as Claude Code reads it: the line is text
+    assert section(prompt(in_place), "claude") == trimmed(original)
+    (repo / "hotplex.toml").unlink()
+    project, report = import_and_build(repo, "--copy")
     assert section(prompt(project), "claude") == trimmed(original)
     assert "empty frontmatter block" in report.stdout
 
@@ -150,9 +167,9 @@ def test_agents_md_with_template_looking_text_is_opted_out_keeping_its_frontmatt
         '# Rules\r\n\r\nFill in {{anti_patterns}} later; {% image "x" %} is Liquid.\r\n'
     )
     repo = write_tree(tmp_path / "repo", {"AGENTS.md": original})
-    project, report = import_and_build(repo)
+    project, report = import_and_build(repo, "--copy")
 
-    assert section(prompt(project), "rules") == trimmed(source_body(original))
+    assert section(prompt(project, "ocs"), "rules") == trimmed(source_body(original))
     copied = (project / "agent-configs/AGENTS.md").read_text(encoding="utf-8")
     head = copied.split("\n---\n", 1)[0].split("\n")
     assert head == [
@@ -165,40 +182,47 @@ def test_agents_md_with_template_looking_text_is_opted_out_keeping_its_frontmatt
     assert "template: false" in report.stdout
 
 
-def test_identical_instruction_files_are_imported_once(tmp_path):
-    text = "# Shared rules\n\nBe kind.\n"
-    repo = write_tree(tmp_path / "repo", {"AGENTS.md": text, "CLAUDE.md": text, "GEMINI.md": text})
-    project, report = import_and_build(repo)
-    assert list(sources(project)) == ["rules"]
-    assert report.stdout.count("same text as") == 2
-    assert section(prompt(project), "rules") == trimmed(text)
-
-
-# --- GEMINI.md ----------------------------------------------------------------------------------
-
-
-def test_gemini_md_imports_with_dot_slash_paths(tmp_path):
-    gemini = "# Gemini\n\n@./components/intro.md\n\nDone.\n"
-    intro = "Intro text.\n"
-    repo = write_tree(tmp_path / "repo", {"GEMINI.md": gemini, "components/intro.md": intro})
-    project, _ = import_and_build(repo)
-    expected = source_body(gemini).replace("@./components/intro.md\n", intro)
-    assert section(prompt(project, "gemini"), "gemini") == trimmed(expected)
-
-
-def test_gemini_md_is_a_gemini_cli_only_source_and_agents_md_stays_shared(tmp_path):
-    files = {"GEMINI.md": "Gemini only.\n", "AGENTS.md": "Shared rules.\n", "CLAUDE.md": "CC.\n"}
-    project, _ = import_and_build(write_tree(tmp_path / "repo", files))
+def test_each_tool_gets_its_own_files(tmp_path):
+    """AGENTS.md; CLAUDE.md = @AGENTS.md; GEMINI.md imports AGENTS.md and adds one line."""
+    agents = "# Shared rules\n\nBe kind.\n"
+    gemini = "@AGENTS.md\n\nGemini only: use the Gemini tools.\n"
+    repo = write_tree(
+        tmp_path / "repo", {"AGENTS.md": agents, "CLAUDE.md": "@AGENTS.md\n", "GEMINI.md": gemini}
+    )
+    project, report = import_and_build(repo, installed=True)
+    claude = prompt(project, "cc")
+    assert claude.count("Be kind.") == 1 and "Gemini only" not in claude
+    assert section(claude, "claude") == "@AGENTS.md\n\n" + trimmed(agents)
+    assert "Gemini only" in prompt(project, "gemini") and "Be kind." not in prompt(
+        project, "gemini"
+    )
+    assert section(prompt(project, "ocs"), "rules") == trimmed(agents)
     manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
-    workers = {t["name"]: (t["worker"], t.get("keep")) for t in manifest["target"]}
-    assert workers == {
-        "cc": ("claude-code", ["rules", "claude"]),
-        "gemini": ("gemini-cli", None),
+    keeps = {t["name"]: (t["worker"], t.get("keep")) for t in manifest["target"]}
+    assert keeps == {
+        "cc": ("claude-code", ["claude"]),
+        "ocs": ("opencode-server", ["rules"]),
+        "codex": ("codex", ["rules"]),
+        "gemini": ("gemini-cli", ["gemini"]),
     }
-    assert "Gemini only." not in prompt(project)
-    gemini = prompt(project, "gemini")
-    assert section(gemini, "gemini") == "Gemini only."
-    assert section(gemini, "rules") == "Shared rules."
+    for row in ("CLAUDE.md  ", "AGENTS.md  ", "GEMINI.md  "):
+        assert row in report.stdout  # the mapping table
+    assert "GEMINI.md's @imports are left as text" in report.stdout
+
+
+def test_dry_run_shows_the_mapping_as_a_table(tmp_path):
+    repo = write_tree(
+        tmp_path / "repo",
+        {"CLAUDE.md": "@README.md\n", "README.md": "Readme.\n", ".cursorrules": "Cursor.\n"},
+    )
+    result = run_ok("-C", str(repo), "import", "--dry-run", "--for", "claude-code,opencode-server")
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["file", "becomes", "targets", "how"]
+    assert re.search(r"^CLAUDE\.md +\[\[source\]\] 'claude' +cc +in place$", result.stdout, re.M)
+    assert re.search(r"^README\.md +imported by @path +cc +in place$", result.stdout, re.M)
+    cursor = r"^\.cursorrules +\[\[source\]\] 'cursorrules' +cc, ocs +in place$"
+    assert re.search(cursor, result.stdout, re.M)
+    assert not (repo / "hotplex.toml").exists()
 
 
 # --- Cursor ------------------------------------------------------------------------------------
@@ -231,9 +255,9 @@ def test_cursor_rules_map_by_rule_kind(tmp_path):
         == "React components (applies to files matching src/**/*.tsx)"
     )
     assert "manual.mdc: a manual Cursor rule" in report.stdout
-    # Cursor's own keys stay in the copy: nothing was changed in it.
-    copied = project / "agent-configs/.cursor/rules/react.mdc"
-    assert copied.read_text(encoding="utf-8") == files[".cursor/rules/react.mdc"]
+    # Used where it is: Cursor's own keys and text untouched.
+    kept = repo / ".cursor/rules/react.mdc"
+    assert kept.read_text(encoding="utf-8") == files[".cursor/rules/react.mdc"]
 
 
 # --- Copilot -----------------------------------------------------------------------------------
@@ -249,7 +273,7 @@ def test_copilot_instructions(tmp_path):
         ),
     }
     repo = write_tree(tmp_path / "repo", files)
-    project, _ = import_and_build(repo)
+    project, _ = import_and_build(repo, "--copy")
     xml = prompt(project)
     assert section(xml, "copilot") == trimmed(source_body(files[".github/copilot-instructions.md"]))
     python = ".github/instructions/python.instructions.md"
@@ -278,14 +302,14 @@ def test_ruler_folder_keeps_rulers_order(tmp_path):
     project, report = import_and_build(repo)
     xml = prompt(project)
 
-    # ruler: the root AGENTS.md, .ruler/AGENTS.md, then the rest sorted by path.
-    order = ["rules", "ruler", "ruler-api-style", "ruler-beta", "ruler-zeta"]
-    assert list(sources(project)) == order
+    # ruler: .ruler/AGENTS.md, then the rest sorted by path; the root AGENTS.md is OpenCode's.
+    order = ["ruler", "ruler-api-style", "ruler-beta", "ruler-zeta"]
+    assert list(sources(project)) == ["rules", *order]
     assert [m for m in re.findall(r"^<([a-z-]+)>$", xml, re.M) if m in order] == order
+    assert section(prompt(project, "ocs"), "rules") == trimmed(files["AGENTS.md"])
     for name, rel in zip(
         order,
         [
-            "AGENTS.md",
             ".ruler/AGENTS.md",
             ".ruler/api/style.md",
             ".ruler/Beta.md",
@@ -296,6 +320,14 @@ def test_ruler_folder_keeps_rulers_order(tmp_path):
         assert section(xml, name) == trimmed(files[rel])
     assert "CLAUDE.md: written by ruler" in report.stdout
     assert ".ruler/skills" in report.stdout and ".ruler/ruler.toml" in report.stdout
+
+
+def test_ruler_mcp_settings_are_named_with_the_way_forward(tmp_path):
+    repo = write_tree(tmp_path / "repo", {".ruler/AGENTS.md": "Rules.\n", ".ruler/mcp.json": "{}"})
+    result = run_ok("-C", str(repo), "import", "--dry-run")
+    assert "not mapped: .ruler/mcp.json: MCP server settings are outside hotplex's scope" in (
+        result.stdout
+    )
 
 
 # --- OpenClaw ----------------------------------------------------------------------------------
@@ -314,15 +346,37 @@ def test_openclaw_workspace_becomes_an_openclaw_target(tmp_path):
     project, report = import_and_build(workspace.parent, "workspace", "--into", "project")
 
     manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
-    assert manifest["target"] == [{"name": "claw", "worker": "openclaw"}]
+    assert manifest["target"] == [
+        {"name": "claw", "worker": "openclaw", "workspace": str(workspace.resolve())}
+    ]
     assert manifest["project"]["templates"] is False  # IDENTITY.md's {{ emoji }} is text
-    out = project / manifest["project"]["out"] / "claw" / "default"
+    out = project / manifest["project"].get("out", "dist") / "claw" / "default"
+    assert str(workspace.resolve()) in (out / "context.md").read_text(encoding="utf-8")
     for name in ("AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md"):
         expected = trimmed(source_body(files[name]))
         assert (out / "workspace" / name).read_text(encoding="utf-8") == expected + "\n"
         assert expected in (out / "context.md").read_text(encoding="utf-8")
-    assert "workspace/memory: OpenClaw injects only its bootstrap files" in report.stdout
+    assert "workspace/memory: OpenClaw's daily memory notes" in report.stdout
     assert (workspace / "IDENTITY.md").read_text() == files["IDENTITY.md"]  # never changed
+
+
+def test_an_openclaw_workspace_gets_its_project_beside_it(tmp_path):
+    workspace = write_tree(tmp_path / "workspace", {"AGENTS.md": "A.\n", "TOOLS.md": "T.\n"})
+    result = run_ok("-C", str(workspace), "import")
+    beside = tmp_path / "workspace-hotplex"
+    assert "the project is written beside the OpenClaw workspace" in result.stdout
+    assert sorted(p.name for p in workspace.iterdir()) == ["AGENTS.md", "TOOLS.md"]
+    run_ok("-C", str(beside), "build")
+    assert (beside / "agent-configs/TOOLS.md").read_text() == "T.\n"
+
+
+def test_a_hotplex_meta_md_becomes_the_metacognition_file(tmp_path):
+    files = {"agent-configs/SOUL.md": "Soul.\n", "agent-configs/META.md": "Our own meta rules.\n"}
+    project, _ = import_and_build(write_tree(tmp_path / "repo", files))
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    assert manifest["metacognition"] == {"file": "agent-configs/META.md"}
+    assert "<hotplex>\nAgent self-identity" in prompt(project)
+    assert "Our own meta rules." in prompt(project)
 
 
 # --- HotPlex agent-configs/ ---------------------------------------------------------------------
@@ -347,7 +401,7 @@ def test_hotplex_agent_configs_is_adopted_in_place_with_platforms_and_bots(tmp_p
     after = {p: p.read_bytes() for p in before}
     assert after == before  # every file used where it is, unchanged
     manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
-    assert manifest["project"]["sources"] == "agent-configs"
+    assert manifest["project"].get("sources", "agent-configs") == "agent-configs"
     assert manifest["variants"] == {
         "platforms": ["feishu", "slack"],
         "mode": "replace",
@@ -384,7 +438,7 @@ def test_hotplex_suffix_variants_append(tmp_path):
     repo = write_tree(tmp_path / "old", files)
     project, _ = import_and_build(repo)
     manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
-    assert manifest["variants"] == {"platforms": ["slack"], "mode": "append", "layout": "suffix"}
+    assert manifest["variants"] == {"platforms": ["slack"]}  # append, suffix: the defaults
     assert section(prompt(project, "cc", "slack"), "persona") == "Base soul.\n\nSlack addendum."
 
 
@@ -400,14 +454,40 @@ def test_hotplex_folder_outside_the_destination_is_copied(tmp_path):
 # --- safety -----------------------------------------------------------------------------------
 
 
-def test_import_never_overwrites(tmp_path):
-    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "Rules.\n"})
+def test_running_import_again_adds_new_files_and_keeps_every_edit(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "Rules.\n", ".cursorrules": "Cursor.\n"})
     run_ok("-C", str(repo), "import")
-    snapshot = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    edited = (
+        (repo / "hotplex.toml")
+        .read_text()
+        .replace('name = "cc"', 'name = "cc"  # my target\nvars = { team = "core" }')
+    )
+    (repo / "hotplex.toml").write_text(edited)
+    write_tree(repo, {".claude/rules/tests.md": "Test rule.\n"})
+    (repo / ".cursorrules").unlink()
 
+    again = run_ok("-C", str(repo), "import")
+    text = (repo / "hotplex.toml").read_text()
+    assert "added: .claude/rules/tests.md as [[source]] 'claude-rule-tests'" in again.stdout
+    assert "removed: .cursorrules no longer exists" in again.stdout
+    assert 'name = "cc"  # my target\nvars = { team = "core" }' in text
+    manifest = tomllib.loads(text)
+    assert "keep" not in manifest["target"][0]  # it keeps every source, the new one too
+    assert [s["name"] for s in manifest["source"]] == ["claude", "cursorrules", "claude-rule-tests"]
+    run_ok("-C", str(repo), "build")
+    assert "Test rule." in prompt(repo)
+
+    third = run_ok("-C", str(repo), "import")
+    assert "nothing new for" in third.stdout
+
+
+def test_running_import_again_over_copies_is_refused(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "Rules.\n"})
+    run_ok("-C", str(repo), "import", "--copy")
+    snapshot = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
     again = run_cli("-C", str(repo), "import")
     assert again.status == 2
-    assert "hotplex.toml' already exists" in again.stderr
+    assert "reads its sources from 'agent-configs/'" in again.stderr
     assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == snapshot
 
 
@@ -420,7 +500,7 @@ def test_a_clash_stops_the_import_before_anything_is_written(tmp_path):
             "agent-configs/CLAUDE.md": "Mine.\n",
         },
     )
-    result = run_cli("-C", str(repo), "import")
+    result = run_cli("-C", str(repo), "import", "--copy")
     assert result.status == 2, result.stdout
     assert "agent-configs/CLAUDE.md' already exists with other content" in result.stderr
     assert "nothing was written" in result.stderr
@@ -431,7 +511,7 @@ def test_a_clash_stops_the_import_before_anything_is_written(tmp_path):
 
 def test_dry_run_writes_nothing(tmp_path):
     repo = write_tree(tmp_path / "repo", {"AGENTS.md": "Rules.\n"})
-    result = run_ok("-C", str(repo), "import", "--dry-run")
+    result = run_ok("-C", str(repo), "import", "--dry-run", "--copy")
     assert "would write 1 file(s) and hotplex.toml" in result.stdout
     assert sorted(p.name for p in repo.iterdir()) == ["AGENTS.md"]
 
@@ -447,7 +527,7 @@ def test_a_big_file_gets_limits_it_fits_in(tmp_path):
     big = "".join(f"- rule {n}: keep this line exactly as written.\n" for n in range(2000))
     repo = write_tree(tmp_path / "repo", {"AGENTS.md": big})
     project, _ = import_and_build(repo)
-    assert section(prompt(project), "rules") == trimmed(big)
+    assert section(prompt(project, "ocs"), "rules") == trimmed(big)
 
 
 # --- the bot overlay (model change the HotPlex import needs) -------------------------------------
@@ -517,27 +597,7 @@ def test_bot_overlay_needs_the_directory_layout_and_a_platform(make_project):
     assert "target[0].bot: a bot overlay needs a platform" in result.stderr
 
 
-# --- more of Claude Code's import rules ---------------------------------------------------------
-
-
-def test_imports_stop_after_five_hops_and_never_leave_the_folder(tmp_path):
-    chain = {f"hop{n}.md": f"Hop {n}.\n@hop{n + 1}.md\n" for n in range(1, 7)}
-    files = {
-        "CLAUDE.md": "Start.\n@hop1.md\n@~/.claude/mine.md\n@../outside.md\n",
-        **chain,
-        "hop7.md": "Hop 7.\n",
-    }
-    repo = write_tree(tmp_path / "repo", files)
-    (tmp_path / "outside.md").write_text("Outside.\n")
-    project, report = import_and_build(repo)
-
-    text = section(prompt(project), "claude")
-    assert "Hop 5.\n@hop6.md" in text  # CLAUDE.md -> hop1 … hop5: five hops, then text
-    assert "Hop 6." not in text
-    assert "@~/.claude/mine.md\n@../outside.md" in text
-    assert "@hop6.md left as text: deeper than Claude Code's 5 hops" in report.stdout
-    assert "@~/.claude/mine.md left as text: a per-user file" in report.stdout
-    assert "@../outside.md left as text: outside" in report.stdout
+# --- what is left out -------------------------------------------------------------------------
 
 
 def test_a_foreign_template_key_is_not_taken_over(tmp_path):
@@ -561,7 +621,8 @@ def test_nothing_to_import_is_an_error(tmp_path):
 def test_instruction_files_beside_a_workspace_are_left_for_their_own_import(tmp_path):
     repo = write_tree(tmp_path / "repo", {**HOTPLEX_FILES, "CLAUDE.md": "Dev notes.\n"})
     project, report = import_and_build(repo)
-    assert list(sources(project)) == ["soul", "rules", "skills", "user", "memory"]
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    assert "source" not in manifest  # HotPlex's five files: the built-in sources, as they are
     assert "CLAUDE.md: not imported with the HotPlex agent-configs" in report.stdout
 
 
@@ -579,7 +640,8 @@ PIECES += ["`", "```", "~~~", "\n```\n", "\n\n", "\n", " ", "a", "}", "{", "raw"
 
 
 def test_wrapped_template_looking_text_renders_as_written(tmp_path):
-    """A file that needs includes keeps its other braces by {% raw %}: any mix of pieces."""
+    """A copy that keeps templates on (``template: true``) keeps its braces by {% raw %}: any mix
+    of pieces renders as written, and its @import still loads after it."""
     from hypothesis import example, given
     from hypothesis import strategies as st
 
@@ -590,13 +652,15 @@ def test_wrapped_template_looking_text_renders_as_written(tmp_path):
     @example("{%\n```%}")  # the closer inside an unclosed fence: wrap the opener alone
     def check(text):
         repo = tmp_path / f"case{next(counter)}"
-        write_tree(repo, {"CLAUDE.md": "@part.md\n\n" + text + "\n", "part.md": "Part.\n"})
-        from hotplex import importer
+        claude = "---\ntemplate: true\n---\n@part.md\n\n" + text + "\n"
+        write_tree(repo, {"CLAUDE.md": claude, "part.md": "Part.\n"})
+        from hotplex import importing
         from hotplex.api import Project
 
-        importer.write(importer.plan([repo], repo))
+        importing.write(importing.plan([repo], repo, copy=True))
         xml = Project.load(repo).compile("cc").text
-        assert section(xml, "claude") == trimmed("Part.\n\n" + text)
+        shown = trimmed("@part.md\n\n" + text).strip()
+        assert section(xml, "claude") == shown + "\n\nPart."
 
     check()
 
@@ -607,10 +671,10 @@ def test_import_reports_hidden_text_where_the_build_will_stop(tmp_path):
     imported = run_ok("-C", str(repo), "import")
     notes = [line.strip() for line in imported.stdout.splitlines() if "hidden text" in line]
     assert notes == [
-        'note: agent-configs/CLAUDE.md:2:10: hidden text, U+200B ZERO WIDTH SPACE (rule'
+        'note: CLAUDE.md:2:10: hidden text, U+200B ZERO WIDTH SPACE (rule'
         ' invisible-character): "Be brief.<U+200B>"; the build stops there: remove it, or if it is'
         ' meant, add [unicode] allow = ["U+200B"]',
-        'note: agent-configs/CLAUDE.md:3:7: hidden text, 7 characters (U+E006C TAG LATIN SMALL'
+        'note: CLAUDE.md:3:7: hidden text, 7 characters (U+E006C TAG LATIN SMALL'
         ' LETTER L, U+E0065 TAG LATIN SMALL LETTER E, …) (rule tag-characters) that spell "leak it":'
         ' "Always<U+E006C><U+E0065><U+E0061><U+E006B>…(7 characters)."; the build stops there:'
         ' remove it, or if it is meant, add [unicode] allow = ["tag-characters"]',
@@ -618,5 +682,70 @@ def test_import_reports_hidden_text_where_the_build_will_stop(tmp_path):
     built = run_cli("-C", str(repo), "build")
     assert built.status == 1
     places = [line.split(": hidden text")[0] for line in built.stderr.splitlines() if "hidden text" in line]
-    assert places == ["agent-configs/CLAUDE.md:2:10", "agent-configs/CLAUDE.md:3:7"]
+    assert places == ["CLAUDE.md:2:10", "CLAUDE.md:3:7"]
     assert not (repo / "dist").exists()
+
+
+# --- what the manifest allows for files used in place ----------------------------------------
+
+
+PLACE_MANIFEST = """\
+[metacognition]
+enabled = false
+[[source]]
+name = "claude"
+file = "{file}"
+channel = "B"
+tag = "claude"
+note = "Project instructions."
+imports = "{imports}"
+[[target]]
+name = "cc"
+worker = "claude-code"
+"""
+
+
+def test_a_source_file_may_sit_outside_the_sources_folder_but_not_outside_the_project(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "Root @README.md\n", "README.md": "Hi.\n"})
+    (repo / "agent-configs").mkdir()
+    manifest = PLACE_MANIFEST.format(file="../CLAUDE.md", imports="claude")
+    (repo / "hotplex.toml").write_text(manifest)
+    run_ok("-C", str(repo), "build")
+    assert section(prompt(repo), "claude") == "Root @README.md\n\nHi."
+
+    (repo / "hotplex.toml").write_text(manifest.replace("../CLAUDE.md", "../../CLAUDE.md"))
+    result = run_cli("-C", str(repo), "build")
+    assert result.status == 2
+    assert "source[0].file: path '../../CLAUDE.md' escapes the project with '..'" in result.stderr
+
+
+def test_imports_names_the_import_rules_it_knows(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "Root\n"})
+    (repo / "hotplex.toml").write_text(PLACE_MANIFEST.format(file="CLAUDE.md", imports="gemini"))
+    result = run_cli("-C", str(repo), "build")
+    assert result.status == 2
+    assert "source[0].imports: expected one of 'claude'" in result.stderr
+
+
+def test_a_new_tool_file_on_a_later_import_gets_its_own_target(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "Claude rules.\n"})
+    run_ok("-C", str(repo), "import")
+    before = (repo / "hotplex.toml").read_text()
+    write_tree(repo, {"AGENTS.md": "Agent rules.\n"})
+    run_ok("-C", str(repo), "import")
+    after = (repo / "hotplex.toml").read_text()
+    # Only additions: every line the user had is still there, in order.
+    changes = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines()).get_opcodes()
+    assert {tag for tag, *_ in changes} == {"equal", "insert"}
+    run_ok("-C", str(repo), "build")
+    assert "Agent rules." not in prompt(repo, "cc")  # cc keeps what it had
+    assert section(prompt(repo, "ocs"), "rules") == "Agent rules."
+
+
+def test_running_import_again_on_a_hotplex_folder_adds_nothing(tmp_path):
+    repo = write_tree(tmp_path / "deploy", HOTPLEX_FILES)
+    run_ok("-C", str(repo), "import")
+    before = (repo / "hotplex.toml").read_text()
+    again = run_ok("-C", str(repo), "import")
+    assert "nothing new for" in again.stdout
+    assert (repo / "hotplex.toml").read_text() == before

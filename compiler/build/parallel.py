@@ -9,7 +9,10 @@ report, the log (appended by the parent alone) and the first error shown are the
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
+import signal
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -19,6 +22,8 @@ from ..errors import BuildFailed, Problem
 
 # Below this many jobs per process, starting the processes costs more than it saves.
 JOBS_PER_PROCESS = 24
+
+_PR_SET_PDEATHSIG = 1  # prctl(2)
 
 # What the forked processes run: set before the fork, read-only after it.
 _WORK: Callable[[Any], Any] | None = None
@@ -43,7 +48,9 @@ class Workers:
             global _WORK
             _WORK = self.work
             context = multiprocessing.get_context("fork")
-            self._executor = ProcessPoolExecutor(self.processes, mp_context=context)
+            self._executor = ProcessPoolExecutor(
+                self.processes, mp_context=context, initializer=_die_with, initargs=(os.getpid(),)
+            )
         chunk = max(1, len(items) // (self.processes * 8))
         return _guarded(self._executor.map(_call, items, chunksize=chunk))
 
@@ -53,6 +60,17 @@ class Workers:
             self._executor.shutdown(cancel_futures=True)
             self._executor = None
         _WORK = None
+
+
+def _die_with(parent: int) -> None:
+    """A worker ends when the build that forked it ends, even by SIGKILL: it must not linger
+    (Linux's parent-death signal)."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the build died before the signal was armed
+        os._exit(1)
 
 
 def _call(item: Any) -> Any:

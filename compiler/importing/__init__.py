@@ -1,0 +1,92 @@
+"""``hotplex import``: adopt the agent instruction files a repository already has as a project.
+
+People keep CLAUDE.md, AGENTS.md, GEMINI.md, Cursor rules, Copilot instructions, a ruler folder,
+an OpenClaw workspace or a HotPlex ``agent-configs/`` folder. The package reads them the way their
+own tools do and writes ``hotplex.toml`` so that the next ``hotplex build`` gives each tool's
+target exactly that tool's files:
+
+- ``detect``: which formats a path holds; one module per format (``claude``, ``agents``,
+  ``gemini``, ``cursor``, ``copilot``, ``ruler``, ``openclaw``, ``hotplex``), each with ``KIND``
+  and ``find(root) -> Found | None``;
+- ``planner``: where each file goes (in place, or copied with ``--copy``), which targets read it,
+  and the manifest model; an existing manifest is reconciled;
+- ``rewrite``: the one pure change a copy may need so that hotplex reads it as written;
+- ``toml``: the model unstructured into TOML (tomlkit), and new sources added to a user's file;
+- this module: writing, and the report with the mapping table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import HotplexError
+from ..fs import write_atomic
+from ..manifest import MANIFEST_NAME
+from ..scaffold import relative, write_if_missing
+from .planner import Plan, plan
+
+__all__ = ["Plan", "plan", "report", "write"]
+
+
+def write(plan: Plan) -> None:
+    """Create the copies, then the manifest, each exclusively; a reconciled manifest is replaced
+    atomically, and only when something was added."""
+    for item in plan.writes:
+        assert item.data is not None
+        if not write_if_missing(plan.into / item.file, item.data.decode("utf-8")):
+            raise HotplexError.single(
+                f"'{plan.into / item.file}' appeared while importing; it was left as it is"
+            )
+    path = plan.into / MANIFEST_NAME
+    if plan.reconciled:
+        if plan.added:
+            write_atomic(path, plan.text.encode("utf-8"))
+    elif not write_if_missing(path, plan.text):
+        raise HotplexError.single(f"'{path}' appeared while importing; it was left as it is")
+
+
+def table(plan: Plan, base: Path) -> list[str]:
+    """The mapping, one row per file: where it is, what it becomes, which targets read it."""
+    rows = [("file", "becomes", "targets", "how")]
+    for item in plan.placed:
+        origin = relative(item.origin, base)
+        how = (
+            "in place"
+            if item.data is None
+            else f"copied to {relative(plan.into / item.file, base)}"
+        )
+        how += "".join(f"; {c}" for c in item.changes)
+        rows.append((origin, item.role, ", ".join(item.targets) or "-", how))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[3]
+        for row in rows
+    ]
+
+
+def report(plan: Plan, base: Path, dry_run: bool) -> list[str]:
+    """What goes where and what could not be mapped, for the command line."""
+    lines = table(plan, base)
+    for found in plan.found:
+        lines += [f"not mapped: {relative(s.origin, base)}: {s.reason}" for s in found.skipped]
+        lines += [f"note: {note}" for note in found.notes]
+    lines += [f"note: {note}" for note in plan.notes]
+    if plan.reconciled:
+        lines += [f"added: {what}" for what in plan.added]
+        lines += [
+            f"removed: {file} no longer exists; its [[source]] stays in {MANIFEST_NAME} until you"
+            " delete it"
+            for file in plan.removed
+        ]
+        if plan.added:
+            what = f"{'would add' if dry_run else 'added'} {len(plan.added)} source(s) to"
+        else:
+            what = "nothing new for"
+        lines.append(f"hotplex import: {what} {plan.into / MANIFEST_NAME}")
+        return lines
+    count = f"{len(plan.writes)} file(s) and {MANIFEST_NAME}"
+    lines.append(
+        f"hotplex import: {'would write' if dry_run else 'wrote'} {count} in {plan.into};"
+        f" {len(plan.entries)} source(s)"
+    )
+    return lines

@@ -1,0 +1,24 @@
+"""GitHub Copilot: .github/copilot-instructions.md and .github/instructions/*.instructions.md,
+for the targets named by ``--for``; an ``applyTo`` scope is written into the section's note."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .found import Entry, Found, scoped, slug, sorted_under
+
+KIND = "GitHub Copilot"
+
+
+def find(root: Path) -> Found | None:
+    found = Found(KIND, root)
+    main = root / ".github" / "copilot-instructions.md"
+    if main.is_file():
+        found.entries.append(Entry("copilot", main, audience="for"))
+    folder = root / ".github" / "instructions"
+    for path in sorted_under(folder, ("*.instructions.md",)):
+        stem = path.relative_to(folder).as_posix().removesuffix(".instructions.md")
+        found.entries.append(
+            scoped(path, "copilot-" + slug(stem.replace("/", "-")), "applyTo", "for")
+        )
+    return found if found.entries else None

@@ -1,0 +1,76 @@
+"""Which formats a path holds. A workspace folder (HotPlex, OpenClaw) is a project of its own;
+any other folder is searched for every tool's instruction files, one format module each."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..errors import HotplexError
+from ..scaffold import SOURCE_FILES, SOURCES_DIR
+from . import agents, claude, copilot, cursor, gemini, hotplex, openclaw, ruler
+from .found import Found, Skip
+
+# One module per format, each with the same interface: KIND and find(root) -> Found | None.
+# The order is the order of the sources in the manifest.
+INSTRUCTION_FORMATS = (claude, agents, gemini, cursor, copilot, ruler)
+_SUFFIXED = re.compile(r"(SOUL|AGENTS|SKILLS|USER|MEMORY)\.[A-Za-z0-9][A-Za-z0-9_-]*\.md")
+
+
+def workspace_kind(folder: Path) -> str | None:
+    """'hotplex' or 'openclaw' when ``folder`` is such a workspace, else None."""
+    names = {p.name for p in folder.iterdir() if p.is_file()}
+    suffixed = any(_SUFFIXED.fullmatch(name) for name in names)
+    held = names & {*SOURCE_FILES, hotplex.META}
+    subfolders = [p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    platforms = any(any((sub / n).is_file() for n in SOURCE_FILES) for sub in subfolders)
+    if folder.name == SOURCES_DIR and (held or suffixed or platforms):
+        return "hotplex"
+    if names & openclaw.ONLY_OPENCLAW:
+        return "openclaw"
+    return "hotplex" if {"SOUL.md", "SKILLS.md", hotplex.META} & names or suffixed else None
+
+
+def detect(path: Path) -> list[Found]:
+    """Every format found at ``path`` (a folder, or one file of a folder)."""
+    if path.is_file():
+        return _only(detect(path.parent), path)
+    if not path.is_dir():
+        raise HotplexError.single(f"'{path}': no such file or folder")
+    kind = workspace_kind(path)
+    if kind == "hotplex":
+        return [hotplex.find(path)]
+    if kind == "openclaw":
+        return [openclaw.find(path)]
+    found = [f for f in (module.find(path) for module in INSTRUCTION_FORMATS) if f is not None]
+    _leave_rulers_output(found)
+    child = path / SOURCES_DIR
+    if child.is_dir() and workspace_kind(child) == "hotplex":
+        found.insert(0, hotplex.find(child))
+    return found
+
+
+def _only(found: list[Found], path: Path) -> list[Found]:
+    """The formats holding ``path``, reduced to it."""
+    kept = []
+    for kind in found:
+        entries = [e for e in kind.entries if e.origin.resolve() == path.resolve()]
+        if entries:
+            kind.entries = entries
+            kind.skipped = []
+            kept.append(kind)
+    return kept
+
+
+def _leave_rulers_output(found: list[Found]) -> None:
+    """With a .ruler/ folder, the files ruler generated from it are ruler's, not sources."""
+    if not any(f.kind == ruler.KIND for f in found):
+        return
+    for kind in found:
+        if kind.kind == ruler.KIND:
+            continue
+        made = [e for e in kind.entries if ruler.generated(e.origin)]
+        kind.entries = [e for e in kind.entries if e not in made]
+        why = "written by ruler from .ruler/ (imported from there instead)"
+        kind.skipped += [Skip(e.origin, why) for e in made]
+    found[:] = [f for f in found if f.entries or f.skipped]

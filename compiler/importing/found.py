@@ -1,0 +1,131 @@
+"""What a format module reports: the sources it found, the files beside them, what it left out.
+
+Also the few ways of reading a file every format shares. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from .. import frontmatter, template
+from ..errors import HotplexError
+from ..model import Manifest
+
+RULES_NOTE = Manifest().source[1].note  # "Treat as mandatory workspace constraints."
+# Who reads a source: the tool whose own file it is, "for" (Cursor, Copilot and ruler rules: the
+# targets named by --for), or "all" (a workspace: every target of the project).
+Audience = Literal["claude-code", "gemini", "agents", "for", "all"]
+_NOT_SLUG = re.compile(r"[^a-z0-9_.-]+")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One ``[[source]]`` of the new manifest, and the file it comes from."""
+
+    name: str
+    origin: Path
+    channel: str = "B"
+    tag: str = ""
+    note: str = RULES_NOTE
+    audience: Audience = "all"
+    imports: Literal["claude"] | None = None
+
+    @property
+    def section_tag(self) -> str:
+        return self.tag or self.name
+
+
+@dataclass(frozen=True)
+class Companion:
+    """A file the project reads that is no source's base file (a variant, an imported file)."""
+
+    origin: Path
+    role: str
+
+
+@dataclass(frozen=True)
+class Skip:
+    """Something found that the project does not take, why, and the way forward."""
+
+    origin: Path
+    reason: str
+
+
+@dataclass
+class Found:
+    """What one format contributes to the project."""
+
+    kind: str
+    root: Path  # the folder the format's paths are relative to
+    entries: list[Entry] = field(default_factory=list)
+    companions: list[Companion] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    workspace: Path | None = None  # the folder, for a workspace format
+    in_place: bool = True  # False: a workspace whose project must be written beside it
+    variants: dict[str, Any] | None = None
+    targets: list[dict[str, Any]] = field(default_factory=list)  # a workspace's own targets
+    metacognition: Path | None = None  # HotPlex's META.md
+
+
+@dataclass(frozen=True)
+class Text:
+    data: bytes  # as on disk
+    header: str  # the frontmatter block, as written ("" when none)
+    body: str  # what the compiler will see after stripping
+    meta: dict[str, Any]
+    broken: bool  # a first line "---" that opens no valid frontmatter
+
+
+def read(path: Path) -> Text:
+    """The file as the compiler will read it; HotplexError when it is not UTF-8 text."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise HotplexError.single(f"cannot read '{path}': {exc.strerror}") from None
+    text = frontmatter.decode(data, str(path))
+    try:
+        stripped = frontmatter.strip(text, str(path))
+    except HotplexError:
+        return Text(data, "", text, {}, broken=True)
+    header = text[: len(text) - len(stripped.body)]
+    return Text(data, header, stripped.body, stripped.meta, broken=False)
+
+
+def meta(path: Path) -> dict[str, Any]:
+    try:
+        return read(path).meta
+    except HotplexError:
+        return {}  # the planner reports the problem
+
+
+def foreign(text: Text) -> bool:
+    """Whether the body holds template-looking text outside code (it was never hotplex's)."""
+    return template.has_template_syntax(text.body)
+
+
+def one_line(value: object) -> str:
+    return " ".join(str(value).split()) if value not in (None, "") else ""
+
+
+def slug(text: str) -> str:
+    word = _NOT_SLUG.sub("-", text.lower()).strip("-.")
+    return word if word[:1].isalpha() else f"s-{word}".rstrip("-")
+
+
+def sorted_under(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
+    files = {p for pattern in patterns for p in folder.rglob(pattern) if p.is_file()}
+    return sorted(files, key=lambda p: (p.relative_to(folder).as_posix().casefold(), p.name))
+
+
+def scoped(path: Path, name: str, key: str, audience: Audience) -> Entry:
+    """A rule meant for some files only: included always, its scope said in the section's note."""
+    values = meta(path)
+    globs = values.get(key)
+    scope = ", ".join(map(str, globs)) if isinstance(globs, list) else one_line(globs)
+    description = one_line(values.get("description")) or RULES_NOTE
+    note = f"{description} (applies to files matching {scope})" if scope else description
+    return Entry(name, path, note=note, audience=audience)

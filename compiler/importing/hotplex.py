@@ -1,0 +1,98 @@
+"""HotPlex's agent-configs/ folder: the five files, platform folders holding bot folders.
+
+HotPlex resolves each file on its own, most specific first: <platform>/<bot>/FILE, then
+<platform>/FILE, then FILE (``internal/agentconfig/loader.go``), which is hotplex's directory
+layout in replace mode plus a ``bot`` per target. Its older design appended SOUL.slack.md to
+SOUL.md: a folder with only such files gets the suffix layout in append mode. META.md, HotPlex's
+own META-COGNITION text, becomes ``[metacognition] file``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..errors import HotplexError
+from ..model import Manifest
+from ..scaffold import SOURCE_FILES
+from .found import Companion, Entry, Found, Skip, read
+
+KIND = "HotPlex agent-configs"
+META = "META.md"
+_SUFFIX_VARIANT = re.compile(r"(SOUL|AGENTS|SKILLS|USER|MEMORY)\.([A-Za-z0-9][A-Za-z0-9_-]*)\.md")
+_PLATFORM = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def find(folder: Path) -> Found:
+    found = Found(KIND, folder, workspace=folder)
+    platforms = _platform_dirs(folder)
+    companions: dict[str, str] = {}
+    suffixes = sorted(p.name for p in folder.iterdir() if _SUFFIX_VARIANT.fullmatch(p.name))
+    if platforms:
+        found.variants = {"platforms": list(platforms), "mode": "replace", "layout": "directory"}
+        for platform, bots in platforms.items():
+            for where in [platform, *(f"{platform}/{bot}" for bot in bots)]:
+                role = "bot overlay" if "/" in where else "platform variant"
+                companions.update((f"{where}/{n}", role) for n in _held(folder / where))
+        why = "HotPlex reads platform folders and ignores SOUL.<platform>.md beside them"
+        found.skipped += [Skip(folder / name, why) for name in suffixes]
+    elif suffixes:
+        names = {_SUFFIX_VARIANT.fullmatch(name).group(2) for name in suffixes}  # type: ignore[union-attr]
+        found.variants = {"platforms": sorted(names), "mode": "append", "layout": "suffix"}
+        companions.update((name, "platform variant") for name in suffixes)
+    found.companions = [Companion(folder / rel, role) for rel, role in companions.items()]
+    # All five, as HotPlex reads them: one created later is picked up by the next build.
+    found.entries = [
+        Entry(s.name, folder / s.file, s.channel, s.tag, s.note) for s in Manifest().source
+    ]
+    if (folder / META).is_file():
+        found.metacognition = folder / META
+    _note_empty_overrides(found, folder, companions)
+    found.targets = [
+        {"name": "cc", "worker": "claude-code"},
+        {"name": "ocs", "worker": "opencode-server"},
+    ]
+    found.targets += [
+        {"name": f"cc-{p}-{b}", "worker": "claude-code", "platforms": [p], "base": False, "bot": b}
+        for p, bots in platforms.items()
+        for b in bots
+    ]
+    known = {*SOURCE_FILES, META, *companions, *suffixes, *platforms}
+    for path in sorted(folder.iterdir()):
+        if path.name not in known and not path.name.startswith("."):
+            found.skipped.append(Skip(path, "HotPlex reads only " + ", ".join(SOURCE_FILES)))
+    return found
+
+
+def _held(folder: Path) -> list[str]:
+    return [name for name in SOURCE_FILES if (folder / name).is_file()]
+
+
+def _platform_dirs(folder: Path) -> dict[str, list[str]]:
+    """Platform folder -> its bot folders: the sub-folders holding any of the five files."""
+    platforms: dict[str, list[str]] = {}
+    for sub in _subfolders(folder):
+        bots = [bot.name for bot in _subfolders(sub) if _held(bot)]
+        if _held(sub) or bots:
+            platforms[sub.name] = bots
+    return platforms
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_dir() and _PLATFORM.fullmatch(p.name))
+
+
+def _note_empty_overrides(found: Found, folder: Path, companions: dict[str, str]) -> None:
+    """HotPlex falls back past an override that is empty after frontmatter; hotplex does not."""
+    if not found.variants or found.variants["mode"] != "replace":
+        return
+    for rel in companions:
+        try:
+            empty = not read(folder / rel).body.strip()
+        except HotplexError:
+            empty = False
+        if "/" in rel and empty:
+            found.notes.append(
+                f"{rel} is empty: HotPlex falls back to the next level, hotplex uses it as an empty"
+                " override; delete it to keep HotPlex's behaviour"
+            )

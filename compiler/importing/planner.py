@@ -1,0 +1,571 @@
+"""Decide everything ``hotplex import`` will do before anything is written.
+
+By default the files stay where they are: the manifest's sources point at them (``sources =
+"."``), so editing CLAUDE.md later is what the next build compiles. ``--copy`` puts copies in
+``agent-configs/`` instead. Each tool's files feed that tool's target only (CLAUDE.md the
+``claude-code`` target, AGENTS.md OpenCode's, ...); Cursor, Copilot and ruler rules feed the
+targets of the workers named by ``--for``. An existing manifest is reconciled, never rewritten.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .. import frontmatter, hidden, secrets
+from ..errors import HotplexError, Problem, Span
+from ..manifest import MANIFEST_NAME
+from ..model import Limits, Manifest, Metacognition, ProjectSettings, Source, Target, Variants
+from ..scaffold import SOURCES_DIR
+from ..scanning import Allowance, Origin
+from . import toml
+from .detect import detect
+from .found import Entry, Found, Skip, foreign, meta, read
+from .rewrite import rewrite
+
+DEFAULT_LIMITS = (Limits().per_file, Limits().total)  # a manifest without [limits] has these
+RESERVED_TAGS = frozenset({"agent-configuration", "hotplex", "directives", "context"})
+GEMINI_WORKER = "gemini-cli"
+# What reads each tool's files: the workers, in the order their targets are written.
+AUDIENCE_WORKERS = {
+    "claude-code": ("claude-code",),
+    "gemini": (GEMINI_WORKER,),
+    "agents": ("opencode-server", "codex"),
+}
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A file of the new project: where it comes from, its project path, the bytes to write."""
+
+    origin: Path
+    file: str  # relative to the project folder, POSIX
+    role: str
+    data: bytes | None = None  # None: used in place
+    changes: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()
+
+
+@dataclass
+class Plan:
+    into: Path
+    found: list[Found]
+    manifest: Manifest
+    text: str  # hotplex.toml as it will be written
+    placed: list[Placed]
+    writes: list[Placed]  # copies whose destination does not exist yet
+    copy: bool
+    reconciled: bool = False  # an existing manifest gets only what is new
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def entries(self) -> list[Entry]:
+        return [e for f in self.found for e in f.entries]
+
+
+def plan(
+    paths: list[Path], into: Path, *, copy: bool = False, for_workers: tuple[str, ...] = ()
+) -> Plan:
+    """Detect, map and check everything; raises HotplexError before any file is written."""
+    found = _one_workspace([f for path in paths for f in detect(path)])
+    _skip_foreign_switch(found)
+    if not any(f.entries for f in found):
+        raise HotplexError.single(
+            "nothing to import: no CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .cursor/rules/,"
+            " .github/copilot-instructions.md, .ruler/, OpenClaw workspace or agent-configs/ in "
+            + ", ".join(str(p) for p in paths),
+            hint="name the files or folders: hotplex import PATH...",
+        )
+    notes: list[str] = []
+    workspace = next((f for f in found if f.workspace is not None), None)
+    if workspace is not None and not workspace.in_place:
+        into, copy = _beside(workspace, into, notes), True
+    into = Path(os.path.normpath(into.absolute()))
+    if workspace is not None and not _within(workspace.workspace or into, into):
+        copy = True  # a workspace elsewhere: the project gets copies of its files
+    _unique_names(found)
+    sources_dir = _sources_dir(workspace, into, copy)
+    targets, keep = _targets(found, _for(for_workers))
+    placed = _place(found, into, sources_dir, copy, keep)
+    templates = _templates(found, placed, notes)
+    manifest = _model(found, into, sources_dir, placed, (targets, keep), templates)
+    comments = {f"source:{e.name}": f"from {_shown(e.origin, into)}" for e in _entries(found)}
+    notes += _scan_notes(placed, into)
+    result = Plan(into, found, manifest, toml.document(manifest, comments), placed, [], copy)
+    result.notes = notes
+    if (into / MANIFEST_NAME).exists():
+        _reconcile(result, comments)
+    else:
+        result.writes = _writes(placed, into)
+    return result
+
+
+# --- where the project and its files go --------------------------------------------------------
+
+
+def _beside(workspace: Found, into: Path, notes: list[str]) -> Path:
+    """A project for a workspace that must not hold it: next to the folder, unless --into says."""
+    folder = workspace.workspace
+    assert folder is not None
+    if not _within(into, folder):
+        return into
+    beside = folder.parent / f"{folder.name}-hotplex"
+    notes.append(
+        f"the project is written beside the {workspace.kind}, in {beside}: a build deploys into the"
+        " workspace, so the project's sources cannot live there (choose another with --into DIR)"
+    )
+    return beside
+
+
+def _sources_dir(workspace: Found | None, into: Path, copy: bool) -> str:
+    """A HotPlex folder inside the project is used where it is; copies go to agent-configs/;
+    files used in place are named from the project folder."""
+    if copy:
+        return SOURCES_DIR
+    if workspace is not None and workspace.workspace is not None:
+        return Path(os.path.relpath(workspace.workspace.absolute(), into)).as_posix()
+    return "."
+
+
+def _skip_foreign_switch(found: list[Found]) -> None:
+    """A frontmatter key ``template`` that is not true/false belongs to another tool (Jekyll's
+    layout name): hotplex would refuse the file, so it is left out, with the way forward."""
+    for kind in found:
+        for entry in list(kind.entries):
+            flag = meta(entry.origin).get("template")
+            if flag is not None and not isinstance(flag, bool):
+                kind.entries.remove(entry)
+                why = f"frontmatter key 'template' is hotplex's on/off switch, here {flag!r}"
+                kind.skipped.append(
+                    Skip(entry.origin, why + "; rename that key, then import again")
+                )
+
+
+def _place(
+    found: list[Found], into: Path, sources_dir: str, copy: bool, keep: dict[str, list[str]]
+) -> list[Placed]:
+    """Each file the project reads, once, with its project path and (copying) the bytes."""
+    placed: dict[Path, Placed] = {}
+    outside: list[Problem] = []
+    for kind in found:
+        base = kind.workspace if kind.workspace is not None else kind.root
+        roles = [(e.origin, f"[[source]] '{e.name}'", e.name) for e in kind.entries]
+        roles += [(c.origin, c.role, "") for c in kind.companions]
+        if kind.metacognition is not None:
+            roles.append((kind.metacognition, "[metacognition] file", ""))
+        own = {e.name for e in kind.entries}
+        readers = tuple(t for t, names in keep.items() if own & set(names))
+        for origin, role, name in roles:
+            if origin in placed:
+                continue
+            targets = tuple(t for t, names in keep.items() if name in names) if name else readers
+            if not origin.exists():
+                file = _join(sources_dir, Path(os.path.relpath(origin, base)).as_posix())
+                placed[origin] = Placed(
+                    origin, file, role + " (no such file yet)", None, (), targets
+                )
+            elif copy:
+                rel = Path(os.path.relpath(origin.absolute(), base.absolute())).as_posix()
+                file = _join(sources_dir, rel)
+                data, changes = _copied(origin, bool(name) and kind.workspace is None)
+                placed[origin] = Placed(origin, file, role, data, changes, targets)
+            elif _within(origin, into):
+                file = Path(os.path.relpath(origin.absolute(), into)).as_posix()
+                placed[origin] = Placed(origin, file, role, targets=targets)
+            elif name:
+                outside.append(Problem(f"'{origin}' is outside the project {into}"))
+    if outside:
+        hint = "files are used in place only inside the project: import --copy, or --into a folder"
+        hint += " holding them"
+        raise HotplexError([*outside[:-1], Problem(outside[-1].message, hint=hint)])
+    return list(placed.values())
+
+
+def _copied(origin: Path, rewritable: bool) -> tuple[bytes, tuple[str, ...]]:
+    """The copy's bytes: an instruction file rewritten where hotplex would read it otherwise
+    than its tool does; a workspace file (its gateway reads it too) or a file imported by @path
+    (read literally) byte for byte."""
+    try:
+        text = read(origin)
+    except HotplexError:
+        return origin.read_bytes(), ()
+    return rewrite(text) if rewritable else (text.data, ())
+
+
+def _templates(found: list[Found], placed: list[Placed], notes: list[str]) -> bool:
+    """Whether templates stay on: off when a rendered file read as it is (in place, or a
+    workspace file copied byte for byte) holds template-looking text."""
+    rendered = {e.origin for e in _entries(found)}
+    rendered |= {c.origin for f in found for c in f.companions if "imported" not in c.role}
+    literal = {e.origin for e in _entries(found) if e.imports}  # read as Claude Code does
+    on = True
+    for item in placed:
+        if item.origin not in rendered or item.changes or not item.origin.exists():
+            continue  # read literally, already made readable by the rewrite, or absent
+        try:
+            text = read(item.origin)
+        except HotplexError as exc:
+            notes.append(f"{item.file}: {exc.problems[0].message}")
+            continue
+        if text.broken and item.origin not in literal:
+            notes.append(
+                f"{item.file}: its first line '---' opens no valid frontmatter, which hotplex"
+                " refuses; close the block or remove the line (or import --copy)"
+            )
+        if foreign(text) and text.meta.get("template") is not False and on:
+            on = False
+            notes.append(
+                f"templates are off for this project: {item.file} holds {{{{ / {{% / {{# outside"
+                " code and is read as it is; turn them on once no source needs that"
+            )
+    return on
+
+
+# --- targets ------------------------------------------------------------------------------------
+
+
+def _for(workers: tuple[str, ...]) -> tuple[str, ...]:
+    from hotplex.targets import WORKERS
+
+    chosen = tuple(
+        dict.fromkeys(w.strip() for item in workers for w in item.split(",") if w.strip())
+    )
+    unknown = [w for w in chosen if w not in WORKERS]
+    if unknown:
+        raise HotplexError.single(
+            f"--for: no worker named '{unknown[0]}'", hint="workers: " + ", ".join(sorted(WORKERS))
+        )
+    return chosen or ("claude-code",)
+
+
+def _targets(
+    found: list[Found], for_workers: tuple[str, ...]
+) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
+    """The targets and, per target name, the sources it keeps (all: a workspace's targets)."""
+    from hotplex.targets import WORKERS
+
+    targets: dict[str, dict[str, Any]] = {}
+    keep: dict[str, list[str]] = {}
+    for kind in found:
+        if kind.workspace is not None:
+            for target in kind.targets:
+                targets[target["name"]] = target
+                keep[target["name"]] = [e.name for e in kind.entries]
+            continue
+        for entry in kind.entries:
+            workers = for_workers if entry.audience == "for" else AUDIENCE_WORKERS[entry.audience]
+            for worker in workers:
+                if worker not in WORKERS:
+                    continue
+                name = WORKERS[worker].init_target[0]
+                targets.setdefault(name, {"name": name, "worker": worker})
+                keep.setdefault(name, []).append(entry.name)
+    return list(targets.values()), keep
+
+
+# --- the model ----------------------------------------------------------------------------------
+
+
+def _target(values: dict[str, Any], keep: tuple[str, ...] | None) -> Target:
+    """A target from the planner's table: its worker's keys become the worker's options."""
+    from hotplex.targets import WORKERS
+
+    options_class = WORKERS[values["worker"]].Options
+    names = attrs.fields_dict(options_class)
+    own = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items() if k not in names}
+    options = options_class(**{k: v for k, v in values.items() if k in names})
+    return Target(**own, options=options, keep=keep)
+
+
+def _model(
+    found: list[Found],
+    into: Path,
+    sources_dir: str,
+    placed: list[Placed],
+    chosen: tuple[list[dict[str, Any]], dict[str, list[str]]],
+    templates: bool,
+) -> Manifest:
+    targets, keep = chosen
+    where = {p.origin: p.file for p in placed}
+    names = [e.name for e in _entries(found)]
+    project = ProjectSettings(
+        name=into.name or "agents",
+        sources=sources_dir,
+        out=_free_folder(into, "dist"),
+        templates=templates,
+    )
+    sources = tuple(
+        Source(
+            e.name,
+            _in_sources(where[e.origin], sources_dir),
+            e.channel,
+            e.section_tag,
+            e.note,
+            imports=e.imports,
+        )
+        for e in _entries(found)
+    )
+    kept = {t["name"]: [s.name for s in sources if s.name in keep[t["name"]]] for t in targets}
+    built = tuple(
+        _target(t, tuple(kept[t["name"]]) if kept[t["name"]] != names else None)
+        for t in targets
+    )
+    meta = Metacognition(enabled=False)
+    workspace = next((f for f in found if f.workspace is not None), None)
+    if workspace is not None:
+        file = workspace.metacognition
+        meta = Metacognition(file=where[file]) if file is not None else Metacognition()
+    variants = next((Variants(**_tuples(f.variants)) for f in found if f.variants), Variants())
+    per_file, total = _limits(placed) if workspace is None else DEFAULT_LIMITS
+    limits = Limits(per_file=per_file, total=total)
+    return Manifest(
+        project=project,
+        source=sources,
+        variants=variants,
+        limits=limits,
+        metacognition=meta,
+        target=built,
+    )
+
+
+def _tuples(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+
+
+def _in_sources(file: str, sources_dir: str) -> str:
+    return file if sources_dir == "." else Path(os.path.relpath(file, sources_dir)).as_posix()
+
+
+def _join(sources_dir: str, rel: str) -> str:
+    return rel if sources_dir == "." else f"{sources_dir}/{rel}"
+
+
+def _shown(path: Path, into: Path) -> str:
+    return os.path.relpath(path, into) if _within(path, into) else str(path)
+
+
+def _within(path: Path, root: Path) -> bool:
+    """Inside ``root`` both as written and with symlinks resolved (no reading /etc by a link)."""
+    pairs = (
+        (os.path.normpath(path.absolute()), os.path.normpath(root.absolute())),
+        (os.path.realpath(path), os.path.realpath(root)),
+    )
+    return all(os.path.commonpath([inner, outer]) == outer for inner, outer in pairs)
+
+
+def _entries(found: list[Found]) -> list[Entry]:
+    return [e for f in found for e in f.entries]
+
+
+def _one_workspace(found: list[Found]) -> list[Found]:
+    """A workspace is a project of its own: instruction files found beside it are left out."""
+    workspaces = [f for f in found if f.workspace is not None]
+    if len(workspaces) > 1:
+        names = ", ".join(f"{f.kind} ({f.workspace})" for f in workspaces)
+        raise HotplexError.single(
+            f"found more than one workspace: {names}",
+            hint="import each into its own project: hotplex import PATH --into DIR",
+        )
+    if not workspaces:
+        return found
+    for other in found:
+        if other.workspace is None:
+            workspaces[0].skipped += [
+                Skip(e.origin, f"not imported with the {workspaces[0].kind}; import it on its own")
+                for e in other.entries
+            ]
+    return workspaces
+
+
+def _unique_names(found: list[Found]) -> None:
+    """Source names and tags must differ from each other, and tags from the structural ones."""
+    names: set[str] = set()
+    tags = set(RESERVED_TAGS)
+    for kind in found:
+        for index, entry in enumerate(kind.entries):
+            name = _free(entry.name, names)
+            tag = _free(name if entry.section_tag == entry.name else entry.section_tag, tags)
+            kind.entries[index] = replace(entry, name=name, tag=tag)
+
+
+def _free(word: str, used: set[str]) -> str:
+    candidate, number = word, 1
+    while candidate.lower() in used:
+        number += 1
+        candidate = f"{word}-{number}"
+    used.add(candidate.lower())
+    return candidate
+
+
+def _free_folder(into: Path, name: str) -> str:
+    """An artifact folder that does not exist yet: a build owns what is inside it."""
+    candidate, number = name, 1
+    while (into / candidate).exists():
+        number += 1
+        candidate = f"hotplex-{name}" if number == 2 else f"hotplex-{name}-{number - 1}"
+    return candidate
+
+
+def _limits(placed: list[Placed]) -> tuple[int, int]:
+    """Budgets no imported file can exceed: at least HotPlex's, at most every text together."""
+    size = sum(len(_compiled(_data(p), p.file)[0]) for p in placed if p.origin.exists())
+    room = -(-(size + size // 10 + 1000) // 1000) * 1000  # a margin for escaping, in thousands
+    return max(DEFAULT_LIMITS[0], room), max(DEFAULT_LIMITS[1], room)
+
+
+def _data(item: Placed) -> bytes:
+    return item.data if item.data is not None else item.origin.read_bytes()
+
+
+def _compiled(data: bytes, display: str) -> tuple[str, int]:
+    """(body, its first line) as the build will see a file; the whole text if that fails."""
+    try:
+        text = frontmatter.decode(data, display)
+    except HotplexError:
+        return "", 1
+    try:
+        stripped = frontmatter.strip(text, display)
+    except HotplexError:
+        return text, 1
+    return stripped.body, stripped.body_line
+
+
+def _scan_notes(placed: list[Placed], into: Path) -> list[str]:
+    """Where the build's secret and hidden-text scans will stop, said now. Import never silences
+    them: a key or an invisible instruction in CLAUDE.md must not reach an artifact just because
+    it was there before."""
+    notes = []
+    for item in (p for p in placed if p.origin.exists()):
+        body, first_line = _compiled(_data(item), item.file)
+        origin = Origin(body, item.file, first_line)
+        for finding in secrets.find(body, [origin], Allowance()):
+            notes.append(
+                f"{finding.span.location()}: looks like a credential ({finding.rule}); the build"
+                " stops there: remove it (and revoke it if it is real), or if it is not one, add"
+                f' [secrets] allow_files = ["{item.file}"]'
+            )
+        for found in hidden.find(body, [origin], Allowance()):
+            notes.append(
+                f"{found.span.location()}: {found.summary()}; the build stops there: remove it,"
+                f' or if it is meant, add [unicode] allow = ["{found.allow_entry}"]'
+            )
+    return notes
+
+
+def _writes(placed: list[Placed], into: Path) -> list[Placed]:
+    """The copies still to write; a clash with different bytes stops the import."""
+    clashes: list[Problem] = []
+    writes = []
+    for item in (p for p in placed if p.data is not None):
+        target = into / item.file
+        if not target.exists() and not target.is_symlink():
+            writes.append(item)
+        elif not target.is_file() or target.read_bytes() != item.data:
+            clashes.append(
+                Problem(f"'{target}' already exists with other content", Span(str(item.origin)))
+            )
+    if clashes:
+        hint = "nothing was written; import into an empty folder with --into DIR"
+        raise HotplexError([*clashes[:-1], Problem(clashes[-1].message, clashes[-1].span, hint)])
+    return writes
+
+
+# --- running import again -------------------------------------------------------------------
+
+
+def _reconcile(result: Plan, comments: dict[str, str]) -> None:
+    """Add what is new to the manifest the user has, report what went away, change nothing else."""
+    import tomllib
+
+    path = result.into / MANIFEST_NAME
+    existing_text = path.read_text(encoding="utf-8")
+    try:
+        existing = tomllib.loads(existing_text)
+    except tomllib.TOMLDecodeError as exc:
+        raise HotplexError.single(f"cannot reconcile: {exc}", Span(MANIFEST_NAME)) from None
+    sources_dir = str(existing.get("project", {}).get("sources", SOURCES_DIR)).rstrip("/") or "."
+    if result.copy or sources_dir != result.manifest.project.sources:
+        raise HotplexError.single(
+            f"'{path}' already exists and reads its sources from '{sources_dir}/'; import would"
+            " add the files again beside them, and it never overwrites",
+            Span(MANIFEST_NAME, key="project.sources"),
+            hint="edit hotplex.toml yourself, or import into another folder with --into DIR",
+        )
+    declared = [s for s in existing.get("source", []) if isinstance(s, dict)]
+    if "source" not in existing:  # the built-in five
+        declared = [toml.plain(s) | {"name": s.name, "file": s.file} for s in Manifest().source]
+    files = {os.path.normpath(os.path.join(sources_dir, str(s.get("file", "")))) for s in declared}
+    names = {str(s.get("name", "")).lower() for s in declared}
+    tags = {str(s.get("tag", "")).lower() for s in declared} | set(RESERVED_TAGS)
+    new = [
+        s
+        for s in result.manifest.source
+        if os.path.normpath(_join(sources_dir, s.file)) not in files
+    ]
+    renamed = {}
+    for source in new:
+        renamed[source.name] = attrs.evolve(
+            source, name=_free(source.name, names), tag=_free(source.tag, tags)
+        )
+    old_targets = [t for t in existing.get("target", []) if isinstance(t, dict)]
+    keep: dict[str, list[str]] = {}
+    targets = []
+    for planned in result.manifest.target:
+        wanted = [
+            renamed[n].name
+            for n in (planned.keep or [s.name for s in result.manifest.source])
+            if n in renamed
+        ]
+        if not wanted:
+            continue
+        same = [i for i, t in enumerate(old_targets) if t.get("name") == planned.name]
+        by_worker = [i for i, t in enumerate(old_targets) if t.get("worker") == planned.worker]
+        same = same or (by_worker if len(by_worker) == 1 else [])
+        for index in same:
+            keep.setdefault(index, []).extend(wanted)
+        if not same:
+            used = {str(t.get("name", "")).lower() for t in old_targets}
+            targets.append(
+                toml.plain(
+                    attrs.evolve(planned, name=_free(planned.name, used), keep=tuple(wanted))
+                )
+            )
+    _pin(
+        old_targets,
+        [str(s.get("name")) for s in declared],
+        keep,
+        [s.name for s in renamed.values()],
+    )
+    removed = [
+        str(s.get("file"))
+        for s in declared
+        if not (result.into / sources_dir / str(s.get("file", ""))).exists()
+    ]
+    added = [toml.plain(s) for s in renamed.values()]
+    moved = {f"source:{s.name}": comments.get(f"source:{k}", "") for k, s in renamed.items()}
+    result.text = (
+        toml.append(existing_text, added, keep, targets, moved) if added else existing_text
+    )
+    result.reconciled = True
+    result.added = [f"{s['file']} as [[source]] '{s['name']}'" for s in added]
+    result.removed = removed
+    result.writes = []
+
+
+def _pin(
+    targets: list[dict[str, Any]], declared: list[str], keep: dict[int, list[str]], new: list[str]
+) -> None:
+    """A target without ``keep`` takes every source: one that should not get all the new ones
+    is given ``keep`` = the sources it had plus those meant for it."""
+    for index, target in enumerate(targets):
+        if "keep" in target or target.get("profile", "main") != "main" or not new:
+            continue
+        wanted = keep.pop(index, [])
+        if set(new) - set(wanted):
+            keep[index] = [*declared, *wanted]
