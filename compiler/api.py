@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .errors import HotplexError, suggest
 from .fs import Stamp, settled, stamp
+from .manifest import MANIFEST_NAME
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class Project:
 
     def __init__(self, root: Path, manifest: Path | None = None) -> None:
         self.root = root
-        self._manifest_path = manifest or root / "hotplex.toml"
+        self._manifest_path = manifest or root / MANIFEST_NAME
         self._manifest_stamp: Stamp | None = None
         self._model = None
         self._inputs = None

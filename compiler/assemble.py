@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 WRAPPER_TAG = "agent-configuration"
+METACOGNITION_TAG = "hotplex"  # the built-in META-COGNITION section, first in <directives>
+# Tags no source may take: the document's own (the channels' are the manifest's).
+BUILT_IN_TAGS = frozenset({WRAPPER_TAG, METACOGNITION_TAG})
 CHANNEL_ORDER = ("B", "C")
 
 

@@ -10,6 +10,7 @@ from .build import LOCK_WAIT_SECONDS
 from .build.orphans import prune_empty, unlink
 from .errors import HotplexError
 from .fs import ProjectLock
+from .manifest import DEFAULT_OUT
 from .manifest_cache import CACHE_NAME
 
 
@@ -58,7 +59,7 @@ def _planned(root: Path, manifest: Path | None) -> tuple[set[str], set[str]]:
     try:
         project = Project.load(root, manifest)
     except HotplexError:
-        return {"dist"}, set()
+        return {DEFAULT_OUT}, set()
     model = project.model
     out = model.out_dir
     found: set[str] = set()

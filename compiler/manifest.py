@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from .errors import HotplexError, Span
 
 MANIFEST_NAME = "hotplex.toml"
+DEFAULT_OUT = "dist"  # where artifacts go when [project] out is not set
 # Far above any real manifest (10,000 targets take about 1 MiB); only a wrong file is bigger.
 MAX_BYTES = 16 << 20
 
@@ -51,6 +51,8 @@ def parse(data: bytes, display: str) -> dict[str, Any]:
             f"not valid UTF-8 (byte offset {exc.start})", Span(display, line)
         ) from None
     text = text.removeprefix("\ufeff")  # editors on Windows save one; TOML has no use for it
+    import tomllib  # only when a manifest is parsed: the no-op path never does
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

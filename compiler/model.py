@@ -47,7 +47,7 @@ DEFAULT_SUBAGENT_KEEP = ("rules", "skills", "tools")
 class ProjectSettings:
     name: str = ""
     sources: str = "agent-configs"
-    out: str = "dist"
+    out: str = manifest_file.DEFAULT_OUT
     # Projects whose files are full of foreign braces can turn the template language off.
     templates: bool = True
     html_comments: HtmlComments = "keep"

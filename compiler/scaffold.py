@@ -19,6 +19,7 @@ import tomli_w
 from hotplex.targets import WORKERS
 
 from .errors import HotplexError
+from .manifest import MANIFEST_NAME
 from .worker import SourceTemplate
 
 SOURCES_DIR = "agent-configs"
@@ -55,7 +56,7 @@ def scaffold(
     name: str | None = None,
 ) -> Scaffolded:
     """Write the files of a new project under ``root`` that do not exist yet."""
-    manifest = manifest or root / "hotplex.toml"
+    manifest = manifest or root / MANIFEST_NAME
     _check_workers(workers)
     extra = _worker_templates(workers, root / SOURCES_DIR)
     files = {manifest: render_manifest(name or _default_name(root), workers, extra)}

@@ -22,6 +22,7 @@ from pathlib import Path
 from hotplex.targets import WORKERS
 
 from . import comments, frontmatter, hidden, secrets
+from .assemble import METACOGNITION_TAG
 from .errors import BuildFailed, HotplexError, Problem, Span
 from .fs import (
     ReadResult,
@@ -372,7 +373,7 @@ def _metacognition(resolver: _Resolver, file: str | None, note: str) -> Section:
     if file is None:
         return Section(
             "metacognition",
-            "hotplex",
+            METACOGNITION_TAG,
             "B",
             note or METACOGNITION_NOTE,
             trim(builtin_metacognition()),
@@ -383,7 +384,7 @@ def _metacognition(resolver: _Resolver, file: str | None, note: str) -> Section:
     text = resolver.source_text(file, span, comments)
     if text is None:
         raise HotplexError.single(f"metacognition file '{file}' does not exist", span)
-    return Section("metacognition", "hotplex", "B", note, text, (file,))
+    return Section("metacognition", METACOGNITION_TAG, "B", note, text, (file,))
 
 
 def _source_section(resolver: _Resolver, source: Source, index: int) -> Section | None:

@@ -8,6 +8,7 @@ import typing
 
 from hotplex.targets import WORKERS
 
+from .assemble import BUILT_IN_TAGS
 from .errors import HotplexError, Problem, Span, suggest
 from .model import BUILTIN_VARS, Manifest, Secrets, Target, Unicode
 
@@ -119,10 +120,7 @@ def _same_or_inside(inner: str, outer: str) -> bool:
 
 def _validate_sources(manifest: Manifest, bad: typing.Callable[..., None]) -> None:
     seen_names: set[str] = set()
-    seen_tags = {c.tag.lower() for c in manifest.channels.values()} | {
-        "agent-configuration",
-        "hotplex",
-    }
+    seen_tags = {c.tag.lower() for c in manifest.channels.values()} | set(BUILT_IN_TAGS)
     for index, source in enumerate(manifest.source):
         key = f"source[{index}]"
         if source.name in seen_names:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import HotplexError
+from .manifest import DEFAULT_OUT, MANIFEST_NAME
 from .state import STATE_DIR
 
 if TYPE_CHECKING:
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 QUIET_MS = 100
 # Changes that never stop (a process rewriting a file in a loop) are built at least this often.
 MAX_WAIT_MS = 1600
-DEFAULT_OUT = "dist"
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ class _Ignore:
         from watchfiles import DefaultFilter
 
         self.root = root
-        self.manifest = manifest or root / "hotplex.toml"
+        self.manifest = manifest or root / MANIFEST_NAME
         self.default = DefaultFilter()
         self.out = DEFAULT_OUT
         self.refresh()

@@ -27,6 +27,7 @@ from pathlib import Path
 from .. import state as state_log
 from ..errors import HotplexError
 from ..fs import ProjectLock
+from ..manifest import MANIFEST_NAME
 from ..records import FileReport, JobReport, Outcome
 from .snapshot import fast_outcome
 
@@ -78,7 +79,7 @@ def run(request: Request) -> Outcome:
 
 
 def _run(request: Request) -> Outcome:
-    manifest = request.manifest or request.root / "hotplex.toml"
+    manifest = request.manifest or request.root / MANIFEST_NAME
     closing = state_log.load_closing(request.root)
     fast = fast_outcome(request.root, manifest, request.targets, closing)
     if fast is not None:

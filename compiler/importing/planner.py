@@ -17,9 +17,19 @@ from typing import Any
 import attrs
 
 from .. import frontmatter, hidden, secrets
+from ..assemble import BUILT_IN_TAGS
 from ..errors import HotplexError, Problem, Span
-from ..manifest import MANIFEST_NAME
-from ..model import Limits, Manifest, Metacognition, ProjectSettings, Source, Target, Variants
+from ..manifest import DEFAULT_OUT, MANIFEST_NAME
+from ..model import (
+    Limits,
+    Manifest,
+    Metacognition,
+    ProjectSettings,
+    Source,
+    Target,
+    Variants,
+    default_channels,
+)
 from ..scaffold import SOURCES_DIR
 from ..scanning import Allowance, Origin
 from . import toml
@@ -28,7 +38,7 @@ from .found import Entry, Found, Skip, foreign, meta, read
 from .rewrite import rewrite
 
 DEFAULT_LIMITS = (Limits().per_file, Limits().total)  # a manifest without [limits] has these
-RESERVED_TAGS = frozenset({"agent-configuration", "hotplex", "directives", "context"})
+RESERVED_TAGS = BUILT_IN_TAGS | {c.tag for c in default_channels().values()}
 GEMINI_WORKER = "gemini-cli"
 # What reads each tool's files: the workers, in the order their targets are written.
 AUDIENCE_WORKERS = {
@@ -297,7 +307,7 @@ def _model(
     project = ProjectSettings(
         name=into.name or "agents",
         sources=sources_dir,
-        out=_free_folder(into, "dist"),
+        out=_free_folder(into, DEFAULT_OUT),
         templates=templates,
     )
     sources = tuple(
