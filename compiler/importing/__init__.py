@@ -23,7 +23,8 @@ from ..errors import HotplexError
 from ..fs import write_atomic
 from ..manifest import MANIFEST_NAME
 from ..scaffold import relative, write_if_missing
-from .planner import Plan, plan
+from .found import Plan
+from .planner import plan
 
 __all__ = ["Plan", "plan", "report", "write"]
 

@@ -11,14 +11,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import frontmatter, template
+from ..assemble import BUILT_IN_TAGS
 from ..errors import HotplexError
-from ..model import Manifest
+from ..model import Manifest, default_channels
 
 RULES_NOTE = Manifest().source[1].note  # "Treat as mandatory workspace constraints."
 # Who reads a source: the tool whose own file it is, "for" (Cursor, Copilot and ruler rules: the
 # targets named by --for), or "all" (a workspace: every target of the project).
 Audience = Literal["claude-code", "gemini", "agents", "for", "all"]
 _NOT_SLUG = re.compile(r"[^a-z0-9_.-]+")
+RESERVED_TAGS = BUILT_IN_TAGS | {c.tag for c in default_channels().values()}
 
 
 @dataclass(frozen=True)
@@ -129,3 +131,47 @@ def scoped(path: Path, name: str, key: str, audience: Audience) -> Entry:
     description = one_line(values.get("description")) or RULES_NOTE
     note = f"{description} (applies to files matching {scope})" if scope else description
     return Entry(name, path, note=note, audience=audience)
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A file of the new project: where it comes from, its project path, the bytes to write."""
+
+    origin: Path
+    file: str  # relative to the project folder, POSIX
+    role: str
+    data: bytes | None = None  # None: used in place
+    changes: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()
+
+
+@dataclass
+class Plan:
+    into: Path
+    found: list[Found]
+    manifest: Manifest
+    text: str  # hotplex.toml as it will be written
+    placed: list[Placed]
+    writes: list[Placed]  # copies whose destination does not exist yet
+    copy: bool
+    reconciled: bool = False  # an existing manifest gets only what is new
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def entries(self) -> list[Entry]:
+        return [e for f in self.found for e in f.entries]
+
+
+def free_name(word: str, used: set[str]) -> str:
+    candidate, number = word, 1
+    while candidate.lower() in used:
+        number += 1
+        candidate = f"{word}-{number}"
+    used.add(candidate.lower())
+    return candidate
+
+
+def in_folder(sources_dir: str, rel: str) -> str:
+    return rel if sources_dir == "." else f"{sources_dir}/{rel}"

@@ -10,14 +10,13 @@ targets of the workers named by ``--for``. An existing manifest is reconciled, n
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from .. import frontmatter, hidden, secrets
-from ..assemble import BUILT_IN_TAGS
 from ..errors import HotplexError, Problem, Span
 from ..manifest import DEFAULT_OUT, MANIFEST_NAME
 from ..model import (
@@ -28,17 +27,28 @@ from ..model import (
     Source,
     Target,
     Variants,
-    default_channels,
 )
 from ..scaffold import SOURCES_DIR
 from ..scanning import Allowance, Origin
 from . import toml
 from .detect import detect
-from .found import Entry, Found, Skip, foreign, meta, read
+from .found import (
+    RESERVED_TAGS,
+    Entry,
+    Found,
+    Placed,
+    Plan,
+    Skip,
+    foreign,
+    free_name,
+    in_folder,
+    meta,
+    read,
+)
+from .reconcile import reconcile
 from .rewrite import rewrite
 
 DEFAULT_LIMITS = (Limits().per_file, Limits().total)  # a manifest without [limits] has these
-RESERVED_TAGS = BUILT_IN_TAGS | {c.tag for c in default_channels().values()}
 GEMINI_WORKER = "gemini-cli"
 # What reads each tool's files: the workers, in the order their targets are written.
 AUDIENCE_WORKERS = {
@@ -46,37 +56,6 @@ AUDIENCE_WORKERS = {
     "gemini": (GEMINI_WORKER,),
     "agents": ("opencode-server", "codex"),
 }
-
-
-@dataclass(frozen=True)
-class Placed:
-    """A file of the new project: where it comes from, its project path, the bytes to write."""
-
-    origin: Path
-    file: str  # relative to the project folder, POSIX
-    role: str
-    data: bytes | None = None  # None: used in place
-    changes: tuple[str, ...] = ()
-    targets: tuple[str, ...] = ()
-
-
-@dataclass
-class Plan:
-    into: Path
-    found: list[Found]
-    manifest: Manifest
-    text: str  # hotplex.toml as it will be written
-    placed: list[Placed]
-    writes: list[Placed]  # copies whose destination does not exist yet
-    copy: bool
-    reconciled: bool = False  # an existing manifest gets only what is new
-    added: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def entries(self) -> list[Entry]:
-        return [e for f in self.found for e in f.entries]
 
 
 def plan(
@@ -110,7 +89,7 @@ def plan(
     result = Plan(into, found, manifest, toml.document(manifest, comments), placed, [], copy)
     result.notes = notes
     if (into / MANIFEST_NAME).exists():
-        _reconcile(result, comments)
+        reconcile(result, comments)
     else:
         result.writes = _writes(placed, into)
     return result
@@ -176,13 +155,13 @@ def _place(
                 continue
             targets = tuple(t for t, names in keep.items() if name in names) if name else readers
             if not origin.exists():
-                file = _join(sources_dir, Path(os.path.relpath(origin, base)).as_posix())
+                file = in_folder(sources_dir, Path(os.path.relpath(origin, base)).as_posix())
                 placed[origin] = Placed(
                     origin, file, role + " (no such file yet)", None, (), targets
                 )
             elif copy:
                 rel = Path(os.path.relpath(origin.absolute(), base.absolute())).as_posix()
-                file = _join(sources_dir, rel)
+                file = in_folder(sources_dir, rel)
                 data, changes = _copied(origin, bool(name) and kind.workspace is None)
                 placed[origin] = Placed(origin, file, role, data, changes, targets)
             elif _within(origin, into):
@@ -352,10 +331,6 @@ def _in_sources(file: str, sources_dir: str) -> str:
     return file if sources_dir == "." else Path(os.path.relpath(file, sources_dir)).as_posix()
 
 
-def _join(sources_dir: str, rel: str) -> str:
-    return rel if sources_dir == "." else f"{sources_dir}/{rel}"
-
-
 def _shown(path: Path, into: Path) -> str:
     return os.path.relpath(path, into) if _within(path, into) else str(path)
 
@@ -399,18 +374,9 @@ def _unique_names(found: list[Found]) -> None:
     tags = set(RESERVED_TAGS)
     for kind in found:
         for index, entry in enumerate(kind.entries):
-            name = _free(entry.name, names)
-            tag = _free(name if entry.section_tag == entry.name else entry.section_tag, tags)
+            name = free_name(entry.name, names)
+            tag = free_name(name if entry.section_tag == entry.name else entry.section_tag, tags)
             kind.entries[index] = replace(entry, name=name, tag=tag)
-
-
-def _free(word: str, used: set[str]) -> str:
-    candidate, number = word, 1
-    while candidate.lower() in used:
-        number += 1
-        candidate = f"{word}-{number}"
-    used.add(candidate.lower())
-    return candidate
 
 
 def _free_folder(into: Path, name: str) -> str:
@@ -484,98 +450,3 @@ def _writes(placed: list[Placed], into: Path) -> list[Placed]:
         hint = "nothing was written; import into an empty folder with --into DIR"
         raise HotplexError([*clashes[:-1], Problem(clashes[-1].message, clashes[-1].span, hint)])
     return writes
-
-
-# --- running import again -------------------------------------------------------------------
-
-
-def _reconcile(result: Plan, comments: dict[str, str]) -> None:
-    """Add what is new to the manifest the user has, report what went away, change nothing else."""
-    import tomllib
-
-    path = result.into / MANIFEST_NAME
-    existing_text = path.read_text(encoding="utf-8")
-    try:
-        existing = tomllib.loads(existing_text)
-    except tomllib.TOMLDecodeError as exc:
-        raise HotplexError.single(f"cannot reconcile: {exc}", Span(MANIFEST_NAME)) from None
-    sources_dir = str(existing.get("project", {}).get("sources", SOURCES_DIR)).rstrip("/") or "."
-    if result.copy or sources_dir != result.manifest.project.sources:
-        raise HotplexError.single(
-            f"'{path}' already exists and reads its sources from '{sources_dir}/'; import would"
-            " add the files again beside them, and it never overwrites",
-            Span(MANIFEST_NAME, key="project.sources"),
-            hint="edit hotplex.toml yourself, or import into another folder with --into DIR",
-        )
-    declared = [s for s in existing.get("source", []) if isinstance(s, dict)]
-    if "source" not in existing:  # the built-in five
-        declared = [toml.plain(s) | {"name": s.name, "file": s.file} for s in Manifest().source]
-    files = {os.path.normpath(os.path.join(sources_dir, str(s.get("file", "")))) for s in declared}
-    names = {str(s.get("name", "")).lower() for s in declared}
-    tags = {str(s.get("tag", "")).lower() for s in declared} | set(RESERVED_TAGS)
-    new = [
-        s
-        for s in result.manifest.source
-        if os.path.normpath(_join(sources_dir, s.file)) not in files
-    ]
-    renamed = {}
-    for source in new:
-        renamed[source.name] = attrs.evolve(
-            source, name=_free(source.name, names), tag=_free(source.tag, tags)
-        )
-    old_targets = [t for t in existing.get("target", []) if isinstance(t, dict)]
-    keep: dict[str, list[str]] = {}
-    targets = []
-    for planned in result.manifest.target:
-        wanted = [
-            renamed[n].name
-            for n in (planned.keep or [s.name for s in result.manifest.source])
-            if n in renamed
-        ]
-        if not wanted:
-            continue
-        same = [i for i, t in enumerate(old_targets) if t.get("name") == planned.name]
-        by_worker = [i for i, t in enumerate(old_targets) if t.get("worker") == planned.worker]
-        same = same or (by_worker if len(by_worker) == 1 else [])
-        for index in same:
-            keep.setdefault(index, []).extend(wanted)
-        if not same:
-            used = {str(t.get("name", "")).lower() for t in old_targets}
-            targets.append(
-                toml.plain(
-                    attrs.evolve(planned, name=_free(planned.name, used), keep=tuple(wanted))
-                )
-            )
-    _pin(
-        old_targets,
-        [str(s.get("name")) for s in declared],
-        keep,
-        [s.name for s in renamed.values()],
-    )
-    removed = [
-        str(s.get("file"))
-        for s in declared
-        if not (result.into / sources_dir / str(s.get("file", ""))).exists()
-    ]
-    added = [toml.plain(s) for s in renamed.values()]
-    moved = {f"source:{s.name}": comments.get(f"source:{k}", "") for k, s in renamed.items()}
-    result.text = (
-        toml.append(existing_text, added, keep, targets, moved) if added else existing_text
-    )
-    result.reconciled = True
-    result.added = [f"{s['file']} as [[source]] '{s['name']}'" for s in added]
-    result.removed = removed
-    result.writes = []
-
-
-def _pin(
-    targets: list[dict[str, Any]], declared: list[str], keep: dict[int, list[str]], new: list[str]
-) -> None:
-    """A target without ``keep`` takes every source: one that should not get all the new ones
-    is given ``keep`` = the sources it had plus those meant for it."""
-    for index, target in enumerate(targets):
-        if "keep" in target or target.get("profile", "main") != "main" or not new:
-            continue
-        wanted = keep.pop(index, [])
-        if set(new) - set(wanted):
-            keep[index] = [*declared, *wanted]
