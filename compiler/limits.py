@@ -10,9 +10,10 @@ returned as a ``Truncation``: nothing is ever shortened silently.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .errors import HotplexError, Problem, Span
+from .records import Truncation
 from .sanitize import ESCAPED_LT, open_tag_tail
 
 if TYPE_CHECKING:
@@ -21,50 +22,6 @@ if TYPE_CHECKING:
 TRUNCATION_MARKER = "\n\n[… truncated by hotplex: the rest of this section exceeded its size limit]"
 # Below this many units of room, a section is dropped rather than reduced to a bare marker.
 MIN_USEFUL_ROOM = 64
-
-
-@dataclass(frozen=True)
-class Truncation:
-    section: str  # the source's name
-    files: tuple[str, ...]  # the files the section came from
-    limit: str  # "per_file", "total" or "read" (a file larger than reading will ever need)
-    before: int
-    after: int
-    unit: str
-    # How: "marker" (the head kept, a marker line added), "dropped" (no room left), "capped"
-    # (read no further), or a worker's own ("head 70% / tail 20%", "skipped", ...).
-    style: str = "marker"
-
-    def describe(self) -> str:
-        files = ", ".join(self.files) or self.section
-        # hotplex's own limits are manifest keys; a worker's (openclaw.max_chars) are named as is.
-        limit = self.limit if "." in self.limit else f"limits.{self.limit}"
-        if self.after == 0:
-            return f"{files}: dropped ({self.before} {self.unit}); no room left in {limit}"
-        return f"{files}: truncated {self.before} → {self.after} {self.unit} ({limit})"
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Truncation:
-        return cls(
-            data["section"],
-            tuple(data["files"]),
-            data["limit"],
-            data["before"],
-            data["after"],
-            data["unit"],
-            data.get("style", "marker"),
-        )
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "section": self.section,
-            "files": list(self.files),
-            "limit": self.limit,
-            "before": self.before,
-            "after": self.after,
-            "unit": self.unit,
-            "style": self.style,
-        }
 
 
 def measure(text: str, unit: str) -> int:

@@ -4,10 +4,51 @@ was made, and the report a command prints. ``state.py`` turns them into JSON lin
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Any, NamedTuple
 
-if TYPE_CHECKING:
-    from .limits import Truncation
+
+@dataclass(frozen=True)
+class Truncation:
+    section: str  # the source's name
+    files: tuple[str, ...]  # the files the section came from
+    limit: str  # "per_file", "total" or "read" (a file larger than reading will ever need)
+    before: int
+    after: int
+    unit: str
+    # How: "marker" (the head kept, a marker line added), "dropped" (no room left), "capped"
+    # (read no further), or a worker's own ("head 70% / tail 20%", "skipped", ...).
+    style: str = "marker"
+
+    def describe(self) -> str:
+        files = ", ".join(self.files) or self.section
+        # hotplex's own limits are manifest keys; a worker's (openclaw.max_chars) are named as is.
+        limit = self.limit if "." in self.limit else f"limits.{self.limit}"
+        if self.after == 0:
+            return f"{files}: dropped ({self.before} {self.unit}); no room left in {limit}"
+        return f"{files}: truncated {self.before} → {self.after} {self.unit} ({limit})"
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Truncation:
+        return cls(
+            data["section"],
+            tuple(data["files"]),
+            data["limit"],
+            data["before"],
+            data["after"],
+            data["unit"],
+            data.get("style", "marker"),
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "section": self.section,
+            "files": list(self.files),
+            "limit": self.limit,
+            "before": self.before,
+            "after": self.after,
+            "unit": self.unit,
+            "style": self.style,
+        }
 
 
 class SectionSize(NamedTuple):

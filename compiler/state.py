@@ -30,7 +30,7 @@ from pathlib import Path
 
 from .errors import BuildFailed, Problem
 from .fs import crash_point, is_temp_of, write_atomic
-from .records import JobRecord, SectionSize, Stamped
+from .records import JobRecord, SectionSize, Stamped, Truncation
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
@@ -216,8 +216,6 @@ def _checked_job(record: dict[str, Any], number: int) -> JobRecord:
 
 
 def _record_from_json(data: dict[str, Any]) -> JobRecord:
-    from .limits import Truncation
-
     return JobRecord(
         job=data["job"],
         target=data["target"],
