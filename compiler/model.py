@@ -8,6 +8,7 @@ e.g. ``target[1].worker``; list indexes count from 0, as in TOML's arrays of tab
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 from pathlib import Path
@@ -197,7 +198,7 @@ class Model:
     def source_path(self, *parts: str) -> str:
         """A file of the sources folder as the build names it: one spelling per file
         (``SOUL.md``, not ``./SOUL.md``), so it is read, hashed and recorded once."""
-        return posixpath.normpath(posixpath.join(self.sources_dir, *parts))
+        return _source_path(self.sources_dir, parts)
 
     @property
     def out_dir(self) -> str:
@@ -208,6 +209,12 @@ class Model:
         return (
             target.platforms if target.platforms is not None else self.manifest.variants.platforms
         )
+
+
+@functools.lru_cache(maxsize=8192)
+def _source_path(sources_dir: str, parts: tuple[str, ...]) -> str:
+    """Asked for every source, variant and include of every job: computed once per name."""
+    return posixpath.normpath(posixpath.join(sources_dir, *parts))
 
 
 def load(root: Path, manifest_path: Path | None = None, cached: bool = False) -> Model:
