@@ -288,7 +288,7 @@ class _Builder:
         layout = [
             _plain(manifest.project),
             _plain(manifest.channels),
-            _plain(manifest.source),
+            _plain(self.model.sources),
             _plain(manifest.variants, drop=("platforms",)),
             _plain(manifest.metacognition),
             _plain(manifest.secrets),

@@ -34,27 +34,29 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from hotplex.targets.agent_configuration import DEFAULT_SOURCES as HOTPLEX_SOURCES
+
 from . import frontmatter, secrets, template
 from .errors import HotplexError, Problem, Span
 from .manifest import MANIFEST_NAME
-from .model import Limits, Manifest
+from .model import Limits
 from .scaffold import SOURCE_FILES, SOURCES_DIR, WORKER_TARGETS, relative, write_if_missing
 
 MAX_IMPORT_DEPTH = 5  # Claude Code follows @imports this many hops
-RULES_NOTE = Manifest().source[1].note  # "Treat as mandatory workspace constraints."
+RULES_NOTE = HOTPLEX_SOURCES[1].note  # "Treat as mandatory workspace constraints."
 DEFAULT_LIMITS = (Limits().per_file, Limits().total)  # a manifest without [limits] has these
 RESERVED_TAGS = frozenset({"agent-configuration", "hotplex", "directives", "context"})
 OPENCLAW_ONLY = ("TOOLS.md", "IDENTITY.md", "HEARTBEAT.md", "BOOTSTRAP.md")
 # OpenClaw's bootstrap files in its loading order: (file, source name, channel, tag, note).
 OPENCLAW_SOURCES = (
     ("AGENTS.md", "rules", "B", "rules", RULES_NOTE),
-    ("SOUL.md", "soul", "B", "persona", Manifest().source[0].note),
+    ("SOUL.md", "soul", "B", "persona", HOTPLEX_SOURCES[0].note),
     ("TOOLS.md", "tools", "B", "tools", "Use these notes about your tools and environment."),
     ("IDENTITY.md", "identity", "B", "identity", "Who you are: name, nature and style."),
-    ("USER.md", "user", "C", "user", Manifest().source[3].note),
+    ("USER.md", "user", "C", "user", HOTPLEX_SOURCES[3].note),
     ("HEARTBEAT.md", "heartbeat", "B", "heartbeat", "What to check on each heartbeat."),
     ("BOOTSTRAP.md", "bootstrap", "B", "bootstrap", "First-run instructions for this workspace."),
-    ("MEMORY.md", "memory", "C", "memory", Manifest().source[4].note),
+    ("MEMORY.md", "memory", "C", "memory", HOTPLEX_SOURCES[4].note),
 )
 _SUFFIX_VARIANT = re.compile(r"(SOUL|AGENTS|SKILLS|USER|MEMORY)\.([A-Za-z0-9][A-Za-z0-9_-]*)\.md")
 _PLATFORM = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -574,7 +576,7 @@ def _hotplex(folder: Path) -> Found:
     _workspace_copies(found, folder, rels)
     _note_empty_overrides(found, folder, rels)
     found.entries = [
-        Entry(s.name, s.file, s.channel, s.tag, s.note, folder / s.file) for s in Manifest().source
+        Entry(s.name, s.file, s.channel, s.tag, s.note, folder / s.file) for s in HOTPLEX_SOURCES
     ]
     found.targets = [_target("claude-code"), _target("opencode-server")]
     found.targets += [

@@ -50,6 +50,10 @@ class ProjectSettings:
     out: str = "dist"
     # Projects whose files are full of foreign braces can turn the template language off.
     templates: bool = True
+    # false: the workers' default sources are dropped and [[source]] is the whole list.
+    default_sources: bool = True
+    # Globs of paths under the sources folder that no artifact reads, on purpose (no warning).
+    ignore: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -60,12 +64,33 @@ class ChannelSettings:
 
 @attrs.frozen
 class Source:
+    """A source as the build uses it: a worker's default, a declaration, or both merged."""
+
     name: str
     file: str
     channel: Channel
     tag: str
     note: str = ""
     required: bool = False
+    # false: a leading '---' is text, not metadata (files an agent writes, such as MEMORY.md).
+    frontmatter: bool = True
+
+
+@attrs.frozen
+class DeclaredSource:
+    """A ``[[source]]`` table as written: with a default's name it changes only the keys it sets;
+    a new name needs ``file``, ``channel`` and ``tag``."""
+
+    name: str
+    file: str | None = None
+    channel: Channel | None = None
+    tag: str | None = None
+    note: str | None = None
+    required: bool | None = None
+    frontmatter: bool | None = None
+
+    def set_keys(self) -> dict[str, Any]:
+        return {k: v for k, v in attrs.asdict(self).items() if v is not None and k != "name"}
 
 
 @attrs.frozen
@@ -127,26 +152,6 @@ class Target:
         return tuple(s for s in sources if s.name in keep)
 
 
-def _default_sources() -> tuple[Source, ...]:
-    return (
-        Source(
-            "soul", "SOUL.md", "B", "persona", "Embody this persona naturally in all interactions."
-        ),
-        Source("rules", "AGENTS.md", "B", "rules", "Treat as mandatory workspace constraints."),
-        Source("skills", "SKILLS.md", "B", "skills", "Apply these capabilities when relevant."),
-        Source(
-            "user",
-            "USER.md",
-            "C",
-            "user",
-            "Tailor responses to this user's preferences and expertise.",
-        ),
-        Source(
-            "memory", "MEMORY.md", "C", "memory", "Recall relevant past context when applicable."
-        ),
-    )
-
-
 def _default_channels() -> dict[str, ChannelSettings]:
     return {
         "B": ChannelSettings("directives", DEFAULT_NOTES["B"]),
@@ -158,7 +163,7 @@ def _default_channels() -> dict[str, ChannelSettings]:
 class Manifest:
     project: ProjectSettings = ProjectSettings()
     channels: dict[str, ChannelSettings] = attrs.field(factory=_default_channels)
-    source: tuple[Source, ...] = attrs.field(factory=_default_sources)
+    source: tuple[DeclaredSource, ...] = ()
     variants: Variants = Variants()
     limits: Limits = Limits()
     vars: dict[str, str] = attrs.field(factory=dict)
@@ -175,6 +180,17 @@ class Model:
     root: Path  # the folder holding the manifest; every path is relative to it
     manifest_path: Path
     manifest_display: str
+    # The sources every job draws from: the workers' defaults merged with [[source]] (see
+    # ``effective_sources``), in output order.
+    sources: tuple[Source, ...] = ()
+
+    def source_key(self, source: Source, field: str) -> str:
+        """The manifest key that sets ``field`` of ``source``, for placing an error:
+        ``source[2].file``, or ``project.sources`` for a default nobody declared."""
+        for index, declared in enumerate(self.manifest.source):
+            if declared.name == source.name:
+                return f"source[{index}].{field}"
+        return "project.sources"
 
     @property
     def sources_dir(self) -> str:
@@ -345,10 +361,10 @@ def structure(raw: dict[str, Any], display: str) -> Manifest:
 # --- semantic checks ----------------------------------------------------------------------------
 
 
-def validate(manifest: Manifest, display: str) -> None:
-    """Cross-field rules cattrs cannot express; all problems at once."""
-    from hotplex.targets import WORKERS  # the registry is light; imported here to avoid a cycle
-
+def validate(manifest: Manifest, display: str) -> tuple[Source, ...]:
+    """Cross-field rules cattrs cannot express, all problems at once; the effective sources."""
+    WORKERS = _workers()
+    sources = effective_sources(manifest, WORKERS)
     problems: list[Problem] = []
 
     def bad(key: str, message: str, hint: str | None = None) -> None:
@@ -375,10 +391,9 @@ def validate(manifest: Manifest, display: str) -> None:
     for name, channel in manifest.channels.items():
         if not _TAG.fullmatch(channel.tag):
             bad(f"channels.{name}.tag", f"'{channel.tag}' is not a valid tag name")
-    _validate_sources(manifest, bad)
+    _validate_sources(manifest, sources, bad)
     for name in manifest.variants.platforms:
-        if not _NAME.fullmatch(name):
-            bad("variants.platforms", f"platform '{name}' must be letters, digits, '-', '_' or '.'")
+        _check_folder_name("variants.platforms", "platform", name, sources, bad)
     if len(set(manifest.variants.platforms)) != len(manifest.variants.platforms):
         bad("variants.platforms", "a platform is listed twice")
     for key, value in (
@@ -393,9 +408,39 @@ def validate(manifest: Manifest, display: str) -> None:
     if manifest.metacognition.file is not None:
         _check_path_key(manifest.metacognition.file, "metacognition.file", bad)
     _validate_secrets(manifest.secrets, bad)
-    _validate_targets(manifest, WORKERS, bad)
+    _validate_targets(manifest, sources, WORKERS, bad)
+    for index, pattern in enumerate(manifest.project.ignore):
+        if not pattern.strip():
+            bad(f"project.ignore[{index}]", "an empty pattern matches nothing")
     if problems:
         raise HotplexError(problems)
+    return sources
+
+
+# A job folder is out/<target>/<platform or JOB_BASE>/: no platform may take the base's name.
+JOB_BASE = "default"
+
+
+def _check_folder_name(
+    key: str, kind: str, name: str, sources: tuple[Source, ...], bad: typing.Callable[..., None]
+) -> None:
+    """A platform or bot name becomes a folder (dist/cc/<platform>/, <platform>/<bot>/), so it
+    must be a plain ASCII name that takes no other folder's or file's place."""
+    if not _NAME.fullmatch(name):
+        bad(
+            key,
+            f"{kind} '{name}' must be ASCII letters, digits, '-', '_' or '.', starting with a"
+            " letter or digit (it names a folder)",
+        )
+    elif name.casefold() == JOB_BASE:
+        bad(
+            key,
+            f"'{name}' is reserved: the artifact without a platform is built in the folder"
+            f" '{JOB_BASE}/' of each target",
+            "pick another name; `base = true` on a target already builds the default artifact",
+        )
+    elif name.casefold() in {posixpath.basename(s.file).casefold() for s in sources}:
+        bad(key, f"'{name}' is reserved: it is the file name of a source")
 
 
 def _validate_secrets(secrets: Secrets, bad: typing.Callable[..., None]) -> None:
@@ -425,17 +470,57 @@ def _same_or_inside(inner: str, outer: str) -> bool:
     return inner_parts[: len(outer_parts)] == outer_parts
 
 
-def _validate_sources(manifest: Manifest, bad: typing.Callable[..., None]) -> None:
+def effective_sources(manifest: Manifest, workers: dict[str, Any]) -> tuple[Source, ...]:
+    """The sources every job draws from, by one rule a user can predict from the manifest:
+
+    the default sources of the project's workers come first (each name once, in the order of the
+    first target whose worker has it); a ``[[source]]`` with a default's name changes the keys it
+    sets in place; any other ``[[source]]`` is added after them, in the order written. With
+    ``[project] default_sources = false`` only the ``[[source]]`` tables count, in their order.
+    A declaration of a new name without file, channel and tag is left out (``validate`` says so).
+    """
+    merged: dict[str, Source] = {}
+    if manifest.project.default_sources:
+        for target in manifest.target:
+            worker = workers.get(target.worker)
+            for source in worker.default_sources(target) if worker is not None else ():
+                merged.setdefault(source.name, source)
+    for declared in manifest.source:
+        keys = declared.set_keys()
+        if declared.name in merged:
+            merged[declared.name] = attrs.evolve(merged[declared.name], **keys)
+        elif {"file", "channel", "tag"} <= keys.keys():
+            merged[declared.name] = Source(declared.name, **keys)
+    return tuple(merged.values())
+
+
+def _validate_sources(
+    manifest: Manifest, sources: tuple[Source, ...], bad: typing.Callable[..., None]
+) -> None:
+    defaults = {s.name for s in effective_sources(attrs.evolve(manifest, source=()), _workers())}
     seen_names: set[str] = set()
+    for index, declared in enumerate(manifest.source):
+        key = f"source[{index}]"
+        if declared.name in seen_names:
+            bad(f"{key}.name", f"source name '{declared.name}' is used twice")
+        seen_names.add(declared.name)
+        missing = [k for k in ("file", "channel", "tag") if getattr(declared, k) is None]
+        if declared.name not in defaults and missing:
+            hint = suggest(declared.name, sorted(defaults))
+            known = ", ".join(sorted(defaults)) or "none: [project] default_sources = false"
+            bad(
+                key,
+                f"source '{declared.name}' is no default source of this project, so it needs "
+                + " and ".join(missing),
+                hint or f"default sources: {known}",
+            )
+    by_name = {d.name: f"source[{i}]" for i, d in enumerate(manifest.source)}
     seen_tags = {c.tag.lower() for c in manifest.channels.values()} | {
         "agent-configuration",
         "hotplex",
     }
-    for index, source in enumerate(manifest.source):
-        key = f"source[{index}]"
-        if source.name in seen_names:
-            bad(f"{key}.name", f"source name '{source.name}' is used twice")
-        seen_names.add(source.name)
+    for source in sources:
+        key = by_name.get(source.name, "project.sources")
         if not _TAG.fullmatch(source.tag):
             bad(f"{key}.tag", f"'{source.tag}' is not a valid tag name")
         elif source.tag.lower() in seen_tags:
@@ -446,8 +531,17 @@ def _validate_sources(manifest: Manifest, bad: typing.Callable[..., None]) -> No
             bad(f"{key}.channel", f"channel '{source.channel}' is not defined under [channels]")
 
 
+def _workers() -> dict[str, Any]:
+    from hotplex.targets import WORKERS  # the registry is light; imported here to avoid a cycle
+
+    return WORKERS
+
+
 def _validate_targets(
-    manifest: Manifest, workers: dict[str, Any], bad: typing.Callable[..., None]
+    manifest: Manifest,
+    sources: tuple[Source, ...],
+    workers: dict[str, Any],
+    bad: typing.Callable[..., None],
 ) -> None:
     if not manifest.target:
         bad(
@@ -456,13 +550,13 @@ def _validate_targets(
             'add one, e.g. [[target]] name = "cc" worker = "claude-code"',
         )
     names: set[str] = set()
-    source_names = [s.name for s in manifest.source]
+    source_names = [s.name for s in sources]
     for index, target in enumerate(manifest.target):
         key = f"target[{index}]"
         if not _NAME.fullmatch(target.name):
             bad(
                 f"{key}.name",
-                f"target name '{target.name}' must be letters, digits, '-', '_' or '.' "
+                f"target name '{target.name}' must be ASCII letters, digits, '-', '_' or '.' "
                 "(it names a folder)",
             )
         if target.name in names:
@@ -476,6 +570,7 @@ def _validate_targets(
             if keep not in source_names:
                 bad(f"{key}.keep", f"no source is named '{keep}'", suggest(keep, source_names))
         if target.bot is not None:
+            _check_folder_name(f"{key}.bot", "bot", target.bot, sources, bad)
             _validate_bot(manifest, target, key, bad)
         for name in target.vars:
             if name in BUILTIN_VARS:
@@ -496,8 +591,6 @@ def _validate_bot(
     manifest: Manifest, target: Target, key: str, bad: typing.Callable[..., None]
 ) -> None:
     """A bot folder sits inside a platform folder, so it needs that layout and a platform."""
-    if not _NAME.fullmatch(target.bot or ""):
-        bad(f"{key}.bot", f"bot '{target.bot}' must be letters, digits, '-', '_' or '.'")
     if manifest.variants.layout != "directory":
         bad(
             f"{key}.bot",
@@ -515,9 +608,9 @@ def load(root: Path, manifest_path: Path | None = None) -> Model:
     display = path.name if path.parent == root else str(path)
     raw = manifest_file.read(path, display)
     manifest = structure(raw, display)
-    validate(manifest, display)
+    sources = validate(manifest, display)
     _check_folders_on_disk(root, manifest.project, display)
-    return Model(manifest, root, path, display)
+    return Model(manifest, root, path, display, sources)
 
 
 def _check_folders_on_disk(root: Path, project: ProjectSettings, display: str) -> None:
@@ -538,9 +631,38 @@ def _check_folders_on_disk(root: Path, project: ProjectSettings, display: str) -
                 f"'{value}' resolves to '{folder}', outside the project '{top}' (a symlink)",
                 Span(display, key=key),
             )
+    if not os.path.isdir(sources):
+        _no_sources_folder(root, project.sources, display)
     if os.path.commonpath([sources, out]) == out:
         raise HotplexError.single(
             f"the artifact folder '{project.out}' resolves to '{out}', which is or contains "
             f"the sources folder '{sources}' (a symlink)",
             Span(display, key="project.out"),
         )
+
+
+def _no_sources_folder(root: Path, sources: str, display: str) -> typing.NoReturn:
+    """A missing sources folder would build artifacts holding nothing but the built-in block."""
+    import os
+
+    rel = posixpath.normpath(sources.replace("\\", "/"))
+    parent = posixpath.dirname(rel)
+    try:
+        with os.scandir(root / parent) as entries:
+            folders = sorted(
+                posixpath.join(parent, e.name)
+                for e in entries
+                if e.is_dir() and not e.name.startswith(".")
+            )
+    except OSError:
+        folders = []
+    hint = suggest(rel, folders) or (
+        "folders there: " + ", ".join(folders)
+        if folders
+        else "create it, or set [project] sources to the folder holding your Markdown files"
+    )
+    raise HotplexError.single(
+        f"the sources folder '{rel}' does not exist in {root}",
+        Span(display, key="project.sources"),
+        hint=hint,
+    )

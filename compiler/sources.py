@@ -57,6 +57,7 @@ class Loaded:
     body_line: int
     size: int  # full size of the file on disk, in bytes
     capped: bool
+    meta_read: bool = True  # frontmatter was looked for
 
 
 @dataclass
@@ -111,17 +112,21 @@ class Inputs:
         self.digests[display] = f"{sha256(raw.data)}:{raw.size}" if raw else None
         return raw
 
-    def load(self, display: str, span: Span) -> Loaded | None:
-        if display in self._loaded:
-            return self._loaded[display]
+    def load(self, display: str, span: Span, meta: bool = True) -> Loaded | None:
+        """The file decoded, its frontmatter stripped unless ``meta`` is false (a source with
+        ``frontmatter = false``: a leading '---' is then the file's own text)."""
+        cached = self._loaded.get(display)
+        if display in self._loaded and (cached is None or cached.meta_read == meta):
+            return cached
         raw = self._read(display, span)
         loaded = None
         if raw is not None:
             capped = raw.size > len(raw.data)
             data = _whole_characters(raw.data) if capped else raw.data
-            stripped = frontmatter.strip(frontmatter.decode(data, display), display)
+            text = frontmatter.decode(data, display)
+            stripped = frontmatter.strip(text, display) if meta else frontmatter.Stripped(text)
             loaded = Loaded(
-                display, stripped.body, stripped.meta, stripped.body_line, raw.size, capped
+                display, stripped.body, stripped.meta, stripped.body_line, raw.size, capped, meta
             )
         self._loaded[display] = loaded
         return loaded
@@ -176,10 +181,10 @@ class _Resolver:
     findings: list[secrets.Finding] = field(default_factory=list)
     read_variables: set[str] = field(default_factory=set)
 
-    def file(self, display: str, span: Span) -> Loaded | None:
+    def file(self, display: str, span: Span, meta: bool = True) -> Loaded | None:
         if display not in self.consulted:
             self.consulted.append(display)
-        loaded = self.inputs.load(display, span)
+        loaded = self.inputs.load(display, span, meta)
         if loaded is not None and loaded.capped:
             self.truncations.append(
                 Truncation(
@@ -221,14 +226,14 @@ class _Resolver:
             raise HotplexError.single(f"included file '{display}' does not exist", span)
         return IncludedSource(display, loaded.body, self._templated(loaded))
 
-    def source_text(self, display: str, span: Span) -> str | None:
-        loaded = self.file(display, span)
+    def source_text(self, display: str, span: Span, meta: bool = True) -> str | None:
+        loaded = self.file(display, span, meta)
         if loaded is None:
             return None
         text, includes = self.render(loaded)
         text = trim(text)
         if secrets.scan(text):  # rare: only then find where each secret came from
-            files = [self.inputs.load(f, span) for f in (display, *includes)]
+            files = [self.inputs.load(f, span, f != display or meta) for f in (display, *includes)]
             origins = [secrets.Origin(f.body, f.display, f.body_line) for f in files if f]
             self.check(text, [*origins, *_var_origins(self.model, self.job)])
         return text
@@ -319,9 +324,8 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
     meta = model.manifest.metacognition
     if meta.enabled:
         sections.append(_metacognition(resolver, meta.file, meta.note))
-    manifest = model.manifest
-    for source in job.target.kept_sources(manifest.source):
-        section = _source_section(resolver, source, manifest.source.index(source))
+    for source in job.target.kept_sources(model.sources):
+        section = _source_section(resolver, source)
         if section is not None:
             sections.append(section)
     _check_notes(resolver)
@@ -334,10 +338,9 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
 
 def _check_notes(resolver: _Resolver) -> None:
     manifest = resolver.model.manifest
-    kept = resolver.job.target.kept_sources(manifest.source)
-    for index, source in enumerate(manifest.source):
-        if source in kept:
-            resolver.check_setting(source.note, f"source[{index}].note")
+    model = resolver.model
+    for source in resolver.job.target.kept_sources(model.sources):
+        resolver.check_setting(source.note, model.source_key(source, "note"))
     for name, channel in manifest.channels.items():
         resolver.check_setting(channel.note, f"channels.{name}.note")
     if manifest.metacognition.enabled:
@@ -361,13 +364,14 @@ def _metacognition(resolver: _Resolver, file: str | None, note: str) -> Section:
     return Section("metacognition", "hotplex", "B", note, text, (file,))
 
 
-def _source_section(resolver: _Resolver, source: Source, index: int) -> Section | None:
+def _source_section(resolver: _Resolver, source: Source) -> Section | None:
     model = resolver.model
     base = model.source_path(source.file)
-    span = Span(model.manifest_display, key=f"source[{index}].file")
-    texts: list[tuple[str, str | None]] = [(base, resolver.source_text(base, span))]
+    span = Span(model.manifest_display, key=model.source_key(source, "file"))
+    meta = source.frontmatter
+    texts: list[tuple[str, str | None]] = [(base, resolver.source_text(base, span, meta))]
     for variant in overlay_paths(model, source, resolver.job):
-        texts.append((variant, resolver.source_text(variant, span)))
+        texts.append((variant, resolver.source_text(variant, span, meta)))
     if source.required and texts[0][1] is None:
         raise HotplexError.single(
             f"required source '{source.name}' is missing: {base} does not exist", span

@@ -9,9 +9,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hotplex import assemble, limits, sanitize
-from hotplex.model import Model
+from hotplex.model import Model, Source
 
 from .base import Section
+
+# HotPlex's five sources (seed 000), the default sources of both workers of this document.
+DEFAULT_SOURCES: tuple[Source, ...] = (
+    Source("soul", "SOUL.md", "B", "persona", "Embody this persona naturally in all interactions."),
+    Source("rules", "AGENTS.md", "B", "rules", "Treat as mandatory workspace constraints."),
+    Source("skills", "SKILLS.md", "B", "skills", "Apply these capabilities when relevant."),
+    Source(
+        "user", "USER.md", "C", "user", "Tailor responses to this user's preferences and expertise."
+    ),
+    Source("memory", "MEMORY.md", "C", "memory", "Recall relevant past context when applicable."),
+)
 
 
 @dataclass(frozen=True)
@@ -25,7 +36,7 @@ def reserved_tags(sections: list[Section], model: Model) -> frozenset[str]:
     """Every tag the configuration can emit, whether this artifact has that section or not: with
     MEMORY.md absent, a ``<memory>`` typed into SOUL.md must not pass for the memory section."""
     channel_tags = {c.tag for c in model.manifest.channels.values()}
-    source_tags = {s.tag for s in model.manifest.source}
+    source_tags = {s.tag for s in model.sources}
     return frozenset(
         {assemble.WRAPPER_TAG, *channel_tags, *source_tags, *(s.tag for s in sections)}
     )

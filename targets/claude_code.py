@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hotplex.model import Model, Target
+from hotplex.model import Model, Source, Target
 
 from . import agent_configuration
 from .base import Emitted, Job, Section, json_bytes
@@ -22,6 +22,10 @@ LAUNCH_FILE = "launch.json"
 
 def validate_target(target: Target) -> Iterable[tuple[str, str]]:
     return ()
+
+
+def default_sources(target: Target) -> tuple[Source, ...]:
+    return agent_configuration.DEFAULT_SOURCES
 
 
 def emit(job: Job, sections: list[Section], model: Model) -> Emitted:

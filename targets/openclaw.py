@@ -54,6 +54,7 @@ from hotplex.model import Model, Source, Target
 from . import openclaw_context
 from .base import Emitted, Job, Section
 from .openclaw_context import BOOTSTRAP_FILES, COMPATS, SESSIONS, InjectedFile, ProjectContext
+from .openclaw_templates import TEMPLATES
 
 NAME = "openclaw"
 OPTIONS: frozenset[str] = frozenset(
@@ -64,6 +65,7 @@ WORKSPACE_DIR = "workspace"
 DEFAULT_COMPAT = "2026.9"
 DEFAULT_WORKSPACE = "~/.openclaw/workspace"
 UNIT = "utf16"
+MEMORY_SOURCE = Source("memory", "MEMORY.md", "C", "memory", "Recall relevant past context.")
 # Large enough that no budget bites: used to tell a budget skip from a file OpenClaw never injects.
 _NO_LIMIT = 1 << 40
 # How openclaw_context describes a cut -> the budget that made it.
@@ -103,6 +105,17 @@ def settings(target: Target) -> Settings:
         max_chars=target.max_chars,
         total_max_chars=target.total_max_chars,
     )
+
+
+def default_sources(target: Target) -> tuple[Source, ...]:
+    """Every bootstrap file the target's ``compat`` loads, as a source (without a ``[[source]]``
+    the build deploys exactly what OpenClaw would read from the sources folder). Each keeps the
+    name, channel, tag and note of its workspace template, so the XML workers of the same project
+    get IDENTITY.md as ``<identity>`` and so on; MEMORY.md, which has no template, is context.
+    Seed's lower-case ``memory.md`` is no default: declare it to deploy it."""
+    rows = {t.file: Source(t.source, t.file, t.channel, t.tag, t.note) for t in TEMPLATES}
+    rows["MEMORY.md"] = MEMORY_SOURCE
+    return tuple(rows[f] for f in BOOTSTRAP_FILES[settings(target).compat] if f in rows)
 
 
 def budgets(target: Target, model: Model) -> tuple[int | None, int | None]:
@@ -207,7 +220,7 @@ def emit(job: Job, sections: list[Section], model: Model) -> Emitted:
 
 def _workspace_files(sections: list[Section], model: Model, target: Target) -> list[_WorkspaceFile]:
     """One file per section that comes from a manifest source, named like the source's file."""
-    kept = target.kept_sources(model.manifest.source)
+    kept = target.kept_sources(model.sources)
     _check_names(kept, model)
     by_key = {(s.name, s.tag): s for s in kept}
     files = []
@@ -232,11 +245,10 @@ def _check_names(kept: tuple[Source, ...], model: Model) -> None:
         name = file_name(source)
         other = seen.setdefault(name.casefold(), source.name)
         if other != source.name:
-            index = model.manifest.source.index(source)
             raise HotplexError.single(
                 f"sources '{other}' and '{source.name}' would both be the OpenClaw workspace"
                 f" file '{name}'",
-                Span(model.manifest_display, key=f"source[{index}].file"),
+                Span(model.manifest_display, key=model.source_key(source, "file")),
                 hint="OpenClaw reads each file by name from one folder, and a case-insensitive"
                 " file system merges names that differ only in case: rename one file",
             )
