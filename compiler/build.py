@@ -189,7 +189,8 @@ def _fast_outcome(request: Request, closing: state_log.Closing) -> Outcome | Non
     outputs = ((f"{root}/{p}", _output_stamp(rec)) for j in jobs for p, rec in j["outputs"].items())
     if not all(_stamp_matches(path, rec) for path, rec in outputs):
         return None
-    return Outcome([_report_from_record(j, "current") for j in jobs], [], [], fast=True)
+    warnings = list(snap.get("warnings", ()))  # the unused-file report of the last slow build
+    return Outcome([_report_from_record(j, "current") for j in jobs], [], warnings, fast=True)
 
 
 def _stamp_matches(path: str, recorded: list[Any] | None) -> bool:
@@ -257,6 +258,9 @@ class _Builder:
         self._stamps: dict[str, Stamp | None] = {}  # output path -> stamp (_stamp)
         self._confined: set[PurePosixPath] = set()  # output folders known to stay inside
         self._target_digests: dict[str, str] = {}
+        self.read: dict[str, list[str]] = {}  # job id -> the inputs it consulted (unused files)
+        self.unused: list[str] = []
+        self.source_folders: tuple[str, ...] = ()
 
     # planning
 
@@ -370,6 +374,7 @@ class _Builder:
                 reports.append(self.run_job(job, log))
                 if self.request.on_progress is not None:
                     self.request.on_progress(index, len(jobs))
+            self.report_unused(planned)
             produced = {posixpath.normpath(f.path) for r in reports for f in r.files}
             names = _artifact_names(produced, before)
             orphans = self.orphans(produced, names, before, self._scope())
@@ -396,8 +401,10 @@ class _Builder:
         if record is not None and not reasons:
             if log is not None:
                 self.restat(record, log)
+            self.read[job.id] = record["inputs"]
             return _report_from_record(record, "current")
         compiled = compile_job(self.model, job, self.inputs)
+        self.read[job.id] = compiled.inputs
         emitted = compiled.emitted
         digests = {path: sha256(data) for path, data in emitted.files.items()}
         recorded = record["outputs"] if record else {}
@@ -501,6 +508,25 @@ class _Builder:
             after = new[path].decode("utf-8", "replace").splitlines(keepends=True)
             chunks.extend(difflib.unified_diff(before, after, f"a/{path}", f"b/{path}"))
         return "".join(chunks)
+
+    # files no artifact reads (compiler/unused.py)
+
+    def report_unused(self, planned: list[Job]) -> None:
+        """Warn of the files under the sources folder that no planned job read; said nothing
+        when some planned job was never built (`build TARGET`), so what it reads is unknown."""
+        from . import unused
+
+        read: set[str] = set()
+        for job in planned:
+            inputs = self.read.get(job.id)
+            record = self.state.jobs.get(job.id)
+            if inputs is None and record is None:
+                return
+            read.update(inputs if inputs is not None else record["inputs"])
+        found = unused.listing(self.model)
+        self.source_folders = found.folders
+        self.unused = unused.report(self.model, found, read)
+        self.warnings += self.unused
 
     # orphans
 
@@ -610,7 +636,8 @@ class _Builder:
             "manifest": manifest,
             "targets": [t.name for t in self.model.manifest.target],
             "files": files,
-            "dirs": self._dir_stamps(),
+            "dirs": {**self._dir_stamps(), **self._source_folder_stamps()},
+            "warnings": self.unused,
             "package": {p: self._trusted(s, None) for p, s in package_stamps.items()},
         }
         return snapshot, [{k: r[k] for k in _REPORT_FIELDS} for r in records]
@@ -639,6 +666,11 @@ class _Builder:
             current = stamp(self.root / folder)
             stamps[folder] = None if current is None else [*current.as_list(), None]
         return stamps
+
+    def _source_folder_stamps(self) -> dict[str, list[Any] | None]:
+        """Every folder of the sources folder: a file added to one moves its stamp, so a no-op
+        build still reports a new file that no artifact reads."""
+        return {f: self._trusted(stamp(self.root / f), None) for f in self.source_folders}
 
     def _trusted(self, current: Stamp | None, digest: str | None) -> list[Any] | None:
         """A stamp to record: its mtime is replaced by -1 (never matches) when the file was

@@ -363,7 +363,7 @@ def structure(raw: dict[str, Any], display: str) -> Manifest:
 
 def validate(manifest: Manifest, display: str) -> tuple[Source, ...]:
     """Cross-field rules cattrs cannot express, all problems at once; the effective sources."""
-    WORKERS = _workers()
+    WORKERS = worker_registry()
     sources = effective_sources(manifest, WORKERS)
     problems: list[Problem] = []
 
@@ -497,7 +497,8 @@ def effective_sources(manifest: Manifest, workers: dict[str, Any]) -> tuple[Sour
 def _validate_sources(
     manifest: Manifest, sources: tuple[Source, ...], bad: typing.Callable[..., None]
 ) -> None:
-    defaults = {s.name for s in effective_sources(attrs.evolve(manifest, source=()), _workers())}
+    bare = attrs.evolve(manifest, source=())
+    defaults = {s.name for s in effective_sources(bare, worker_registry())}
     seen_names: set[str] = set()
     for index, declared in enumerate(manifest.source):
         key = f"source[{index}]"
@@ -531,7 +532,7 @@ def _validate_sources(
             bad(f"{key}.channel", f"channel '{source.channel}' is not defined under [channels]")
 
 
-def _workers() -> dict[str, Any]:
+def worker_registry() -> dict[str, Any]:
     from hotplex.targets import WORKERS  # the registry is light; imported here to avoid a cycle
 
     return WORKERS

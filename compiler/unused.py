@@ -1,0 +1,154 @@
+"""Files in the sources folder that no artifact reads: reported on every build and check.
+
+A file the user wrote and no artifact reads is either a mistake (``SOUL.slak.md``, a folder for
+an undeclared platform, a suffix variant left behind after switching ``layout``) or kept on
+purpose; hotplex cannot tell, so it says which files and, where the name is close to a platform,
+bot or source, what was probably meant. ``[project] ignore`` (globs relative to the sources
+folder) silences files kept on purpose; nothing else is exempt.
+
+The build feeds this module the paths every planned job consulted (the build log's ``inputs``)
+and a listing of the sources folder. The listing also returns the folders it walked: their
+stamps go into the build's snapshot, so a no-op build notices a new file by a stat per folder.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .errors import suggest
+from .model import Model
+
+
+@dataclass(frozen=True)
+class Listing:
+    files: tuple[str, ...]  # project-relative paths, sorted
+    folders: tuple[str, ...]  # every folder walked, the sources folder first
+
+
+def listing(model: Model) -> Listing:
+    """Every file under the sources folder but hidden ones (``.git``), the artifact folder, the
+    manifest and hotplex's state, which can sit there when the sources folder is the project."""
+    skip = {model.out_dir, os.path.relpath(model.manifest_path, model.root)}
+    files: list[str] = []
+    folders: list[str] = []
+    pending = [model.sources_dir]
+    while pending:
+        folder = pending.pop()
+        folders.append(folder)
+        try:
+            with os.scandir(model.root / folder) as entries:
+                found = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+        except OSError:
+            continue
+        for name, is_dir in found:
+            path = posixpath.normpath(posixpath.join(folder, name))
+            if name.startswith(".") or path in skip:
+                continue
+            (pending if is_dir else files).append(path)
+    return Listing(tuple(sorted(files)), tuple(folders))
+
+
+def report(model: Model, found: Listing, read: set[str]) -> list[str]:
+    """One warning per file that no artifact read and no ``ignore`` pattern names."""
+    sources_dir = model.sources_dir
+    if not read.intersection(found.files):
+        return [
+            f"no artifact reads any file of the sources folder '{sources_dir}': the artifacts hold"
+            " none of your text"
+            + ("" if found.files else " (the folder is empty)")
+        ]
+    patterns = [_glob(p) for p in model.manifest.project.ignore]
+    unread = []
+    for path in found.files:
+        rel = path if sources_dir == "." else path[len(sources_dir) + 1 :]
+        if path not in read and not any(p.fullmatch(r) for p in patterns for r in _prefixes(rel)):
+            unread.append(f"{path} is read by no artifact" + _why(model, rel))
+    if unread:
+        unread.append(
+            f"{len(unread)} file(s) under '{sources_dir}/' are read by no artifact; list files"
+            ' kept on purpose in [project] ignore = ["drafts/**", ...] (globs in that folder)'
+        )
+    return unread
+
+
+def _prefixes(rel: str) -> list[str]:
+    """``a/b/c.md`` and its folders ``a/b``, ``a``: a pattern naming a folder covers its files."""
+    parts = rel.split("/")
+    return ["/".join(parts[:n]) for n in range(len(parts), 0, -1)]
+
+
+@lru_cache(maxsize=64)
+def _glob(pattern: str) -> re.Pattern[str]:
+    """A glob over '/'-separated paths: ``**`` crosses folders, ``*`` and ``?`` do not."""
+    out = []
+    for token in re.split(r"(\*\*/?|\*|\?)", pattern.strip().strip("/")):
+        if token.startswith("**"):
+            out.append("(?:.*/)?" if token.endswith("/") else ".*")
+        elif token == "*":
+            out.append("[^/]*")
+        elif token == "?":
+            out.append("[^/]")
+        else:
+            out.append(re.escape(token))
+    return re.compile("".join(out))
+
+
+def _why(model: Model, rel: str) -> str:
+    """What the file looks like it was meant to be, and why it is not: ': no platform ...'."""
+    manifest = model.manifest
+    layout = manifest.variants.layout
+    head, name = posixpath.split(rel)
+    by_file = {posixpath.split(s.file.replace("\\", "/")): s for s in model.sources}
+    stem, dot, ext = name.rpartition(".")
+    base_stem, sep, word = stem.rpartition(".")
+    if dot and sep and (head, f"{base_stem}.{ext}") in by_file:
+        if layout == "directory" and word in manifest.variants.platforms:
+            return (
+                f': a suffix variant, but [variants] layout = "directory" reads'
+                f" {word}/{base_stem}.{ext}"
+            )
+        return _platform_why(model, word)
+    parts = rel.split("/")
+    for depth in (1, 2):  # <platform>/<file>, <platform>/<bot>/<file>
+        if len(parts) > depth and ("/".join(parts[: -depth - 1]), name) in by_file:
+            platform, bot = parts[-depth - 1], parts[-2] if depth == 2 else None
+            if layout == "suffix" and platform in manifest.variants.platforms and bot is None:
+                return f': a directory variant, but [variants] layout = "suffix" reads {name}'
+            if platform not in manifest.variants.platforms or bot is None:
+                return _platform_why(model, platform)
+            bots = sorted({t.bot for t in manifest.target if t.bot})
+            hint = suggest(bot, bots)
+            return f": no target has bot '{bot}'" + (f" — {hint}" if hint else "")
+    if (head, name) in by_file:
+        return f": no target keeps source '{by_file[head, name].name}' (keep / profile)"
+    hint = suggest(name, [n for h, n in by_file if h == head])
+    if hint:
+        return f" — {hint}"
+    if not manifest.project.default_sources and name in _worker_defaults(model):
+        return ": a default source, dropped by [project] default_sources = false"
+    return ""
+
+
+def _platform_why(model: Model, word: str) -> str:
+    platforms = model.manifest.variants.platforms
+    if word in platforms:
+        return f": no target builds platform '{word}'"
+    hint = suggest(word, platforms)
+    known = ", ".join(platforms) if platforms else "none"
+    return f": no platform '{word}'" + (f" — {hint}" if hint else f" (platforms: {known})")
+
+
+def _worker_defaults(model: Model) -> set[str]:
+    import attrs
+
+    from .model import effective_sources, worker_registry
+
+    manifest = model.manifest
+    everything = attrs.evolve(
+        manifest, project=attrs.evolve(manifest.project, default_sources=True), source=()
+    )
+    return {posixpath.basename(s.file) for s in effective_sources(everything, worker_registry())}
