@@ -258,6 +258,7 @@ class _Builder:
         self._stamps: dict[str, Stamp | None] = {}  # output path -> stamp (_stamp)
         self._confined: set[PurePosixPath] = set()  # output folders known to stay inside
         self._target_digests: dict[str, str] = {}
+        self.outs = [self.out]  # artifact folders orphans may be in: `out`, then earlier ones
         self.read: dict[str, list[str]] = {}  # job id -> the inputs it consulted (unused files)
         self.unused: list[str] = []
         self.source_folders: tuple[str, ...] = ()
@@ -377,6 +378,7 @@ class _Builder:
             self.report_unused(planned)
             produced = {posixpath.normpath(f.path) for r in reports for f in r.files}
             names = _artifact_names(produced, before)
+            self.outs = [self.out, *_earlier_outs(before, self.out, self.model.sources_dir)]
             orphans = self.orphans(produced, names, before, self._scope())
             closing = None
             if log is not None:
@@ -570,16 +572,25 @@ class _Builder:
         return found
 
     def _in_scope(self, path: str, scope: set[str] | None) -> bool:
-        parts = path.split("/")
-        out_parts = self.out.split("/")
-        if parts[: len(out_parts)] != out_parts or ".." in parts or path.startswith("/"):
+        out = self._out_of(path)
+        if out is None:
             return False
-        inside = parts[len(out_parts) :]
+        inside = path.split("/")[len(out.split("/")) :]
         if len(inside) <= JOB_DEPTH or (scope is not None and inside[0] not in scope):
             return False
-        real_out = os.path.realpath(self.root / self.out)
+        real_out = os.path.realpath(self.root / out)
         real_parent = os.path.realpath((self.root / path).parent)
         return real_parent.startswith(real_out + os.sep)
+
+    def _out_of(self, path: str) -> str | None:
+        """The artifact folder (``out`` or one the log recorded before) that ``path`` is in."""
+        parts = path.split("/")
+        if ".." in parts or path.startswith("/"):
+            return None
+        for out in self.outs:
+            if parts[: len(out.split("/"))] == out.split("/"):
+                return out
+        return None
 
     def delete(self, orphans: list[str], planned: list[Job], log: state_log.Log) -> None:
         """Delete orphans, then forget the records of jobs no longer planned (in that order, so
@@ -592,7 +603,10 @@ class _Builder:
                 problem = Problem(f"cannot delete orphaned '{path}': {exc.strerror or exc}")
                 raise BuildFailed([problem]) from None
             crash_point()
-            _prune_upward((self.root / path).parent, out)
+            _prune_upward((self.root / path).parent, self.root / (self._out_of(path) or out))
+        for earlier in self.outs[1:]:  # a folder `out` named before: gone once it is empty
+            with contextlib.suppress(OSError):
+                os.rmdir(self.root / earlier)
         scope = self._scope()
         planned_ids = {j.id for j in planned}
         for job_id in list(self.state.jobs):
@@ -693,6 +707,24 @@ _KEY_REASONS = {
 def _output_stamp(recorded: list[Any]) -> list[Any]:
     """[mtime, size, ino] of an output record [sha256, bytes, mtime, ino]."""
     return [recorded[2], recorded[1], recorded[3]]
+
+
+def _earlier_outs(before: dict[str, dict[str, Any]], out: str, sources: str) -> list[str]:
+    """Artifact folders the log recorded outputs in, other than ``out`` (``[project] out`` was
+    changed): their recorded files are orphans like any other. A folder that is, holds or lies
+    in the sources folder, or is the project itself, is never one."""
+    from .model import same_or_inside
+
+    found = set()
+    for record in before.values():
+        marker = f"/{record['job']}/"
+        for path in record["outputs"]:
+            earlier = posixpath.normpath(path).partition(marker)[0]
+            if marker in path and earlier not in (out, ".", ""):
+                found.add(earlier)
+    return sorted(
+        e for e in found if not (same_or_inside(e, sources) or same_or_inside(sources, e))
+    )
 
 
 def _artifact_names(produced: set[str], before: dict[str, dict[str, Any]]) -> set[str]:

@@ -40,7 +40,7 @@ def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
         for path in compiled.emitted.files:
             node = f"artifact:{path}"
             graph.add_node(
-                node, kind="artifact", target=job.target.name, platform=job.platform or ""
+                node, kind="artifact", target=job.target.name, platform=job.platform
             )
             graph.add_edge(profile, node)
             for value in ("limits", "metacognition"):

@@ -375,7 +375,7 @@ def validate(manifest: Manifest, display: str) -> tuple[Source, ...]:
         ("project.out", manifest.project.out),
     ):
         _check_path_key(value, key, bad)
-    if _same_or_inside(manifest.project.sources, manifest.project.out):
+    if same_or_inside(manifest.project.sources, manifest.project.out):
         bad(
             "project.out",
             f"the artifact folder '{manifest.project.out}' must not be or contain "
@@ -464,7 +464,7 @@ def _check_path_key(value: str, key: str, bad: typing.Callable[..., None]) -> No
         bad(key, f"path '{value}' escapes the project with '..'")
 
 
-def _same_or_inside(inner: str, outer: str) -> bool:
+def same_or_inside(inner: str, outer: str) -> bool:
     inner_parts = [p for p in inner.replace("\\", "/").split("/") if p not in ("", ".")]
     outer_parts = [p for p in outer.replace("\\", "/").split("/") if p not in ("", ".")]
     return inner_parts[: len(outer_parts)] == outer_parts

@@ -58,8 +58,7 @@ def report(model: Model, found: Listing, read: set[str]) -> list[str]:
     if not read.intersection(found.files):
         return [
             f"no artifact reads any file of the sources folder '{sources_dir}': the artifacts hold"
-            " none of your text"
-            + ("" if found.files else " (the folder is empty)")
+            " none of your text" + ("" if found.files else " (the folder is empty)")
         ]
     patterns = [_glob(p) for p in model.manifest.project.ignore]
     unread = []
