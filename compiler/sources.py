@@ -251,10 +251,11 @@ class _Resolver:
 
 
 def _shift(exc: HotplexError, inputs: Inputs) -> HotplexError:
-    """Template positions count from the body; report them in the file's own lines."""
+    """Template positions count from the body; report them in the file's own lines, in the
+    place and in the message ("unclosed {% if %} opened at SOUL.md:4:1") alike."""
     problems = []
     for problem in exc.problems:
-        span = problem.span
+        span, message = problem.span, problem.message
         loaded = inputs._loaded.get(span.file) if span is not None else None
         if (
             span is not None
@@ -262,11 +263,17 @@ def _shift(exc: HotplexError, inputs: Inputs) -> HotplexError:
             and loaded is not None
             and loaded.body_line > 1
         ):
-            span = Span(
-                span.file, span.line + loaded.body_line - 1, span.column, span.key, span.source_line
-            )
-        problems.append(Problem(problem.message, span, problem.hint))
+            offset = loaded.body_line - 1
+            span = Span(span.file, span.line + offset, span.column, span.key, span.source_line)
+            message = _shift_quoted(message, span.file, offset)
+        problems.append(Problem(message, span, problem.hint))
     return HotplexError(problems, exc.exit_status)
+
+
+def _shift_quoted(message: str, file: str, offset: int) -> str:
+    """``file:LINE:`` positions quoted in ``message``, moved down by ``offset`` lines."""
+    quoted = re.compile(re.escape(file) + r":(\d+):")
+    return quoted.sub(lambda m: f"{file}:{int(m[1]) + offset}:", message)
 
 
 def variant_path(model: Model, source: Source, platform: str) -> str:

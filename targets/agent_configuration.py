@@ -48,7 +48,7 @@ def build(sections: list[Section], model: Model) -> Document:
     cleaned = [
         limits.Limited(s.name, s.files, sanitize.sanitize(s.text, reserved)) for s in sections
     ]
-    kept, cuts = limits.apply(cleaned, model.manifest.limits, model.manifest_display)
+    kept, cuts = limits.apply(cleaned, model.manifest.limits)
     by_name = {k.name: k.text for k in kept}
     parts = [
         assemble.Part(s.tag, s.channel, sanitize.sanitize(s.note, reserved), by_name[s.name])
