@@ -69,7 +69,7 @@ def _roles(model: Any, job: Any) -> dict[str, str]:
     from .sources import overlay_paths
 
     roles = {}
-    for source in job.target.kept_sources(model.sources):
+    for source in model.sources_of(job.target):
         roles[model.source_path(source.file)] = "source"
         for path in overlay_paths(model, source, job):
             roles[path] = "variant"

@@ -180,9 +180,14 @@ class Model:
     root: Path  # the folder holding the manifest; every path is relative to it
     manifest_path: Path
     manifest_display: str
-    # The sources every job draws from: the workers' defaults merged with [[source]] (see
-    # ``effective_sources``), in output order.
+    # The project's sources: the workers' defaults merged with [[source]] (see
+    # ``effective_sources``), in output order; and by target name, the ones it reads.
     sources: tuple[Source, ...] = ()
+    read_by: dict[str, tuple[Source, ...]] = attrs.field(factory=dict)
+
+    def sources_of(self, target: Target) -> tuple[Source, ...]:
+        """The sources ``target`` reads, in output order (see ``target_sources``)."""
+        return self.read_by[target.name]
 
     def source_key(self, source: Source, field: str) -> str:
         """The manifest key that sets ``field`` of ``source``, for placing an error:
@@ -494,6 +499,24 @@ def effective_sources(manifest: Manifest, workers: dict[str, Any]) -> tuple[Sour
     return tuple(merged.values())
 
 
+def target_sources(
+    manifest: Manifest, sources: tuple[Source, ...], workers: dict[str, Any]
+) -> dict[str, tuple[Source, ...]]:
+    """By target name, the sources it reads: every declared one, and the defaults of its own
+    worker (IDENTITY.md, an OpenClaw default, does not reach a Claude Code target unless a
+    ``[[source]] name = "identity"`` declares it); then its ``profile`` and ``keep`` choose."""
+    declared = {d.name for d in manifest.source}
+    read_by = {}
+    for target in manifest.target:
+        worker = workers.get(target.worker)
+        own = {s.name for s in worker.default_sources(target)} if worker is not None else set()
+        if not manifest.project.default_sources:
+            own = set()
+        mine = tuple(s for s in sources if s.name in declared or s.name in own)
+        read_by[target.name] = target.kept_sources(mine)
+    return read_by
+
+
 def _validate_sources(
     manifest: Manifest, sources: tuple[Source, ...], bad: typing.Callable[..., None]
 ) -> None:
@@ -611,7 +634,8 @@ def load(root: Path, manifest_path: Path | None = None) -> Model:
     manifest = structure(raw, display)
     sources = validate(manifest, display)
     _check_folders_on_disk(root, manifest.project, display)
-    return Model(manifest, root, path, display, sources)
+    read_by = target_sources(manifest, sources, worker_registry())
+    return Model(manifest, root, path, display, sources, read_by)
 
 
 def _check_folders_on_disk(root: Path, project: ProjectSettings, display: str) -> None:

@@ -331,7 +331,7 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
     meta = model.manifest.metacognition
     if meta.enabled:
         sections.append(_metacognition(resolver, meta.file, meta.note))
-    for source in job.target.kept_sources(model.sources):
+    for source in model.sources_of(job.target):
         section = _source_section(resolver, source)
         if section is not None:
             sections.append(section)
@@ -346,7 +346,7 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
 def _check_notes(resolver: _Resolver) -> None:
     manifest = resolver.model.manifest
     model = resolver.model
-    for source in resolver.job.target.kept_sources(model.sources):
+    for source in model.sources_of(resolver.job.target):
         resolver.check_setting(source.note, model.source_key(source, "note"))
     for name, channel in manifest.channels.items():
         resolver.check_setting(channel.note, f"channels.{name}.note")

@@ -127,8 +127,15 @@ def _why(model: Model, rel: str) -> str:
     hint = suggest(name, [n for h, n in by_file if h == head])
     if hint:
         return f" — {hint}"
-    if not manifest.project.default_sources and name in _worker_defaults(model):
+    if head:
+        return ""
+    if not manifest.project.default_sources and name in _project_defaults(model):
         return ": a default source, dropped by [project] default_sources = false"
+    for worker in _workers_defaulting_to(name):
+        return (
+            f": a default source of the {worker} worker, which no target here uses;"
+            " declare it with [[source]] (name, file, channel, tag) to read it"
+        )
     return ""
 
 
@@ -141,13 +148,24 @@ def _platform_why(model: Model, word: str) -> str:
     return f": no platform '{word}'" + (f" — {hint}" if hint else f" (platforms: {known})")
 
 
-def _worker_defaults(model: Model) -> set[str]:
+def _project_defaults(model: Model) -> set[str]:
+    """The file names the project's workers read by default, ``default_sources`` or not."""
     import attrs
 
     from .model import effective_sources, worker_registry
 
     manifest = model.manifest
-    everything = attrs.evolve(
-        manifest, project=attrs.evolve(manifest.project, default_sources=True), source=()
-    )
+    project = attrs.evolve(manifest.project, default_sources=True)
+    everything = attrs.evolve(manifest, project=project, source=())
     return {posixpath.basename(s.file) for s in effective_sources(everything, worker_registry())}
+
+
+def _workers_defaulting_to(name: str) -> list[str]:
+    """The registered workers, used here or not, that read a file ``name`` by default."""
+    from .model import Target, worker_registry
+
+    return [
+        worker
+        for worker, module in sorted(worker_registry().items())
+        if any(s.file == name for s in module.default_sources(Target("any", worker)))
+    ]

@@ -220,7 +220,7 @@ def emit(job: Job, sections: list[Section], model: Model) -> Emitted:
 
 def _workspace_files(sections: list[Section], model: Model, target: Target) -> list[_WorkspaceFile]:
     """One file per section that comes from a manifest source, named like the source's file."""
-    kept = target.kept_sources(model.sources)
+    kept = model.sources_of(target)
     _check_names(kept, model)
     by_key = {(s.name, s.tag): s for s in kept}
     files = []
