@@ -16,24 +16,27 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
-import tomli_w
-
 from .errors import HotplexError
+from .model import Source, Target
 
 SOURCES_DIR = "agent-configs"
 SOURCE_FILES = ("SOUL.md", "AGENTS.md", "SKILLS.md", "USER.md", "MEMORY.md")
 MANIFEST_TEMPLATE = "hotplex.toml.in"
 GITIGNORE = "# hotplex's build state: local to each checkout, never committed.\n/.hotplex/\n"
 
-BUILTIN_SOURCES_NOTE = """\
-# The five sources are built in, in this order: SOUL.md, AGENTS.md, SKILLS.md (channel B, the
-# <directives> the worker must follow) and USER.md, MEMORY.md (channel C, <context> to consult).
-# Declare [[source]] tables to change their order, tags or notes, or to add files.
-"""
-DECLARED_SOURCES_NOTE = """\
-# The sources, in output order: channel B is the <directives> a worker must follow, channel C the
-# <context> it consults. OpenClaw's workspace has more files than HotPlex's five, so all are
-# declared here, and each target keeps the ones its worker reads.
+SOURCES_NOTE = """\
+# Sources: without [[source]] tables each target reads its worker's default files from the
+# sources folder (listed below, in output order; channel B is the <directives> a worker must
+# follow, C the <context> it consults). A [[source]] with a default's name changes only the keys
+# it sets (file, channel, tag, note, required, frontmatter) and makes that source every target's;
+# one with a new name adds a file for every target, e.g.
+#   [[source]]
+#   name = "tools"
+#   file = "TOOLS.md"
+#   channel = "B"
+#   tag = "tools"
+# [project] default_sources = false drops the defaults: the [[source]] tables are then the whole
+# list, in their order. Files in the sources folder that no artifact reads are warned about.
 """
 
 # The target each worker gets in a new manifest: (target name, what its artifact is for).
@@ -61,8 +64,8 @@ def scaffold(
 ) -> Scaffolded:
     """Write the files of a new project under ``root`` that do not exist yet."""
     manifest = manifest or root / "hotplex.toml"
+    files = {manifest: render_manifest(name or _default_name(root), workers)}  # checks workers
     sources = source_templates(workers, root / SOURCES_DIR)
-    files = {manifest: render_manifest(name or _default_name(root), workers, tuple(sources))}
     files.update((root / SOURCES_DIR / rel, text) for rel, text in sources.items())
     files[root / ".gitignore"] = GITIGNORE
     done = Scaffolded()
@@ -72,71 +75,56 @@ def scaffold(
     return done
 
 
-def render_manifest(name: str, workers: tuple[str, ...], files: tuple[str, ...]) -> str:
-    """The manifest for ``workers``, its sources being ``files`` (names in the sources folder)."""
+def render_manifest(name: str, workers: tuple[str, ...]) -> str:
+    """The manifest for ``workers``; its comment lists the sources each one reads by default."""
     unknown = [w for w in workers if w not in WORKER_TARGETS]
     if unknown:
         raise HotplexError.single(
             f"init knows no worker '{unknown[0]}'", hint="workers: " + ", ".join(WORKER_TARGETS)
         )
-    sources = _declared_sources(files)
-    targets = "".join(_target(worker, sources) for worker in dict.fromkeys(workers))
-    declared = (
-        BUILTIN_SOURCES_NOTE
-        if sources is None
-        else DECLARED_SOURCES_NOTE + "\n" + tomli_w.dumps({"source": sources})
+    workers = tuple(dict.fromkeys(workers))
+    import textwrap
+
+    listed = "".join(
+        textwrap.fill(
+            ", ".join(f"{s.file} ({s.channel} <{s.tag}>)" for s in _defaults(w)),
+            width=99,
+            initial_indent=f"#   {w}: ",
+            subsequent_indent="#     ",
+        )
+        + "\n"
+        for w in workers
     )
+    targets = "".join(_target(worker) for worker in workers)
     # A JSON string is a valid TOML basic string (quotes, backslashes, control chars escaped).
     return Template(_template(MANIFEST_TEMPLATE)).substitute(
-        name=json.dumps(name, ensure_ascii=False), sources=declared, targets=targets
+        name=json.dumps(name, ensure_ascii=False), sources=SOURCES_NOTE + listed, targets=targets
     )
 
 
-def _declared_sources(files: tuple[str, ...]) -> list[dict[str, str]] | None:
-    """[[source]] tables, needed only when files beyond the five built-in sources are scaffolded.
+def _defaults(worker: str) -> tuple[Source, ...]:
+    """The sources a new target of ``worker`` reads by default (its worker decides)."""
+    from hotplex.targets import WORKERS
 
-    Those come from OpenClaw, whose workspace holds more files (IDENTITY.md, TOOLS.md, ...); each
-    of its templates says how to declare it.
-    """
-    extra = [f for f in files if f not in SOURCE_FILES]
-    if not extra:
-        return None
-    from hotplex.targets.openclaw_templates import TEMPLATES
-
-    from .model import Manifest
-
-    builtin = [(s.name, s.file, s.channel, s.tag, s.note) for s in Manifest().source]
-    theirs = [(t.source, t.file, t.channel, t.tag, t.note) for t in TEMPLATES if t.file in extra]
-    keys = ("name", "file", "channel", "tag", "note")
-    return [dict(zip(keys, source, strict=True)) for source in (*builtin, *theirs)]
+    name = WORKER_TARGETS[worker][0]
+    return WORKERS[worker].default_sources(Target(name, worker))
 
 
-def _target(worker: str, sources: list[dict[str, str]] | None) -> str:
-    """A [[target]] table; with OpenClaw's files declared, each worker keeps the files it reads."""
+def _target(worker: str) -> str:
     name, purpose = WORKER_TARGETS[worker]
-    table = f'\n[[target]]\nname = "{name}"\nworker = "{worker}"  # {purpose}\n'
-    if sources is None:
-        return table
-    reads = _openclaw_reads() if worker == "openclaw" else SOURCE_FILES
-    keep = [s["name"] for s in sources if s["file"] in reads]
-    return table + f"keep = {json.dumps(keep)}\n"
-
-
-def _openclaw_reads() -> tuple[str, ...]:
-    """The files OpenClaw injects by default; it would only warn about the others."""
-    from hotplex.targets.openclaw import DEFAULT_COMPAT
-    from hotplex.targets.openclaw_context import BOOTSTRAP_FILES
-
-    return BOOTSTRAP_FILES[DEFAULT_COMPAT]
+    return f'\n[[target]]\nname = "{name}"\nworker = "{worker}"  # {purpose}\n'
 
 
 def source_templates(workers: tuple[str, ...], folder: Path) -> dict[str, str]:
-    """File name in the sources folder -> text: the five sources, plus OpenClaw's own files."""
-    files = {rel: _template(rel) for rel in SOURCE_FILES}
-    if "openclaw" in workers:
-        for rel, text in _openclaw_templates(folder).items():
-            files.setdefault(rel, text)
-    return files
+    """File name in the sources folder -> text, for each default source of ``workers``: the
+    five HotPlex templates, and the workspace templates of OpenClaw's other files. A file no
+    target of these workers reads is not scaffolded (SKILLS.md for OpenClaw alone)."""
+    wanted = list(dict.fromkeys(s.file for w in workers for s in _defaults(w)))
+    files = {rel: _template(rel) for rel in wanted if rel in SOURCE_FILES}
+    if any(rel not in SOURCE_FILES for rel in wanted):
+        theirs = _openclaw_templates(folder)
+        files.update((rel, theirs[rel]) for rel in wanted if rel in theirs and rel not in files)
+    return {rel: files[rel] for rel in wanted if rel in files}
 
 
 def _openclaw_templates(folder: Path) -> dict[str, str]:
