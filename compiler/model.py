@@ -479,10 +479,11 @@ def effective_sources(manifest: Manifest, workers: dict[str, Any]) -> tuple[Sour
     """The sources every job draws from, by one rule a user can predict from the manifest:
 
     the default sources of the project's workers come first (each name once, in the order of the
-    first target whose worker has it); a ``[[source]]`` with a default's name changes the keys it
-    sets in place; any other ``[[source]]`` is added after them, in the order written. With
-    ``[project] default_sources = false`` only the ``[[source]]`` tables count, in their order.
-    A declaration of a new name without file, channel and tag is left out (``validate`` says so).
+    first target whose worker has it); a ``[[source]]`` with a default's name, or else with a
+    default's file, changes the keys it sets (its name too) in that default's place; any other
+    ``[[source]]`` is added after them, in the order written. With ``[project] default_sources =
+    false`` only the ``[[source]]`` tables count, in their order. A new source without file,
+    channel and tag is left out (``validate`` says so).
     """
     merged: dict[str, Source] = {}
     if manifest.project.default_sources:
@@ -490,13 +491,25 @@ def effective_sources(manifest: Manifest, workers: dict[str, Any]) -> tuple[Sour
             worker = workers.get(target.worker)
             for source in worker.default_sources(target) if worker is not None else ():
                 merged.setdefault(source.name, source)
+    defaults = dict(merged)
+    by_file = {_folded(s.file): s.name for s in defaults.values()}
+    declared_names = {d.name for d in manifest.source}
     for declared in manifest.source:
         keys = declared.set_keys()
+        same_file = by_file.get(_folded(declared.file or ""))
         if declared.name in merged:
             merged[declared.name] = attrs.evolve(merged[declared.name], **keys)
+        elif same_file in defaults and same_file not in declared_names and same_file in merged:
+            source = attrs.evolve(merged[same_file], name=declared.name, **keys)
+            merged = {(k if k != same_file else declared.name): v for k, v in merged.items()}
+            merged[declared.name] = source
         elif {"file", "channel", "tag"} <= keys.keys():
             merged[declared.name] = Source(declared.name, **keys)
     return tuple(merged.values())
+
+
+def _folded(file: str) -> str:
+    return posixpath.normpath(file.replace("\\", "/")).casefold()
 
 
 def target_sources(
@@ -520,8 +533,9 @@ def target_sources(
 def _validate_sources(
     manifest: Manifest, sources: tuple[Source, ...], bad: typing.Callable[..., None]
 ) -> None:
-    bare = attrs.evolve(manifest, source=())
-    defaults = {s.name for s in effective_sources(bare, worker_registry())}
+    bare = effective_sources(attrs.evolve(manifest, source=()), worker_registry())
+    defaults = {s.name for s in bare}
+    default_files = {_folded(s.file) for s in bare}
     seen_names: set[str] = set()
     for index, declared in enumerate(manifest.source):
         key = f"source[{index}]"
@@ -529,7 +543,8 @@ def _validate_sources(
             bad(f"{key}.name", f"source name '{declared.name}' is used twice")
         seen_names.add(declared.name)
         missing = [k for k in ("file", "channel", "tag") if getattr(declared, k) is None]
-        if declared.name not in defaults and missing:
+        replaces = declared.name in defaults or _folded(declared.file or "") in default_files
+        if not replaces and missing:
             hint = suggest(declared.name, sorted(defaults))
             known = ", ".join(sorted(defaults)) or "none: [project] default_sources = false"
             bad(

@@ -108,14 +108,16 @@ def settings(target: Target) -> Settings:
 
 
 def default_sources(target: Target) -> tuple[Source, ...]:
-    """Every bootstrap file the target's ``compat`` loads, as a source (without a ``[[source]]``
-    the build deploys exactly what OpenClaw would read from the sources folder). Each keeps the
-    name, channel, tag and note of its workspace template, so the XML workers of the same project
-    get IDENTITY.md as ``<identity>`` and so on; MEMORY.md, which has no template, is context.
-    Seed's lower-case ``memory.md`` is no default: declare it to deploy it."""
+    """Every bootstrap file the target's ``compat`` loads, as a source: without a ``[[source]]``
+    the build deploys exactly what OpenClaw would read from the sources folder. Each keeps the
+    name, channel, tag and note of its workspace template (a ``[[source]] name = "identity"``
+    alone makes IDENTITY.md an ``<identity>`` section of the project's other targets too);
+    MEMORY.md, which has no template, is context. Seed's lower-case ``memory.md`` is no default:
+    declare it to deploy it. An unknown ``compat`` has none (``validate_target`` says why)."""
     rows = {t.file: Source(t.source, t.file, t.channel, t.tag, t.note) for t in TEMPLATES}
     rows["MEMORY.md"] = MEMORY_SOURCE
-    return tuple(rows[f] for f in BOOTSTRAP_FILES[settings(target).compat] if f in rows)
+    loaded = BOOTSTRAP_FILES.get(settings(target).compat, ())
+    return tuple(rows[f] for f in loaded if f in rows)
 
 
 def budgets(target: Target, model: Model) -> tuple[int | None, int | None]:
