@@ -788,6 +788,7 @@ def _writes(found: list[Found], sources: Path) -> list[Copy]:
 def _manifest(found: list[Found], into: Path, sources_dir: str) -> str:
     project: dict[str, Any] = {"name": into.resolve().name or "agents", "sources": sources_dir}
     project["out"] = _free_folder(into, "dist")
+    project["default_sources"] = False  # the [[source]] tables below are every source imported
     if not all(f.templates for f in found):
         project["templates"] = False
     parts = [

@@ -546,25 +546,35 @@ def _validate_sources(
         replaces = declared.name in defaults or _folded(declared.file or "") in default_files
         if not replaces and missing:
             hint = suggest(declared.name, sorted(defaults))
-            known = ", ".join(sorted(defaults)) or "none: [project] default_sources = false"
-            bad(
-                key,
-                f"source '{declared.name}' is no default source of this project, so it needs "
-                + " and ".join(missing),
-                hint or f"default sources: {known}",
-            )
+            known = ", ".join(sorted(defaults)) or "none ([project] default_sources = false)"
+            for name in missing:
+                bad(
+                    f"{key}.{name}",
+                    f"required key is missing: '{declared.name}' is no default source here, so"
+                    " it needs file, channel and tag",
+                    hint or f"the default sources: {known}",
+                )
     by_name = {d.name: f"source[{i}]" for i, d in enumerate(manifest.source)}
-    seen_tags = {c.tag.lower() for c in manifest.channels.values()} | {
-        "agent-configuration",
-        "hotplex",
-    }
+    taken: dict[str, Source | None] = {c.tag.lower(): None for c in manifest.channels.values()}
+    taken.update({"agent-configuration": None, "hotplex": None})
     for source in sources:
         key = by_name.get(source.name, "project.sources")
+        owner = taken.get(source.tag.lower(), source)
         if not _TAG.fullmatch(source.tag):
             bad(f"{key}.tag", f"'{source.tag}' is not a valid tag name")
-        elif source.tag.lower() in seen_tags:
+        elif owner is None:
             bad(f"{key}.tag", f"tag '{source.tag}' is already used by another section")
-        seen_tags.add(source.tag.lower())
+        elif owner is not source and owner.name not in by_name:
+            bad(
+                f"{key}.tag",
+                f"tag '{source.tag}' is already used by the default source '{owner.name}'"
+                f" ({owner.file})",
+                f"name this source '{owner.name}' to change that default instead, or set"
+                " [project] default_sources = false to declare every source yourself",
+            )
+        elif owner is not source:
+            bad(f"{key}.tag", f"tag '{source.tag}' is already used by source '{owner.name}'")
+        taken.setdefault(source.tag.lower(), source)
         _check_path_key(source.file, f"{key}.file", bad)
         if source.channel not in manifest.channels:
             bad(f"{key}.channel", f"channel '{source.channel}' is not defined under [channels]")
