@@ -71,7 +71,24 @@ def report(model: Model, found: Listing, read: set[str]) -> list[str]:
             f"{len(unread)} file(s) under '{sources_dir}/' are read by no artifact; list files"
             ' kept on purpose in [project] ignore = ["drafts/**", ...] (globs in that folder)'
         )
-    return unread
+    return _declared_but_absent(model, found) + unread
+
+
+def _declared_but_absent(model: Model, found: Listing) -> list[str]:
+    """A ``[[source]]`` the user added whose file is not there (a misspelt ``file``): without
+    ``required = true`` its section would just be absent. A default's absent file is normal."""
+    declared = {d.name for d in model.manifest.source if d.file is not None and not d.required}
+    present = set(found.files)
+    warnings = []
+    for source in model.sources:
+        path = model.source_path(source.file)
+        if source.name in declared and path not in present:
+            hint = suggest(path, found.files)
+            warnings.append(
+                f"source '{source.name}': {path} does not exist, so no artifact has it"
+                + (f" — {hint}" if hint else " (required = true makes this an error)")
+            )
+    return warnings
 
 
 def _prefixes(rel: str) -> list[str]:

@@ -371,3 +371,16 @@ def test_json_reports_keep_their_keys_on_an_error_and_spell_the_base_platform_nu
     assert {a["platform"] for a in stats["artifacts"]} == {None, "slack"}
     built = json.loads(hotplex("-C", str(root), "build", "--json").stdout)
     assert {a["platform"] for a in built["artifacts"]} == {None, "slack"}
+
+
+def test_a_declared_source_whose_file_is_misspelt_is_named(make_project, hotplex):
+    rest = '[[source]]\nname = "tools"\nfile = "TOOL.md"\nchannel = "B"\ntag = "tools"\n'
+    root = _project(make_project, files={**FIVE, "TOOLS.md": "Use the shell.\n"}, rest=rest)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0
+    assert (
+        "warning: source 'tools': agent-configs/TOOL.md does not exist, so no artifact has it"
+        " — did you mean 'agent-configs/TOOLS.md'?" in result.stderr
+    )
+    assert "warning: agent-configs/TOOLS.md is read by no artifact" in result.stderr
+    assert "Use the shell." not in _prompt(root)
