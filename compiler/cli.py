@@ -160,19 +160,30 @@ def _require_manifest(args: argparse.Namespace, root: Path, manifest: Path | Non
         if manifest is None
         else None
     )
+    near = _near_manifest(path) if manifest is not None else None
     if above is not None:
         where = os.path.relpath(above, Path.cwd())
-        hint = f"this folder is inside the project {above / MANIFEST_NAME}: run " + _command(
-            ["-C", where, args.command]
-        )
+        command = _command(["-C", where, args.command])
+        hint = f"this folder is inside the project {above / MANIFEST_NAME}: run {command}"
+    elif near is not None:
+        hint = near
     else:
-        hint = (
-            f"run {_command(['init'] if folder == Path.cwd().resolve() else ['init', str(folder)])}"
-        )
-        hint += " to create one, or pass -C DIR / -f FILE"
+        init = ["init"] if folder == Path.cwd().resolve() else ["init", str(folder)]
+        hint = f"run {_command(init)} to create one, or pass -C DIR / -f FILE"
     raise HotplexError.single(
         f"no manifest: '{shown}' does not exist (looked in {folder})", hint=hint
     )
+
+
+def _near_manifest(path: Path) -> str | None:
+    """A "did you mean" for a misspelt -f: the .toml files beside it."""
+    from .errors import suggest
+
+    try:
+        names = [p.name for p in path.parent.iterdir() if p.suffix == ".toml"]
+    except OSError:
+        return None
+    return suggest(path.name, names)
 
 
 def _command(parts: list[str]) -> str:

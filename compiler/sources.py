@@ -21,7 +21,7 @@ from pathlib import Path
 from hotplex.targets.base import Job, Section
 
 from . import frontmatter, secrets
-from .errors import BuildFailed, HotplexError, Problem, Span
+from .errors import BuildFailed, HotplexError, Problem, Span, suggest
 from .fs import (
     ReadResult,
     Stamp,
@@ -223,7 +223,11 @@ class _Resolver:
         display = self.model.source_path(str(rel))
         loaded = self.file(display, span)
         if loaded is None:
-            raise HotplexError.single(f"included file '{display}' does not exist", span)
+            raise HotplexError.single(
+                f"included file '{display}' does not exist",
+                span,
+                hint=_near_file(self.model, display),
+            )
         return IncludedSource(display, loaded.body, self._templated(loaded))
 
     def source_text(self, display: str, span: Span, meta: bool = True) -> str | None:
@@ -268,6 +272,18 @@ def _shift(exc: HotplexError, inputs: Inputs) -> HotplexError:
             message = _shift_quoted(message, span.file, offset)
         problems.append(Problem(message, span, problem.hint))
     return HotplexError(problems, exc.exit_status)
+
+
+def _near_file(model: Model, display: str) -> str | None:
+    """A "did you mean" over the files beside a missing one (a misspelt include)."""
+    import os
+
+    folder = posixpath.dirname(display)
+    try:
+        names = [posixpath.join(folder, n) for n in os.listdir(model.root / (folder or "."))]
+    except OSError:
+        return None
+    return suggest(display, names)
 
 
 def _shift_quoted(message: str, file: str, offset: int) -> str:

@@ -137,8 +137,8 @@ def _why(model: Model, rel: str) -> str:
             if platform not in manifest.variants.platforms or bot is None:
                 return _platform_why(model, platform)
             bots = sorted({t.bot for t in manifest.target if t.bot})
-            hint = suggest(bot, bots)
-            return f": no target has bot '{bot}'" + (f" — {hint}" if hint else "")
+            hint = suggest(bot, bots) or "bots: " + (", ".join(bots) or "none")
+            return f": no target has bot '{bot}' — {hint}"
     if (head, name) in by_file:
         return f": no target keeps source '{by_file[head, name].name}' (keep / profile)"
     hint = suggest(name, [n for h, n in by_file if h == head])
