@@ -100,9 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     except HotplexError as exc:
         _clear_progress()
         if getattr(args, "json", False):
-            listed = "orphans" if args.command == "check" else "deleted"
-            errors = [p.to_json() for p in exc.problems]
-            print(json.dumps({"artifacts": [], listed: [], "warnings": [], "errors": errors}))
+            print(json.dumps(_error_report(args.command, exc)))
         sys.stderr.write(exc.render() + "\n")
         return exc.exit_status
     except BrokenPipeError:  # `hotplex show cc | head`: the reader has gone, nothing to report
@@ -121,6 +119,16 @@ def main(argv: list[str] | None = None) -> int:
             "  this is a bug in hotplex; set HOTPLEX_DEBUG=1 for the traceback and report it\n"
         )
         return EXIT_INTERNAL
+
+
+def _error_report(command: str, exc: HotplexError) -> dict[str, object]:
+    """The --json report of a command that failed: the keys of a success, empty, and errors."""
+    report: dict[str, object] = {"artifacts": []}
+    if command in ("build", "check"):
+        report["orphans" if command == "check" else "deleted"] = []
+        report["warnings"] = []
+    report["errors"] = [p.to_json() for p in exc.problems]
+    return report
 
 
 # Commands that read a project's manifest; init and import make one.
