@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .errors import suggest
-from .model import Model
+from .model import Model, Source
 
 
 @dataclass(frozen=True)
@@ -76,14 +76,25 @@ def report(model: Model, found: Listing, read: set[str]) -> list[str]:
 
 def _declared_but_absent(model: Model, found: Listing) -> list[str]:
     """A ``[[source]]`` the user added whose file is not there (a misspelt ``file``): without
-    ``required = true`` its section would just be absent. A default's absent file is normal."""
-    declared = {d.name for d in model.manifest.source if d.file is not None and not d.required}
+    ``required = true`` its section would just be absent. A default's absent file is normal,
+    and so is one of a declaration that only changes a default."""
+    defaults = _defaults(model)
+    default_files = {posixpath.basename(s.file) for s in defaults}
+    added = {
+        d.name
+        for d in model.manifest.source
+        if d.file is not None
+        and not d.required
+        and d.name not in {s.name for s in defaults}
+        and posixpath.basename(d.file) not in default_files
+    }
     present = set(found.files)
     warnings = []
     for source in model.sources:
         path = model.source_path(source.file)
-        if source.name in declared and path not in present:
-            hint = suggest(path, found.files)
+        if source.name in added and path not in present:
+            folder, name = posixpath.split(path)
+            hint = suggest(name, [posixpath.basename(f) for f in present if f.startswith(folder)])
             warnings.append(
                 f"source '{source.name}': {path} does not exist, so no artifact has it"
                 + (f" — {hint}" if hint else " (required = true makes this an error)")
@@ -146,7 +157,8 @@ def _why(model: Model, rel: str) -> str:
         return f" — {hint}"
     if head:
         return ""
-    if not manifest.project.default_sources and name in _project_defaults(model):
+    defaults = {posixpath.basename(s.file) for s in _defaults(model)}
+    if not manifest.project.default_sources and name in defaults:
         return ": a default source, dropped by [project] default_sources = false"
     for worker in _workers_defaulting_to(name):
         return (
@@ -165,16 +177,15 @@ def _platform_why(model: Model, word: str) -> str:
     return f": no platform '{word}'" + (f" — {hint}" if hint else f" (platforms: {known})")
 
 
-def _project_defaults(model: Model) -> set[str]:
-    """The file names the project's workers read by default, ``default_sources`` or not."""
+def _defaults(model: Model) -> tuple[Source, ...]:
+    """The default sources of the project's workers, ``default_sources`` or not."""
     import attrs
 
     from .model import effective_sources, worker_registry
 
     manifest = model.manifest
     project = attrs.evolve(manifest.project, default_sources=True)
-    everything = attrs.evolve(manifest, project=project, source=())
-    return {posixpath.basename(s.file) for s in effective_sources(everything, worker_registry())}
+    return effective_sources(attrs.evolve(manifest, project=project, source=()), worker_registry())
 
 
 def _workers_defaulting_to(name: str) -> list[str]:

@@ -380,7 +380,7 @@ def test_a_declared_source_whose_file_is_misspelt_is_named(make_project, hotplex
     assert result.status == 0
     assert (
         "warning: source 'tools': agent-configs/TOOL.md does not exist, so no artifact has it"
-        " — did you mean 'agent-configs/TOOLS.md'?" in result.stderr
+        " — did you mean 'TOOLS.md'?" in result.stderr
     )
     assert "warning: agent-configs/TOOLS.md is read by no artifact" in result.stderr
     assert "Use the shell." not in _prompt(root)
