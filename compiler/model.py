@@ -368,8 +368,8 @@ def structure(raw: dict[str, Any], display: str) -> Manifest:
 
 def validate(manifest: Manifest, display: str) -> tuple[Source, ...]:
     """Cross-field rules cattrs cannot express, all problems at once; the effective sources."""
-    WORKERS = worker_registry()
-    sources = effective_sources(manifest, WORKERS)
+    workers = worker_registry()
+    sources = effective_sources(manifest, workers)
     problems: list[Problem] = []
 
     def bad(key: str, message: str, hint: str | None = None) -> None:
@@ -413,7 +413,7 @@ def validate(manifest: Manifest, display: str) -> tuple[Source, ...]:
     if manifest.metacognition.file is not None:
         _check_path_key(manifest.metacognition.file, "metacognition.file", bad)
     _validate_secrets(manifest.secrets, bad)
-    _validate_targets(manifest, sources, WORKERS, bad)
+    _validate_targets(manifest, sources, workers, bad)
     for index, pattern in enumerate(manifest.project.ignore):
         if not pattern.strip():
             bad(f"project.ignore[{index}]", "an empty pattern matches nothing")
@@ -491,18 +491,23 @@ def effective_sources(manifest: Manifest, workers: dict[str, Any]) -> tuple[Sour
             worker = workers.get(target.worker)
             for source in worker.default_sources(target) if worker is not None else ():
                 merged.setdefault(source.name, source)
-    defaults = dict(merged)
-    by_file = {_folded(s.file): s.name for s in defaults.values()}
+    by_file = {_folded(s.file): s.name for s in merged.values()}
     declared_names = {d.name for d in manifest.source}
     for declared in manifest.source:
         keys = declared.set_keys()
         same_file = by_file.get(_folded(declared.file or ""))
         if declared.name in merged:
             merged[declared.name] = attrs.evolve(merged[declared.name], **keys)
-        elif same_file in defaults and same_file not in declared_names and same_file in merged:
-            source = attrs.evolve(merged[same_file], name=declared.name, **keys)
-            merged = {(k if k != same_file else declared.name): v for k, v in merged.items()}
-            merged[declared.name] = source
+        elif same_file in merged and same_file not in declared_names:
+            # Renamed in place: the dict is rebuilt to keep the default's position.
+            merged = {
+                (declared.name if name == same_file else name): (
+                    attrs.evolve(source, name=declared.name, **keys)
+                    if name == same_file
+                    else source
+                )
+                for name, source in merged.items()
+            }
         elif {"file", "channel", "tag"} <= keys.keys():
             merged[declared.name] = Source(declared.name, **keys)
     return tuple(merged.values())
@@ -581,6 +586,7 @@ def _validate_sources(
 
 
 def worker_registry() -> dict[str, Any]:
+    """The built-in workers by name (``hotplex.targets.WORKERS``)."""
     from hotplex.targets import WORKERS  # the registry is light; imported here to avoid a cycle
 
     return WORKERS

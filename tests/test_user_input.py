@@ -136,7 +136,9 @@ def test_openclaw_deploys_every_bootstrap_file_present(make_project, hotplex):
     assert workspace == set(files)
     # IDENTITY.md is OpenClaw's: Claude Code gets it only when a [[source]] declares it.
     assert "<identity>" not in _prompt(root)
-    assert "<skills>" not in context and not (root / "dist/claw/default/workspace/SKILLS.md").exists()
+    assert (
+        "<skills>" not in context and not (root / "dist/claw/default/workspace/SKILLS.md").exists()
+    )
 
 
 def test_declaring_an_openclaw_default_by_name_makes_it_every_targets(make_project, hotplex):
@@ -178,15 +180,13 @@ def test_a_suffix_variant_left_behind_after_switching_layout(make_project, hotpl
     result = hotplex("-C", str(root), "build")
     assert result.status == 0
     assert (
-        'agent-configs/SOUL.slack.md is read by no artifact: a suffix variant, but [variants]'
+        "agent-configs/SOUL.slack.md is read by no artifact: a suffix variant, but [variants]"
         ' layout = "directory" reads slack/SOUL.md' in result.stderr
     )
     assert "Folder file." in _prompt(root, "slack") and "Suffix file." not in _prompt(root, "slack")
 
 
-def test_a_no_op_build_still_sees_a_new_unused_file_and_ignore_silences_it(
-    make_project, hotplex
-):
+def test_a_no_op_build_still_sees_a_new_unused_file_and_ignore_silences_it(make_project, hotplex):
     root = _project(make_project)
     assert hotplex("-C", str(root), "build").stderr == ""
     assert hotplex("-C", str(root), "build").stderr == ""
@@ -283,7 +283,9 @@ def test_artifacts_in_the_previous_out_are_orphans(make_project, hotplex):
     assert hotplex("-C", str(root), "build").status == 0
     (root / "dist/notes.txt").write_text("mine\n", encoding="utf-8")  # not hotplex's
     manifest = root / "hotplex.toml"
-    manifest.write_text(manifest.read_text("utf-8").replace("[project]\n", '[project]\nout = "build"\n'))
+    manifest.write_text(
+        manifest.read_text("utf-8").replace("[project]\n", '[project]\nout = "build"\n')
+    )
     check = hotplex("-C", str(root), "check")
     assert check.status == 1
     assert "orphaned: dist/cc/default/prompt.xml (a build would delete it)" in check.stdout
