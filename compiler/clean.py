@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from . import state as state_log
-from .build import LOCK_WAIT_SECONDS, _prune_empty, _unlink
+from .build import LOCK_WAIT_SECONDS, _earlier_outs, _prune_empty, _unlink
 from .errors import HotplexError
 from .fs import ProjectLock
 
@@ -14,7 +14,9 @@ from .fs import ProjectLock
 def clean(root: Path, manifest: Path | None) -> list[str]:
     with ProjectLock(root / state_log.STATE_DIR, LOCK_WAIT_SECONDS):
         state = state_log.load(root)
-        outs, paths = _planned(root, manifest)
+        outs, paths, sources = _planned(root, manifest)
+        # An `out` the manifest named before: the log's files there are hotplex's too.
+        outs.update(_earlier_outs(state.jobs, next(iter(outs)), sources))
         for record in state.jobs.values():
             paths.update(record["outputs"])
         removed = []
@@ -45,8 +47,9 @@ def _deletable(root: Path, out: str, path: str) -> bool:
     return inside and (folder == real_out or _within(folder, real_out))
 
 
-def _planned(root: Path, manifest: Path | None) -> tuple[set[str], set[str]]:
-    """The artifact folder and every file under the folders of the jobs the manifest plans.
+def _planned(root: Path, manifest: Path | None) -> tuple[set[str], set[str], str]:
+    """The artifact folder, every file under the folders of the jobs the manifest plans, and
+    the sources folder.
 
     A broken manifest still lets ``clean`` remove what the log recorded under the default folder.
     """
@@ -55,7 +58,7 @@ def _planned(root: Path, manifest: Path | None) -> tuple[set[str], set[str]]:
     try:
         project = Project.load(root, manifest)
     except HotplexError:
-        return {"dist"}, set()
+        return {"dist"}, set(), "agent-configs"
     model = project.model
     out = model.out_dir
     found: set[str] = set()
@@ -63,4 +66,4 @@ def _planned(root: Path, manifest: Path | None) -> tuple[set[str], set[str]]:
         folder = root / job.out_dir(model)
         for current, _dirs, names in os.walk(folder):
             found.update((Path(current).relative_to(root) / n).as_posix() for n in names)
-    return {out}, found
+    return {out}, found, model.sources_dir

@@ -386,3 +386,17 @@ def test_a_declared_source_whose_file_is_misspelt_is_named(make_project, hotplex
     )
     assert "warning: agent-configs/TOOLS.md is read by no artifact" in result.stderr
     assert "Use the shell." not in _prompt(root)
+
+
+def test_clean_after_a_changed_out_removes_the_logs_files_in_the_earlier_folder(
+    make_project, hotplex
+):
+    root = _project(make_project)
+    assert hotplex("-C", str(root), "build").status == 0
+    (root / "dist/notes.txt").write_text("mine\n", encoding="utf-8")
+    manifest = root / "hotplex.toml"
+    manifest.write_text(manifest.read_text("utf-8").replace("[project]\n", '[project]\nout = "o"\n'))
+    result = hotplex("-C", str(root), "clean")
+    assert result.status == 0
+    assert "removed dist/cc/default/prompt.xml" in result.stdout
+    assert _tree(root / "dist") == {"notes.txt"}
