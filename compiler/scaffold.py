@@ -79,9 +79,10 @@ def render_manifest(name: str, workers: tuple[str, ...]) -> str:
     """The manifest for ``workers``; its comment lists the sources each one reads by default."""
     unknown = [w for w in workers if w not in WORKER_TARGETS]
     if unknown:
-        raise HotplexError.single(
-            f"init knows no worker '{unknown[0]}'", hint="workers: " + ", ".join(WORKER_TARGETS)
-        )
+        from .errors import suggest
+
+        hint = suggest(unknown[0], WORKER_TARGETS) or "workers: " + ", ".join(WORKER_TARGETS)
+        raise HotplexError.single(f"init knows no worker '{unknown[0]}'", hint=hint)
     workers = tuple(dict.fromkeys(workers))
     import textwrap
 

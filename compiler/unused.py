@@ -60,18 +60,38 @@ def report(model: Model, found: Listing, read: set[str]) -> list[str]:
             f"no artifact reads any file of the sources folder '{sources_dir}': the artifacts hold"
             " none of your text" + ("" if found.files else " (the folder is empty)")
         ]
-    patterns = [_glob(p) for p in model.manifest.project.ignore]
+    patterns = {p: _glob(p) for p in model.manifest.project.ignore}
+    used: set[str] = set()
     unread = []
     for path in found.files:
-        rel = path if sources_dir == "." else path[len(sources_dir) + 1 :]
-        if path not in read and not any(p.fullmatch(r) for p in patterns for r in _prefixes(rel)):
+        rel = _relative(path, sources_dir)
+        matching = [p for p, rx in patterns.items() if any(rx.fullmatch(r) for r in _prefixes(rel))]
+        used.update(matching)
+        if path not in read and not matching:
             unread.append(f"{path} is read by no artifact" + _why(model, rel))
     if unread:
         unread.append(
             f"{len(unread)} file(s) under '{sources_dir}/' are read by no artifact; list files"
             ' kept on purpose in [project] ignore = ["drafts/**", ...] (globs in that folder)'
         )
-    return _declared_but_absent(model, found) + unread
+    return _declared_but_absent(model, found) + _unmatched(model, found, used) + unread
+
+
+def _relative(path: str, sources_dir: str) -> str:
+    return path if sources_dir == "." else path[len(sources_dir) + 1 :]
+
+
+def _unmatched(model: Model, found: Listing, used: set[str]) -> list[str]:
+    """An ``ignore`` pattern that matches nothing is probably misspelt: it silences nothing."""
+    sources_dir = model.sources_dir
+    names = {r for f in found.files for r in _prefixes(_relative(f, sources_dir))}
+    choices = sorted(names | {f"{n}/**" for n in names})
+    return [
+        f"[project] ignore[{index}] '{pattern}' matches no file in '{sources_dir}/'"
+        + (f" — {hint}" if (hint := suggest(pattern, choices)) else "")
+        for index, pattern in enumerate(model.manifest.project.ignore)
+        if pattern not in used
+    ]
 
 
 def _declared_but_absent(model: Model, found: Listing) -> list[str]:

@@ -400,3 +400,22 @@ def test_clean_after_a_changed_out_removes_the_logs_files_in_the_earlier_folder(
     assert result.status == 0
     assert "removed dist/cc/default/prompt.xml" in result.stdout
     assert _tree(root / "dist") == {"notes.txt"}
+
+
+def test_an_ignore_pattern_that_matches_nothing_is_named(make_project, hotplex):
+    files = {**FIVE, "drafts/idea.md": "later\n"}
+    root = _project(make_project, files=files, project='ignore = ["draft/**"]')
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0
+    assert (
+        "warning: [project] ignore[0] 'draft/**' matches no file in 'agent-configs/' — did you"
+        " mean 'drafts/**'?" in result.stderr
+    )
+    assert "agent-configs/drafts/idea.md is read by no artifact" in result.stderr
+
+
+def test_init_suggests_a_misspelt_worker(tmp_path, hotplex):
+    result = hotplex("init", "--worker", "openclw", cwd=tmp_path)
+    assert result.status == 2
+    assert "init knows no worker 'openclw'\n  hint: did you mean 'openclaw'?" in result.stderr
+    assert list(tmp_path.iterdir()) == []
