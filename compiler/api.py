@@ -125,9 +125,9 @@ class Project:
         current = stamp(self._manifest_path)
         if self._model is not None and current == self._manifest_stamp:
             return
-        from . import model as model_module
+        from . import loading
 
-        self._model = model_module.load(self.root, self._manifest_path)
+        self._model = loading.load(self.root, self._manifest_path)
         self._manifest_stamp = current
         self._inputs = None
         self._artifacts.clear()

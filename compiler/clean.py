@@ -7,17 +7,20 @@ from pathlib import Path
 
 from . import state as state_log
 from .build import LOCK_WAIT_SECONDS
-from .build.orphans import prune_empty, unlink
+from .build.orphans import earlier_outs, prune_empty, unlink
 from .errors import HotplexError
 from .fs import ProjectLock
 from .manifest import DEFAULT_OUT
 from .manifest_cache import CACHE_NAME
+from .model import ProjectSettings
 
 
 def clean(root: Path, manifest: Path | None) -> list[str]:
     with ProjectLock(root / state_log.STATE_DIR, LOCK_WAIT_SECONDS):
         state = state_log.load(root)
-        outs, paths = _planned(root, manifest)
+        outs, paths, sources = _planned(root, manifest)
+        # An `out` the manifest named before: the log's files there are hotplex's too.
+        outs.update(earlier_outs(state.jobs, next(iter(outs)), sources))
         for record in state.jobs.values():
             paths.update(record.outputs)
         removed = []
@@ -49,8 +52,9 @@ def _deletable(root: Path, out: str, path: str) -> bool:
     return inside and (folder == real_out or _within(folder, real_out))
 
 
-def _planned(root: Path, manifest: Path | None) -> tuple[set[str], set[str]]:
-    """The artifact folder and every file under the folders of the jobs the manifest plans.
+def _planned(root: Path, manifest: Path | None) -> tuple[set[str], set[str], str]:
+    """The artifact folder, every file under the folders of the jobs the manifest plans, and
+    the sources folder.
 
     A broken manifest still lets ``clean`` remove what the log recorded under the default folder.
     """
@@ -59,7 +63,7 @@ def _planned(root: Path, manifest: Path | None) -> tuple[set[str], set[str]]:
     try:
         project = Project.load(root, manifest)
     except HotplexError:
-        return {DEFAULT_OUT}, set()
+        return {DEFAULT_OUT}, set(), ProjectSettings().sources
     model = project.model
     out = model.out_dir
     found: set[str] = set()
@@ -67,4 +71,4 @@ def _planned(root: Path, manifest: Path | None) -> tuple[set[str], set[str]]:
         folder = root / job.out_dir(model)
         for current, _dirs, names in os.walk(folder):
             found.update((Path(current).relative_to(root) / n).as_posix() for n in names)
-    return {out}, found
+    return {out}, found, model.sources_dir

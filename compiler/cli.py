@@ -134,18 +134,13 @@ def _processes(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    root = Path(args.directory) if args.directory else Path.cwd()
-    manifest = Path(args.manifest) if args.manifest else None
-    if manifest is not None and not manifest.is_absolute() and args.directory:
-        manifest = root / manifest
     try:
-        if not root.is_dir():
-            raise HotplexError.single(f"-C {args.directory}: no such directory")
+        root, manifest = _project(args)
         return _COMMANDS[args.command](args, root, manifest)
     except HotplexError as exc:
         _clear_progress()
         if getattr(args, "json", False):
-            print(json.dumps({"artifacts": [], "errors": [p.to_json() for p in exc.problems]}))
+            print(json.dumps(_error_report(args.command, exc)))
         sys.stderr.write(exc.render() + "\n")
         return exc.exit_status
     except BrokenPipeError:  # `hotplex show cc | head`: the reader has gone, nothing to report
@@ -166,6 +161,86 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
+def _error_report(command: str, exc: HotplexError) -> dict[str, object]:
+    """The --json report of a command that failed: the keys of a success, empty, and errors."""
+    report: dict[str, object] = {"artifacts": []}
+    if command in ("build", "check"):
+        report["orphans" if command == "check" else "deleted"] = []
+        report["warnings"] = []
+    report["errors"] = [p.to_json() for p in exc.problems]
+    return report
+
+
+# Commands that read a project's manifest; init and import make one.
+_NEED_MANIFEST = frozenset({"build", "check", "clean", "graph", "show", "stats", "watch"})
+
+
+def _project(args: argparse.Namespace) -> tuple[Path, Path | None]:
+    """The project root and manifest: -C DIR, else the folder of -f MANIFEST (as ``make -f``
+    reads paths relative to the makefile's folder here: the manifest says "relative to this
+    file"), else the current folder. A command that needs a manifest and finds none stops here,
+    before anything (``.hotplex/`` included) is written."""
+    manifest = Path(args.manifest) if args.manifest else None
+    if args.directory:
+        root = Path(args.directory)
+        if not root.is_dir():
+            raise HotplexError.single(f"-C {args.directory}: no such directory")
+        if manifest is not None and not manifest.is_absolute():
+            manifest = root / manifest
+    else:
+        folder = manifest.parent if manifest is not None else Path(".")
+        root = folder if folder != Path(".") else Path.cwd()
+    if args.command in _NEED_MANIFEST:
+        _require_manifest(args, root, manifest)
+    return root, manifest
+
+
+def _require_manifest(args: argparse.Namespace, root: Path, manifest: Path | None) -> None:
+    from .manifest import MANIFEST_NAME
+
+    path = manifest if manifest is not None else root / MANIFEST_NAME
+    if path.is_file():
+        return
+    folder = path.parent.resolve()
+    shown = args.manifest or MANIFEST_NAME
+    above = (
+        next((p for p in folder.parents if (p / MANIFEST_NAME).is_file()), None)
+        if manifest is None
+        else None
+    )
+    near = _near_manifest(path) if manifest is not None else None
+    if above is not None:
+        where = os.path.relpath(above, Path.cwd())
+        command = _command(["-C", where, args.command])
+        hint = f"this folder is inside the project {above / MANIFEST_NAME}: run {command}"
+    elif near is not None:
+        hint = near
+    else:
+        init = ["init"] if folder == Path.cwd().resolve() else ["init", str(folder)]
+        hint = f"run {_command(init)} to create one, or pass -C DIR / -f FILE"
+    raise HotplexError.single(
+        f"no manifest: '{shown}' does not exist (looked in {folder})", hint=hint
+    )
+
+
+def _near_manifest(path: Path) -> str | None:
+    """A "did you mean" for a misspelt -f: the .toml files beside it."""
+    from .errors import suggest
+
+    try:
+        names = [p.name for p in path.parent.iterdir() if p.suffix == ".toml"]
+    except OSError:
+        return None
+    return suggest(path.name, names)
+
+
+def _command(parts: list[str]) -> str:
+    """A hotplex command line to paste into a shell: each argument quoted where needed."""
+    import shlex
+
+    return shlex.join(["hotplex", *parts])
+
+
 def _clear_progress() -> None:
     from .console import clear_progress
 
@@ -173,12 +248,12 @@ def _clear_progress() -> None:
 
 
 def _fix_command(args: argparse.Namespace) -> str:
-    parts = ["hotplex"]
+    parts = []
     if args.directory:
         parts += ["-C", args.directory]
     if args.manifest:
         parts += ["-f", args.manifest]
-    return " ".join([*parts, "build"])
+    return _command([*parts, "build"])
 
 
 def _run_build(args: argparse.Namespace, root: Path, manifest: Path | None, check: bool):
@@ -288,8 +363,9 @@ def cmd_check(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
     for path in outcome.orphans:
         print(f"{colour('orphaned', 'red')}: {path} (a build would delete it)")
     if failed:
-        count = len(stale) + len(outcome.orphans)
-        print(f"hotplex: {count} artifact(s) out of date; run: {_fix_command(args)}")
+        counts = [f"{len(stale)} artifact set(s) out of date"] if stale else []
+        counts += [f"{len(outcome.orphans)} orphaned file(s)"] if outcome.orphans else []
+        print(f"hotplex: {', '.join(counts)}; run: {_fix_command(args)}")
         return EXIT_FAILED
     print(f"hotplex: {len(outcome.jobs)} artifact set(s) up to date")
     return EXIT_OK
@@ -340,10 +416,10 @@ def cmd_init(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
         print(f"  {colour('created', 'green')} {path}")
     for path in done.kept:
         print(f"  {colour('exists', 'dim')}  {path} (left alone)")
-    where = "" if args.folder == "." else f" -C {args.folder}"
+    where = [] if args.folder == "." else ["-C", args.folder]
     print(
         f"hotplex: created {len(done.created)} file(s), left {len(done.kept)} alone; "
-        f"next: hotplex{where} build"
+        f"next: {_command([*where, 'build'])}"
     )
     return EXIT_OK
 
@@ -359,8 +435,8 @@ def cmd_import(args: argparse.Namespace, root: Path, manifest: Path | None) -> i
         print(line)
     into = done.into
     shown = os.path.relpath(into) if into.resolve().is_relative_to(Path.cwd()) else str(into)
-    where = "" if shown == "." else f" -C {shown}"
-    print("nothing written (--dry-run)" if args.dry_run else f"next: hotplex{where} build")
+    where = [] if shown == "." else ["-C", shown]
+    print("nothing written (--dry-run)" if args.dry_run else f"next: {_command([*where, 'build'])}")
     return EXIT_OK
 
 

@@ -20,6 +20,14 @@ _FENCE = re.compile(r"---[ \t]*")
 _CLOSE = re.compile(r"(?:---|\.\.\.)[ \t]*")
 
 
+# A file an agent writes (MEMORY.md) may start with a Markdown rule that only looks like a fence.
+NOT_METADATA_HINT = (
+    "if the '---' on line 1 is a Markdown rule, not metadata: set frontmatter = false on the"
+    " file's [[source]] (e.g. [[source]] name = \"memory\" frontmatter = false), or start the"
+    " file with a blank line or write the rule as '***'"
+)
+
+
 @dataclass(frozen=True)
 class Stripped:
     body: str
@@ -75,7 +83,8 @@ def strip(text: str, file: str) -> Stripped:
     raise HotplexError.single(
         "unclosed frontmatter: the '---' on line 1 has no closing '---'",
         Span(file, 1, 1, source_line=lines[0]),
-        hint="close the metadata block with a line of '---', or remove the opening line",
+        hint="close the metadata block with a line of '---', or remove the opening line (a"
+        " Markdown rule? set frontmatter = false on the file's [[source]])",
     )
 
 
@@ -94,12 +103,16 @@ def _parse_yaml(block: str, file: str) -> dict[str, Any]:
         source_line = block.split("\n")[line - 2] if line - 2 < block.count("\n") + 1 else None
         problem = getattr(exc, "problem", None) or "invalid YAML"
         raise HotplexError.single(
-            f"invalid frontmatter: {problem}", Span(file, line, column, source_line=source_line)
+            f"invalid frontmatter: {problem}",
+            Span(file, line, column, source_line=source_line),
+            hint=NOT_METADATA_HINT,
         ) from None
     if meta is None:
         return {}
     if not isinstance(meta, dict):
         raise HotplexError.single(
-            f"frontmatter must be a mapping of keys, not {type(meta).__name__}", Span(file, 2, 1)
+            f"frontmatter must be a mapping of keys, not {type(meta).__name__}",
+            Span(file, 2, 1),
+            hint=NOT_METADATA_HINT,
         )
     return meta

@@ -40,7 +40,7 @@ def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
         for path in compiled.emitted.files:
             node = f"artifact:{path}"
             graph.add_node(
-                node, kind="artifact", target=job.target.name, platform=job.platform or ""
+                node, kind="artifact", target=job.target.name, platform=job.platform
             )
             graph.add_edge(profile, node)
             for value in ("limits", "metacognition"):
@@ -69,7 +69,7 @@ def _roles(model: Any, job: Any) -> dict[str, str]:
     from .sources import overlay_paths
 
     roles = {}
-    for source in job.target.kept_sources(model.manifest.source):
+    for source in model.sources_of(job.target):
         roles[model.source_path(source.file)] = "source"
         for path in overlay_paths(model, source, job):
             roles[path] = "variant"

@@ -67,9 +67,7 @@ class Limited:
     text: str
 
 
-def apply(
-    sections: list[Limited], limits: Limits, display: str
-) -> tuple[list[Limited], list[Truncation]]:
+def apply(sections: list[Limited], limits: Limits) -> tuple[list[Limited], list[Truncation]]:
     """Limit ``sections`` in order; with ``overflow = "error"`` any cut is an error instead."""
     unit = limits.unit
     remaining = limits.total
@@ -90,15 +88,25 @@ def apply(
         if text:
             kept.append(Limited(section.name, section.files, text))
     if cuts and limits.overflow == "error":
-        raise HotplexError(
-            [
-                Problem(
-                    f"{c.before} {c.unit} exceed limits.{c.limit} "
-                    f'({getattr(limits, c.limit, c.before)}) and limits.overflow = "error"',
-                    Span(c.files[0] if c.files else display),
-                    hint='shorten the file, raise the limit, or set limits.overflow = "truncate"',
-                )
-                for c in cuts
-            ]
-        )
+        raise HotplexError([_overflow(c, limits) for c in cuts])
     return kept, cuts
+
+
+def _overflow(cut: Truncation, limits: Limits) -> Problem:
+    """A cut that ``overflow = "error"`` refuses, placed in the file that is too long; the
+    built-in META-COGNITION block has no file, and is no fault of the manifest either."""
+    over = (
+        f"{cut.before} {cut.unit} exceed limits.{cut.limit} "
+        f'({getattr(limits, cut.limit, cut.before)}) and limits.overflow = "error"'
+    )
+    if not cut.files:
+        return Problem(
+            f"the built-in META-COGNITION block: {over}",
+            hint=f'raise limits.{cut.limit}, set limits.overflow = "truncate", or replace the'
+            ' block with a shorter one ([metacognition] file = "META.md", or enabled = false)',
+        )
+    return Problem(
+        over,
+        Span(cut.files[0]),
+        hint='shorten the file, raise the limit, or set limits.overflow = "truncate"',
+    )

@@ -21,6 +21,7 @@ import attrs
 from . import model
 from .errors import HotplexError
 from .fs import write_atomic
+from .state import STATE_DIR
 
 CACHE_NAME = "manifest.json"
 FORMAT = 1
@@ -51,7 +52,7 @@ def save(loaded: model.Model, cache_key: str) -> None:
     record = {"format": FORMAT, "key": cache_key, "manifest": _encode(loaded.manifest)}
     text = json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     with contextlib.suppress(HotplexError, OSError):
-        write_atomic(loaded.root / model.STATE_DIR / CACHE_NAME, text.encode("utf-8"))
+        write_atomic(loaded.root / STATE_DIR / CACHE_NAME, text.encode("utf-8"))
 
 
 def _classes() -> dict[str, type]:

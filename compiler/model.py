@@ -9,7 +9,6 @@ e.g. ``target[1].worker``; list indexes count from 0, as in TOML's arrays of tab
 from __future__ import annotations
 
 import functools
-import os
 import posixpath
 from pathlib import Path
 from typing import Any, Literal
@@ -17,8 +16,6 @@ from typing import Any, Literal
 import attrs
 
 from . import manifest as manifest_file
-from .errors import HotplexError, Span
-from .state import STATE_DIR
 
 Unit = Literal["chars", "bytes"]
 Overflow = Literal["truncate", "error"]
@@ -52,6 +49,10 @@ class ProjectSettings:
     # Projects whose files are full of foreign braces can turn the template language off.
     templates: bool = True
     html_comments: HtmlComments = "keep"
+    # false: the workers' default sources are dropped and [[source]] is the whole list.
+    default_sources: bool = True
+    # Globs of paths under the sources folder that no artifact reads, on purpose (no warning).
+    ignore: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -62,6 +63,8 @@ class ChannelSettings:
 
 @attrs.frozen
 class Source:
+    """A source as the build uses it: a worker's default, a declaration, or both merged."""
+
     name: str
     file: str
     channel: Channel
@@ -70,6 +73,27 @@ class Source:
     required: bool = False
     html_comments: HtmlComments | None = None  # None: the project's setting
     imports: Imports | None = None
+    # false: a leading '---' is text, not metadata (files an agent writes, such as MEMORY.md).
+    frontmatter: bool = True
+
+
+@attrs.frozen
+class DeclaredSource:
+    """A ``[[source]]`` table as written: with a default's name it changes only the keys it sets;
+    a new name needs ``file``, ``channel`` and ``tag``."""
+
+    name: str
+    file: str | None = None
+    channel: Channel | None = None
+    tag: str | None = None
+    note: str | None = None
+    required: bool | None = None
+    html_comments: HtmlComments | None = None
+    imports: Imports | None = None
+    frontmatter: bool | None = None
+
+    def set_keys(self) -> dict[str, Any]:
+        return {k: v for k, v in attrs.asdict(self).items() if v is not None and k != "name"}
 
 
 @attrs.frozen
@@ -138,24 +162,24 @@ class Target:
         return tuple(s for s in sources if s.name in keep)
 
 
-def _default_sources() -> tuple[Source, ...]:
-    return (
-        Source(
-            "soul", "SOUL.md", "B", "persona", "Embody this persona naturally in all interactions."
-        ),
-        Source("rules", "AGENTS.md", "B", "rules", "Treat as mandatory workspace constraints."),
-        Source("skills", "SKILLS.md", "B", "skills", "Apply these capabilities when relevant."),
-        Source(
-            "user",
-            "USER.md",
-            "C",
-            "user",
-            "Tailor responses to this user's preferences and expertise.",
-        ),
-        Source(
-            "memory", "MEMORY.md", "C", "memory", "Recall relevant past context when applicable."
-        ),
-    )
+# HotPlex's five sources (seed 000): what a worker reads when it names no defaults of its own.
+HOTPLEX_SOURCES = (
+    Source(
+        "soul", "SOUL.md", "B", "persona", "Embody this persona naturally in all interactions."
+    ),
+    Source("rules", "AGENTS.md", "B", "rules", "Treat as mandatory workspace constraints."),
+    Source("skills", "SKILLS.md", "B", "skills", "Apply these capabilities when relevant."),
+    Source(
+        "user",
+        "USER.md",
+        "C",
+        "user",
+        "Tailor responses to this user's preferences and expertise.",
+    ),
+    Source(
+        "memory", "MEMORY.md", "C", "memory", "Recall relevant past context when applicable."
+    ),
+)
 
 
 def default_channels() -> dict[str, ChannelSettings]:
@@ -169,7 +193,7 @@ def default_channels() -> dict[str, ChannelSettings]:
 class Manifest:
     project: ProjectSettings = ProjectSettings()
     channels: dict[str, ChannelSettings] = attrs.field(factory=default_channels)
-    source: tuple[Source, ...] = attrs.field(factory=_default_sources)
+    source: tuple[DeclaredSource, ...] = ()
     variants: Variants = Variants()
     limits: Limits = Limits()
     vars: dict[str, str] = attrs.field(factory=dict)
@@ -187,9 +211,25 @@ class Model:
     root: Path  # the folder holding the manifest; every path is relative to it
     manifest_path: Path
     manifest_display: str
+    # The project's sources: the workers' defaults merged with [[source]] (``source_rule.py``),
+    # in output order; and by target name, the ones it reads.
+    sources: tuple[Source, ...] = ()
+    read_by: dict[str, tuple[Source, ...]] = attrs.field(factory=dict)
     # The manifest cache's key for the bytes it came from, when the cache was asked and missed:
     # the build keeps the model once it has finished (``manifest_cache.save``).
     uncached: str | None = None
+
+    def sources_of(self, target: Target) -> tuple[Source, ...]:
+        """The sources ``target`` reads, in output order."""
+        return self.read_by[target.name]
+
+    def source_key(self, source: Source, field: str) -> str:
+        """The manifest key that sets ``field`` of ``source``, for placing an error:
+        ``source[2].file``, or ``project.sources`` for a default nobody declared."""
+        for index, declared in enumerate(self.manifest.source):
+            if declared.name == source.name:
+                return f"source[{index}].{field}"
+        return "project.sources"
 
     @property
     def sources_dir(self) -> str:
@@ -215,55 +255,3 @@ class Model:
 def _source_path(sources_dir: str, parts: tuple[str, ...]) -> str:
     """Asked for every source, variant and include of every job: computed once per name."""
     return posixpath.normpath(posixpath.join(sources_dir, *parts))
-
-
-def load(root: Path, manifest_path: Path | None = None, cached: bool = False) -> Model:
-    """Read, structure and validate the manifest of the project at ``root``.
-
-    ``cached``: reuse the model the last build structured from the same bytes
-    (``manifest_cache.py``), as the build does; the library API always structures.
-    """
-    path = manifest_path if manifest_path is not None else root / manifest_file.MANIFEST_NAME
-    display = path.name if path.parent == root else str(path)
-    data = manifest_file.read_bytes(path, display)
-    manifest = cache_key = None
-    if cached:
-        from . import manifest_cache
-
-        cache_key = manifest_cache.key(data, display)
-        manifest = manifest_cache.load(root / STATE_DIR, cache_key)
-    if manifest is None:
-        from .structure import structure  # cattrs: only where a manifest is structured
-        from .validate import validate
-
-        manifest = structure(manifest_file.parse(data, display), display)
-        validate(manifest, display)
-    else:
-        cache_key = None
-    _check_folders_on_disk(root, manifest.project, display)
-    return Model(manifest, root, path, display, cache_key)
-
-
-def _check_folders_on_disk(root: Path, project: ProjectSettings, display: str) -> None:
-    """``validate`` compares the names; a symlink can still point `out` outside the project or
-    at the sources, where a build would write and ``clean`` delete."""
-
-    def real(rel: str) -> str:
-        return os.path.realpath(root / rel)
-
-    top, sources, out = real("."), real(project.sources or "."), real(project.out)
-    for key, value, folder in (
-        ("project.sources", project.sources, sources),
-        ("project.out", project.out, out),
-    ):
-        if os.path.commonpath([top, folder]) != top:
-            raise HotplexError.single(
-                f"'{value}' resolves to '{folder}', outside the project '{top}' (a symlink)",
-                Span(display, key=key),
-            )
-    if os.path.commonpath([sources, out]) == out:
-        raise HotplexError.single(
-            f"the artifact folder '{project.out}' resolves to '{out}', which is or contains "
-            f"the sources folder '{sources}' (a symlink)",
-            Span(display, key="project.out"),
-        )

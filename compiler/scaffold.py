@@ -10,32 +10,36 @@ placeholders are rendered at build time from the ``[vars]`` the manifest templat
 from __future__ import annotations
 
 import json
+import textwrap
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from string import Template
 
-import tomli_w
 from hotplex.targets import WORKERS
 
-from .errors import HotplexError
+from .errors import HotplexError, suggest
 from .manifest import MANIFEST_NAME
-from .worker import SourceTemplate
+from .model import Source, Target
 
 SOURCES_DIR = "agent-configs"
 SOURCE_FILES = ("SOUL.md", "AGENTS.md", "SKILLS.md", "USER.md", "MEMORY.md")
 MANIFEST_TEMPLATE = "hotplex.toml.in"
 GITIGNORE = "# hotplex's build state: local to each checkout, never committed.\n/.hotplex/\n"
 
-BUILTIN_SOURCES_NOTE = """\
-# The five sources are built in, in this order: SOUL.md, AGENTS.md, SKILLS.md (channel B, the
-# <directives> the worker must follow) and USER.md, MEMORY.md (channel C, <context> to consult).
-# Declare [[source]] tables to change their order, tags or notes, or to add files.
-"""
-DECLARED_SOURCES_NOTE = """\
-# The sources, in output order: channel B is the <directives> a worker must follow, channel C the
-# <context> it consults. OpenClaw's workspace has more files than HotPlex's five, so all are
-# declared here, and each target keeps the ones its worker reads.
+SOURCES_NOTE = """\
+# Sources: without [[source]] tables each target reads its worker's default files from the
+# sources folder (listed below, in output order; channel B is the <directives> a worker must
+# follow, C the <context> it consults). A [[source]] with a default's name changes only the keys
+# it sets (file, channel, tag, note, required, frontmatter) and makes that source every target's;
+# one with a new name adds a file for every target, e.g.
+#   [[source]]
+#   name = "tools"
+#   file = "TOOLS.md"
+#   channel = "B"
+#   tag = "tools"
+# [project] default_sources = false drops the defaults: the [[source]] tables are then the whole
+# list, in their order. Files in the sources folder that no artifact reads are warned about.
 """
 
 DEFAULT_WORKERS = ("claude-code", "opencode-server")
@@ -57,11 +61,11 @@ def scaffold(
 ) -> Scaffolded:
     """Write the files of a new project under ``root`` that do not exist yet."""
     manifest = manifest or root / MANIFEST_NAME
-    _check_workers(workers)
-    extra = _worker_templates(workers, root / SOURCES_DIR)
-    files = {manifest: render_manifest(name or _default_name(root), workers, extra)}
-    files.update((root / SOURCES_DIR / rel, _template(rel)) for rel in SOURCE_FILES)
-    files.update((root / SOURCES_DIR / t.source.file, t.text) for t in extra)
+    files = {manifest: render_manifest(name or _default_name(root), workers)}  # checks workers
+    files.update(
+        (root / SOURCES_DIR / rel, text)
+        for rel, text in source_templates(workers, root / SOURCES_DIR).items()
+    )
     files[root / ".gitignore"] = GITIGNORE
     done = Scaffolded()
     for path, text in files.items():
@@ -70,70 +74,49 @@ def scaffold(
     return done
 
 
-def _check_workers(workers: tuple[str, ...]) -> None:
+def render_manifest(name: str, workers: tuple[str, ...]) -> str:
+    """The manifest for ``workers``; its comment lists the sources each one reads by default."""
     unknown = [w for w in workers if w not in WORKERS]
     if unknown:
-        raise HotplexError.single(
-            f"init knows no worker '{unknown[0]}'", hint="workers: " + ", ".join(WORKERS)
+        hint = suggest(unknown[0], WORKERS) or "workers: " + ", ".join(WORKERS)
+        raise HotplexError.single(f"init knows no worker '{unknown[0]}'", hint=hint)
+    workers = tuple(dict.fromkeys(workers))
+    listed = "".join(
+        textwrap.fill(
+            ", ".join(f"{s.file} ({s.channel} <{s.tag}>)" for s in _defaults(w)),
+            width=99,
+            initial_indent=f"#   {w}: ",
+            subsequent_indent="#     ",
         )
-
-
-def render_manifest(
-    name: str, workers: tuple[str, ...], extra: tuple[SourceTemplate, ...] = ()
-) -> str:
-    """The manifest for ``workers``; ``extra`` are the workers' own source files beyond the five."""
-    _check_workers(workers)
-    sources = _declared_sources(extra)
-    targets = "".join(_target(worker, sources) for worker in dict.fromkeys(workers))
-    declared = (
-        BUILTIN_SOURCES_NOTE
-        if sources is None
-        else DECLARED_SOURCES_NOTE + "\n" + tomli_w.dumps({"source": sources})
+        + "\n"
+        for w in workers
     )
+    targets = "".join(_target(worker) for worker in workers)
     # A JSON string is a valid TOML basic string (quotes, backslashes, control chars escaped).
     return Template(_template(MANIFEST_TEMPLATE)).substitute(
-        name=json.dumps(name, ensure_ascii=False), sources=declared, targets=targets
+        name=json.dumps(name, ensure_ascii=False), sources=SOURCES_NOTE + listed, targets=targets
     )
 
 
-def _declared_sources(extra: tuple[SourceTemplate, ...]) -> list[dict[str, str]] | None:
-    """[[source]] tables, needed only when a worker scaffolds files beyond the five built-in
-    sources (OpenClaw's workspace holds IDENTITY.md, TOOLS.md, ...)."""
-    if not extra:
-        return None
-    from .model import Manifest
-
-    declared = [*Manifest().source, *(t.source for t in extra)]
-    return [
-        {"name": s.name, "file": s.file, "channel": s.channel, "tag": s.tag, "note": s.note}
-        for s in declared
-    ]
+def _defaults(worker: str) -> tuple[Source, ...]:
+    """The sources a new target of ``worker`` reads by default (its worker decides)."""
+    name = WORKERS[worker].init_target[0]
+    return WORKERS[worker].default_sources(Target(name, worker, options=WORKERS[worker].Options()))
 
 
-def _target(worker: str, sources: list[dict[str, str]] | None) -> str:
-    """A [[target]] table; with extra files declared, each worker keeps the files it reads."""
+def _target(worker: str) -> str:
     name, purpose = WORKERS[worker].init_target
-    table = f'\n[[target]]\nname = "{name}"\nworker = "{worker}"  # {purpose}\n'
-    if sources is None:
-        return table
-    from .model import Target
-
-    reads = WORKERS[worker].reads(Target(name, worker, options=WORKERS[worker].Options()))
-    reads = reads if reads is not None else SOURCE_FILES
-    keep = [s["name"] for s in sources if s["file"] in reads]
-    return table + f"keep = {json.dumps(keep)}\n"
+    return f'\n[[target]]\nname = "{name}"\nworker = "{worker}"  # {purpose}\n'
 
 
-def _worker_templates(workers: tuple[str, ...], folder: Path) -> tuple[SourceTemplate, ...]:
-    """Each worker's own source files beyond the five, first worker first, each file once."""
-    seen = set(SOURCE_FILES)
-    found = []
-    for worker in dict.fromkeys(workers):
-        for template in WORKERS[worker].templates(folder):
-            if template.source.file not in seen:
-                seen.add(template.source.file)
-                found.append(template)
-    return tuple(found)
+def source_templates(workers: tuple[str, ...], folder: Path) -> dict[str, str]:
+    """File name in the sources folder -> text, for each default source of ``workers``: the five
+    HotPlex templates, and the templates a worker brings for its other files. A file no target of
+    these workers reads is not scaffolded (SKILLS.md for OpenClaw alone)."""
+    wanted = list(dict.fromkeys(s.file for w in workers for s in _defaults(w)))
+    theirs = {t.source.file: t.text for w in workers for t in WORKERS[w].templates(folder)}
+    texts = {rel: _template(rel) if rel in SOURCE_FILES else theirs.get(rel) for rel in wanted}
+    return {rel: text for rel, text in texts.items() if text is not None}
 
 
 def write_if_missing(path: Path, text: str) -> bool:

@@ -12,6 +12,7 @@ it; a finding stops the job with the file:line:column it came from.
 from __future__ import annotations
 
 import functools
+import os
 import posixpath
 import re
 import time
@@ -23,7 +24,7 @@ from hotplex.targets import WORKERS
 
 from . import comments, frontmatter, hidden, secrets
 from .assemble import METACOGNITION_TAG
-from .errors import BuildFailed, HotplexError, Problem, Span
+from .errors import BuildFailed, HotplexError, Problem, Span, suggest
 from .fs import (
     ReadResult,
     Stamp,
@@ -62,6 +63,7 @@ class Loaded:
     body_line: int
     size: int  # full size of the file on disk, in bytes
     capped: bool
+    meta_read: bool = True  # frontmatter was looked for
 
 
 @dataclass
@@ -120,17 +122,21 @@ class Inputs:
         self.digests[display] = f"{sha256(raw.data)}:{raw.size}" if raw else None
         return raw
 
-    def load(self, display: str, span: Span) -> Loaded | None:
-        if display in self._loaded:
-            return self._loaded[display]
+    def load(self, display: str, span: Span, meta: bool = True) -> Loaded | None:
+        """The file decoded, its frontmatter stripped unless ``meta`` is false (a source with
+        ``frontmatter = false``: a leading '---' is then the file's own text)."""
+        cached = self._loaded.get(display)
+        if display in self._loaded and (cached is None or cached.meta_read == meta):
+            return cached
         raw = self._read(display, span)
         loaded = None
         if raw is not None:
             capped = raw.size > len(raw.data)
             data = _whole_characters(raw.data) if capped else raw.data
-            stripped = frontmatter.strip(frontmatter.decode(data, display), display)
+            text = frontmatter.decode(data, display)
+            stripped = frontmatter.strip(text, display) if meta else frontmatter.Stripped(text)
             loaded = Loaded(
-                display, stripped.body, stripped.meta, stripped.body_line, raw.size, capped
+                display, stripped.body, stripped.meta, stripped.body_line, raw.size, capped, meta
             )
         self._loaded[display] = loaded
         return loaded
@@ -188,10 +194,10 @@ class _Resolver:
     read_variables: set[str] = field(default_factory=set)
     claude_seen: set[str] = field(default_factory=set)  # files Claude Code loaded this session
 
-    def file(self, display: str, span: Span) -> Loaded | None:
+    def file(self, display: str, span: Span, meta: bool = True) -> Loaded | None:
         if display not in self.consulted:
             self.consulted.append(display)
-        loaded = self.inputs.load(display, span)
+        loaded = self.inputs.load(display, span, meta)
         if loaded is not None and loaded.capped:
             self.truncations.append(
                 Truncation(
@@ -236,19 +242,23 @@ class _Resolver:
         display = self.model.source_path(str(rel))
         loaded = self.file(display, span)
         if loaded is None:
-            raise HotplexError.single(f"included file '{display}' does not exist", span)
+            raise HotplexError.single(
+                f"included file '{display}' does not exist",
+                span,
+                hint=_near_file(self.model, display),
+            )
         return IncludedSource(display, loaded.body, self._templated(loaded))
 
     def source_text(
-        self, display: str, span: Span, html_comments: HtmlComments = "keep"
+        self, display: str, span: Span, html_comments: HtmlComments = "keep", meta: bool = True
     ) -> str | None:
-        loaded = self.file(display, span)
+        loaded = self.file(display, span, meta)
         if loaded is None:
             return None
         text, includes = self.render(loaded)
         text = trim(comments.strip(text) if html_comments == "strip" else text)
         if secrets.scan(text) or hidden.scan(text):  # rare: only then find where each came from
-            files = [self.inputs.load(f, span) for f in (display, *includes)]
+            files = [self.inputs.load(f, span, f != display or meta) for f in (display, *includes)]
             origins = [Origin(f.body, f.display, f.body_line) for f in files if f]
             self.check(text, [*origins, *_var_origins(self.model, self.job)])
         return text
@@ -271,10 +281,11 @@ class _Resolver:
 
 
 def _shift(exc: HotplexError, inputs: Inputs) -> HotplexError:
-    """Template positions count from the body; report them in the file's own lines."""
+    """Template positions count from the body; report them in the file's own lines, in the
+    place and in the message ("unclosed {% if %} opened at SOUL.md:4:1") alike."""
     problems = []
     for problem in exc.problems:
-        span = problem.span
+        span, message = problem.span, problem.message
         loaded = inputs._loaded.get(span.file) if span is not None else None
         if (
             span is not None
@@ -282,11 +293,27 @@ def _shift(exc: HotplexError, inputs: Inputs) -> HotplexError:
             and loaded is not None
             and loaded.body_line > 1
         ):
-            span = Span(
-                span.file, span.line + loaded.body_line - 1, span.column, span.key, span.source_line
-            )
-        problems.append(Problem(problem.message, span, problem.hint))
+            offset = loaded.body_line - 1
+            span = Span(span.file, span.line + offset, span.column, span.key, span.source_line)
+            message = _shift_quoted(message, span.file, offset)
+        problems.append(Problem(message, span, problem.hint))
     return HotplexError(problems, exc.exit_status)
+
+
+def _near_file(model: Model, display: str) -> str | None:
+    """A "did you mean" over the files beside a missing one (a misspelt include)."""
+    folder = posixpath.dirname(display)
+    try:
+        names = [posixpath.join(folder, n) for n in os.listdir(model.root / (folder or "."))]
+    except OSError:
+        return None
+    return suggest(display, names)
+
+
+def _shift_quoted(message: str, file: str, offset: int) -> str:
+    """``file:LINE:`` positions quoted in ``message``, moved down by ``offset`` lines."""
+    quoted = re.compile(re.escape(file) + r":(\d+):")
+    return quoted.sub(lambda m: f"{file}:{int(m[1]) + offset}:", message)
 
 
 def variant_path(model: Model, source: Source, platform: str) -> str:
@@ -344,9 +371,8 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
     meta = model.manifest.metacognition
     if meta.enabled:
         sections.append(_metacognition(resolver, meta.file, meta.note))
-    manifest = model.manifest
-    for source in job.target.kept_sources(manifest.source):
-        section = _source_section(resolver, source, manifest.source.index(source))
+    for source in model.sources_of(job.target):
+        section = _source_section(resolver, source)
         if section is not None:
             sections.append(section)
     _check_notes(resolver)
@@ -358,11 +384,10 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
 
 
 def _check_notes(resolver: _Resolver) -> None:
-    manifest = resolver.model.manifest
-    kept = resolver.job.target.kept_sources(manifest.source)
-    for index, source in enumerate(manifest.source):
-        if source in kept:
-            resolver.check_setting(source.note, f"source[{index}].note")
+    model = resolver.model
+    manifest = model.manifest
+    for source in model.sources_of(resolver.job.target):
+        resolver.check_setting(source.note, model.source_key(source, "note"))
     for name, channel in manifest.channels.items():
         resolver.check_setting(channel.note, f"channels.{name}.note")
     if manifest.metacognition.enabled:
@@ -387,15 +412,16 @@ def _metacognition(resolver: _Resolver, file: str | None, note: str) -> Section:
     return Section("metacognition", METACOGNITION_TAG, "B", note, text, (file,))
 
 
-def _source_section(resolver: _Resolver, source: Source, index: int) -> Section | None:
+def _source_section(resolver: _Resolver, source: Source) -> Section | None:
     model = resolver.model
     base = model.source_path(source.file)
-    span = Span(model.manifest_display, key=f"source[{index}].file")
+    span = Span(model.manifest_display, key=model.source_key(source, "file"))
     comments = source.html_comments or model.manifest.project.html_comments
+    meta = source.frontmatter
     read_base = _claude_text if source.imports == "claude" else _Resolver.source_text
-    texts: list[tuple[str, str | None]] = [(base, read_base(resolver, base, span, comments))]
+    texts: list[tuple[str, str | None]] = [(base, read_base(resolver, base, span, comments, meta))]
     for variant in overlay_paths(model, source, resolver.job):
-        texts.append((variant, resolver.source_text(variant, span, comments)))
+        texts.append((variant, resolver.source_text(variant, span, comments, meta)))
     if source.required and texts[0][1] is None:
         raise HotplexError.single(
             f"required source '{source.name}' is missing: {base} does not exist", span
@@ -442,11 +468,15 @@ def _claude_entries(
 
 
 def _claude_text(
-    resolver: _Resolver, display: str, span: Span, html_comments: HtmlComments = "keep"
+    resolver: _Resolver,
+    display: str,
+    span: Span,
+    html_comments: HtmlComments = "keep",
+    meta: bool = True,
 ) -> str | None:
     """A CLAUDE.md source's own text; see ``_claude_literal`` for frontmatter hotplex refuses."""
     try:
-        return resolver.source_text(display, span, html_comments)
+        return resolver.source_text(display, span, html_comments, meta)
     except HotplexError as exc:
         text = _claude_literal(resolver, display, span, exc)
         return trim(text) if text is not None else None

@@ -313,6 +313,8 @@ class Log:
 
         No fsync, as for the artifacts: what a killed process wrote is safe in the kernel, and
         surviving a power cut would take an fsync per artifact, which no fast build affords."""
+        if self._handle.closed:  # closed already: a failure after a finished build
+            return
         try:
             if closing is not None:
                 snapshot, records = closing

@@ -10,7 +10,9 @@ from hotplex.targets import WORKERS
 
 from .assemble import BUILT_IN_TAGS
 from .errors import HotplexError, Problem, Span, suggest
-from .model import BUILTIN_VARS, Manifest, Secrets, Target, Unicode
+from .jobs import BASE_FOLDER
+from .model import BUILTIN_VARS, Manifest, Secrets, Source, Target, Unicode
+from .source_rule import effective_sources, folded, target_sources, worker_defaults
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _TAG = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
@@ -18,6 +20,7 @@ _TAG = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 
 def validate(manifest: Manifest, display: str) -> None:
     """Cross-field rules cattrs cannot express; all problems at once."""
+    sources = effective_sources(manifest)
     problems: list[Problem] = []
 
     def bad(key: str, message: str, hint: str | None = None) -> None:
@@ -28,7 +31,7 @@ def validate(manifest: Manifest, display: str) -> None:
         ("project.out", manifest.project.out),
     ):
         _check_path_key(value, key, bad)
-    if _same_or_inside(manifest.project.sources, manifest.project.out):
+    if same_or_inside(manifest.project.sources, manifest.project.out):
         bad(
             "project.out",
             f"the artifact folder '{manifest.project.out}' must not be or contain "
@@ -44,10 +47,9 @@ def validate(manifest: Manifest, display: str) -> None:
     for name, channel in manifest.channels.items():
         if not _TAG.fullmatch(channel.tag):
             bad(f"channels.{name}.tag", f"'{channel.tag}' is not a valid tag name")
-    _validate_sources(manifest, bad)
+    _validate_sources(manifest, sources, bad)
     for name in manifest.variants.platforms:
-        if not _NAME.fullmatch(name):
-            bad("variants.platforms", f"platform '{name}' must be letters, digits, '-', '_' or '.'")
+        _check_folder_name("variants.platforms", "platform", name, sources, bad)
     if len(set(manifest.variants.platforms)) != len(manifest.variants.platforms):
         bad("variants.platforms", "a platform is listed twice")
     for key, value in (
@@ -63,9 +65,34 @@ def validate(manifest: Manifest, display: str) -> None:
         _check_path_key(manifest.metacognition.file, "metacognition.file", bad)
     _validate_secrets(manifest.secrets, bad)
     _validate_unicode(manifest.unicode, bad)
-    _validate_targets(manifest, bad)
+    _validate_targets(manifest, sources, bad)
+    for index, pattern in enumerate(manifest.project.ignore):
+        if not pattern.strip():
+            bad(f"project.ignore[{index}]", "an empty pattern matches nothing")
     if problems:
         raise HotplexError(problems)
+
+
+def _check_folder_name(
+    key: str, kind: str, name: str, sources: tuple[Source, ...], bad: typing.Callable[..., None]
+) -> None:
+    """A platform or bot name becomes a folder (dist/cc/<platform>/, <platform>/<bot>/), so it
+    must be a plain ASCII name that takes no other folder's or file's place."""
+    if not _NAME.fullmatch(name):
+        bad(
+            key,
+            f"{kind} '{name}' must be ASCII letters, digits, '-', '_' or '.', starting with a"
+            " letter or digit (it names a folder)",
+        )
+    elif name.casefold() == BASE_FOLDER:
+        bad(
+            key,
+            f"'{name}' is reserved: the artifact without a platform is built in the folder"
+            f" '{BASE_FOLDER}/' of each target",
+            "pick another name; `base = true` on a target already builds the default artifact",
+        )
+    elif name.casefold() in {posixpath.basename(s.file).casefold() for s in sources}:
+        bad(key, f"'{name}' is reserved: it is the file name of a source")
 
 
 def _validate_secrets(secrets: Secrets, bad: typing.Callable[..., None]) -> None:
@@ -112,31 +139,64 @@ def _check_source_file(sources: str, file: str, key: str, bad: typing.Callable[.
     _check_path_key(file, key, bad)
 
 
-def _same_or_inside(inner: str, outer: str) -> bool:
+def same_or_inside(inner: str, outer: str) -> bool:
     inner_parts = [p for p in inner.replace("\\", "/").split("/") if p not in ("", ".")]
     outer_parts = [p for p in outer.replace("\\", "/").split("/") if p not in ("", ".")]
     return inner_parts[: len(outer_parts)] == outer_parts
 
 
-def _validate_sources(manifest: Manifest, bad: typing.Callable[..., None]) -> None:
+def _validate_sources(
+    manifest: Manifest, sources: tuple[Source, ...], bad: typing.Callable[..., None]
+) -> None:
+    defaults = worker_defaults(manifest)
+    default_files = {folded(s.file) for s in defaults.values()}
     seen_names: set[str] = set()
-    seen_tags = {c.tag.lower() for c in manifest.channels.values()} | set(BUILT_IN_TAGS)
-    for index, source in enumerate(manifest.source):
+    for index, declared in enumerate(manifest.source):
         key = f"source[{index}]"
-        if source.name in seen_names:
-            bad(f"{key}.name", f"source name '{source.name}' is used twice")
-        seen_names.add(source.name)
+        if declared.name in seen_names:
+            bad(f"{key}.name", f"source name '{declared.name}' is used twice")
+        seen_names.add(declared.name)
+        missing = [k for k in ("file", "channel", "tag") if getattr(declared, k) is None]
+        replaces = declared.name in defaults or folded(declared.file or "") in default_files
+        if not replaces and missing:
+            hint = suggest(declared.name, sorted(defaults))
+            known = ", ".join(sorted(defaults)) or "none ([project] default_sources = false)"
+            for name in missing:
+                bad(
+                    f"{key}.{name}",
+                    f"required key is missing: '{declared.name}' is no default source here, so"
+                    " it needs file, channel and tag",
+                    hint or f"the default sources: {known}",
+                )
+    by_name = {d.name: f"source[{i}]" for i, d in enumerate(manifest.source)}
+    taken: dict[str, Source | None] = {c.tag.lower(): None for c in manifest.channels.values()}
+    taken.update(dict.fromkeys(BUILT_IN_TAGS))
+    for source in sources:
+        key = by_name.get(source.name, "project.sources")
+        owner = taken.get(source.tag.lower(), source)
         if not _TAG.fullmatch(source.tag):
             bad(f"{key}.tag", f"'{source.tag}' is not a valid tag name")
-        elif source.tag.lower() in seen_tags:
+        elif owner is None:
             bad(f"{key}.tag", f"tag '{source.tag}' is already used by another section")
-        seen_tags.add(source.tag.lower())
+        elif owner is not source and owner.name not in by_name:
+            bad(
+                f"{key}.tag",
+                f"tag '{source.tag}' is already used by the default source '{owner.name}'"
+                f" ({owner.file})",
+                f"name this source '{owner.name}' to change that default instead, or set"
+                " [project] default_sources = false to declare every source yourself",
+            )
+        elif owner is not source:
+            bad(f"{key}.tag", f"tag '{source.tag}' is already used by source '{owner.name}'")
+        taken.setdefault(source.tag.lower(), source)
         _check_source_file(manifest.project.sources, source.file, f"{key}.file", bad)
         if source.channel not in manifest.channels:
             bad(f"{key}.channel", f"channel '{source.channel}' is not defined under [channels]")
 
 
-def _validate_targets(manifest: Manifest, bad: typing.Callable[..., None]) -> None:
+def _validate_targets(
+    manifest: Manifest, sources: tuple[Source, ...], bad: typing.Callable[..., None]
+) -> None:
     if not manifest.target:
         bad(
             "target",
@@ -144,13 +204,14 @@ def _validate_targets(manifest: Manifest, bad: typing.Callable[..., None]) -> No
             'add one, e.g. [[target]] name = "cc" worker = "claude-code"',
         )
     names: set[str] = set()
-    source_names = [s.name for s in manifest.source]
+    source_names = [s.name for s in sources]
+    read_by = target_sources(manifest, sources)
     for index, target in enumerate(manifest.target):
         key = f"target[{index}]"
         if not _NAME.fullmatch(target.name):
             bad(
                 f"{key}.name",
-                f"target name '{target.name}' must be letters, digits, '-', '_' or '.' "
+                f"target name '{target.name}' must be ASCII letters, digits, '-', '_' or '.' "
                 "(it names a folder)",
             )
         if target.name in names:
@@ -164,6 +225,7 @@ def _validate_targets(manifest: Manifest, bad: typing.Callable[..., None]) -> No
             if keep not in source_names:
                 bad(f"{key}.keep", f"no source is named '{keep}'", suggest(keep, source_names))
         if target.bot is not None:
+            _check_folder_name(f"{key}.bot", "bot", target.bot, sources, bad)
             _validate_bot(manifest, target, key, bad)
         for name in target.vars:
             if name in BUILTIN_VARS:
@@ -175,7 +237,7 @@ def _validate_targets(manifest: Manifest, bad: typing.Callable[..., None]) -> No
             continue
         for option in target.misplaced:
             bad(f"{key}.{option}", f"'{option}' does not apply to worker '{target.worker}'")
-        for problem in worker.validate(target, manifest):
+        for problem in worker.validate(target, manifest, read_by[target.name]):
             place = f"{key}.{problem.key}" if problem.at_target else problem.key
             bad(place, problem.message, problem.hint)
 
@@ -184,8 +246,6 @@ def _validate_bot(
     manifest: Manifest, target: Target, key: str, bad: typing.Callable[..., None]
 ) -> None:
     """A bot folder sits inside a platform folder, so it needs that layout and a platform."""
-    if not _NAME.fullmatch(target.bot or ""):
-        bad(f"{key}.bot", f"bot '{target.bot}' must be letters, digits, '-', '_' or '.'")
     if manifest.variants.layout != "directory":
         bad(
             f"{key}.bot",

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 import attrs
 
 from .limits import Truncation
+from .model import HOTPLEX_SOURCES
 from .records import SectionSize
 
 if TYPE_CHECKING:
@@ -111,13 +112,17 @@ class Worker:
         if not cls.modules:
             cls.modules = (cls.__module__,)
 
-    def validate(self, target: Target, manifest: Manifest) -> Iterable[OptionProblem]:
-        """Checks of a target the converter cannot express; the whole manifest is at hand."""
+    def validate(
+        self, target: Target, manifest: Manifest, sources: tuple[Source, ...]
+    ) -> Iterable[OptionProblem]:
+        """Checks of a target the converter cannot express; the whole manifest is at hand, and
+        the sources the target reads."""
         return ()
 
-    def default_sources(self, target: Target, manifest: Manifest) -> tuple[Source, ...] | None:
-        """The sources this worker reads when the manifest declares none (None: HotPlex's)."""
-        return None
+    def default_sources(self, target: Target) -> tuple[Source, ...]:
+        """The sources a target of this worker reads without a ``[[source]]`` (``source_rule``):
+        HotPlex's five unless the worker's program loads files of its own."""
+        return HOTPLEX_SOURCES
 
     def budgets(self, target: Target, manifest: Manifest) -> Budgets:
         """The budgets its artifacts are cut to: the manifest's ``[limits]`` unless its own."""
@@ -126,10 +131,6 @@ class Worker:
 
     def read_budget(self, target: Target) -> int | None:
         """The most characters it can keep of one file, when larger than ``[limits]`` allow."""
-        return None
-
-    def reads(self, target: Target) -> tuple[str, ...] | None:
-        """The source file names its program loads (None: every source the target keeps)."""
         return None
 
     def templates(self, folder: Path) -> tuple[SourceTemplate, ...]:

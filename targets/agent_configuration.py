@@ -27,7 +27,7 @@ def reserved_tags(
     MEMORY.md absent, a ``<memory>`` typed into SOUL.md must not pass for the memory section.
     ``also``: tags of the worker's own wrapper around the document (Gemini CLI has one)."""
     channel_tags = {c.tag for c in model.manifest.channels.values()}
-    source_tags = {s.tag for s in model.manifest.source}
+    source_tags = {s.tag for s in model.sources}
     return frozenset(
         {assemble.WRAPPER_TAG, *channel_tags, *source_tags, *(s.tag for s in sections), *also}
     )
@@ -41,7 +41,7 @@ def build(
     cleaned = [
         limits.Limited(s.name, s.files, sanitize.sanitize(s.text, reserved)) for s in sections
     ]
-    kept, cuts = limits.apply(cleaned, model.manifest.limits, model.manifest_display)
+    kept, cuts = limits.apply(cleaned, model.manifest.limits)
     by_name = {k.name: k.text for k in kept}
     parts = [
         assemble.Part(s.tag, s.channel, sanitize.sanitize(s.note, reserved), by_name[s.name])

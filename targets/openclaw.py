@@ -65,12 +65,14 @@ from hotplex.worker import (
 
 from . import openclaw_context, openclaw_templates, openclaw_trim
 from .openclaw_context import BOOTSTRAP_FILES, COMPATS, SESSIONS, InjectedFile, ProjectContext
+from .openclaw_templates import TEMPLATES
 
 CONTEXT_FILE = "context.md"
 WORKSPACE_DIR = "workspace"
 DEFAULT_COMPAT = "2026.9"
 DEFAULT_WORKSPACE = "~/.openclaw/workspace"
 UNIT = "utf16"
+MEMORY_SOURCE = Source("memory", "MEMORY.md", "C", "memory", "Recall relevant past context.")
 
 
 @attrs.frozen
@@ -135,9 +137,24 @@ class OpenClaw(Worker):
         openclaw_templates.__name__,
     )
 
-    def validate(self, target: Target, manifest: Manifest) -> Iterable[OptionProblem]:
+    def validate(
+        self, target: Target, manifest: Manifest, sources: tuple[Source, ...]
+    ) -> Iterable[OptionProblem]:
         yield from _check_options(target.options)
-        yield from _check_names(target, manifest)
+        yield from _check_names(manifest, sources)
+
+    def default_sources(self, target: Target) -> tuple[Source, ...]:
+        """Every bootstrap file the target's ``compat`` loads, as a source: without a
+        ``[[source]]`` the build deploys exactly what OpenClaw would read from the sources
+        folder. Each keeps the name, channel, tag and note of its workspace template (a
+        ``[[source]] name = "identity"`` alone makes IDENTITY.md an ``<identity>`` section of
+        the project's other targets too); MEMORY.md, which has no template, is context. Seed's
+        lower-case ``memory.md`` is no default: declare it to deploy it. An unknown ``compat``
+        has none (``validate`` says why)."""
+        rows = {t.file: Source(t.source, t.file, t.channel, t.tag, t.note) for t in TEMPLATES}
+        rows["MEMORY.md"] = MEMORY_SOURCE
+        loaded = BOOTSTRAP_FILES.get(settings(target).compat, ())
+        return tuple(rows[f] for f in loaded if f in rows)
 
     def budgets(self, target: Target, manifest: Manifest) -> Budgets:
         """OpenClaw's budgets, not hotplex's ``[limits]``, in the UTF-16 units it counts."""
@@ -150,9 +167,6 @@ class OpenClaw(Worker):
     def read_budget(self, target: Target) -> int | None:
         options = target.options
         return max(options.max_chars or 0, options.total_max_chars or 0) or None
-
-    def reads(self, target: Target) -> tuple[str, ...]:
-        return BOOTSTRAP_FILES[settings(target).compat]
 
     def templates(self, folder: Path) -> tuple[SourceTemplate, ...]:
         return openclaw_templates.scaffold(folder)
@@ -243,15 +257,17 @@ def _check_workspace(workspace: str) -> Iterable[OptionProblem]:
         )
 
 
-def _check_names(target: Target, manifest: Manifest) -> Iterable[OptionProblem]:
+def _check_names(manifest: Manifest, sources: tuple[Source, ...]) -> Iterable[OptionProblem]:
     """Two sources must not become one workspace file, not even by letter case alone."""
     seen: dict[str, str] = {}
-    for source in target.kept_sources(manifest.source):
+    declared = [d.name for d in manifest.source]
+    for source in sources:
         name = file_name(source)
         other = seen.setdefault(name.casefold(), source.name)
         if other != source.name:
+            index = declared.index(source.name) if source.name in declared else None
             yield OptionProblem(
-                f"source[{manifest.source.index(source)}].file",
+                f"source[{index}].file" if index is not None else "project.sources",
                 f"sources '{other}' and '{source.name}' would both be the OpenClaw workspace"
                 f" file '{name}'",
                 "OpenClaw reads each file by name from one folder, and a case-insensitive"
@@ -265,7 +281,7 @@ def _check_names(target: Target, manifest: Manifest) -> Iterable[OptionProblem]:
 
 def _workspace_files(sections: list[Section], model: Model, target: Target) -> list[_WorkspaceFile]:
     """One file per section that comes from a manifest source, named like the source's file."""
-    kept = target.kept_sources(model.manifest.source)
+    kept = model.sources_of(target)
     by_key = {(s.name, s.tag): s for s in kept}
     files = []
     for section in sections:

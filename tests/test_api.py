@@ -37,16 +37,16 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
 @pytest.fixture
 def model_loads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    from hotplex import model
+    from hotplex import loading
 
     loaded: list[Path] = []
-    real = model.load
+    real = loading.load
 
     def counting(root: Path, manifest_path: Path):
         loaded.append(manifest_path)
         return real(root, manifest_path)
 
-    monkeypatch.setattr(model, "load", counting)
+    monkeypatch.setattr(loading, "load", counting)
     return loaded
 
 

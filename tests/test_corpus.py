@@ -77,6 +77,7 @@ def read(entry: dict) -> bytes:
 MANIFEST = """\
 [project]
 sources = "src"
+default_sources = false
 [metacognition]
 enabled = false
 [limits]

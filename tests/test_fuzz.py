@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import tomli_w
 import yaml
-from hotplex import Project, frontmatter, model
+from hotplex import Project, frontmatter, loading, model
 from hotplex.build import Request, run
 from hotplex.errors import HotplexError
 from hotplex.sanitize import count_tags
@@ -114,7 +114,7 @@ manifests = st.fixed_dictionaries(
 def test_manifest_any_table_gives_a_model_or_a_clean_error(project, raw):
     (project / "hotplex.toml").write_text(tomli_w.dumps(raw), encoding="utf-8")
     try:
-        loaded = model.load(project)
+        loaded = loading.load(project)
     except HotplexError as error:
         assert error.problems and _is_clean(error, "hotplex.toml"), error.render()
     else:
@@ -134,7 +134,7 @@ TOML_PIECES = [
 def test_manifest_any_text_gives_a_model_or_a_clean_error(project, text):
     (project / "hotplex.toml").write_bytes(text.encode("utf-8", "surrogatepass"))
     try:
-        model.load(project)
+        loading.load(project)
     except HotplexError as error:
         assert error.problems and _is_clean(error, "hotplex.toml"), error.render()
 

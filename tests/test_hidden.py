@@ -329,7 +329,7 @@ def test_legitimate_text_passes_unchanged(make_project, name):
             f"[vars]\nmotto = {_toml(text)}\n\n"
             '[[source]]\nname = "soul"\nfile = "SOUL.md"\nchannel = "B"\ntag = "persona"\n'
             f"note = {_toml(text)}\n\n"
-            '[[source]]\nname = "user"\nfile = "USER.md"\nchannel = "C"\ntag = "user"\n'
+            '[[source]]\nname = "user"\nfile = "USER.md"\nchannel = "C"\ntag = "user"\nnote = ""\n'
         ),
     )
     assert hidden.scan(text) == ()

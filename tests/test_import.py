@@ -547,6 +547,7 @@ name = "soul"
 file = "SOUL.md"
 channel = "B"
 tag = "persona"
+note = ""
 [[target]]
 name = "bot"
 worker = "claude-code"

@@ -15,13 +15,13 @@ def sections(*texts: str) -> list[Limited]:
 
 
 def test_nothing_is_cut_within_limits():
-    kept, cuts = apply(sections("a" * 100, "b" * 100), Limits(per_file=100, total=200), "m")
+    kept, cuts = apply(sections("a" * 100, "b" * 100), Limits(per_file=100, total=200))
     assert [k.text for k in kept] == ["a" * 100, "b" * 100] and cuts == []
 
 
 def test_per_file_then_total_in_source_order():
     kept, cuts = apply(
-        sections("a" * 300, "b" * 300, "c" * 300), Limits(per_file=200, total=560), "m"
+        sections("a" * 300, "b" * 300, "c" * 300), Limits(per_file=200, total=560)
     )
     sizes = [len(k.text) for k in kept]
     assert sizes == [200, 200, 160]
@@ -35,7 +35,7 @@ def test_per_file_then_total_in_source_order():
 
 
 def test_a_section_with_too_little_room_is_dropped_and_reported():
-    kept, cuts = apply(sections("a" * 100, "b" * 100), Limits(per_file=1000, total=110), "m")
+    kept, cuts = apply(sections("a" * 100, "b" * 100), Limits(per_file=1000, total=110))
     assert [k.name for k in kept] == ["s0"]
     assert cuts[-1].after == 0 and cuts[-1].limit == "total"
     assert "dropped" in cuts[-1].describe()
@@ -43,7 +43,7 @@ def test_a_section_with_too_little_room_is_dropped_and_reported():
 
 def test_bytes_unit_never_splits_a_utf8_sequence():
     text = "界" * 100  # 3 bytes each
-    kept, cuts = apply(sections(text), Limits(per_file=200, total=1000, unit="bytes"), "m")
+    kept, cuts = apply(sections(text), Limits(per_file=200, total=1000, unit="bytes"))
     body = kept[0].text.removesuffix(TRUNCATION_MARKER)
     assert set(body) == {"界"}
     assert measure(kept[0].text, "bytes") <= 200
@@ -51,21 +51,21 @@ def test_bytes_unit_never_splits_a_utf8_sequence():
 
 
 def test_chars_unit_counts_characters():
-    kept, _ = apply(sections("é" * 150), Limits(per_file=140, total=1000), "m")
+    kept, _ = apply(sections("é" * 150), Limits(per_file=140, total=1000))
     assert len(kept[0].text) <= 140
 
 
 def test_a_cut_never_leaves_half_an_escape():
     text = "x" * 60 + "&lt;persona>" * 20
     for budget in range(len(TRUNCATION_MARKER) + 64, len(TRUNCATION_MARKER) + 80):
-        kept, _ = apply(sections(text), Limits(per_file=budget, total=10_000), "m")
+        kept, _ = apply(sections(text), Limits(per_file=budget, total=10_000))
         body = kept[0].text.removesuffix(TRUNCATION_MARKER)
         assert not body.endswith(("&", "&l", "&lt")), budget
 
 
 def test_overflow_error_names_the_file_and_limit():
     with pytest.raises(HotplexError) as caught:
-        apply(sections("a" * 300), Limits(per_file=200, overflow="error"), "m")
+        apply(sections("a" * 300), Limits(per_file=200, overflow="error"))
     rendered = caught.value.render()
     assert rendered.startswith("F0.md: 300 chars exceed limits.per_file (200)")
     assert 'overflow = "truncate"' in rendered
@@ -78,7 +78,7 @@ def test_overflow_error_names_the_file_and_limit():
     st.sampled_from(["chars", "bytes"]),
 )
 def test_budgets_always_hold_and_every_cut_is_reported(texts, per_file, total, unit):
-    kept, cuts = apply(sections(*texts), Limits(per_file=per_file, total=total, unit=unit), "m")
+    kept, cuts = apply(sections(*texts), Limits(per_file=per_file, total=total, unit=unit))
     assert all(measure(k.text, unit) <= per_file for k in kept)
     assert sum(measure(k.text, unit) for k in kept) <= total
     kept_by_name = {k.name: k.text for k in kept}

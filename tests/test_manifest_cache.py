@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hotplex import manifest_cache, model, structure
+from hotplex import loading, manifest_cache, structure
 from hotplex.build import Request, run
 from hotplex_testing import EXAMPLES
 
@@ -14,7 +14,7 @@ CACHE = ".hotplex/manifest.json"
 
 @pytest.mark.parametrize("example", ["basic", "templates", "openclaw"])
 def test_the_cached_model_is_the_structured_model(example):
-    loaded = model.load(EXAMPLES / example)
+    loaded = loading.load(EXAMPLES / example)
     encoded = json.loads(json.dumps(manifest_cache._encode(loaded.manifest)))
     assert manifest_cache._decode(encoded, manifest_cache._classes()) == loaded.manifest
 

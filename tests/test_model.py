@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hotplex import model
+from hotplex import loading, model
 from hotplex.errors import HotplexError
 
 
 def load(tmp_path: Path, text: str) -> model.Model:
     (tmp_path / "hotplex.toml").write_text(text, encoding="utf-8")
-    return model.load(tmp_path)
+    (tmp_path / "agent-configs").mkdir(exist_ok=True)
+    return loading.load(tmp_path)
 
 
 def problems(tmp_path: Path, text: str) -> list[str]:
@@ -24,8 +25,10 @@ TARGET = '[[target]]\nname = "cc"\nworker = "claude-code"\n'
 
 
 def test_defaults_are_the_seed_layout(tmp_path):
-    manifest = load(tmp_path, TARGET).manifest
-    assert [(s.file, s.channel, s.tag) for s in manifest.source] == [
+    loaded = load(tmp_path, TARGET)
+    manifest = loaded.manifest
+    assert manifest.source == ()  # nothing declared: the worker's defaults apply
+    assert [(s.file, s.channel, s.tag) for s in loaded.sources] == [
         ("SOUL.md", "B", "persona"),
         ("AGENTS.md", "B", "rules"),
         ("SKILLS.md", "B", "skills"),
@@ -130,11 +133,71 @@ def test_source_semantics(tmp_path):
 
 def test_missing_required_keys_are_named(tmp_path):
     found = problems(tmp_path, '[[source]]\nname = "a"\n' + TARGET)
-    assert "hotplex.toml: source[0].file: required key is missing" in found
-    assert "hotplex.toml: source[0].tag: required key is missing" in found
+    assert any(p.startswith("hotplex.toml: source[0].file: required key is missing") for p in found)
+    assert any(p.startswith("hotplex.toml: source[0].tag: required key is missing") for p in found)
 
 
 def test_missing_manifest(tmp_path):
     with pytest.raises(HotplexError) as caught:
-        model.load(tmp_path)
+        loading.load(tmp_path)
     assert "no manifest" in caught.value.render()
+
+
+# --- the source rule: defaults per worker, extended by [[source]] ----------------------------------
+
+
+def _names(tmp_path, text):
+    loaded = load(tmp_path, text)
+    return [(s.name, s.file, s.tag) for s in loaded.sources], loaded
+
+
+def test_a_source_with_a_defaults_name_changes_only_the_keys_it_sets(tmp_path):
+    found, loaded = _names(tmp_path, TARGET + '[[source]]\nname = "user"\nnote = "Who."\n')
+    assert [n for n, _, _ in found] == ["soul", "rules", "skills", "user", "memory"]
+    user = loaded.sources[3]
+    assert (user.file, user.channel, user.tag, user.note) == ("USER.md", "C", "user", "Who.")
+
+
+def test_a_source_with_a_defaults_file_replaces_it_in_place_under_its_own_name(tmp_path):
+    text = TARGET + '[[source]]\nname = "agents"\nfile = "AGENTS.md"\ntag = "policy"\n'
+    found, _ = _names(tmp_path, text)
+    assert found[:3] == [
+        ("soul", "SOUL.md", "persona"),
+        ("agents", "AGENTS.md", "policy"),
+        ("skills", "SKILLS.md", "skills"),
+    ]
+
+
+def test_new_sources_follow_the_defaults_and_the_switch_drops_them(tmp_path):
+    new = '[[source]]\nname = "tools"\nfile = "TOOLS.md"\nchannel = "B"\ntag = "tools"\n'
+    found, _ = _names(tmp_path, TARGET + new)
+    assert [n for n, _, _ in found] == ["soul", "rules", "skills", "user", "memory", "tools"]
+    switch = "[project]\ndefault_sources = false\n"
+    found, _ = _names(
+        tmp_path,
+        switch + TARGET + new + '[[source]]\nname = "soul"\n'
+        'file = "SOUL.md"\nchannel = "B"\ntag = "persona"\n',
+    )
+    assert [n for n, _, _ in found] == ["tools", "soul"]
+
+
+def test_each_target_reads_its_own_workers_defaults_and_every_declared_source(tmp_path):
+    claw = '[[target]]\nname = "claw"\nworker = "openclaw"\n'
+    loaded = load(tmp_path, TARGET + claw + '[[source]]\nname = "identity"\n')
+    cc, oc = loaded.manifest.target
+    assert [s.name for s in loaded.sources_of(cc)] == [
+        "soul",
+        "rules",
+        "skills",
+        "user",
+        "memory",
+        "identity",
+    ]
+    assert [s.name for s in loaded.sources_of(oc)] == [
+        "soul",
+        "rules",
+        "user",
+        "memory",
+        "identity",
+        "bootstrap",
+    ]

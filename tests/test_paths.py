@@ -63,7 +63,7 @@ def test_a_symlink_leaving_the_project_is_refused(make_project, tmp_path, target
     os.symlink(target, root / "agent-configs/MEMORY.md")
     real = os.path.realpath(root / "agent-configs/MEMORY.md")
     assert build_error(root) == (
-        f"hotplex.toml: source[4].file: 'agent-configs/MEMORY.md' resolves to '{real}', "
+        f"hotplex.toml: project.sources: 'agent-configs/MEMORY.md' resolves to '{real}', "
         f"outside '{os.path.realpath(root)}' (a symlink leaving the project)"
     )
 
@@ -80,7 +80,7 @@ def test_a_fifo_is_refused_without_blocking(make_project):
     root = make_project({"agent-configs/SOUL.md": "Hi.\n"}, manifest=MANIFEST)
     os.mkfifo(root / "agent-configs/USER.md")
     assert build_error(root) == (
-        "hotplex.toml: source[3].file: 'agent-configs/USER.md' is a FIFO (named pipe), "
+        "hotplex.toml: project.sources: 'agent-configs/USER.md' is a FIFO (named pipe), "
         "not a regular file"
     )
 

@@ -126,7 +126,7 @@ def test_try_repo_check_fails_with_the_stale_list_and_the_fix(
     assert "hotplex check" in out and "Failed" in out and "- exit code: 1" in out
     for job in ("cc/default", "cc/slack", "cc/feishu"):
         assert _stale_because(out, f"dist/{job}/prompt.xml", "agent-configs/USER.md changed")
-    assert "hotplex: 6 artifact(s) out of date; run: hotplex build" in out
+    assert "hotplex: 6 artifact set(s) out of date; run: hotplex build" in out
     assert _git(root, "status", "--porcelain") == ""  # the check wrote nothing
 
 

@@ -86,11 +86,13 @@ def test_ordinary_markdown_and_html_pass_unchanged(text):
 def _model() -> model.Model:
     raw = {"target": [{"name": "cc", "worker": "claude-code"}]}
     manifest = structure(raw, "hotplex.toml")
-    return model.Model(manifest, Path("."), Path("hotplex.toml"), "hotplex.toml")
+    return model.Model(
+        manifest, Path("."), Path("hotplex.toml"), "hotplex.toml", model.HOTPLEX_SOURCES
+    )
 
 
 def _sections(texts: list[str]) -> list[Section]:
-    sources = _model().manifest.source
+    sources = _model().sources
     return [Section(s.name, s.tag, s.channel, s.note, t, (s.file,)) for s, t in zip(sources, texts, strict=True)]
 
 

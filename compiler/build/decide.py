@@ -36,7 +36,7 @@ class Keys:
         layout = [
             plain(manifest.project),
             plain(manifest.channels),
-            plain(manifest.source),
+            plain(self.model.sources),
             plain(manifest.variants, drop=("platforms",)),
             plain(manifest.metacognition),
             plain(manifest.secrets),

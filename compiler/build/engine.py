@@ -31,14 +31,14 @@ BATCH = 256
 
 class Builder:
     def __init__(self, request: Request, manifest_path: Path, state: state_log.State) -> None:
-        from .. import model as model_module
+        from .. import loading
         from ..sources import Inputs, read_cap
 
         self.request = request
         self.state = state
         self.started = time.time_ns()  # every stamp this build records was taken after this
         self.manifest_stamp = stamp(manifest_path)
-        self.model = model_module.load(request.root, manifest_path, cached=True)
+        self.model = loading.load(request.root, manifest_path, cached=True)
         known = {
             path: (Stamp(*rec[:3]), rec.digest) for path, rec in state.files.items() if rec.digest
         }
@@ -47,9 +47,10 @@ class Builder:
         self.keys = decide.Keys(self.model)
         self.strategy: Strategy = (Check if request.check else Write)(self.outputs, request.diff)
         self.warnings = [state.warning] if state.warning else []
-        self.scope = orphans.Scope(
-            request.root, self.model.out_dir, frozenset(request.targets) or None
-        )
+        self.read: dict[str, dict[str, str | None]] = {}  # job id -> the inputs it consulted
+        out = self.model.out_dir
+        earlier = orphans.earlier_outs(state.jobs, out, self.model.sources_dir)
+        self.scope = orphans.Scope(request.root, out, frozenset(request.targets) or None, earlier)
 
     def run(self, log: state_log.Log | None) -> Outcome:
         planned = plan(self.model)
@@ -63,12 +64,19 @@ class Builder:
                 self._run_batch(batch, workers, log, reports, len(jobs))
         finally:
             workers.close()
+        from .. import unused
+
+        read = {**{job: r.inputs for job, r in before.items()}, **self.read}
+        unread, folders = unused.after_build(self.model, planned, read)
+        self.warnings += unread
         produced = {posixpath.normpath(f.path) for r in reports for f in r.files}
         names = orphans.artifact_names(produced, before)
         found = orphans.find(self.scope, produced, before, names)
         if log is not None:
             orphans.delete(self.scope, found, {j.id for j in planned}, log)
             closing = self._closing(planned, produced, names, {j.id for j in jobs})
+            if closing is not None:
+                closing[0].update(snapshot.unread(self.model.root, folders, unread, self.started))
             log.close(closing)
             if self.model.uncached is not None:
                 from .. import manifest_cache
@@ -103,6 +111,7 @@ class Builder:
             if not reasons:
                 if log is not None:
                     self._restat(record, log)
+                self.read[record.job] = record.inputs
                 reports.append(JobReport.of(record, "current"))
             else:
                 reports.append(self._record(next(done), log))
@@ -123,6 +132,7 @@ class Builder:
         if isinstance(done, HotplexError):
             raise done
         record, result, stamps = done
+        self.read[record.job] = record.inputs
         for path, digest in record.inputs.items():  # what a worker process read, for the snapshot
             self.inputs.digests.setdefault(path, digest)
             self.inputs.stamps.setdefault(path, stamps[path])
@@ -168,7 +178,7 @@ class Builder:
             records.append(record)
         if self.scope.targets is not None:
             everything = produced | {posixpath.normpath(p) for r in records for p in r.outputs}
-            whole = orphans.Scope(self.scope.root, self.scope.out, None)
+            whole = orphans.Scope(self.scope.root, self.scope.out, None, self.scope.earlier)
             if orphans.find(whole, everything, self.state.jobs, names):
                 return None
         taken = snapshot.take(self.model, self.manifest_stamp, records, self.inputs, self.started)

@@ -28,24 +28,35 @@ JOB_DEPTH = 2
 
 @dataclass(frozen=True)
 class Scope:
-    """What one run answers for: the artifact folder, and all targets (None) or some."""
+    """What one run answers for: the artifact folder (and the ones the log recorded outputs in
+    before ``[project] out`` changed), and all targets (None) or some."""
 
     root: Path
     out: str
     targets: frozenset[str] | None
+    earlier: tuple[str, ...] = ()
 
     def covers(self, path: str) -> bool:
-        """``path`` is in a job folder of a target in scope, really inside ``out``."""
-        parts = path.split("/")
-        out_parts = self.out.split("/")
-        if parts[: len(out_parts)] != out_parts or ".." in parts or path.startswith("/"):
+        """``path`` is in a job folder of a target in scope, really inside its ``out``."""
+        out = self.out_of(path)
+        if out is None:
             return False
-        inside = parts[len(out_parts) :]
+        inside = path.split("/")[len(out.split("/")) :]
         if len(inside) <= JOB_DEPTH or (self.targets is not None and inside[0] not in self.targets):
             return False
-        real_out = os.path.realpath(self.root / self.out)
+        real_out = os.path.realpath(self.root / out)
         real_parent = os.path.realpath((self.root / path).parent)
         return real_parent.startswith(real_out + os.sep)
+
+    def out_of(self, path: str) -> str | None:
+        """The artifact folder, current or earlier, that ``path`` is in."""
+        parts = path.split("/")
+        if ".." in parts or path.startswith("/"):
+            return None
+        for out in (self.out, *self.earlier):
+            if parts[: len(out.split("/"))] == out.split("/"):
+                return out
+        return None
 
 
 def find(
@@ -84,7 +95,6 @@ def _strays(scope: Scope, names: set[str]) -> set[str]:
 def delete(scope: Scope, orphans: list[str], planned_ids: set[str], log: Log) -> None:
     """Delete orphans, then forget the records of jobs no longer planned (in that order, so a
     killed build still knows what to delete next time)."""
-    out = scope.root / scope.out
     for path in orphans:
         try:
             unlink(scope.root / path)
@@ -92,11 +102,32 @@ def delete(scope: Scope, orphans: list[str], planned_ids: set[str], log: Log) ->
             problem = Problem(f"cannot delete orphaned '{path}': {exc.strerror or exc}")
             raise BuildFailed([problem]) from None
         crash_point()
-        _prune_upward((scope.root / path).parent, out)
+        _prune_upward((scope.root / path).parent, scope.root / (scope.out_of(path) or scope.out))
+    for earlier in scope.earlier:  # a folder `out` named before: gone once it is empty
+        with contextlib.suppress(OSError):
+            os.rmdir(scope.root / earlier)
     for job_id in list(log.state.jobs):
         target = job_id.split("/")[0]
         if job_id not in planned_ids and (scope.targets is None or target in scope.targets):
             log.forget(job_id)
+
+
+def earlier_outs(records: dict[str, JobRecord], out: str, sources: str) -> tuple[str, ...]:
+    """Artifact folders the log recorded outputs in, other than ``out`` (``[project] out`` was
+    changed): their recorded files are orphans like any other. A folder that is, holds or lies
+    in the sources folder, or is the project itself, is never one."""
+    from ..validate import same_or_inside
+
+    found = set()
+    for record in records.values():
+        marker = f"/{record.job}/"
+        for path in record.outputs:
+            earlier = posixpath.normpath(path).partition(marker)[0]
+            if marker in path and earlier not in (out, ".", ""):
+                found.add(earlier)
+    return tuple(
+        sorted(e for e in found if not (same_or_inside(e, sources) or same_or_inside(sources, e)))
+    )
 
 
 def entries(folder: str, folders: bool) -> list[os.DirEntry[str]]:

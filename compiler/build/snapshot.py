@@ -49,6 +49,7 @@ def _outcome(root: str, targets: tuple[str, ...], closing: Closing) -> Outcome |
     checks = [
         *((f"{root}/{p}", rec) for p, rec in snap["files"].items()),
         *((f"{root}/{p}", rec) for p, rec in snap["dirs"].items()),
+        *((f"{root}/{p}", rec) for p, rec in snap.get("sources", {}).items()),
         *(snap["package"].items()),
     ]
     if not all(_matches(path, rec) for path, rec in checks):
@@ -61,7 +62,8 @@ def _outcome(root: str, targets: tuple[str, ...], closing: Closing) -> Outcome |
     outputs = ((f"{root}/{p}", rec) for r in chosen for p, rec in r.outputs.items())
     if not all(_matches(path, rec) for path, rec in outputs):
         return None
-    return Outcome([JobReport.of(r, "current") for r in chosen], [], [], fast=True)
+    warnings = list(snap.get("warnings", ()))  # the unused-file report of the last slow build
+    return Outcome([JobReport.of(r, "current") for r in chosen], [], warnings, fast=True)
 
 
 def _matches(path: str, recorded: list[Any] | Stamped | None) -> bool:
@@ -98,6 +100,16 @@ def take(
         "dirs": _dir_stamps(root, model.out_dir),
         "package": {p: _trusted(s, None, started_ns) for p, s in package.items()},
     }
+
+
+def unread(
+    root: Path, folders: tuple[str, ...], warnings: list[str], started_ns: int
+) -> dict[str, Any]:
+    """What the snapshot adds for the unused-file report: the stamp of every folder of the
+    sources folder (a file added to one moves it, so a no-op build still reports a new file
+    no artifact reads), and the report itself, which a no-op build repeats."""
+    stamps = {f: _trusted(stamp(root / f), None, started_ns) for f in folders}
+    return {"sources": stamps, "warnings": warnings}
 
 
 def _dir_stamps(root: Path, out: str) -> dict[str, list[Any] | None]:

@@ -13,9 +13,9 @@ from typing import Any, Literal
 from .. import frontmatter, template
 from ..assemble import BUILT_IN_TAGS
 from ..errors import HotplexError
-from ..model import Manifest, default_channels
+from ..model import HOTPLEX_SOURCES, Manifest, default_channels
 
-RULES_NOTE = Manifest().source[1].note  # "Treat as mandatory workspace constraints."
+RULES_NOTE = HOTPLEX_SOURCES[1].note  # "Treat as mandatory workspace constraints."
 # Who reads a source: the tool whose own file it is, "for" (Cursor, Copilot and ruler rules: the
 # targets named by --for), or "all" (a workspace: every target of the project).
 Audience = Literal["claude-code", "gemini", "agents", "for", "all"]

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from ..errors import HotplexError
-from ..model import Manifest
+from ..model import HOTPLEX_SOURCES
 from ..scaffold import SOURCE_FILES
 from .found import Companion, Entry, Found, Skip, read
 
@@ -43,7 +43,7 @@ def find(folder: Path) -> Found:
     found.companions = [Companion(folder / rel, role) for rel, role in companions.items()]
     # All five, as HotPlex reads them: one created later is picked up by the next build.
     found.entries = [
-        Entry(s.name, folder / s.file, s.channel, s.tag, s.note) for s in Manifest().source
+        Entry(s.name, folder / s.file, s.channel, s.tag, s.note) for s in HOTPLEX_SOURCES
     ]
     if (folder / META).is_file():
         found.metacognition = folder / META

@@ -15,12 +15,12 @@ from typing import Any
 from hotplex.targets.openclaw_context import BOOTSTRAP_FILES
 from hotplex.targets.openclaw_templates import TEMPLATES
 
-from ..model import Manifest
+from ..model import HOTPLEX_SOURCES
 from .found import Entry, Found, Skip
 
 KIND = "OpenClaw workspace"
 ONLY_OPENCLAW = frozenset({"TOOLS.md", "IDENTITY.md", "HEARTBEAT.md", "BOOTSTRAP.md"})
-_MEMORY = next(s for s in Manifest().source if s.file == "MEMORY.md")
+_MEMORY = next(s for s in HOTPLEX_SOURCES if s.file == "MEMORY.md")
 _SOURCES = {t.file: (t.source, t.channel, t.tag, t.note) for t in TEMPLATES}
 _SOURCES["MEMORY.md"] = (_MEMORY.name, _MEMORY.channel, _MEMORY.tag, _MEMORY.note)
 

@@ -20,11 +20,12 @@ from .. import frontmatter, hidden, secrets
 from ..errors import HotplexError, Problem, Span
 from ..manifest import DEFAULT_OUT, MANIFEST_NAME
 from ..model import (
+    HOTPLEX_SOURCES,
+    DeclaredSource,
     Limits,
     Manifest,
     Metacognition,
     ProjectSettings,
-    Source,
     Target,
     Variants,
 )
@@ -283,22 +284,28 @@ def _model(
     targets, keep = chosen
     where = {p.origin: p.file for p in placed}
     names = [e.name for e in _entries(found)]
+    sources = tuple(
+        DeclaredSource(
+            e.name,
+            file=_in_sources(where[e.origin], sources_dir),
+            channel=e.channel,
+            tag=e.section_tag,
+            note=e.note,
+            imports=e.imports,
+        )
+        for e in _entries(found)
+    )
+    # HotPlex's own five files are the workers' defaults as they are: nothing to declare.
+    builtin = sources == tuple(
+        DeclaredSource(s.name, file=s.file, channel=s.channel, tag=s.tag, note=s.note)
+        for s in HOTPLEX_SOURCES
+    )
     project = ProjectSettings(
         name=into.name or "agents",
         sources=sources_dir,
         out=_free_folder(into, DEFAULT_OUT),
         templates=templates,
-    )
-    sources = tuple(
-        Source(
-            e.name,
-            _in_sources(where[e.origin], sources_dir),
-            e.channel,
-            e.section_tag,
-            e.note,
-            imports=e.imports,
-        )
-        for e in _entries(found)
+        default_sources=builtin,  # otherwise every source it imports is declared
     )
     kept = {t["name"]: [s.name for s in sources if s.name in keep[t["name"]]] for t in targets}
     built = tuple(
@@ -315,7 +322,7 @@ def _model(
     limits = Limits(per_file=per_file, total=total)
     return Manifest(
         project=project,
-        source=sources,
+        source=() if builtin else sources,
         variants=variants,
         limits=limits,
         metacognition=meta,

@@ -10,7 +10,7 @@ import attrs
 
 from ..errors import HotplexError, Span
 from ..manifest import MANIFEST_NAME
-from ..model import Manifest
+from ..model import HOTPLEX_SOURCES
 from ..scaffold import SOURCES_DIR
 from . import toml
 from .found import RESERVED_TAGS, Plan, free_name, in_folder
@@ -36,7 +36,7 @@ def reconcile(result: Plan, comments: dict[str, str]) -> None:
         )
     declared = [s for s in existing.get("source", []) if isinstance(s, dict)]
     if "source" not in existing:  # the built-in five
-        declared = [toml.plain(s) | {"name": s.name, "file": s.file} for s in Manifest().source]
+        declared = [toml.plain(s) | {"name": s.name, "file": s.file} for s in HOTPLEX_SOURCES]
     files = {os.path.normpath(os.path.join(sources_dir, str(s.get("file", "")))) for s in declared}
     names = {str(s.get("name", "")).lower() for s in declared}
     tags = {str(s.get("tag", "")).lower() for s in declared} | set(RESERVED_TAGS)

@@ -61,7 +61,9 @@ tag = "tools"
 def _project(make_project, files: dict[str, str], target: str = "", sources: str = SOURCES) -> Path:
     """A project whose one target ("claw") is an OpenClaw worker with the given extra options."""
     manifest = f'{sources}\n[[target]]\nname = "claw"\nworker = "openclaw"\n{target}'
-    return make_project({f"src/{name}": text for name, text in files.items()}, manifest=manifest)
+    root = make_project({f"src/{name}": text for name, text in files.items()}, manifest=manifest)
+    (root / "src").mkdir(exist_ok=True)  # a missing sources folder is an error of its own
+    return root
 
 
 def _compile(root: Path, platform: str | None = None):

@@ -1,7 +1,9 @@
 """OpenClaw 2026.9.6's own vectors, end to end through a real build.
 
-Each vector becomes a project: its files are the sources, its session and budgets the options of
-an ``openclaw`` target with workspace "/ws". ``hotplex.build.run`` (what ``hotplex build`` runs)
+Each vector becomes a project twice: once with every 2026.9 bootstrap file declared as a
+``[[source]]``, once with no ``[[source]]`` at all (the files are only present in the sources
+folder, and the worker's defaults must deploy exactly what OpenClaw reads); its session and
+budgets are the options of an ``openclaw`` target with workspace "/ws". ``hotplex.build.run`` (what ``hotplex build`` runs)
 must write a ``context.md`` equal byte for byte to the section OpenClaw computed, and report
 OpenClaw's warnings word for word.
 """
@@ -32,10 +34,11 @@ def _load_cases() -> dict[str, dict[str, Any]]:
 CASES = _load_cases()
 
 
-def _manifest(case: dict[str, Any]) -> str:
-    """Every 2026.9 bootstrap file is a source; those the vector lacks stay absent on disk."""
+def _manifest(case: dict[str, Any], declared: bool) -> str:
+    """Every 2026.9 bootstrap file is a source, declared or by default; those the vector lacks
+    stay absent on disk."""
     lines = ['[project]\nsources = "src"\n']
-    for name in BOOTSTRAP_FILES["2026.9"]:
+    for name in BOOTSTRAP_FILES["2026.9"] if declared else ():
         stem = name.removesuffix(".md").lower()
         channel = CONTEXT_CHANNEL.get(name, "B")
         lines.append(
@@ -49,16 +52,20 @@ def _manifest(case: dict[str, Any]) -> str:
     return "\n".join([*lines, target])
 
 
+@pytest.mark.parametrize("declared", [True, False], ids=["declared", "present"])
 @pytest.mark.parametrize("case_id", sorted(CASES) or ["vectors-absent"])
-def test_build_reproduces_openclaw_vector(case_id: str, make_project) -> None:
+def test_build_reproduces_openclaw_vector(case_id: str, declared: bool, make_project) -> None:
     if not CASES:
         pytest.skip(f"OpenClaw vectors not found at {VECTORS}")
     case = CASES[case_id]
     assert case["workspace"] == "/ws"
     sources = {f"src/{name}": text for name, text in case["files"].items()}
-    root = make_project(sources, manifest=_manifest(case))
+    root = make_project(sources, manifest=_manifest(case, declared))
+    assert ("[[source]]" in (root / "hotplex.toml").read_text("utf-8")) is declared
 
-    (job,) = run(Request(root)).jobs
+    outcome = run(Request(root))
+    (job,) = outcome.jobs
+    assert outcome.warnings == []  # every file of the vector is read: none is reported unused
 
     assert job.primary == "dist/claw/default/context.md"
     assert (root / job.primary).read_bytes() == case["projectContext"].encode("utf-8")

@@ -1,0 +1,235 @@
+"""Files in the sources folder that no artifact reads: reported on every build and check.
+
+A file the user wrote and no artifact reads is either a mistake (``SOUL.slak.md``, a folder for
+an undeclared platform, a suffix variant left behind after switching ``layout``) or kept on
+purpose; hotplex cannot tell, so it says which files and, where the name is close to a platform,
+bot or source, what was probably meant. ``[project] ignore`` (globs relative to the sources
+folder) silences files kept on purpose; nothing else is exempt.
+
+The build feeds this module the paths every planned job consulted (the build log's ``inputs``)
+and a listing of the sources folder. The listing also returns the folders it walked: their
+stamps go into the build's snapshot, so a no-op build notices a new file by a stat per folder.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from hotplex.targets import WORKERS
+
+from .errors import suggest
+from .jobs import Job
+from .model import Model, Source, Target
+from .source_rule import worker_defaults
+
+
+@dataclass(frozen=True)
+class Listing:
+    files: tuple[str, ...]  # project-relative paths, sorted
+    folders: tuple[str, ...]  # every folder walked, the sources folder first
+
+
+def listing(model: Model) -> Listing:
+    """Every file under the sources folder but hidden ones (``.git``), the artifact folder, the
+    manifest and hotplex's state, which can sit there when the sources folder is the project."""
+    skip = {model.out_dir, os.path.relpath(model.manifest_path, model.root)}
+    files: list[str] = []
+    folders: list[str] = []
+    pending = [model.sources_dir]
+    while pending:
+        folder = pending.pop()
+        folders.append(folder)
+        try:
+            with os.scandir(model.root / folder) as entries:
+                found = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+        except OSError:
+            continue
+        for name, is_dir in found:
+            path = posixpath.normpath(posixpath.join(folder, name))
+            if name.startswith(".") or path in skip:
+                continue
+            (pending if is_dir else files).append(path)
+    return Listing(tuple(sorted(files)), tuple(folders))
+
+
+def after_build(
+    model: Model, planned: list[Job], read: dict[str, dict[str, str | None]]
+) -> tuple[list[str], tuple[str, ...]]:
+    """The warnings for the files no planned job read, and the folders walked (their stamps let
+    the next no-op build notice a new file). Nothing is said when some planned job was never
+    built (``build TARGET``): what it would read is unknown."""
+    if any(job.id not in read for job in planned):
+        return [], ()
+    found = listing(model)
+    consulted = {path for inputs in read.values() for path in inputs}
+    return report(model, found, consulted), found.folders
+
+
+def report(model: Model, found: Listing, read: set[str]) -> list[str]:
+    """One warning per file that no artifact read and no ``ignore`` pattern names."""
+    sources_dir = model.sources_dir
+    if not read.intersection(found.files):
+        return [
+            f"no artifact reads any file of the sources folder '{sources_dir}': the artifacts hold"
+            " none of your text" + ("" if found.files else " (the folder is empty)")
+        ]
+    patterns = {p: _glob(p) for p in model.manifest.project.ignore}
+    used: set[str] = set()
+    unread = []
+    for path in found.files:
+        rel = _relative(path, sources_dir)
+        matching = [p for p, rx in patterns.items() if any(rx.fullmatch(r) for r in _prefixes(rel))]
+        used.update(matching)
+        if path not in read and not matching:
+            unread.append(f"{path} is read by no artifact" + _why(model, rel))
+    if unread:
+        unread.append(
+            f"{len(unread)} file(s) under '{sources_dir}/' are read by no artifact; list files"
+            ' kept on purpose in [project] ignore = ["drafts/**", ...] (globs in that folder)'
+        )
+    return _declared_but_absent(model, found) + _unmatched(model, found, used) + unread
+
+
+def _relative(path: str, sources_dir: str) -> str:
+    return path if sources_dir == "." else path[len(sources_dir) + 1 :]
+
+
+def _unmatched(model: Model, found: Listing, used: set[str]) -> list[str]:
+    """An ``ignore`` pattern that matches nothing is probably misspelt: it silences nothing."""
+    sources_dir = model.sources_dir
+    names = {r for f in found.files for r in _prefixes(_relative(f, sources_dir))}
+    choices = sorted(names | {f"{n}/**" for n in names})
+    return [
+        f"[project] ignore[{index}] '{pattern}' matches no file in '{sources_dir}/'"
+        + (f" — {hint}" if (hint := suggest(pattern, choices)) else "")
+        for index, pattern in enumerate(model.manifest.project.ignore)
+        if pattern not in used
+    ]
+
+
+def _declared_but_absent(model: Model, found: Listing) -> list[str]:
+    """A ``[[source]]`` the user added whose file is not there (a misspelt ``file``): without
+    ``required = true`` its section would just be absent. A default's absent file is normal,
+    and so is one of a declaration that only changes a default."""
+    defaults = _defaults(model)
+    default_files = {posixpath.basename(s.file) for s in defaults}
+    added = {
+        d.name
+        for d in model.manifest.source
+        if d.file is not None
+        and not d.required
+        and d.name not in {s.name for s in defaults}
+        and posixpath.basename(d.file) not in default_files
+    }
+    present = set(found.files)
+    warnings = []
+    for source in model.sources:
+        path = model.source_path(source.file)
+        if source.name in added and path not in present:
+            folder, name = posixpath.split(path)
+            hint = suggest(name, [posixpath.basename(f) for f in present if f.startswith(folder)])
+            warnings.append(
+                f"source '{source.name}': {path} does not exist, so no artifact has it"
+                + (f" — {hint}" if hint else " (required = true makes this an error)")
+            )
+    return warnings
+
+
+def _prefixes(rel: str) -> list[str]:
+    """``a/b/c.md`` and its folders ``a/b``, ``a``: a pattern naming a folder covers its files."""
+    parts = rel.split("/")
+    return ["/".join(parts[:n]) for n in range(len(parts), 0, -1)]
+
+
+@lru_cache(maxsize=64)
+def _glob(pattern: str) -> re.Pattern[str]:
+    """A glob over '/'-separated paths: ``**`` crosses folders, ``*`` and ``?`` do not."""
+    out = []
+    for token in re.split(r"(\*\*/?|\*|\?)", pattern.strip().strip("/")):
+        if token.startswith("**"):
+            out.append("(?:.*/)?" if token.endswith("/") else ".*")
+        elif token == "*":
+            out.append("[^/]*")
+        elif token == "?":
+            out.append("[^/]")
+        else:
+            out.append(re.escape(token))
+    return re.compile("".join(out))
+
+
+def _why(model: Model, rel: str) -> str:
+    """What the file looks like it was meant to be, and why it is not: ': no platform ...'."""
+    manifest = model.manifest
+    layout = manifest.variants.layout
+    head, name = posixpath.split(rel)
+    by_file = {posixpath.split(s.file.replace("\\", "/")): s for s in model.sources}
+    stem, dot, ext = name.rpartition(".")
+    base_stem, sep, word = stem.rpartition(".")
+    if dot and sep and (head, f"{base_stem}.{ext}") in by_file:
+        if layout == "directory" and word in manifest.variants.platforms:
+            return (
+                f': a suffix variant, but [variants] layout = "directory" reads'
+                f" {word}/{base_stem}.{ext}"
+            )
+        return _platform_why(model, word)
+    parts = rel.split("/")
+    for depth in (1, 2):  # <platform>/<file>, <platform>/<bot>/<file>
+        if len(parts) > depth and ("/".join(parts[: -depth - 1]), name) in by_file:
+            platform, bot = parts[-depth - 1], parts[-2] if depth == 2 else None
+            if layout == "suffix" and platform in manifest.variants.platforms and bot is None:
+                return f': a directory variant, but [variants] layout = "suffix" reads {name}'
+            if platform not in manifest.variants.platforms or bot is None:
+                return _platform_why(model, platform)
+            bots = sorted({t.bot for t in manifest.target if t.bot})
+            hint = suggest(bot, bots) or "bots: " + (", ".join(bots) or "none")
+            return f": no target has bot '{bot}' — {hint}"
+    if (head, name) in by_file:
+        return f": no target keeps source '{by_file[head, name].name}' (keep / profile)"
+    hint = suggest(name, [n for h, n in by_file if h == head])
+    if hint:
+        return f" — {hint}"
+    if head:
+        return ""
+    defaults = {posixpath.basename(s.file) for s in _defaults(model)}
+    if not manifest.project.default_sources and name in defaults:
+        return ": a default source, dropped by [project] default_sources = false"
+    for worker in _workers_defaulting_to(name):
+        return (
+            f": a default source of the {worker} worker, which no target here uses;"
+            " declare it with [[source]] (name, file, channel, tag) to read it"
+        )
+    return ""
+
+
+def _platform_why(model: Model, word: str) -> str:
+    platforms = model.manifest.variants.platforms
+    if word in platforms:
+        return f": no target builds platform '{word}'"
+    hint = suggest(word, platforms)
+    known = ", ".join(platforms) if platforms else "none"
+    return f": no platform '{word}'" + (f" — {hint}" if hint else f" (platforms: {known})")
+
+
+def _defaults(model: Model) -> tuple[Source, ...]:
+    """The default sources of the project's workers, ``default_sources`` or not."""
+    import attrs
+
+    manifest = model.manifest
+    project = attrs.evolve(manifest.project, default_sources=True)
+    return tuple(worker_defaults(attrs.evolve(manifest, project=project)).values())
+
+
+def _workers_defaulting_to(name: str) -> list[str]:
+    """The registered workers, used here or not, that read a file ``name`` by default."""
+    return [
+        name_
+        for name_, worker in sorted(WORKERS.items())
+        if any(
+            s.file == name
+            for s in worker.default_sources(Target("any", name_, options=worker.Options()))
+        )
+    ]

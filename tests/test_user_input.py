@@ -1,0 +1,421 @@
+"""Nothing the user wrote is ignored without a word (issue 12).
+
+Each test runs the installed ``hotplex`` command in a temporary project, as a user would, and
+asserts the message, the exit status and what is (and is not) on disk afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+MANIFEST = """\
+[project]
+{project}
+[variants]
+platforms = ["slack"]
+{variants}
+[[target]]
+name = "cc"
+worker = "claude-code"
+{rest}"""
+
+FIVE = {
+    "SOUL.md": "I am the persona.\n",
+    "AGENTS.md": "Follow the rules.\n",
+    "SKILLS.md": "I can search.\n",
+    "USER.md": "The user is Lin.\n",
+    "MEMORY.md": "We chose Postgres.\n",
+}
+
+
+def _project(make_project, files=None, project="", variants="", rest="") -> Path:
+    files = {f"agent-configs/{k}": v for k, v in (FIVE if files is None else files).items()}
+    project = project if "sources =" in project else f'sources = "agent-configs"\n{project}'
+    text = MANIFEST.format(project=project, variants=variants, rest=rest)
+    root = make_project(files, manifest=text)
+    (root / "agent-configs").mkdir(exist_ok=True)
+    return root
+
+
+def _tree(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*")}
+
+
+def _prompt(root: Path, platform: str = "default") -> str:
+    return (root / f"dist/cc/{platform}/prompt.xml").read_text("utf-8")
+
+
+# --- 1. the sources folder ----------------------------------------------------------------------
+
+
+def test_a_misspelt_sources_folder_is_an_error_with_a_suggestion(make_project, hotplex):
+    root = _project(make_project, project='sources = "agent-confgs"')
+    before = _tree(root)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2
+    assert result.stderr.startswith(
+        "hotplex.toml: project.sources: the sources folder 'agent-confgs' does not exist"
+    )
+    assert "hint: did you mean 'agent-configs'?" in result.stderr
+    assert _tree(root) - before <= {".hotplex", ".hotplex/lock"}  # no artifact, no build log
+
+
+def test_an_empty_sources_folder_is_a_warning(make_project, hotplex):
+    root = _project(make_project, files={})
+    result = hotplex("-C", str(root), "build", "--json")
+    assert result.status == 0
+    warnings = json.loads(result.stdout)["warnings"]
+    assert warnings == [
+        "no artifact reads any file of the sources folder 'agent-configs': the artifacts hold"
+        " none of your text (the folder is empty)"
+    ]
+
+
+# --- 2. source declarations extend the defaults -------------------------------------------------
+
+
+def test_one_declared_source_is_added_to_the_defaults(make_project, hotplex):
+    rest = '[[source]]\nname = "tools"\nfile = "TOOLS.md"\nchannel = "B"\ntag = "tools"\n'
+    files = {**FIVE, "TOOLS.md": "Use the shell.\n"}
+    root = _project(make_project, files=files, rest=rest)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    assert result.stderr == ""
+    prompt = _prompt(root)
+    order = [prompt.index(f"<{tag}>") for tag in ("persona", "rules", "skills", "tools")]
+    assert order == sorted(order)  # the defaults keep their place; the new one follows
+    assert "<user>" in prompt and "<memory>" in prompt and "Use the shell." in prompt
+
+
+def test_a_declaration_with_a_defaults_name_changes_only_what_it_sets(make_project, hotplex):
+    root = _project(make_project, rest='[[source]]\nname = "memory"\nrequired = true\n')
+    assert hotplex("-C", str(root), "build").status == 0
+    assert "<memory>\nRecall relevant past context when applicable.\nWe chose" in _prompt(root)
+    (root / "agent-configs/MEMORY.md").unlink()
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2
+    assert "required source 'memory' is missing" in result.stderr
+
+
+def test_the_switch_drops_the_defaults_and_says_which_files_are_left(make_project, hotplex):
+    rest = '[[source]]\nname = "soul"\nfile = "SOUL.md"\nchannel = "B"\ntag = "persona"\n'
+    root = _project(make_project, project="default_sources = false", rest=rest)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0
+    assert "<rules>" not in _prompt(root) and "<persona>" in _prompt(root)
+    assert (
+        "warning: agent-configs/AGENTS.md is read by no artifact: a default source, dropped by"
+        " [project] default_sources = false" in result.stderr
+    )
+
+
+# --- 3. defaults per worker ---------------------------------------------------------------------
+
+
+def test_openclaw_deploys_every_bootstrap_file_present(make_project, hotplex):
+    files = {
+        "AGENTS.md": "Rules.\n",
+        "SOUL.md": "Soul.\n",
+        "IDENTITY.md": "I am Clawd.\n",
+        "USER.md": "Lin.\n",
+        "BOOTSTRAP.md": "First run.\n",
+        "MEMORY.md": "Facts.\n",
+    }
+    rest = '[[target]]\nname = "claw"\nworker = "openclaw"\nworkspace = "/ws"\n'
+    root = _project(make_project, files=files, rest=rest)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    assert result.stderr == ""  # every file is read by some artifact; nothing unused
+    context = (root / "dist/claw/default/context.md").read_text("utf-8")
+    assert "[MISSING]" not in context
+    assert "I am Clawd." in context and "First run." in context
+    workspace = {p.name for p in (root / "dist/claw/default/workspace").iterdir()}
+    assert workspace == set(files)
+    # IDENTITY.md is OpenClaw's: Claude Code gets it only when a [[source]] declares it.
+    assert "<identity>" not in _prompt(root)
+    assert (
+        "<skills>" not in context and not (root / "dist/claw/default/workspace/SKILLS.md").exists()
+    )
+
+
+def test_declaring_an_openclaw_default_by_name_makes_it_every_targets(make_project, hotplex):
+    files = {**FIVE, "IDENTITY.md": "I am Clawd.\n"}
+    rest = '[[target]]\nname = "claw"\nworker = "openclaw"\n\n[[source]]\nname = "identity"\n'
+    root = _project(make_project, files=files, rest=rest)
+    assert hotplex("-C", str(root), "build").status == 0
+    assert "<identity>\nYour name and presentation.\nI am Clawd.\n</identity>" in _prompt(root)
+
+
+# --- 4. the unused-file report ------------------------------------------------------------------
+
+
+def test_files_no_artifact_reads_are_listed_with_what_they_look_meant_to_be(make_project, hotplex):
+    files = {**FIVE, "SOUL.slak.md": "x\n", "NOTES.md": "x\n", "webchat/SOUL.md": "x\n"}
+    files["slack/SOUL.md"] = "a directory variant under the suffix layout\n"
+    root = _project(make_project, files=files)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0
+    lines = result.stderr.splitlines()
+    assert lines[:4] == [
+        "warning: agent-configs/NOTES.md is read by no artifact",
+        "warning: agent-configs/SOUL.slak.md is read by no artifact: no platform 'slak' — did you"
+        " mean 'slack'?",
+        "warning: agent-configs/slack/SOUL.md is read by no artifact: a directory variant, but"
+        ' [variants] layout = "suffix" reads SOUL.md',
+        "warning: agent-configs/webchat/SOUL.md is read by no artifact: no platform 'webchat'"
+        " (platforms: slack)",
+    ]
+    assert lines[4].startswith("warning: 4 file(s) under 'agent-configs/' are read by no artifact")
+    check = hotplex("-C", str(root), "check", "--json")
+    assert check.status == 0
+    assert len(json.loads(check.stdout)["warnings"]) == 5
+
+
+def test_a_suffix_variant_left_behind_after_switching_layout(make_project, hotplex):
+    files = {**FIVE, "SOUL.slack.md": "Suffix file.\n", "slack/SOUL.md": "Folder file.\n"}
+    root = _project(make_project, files=files, variants='layout = "directory"')
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0
+    assert (
+        "agent-configs/SOUL.slack.md is read by no artifact: a suffix variant, but [variants]"
+        ' layout = "directory" reads slack/SOUL.md' in result.stderr
+    )
+    assert "Folder file." in _prompt(root, "slack") and "Suffix file." not in _prompt(root, "slack")
+
+
+def test_a_no_op_build_still_sees_a_new_unused_file_and_ignore_silences_it(make_project, hotplex):
+    root = _project(make_project)
+    assert hotplex("-C", str(root), "build").stderr == ""
+    assert hotplex("-C", str(root), "build").stderr == ""
+    (root / "agent-configs/drafts").mkdir()
+    (root / "agent-configs/drafts/idea.md").write_text("later\n", encoding="utf-8")
+    for _ in range(2):  # the slow build that notices, then the fast path that remembers
+        result = hotplex("-C", str(root), "build")
+        assert "0 rebuilt" in result.stdout
+        assert "agent-configs/drafts/idea.md is read by no artifact" in result.stderr
+    manifest = root / "hotplex.toml"
+    text = manifest.read_text("utf-8").replace("[project]\n", '[project]\nignore = ["drafts/**"]\n')
+    manifest.write_text(text, encoding="utf-8")
+    assert hotplex("-C", str(root), "build").stderr == ""
+
+
+def test_a_misspelt_bot_folder_is_named(make_project, hotplex):
+    files = {**FIVE, "slack/U1/SOUL.md": "bot\n", "slack/U2x/SOUL.md": "typo\n"}
+    rest = '\n[[target]]\nname = "bot"\nworker = "claude-code"\nbot = "U2"\nbase = false\n'
+    root = _project(make_project, files=files, variants='layout = "directory"', rest=rest)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0
+    assert "agent-configs/slack/U1/SOUL.md is read by no artifact: no target has bot 'U1'" in (
+        result.stderr
+    )
+    assert "slack/U2x/SOUL.md is read by no artifact: no target has bot 'U2x' — did you mean" in (
+        result.stderr
+    )
+
+
+# --- 5. the project root ------------------------------------------------------------------------
+
+
+def test_f_makes_the_manifests_folder_the_project_root(make_project, hotplex):
+    root = _project(make_project)
+    parent = root.parent
+    result = hotplex("-f", "project/hotplex.toml", "build", cwd=parent)
+    assert result.status == 0, result.stderr
+    assert (root / "dist/cc/default/prompt.xml").is_file()
+    assert not (parent / "dist").exists() and not (parent / ".hotplex").exists()
+    assert "We chose Postgres." in _prompt(root)
+
+
+@pytest.mark.parametrize("command", ["build", "check", "clean", "show cc", "stats", "graph"])
+def test_no_manifest_is_an_error_that_writes_nothing(tmp_path, hotplex, command):
+    folder = tmp_path / "项目 one"
+    folder.mkdir()
+    result = hotplex(*command.split(), cwd=folder)
+    assert result.status == 2
+    assert f"no manifest: 'hotplex.toml' does not exist (looked in {folder})" in result.stderr
+    assert "hint: run hotplex init to create one" in result.stderr
+    assert list(folder.iterdir()) == []
+
+
+def test_from_a_projects_subfolder_the_hint_names_the_project_above(make_project, hotplex):
+    root = _project(make_project)
+    result = hotplex("clean", cwd=root / "agent-configs")
+    assert result.status == 2
+    assert (
+        f"hint: this folder is inside the project {root / 'hotplex.toml'}: run hotplex -C .. clean"
+        in result.stderr
+    )
+    assert not (root / "agent-configs/.hotplex").exists()
+    assert not (root / ".hotplex").exists()
+
+
+# --- 6. reserved names --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("variants", "rest", "key"),
+    [
+        ('platforms = ["default", "slack"]', "", "variants.platforms"),
+        ("", 'bot = "Default"\n', "target[0].bot"),
+        ('platforms = ["slack", "SOUL.md"]\nlayout = "directory"', "", "variants.platforms"),
+    ],
+)
+def test_a_name_that_takes_a_folders_place_is_refused(make_project, hotplex, variants, rest, key):
+    root = _project(make_project, rest=rest)
+    text = (root / "hotplex.toml").read_text("utf-8")
+    if variants:
+        text = text.replace('platforms = ["slack"]\n', variants + "\n")
+    (root / "hotplex.toml").write_text(text, encoding="utf-8")
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2
+    assert f"hotplex.toml: {key}: '" in result.stderr and "is reserved" in result.stderr
+    assert not (root / "dist").exists()
+
+
+# --- 7. a changed out ---------------------------------------------------------------------------
+
+
+def test_artifacts_in_the_previous_out_are_orphans(make_project, hotplex):
+    root = _project(make_project)
+    assert hotplex("-C", str(root), "build").status == 0
+    (root / "dist/notes.txt").write_text("mine\n", encoding="utf-8")  # not hotplex's
+    manifest = root / "hotplex.toml"
+    manifest.write_text(
+        manifest.read_text("utf-8").replace("[project]\n", '[project]\nout = "build"\n')
+    )
+    check = hotplex("-C", str(root), "check")
+    assert check.status == 1
+    assert "orphaned: dist/cc/default/prompt.xml (a build would delete it)" in check.stdout
+    assert "hotplex: 2 artifact set(s) out of date, 4 orphaned file(s); run: " in check.stdout
+    built = hotplex("-C", str(root), "build")
+    assert built.status == 0
+    assert "deleted dist/cc/slack/launch.json" in built.stdout
+    assert _tree(root / "dist") == {"notes.txt"}  # only the files the log recorded
+    assert (root / "build/cc/slack/prompt.xml").is_file()
+    assert hotplex("-C", str(root), "check").status == 0
+
+
+# --- 8. frontmatter that is not a mapping -------------------------------------------------------
+
+
+def test_a_memory_file_starting_with_a_rule_gets_both_ways_out(make_project, hotplex):
+    files = {**FIVE, "MEMORY.md": "---\nChose Postgres on Monday.\n---\nMore.\n"}
+    root = _project(make_project, files=files)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2
+    assert "agent-configs/MEMORY.md:2:1: frontmatter must be a mapping of keys, not str" in (
+        result.stderr
+    )
+    assert "frontmatter = false" in result.stderr and "'***'" in result.stderr
+    assert not (root / "dist").exists()
+    manifest = root / "hotplex.toml"
+    manifest.write_text(
+        manifest.read_text("utf-8") + '\n[[source]]\nname = "memory"\nfrontmatter = false\n'
+    )
+    assert hotplex("-C", str(root), "build").status == 0
+    assert "<memory>\nRecall relevant past context when applicable.\n---\nChose Postgres" in (
+        _prompt(root)
+    )
+
+
+# --- 9. smaller items ---------------------------------------------------------------------------
+
+
+def test_unclosed_if_counts_the_frontmatter_in_both_places(make_project, hotplex):
+    files = {**FIVE, "SOUL.md": "---\ntitle: x\n---\nHi.\n{% if platform %}\nslack\n"}
+    root = _project(make_project, files=files)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2
+    assert "agent-configs/SOUL.md:5:1: unclosed {% if %} opened at agent-configs/SOUL.md:5:1" in (
+        result.stderr
+    )
+
+
+def test_an_overflowing_builtin_block_is_not_blamed_on_the_manifest(make_project, hotplex):
+    root = _project(make_project, project="", rest="")
+    manifest = root / "hotplex.toml"
+    manifest.write_text(
+        manifest.read_text("utf-8") + '\n[limits]\nper_file = 50\noverflow = "error"\n'
+    )
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2
+    assert "\nthe built-in META-COGNITION block: " in "\n" + result.stderr
+    assert "hotplex.toml: the built-in" not in result.stderr
+    assert "[metacognition] file" in result.stderr
+
+
+def test_suggested_commands_are_shell_quoted(make_project, hotplex):
+    root = _project(make_project, files=FIVE)
+    quoted = root.parent / "项目 one"
+    root.rename(quoted)
+    result = hotplex("-C", "项目 one", "check", cwd=quoted.parent)
+    assert result.status == 1
+    assert result.stdout.endswith("run: hotplex -C '项目 one' build\n")
+
+
+def test_json_reports_keep_their_keys_on_an_error_and_spell_the_base_platform_null(
+    make_project, hotplex
+):
+    root = _project(make_project, project='sources = "nowhere"')
+    for command, listed in (("build", "deleted"), ("check", "orphans")):
+        report = json.loads(hotplex("-C", str(root), command, "--json").stdout)
+        assert report["artifacts"] == [] and report[listed] == [] and report["warnings"] == []
+        assert report["errors"][0]["key"] == "project.sources"
+    text = (root / "hotplex.toml").read_text("utf-8").replace('"nowhere"', '"agent-configs"')
+    (root / "hotplex.toml").write_text(text, encoding="utf-8")
+    graph = json.loads(hotplex("-C", str(root), "graph", "--format", "json").stdout)
+    platforms = {n.get("platform", "-") for n in graph["nodes"] if n["kind"] == "artifact"}
+    assert platforms == {None, "slack"}
+    stats = json.loads(hotplex("-C", str(root), "stats", "--json").stdout)
+    assert {a["platform"] for a in stats["artifacts"]} == {None, "slack"}
+    built = json.loads(hotplex("-C", str(root), "build", "--json").stdout)
+    assert {a["platform"] for a in built["artifacts"]} == {None, "slack"}
+
+
+def test_a_declared_source_whose_file_is_misspelt_is_named(make_project, hotplex):
+    rest = '[[source]]\nname = "tools"\nfile = "TOOL.md"\nchannel = "B"\ntag = "tools"\n'
+    root = _project(make_project, files={**FIVE, "TOOLS.md": "Use the shell.\n"}, rest=rest)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0
+    assert (
+        "warning: source 'tools': agent-configs/TOOL.md does not exist, so no artifact has it"
+        " — did you mean 'TOOLS.md'?" in result.stderr
+    )
+    assert "warning: agent-configs/TOOLS.md is read by no artifact" in result.stderr
+    assert "Use the shell." not in _prompt(root)
+
+
+def test_clean_after_a_changed_out_removes_the_logs_files_in_the_earlier_folder(
+    make_project, hotplex
+):
+    root = _project(make_project)
+    assert hotplex("-C", str(root), "build").status == 0
+    (root / "dist/notes.txt").write_text("mine\n", encoding="utf-8")
+    manifest = root / "hotplex.toml"
+    manifest.write_text(manifest.read_text("utf-8").replace("[project]\n", '[project]\nout = "o"\n'))
+    result = hotplex("-C", str(root), "clean")
+    assert result.status == 0
+    assert "removed dist/cc/default/prompt.xml" in result.stdout
+    assert _tree(root / "dist") == {"notes.txt"}
+
+
+def test_an_ignore_pattern_that_matches_nothing_is_named(make_project, hotplex):
+    files = {**FIVE, "drafts/idea.md": "later\n"}
+    root = _project(make_project, files=files, project='ignore = ["draft/**"]')
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0
+    assert (
+        "warning: [project] ignore[0] 'draft/**' matches no file in 'agent-configs/' — did you"
+        " mean 'drafts/**'?" in result.stderr
+    )
+    assert "agent-configs/drafts/idea.md is read by no artifact" in result.stderr
+
+
+def test_init_suggests_a_misspelt_worker(tmp_path, hotplex):
+    result = hotplex("init", "--worker", "openclw", cwd=tmp_path)
+    assert result.status == 2
+    assert "init knows no worker 'openclw'\n  hint: did you mean 'openclaw'?" in result.stderr
+    assert list(tmp_path.iterdir()) == []
