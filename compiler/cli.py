@@ -13,115 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-from . import __version__
+from . import arguments
 from .errors import EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, HotplexError
 
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a process killed by SIGPIPE (128 + 13)
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="hotplex",
-        description="Compile agent-context Markdown into per-worker artifacts.",
-    )
-    parser.add_argument("--version", action="version", version=f"hotplex {__version__}")
-    parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
-    parser.add_argument(
-        "-f", dest="manifest", metavar="MANIFEST", help="manifest file (default: hotplex.toml)"
-    )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    # -C and -f also work after the command (`hotplex build -C DIR`: pre-commit's `args:` lands
-    # there); SUPPRESS keeps an absent one from hiding the value given before the command.
-    common = argparse.ArgumentParser(add_help=False)
-    for flag, dest, metavar in (("-C", "directory", "DIR"), ("-f", "manifest", "MANIFEST")):
-        common.add_argument(
-            flag, dest=dest, metavar=metavar, default=argparse.SUPPRESS, help="as before COMMAND"
-        )
-
-    def add(name: str, **options) -> argparse.ArgumentParser:
-        return commands.add_parser(name, parents=[common], **options)
-
-    build = add("build", help="build the artifacts that are out of date")
-    build.add_argument("targets", nargs="*", metavar="TARGET", help="only these targets")
-    build.add_argument("--json", action="store_true", help="print a JSON report")
-    build.add_argument("--explain", action="store_true", help="say why each artifact was rebuilt")
-    _jobs_option(build)
-
-    check = add("check", help="exit 1 if any artifact is stale; writes nothing")
-    check.add_argument("targets", nargs="*", metavar="TARGET")
-    check.add_argument("--json", action="store_true")
-    check.add_argument("--diff", action="store_true", help="show what a build would change")
-    _jobs_option(check)
-
-    add("clean", help="delete the artifacts and the build state")
-
-    graph = add("graph", help="print the dependency graph")
-    graph.add_argument("--format", choices=("dot", "json"), default="dot")
-
-    show = add("show", help="print an artifact as it would be built")
-    show.add_argument("target")
-    show.add_argument("--platform", default=None)
-
-    stats = add("stats", help="size per artifact and section against the limits")
-    stats.add_argument("targets", nargs="*", metavar="TARGET")
-    stats.add_argument("--json", action="store_true")
-
-    init = add("init", help="create a manifest and the five sources, where missing")
-    init.add_argument("folder", nargs="?", default=".", metavar="DIR", help="default: .")
-    init.add_argument(
-        "--worker",
-        action="append",
-        metavar="WORKER",
-        help="a target for this worker (repeatable; default: claude-code and opencode-server)",
-    )
-    init.add_argument("--name", help="project name (default: the folder's name)")
-
-    adopt = add("import", help="adopt CLAUDE.md, AGENTS.md, Cursor rules, ... as a new project")
-    adopt.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: .)")
-    adopt.add_argument("--into", default=".", metavar="DIR", help="the new project (default: .)")
-    adopt.add_argument("--dry-run", action="store_true", help="show the mapping, write nothing")
-    adopt.add_argument(
-        "--copy", action="store_true", help="copy the files into agent-configs/ (default: in place)"
-    )
-    adopt.add_argument(
-        "--for",
-        dest="for_workers",
-        action="append",
-        default=[],
-        metavar="WORKER[,WORKER]",
-        help="the workers Cursor, Copilot and ruler rules are for (default: claude-code)",
-    )
-
-    watch = add("watch", help="rebuild on every change")
-    watch.add_argument("targets", nargs="*", metavar="TARGET", help="only these targets")
-    watch.add_argument("--explain", action="store_true", help="say why each artifact was rebuilt")
-    watch.add_argument(
-        "--debounce",
-        type=int,
-        default=100,
-        metavar="MS",
-        help="build once no file has changed for MS milliseconds (default: 100)",
-    )
-    _jobs_option(watch)
-    return parser
-
-
-def _jobs_option(command: argparse.ArgumentParser) -> None:
-    command.add_argument(
-        "-j",
-        dest="jobs",
-        type=_positive,
-        default=None,
-        metavar="N",
-        help="compile in N processes (default: the number of cores; -j1: in this one)",
-    )
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _processes(args: argparse.Namespace) -> int:
@@ -133,7 +28,8 @@ def _processes(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = arguments.parser(argv).parse_args(argv)
     try:
         root, manifest = _project(args)
         return _COMMANDS[args.command](args, root, manifest)

@@ -1,0 +1,162 @@
+"""The command line's grammar: the options and commands of ``hotplex``, for argparse.
+
+Only the command being run gets its arguments built (argparse formats a help text for every
+argument it is given, which a pre-commit hook would pay for at every commit); ``hotplex --help``,
+or a command that is not one, gets all of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from . import __version__
+
+
+def _build(command: argparse.ArgumentParser) -> None:
+    command.add_argument("targets", nargs="*", metavar="TARGET", help="only these targets")
+    command.add_argument("--json", action="store_true", help="print a JSON report")
+    command.add_argument("--explain", action="store_true", help="say why each artifact was rebuilt")
+    _jobs_option(command)
+
+
+def _check(command: argparse.ArgumentParser) -> None:
+    command.add_argument("targets", nargs="*", metavar="TARGET")
+    command.add_argument("--json", action="store_true")
+    command.add_argument("--diff", action="store_true", help="show what a build would change")
+    _jobs_option(command)
+
+
+def _graph(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--format", choices=("dot", "json"), default="dot")
+
+
+def _show(command: argparse.ArgumentParser) -> None:
+    command.add_argument("target")
+    command.add_argument("--platform", default=None)
+
+
+def _stats(command: argparse.ArgumentParser) -> None:
+    command.add_argument("targets", nargs="*", metavar="TARGET")
+    command.add_argument("--json", action="store_true")
+
+
+def _init(command: argparse.ArgumentParser) -> None:
+    command.add_argument("folder", nargs="?", default=".", metavar="DIR", help="default: .")
+    command.add_argument(
+        "--worker",
+        action="append",
+        metavar="WORKER",
+        help="a target for this worker (repeatable; default: claude-code and opencode-server)",
+    )
+    command.add_argument("--name", help="project name (default: the folder's name)")
+
+
+def _import(command: argparse.ArgumentParser) -> None:
+    command.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: .)")
+    command.add_argument("--into", default=".", metavar="DIR", help="the new project (default: .)")
+    command.add_argument("--dry-run", action="store_true", help="show the mapping, write nothing")
+    command.add_argument(
+        "--copy", action="store_true", help="copy the files into agent-configs/ (default: in place)"
+    )
+    command.add_argument(
+        "--for",
+        dest="for_workers",
+        action="append",
+        default=[],
+        metavar="WORKER[,WORKER]",
+        help="the workers Cursor, Copilot and ruler rules are for (default: claude-code)",
+    )
+
+
+def _watch(command: argparse.ArgumentParser) -> None:
+    command.add_argument("targets", nargs="*", metavar="TARGET", help="only these targets")
+    command.add_argument("--explain", action="store_true", help="say why each artifact was rebuilt")
+    command.add_argument(
+        "--debounce",
+        type=int,
+        default=100,
+        metavar="MS",
+        help="build once no file has changed for MS milliseconds (default: 100)",
+    )
+    _jobs_option(command)
+
+
+def _nothing(command: argparse.ArgumentParser) -> None:
+    return None
+
+
+# Each command: its one-line help and what adds its arguments, in the order `--help` lists them.
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "build": ("build the artifacts that are out of date", _build),
+    "check": ("exit 1 if any artifact is stale; writes nothing", _check),
+    "clean": ("delete the artifacts and the build state", _nothing),
+    "graph": ("print the dependency graph", _graph),
+    "show": ("print an artifact as it would be built", _show),
+    "stats": ("size per artifact and section against the limits", _stats),
+    "init": ("create a manifest and the default sources, where missing", _init),
+    "import": ("adopt CLAUDE.md, AGENTS.md, Cursor rules, ... as a new project", _import),
+    "watch": ("rebuild on every change", _watch),
+}
+
+
+def parser(argv: list[str]) -> argparse.ArgumentParser:
+    """The parser for ``argv``: every command is known, only the one named gets its arguments."""
+    top = argparse.ArgumentParser(
+        prog="hotplex", description="Compile agent-context Markdown into per-worker artifacts."
+    )
+    top.add_argument("--version", action="version", version=f"hotplex {__version__}")
+    top.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
+    top.add_argument(
+        "-f", dest="manifest", metavar="MANIFEST", help="manifest file (default: hotplex.toml)"
+    )
+    commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    # -C and -f also work after the command (`hotplex build -C DIR`: pre-commit's `args:` lands
+    # there); SUPPRESS keeps an absent one from hiding the value given before the command.
+    common = argparse.ArgumentParser(add_help=False)
+    for flag, dest, metavar in (("-C", "directory", "DIR"), ("-f", "manifest", "MANIFEST")):
+        common.add_argument(
+            flag, dest=dest, metavar=metavar, default=argparse.SUPPRESS, help="as before COMMAND"
+        )
+    named = _command_in(argv)
+    for name, (text, add_arguments) in COMMANDS.items():
+        command = commands.add_parser(name, parents=[common], help=text)
+        if named in (None, name):
+            add_arguments(command)
+    return top
+
+
+def _command_in(argv: list[str]) -> str | None:
+    """The command ``argv`` names (skipping ``-C DIR`` and ``-f FILE`` before it); None for
+    all of them (``--help``, a misspelt command), "" for none."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in ("-C", "-f"):
+            skip = True
+        elif arg == "--version":
+            return ""  # prints and exits: no command needs its arguments
+        elif arg in COMMANDS:
+            return arg
+        elif not arg.startswith("-"):
+            return None
+    return None
+
+
+def _jobs_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "-j",
+        dest="jobs",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="compile in N processes (default: the number of cores; -j1: in this one)",
+    )
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
