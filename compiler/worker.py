@@ -52,6 +52,9 @@ class Emitted:
     truncations: tuple[Truncation, ...] = ()
     warnings: tuple[str, ...] = ()
     sizes: tuple[SectionSize, ...] = ()
+    # Further documents among ``files`` (a sub-agent's definition): each path and its sections'
+    # sizes, so ``stats`` measures them like the primary.
+    documents: tuple[tuple[str, tuple[SectionSize, ...]], ...] = ()
 
 
 class Output(NamedTuple):
