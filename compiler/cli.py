@@ -61,6 +61,11 @@ def _parser() -> argparse.ArgumentParser:
     show = add("show", help="print an artifact as it would be built")
     show.add_argument("target")
     show.add_argument("--platform", default=None)
+    show.add_argument(
+        "--file",
+        metavar="NAME",
+        help="another file of the artifact folder, e.g. agents/reviewer.md (a sub-agent)",
+    )
 
     stats = add("stats", help="size per artifact and section against the limits")
     stats.add_argument("targets", nargs="*", metavar="TARGET")
@@ -317,7 +322,10 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
     from .api import Project
 
     artifact = Project.load(root, manifest).compile(args.target, args.platform)
-    sys.stdout.write(artifact.text)
+    if args.file is None:
+        sys.stdout.write(artifact.text)
+    else:
+        sys.stdout.buffer.write(artifact.file(args.file))
     return EXIT_OK
 
 

@@ -121,7 +121,7 @@ def _description(agent: Any) -> str | None:
 def _check_description(text: str, key: str) -> Iterable[OptionProblem]:
     if not text.strip():
         yield OptionProblem(key, "a description must not be empty (Claude Code skips the agent)")
-    elif "\n" in text or "\r" in text:
+    elif text.splitlines() != [text]:
         yield OptionProblem(key, "a description is one line: the main agent picks agents by it")
 
 
@@ -188,35 +188,35 @@ def _describe(name: str, agent: Any, form: Format) -> tuple[str, str]:
 
 
 def _agent_file(frontmatter: dict[str, Any], body: str, job: Job, model: Model) -> bytes:
+    try:
+        head = render_frontmatter(frontmatter)
+    except ValueError as exc:
+        index = model.manifest.target.index(job.target)
+        raise HotplexError.single(
+            f"its program would skip this agent file: {exc}",
+            Span(model.manifest_display, key=f"target[{index}].subagents"),
+        ) from None
+    return f"{head}\n{body}".encode()
+
+
+def render_frontmatter(fields: dict[str, Any]) -> str:
+    """``fields`` as a frontmatter block (``---`` lines included), or ValueError saying why a
+    program would skip the file: it must read back as written, with a one-line description and
+    no line that ends the block early."""
     import yaml  # PyYAML, already installed with python-frontmatter; only when agents are built
 
     emitted = yaml.safe_dump(
-        frontmatter, sort_keys=False, allow_unicode=True, default_flow_style=False, width=2**16
+        fields, sort_keys=False, allow_unicode=True, default_flow_style=False, width=2**16
     )
-    problem = _skipped_because(emitted, frontmatter)
-    if problem is not None:
-        index = model.manifest.target.index(job.target)
-        raise HotplexError.single(
-            f"its program would skip this agent file: {problem}",
-            Span(model.manifest_display, key=f"target[{index}].subagents"),
-        )
-    return f"---\n{emitted}---\n\n{body}".encode()
-
-
-def _skipped_because(emitted: str, frontmatter: dict[str, Any]) -> str | None:
-    """Why a program would skip an agent file with this frontmatter, or None: it must read back
-    as written, hold a one-line description and no line that ends the frontmatter early."""
-    import yaml
-
     try:
         read = yaml.safe_load(emitted)
     except yaml.YAMLError as exc:
-        return f"its frontmatter is no valid YAML ({exc})"
-    if read != frontmatter:
-        return "its frontmatter does not read back as written"
+        raise ValueError(f"its frontmatter is no valid YAML ({exc})") from None
+    if read != fields:
+        raise ValueError("its frontmatter does not read back as written")
     description = read.get("description")
     if not isinstance(description, str) or not description.strip():
-        return "it has no description"
-    if emitted.startswith("\ufeff") or any(line.strip() == "---" for line in emitted.splitlines()):
-        return "its frontmatter holds a BOM or a '---' line"
-    return None
+        raise ValueError("it has no description")
+    if emitted.startswith("\ufeff") or any(line.strip() == "---" for line in emitted.split("\n")):
+        raise ValueError("its frontmatter holds a BOM or a '---' line")
+    return f"---\n{emitted}---\n"
