@@ -110,7 +110,7 @@ def check(target: Target, manifest: Manifest, form: Format) -> Iterable[OptionPr
             hint = suggest(name, options.subagents) or f"add '{name}' to subagents"
             yield OptionProblem(where, f"'{name}' is not in subagents", hint)
         if agent.description is not None:
-            yield from _check_description(agent.description, f"{where}.description")
+            yield from check_description(agent.description, f"{where}.description")
         yield from _check_keep(agent.keep, target, manifest, f"{where}.keep")
 
 
@@ -118,7 +118,7 @@ def _description(agent: Any) -> str | None:
     return None if agent is None else agent.description
 
 
-def _check_description(text: str, key: str) -> Iterable[OptionProblem]:
+def check_description(text: str, key: str) -> Iterable[OptionProblem]:
     if not text.strip():
         yield OptionProblem(key, "a description must not be empty (Claude Code skips the agent)")
     elif text.splitlines() != [text]:

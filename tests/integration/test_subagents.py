@@ -1,14 +1,15 @@
 """Sub-agents get the rules: each built agent file reaches its sub-agent in the real programs.
 
-Claude Code: the built example's ``cc`` artifact is launched as its ``launch.json`` says (the
-``files`` placed into the session folder, then ``argv``) against a fake Messages API whose first
+Claude Code: the ``cc`` artifact of ``examples/subagents`` is launched as its ``launch.json``
+says (the ``files`` placed into the session folder, then ``argv``) against a fake Messages API whose first
 answer calls the ``Agent`` tool once per configured sub-agent. Each sub-agent's own request must
 carry its agent file's body — the role and the kept sections — byte for byte in its system
 prompt; a built-in name must have lost its built-in prompt; and the appended ``prompt.xml``
 must reach none of them (the finding that makes the agent files necessary).
 
-OpenCode: ``opencode serve`` runs in a folder holding the placed files; ``GET /agent`` must list
-each agent with the compiled prompt.
+OpenCode: the ``ocs`` files are placed into a fresh session folder, which the running
+``opencode serve`` is asked about (``GET /agent?directory=…``, as a gateway's sessions name their
+folder); it must list each agent with the compiled prompt.
 """
 
 from __future__ import annotations
@@ -155,8 +156,8 @@ def place(project: Path, launch: dict[str, Any], session: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def basic(tmp_path_factory: pytest.TempPathFactory):
-    built = build_example(tmp_path_factory.mktemp("subagents"), "basic")
+def example(tmp_path_factory: pytest.TempPathFactory):
+    built = build_example(tmp_path_factory.mktemp("subagents"), "subagents")
     if built.problem is not None:
         pytest.fail(built.problem, pytrace=False)
     return built.project
@@ -183,26 +184,26 @@ def call_agents(
     return fake  # type: ignore[return-value]
 
 
-def test_claude_code_subagents_get_their_agent_files(claude_cli, basic, tmp_path):
-    folder = basic / "dist" / "cc" / "slack"
+def test_claude_code_subagents_get_their_agent_files(claude_cli, example, tmp_path):
+    folder = example / "dist" / "cc" / "default"
     launch = json.loads((folder / "launch.json").read_text(encoding="utf-8"))
     names = tuple(Path(p).stem for p in launch["files"])
     assert set(names) == {"general-purpose", "Explore", "reviewer"}
     assert launch["argv"][:2] == ["claude", "--append-system-prompt-file"]
-    appended = (basic / launch["argv"][2]).read_text(encoding="utf-8")
+    appended = (example / launch["argv"][2]).read_text(encoding="utf-8")
 
     # Without the files: the built-ins keep their own prompts and get none of the rules.
     bare = tmp_path / "bare"
     bare.mkdir()
-    argv = [launch["argv"][1], str(basic / launch["argv"][2])]
+    argv = [launch["argv"][1], str(example / launch["argv"][2])]
     control = call_agents(claude_cli, argv, bare, tuple(BUILT_IN_OPENINGS), tmp_path / "h1")
     for name, opening in BUILT_IN_OPENINGS.items():
         system = system_text(control.agent_requests(name)[0])
         assert opening in system and "<rules>" not in system, name
 
-    place(basic, launch, basic)  # cwd "." : the session folder is the project
+    place(example, launch, example)  # cwd "." : the session folder is the project
     fake = call_agents(
-        claude_cli, launch["argv"][1:], basic / launch["cwd"], names, tmp_path / "h2"
+        claude_cli, launch["argv"][1:], example / launch["cwd"], names, tmp_path / "h2"
     )
     captured = {}
     for name in names:
@@ -226,12 +227,12 @@ def test_claude_code_subagents_get_their_agent_files(claude_cli, basic, tmp_path
         print(captured["reviewer"])
 
 
-def test_opencode_lists_each_agent_with_the_compiled_prompt(opencode_server, basic, tmp_path):
-    folder = basic / "dist" / "ocs" / "slack"
+def test_opencode_lists_each_agent_with_the_compiled_prompt(opencode_server, example, tmp_path):
+    folder = example / "dist" / "ocs" / "default"
     launch = json.loads((folder / "launch.json").read_text(encoding="utf-8"))
     assert list(launch["files"]) == [".opencode/agent/general.md"]
     session = tmp_path / "session"  # a gateway's session folder: the placed files, nothing else
-    place(basic, launch, session)
+    place(example, launch, session)
     # The server serves each project folder it is asked about (``directory``), as a gateway's
     # sessions do; this one has never been asked about before.
     query = urllib.parse.urlencode({"directory": str(session)})
@@ -240,5 +241,5 @@ def test_opencode_lists_each_agent_with_the_compiled_prompt(opencode_server, bas
         name = Path(where).stem
         assert name in agents, f"GET /agent has no '{name}': {sorted(agents)}"
         assert agents[name]["mode"] == "subagent"
-        assert agents[name]["prompt"] == agent_body(basic / built)
+        assert agents[name]["prompt"] == agent_body(example / built)
         assert "<rules>" in agents[name]["prompt"]
