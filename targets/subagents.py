@@ -155,15 +155,15 @@ def emit(
     """Each sub-agent of ``job``'s target as a file; ``main``: the main document's truncations,
     so a cut both make is reported once."""
     folder = f"{job.out_dir(model)}/{AGENTS_DIR}"
+    reserved = agent_configuration.reserved_tags(sections, model)
     files, placed, cuts, warnings, sizes = {}, {}, list(main), [], []
     for name in job.target.options.subagents:
         agent = job.target.options.agents.get(name)
-        keep = (agent.keep if agent else None) or DEFAULT_SUBAGENT_KEEP
+        keep = agent.keep if agent is not None and agent.keep is not None else DEFAULT_SUBAGENT_KEEP
         kept = [s for s in sections if s.name in keep and s.name != METACOGNITION]
         document = agent_configuration.build(kept, model)
         path = f"{folder}/{name}.md"
         description, role = _describe(name, agent, form)
-        reserved = agent_configuration.reserved_tags(sections, model)
         body = sanitize.sanitize(role, reserved) + "\n\n" + document.text
         files[path] = _agent_file(form.frontmatter(name, description, agent), body, job, model)
         placed[form.placed.format(name=name)] = path
@@ -171,8 +171,8 @@ def emit(
         sizes.append((path, document.sizes))
         if not document.text:
             warnings.append(
-                f"sub-agent '{name}' keeps no section with text ({', '.join(keep)}): "
-                "its file holds only its role"
+                f"sub-agent '{name}' keeps no section with text "
+                f"({', '.join(keep) or 'keep = []'}): its file holds only its role"
             )
     return Agents(files, placed, tuple(cuts[len(main) :]), tuple(warnings), tuple(sizes))
 
