@@ -1,12 +1,13 @@
 """Sub-agent definitions: the rules reach the agents that actually run the tools.
 
 What Claude Code 2.1.x does (checked with the real CLI against a fake Messages API; see
-tests/integration/test_subagents.py): the text of ``--append-system-prompt-file`` reaches no
-sub-agent — not ``general-purpose``, ``Explore``, ``Plan`` nor a custom one. A sub-agent's system
-prompt is its own agent prompt plus a fixed suffix. A project file ``.claude/agents/<name>.md``
-(YAML frontmatter with ``name`` and ``description``; the body, trimmed, is the prompt) defines an
-agent, and one named like a built-in replaces the built-in's prompt. OpenCode reads
-``.opencode/agent/<name>.md`` (frontmatter ``description``, ``mode: subagent``) the same way.
+tests/integration/test_subagents_live.py): the text of ``--append-system-prompt-file`` reaches
+no sub-agent — not ``general-purpose``, ``Explore``, ``Plan`` nor a custom one. A sub-agent's
+system prompt is its own agent prompt plus a fixed suffix. A project file
+``.claude/agents/<name>.md`` (YAML frontmatter with ``name`` and ``description``; the body,
+trimmed, is the prompt) defines an agent, and one named like a built-in replaces the built-in's
+prompt. OpenCode reads ``.opencode/agent/<name>.md`` (frontmatter ``description``,
+``mode: subagent``) the same way.
 
 So each name in a target's ``subagents`` becomes one agent file in the worker's format, written
 beside the main artifact as ``agents/<name>.md``::

@@ -1,7 +1,7 @@
 """Sub-agent definitions (targets/subagents.py) for claude-code and opencode-server: the TOML
 shape and its checks, the files and their frontmatter, launch.json, reports, stats and show.
 
-The real programs read the files in tests/integration/test_subagents.py.
+The real programs read the files in tests/integration/test_subagents_live.py.
 """
 
 from __future__ import annotations

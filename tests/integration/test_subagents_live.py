@@ -1,11 +1,12 @@
 """Sub-agents get the rules: each built agent file reaches its sub-agent in the real programs.
 
 Claude Code: the ``cc`` artifact of ``examples/subagents`` is launched as its ``launch.json``
-says (the ``files`` placed into the session folder, then ``argv``) against a fake Messages API whose first
-answer calls the ``Agent`` tool once per configured sub-agent. Each sub-agent's own request must
-carry its agent file's body — the role and the kept sections — byte for byte in its system
-prompt; a built-in name must have lost its built-in prompt; and the appended ``prompt.xml``
-must reach none of them (the finding that makes the agent files necessary).
+says (the ``files`` placed into the session folder, then ``argv``) against a fake Messages API
+whose first answer calls the ``Agent`` tool once per configured sub-agent. Each sub-agent's own
+request must carry its agent file's body — the role and the kept sections — byte for byte in its
+system prompt; a built-in name must have lost its built-in prompt (a control run without the
+files shows it, and no rules); and the appended ``prompt.xml`` must reach none of them (the
+finding that makes the agent files necessary).
 
 OpenCode: the ``ocs`` files are placed into a fresh session folder, which the running
 ``opencode serve`` is asked about (``GET /agent?directory=…``, as a gateway's sessions name their
