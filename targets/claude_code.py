@@ -30,21 +30,16 @@ LAUNCH_FILE = "launch.json"
 
 
 @attrs.frozen
-class Agent:
-    """``[target.agents.<name>]``: one sub-agent's settings (None: hotplex's default)."""
+class Agent(subagents.Agent):
+    """A Claude Code sub-agent's settings: the common ones and the tools it may use."""
 
-    description: str | None = None  # the main agent picks a sub-agent by it
-    role: str | None = None  # the text before the document: who this agent is
     tools: tuple[str, ...] | None = None  # Claude Code's tool names; None: every tool
-    model: str | None = None  # "sonnet", "opus", "haiku", "inherit" or a model id
-    keep: tuple[str, ...] | None = None  # the sections it gets; None: rules, skills, tools
 
 
 @attrs.frozen
-class Options:
+class Options(subagents.Options):
     """The target keys of a ``claude-code`` target."""
 
-    subagents: tuple[str, ...] = ()
     agents: dict[str, Agent] = attrs.field(factory=dict)
 
 

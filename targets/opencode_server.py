@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import attrs
 from hotplex.jobs import Job
 from hotplex.model import Manifest, Model, Target
 from hotplex.worker import Emitted, OptionProblem, Output, Section, Worker, json_bytes
@@ -26,25 +25,7 @@ PAYLOAD_FILE = "payload.json"
 LAUNCH_FILE = "launch.json"
 
 
-@attrs.frozen
-class Agent:
-    """``[target.agents.<name>]``: one sub-agent's settings (None: hotplex's default)."""
-
-    description: str | None = None  # the main agent picks a sub-agent by it
-    role: str | None = None  # the text before the document: who this agent is
-    model: str | None = None  # "provider/model"; None: the main agent's
-    keep: tuple[str, ...] | None = None  # the sections it gets; None: rules, skills, tools
-
-
-@attrs.frozen
-class Options:
-    """The target keys of an ``opencode-server`` target."""
-
-    subagents: tuple[str, ...] = ()
-    agents: dict[str, Agent] = attrs.field(factory=dict)
-
-
-def _frontmatter(name: str, description: str, agent: Agent | None) -> dict[str, Any]:
+def _frontmatter(name: str, description: str, agent: subagents.Agent | None) -> dict[str, Any]:
     fields: dict[str, Any] = {"description": description, "mode": "subagent"}
     if agent is not None and agent.model is not None:
         fields["model"] = agent.model
@@ -75,7 +56,7 @@ FORMAT = subagents.Format(
 
 class OpenCodeServer(Worker):
     name = "opencode-server"
-    Options = Options
+    Options = subagents.Options
     outputs = (
         Output(PAYLOAD_FILE, "document", primary=True),
         Output(LAUNCH_FILE, "launch"),

@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import attrs
 from hotplex import sanitize
 from hotplex.errors import HotplexError, Span, suggest
 from hotplex.jobs import Job
@@ -51,6 +52,25 @@ AGENTS_DIR = "agents"
 AGENT_FILES = f"{AGENTS_DIR}/*.md"  # the worker's ``outputs`` entry
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 METACOGNITION = "metacognition"  # the built-in section's name: never in a sub-agent's document
+
+
+@attrs.frozen
+class Agent:
+    """``[target.agents.<name>]``: one sub-agent's settings (None: hotplex's default). A worker
+    whose program takes more (Claude Code's ``tools``) subclasses it."""
+
+    description: str | None = None  # the main agent picks a sub-agent by it
+    role: str | None = None  # the text before the document: who this agent is
+    model: str | None = None  # in the program's own spelling; None: the main agent's
+    keep: tuple[str, ...] | None = None  # the sections it gets; None: rules, skills, tools
+
+
+@attrs.frozen
+class Options:
+    """The target keys of a worker with sub-agents (its ``Options``, or the base of them)."""
+
+    subagents: tuple[str, ...] = ()
+    agents: dict[str, Agent] = attrs.field(factory=dict)
 
 
 @dataclass(frozen=True)
