@@ -31,6 +31,7 @@ from conftest import (
     RecordedRequest,
     Reply,
     build_example,
+    build_project,
     claude_env,
     fake_message,
     running,
@@ -226,6 +227,42 @@ def test_claude_code_subagents_get_their_agent_files(claude_cli, example, tmp_pa
     if os.environ.get("HOTPLEX_SHOW_CAPTURE"):
         print(f"\n--- Claude Code {claude_cli.version}, sub-agent 'reviewer' system prompt:")
         print(captured["reviewer"])
+
+
+# YAML's hard cases in one line: a colon and blank, quotes of both kinds, a comment sign, flow
+# and anchor characters, a leading dash, CJK and an emoji; and a role that opens with '---'.
+TRICKY_DESCRIPTION = "- Reviews: \"diffs\" & 'plans' #now {a: [b]} *x !y 中文 🎉"
+TRICKY_MANIFEST = f"""\
+[metacognition]
+enabled = false
+
+[[target]]
+name = "cc"
+worker = "claude-code"
+subagents = ["tricky"]
+
+[target.agents.tricky]
+description = {json.dumps(TRICKY_DESCRIPTION, ensure_ascii=False)}
+role = "---\\nYou are the tricky reviewer."
+"""
+
+
+def test_claude_code_reads_every_frontmatter_hotplex_writes(claude_cli, tmp_path):
+    project = tmp_path / "tricky"
+    (project / "agent-configs").mkdir(parents=True)
+    (project / "hotplex.toml").write_text(TRICKY_MANIFEST, encoding="utf-8")
+    (project / "agent-configs" / "AGENTS.md").write_text("Never push to main.\n", "utf-8")
+    built = build_project(project)
+    assert built.problem is None, built.problem
+    folder = project / "dist" / "cc" / "default"
+    launch = json.loads((folder / "launch.json").read_text(encoding="utf-8"))
+    place(project, launch, project)
+    fake = call_agents(claude_cli, launch["argv"][1:], project, ("tricky",), tmp_path / "home")
+    (request,) = fake.agent_requests("tricky")[:1]
+    assert agent_body(folder / "agents" / "tricky.md") in system_text(request)
+    # The main agent is offered the agent with its description as written.
+    main = fake.message_requests()[0]
+    assert TRICKY_DESCRIPTION in json.dumps(main.body, ensure_ascii=False).replace('\\"', '"')
 
 
 def test_opencode_lists_each_agent_with_the_compiled_prompt(opencode_server, example, tmp_path):
