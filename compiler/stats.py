@@ -128,6 +128,8 @@ def _artifact_stats(
         for size in sizes
     )
     sections = tuple(replace(s, comments=_comments(s.files, inputs)) for s in sections)
+    if path != emitted.primary:  # a job's documents share its cuts: this one may have had room
+        sections = tuple(s if s.size < s.raw else replace(s, truncations=()) for s in sections)
     used = sum(s.size for s in sections)
     folder = posixpath.dirname(emitted.primary)
     return ArtifactStats(
@@ -173,8 +175,7 @@ def _section_stats(
     cuts = tuple(
         _describe_cut(cut)
         for cut in truncations
-        if (cut.section == size.name or set(cut.files) & set(size.files))
-        and size.injected < size.raw  # a job's documents share its cuts; one may have room
+        if cut.section == size.name or set(cut.files) & set(size.files)
     )
     return SectionStats(
         size.name,
