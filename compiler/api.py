@@ -33,6 +33,18 @@ class Artifact:
     warnings: tuple[str, ...]
     sizes: tuple[tuple[str, tuple[str, ...], int, int, str], ...]
 
+    def file(self, name: str) -> bytes:
+        """Another file of the artifact's folder by its name there (``agents/reviewer.md``)."""
+        folder = self.path.rpartition("/")[0]
+        found = self.files.get(f"{folder}/{name}")
+        if found is None:
+            names = [p.removeprefix(f"{folder}/") for p in self.files]
+            raise HotplexError.single(
+                f"target '{self.target}' writes no file '{name}'",
+                hint=suggest(name, names) or "files: " + ", ".join(names),
+            )
+        return found
+
 
 @dataclass(frozen=True)
 class _Cached:

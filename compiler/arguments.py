@@ -34,6 +34,11 @@ def _graph(command: argparse.ArgumentParser) -> None:
 def _show(command: argparse.ArgumentParser) -> None:
     command.add_argument("target")
     command.add_argument("--platform", default=None)
+    command.add_argument(
+        "--file",
+        metavar="NAME",
+        help="another file of the artifact folder, e.g. agents/reviewer.md (a sub-agent)",
+    )
 
 
 def _stats(command: argparse.ArgumentParser) -> None:

@@ -289,7 +289,10 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
     from .api import Project
 
     artifact = Project.load(root, manifest).compile(args.target, args.platform)
-    sys.stdout.write(artifact.text)
+    if args.file is None:
+        sys.stdout.write(artifact.text)
+    else:
+        sys.stdout.buffer.write(artifact.file(args.file))
     return EXIT_OK
 
 

@@ -66,8 +66,26 @@ def _classes() -> dict[str, type]:
         if isinstance(value, type) and attrs.has(value) and value.__module__ == model.__name__
     }
     found["NoOptions"] = NoOptions
-    found.update((f"worker:{name}", w.Options) for name, w in WORKERS.items())
+    for name, worker in WORKERS.items():
+        found[f"worker:{name}"] = worker.Options
+        found.update((f"worker:{name}:{k.__name__}", k) for k in _nested(worker.Options))
     return found
+
+
+def _nested(options: type) -> list[type]:
+    """The attrs classes an ``Options`` class is made of (a table of sub-agents), from its
+    module: the ones its fields name."""
+    import sys
+
+    module = vars(sys.modules[options.__module__])
+    return [
+        value
+        for value in module.values()
+        if isinstance(value, type)
+        and attrs.has(value)
+        and value is not options
+        and value.__module__ == options.__module__
+    ]
 
 
 def _encode(value: Any) -> Any:
@@ -88,7 +106,12 @@ def _name(kind: type) -> str:
         return kind.__name__
     from hotplex.targets import WORKERS
 
-    return next(f"worker:{n}" for n, w in WORKERS.items() if w.Options is kind)
+    for name, worker in WORKERS.items():
+        if worker.Options is kind:
+            return f"worker:{name}"
+        if kind in _nested(worker.Options):
+            return f"worker:{name}:{kind.__name__}"
+    raise TypeError(f"cannot cache a {kind.__name__}")
 
 
 def _decode(value: Any, classes: dict[str, type]) -> Any:

@@ -16,6 +16,7 @@ estimate is taken from its text before the limits and scaled to the size that su
 from __future__ import annotations
 
 import json
+import posixpath
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -64,7 +65,7 @@ class SectionStats:
 
 @dataclass(frozen=True)
 class ArtifactStats:
-    artifact: str  # the job id, e.g. "cc/slack"
+    artifact: str  # the job id, e.g. "cc/slack"; a further document adds its name (".../x.md")
     target: str
     worker: str
     platform: str | None
@@ -95,11 +96,14 @@ def collect(root: Path, manifest: Path | None, targets: tuple[str, ...]) -> list
     _check_targets(project.targets(), targets)
     model = project.model
     inputs = Inputs(project.root, read_cap(model))
-    return [
-        _artifact_stats(compile_job(model, job, inputs), model, inputs)
-        for job in project.jobs()
-        if not targets or job.target.name in targets
-    ]
+    found = []
+    for job in project.jobs():
+        if not targets or job.target.name in targets:
+            compiled = compile_job(model, job, inputs)
+            emitted = compiled.emitted
+            for path, sizes in ((emitted.primary, emitted.sizes), *emitted.documents):
+                found.append(_artifact_stats(compiled, path, sizes, model, inputs))
+    return found
 
 
 def _check_targets(known: list[str], wanted: tuple[str, ...]) -> None:
@@ -109,25 +113,31 @@ def _check_targets(known: list[str], wanted: tuple[str, ...]) -> None:
             raise HotplexError.single(f"no target named '{name}'", hint=hint)
 
 
-def _artifact_stats(compiled: Compiled, model: Model, inputs: Inputs) -> ArtifactStats:
+def _artifact_stats(
+    compiled: Compiled, path: str, sizes: tuple[SectionSize, ...], model: Model, inputs: Inputs
+) -> ArtifactStats:
+    """One document of a job (its primary, or a further one such as a sub-agent's file)."""
     from hotplex.targets import WORKERS
 
     job, emitted = compiled.job, compiled.emitted
     budgets = WORKERS[job.target.worker].budgets(job.target, model.manifest)
-    text = emitted.files[emitted.primary].decode("utf-8")
+    text = emitted.files[path].decode("utf-8")
     texts = {s.name: s.text for s in compiled.sections}
     sections = tuple(
         _section_stats(size, texts.get(size.name, text), emitted.truncations, budgets)
-        for size in emitted.sizes
+        for size in sizes
     )
     sections = tuple(replace(s, comments=_comments(s.files, inputs)) for s in sections)
+    if path != emitted.primary:  # a job's documents share its cuts: this one may have had room
+        sections = tuple(s if s.size < s.raw else replace(s, truncations=()) for s in sections)
     used = sum(s.size for s in sections)
+    folder = posixpath.dirname(emitted.primary)
     return ArtifactStats(
-        artifact=job.id,
+        artifact=job.id if path == emitted.primary else f"{job.id}/{path[len(folder) + 1 :]}",
         target=job.target.name,
         worker=job.target.worker,
         platform=job.platform,
-        path=emitted.primary,
+        path=path,
         unit=budgets.unit,
         per_file=budgets.per_file,
         total=budgets.total,

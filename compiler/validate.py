@@ -13,6 +13,7 @@ from .errors import HotplexError, Problem, Span, suggest
 from .jobs import BASE_FOLDER
 from .model import BUILTIN_VARS, Manifest, Secrets, Source, Target, Unicode
 from .source_rule import effective_sources, folded, target_sources, worker_defaults
+from .worker import TargetSources
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _TAG = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
@@ -237,7 +238,8 @@ def _validate_targets(
             continue
         for option in target.misplaced:
             bad(f"{key}.{option}", f"'{option}' does not apply to worker '{target.worker}'")
-        for problem in worker.validate(target, manifest, read_by[target.name]):
+        known = TargetSources(read_by[target.name], sources)
+        for problem in worker.validate(target, manifest, known):
             place = f"{key}.{problem.key}" if problem.at_target else problem.key
             bad(place, problem.message, problem.hint)
 

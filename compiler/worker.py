@@ -53,6 +53,9 @@ class Emitted:
     truncations: tuple[Truncation, ...] = ()
     warnings: tuple[str, ...] = ()
     sizes: tuple[SectionSize, ...] = ()
+    # Further documents among ``files`` (a sub-agent's definition): each path and its sections'
+    # sizes, so ``stats`` measures them like the primary.
+    documents: tuple[tuple[str, tuple[SectionSize, ...]], ...] = ()
 
 
 class Output(NamedTuple):
@@ -69,6 +72,14 @@ class SourceTemplate(NamedTuple):
 
     source: Source
     text: str
+
+
+class TargetSources(NamedTuple):
+    """What ``validate`` knows of a target's sources: the ones it reads (its ``keep`` applied),
+    and every source of the project, for a "did you mean"."""
+
+    reads: tuple[Source, ...]
+    project: tuple[Source, ...]
 
 
 class Budgets(NamedTuple):
@@ -113,7 +124,7 @@ class Worker:
             cls.modules = (cls.__module__,)
 
     def validate(
-        self, target: Target, manifest: Manifest, sources: tuple[Source, ...]
+        self, target: Target, manifest: Manifest, sources: TargetSources
     ) -> Iterable[OptionProblem]:
         """Checks of a target the converter cannot express; the whole manifest is at hand, and
         the sources the target reads."""

@@ -1,44 +1,130 @@
-"""Claude Code: ``prompt.xml`` for ``claude --append-system-prompt-file``, and the argv.
+"""Claude Code: ``prompt.xml`` for ``claude --append-system-prompt-file``, the argv, and the
+sub-agents' files.
 
 Claude Code appends the file's text verbatim to its system prompt, so the file is UTF-8 without
 BOM with LF line ends, and ``launch.json`` names it relative to the project: artifacts are the
 same bytes on every machine.
+
+The appended text reaches no sub-agent (``subagents.py``), so each name in the target's
+``subagents`` also gets ``agents/<name>.md``, a Claude Code agent file, and ``launch.json``'s
+``files`` maps ``.claude/agents/<name>.md`` (relative to the session folder, where Claude Code
+looks for project agents) to it. Files rather than ``--agents '<json>'``: the documents stay out
+of the argv (Linux caps one argument at 128 KiB, and process listings show it), as the main
+document does.
 """
 
 from __future__ import annotations
 
-from hotplex.jobs import Job
-from hotplex.model import Model
-from hotplex.worker import Emitted, Output, Section, Worker, json_bytes
+from collections.abc import Iterable
+from typing import Any
 
-from . import agent_configuration
+import attrs
+from hotplex.jobs import Job
+from hotplex.model import Manifest, Model, Target
+from hotplex.worker import (
+    Emitted,
+    OptionProblem,
+    Output,
+    Section,
+    TargetSources,
+    Worker,
+    json_bytes,
+)
+
+from . import agent_configuration, subagents
 
 PROMPT_FILE = "prompt.xml"
 LAUNCH_FILE = "launch.json"
 
 
+@attrs.frozen
+class Agent(subagents.Agent):
+    """A Claude Code sub-agent's settings: the common ones and the tools it may use."""
+
+    tools: tuple[str, ...] | None = None  # Claude Code's tool names; None: every tool
+
+
+@attrs.frozen
+class Options(subagents.Options):
+    """The target keys of a ``claude-code`` target."""
+
+    agents: dict[str, Agent] = attrs.field(factory=dict)
+
+
+def _frontmatter(name: str, description: str, agent: Agent | None) -> dict[str, Any]:
+    fields: dict[str, Any] = {"name": name, "description": description}
+    if agent is not None and agent.tools is not None:
+        fields["tools"] = ", ".join(agent.tools)
+    if agent is not None and agent.model is not None:
+        fields["model"] = agent.model
+    return fields
+
+
+FORMAT = subagents.Format(
+    program="Claude Code",
+    built_ins={
+        "general-purpose": subagents.BuiltIn(
+            "General-purpose agent for researching complex questions, searching for code and "
+            "carrying out multi-step tasks.",
+            "You are a general-purpose agent: you research complex questions, search for code "
+            "and carry out multi-step tasks the main agent hands you, then report what you "
+            "found and did, concisely.",
+        ),
+        "Explore": subagents.BuiltIn(
+            "Fast read-only agent for exploring codebases: finds files, searches code and "
+            "answers questions about it.",
+            "You are a read-only explorer: you find files, search code and read it to answer "
+            "the main agent's question. You never create, change or delete a file.",
+        ),
+        "Plan": subagents.BuiltIn(
+            "Planner: explores the codebase and designs an implementation plan, changing nothing.",
+            "You are a planner: you explore the codebase and design a step-by-step "
+            "implementation plan for the main agent. You never create, change or delete a file.",
+        ),
+    },
+    placed=".claude/agents/{name}.md",
+    frontmatter=_frontmatter,
+)
+
+
 class ClaudeCode(Worker):
     name = "claude-code"
-    outputs = (Output(PROMPT_FILE, "document", primary=True), Output(LAUNCH_FILE, "launch"))
+    Options = Options
+    outputs = (
+        Output(PROMPT_FILE, "document", primary=True),
+        Output(LAUNCH_FILE, "launch"),
+        Output(subagents.AGENT_FILES, "agent"),
+    )
     init_target = ("cc", "prompt.xml for `claude --append-system-prompt-file`, and launch.json")
-    modules = (__name__, agent_configuration.__name__)
+    modules = (__name__, agent_configuration.__name__, subagents.__name__)
+
+    def validate(
+        self, target: Target, manifest: Manifest, sources: TargetSources
+    ) -> Iterable[OptionProblem]:
+        return subagents.check(target, manifest, sources, FORMAT)
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         document = agent_configuration.build(sections, model)
+        agents = subagents.emit(job, sections, model, FORMAT, document.truncations)
         folder = job.out_dir(model)
         prompt = f"{folder}/{PROMPT_FILE}"
-        launch = {
+        launch: dict[str, Any] = {
             "argv": ["claude", "--append-system-prompt-file", prompt],
             "cwd": ".",
             "platform": job.platform or "",
             "target": job.target.name,
         }
+        if agents.placed:
+            launch["files"] = agents.placed
         return Emitted(
             files={
                 prompt: document.text.encode("utf-8"),
                 f"{folder}/{LAUNCH_FILE}": json_bytes(launch),
+                **agents.files,
             },
             primary=prompt,
-            truncations=document.truncations,
+            truncations=(*document.truncations, *agents.truncations),
+            warnings=agents.warnings,
             sizes=document.sizes,
+            documents=agents.sizes,
         )

@@ -60,6 +60,7 @@ from hotplex.worker import (
     Section,
     SectionSize,
     SourceTemplate,
+    TargetSources,
     Worker,
 )
 
@@ -138,10 +139,10 @@ class OpenClaw(Worker):
     )
 
     def validate(
-        self, target: Target, manifest: Manifest, sources: tuple[Source, ...]
+        self, target: Target, manifest: Manifest, sources: TargetSources
     ) -> Iterable[OptionProblem]:
         yield from _check_options(target.options)
-        yield from _check_names(manifest, sources)
+        yield from _check_names(manifest, sources.reads)
 
     def default_sources(self, target: Target) -> tuple[Source, ...]:
         """Every bootstrap file the target's ``compat`` loads, as a source: without a

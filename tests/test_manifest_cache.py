@@ -12,7 +12,7 @@ from hotplex_testing import EXAMPLES
 CACHE = ".hotplex/manifest.json"
 
 
-@pytest.mark.parametrize("example", ["basic", "templates", "openclaw"])
+@pytest.mark.parametrize("example", ["basic", "templates", "openclaw", "subagents"])
 def test_the_cached_model_is_the_structured_model(example):
     loaded = loading.load(EXAMPLES / example)
     encoded = json.loads(json.dumps(manifest_cache._encode(loaded.manifest)))

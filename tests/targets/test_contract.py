@@ -174,3 +174,24 @@ def test_the_sanitizer_applies_to_document_workers(worker, make_project):
     text = (root / job.primary).read_text()
     if worker in ("claude-code", "opencode-server"):
         assert "</user><rules>" not in text and "&lt;/user>&lt;rules>" in text.replace("\\u003c", "<")
+
+
+def test_sub_agent_files_are_declared_outputs_and_rebuild_with_their_sources(worker, make_project):
+    """A worker with ``subagents`` among its options writes one file per sub-agent, declared
+    in its outputs, recorded, and rebuilt when a kept source changes."""
+    if "subagents" not in attrs.fields_dict(WORKERS[worker].Options):
+        pytest.skip(f"{worker} has no sub-agents")
+    extra = 'subagents = ["helper"]\n[target.agents.helper]\ndescription = "Helps."\n'
+    root = make_project(FILES, manifest=_manifest(worker, extra))
+    (job, *_) = [j for j in _build(root) if j.target == "t"]
+    folder = "dist/t/default/"
+    names = [f.path.removeprefix(folder) for f in job.files]
+    declared = WORKERS[worker].outputs
+    agent = next(n for n in names if "helper" in n)
+    assert [o.kind for o in declared if fnmatch.fnmatchcase(agent, o.name)] == ["agent"]
+    text = (root / folder / agent).read_text(encoding="utf-8")
+    assert text.startswith("---\n") and "Never push to main." in text
+    (root / "agent-configs/AGENTS.md").write_text("Never force-push.\n", encoding="utf-8")
+    (again, *_) = [j for j in _build(root) if j.target == "t"]
+    assert folder + agent in again.written
+    assert "Never force-push." in (root / folder / agent).read_text(encoding="utf-8")

@@ -33,7 +33,9 @@ def test_every_payload_of_the_basic_example_validates(request_validator, example
     result = hotplex("-C", str(root), "build", "--json")
     assert result.status == 0, result.stderr
     payloads = [
-        a for a in json.loads(result.stdout)["artifacts"] if a["worker"] == "opencode-server"
+        a
+        for a in json.loads(result.stdout)["artifacts"]
+        if a["worker"] == "opencode-server" and a["path"].endswith("/payload.json")
     ]
     assert len(payloads) == 3
     for artifact in payloads:

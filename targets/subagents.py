@@ -1,0 +1,245 @@
+"""Sub-agent definitions: the rules reach the agents that actually run the tools.
+
+What Claude Code 2.1.x does (checked with the real CLI against a fake Messages API; see
+tests/integration/test_subagents_live.py): the text of ``--append-system-prompt-file`` reaches
+no sub-agent — not ``general-purpose``, ``Explore``, ``Plan`` nor a custom one. A sub-agent's
+system prompt is its own agent prompt plus a fixed suffix. A project file
+``.claude/agents/<name>.md`` (YAML frontmatter with ``name`` and ``description``; the body,
+trimmed, is the prompt) defines an agent, and one named like a built-in replaces the built-in's
+prompt. OpenCode reads ``.opencode/agent/<name>.md`` (frontmatter ``description``,
+``mode: subagent``) the same way.
+
+So each name in a target's ``subagents`` becomes one agent file in the worker's format, written
+beside the main artifact as ``agents/<name>.md``::
+
+    ---
+    <frontmatter, written by PyYAML and read back before it is accepted>
+    ---
+
+    <role: what this agent is, hotplex's text or the manifest's ``role``>
+
+    <agent-configuration> of the kept sections </agent-configuration>
+
+The document is built like the main one (sanitized, limited, reported), from the sections the
+agent keeps: by default the sub-agent profile's (rules, skills, tools). The built-in
+META-COGNITION is left out: it speaks to the main agent about chat platforms and the gateway;
+the role takes its place. ``launch.json`` maps each file to the place the program reads it from,
+relative to the session folder (``files``); the gateway copies them there.
+
+Claude Code skips an agent file without a word when it starts with a BOM, when its YAML does not
+parse or when it has no description, so every file is checked for exactly that before it is
+emitted, and a description must be one non-empty line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import attrs
+from hotplex import sanitize
+from hotplex.errors import HotplexError, Span, suggest
+from hotplex.jobs import Job
+from hotplex.limits import Truncation
+from hotplex.model import DEFAULT_SUBAGENT_KEEP, Manifest, Model, Target
+from hotplex.worker import OptionProblem, Section, SectionSize, TargetSources
+
+from . import agent_configuration
+
+AGENTS_DIR = "agents"
+AGENT_FILES = f"{AGENTS_DIR}/*.md"  # the worker's ``outputs`` entry
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+METACOGNITION = "metacognition"  # the built-in section's name: never in a sub-agent's document
+
+
+@attrs.frozen
+class Agent:
+    """``[target.agents.<name>]``: one sub-agent's settings (None: hotplex's default). A worker
+    whose program takes more (Claude Code's ``tools``) subclasses it."""
+
+    description: str | None = None  # the main agent picks a sub-agent by it
+    role: str | None = None  # the text before the document: who this agent is
+    model: str | None = None  # in the program's own spelling; None: the main agent's
+    keep: tuple[str, ...] | None = None  # the sections it gets; None: rules, skills, tools
+
+
+@attrs.frozen
+class Options:
+    """The target keys of a worker with sub-agents (its ``Options``, or the base of them)."""
+
+    subagents: tuple[str, ...] = ()
+    agents: dict[str, Agent] = attrs.field(factory=dict)
+
+
+@dataclass(frozen=True)
+class BuiltIn:
+    """A sub-agent the program ships: the description and role hotplex gives it instead."""
+
+    description: str
+    role: str
+
+
+@dataclass(frozen=True)
+class Format:
+    """How one worker's program reads agent files."""
+
+    program: str  # for messages: "Claude Code"
+    built_ins: Mapping[str, BuiltIn]
+    placed: str  # where the program reads ``{name}.md``, relative to the session folder
+    # name, description, the agent's options -> the frontmatter, in the order it is written
+    frontmatter: Callable[[str, str, Any], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Agents:
+    """The agent files of one job and what building them did."""
+
+    files: dict[str, bytes]  # project-relative path -> bytes
+    placed: dict[str, str]  # where the program reads it (session-relative) -> project path
+    truncations: tuple[Truncation, ...]
+    warnings: tuple[str, ...]
+    sizes: tuple[tuple[str, tuple[SectionSize, ...]], ...]  # per file, its document's sections
+
+
+# --- validation ---------------------------------------------------------------------------------
+
+
+def check(
+    target: Target, manifest: Manifest, sources: TargetSources, form: Format
+) -> Iterable[OptionProblem]:
+    """Names that make files, descriptions Claude Code will not skip, and kept sections that
+    the target has."""
+    options = target.options
+    seen: set[str] = set()
+    for index, name in enumerate(options.subagents):
+        key = f"subagents[{index}]"
+        if not NAME.fullmatch(name):
+            yield OptionProblem(key, f"'{name}' must be letters, digits, '-' or '_' (64 at most)")
+        elif name.lower() in seen:
+            yield OptionProblem(key, f"sub-agent '{name}' is listed twice")
+        elif name not in form.built_ins and _description(options.agents.get(name)) is None:
+            near = suggest(name, form.built_ins)
+            yield OptionProblem(
+                key,
+                f"'{name}' is no built-in {form.program} sub-agent, so it needs a description",
+                near or f'add [target.agents.{name}] description = "…" to define it',
+            )
+        seen.add(name.lower())
+    for name, agent in options.agents.items():
+        where = f"agents.{name}"
+        if name not in options.subagents:
+            hint = suggest(name, options.subagents) or f"add '{name}' to subagents"
+            yield OptionProblem(where, f"'{name}' is not in subagents", hint)
+        if agent.description is not None:
+            yield from check_description(agent.description, f"{where}.description")
+        yield from _check_keep(agent.keep, manifest, sources, f"{where}.keep")
+
+
+def _description(agent: Any) -> str | None:
+    return None if agent is None else agent.description
+
+
+def check_description(text: str, key: str) -> Iterable[OptionProblem]:
+    if not text.strip():
+        yield OptionProblem(key, "a description must not be empty (Claude Code skips the agent)")
+    elif text.splitlines() != [text]:
+        yield OptionProblem(key, "a description is one line: the main agent picks agents by it")
+
+
+def _check_keep(
+    keep: tuple[str, ...] | None, manifest: Manifest, sources: TargetSources, key: str
+) -> Iterable[OptionProblem]:
+    kept = [s.name for s in sources.reads]  # what the target reads, its own keep applied
+    names = [s.name for s in sources.project]
+    for name in keep or ():
+        if name not in names:
+            yield OptionProblem(key, f"no source is named '{name}'", suggest(name, names))
+        elif name not in kept:
+            yield OptionProblem(
+                key,
+                f"the target itself does not keep '{name}'",
+                "a sub-agent keeps a part of its target's sections: "
+                f"add '{name}' to the target's keep",
+            )
+
+
+# --- emitting -----------------------------------------------------------------------------------
+
+
+def emit(
+    job: Job,
+    sections: list[Section],
+    model: Model,
+    form: Format,
+    main: tuple[Truncation, ...],
+) -> Agents:
+    """Each sub-agent of ``job``'s target as a file; ``main``: the main document's truncations,
+    so a cut both make is reported once."""
+    folder = f"{job.out_dir(model)}/{AGENTS_DIR}"
+    reserved = agent_configuration.reserved_tags(sections, model)
+    files, placed, cuts, warnings, sizes = {}, {}, list(main), [], []
+    for name in job.target.options.subagents:
+        agent = job.target.options.agents.get(name)
+        keep = agent.keep if agent is not None and agent.keep is not None else DEFAULT_SUBAGENT_KEEP
+        kept = [s for s in sections if s.name in keep and s.name != METACOGNITION]
+        document = agent_configuration.build(kept, model)
+        path = f"{folder}/{name}.md"
+        description, role = _describe(name, agent, form)
+        body = sanitize.sanitize(role, reserved) + "\n\n" + document.text
+        files[path] = _agent_file(form.frontmatter(name, description, agent), body, job, model)
+        placed[form.placed.format(name=name)] = path
+        cuts += [t for t in document.truncations if t not in cuts]
+        sizes.append((path, document.sizes))
+        if not document.text:
+            warnings.append(
+                f"sub-agent '{name}' keeps no section with text "
+                f"({', '.join(keep) or 'keep = []'}): its file holds only its role"
+            )
+    return Agents(files, placed, tuple(cuts[len(main) :]), tuple(warnings), tuple(sizes))
+
+
+def _describe(name: str, agent: Any, form: Format) -> tuple[str, str]:
+    built_in = form.built_ins.get(name)
+    description = _description(agent) or (built_in and built_in.description)
+    assert description, f"validation lets no sub-agent without a description through: {name}"
+    role = (agent.role if agent else None) or (
+        built_in.role if built_in else f"You are the {name} sub-agent. {description}"
+    )
+    return description, role
+
+
+def _agent_file(frontmatter: dict[str, Any], body: str, job: Job, model: Model) -> bytes:
+    try:
+        head = render_frontmatter(frontmatter)
+    except ValueError as exc:
+        index = model.manifest.target.index(job.target)
+        raise HotplexError.single(
+            f"its program would skip this agent file: {exc}",
+            Span(model.manifest_display, key=f"target[{index}].subagents"),
+        ) from None
+    return f"{head}\n{body}".encode()
+
+
+def render_frontmatter(fields: dict[str, Any]) -> str:
+    """``fields`` as a frontmatter block (``---`` lines included), or ValueError saying why a
+    program would skip the file: it must read back as written, with a one-line description and
+    no line that ends the block early."""
+    import yaml  # PyYAML, already installed with python-frontmatter; only when agents are built
+
+    emitted = yaml.safe_dump(
+        fields, sort_keys=False, allow_unicode=True, default_flow_style=False, width=2**16
+    )
+    try:
+        read = yaml.safe_load(emitted)
+    except yaml.YAMLError as exc:
+        raise ValueError(f"its frontmatter is no valid YAML ({exc})") from None
+    if read != fields:
+        raise ValueError("its frontmatter does not read back as written")
+    description = read.get("description")
+    if not isinstance(description, str) or not description.strip():
+        raise ValueError("it has no description")
+    if emitted.startswith("\ufeff") or any(line.strip() == "---" for line in emitted.split("\n")):
+        raise ValueError("its frontmatter holds a BOM or a '---' line")
+    return f"---\n{emitted}---\n"

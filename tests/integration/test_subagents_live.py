@@ -1,0 +1,283 @@
+"""Sub-agents get the rules: each built agent file reaches its sub-agent in the real programs.
+
+Claude Code: the ``cc`` artifact of ``examples/subagents`` is launched as its ``launch.json``
+says (the ``files`` placed into the session folder, then ``argv``) against a fake Messages API
+whose first answer calls the ``Agent`` tool once per configured sub-agent. Each sub-agent's own
+request must carry its agent file's body — the role and the kept sections — byte for byte in its
+system prompt; a built-in name must have lost its built-in prompt (a control run without the
+files shows it, and no rules); and the appended ``prompt.xml`` must reach none of them (the
+finding that makes the agent files necessary).
+
+OpenCode: the ``ocs`` files are placed into a fresh session folder, which the running
+``opencode serve`` is asked about (``GET /agent?directory=…``, as a gateway's sessions name their
+folder); it must list each agent with the compiled prompt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import (
+    CLAUDE_TIMEOUT,
+    FakeAnthropic,
+    RecordedRequest,
+    Reply,
+    build_example,
+    build_project,
+    claude_env,
+    fake_message,
+    running,
+    sse,
+)
+
+pytestmark = pytest.mark.integration
+
+PROBE = "HOTPLEX-SUBAGENT-PROBE"
+TASK = "HOTPLEX-TASK-FOR-"  # + the agent's name: how a sub-agent's request is recognised
+# The opening words of Claude Code's own built-in prompts (2.1.x), gone once replaced.
+BUILT_IN_OPENINGS = {
+    "general-purpose": "You are an agent for Claude Code",
+    "Explore": "You are a file search specialist",
+}
+AGENT_TOOLS = ("Agent", "Task")  # the sub-agent tool's name, now and in older releases
+
+
+def agent_body(path: Path) -> str:
+    """An agent file's body as Claude Code and OpenCode use it: after the frontmatter, trimmed."""
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("---\n")
+    return text.split("\n---\n", 1)[1].strip()
+
+
+def system_blocks(request: RecordedRequest) -> list[str]:
+    system = request.body.get("system")
+    if isinstance(system, str):
+        return [system]
+    return [b["text"] for b in system or () if b.get("type") == "text"]
+
+
+def system_text(request: RecordedRequest) -> str:
+    return "\n".join(system_blocks(request))
+
+
+def user_text(request: RecordedRequest) -> str:
+    """The text blocks of every user message (Claude Code puts reminders before the prompt)."""
+    texts = []
+    for message in request.body["messages"]:
+        content = message["content"]
+        if message["role"] != "user":
+            continue
+        if isinstance(content, str):
+            texts.append(content)
+        else:
+            texts += [b["text"] for b in content if b.get("type") == "text"]
+    return "\n".join(texts)
+
+
+def has_tool_result(request: RecordedRequest) -> bool:
+    return any(
+        isinstance(m["content"], list) and any(b.get("type") == "tool_result" for b in m["content"])
+        for m in request.body["messages"]
+    )
+
+
+@dataclass
+class AgentCalling(FakeAnthropic):
+    """Answers the session's first request with one ``Agent`` call per name in ``agents``,
+    every other request (the sub-agents', the follow-up) with plain text."""
+
+    agents: tuple[str, ...] = ()
+    calls: list[str] = field(default_factory=list)
+
+    def respond(self, request: RecordedRequest) -> Reply | None:
+        body = request.body
+        if request.route != "/v1/messages" or not isinstance(body, dict):
+            return super().respond(request)
+        tool = next((t["name"] for t in body.get("tools", ()) if t["name"] in AGENT_TOOLS), None)
+        asking = PROBE in user_text(request) and not has_tool_result(request)
+        if tool is None or not asking or self.calls:
+            return super().respond(request)
+        self.calls.append(tool)
+        blocks = [
+            {
+                "type": "tool_use",
+                "id": f"toolu_hotplex_{index}",
+                "name": tool,
+                "input": {
+                    "description": f"probe {name}",
+                    "prompt": f"{TASK}{name}: answer 'ok'.",
+                    "subagent_type": name,
+                },
+            }
+            for index, name in enumerate(self.agents)
+        ]
+        return 200, tool_use_stream(str(body.get("model", "claude")), blocks), "text/event-stream"
+
+    def agent_requests(self, name: str) -> list[RecordedRequest]:
+        return [r for r in self.message_requests() if f"{TASK}{name}:" in user_text(r)]
+
+
+def tool_use_stream(model: str, blocks: list[dict[str, Any]]) -> bytes:
+    """The SSE events of one answer made of ``tool_use`` blocks."""
+    start = fake_message(model, "")
+    start.update(content=[], stop_reason=None)
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
+    for index, block in enumerate(blocks):
+        empty = {**block, "input": {}}
+        partial = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        events += [
+            {"type": "content_block_start", "index": index, "content_block": empty},
+            {"type": "content_block_delta", "index": index, "delta": partial},
+            {"type": "content_block_stop", "index": index},
+        ]
+    events += [
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+            "usage": {"output_tokens": 1},
+        },
+        {"type": "message_stop"},
+    ]
+    return sse(events)
+
+
+def place(project: Path, launch: dict[str, Any], session: Path) -> None:
+    """What a gateway does with ``launch.json``'s ``files``: copy each into the session."""
+    for where, built in launch["files"].items():
+        target = session / where
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(project / built, target)
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory):
+    built = build_example(tmp_path_factory.mktemp("subagents"), "subagents")
+    if built.problem is not None:
+        pytest.fail(built.problem, pytrace=False)
+    return built.project
+
+
+def call_agents(
+    claude_cli, argv: list[str], cwd: Path, names: tuple[str, ...], home: Path
+) -> AgentCalling:
+    """One ``claude --print`` session whose model calls ``names`` through the Agent tool."""
+    with running(AgentCalling(agents=names)) as fake:
+        done = subprocess.run(
+            [str(claude_cli.path), *argv, "--print", PROBE],
+            cwd=cwd,
+            env=claude_env(home, fake.url),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=CLAUDE_TIMEOUT * 2,
+        )
+    assert done.returncode == 0, f"claude exited {done.returncode}: {done.stderr[-2000:]}"
+    assert fake.calls, "the session never offered the Agent tool"
+    for name in names:
+        assert fake.agent_requests(name), f"no request from sub-agent {name}: {done.stdout[-500:]}"
+    return fake  # type: ignore[return-value]
+
+
+def test_claude_code_subagents_get_their_agent_files(claude_cli, example, tmp_path):
+    folder = example / "dist" / "cc" / "default"
+    launch = json.loads((folder / "launch.json").read_text(encoding="utf-8"))
+    names = tuple(Path(p).stem for p in launch["files"])
+    assert set(names) == {"general-purpose", "Explore", "reviewer"}
+    assert launch["argv"][:2] == ["claude", "--append-system-prompt-file"]
+    appended = (example / launch["argv"][2]).read_text(encoding="utf-8")
+
+    # Without the files: the built-ins keep their own prompts and get none of the rules.
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    argv = [launch["argv"][1], str(example / launch["argv"][2])]
+    control = call_agents(claude_cli, argv, bare, tuple(BUILT_IN_OPENINGS), tmp_path / "h1")
+    for name, opening in BUILT_IN_OPENINGS.items():
+        system = system_text(control.agent_requests(name)[0])
+        assert opening in system and "<rules>" not in system, name
+
+    place(example, launch, example)  # cwd "." : the session folder is the project
+    fake = call_agents(
+        claude_cli, launch["argv"][1:], example / launch["cwd"], names, tmp_path / "h2"
+    )
+    captured = {}
+    for name in names:
+        requests = fake.agent_requests(name)
+        system = system_text(requests[0])
+        body = agent_body(folder / "agents" / f"{name}.md")
+        assert body in system, f"{name}: its agent file's body is not in its system prompt"
+        # Claude Code's own lines (a header, "You are Claude Code, …") come first, each a block
+        # of its own; the agent's prompt opens the next one, its fixed notes follow.
+        assert any(block.startswith(body) for block in system_blocks(requests[0]))
+        assert appended.strip() not in system  # the appended prompt reaches no sub-agent
+        opening = BUILT_IN_OPENINGS.get(name)
+        if opening is not None:
+            assert opening not in system, f"{name}: the built-in prompt is still there"
+        captured[name] = system
+    # The kept sections, byte for byte: the rules reach every one of them.
+    rules = appended[appended.index("<rules>") : appended.index("</rules>") + len("</rules>")]
+    assert all(rules in system for system in captured.values())
+    if os.environ.get("HOTPLEX_SHOW_CAPTURE"):
+        print(f"\n--- Claude Code {claude_cli.version}, sub-agent 'reviewer' system prompt:")
+        print(captured["reviewer"])
+
+
+# YAML's hard cases in one line: a colon and blank, quotes of both kinds, a comment sign, flow
+# and anchor characters, a leading dash, CJK and an emoji; and a role that opens with '---'.
+TRICKY_DESCRIPTION = "- Reviews: \"diffs\" & 'plans' #now {a: [b]} *x !y 中文 🎉"
+TRICKY_MANIFEST = f"""\
+[metacognition]
+enabled = false
+
+[[target]]
+name = "cc"
+worker = "claude-code"
+subagents = ["tricky"]
+
+[target.agents.tricky]
+description = {json.dumps(TRICKY_DESCRIPTION, ensure_ascii=False)}
+role = "---\\nYou are the tricky reviewer."
+"""
+
+
+def test_claude_code_reads_every_frontmatter_hotplex_writes(claude_cli, tmp_path):
+    project = tmp_path / "tricky"
+    (project / "agent-configs").mkdir(parents=True)
+    (project / "hotplex.toml").write_text(TRICKY_MANIFEST, encoding="utf-8")
+    (project / "agent-configs" / "AGENTS.md").write_text("Never push to main.\n", "utf-8")
+    built = build_project(project)
+    assert built.problem is None, built.problem
+    folder = project / "dist" / "cc" / "default"
+    launch = json.loads((folder / "launch.json").read_text(encoding="utf-8"))
+    place(project, launch, project)
+    fake = call_agents(claude_cli, launch["argv"][1:], project, ("tricky",), tmp_path / "home")
+    (request,) = fake.agent_requests("tricky")[:1]
+    assert agent_body(folder / "agents" / "tricky.md") in system_text(request)
+    # The main agent is offered the agent with its description as written.
+    main = fake.message_requests()[0]
+    assert TRICKY_DESCRIPTION in json.dumps(main.body, ensure_ascii=False).replace('\\"', '"')
+
+
+def test_opencode_lists_each_agent_with_the_compiled_prompt(opencode_server, example, tmp_path):
+    folder = example / "dist" / "ocs" / "default"
+    launch = json.loads((folder / "launch.json").read_text(encoding="utf-8"))
+    assert list(launch["files"]) == [".opencode/agent/general.md"]
+    session = tmp_path / "session"  # a gateway's session folder: the placed files, nothing else
+    place(example, launch, session)
+    # The server serves each project folder it is asked about (``directory``), as a gateway's
+    # sessions do; this one has never been asked about before.
+    query = urllib.parse.urlencode({"directory": str(session)})
+    agents = {a["name"]: a for a in opencode_server.request("GET", f"/agent?{query}")}
+    for where, built in launch["files"].items():
+        name = Path(where).stem
+        assert name in agents, f"GET /agent has no '{name}': {sorted(agents)}"
+        assert agents[name]["mode"] == "subagent"
+        assert agents[name]["prompt"] == agent_body(example / built)
+        assert "<rules>" in agents[name]["prompt"]
