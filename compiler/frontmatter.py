@@ -116,3 +116,11 @@ def _parse_yaml(block: str, file: str) -> dict[str, Any]:
             hint=NOT_METADATA_HINT,
         )
     return meta
+
+
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+
+
+def trim(text: str) -> str:
+    """Blank lines around a file's content carry no meaning in a section."""
+    return _LEADING_BLANK_LINES.sub("", text).rstrip()

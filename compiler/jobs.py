@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .errors import HotplexError, suggest
+
 if TYPE_CHECKING:
     from .model import Model, Target
 
@@ -39,3 +41,17 @@ def plan(model: Model) -> list[Job]:
             jobs.append(Job(target, None))
         jobs.extend(Job(target, p) for p in model.platforms_of(target))
     return jobs
+
+
+def select(model: Model, jobs: list[Job], names: tuple[str, ...]) -> list[Job]:
+    """The jobs of the targets ``names`` (all when empty); a name no target has is an error."""
+    if not names:
+        return jobs
+    known = [t.name for t in model.manifest.target]
+    for wanted in names:
+        if wanted not in known:
+            raise HotplexError.single(
+                f"no target named '{wanted}' in {model.manifest_display}",
+                hint=suggest(wanted, known) or "targets: " + ", ".join(known),
+            )
+    return [j for j in jobs if j.target.name in names]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from hotplex.targets import WORKERS
 
-from . import comments, frontmatter, hidden, secrets
+from . import claude_sources, comments, frontmatter, hidden, secrets
 from .assemble import METACOGNITION_TAG
 from .errors import BuildFailed, HotplexError, Problem, Span, suggest
 from .fs import (
@@ -46,7 +46,6 @@ from .worker import Section
 READ_MARGIN = 4
 READ_FLOOR = 1 << 20
 
-_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 
 
 @functools.lru_cache(maxsize=1)
@@ -168,11 +167,6 @@ def read_cap(model: Model) -> int:
     return max(max(budgets) * 4 * READ_MARGIN, READ_FLOOR)
 
 
-def trim(text: str) -> str:
-    """Blank lines around a file's content carry no meaning in a section."""
-    return _LEADING_BLANK_LINES.sub("", text).rstrip()
-
-
 @dataclass
 class Resolution:
     sections: list[Section]
@@ -256,7 +250,7 @@ class _Resolver:
         if loaded is None:
             return None
         text, includes = self.render(loaded)
-        text = trim(comments.strip(text) if html_comments == "strip" else text)
+        text = frontmatter.trim(comments.strip(text) if html_comments == "strip" else text)
         if secrets.scan(text) or hidden.scan(text):  # rare: only then find where each came from
             files = [self.inputs.load(f, span, f != display or meta) for f in (display, *includes)]
             origins = [Origin(f.body, f.display, f.body_line) for f in files if f]
@@ -401,7 +395,7 @@ def _metacognition(resolver: _Resolver, file: str | None, note: str) -> Section:
             METACOGNITION_TAG,
             "B",
             note or METACOGNITION_NOTE,
-            trim(builtin_metacognition()),
+            frontmatter.trim(builtin_metacognition()),
             (),
         )
     span = Span(resolver.model.manifest_display, key="metacognition.file")
@@ -418,7 +412,7 @@ def _source_section(resolver: _Resolver, source: Source) -> Section | None:
     span = Span(model.manifest_display, key=model.source_key(source, "file"))
     comments = source.html_comments or model.manifest.project.html_comments
     meta = source.frontmatter
-    read_base = _claude_text if source.imports == "claude" else _Resolver.source_text
+    read_base = claude_sources.text if source.imports == "claude" else _Resolver.source_text
     texts: list[tuple[str, str | None]] = [(base, read_base(resolver, base, span, comments, meta))]
     for variant in overlay_paths(model, source, resolver.job):
         texts.append((variant, resolver.source_text(variant, span, comments, meta)))
@@ -434,67 +428,5 @@ def _source_section(resolver: _Resolver, source: Source) -> Section | None:
     body = "\n\n".join(text for _, text in present if text)
     files = tuple(p for p, _ in present)
     if source.imports == "claude":
-        body, files = _claude_entries(resolver, base, body, files, span)
+        body, files = claude_sources.entries(resolver, base, body, files, span)
     return Section(source.name, source.tag, source.channel, source.note, body, files)
-
-
-def _claude_entries(
-    resolver: _Resolver, base: str, body: str, files: tuple[str, ...], span: Span
-) -> tuple[str, tuple[str, ...]]:
-    """The source's text and each file it imports, as Claude Code loads them: one entry per file
-    after the file importing it, joined by a blank line. Every imported path, present or not, is
-    an input of the job."""
-    from .claude_imports import load_order
-
-    origins: dict[str, secrets.Origin] = {}
-
-    def read(display: str) -> str | None:
-        try:
-            loaded = resolver.file(display, span)
-        except HotplexError as exc:
-            return _claude_literal(resolver, display, span, exc)
-        if loaded is None:
-            return None
-        origins[display] = secrets.Origin(loaded.body, display, loaded.body_line)
-        return loaded.body
-
-    entries = load_order(base, body, resolver.model.root, read, resolver.claude_seen)
-    imported = [(path, text) for path, text in entries if path != base]
-    for path, text in imported:
-        if path in origins and secrets.scan(text):
-            resolver.check(text, [origins[path]])
-    text = "\n\n".join(text for _, text in entries)
-    return text, files + tuple(path for path, _ in imported)
-
-
-def _claude_text(
-    resolver: _Resolver,
-    display: str,
-    span: Span,
-    html_comments: HtmlComments = "keep",
-    meta: bool = True,
-) -> str | None:
-    """A CLAUDE.md source's own text; see ``_claude_literal`` for frontmatter hotplex refuses."""
-    try:
-        return resolver.source_text(display, span, html_comments, meta)
-    except HotplexError as exc:
-        text = _claude_literal(resolver, display, span, exc)
-        return trim(text) if text is not None else None
-
-
-def _claude_literal(resolver: _Resolver, display: str, span: Span, exc: HotplexError) -> str | None:
-    """A file whose frontmatter hotplex refuses, as Claude Code reads it: an unclosed block is
-    text, a block of invalid YAML is dropped; no templates (their switch is unreadable). Any
-    other problem stands."""
-    from .claude_imports import body_of
-
-    if not exc.problems[0].message.startswith(("unclosed frontmatter", "invalid frontmatter")):
-        raise exc
-    raw = resolver.inputs.raw(display, span)
-    if raw is None:
-        return None
-    decoded = frontmatter.decode(raw.data, display)
-    body = body_of(decoded)
-    if secrets.scan(body):
-        resolver.check(body, [Origin(decoded, display)])
-    return body

@@ -21,7 +21,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import HotplexError, suggest
+from .errors import HotplexError
+from .jobs import select
 from .limits import Truncation, measure
 from .worker import Budgets, SectionSize
 
@@ -93,24 +94,15 @@ def collect(root: Path, manifest: Path | None, targets: tuple[str, ...]) -> list
     from .sources import Inputs, read_cap
 
     project = Project.load(root, manifest)
-    _check_targets(project.targets(), targets)
     model = project.model
     inputs = Inputs(project.root, read_cap(model))
     found = []
-    for job in project.jobs():
-        if not targets or job.target.name in targets:
-            compiled = compile_job(model, job, inputs)
-            emitted = compiled.emitted
-            for path, sizes in ((emitted.primary, emitted.sizes), *emitted.documents):
-                found.append(_artifact_stats(compiled, path, sizes, model, inputs))
+    for job in select(model, project.jobs(), targets):
+        compiled = compile_job(model, job, inputs)
+        emitted = compiled.emitted
+        for path, sizes in ((emitted.primary, emitted.sizes), *emitted.documents):
+            found.append(_artifact_stats(compiled, path, sizes, model, inputs))
     return found
-
-
-def _check_targets(known: list[str], wanted: tuple[str, ...]) -> None:
-    for name in wanted:
-        if name not in known:
-            hint = suggest(name, known) or "targets: " + ", ".join(known)
-            raise HotplexError.single(f"no target named '{name}'", hint=hint)
 
 
 def _artifact_stats(

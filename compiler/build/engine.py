@@ -9,9 +9,9 @@ import time
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from ..errors import HotplexError, suggest
+from ..errors import HotplexError
 from ..fs import Stamp, stamp
-from ..jobs import Job, plan
+from ..jobs import Job, plan, select
 from ..records import JobRecord, JobReport, Outcome
 from . import decide, orphans, snapshot
 from .execute import Check, Strategy, Write
@@ -54,7 +54,7 @@ class Builder:
 
     def run(self, log: state_log.Log | None) -> Outcome:
         planned = plan(self.model)
-        jobs = self._select(planned)
+        jobs = select(self.model, planned, self.request.targets)
         before = dict(self.state.jobs)  # records are replaced, never mutated, by the log
         reports: list[JobReport] = []
         work = functools.partial(self.strategy.execute, self.model, self.inputs)
@@ -83,18 +83,6 @@ class Builder:
 
                 manifest_cache.save(self.model, self.model.uncached)
         return Outcome(reports, found, self.warnings, fast=False)
-
-    def _select(self, jobs: list[Job]) -> list[Job]:
-        if not self.request.targets:
-            return jobs
-        names = [t.name for t in self.model.manifest.target]
-        for wanted in self.request.targets:
-            if wanted not in names:
-                raise HotplexError.single(
-                    f"no target named '{wanted}' in {self.model.manifest_display}",
-                    hint=suggest(wanted, names) or "targets: " + ", ".join(names),
-                )
-        return [j for j in jobs if j.target.name in self.request.targets]
 
     def _run_batch(
         self,
