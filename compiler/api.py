@@ -13,6 +13,8 @@ consulted moved). Example::
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +52,8 @@ class Project:
         self._model = None
         self._inputs = None
         self._artifacts: dict[str, _Cached] = {}
+        self._jobs: list = []
+        self._lock = threading.RLock()
 
     @classmethod
     def load(cls, path: str | Path = ".", manifest: str | Path | None = None) -> Project:
@@ -72,9 +76,29 @@ class Project:
 
         return plan(self.model)
 
-    def compile(self, target: str, platform: str | None = None) -> Artifact:
-        """The artifact ``hotplex build`` would write for ``target`` and ``platform``."""
+    def compile(
+        self,
+        target: str,
+        platform: str | None = None,
+        overlay: Mapping[str, str] | None = None,
+    ) -> Artifact:
+        """The artifact ``hotplex build`` would write for ``target`` and ``platform``.
+
+        ``overlay`` maps files of the sources folder (``"USER.md"``, ``"memory/2026-11-29.md"``)
+        to the text they hold for this call only: a gateway's per-user files. They get
+        everything a file on disk gets (frontmatter, templates, sanitizer, limits, secret and
+        hidden-text scans, daily-log selection); nothing is written or kept for later calls.
+        Thread-safe: calls on one ``Project`` run one at a time.
+
+        .. versionchanged:: issue 15 ``overlay``.
+        """
+        with self._lock:
+            return self._compile(target, platform, overlay, None)
+
+    def _compile(self, target, platform, overlay, labels) -> Artifact:
         job = self._job(target, platform)
+        if overlay:
+            return self._compile_overlay(job, platform, overlay, labels)
         cached = self._artifacts.get(job.id)
         if cached is not None and all(stamp(self.root / p) == s for p, s in cached.stamps.items()):
             return cached.artifact
@@ -82,18 +106,7 @@ class Project:
 
         inputs = self._fresh_inputs()
         compiled = compile_job(self._model, job, inputs)
-        emitted = compiled.emitted
-        artifact = Artifact(
-            target=job.target.name,
-            worker=job.target.worker,
-            platform=platform,
-            path=emitted.primary,
-            text=emitted.files[emitted.primary].decode("utf-8"),
-            files=dict(emitted.files),
-            truncations=tuple(t.to_json() for t in emitted.truncations),
-            warnings=emitted.warnings,
-            sizes=emitted.sizes,
-        )
+        artifact = _artifact(job, platform, compiled.emitted)
         stamps = {p: inputs.stamps.get(p) for p in compiled.inputs}
         if all(s is None or settled(s, inputs.started_ns) for s in stamps.values()):
             self._artifacts[job.id] = _Cached(artifact, stamps)
@@ -101,8 +114,29 @@ class Project:
             self._artifacts.pop(job.id, None)
         return artifact
 
+    def _compile_overlay(self, job, platform, overlay, labels) -> Artifact:
+        """One call's compile through its overlay; the base files come from (and stay in) the
+        shared reader, read again only when their stamps move."""
+        from . import overlay as overlays
+        from .compile import compile_job
+
+        files = overlays.prepare(self._model, overlay, labels)
+        base = self._inputs
+        if base is None or not self._base_current(base):
+            base = self._fresh_inputs()
+        compiled = compile_job(self._model, job, overlays.OverlayInputs(base, files))
+        overlays.check_used(files, list(compiled.inputs), self._model)
+        return _artifact(job, platform, compiled.emitted)
+
+    def _base_current(self, inputs) -> bool:
+        """Whether every file the shared reader holds still has the stamp it was read with."""
+        return all(
+            s is None or stamp(self.root / p) == s for p, s in list(inputs.stamps.items())
+        ) and all(settled(s, inputs.started_ns) for s in inputs.stamps.values() if s is not None)
+
     def _job(self, target: str, platform: str | None):
-        for job in self.jobs():
+        self._refresh()
+        for job in self._jobs:
             if job.target.name == target and job.platform == platform:
                 return job
         names = self.targets()
@@ -126,8 +160,10 @@ class Project:
         if self._model is not None and current == self._manifest_stamp:
             return
         from . import model as model_module
+        from .jobs import plan
 
         self._model = model_module.load(self.root, self._manifest_path)
+        self._jobs = plan(self._model)
         self._manifest_stamp = current
         self._inputs = None
         self._artifacts.clear()
@@ -142,3 +178,17 @@ class Project:
             inputs.adopt(previous)
         self._inputs = inputs
         return inputs
+
+
+def _artifact(job, platform: str | None, emitted) -> Artifact:
+    return Artifact(
+        target=job.target.name,
+        worker=job.target.worker,
+        platform=platform,
+        path=emitted.primary,
+        text=emitted.files[emitted.primary].decode("utf-8"),
+        files=dict(emitted.files),
+        truncations=tuple(t.to_json() for t in emitted.truncations),
+        warnings=emitted.warnings,
+        sizes=emitted.sizes,
+    )

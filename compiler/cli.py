@@ -61,6 +61,13 @@ def _parser() -> argparse.ArgumentParser:
     show = add("show", help="print an artifact as it would be built")
     show.add_argument("target")
     show.add_argument("--platform", default=None)
+    show.add_argument(
+        "--overlay",
+        action="append",
+        default=[],
+        metavar="FILE=PATH",
+        help="compile as if FILE of the sources folder held PATH's text (e.g. USER.md=alice.md)",
+    )
 
     stats = add("stats", help="size per artifact and section against the limits")
     stats.add_argument("targets", nargs="*", metavar="TARGET")
@@ -315,9 +322,20 @@ def cmd_graph(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
 
 def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from .api import Project
+    from .console import colour
+    from .overlay import read_arguments
+    from .records import Truncation
 
-    artifact = Project.load(root, manifest).compile(args.target, args.platform)
+    overlay, labels = read_arguments(args.overlay)
+    project = Project.load(root, manifest)
+    with project._lock:
+        artifact = project._compile(args.target, args.platform, overlay, labels)
     sys.stdout.write(artifact.text)
+    warning = colour("warning", "yellow", sys.stderr)
+    for cut in artifact.truncations:
+        sys.stderr.write(f"{warning}: {Truncation.from_json(cut).describe()}\n")
+    for text in artifact.warnings:
+        sys.stderr.write(f"{warning}: {text}\n")
     return EXIT_OK
 
 

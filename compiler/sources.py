@@ -21,7 +21,7 @@ from pathlib import Path
 
 from hotplex.targets import WORKERS
 
-from . import comments, frontmatter, hidden, secrets
+from . import comments, frontmatter, hidden, memory_logs, secrets
 from .assemble import METACOGNITION_TAG
 from .errors import BuildFailed, HotplexError, Problem, Span
 from .fs import (
@@ -75,6 +75,7 @@ class Inputs:
     stamps: dict[str, Stamp | None] = field(default_factory=dict)
     _raw: dict[str, ReadResult | None] = field(default_factory=dict)
     _loaded: dict[str, Loaded | None] = field(default_factory=dict)
+    _listings: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
     started_ns: int = field(default_factory=time.time_ns)  # reads happen after this
 
     def adopt(self, previous: Inputs) -> None:
@@ -92,6 +93,8 @@ class Inputs:
                     self._raw[display] = previous._raw[display]
                 if display in previous._loaded:
                     self._loaded[display] = previous._loaded[display]
+                if display in previous._listings:
+                    self._listings[display] = previous._listings[display]
 
     def digest(self, display: str) -> str | None:
         """Content hash of a file (None when absent), re-hashing only when its stamp moved."""
@@ -103,8 +106,25 @@ class Inputs:
             self.stamps[display] = current
             self.digests[display] = known[1]
             return known[1]
-        self._read(display, Span(display))
+        if display.endswith("/"):
+            self.listing(display, Span(display))
+        else:
+            self._read(display, Span(display))
         return self.digests[display]
+
+    def listing(self, display: str, span: Span) -> tuple[tuple[str, int], ...]:
+        """A folder's files as (name, size), for a glob input (``folder/``); its digest covers
+        every name and size, its stamp moves when a file is added or removed."""
+        if display not in self._listings:
+            from .memory_logs import list_folder
+
+            path = confine(self.root, check_relative(display.rstrip("/"), span), span)
+            found = list_folder(path)
+            self._listings[display] = found or ()
+            self.stamps[display] = stamp(path) if found is not None else None
+            digest = sha256(repr(found).encode()) if found is not None else None
+            self.digests[display] = digest
+        return self._listings[display]
 
     def raw(self, display: str, span: Span) -> ReadResult | None:
         """The file's bytes as read (capped), for a reader with rules of its own."""
@@ -346,7 +366,10 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
         sections.append(_metacognition(resolver, meta.file, meta.note))
     manifest = model.manifest
     for source in job.target.kept_sources(manifest.source):
-        section = _source_section(resolver, source, manifest.source.index(source))
+        index = manifest.source.index(source)
+        section = _source_section(resolver, source, index)
+        if manifest.memory.logs is not None and source.name == memory_logs.LOG_SOURCE:
+            section = memory_logs.attach(resolver, source, section)
         if section is not None:
             sections.append(section)
     _check_notes(resolver)

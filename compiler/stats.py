@@ -16,6 +16,7 @@ estimate is taken from its text before the limits and scaled to the size that su
 from __future__ import annotations
 
 import json
+import posixpath
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -163,7 +164,7 @@ def _section_stats(
     measured = measure(text, size.unit)
     tokens = round(approx_tokens(text) * size.injected / measured) if measured else 0
     cuts = tuple(
-        _describe_cut(cut)
+        _describe_cut(cut, size.files)
         for cut in truncations
         if cut.section == size.name or set(cut.files) & set(size.files)
     )
@@ -179,9 +180,11 @@ def _section_stats(
     )
 
 
-def _describe_cut(cut: Truncation) -> str:
+def _describe_cut(cut: Truncation, files: tuple[str, ...]) -> str:
     dropped = " (dropped)" if cut.after == 0 else ""
-    return f"{cut.limit}: {cut.before}→{cut.after}{dropped}"
+    # A day of a daily log is a file of its own within the memory section: name it.
+    day = f"{posixpath.basename(cut.files[0])} " if cut.files and cut.files[0] not in files else ""
+    return f"{day}{cut.limit}: {cut.before}→{cut.after}{dropped}"
 
 
 def _share(size: int, budget: int | None) -> float | None:
@@ -191,7 +194,15 @@ def _share(size: int, budget: int | None) -> float | None:
 # --- rendering --------------------------------------------------------------------------------
 
 _HEADER = (
-    "artifact", "section", "size", "unit", "%file", "%total", "≈tokens", "truncated", "comments",
+    "artifact",
+    "section",
+    "size",
+    "unit",
+    "%file",
+    "%total",
+    "≈tokens",
+    "truncated",
+    "comments",
     "files",
 )
 _RIGHT = {2, 4, 5, 6}  # numeric columns
@@ -203,12 +214,32 @@ def render_table(artifacts: list[ArtifactStats]) -> str:
         rows.extend(_section_row(art, s) for s in art.sections)
         cuts = f"{len(art.truncations)} cut(s)" if art.truncations else ""
         rows.append(
-            (art.artifact, "(sections)", str(art.size), art.unit, "", _percent(art.share_of_total),
-             str(sum(s.tokens for s in art.sections)), cuts, "", "")
+            (
+                art.artifact,
+                "(sections)",
+                str(art.size),
+                art.unit,
+                "",
+                _percent(art.share_of_total),
+                str(sum(s.tokens for s in art.sections)),
+                cuts,
+                "",
+                "",
+            )
         )
         rows.append(
-            (art.artifact, "(document)", str(art.document), art.unit, "", "", str(art.tokens), "",
-             "", art.path)
+            (
+                art.artifact,
+                "(document)",
+                str(art.document),
+                art.unit,
+                "",
+                "",
+                str(art.tokens),
+                "",
+                "",
+                art.path,
+            )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER))]
     lines = [

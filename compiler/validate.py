@@ -63,6 +63,10 @@ def validate(manifest: Manifest, display: str) -> None:
         _check_path_key(manifest.metacognition.file, "metacognition.file", bad)
     _validate_secrets(manifest.secrets, bad)
     _validate_unicode(manifest.unicode, bad)
+    if manifest.memory.logs is not None:
+        from .memory_logs import validate_glob
+
+        validate_glob(manifest, bad)
     _validate_targets(manifest, bad)
     if problems:
         raise HotplexError(problems)
@@ -195,5 +199,3 @@ def _validate_bot(
     platforms = target.platforms if target.platforms is not None else manifest.variants.platforms
     if not platforms:
         bad(f"{key}.bot", "a bot overlay needs a platform: give the target platforms = [...]")
-
-

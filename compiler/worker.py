@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from .jobs import Job
+    from .memory_logs import Logs
     from .model import Manifest, Model, Source, Target
 
 
@@ -41,6 +42,9 @@ class Section:
     note: str
     text: str
     files: tuple[str, ...]  # display paths of the files it came from, base first
+    # The memory section's daily logs ([memory] logs), kept apart from ``text`` so that the
+    # budget takes whole days (``limits.apply``) or a worker deploys them as files.
+    logs: Logs | None = None
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,9 @@ class Worker:
     Options: ClassVar[type] = NoOptions
     # ``hotplex init``: the target name it scaffolds and a comment on what the artifact is for.
     init_target: ClassVar[tuple[str, str]]
+    # Daily memory logs: "section" folds the days that fit into the memory section; "files"
+    # leaves the section to MEMORY.md and hands every day to ``emit`` (its program reads them).
+    daily_logs: ClassVar[str] = "section"
     # The modules whose code decides the bytes it emits: editing one rebuilds its artifacts.
     modules: ClassVar[tuple[str, ...]] = ()
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hotplex import assemble, limits, sanitize
+from hotplex import assemble, limits, memory_logs, sanitize
 from hotplex.model import Model
 from hotplex.worker import Section, SectionSize
 
@@ -38,8 +38,13 @@ def build(
 ) -> Document:
     reserved = reserved_tags(sections, model, also_reserved)
     unit = model.manifest.limits.unit
+
+    def clean(text: str) -> str:
+        return sanitize.sanitize(text, reserved)
+
     cleaned = [
-        limits.Limited(s.name, s.files, sanitize.sanitize(s.text, reserved)) for s in sections
+        limits.Limited(s.name, s.files, clean(s.text), memory_logs.mapped(s.logs, clean))
+        for s in sections
     ]
     kept, cuts = limits.apply(cleaned, model.manifest.limits, model.manifest_display)
     by_name = {k.name: k.text for k in kept}
@@ -58,7 +63,7 @@ def build(
         SectionSize(
             c.name,
             c.files,
-            limits.measure(c.text, unit),
+            limits.measure(memory_logs.full_text(c.text, c.logs), unit),
             limits.measure(by_name.get(c.name, ""), unit),
             unit,
         )
