@@ -243,3 +243,26 @@ def attach(resolver, source, section):
     from dataclasses import replace
 
     return replace(section, logs=logs)
+
+
+def describe_cuts(truncations) -> list[str]:
+    """Each cut as a line, the days left out past the first two folded into one line (1,000
+    days of logs are one line, not a thousand); ``--json`` and ``stats --json`` list each."""
+    lines, days = [], []
+    for cut in truncations:
+        if cut.after == 0 and cut.style == "dropped" and _is_day(cut):
+            days.append(cut)
+        else:
+            lines.append(cut.describe())
+    lines += [cut.describe() for cut in days[:2]]
+    if len(days) > 2:
+        rest = days[2:]
+        lines.append(
+            f"{len(rest)} older days, {rest[-1].files[0]} … {rest[0].files[0]}: dropped; "
+            f"no room left in limits.{rest[0].limit}"
+        )
+    return lines
+
+
+def _is_day(cut) -> bool:
+    return cut.section == LOG_SOURCE and len(cut.files) == 1 and cut.files[0].endswith(".md")

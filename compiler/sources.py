@@ -366,8 +366,7 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
         sections.append(_metacognition(resolver, meta.file, meta.note))
     manifest = model.manifest
     for source in job.target.kept_sources(manifest.source):
-        index = manifest.source.index(source)
-        section = _source_section(resolver, source, index)
+        section = _source_section(resolver, source, manifest.source.index(source))
         if manifest.memory.logs is not None and source.name == memory_logs.LOG_SOURCE:
             section = memory_logs.attach(resolver, source, section)
         if section is not None:

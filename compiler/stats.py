@@ -163,11 +163,11 @@ def _section_stats(
 ) -> SectionStats:
     measured = measure(text, size.unit)
     tokens = round(approx_tokens(text) * size.injected / measured) if measured else 0
-    cuts = tuple(
-        _describe_cut(cut, size.files)
-        for cut in truncations
-        if cut.section == size.name or set(cut.files) & set(size.files)
-    )
+    mine = [c for c in truncations if c.section == size.name or set(c.files) & set(size.files)]
+    days = [c for c in mine if c.after == 0 and c.files and c.files[0] not in size.files]
+    cuts = tuple(_describe_cut(cut, size.files) for cut in mine if cut not in days[1:])
+    if len(days) > 1:  # days of a daily log left out: the newest named, the rest counted
+        cuts += (f"{len(days) - 1} older days dropped",)
     return SectionStats(
         size.name,
         tuple(size.files),
@@ -194,15 +194,7 @@ def _share(size: int, budget: int | None) -> float | None:
 # --- rendering --------------------------------------------------------------------------------
 
 _HEADER = (
-    "artifact",
-    "section",
-    "size",
-    "unit",
-    "%file",
-    "%total",
-    "≈tokens",
-    "truncated",
-    "comments",
+    "artifact", "section", "size", "unit", "%file", "%total", "≈tokens", "truncated", "comments",
     "files",
 )
 _RIGHT = {2, 4, 5, 6}  # numeric columns
@@ -214,32 +206,12 @@ def render_table(artifacts: list[ArtifactStats]) -> str:
         rows.extend(_section_row(art, s) for s in art.sections)
         cuts = f"{len(art.truncations)} cut(s)" if art.truncations else ""
         rows.append(
-            (
-                art.artifact,
-                "(sections)",
-                str(art.size),
-                art.unit,
-                "",
-                _percent(art.share_of_total),
-                str(sum(s.tokens for s in art.sections)),
-                cuts,
-                "",
-                "",
-            )
+            (art.artifact, "(sections)", str(art.size), art.unit, "", _percent(art.share_of_total),
+             str(sum(s.tokens for s in art.sections)), cuts, "", "")
         )
         rows.append(
-            (
-                art.artifact,
-                "(document)",
-                str(art.document),
-                art.unit,
-                "",
-                "",
-                str(art.tokens),
-                "",
-                "",
-                art.path,
-            )
+            (art.artifact, "(document)", str(art.document), art.unit, "", "", str(art.tokens), "",
+             "", art.path)
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER))]
     lines = [

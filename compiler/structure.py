@@ -218,3 +218,4 @@ def structure(raw: dict[str, Any], display: str) -> Manifest:
         ) from None
     # A manifest that declares only [channels.B] keeps the default C channel, and vice versa.
     return attrs.evolve(manifest, channels={**default_channels(), **manifest.channels})
+

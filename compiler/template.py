@@ -42,6 +42,7 @@ FILTERS: dict[str, int] = {"upper": 0, "lower": 0, "trim": 0, "default": 1}
 MAX_NESTING = 50
 
 
+
 # --- the parsed template -------------------------------------------------------------------
 # Nodes are NamedTuples: immutable, and a tenth of a frozen dataclass's import-time cost.
 
@@ -351,3 +352,5 @@ def _tag_groups(source: str, tags: list[tuple[int, int]]) -> Iterator[tuple[int,
 def _blank(source: str, start: int, end: int) -> bool:
     """Whether ``source[start:end]`` holds only spaces and tabs."""
     return not source[start:end].strip(" \t")
+
+

@@ -41,6 +41,7 @@ class Keys:
             plain(manifest.metacognition),
             plain(manifest.secrets),
             plain(manifest.unicode),
+            plain(manifest.memory),
         ]
         return {
             "compiler": fingerprint.compiler_digest(),
@@ -145,7 +146,9 @@ def plain(value: Any, drop: tuple[str, ...] = ()) -> Any:
     import attrs
 
     if attrs.has(type(value)):
-        return {k: plain(v) for k, v in attrs.asdict(value, recurse=False).items() if k not in drop}
+        return {
+            k: plain(v) for k, v in attrs.asdict(value, recurse=False).items() if k not in drop
+        }
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

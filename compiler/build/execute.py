@@ -79,7 +79,9 @@ class Strategy:
         )
         return Done(new, result, {p: inputs.stamps.get(p) for p in compiled.inputs})
 
-    def apply(self, emitted: Emitted, recorded: dict[str, Stamped], reasons: list[str]) -> Result:
+    def apply(
+        self, emitted: Emitted, recorded: dict[str, Stamped], reasons: list[str]
+    ) -> Result:
         digests = {path: sha256(data) for path, data in emitted.files.items()}
         on_disk = {path: self.outputs.digest(path, recorded.get(path)) for path in emitted.files}
         changed = [path for path in emitted.files if on_disk[path] != digests[path]]

@@ -302,7 +302,8 @@ def _model(
     )
     kept = {t["name"]: [s.name for s in sources if s.name in keep[t["name"]]] for t in targets}
     built = tuple(
-        _target(t, tuple(kept[t["name"]]) if kept[t["name"]] != names else None) for t in targets
+        _target(t, tuple(kept[t["name"]]) if kept[t["name"]] != names else None)
+        for t in targets
     )
     meta = Metacognition(enabled=False)
     workspace = next((f for f in found if f.workspace is not None), None)
