@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from hotplex.errors import HotplexError
-from hotplex.limits import TRUNCATION_MARKER, Limited, apply, measure
+from hotplex.limits import TRUNCATION_MARKER, Limited, apply, fair_shares, measure
 from hotplex.model import Limits
 from hypothesis import given
 from hypothesis import strategies as st
@@ -86,3 +86,71 @@ def test_budgets_always_hold_and_every_cut_is_reported(texts, per_file, total, u
     for section in sections(*texts):
         if kept_by_name.get(section.name, "") != section.text:
             assert section.name in reported, section.name
+
+
+# --- share = "fair": max-min fair water-filling ------------------------------------------------
+
+
+def test_fair_share_keeps_small_sections_whole_and_splits_the_rest_evenly():
+    texts = ("a" * 100, "b" * 3000, "c" * 50, "d" * 3000)
+    limits = Limits(per_file=2000, total=2150, share="fair")
+    kept, cuts = apply(sections(*texts), limits, "m")
+    sizes = {k.name: len(k.text) for k in kept}
+    assert sizes["s0"] == 100 and sizes["s2"] == 50  # under an equal share: untouched
+    assert sizes["s1"] == sizes["s3"] == 1000  # (2150 - 150) / 2 each
+    assert [(c.section, c.limit) for c in cuts] == [
+        ("s1", "per_file"),
+        ("s1", "share"),
+        ("s3", "per_file"),
+        ("s3", "share"),
+    ]
+    # In document order the last large section would get what is left: 0 here.
+    kept, _ = apply(sections(*texts), Limits(per_file=2000, total=2150), "m")
+    assert "s3" not in {k.name for k in kept}
+
+
+def test_fair_shares_water_fill():
+    assert fair_shares([10, 500, 500], 610) == [10, 300, 300]
+    assert fair_shares([10, 20], 100) == [10, 20]
+    assert fair_shares([7, 7, 7], 10) == [3, 3, 3]  # the remainder is not given by position
+
+
+@given(st.lists(st.integers(0, 5000), min_size=1, max_size=8), st.integers(0, 20000))
+def test_fair_shares_properties(demands, total):
+    shares = fair_shares(demands, total)
+    assert sum(shares) <= total
+    equal = total // len(demands)
+    assert all(s >= min(d, equal) for s, d in zip(shares, demands, strict=True))
+    assert all(s <= d for s, d in zip(shares, demands, strict=True))
+    reordered = fair_shares(demands[::-1], total)[::-1]
+    assert reordered == shares  # any order of the sections: the same allocation
+
+
+@given(
+    st.lists(st.text(min_size=0, max_size=600), min_size=1, max_size=6),
+    st.integers(1, 700),
+    st.integers(1, 2000),
+    st.sampled_from(["chars", "bytes"]),
+    st.randoms(use_true_random=False),
+)
+def test_fair_budgets_hold_and_equal_sections_fare_alike_in_any_order(
+    texts, per_file, total, unit, rng
+):
+    limits = Limits(per_file=per_file, total=total, unit=unit, share="fair")
+    kept, cuts = apply(sections(*texts), limits, "m")
+    assert sum(measure(k.text, unit) for k in kept) <= total
+    assert all(measure(k.text, unit) <= per_file for k in kept)
+    demands = [min(measure(t, unit), per_file) for t in texts]
+    equal = total // len(texts)
+    by_name = {k.name: k.text for k in kept}
+    for index, text in enumerate(texts):
+        got = by_name.get(f"s{index}", "")
+        if demands[index] <= equal and measure(text, unit) <= per_file:
+            assert got == text  # a section within an equal share is never cut
+        elif got != text:
+            assert f"s{index}" in {c.section for c in cuts}
+    order = list(range(len(texts)))
+    rng.shuffle(order)
+    shuffled = [Limited(f"s{i}", (f"F{i}.md",), texts[i]) for i in order]
+    again = {k.name: k.text for k in apply(shuffled, limits, "m")[0]}
+    assert again == by_name
