@@ -130,9 +130,11 @@ class Project:
 
     def _base_current(self, inputs) -> bool:
         """Whether every file the shared reader holds still has the stamp it was read with."""
-        return all(
-            s is None or stamp(self.root / p) == s for p, s in list(inputs.stamps.items())
-        ) and all(settled(s, inputs.started_ns) for s in inputs.stamps.values() if s is not None)
+        root = f"{self.root}/"  # string paths: a pathlib join per file costs more than its stat
+        stamps = list(inputs.stamps.items())
+        return all(s is None or stamp(root + p) == s for p, s in stamps) and all(
+            settled(s, inputs.started_ns) for _, s in stamps if s is not None
+        )
 
     def _job(self, target: str, platform: str | None):
         self._refresh()
@@ -173,7 +175,7 @@ class Project:
         from .sources import Inputs, read_cap
 
         previous = self._inputs
-        inputs = Inputs(self.root, read_cap(self._model))
+        inputs = Inputs(self.root, read_cap(self._model), sections={})
         if previous is not None:
             inputs.adopt(previous)
         self._inputs = inputs

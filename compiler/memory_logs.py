@@ -23,6 +23,7 @@ wildcards): one folder, one stamp.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import posixpath
 import re
@@ -134,9 +135,11 @@ def matching(listing: Iterable[tuple[str, int]], pattern: str) -> list[tuple[str
     )
 
 
-def entries(text: str) -> list[tuple[str, bool]]:
+@functools.lru_cache(maxsize=4096)
+def entries(text: str) -> tuple[tuple[str, bool], ...]:
     """``text`` split into top-level blocks, each with whether it is an entry (a list item or a
-    paragraph, which a newer day may repeat) rather than a heading."""
+    paragraph, which a newer day may repeat) rather than a heading. Cached: a gateway compiles
+    the same days for every user."""
     blocks: list[tuple[list[str], bool]] = []
     fence: str | None = None
     blank = in_item = False
@@ -162,7 +165,7 @@ def entries(text: str) -> list[tuple[str, bool]]:
         opened = _FENCE.match(line)
         if opened:
             fence = opened.group(1)
-    return [("\n".join(lines).rstrip(), is_entry) for lines, is_entry in blocks]
+    return tuple(("\n".join(lines).rstrip(), is_entry) for lines, is_entry in blocks)
 
 
 def read_days(

@@ -57,7 +57,13 @@ class OverlayInputs:
         self.root = base.root
         self.started_ns = base.started_ns
         self.stamps = base.stamps
+        self.sections = base.sections
         self._own: dict[str, Loaded] = {}
+        self._folders = {posixpath.dirname(path) + "/" for path in files}
+
+    def overlaid(self, paths) -> bool:
+        """Whether this call's texts touch any of ``paths`` (a file, or a glob's folder)."""
+        return any(p in self.files or p in self._folders for p in paths)
 
     @property
     def _loaded(self) -> Mapping[str, Loaded | None]:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from hotplex.targets import WORKERS
 
-from . import comments, frontmatter, hidden, memory_logs, secrets
+from . import comments, frontmatter, hidden, memory_logs, reuse, secrets
 from .assemble import METACOGNITION_TAG
 from .errors import BuildFailed, HotplexError, Problem, Span
 from .fs import (
@@ -76,6 +76,8 @@ class Inputs:
     _raw: dict[str, ReadResult | None] = field(default_factory=dict)
     _loaded: dict[str, Loaded | None] = field(default_factory=dict)
     _listings: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    # The library API's resolved sections (reuse.py); None in a build, which compiles a job once.
+    sections: dict | None = None
     started_ns: int = field(default_factory=time.time_ns)  # reads happen after this
 
     def adopt(self, previous: Inputs) -> None:
@@ -125,6 +127,10 @@ class Inputs:
             digest = sha256(repr(found).encode()) if found is not None else None
             self.digests[display] = digest
         return self._listings[display]
+
+    def overlaid(self, paths) -> bool:
+        """Whether any of ``paths`` holds other text in this call (never: see overlay.py)."""
+        return False
 
     def raw(self, display: str, span: Span) -> ReadResult | None:
         """The file's bytes as read (capped), for a reader with rules of its own."""
@@ -366,9 +372,7 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
         sections.append(_metacognition(resolver, meta.file, meta.note))
     manifest = model.manifest
     for source in job.target.kept_sources(manifest.source):
-        section = _source_section(resolver, source, manifest.source.index(source))
-        if manifest.memory.logs is not None and source.name == memory_logs.LOG_SOURCE:
-            section = memory_logs.attach(resolver, source, section)
+        section = reuse.section(resolver, source.name, lambda s=source: _section(resolver, s))
         if section is not None:
             sections.append(section)
     _check_notes(resolver)
@@ -377,6 +381,13 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
         raise BuildFailed(list(dict.fromkeys(f.problem() for f in resolver.findings)))
     read = {name: resolver.variables.get(name) for name in sorted(resolver.read_variables)}
     return Resolution(sections, resolver.consulted, resolver.truncations, read)
+
+
+def _section(resolver: _Resolver, source: Source) -> Section | None:
+    section = _source_section(resolver, source, resolver.model.manifest.source.index(source))
+    if resolver.model.manifest.memory.logs is not None and source.name == memory_logs.LOG_SOURCE:
+        section = memory_logs.attach(resolver, source, section)
+    return section
 
 
 def _check_notes(resolver: _Resolver) -> None:

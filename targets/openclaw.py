@@ -287,9 +287,10 @@ def _daily_logs(sections: list[Section], model: Model, workspace: str) -> dict[s
     OpenClaw loads MEMORY.md at start and searches the days itself, so they are not folded into
     MEMORY.md and its budget is not spent on them."""
     files = {}
+    folder = "" if model.sources_dir == "." else f"{model.sources_dir}/"
     for section in sections:
         for day in section.logs.days if section.logs is not None else ():
-            name = posixpath.relpath(day.display, model.sources_dir)
+            name = day.display.removeprefix(folder)
             files[f"{workspace}/{name}"] = f"{day.body}\n".encode() if day.body else b""
     return dict(sorted(files.items()))
 

@@ -326,3 +326,23 @@ def test_overlay_sees_an_edited_base_file(make_project):
     soul.write_text("Soul two, longer.", encoding="utf-8")
     os.utime(soul, ns=(time.time_ns() - 10**9, time.time_ns() - 10**9))
     assert "Soul two, longer." in project.compile("cc", overlay={"USER.md": "u"}).text
+
+
+def test_overlay_of_an_included_file_recompiles_the_sections_that_include_it(make_project):
+    root = make_project(
+        {
+            "agent-configs/SOUL.md": 'Soul.\n{% include "shared/tone.md" %}\n',
+            "agent-configs/shared/tone.md": "Base tone.",
+            "agent-configs/AGENTS.md": "Rules.",
+        },
+        manifest=manifest(),
+    )
+    project = Project.load(root)
+    base = project.compile("cc").text
+    assert "Base tone." in base
+    warm = project.compile("cc", overlay={"USER.md": "u"}).text  # sections now reused
+    assert "Base tone." in warm
+    changed = project.compile("cc", overlay={"shared/tone.md": "Overlaid tone."}).text
+    assert "Overlaid tone." in changed and "Base tone." not in changed
+    assert project.compile("cc", overlay={"USER.md": "u"}).text == warm
+    assert project.compile("cc").text == base
