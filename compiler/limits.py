@@ -131,8 +131,8 @@ def apply(
         raise HotplexError(
             [
                 Problem(
-                    f"{c.before} {c.unit} exceed limits.{c.limit} "
-                    f'({getattr(limits, c.limit, c.before)}) and limits.overflow = "error"',
+                    f"{c.before} {c.unit} exceed {_rule(c.limit, limits)} "
+                    'and limits.overflow = "error"',
                     Span(c.files[0] if c.files else display),
                     hint='shorten the file, raise the limit, or set limits.overflow = "truncate"',
                 )
@@ -140,6 +140,12 @@ def apply(
             ]
         )
     return kept, cuts + day_cuts
+
+
+def _rule(limit: str, limits: Limits) -> str:
+    if limit == "share":
+        return f"a fair share of limits.total ({limits.total}, share = \"fair\")"
+    return f"limits.{limit} ({getattr(limits, limit)})"
 
 
 def fit_days(

@@ -154,3 +154,11 @@ def test_fair_budgets_hold_and_equal_sections_fare_alike_in_any_order(
     shuffled = [Limited(f"s{i}", (f"F{i}.md",), texts[i]) for i in order]
     again = {k.name: k.text for k in apply(shuffled, limits, "m")[0]}
     assert again == by_name
+
+
+def test_overflow_error_names_the_fair_share():
+    limits = Limits(per_file=1000, total=300, share="fair", overflow="error")
+    with pytest.raises(HotplexError) as raised:
+        apply(sections("a" * 100, "b" * 400), limits, "m")
+    message = raised.value.problems[0].message
+    assert message.startswith("400 chars exceed a fair share of limits.total (300")
