@@ -6,7 +6,8 @@ same text, rendered, scanned and checked, every time. The library API's reader (
 carries a ``sections`` dict; a reader is replaced as soon as a file it read changes on disk, so
 the dict never outlives the bytes it was made from. A section is reused only when none of the
 files it consulted is overlaid in this call, and never when resolving it found a secret or
-hidden text. The build (one compile per job) passes no dict and reuses nothing.
+hidden text, nor in a project with ``imports = "claude"`` sources (whose sections depend on what
+the ones before them loaded). The build (one compile per job) passes no dict and reuses nothing.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ def section(resolver, name: str, compute: Callable[[], object]):
     """``compute()``'s section for source ``name`` of the resolver's job, from the reader's
     ``sections`` when a previous call left one that this call may use."""
     cache = getattr(resolver.inputs, "sections", None)
-    if cache is None:
-        return compute()
+    if cache is None or any(s.imports for s in resolver.model.manifest.source):
+        return compute()  # Claude Code's imports load each file once per job, across sources
     key = (resolver.job.id, name)
     hit = cache.get(key)
     if hit is not None and not resolver.inputs.overlaid(hit.consulted):

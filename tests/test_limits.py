@@ -162,3 +162,41 @@ def test_overflow_error_names_the_fair_share():
         apply(sections("a" * 100, "b" * 400), limits, "m")
     message = raised.value.problems[0].message
     assert message.startswith("400 chars exceed a fair share of limits.total (300")
+
+
+# --- daily logs: whole days, newest first --------------------------------------------------------
+
+
+@given(
+    st.lists(
+        st.lists(
+            st.text(st.characters(codec="utf-8", exclude_characters="#"), min_size=1, max_size=80),
+            max_size=6,
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.text(max_size=200),
+    st.integers(80, 900),
+    st.sampled_from(["chars", "bytes"]),
+)
+def test_days_fit_whole_newest_first_and_every_other_day_is_reported(days, curated, per_file, unit):
+    from hotplex.memory_logs import Day, Logs
+
+    logs = Logs(
+        tuple(
+            Day(f"m/{n:02d}.md", f"{n:02d}", tuple(e.strip() or "x" for e in entries))
+            for n, entries in enumerate(days)
+        )
+    )
+    limits = Limits(per_file=per_file, total=10_000, unit=unit)
+    kept, cuts = apply([Limited("memory", ("MEMORY.md",), curated, logs)], limits, "m")
+    text = kept[0].text if kept else ""
+    assert measure(text, unit) <= per_file
+    nonempty = [d for d in logs.days if d.entries]
+    shown = [d for d in nonempty if f"## {d.name}\n\n" in text]
+    whole = [d for d in nonempty if "\n\n".join((f"## {d.name}", *d.entries)) in text]
+    assert whole == nonempty[: len(whole)]  # a run of the newest days, each whole...
+    assert len(shown) <= len(whole) + 1  # ...plus at most the newest day, cut on entries
+    reported = {c.files[0] for c in cuts if c.files[0].startswith("m/")}
+    assert reported == {d.display for d in nonempty[len(whole) :]}
