@@ -52,6 +52,14 @@ def cuts_of(report: dict, job: str = "cc/default") -> list[dict]:
     return artifact["truncations"]
 
 
+def settled(root):
+    """Files old enough for the API to trust their stamps, and so to keep what it made of them
+    (a file written in the last few milliseconds is read again on every call)."""
+    for file in root.rglob("*"):
+        os.utime(file, ns=(time.time_ns() - 10**9,) * 2)
+    return root
+
+
 def day(n: int, *items: str) -> tuple[str, str]:
     return f"agent-configs/memory/2026-11-{n:02d}.md", "".join(f"- {i}\n" for i in items)
 
@@ -254,7 +262,7 @@ def test_overlay_compiles_as_if_the_files_held_the_text_for_that_call_only(make_
         {"agent-configs/USER.md": "Base user.", **dict([day(1, "base day")])},
         manifest=manifest(per_file=4000),
     )
-    project = Project.load(root)
+    project = Project.load(settled(root))
     before = project.compile("cc").text
     alice = project.compile(
         "cc",
@@ -275,7 +283,7 @@ def test_overlay_compiles_as_if_the_files_held_the_text_for_that_call_only(make_
 
 
 def test_overlay_findings_name_the_overlay_file(make_project):
-    project = Project.load(make_project({}, manifest=manifest()))
+    project = Project.load(settled(make_project({}, manifest=manifest())))
     with pytest.raises(HotplexError) as found:
         project.compile("cc", overlay={"USER.md": "ok\nDB_PASSWORD=hunter2-Real-99\n"})
     assert found.value.problems[0].span.file == "overlay:USER.md"
@@ -308,7 +316,7 @@ def test_overlay_from_the_command_line(make_project, tmp_path):
 def test_overlay_calls_from_many_threads_give_each_their_own_artifact(make_project):
     from concurrent.futures import ThreadPoolExecutor
 
-    project = Project.load(make_project(dict([day(1, "shared")]), manifest=manifest()))
+    project = Project.load(settled(make_project(dict([day(1, "shared")]), manifest=manifest())))
     users = [f"User number {n}." for n in range(40)]
     expected = [project.compile("cc", overlay={"USER.md": u}).text for u in users]
     with ThreadPoolExecutor(8) as pool:
@@ -337,7 +345,7 @@ def test_overlay_of_an_included_file_recompiles_the_sections_that_include_it(mak
         },
         manifest=manifest(),
     )
-    project = Project.load(root)
+    project = Project.load(settled(root))
     base = project.compile("cc").text
     assert "Base tone." in base
     warm = project.compile("cc", overlay={"USER.md": "u"}).text  # sections now reused
@@ -346,3 +354,44 @@ def test_overlay_of_an_included_file_recompiles_the_sections_that_include_it(mak
     assert "Overlaid tone." in changed and "Base tone." not in changed
     assert project.compile("cc", overlay={"USER.md": "u"}).text == warm
     assert project.compile("cc").text == base
+
+
+def test_overlay_compiles_claude_import_sources_as_the_build_does(make_project):
+    manifest_text = """\
+[project]
+sources = "."
+[metacognition]
+enabled = false
+[[source]]
+name = "a"
+file = "CLAUDE.md"
+channel = "B"
+tag = "a"
+imports = "claude"
+[[source]]
+name = "b"
+file = "AGENTS.md"
+channel = "B"
+tag = "b"
+imports = "claude"
+[[source]]
+name = "user"
+file = "USER.md"
+channel = "C"
+tag = "user"
+[[target]]
+name = "cc"
+worker = "claude-code"
+"""
+    root = make_project(
+        {"CLAUDE.md": "See @notes.md", "AGENTS.md": "Also @notes.md", "notes.md": "N."},
+        manifest=manifest_text,
+    )
+    project = Project.load(settled(root))
+    base = project.compile("cc").text
+    assert base.count("N.") == 1  # Claude Code loads a file once per session
+    for _ in range(3):
+        text = project.compile("cc", overlay={"USER.md": "u"}).text
+        assert text.count("N.") == 1 and "<user>" in text
+    overlaid = project.compile("cc", overlay={"AGENTS.md": "Again @notes.md"}).text
+    assert overlaid.count("N.") == 1 and "Again @notes.md" in overlaid
