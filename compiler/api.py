@@ -22,6 +22,12 @@ from .errors import HotplexError, suggest
 from .fs import Stamp, settled, stamp
 from .manifest import MANIFEST_NAME
 
+TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
+if TYPE_CHECKING:
+    from .jobs import Job
+    from .sources import Inputs
+    from .worker import Emitted
+
 
 @dataclass(frozen=True)
 class Artifact:
@@ -80,7 +86,9 @@ class Project:
         self,
         target: str,
         platform: str | None = None,
-        overlay: Mapping[str, str] | None = None,
+        overlay: Mapping[str, str | bytes] | None = None,
+        *,
+        overlay_names: Mapping[str, str] | None = None,
     ) -> Artifact:
         """The artifact ``hotplex build`` would write for ``target`` and ``platform``.
 
@@ -88,14 +96,22 @@ class Project:
         to the text they hold for this call only: a gateway's per-user files. They get
         everything a file on disk gets (frontmatter, templates, sanitizer, limits, secret and
         hidden-text scans, daily-log selection); nothing is written or kept for later calls.
-        Thread-safe: calls on one ``Project`` run one at a time.
+        ``overlay_names`` says how messages name an overlaid file (default ``overlay:USER.md``;
+        ``hotplex show --overlay`` names the file it read). Thread-safe: calls on one ``Project``
+        run one at a time.
 
         .. versionchanged:: issue 15 ``overlay``.
         """
         with self._lock:
-            return self._compile(target, platform, overlay, None)
+            return self._compile(target, platform, overlay, overlay_names)
 
-    def _compile(self, target, platform, overlay, labels) -> Artifact:
+    def _compile(
+        self,
+        target: str,
+        platform: str | None,
+        overlay: Mapping[str, str | bytes] | None,
+        labels: Mapping[str, str] | None,
+    ) -> Artifact:
         job = self._job(target, platform)
         if overlay:
             return self._compile_overlay(job, platform, overlay, labels)
@@ -114,7 +130,13 @@ class Project:
             self._artifacts.pop(job.id, None)
         return artifact
 
-    def _compile_overlay(self, job, platform, overlay, labels) -> Artifact:
+    def _compile_overlay(
+        self,
+        job: Job,
+        platform: str | None,
+        overlay: Mapping[str, str | bytes],
+        labels: Mapping[str, str] | None,
+    ) -> Artifact:
         """One call's compile through its overlay; the base files come from (and stay in) the
         shared reader, read again only when their stamps move."""
         from . import overlay as overlays
@@ -128,7 +150,7 @@ class Project:
         overlays.check_used(files, list(compiled.inputs), self._model)
         return _artifact(job, platform, compiled.emitted)
 
-    def _base_current(self, inputs) -> bool:
+    def _base_current(self, inputs: Inputs) -> bool:
         """Whether every file the shared reader holds still has the stamp it was read with."""
         root = f"{self.root}/"  # string paths: a pathlib join per file costs more than its stat
         stamps = list(inputs.stamps.items())
@@ -182,7 +204,7 @@ class Project:
         return inputs
 
 
-def _artifact(job, platform: str | None, emitted) -> Artifact:
+def _artifact(job: Job, platform: str | None, emitted: Emitted) -> Artifact:
     return Artifact(
         target=job.target.name,
         worker=job.target.worker,

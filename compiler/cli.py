@@ -330,8 +330,7 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
 
     overlay, labels = read_arguments(args.overlay)
     project = Project.load(root, manifest)
-    with project._lock:
-        artifact = project._compile(args.target, args.platform, overlay, labels)
+    artifact = project.compile(args.target, args.platform, overlay, overlay_names=labels)
     sys.stdout.write(artifact.text)
     warning = colour("warning", "yellow", sys.stderr)
     for line in describe_cuts([Truncation.from_json(cut) for cut in artifact.truncations]):

@@ -28,7 +28,14 @@ import os
 import posixpath
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .limits import Truncation
+    from .model import Manifest, Source
+    from .sources import _Resolver
+    from .worker import Section
 
 LOG_SOURCE = "memory"  # the source whose section the logs join
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
@@ -95,7 +102,7 @@ def split_glob(glob: str) -> tuple[str, str]:
     return folder or ".", pattern
 
 
-def validate_glob(manifest, bad: Callable[..., None]) -> None:
+def validate_glob(manifest: Manifest, bad: Callable[..., None]) -> None:
     glob = manifest.memory.logs
     folder, pattern = split_glob(glob)
     if not pattern or not _WILDCARDS & set(pattern):
@@ -202,9 +209,10 @@ def read_days(
     return Logs(tuple(days), tuple(unread))
 
 
-def attach(resolver, source, section):
+def attach(resolver: _Resolver, source: Source, section: Section | None) -> Section | None:
     """The memory source's section with its daily logs (``sources.resolve``'s one hook): read
-    through the job's ``Inputs``, scanned like any source, no templates."""
+    through the job's ``Inputs``, scanned like any source, no templates. Imports here: this
+    module is below ``limits`` and ``sources``, which it uses only once a project has logs."""
     from hotplex.targets import WORKERS
 
     from . import comments, hidden, secrets
@@ -243,12 +251,10 @@ def attach(resolver, source, section):
         if not logs.days and not logs.unread:
             return None
         section = Section(source.name, source.tag, source.channel, source.note, "", ())
-    from dataclasses import replace
-
     return replace(section, logs=logs)
 
 
-def describe_cuts(truncations) -> list[str]:
+def describe_cuts(truncations: Iterable[Truncation]) -> list[str]:
     """Each cut as a line, the days left out past the first two folded into one line (1,000
     days of logs are one line, not a thousand); ``--json`` and ``stats --json`` list each."""
     lines, days = [], []
@@ -267,5 +273,5 @@ def describe_cuts(truncations) -> list[str]:
     return lines
 
 
-def _is_day(cut) -> bool:
+def _is_day(cut: Truncation) -> bool:
     return cut.section == LOG_SOURCE and len(cut.files) == 1 and cut.files[0].endswith(".md")

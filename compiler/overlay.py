@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import collections
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from . import frontmatter
 from .errors import HotplexError, Span, suggest
-from .fs import check_relative
+from .fs import ReadResult, check_relative
 from .sources import Inputs, Loaded, _whole_characters
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .model import Model
 
 
 @dataclass(frozen=True)
@@ -29,7 +33,9 @@ class OverlayFile:
     data: bytes
 
 
-def prepare(model, overlay: Mapping[str, str | bytes], labels: Mapping[str, str] | None = None):
+def prepare(
+    model: Model, overlay: Mapping[str, str | bytes], labels: Mapping[str, str] | None = None
+) -> dict[str, OverlayFile]:
     """Overlay keys (paths inside the sources folder) -> ``OverlayFile`` by project path."""
     files = {}
     for key, text in overlay.items():
@@ -61,7 +67,7 @@ class OverlayInputs:
         self._own: dict[str, Loaded] = {}
         self._folders = {posixpath.dirname(path) + "/" for path in files}
 
-    def overlaid(self, paths) -> bool:
+    def overlaid(self, paths: Iterable[str]) -> bool:
         """Whether this call's texts touch any of ``paths`` (a file, or a glob's folder)."""
         return any(p in self.files or p in self._folders for p in paths)
 
@@ -88,12 +94,10 @@ class OverlayInputs:
             )
         return self._own[display]
 
-    def raw(self, display: str, span: Span):
+    def raw(self, display: str, span: Span) -> ReadResult | None:
         file = self.files.get(display)
         if file is None:
             return self.base.raw(display, span)
-        from .fs import ReadResult
-
         return ReadResult(file.data[: self.base.read_cap], len(file.data), None)
 
     def listing(self, display: str, span: Span) -> tuple[tuple[str, int], ...]:
@@ -127,7 +131,7 @@ def read_arguments(arguments: list[str]) -> tuple[dict[str, bytes], dict[str, st
     return texts, labels
 
 
-def check_used(files: dict[str, OverlayFile], consulted: list[str], model) -> None:
+def check_used(files: dict[str, OverlayFile], consulted: list[str], model: Model) -> None:
     """An overlay no source of the project would read is a typo, not a no-op."""
     readable = {model.source_path(s.file) for s in model.manifest.source}
     glob = model.manifest.memory.logs

@@ -14,17 +14,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .records import Truncation
+    from .sources import _Resolver
+    from .worker import Section
 
 
 @dataclass(frozen=True)
 class Reusable:
-    section: object  # worker.Section | None
+    section: Section | None
     consulted: tuple[str, ...]
-    truncations: tuple[object, ...]
+    truncations: tuple[Truncation, ...]
     variables: frozenset[str]
 
 
-def section(resolver, name: str, compute: Callable[[], object]):
+def section(
+    resolver: _Resolver, name: str, compute: Callable[[], Section | None]
+) -> Section | None:
     """``compute()``'s section for source ``name`` of the resolver's job, from the reader's
     ``sections`` when a previous call left one that this call may use."""
     cache = getattr(resolver.inputs, "sections", None)
@@ -57,7 +65,7 @@ def section(resolver, name: str, compute: Callable[[], object]):
     return result
 
 
-def _replay(resolver, done: Reusable) -> None:
+def _replay(resolver: _Resolver, done: Reusable) -> None:
     resolver.consulted.extend(p for p in done.consulted if p not in resolver.consulted)
     resolver.truncations.extend(done.truncations)
     resolver.read_variables |= done.variables

@@ -15,6 +15,7 @@ import functools
 import posixpath
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -128,7 +129,7 @@ class Inputs:
             self.digests[display] = digest
         return self._listings[display]
 
-    def overlaid(self, paths) -> bool:
+    def overlaid(self, paths: Iterable[str]) -> bool:
         """Whether any of ``paths`` holds other text in this call (never: see overlay.py)."""
         return False
 
