@@ -144,7 +144,7 @@ def apply(
 
 def _rule(limit: str, limits: Limits) -> str:
     if limit == "share":
-        return f"a fair share of limits.total ({limits.total}, share = \"fair\")"
+        return f'a fair share of limits.total ({limits.total}, share = "fair")'
     return f"limits.{limit} ({getattr(limits, limit)})"
 
 
