@@ -395,3 +395,42 @@ worker = "claude-code"
         assert text.count("N.") == 1 and "<user>" in text
     overlaid = project.compile("cc", overlay={"AGENTS.md": "Again @notes.md"}).text
     assert overlaid.count("N.") == 1 and "Again @notes.md" in overlaid
+
+
+@pytest.mark.parametrize("share", ["order", "fair"])
+def test_share_through_the_command(make_project, share):
+    text = f"""\
+[metacognition]
+enabled = false
+[limits]
+per_file = 3000
+total = 2000
+share = "{share}"
+[memory]
+logs = "memory/*.md"
+[[target]]
+name = "cc"
+worker = "claude-code"
+"""
+    root = make_project(
+        {
+            "agent-configs/SOUL.md": "s" * 2500,
+            "agent-configs/USER.md": "Lin, on call.",
+            "agent-configs/MEMORY.md": "m" * 2500,
+            **dict([day(1, "today")]),
+        },
+        manifest=text,
+    )
+    report = build_json(root)
+    cuts = {(c["section"], c["limit"]) for c in cuts_of(report)}
+    prompt = (root / "dist/cc/default/prompt.xml").read_text(encoding="utf-8")
+    if share == "order":  # SOUL.md, first, takes the whole total: USER.md and memory get nothing
+        assert "Lin, on call." not in prompt and "<memory>" not in prompt
+        assert {("user", "total"), ("memory", "total")} <= cuts
+    else:  # USER.md is small and whole; SOUL.md and memory split the rest evenly
+        soul = prompt.split("<persona>")[1].split("</persona>")[0]
+        memory = memory_of(root)
+        assert "Lin, on call." in prompt
+        assert abs(len(soul) - len(memory)) < 80 and "m" * 900 in memory
+        assert cuts == {("soul", "share"), ("memory", "share")}
+        assert "2026-11-01" not in memory  # the curated part took the memory's share
