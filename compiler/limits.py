@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .errors import HotplexError, Problem, Span
-from .memory_logs import day_text, full_text
+from .memory_logs import day_text
 from .records import Truncation
 from .sanitize import ESCAPED_LT, open_tag_tail
 
@@ -69,7 +69,9 @@ class Limited:
     name: str
     files: tuple[str, ...]
     text: str
-    logs: Logs | None = None  # the memory section's daily logs, fitted after ``text``
+    # The memory section's daily logs: ``text`` holds them all; the limits keep ``logs.curated``
+    # and then the whole days that fit.
+    logs: Logs | None = None
 
 
 def fair_shares(demands: list[int], total: int) -> list[int]:
@@ -101,7 +103,7 @@ def apply(
     unit = limits.unit
     fair = limits.share == "fair"
     if fair:
-        demands = [min(measure(full_text(s.text, s.logs), unit), limits.per_file) for s in sections]
+        demands = [min(measure(s.text, unit), limits.per_file) for s in sections]
         shares = fair_shares(demands, limits.total)
     remaining = limits.total
     kept: list[Limited] = []
@@ -109,7 +111,7 @@ def apply(
     day_cuts: list[Truncation] = []
     for index, section in enumerate(sections):
         budget, rule = (shares[index], "share") if fair else (remaining, "total")
-        text = section.text
+        text = section.logs.curated if section.logs is not None else section.text
         size = measure(text, unit)
         for limit, room in (("per_file", limits.per_file), (rule, budget)):
             if size > room:

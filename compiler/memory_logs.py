@@ -71,18 +71,20 @@ class Unread:
 class Logs:
     days: tuple[Day, ...]  # newest first
     unread: tuple[Unread, ...] = ()  # newest first, all older than ``days``
+    # The section's own text (MEMORY.md and its variants) before the days. ``Section.text``
+    # holds it followed by every day read, so a worker that knows nothing of logs still loses
+    # nothing; ``limits.apply`` starts again from here and fits whole days.
+    curated: str = ""
 
 
 def day_text(heading: str, entries: Iterable[str]) -> str:
     return "\n\n".join((heading, *entries))
 
 
-def full_text(text: str, logs: Logs | None) -> str:
+def full_text(curated: str, days: Iterable[Day]) -> str:
     """A section's text with every day it read: what it would hold with room for all."""
-    if logs is None:
-        return text
-    days = [day_text(d.heading, d.entries) for d in logs.days if d.entries]
-    return "\n\n".join(t for t in (text, *days) if t)
+    texts = [day_text(d.heading, d.entries) for d in days if d.entries]
+    return "\n\n".join(t for t in (curated, *texts) if t)
 
 
 def mapped(logs: Logs | None, change: Callable[[str], str]) -> Logs | None:
@@ -93,7 +95,7 @@ def mapped(logs: Logs | None, change: Callable[[str], str]) -> Logs | None:
         Day(d.display, change(d.name), tuple(change(e) for e in d.entries), d.body)
         for d in logs.days
     )
-    return Logs(days, logs.unread)
+    return Logs(days, logs.unread, change(logs.curated))
 
 
 def split_glob(glob: str) -> tuple[str, str]:
@@ -251,7 +253,10 @@ def attach(resolver: _Resolver, source: Source, section: Section | None) -> Sect
         if not logs.days and not logs.unread:
             return None
         section = Section(source.name, source.tag, source.channel, source.note, "", ())
-    return replace(section, logs=logs)
+    logs = replace(logs, curated=section.text)
+    if worker.daily_logs == "files":
+        return replace(section, logs=logs)
+    return replace(section, text=full_text(section.text, logs.days), logs=logs)
 
 
 def describe_cuts(truncations: Iterable[Truncation]) -> list[str]:

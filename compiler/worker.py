@@ -42,8 +42,9 @@ class Section:
     note: str
     text: str
     files: tuple[str, ...]  # display paths of the files it came from, base first
-    # The memory section's daily logs ([memory] logs), kept apart from ``text`` so that the
-    # budget takes whole days (``limits.apply``) or a worker deploys them as files.
+    # The memory section's daily logs ([memory] logs): ``text`` already holds every day read
+    # (unless the worker's ``daily_logs`` is "files"); ``limits.apply`` uses this to keep whole
+    # days within the budget, a "files" worker to deploy each day.
     logs: Logs | None = None
 
 

@@ -63,7 +63,7 @@ def build(
         SectionSize(
             c.name,
             c.files,
-            limits.measure(memory_logs.full_text(c.text, c.logs), unit),
+            limits.measure(c.text, unit),
             limits.measure(by_name.get(c.name, ""), unit),
             unit,
         )

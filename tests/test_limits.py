@@ -181,18 +181,20 @@ def test_overflow_error_names_the_fair_share():
     st.sampled_from(["chars", "bytes"]),
 )
 def test_days_fit_whole_newest_first_and_every_other_day_is_reported(days, curated, per_file, unit):
-    from hotplex.memory_logs import Day, Logs
+    from hotplex.memory_logs import Day, Logs, full_text
 
-    logs = Logs(
-        tuple(
-            Day(f"m/{n:02d}.md", f"{n:02d}", tuple(e.strip() or "x" for e in entries))
-            for n, entries in enumerate(days)
-        )
+    read = tuple(
+        Day(f"m/{n:02d}.md", f"{n:02d}", tuple(e.strip() or "x" for e in entries))
+        for n, entries in enumerate(days)
     )
+    logs = Logs(read, curated=curated)
     limits = Limits(per_file=per_file, total=10_000, unit=unit)
-    kept, cuts = apply([Limited("memory", ("MEMORY.md",), curated, logs)], limits, "m")
+    section = Limited("memory", ("MEMORY.md",), full_text(curated, read), logs)
+    kept, cuts = apply([section], limits, "m")
     text = kept[0].text if kept else ""
     assert measure(text, unit) <= per_file
+    if measure(curated, unit) <= per_file:
+        assert text.startswith(curated)  # MEMORY.md first, cut only by the ordinary limits
     nonempty = [d for d in logs.days if d.entries]
     shown = [d for d in nonempty if f"## {d.name}\n\n" in text]
     whole = [d for d in nonempty if "\n\n".join((f"## {d.name}", *d.entries)) in text]
