@@ -13,12 +13,20 @@ consulted moved). Example::
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import HotplexError, suggest
 from .fs import Stamp, settled, stamp
 from .manifest import MANIFEST_NAME
+
+TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
+if TYPE_CHECKING:
+    from .jobs import Job
+    from .sources import Inputs
+    from .worker import Emitted
 
 
 @dataclass(frozen=True)
@@ -62,6 +70,8 @@ class Project:
         self._model = None
         self._inputs = None
         self._artifacts: dict[str, _Cached] = {}
+        self._jobs: list = []
+        self._lock = threading.RLock()
 
     @classmethod
     def load(cls, path: str | Path = ".", manifest: str | Path | None = None) -> Project:
@@ -84,9 +94,39 @@ class Project:
 
         return plan(self.model)
 
-    def compile(self, target: str, platform: str | None = None) -> Artifact:
-        """The artifact ``hotplex build`` would write for ``target`` and ``platform``."""
+    def compile(
+        self,
+        target: str,
+        platform: str | None = None,
+        overlay: Mapping[str, str | bytes] | None = None,
+        *,
+        overlay_names: Mapping[str, str] | None = None,
+    ) -> Artifact:
+        """The artifact ``hotplex build`` would write for ``target`` and ``platform``.
+
+        ``overlay`` maps files of the sources folder (``"USER.md"``, ``"memory/2026-11-29.md"``)
+        to the text they hold for this call only: a gateway's per-user files. They get
+        everything a file on disk gets (frontmatter, templates, sanitizer, limits, secret and
+        hidden-text scans, daily-log selection); nothing is written or kept for later calls.
+        ``overlay_names`` says how messages name an overlaid file (default ``overlay:USER.md``;
+        ``hotplex show --overlay`` names the file it read). Thread-safe: calls on one ``Project``
+        run one at a time.
+
+        .. versionchanged:: issue 15 ``overlay``.
+        """
+        with self._lock:
+            return self._compile(target, platform, overlay, overlay_names)
+
+    def _compile(
+        self,
+        target: str,
+        platform: str | None,
+        overlay: Mapping[str, str | bytes] | None,
+        labels: Mapping[str, str] | None,
+    ) -> Artifact:
         job = self._job(target, platform)
+        if overlay:
+            return self._compile_overlay(job, platform, overlay, labels)
         cached = self._artifacts.get(job.id)
         if cached is not None and all(stamp(self.root / p) == s for p, s in cached.stamps.items()):
             return cached.artifact
@@ -94,18 +134,7 @@ class Project:
 
         inputs = self._fresh_inputs()
         compiled = compile_job(self._model, job, inputs)
-        emitted = compiled.emitted
-        artifact = Artifact(
-            target=job.target.name,
-            worker=job.target.worker,
-            platform=platform,
-            path=emitted.primary,
-            text=emitted.files[emitted.primary].decode("utf-8"),
-            files=dict(emitted.files),
-            truncations=tuple(t.to_json() for t in emitted.truncations),
-            warnings=emitted.warnings,
-            sizes=emitted.sizes,
-        )
+        artifact = _artifact(job, platform, compiled.emitted)
         stamps = {p: inputs.stamps.get(p) for p in compiled.inputs}
         if all(s is None or settled(s, inputs.started_ns) for s in stamps.values()):
             self._artifacts[job.id] = _Cached(artifact, stamps)
@@ -113,8 +142,37 @@ class Project:
             self._artifacts.pop(job.id, None)
         return artifact
 
+    def _compile_overlay(
+        self,
+        job: Job,
+        platform: str | None,
+        overlay: Mapping[str, str | bytes],
+        labels: Mapping[str, str] | None,
+    ) -> Artifact:
+        """One call's compile through its overlay; the base files come from (and stay in) the
+        shared reader, read again only when their stamps move."""
+        from . import overlay as overlays
+        from .compile import compile_job
+
+        files = overlays.prepare(self._model, overlay, labels)
+        base = self._inputs
+        if base is None or not self._base_current(base):
+            base = self._fresh_inputs()
+        compiled = compile_job(self._model, job, overlays.OverlayInputs(base, files))
+        overlays.check_used(files, list(compiled.inputs), self._model)
+        return _artifact(job, platform, compiled.emitted)
+
+    def _base_current(self, inputs: Inputs) -> bool:
+        """Whether every file the shared reader holds still has the stamp it was read with."""
+        root = f"{self.root}/"  # string paths: a pathlib join per file costs more than its stat
+        stamps = list(inputs.stamps.items())
+        return all(s is None or stamp(root + p) == s for p, s in stamps) and all(
+            settled(s, inputs.started_ns) for _, s in stamps if s is not None
+        )
+
     def _job(self, target: str, platform: str | None):
-        for job in self.jobs():
+        self._refresh()
+        for job in self._jobs:
             if job.target.name == target and job.platform == platform:
                 return job
         names = self.targets()
@@ -138,8 +196,10 @@ class Project:
         if self._model is not None and current == self._manifest_stamp:
             return
         from . import loading
+        from .jobs import plan
 
         self._model = loading.load(self.root, self._manifest_path)
+        self._jobs = plan(self._model)
         self._manifest_stamp = current
         self._inputs = None
         self._artifacts.clear()
@@ -149,8 +209,22 @@ class Project:
         from .sources import Inputs, read_cap
 
         previous = self._inputs
-        inputs = Inputs(self.root, read_cap(self._model))
+        inputs = Inputs(self.root, read_cap(self._model), sections={})
         if previous is not None:
             inputs.adopt(previous)
         self._inputs = inputs
         return inputs
+
+
+def _artifact(job: Job, platform: str | None, emitted: Emitted) -> Artifact:
+    return Artifact(
+        target=job.target.name,
+        worker=job.target.worker,
+        platform=platform,
+        path=emitted.primary,
+        text=emitted.files[emitted.primary].decode("utf-8"),
+        files=dict(emitted.files),
+        truncations=tuple(t.to_json() for t in emitted.truncations),
+        warnings=emitted.warnings,
+        sizes=emitted.sizes,
+    )

@@ -39,6 +39,13 @@ def _show(command: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="another file of the artifact folder, e.g. agents/reviewer.md (a sub-agent)",
     )
+    command.add_argument(
+        "--overlay",
+        action="append",
+        default=[],
+        metavar="FILE=PATH",
+        help="compile as if FILE of the sources folder held PATH's text (e.g. USER.md=alice.md)",
+    )
 
 
 def _stats(command: argparse.ArgumentParser) -> None:

@@ -202,11 +202,12 @@ def _json_report(outcome, check: bool) -> str:
 
 def _print_truncations(outcome) -> None:
     from .console import colour
+    from .memory_logs import describe_cuts
 
     warning = colour("warning", "yellow", sys.stderr)
     for job in outcome.jobs:
-        for cut in job.truncations:
-            sys.stderr.write(f"{warning}: {job.id}: {cut.describe()}\n")
+        for line in describe_cuts(job.truncations):
+            sys.stderr.write(f"{warning}: {job.id}: {line}\n")
         for text in job.warnings:
             sys.stderr.write(f"{warning}: {job.id}: {text}\n")
 
@@ -287,12 +288,23 @@ def cmd_graph(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
 
 def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from .api import Project
+    from .console import colour
+    from .memory_logs import describe_cuts
+    from .overlay import read_arguments
+    from .records import Truncation
 
-    artifact = Project.load(root, manifest).compile(args.target, args.platform)
+    overlay, labels = read_arguments(args.overlay)
+    project = Project.load(root, manifest)
+    artifact = project.compile(args.target, args.platform, overlay, overlay_names=labels)
     if args.file is None:
         sys.stdout.write(artifact.text)
     else:
         sys.stdout.buffer.write(artifact.file(args.file))
+    warning = colour("warning", "yellow", sys.stderr)
+    for line in describe_cuts([Truncation.from_json(cut) for cut in artifact.truncations]):
+        sys.stderr.write(f"{warning}: {line}\n")
+    for text in artifact.warnings:
+        sys.stderr.write(f"{warning}: {text}\n")
     return EXIT_OK
 
 

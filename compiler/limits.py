@@ -1,7 +1,9 @@
 """Where truncation is decided: the per-file and total budgets of XML workers.
 
-Sections are limited in document order, first each to ``per_file``, then cumulatively to
-``total``. Sizes are counted in the manifest's unit (characters or UTF-8 bytes); a cut never
+Sections are limited first each to ``per_file``, then to ``total``: cumulatively in document
+order (``share = "order"``) or by max-min fair shares (``"fair"``, ``fair_shares``). The memory
+section's daily logs fill what its budget leaves after MEMORY.md, whole days newest first
+(``fit_days``). Sizes are counted in the manifest's unit (characters or UTF-8 bytes); a cut never
 splits a character (so never a UTF-8 sequence or a surrogate pair) nor an ``&lt;`` the sanitizer
 wrote. A cut section ends with ``TRUNCATION_MARKER`` (counted inside the budget) and every cut is
 returned as a ``Truncation``: nothing is ever shortened silently.
@@ -13,10 +15,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .errors import HotplexError, Problem, Span
+from .memory_logs import day_text
 from .records import Truncation
 from .sanitize import ESCAPED_LT, open_tag_tail
 
 if TYPE_CHECKING:
+    from .memory_logs import Logs
     from .model import Limits
 
 TRUNCATION_MARKER = "\n\n[… truncated by hotplex: the rest of this section exceeded its size limit]"
@@ -65,40 +69,74 @@ class Limited:
     name: str
     files: tuple[str, ...]
     text: str
+    # The memory section's daily logs: ``text`` holds them all; the limits keep ``logs.curated``
+    # and then the whole days that fit.
+    logs: Logs | None = None
+
+
+def fair_shares(demands: list[int], total: int) -> list[int]:
+    """Max-min fair (water-filling) split of ``total``: a demand at most an equal share of what
+    is left is met in full, the rest share what remains evenly. Equal demands always get equal
+    shares (the remainder of a division is left unused rather than given by position)."""
+    shares = [0] * len(demands)
+    pending = sorted(range(len(demands)), key=lambda i: demands[i])
+    left = total
+    while pending:
+        share = left // len(pending)
+        if demands[pending[0]] > share:
+            for i in pending:
+                shares[i] = share
+            break
+        first = pending.pop(0)
+        shares[first] = demands[first]
+        left -= demands[first]
+    return shares
 
 
 def apply(sections: list[Limited], limits: Limits) -> tuple[list[Limited], list[Truncation]]:
-    """Limit ``sections`` in order; with ``overflow = "error"`` any cut is an error instead."""
+    """Limit ``sections``: each to ``per_file`` first, then to the total, spent in document order
+    (``share = "order"``) or max-min fair (``"fair"``). With ``overflow = "error"`` any cut of a
+    section's own text is an error instead; days of a daily log left out are not (logs grow by
+    design, and the days that fit are the point)."""
     unit = limits.unit
+    fair = limits.share == "fair"
+    if fair:
+        demands = [min(measure(s.text, unit), limits.per_file) for s in sections]
+        shares = fair_shares(demands, limits.total)
     remaining = limits.total
     kept: list[Limited] = []
     cuts: list[Truncation] = []
-    for section in sections:
-        text = section.text
+    day_cuts: list[Truncation] = []
+    for index, section in enumerate(sections):
+        budget, rule = (shares[index], "share") if fair else (remaining, "total")
+        text = section.logs.curated if section.logs is not None else section.text
         size = measure(text, unit)
-        for limit, budget in (("per_file", limits.per_file), ("total", remaining)):
-            if size > budget:
-                before, text = size, cut(text, budget, unit)
+        for limit, room in (("per_file", limits.per_file), (rule, budget)):
+            if size > room:
+                before, text = size, cut(text, room, unit)
                 size = measure(text, unit)
                 style = "marker" if text else "dropped"
                 cuts.append(
                     Truncation(section.name, section.files, limit, before, size, unit, style)
                 )
+        if section.logs is not None:
+            binding = "per_file" if limits.per_file <= budget else rule
+            text, dropped = fit_days(section, text, min(limits.per_file, budget), unit, binding)
+            size = measure(text, unit)
+            day_cuts += dropped
         remaining -= size
         if text:
             kept.append(Limited(section.name, section.files, text))
     if cuts and limits.overflow == "error":
         raise HotplexError([_overflow(c, limits) for c in cuts])
-    return kept, cuts
+    return kept, cuts + day_cuts
 
 
 def _overflow(cut: Truncation, limits: Limits) -> Problem:
     """A cut that ``overflow = "error"`` refuses, placed in the file that is too long; the
     built-in META-COGNITION block has no file, and is no fault of the manifest either."""
-    over = (
-        f"{cut.before} {cut.unit} exceed limits.{cut.limit} "
-        f'({getattr(limits, cut.limit, cut.before)}) and limits.overflow = "error"'
-    )
+    rule = _rule(cut.limit, limits)
+    over = f'{cut.before} {cut.unit} exceed {rule} and limits.overflow = "error"'
     if not cut.files:
         return Problem(
             f"the built-in META-COGNITION block: {over}",
@@ -110,3 +148,57 @@ def _overflow(cut: Truncation, limits: Limits) -> Problem:
         Span(cut.files[0]),
         hint='shorten the file, raise the limit, or set limits.overflow = "truncate"',
     )
+
+
+def _rule(limit: str, limits: Limits) -> str:
+    if limit == "share":
+        return f'a fair share of limits.total ({limits.total}, share = "fair")'
+    return f"limits.{limit} ({getattr(limits, limit)})"
+
+
+def fit_days(
+    section: Limited, text: str, budget: int, unit: str, limit: str
+) -> tuple[str, list[Truncation]]:
+    """``text`` followed by the section's days, newest first, while whole days fit ``budget``;
+    the newest day, when it alone does not fit, keeps its newest entries. Every day left out
+    (or cut) is a ``Truncation`` naming its file."""
+    logs = section.logs
+    parts = [text] if text else []
+    used = measure(text, unit)
+    cuts: list[Truncation] = []
+    days = [day for day in logs.days if day.entries]  # a day all repeated elsewhere is no day
+    for position, day in enumerate(days):
+        whole = day_text(day.heading, day.entries)
+        before = measure(whole, unit)
+        gap = 2 if parts else 0
+        if used + gap + before <= budget:
+            parts.append(whole)
+            used += gap + before
+            continue
+        kept = _newest_entries(day, budget - used - gap, unit) if position == 0 else ""
+        if kept:
+            parts.append(kept)
+            used += gap + measure(kept, unit)
+        after = measure(kept, unit)
+        style = "entries" if kept else "dropped"
+        cuts.append(Truncation(section.name, (day.display,), limit, before, after, unit, style))
+        for older in days[position + 1 :]:
+            size = measure(day_text(older.heading, older.entries), unit)
+            cuts.append(Truncation(section.name, (older.display,), limit, size, 0, unit, "dropped"))
+        break
+    for unread in logs.unread:
+        cuts.append(
+            Truncation(section.name, (unread.display,), limit, unread.size, 0, "bytes", "dropped")
+        )
+    return "\n\n".join(parts), cuts
+
+
+def _newest_entries(day, room: int, unit: str) -> str:
+    """The day's heading and the longest run of its last entries that fits ``room``."""
+    kept: list[str] = []
+    for entry in reversed(day.entries):
+        candidate = day_text(day.heading, [entry, *kept])
+        if measure(candidate, unit) > room:
+            break
+        kept.insert(0, entry)
+    return day_text(day.heading, kept) if kept else ""

@@ -19,6 +19,8 @@ from . import manifest as manifest_file
 
 Unit = Literal["chars", "bytes"]
 Overflow = Literal["truncate", "error"]
+# How the total budget is spread: in document order, or max-min fair (limits.py).
+Share = Literal["order", "fair"]
 VariantMode = Literal["append", "replace"]
 VariantLayout = Literal["suffix", "directory"]
 Channel = Literal["B", "C"]
@@ -40,6 +42,7 @@ METACOGNITION_NOTE = (
 )
 # A subagent keeps only the working rules and tool guidance (OpenClaw's AGENTS.md + TOOLS.md idea).
 DEFAULT_SUBAGENT_KEEP = ("rules", "skills", "tools")
+
 
 @attrs.frozen
 class ProjectSettings:
@@ -110,6 +113,14 @@ class Limits:
     total: int = 40000
     unit: Unit = "chars"
     overflow: Overflow = "truncate"
+    share: Share = "order"
+
+
+@attrs.frozen
+class Memory:
+    # A glob inside the sources folder ("memory/*.md"): the daily logs that follow MEMORY.md in
+    # the section of the source named "memory", newest first by file name (memory_logs.py).
+    logs: str | None = None
 
 
 @attrs.frozen
@@ -200,6 +211,7 @@ class Manifest:
     metacognition: Metacognition = Metacognition()
     secrets: Secrets = Secrets()
     unicode: Unicode = Unicode()
+    memory: Memory = Memory()
     target: tuple[Target, ...] = ()
 
 

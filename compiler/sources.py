@@ -16,13 +16,14 @@ import os
 import posixpath
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
 from hotplex.targets import WORKERS
 
-from . import claude_sources, comments, frontmatter, hidden, secrets
+from . import claude_sources, comments, frontmatter, hidden, memory_logs, reuse, secrets
 from .assemble import METACOGNITION_TAG
 from .errors import BuildFailed, HotplexError, Problem, Span, suggest
 from .fs import (
@@ -76,6 +77,9 @@ class Inputs:
     stamps: dict[str, Stamp | None] = field(default_factory=dict)
     _raw: dict[str, ReadResult | None] = field(default_factory=dict)
     _loaded: dict[str, Loaded | None] = field(default_factory=dict)
+    _listings: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    # The library API's resolved sections (reuse.py); None in a build, which compiles a job once.
+    sections: dict | None = None
     started_ns: int = field(default_factory=time.time_ns)  # reads happen after this
 
     def adopt(self, previous: Inputs) -> None:
@@ -93,6 +97,8 @@ class Inputs:
                     self._raw[display] = previous._raw[display]
                 if display in previous._loaded:
                     self._loaded[display] = previous._loaded[display]
+                if display in previous._listings:
+                    self._listings[display] = previous._listings[display]
 
     def digest(self, display: str) -> str | None:
         """Content hash of a file (None when absent), re-hashing only when its stamp moved."""
@@ -104,8 +110,29 @@ class Inputs:
             self.stamps[display] = current
             self.digests[display] = known[1]
             return known[1]
-        self._read(display, Span(display))
+        if display.endswith("/"):
+            self.listing(display, Span(display))
+        else:
+            self._read(display, Span(display))
         return self.digests[display]
+
+    def listing(self, display: str, span: Span) -> tuple[tuple[str, int], ...]:
+        """A folder's files as (name, size), for a glob input (``folder/``); its digest covers
+        every name and size, its stamp moves when a file is added or removed."""
+        if display not in self._listings:
+            from .memory_logs import list_folder
+
+            path = confine(self.root, check_relative(display.rstrip("/"), span), span)
+            found = list_folder(path)
+            self._listings[display] = found or ()
+            self.stamps[display] = stamp(path) if found is not None else None
+            digest = sha256(repr(found).encode()) if found is not None else None
+            self.digests[display] = digest
+        return self._listings[display]
+
+    def overlaid(self, paths: Iterable[str]) -> bool:
+        """Whether any of ``paths`` holds other text in this call (never: see overlay.py)."""
+        return False
 
     def raw(self, display: str, span: Span) -> ReadResult | None:
         """The file's bytes as read (capped), for a reader with rules of its own."""
@@ -366,7 +393,7 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
     if meta.enabled:
         sections.append(_metacognition(resolver, meta.file, meta.note))
     for source in model.sources_of(job.target):
-        section = _source_section(resolver, source)
+        section = reuse.section(resolver, source.name, lambda s=source: _section(resolver, s))
         if section is not None:
             sections.append(section)
     _check_notes(resolver)
@@ -375,6 +402,13 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
         raise BuildFailed(list(dict.fromkeys(f.problem() for f in resolver.findings)))
     read = {name: resolver.variables.get(name) for name in sorted(resolver.read_variables)}
     return Resolution(sections, resolver.consulted, resolver.truncations, read)
+
+
+def _section(resolver: _Resolver, source: Source) -> Section | None:
+    section = _source_section(resolver, source)
+    if resolver.model.manifest.memory.logs is not None and source.name == memory_logs.LOG_SOURCE:
+        section = memory_logs.attach(resolver, source, section)
+    return section
 
 
 def _check_notes(resolver: _Resolver) -> None:

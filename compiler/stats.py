@@ -164,11 +164,11 @@ def _section_stats(
 ) -> SectionStats:
     measured = measure(text, size.unit)
     tokens = round(approx_tokens(text) * size.injected / measured) if measured else 0
-    cuts = tuple(
-        _describe_cut(cut)
-        for cut in truncations
-        if cut.section == size.name or set(cut.files) & set(size.files)
-    )
+    mine = [c for c in truncations if c.section == size.name or set(c.files) & set(size.files)]
+    days = [c for c in mine if c.after == 0 and c.files and c.files[0] not in size.files]
+    cuts = tuple(_describe_cut(cut, size.files) for cut in mine if cut not in days[1:])
+    if len(days) > 1:  # days of a daily log left out: the newest named, the rest counted
+        cuts += (f"{len(days) - 1} older days dropped",)
     return SectionStats(
         size.name,
         tuple(size.files),
@@ -181,9 +181,11 @@ def _section_stats(
     )
 
 
-def _describe_cut(cut: Truncation) -> str:
+def _describe_cut(cut: Truncation, files: tuple[str, ...]) -> str:
     dropped = " (dropped)" if cut.after == 0 else ""
-    return f"{cut.limit}: {cut.before}→{cut.after}{dropped}"
+    # A day of a daily log is a file of its own within the memory section: name it.
+    day = f"{posixpath.basename(cut.files[0])} " if cut.files and cut.files[0] not in files else ""
+    return f"{day}{cut.limit}: {cut.before}→{cut.after}{dropped}"
 
 
 def _share(size: int, budget: int | None) -> float | None:

@@ -11,6 +11,7 @@ from hotplex.targets import WORKERS
 from .assemble import BUILT_IN_TAGS
 from .errors import HotplexError, Problem, Span, suggest
 from .jobs import BASE_FOLDER
+from .memory_logs import validate_glob
 from .model import BUILTIN_VARS, Manifest, Secrets, Source, Target, Unicode
 from .source_rule import effective_sources, folded, target_sources, worker_defaults
 from .worker import TargetSources
@@ -66,6 +67,8 @@ def validate(manifest: Manifest, display: str) -> None:
         _check_path_key(manifest.metacognition.file, "metacognition.file", bad)
     _validate_secrets(manifest.secrets, bad)
     _validate_unicode(manifest.unicode, bad)
+    if manifest.memory.logs is not None:
+        validate_glob(manifest, sources, bad)
     _validate_targets(manifest, sources, bad)
     for index, pattern in enumerate(manifest.project.ignore):
         if not pattern.strip():
@@ -257,5 +260,3 @@ def _validate_bot(
     platforms = target.platforms if target.platforms is not None else manifest.variants.platforms
     if not platforms:
         bad(f"{key}.bot", "a bot overlay needs a platform: give the target platforms = [...]")
-
-

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from .jobs import Job
+    from .memory_logs import Logs
     from .model import Manifest, Model, Source, Target
 
 
@@ -42,6 +43,10 @@ class Section:
     note: str
     text: str
     files: tuple[str, ...]  # display paths of the files it came from, base first
+    # The memory section's daily logs ([memory] logs): ``text`` already holds every day read
+    # (unless the worker's ``daily_logs`` is "files"); ``limits.apply`` uses this to keep whole
+    # days within the budget, a "files" worker to deploy each day.
+    logs: Logs | None = None
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,9 @@ class Worker:
     Options: ClassVar[type] = NoOptions
     # ``hotplex init``: the target name it scaffolds and a comment on what the artifact is for.
     init_target: ClassVar[tuple[str, str]]
+    # Daily memory logs: "section" folds the days that fit into the memory section; "files"
+    # leaves the section to MEMORY.md and hands every day to ``emit`` (its program reads them).
+    daily_logs: ClassVar[str] = "section"
     # The modules whose code decides the bytes it emits: editing one rebuilds its artifacts.
     modules: ClassVar[tuple[str, ...]] = ()
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hotplex import assemble, limits, sanitize
+from hotplex import assemble, limits, memory_logs, sanitize
 from hotplex.model import Model
 from hotplex.worker import Section, SectionSize
 
@@ -38,8 +38,13 @@ def build(
 ) -> Document:
     reserved = reserved_tags(sections, model, also_reserved)
     unit = model.manifest.limits.unit
+
+    def clean(text: str) -> str:
+        return sanitize.sanitize(text, reserved)
+
     cleaned = [
-        limits.Limited(s.name, s.files, sanitize.sanitize(s.text, reserved)) for s in sections
+        limits.Limited(s.name, s.files, clean(s.text), memory_logs.mapped(s.logs, clean))
+        for s in sections
     ]
     kept, cuts = limits.apply(cleaned, model.manifest.limits)
     by_name = {k.name: k.text for k in kept}

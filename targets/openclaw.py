@@ -30,6 +30,9 @@ Decisions:
 - hotplex's ``[limits]`` do not apply: OpenClaw applies its own budgets (``max_chars``,
   ``total_max_chars``, its USER.md cap), and ``context.md`` shows their effect. Cutting the files
   beforehand would take text away from the agent that OpenClaw would have kept (or read on demand).
+- Daily logs (``[memory] logs``) are deployed as they are, every day, under the workspace's
+  ``memory/`` (the glob's folder): OpenClaw reads MEMORY.md at start and the days through its own
+  memory tools, so the workspace MEMORY.md holds the curated file alone.
 - ``workspace`` is used verbatim: "~" is not expanded, so artifacts are the same bytes on every
   machine. OpenClaw's headings show the expanded path; set ``workspace`` to it for an exact match.
 
@@ -131,6 +134,7 @@ class OpenClaw(Worker):
         Output(f"{WORKSPACE_DIR}/*", "workspace"),
     )
     init_target = ("claw", "the workspace files OpenClaw reads, and the context it will build")
+    daily_logs = "files"
     modules = (
         __name__,
         openclaw_context.__name__,
@@ -181,6 +185,7 @@ class OpenClaw(Worker):
         folder = job.out_dir(model)
         primary = f"{folder}/{CONTEXT_FILE}"
         out = {f"{folder}/{WORKSPACE_DIR}/{f.name}": f.content.encode("utf-8") for f in files}
+        out.update(_daily_logs(sections, model, f"{folder}/{WORKSPACE_DIR}"))
         out[primary] = context.text.encode("utf-8")
         injected = {f.name: f for f in context.files}
         truncations = []
@@ -287,11 +292,24 @@ def _workspace_files(sections: list[Section], model: Model, target: Target) -> l
     files = []
     for section in sections:
         source = by_key.get((section.name, section.tag))
-        if source is None:
-            continue  # the META-COGNITION block: HotPlex's, not an OpenClaw file
+        if source is None or not section.files:
+            continue  # the META-COGNITION block (HotPlex's), or daily logs without a MEMORY.md
         content = f"{section.text}\n" if section.text else ""
         files.append(_WorkspaceFile(file_name(source), section, content))
     return files
+
+
+def _daily_logs(sections: list[Section], model: Model, workspace: str) -> dict[str, bytes]:
+    """Every daily log, as the file OpenClaw's memory tools read (``memory/2026-11-29.md``):
+    OpenClaw loads MEMORY.md at start and searches the days itself, so they are not folded into
+    MEMORY.md and its budget is not spent on them."""
+    files = {}
+    folder = "" if model.sources_dir == "." else f"{model.sources_dir}/"
+    for section in sections:
+        for day in section.logs.days if section.logs is not None else ():
+            name = day.display.removeprefix(folder)
+            files[f"{workspace}/{name}"] = f"{day.body}\n".encode() if day.body else b""
+    return dict(sorted(files.items()))
 
 
 def file_name(source: Source) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from hotplex.errors import HotplexError
-from hotplex.limits import TRUNCATION_MARKER, Limited, apply, measure
+from hotplex.limits import TRUNCATION_MARKER, Limited, apply, fair_shares, measure
 from hotplex.model import Limits
 from hypothesis import given
 from hypothesis import strategies as st
@@ -86,3 +86,119 @@ def test_budgets_always_hold_and_every_cut_is_reported(texts, per_file, total, u
     for section in sections(*texts):
         if kept_by_name.get(section.name, "") != section.text:
             assert section.name in reported, section.name
+
+
+# --- share = "fair": max-min fair water-filling ------------------------------------------------
+
+
+def test_fair_share_keeps_small_sections_whole_and_splits_the_rest_evenly():
+    texts = ("a" * 100, "b" * 3000, "c" * 50, "d" * 3000)
+    limits = Limits(per_file=2000, total=2150, share="fair")
+    kept, cuts = apply(sections(*texts), limits)
+    sizes = {k.name: len(k.text) for k in kept}
+    assert sizes["s0"] == 100 and sizes["s2"] == 50  # under an equal share: untouched
+    assert sizes["s1"] == sizes["s3"] == 1000  # (2150 - 150) / 2 each
+    assert [(c.section, c.limit) for c in cuts] == [
+        ("s1", "per_file"),
+        ("s1", "share"),
+        ("s3", "per_file"),
+        ("s3", "share"),
+    ]
+    # In document order the last large section would get what is left: 0 here.
+    kept, _ = apply(sections(*texts), Limits(per_file=2000, total=2150))
+    assert "s3" not in {k.name for k in kept}
+
+
+def test_fair_shares_water_fill():
+    assert fair_shares([10, 500, 500], 610) == [10, 300, 300]
+    assert fair_shares([10, 20], 100) == [10, 20]
+    assert fair_shares([7, 7, 7], 10) == [3, 3, 3]  # the remainder is not given by position
+
+
+@given(st.lists(st.integers(0, 5000), min_size=1, max_size=8), st.integers(0, 20000))
+def test_fair_shares_properties(demands, total):
+    shares = fair_shares(demands, total)
+    assert sum(shares) <= total
+    equal = total // len(demands)
+    assert all(s >= min(d, equal) for s, d in zip(shares, demands, strict=True))
+    assert all(s <= d for s, d in zip(shares, demands, strict=True))
+    reordered = fair_shares(demands[::-1], total)[::-1]
+    assert reordered == shares  # any order of the sections: the same allocation
+
+
+@given(
+    st.lists(st.text(min_size=0, max_size=600), min_size=1, max_size=6),
+    st.integers(1, 700),
+    st.integers(1, 2000),
+    st.sampled_from(["chars", "bytes"]),
+    st.randoms(use_true_random=False),
+)
+def test_fair_budgets_hold_and_equal_sections_fare_alike_in_any_order(
+    texts, per_file, total, unit, rng
+):
+    limits = Limits(per_file=per_file, total=total, unit=unit, share="fair")
+    kept, cuts = apply(sections(*texts), limits)
+    assert sum(measure(k.text, unit) for k in kept) <= total
+    assert all(measure(k.text, unit) <= per_file for k in kept)
+    demands = [min(measure(t, unit), per_file) for t in texts]
+    equal = total // len(texts)
+    by_name = {k.name: k.text for k in kept}
+    for index, text in enumerate(texts):
+        got = by_name.get(f"s{index}", "")
+        if demands[index] <= equal and measure(text, unit) <= per_file:
+            assert got == text  # a section within an equal share is never cut
+        elif got != text:
+            assert f"s{index}" in {c.section for c in cuts}
+    order = list(range(len(texts)))
+    rng.shuffle(order)
+    shuffled = [Limited(f"s{i}", (f"F{i}.md",), texts[i]) for i in order]
+    again = {k.name: k.text for k in apply(shuffled, limits)[0]}
+    assert again == by_name
+
+
+def test_overflow_error_names_the_fair_share():
+    limits = Limits(per_file=1000, total=300, share="fair", overflow="error")
+    with pytest.raises(HotplexError) as raised:
+        apply(sections("a" * 100, "b" * 400), limits)
+    message = raised.value.problems[0].message
+    assert message.startswith("400 chars exceed a fair share of limits.total (300")
+
+
+# --- daily logs: whole days, newest first --------------------------------------------------------
+
+
+@given(
+    st.lists(
+        st.lists(
+            st.text(st.characters(codec="utf-8", exclude_characters="#"), min_size=1, max_size=80),
+            max_size=6,
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.text(max_size=200),
+    st.integers(80, 900),
+    st.sampled_from(["chars", "bytes"]),
+)
+def test_days_fit_whole_newest_first_and_every_other_day_is_reported(days, curated, per_file, unit):
+    from hotplex.memory_logs import Day, Logs, full_text
+
+    read = tuple(
+        Day(f"m/{n:02d}.md", f"{n:02d}", tuple(e.strip() or "x" for e in entries))
+        for n, entries in enumerate(days)
+    )
+    logs = Logs(read, curated=curated)
+    limits = Limits(per_file=per_file, total=10_000, unit=unit)
+    section = Limited("memory", ("MEMORY.md",), full_text(curated, read), logs)
+    kept, cuts = apply([section], limits)
+    text = kept[0].text if kept else ""
+    assert measure(text, unit) <= per_file
+    if measure(curated, unit) <= per_file:
+        assert text.startswith(curated)  # MEMORY.md first, cut only by the ordinary limits
+    nonempty = [d for d in logs.days if d.entries]
+    shown = [d for d in nonempty if f"## {d.name}\n\n" in text]
+    whole = [d for d in nonempty if "\n\n".join((f"## {d.name}", *d.entries)) in text]
+    assert whole == nonempty[: len(whole)]  # a run of the newest days, each whole...
+    assert len(shown) <= len(whole) + 1  # ...plus at most the newest day, cut on entries
+    reported = {c.files[0] for c in cuts if c.files[0].startswith("m/")}
+    assert reported == {d.display for d in nonempty[len(whole) :]}

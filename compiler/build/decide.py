@@ -41,6 +41,7 @@ class Keys:
             plain(manifest.metacognition),
             plain(manifest.secrets),
             plain(manifest.unicode),
+            plain(manifest.memory),
         ]
         return {
             "compiler": fingerprint.compiler_digest(),

@@ -195,3 +195,21 @@ def test_sub_agent_files_are_declared_outputs_and_rebuild_with_their_sources(wor
     (again, *_) = [j for j in _build(root) if j.target == "t"]
     assert folder + agent in again.written
     assert "Never force-push." in (root / folder / agent).read_text(encoding="utf-8")
+
+
+def test_daily_logs_reach_the_worker(worker, make_project):
+    """Whatever a worker does with the days (fits them into the memory section, or deploys
+    them as files), today's entry reaches its files; an older one may be left out, never
+    silently."""
+    days = {
+        "agent-configs/MEMORY.md": "Curated.\n",
+        "agent-configs/memory/2026-11-28.md": "- yesterday's entry\n",
+        "agent-configs/memory/2026-11-29.md": "- today's entry\n",
+    }
+    manifest = _manifest(worker) + '[memory]\nlogs = "memory/*.md"\n'
+    root = make_project({**FILES, **days}, manifest=manifest)
+    (job, *_) = [j for j in _build(root) if j.target == "t"]
+    emitted = "".join((root / f.path).read_text() for f in job.files)
+    assert "Curated." in emitted and "today's entry" in emitted
+    if "yesterday's entry" not in emitted:
+        assert any("2026-11-28.md" in c.files[0] for c in job.truncations)

@@ -1,0 +1,285 @@
+"""Daily memory logs: ``[memory] logs = "memory/*.md"`` after MEMORY.md in the memory section.
+
+Agents append to a log per day (``memory/2026-11-29.md``), so this is the part of the context that
+grows without bound. The rules, each decided here or in ``limits.py`` and nowhere else:
+
+- Order: newest first by file name, never by the clock, so a build is reproducible.
+- Entries: a top-level list item (with its indented continuation) or a paragraph; a heading is
+  structure, not an entry. An entry that appears verbatim in a newer day is kept only there.
+- Reading: days are read newest first only while their text could still fit the section's
+  budget (``read_bound``); older days are listed, never opened, and reported as left out with
+  their size on disk. 1,000 days cost one folder listing and the few files the budget can use.
+- Templates are off (agents write these files, not the operator), frontmatter is stripped, the
+  secret and hidden-text scans run as for any source.
+- Fitting (``limits.fit_days``): whole days while they fit; when the newest day alone does not,
+  its newest entries (the end of the file) on entry boundaries.
+
+The glob's folder is an input of the build (``folder/``, its digest covering every file's name
+and size), so a new or removed day rebuilds the artifacts whose memory section reads logs, and a
+no-op build notices one through the folder's stamp. The glob's folder part is literal (no
+wildcards): one folder, one stamp.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import os
+import posixpath
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .limits import Truncation
+    from .model import Manifest, Source
+    from .sources import _Resolver
+    from .worker import Section
+
+LOG_SOURCE = "memory"  # the source whose section the logs join
+_LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+_HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
+_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
+_WILDCARDS = frozenset("*?[")
+
+
+@dataclass(frozen=True)
+class Day:
+    """One daily log as read: its file, the heading naming it, its entries in file order (those
+    repeated verbatim in a newer day already removed) and its text as the agent wrote it."""
+
+    display: str
+    name: str
+    entries: tuple[str, ...]
+    body: str = ""
+
+    @property
+    def heading(self) -> str:
+        return f"## {self.name}"
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A day older than anything the budget can use: listed, never opened."""
+
+    display: str
+    size: int  # bytes on disk
+
+
+@dataclass(frozen=True)
+class Logs:
+    days: tuple[Day, ...]  # newest first
+    unread: tuple[Unread, ...] = ()  # newest first, all older than ``days``
+    # The section's own text (MEMORY.md and its variants) before the days. ``Section.text``
+    # holds it followed by every day read, so a worker that knows nothing of logs still loses
+    # nothing; ``limits.apply`` starts again from here and fits whole days.
+    curated: str = ""
+
+
+def day_text(heading: str, entries: Iterable[str]) -> str:
+    return "\n\n".join((heading, *entries))
+
+
+def full_text(curated: str, days: Iterable[Day]) -> str:
+    """A section's text with every day it read: what it would hold with room for all."""
+    texts = [day_text(d.heading, d.entries) for d in days if d.entries]
+    return "\n\n".join(t for t in (curated, *texts) if t)
+
+
+def mapped(logs: Logs | None, change: Callable[[str], str]) -> Logs | None:
+    """``logs`` with ``change`` applied to every heading name and entry (the sanitizer)."""
+    if logs is None:
+        return None
+    days = tuple(
+        Day(d.display, change(d.name), tuple(change(e) for e in d.entries), d.body)
+        for d in logs.days
+    )
+    return Logs(days, logs.unread, change(logs.curated))
+
+
+def split_glob(glob: str) -> tuple[str, str]:
+    """``"memory/*.md"`` -> (``"memory"``, ``"*.md"``)."""
+    folder, pattern = posixpath.split(glob.replace("\\", "/"))
+    return folder or ".", pattern
+
+
+def validate_glob(
+    manifest: Manifest, sources: tuple[Source, ...], bad: Callable[..., None]
+) -> None:
+    """The logs' glob names files in one folder of the sources folder, and a source to join."""
+    glob = manifest.memory.logs
+    folder, pattern = split_glob(glob)
+    if not pattern or not _WILDCARDS & set(pattern):
+        bad("memory.logs", f"'{glob}' names no files: give a glob such as 'memory/*.md'")
+    if _WILDCARDS & set(folder):
+        bad(
+            "memory.logs",
+            f"'{glob}': only the file name may hold wildcards, the folder must be literal",
+            hint="keep the logs in one folder, e.g. 'memory/*.md'",
+        )
+    if glob.startswith("/") or ".." in folder.split("/"):
+        bad("memory.logs", f"'{glob}' must stay inside the sources folder")
+    if not any(s.name == LOG_SOURCE for s in sources):
+        bad(
+            "memory.logs",
+            f"daily logs join the '{LOG_SOURCE}' source's section, and there is no source "
+            f"named '{LOG_SOURCE}'",
+            hint=f"add a [[source]] named '{LOG_SOURCE}' (its file may be absent)",
+        )
+
+
+def list_folder(path: str) -> tuple[tuple[str, int], ...] | None:
+    """Every regular file of a folder as (name, size in bytes), sorted by name; None when the
+    folder does not exist."""
+    try:
+        with os.scandir(path) as it:
+            found = [(e.name, e.stat().st_size) for e in it if e.is_file()]
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return tuple(sorted(found))
+
+
+def matching(listing: Iterable[tuple[str, int]], pattern: str) -> list[tuple[str, int]]:
+    """The files of a listing the glob's file pattern matches, newest (greatest name) first."""
+    return sorted(
+        (entry for entry in listing if fnmatch.fnmatchcase(entry[0], pattern)), reverse=True
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def entries(text: str) -> tuple[tuple[str, bool], ...]:
+    """``text`` split into top-level blocks, each with whether it is an entry (a list item or a
+    paragraph, which a newer day may repeat) rather than a heading. Cached: a gateway compiles
+    the same days for every user."""
+    blocks: list[tuple[list[str], bool]] = []
+    fence: str | None = None
+    blank = in_item = False
+    for line in text.split("\n"):
+        if fence is not None:
+            blocks[-1][0].append(line)
+            if line.lstrip().startswith(fence):
+                fence = None
+            continue
+        if not line.strip():
+            blank = True
+            continue
+        item = _LIST_ITEM.match(line) is not None
+        heading = _HEADING.match(line) is not None
+        continues = in_item and line[0] in " \t"
+        if not blocks or item or heading or (blank and not continues) or blocks[-1][1] is False:
+            blocks.append(([], not heading))
+            in_item = item
+        elif blank:
+            blocks[-1][0].append("")
+        blocks[-1][0].append(line)
+        blank = False
+        opened = _FENCE.match(line)
+        if opened:
+            fence = opened.group(1)
+    return tuple(("\n".join(lines).rstrip(), is_entry) for lines, is_entry in blocks)
+
+
+def read_days(
+    listed: list[tuple[str, int]],
+    folder: str,
+    load: Callable[[str], str | None],
+    measure: Callable[[str], int],
+    bound: int | None,
+) -> Logs:
+    """Read days newest first while what was read could still fit ``bound`` units (None: read
+    every day); remove from each day the entries a newer day holds verbatim."""
+    seen: set[str] = set()
+    days: list[Day] = []
+    unread: list[Unread] = []
+    used = 0
+    for name, size in listed:
+        display = posixpath.normpath(posixpath.join(folder, name))
+        if bound is not None and used > bound:
+            unread.append(Unread(display, size))
+            continue
+        body = load(display)
+        if body is None:  # gone since the listing: a later build sees the new listing
+            continue
+        kept = []
+        for block, is_entry in entries(body):
+            if is_entry and block in seen:
+                continue
+            if is_entry:
+                seen.add(block)
+            kept.append(block)
+        day = Day(display, posixpath.splitext(name)[0], tuple(kept), body)
+        days.append(day)
+        used += measure(day_text(day.heading, day.entries)) + 2
+    return Logs(tuple(days), tuple(unread))
+
+
+def attach(resolver: _Resolver, source: Source, section: Section | None) -> Section | None:
+    """The memory source's section with its daily logs (``sources.resolve``'s one hook): read
+    through the job's ``Inputs``, scanned like any source, no templates. Imports here: this
+    module is below ``limits`` and ``sources``, which it uses only once a project has logs."""
+    from hotplex.targets import WORKERS
+
+    from . import comments, hidden, secrets
+    from .errors import Span
+    from .frontmatter import trim
+    from .limits import measure
+    from .scanning import Origin
+    from .worker import Section
+
+    model, job = resolver.model, resolver.job
+    folder_glob, pattern = split_glob(model.manifest.memory.logs)
+    folder = model.source_path(folder_glob)
+    span = Span(model.manifest_display, key="memory.logs")
+    html = source.html_comments or model.manifest.project.html_comments
+    worker = WORKERS[job.target.worker]
+    resolver.consulted.append(f"{folder}/")
+    listed = matching(resolver.inputs.listing(f"{folder}/", span), pattern)
+
+    def load(display: str) -> str | None:
+        loaded = resolver.file(display, span)
+        if loaded is None:
+            return None
+        text = trim(comments.strip(loaded.body) if html == "strip" else loaded.body)
+        if secrets.scan(text) or hidden.scan(text):
+            resolver.check(text, [Origin(loaded.body, loaded.display, loaded.body_line)])
+        return text
+
+    budgets = worker.budgets(job.target, model.manifest)
+    bound = None
+    if worker.daily_logs == "section":
+        curated = measure(section.text, budgets.unit) if section is not None else 0
+        limit = min(b for b in (budgets.per_file, budgets.total, 1 << 62) if b is not None)
+        bound = max(limit - curated, 0)
+    logs = read_days(listed, folder, load, lambda t: measure(t, budgets.unit), bound)
+    if section is None:
+        if not logs.days and not logs.unread:
+            return None
+        section = Section(source.name, source.tag, source.channel, source.note, "", ())
+    logs = replace(logs, curated=section.text)
+    if worker.daily_logs == "files":
+        return replace(section, logs=logs)
+    return replace(section, text=full_text(section.text, logs.days), logs=logs)
+
+
+def describe_cuts(truncations: Iterable[Truncation]) -> list[str]:
+    """Each cut as a line, the days left out past the first two folded into one line (1,000
+    days of logs are one line, not a thousand); ``--json`` and ``stats --json`` list each."""
+    lines, days = [], []
+    for cut in truncations:
+        if cut.after == 0 and cut.style == "dropped" and _is_day(cut):
+            days.append(cut)
+        else:
+            lines.append(cut.describe())
+    lines += [cut.describe() for cut in days[:2]]
+    if len(days) > 2:
+        rest = days[2:]
+        lines.append(
+            f"{len(rest)} older days, {rest[-1].files[0]} … {rest[0].files[0]}: dropped; "
+            f"no room left in limits.{rest[0].limit}"
+        )
+    return lines
+
+
+def _is_day(cut: Truncation) -> bool:
+    return cut.section == LOG_SOURCE and len(cut.files) == 1 and cut.files[0].endswith(".md")

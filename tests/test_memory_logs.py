@@ -1,0 +1,436 @@
+"""Daily memory logs ([memory] logs): each rule through the real command, and the API."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+from hotplex import HotplexError, Project
+from hotplex_testing import run_hotplex
+
+MANIFEST = """\
+[metacognition]
+enabled = false
+
+[limits]
+per_file = {per_file}
+total = 8000
+
+[memory]
+logs = "memory/*.md"
+
+[[target]]
+name = "cc"
+worker = "claude-code"
+
+[[target]]
+name = "sub"
+worker = "claude-code"
+profile = "subagent"
+"""
+
+
+def manifest(per_file: int = 400) -> str:
+    return MANIFEST.format(per_file=per_file)
+
+
+def memory_of(root, job: str = "cc/default") -> str:
+    text = (root / f"dist/{job}/prompt.xml").read_text(encoding="utf-8")
+    return text.split("<memory>\n", 1)[1].split("\n</memory>", 1)[0]
+
+
+def build_json(root, *args: str) -> dict:
+    result = run_hotplex("-C", str(root), "build", "--json", *args)
+    assert result.status == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def cuts_of(report: dict, job: str = "cc/default") -> list[dict]:
+    (artifact,) = [a for a in report["artifacts"] if a["path"] == f"dist/{job}/prompt.xml"]
+    return artifact["truncations"]
+
+
+def settled(root):
+    """Files old enough for the API to trust their stamps, and so to keep what it made of them
+    (a file written in the last few milliseconds is read again on every call)."""
+    for file in root.rglob("*"):
+        os.utime(file, ns=(time.time_ns() - 10**9,) * 2)
+    return root
+
+
+def day(n: int, *items: str) -> tuple[str, str]:
+    return f"agent-configs/memory/2026-11-{n:02d}.md", "".join(f"- {i}\n" for i in items)
+
+
+def test_curated_first_then_whole_days_newest_first_and_every_left_out_day_reported(
+    make_project,
+):
+    files = dict(
+        [
+            ("agent-configs/MEMORY.md", "Curated: the user is Lin."),
+            day(1, "first day " + "x" * 100),
+            day(2, "second day " + "y" * 100),
+            day(3, "third day " + "z" * 100),
+            day(4, "fourth day"),
+        ]
+    )
+    root = make_project(files, manifest=manifest(per_file=250))
+    report = build_json(root)
+    memory = memory_of(root)
+    assert memory.startswith("Recall relevant past context when applicable.\nCurated: the user")
+    assert memory.index("## 2026-11-04") < memory.index("## 2026-11-03")
+    assert "## 2026-11-02" not in memory and "second day" not in memory
+    assert "first day" not in memory  # an older day never returns after a day did not fit
+    dropped = [(c["files"], c["after"], c["style"], c["limit"]) for c in cuts_of(report)]
+    assert dropped == [
+        (["agent-configs/memory/2026-11-02.md"], 0, "dropped", "per_file"),
+        (["agent-configs/memory/2026-11-01.md"], 0, "dropped", "per_file"),
+    ]
+    assert all(c["before"] > 100 for c in cuts_of(report))  # sizes are reported
+    # The same in the human output, stats and show.
+    again = run_hotplex("-C", str(root), "build", "--json")
+    assert cuts_of(json.loads(again.stdout)) == cuts_of(report)
+    stats = json.loads(run_hotplex("-C", str(root), "stats", "--json").stdout)
+    assert "2026-11-02" in json.dumps(stats)
+    shown = run_hotplex("-C", str(root), "show", "cc")
+    assert "memory/2026-11-02.md: dropped" in shown.stderr
+    assert shown.stdout == (root / "dist/cc/default/prompt.xml").read_text(encoding="utf-8")
+
+
+def test_an_entry_repeated_verbatim_is_kept_only_in_the_newest_day(make_project):
+    files = dict(
+        [
+            day(1, "backups run at 02:00 UTC", "old only"),
+            day(2, "new only", "backups run at 02:00 UTC"),
+            (
+                "agent-configs/memory/2026-11-03.md",
+                "Paragraph kept.\n\n- backups run at 02:00 UTC\n",
+            ),
+        ]
+    )
+    root = make_project(files, manifest=manifest(per_file=4000))
+    build_json(root)
+    memory = memory_of(root)
+    assert memory.count("backups run at 02:00 UTC") == 1
+    newest = memory.split("## 2026-11-02")[0]
+    assert "- backups run at 02:00 UTC" in newest and "Paragraph kept." in newest
+    assert "- old only" in memory and "- new only" in memory
+
+
+def test_a_day_whose_every_entry_is_newer_is_left_out_without_a_heading(make_project):
+    files = dict([day(1, "same"), day(2, "same")])
+    root = make_project(files, manifest=manifest(per_file=4000))
+    build_json(root)
+    assert "2026-11-01" not in memory_of(root)
+
+
+def test_a_newest_day_larger_than_the_budget_keeps_its_newest_entries(make_project):
+    items = [f"entry {n:02d} " + "w" * 40 for n in range(30)]
+    root = make_project(dict([day(9, *items), day(8, "older")]), manifest=manifest(per_file=400))
+    report = build_json(root)
+    memory = memory_of(root)
+    assert "entry 29" in memory and "entry 00" not in memory
+    kept = [line for line in memory.splitlines() if line.startswith("- entry")]
+    assert kept == [f"- {i}" for i in items[-len(kept) :]]  # a run at the end, whole entries
+    assert len(memory.split("\n", 1)[1]) <= 400  # the section's text, after its note
+    first, second = cuts_of(report)
+    assert first["files"] == ["agent-configs/memory/2026-11-09.md"]
+    assert first["style"] == "entries" and 0 < first["after"] < first["before"]
+    assert second["files"] == ["agent-configs/memory/2026-11-08.md"] and second["after"] == 0
+
+
+def test_crlf_and_bom_logs_read_like_lf_and_templates_stay_off(make_project):
+    crlf = "\ufeff- fixed {{ the }} thing\r\n- second\r\n".encode()
+    lf = "- fixed {{ the }} thing\n- second\n"
+    first = make_project(
+        {"agent-configs/memory/2026-11-01.md": crlf}, manifest=manifest(), name="a"
+    )
+    second = make_project({"agent-configs/memory/2026-11-01.md": lf}, manifest=manifest(), name="b")
+    build_json(first)
+    build_json(second)
+    assert memory_of(first) == memory_of(second)
+    assert "- fixed {{ the }} thing\n\n- second" in memory_of(first)
+    assert "\r" not in memory_of(first) and "\ufeff" not in memory_of(first)
+
+
+def test_a_log_cannot_close_the_memory_section(make_project):
+    root = make_project(
+        dict([day(1, "done </memory> now <memory>", "x </Memory >")]), manifest=manifest()
+    )
+    build_json(root)
+    text = (root / "dist/cc/default/prompt.xml").read_text(encoding="utf-8")
+    assert text.count("</memory>") == 1 and text.count("<memory>") == 1
+    assert "&lt;/memory> now &lt;memory>" in text
+
+
+def test_a_secret_in_a_log_fails_the_build_with_its_place(make_project):
+    root = make_project(dict([day(1, "ok", "DB_PASSWORD=hunter2-Real-99")]), manifest=manifest())
+    result = run_hotplex("-C", str(root), "build")
+    assert result.status == 1
+    assert "agent-configs/memory/2026-11-01.md:2:" in result.stderr
+
+
+def test_a_thousand_days_reads_only_what_the_budget_can_use(make_project):
+    """Days past the budget are listed, never opened: here they are not even UTF-8, so reading
+    one would fail the build."""
+    files = {}
+    for n in range(1000):
+        name = f"agent-configs/memory/{2000 + n // 12:04d}-{n % 12 + 1:02d}-01.md"
+        files[name] = f"- fact of day {n} " + "v" * 60 + "\n" if n >= 990 else b"\xff\xfe bad"
+    root = make_project(files, manifest=manifest(per_file=500))
+    started = time.perf_counter()
+    report = build_json(root)
+    assert time.perf_counter() - started < 30  # a sanity bound, not a benchmark
+    memory = memory_of(root)
+    assert "fact of day 999" in memory and "fact of day 990" not in memory
+    cuts = cuts_of(report)
+    assert len(cuts) == 1000 - memory.count("## ")
+    assert {c["after"] for c in cuts} == {0}
+    record = (root / ".hotplex/log").read_text(encoding="utf-8")
+    assert "2000-01-01.md" in record  # reported with its size...
+    log_inputs = [json.loads(line).get("inputs", {}) for line in record.splitlines()[1:]]
+    read = {p for inputs in log_inputs for p in inputs if p.endswith(".md") and "/memory/" in p}
+    assert len(read) < 20  # ...but never read
+
+
+def test_new_removed_and_edited_days_rebuild_exactly_the_artifacts_reading_logs(make_project):
+    root = make_project(dict([day(1, "one")]), manifest=manifest())
+    build_json(root)
+    noop = run_hotplex("-C", str(root), "build", "--explain")
+    assert "0 rebuilt" in noop.stdout
+    newest = root / "agent-configs/memory/2026-11-02.md"
+    newest.write_text("- two\n", encoding="utf-8")  # the no-op fast path must notice it
+    report = build_json(root)
+    rebuilt = {a["path"].split("/")[2] for a in report["artifacts"] if a["rebuilt"]}
+    assert {a["path"] for a in report["artifacts"] if a["rebuilt"]} == {
+        "dist/cc/default/prompt.xml",
+        "dist/cc/default/launch.json",
+    }, rebuilt  # the sub-agent keeps no memory: it reads no logs
+    assert "- two" in memory_of(root)
+    time.sleep(0.05)
+    newest.write_text("- two, edited\n", encoding="utf-8")
+    report = build_json(root)
+    assert any("2026-11-02.md changed" in str(a["reason"]) for a in report["artifacts"])
+    assert "- two, edited" in memory_of(root)
+    newest.unlink()
+    build_json(root)
+    assert "two" not in memory_of(root)
+    assert "0 rebuilt" in run_hotplex("-C", str(root), "build").stdout
+
+
+def test_openclaw_deploys_every_day_and_keeps_memory_md_curated(make_project):
+    text = manifest().replace(
+        'name = "sub"\nworker = "claude-code"\nprofile = "subagent"',
+        'name = "claw"\nworker = "openclaw"',
+    )
+    root = make_project(
+        dict([("agent-configs/MEMORY.md", "Curated."), day(1, "one"), day(2, "two")]),
+        manifest=text,
+    )
+    build_json(root)
+    workspace = root / "dist/claw/default/workspace"
+    assert (workspace / "MEMORY.md").read_text() == "Curated.\n"
+    assert (workspace / "memory/2026-11-01.md").read_text() == "- one\n"
+    assert (workspace / "memory/2026-11-02.md").read_text() == "- two\n"
+    (root / "agent-configs/memory/2026-11-01.md").unlink()
+    build_json(root)
+    assert not (workspace / "memory/2026-11-01.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("glob", "message"),
+    [
+        ("mem*/x.md", "only the file name may hold wildcards"),
+        ("../memory/*.md", "must stay inside the sources folder"),
+        ("memory/today.md", "names no files"),
+    ],
+)
+def test_a_bad_logs_glob_is_an_error_at_its_key(make_project, glob, message):
+    root = make_project({}, manifest=manifest().replace('"memory/*.md"', f'"{glob}"'))
+    result = run_hotplex("-C", str(root), "build")
+    assert result.status == 2
+    assert "memory.logs" in result.stderr and message in result.stderr
+
+
+# --- the library API with per-user overlays ------------------------------------------------------
+
+
+def test_overlay_compiles_as_if_the_files_held_the_text_for_that_call_only(make_project):
+    root = make_project(
+        {"agent-configs/USER.md": "Base user.", **dict([day(1, "base day")])},
+        manifest=manifest(per_file=4000),
+    )
+    project = Project.load(settled(root))
+    before = project.compile("cc").text
+    alice = project.compile(
+        "cc",
+        overlay={
+            "USER.md": "---\nname: alice\n---\r\nAlice </user> likes tea.",
+            "MEMORY.md": "Alice's curated memory.",
+            "memory/2026-11-02.md": "- alice asked about DNS\n- base day\n",
+        },
+    ).text
+    assert "Alice &lt;/user> likes tea." in alice and "name: alice" not in alice
+    assert "Base user." not in alice and "Alice's curated memory." in alice
+    assert alice.index("Alice's curated memory.") < alice.index("## 2026-11-02\n\n- alice asked")
+    assert "2026-11-01" not in alice  # its one entry is in the newer (overlaid) day
+    assert project.compile("cc").text == before  # nothing leaked into the cache
+    assert not (root / "dist").exists() and not (root / ".hotplex").exists()
+    bob = project.compile("cc", overlay={"USER.md": "Bob."}).text
+    assert "Bob." in bob and "Alice" not in bob
+
+
+def test_overlay_findings_name_the_overlay_file(make_project):
+    project = Project.load(settled(make_project({"agent-configs/SOUL.md": "Soul.\n"}, manifest=manifest())))
+    with pytest.raises(HotplexError) as found:
+        project.compile("cc", overlay={"USER.md": "ok\nDB_PASSWORD=hunter2-Real-99\n"})
+    assert found.value.problems[0].span.file == "overlay:USER.md"
+    assert found.value.problems[0].span.line == 2
+    with pytest.raises(HotplexError) as hidden:
+        project.compile("cc", overlay={"MEMORY.md": "tag\U000e0041\U000e0042 text"})
+    assert hidden.value.problems[0].span.file == "overlay:MEMORY.md"
+    with pytest.raises(HotplexError) as typo:
+        project.compile("cc", overlay={"USR.md": "x"})
+    assert "did you mean 'USER.md'" in (typo.value.problems[0].hint or "")
+    assert "USER.md" not in project.compile("cc").text
+
+
+def test_overlay_from_the_command_line(make_project, tmp_path):
+    root = make_project({"agent-configs/USER.md": "Base."}, manifest=manifest())
+    alice = tmp_path / "alice-user.md"
+    alice.write_text("Alice prefers tea.", encoding="utf-8")
+    shown = run_hotplex("-C", str(root), "show", "cc", "--overlay", f"USER.md={alice}")
+    assert shown.status == 0, shown.stderr
+    assert "Alice prefers tea." in shown.stdout and "Base." not in shown.stdout
+    assert Project.load(root).compile("cc", overlay={"USER.md": "Alice prefers tea."}).text == (
+        shown.stdout
+    )
+    alice.write_text("DB_PASSWORD=hunter2-Real-99", encoding="utf-8")
+    bad = run_hotplex("-C", str(root), "show", "cc", "--overlay", f"USER.md={alice}")
+    assert bad.status == 1 and f"{alice}:1:" in bad.stderr
+    assert not (root / "dist").exists()
+
+
+def test_overlay_calls_from_many_threads_give_each_their_own_artifact(make_project):
+    from concurrent.futures import ThreadPoolExecutor
+
+    project = Project.load(settled(make_project(dict([day(1, "shared")]), manifest=manifest())))
+    users = [f"User number {n}." for n in range(40)]
+    expected = [project.compile("cc", overlay={"USER.md": u}).text for u in users]
+    with ThreadPoolExecutor(8) as pool:
+        got = list(
+            pool.map(lambda u: project.compile("cc", overlay={"USER.md": u}).text, users * 3)
+        )
+    assert got == expected * 3
+
+
+def test_overlay_sees_an_edited_base_file(make_project):
+    root = make_project({"agent-configs/SOUL.md": "Soul one."}, manifest=manifest())
+    project = Project.load(root)
+    assert "Soul one." in project.compile("cc", overlay={"USER.md": "u"}).text
+    soul = root / "agent-configs/SOUL.md"
+    soul.write_text("Soul two, longer.", encoding="utf-8")
+    os.utime(soul, ns=(time.time_ns() - 10**9, time.time_ns() - 10**9))
+    assert "Soul two, longer." in project.compile("cc", overlay={"USER.md": "u"}).text
+
+
+def test_overlay_of_an_included_file_recompiles_the_sections_that_include_it(make_project):
+    root = make_project(
+        {
+            "agent-configs/SOUL.md": 'Soul.\n{% include "shared/tone.md" %}\n',
+            "agent-configs/shared/tone.md": "Base tone.",
+            "agent-configs/AGENTS.md": "Rules.",
+        },
+        manifest=manifest(),
+    )
+    project = Project.load(settled(root))
+    base = project.compile("cc").text
+    assert "Base tone." in base
+    warm = project.compile("cc", overlay={"USER.md": "u"}).text  # sections now reused
+    assert "Base tone." in warm
+    changed = project.compile("cc", overlay={"shared/tone.md": "Overlaid tone."}).text
+    assert "Overlaid tone." in changed and "Base tone." not in changed
+    assert project.compile("cc", overlay={"USER.md": "u"}).text == warm
+    assert project.compile("cc").text == base
+
+
+def test_overlay_compiles_claude_import_sources_as_the_build_does(make_project):
+    manifest_text = """\
+[project]
+sources = "."
+[metacognition]
+enabled = false
+[[source]]
+name = "a"
+file = "CLAUDE.md"
+channel = "B"
+tag = "a"
+imports = "claude"
+[[source]]
+name = "b"
+file = "AGENTS.md"
+channel = "B"
+tag = "b"
+imports = "claude"
+[[source]]
+name = "user"
+file = "USER.md"
+channel = "C"
+tag = "user"
+[[target]]
+name = "cc"
+worker = "claude-code"
+"""
+    root = make_project(
+        {"CLAUDE.md": "See @notes.md", "AGENTS.md": "Also @notes.md", "notes.md": "N."},
+        manifest=manifest_text,
+    )
+    project = Project.load(settled(root))
+    base = project.compile("cc").text
+    assert base.count("N.") == 1  # Claude Code loads a file once per session
+    for _ in range(3):
+        text = project.compile("cc", overlay={"USER.md": "u"}).text
+        assert text.count("N.") == 1 and "<user>" in text
+    overlaid = project.compile("cc", overlay={"AGENTS.md": "Again @notes.md"}).text
+    assert overlaid.count("N.") == 1 and "Again @notes.md" in overlaid
+
+
+@pytest.mark.parametrize("share", ["order", "fair"])
+def test_share_through_the_command(make_project, share):
+    text = f"""\
+[metacognition]
+enabled = false
+[limits]
+per_file = 3000
+total = 2000
+share = "{share}"
+[memory]
+logs = "memory/*.md"
+[[target]]
+name = "cc"
+worker = "claude-code"
+"""
+    root = make_project(
+        {
+            "agent-configs/SOUL.md": "s" * 2500,
+            "agent-configs/USER.md": "Lin, on call.",
+            "agent-configs/MEMORY.md": "m" * 2500,
+            **dict([day(1, "today")]),
+        },
+        manifest=text,
+    )
+    report = build_json(root)
+    cuts = {(c["section"], c["limit"]) for c in cuts_of(report)}
+    prompt = (root / "dist/cc/default/prompt.xml").read_text(encoding="utf-8")
+    if share == "order":  # SOUL.md, first, takes the whole total: USER.md and memory get nothing
+        assert "Lin, on call." not in prompt and "<memory>" not in prompt
+        assert {("user", "total"), ("memory", "total")} <= cuts
+    else:  # USER.md is small and whole; SOUL.md and memory split the rest evenly
+        soul = prompt.split("<persona>")[1].split("</persona>")[0]
+        memory = memory_of(root)
+        assert "Lin, on call." in prompt
+        assert abs(len(soul) - len(memory)) < 80 and "m" * 900 in memory
+        assert cuts == {("soul", "share"), ("memory", "share")}
+        assert "2026-11-01" not in memory  # the curated part took the memory's share
