@@ -170,25 +170,11 @@ class Project:
             settled(s, inputs.started_ns) for _, s in stamps if s is not None
         )
 
-    def _job(self, target: str, platform: str | None):
+    def _job(self, target: str, platform: str | None) -> Job:
+        from .jobs import find
+
         self._refresh()
-        for job in self._jobs:
-            if job.target.name == target and job.platform == platform:
-                return job
-        names = self.targets()
-        if target not in names:
-            raise HotplexError.single(
-                f"no target named '{target}'",
-                hint=suggest(target, names) or "targets: " + ", ".join(names),
-            )
-        platforms = [j.platform for j in self.jobs() if j.target.name == target and j.platform]
-        raise HotplexError.single(
-            f"target '{target}' has no platform '{platform}'"
-            if platform
-            else f"target '{target}' builds no base artifact (base = false)",
-            hint=(suggest(platform or "", platforms) if platform else None)
-            or "platforms: " + (", ".join(platforms) or "none"),
-        )
+        return find(self._model, self._jobs, target, platform)
 
     def _refresh(self) -> None:
         """Reload the model when the manifest moved; forget everything compiled from the old one."""

@@ -55,3 +55,19 @@ def select(model: Model, jobs: list[Job], names: tuple[str, ...]) -> list[Job]:
                 hint=suggest(wanted, known) or "targets: " + ", ".join(known),
             )
     return [j for j in jobs if j.target.name in names]
+
+
+def find(model: Model, jobs: list[Job], target: str, platform: str | None) -> Job:
+    """The job of ``target`` for ``platform`` (None: the base artifact), or why there is none."""
+    for job in jobs:
+        if job.target.name == target and job.platform == platform:
+            return job
+    select(model, jobs, (target,))  # an unknown target: says so, with a "did you mean"
+    platforms = [j.platform for j in jobs if j.target.name == target and j.platform]
+    raise HotplexError.single(
+        f"target '{target}' has no platform '{platform}'"
+        if platform
+        else f"target '{target}' builds no base artifact (base = false)",
+        hint=(suggest(platform or "", platforms) if platform else None)
+        or "platforms: " + (", ".join(platforms) or "none"),
+    )
