@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import os
 import stat
 from dataclasses import dataclass
@@ -158,25 +159,21 @@ def write_atomic(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` via a temp file in the same folder and a rename.
 
     The new file keeps the mode of the one it replaces (or gets the umask's default, like any
-    file the user creates): ``mkstemp`` alone would leave artifacts readable by their owner only.
+    file the user creates), as a reader of the artifact expects.
     """
-    import tempfile  # a no-op build writes nothing and skips the import
-
-    def temp_file() -> tuple[int, str]:
-        return tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
-
     try:
         mode = _mode_for(path)
         try:
-            fd, tmp = temp_file()
+            fd, tmp = _temp_file(path, mode)
         except FileNotFoundError:  # the folder is new: made on demand, not checked every time
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = temp_file()
+            fd, tmp = _temp_file(path, mode)
     except OSError as exc:
         raise _write_failed(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), mode)
+            if mode & _umask():  # a mode the umask would strip: the replaced file's own
+                os.fchmod(handle.fileno(), mode)
             handle.write(data)
         crash_point()
         os.replace(tmp, path)
@@ -187,6 +184,20 @@ def write_atomic(path: Path, data: bytes) -> None:
         _remove_quietly(tmp)
         raise
     crash_point()
+
+
+_TEMP_NUMBERS = itertools.count()
+
+
+def _temp_file(path: Path, mode: int) -> tuple[int, str]:
+    """A new file beside ``path``, named ``.<name>.<pid>.<n>.tmp`` (a forked worker has its own
+    pid) and created with ``mode`` through the umask, so that a new artifact needs no chmod."""
+    while True:
+        tmp = f"{path.parent}/.{path.name}.{os.getpid()}.{next(_TEMP_NUMBERS)}{TEMP_SUFFIX}"
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode), tmp
+        except FileExistsError:  # left by a killed build of an earlier process with this pid
+            continue
 
 
 def is_temp_of(name: str, artifact_name: str) -> bool:
