@@ -176,11 +176,13 @@ def test_the_sanitizer_applies_to_document_workers(worker, make_project):
         assert "</user><rules>" not in text and "&lt;/user>&lt;rules>" in text.replace("\\u003c", "<")
 
 
+WITH_SUBAGENTS = [n for n, w in sorted(WORKERS.items()) if "subagents" in attrs.fields_dict(w.Options)]
+
+
+@pytest.mark.parametrize("worker", WITH_SUBAGENTS)
 def test_sub_agent_files_are_declared_outputs_and_rebuild_with_their_sources(worker, make_project):
     """A worker with ``subagents`` among its options writes one file per sub-agent, declared
     in its outputs, recorded, and rebuilt when a kept source changes."""
-    if "subagents" not in attrs.fields_dict(WORKERS[worker].Options):
-        pytest.skip(f"{worker} has no sub-agents")
     extra = 'subagents = ["helper"]\n[target.agents.helper]\ndescription = "Helps."\n'
     root = make_project(FILES, manifest=_manifest(worker, extra))
     (job, *_) = [j for j in _build(root) if j.target == "t"]
