@@ -8,6 +8,8 @@ or a command that is not one, gets all of them.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Callable
 
 from . import __version__
@@ -112,10 +114,32 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
 }
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help layout, sized from the terminal without importing ``shutil`` (with its
+    compression modules) at every start-up: argparse makes a formatter for each argument."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_columns() - 2)
+
+
+def _columns() -> int:
+    """What ``shutil.get_terminal_size`` says: $COLUMNS, else the terminal's width, else 80."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
 def parser(argv: list[str]) -> argparse.ArgumentParser:
     """The parser for ``argv``: every command is known, only the one named gets its arguments."""
     top = argparse.ArgumentParser(
-        prog="hotplex", description="Compile agent-context Markdown into per-worker artifacts."
+        prog="hotplex",
+        description="Compile agent-context Markdown into per-worker artifacts.",
+        formatter_class=_Formatter,
     )
     top.add_argument("--version", action="version", version=f"hotplex {__version__}")
     top.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
@@ -125,14 +149,16 @@ def parser(argv: list[str]) -> argparse.ArgumentParser:
     commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
     # -C and -f also work after the command (`hotplex build -C DIR`: pre-commit's `args:` lands
     # there); SUPPRESS keeps an absent one from hiding the value given before the command.
-    common = argparse.ArgumentParser(add_help=False)
+    common = argparse.ArgumentParser(add_help=False, formatter_class=_Formatter)
     for flag, dest, metavar in (("-C", "directory", "DIR"), ("-f", "manifest", "MANIFEST")):
         common.add_argument(
             flag, dest=dest, metavar=metavar, default=argparse.SUPPRESS, help="as before COMMAND"
         )
     named = _command_in(argv)
     for name, (text, add_arguments) in COMMANDS.items():
-        command = commands.add_parser(name, parents=[common], help=text)
+        command = commands.add_parser(
+            name, parents=[common], help=text, formatter_class=_Formatter
+        )
         if named in (None, name):
             add_arguments(command)
     return top

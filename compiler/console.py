@@ -9,7 +9,10 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import TextIO
+
+TYPE_CHECKING = False  # not typing's: the no-op path prints through this module
+if TYPE_CHECKING:
+    from typing import TextIO
 
 # Fewer artifacts than this build too fast for a progress line to help.
 PROGRESS_MIN_JOBS = 8

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from .errors import HotplexError, Span
+
+TYPE_CHECKING = False  # not typing's: the no-op path imports this module for its names
+if TYPE_CHECKING:
+    from typing import Any
 
 MANIFEST_NAME = "hotplex.toml"
 DEFAULT_OUT = "dist"  # where artifacts go when [project] out is not set

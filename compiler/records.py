@@ -3,8 +3,14 @@ was made, and the report a command prints. ``state.py`` turns them into JSON lin
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+
+# Not typing's: the no-op path loads this module, and importing typing costs it milliseconds.
+# The two tuple records below are collections.namedtuple classes, their fields annotated.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @dataclass(frozen=True)
@@ -51,9 +57,10 @@ class Truncation:
         }
 
 
-class SectionSize(NamedTuple):
+class SectionSize(namedtuple("SectionSize", "name files raw injected unit")):
     """How much of a section reaches the worker, in the unit of the budget that counts it."""
 
+    __slots__ = ()
     name: str
     files: tuple[str, ...]
     raw: int  # before any budget
@@ -61,13 +68,14 @@ class SectionSize(NamedTuple):
     unit: str
 
 
-class Stamped(NamedTuple):
+class Stamped(namedtuple("Stamped", "mtime_ns size ino digest")):
     """A file as last seen: its stamp and its content digest, one layout for inputs and outputs.
 
     ``mtime_ns`` is -1 when the stamp cannot vouch for the content (a write in the same tick as
     the read), so it never matches and the file is hashed again.
     """
 
+    __slots__ = ()
     mtime_ns: int
     size: int
     ino: int

@@ -13,11 +13,11 @@ import os
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import BuildFailed, Problem
 from ..fs import crash_point, is_temp_of
 
+TYPE_CHECKING = False  # not typing's: the no-op path imports this module
 if TYPE_CHECKING:
     from ..records import JobRecord
     from ..state import Log

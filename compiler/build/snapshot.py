@@ -10,14 +10,15 @@ stamps are checked too.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
 
 from ..fs import Stamp, settled, stamp
 from ..records import JobReport, Outcome, Stamped
 from .orphans import entries
 
+TYPE_CHECKING = False  # not typing's: this module is the no-op path
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
     from ..model import Model
     from ..records import JobRecord
