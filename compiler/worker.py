@@ -163,3 +163,26 @@ class Worker:
 def json_bytes(value: object) -> bytes:
     """Deterministic JSON for emitted files: sorted keys, two-space indent, UTF-8, final newline."""
     return (json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8")
+
+
+LAUNCH_FILE = "launch.json"
+
+
+def launch_json(
+    job: Job,
+    argv: list[str] | None = None,
+    env: dict[str, str] | None = None,
+    files: dict[str, str] | None = None,
+) -> bytes:
+    """``launch.json``: how a gateway starts the worker's program for this job, every path
+    relative to the project (``cwd`` is the project); ``files`` are the built files to place in
+    the session folder. The gateway adds its own credentials and provider settings on top."""
+    launch: dict[str, object] = {
+        "cwd": ".",
+        "platform": job.platform or "",
+        "target": job.target.name,
+    }
+    for key, value in (("argv", argv), ("env", env), ("files", files)):
+        if value:
+            launch[key] = value
+    return json_bytes(launch)

@@ -15,26 +15,22 @@ document does.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import attrs
 from hotplex.jobs import Job
-from hotplex.model import Manifest, Model, Target
+from hotplex.model import Model
 from hotplex.worker import (
+    LAUNCH_FILE,
     Emitted,
-    OptionProblem,
     Output,
     Section,
-    TargetSources,
-    Worker,
-    json_bytes,
+    launch_json,
 )
 
 from . import agent_configuration, subagents
 
 PROMPT_FILE = "prompt.xml"
-LAUNCH_FILE = "launch.json"
 
 
 @attrs.frozen
@@ -87,7 +83,7 @@ FORMAT = subagents.Format(
 )
 
 
-class ClaudeCode(Worker):
+class ClaudeCode(subagents.SubagentWorker):
     name = "claude-code"
     Options = Options
     outputs = (
@@ -97,29 +93,18 @@ class ClaudeCode(Worker):
     )
     init_target = ("cc", "prompt.xml for `claude --append-system-prompt-file`, and launch.json")
     modules = (__name__, agent_configuration.__name__, subagents.__name__)
-
-    def validate(
-        self, target: Target, manifest: Manifest, sources: TargetSources
-    ) -> Iterable[OptionProblem]:
-        return subagents.check(target, manifest, sources, FORMAT)
+    format = FORMAT
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         document = agent_configuration.build(sections, model)
         agents = subagents.emit(job, sections, model, FORMAT, document.truncations)
         folder = job.out_dir(model)
         prompt = f"{folder}/{PROMPT_FILE}"
-        launch: dict[str, Any] = {
-            "argv": ["claude", "--append-system-prompt-file", prompt],
-            "cwd": ".",
-            "platform": job.platform or "",
-            "target": job.target.name,
-        }
-        if agents.placed:
-            launch["files"] = agents.placed
+        argv = ["claude", "--append-system-prompt-file", prompt]
         return Emitted(
             files={
                 prompt: document.text.encode("utf-8"),
-                f"{folder}/{LAUNCH_FILE}": json_bytes(launch),
+                f"{folder}/{LAUNCH_FILE}": launch_json(job, argv, files=agents.placed),
                 **agents.files,
             },
             primary=prompt,

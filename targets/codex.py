@@ -32,12 +32,18 @@ from __future__ import annotations
 
 from hotplex.jobs import Job
 from hotplex.model import Model
-from hotplex.worker import Emitted, Output, Section, Worker, json_bytes
+from hotplex.worker import (
+    LAUNCH_FILE,
+    Emitted,
+    Output,
+    Section,
+    Worker,
+    launch_json,
+)
 
 from . import agent_configuration
 
 PROMPT_FILE = "prompt.xml"
-LAUNCH_FILE = "launch.json"
 HOME_DIR = "codex-home"
 CONFIG_FILE = "config.toml"
 CONFIG_KEY = "developer_instructions"
@@ -65,18 +71,11 @@ class Codex(Worker):
         folder = job.out_dir(model)
         prompt = f"{folder}/{PROMPT_FILE}"
         home = f"{folder}/{HOME_DIR}"
-        launch = {
-            "argv": ["codex"],
-            "cwd": ".",
-            "env": {"CODEX_HOME": home},
-            "platform": job.platform or "",
-            "target": job.target.name,
-        }
         return Emitted(
             files={
                 prompt: document.text.encode("utf-8"),
                 f"{home}/{CONFIG_FILE}": config_toml(document.text),
-                f"{folder}/{LAUNCH_FILE}": json_bytes(launch),
+                f"{folder}/{LAUNCH_FILE}": launch_json(job, ["codex"], {"CODEX_HOME": home}),
             },
             primary=prompt,
             truncations=document.truncations,

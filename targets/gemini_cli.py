@@ -50,12 +50,18 @@ import re
 
 from hotplex.jobs import Job
 from hotplex.model import Model
-from hotplex.worker import Emitted, Output, Section, Worker, json_bytes
+from hotplex.worker import (
+    LAUNCH_FILE,
+    Emitted,
+    Output,
+    Section,
+    Worker,
+    launch_json,
+)
 
 from . import agent_configuration
 
 PROMPT_FILE = "prompt.xml"
-LAUNCH_FILE = "launch.json"
 HOME_DIR = "gemini-home"
 MEMORY_FILE = ".gemini/GEMINI.md"
 # The tags Gemini wraps the global GEMINI.md in (string and structured memory).
@@ -123,18 +129,11 @@ class GeminiCli(Worker):
         folder = job.out_dir(model)
         prompt = f"{folder}/{PROMPT_FILE}"
         home = f"{folder}/{HOME_DIR}"
-        launch = {
-            "argv": ["gemini"],
-            "cwd": ".",
-            "env": {"GEMINI_CLI_HOME": home},
-            "platform": job.platform or "",
-            "target": job.target.name,
-        }
         return Emitted(
             files={
                 prompt: data,
                 f"{home}/{MEMORY_FILE}": data,
-                f"{folder}/{LAUNCH_FILE}": json_bytes(launch),
+                f"{folder}/{LAUNCH_FILE}": launch_json(job, ["gemini"], {"GEMINI_CLI_HOME": home}),
             },
             primary=prompt,
             truncations=document.truncations,

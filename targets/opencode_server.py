@@ -12,25 +12,22 @@ server's session runs in — to it; ``GET /agent`` lists the agent with the comp
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from hotplex.jobs import Job
-from hotplex.model import Manifest, Model, Target
+from hotplex.model import Model
 from hotplex.worker import (
+    LAUNCH_FILE,
     Emitted,
-    OptionProblem,
     Output,
     Section,
-    TargetSources,
-    Worker,
     json_bytes,
+    launch_json,
 )
 
 from . import agent_configuration, subagents
 
 PAYLOAD_FILE = "payload.json"
-LAUNCH_FILE = "launch.json"
 
 
 def _frontmatter(name: str, description: str, agent: subagents.Agent | None) -> dict[str, Any]:
@@ -62,7 +59,7 @@ FORMAT = subagents.Format(
 )
 
 
-class OpenCodeServer(Worker):
+class OpenCodeServer(subagents.SubagentWorker):
     name = "opencode-server"
     Options = subagents.Options
     outputs = (
@@ -72,11 +69,7 @@ class OpenCodeServer(Worker):
     )
     init_target = ("ocs", "payload.json: a body for POST /session/{id}/message")
     modules = (__name__, agent_configuration.__name__, subagents.__name__)
-
-    def validate(
-        self, target: Target, manifest: Manifest, sources: TargetSources
-    ) -> Iterable[OptionProblem]:
-        return subagents.check(target, manifest, sources, FORMAT)
+    format = FORMAT
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         document = agent_configuration.build(sections, model)
@@ -85,8 +78,7 @@ class OpenCodeServer(Worker):
         path = f"{folder}/{PAYLOAD_FILE}"
         files = {path: json_bytes({"parts": [], "system": document.text})}
         if agents.placed:
-            launch = {"cwd": ".", "files": agents.placed, "platform": job.platform or ""}
-            files[f"{folder}/{LAUNCH_FILE}"] = json_bytes({**launch, "target": job.target.name})
+            files[f"{folder}/{LAUNCH_FILE}"] = launch_json(job, files=agents.placed)
         return Emitted(
             files={**files, **agents.files},
             primary=path,

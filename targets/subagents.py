@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 from hotplex import sanitize
@@ -44,7 +44,7 @@ from hotplex.errors import HotplexError, Span, suggest
 from hotplex.jobs import Job
 from hotplex.limits import Truncation
 from hotplex.model import DEFAULT_SUBAGENT_KEEP, Manifest, Model, Target
-from hotplex.worker import OptionProblem, Section, SectionSize, TargetSources
+from hotplex.worker import OptionProblem, Section, SectionSize, TargetSources, Worker
 
 from . import agent_configuration
 
@@ -104,6 +104,17 @@ class Agents:
 
 
 # --- validation ---------------------------------------------------------------------------------
+
+
+class SubagentWorker(Worker):
+    """A worker whose target may list ``subagents``: their options are checked in its ``format``."""
+
+    format: ClassVar[Format]
+
+    def validate(
+        self, target: Target, manifest: Manifest, sources: TargetSources
+    ) -> Iterable[OptionProblem]:
+        return check(target, manifest, sources, self.format)
 
 
 def check(
