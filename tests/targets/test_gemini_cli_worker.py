@@ -75,12 +75,14 @@ def test_what_gemini_would_import_and_what_it_leaves_alone():
     text = (
         "@alice at the start, @README.md, @./a and @/etc/x after blanks;\t@tab\n@line\r@cr\n"
         "user@example.com, (@paren), @1digit, @ alone, `@code` and ``a`@b`` and\n"
+        "no-break\u00a0@space\n"
         "```\n@Fenced()\n```\n"
     )
     normal, imports = gemini_cli.normalise(text)
     assert imports == ["@alice", "@README.md,", "@./a", "@/etc/x", "@tab", "@line", "@cr"]
     for kept in ("user@example.com", "(@paren)", " @1digit", " @ alone", "`@code`", "`@b`", "\n@F"):
         assert kept in normal
+    assert "no-break\u00a0@space" in normal  # only space, tab, CR and LF are blanks to Gemini
     assert normal.replace(WJ, "") == text.rstrip("\n")
 
 
