@@ -8,6 +8,8 @@ taken from the scanner.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import unicodedata
 from pathlib import Path
 
@@ -427,6 +429,18 @@ def test_an_emoji_tag_sequence_needs_a_subdivision_and_its_cancel_tag():
 def test_only_a_recommended_emoji_tag_sequence_passes(text):
     [match] = hidden.scan(text)
     assert match.rule == "tag-characters"
+
+
+def test_the_emoji_data_is_loaded_only_once_a_text_holds_tags():
+    script = (
+        "import sys\n"
+        "from hotplex import hidden\n"
+        "assert hidden.scan('Family: 👨\\u200d👩\\u200d👧 a\\u200bb \\x1b[0m') != ()\n"
+        "assert 'emoji' not in sys.modules\n"
+        "assert hidden.scan('🏴\\U000e0067\\U000e0062\\U000e0065\\U000e006e\\U000e0067\\U000e007f') == ()\n"
+        "assert 'emoji' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)
 
 
 def test_the_recommended_tag_sequences_are_the_subdivision_flags():
