@@ -25,19 +25,36 @@ class Part:
     body: str
 
 
-def _block(tag: str, note: str, inner: list[str]) -> list[str]:
+@dataclass(frozen=True)
+class Assembled:
+    text: str
+    # Where each placed part's body lies in ``text``: (index in the parts, start, end). A worker
+    # that changes the text on the way (Gemini CLI) measures each section by it.
+    bodies: tuple[tuple[int, int, int], ...]
+
+
+def _block(tag: str, note: str, inner: list[str | int]) -> list[str | int]:
     return [f"<{tag}>", *([note] if note else []), *inner, f"</{tag}>"]
 
 
-def document(parts: list[Part], channel_tags: dict[str, str], channel_notes: dict[str, str]) -> str:
-    groups: list[str] = []
+def document(
+    parts: list[Part], channel_tags: dict[str, str], channel_notes: dict[str, str]
+) -> Assembled:
+    groups: list[str | int] = []
     for channel in CHANNEL_ORDER:
-        sections: list[str] = []
-        for part in parts:
+        sections: list[str | int] = []
+        for index, part in enumerate(parts):
             if part.channel == channel and part.body.strip():
-                sections += _block(part.tag, part.note, [part.body])
+                sections += _block(part.tag, part.note, [index])  # the body, by its index
         if sections:
             groups += _block(channel_tags[channel], channel_notes[channel], sections)
     if not groups:
-        return ""
-    return "\n".join(_block(WRAPPER_TAG, "", groups)) + "\n"
+        return Assembled("", ())
+    lines, bodies, at = [], [], 0
+    for line in _block(WRAPPER_TAG, "", groups):
+        if isinstance(line, int):
+            bodies.append((line, at, at + len(parts[line].body)))
+            line = parts[line].body
+        lines.append(line)
+        at += len(line) + 1
+    return Assembled("\n".join(lines) + "\n", tuple(bodies))

@@ -6,9 +6,15 @@ sees (Trojan Source, CVE-2021-42574). Every file passes through hotplex on its w
 prompt, so, like the secret scan, this scan runs on each file *as rendered for a job* (and on the
 manifest's notes), and a finding stops the build with its file:line:column and the code point.
 
-Each rule is decided from Unicode character properties (``regex`` exposes the Unicode Character
-Database: ``Default_Ignorable_Code_Point``, ``Extended_Pictographic``, ``Joining_Type``, the
-canonical combining class, the bidi class), never from a list of example characters:
+Each rule is decided from Unicode data (``regex`` exposes the Unicode Character Database:
+``Default_Ignorable_Code_Point``, ``Extended_Pictographic``, ``Joining_Type``, the canonical
+combining class, the bidi class; the ``emoji`` package ships the emoji sequences Unicode
+recommends), never from a list of example characters:
+
+``control-character``
+    a C0 or C1 control (general category Cc) other than tab, line feed and carriage return: an
+    ANSI escape sequence (``ESC [8m`` conceals what follows) or a backspace rewrites what a
+    terminal shows of a file or a diff.
 
 ``bidi-control``
     an embedding, override or isolate (bidi class LRE, RLE, LRO, RLO, PDF, LRI, RLI, FSI, PDI):
@@ -18,8 +24,9 @@ canonical combining class, the bidi class), never from a list of example charact
     right-to-left letters (bidi class R or AL), a finding elsewhere.
 ``tag-characters``
     the Tags block (U+E0000–U+E007F), which spells ASCII invisibly: a finding, shown decoded,
-    except an emoji tag sequence (an emoji, a subdivision code in tag letters, CANCEL TAG:
-    the flags of England, Scotland, Wales).
+    except a whole emoji tag sequence Unicode recommends (RGI: the flags of England, Scotland,
+    Wales), taken from the ``emoji`` package's data. Any other run of tags, however short and
+    whatever emoji it follows, is a finding: short runs side by side spell a sentence too.
 ``variation-selector``
     a ``Variation_Selector`` is fine once after a character it can vary: VS15/VS16 after an
     emoji, the Mongolian selectors after Mongolian, the ideographic ones (VS17–VS256) after an
@@ -31,11 +38,12 @@ canonical combining class, the bidi class), never from a list of example charact
     fillers, the combining grapheme joiner, the soft hyphen. ZWJ is fine inside an emoji ZWJ
     sequence and next to a virama (canonical combining class 9); ZWNJ next to a virama and between
     two joining letters (RFC 5892's CONTEXTJ rules, widened to every joining type so the Persian
-    plural ``کتاب`` + ZWNJ + ``ها`` passes).
+    plural ``کتاب`` + ZWNJ + ``ها`` passes). The letters and the marks between must be visible:
+    ZWJ is join-causing and a zero-width space transparent, yet neither vouches for a ZWNJ.
 
-Only default-ignorable characters are candidates (bidi controls and tags are among them), and the
-intended uses are one pattern (``_INTENDED``) the regex engine checks at those positions only, so
-the scan costs about one pass over the text.
+Only default-ignorable characters and controls are candidates (bidi controls and tags are
+default-ignorable), and the intended uses are one pattern (``_INTENDED``) the regex engine checks
+at those positions only, so the scan costs about one pass over the text.
 
 ``[unicode] allow`` takes code points (``U+200B``), character names (``ZERO WIDTH SPACE``) or
 rule names; ``allow_files`` takes globs, as ``[secrets]`` does.
@@ -54,6 +62,7 @@ from .errors import Problem, Span, suggest
 from .scanning import Allowance, Origin, cached_for_short_texts, locate
 
 RULES = {
+    "control-character": "a control character, which a terminal obeys rather than shows",
     "bidi-control": "a bidirectional override, embedding or isolate, which reorders the text shown",
     "bidi-mark": "a bidirectional mark outside right-to-left text",
     "tag-characters": "Unicode tag characters, invisible letters a model reads",
@@ -62,8 +71,9 @@ RULES = {
 }
 _EMBEDDINGS = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
 _CANCEL_TAG = "\U000e007f"
-# UTS #51's subdivision id, in the tag letters of an emoji tag sequence (gbeng, gbsct, usca).
-_SUBDIVISION = re.compile(r"(?:[a-z]{2}|[0-9]{3})[a-z0-9]{1,4}")
+# Controls a text file holds as layout (tab, line feed, carriage return) are not findings.
+_CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
+_ASCII_CONTROL = re.compile(f"[{_CONTROL}]")
 # Shown in an excerpt: this much of the line on either side, and at most this many code points.
 _CONTEXT = 20
 _SHOWN = 4
@@ -71,7 +81,12 @@ _SHOWN = 4
 # Where a default-ignorable character is used the way Unicode intends, written as the context
 # around it once it is read: each alternative looks back over the character (and its base) and,
 # where it must, ahead. Only characters at default-ignorable positions are ever tested.
-_JOINING = r"[\p{Joining_Type=D}\p{Joining_Type=R}\p{Joining_Type=L}\p{Joining_Type=C}]"
+# Visible ones only: ZWJ is join-causing (type C) and most invisible characters transparent (T).
+_JOINING = (
+    r"[[\p{Joining_Type=D}\p{Joining_Type=R}\p{Joining_Type=L}\p{Joining_Type=C}]"
+    r"--\p{Default_Ignorable_Code_Point}]"
+)
+_TRANSPARENT = r"[\p{Joining_Type=T}--\p{Default_Ignorable_Code_Point}]"
 _VIRAMA = r"\p{Canonical_Combining_Class=Virama}"
 _INTENDED = (
     # ZWJ between two pictographs of an emoji ZWJ sequence, the first maybe modified or VS16'd
@@ -80,7 +95,7 @@ _INTENDED = (
     rf"(?<={_VIRAMA}[\u200C\u200D])",  # ZWJ/ZWNJ after a virama (Indic half forms, conjuncts)
     rf"(?<=[\u200C\u200D])(?={_VIRAMA})",  # ... or before one
     # ZWNJ between two joining letters, transparent marks aside (Persian: می + ZWNJ + خواهم)
-    rf"(?<={_JOINING}\p{{Joining_Type=T}}*\u200C)(?=\p{{Joining_Type=T}}*{_JOINING})",
+    rf"(?<={_JOINING}{_TRANSPARENT}*\u200C)(?={_TRANSPARENT}*{_JOINING})",
     r"(?<=\p{Ideographic}\p{Block=Variation_Selectors_Supplement})",  # an ideographic variant
     r"(?<=\p{Script=Mongolian}[\u180B-\u180D\u180F])",  # a Mongolian free variation selector
     r"(?<=[\p{Lo}\p{Sm}\p{So}][\uFE00-\uFE0D])",  # a standardized variant of a letter or symbol
@@ -97,7 +112,8 @@ def _unicode() -> Any:
 
     return _Properties(
         hidden=regex.compile(
-            rf"(?:\p{{Default_Ignorable_Code_Point}}(?!{'|'.join(_INTENDED)}))+", regex.V1
+            rf"(?:[\p{{Default_Ignorable_Code_Point}}{_CONTROL}\x80-\x9f](?!{'|'.join(_INTENDED)}))+",
+            regex.V1,
         ),
         ignorable=prop(r"\p{Default_Ignorable_Code_Point}"),
         tag=prop(r"\p{Block=Tags}"),
@@ -106,7 +122,6 @@ def _unicode() -> Any:
             r"[[\p{Bidi_Class=R}\p{Bidi_Class=AL}]--\p{Bidi_Control}]", regex.V1
         ).search,
         selector=prop(r"\p{Variation_Selector}"),
-        emoji=prop(r"\p{Emoji}"),
     )
 
 
@@ -118,7 +133,6 @@ class _Properties:
     bidi_control: Any
     right_to_left: Any
     selector: Any
-    emoji: Any
 
 
 @dataclass(frozen=True)
@@ -130,9 +144,9 @@ class Match:
 
 @cached_for_short_texts
 def scan(text: str) -> tuple[Match, ...]:
-    """Every run of hidden characters in ``text``, in order. All of them are outside ASCII, so
-    ASCII text costs one check."""
-    if text.isascii():
+    """Every run of hidden characters in ``text``, in order. Outside ASCII only controls can
+    hide text, so ASCII text costs two quick checks."""
+    if text.isascii() and _ASCII_CONTROL.search(text) is None:
         return ()
     props = _unicode()
     found: list[Match] = []
@@ -150,7 +164,7 @@ def _runs(text: str, start: int, end: int, props: _Properties) -> Iterator[Match
             stop = at
             while stop < end and props.tag(text[stop]):
                 stop += 1
-            rule = None if _emoji_tag_sequence(text, at, stop, props) else "tag-characters"
+            rule = None if _emoji_tag_sequence(text, at, stop) else "tag-characters"
         else:
             stop, rule = at + 1, _rule(text, at, props)
         if current is not None and rule != current[0]:
@@ -164,9 +178,11 @@ def _runs(text: str, start: int, end: int, props: _Properties) -> Iterator[Match
 
 
 def _rule(text: str, at: int, props: _Properties) -> str | None:
-    """The rule a default-ignorable character (not a tag) breaks, or None for a mark on a
-    right-to-left line."""
+    """The rule a control or a default-ignorable character (not a tag) breaks, or None for a
+    mark on a right-to-left line."""
     char = text[at]
+    if unicodedata.category(char) == "Cc":
+        return "control-character"
     if props.bidi_control(char):
         if unicodedata.bidirectional(char) in _EMBEDDINGS:
             return "bidi-control"
@@ -183,14 +199,27 @@ def _line_end(text: str, at: int) -> int:
     return len(text) if end < 0 else end
 
 
-def _emoji_tag_sequence(text: str, start: int, stop: int, props: _Properties) -> bool:
-    spec = decode_tags(text[start : stop - 1])
-    return (
-        start > 0
-        and bool(props.emoji(text[start - 1]))
-        and text[stop - 1] == _CANCEL_TAG
-        and _SUBDIVISION.fullmatch(spec) is not None
+def _emoji_tag_sequence(text: str, start: int, stop: int) -> bool:
+    """Whether the tags ``text[start:stop]``, with the character before them, are a whole emoji
+    tag sequence Unicode recommends."""
+    return start > 0 and text[start - 1 : stop] in emoji_tag_sequences()
+
+
+@functools.cache
+def emoji_tag_sequences() -> frozenset[str]:
+    """Every RGI emoji tag sequence (its base, tags, CANCEL TAG): the subdivision flags. Unicode's
+    list as the ``emoji`` package ships it, imported only once a build meets tag characters."""
+    import emoji
+
+    return frozenset(
+        sequence[_first_tag(sequence) - 1 :]
+        for sequence in emoji.EMOJI_DATA
+        if sequence.endswith(_CANCEL_TAG)
     )
+
+
+def _first_tag(sequence: str) -> int:
+    return next(i for i, c in enumerate(sequence) if 0xE0000 <= ord(c) <= 0xE007F)
 
 
 def decode_tags(chars: str) -> str:

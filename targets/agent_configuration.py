@@ -18,6 +18,7 @@ class Document:
     text: str
     truncations: tuple[limits.Truncation, ...]
     sizes: tuple[SectionSize, ...]
+    spans: dict[str, tuple[int, int]]  # where each placed section's text lies in ``text``
 
 
 def reserved_tags(
@@ -48,13 +49,13 @@ def build(
     ]
     kept, cuts = limits.apply(cleaned, model.manifest.limits)
     by_name = {k.name: k.text for k in kept}
+    placed = [s for s in sections if s.name in by_name]
     parts = [
         assemble.Part(s.tag, s.channel, sanitize.sanitize(s.note, reserved), by_name[s.name])
-        for s in sections
-        if s.name in by_name
+        for s in placed
     ]
     channels = model.manifest.channels
-    text = assemble.document(
+    assembled = assemble.document(
         parts,
         {name: c.tag for name, c in channels.items()},
         {name: sanitize.sanitize(c.note, reserved) for name, c in channels.items()},
@@ -69,4 +70,5 @@ def build(
         )
         for c in cleaned
     )
-    return Document(text, tuple(cuts), sizes)
+    spans = {placed[index].name: (start, end) for index, start, end in assembled.bodies}
+    return Document(assembled.text, tuple(cuts), sizes, spans)

@@ -41,20 +41,26 @@ and ``prompt.xml`` is byte for byte what arrives:
   or more line feeds in its system prompt to two.
 - **Structure.** Gemini's wrapper tags are reserved like the document's own, so a
   ``</loaded_context>`` typed in a source cannot close Gemini's wrapper.
+
+The section sizes (``stats``, the build log) are measured in the artifact, after these changes:
+a section of blank-line runs is as small as Gemini receives it.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass
 
 from hotplex.jobs import Job
+from hotplex.limits import measure
 from hotplex.model import Model
 from hotplex.worker import (
     LAUNCH_FILE,
     Emitted,
     Output,
     Section,
+    SectionSize,
     Worker,
     launch_json,
 )
@@ -92,14 +98,44 @@ def import_starts(text: str) -> list[int]:
     return found
 
 
-def normalise(document: str) -> tuple[str, list[str]]:
-    """``document`` as Gemini will send it, given as the file it reads; and each ``@import``
-    that had to be neutralised for that (as written, for the warning)."""
-    text = _BLANK_RUN.sub("\n\n", document.strip(_JS_TRIMMED))
+@dataclass(frozen=True)
+class Normalised:
+    """A document as Gemini will send it, and how its text moved on the way there."""
+
+    text: str
+    imports: list[str]  # each ``@import`` neutralised, as written (for the warning)
+    lead: int  # characters trimmed off the start
+    length: int  # of the trimmed document
+    collapsed: tuple[tuple[int, int], ...]  # the runs of line feeds in it cut to two
+    joiners: tuple[int, ...]  # offsets, after the collapse, a word joiner went before
+
+    def position(self, offset: int) -> int:
+        """Where ``offset`` of the document lies in ``text`` (a word joiner goes with its @)."""
+        at = min(max(offset - self.lead, 0), self.length)
+        at -= sum(max(0, min(at, end) - start - 2) for start, end in self.collapsed)
+        return at + bisect.bisect_left(self.joiners, at)
+
+
+def normalise(document: str) -> Normalised:
+    """``document`` as Gemini will send it, given as the file it reads."""
+    trimmed = document.strip(_JS_TRIMMED)
+    collapsed = tuple(m.span() for m in _BLANK_RUN.finditer(trimmed))
+    text = _BLANK_RUN.sub("\n\n", trimmed)
     starts = import_starts(text)
     pieces = [text[a:b] for a, b in zip([0, *starts], [*starts, len(text)], strict=True)]
     imports = [m.group() for start in starts if (m := _IMPORT_TOKEN.match(text, start))]
-    return WORD_JOINER.join(pieces), imports
+    lead = len(document) - len(document.lstrip(_JS_TRIMMED))
+    return Normalised(
+        WORD_JOINER.join(pieces), imports, lead, len(trimmed), collapsed, tuple(starts)
+    )
+
+
+def _as_sent(size: SectionSize, span: tuple[int, int] | None, sent: Normalised) -> SectionSize:
+    """A section's size in what Gemini receives (a section left out keeps its zero)."""
+    if span is None:
+        return size
+    start, end = (sent.position(at) for at in span)
+    return size._replace(injected=measure(sent.text[start:end], size.unit))
 
 
 def _import_warning(imports: list[str]) -> str:
@@ -124,8 +160,8 @@ class GeminiCli(Worker):
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         document = agent_configuration.build(sections, model, also_reserved=WRAPPER_TAGS)
-        text, imports = normalise(document.text)
-        data = text.encode("utf-8")
+        sent = normalise(document.text)
+        data = sent.text.encode("utf-8")
         folder = job.out_dir(model)
         prompt = f"{folder}/{PROMPT_FILE}"
         home = f"{folder}/{HOME_DIR}"
@@ -137,6 +173,6 @@ class GeminiCli(Worker):
             },
             primary=prompt,
             truncations=document.truncations,
-            warnings=(_import_warning(imports),) if imports else (),
-            sizes=document.sizes,
+            warnings=(_import_warning(sent.imports),) if sent.imports else (),
+            sizes=tuple(_as_sent(s, document.spans.get(s.name), sent) for s in document.sizes),
         )

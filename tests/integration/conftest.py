@@ -786,7 +786,8 @@ TRICKY_SOURCES = {
     "Read @README.md and @./docs/adr first; mail user@example.com.\r\n\r\n\r\n\r\n"
     "中文：保持简洁，先说结论。 Emoji: 🎉 👩\u200d💻\r\n"
     "`@inline` code and an indented line:\r\n    @decorator\r\n",
-    "AGENTS.md": "Rules\n\n\n\n\nOwner: @bob\t@carol\n```\n@Fenced()\n```\n",
+    "AGENTS.md": "Rules\n\n\n\n\nOwner: @bob\t@carol\n```\n@Fenced()\n```\n"
+    "Notes:\u00a0@notes.md stay text.\n",  # Gemini's import scanner takes no NBSP for a blank
 }
 # What the artifact must hold as written (hotplex turns CRLF into LF and drops the BOM).
 TRICKY_TEXT = (
@@ -795,9 +796,14 @@ TRICKY_TEXT = (
     "`@inline` code and an indented line:\n    @decorator",
     "Owner: @bob\t@carol",
     "```\n@Fenced()\n```",
+    "Notes:\u00a0@notes.md stay text.",
 )
 # Files an import of @README.md or @alice would pull in, so a leak would show in the request.
-IMPORT_BAIT = {"README.md": "IMPORTED-README-7f3a\n", "alice": "IMPORTED-ALICE-7f3a\n"}
+IMPORT_BAIT = {
+    "README.md": "IMPORTED-README-7f3a\n",
+    "alice": "IMPORTED-ALICE-7f3a\n",
+    "notes.md": "IMPORTED-NOTES-7f3a\n",
+}
 
 
 @dataclass(frozen=True)

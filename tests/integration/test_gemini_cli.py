@@ -96,7 +96,9 @@ def test_gemini_sends_document_at_end_of_system_instruction(
 def test_gemini_keeps_tricky_source_text(gemini_cli, fake_gemini, tricky_build, tmp_path):
     """``@alice``, ``@README.md`` and other would-be imports reach Gemini as text (a word joiner
     before the ``@``), with ``README.md`` and ``alice`` lying where Gemini would import them
-    from; e-mail addresses and code are untouched; CJK, emoji and CRLF sources arrive as the
+    from; e-mail addresses, code and an ``@`` after a no-break space (no blank to Gemini's
+    import scanner, which knows only space, tab, CR and LF; ``notes.md`` lies there too) are
+    untouched; CJK, emoji and CRLF sources arrive as the
     artifact says; blank-line runs are collapsed in the artifact as Gemini would."""
     artifact = tricky_build.artifact("gemini", "prompt.xml")
     document = artifact.path.read_bytes().decode("utf-8")
@@ -104,8 +106,9 @@ def test_gemini_keeps_tricky_source_text(gemini_cli, fake_gemini, tricky_build, 
         assert written in document.replace(WORD_JOINER, "")
     for defused in ("@alice", "@README.md", "@./docs/adr", "@decorator", "@bob", "@carol"):
         assert WORD_JOINER + defused in document
-    for untouched in ("`@inline`", "\n@Fenced()", "user@example.com"):
-        assert untouched in document
+    untouched = ("`@inline`", "\n@Fenced()", "user@example.com", "\u00a0@notes.md")
+    for text in untouched:
+        assert text in document
     assert "\n\n\n" not in document
 
     bait = dict(tricky_build.bait)
@@ -113,3 +116,4 @@ def test_gemini_keeps_tricky_source_text(gemini_cli, fake_gemini, tricky_build, 
         system = assert_system_instruction(request, document, memory_file(artifact))
         assert not any(text.strip() in system for text in bait.values())
         assert "Import failed" not in system
+        assert "Notes:\u00a0@notes.md stay text." in system

@@ -8,6 +8,7 @@ CLI is driven in tests/integration/test_gemini_cli.py.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 
@@ -59,7 +60,8 @@ SCANNED = st.text(alphabet="@`. /\t\n\raZ1-_中🎉x", max_size=60)
 
 @given(SCANNED)
 def test_normalised_text_has_no_import_left_and_only_word_joiners_added(text):
-    normal, imports = gemini_cli.normalise(text)
+    sent = gemini_cli.normalise(text)
+    normal, imports = sent.text, sent.imports
     assert gemini_imports(normal) == []
     assert normal.replace(WJ, "") == gemini_whitespace(text)
     assert len(imports) == normal.count(WJ) == len(gemini_imports(gemini_whitespace(text)))
@@ -67,28 +69,32 @@ def test_normalised_text_has_no_import_left_and_only_word_joiners_added(text):
 
 @given(SCANNED)
 def test_normalising_twice_changes_nothing(text):
-    once, _ = gemini_cli.normalise(text)
-    assert gemini_cli.normalise(once) == (once, [])
+    once = gemini_cli.normalise(text).text
+    again = gemini_cli.normalise(once)
+    assert (again.text, again.imports) == (once, [])
 
 
 def test_what_gemini_would_import_and_what_it_leaves_alone():
     text = (
         "@alice at the start, @README.md, @./a and @/etc/x after blanks;\t@tab\n@line\r@cr\n"
         "user@example.com, (@paren), @1digit, @ alone, `@code` and ``a`@b`` and\n"
+        "no-break\u00a0@space\n"
         "```\n@Fenced()\n```\n"
     )
-    normal, imports = gemini_cli.normalise(text)
+    sent = gemini_cli.normalise(text)
+    normal, imports = sent.text, sent.imports
     assert imports == ["@alice", "@README.md,", "@./a", "@/etc/x", "@tab", "@line", "@cr"]
     for kept in ("user@example.com", "(@paren)", " @1digit", " @ alone", "`@code`", "`@b`", "\n@F"):
         assert kept in normal
+    assert "no-break\u00a0@space" in normal  # only space, tab, CR and LF are blanks to Gemini
     assert normal.replace(WJ, "") == text.rstrip("\n")
 
 
 def test_trim_is_javascripts_and_blank_runs_collapse():
-    assert gemini_cli.normalise("\ufeff\u3000 a\n\n\n\n\nb \u00a0\n")[0] == "a\n\nb"
+    assert gemini_cli.normalise("\ufeff\u3000 a\n\n\n\n\nb \u00a0\n").text == "a\n\nb"
     # Python's str.strip would also take these; JavaScript's trim keeps them.
-    assert gemini_cli.normalise("\x1ca\x1f")[0] == "\x1ca\x1f"
-    assert gemini_cli.normalise("a\r\n\r\n\r\nb")[0] == "a\r\n\r\n\r\nb"  # only LF runs
+    assert gemini_cli.normalise("\x1ca\x1f").text == "\x1ca\x1f"
+    assert gemini_cli.normalise("a\r\n\r\n\r\nb").text == "a\r\n\r\n\r\nb"  # only LF runs
 
 
 def _build(make_project, files: dict[str, str]) -> Project:
@@ -118,7 +124,7 @@ def test_artifact_files_launch_and_warning(make_project):
     assert f"Ask {WJ}@alice.\n\nMail bob@example.com, see `@x`." in artifact.text
     assert not artifact.text.endswith("\n")  # Gemini trims the file
     claude = project.compile("cc").text
-    assert artifact.text == gemini_cli.normalise(claude)[0], "the same document otherwise"
+    assert artifact.text == gemini_cli.normalise(claude).text, "the same document otherwise"
     assert json.loads(artifact.files[f"{folder}/launch.json"]) == {
         "argv": ["gemini"],
         "cwd": ".",
@@ -141,3 +147,44 @@ def test_gemini_wrapper_tags_are_reserved(make_project):
 
 def test_registered():
     assert isinstance(WORKERS["gemini-cli"], gemini_cli.GeminiCli)
+
+
+@given(SCANNED, st.lists(st.integers(min_value=0, max_value=60), max_size=6))
+def test_positions_cut_the_sent_text_as_the_document_was_cut(text, cuts):
+    """Cut points of the document map, in order, onto the sent text: the pieces make it up
+    whole, and a word joiner stays with the ``@`` it guards."""
+    sent = gemini_cli.normalise(text)
+    points = [0, *sorted(min(c, len(text)) for c in cuts), len(text)]
+    moved = [sent.position(p) for p in points]
+    assert moved == sorted(moved) and (moved[0], moved[-1]) == (0, len(sent.text))
+    pieces = [sent.text[a:b] for a, b in itertools.pairwise(moved)]
+    assert "".join(pieces) == sent.text
+    assert not any(piece.endswith(WJ) for piece in pieces)
+
+
+def test_stats_measure_each_section_as_the_artifact_holds_it(make_project, hotplex):
+    """Gemini collapses blank-line runs and hotplex adds word joiners: the sizes `stats`
+    reports are those of the section's text in prompt.xml, so no section outgrows the file."""
+    soul = "Ask @alice.\n" + "".join(f"Step {n}.\n\n\n\n\n\n\n\n" for n in range(40)) + "Done.\n"
+    user = "Prefers @bob, @carol and @dave.\n\n\n\nGo, terse.\n"
+    root = make_project(
+        {"agent-configs/SOUL.md": soul, "agent-configs/USER.md": user},
+        manifest="[metacognition]\nenabled = false\n\n"
+        '[[target]]\nname = "gemini"\nworker = "gemini-cli"\n',
+    )
+    assert hotplex("-C", str(root), "build").status == 0
+    artifact = (root / "dist/gemini/default/prompt.xml").read_text(encoding="utf-8")
+
+    def held(tag: str) -> str:  # the section's text in the artifact, its note line aside
+        inside = artifact.split(f"<{tag}>\n", 1)[1].split(f"\n</{tag}>", 1)[0]
+        return inside.split("\n", 1)[1]
+
+    result = hotplex("-C", str(root), "stats", "--json")
+    assert result.status == 0, result.stderr
+    [stats] = json.loads(result.stdout)["artifacts"]
+    sizes = {s["name"]: (s["size"], s["raw"]) for s in stats["sections"]}
+    assert sizes == {
+        "soul": (len(held("persona")), len(soul.rstrip("\n"))),
+        "user": (len(held("user")), len(user.rstrip("\n"))),
+    }
+    assert stats["size"] == sum(size for size, _ in sizes.values()) < stats["document"]
