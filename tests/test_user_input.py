@@ -419,3 +419,16 @@ def test_init_suggests_a_misspelt_worker(tmp_path, hotplex):
     assert result.status == 2
     assert "init knows no worker 'openclw'\n  hint: did you mean 'openclaw'?" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_launch_json_spells_the_base_platform_null_as_the_json_reports_do(make_project, hotplex):
+    workers = {"cc": "claude-code", "codex": "codex", "gemini": "gemini-cli"}
+    rest = "".join(
+        f'[[target]]\nname = "{n}"\nworker = "{w}"\n' for n, w in workers.items() if n != "cc"
+    )
+    root = _project(make_project, rest=rest)
+    assert hotplex("-C", str(root), "build").status == 0
+    for name in workers:
+        for platform, expected in (("default", None), ("slack", "slack")):
+            launch = json.loads((root / f"dist/{name}/{platform}/launch.json").read_text("utf-8"))
+            assert launch["platform"] == expected, (name, platform)
