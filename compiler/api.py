@@ -162,7 +162,7 @@ class Project:
         if base is None or not self._base_current(base):
             base = self._fresh_inputs()
         compiled = compile_job(self._model, job, overlays.OverlayInputs(base, files))
-        overlays.check_used(files, list(compiled.inputs), self._model)
+        overlays.check_used(files, list(compiled.inputs), self._model, self._jobs)
         return _artifact(job, platform, compiled.emitted)
 
     def _base_current(self, inputs: Inputs) -> bool:

@@ -27,10 +27,11 @@ from . import frontmatter
 from .errors import HotplexError, Span, suggest
 from .fs import ReadResult, check_relative, read_capped
 from .memory_logs import is_day_name, split_glob
-from .sources import Inputs, Loaded, _whole_characters
+from .sources import Inputs, Loaded, _whole_characters, overlay_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from .jobs import Job
     from .model import Model
 
 
@@ -233,18 +234,33 @@ def read_arguments(arguments: list[str]) -> dict[str, Path]:
     return paths
 
 
-def check_used(files: dict[str, OverlayFile], consulted: list[str], model: Model) -> None:
-    """An overlay no source of the project would read is a typo, not a no-op."""
-    readable = {model.source_path(s.file) for s in model.sources}
-    for display, file in files.items():
-        if file.day or display in consulted or display in readable:
+def check_used(
+    files: dict[str, OverlayFile], consulted: list[str], model: Model, jobs: list[Job]
+) -> None:
+    """An overlay no source of the project reads is a typo, not a no-op. A key is used when this
+    compile read it, when it is a daily log, or when any job of the project reads it (a variant of
+    another platform, a source another target keeps): a gateway may pass each user's whole set
+    of files to every compile."""
+    read = set(consulted)
+    unread = [file for display, file in files.items() if not file.day and display not in read]
+    if not unread:
+        return
+    base = {model.source_path(s.file) for s in model.sources}
+    readable = base | {
+        path
+        for job in jobs
+        for source in model.sources
+        for path in overlay_paths(model, source, job)
+    }
+    for file in unread:
+        if file.display in readable:
             continue
-        names = sorted(_key_of(model, p) for p in readable)
-        key = _key_of(model, display)
+        key = _key_of(model, file.display)
+        hint = _unread_hint(model, key) or suggest(key, sorted(_key_of(model, p) for p in readable))
         raise HotplexError.single(
             f"overlay '{key}' is not a file this project reads",
             Span(file.label),
-            hint=_unread_hint(model, key) or suggest(key, names) or "sources: " + ", ".join(names),
+            hint=hint or "sources: " + ", ".join(sorted(_key_of(model, p) for p in base)),
         )
 
 

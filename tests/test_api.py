@@ -303,3 +303,18 @@ def test_an_overlay_path_is_read_as_a_source_is(logs_project, tmp_path: Path) ->
         logs_project.compile("cc", overlay={"USER.md": Path("/dev/zero")})
     with pytest.raises(HotplexError, match="no such file"):
         logs_project.compile("cc", overlay={"USER.md": tmp_path / "absent.md"})
+
+
+def test_an_overlay_key_another_job_reads_is_accepted_as_a_gateway_passes_all(
+    make_project,
+) -> None:
+    """A gateway may pass a user's whole set of files to every compile: a platform variant is
+    read by the platform's job, and not an error for the base one."""
+    manifest = OVERLAY_MANIFEST.replace("[memory]", '[variants]\nplatforms = ["slack"]\n\n[memory]')
+    project = Project.load(make_project({"agent-configs/USER.md": "Base."}, manifest=manifest))
+    overlay = {"USER.slack.md": "On Slack, short answers."}
+    assert project.compile("cc", overlay=overlay).text == project.compile("cc").text
+    assert "On Slack, short answers." in project.compile("cc", "slack", overlay=overlay).text
+    with pytest.raises(HotplexError) as raised:
+        project.compile("cc", overlay={"USER.slak.md": "typo"})
+    assert raised.value.problems[0].hint == "did you mean 'USER.slack.md'?"
