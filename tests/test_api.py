@@ -89,16 +89,10 @@ def test_compile_returns_what_build_writes_and_touches_no_disk(example_copy, hot
         for rel, data in artifact.files.items():
             assert (root / rel).read_bytes() == data
     slack = artifacts[("cc", "slack")]
-    assert (slack.worker, slack.platform, slack.path) == (
-        "claude-code",
-        "slack",
-        "dist/cc/slack/prompt.xml",
-    )
+    assert (slack.worker, slack.platform, slack.path) == ("claude-code", "slack", "dist/cc/slack/prompt.xml")
 
 
-def test_second_compile_reads_nothing_and_reuses_the_model(
-    example_copy, reads, model_loads
-) -> None:
+def test_second_compile_reads_nothing_and_reuses_the_model(example_copy, reads, model_loads) -> None:
     project = Project.load(Path(example_copy("basic")))
     first = project.compile("cc", "slack")
     assert reads["SOUL.md"] == 1 and reads["SOUL.slack.md"] == 1

@@ -143,21 +143,11 @@ def test_stats_table_has_a_row_per_section_and_totals(make_project, hotplex):
     assert table.status == 0, table.stderr
     lines = table.stdout.splitlines()
     assert lines[0].split() == [
-        "artifact",
-        "section",
-        "size",
-        "unit",
-        "%file",
-        "%total",
-        "≈tokens",
-        "truncated",
-        "comments",
+        "artifact", "section", "size", "unit", "%file", "%total", "≈tokens", "truncated", "comments",
         "files",
     ]
     soul = next(line for line in lines if " soul " in line)
-    assert re.search(
-        r"cc/default\s+soul\s+2000\s+chars\s+100%\s+33%\s+\d+\s+per_file: 3000→2000", soul
-    )
+    assert re.search(r"cc/default\s+soul\s+2000\s+chars\s+100%\s+33%\s+\d+\s+per_file: 3000→2000", soul)
     assert soul.endswith("agent-configs/SOUL.md")
     assert any(re.match(r"cc/default\s+\(sections\)\s+\d+\s+chars\s+\d+%", line) for line in lines)
     assert any(line.startswith("cc/default") and "(document)" in line for line in lines)
@@ -312,11 +302,8 @@ def test_check_diff_shows_what_a_build_would_change_per_artifact(example_copy, h
         assert f"--- a/{path}\n+++ b/{path}\n@@ " in result.stdout
     assert result.stdout.count("\n+Prefers short answers.\n") == 3
     ocs = result.stdout.split("--- a/dist/ocs/slack/payload.json\n", 1)[1]
-    assert re.match(
-        r"\+\+\+ b/dist/ocs/slack/payload.json\n@@ [^\n]*\n(?:[ -][^\n]*\n)*"
-        r'\+  "system": "[^\n]*Prefers short answers',
-        ocs,
-    )
+    assert re.match(r'\+\+\+ b/dist/ocs/slack/payload.json\n@@ [^\n]*\n(?:[ -][^\n]*\n)*'
+                    r'\+  "system": "[^\n]*Prefers short answers', ocs)
     assert "run: hotplex -C" in result.stdout.splitlines()[-1]
     plain = hotplex("-C", str(root), "check")
     assert plain.status == 1 and "@@" not in plain.stdout
@@ -336,20 +323,12 @@ def test_build_json_reports_each_artifact(make_project, hotplex):
         assert art["rebuilt"] is True and art["reason"] == "not built before"
         assert (art["target"], art["worker"], art["platform"]) == ("cc", "claude-code", None)
     cuts = by_path["dist/cc/default/prompt.xml"]["truncations"]
-    assert {
-        "section": "soul",
-        "files": ["agent-configs/SOUL.md"],
-        "limit": "per_file",
-        "before": 3000,
-        "after": 2000,
-        "unit": "chars",
-        "style": "marker",
-    } in cuts
+    assert {"section": "soul", "files": ["agent-configs/SOUL.md"], "limit": "per_file",
+            "before": 3000, "after": 2000, "unit": "chars", "style": "marker"} in cuts
     assert by_path["dist/cc/default/launch.json"]["truncations"] == []
-    again = {
-        a["path"]: a
-        for a in json.loads(hotplex("-C", str(root), "build", "--json").stdout)["artifacts"]
-    }
+    again = {a["path"]: a for a in json.loads(hotplex("-C", str(root), "build", "--json").stdout)[
+        "artifacts"
+    ]}
     assert {p: (a["rebuilt"], a["sha256"]) for p, a in again.items()} == {
         p: (False, a["sha256"]) for p, a in by_path.items()
     }
@@ -583,11 +562,7 @@ def _run_workflow(repo: Path) -> tuple[bool, dict[str, str], str]:
             continue
         done = subprocess.run(
             ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-            cwd=repo,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
+            cwd=repo, env=env, capture_output=True, text=True, timeout=60,
         )
         log += done.stdout + done.stderr
         outcomes[name] = "success" if done.returncode == 0 else "failure"
