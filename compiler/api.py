@@ -13,6 +13,7 @@ consulted moved). Example::
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from .manifest import MANIFEST_NAME
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
     from .jobs import Job
+    from .overlay import OverlayFile
     from .sources import Inputs
     from .worker import Emitted
 
@@ -71,6 +73,7 @@ class Project:
         self._inputs = None
         self._artifacts: dict[str, _Cached] = {}
         self._jobs: list = []
+        self._read_cap = 0  # bytes worth reading of one file (sources.read_cap), with the model
         self._lock = threading.RLock()
 
     @classmethod
@@ -98,19 +101,20 @@ class Project:
         self,
         target: str,
         platform: str | None = None,
-        overlay: Mapping[str, str | bytes] | None = None,
+        overlay: Mapping[str, str | bytes | os.PathLike[str]] | None = None,
         *,
         overlay_names: Mapping[str, str] | None = None,
     ) -> Artifact:
         """The artifact ``hotplex build`` would write for ``target`` and ``platform``.
 
         ``overlay`` maps files of the sources folder (``"USER.md"``, ``"memory/2026-11-29.md"``)
-        to the text they hold for this call only: a gateway's per-user files. They get
-        everything a file on disk gets (frontmatter, templates, sanitizer, limits, secret and
-        hidden-text scans, daily-log selection); nothing is written or kept for later calls.
-        ``overlay_names`` says how messages name an overlaid file (default ``overlay:USER.md``;
-        ``hotplex show --overlay`` names the file it read). Thread-safe: calls on one ``Project``
-        run one at a time.
+        to the text they hold for this call only (``str``, UTF-8 ``bytes``, or a
+        ``pathlib.Path`` to read it from, capped like a source): a gateway's per-user files.
+        They get everything a file on disk gets (frontmatter, templates, sanitizer, limits,
+        secret and hidden-text scans, daily-log selection); nothing is written or kept for
+        later calls. A key no source reads, or a value of another type, is a ``HotplexError``.
+        ``overlay_names`` says how messages name an overlaid file (default ``overlay:USER.md``,
+        or the path read). Thread-safe: calls on one ``Project`` run one at a time.
 
         .. versionchanged:: issue 15 ``overlay``.
         """
@@ -121,12 +125,16 @@ class Project:
         self,
         target: str,
         platform: str | None,
-        overlay: Mapping[str, str | bytes] | None,
+        overlay: Mapping[str, str | bytes | os.PathLike[str]] | None,
         labels: Mapping[str, str] | None,
     ) -> Artifact:
         job = self._job(target, platform)
-        if overlay:
-            return self._compile_overlay(job, platform, overlay, labels)
+        if overlay is not None or labels is not None:
+            from . import overlay as overlays
+
+            files = overlays.prepare(self._model, overlay, labels, self._read_cap)
+            if files:
+                return self._compile_overlay(job, platform, files)
         cached = self._artifacts.get(job.id)
         if cached is not None and all(stamp(self.root / p) == s for p, s in cached.stamps.items()):
             return cached.artifact
@@ -143,23 +151,18 @@ class Project:
         return artifact
 
     def _compile_overlay(
-        self,
-        job: Job,
-        platform: str | None,
-        overlay: Mapping[str, str | bytes],
-        labels: Mapping[str, str] | None,
+        self, job: Job, platform: str | None, files: dict[str, OverlayFile]
     ) -> Artifact:
         """One call's compile through its overlay; the base files come from (and stay in) the
         shared reader, read again only when their stamps move."""
         from . import overlay as overlays
         from .compile import compile_job
 
-        files = overlays.prepare(self._model, overlay, labels)
         base = self._inputs
         if base is None or not self._base_current(base):
             base = self._fresh_inputs()
         compiled = compile_job(self._model, job, overlays.OverlayInputs(base, files))
-        overlays.check_used(files, list(compiled.inputs), self._model)
+        overlays.check_used(files, list(compiled.inputs), self._model, self._jobs)
         return _artifact(job, platform, compiled.emitted)
 
     def _base_current(self, inputs: Inputs) -> bool:
@@ -183,19 +186,21 @@ class Project:
             return
         from . import loading
         from .jobs import plan
+        from .sources import read_cap
 
         self._model = loading.load(self.root, self._manifest_path)
         self._jobs = plan(self._model)
+        self._read_cap = read_cap(self._model)
         self._manifest_stamp = current
         self._inputs = None
         self._artifacts.clear()
 
     def _fresh_inputs(self):
         """A reader that reuses every file the last one read, unless its stamp moved."""
-        from .sources import Inputs, read_cap
+        from .sources import Inputs
 
         previous = self._inputs
-        inputs = Inputs(self.root, read_cap(self._model), sections={})
+        inputs = Inputs(self.root, self._read_cap, sections={})
         if previous is not None:
             inputs.adopt(previous)
         self._inputs = inputs

@@ -293,9 +293,9 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
     from .overlay import read_arguments
     from .records import Truncation
 
-    overlay, labels = read_arguments(args.overlay)
+    overlay = read_arguments(args.overlay)
     project = Project.load(root, manifest)
-    artifact = project.compile(args.target, args.platform, overlay, overlay_names=labels)
+    artifact = project.compile(args.target, args.platform, overlay)
     if args.file is None:
         sys.stdout.write(artifact.text)
     else:

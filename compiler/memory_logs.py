@@ -42,6 +42,9 @@ _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 _WILDCARDS = frozenset("*?[")
+# A day's file is named by its date, optionally followed by more of a name: 2026-11-29.md,
+# 2026-11-29-standup.md. Anything else in the folder (notes.md, .draft.md) is not a day.
+_DAY_NAME = re.compile(r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?!\d)")
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,11 @@ def mapped(logs: Logs | None, change: Callable[[str], str]) -> Logs | None:
         for d in logs.days
     )
     return Logs(days, logs.unread, change(logs.curated))
+
+
+def is_day_name(name: str) -> bool:
+    """Whether a file name (no folder) names a day: it starts with a ``YYYY-MM-DD`` date."""
+    return _DAY_NAME.match(name) is not None
 
 
 def split_glob(glob: str) -> tuple[str, str]:

@@ -66,7 +66,9 @@ def after_build(
         return [], ()
     found = listing(model)
     consulted = {path for inputs in read.values() for path in inputs}
-    return report(model, found, consulted), found.folders
+    present = {p for inputs in read.values() for p, digest in inputs.items() if digest is not None}
+    files = {*found.files, *(p for p in present if not p.endswith("/")), model.manifest_display}
+    return report(model, found, consulted) + _unmatched_allow_files(model, files), found.folders
 
 
 def report(model: Model, found: Listing, read: set[str]) -> list[str]:
@@ -109,6 +111,39 @@ def _unmatched(model: Model, found: Listing, used: set[str]) -> list[str]:
         for index, pattern in enumerate(model.manifest.project.ignore)
         if pattern not in used
     ]
+
+
+def _unmatched_allow_files(model: Model, files: set[str]) -> list[str]:
+    """A ``[secrets]`` or ``[unicode]`` ``allow_files`` pattern that matches no file (of the
+    sources folder, or read from elsewhere, or the manifest, whose ``vars`` are scanned) allows
+    nothing: most often a path written from the sources folder, not from the project."""
+    from .scanning import Allowance  # the scans' own matching, so the two never disagree
+
+    def matches(pattern: str) -> bool:
+        allowance = Allowance(files=(pattern,))
+        return any(allowance.allows_file(f) for f in files)
+
+    sources_dir = model.sources_dir
+    prefix = "" if sources_dir == "." else f"{sources_dir}/"
+    example = min((f for f in files if f.startswith(prefix)), default=None)
+    relative_to = f", such as '{example}'" if example else ""
+    folders = {f"{posixpath.dirname(f)}/**" for f in files if "/" in f}
+    warnings = []
+    for table in ("secrets", "unicode"):
+        for index, pattern in enumerate(getattr(model.manifest, table).allow_files):
+            if matches(pattern):
+                continue
+            inside = posixpath.join(sources_dir, pattern)
+            if sources_dir != "." and matches(inside):
+                hint = f"did you mean '{inside}'?"
+            else:
+                hint = suggest(pattern, sorted(files | folders))
+            warnings.append(
+                f"[{table}] allow_files[{index}] '{pattern}' matches no file in the project, so it"
+                f" allows nothing (patterns match paths from the project folder{relative_to})"
+                + (f" — {hint}" if hint else "")
+            )
+    return warnings
 
 
 def _declared_but_absent(model: Model, found: Listing) -> list[str]:

@@ -179,7 +179,7 @@ def launch_json(
     the session folder. The gateway adds its own credentials and provider settings on top."""
     launch: dict[str, object] = {
         "cwd": ".",
-        "platform": job.platform or "",
+        "platform": job.platform,  # None for the base artifact: null, as in every JSON report
         "target": job.target.name,
     }
     for key, value in (("argv", argv), ("env", env), ("files", files)):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -185,3 +186,129 @@ def test_a_same_size_rewrite_in_the_same_clock_tick_is_not_missed(example_copy) 
     memory.write_text("# MEMORY.md\n\nlater version\n", encoding="utf-8")  # same size
     os.utime(memory, ns=(tick, tick))  # and the same mtime: only the content moved
     assert "later version" in project.compile("cc").text
+
+
+# --- per-user overlays: every key and value a caller can get wrong -------------------------------
+
+OVERLAY_MANIFEST = """\
+[metacognition]
+enabled = false
+
+[memory]
+logs = "memory/*.md"
+
+[[target]]
+name = "cc"
+worker = "claude-code"
+
+[[target]]
+name = "sub"
+worker = "claude-code"
+profile = "subagent"
+"""
+
+
+@pytest.fixture
+def logs_project(make_project) -> Project:
+    files = {"agent-configs/USER.md": "Base user.", "agent-configs/memory/2026-11-01.md": "- a day"}
+    return Project.load(make_project(files, manifest=OVERLAY_MANIFEST))
+
+
+@pytest.mark.parametrize(
+    ("key", "hint"),
+    [
+        ("memory/sub/2026-12-01.md", "read from 'memory/' itself, not from its subfolders"),
+        ("memory/.hidden.md", "a daily log's name starts with its date, YYYY-MM-DD"),
+        ("memory/notes.md", "a daily log's name starts with its date, YYYY-MM-DD"),
+        ("memory/2026-12-01.txt", "daily logs are the files of 'memory/' that match '*.md'"),
+        ("memory\\2026-12-01.md", "did you mean 'memory/2026-12-01.md'?"),
+    ],
+)
+def test_an_overlay_key_no_source_reads_is_an_error(logs_project, key, hint) -> None:
+    with pytest.raises(HotplexError) as raised:
+        logs_project.compile("cc", overlay={key: "- overlaid"})
+    (problem,) = raised.value.problems
+    assert repr(key)[1:-1] in problem.message
+    assert hint in (problem.hint or "")
+
+
+@pytest.mark.parametrize("name", ["2026-12-01.md", "2026-12-01-standup.md"])
+def test_an_overlay_key_naming_a_day_joins_the_daily_logs(logs_project, name) -> None:
+    text = logs_project.compile("cc", overlay={f"memory/{name}": "- overlaid"}).text
+    assert f"## {name.removesuffix('.md')}\n\n- overlaid" in text
+    assert text.index("- overlaid") < text.index("- a day")  # newest first
+
+
+def test_overlay_keys_naming_one_file_twice_are_an_error(logs_project) -> None:
+    with pytest.raises(
+        HotplexError, match=re.escape("'USER.md' and './USER.md' name the same file")
+    ):
+        logs_project.compile("cc", overlay={"USER.md": "one", "./USER.md": "two"})
+
+
+@pytest.mark.parametrize(
+    ("overlay", "named"),
+    [
+        ({"USER.md": 5}, "'USER.md' is a value of type int"),
+        ({"USER.md": None}, "'USER.md' is None"),
+        ({"USER.md": ["text"]}, "'USER.md' is a value of type list"),
+        ({5: "text"}, "overlay key 5 is a value of type int"),
+        (["USER.md"], "overlay must be a mapping (a dict), not a value of type list"),
+        ("USER.md", "overlay must be a mapping (a dict), not a value of type str"),
+    ],
+)
+def test_an_overlay_value_of_a_wrong_type_is_an_error_naming_the_key(
+    logs_project, overlay, named
+) -> None:
+    with pytest.raises(HotplexError, match=re.escape(named)):
+        logs_project.compile("cc", overlay=overlay)
+
+
+def test_overlay_bytes_that_are_not_utf8_are_an_error_where_the_file_goes_unread(
+    logs_project,
+) -> None:
+    """The sub-agent keeps no user section: the value is checked all the same."""
+    assert "Base user." not in logs_project.compile("sub").text
+    with pytest.raises(HotplexError) as raised:
+        logs_project.compile("sub", overlay={"USER.md": b"caf\xe9"})
+    (problem,) = raised.value.problems
+    assert problem.span.file == "overlay:USER.md" and "not valid UTF-8" in problem.message
+
+
+def test_overlay_names_must_name_an_overlaid_key_with_a_str(logs_project) -> None:
+    with pytest.raises(HotplexError, match=re.escape("overlay_names names 'USR.md'")) as raised:
+        logs_project.compile("cc", overlay={"USER.md": "u"}, overlay_names={"USR.md": "a.md"})
+    assert raised.value.problems[0].hint == "did you mean 'USER.md'?"
+    with pytest.raises(HotplexError, match=re.escape("overlay_names['USER.md'] is a value")):
+        logs_project.compile("cc", overlay={"USER.md": "u"}, overlay_names={"USER.md": 42})
+
+
+def test_an_overlay_path_is_read_as_a_source_is(logs_project, tmp_path: Path) -> None:
+    """Capped at the project's read cap and its true size reported; devices refused."""
+    from hotplex.sources import read_cap
+
+    cap = read_cap(logs_project.model)
+    big = tmp_path / "big.md"
+    big.write_bytes(b"x" * (cap + 10))
+    artifact = logs_project.compile("cc", overlay={"USER.md": big})
+    (read,) = [t for t in artifact.truncations if t["limit"] == "read"]
+    assert read["before"] == cap + 10 and read["after"] == cap
+    with pytest.raises(HotplexError, match="'/dev/zero' is a device, not a regular file"):
+        logs_project.compile("cc", overlay={"USER.md": Path("/dev/zero")})
+    with pytest.raises(HotplexError, match="no such file"):
+        logs_project.compile("cc", overlay={"USER.md": tmp_path / "absent.md"})
+
+
+def test_an_overlay_key_another_job_reads_is_accepted_as_a_gateway_passes_all(
+    make_project,
+) -> None:
+    """A gateway may pass a user's whole set of files to every compile: a platform variant is
+    read by the platform's job, and not an error for the base one."""
+    manifest = OVERLAY_MANIFEST.replace("[memory]", '[variants]\nplatforms = ["slack"]\n\n[memory]')
+    project = Project.load(make_project({"agent-configs/USER.md": "Base."}, manifest=manifest))
+    overlay = {"USER.slack.md": "On Slack, short answers."}
+    assert project.compile("cc", overlay=overlay).text == project.compile("cc").text
+    assert "On Slack, short answers." in project.compile("cc", "slack", overlay=overlay).text
+    with pytest.raises(HotplexError) as raised:
+        project.compile("cc", overlay={"USER.slak.md": "typo"})
+    assert raised.value.problems[0].hint == "did you mean 'USER.slack.md'?"

@@ -58,6 +58,31 @@ def test_show_names_the_platforms_when_one_is_wrong(example_copy, hotplex):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("kind", ["device", "fifo"])
+def test_show_overlay_refuses_a_file_that_never_ends(example_copy, hotplex, tmp_path, kind):
+    """Read as a source is: a device or a FIFO is refused at once, never read (or waited on)."""
+    path = Path("/dev/zero")
+    if kind == "fifo":
+        path = tmp_path / "pipe.md"
+        os.mkfifo(path)
+    root = example_copy("basic")
+    result = hotplex("-C", str(root), "show", "cc", "--overlay", f"USER.md={path}", timeout=10)
+    assert result.status == 2 and result.stdout == ""
+    assert f"overlay:USER.md: '{path}' is a" in result.stderr
+    assert "not a regular file" in result.stderr
+
+
+def test_show_overlay_given_twice_for_one_file_is_an_error(example_copy, hotplex, tmp_path):
+    one, two = tmp_path / "one.md", tmp_path / "two.md"
+    one.write_text("one", encoding="utf-8")
+    two.write_text("two", encoding="utf-8")
+    root = example_copy("basic")
+    args = ("--overlay", f"USER.md={one}", "--overlay", f"USER.md={two}")
+    result = hotplex("-C", str(root), "show", "cc", *args)
+    assert result.status == 2
+    assert f"--overlay USER.md is given twice ({one}, {two})" in result.stderr
+
+
 def test_show_into_a_closed_pipe_is_quiet(example_copy):
     root = example_copy("basic")
     done = subprocess.run(

@@ -419,3 +419,42 @@ def test_init_suggests_a_misspelt_worker(tmp_path, hotplex):
     assert result.status == 2
     assert "init knows no worker 'openclw'\n  hint: did you mean 'openclaw'?" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_launch_json_spells_the_base_platform_null_as_the_json_reports_do(make_project, hotplex):
+    workers = {"cc": "claude-code", "codex": "codex", "gemini": "gemini-cli"}
+    rest = "".join(
+        f'[[target]]\nname = "{n}"\nworker = "{w}"\n' for n, w in workers.items() if n != "cc"
+    )
+    root = _project(make_project, rest=rest)
+    assert hotplex("-C", str(root), "build").status == 0
+    for name in workers:
+        for platform, expected in (("default", None), ("slack", "slack")):
+            launch = json.loads((root / f"dist/{name}/{platform}/launch.json").read_text("utf-8"))
+            assert launch["platform"] == expected, (name, platform)
+
+
+def test_allow_files_patterns_that_match_nothing_are_named_with_the_glob_meant(
+    make_project, hotplex
+):
+    files = {**FIVE, "i18n/es.md": "Hola.\n"}
+    project = '[secrets]\nallow_files = ["USER.md", "agent-configs/SOUL.md"]\n'
+    project += '[unicode]\nallow_files = ["agent-configs/i18n/**", "i18n/**", "nowhere/*.md"]\n'
+    root = _project(make_project, files=files, project=project)
+    for run in ("build", "build", "check"):  # the no-op build and check say it too
+        result = hotplex("-C", str(root), run)
+        assert result.status == 0, result.stderr
+        relative = "patterns match paths from the project folder, such as 'agent-configs/AGENTS.md'"
+        assert (
+            f"warning: [secrets] allow_files[0] 'USER.md' matches no file in the project, so it"
+            f" allows nothing ({relative}) — did you mean 'agent-configs/USER.md'?"
+        ) in result.stderr
+        assert (
+            f"warning: [unicode] allow_files[1] 'i18n/**' matches no file in the project, so it"
+            f" allows nothing ({relative}) — did you mean 'agent-configs/i18n/**'?"
+        ) in result.stderr
+        assert "[unicode] allow_files[2] 'nowhere/*.md' matches no file in the project" in (
+            result.stderr
+        )
+        assert "allow_files[0] 'agent-configs/i18n/**'" not in result.stderr
+        assert "'agent-configs/SOUL.md' matches" not in result.stderr

@@ -129,7 +129,7 @@ def test_artifact_files_launch_and_warning(make_project):
         "argv": ["gemini"],
         "cwd": ".",
         "env": {"GEMINI_CLI_HOME": f"{folder}/gemini-home"},
-        "platform": "",
+        "platform": None,
         "target": "gemini",
     }
     assert artifact.warnings == (
