@@ -42,6 +42,9 @@ _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 _WILDCARDS = frozenset("*?[")
+# A day's file name: its date, then optionally a suffix after '-', '_' or '.', then ".md".
+_DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[-_.][^/]*)?\.md", re.IGNORECASE)
+DAY_FORMS = "YYYY-MM-DD.md, or YYYY-MM-DD-<anything>.md"
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,19 @@ def mapped(logs: Logs | None, change: Callable[[str], str]) -> Logs | None:
         for d in logs.days
     )
     return Logs(days, logs.unread, change(logs.curated))
+
+
+def is_day(path: str) -> bool:
+    """Whether a file is a daily log by its name: a calendar date (``2026-11-29.md``), optionally
+    followed by a suffix (``2026-11-29-standup.md``). By the name alone, never the clock, so a
+    build is reproducible; anything else the logs glob matches is not a day."""
+    found = _DAY.fullmatch(posixpath.basename(path.replace("\\", "/")))
+    if found is None:
+        return False
+    year, month, day = (int(part) for part in found.groups())
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    month_days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+    return 1 <= month <= 12 and 1 <= day <= month_days[month - 1]
 
 
 def split_glob(glob: str) -> tuple[str, str]:
