@@ -192,10 +192,11 @@ class Project:
 
     def _fresh_inputs(self):
         """A reader that reuses every file the last one read, unless its stamp moved."""
+        from .memory_logs import days_glob
         from .sources import Inputs, read_cap
 
         previous = self._inputs
-        inputs = Inputs(self.root, read_cap(self._model), sections={})
+        inputs = Inputs(self.root, read_cap(self._model), days_glob(self._model), sections={})
         if previous is not None:
             inputs.adopt(previous)
         self._inputs = inputs

@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .errors import HotplexError, Problem, Span
-from .memory_logs import day_text
 from .records import Truncation
 from .sanitize import ESCAPED_LT, open_tag_tail
 
 if TYPE_CHECKING:
-    from .memory_logs import Logs
+    from .memory_logs import Day, Logs
     from .model import Limits
 
 TRUNCATION_MARKER = "\n\n[… truncated by hotplex: the rest of this section exceeded its size limit]"
@@ -168,7 +167,7 @@ def fit_days(
     cuts: list[Truncation] = []
     days = [day for day in logs.days if day.entries]  # a day all repeated elsewhere is no day
     for position, day in enumerate(days):
-        whole = day_text(day.heading, day.entries)
+        whole = day.text()
         before = measure(whole, unit)
         gap = 2 if parts else 0
         if used + gap + before <= budget:
@@ -183,7 +182,7 @@ def fit_days(
         style = "entries" if kept else "dropped"
         cuts.append(Truncation(section.name, (day.display,), limit, before, after, unit, style))
         for older in days[position + 1 :]:
-            size = measure(day_text(older.heading, older.entries), unit)
+            size = measure(older.text(), unit)
             cuts.append(Truncation(section.name, (older.display,), limit, size, 0, unit, "dropped"))
         break
     for unread in logs.unread:
@@ -193,12 +192,12 @@ def fit_days(
     return "\n\n".join(parts), cuts
 
 
-def _newest_entries(day, room: int, unit: str) -> str:
+def _newest_entries(day: Day, room: int, unit: str) -> str:
     """The day's heading and the longest run of its last entries that fits ``room``."""
-    kept: list[str] = []
-    for entry in reversed(day.entries):
-        candidate = day_text(day.heading, [entry, *kept])
+    best = ""
+    for first in range(len(day.entries) - 1, -1, -1):
+        candidate = day.text(first)
         if measure(candidate, unit) > room:
             break
-        kept.insert(0, entry)
-    return day_text(day.heading, kept) if kept else ""
+        best = candidate
+    return best

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .limits import Truncation
-    from .model import Manifest, Source
+    from .model import Manifest, Model, Source
     from .sources import _Resolver
     from .worker import Section
 
@@ -44,22 +44,32 @@ _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 _WILDCARDS = frozenset("*?[")
 # A day's file name: its date, then optionally a suffix after '-', '_' or '.', then ".md".
 _DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[-_.][^/]*)?\.md", re.IGNORECASE)
-DAY_FORMS = "YYYY-MM-DD.md, or YYYY-MM-DD-<anything>.md"
+DAY_FORMS = "YYYY-MM-DD.md, or with a suffix after '-', '_' or '.' as in 2026-11-29-standup.md"
 
 
 @dataclass(frozen=True)
 class Day:
     """One daily log as read: its file, the heading naming it, its entries in file order (those
-    repeated verbatim in a newer day already removed) and its text as the agent wrote it."""
+    repeated verbatim in a newer day already removed), the line breaks before each entry in the
+    file (a tight list stays tight) and its text as the agent wrote it."""
 
     display: str
     name: str
     entries: tuple[str, ...]
     body: str = ""
+    gaps: tuple[str, ...] = ()  # before each entry; none given: a blank line
 
     @property
     def heading(self) -> str:
         return f"## {self.name}"
+
+    def text(self, first: int = 0) -> str:
+        """The heading, then the entries from ``first`` on, separated as in the file."""
+        parts = [self.heading]
+        for index in range(first, len(self.entries)):
+            gap = self.gaps[index] if index > first and self.gaps else "\n\n"
+            parts += (gap, self.entries[index])
+        return "".join(parts)
 
 
 @dataclass(frozen=True)
@@ -80,13 +90,9 @@ class Logs:
     curated: str = ""
 
 
-def day_text(heading: str, entries: Iterable[str]) -> str:
-    return "\n\n".join((heading, *entries))
-
-
 def full_text(curated: str, days: Iterable[Day]) -> str:
     """A section's text with every day it read: what it would hold with room for all."""
-    texts = [day_text(d.heading, d.entries) for d in days if d.entries]
+    texts = [d.text() for d in days if d.entries]
     return "\n\n".join(t for t in (curated, *texts) if t)
 
 
@@ -95,7 +101,7 @@ def mapped(logs: Logs | None, change: Callable[[str], str]) -> Logs | None:
     if logs is None:
         return None
     days = tuple(
-        Day(d.display, change(d.name), tuple(change(e) for e in d.entries), d.body)
+        Day(d.display, change(d.name), tuple(change(e) for e in d.entries), d.body, d.gaps)
         for d in logs.days
     )
     return Logs(days, logs.unread, change(logs.curated))
@@ -114,6 +120,23 @@ def is_day(path: str) -> bool:
     return 1 <= month <= 12 and 1 <= day <= month_days[month - 1]
 
 
+def days_glob(model: Model) -> str | None:
+    """The logs glob as a path of the project (``agent-configs/memory/*.md``); None without."""
+    glob = model.manifest.memory.logs
+    if glob is None:
+        return None
+    folder, pattern = split_glob(glob)
+    return f"{model.source_path(folder)}/{pattern}"
+
+
+def is_day_of(glob_path: str, path: str) -> bool:
+    """Whether ``path`` (as the build names it) is a day of the logs glob ``days_glob``: in its
+    folder, matched by its pattern, named by a date."""
+    folder, pattern = posixpath.split(glob_path)
+    head, name = posixpath.split(path)
+    return head == folder and fnmatch.fnmatchcase(name, pattern) and is_day(name)
+
+
 def split_glob(glob: str) -> tuple[str, str]:
     """``"memory/*.md"`` -> (``"memory"``, ``"*.md"``)."""
     folder, pattern = posixpath.split(glob.replace("\\", "/"))
@@ -126,14 +149,26 @@ def validate_glob(
     """The logs' glob names files in one folder of the sources folder, and a source to join."""
     glob = manifest.memory.logs
     folder, pattern = split_glob(glob)
-    if not pattern or not _WILDCARDS & set(pattern):
-        bad("memory.logs", f"'{glob}' names no files: give a glob such as 'memory/*.md'")
     if _WILDCARDS & set(folder):
         bad(
             "memory.logs",
             f"'{glob}': only the file name may hold wildcards, the folder must be literal",
             hint="keep the logs in one folder, e.g. 'memory/*.md'",
         )
+    elif not pattern or not _WILDCARDS & set(pattern):
+        bad("memory.logs", f"'{glob}' names no files: give a glob such as 'memory/*.md'")
+    for source in sources:
+        head, name = split_glob(source.file)
+        if posixpath.normpath(head) == posixpath.normpath(folder) and fnmatch.fnmatchcase(
+            name, pattern
+        ):
+            bad(
+                "memory.logs",
+                f"'{glob}' matches the file of source '{source.name}' ({source.file}): a source"
+                " is not a day",
+                hint=f"keep the days in a folder of their own, e.g. 'memory/*.md' (a day is"
+                f" named by its date: {DAY_FORMS})",
+            )
     if glob.startswith("/") or ".." in folder.split("/"):
         bad("memory.logs", f"'{glob}' must stay inside the sources folder")
     if not any(s.name == LOG_SOURCE for s in sources):
@@ -157,20 +192,35 @@ def list_folder(path: str) -> tuple[tuple[str, int], ...] | None:
 
 
 def matching(listing: Iterable[tuple[str, int]], pattern: str) -> list[tuple[str, int]]:
-    """The files of a listing the glob's file pattern matches, newest (greatest name) first."""
-    return sorted(
-        (entry for entry in listing if fnmatch.fnmatchcase(entry[0], pattern)), reverse=True
-    )
+    """The days of a listing the glob's file pattern matches, newest (greatest name) first;
+    a matched file whose name is no date is not a day (``unused.py`` reports it)."""
+    days = [(name, size) for name, size in listing if fnmatch.fnmatchcase(name, pattern)]
+    return sorted(((name, size) for name, size in days if is_day(name)), reverse=True)
+
+
+def whole_entries(tail: str) -> str:
+    """The end of a day read from the middle: from the first line that surely starts an entry
+    or a heading (the first line, and what follows it, may be the rest of an older entry)."""
+    lines = tail.split("\n")
+    after_blank = False
+    for index, line in enumerate(lines[1:], 1):
+        starts = _LIST_ITEM.match(line) or _HEADING.match(line) or (after_blank and line[:1] != " ")
+        if line.strip() and line[:1] != "\t" and starts:
+            return "\n".join(lines[index:])
+        after_blank = not line.strip()
+    return ""
 
 
 @functools.lru_cache(maxsize=4096)
-def entries(text: str) -> tuple[tuple[str, bool], ...]:
+def entries(text: str) -> tuple[tuple[str, bool, str], ...]:
     """``text`` split into top-level blocks, each with whether it is an entry (a list item or a
-    paragraph, which a newer day may repeat) rather than a heading. Cached: a gateway compiles
-    the same days for every user."""
-    blocks: list[tuple[list[str], bool]] = []
+    paragraph, which a newer day may repeat) rather than a heading, and the line breaks before
+    it in ``text`` (one in a tight list). Cached: a gateway compiles the same days for every
+    user."""
+    blocks: list[tuple[list[str], bool, str]] = []
     fence: str | None = None
-    blank = in_item = False
+    blanks = 0
+    in_item = False
     for line in text.split("\n"):
         if fence is not None:
             blocks[-1][0].append(line)
@@ -178,22 +228,22 @@ def entries(text: str) -> tuple[tuple[str, bool], ...]:
                 fence = None
             continue
         if not line.strip():
-            blank = True
+            blanks += 1
             continue
         item = _LIST_ITEM.match(line) is not None
         heading = _HEADING.match(line) is not None
         continues = in_item and line[0] in " \t"
-        if not blocks or item or heading or (blank and not continues) or blocks[-1][1] is False:
-            blocks.append(([], not heading))
+        if not blocks or item or heading or (blanks and not continues) or blocks[-1][1] is False:
+            blocks.append(([], not heading, "\n" * (blanks + 1)))
             in_item = item
-        elif blank:
-            blocks[-1][0].append("")
+        else:
+            blocks[-1][0].extend([""] * blanks)
         blocks[-1][0].append(line)
-        blank = False
+        blanks = 0
         opened = _FENCE.match(line)
         if opened:
             fence = opened.group(1)
-    return tuple(("\n".join(lines).rstrip(), is_entry) for lines, is_entry in blocks)
+    return tuple(("\n".join(lines).rstrip(), is_entry, gap) for lines, is_entry, gap in blocks)
 
 
 def read_days(
@@ -217,16 +267,17 @@ def read_days(
         body = load(display)
         if body is None:  # gone since the listing: a later build sees the new listing
             continue
-        kept = []
-        for block, is_entry in entries(body):
+        kept, gaps = [], []
+        for block, is_entry, gap in entries(body):
             if is_entry and block in seen:
                 continue
             if is_entry:
                 seen.add(block)
             kept.append(block)
-        day = Day(display, posixpath.splitext(name)[0], tuple(kept), body)
+            gaps.append(gap)
+        day = Day(display, posixpath.splitext(name)[0], tuple(kept), body, tuple(gaps))
         days.append(day)
-        used += measure(day_text(day.heading, day.entries)) + 2
+        used += measure(day.text()) + 2
     return Logs(tuple(days), tuple(unread))
 
 
@@ -256,7 +307,8 @@ def attach(resolver: _Resolver, source: Source, section: Section | None) -> Sect
         loaded = resolver.file(display, span)
         if loaded is None:
             return None
-        text = trim(comments.strip(loaded.body) if html == "strip" else loaded.body)
+        body = whole_entries(loaded.body) if loaded.capped else loaded.body
+        text = trim(comments.strip(body) if html == "strip" else body)
         if secrets.scan(text) or hidden.scan(text):
             resolver.check(text, [Origin(loaded.body, loaded.display, loaded.body_line)])
         return text

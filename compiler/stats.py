@@ -91,11 +91,12 @@ def collect(root: Path, manifest: Path | None, targets: tuple[str, ...]) -> list
     """Compile every selected artifact in memory, once, and measure it."""
     from .api import Project
     from .compile import compile_job
+    from .memory_logs import days_glob
     from .sources import Inputs, read_cap
 
     project = Project.load(root, manifest)
     model = project.model
-    inputs = Inputs(project.root, read_cap(model))
+    inputs = Inputs(project.root, read_cap(model), days_glob(model))
     found = []
     for job in select(model, project.jobs(), targets):
         compiled = compile_job(model, job, inputs)

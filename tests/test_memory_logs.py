@@ -151,7 +151,7 @@ def test_crlf_and_bom_logs_read_like_lf_and_templates_stay_off(make_project):
     build_json(first)
     build_json(second)
     assert memory_of(first) == memory_of(second)
-    assert "- fixed {{ the }} thing\n\n- second" in memory_of(first)
+    assert "- fixed {{ the }} thing\n- second" in memory_of(first)
     assert "\r" not in memory_of(first) and "\ufeff" not in memory_of(first)
 
 
@@ -434,3 +434,60 @@ worker = "claude-code"
         assert abs(len(soul) - len(memory)) < 80 and "m" * 900 in memory
         assert cuts == {("soul", "share"), ("memory", "share")}
         assert "2026-11-01" not in memory  # the curated part took the memory's share
+
+
+def test_a_day_keeps_its_own_line_breaks_a_tight_list_stays_tight(make_project):
+    text = "# Morning\n- a\n- b\n  more of b\n\nA paragraph.\n\n\n- c\n"
+    root = make_project({"agent-configs/memory/2026-11-01.md": text}, manifest=manifest())
+    build_json(root)
+    assert memory_of(root).endswith("## 2026-11-01\n\n" + text.rstrip())
+
+
+def test_a_newest_day_past_the_read_cap_keeps_its_last_entries_whole(make_project):
+    count = 200_000
+    big = "".join(f"- entry {n} of the day, noted\n" for n in range(count))
+    root = make_project({"agent-configs/MEMORY.md": "Curated."}, manifest=manifest(5000))
+    (root / "agent-configs/memory").mkdir()
+    (root / "agent-configs/memory/2026-11-02.md").write_text(big, encoding="utf-8")
+    assert len(big) > 6_000_000
+    report = build_json(root)
+    kept = memory_of(root).split("## 2026-11-02\n\n", 1)[1].split("\n")
+    assert kept[-1] == f"- entry {count - 1} of the day, noted"
+    numbers = [int(line.split()[2]) for line in kept]
+    assert numbers == list(range(numbers[0], count)) and len(numbers) > 100
+    (cut,) = [c for c in cuts_of(report) if c["limit"] == "per_file"]
+    assert cut["files"] == ["agent-configs/memory/2026-11-02.md"] and cut["style"] == "entries"
+
+
+def test_only_files_named_by_a_date_are_days(make_project, hotplex):
+    files = {
+        "agent-configs/MEMORY.md": "Curated.",
+        "agent-configs/memory/notes.md": "- not a day",
+        "agent-configs/memory/2026-11-31.md": "- no such date",
+        "agent-configs/memory/2026-11-01.md": "- day one",
+        "agent-configs/memory/2026-11-02-standup.md": "- day two, standup",
+    }
+    root = make_project(files, manifest=manifest())
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    memory = memory_of(root)
+    assert "not a day" not in memory and "no such date" not in memory
+    assert memory.index("## 2026-11-02-standup") < memory.index("## 2026-11-01")
+    for name in ("notes.md", "2026-11-31.md"):
+        assert (
+            f"agent-configs/memory/{name} matches memory.logs 'memory/*.md' but is not a day"
+            in result.stderr
+        )
+    assert " is read by no artifact" not in result.stderr
+
+
+def test_a_logs_glob_that_matches_a_source_is_an_error(make_project, hotplex):
+    root = make_project(
+        {"agent-configs/MEMORY.md": "Curated.", "agent-configs/SOUL.md": "Soul."},
+        manifest=manifest().replace('logs = "memory/*.md"', 'logs = "*.md"'),
+    )
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2
+    assert "memory.logs" in result.stderr and "'*.md' matches the file of source 'memory'" in (
+        result.stderr
+    )
