@@ -199,6 +199,8 @@ def fit_days(
             cuts.append(Truncation(section.name, (older.display,), limit, size, 0, unit, "dropped"))
         break
     for unread in logs.unread:
+        if unread.size == 0:  # an empty day: nothing of it is left out
+            continue
         cuts.append(
             Truncation(section.name, (unread.display,), limit, unread.size, 0, "bytes", "dropped")
         )

@@ -339,15 +339,16 @@ def describe_cuts(truncations: Iterable[Truncation]) -> list[str]:
             days.append(cut)
         else:
             lines.append(cut.describe())
-    lines += [cut.describe() for cut in days[:2]]
-    if len(days) > 2:
-        rest = days[2:]
-        lines.append(
-            f"{len(rest)} older days, {rest[-1].files[0]} … {rest[0].files[0]}: dropped; "
-            f"no room left in limits.{rest[0].limit}"
-        )
-    return lines
+    if len(days) <= 3:  # a fold would name no fewer lines
+        return lines + [cut.describe() for cut in days]
+    rest = days[2:]
+    return [
+        *lines,
+        *(cut.describe() for cut in days[:2]),
+        f"{len(rest)} older days, {rest[-1].files[0]} … {rest[0].files[0]}: dropped; "
+        f"no room left in limits.{rest[0].limit}",
+    ]
 
 
 def _is_day(cut: Truncation) -> bool:
-    return cut.section == LOG_SOURCE and len(cut.files) == 1 and cut.files[0].endswith(".md")
+    return cut.section == LOG_SOURCE and len(cut.files) == 1 and is_day(cut.files[0])

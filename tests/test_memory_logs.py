@@ -491,3 +491,71 @@ def test_a_logs_glob_that_matches_a_source_is_an_error(make_project, hotplex):
     assert "memory.logs" in result.stderr and "'*.md' matches the file of source 'memory'" in (
         result.stderr
     )
+
+
+def test_days_left_out_for_room_are_reported_once_as_dropped_not_as_unread(make_project, hotplex):
+    files = dict(day(n, f"day {n} " + "x" * 300) for n in range(1, 7))
+    root = make_project(files, manifest=manifest(per_file=400))
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    assert "is read by no artifact" not in result.stderr
+    lines = result.stderr.splitlines()
+    for n in (5, 4):
+        assert sum(f"2026-11-{n:02d}.md" in line for line in lines) == 1
+    assert (
+        "warning: cc/default: 3 older days, agent-configs/memory/2026-11-01.md …"
+        " agent-configs/memory/2026-11-03.md: dropped; no room left in limits.per_file"
+    ) in lines
+
+
+def test_three_days_left_out_are_three_lines_and_an_empty_day_is_not_dropped(
+    make_project, hotplex
+):
+    files = dict(day(n, f"day {n} " + "x" * 300) for n in range(1, 5))
+    files["agent-configs/memory/2026-10-31.md"] = ""
+    root = make_project(files, manifest=manifest(per_file=400))
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    cc = [line for line in result.stderr.splitlines() if line.startswith("warning: cc/default:")]
+    assert [line.split(": ")[2] for line in cc] == [
+        f"agent-configs/memory/2026-11-0{n}.md" for n in (3, 2, 1)
+    ]
+    assert "2026-10-31" not in result.stderr and "older days" not in result.stderr
+
+
+def test_a_logs_folder_that_does_not_exist_is_a_warning_with_a_suggestion(make_project, hotplex):
+    root = make_project(
+        dict([("agent-configs/MEMORY.md", "Curated."), day(1, "a day")]),
+        manifest=manifest().replace('"memory/*.md"', '"memroy/*.md"'),
+    )
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    assert (
+        "warning: memory.logs: the folder of 'memroy/*.md' (agent-configs/memroy/) does not"
+        " exist — did you mean 'memory/*.md'?"
+    ) in result.stderr.splitlines()
+
+
+def test_days_the_glob_does_not_reach_get_a_hint_naming_memory_logs(make_project, hotplex):
+    files = {
+        "agent-configs/MEMORY.md": "Curated.",
+        "agent-configs/memory/2026-11-01.MD": "- upper case",
+        "agent-configs/memory/2025/2025-12-31.md": "- last year",
+        "agent-configs/2026-11-02.md": "- beside the sources",
+    }
+    root = make_project(files, manifest=manifest())
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    unread = [line for line in result.stderr.splitlines() if " is read by no artifact" in line]
+    assert len(unread) == 3 and all("memory.logs 'memory/*.md'" in line for line in unread)
+
+
+def test_a_wildcard_folder_is_one_error_not_two(make_project, hotplex):
+    root = make_project(
+        {"agent-configs/MEMORY.md": "Curated."},
+        manifest=manifest().replace('"memory/*.md"', '"*/x.md"'),
+    )
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2
+    assert result.stderr.count("memory.logs") == 1, result.stderr
+    assert "the folder must be literal" in result.stderr
