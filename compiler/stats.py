@@ -169,7 +169,8 @@ def _section_stats(
     days = [c for c in mine if c.after == 0 and c.files and c.files[0] not in size.files]
     cuts = tuple(_describe_cut(cut, size.files) for cut in mine if cut not in days[1:])
     if len(days) > 1:  # days of a daily log left out: the newest named, the rest counted
-        cuts += (f"{len(days) - 1} older days dropped",)
+        older = len(days) - 1
+        cuts += (f"{older} older day{'s' if older > 1 else ''} dropped",)
     return SectionStats(
         size.name,
         tuple(size.files),

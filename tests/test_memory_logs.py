@@ -559,3 +559,11 @@ def test_a_wildcard_folder_is_one_error_not_two(make_project, hotplex):
     assert result.status == 2
     assert result.stderr.count("memory.logs") == 1, result.stderr
     assert "the folder must be literal" in result.stderr
+
+
+def test_stats_counts_one_older_day_in_the_singular(make_project, hotplex):
+    files = dict(day(n, f"day {n} " + "x" * 300) for n in range(1, 4))
+    root = make_project(files, manifest=manifest(per_file=400))
+    table = hotplex("-C", str(root), "stats").stdout
+    memory = next(line for line in table.splitlines() if line.split()[:2] == ["cc/default", "memory"])
+    assert memory.split("(dropped); ")[1].split("  ")[0] == "1 older day dropped"
