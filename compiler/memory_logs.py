@@ -157,18 +157,21 @@ def validate_glob(
         )
     elif not pattern or not _WILDCARDS & set(pattern):
         bad("memory.logs", f"'{glob}' names no files: give a glob such as 'memory/*.md'")
-    for source in sources:
-        head, name = split_glob(source.file)
-        if posixpath.normpath(head) == posixpath.normpath(folder) and fnmatch.fnmatchcase(
-            name, pattern
-        ):
-            bad(
-                "memory.logs",
-                f"'{glob}' matches the file of source '{source.name}' ({source.file}): a source"
-                " is not a day",
-                hint=f"keep the days in a folder of their own, e.g. 'memory/*.md' (a day is"
-                f" named by its date: {DAY_FORMS})",
-            )
+    matched = [
+        f"'{source.name}' ({source.file})"
+        for source in sources
+        if posixpath.normpath(split_glob(source.file)[0]) == posixpath.normpath(folder)
+        and fnmatch.fnmatchcase(split_glob(source.file)[1], pattern)
+    ]
+    if matched:
+        named = ", ".join(matched[:3]) + (f" and {len(matched) - 3} more" if matched[3:] else "")
+        plural = "s" if matched[1:] else ""
+        bad(
+            "memory.logs",
+            f"'{glob}' matches the file{plural} of source{plural} {named}: a source is not a day",
+            hint=f"keep the days in a folder of their own, e.g. 'memory/*.md' (a day is named by"
+            f" its date: {DAY_FORMS})",
+        )
     if glob.startswith("/") or ".." in folder.split("/"):
         bad("memory.logs", f"'{glob}' must stay inside the sources folder")
     if not any(s.name == LOG_SOURCE for s in sources):

@@ -488,9 +488,8 @@ def test_a_logs_glob_that_matches_a_source_is_an_error(make_project, hotplex):
     )
     result = hotplex("-C", str(root), "build")
     assert result.status == 2
-    assert "memory.logs" in result.stderr and "'*.md' matches the file of source 'memory'" in (
-        result.stderr
-    )
+    assert "hotplex.toml: memory.logs: '*.md' matches the files of sources " in result.stderr
+    assert "'soul' (SOUL.md)" in result.stderr and "a source is not a day" in result.stderr
 
 
 def test_days_left_out_for_room_are_reported_once_as_dropped_not_as_unread(make_project, hotplex):
