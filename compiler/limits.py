@@ -187,12 +187,13 @@ def fit_days(
             parts.append(whole)
             used += gap + before
             continue
-        kept = _newest_entries(day, budget - used - gap, unit, parts) if position == 0 else ""
+        kept, style = "", "dropped"
+        if position == 0:
+            kept, style = _newest_entries(day, budget - used - gap, unit, parts)
         if kept:
             parts.append(kept)
             used += gap + measure(kept, unit)
         after = measure(kept, unit)
-        style = "entries" if kept else "dropped"
         cuts.append(Truncation(section.name, (day.display,), limit, before, after, unit, style))
         for older in days[position + 1 :]:
             size = measure(older.text(), unit)
@@ -207,10 +208,10 @@ def fit_days(
     return "\n\n".join(parts), cuts
 
 
-def _newest_entries(day: Day, room: int, unit: str, before: list[str]) -> str:
-    """The day's heading and the longest run of its last entries that fits ``room``; when not
-    even the last entry fits and nothing is ``before`` it in the section, that entry cut (a
-    split entry beats a section, and maybe a document, left empty)."""
+def _newest_entries(day: Day, room: int, unit: str, before: list[str]) -> tuple[str, str]:
+    """The day's heading and the longest run of its last entries that fits ``room``, and the
+    cut's style; when not even the last entry fits and nothing is ``before`` it in the section,
+    that entry cut (a split entry beats a section, and maybe a document, left empty)."""
     best = ""
     for first in range(len(day.entries) - 1, -1, -1):
         candidate = day.text(first)
@@ -218,5 +219,6 @@ def _newest_entries(day: Day, room: int, unit: str, before: list[str]) -> str:
             break
         best = candidate
     if not best and not before:
-        return cut(day.text(len(day.entries) - 1), room, unit)
-    return best
+        best = cut(day.text(len(day.entries) - 1), room, unit)
+        return best, cut_style(best)
+    return best, "entries" if best else "dropped"

@@ -8,6 +8,7 @@ import time
 
 import pytest
 from hotplex import HotplexError, Project
+from hotplex.limits import TRUNCATION_MARKER
 from hotplex_testing import run_hotplex
 
 MANIFEST = """\
@@ -566,3 +567,19 @@ def test_stats_counts_one_older_day_in_the_singular(make_project, hotplex):
     table = hotplex("-C", str(root), "stats").stdout
     memory = next(line for line in table.splitlines() if line.split()[:2] == ["cc/default", "memory"])
     assert memory.split("(dropped); ")[1].split("  ")[0] == "1 older day dropped"
+
+
+def test_a_memory_section_of_one_long_entry_keeps_its_head_rather_than_nothing(
+    make_project, hotplex
+):
+    entry = "- " + "a long entry about the migration " * 20
+    root = make_project(
+        {"agent-configs/memory/2026-11-01.md": entry, "agent-configs/SOUL.md": "Soul."},
+        manifest=manifest(per_file=200),
+    )
+    report = build_json(root)
+    memory = memory_of(root)
+    assert memory.startswith("Recall relevant past context when applicable.\n## 2026-11-01\n\n- a long")
+    (cut,) = cuts_of(report)
+    assert cut["files"] == ["agent-configs/memory/2026-11-01.md"] and 0 < cut["after"] <= 200
+    assert cut["style"] == "marker" and memory.endswith(TRUNCATION_MARKER)
