@@ -135,7 +135,10 @@ def _absent_logs_folder(model: Model, found: Listing) -> list[str]:
     pattern = posixpath.basename(glob)
     folders = [f"{_relative(f, model.sources_dir)}/{pattern}" for f in found.folders[1:]]
     hint = suggest(logs, folders) or "the agent writes a file a day there; create the folder"
-    return [f"memory.logs: the folder of '{logs}' ({folder}/) does not exist — {hint}"]
+    return [
+        f"{model.manifest_display}: memory.logs: the folder of '{logs}' ({folder}/) does not"
+        f" exist — {hint}"
+    ]
 
 
 def _relative(path: str, sources_dir: str) -> str:

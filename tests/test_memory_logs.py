@@ -531,7 +531,8 @@ def test_a_logs_folder_that_does_not_exist_is_a_warning_with_a_suggestion(make_p
     result = hotplex("-C", str(root), "build")
     assert result.status == 0, result.stderr
     assert (
-        "warning: memory.logs: the folder of 'memroy/*.md' (agent-configs/memroy/) does not"
+        "warning: hotplex.toml: memory.logs: the folder of 'memroy/*.md' (agent-configs/memroy/)"
+        " does not"
         " exist — did you mean 'memory/*.md'?"
     ) in result.stderr.splitlines()
 
