@@ -3,12 +3,15 @@
 Agents append to a log per day (``memory/2026-11-29.md``), so this is the part of the context that
 grows without bound. The rules, each decided here or in ``limits.py`` and nowhere else:
 
+- Days: a file the glob matches is a day when its name is a date (``is_day``); any other is
+  reported by ``unused.py``, and a glob matching a source's file is an error.
 - Order: newest first by file name, never by the clock, so a build is reproducible.
 - Entries: a top-level list item (with its indented continuation) or a paragraph; a heading is
   structure, not an entry. An entry that appears verbatim in a newer day is kept only there.
 - Reading: days are read newest first only while their text could still fit the section's
   budget (``read_bound``); older days are listed, never opened, and reported as left out with
   their size on disk. 1,000 days cost one folder listing and the few files the budget can use.
+  A day larger than the read cap is read from its end (``Inputs.logs``), from its first entry.
 - Templates are off (agents write these files, not the operator), frontmatter is stripped, the
   secret and hidden-text scans run as for any source.
 - Fitting (``limits.fit_days``): whole days while they fit; when the newest day alone does not,
