@@ -150,6 +150,20 @@ def read_capped(
         os.close(fd)
 
 
+def lines_before(path: Path, stop: int) -> int:
+    """How many line breaks the first ``stop`` bytes of a file hold: the line a tail read
+    starts at, counted only to place a finding in it."""
+    count = 0
+    with open(path, "rb") as handle:
+        while stop > 0:
+            chunk = handle.read(min(stop, 1 << 20))
+            if not chunk:
+                break
+            count += chunk.count(b"\n")
+            stop -= len(chunk)
+    return count
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a directory"

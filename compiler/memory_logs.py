@@ -313,10 +313,11 @@ def attach(resolver: _Resolver, source: Source, section: Section | None) -> Sect
         loaded = resolver.file(display, span)
         if loaded is None:
             return None
-        body = whole_entries(loaded.body) if loaded.capped else loaded.body
+        body = whole_entries(loaded.body) if loaded.tail else loaded.body
         text = trim(comments.strip(body) if html == "strip" else body)
         if secrets.scan(text) or hidden.scan(text):
-            resolver.check(text, [Origin(loaded.body, loaded.display, loaded.body_line)])
+            line = resolver.inputs.tail_line(display, span) if loaded.tail else loaded.body_line
+            resolver.check(text, [Origin(loaded.body, loaded.display, line)])
         return text
 
     budgets = worker.budgets(job.target, model.manifest)

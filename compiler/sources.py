@@ -31,6 +31,7 @@ from .fs import (
     Stamp,
     check_relative,
     confine,
+    lines_before,
     read_capped,
     settled,
     sha256,
@@ -64,6 +65,7 @@ class Loaded:
     size: int  # full size of the file on disk, in bytes
     capped: bool
     meta_read: bool = True  # frontmatter was looked for
+    tail: bool = False  # the file's end was read (a day past the cap), from mid-line
 
 
 @dataclass
@@ -151,6 +153,14 @@ class Inputs:
         self.digests[display] = f"{sha256(raw.data)}:{raw.size}" if raw else None
         return raw
 
+    def tail_line(self, display: str, span: Span) -> int:
+        """The line of a day a tail read (``Loaded.tail``) starts at, counted only when a
+        finding needs placing."""
+        raw = self._read(display, span)
+        assert raw is not None  # a tail was read
+        path = confine(self.root, check_relative(display, span), span)
+        return 1 + lines_before(path, raw.size - len(raw.data))
+
     def _is_day(self, display: str) -> bool:
         return self.logs is not None and memory_logs.is_day_of(self.logs, display)
 
@@ -170,7 +180,14 @@ class Inputs:
             strip = meta and not tail
             stripped = frontmatter.strip(text, display) if strip else frontmatter.Stripped(text)
             loaded = Loaded(
-                display, stripped.body, stripped.meta, stripped.body_line, raw.size, capped, meta
+                display,
+                stripped.body,
+                stripped.meta,
+                stripped.body_line,
+                raw.size,
+                capped,
+                meta,
+                tail,
             )
         self._loaded[display] = loaded
         return loaded

@@ -584,3 +584,15 @@ def test_a_memory_section_of_one_long_entry_keeps_its_head_rather_than_nothing(
     (cut,) = cuts_of(report)
     assert cut["files"] == ["agent-configs/memory/2026-11-01.md"] and 0 < cut["after"] <= 200
     assert cut["style"] == "marker" and memory.endswith(TRUNCATION_MARKER)
+
+
+def test_a_finding_in_a_day_read_from_its_end_is_placed_on_its_line(make_project, hotplex):
+    lines = [f"- entry {n} of the day, noted" for n in range(40_000)]
+    lines.append("- deploy key AKIAIOSFODNN7EXAMPLQ for staging")
+    root = make_project({"agent-configs/MEMORY.md": "Curated."}, manifest=manifest())
+    (root / "agent-configs/memory").mkdir()
+    (root / "agent-configs/memory/2026-11-02.md").write_text("\n".join(lines), encoding="utf-8")
+    assert len("\n".join(lines)) > 1 << 20  # past the read cap: read from its end
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 1
+    assert result.stderr.startswith(f"agent-configs/memory/2026-11-02.md:{len(lines)}:14: ")
