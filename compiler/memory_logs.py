@@ -46,7 +46,7 @@ _HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 _WILDCARDS = frozenset("*?[")
 # A day's file name: its date, then optionally a suffix after '-', '_' or '.', then ".md".
-_DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[-_.][^/]*)?\.md", re.IGNORECASE)
+_DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[-_.][^/]*)?\.md", re.IGNORECASE)
 DAY_FORMS = "YYYY-MM-DD.md, or with a suffix after '-', '_' or '.' as in 2026-11-29-standup.md"
 
 

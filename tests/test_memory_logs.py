@@ -596,3 +596,29 @@ def test_a_finding_in_a_day_read_from_its_end_is_placed_on_its_line(make_project
     result = hotplex("-C", str(root), "build")
     assert result.status == 1
     assert result.stderr.startswith(f"agent-configs/memory/2026-11-02.md:{len(lines)}:14: ")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("2026-11-29.md", True),
+        ("memory/2026-11-29.md", True),
+        ("memory\\2026-11-29.md", True),
+        ("2026-11-29-standup.md", True),
+        ("2026-11-29_evening.md", True),
+        ("2026-11-29.MD", True),
+        ("2024-02-29.md", True),
+        ("2099-01-01.md", True),  # no clock: a future date is a day
+        ("2026-02-29.md", False),
+        ("2026-13-01.md", False),
+        ("2026-11-29x.md", False),
+        ("2026-11-29.md.bak", False),
+        ("notes.md", False),
+        ("MEMORY.md", False),
+        ("\u0662\u0660\u0662\u0666-\u0661\u0661-\u0662\u0669.md", False),  # ASCII digits only
+    ],
+)
+def test_which_file_names_are_days(name, expected):
+    from hotplex.memory_logs import is_day
+
+    assert is_day(name) is expected
