@@ -206,10 +206,13 @@ def matching(listing: Iterable[tuple[str, int]], pattern: str) -> list[tuple[str
 
 def whole_entries(tail: str) -> str:
     """The end of a day read from the middle: from the first line that surely starts an entry
-    or a heading (the first line, and what follows it, may be the rest of an older entry)."""
+    or a heading (the first line, and what follows it, may be the rest of an older entry). An
+    odd number of code fences means the read began inside a fenced block: start after it."""
     lines = tail.split("\n")
+    fences = [index for index, line in enumerate(lines) if _FENCE.match(line)]
+    first = fences[0] + 1 if len(fences) % 2 else 1
     after_blank = False
-    for index, line in enumerate(lines[1:], 1):
+    for index, line in enumerate(lines[first:], first):
         starts = _LIST_ITEM.match(line) or _HEADING.match(line) or (after_blank and line[:1] != " ")
         if line.strip() and line[:1] != "\t" and starts:
             return "\n".join(lines[index:])

@@ -622,3 +622,14 @@ def test_which_file_names_are_days(name, expected):
     from hotplex.memory_logs import is_day
 
     assert is_day(name) is expected
+
+
+def test_a_day_read_from_inside_a_code_block_starts_after_it(make_project):
+    code = "".join(f"- not an entry {n}, a line of code\n" for n in range(40_000))
+    text = f"- a long log:\n\n```\n{code}```\n- after the code\n- the newest\n"
+    root = make_project({"agent-configs/MEMORY.md": "Curated."}, manifest=manifest())
+    (root / "agent-configs/memory").mkdir()
+    (root / "agent-configs/memory/2026-11-02.md").write_text(text, encoding="utf-8")
+    assert len(text) > 1 << 20  # past the read cap: read from its end, inside the block
+    build_json(root)
+    assert memory_of(root).endswith("## 2026-11-02\n\n- after the code\n- the newest")
