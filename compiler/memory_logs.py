@@ -132,12 +132,17 @@ def days_glob(model: Model) -> str | None:
     return f"{model.source_path(folder)}/{pattern}"
 
 
-def is_day_of(glob_path: str, path: str) -> bool:
-    """Whether ``path`` (as the build names it) is a day of the logs glob ``days_glob``: in its
-    folder, matched by its pattern, named by a date."""
+def in_glob(glob_path: str, path: str) -> bool:
+    """Whether ``path`` (as the build names it) is matched by the logs glob ``days_glob``: in
+    its folder, matched by its pattern; a day or not."""
     folder, pattern = posixpath.split(glob_path)
     head, name = posixpath.split(path)
-    return head == folder and fnmatch.fnmatchcase(name, pattern) and is_day(name)
+    return head == folder and fnmatch.fnmatchcase(name, pattern)
+
+
+def is_day_of(glob_path: str, path: str) -> bool:
+    """Whether ``path`` is a day of the logs glob ``days_glob``: matched, named by a date."""
+    return in_glob(glob_path, path) and is_day(path)
 
 
 def split_glob(glob: str) -> tuple[str, str]:

@@ -13,7 +13,6 @@ stamps go into the build's snapshot, so a no-op build notices a new file by a st
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import posixpath
 import re
@@ -24,7 +23,7 @@ from hotplex.targets import WORKERS
 
 from .errors import suggest
 from .jobs import Job
-from .memory_logs import DAY_FORMS, days_glob, is_day, is_day_of
+from .memory_logs import DAY_FORMS, days_glob, in_glob, is_day, is_day_of
 from .model import Model, Source, Target
 from .source_rule import worker_defaults
 
@@ -96,7 +95,7 @@ def report(model: Model, found: Listing, read: set[str]) -> list[str]:
                     f"{path} is read by no artifact: a day, but no target keeps the 'memory'"
                     " source that days join"
                 )
-        elif glob is not None and _logs_match(glob, path):
+        elif glob is not None and in_glob(glob, path):
             unread.append(
                 f"{path} matches memory.logs '{model.manifest.memory.logs}' but is not a day"
                 f" (a day is named by its date: {DAY_FORMS}): not read"
@@ -114,12 +113,6 @@ def report(model: Model, found: Listing, read: set[str]) -> list[str]:
         + _unmatched(model, found, used)
         + unread
     )
-
-
-def _logs_match(glob: str, path: str) -> bool:
-    folder, pattern = posixpath.split(glob)
-    head, name = posixpath.split(path)
-    return head == folder and fnmatch.fnmatchcase(name, pattern)
 
 
 def _absent_logs_folder(model: Model, found: Listing) -> list[str]:
@@ -213,8 +206,6 @@ def _why(model: Model, rel: str) -> str:
     manifest = model.manifest
     layout = manifest.variants.layout
     head, name = posixpath.split(rel)
-    if is_day(name):
-        return _day_why(manifest.memory.logs, head)
     by_file = {posixpath.split(s.file.replace("\\", "/")): s for s in model.sources}
     stem, dot, ext = name.rpartition(".")
     base_stem, sep, word = stem.rpartition(".")
@@ -238,6 +229,8 @@ def _why(model: Model, rel: str) -> str:
             return f": no target has bot '{bot}' — {hint}"
     if (head, name) in by_file:
         return f": no target keeps source '{by_file[head, name].name}' (keep / profile)"
+    if is_day(name):
+        return _day_why(manifest.memory.logs, head)
     hint = suggest(name, [n for h, n in by_file if h == head])
     if hint:
         return f" — {hint}"
