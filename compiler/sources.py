@@ -49,7 +49,6 @@ READ_MARGIN = 4
 READ_FLOOR = 1 << 20
 
 
-
 @functools.lru_cache(maxsize=1)
 def builtin_metacognition() -> str:
     """Read once per process: it is part of the installed package, not of the project."""

@@ -22,9 +22,7 @@ def test_nothing_is_cut_within_limits():
 
 
 def test_per_file_then_total_in_source_order():
-    kept, cuts = apply(
-        sections("a" * 300, "b" * 300, "c" * 300), Limits(per_file=200, total=560)
-    )
+    kept, cuts = apply(sections("a" * 300, "b" * 300, "c" * 300), Limits(per_file=200, total=560))
     sizes = [len(k.text) for k in kept]
     assert sizes == [200, 200, 160]
     assert all(k.text.endswith(TRUNCATION_MARKER) for k in kept)

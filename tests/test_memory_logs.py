@@ -284,7 +284,9 @@ def test_overlay_compiles_as_if_the_files_held_the_text_for_that_call_only(make_
 
 
 def test_overlay_findings_name_the_overlay_file(make_project):
-    project = Project.load(settled(make_project({"agent-configs/SOUL.md": "Soul.\n"}, manifest=manifest())))
+    project = Project.load(
+        settled(make_project({"agent-configs/SOUL.md": "Soul.\n"}, manifest=manifest()))
+    )
     with pytest.raises(HotplexError) as found:
         project.compile("cc", overlay={"USER.md": "ok\nDB_PASSWORD=hunter2-Real-99\n"})
     assert found.value.problems[0].span.file == "overlay:USER.md"
@@ -508,9 +510,7 @@ def test_days_left_out_for_room_are_reported_once_as_dropped_not_as_unread(make_
     ) in lines
 
 
-def test_three_days_left_out_are_three_lines_and_an_empty_day_is_not_dropped(
-    make_project, hotplex
-):
+def test_three_days_left_out_are_three_lines_and_an_empty_day_is_not_dropped(make_project, hotplex):
     files = dict(day(n, f"day {n} " + "x" * 300) for n in range(1, 5))
     files["agent-configs/memory/2026-10-31.md"] = ""
     root = make_project(files, manifest=manifest(per_file=400))
@@ -566,7 +566,9 @@ def test_stats_counts_one_older_day_in_the_singular(make_project, hotplex):
     files = dict(day(n, f"day {n} " + "x" * 300) for n in range(1, 4))
     root = make_project(files, manifest=manifest(per_file=400))
     table = hotplex("-C", str(root), "stats").stdout
-    memory = next(line for line in table.splitlines() if line.split()[:2] == ["cc/default", "memory"])
+    memory = next(
+        line for line in table.splitlines() if line.split()[:2] == ["cc/default", "memory"]
+    )
     assert memory.split("(dropped); ")[1].split("  ")[0] == "1 older day dropped"
 
 
@@ -580,7 +582,9 @@ def test_a_memory_section_of_one_long_entry_keeps_its_head_rather_than_nothing(
     )
     report = build_json(root)
     memory = memory_of(root)
-    assert memory.startswith("Recall relevant past context when applicable.\n## 2026-11-01\n\n- a long")
+    assert memory.startswith(
+        "Recall relevant past context when applicable.\n## 2026-11-01\n\n- a long"
+    )
     (cut,) = cuts_of(report)
     assert cut["files"] == ["agent-configs/memory/2026-11-01.md"] and 0 < cut["after"] <= 200
     assert cut["style"] == "marker" and memory.endswith(TRUNCATION_MARKER)
