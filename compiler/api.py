@@ -197,10 +197,11 @@ class Project:
 
     def _fresh_inputs(self):
         """A reader that reuses every file the last one read, unless its stamp moved."""
+        from .memory_logs import days_glob
         from .sources import Inputs
 
         previous = self._inputs
-        inputs = Inputs(self.root, self._read_cap, sections={})
+        inputs = Inputs(self.root, self._read_cap, days_glob(self._model), sections={})
         if previous is not None:
             inputs.adopt(previous)
         self._inputs = inputs

@@ -111,8 +111,11 @@ class ReadResult:
     stamp: Stamp
 
 
-def read_capped(path: Path, cap: int, span: Span, name: str | None = None) -> ReadResult | None:
-    """Read at most ``cap`` bytes of a regular file; None when it does not exist.
+def read_capped(
+    path: Path, cap: int, span: Span, name: str | None = None, tail: bool = False
+) -> ReadResult | None:
+    """Read at most ``cap`` bytes of a regular file, its last ones if ``tail`` (a daily log's
+    newest entries are at its end); None when it does not exist.
 
     Devices and FIFOs are refused: `/dev/zero` never ends and a FIFO blocks forever. ``name``
     is the file as messages call it (``span`` may point at the manifest key that named it).
@@ -134,6 +137,8 @@ def read_capped(path: Path, cap: int, span: Span, name: str | None = None) -> Re
             raise HotplexError.single(f"'{name}' is {_kind(st.st_mode)}, not a regular file", span)
         chunks = []
         remaining = min(cap, st.st_size) if st.st_size else cap
+        if tail and st.st_size > cap:
+            os.lseek(fd, st.st_size - cap, os.SEEK_SET)
         while remaining > 0:
             chunk = os.read(fd, min(remaining, 1 << 20))
             if not chunk:
@@ -143,6 +148,20 @@ def read_capped(path: Path, cap: int, span: Span, name: str | None = None) -> Re
         return ReadResult(b"".join(chunks), st.st_size, Stamp.of(st))
     finally:
         os.close(fd)
+
+
+def lines_before(path: Path, stop: int) -> int:
+    """How many line breaks the first ``stop`` bytes of a file hold: the line a tail read
+    starts at, counted only to place a finding in it."""
+    count = 0
+    with open(path, "rb") as handle:
+        while stop > 0:
+            chunk = handle.read(min(stop, 1 << 20))
+            if not chunk:
+                break
+            count += chunk.count(b"\n")
+            stop -= len(chunk)
+    return count
 
 
 def _kind(mode: int) -> str:

@@ -5,8 +5,10 @@ order (``share = "order"``) or by max-min fair shares (``"fair"``, ``fair_shares
 section's daily logs fill what its budget leaves after MEMORY.md, whole days newest first
 (``fit_days``). Sizes are counted in the manifest's unit (characters or UTF-8 bytes); a cut never
 splits a character (so never a UTF-8 sequence or a surrogate pair) nor an ``&lt;`` the sanitizer
-wrote. A cut section ends with ``TRUNCATION_MARKER`` (counted inside the budget) and every cut is
-returned as a ``Truncation``: nothing is ever shortened silently.
+wrote. A cut section ends with ``TRUNCATION_MARKER`` (counted inside the budget) when its budget
+holds the marker and some text; a smaller budget keeps as much text as fits, without the marker,
+so a budget is always spent (a tight total never yields an empty document). Every cut is returned
+as a ``Truncation``: nothing is ever shortened silently.
 """
 
 from __future__ import annotations
@@ -15,16 +17,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .errors import HotplexError, Problem, Span
-from .memory_logs import day_text
 from .records import Truncation
 from .sanitize import ESCAPED_LT, open_tag_tail
 
 if TYPE_CHECKING:
-    from .memory_logs import Logs
+    from .memory_logs import Day, Logs
     from .model import Limits
 
 TRUNCATION_MARKER = "\n\n[… truncated by hotplex: the rest of this section exceeded its size limit]"
-# Below this many units of room, a section is dropped rather than reduced to a bare marker.
+# Below this many units of room beside the marker, a cut section keeps text, not the marker.
 MIN_USEFUL_ROOM = 64
 
 
@@ -53,15 +54,22 @@ def _prefix_within(text: str, budget: int, unit: str) -> str:
 
 
 def cut(text: str, budget: int, unit: str) -> str:
-    """``text`` reduced to ``budget`` units including the marker; '' when too small to be useful."""
+    """``text`` reduced to ``budget`` units: its head and the marker when the budget holds both,
+    else as much of its head as fits (a bare marker would say less than the text it replaces)."""
     room = budget - measure(TRUNCATION_MARKER, unit)
-    if room < MIN_USEFUL_ROOM:
-        return ""
+    marked = room >= MIN_USEFUL_ROOM
     # The sanitizer left "</memory<" alone (no tag: the name runs on); cut after "</memory", the
     # marker's line break would end the name and make it a tag. A cut never ends in "<name".
-    prefix = _prefix_within(text, room, unit).rstrip()
-    prefix = prefix[: open_tag_tail(prefix)]
-    return prefix.rstrip() + TRUNCATION_MARKER
+    prefix = _prefix_within(text, room if marked else budget, unit).rstrip()
+    prefix = prefix[: open_tag_tail(prefix)].rstrip()
+    return prefix + TRUNCATION_MARKER if marked else prefix
+
+
+def cut_style(text: str) -> str:
+    """A cut's ``Truncation.style``: "marker", "head" (no room for the marker) or "dropped"."""
+    if not text:
+        return "dropped"
+    return "marker" if text.endswith(TRUNCATION_MARKER) else "head"
 
 
 @dataclass(frozen=True)
@@ -74,18 +82,21 @@ class Limited:
     logs: Logs | None = None
 
 
-def fair_shares(demands: list[int], total: int) -> list[int]:
+def fair_shares(demands: list[int], total: int, names: list[str]) -> list[int]:
     """Max-min fair (water-filling) split of ``total``: a demand at most an equal share of what
-    is left is met in full, the rest share what remains evenly. Equal demands always get equal
-    shares (the remainder of a division is left unused rather than given by position)."""
+    is left is met in full, the rest share what remains evenly. The remainder of that division
+    (fewer units than sections) goes one unit each in the order of ``names``, never of position:
+    the whole total is spent (30 sections and a total of 20 still get 20 units), and the same
+    sections in another order get the same shares."""
     shares = [0] * len(demands)
     pending = sorted(range(len(demands)), key=lambda i: demands[i])
     left = total
     while pending:
         share = left // len(pending)
         if demands[pending[0]] > share:
+            extra = sorted(pending, key=lambda i: names[i])[: left - share * len(pending)]
             for i in pending:
-                shares[i] = share
+                shares[i] = share + (i in extra)
             break
         first = pending.pop(0)
         shares[first] = demands[first]
@@ -102,7 +113,7 @@ def apply(sections: list[Limited], limits: Limits) -> tuple[list[Limited], list[
     fair = limits.share == "fair"
     if fair:
         demands = [min(measure(s.text, unit), limits.per_file) for s in sections]
-        shares = fair_shares(demands, limits.total)
+        shares = fair_shares(demands, limits.total, [s.name for s in sections])
     remaining = limits.total
     kept: list[Limited] = []
     cuts: list[Truncation] = []
@@ -115,9 +126,10 @@ def apply(sections: list[Limited], limits: Limits) -> tuple[list[Limited], list[
             if size > room:
                 before, text = size, cut(text, room, unit)
                 size = measure(text, unit)
-                style = "marker" if text else "dropped"
                 cuts.append(
-                    Truncation(section.name, section.files, limit, before, size, unit, style)
+                    Truncation(
+                        section.name, section.files, limit, before, size, unit, cut_style(text)
+                    )
                 )
         if section.logs is not None:
             binding = "per_file" if limits.per_file <= budget else rule
@@ -168,37 +180,45 @@ def fit_days(
     cuts: list[Truncation] = []
     days = [day for day in logs.days if day.entries]  # a day all repeated elsewhere is no day
     for position, day in enumerate(days):
-        whole = day_text(day.heading, day.entries)
+        whole = day.text()
         before = measure(whole, unit)
         gap = 2 if parts else 0
         if used + gap + before <= budget:
             parts.append(whole)
             used += gap + before
             continue
-        kept = _newest_entries(day, budget - used - gap, unit) if position == 0 else ""
+        kept, style = "", "dropped"
+        if position == 0:
+            kept, style = _newest_entries(day, budget - used - gap, unit, parts)
         if kept:
             parts.append(kept)
             used += gap + measure(kept, unit)
         after = measure(kept, unit)
-        style = "entries" if kept else "dropped"
         cuts.append(Truncation(section.name, (day.display,), limit, before, after, unit, style))
         for older in days[position + 1 :]:
-            size = measure(day_text(older.heading, older.entries), unit)
+            size = measure(older.text(), unit)
             cuts.append(Truncation(section.name, (older.display,), limit, size, 0, unit, "dropped"))
         break
     for unread in logs.unread:
+        if unread.size == 0:  # an empty day: nothing of it is left out
+            continue
         cuts.append(
             Truncation(section.name, (unread.display,), limit, unread.size, 0, "bytes", "dropped")
         )
     return "\n\n".join(parts), cuts
 
 
-def _newest_entries(day, room: int, unit: str) -> str:
-    """The day's heading and the longest run of its last entries that fits ``room``."""
-    kept: list[str] = []
-    for entry in reversed(day.entries):
-        candidate = day_text(day.heading, [entry, *kept])
+def _newest_entries(day: Day, room: int, unit: str, before: list[str]) -> tuple[str, str]:
+    """The day's heading and the longest run of its last entries that fits ``room``, and the
+    cut's style; when not even the last entry fits and nothing is ``before`` it in the section,
+    that entry cut (a split entry beats a section, and maybe a document, left empty)."""
+    best = ""
+    for first in range(len(day.entries) - 1, -1, -1):
+        candidate = day.text(first)
         if measure(candidate, unit) > room:
             break
-        kept.insert(0, entry)
-    return day_text(day.heading, kept) if kept else ""
+        best = candidate
+    if not best and not before:
+        best = cut(day.text(len(day.entries) - 1), room, unit)
+        return best, cut_style(best)
+    return best, "entries" if best else "dropped"

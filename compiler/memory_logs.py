@@ -3,12 +3,15 @@
 Agents append to a log per day (``memory/2026-11-29.md``), so this is the part of the context that
 grows without bound. The rules, each decided here or in ``limits.py`` and nowhere else:
 
+- Days: a file the glob matches is a day when its name is a date (``is_day``); any other is
+  reported by ``unused.py``, and a glob matching a source's file is an error.
 - Order: newest first by file name, never by the clock, so a build is reproducible.
 - Entries: a top-level list item (with its indented continuation) or a paragraph; a heading is
   structure, not an entry. An entry that appears verbatim in a newer day is kept only there.
 - Reading: days are read newest first only while their text could still fit the section's
   budget (``read_bound``); older days are listed, never opened, and reported as left out with
   their size on disk. 1,000 days cost one folder listing and the few files the budget can use.
+  A day larger than the read cap is read from its end (``Inputs.logs``), from its first entry.
 - Templates are off (agents write these files, not the operator), frontmatter is stripped, the
   secret and hidden-text scans run as for any source.
 - Fitting (``limits.fit_days``): whole days while they fit; when the newest day alone does not,
@@ -33,7 +36,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .limits import Truncation
-    from .model import Manifest, Source
+    from .model import Manifest, Model, Source
     from .sources import _Resolver
     from .worker import Section
 
@@ -42,24 +45,34 @@ _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 _WILDCARDS = frozenset("*?[")
-# A day's file is named by its date, optionally followed by more of a name: 2026-11-29.md,
-# 2026-11-29-standup.md. Anything else in the folder (notes.md, .draft.md) is not a day.
-_DAY_NAME = re.compile(r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?!\d)")
+# A day's file name: its date, then optionally a suffix after '-', '_' or '.', then ".md".
+_DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[-_.][^/]*)?\.md", re.IGNORECASE)
+DAY_FORMS = "YYYY-MM-DD.md, or with a suffix after '-', '_' or '.' as in 2026-11-29-standup.md"
 
 
 @dataclass(frozen=True)
 class Day:
     """One daily log as read: its file, the heading naming it, its entries in file order (those
-    repeated verbatim in a newer day already removed) and its text as the agent wrote it."""
+    repeated verbatim in a newer day already removed), the line breaks before each entry in the
+    file (a tight list stays tight) and its text as the agent wrote it."""
 
     display: str
     name: str
     entries: tuple[str, ...]
     body: str = ""
+    gaps: tuple[str, ...] = ()  # before each entry; none given: a blank line
 
     @property
     def heading(self) -> str:
         return f"## {self.name}"
+
+    def text(self, first: int = 0) -> str:
+        """The heading, then the entries from ``first`` on, separated as in the file."""
+        parts = [self.heading]
+        for index in range(first, len(self.entries)):
+            gap = self.gaps[index] if index > first and self.gaps else "\n\n"
+            parts += (gap, self.entries[index])
+        return "".join(parts)
 
 
 @dataclass(frozen=True)
@@ -80,13 +93,9 @@ class Logs:
     curated: str = ""
 
 
-def day_text(heading: str, entries: Iterable[str]) -> str:
-    return "\n\n".join((heading, *entries))
-
-
 def full_text(curated: str, days: Iterable[Day]) -> str:
     """A section's text with every day it read: what it would hold with room for all."""
-    texts = [day_text(d.heading, d.entries) for d in days if d.entries]
+    texts = [d.text() for d in days if d.entries]
     return "\n\n".join(t for t in (curated, *texts) if t)
 
 
@@ -95,15 +104,45 @@ def mapped(logs: Logs | None, change: Callable[[str], str]) -> Logs | None:
     if logs is None:
         return None
     days = tuple(
-        Day(d.display, change(d.name), tuple(change(e) for e in d.entries), d.body)
+        Day(d.display, change(d.name), tuple(change(e) for e in d.entries), d.body, d.gaps)
         for d in logs.days
     )
     return Logs(days, logs.unread, change(logs.curated))
 
 
-def is_day_name(name: str) -> bool:
-    """Whether a file name (no folder) names a day: it starts with a ``YYYY-MM-DD`` date."""
-    return _DAY_NAME.match(name) is not None
+def is_day(path: str) -> bool:
+    """Whether a file is a daily log by its name: a calendar date (``2026-11-29.md``), optionally
+    followed by a suffix (``2026-11-29-standup.md``). By the name alone, never the clock, so a
+    build is reproducible; anything else the logs glob matches is not a day."""
+    found = _DAY.fullmatch(posixpath.basename(path.replace("\\", "/")))
+    if found is None:
+        return False
+    year, month, day = (int(part) for part in found.groups())
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    month_days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+    return 1 <= month <= 12 and 1 <= day <= month_days[month - 1]
+
+
+def days_glob(model: Model) -> str | None:
+    """The logs glob as a path of the project (``agent-configs/memory/*.md``); None without."""
+    glob = model.manifest.memory.logs
+    if glob is None:
+        return None
+    folder, pattern = split_glob(glob)
+    return f"{model.source_path(folder)}/{pattern}"
+
+
+def in_glob(glob_path: str, path: str) -> bool:
+    """Whether ``path`` (as the build names it) is matched by the logs glob ``days_glob``: in
+    its folder, matched by its pattern; a day or not."""
+    folder, pattern = posixpath.split(glob_path)
+    head, name = posixpath.split(path)
+    return head == folder and fnmatch.fnmatchcase(name, pattern)
+
+
+def is_day_of(glob_path: str, path: str) -> bool:
+    """Whether ``path`` is a day of the logs glob ``days_glob``: matched, named by a date."""
+    return in_glob(glob_path, path) and is_day(path)
 
 
 def split_glob(glob: str) -> tuple[str, str]:
@@ -118,13 +157,28 @@ def validate_glob(
     """The logs' glob names files in one folder of the sources folder, and a source to join."""
     glob = manifest.memory.logs
     folder, pattern = split_glob(glob)
-    if not pattern or not _WILDCARDS & set(pattern):
-        bad("memory.logs", f"'{glob}' names no files: give a glob such as 'memory/*.md'")
     if _WILDCARDS & set(folder):
         bad(
             "memory.logs",
             f"'{glob}': only the file name may hold wildcards, the folder must be literal",
             hint="keep the logs in one folder, e.g. 'memory/*.md'",
+        )
+    elif not pattern or not _WILDCARDS & set(pattern):
+        bad("memory.logs", f"'{glob}' names no files: give a glob such as 'memory/*.md'")
+    matched = [
+        f"'{source.name}' ({source.file})"
+        for source in sources
+        if posixpath.normpath(split_glob(source.file)[0]) == posixpath.normpath(folder)
+        and fnmatch.fnmatchcase(split_glob(source.file)[1], pattern)
+    ]
+    if matched:
+        named = ", ".join(matched[:3]) + (f" and {len(matched) - 3} more" if matched[3:] else "")
+        plural = "s" if matched[1:] else ""
+        bad(
+            "memory.logs",
+            f"'{glob}' matches the file{plural} of source{plural} {named}: a source is not a day",
+            hint=f"keep the days in a folder of their own, e.g. 'memory/*.md' (a day is named by"
+            f" its date: {DAY_FORMS})",
         )
     if glob.startswith("/") or ".." in folder.split("/"):
         bad("memory.logs", f"'{glob}' must stay inside the sources folder")
@@ -149,20 +203,38 @@ def list_folder(path: str) -> tuple[tuple[str, int], ...] | None:
 
 
 def matching(listing: Iterable[tuple[str, int]], pattern: str) -> list[tuple[str, int]]:
-    """The files of a listing the glob's file pattern matches, newest (greatest name) first."""
-    return sorted(
-        (entry for entry in listing if fnmatch.fnmatchcase(entry[0], pattern)), reverse=True
-    )
+    """The days of a listing the glob's file pattern matches, newest (greatest name) first;
+    a matched file whose name is no date is not a day (``unused.py`` reports it)."""
+    days = [(name, size) for name, size in listing if fnmatch.fnmatchcase(name, pattern)]
+    return sorted(((name, size) for name, size in days if is_day(name)), reverse=True)
+
+
+def whole_entries(tail: str) -> str:
+    """The end of a day read from the middle: from the first line that surely starts an entry
+    or a heading (the first line, and what follows it, may be the rest of an older entry). An
+    odd number of code fences means the read began inside a fenced block: start after it."""
+    lines = tail.split("\n")
+    fences = [index for index, line in enumerate(lines) if _FENCE.match(line)]
+    first = fences[0] + 1 if len(fences) % 2 else 1
+    after_blank = False
+    for index, line in enumerate(lines[first:], first):
+        starts = _LIST_ITEM.match(line) or _HEADING.match(line) or (after_blank and line[:1] != " ")
+        if line.strip() and line[:1] != "\t" and starts:
+            return "\n".join(lines[index:])
+        after_blank = not line.strip()
+    return ""
 
 
 @functools.lru_cache(maxsize=4096)
-def entries(text: str) -> tuple[tuple[str, bool], ...]:
+def entries(text: str) -> tuple[tuple[str, bool, str], ...]:
     """``text`` split into top-level blocks, each with whether it is an entry (a list item or a
-    paragraph, which a newer day may repeat) rather than a heading. Cached: a gateway compiles
-    the same days for every user."""
-    blocks: list[tuple[list[str], bool]] = []
+    paragraph, which a newer day may repeat) rather than a heading, and the line breaks before
+    it in ``text`` (one in a tight list). Cached: a gateway compiles the same days for every
+    user."""
+    blocks: list[tuple[list[str], bool, str]] = []
     fence: str | None = None
-    blank = in_item = False
+    blanks = 0
+    in_item = False
     for line in text.split("\n"):
         if fence is not None:
             blocks[-1][0].append(line)
@@ -170,22 +242,22 @@ def entries(text: str) -> tuple[tuple[str, bool], ...]:
                 fence = None
             continue
         if not line.strip():
-            blank = True
+            blanks += 1
             continue
         item = _LIST_ITEM.match(line) is not None
         heading = _HEADING.match(line) is not None
         continues = in_item and line[0] in " \t"
-        if not blocks or item or heading or (blank and not continues) or blocks[-1][1] is False:
-            blocks.append(([], not heading))
+        if not blocks or item or heading or (blanks and not continues) or blocks[-1][1] is False:
+            blocks.append(([], not heading, "\n" * (blanks + 1)))
             in_item = item
-        elif blank:
-            blocks[-1][0].append("")
+        else:
+            blocks[-1][0].extend([""] * blanks)
         blocks[-1][0].append(line)
-        blank = False
+        blanks = 0
         opened = _FENCE.match(line)
         if opened:
             fence = opened.group(1)
-    return tuple(("\n".join(lines).rstrip(), is_entry) for lines, is_entry in blocks)
+    return tuple(("\n".join(lines).rstrip(), is_entry, gap) for lines, is_entry, gap in blocks)
 
 
 def read_days(
@@ -209,16 +281,17 @@ def read_days(
         body = load(display)
         if body is None:  # gone since the listing: a later build sees the new listing
             continue
-        kept = []
-        for block, is_entry in entries(body):
+        kept, gaps = [], []
+        for block, is_entry, gap in entries(body):
             if is_entry and block in seen:
                 continue
             if is_entry:
                 seen.add(block)
             kept.append(block)
-        day = Day(display, posixpath.splitext(name)[0], tuple(kept), body)
+            gaps.append(gap)
+        day = Day(display, posixpath.splitext(name)[0], tuple(kept), body, tuple(gaps))
         days.append(day)
-        used += measure(day_text(day.heading, day.entries)) + 2
+        used += measure(day.text()) + 2
     return Logs(tuple(days), tuple(unread))
 
 
@@ -248,9 +321,11 @@ def attach(resolver: _Resolver, source: Source, section: Section | None) -> Sect
         loaded = resolver.file(display, span)
         if loaded is None:
             return None
-        text = trim(comments.strip(loaded.body) if html == "strip" else loaded.body)
+        body = whole_entries(loaded.body) if loaded.tail else loaded.body
+        text = trim(comments.strip(body) if html == "strip" else body)
         if secrets.scan(text) or hidden.scan(text):
-            resolver.check(text, [Origin(loaded.body, loaded.display, loaded.body_line)])
+            line = resolver.inputs.tail_line(display, span) if loaded.tail else loaded.body_line
+            resolver.check(text, [Origin(loaded.body, loaded.display, line)])
         return text
 
     budgets = worker.budgets(job.target, model.manifest)
@@ -279,15 +354,16 @@ def describe_cuts(truncations: Iterable[Truncation]) -> list[str]:
             days.append(cut)
         else:
             lines.append(cut.describe())
-    lines += [cut.describe() for cut in days[:2]]
-    if len(days) > 2:
-        rest = days[2:]
-        lines.append(
-            f"{len(rest)} older days, {rest[-1].files[0]} … {rest[0].files[0]}: dropped; "
-            f"no room left in limits.{rest[0].limit}"
-        )
-    return lines
+    if len(days) <= 3:  # a fold would name no fewer lines
+        return lines + [cut.describe() for cut in days]
+    rest = days[2:]
+    return [
+        *lines,
+        *(cut.describe() for cut in days[:2]),
+        f"{len(rest)} older days, {rest[-1].files[0]} … {rest[0].files[0]}: dropped; "
+        f"no room left in limits.{rest[0].limit}",
+    ]
 
 
 def _is_day(cut: Truncation) -> bool:
-    return cut.section == LOG_SOURCE and len(cut.files) == 1 and cut.files[0].endswith(".md")
+    return cut.section == LOG_SOURCE and len(cut.files) == 1 and is_day(cut.files[0])

@@ -26,7 +26,7 @@ from pathlib import Path
 from . import frontmatter
 from .errors import HotplexError, Span, suggest
 from .fs import ReadResult, check_relative, read_capped
-from .memory_logs import is_day_name, split_glob
+from .memory_logs import DAY_FORMS, days_glob, is_day, is_day_of, split_glob
 from .sources import Inputs, Loaded, _whole_characters, overlay_paths
 
 TYPE_CHECKING = False
@@ -146,16 +146,8 @@ def _read(key: str, value: object, cap: int) -> ReadResult:
 def _is_day(model: Model, display: str) -> bool:
     """Whether ``display`` is a daily log: in the logs glob's folder itself (not a subfolder),
     matching its file pattern, and named by its date."""
-    glob = model.manifest.memory.logs
-    if glob is None:
-        return False
-    folder, pattern = split_glob(glob)
-    head, name = posixpath.split(display)
-    return (
-        head == model.source_path(folder)
-        and fnmatch.fnmatchcase(name, pattern)
-        and is_day_name(name)
-    )
+    glob_path = days_glob(model)
+    return glob_path is not None and is_day_of(glob_path, display)
 
 
 class OverlayInputs:
@@ -269,7 +261,7 @@ def _unread_hint(model: Model, key: str) -> str | None:
     folder, name = posixpath.split(key)
     glob = model.manifest.memory.logs
     if glob is None:
-        day = is_day_name(name)
+        day = is_day(name)
         return 'this project reads no daily logs ([memory] logs = "memory/*.md")' if day else None
     logs, pattern = split_glob(glob)
     logs = posixpath.normpath(logs)
@@ -278,7 +270,7 @@ def _unread_hint(model: Model, key: str) -> str | None:
     if folder == logs:
         if not fnmatch.fnmatchcase(name, pattern):
             return f"daily logs are the files of '{logs}/' that match '{pattern}'"
-        return f"a daily log's name starts with its date, YYYY-MM-DD: '{logs}/2026-11-29…'"
+        return f"a daily log is named by its date: {DAY_FORMS}"
     if folder.startswith(logs + "/"):
         return f"daily logs are read from '{logs}/' itself, not from its subfolders"
     return None

@@ -21,8 +21,9 @@ class Truncation:
     before: int
     after: int
     unit: str
-    # How: "marker" (the head kept, a marker line added), "dropped" (no room left), "capped"
-    # (read no further), or a worker's own ("head 70% / tail 20%", "skipped", ...).
+    # How: "marker" (the head kept, a marker line added), "head" (the head kept, no room for the
+    # marker), "entries" (a day's newest entries), "dropped" (no room left), "capped" (read no
+    # further), or a worker's own ("head 70% / tail 20%", "skipped", ...).
     style: str = "marker"
 
     def describe(self) -> str:

@@ -31,6 +31,7 @@ from .fs import (
     Stamp,
     check_relative,
     confine,
+    lines_before,
     read_capped,
     settled,
     sha256,
@@ -48,7 +49,6 @@ READ_MARGIN = 4
 READ_FLOOR = 1 << 20
 
 
-
 @functools.lru_cache(maxsize=1)
 def builtin_metacognition() -> str:
     """Read once per process: it is part of the installed package, not of the project."""
@@ -64,6 +64,7 @@ class Loaded:
     size: int  # full size of the file on disk, in bytes
     capped: bool
     meta_read: bool = True  # frontmatter was looked for
+    tail: bool = False  # the file's end was read (a day past the cap), from mid-line
 
 
 @dataclass
@@ -72,6 +73,9 @@ class Inputs:
 
     root: Path
     read_cap: int
+    # The daily logs' glob (``memory_logs.days_glob``): a day is read from its end, where its
+    # newest entries are, so a day larger than the read cap keeps those.
+    logs: str | None = None
     known: dict[str, tuple[Stamp, str]] = field(default_factory=dict)  # from the last build
     digests: dict[str, str | None] = field(default_factory=dict)
     stamps: dict[str, Stamp | None] = field(default_factory=dict)
@@ -142,11 +146,22 @@ class Inputs:
         if display in self._raw:
             return self._raw[display]
         path = confine(self.root, check_relative(display, span), span)
-        raw = read_capped(path, self.read_cap, span, display)
+        raw = read_capped(path, self.read_cap, span, display, self._is_day(display))
         self._raw[display] = raw
         self.stamps[display] = raw.stamp if raw else None
         self.digests[display] = f"{sha256(raw.data)}:{raw.size}" if raw else None
         return raw
+
+    def tail_line(self, display: str, span: Span) -> int:
+        """The line of a day a tail read (``Loaded.tail``) starts at, counted only when a
+        finding needs placing."""
+        raw = self._read(display, span)
+        assert raw is not None  # a tail was read
+        path = confine(self.root, check_relative(display, span), span)
+        return 1 + lines_before(path, raw.size - len(raw.data))
+
+    def _is_day(self, display: str) -> bool:
+        return self.logs is not None and memory_logs.is_day_of(self.logs, display)
 
     def load(self, display: str, span: Span, meta: bool = True) -> Loaded | None:
         """The file decoded, its frontmatter stripped unless ``meta`` is false (a source with
@@ -158,18 +173,33 @@ class Inputs:
         loaded = None
         if raw is not None:
             capped = raw.size > len(raw.data)
-            data = _whole_characters(raw.data) if capped else raw.data
+            tail = capped and self._is_day(display)  # its end: no frontmatter, no first line
+            data = _whole_characters(raw.data, tail) if capped else raw.data
             text = frontmatter.decode(data, display)
-            stripped = frontmatter.strip(text, display) if meta else frontmatter.Stripped(text)
+            strip = meta and not tail
+            stripped = frontmatter.strip(text, display) if strip else frontmatter.Stripped(text)
             loaded = Loaded(
-                display, stripped.body, stripped.meta, stripped.body_line, raw.size, capped, meta
+                display,
+                stripped.body,
+                stripped.meta,
+                stripped.body_line,
+                raw.size,
+                capped,
+                meta,
+                tail,
             )
         self._loaded[display] = loaded
         return loaded
 
 
-def _whole_characters(data: bytes) -> bytes:
-    """Drop a UTF-8 sequence that a capped read cut in half."""
+def _whole_characters(data: bytes, tail: bool = False) -> bytes:
+    """Drop a UTF-8 sequence that a capped read cut in half: at its end, or at its start when
+    it read a file's ``tail``."""
+    if tail:
+        start = 0
+        while start < min(len(data), 3) and data[start] & 0xC0 == 0x80:
+            start += 1
+        data = data[start:]
     for back in range(1, 4):
         if len(data) >= back and data[-back] & 0xC0 != 0x80:
             lead = data[-back]

@@ -91,11 +91,12 @@ def collect(root: Path, manifest: Path | None, targets: tuple[str, ...]) -> list
     """Compile every selected artifact in memory, once, and measure it."""
     from .api import Project
     from .compile import compile_job
+    from .memory_logs import days_glob
     from .sources import Inputs, read_cap
 
     project = Project.load(root, manifest)
     model = project.model
-    inputs = Inputs(project.root, read_cap(model))
+    inputs = Inputs(project.root, read_cap(model), days_glob(model))
     found = []
     for job in select(model, project.jobs(), targets):
         compiled = compile_job(model, job, inputs)
@@ -168,7 +169,8 @@ def _section_stats(
     days = [c for c in mine if c.after == 0 and c.files and c.files[0] not in size.files]
     cuts = tuple(_describe_cut(cut, size.files) for cut in mine if cut not in days[1:])
     if len(days) > 1:  # days of a daily log left out: the newest named, the rest counted
-        cuts += (f"{len(days) - 1} older days dropped",)
+        older = len(days) - 1
+        cuts += (f"{older} older day{'s' if older > 1 else ''} dropped",)
     return SectionStats(
         size.name,
         tuple(size.files),

@@ -23,6 +23,7 @@ from hotplex.targets import WORKERS
 
 from .errors import suggest
 from .jobs import Job
+from .memory_logs import DAY_FORMS, days_glob, in_glob, is_day, is_day_of
 from .model import Model, Source, Target
 from .source_rule import worker_defaults
 
@@ -82,18 +83,57 @@ def report(model: Model, found: Listing, read: set[str]) -> list[str]:
     patterns = {p: _glob(p) for p in model.manifest.project.ignore}
     used: set[str] = set()
     unread = []
+    glob = days_glob(model)
     for path in found.files:
         rel = _relative(path, sources_dir)
         matching = [p for p, rx in patterns.items() if any(rx.fullmatch(r) for r in _prefixes(rel))]
         used.update(matching)
-        if path not in read and not matching:
+        if path in read or matching:
+            continue
+        if glob is not None and is_day_of(glob, path):
+            # A day the logs read, or left unread for lack of room (reported as dropped).
+            if f"{posixpath.dirname(glob)}/" not in read:
+                unread.append(
+                    f"{path} is read by no artifact: a day, but no target keeps the 'memory'"
+                    " source that days join"
+                )
+        elif glob is not None and in_glob(glob, path):
+            unread.append(
+                f"{path} matches memory.logs '{model.manifest.memory.logs}' but is not a day"
+                f" (a day is named by its date: {DAY_FORMS}): not read"
+            )
+        else:
             unread.append(f"{path} is read by no artifact" + _why(model, rel))
     if unread:
         unread.append(
             f"{len(unread)} file(s) under '{sources_dir}/' are read by no artifact; list files"
             ' kept on purpose in [project] ignore = ["drafts/**", ...] (globs in that folder)'
         )
-    return _declared_but_absent(model, found) + _unmatched(model, found, used) + unread
+    return (
+        _declared_but_absent(model, found)
+        + _absent_logs_folder(model, found)
+        + _unmatched(model, found, used)
+        + unread
+    )
+
+
+def _absent_logs_folder(model: Model, found: Listing) -> list[str]:
+    """``[memory] logs`` in a folder that does not exist (a misspelt ``memroy/*.md``): without a
+    word the artifacts would just have no days."""
+    glob = days_glob(model)
+    if glob is None:
+        return []
+    folder = posixpath.dirname(glob)
+    if os.path.isdir(model.root / folder):
+        return []
+    logs = model.manifest.memory.logs
+    pattern = posixpath.basename(glob)
+    folders = [f"{_relative(f, model.sources_dir)}/{pattern}" for f in found.folders[1:]]
+    hint = suggest(logs, folders) or "the agent writes a file a day there; create the folder"
+    return [
+        f"{model.manifest_display}: memory.logs: the folder of '{logs}' ({folder}/) does not"
+        f" exist — {hint}"
+    ]
 
 
 def _relative(path: str, sources_dir: str) -> str:
@@ -224,6 +264,8 @@ def _why(model: Model, rel: str) -> str:
             return f": no target has bot '{bot}' — {hint}"
     if (head, name) in by_file:
         return f": no target keeps source '{by_file[head, name].name}' (keep / profile)"
+    if is_day(name):
+        return _day_why(manifest.memory.logs, head)
     hint = suggest(name, [n for h, n in by_file if h == head])
     if hint:
         return f" — {hint}"
@@ -238,6 +280,18 @@ def _why(model: Model, rel: str) -> str:
             " declare it with [[source]] (name, file, channel, tag) to read it"
         )
     return ""
+
+
+def _day_why(logs: str | None, head: str) -> str:
+    """A file named like a daily log that the logs glob does not read: why, naming the key."""
+    if logs is None:
+        return ': named like a daily log; [memory] logs = "memory/*.md" reads such files'
+    folder = posixpath.dirname(logs.replace("\\", "/"))
+    if posixpath.normpath(head or ".") == posixpath.normpath(folder or "."):
+        return f": named like a day, but memory.logs '{logs}' does not match its name (case counts)"
+    if head.startswith(f"{posixpath.normpath(folder or '.')}/"):
+        return f": a day in a subfolder, but memory.logs '{logs}' reads only '{folder}/' itself"
+    return f": named like a day, but memory.logs '{logs}' reads days in '{folder or '.'}/'"
 
 
 def _platform_why(model: Model, word: str) -> str:

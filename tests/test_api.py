@@ -218,8 +218,8 @@ def logs_project(make_project) -> Project:
     ("key", "hint"),
     [
         ("memory/sub/2026-12-01.md", "read from 'memory/' itself, not from its subfolders"),
-        ("memory/.hidden.md", "a daily log's name starts with its date, YYYY-MM-DD"),
-        ("memory/notes.md", "a daily log's name starts with its date, YYYY-MM-DD"),
+        ("memory/.hidden.md", "a daily log is named by its date: YYYY-MM-DD.md"),
+        ("memory/notes.md", "a daily log is named by its date: YYYY-MM-DD.md"),
         ("memory/2026-12-01.txt", "daily logs are the files of 'memory/' that match '*.md'"),
         ("memory\\2026-12-01.md", "did you mean 'memory/2026-12-01.md'?"),
     ],

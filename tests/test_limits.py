@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hotplex.errors import HotplexError
 from hotplex.limits import TRUNCATION_MARKER, Limited, apply, fair_shares, measure
@@ -20,9 +22,7 @@ def test_nothing_is_cut_within_limits():
 
 
 def test_per_file_then_total_in_source_order():
-    kept, cuts = apply(
-        sections("a" * 300, "b" * 300, "c" * 300), Limits(per_file=200, total=560)
-    )
+    kept, cuts = apply(sections("a" * 300, "b" * 300, "c" * 300), Limits(per_file=200, total=560))
     sizes = [len(k.text) for k in kept]
     assert sizes == [200, 200, 160]
     assert all(k.text.endswith(TRUNCATION_MARKER) for k in kept)
@@ -34,11 +34,59 @@ def test_per_file_then_total_in_source_order():
     ]
 
 
-def test_a_section_with_too_little_room_is_dropped_and_reported():
-    kept, cuts = apply(sections("a" * 100, "b" * 100), Limits(per_file=1000, total=110))
-    assert [k.name for k in kept] == ["s0"]
-    assert cuts[-1].after == 0 and cuts[-1].limit == "total"
-    assert "dropped" in cuts[-1].describe()
+def test_a_section_with_room_too_small_for_the_marker_keeps_what_fits_and_is_reported():
+    kept, cuts = apply(sections("a" * 100, "b" * 100, "c" * 9), Limits(per_file=1000, total=110))
+    assert [k.text for k in kept] == ["a" * 100, "b" * 10]
+    assert [(c.section, c.limit, c.after, c.style) for c in cuts] == [
+        ("s1", "total", 10, "head"),
+        ("s2", "total", 0, "dropped"),  # nothing left of the total
+    ]
+    assert cuts[0].describe() == "F1.md: truncated 100 → 10 chars (limits.total)"
+    assert "dropped" in cuts[1].describe()
+
+
+# Texts as sections hold them: trimmed, and without a '<' (a cut never ends in an open '<name',
+# so a text made of one could lose it all; test_sanitize covers that rule).
+section_text = st.text(st.characters(blacklist_characters="<"), max_size=900).map(str.strip)
+
+
+@given(
+    st.lists(section_text, min_size=1, max_size=40),
+    st.integers(1, 9000),
+    st.integers(1, 3000),
+    st.sampled_from(["chars", "bytes"]),
+    st.sampled_from(["order", "fair"]),
+)
+def test_any_total_is_spent_and_held(texts, per_file, total, unit, share):
+    limits = Limits(per_file=per_file, total=total, unit=unit, share=share)
+    kept, cuts = apply(sections(*texts), limits)
+    assert sum(measure(k.text, unit) for k in kept) <= total
+    # A character takes up to 4 bytes: with fewer per section, none may fit.
+    if unit == "chars" or min(per_file, total // len(texts)) >= 4:
+        assert bool(kept) == any(texts)
+    cut_names = {c.section for c in cuts}
+    assert all(k.text == texts[int(k.name[1:])] or k.name in cut_names for k in kept)
+
+
+def test_fair_shares_smaller_than_the_marker_still_fill_the_document(make_project, hotplex):
+    files = {
+        f"agent-configs/{name}.md": f"# {name}\n" + f"{name} says something useful. " * 30
+        for name in ("SOUL", "AGENTS", "USER", "MEMORY")
+    }
+    root = make_project(
+        files,
+        manifest="[metacognition]\nenabled = false\n\n[limits]\nper_file = 8000\ntotal = 100\n"
+        'share = "fair"\n\n[[target]]\nname = "cc"\nworker = "claude-code"\n',
+    )
+    result = hotplex("-C", str(root), "build", "--json")
+    assert result.status == 0, result.stderr
+    prompt = (root / "dist/cc/default/prompt.xml").read_text(encoding="utf-8")
+    for name in ("SOUL", "AGENTS", "USER", "MEMORY"):
+        assert f"# {name}" in prompt
+    (artifact,) = [a for a in json.loads(result.stdout)["artifacts"] if a["path"].endswith(".xml")]
+    cuts = artifact["truncations"]
+    assert {c["style"] for c in cuts} == {"head"} and len(cuts) == 4
+    assert sum(c["after"] for c in cuts) <= 100
 
 
 def test_bytes_unit_never_splits_a_utf8_sequence():
@@ -110,19 +158,22 @@ def test_fair_share_keeps_small_sections_whole_and_splits_the_rest_evenly():
 
 
 def test_fair_shares_water_fill():
-    assert fair_shares([10, 500, 500], 610) == [10, 300, 300]
-    assert fair_shares([10, 20], 100) == [10, 20]
-    assert fair_shares([7, 7, 7], 10) == [3, 3, 3]  # the remainder is not given by position
+    assert fair_shares([10, 500, 500], 610, ["a", "b", "c"]) == [10, 300, 300]
+    assert fair_shares([10, 20], 100, ["a", "b"]) == [10, 20]
+    # The remainder goes by name, not by position: the whole total is spent.
+    assert fair_shares([7, 7, 7], 10, ["b", "c", "a"]) == [3, 3, 4]
+    assert fair_shares([7, 7, 7], 2, ["b", "c", "a"]) == [1, 0, 1]
 
 
 @given(st.lists(st.integers(0, 5000), min_size=1, max_size=8), st.integers(0, 20000))
 def test_fair_shares_properties(demands, total):
-    shares = fair_shares(demands, total)
-    assert sum(shares) <= total
+    names = [f"s{i}" for i in range(len(demands))]
+    shares = fair_shares(demands, total, names)
+    assert sum(shares) == min(total, sum(demands))  # the total is spent
     equal = total // len(demands)
     assert all(s >= min(d, equal) for s, d in zip(shares, demands, strict=True))
     assert all(s <= d for s, d in zip(shares, demands, strict=True))
-    reordered = fair_shares(demands[::-1], total)[::-1]
+    reordered = fair_shares(demands[::-1], total, names[::-1])[::-1]
     assert reordered == shares  # any order of the sections: the same allocation
 
 

@@ -8,6 +8,7 @@ import time
 
 import pytest
 from hotplex import HotplexError, Project
+from hotplex.limits import TRUNCATION_MARKER
 from hotplex_testing import run_hotplex
 
 MANIFEST = """\
@@ -151,7 +152,7 @@ def test_crlf_and_bom_logs_read_like_lf_and_templates_stay_off(make_project):
     build_json(first)
     build_json(second)
     assert memory_of(first) == memory_of(second)
-    assert "- fixed {{ the }} thing\n\n- second" in memory_of(first)
+    assert "- fixed {{ the }} thing\n- second" in memory_of(first)
     assert "\r" not in memory_of(first) and "\ufeff" not in memory_of(first)
 
 
@@ -283,7 +284,9 @@ def test_overlay_compiles_as_if_the_files_held_the_text_for_that_call_only(make_
 
 
 def test_overlay_findings_name_the_overlay_file(make_project):
-    project = Project.load(settled(make_project({"agent-configs/SOUL.md": "Soul.\n"}, manifest=manifest())))
+    project = Project.load(
+        settled(make_project({"agent-configs/SOUL.md": "Soul.\n"}, manifest=manifest()))
+    )
     with pytest.raises(HotplexError) as found:
         project.compile("cc", overlay={"USER.md": "ok\nDB_PASSWORD=hunter2-Real-99\n"})
     assert found.value.problems[0].span.file == "overlay:USER.md"
@@ -434,3 +437,203 @@ worker = "claude-code"
         assert abs(len(soul) - len(memory)) < 80 and "m" * 900 in memory
         assert cuts == {("soul", "share"), ("memory", "share")}
         assert "2026-11-01" not in memory  # the curated part took the memory's share
+
+
+def test_a_day_keeps_its_own_line_breaks_a_tight_list_stays_tight(make_project):
+    text = "# Morning\n- a\n- b\n  more of b\n\nA paragraph.\n\n\n- c\n"
+    root = make_project({"agent-configs/memory/2026-11-01.md": text}, manifest=manifest())
+    build_json(root)
+    assert memory_of(root).endswith("## 2026-11-01\n\n" + text.rstrip())
+
+
+def test_a_newest_day_past_the_read_cap_keeps_its_last_entries_whole(make_project):
+    count = 200_000
+    big = "".join(f"- entry {n} of the day, noted\n" for n in range(count))
+    root = make_project({"agent-configs/MEMORY.md": "Curated."}, manifest=manifest(5000))
+    (root / "agent-configs/memory").mkdir()
+    (root / "agent-configs/memory/2026-11-02.md").write_text(big, encoding="utf-8")
+    assert len(big) > 6_000_000
+    report = build_json(root)
+    kept = memory_of(root).split("## 2026-11-02\n\n", 1)[1].split("\n")
+    assert kept[-1] == f"- entry {count - 1} of the day, noted"
+    numbers = [int(line.split()[2]) for line in kept]
+    assert numbers == list(range(numbers[0], count)) and len(numbers) > 100
+    (cut,) = [c for c in cuts_of(report) if c["limit"] == "per_file"]
+    assert cut["files"] == ["agent-configs/memory/2026-11-02.md"] and cut["style"] == "entries"
+
+
+def test_only_files_named_by_a_date_are_days(make_project, hotplex):
+    files = {
+        "agent-configs/MEMORY.md": "Curated.",
+        "agent-configs/memory/notes.md": "- not a day",
+        "agent-configs/memory/2026-11-31.md": "- no such date",
+        "agent-configs/memory/2026-11-01.md": "- day one",
+        "agent-configs/memory/2026-11-02-standup.md": "- day two, standup",
+    }
+    root = make_project(files, manifest=manifest())
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    memory = memory_of(root)
+    assert "not a day" not in memory and "no such date" not in memory
+    assert memory.index("## 2026-11-02-standup") < memory.index("## 2026-11-01")
+    for name in ("notes.md", "2026-11-31.md"):
+        assert (
+            f"agent-configs/memory/{name} matches memory.logs 'memory/*.md' but is not a day"
+            in result.stderr
+        )
+    assert " is read by no artifact" not in result.stderr
+
+
+def test_a_logs_glob_that_matches_a_source_is_an_error(make_project, hotplex):
+    root = make_project(
+        {"agent-configs/MEMORY.md": "Curated.", "agent-configs/SOUL.md": "Soul."},
+        manifest=manifest().replace('logs = "memory/*.md"', 'logs = "*.md"'),
+    )
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2
+    assert "hotplex.toml: memory.logs: '*.md' matches the files of sources " in result.stderr
+    assert "'soul' (SOUL.md)" in result.stderr and "a source is not a day" in result.stderr
+
+
+def test_days_left_out_for_room_are_reported_once_as_dropped_not_as_unread(make_project, hotplex):
+    files = dict(day(n, f"day {n} " + "x" * 300) for n in range(1, 7))
+    root = make_project(files, manifest=manifest(per_file=400))
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    assert "is read by no artifact" not in result.stderr
+    lines = result.stderr.splitlines()
+    for n in (5, 4):
+        assert sum(f"2026-11-{n:02d}.md" in line for line in lines) == 1
+    assert (
+        "warning: cc/default: 3 older days, agent-configs/memory/2026-11-01.md …"
+        " agent-configs/memory/2026-11-03.md: dropped; no room left in limits.per_file"
+    ) in lines
+
+
+def test_three_days_left_out_are_three_lines_and_an_empty_day_is_not_dropped(make_project, hotplex):
+    files = dict(day(n, f"day {n} " + "x" * 300) for n in range(1, 5))
+    files["agent-configs/memory/2026-10-31.md"] = ""
+    root = make_project(files, manifest=manifest(per_file=400))
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    cc = [line for line in result.stderr.splitlines() if line.startswith("warning: cc/default:")]
+    assert [line.split(": ")[2] for line in cc] == [
+        f"agent-configs/memory/2026-11-0{n}.md" for n in (3, 2, 1)
+    ]
+    assert "2026-10-31" not in result.stderr and "older days" not in result.stderr
+
+
+def test_a_logs_folder_that_does_not_exist_is_a_warning_with_a_suggestion(make_project, hotplex):
+    root = make_project(
+        dict([("agent-configs/MEMORY.md", "Curated."), day(1, "a day")]),
+        manifest=manifest().replace('"memory/*.md"', '"memroy/*.md"'),
+    )
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    assert (
+        "warning: hotplex.toml: memory.logs: the folder of 'memroy/*.md' (agent-configs/memroy/)"
+        " does not"
+        " exist — did you mean 'memory/*.md'?"
+    ) in result.stderr.splitlines()
+
+
+def test_days_the_glob_does_not_reach_get_a_hint_naming_memory_logs(make_project, hotplex):
+    files = {
+        "agent-configs/MEMORY.md": "Curated.",
+        "agent-configs/memory/2026-11-01.MD": "- upper case",
+        "agent-configs/memory/2025/2025-12-31.md": "- last year",
+        "agent-configs/2026-11-02.md": "- beside the sources",
+    }
+    root = make_project(files, manifest=manifest())
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    unread = [line for line in result.stderr.splitlines() if " is read by no artifact" in line]
+    assert len(unread) == 3 and all("memory.logs 'memory/*.md'" in line for line in unread)
+
+
+def test_a_wildcard_folder_is_one_error_not_two(make_project, hotplex):
+    root = make_project(
+        {"agent-configs/MEMORY.md": "Curated."},
+        manifest=manifest().replace('"memory/*.md"', '"*/x.md"'),
+    )
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2
+    assert result.stderr.count("memory.logs") == 1, result.stderr
+    assert "the folder must be literal" in result.stderr
+
+
+def test_stats_counts_one_older_day_in_the_singular(make_project, hotplex):
+    files = dict(day(n, f"day {n} " + "x" * 300) for n in range(1, 4))
+    root = make_project(files, manifest=manifest(per_file=400))
+    table = hotplex("-C", str(root), "stats").stdout
+    memory = next(
+        line for line in table.splitlines() if line.split()[:2] == ["cc/default", "memory"]
+    )
+    assert memory.split("(dropped); ")[1].split("  ")[0] == "1 older day dropped"
+
+
+def test_a_memory_section_of_one_long_entry_keeps_its_head_rather_than_nothing(
+    make_project, hotplex
+):
+    entry = "- " + "a long entry about the migration " * 20
+    root = make_project(
+        {"agent-configs/memory/2026-11-01.md": entry, "agent-configs/SOUL.md": "Soul."},
+        manifest=manifest(per_file=200),
+    )
+    report = build_json(root)
+    memory = memory_of(root)
+    assert memory.startswith(
+        "Recall relevant past context when applicable.\n## 2026-11-01\n\n- a long"
+    )
+    (cut,) = cuts_of(report)
+    assert cut["files"] == ["agent-configs/memory/2026-11-01.md"] and 0 < cut["after"] <= 200
+    assert cut["style"] == "marker" and memory.endswith(TRUNCATION_MARKER)
+
+
+def test_a_finding_in_a_day_read_from_its_end_is_placed_on_its_line(make_project, hotplex):
+    lines = [f"- entry {n} of the day, noted" for n in range(40_000)]
+    lines.append("- deploy key AKIAIOSFODNN7EXAMPLQ for staging")
+    root = make_project({"agent-configs/MEMORY.md": "Curated."}, manifest=manifest())
+    (root / "agent-configs/memory").mkdir()
+    (root / "agent-configs/memory/2026-11-02.md").write_text("\n".join(lines), encoding="utf-8")
+    assert len("\n".join(lines)) > 1 << 20  # past the read cap: read from its end
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 1
+    assert result.stderr.startswith(f"agent-configs/memory/2026-11-02.md:{len(lines)}:14: ")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("2026-11-29.md", True),
+        ("memory/2026-11-29.md", True),
+        ("memory\\2026-11-29.md", True),
+        ("2026-11-29-standup.md", True),
+        ("2026-11-29_evening.md", True),
+        ("2026-11-29.MD", True),
+        ("2024-02-29.md", True),
+        ("2099-01-01.md", True),  # no clock: a future date is a day
+        ("2026-02-29.md", False),
+        ("2026-13-01.md", False),
+        ("2026-11-29x.md", False),
+        ("2026-11-29.md.bak", False),
+        ("notes.md", False),
+        ("MEMORY.md", False),
+        ("\u0662\u0660\u0662\u0666-\u0661\u0661-\u0662\u0669.md", False),  # ASCII digits only
+    ],
+)
+def test_which_file_names_are_days(name, expected):
+    from hotplex.memory_logs import is_day
+
+    assert is_day(name) is expected
+
+
+def test_a_day_read_from_inside_a_code_block_starts_after_it(make_project):
+    code = "".join(f"- not an entry {n}, a line of code\n" for n in range(40_000))
+    text = f"- a long log:\n\n```\n{code}```\n- after the code\n- the newest\n"
+    root = make_project({"agent-configs/MEMORY.md": "Curated."}, manifest=manifest())
+    (root / "agent-configs/memory").mkdir()
+    (root / "agent-configs/memory/2026-11-02.md").write_text(text, encoding="utf-8")
+    assert len(text) > 1 << 20  # past the read cap: read from its end, inside the block
+    build_json(root)
+    assert memory_of(root).endswith("## 2026-11-02\n\n- after the code\n- the newest")

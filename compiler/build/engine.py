@@ -32,6 +32,7 @@ BATCH = 256
 class Builder:
     def __init__(self, request: Request, manifest_path: Path, state: state_log.State) -> None:
         from .. import loading
+        from ..memory_logs import days_glob
         from ..sources import Inputs, read_cap
 
         self.request = request
@@ -42,7 +43,8 @@ class Builder:
         known = {
             path: (Stamp(*rec[:3]), rec.digest) for path, rec in state.files.items() if rec.digest
         }
-        self.inputs = Inputs(request.root, read_cap(self.model), known=known)
+        logs = days_glob(self.model)
+        self.inputs = Inputs(request.root, read_cap(self.model), logs, known=known)
         self.outputs = Outputs(request.root, self.model.manifest_display)
         self.keys = decide.Keys(self.model)
         self.strategy: Strategy = (Check if request.check else Write)(self.outputs, request.diff)
@@ -171,6 +173,7 @@ class Builder:
                 return None
         taken = snapshot.take(self.model, self.manifest_stamp, records, self.inputs, self.started)
         return taken, records
+
 
 def _batches(jobs: list[Job], size: int):
     it = iter(jobs)
