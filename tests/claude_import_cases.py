@@ -17,6 +17,7 @@ import io
 import json
 import re
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 RECORDED = Path(__file__).parent / "fixtures" / "claude-imports.json"
@@ -24,11 +25,18 @@ PRIVATE_LABEL = "user's private project instructions, not checked in"
 _ENTRY = re.compile(r"^Contents of (.+?) \(([^()]*)\):\n\n", re.M)
 
 
+@dataclass(frozen=True)
+class Link:
+    """A symbolic link in a case, to ``target`` (relative to the link's folder)."""
+
+    target: str
+
+
 def _bodies(names: list[str]) -> dict[str, str]:
     return {name: f"body of {name}\n" for name in names}
 
 
-CASES: dict[str, dict[str, str | bytes]] = {
+CASES: dict[str, dict[str, str | bytes | Link]] = {
     # Code spans, fenced and indented code blocks hold no imports.
     "code": {
         "CLAUDE.md": "span `@span.md` x\n```\n@fence.md\n```\n~~~\n@tilde.md\n~~~\n\n"
@@ -173,6 +181,20 @@ CASES: dict[str, dict[str, str | bytes]] = {
         "AGENTS.md": "Agents\n",
         "sub/CLAUDE.md": "Nested\n",
     },
+    # A CLAUDE.md that is a symlink (to agents/AGENTS.md, so one file serves every tool) and an
+    # imported symlink: imports are relative to the folder of the file a link points to.
+    "symlinks": {
+        "CLAUDE.md": Link("agents/AGENTS.md"),
+        "agents/AGENTS.md": "Shared rules @p.md @../top.md @guide.md\n",
+        "agents/p.md": "p beside the link's target\n",
+        "agents/guide.md": Link("../docs/guide.md"),
+        "docs/guide.md": "Guide @style.md\n",
+        "docs/style.md": "style beside the guide\n",
+        "p.md": "p beside the link\n",
+        "style.md": "style beside CLAUDE.md\n",
+        "agents/style.md": "style beside the guide's link\n",
+        "top.md": "Top\n",
+    },
 }
 
 
@@ -182,7 +204,10 @@ def write_case(root: Path, name: str) -> Path:
     for rel, content in CASES[name].items():
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+        if isinstance(content, Link):
+            path.symlink_to(content.target)
+        else:
+            path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
     return folder
 
 
