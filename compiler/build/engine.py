@@ -67,14 +67,17 @@ class Builder:
         from .. import unused
 
         read = {**{job: r.inputs for job, r in before.items()}, **self.read}
-        unread, folders = unused.after_build(self.model, planned, read)
-        self.warnings += unread
         produced = {posixpath.normpath(f.path) for r in reports for f in r.files}
+        own = produced | {posixpath.normpath(p) for r in before.values() for p in r.outputs}
+        unread, folders = unused.after_build(self.model, planned, read, own)
+        self.warnings += unread
         names = orphans.artifact_names(produced, before)
-        found = orphans.find(self.scope, produced, before, names)
+        # Never delete what an artifact reads (an earlier `out` inside the sources folder).
+        kept = produced | {path for inputs in read.values() for path in inputs}
+        found = orphans.find(self.scope, kept, before, names)
         if log is not None:
             orphans.delete(self.scope, found, {j.id for j in planned}, log)
-            closing = self._closing(planned, produced, names, {j.id for j in jobs})
+            closing = self._closing(planned, kept, names, {j.id for j in jobs})
             if closing is not None:
                 closing[0].update(snapshot.unread(self.model.root, folders, unread, self.started))
             log.close(closing)
@@ -150,7 +153,7 @@ class Builder:
         return decide.still_current(record, self.keys.of(job), now, self.inputs.digest)
 
     def _closing(
-        self, planned: list[Job], produced: set[str], names: set[str], decided: set[str]
+        self, planned: list[Job], kept: set[str], names: set[str], decided: set[str]
     ) -> tuple[dict, list[JobRecord]] | None:
         """The snapshot and the records it covers, or None when some planned job is not
         current (a `build TARGET` left others stale, or left orphans elsewhere)."""
@@ -165,12 +168,13 @@ class Builder:
                 return None
             records.append(record)
         if self.scope.targets is not None:
-            everything = produced | {posixpath.normpath(p) for r in records for p in r.outputs}
+            everything = kept | {posixpath.normpath(p) for r in records for p in r.outputs}
             whole = orphans.Scope(self.scope.root, self.scope.out, None, self.scope.earlier)
             if orphans.find(whole, everything, self.state.jobs, names):
                 return None
         taken = snapshot.take(self.model, self.manifest_stamp, records, self.inputs, self.started)
         return taken, records
+
 
 def _batches(jobs: list[Job], size: int):
     it = iter(jobs)
