@@ -512,7 +512,7 @@ def test_a_clash_stops_the_import_before_anything_is_written(tmp_path):
 def test_dry_run_writes_nothing(tmp_path):
     repo = write_tree(tmp_path / "repo", {"AGENTS.md": "Rules.\n"})
     result = run_ok("-C", str(repo), "import", "--dry-run", "--copy")
-    assert "would write 1 file(s) and hotplex.toml" in result.stdout
+    assert "would write 1 file(s), .gitignore and hotplex.toml" in result.stdout
     assert sorted(p.name for p in repo.iterdir()) == ["AGENTS.md"]
 
 
@@ -761,6 +761,36 @@ def test_running_import_again_on_a_hotplex_folder_adds_nothing(tmp_path):
 # --- what import leaves out, and what a build says about it (issue 21) ---------------------------
 
 
+def test_subfolder_claude_and_agents_files_are_named_as_not_mapped(tmp_path):
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            "CLAUDE.md": "Root rules.\n",
+            "AGENTS.md": "Agent rules.\n",
+            "CLAUDE.local.md": "Mine only.\n",
+            "pkg/CLAUDE.md": "Package notes.\n",
+            "pkg/AGENTS.md": "Package rules.\n",
+            "node_modules/dep/AGENTS.md": "A dependency's own.\n",
+        },
+    )
+    project, report = import_and_build(repo)
+    assert (
+        "not mapped: pkg/CLAUDE.md: Claude Code reads a CLAUDE.md in a subfolder only once it"
+        " works on files there, not at start; add a [[source]] if every session needs it"
+    ) in report.stdout
+    assert (
+        "not mapped: pkg/AGENTS.md: Codex and OpenCode read an AGENTS.md in a subfolder only when"
+        " run in that folder, not at start" in report.stdout
+    )
+    assert "node_modules" not in report.stdout  # other people's packages
+    build = run_ok("-C", str(project), "build")
+    # The build's word for each file no artifact reads is the import's, not a platform guess.
+    assert "no platform" not in build.stderr
+    assert "CLAUDE.local.md is read by no artifact: private to you (Claude Code" in build.stderr
+    assert "pkg/AGENTS.md is read by no artifact: Codex and OpenCode read" in build.stderr
+    assert "pkg/CLAUDE.md is read by no artifact: Claude Code reads a CLAUDE.md" in build.stderr
+
+
 def test_a_platform_folder_is_still_named_as_one(make_project):
     """A HotPlex project with platforms: webchat/AGENTS.md is a platform folder, not Codex's."""
     files = {"AGENTS.md": "Rules.\n", "slak/AGENTS.md": "S\n", "webchat/AGENTS.md": "W\n"}
@@ -817,6 +847,19 @@ def test_sources_in_hidden_folders_are_not_reported_missing(tmp_path):
         "source 'copilot': .github/copilot-instruction.md does not exist, so no artifact has it"
         " — did you mean 'copilot-instructions.md'?" in build.stderr
     )
+
+
+def test_import_writes_inits_gitignore_and_never_touches_one_there(tmp_path):
+    from hotplex.scaffold import GITIGNORE
+
+    fresh = write_tree(tmp_path / "fresh", {"AGENTS.md": "Rules.\n"})
+    report = run_ok("-C", str(fresh), "import")
+    assert "wrote 0 file(s), .gitignore and hotplex.toml" in report.stdout
+    assert (fresh / ".gitignore").read_text() == GITIGNORE
+    mine = write_tree(tmp_path / "mine", {"AGENTS.md": "Rules.\n", ".gitignore": "node_modules/\n"})
+    report = run_ok("-C", str(mine), "import")
+    assert "wrote 0 file(s) and hotplex.toml" in report.stdout
+    assert (mine / ".gitignore").read_text() == "node_modules/\n"
 
 
 # --- a changed out in an imported project (sources = ".") ------------------------------------------
