@@ -42,9 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `hotplex show cc | head`: the reader has gone, nothing to report
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         _clear_progress()
-        sys.stderr.write("hotplex: interrupted; artifacts from the last good build are untouched\n")
+        _say_interrupted(args, exc)
         return 130
     except Exception as exc:  # the edge: a bug must not reach the user as a traceback
         if os.environ.get("HOTPLEX_DEBUG"):
@@ -55,6 +55,27 @@ def main(argv: list[str] | None = None) -> int:
             "  this is a bug in hotplex; set HOTPLEX_DEBUG=1 for the traceback and report it\n"
         )
         return EXIT_INTERNAL
+
+
+def _say_interrupted(args: argparse.Namespace, exc: KeyboardInterrupt) -> None:
+    """What Ctrl-C left: a build names the sets it finished (each file is written whole, by
+    rename, so every artifact is its old or its new version) and the command that finishes the
+    job; a command that writes nothing says so."""
+    from .records import Interrupted
+
+    if args.command in ("check", "graph", "show", "stats"):
+        sys.stderr.write("hotplex: interrupted; nothing was written\n")
+        return
+    if not isinstance(exc, Interrupted) or args.command != "build":
+        sys.stderr.write("hotplex: interrupted\n")
+        return
+    rebuilt = [job for job in exc.jobs if job.rebuilt]
+    _print_built(rebuilt, False)
+    sys.stderr.write(
+        f"hotplex: interrupted: {len(rebuilt)} artifact set(s) rebuilt, {exc.total - len(exc.jobs)}"
+        f" of {exc.total} not reached; every file is whole (old or new); run {_fix_command(args)}"
+        " to finish the job\n"
+    )
 
 
 def _error_report(command: str, exc: HotplexError) -> dict[str, object]:
@@ -228,17 +249,23 @@ def _print_build(outcome, explain: bool, elapsed: float) -> None:
     for warning in outcome.warnings:
         sys.stderr.write(f"{colour('warning', 'yellow', sys.stderr)}: {warning}\n")
     rebuilt = [j for j in outcome.jobs if j.rebuilt]
+    _print_built(rebuilt, explain)
+    for path in outcome.orphans:
+        print(f"  {colour('deleted', 'dim')} {path} (no longer in the manifest)")
+    _print_truncations(outcome)
+    current = len(outcome.jobs) - len(rebuilt)
+    print(f"hotplex: {len(rebuilt)} rebuilt, {current} up to date ({elapsed:.2f} s)")
+
+
+def _print_built(rebuilt, explain: bool) -> None:
+    from .console import colour
+
     for job in rebuilt:
         written = ", ".join(job.written) if job.written else "unchanged"
         print(f"  {colour('built', 'green')} {job.id}: {written}")
         if explain:
             for reason in job.reasons:
                 print(f"      because {reason}")
-    for path in outcome.orphans:
-        print(f"  {colour('deleted', 'dim')} {path} (no longer in the manifest)")
-    _print_truncations(outcome)
-    current = len(outcome.jobs) - len(rebuilt)
-    print(f"hotplex: {len(rebuilt)} rebuilt, {current} up to date ({elapsed:.2f} s)")
 
 
 def cmd_check(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:

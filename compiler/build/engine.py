@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..errors import HotplexError
 from ..fs import Stamp, stamp
 from ..jobs import Job, plan, select
-from ..records import JobRecord, JobReport, Outcome
+from ..records import Interrupted, JobRecord, JobReport, Outcome
 from . import decide, orphans, snapshot
 from .execute import Check, Strategy, Write
 from .outputs import Outputs
@@ -53,10 +53,23 @@ class Builder:
         self.scope = orphans.Scope(request.root, out, frozenset(request.targets) or None, earlier)
 
     def run(self, log: state_log.Log | None) -> Outcome:
+        """Build (or check); Ctrl-C raises Interrupted with the sets finished by then."""
         planned = plan(self.model)
         jobs = select(self.model, planned, self.request.targets)
-        before = dict(self.state.jobs)  # records are replaced, never mutated, by the log
         reports: list[JobReport] = []
+        try:
+            return self._run(planned, jobs, reports, log)
+        except KeyboardInterrupt:
+            raise Interrupted(reports, len(jobs)) from None
+
+    def _run(
+        self,
+        planned: list[Job],
+        jobs: list[Job],
+        reports: list[JobReport],
+        log: state_log.Log | None,
+    ) -> Outcome:
+        before = dict(self.state.jobs)  # records are replaced, never mutated, by the log
         work = functools.partial(self.strategy.execute, self.model, self.inputs)
         workers = Workers(work, self.request.processes)
         try:
