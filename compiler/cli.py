@@ -66,7 +66,7 @@ def _say_interrupted(args: argparse.Namespace, exc: KeyboardInterrupt) -> None:
     if args.command in ("check", "graph", "show", "stats"):
         sys.stderr.write("hotplex: interrupted; nothing was written\n")
         return
-    if not isinstance(exc, Interrupted) or args.command != "build":
+    if not isinstance(exc, Interrupted):  # not in a build
         sys.stderr.write("hotplex: interrupted\n")
         return
     rebuilt = [job for job in exc.jobs if job.rebuilt]
@@ -395,7 +395,7 @@ def cmd_watch(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
     try:
         watch(
             request,
-            lambda cycle: _print_cycle(cycle, args.explain),
+            _CyclePrinter(args.explain),
             lambda: print(f"hotplex: watching {root} for changes (Ctrl-C stops)"),
             quiet_ms=args.debounce,
         )
@@ -403,8 +403,12 @@ def cmd_watch(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
         if exc.name != "watchfiles":
             raise
         raise _watchfiles_missing() from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        from .records import Interrupted
+
         _clear_progress()
+        if isinstance(exc, Interrupted):  # in the middle of a build
+            _say_interrupted(args, exc)
         print("hotplex: stopped watching")
     return EXIT_OK
 
@@ -416,28 +420,37 @@ def _watchfiles_missing() -> HotplexError:
     )
 
 
-def _print_cycle(cycle, explain: bool) -> None:
-    """One watch cycle: errors and fixes always, a success only when it built something."""
-    from .console import colour
+class _CyclePrinter:
+    """Each watch cycle: errors and fixes always, a success when it built or deleted something
+    or when its warnings are not the last ones shown (a new file no artifact reads changes no
+    artifact, and is still news)."""
 
-    changed = "initial build" if cycle.number == 1 else "changed: " + _listed(cycle.changes)
-    if cycle.error is not None:
-        _clear_progress()
+    def __init__(self, explain: bool) -> None:
+        self.explain = explain
+        self.warnings: list[str] | None = None  # the last shown
+
+    def __call__(self, cycle) -> None:
+        from .console import colour
+
+        changed = "initial build" if cycle.number == 1 else "changed: " + _listed(cycle.changes)
+        if cycle.error is not None:
+            _clear_progress()
+            print(f"hotplex: {changed}")
+            sys.stderr.write(_describe_error(cycle.error) + "\n")
+            failed = colour("build failed", "red")
+            print(f"hotplex: {failed}; the last good artifacts stay in place. Watching for a fix.")
+            return
+        outcome = cycle.outcome
+        built = outcome.orphans or any(j.rebuilt for j in outcome.jobs)
+        if not (built or cycle.fixed or outcome.warnings != self.warnings):
+            return
+        self.warnings = outcome.warnings
         print(f"hotplex: {changed}")
-        sys.stderr.write(_describe_error(cycle.error) + "\n")
-        failed = colour("build failed", "red")
-        print(f"hotplex: {failed}; the last good artifacts stay in place. Watching for a fix.")
-        return
-    outcome = cycle.outcome
-    built = outcome.orphans or any(j.rebuilt for j in outcome.jobs)
-    if not (built or cycle.fixed or cycle.number == 1):
-        return
-    print(f"hotplex: {changed}")
-    _print_build(outcome, explain, cycle.seconds)
-    if cycle.fixed:
-        print(f"hotplex: {colour('fixed', 'green')}; changes take effect for the next session")
-    elif cycle.number > 1:
-        print("hotplex: changes take effect for the next session")
+        _print_build(outcome, self.explain, cycle.seconds)
+        if cycle.fixed:
+            print(f"hotplex: {colour('fixed', 'green')}; changes take effect for the next session")
+        elif cycle.number > 1 and built:
+            print("hotplex: changes take effect for the next session")
 
 
 def _listed(paths: tuple[str, ...], most: int = 5) -> str:

@@ -118,7 +118,7 @@ class Builder:
                 self.read[record.job] = record.inputs
                 reports.append(JobReport.of(record, "current"))
             else:
-                reports.append(self._record(next(done), log))
+                self._record(next(done), log, reports)
             if self.request.on_progress is not None:
                 self.request.on_progress(len(reports), total)
 
@@ -132,7 +132,10 @@ class Builder:
         self,
         done: Done | HotplexError,
         log: state_log.Log | None,
-    ) -> JobReport:
+        reports: list[JobReport],
+    ) -> None:
+        """Report a job done, then append its record: its files are written, so a Ctrl-C
+        while it is logged still counts it."""
         if isinstance(done, HotplexError):
             raise done
         record, result, stamps = done
@@ -140,11 +143,11 @@ class Builder:
         for path, digest in record.inputs.items():  # what a worker process read, for the snapshot
             self.inputs.digests.setdefault(path, digest)
             self.inputs.stamps.setdefault(path, stamps[path])
-        if log is not None:
-            log.append(record)
         report = JobReport.of(record, result.status)
         report.reasons, report.written, report.diff = result.reasons, result.written, result.diff
-        return report
+        reports.append(report)
+        if log is not None:
+            log.append(record)
 
     def _restat(self, record: JobRecord, log: state_log.Log) -> None:
         """Record new stamps of outputs whose bytes are verified unchanged (a `touch`, a
