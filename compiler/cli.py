@@ -70,7 +70,8 @@ def _say_interrupted(args: argparse.Namespace, exc: KeyboardInterrupt) -> None:
         sys.stderr.write("hotplex: interrupted\n")
         return
     rebuilt = [job for job in exc.jobs if job.rebuilt]
-    _print_built(rebuilt, False)
+    if not getattr(args, "json", False):  # stdout stays JSON, or nothing
+        _print_built(rebuilt, False)
     sys.stderr.write(
         f"hotplex: interrupted: {len(rebuilt)} artifact set(s) rebuilt, {exc.total - len(exc.jobs)}"
         f" of {exc.total} not reached; every file is whole (old or new); run {_fix_command(args)}"
