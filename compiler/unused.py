@@ -104,7 +104,8 @@ def report(model: Model, found: Listing, read: set[str], present: set[str]) -> l
 
 def _linked(root: Path, unread: list[str], read: set[str]) -> set[str]:
     """The files of ``unread`` that are read under another name, through a symlink: the file a
-    read link points to (CLAUDE.md -> agents/AGENTS.md), or a link to a read file."""
+    read link points to (CLAUDE.md -> agents/AGENTS.md), a link to a read file, or a link to
+    a folder a file was read through (listed as a file: the listing does not follow links)."""
     if not unread:
         return set()
     top = os.path.realpath(root)
@@ -113,7 +114,8 @@ def _linked(root: Path, unread: list[str], read: set[str]) -> set[str]:
         return os.path.relpath(os.path.realpath(os.path.join(top, path)), top)
 
     targets = read | {real(path) for path in read}
-    return {path for path in unread if path in targets or real(path) in targets}
+    through = {"/".join(p.split("/")[:n]) for p in read for n in range(1, p.count("/") + 1)}
+    return {p for p in unread if p in targets or p in through or real(p) in targets}
 
 
 def _relative(path: str, sources_dir: str) -> str:

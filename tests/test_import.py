@@ -821,6 +821,15 @@ def test_the_file_a_symlinked_claude_md_points_to_is_read_not_left_out(tmp_path)
     assert section(prompt(project), "claude") == "Edited through the link's target."
 
 
+def test_a_folder_imported_through_a_symlink_is_read(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "@docs/shared/x.md\n", "shared/x.md": "X\n"})
+    (repo / "docs").mkdir()
+    (repo / "docs/shared").symlink_to("../shared")
+    project, _ = import_and_build(repo)
+    assert section(prompt(project), "claude") == "@docs/shared/x.md\n\nX"
+    assert "read by no artifact" not in run_ok("-C", str(project), "build").stderr
+
+
 def test_sources_in_hidden_folders_are_not_reported_missing(tmp_path):
     repo = write_tree(
         tmp_path / "repo",
