@@ -181,11 +181,16 @@ CASES: dict[str, dict[str, str | bytes | Link]] = {
         "AGENTS.md": "Agents\n",
         "sub/CLAUDE.md": "Nested\n",
     },
-    # A CLAUDE.md that is a symlink (to agents/AGENTS.md, so one file serves every tool) and an
-    # imported symlink: imports are relative to the folder of the file a link points to.
+    # A CLAUDE.md that is a symlink (to agents/AGENTS.md, so one file serves every tool), an
+    # imported symlink and a file in a linked folder: imports are relative to the folder the
+    # file really is in.
     "symlinks": {
         "CLAUDE.md": Link("agents/AGENTS.md"),
-        "agents/AGENTS.md": "Shared rules @p.md @../top.md @guide.md\n",
+        "agents/AGENTS.md": "Shared rules @p.md @../top.md @guide.md @../lib/x.md\n",
+        "lib": Link("vendor/lib"),
+        "vendor/lib/x.md": "X @../z.md\n",
+        "z.md": "z at the top\n",
+        "vendor/z.md": "z beside the linked folder's target\n",
         "agents/p.md": "p beside the link's target\n",
         "agents/guide.md": Link("../docs/guide.md"),
         "docs/guide.md": "Guide @style.md\n",
