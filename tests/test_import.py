@@ -876,7 +876,7 @@ def test_import_writes_inits_gitignore_and_never_touches_one_there(tmp_path):
 
 def _set_out(project: Path, out: str) -> None:
     manifest = project / "hotplex.toml"
-    text = manifest.read_text()
+    text = re.sub(r'(?m)^out = ".*"\n', "", manifest.read_text())
     manifest.write_text(text.replace('sources = "."\n', f'sources = "."\nout = "{out}"\n', 1))
 
 
@@ -899,6 +899,10 @@ def test_a_changed_out_deletes_the_old_artifacts_when_the_sources_folder_is_the_
     assert (repo / "build/cc/default/prompt.xml").is_file()
     again = run_ok("-C", str(project), "build")
     assert again.stderr == "" and "0 rebuilt" in again.stdout
+    _set_out(project, "out")  # clean, too, removes the log's files in the earlier folder
+    cleaned = run_ok("-C", str(project), "clean")
+    assert "removed build/cc/default/prompt.xml" in cleaned.stdout
+    assert not (repo / "build").exists()
 
 
 def test_an_earlier_artifact_the_project_now_reads_is_not_deleted(tmp_path):
