@@ -152,9 +152,11 @@ def _declared_but_absent(model: Model) -> list[str]:
     warnings = []
     for source in model.sources:
         path = model.source_path(source.file)
-        # The file system, not the listing: that leaves out hidden folders (.github/, .claude/).
-        if source.name in added and not os.path.isfile(model.root / path):
-            folder, name = posixpath.split(path)
+        # On disk as the build reads it ("\\" a separator too), not in the listing: that leaves
+        # out hidden folders (.github/, .claude/).
+        on_disk = path.replace("\\", "/")
+        if source.name in added and not os.path.isfile(model.root / on_disk):
+            folder, name = posixpath.split(on_disk)
             hint = suggest(name, _file_names(model.root / folder))
             warnings.append(
                 f"source '{source.name}': {path} does not exist, so no artifact has it"

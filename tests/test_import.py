@@ -844,8 +844,13 @@ def test_sources_in_hidden_folders_are_not_reported_missing(tmp_path):
     assert "does not exist" not in build.stderr
     for text in ("Copilot rules.", "Style rule.", "Cursor rule."):
         assert text in prompt(project)
-    # A file really missing there is still named, with the names in its folder.
     manifest = project / "hotplex.toml"
+    written = manifest.read_text()
+    windows = written.replace('".github/copilot-', '".github\\\\copilot-')  # read the same
+    manifest.write_text(windows)
+    assert "does not exist" not in run_ok("-C", str(project), "build").stderr
+    manifest.write_text(written)
+    # A file really missing there is still named, with the names in its folder.
     manifest.write_text(
         manifest.read_text().replace(
             'file = ".github/copilot-instructions.md"', 'file = ".github/copilot-instruction.md"'
