@@ -159,8 +159,9 @@ class Outcome:
 
 
 class Interrupted(KeyboardInterrupt):
-    """A build stopped by Ctrl-C, and how far it got: the reports of the sets it finished (each
-    one written and recorded), of ``total`` selected. Still a KeyboardInterrupt to a caller."""
+    """A build stopped by Ctrl-C, and how far it got: the reports of the sets it finished (their
+    files written; the last one's record may not be), of ``total`` selected. Still a
+    KeyboardInterrupt to a caller."""
 
     def __init__(self, jobs: list[JobReport], total: int) -> None:
         super().__init__()

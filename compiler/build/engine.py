@@ -191,7 +191,6 @@ class Builder:
         taken = snapshot.take(self.model, self.manifest_stamp, records, self.inputs, self.started)
         return taken, records
 
-
 def _batches(jobs: list[Job], size: int):
     it = iter(jobs)
     while batch := list(islice(it, size)):
