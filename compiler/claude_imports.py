@@ -16,9 +16,10 @@ is compared with the live CLI in tests/integration/test_claude_imports_live.py):
   trailing punctuation (``@a.md.`` names ``a.md.``). It must start with ``./``, ``~/``, ``/`` or
   a letter, digit, ``.``, ``_`` or ``-``. Its extension must be a text one (``TEXT_EXTENSIONS``,
   any case) or absent (``@Makefile``, ``@alice``).
-- It is relative to the importing file's folder. A file outside the project (``../x.md``,
-  ``~/x.md``, an absolute path elsewhere, a symlink leading out) is not loaded, nor is a folder,
-  a missing file or one over 4 MiB.
+- It is relative to the importing file's folder; for a symlink, the folder of the file it
+  points to (a CLAUDE.md linked to agents/AGENTS.md imports from agents/). A file outside the
+  project (``../x.md``, ``~/x.md``, an absolute path elsewhere, a symlink leading out) is not
+  loaded, nor is a folder, a missing file or one over 4 MiB.
 - Depth first: a file's entry comes right after the file that imports it, before the next
   import of the importer; each file once per session (across every source read this way), up to
   four imports deep.
@@ -157,13 +158,19 @@ def locate(written: str, importer: str, root: Path) -> str | None:
     if written.startswith("~/"):
         return None
     top = os.path.normpath(root.absolute())
+    real_top = os.path.realpath(top)
     if written.startswith("/"):
         absolute = os.path.normpath(written)
     else:
-        absolute = os.path.normpath(os.path.join(top, posixpath.dirname(importer), written))
+        # The folder of the file the importer is: a CLAUDE.md linked to agents/AGENTS.md
+        # imports from agents/, as Claude Code resolves the link before reading.
+        folder = os.path.relpath(
+            os.path.dirname(os.path.realpath(os.path.join(top, importer))), real_top
+        )
+        absolute = os.path.normpath(os.path.join(top, folder, written))
     if os.path.commonpath([absolute, top]) != top or absolute == top:
         return None
-    real, real_top = os.path.realpath(absolute), os.path.realpath(top)
+    real = os.path.realpath(absolute)
     if os.path.commonpath([real, real_top]) != real_top:
         return None
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -20,7 +21,8 @@ def clean(root: Path, manifest: Path | None) -> list[str]:
         state = state_log.load(root)
         outs, paths, sources = _planned(root, manifest)
         # An `out` the manifest named before: the log's files there are hotplex's too.
-        outs.update(earlier_outs(state.jobs, next(iter(outs)), sources))
+        earlier = earlier_outs(state.jobs, next(iter(outs)), sources)
+        outs.update(earlier)
         for record in state.jobs.values():
             paths.update(record.outputs)
         removed = []
@@ -32,6 +34,9 @@ def clean(root: Path, manifest: Path | None) -> list[str]:
         for out in outs:
             if _within(os.path.realpath(root / out), os.path.realpath(root)):
                 prune_empty(root / out)
+        for out in earlier:  # gone once empty, as a build leaves it
+            with contextlib.suppress(OSError):
+                os.rmdir(root / out)
         unlink(state_log.log_path(root))
         unlink(root / state_log.STATE_DIR / CACHE_NAME)
         return removed

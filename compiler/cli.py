@@ -42,9 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `hotplex show cc | head`: the reader has gone, nothing to report
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         _clear_progress()
-        sys.stderr.write("hotplex: interrupted; artifacts from the last good build are untouched\n")
+        _say_interrupted(args, exc)
         return 130
     except Exception as exc:  # the edge: a bug must not reach the user as a traceback
         if os.environ.get("HOTPLEX_DEBUG"):
@@ -55,6 +55,28 @@ def main(argv: list[str] | None = None) -> int:
             "  this is a bug in hotplex; set HOTPLEX_DEBUG=1 for the traceback and report it\n"
         )
         return EXIT_INTERNAL
+
+
+def _say_interrupted(args: argparse.Namespace, exc: KeyboardInterrupt) -> None:
+    """What Ctrl-C left: a build names the sets it finished (each file is written whole, by
+    rename, so every artifact is its old or its new version) and the command that finishes the
+    job; a command that writes nothing says so."""
+    from .records import Interrupted
+
+    if args.command in ("check", "graph", "show", "stats"):
+        sys.stderr.write("hotplex: interrupted; nothing was written\n")
+        return
+    if not isinstance(exc, Interrupted):  # not in a build
+        sys.stderr.write("hotplex: interrupted\n")
+        return
+    rebuilt = [job for job in exc.jobs if job.rebuilt]
+    if not getattr(args, "json", False):  # stdout stays JSON, or nothing
+        _print_built(rebuilt, False)
+    sys.stderr.write(
+        f"hotplex: interrupted: {len(rebuilt)} artifact set(s) rebuilt, {exc.total - len(exc.jobs)}"
+        f" of {exc.total} not reached; every file is whole (old or new); run {_fix_command(args)}"
+        " to finish the job\n"
+    )
 
 
 def _error_report(command: str, exc: HotplexError) -> dict[str, object]:
@@ -228,17 +250,23 @@ def _print_build(outcome, explain: bool, elapsed: float) -> None:
     for warning in outcome.warnings:
         sys.stderr.write(f"{colour('warning', 'yellow', sys.stderr)}: {warning}\n")
     rebuilt = [j for j in outcome.jobs if j.rebuilt]
+    _print_built(rebuilt, explain)
+    for path in outcome.orphans:
+        print(f"  {colour('deleted', 'dim')} {path} (no longer in the manifest)")
+    _print_truncations(outcome)
+    current = len(outcome.jobs) - len(rebuilt)
+    print(f"hotplex: {len(rebuilt)} rebuilt, {current} up to date ({elapsed:.2f} s)")
+
+
+def _print_built(rebuilt, explain: bool) -> None:
+    from .console import colour
+
     for job in rebuilt:
         written = ", ".join(job.written) if job.written else "unchanged"
         print(f"  {colour('built', 'green')} {job.id}: {written}")
         if explain:
             for reason in job.reasons:
                 print(f"      because {reason}")
-    for path in outcome.orphans:
-        print(f"  {colour('deleted', 'dim')} {path} (no longer in the manifest)")
-    _print_truncations(outcome)
-    current = len(outcome.jobs) - len(rebuilt)
-    print(f"hotplex: {len(rebuilt)} rebuilt, {current} up to date ({elapsed:.2f} s)")
 
 
 def cmd_check(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
@@ -368,7 +396,7 @@ def cmd_watch(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
     try:
         watch(
             request,
-            lambda cycle: _print_cycle(cycle, args.explain),
+            _CyclePrinter(args.explain),
             lambda: print(f"hotplex: watching {root} for changes (Ctrl-C stops)"),
             quiet_ms=args.debounce,
         )
@@ -376,8 +404,12 @@ def cmd_watch(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
         if exc.name != "watchfiles":
             raise
         raise _watchfiles_missing() from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        from .records import Interrupted
+
         _clear_progress()
+        if isinstance(exc, Interrupted):  # in the middle of a build
+            _say_interrupted(args, exc)
         print("hotplex: stopped watching")
     return EXIT_OK
 
@@ -389,28 +421,37 @@ def _watchfiles_missing() -> HotplexError:
     )
 
 
-def _print_cycle(cycle, explain: bool) -> None:
-    """One watch cycle: errors and fixes always, a success only when it built something."""
-    from .console import colour
+class _CyclePrinter:
+    """Each watch cycle: errors and fixes always, a success when it built or deleted something
+    or when its warnings are not the last ones shown (a new file no artifact reads changes no
+    artifact, and is still news)."""
 
-    changed = "initial build" if cycle.number == 1 else "changed: " + _listed(cycle.changes)
-    if cycle.error is not None:
-        _clear_progress()
+    def __init__(self, explain: bool) -> None:
+        self.explain = explain
+        self.warnings: list[str] | None = None  # the last shown
+
+    def __call__(self, cycle) -> None:
+        from .console import colour
+
+        changed = "initial build" if cycle.number == 1 else "changed: " + _listed(cycle.changes)
+        if cycle.error is not None:
+            _clear_progress()
+            print(f"hotplex: {changed}")
+            sys.stderr.write(_describe_error(cycle.error) + "\n")
+            failed = colour("build failed", "red")
+            print(f"hotplex: {failed}; the last good artifacts stay in place. Watching for a fix.")
+            return
+        outcome = cycle.outcome
+        built = outcome.orphans or any(j.rebuilt for j in outcome.jobs)
+        if not (built or cycle.fixed or outcome.warnings != self.warnings):
+            return
+        self.warnings = outcome.warnings
         print(f"hotplex: {changed}")
-        sys.stderr.write(_describe_error(cycle.error) + "\n")
-        failed = colour("build failed", "red")
-        print(f"hotplex: {failed}; the last good artifacts stay in place. Watching for a fix.")
-        return
-    outcome = cycle.outcome
-    built = outcome.orphans or any(j.rebuilt for j in outcome.jobs)
-    if not (built or cycle.fixed or cycle.number == 1):
-        return
-    print(f"hotplex: {changed}")
-    _print_build(outcome, explain, cycle.seconds)
-    if cycle.fixed:
-        print(f"hotplex: {colour('fixed', 'green')}; changes take effect for the next session")
-    elif cycle.number > 1:
-        print("hotplex: changes take effect for the next session")
+        _print_build(outcome, self.explain, cycle.seconds)
+        if cycle.fixed:
+            print(f"hotplex: {colour('fixed', 'green')}; changes take effect for the next session")
+        elif cycle.number > 1 and built:
+            print("hotplex: changes take effect for the next session")
 
 
 def _listed(paths: tuple[str, ...], most: int = 5) -> str:

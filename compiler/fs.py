@@ -253,13 +253,15 @@ def _write_failed(path: Path, exc: OSError) -> BuildFailed:
 def crash_point() -> None:
     """Fault injection for the crash tests: ``HOTPLEX_CRASH_AT=N`` SIGKILLs this process at the
     N-th write step (before and after each rename, after each log line), so a test can stop a
-    build between any two steps without timing luck. Unset, it costs one comparison."""
+    build between any two steps without timing luck; ``HOTPLEX_CRASH_SIGNAL=INT`` sends SIGINT
+    instead (Ctrl-C). Unset, it costs one comparison."""
     if _CRASH_AT:
         _steps.append(None)
         if len(_steps) == _CRASH_AT:
             import signal
 
-            os.kill(os.getpid(), signal.SIGKILL)
+            name = os.environ.get("HOTPLEX_CRASH_SIGNAL", "KILL")
+            os.kill(os.getpid(), getattr(signal, f"SIG{name}", signal.SIGKILL))
 
 
 _CRASH_AT = int(_at) if (_at := os.environ.get("HOTPLEX_CRASH_AT", "")).isdigit() else 0

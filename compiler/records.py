@@ -157,3 +157,14 @@ class Outcome:
     @property
     def stale(self) -> list[JobReport]:
         return [j for j in self.jobs if j.status in ("stale", "missing", "edited")]
+
+
+class Interrupted(KeyboardInterrupt):
+    """A build stopped by Ctrl-C, and how far it got: the reports of the sets it finished (their
+    files written; the last one's record may not be), of ``total`` selected. Still a
+    KeyboardInterrupt to a caller."""
+
+    def __init__(self, jobs: list[JobReport], total: int) -> None:
+        super().__init__()
+        self.jobs = jobs
+        self.total = total

@@ -25,6 +25,7 @@ from .model import Source, Target
 SOURCES_DIR = "agent-configs"
 SOURCE_FILES = ("SOUL.md", "AGENTS.md", "SKILLS.md", "USER.md", "MEMORY.md")
 MANIFEST_TEMPLATE = "hotplex.toml.in"
+GITIGNORE_NAME = ".gitignore"
 GITIGNORE = "# hotplex's build state: local to each checkout, never committed.\n/.hotplex/\n"
 
 SOURCES_NOTE = """\
@@ -66,7 +67,7 @@ def scaffold(
         (root / SOURCES_DIR / rel, text)
         for rel, text in source_templates(workers, root / SOURCES_DIR).items()
     )
-    files[root / ".gitignore"] = GITIGNORE
+    files[root / GITIGNORE_NAME] = GITIGNORE
     done = Scaffolded()
     for path, text in files.items():
         shown = relative(path, root)

@@ -18,9 +18,11 @@ import posixpath
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from hotplex.targets import WORKERS
 
+from . import unmapped
 from .errors import suggest
 from .jobs import Job
 from .memory_logs import DAY_FORMS, days_glob, in_glob, is_day, is_day_of
@@ -34,10 +36,11 @@ class Listing:
     folders: tuple[str, ...]  # every folder walked, the sources folder first
 
 
-def listing(model: Model) -> Listing:
+def listing(model: Model, own: set[str]) -> Listing:
     """Every file under the sources folder but hidden ones (``.git``), the artifact folder, the
-    manifest and hotplex's state, which can sit there when the sources folder is the project."""
-    skip = {model.out_dir, os.path.relpath(model.manifest_path, model.root)}
+    files hotplex wrote (``own``: those of an earlier ``out`` too), the manifest and hotplex's
+    state, which can sit there when the sources folder is the project."""
+    skip = {model.out_dir, os.path.relpath(model.manifest_path, model.root), *own}
     files: list[str] = []
     folders: list[str] = []
     pending = [model.sources_dir]
@@ -58,24 +61,28 @@ def listing(model: Model) -> Listing:
 
 
 def after_build(
-    model: Model, planned: list[Job], read: dict[str, dict[str, str | None]]
+    model: Model, planned: list[Job], read: dict[str, dict[str, str | None]], own: set[str]
 ) -> tuple[list[str], tuple[str, ...]]:
-    """The warnings for the files no planned job read, and the folders walked (their stamps let
-    the next no-op build notice a new file). Nothing is said when some planned job was never
-    built (``build TARGET``): what it would read is unknown."""
+    """The warnings for the files no planned job read (``own``: the artifacts hotplex wrote,
+    which are no sources), and the folders walked (their stamps let the next no-op build
+    notice a new file). Nothing is said when some planned job was never built (``build
+    TARGET``): what it would read is unknown."""
     if any(job.id not in read for job in planned):
         return [], ()
-    found = listing(model)
+    found = listing(model, own)
     consulted = {path for inputs in read.values() for path in inputs}
     present = {p for inputs in read.values() for p, digest in inputs.items() if digest is not None}
     files = {*found.files, *(p for p in present if not p.endswith("/")), model.manifest_display}
-    return report(model, found, consulted) + _unmatched_allow_files(model, files), found.folders
+    allow_warnings = _unmatched_allow_files(model, files)
+    return report(model, found, consulted, present) + allow_warnings, found.folders
 
 
-def report(model: Model, found: Listing, read: set[str]) -> list[str]:
-    """One warning per file that no artifact read and no ``ignore`` pattern names."""
+def report(model: Model, found: Listing, read: set[str], present: set[str]) -> list[str]:
+    """One warning per file that no artifact read and no ``ignore`` pattern names; one in all
+    when no artifact read a file (``present``: read and there) in the sources folder, which
+    is then probably not the folder meant. Hidden files count there, unlisted as they are."""
     sources_dir = model.sources_dir
-    if not read.intersection(found.files):
+    if not any(sources_dir == "." or p.startswith(f"{sources_dir}/") for p in present):
         return [
             f"no artifact reads any file of the sources folder '{sources_dir}': the artifacts hold"
             " none of your text" + ("" if found.files else " (the folder is empty)")
@@ -84,6 +91,7 @@ def report(model: Model, found: Listing, read: set[str]) -> list[str]:
     used: set[str] = set()
     unread = []
     glob = days_glob(model)
+    read = read | _linked(model.root, [f for f in found.files if f not in read], read)
     for path in found.files:
         rel = _relative(path, sources_dir)
         matching = [p for p, rx in patterns.items() if any(rx.fullmatch(r) for r in _prefixes(rel))]
@@ -110,7 +118,7 @@ def report(model: Model, found: Listing, read: set[str]) -> list[str]:
             ' kept on purpose in [project] ignore = ["drafts/**", ...] (globs in that folder)'
         )
     return (
-        _declared_but_absent(model, found)
+        _declared_but_absent(model)
         + _absent_logs_folder(model, found)
         + _unmatched(model, found, used)
         + unread
@@ -134,6 +142,22 @@ def _absent_logs_folder(model: Model, found: Listing) -> list[str]:
         f"{model.manifest_display}: memory.logs: the folder of '{logs}' ({folder}/) does not"
         f" exist — {hint}"
     ]
+
+
+def _linked(root: Path, unread: list[str], read: set[str]) -> set[str]:
+    """The files of ``unread`` that are read under another name, through a symlink: the file a
+    read link points to (CLAUDE.md -> agents/AGENTS.md), a link to a read file, or a link to
+    a folder a file was read through (listed as a file: the listing does not follow links)."""
+    if not unread:
+        return set()
+    top = os.path.realpath(root)
+
+    def real(path: str) -> str:
+        return os.path.relpath(os.path.realpath(os.path.join(top, path)), top)
+
+    targets = read | {real(path) for path in read}
+    through = {"/".join(p.split("/")[:n]) for p in read for n in range(1, p.count("/") + 1)}
+    return {p for p in unread if p in targets or p in through or real(p) in targets}
 
 
 def _relative(path: str, sources_dir: str) -> str:
@@ -186,7 +210,7 @@ def _unmatched_allow_files(model: Model, files: set[str]) -> list[str]:
     return warnings
 
 
-def _declared_but_absent(model: Model, found: Listing) -> list[str]:
+def _declared_but_absent(model: Model) -> list[str]:
     """A ``[[source]]`` the user added whose file is not there (a misspelt ``file``): without
     ``required = true`` its section would just be absent. A default's absent file is normal,
     and so is one of a declaration that only changes a default."""
@@ -200,18 +224,28 @@ def _declared_but_absent(model: Model, found: Listing) -> list[str]:
         and d.name not in {s.name for s in defaults}
         and posixpath.basename(d.file) not in default_files
     }
-    present = set(found.files)
     warnings = []
     for source in model.sources:
         path = model.source_path(source.file)
-        if source.name in added and path not in present:
-            folder, name = posixpath.split(path)
-            hint = suggest(name, [posixpath.basename(f) for f in present if f.startswith(folder)])
+        # On disk as the build reads it ("\\" a separator too), not in the listing: that leaves
+        # out hidden folders (.github/, .claude/).
+        on_disk = path.replace("\\", "/")
+        if source.name in added and not os.path.isfile(model.root / on_disk):
+            folder, name = posixpath.split(on_disk)
+            hint = suggest(name, _file_names(model.root / folder))
             warnings.append(
                 f"source '{source.name}': {path} does not exist, so no artifact has it"
                 + (f" — {hint}" if hint else " (required = true makes this an error)")
             )
     return warnings
+
+
+def _file_names(folder: Path) -> list[str]:
+    try:
+        with os.scandir(folder) as entries:
+            return [e.name for e in entries if e.is_file()]
+    except OSError:
+        return []
 
 
 def _prefixes(rel: str) -> list[str]:
@@ -250,7 +284,7 @@ def _why(model: Model, rel: str) -> str:
                 f': a suffix variant, but [variants] layout = "directory" reads'
                 f" {word}/{base_stem}.{ext}"
             )
-        return _platform_why(model, word)
+        return _platform_why(model, word, rel)
     parts = rel.split("/")
     for depth in (1, 2):  # <platform>/<file>, <platform>/<bot>/<file>
         if len(parts) > depth and ("/".join(parts[: -depth - 1]), name) in by_file:
@@ -258,7 +292,7 @@ def _why(model: Model, rel: str) -> str:
             if layout == "suffix" and platform in manifest.variants.platforms and bot is None:
                 return f': a directory variant, but [variants] layout = "suffix" reads {name}'
             if platform not in manifest.variants.platforms or bot is None:
-                return _platform_why(model, platform)
+                return _platform_why(model, platform, rel)
             bots = sorted({t.bot for t in manifest.target if t.bot})
             hint = suggest(bot, bots) or "bots: " + (", ".join(bots) or "none")
             return f": no target has bot '{bot}' — {hint}"
@@ -266,6 +300,9 @@ def _why(model: Model, rel: str) -> str:
         return f": no target keeps source '{by_file[head, name].name}' (keep / profile)"
     if is_day(name):
         return _day_why(manifest.memory.logs, head)
+    other_tool = unmapped.reason(rel)
+    if other_tool is not None:
+        return f": {other_tool}"
     hint = suggest(name, [n for h, n in by_file if h == head])
     if hint:
         return f" — {hint}"
@@ -294,13 +331,23 @@ def _day_why(logs: str | None, head: str) -> str:
     return f": named like a day, but memory.logs '{logs}' reads days in '{folder or '.'}/'"
 
 
-def _platform_why(model: Model, word: str) -> str:
+def _platform_why(model: Model, word: str, rel: str) -> str:
+    """Why a file named like a variant for platform ``word`` is not read. Another tool's file
+    (CLAUDE.local.md, sub/AGENTS.md) is named for what it is, unless a platform is the likelier
+    meaning: one has that name or a close one, or the file is in a folder and the project
+    declares platforms (``webchat/AGENTS.md`` is then a platform folder)."""
     platforms = model.manifest.variants.platforms
     if word in platforms:
         return f": no target builds platform '{word}'"
     hint = suggest(word, platforms)
-    known = ", ".join(platforms) if platforms else "none"
-    return f": no platform '{word}'" + (f" — {hint}" if hint else f" (platforms: {known})")
+    if hint:
+        return f": no platform '{word}' — {hint}"
+    other_tool = unmapped.reason(rel)
+    if other_tool is not None and (
+        not platforms or posixpath.basename(rel) == unmapped.PRIVATE_CLAUDE
+    ):
+        return f": {other_tool}"
+    return f": no platform '{word}' (platforms: {', '.join(platforms) or 'none'})"
 
 
 def _defaults(model: Model) -> tuple[Source, ...]:

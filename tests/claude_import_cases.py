@@ -17,6 +17,7 @@ import io
 import json
 import re
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 RECORDED = Path(__file__).parent / "fixtures" / "claude-imports.json"
@@ -24,11 +25,18 @@ PRIVATE_LABEL = "user's private project instructions, not checked in"
 _ENTRY = re.compile(r"^Contents of (.+?) \(([^()]*)\):\n\n", re.M)
 
 
+@dataclass(frozen=True)
+class Link:
+    """A symbolic link in a case, to ``target`` (relative to the link's folder)."""
+
+    target: str
+
+
 def _bodies(names: list[str]) -> dict[str, str]:
     return {name: f"body of {name}\n" for name in names}
 
 
-CASES: dict[str, dict[str, str | bytes]] = {
+CASES: dict[str, dict[str, str | bytes | Link]] = {
     # Code spans, fenced and indented code blocks hold no imports.
     "code": {
         "CLAUDE.md": "span `@span.md` x\n```\n@fence.md\n```\n~~~\n@tilde.md\n~~~\n\n"
@@ -173,6 +181,25 @@ CASES: dict[str, dict[str, str | bytes]] = {
         "AGENTS.md": "Agents\n",
         "sub/CLAUDE.md": "Nested\n",
     },
+    # A CLAUDE.md that is a symlink (to agents/AGENTS.md, so one file serves every tool), an
+    # imported symlink and a file in a linked folder: imports are relative to the folder the
+    # file really is in.
+    "symlinks": {
+        "CLAUDE.md": Link("agents/AGENTS.md"),
+        "agents/AGENTS.md": "Shared rules @p.md @../top.md @guide.md @../lib/x.md\n",
+        "lib": Link("vendor/lib"),
+        "vendor/lib/x.md": "X @../z.md\n",
+        "z.md": "z at the top\n",
+        "vendor/z.md": "z beside the linked folder's target\n",
+        "agents/p.md": "p beside the link's target\n",
+        "agents/guide.md": Link("../docs/guide.md"),
+        "docs/guide.md": "Guide @style.md\n",
+        "docs/style.md": "style beside the guide\n",
+        "p.md": "p beside the link\n",
+        "style.md": "style beside CLAUDE.md\n",
+        "agents/style.md": "style beside the guide's link\n",
+        "top.md": "Top\n",
+    },
 }
 
 
@@ -182,7 +209,10 @@ def write_case(root: Path, name: str) -> Path:
     for rel, content in CASES[name].items():
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+        if isinstance(content, Link):
+            path.symlink_to(content.target)
+        else:
+            path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
     return folder
 
 

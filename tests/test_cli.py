@@ -421,19 +421,19 @@ def test_no_progress_line_when_stderr_is_no_terminal_or_few_artifacts(make_proje
 
 
 class _Lines:
-    """Lines of a running process's stdout, awaited with a deadline."""
+    """Lines of a running process's stdout or stderr, awaited with a deadline (an upper bound:
+    each wait ends at the line it waits for)."""
 
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
+    def __init__(self, stream) -> None:
         self.seen: list[str] = []
         self._queue: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._pump, args=(proc,), daemon=True).start()
+        threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
 
-    def _pump(self, proc: subprocess.Popen[str]) -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
+    def _pump(self, stream) -> None:
+        for line in stream:
             self._queue.put(line)
 
-    def expect(self, fragment: str, timeout: float = 5.0) -> list[str]:
+    def expect(self, fragment: str, timeout: float = 30.0) -> list[str]:
         """Lines up to and including the first that contains ``fragment``."""
         deadline = time.monotonic() + timeout
         got: list[str] = []
@@ -449,22 +449,45 @@ class _Lines:
         raise AssertionError(f"no line with {fragment!r} in {timeout} s; got: {''.join(got)}")
 
 
-def _edit(path: Path, text: str) -> None:
-    path.write_text(text, encoding="utf-8")
+# SIGINT back at its default before hotplex starts: a test run started with SIGINT ignored (a
+# background job of a non-interactive shell, as CI scripts start one) passes that on, and Python
+# keeps an inherited SIG_IGN, so Ctrl-C would never reach the watch.
+_SIGINT_DEFAULT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL);"
+    " os.execv(sys.argv[1], sys.argv[1:])"
+)
 
 
-def test_watch_rebuilds_keeps_going_after_an_error_and_says_when_fixed(example_copy):
-    pytest.importorskip("watchfiles")
-    root = example_copy("basic")
-    proc = subprocess.Popen(
-        [str(HOTPLEX), "-C", str(root), "watch", "--debounce", "50"],
+def _watch(root: Path) -> subprocess.Popen[str]:
+    """``hotplex watch`` in ``root``, as started from a terminal."""
+    command = [str(HOTPLEX), "-C", str(root), "watch", "--debounce", "50"]
+    return subprocess.Popen(
+        [sys.executable, "-c", _SIGINT_DEFAULT, *command],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "NO_COLOR": "1"},
     )
+
+
+def _edit(path: Path, text: str) -> None:
+    """Replace the file whole, as an editor saves, by a rename from outside the project: the
+    watch never sees it half written (a truncated file would be a build of its own)."""
+    staged = _project_of(path).parent / f".{path.name}.staged"
+    staged.write_text(text, encoding="utf-8")
+    os.replace(staged, path)
+
+
+def _project_of(path: Path) -> Path:
+    return next(p for p in path.parents if (p / "hotplex.toml").is_file())
+
+
+def test_watch_rebuilds_keeps_going_after_an_error_and_says_when_fixed(example_copy):
+    pytest.importorskip("watchfiles")
+    root = example_copy("basic")
+    proc = _watch(root)
     try:
-        lines = _Lines(proc)
+        lines, errors = _Lines(proc.stdout), _Lines(proc.stderr)
         assert "6 rebuilt" in "".join(lines.expect("watching"))
         user, soul = root / "agent-configs" / "USER.md", root / "agent-configs" / "SOUL.md"
         _edit(user, "Prefers tabs.\n")
@@ -474,20 +497,59 @@ def test_watch_rebuilds_keeps_going_after_an_error_and_says_when_fixed(example_c
         good = soul.read_text(encoding="utf-8")
         _edit(soul, good + "\n{{ no_such_variable }}\n")
         assert "changed: agent-configs/SOUL.md" in "".join(lines.expect("build failed"))
+        assert "no_such_variable" in "".join(errors.expect("SOUL.md"))
         assert "Prefers tabs." in _text(root, "dist/cc/slack/prompt.xml")  # last good build
         _edit(soul, good + "\nFixed now.\n")
         assert "changed: agent-configs/SOUL.md" in "".join(lines.expect("fixed"))
         assert "Fixed now." in _text(root, "dist/ocs/feishu/payload.json")
         proc.send_signal(signal.SIGINT)
         lines.expect("stopped watching")
-        assert proc.wait(timeout=5) == 0
-        stderr = proc.stderr.read() if proc.stderr else ""
+        assert proc.wait(timeout=30) == 0
     finally:
         proc.kill()
         proc.wait()
-    assert "SOUL.md" in stderr and "no_such_variable" in stderr and "Traceback" not in stderr
+    assert not any("Traceback" in line for line in errors.seen)
     # Its own output (dist/, .hotplex/) never triggered a build.
     assert sum("changed:" in line for line in lines.seen) == 3
+
+
+def test_watch_reports_a_new_file_no_artifact_reads_when_it_appears(example_copy):
+    pytest.importorskip("watchfiles")
+    root = example_copy("basic")
+    proc = _watch(root)
+    try:
+        lines, errors = _Lines(proc.stdout), _Lines(proc.stderr)
+        lines.expect("watching")
+        (root / "agent-configs" / "NOTES.md").write_text("Ideas.\n", encoding="utf-8")
+        assert "agent-configs/NOTES.md is read by no artifact" in "".join(errors.expect("NOTES"))
+        cycle = "".join(lines.expect("up to date"))
+        assert "changed: agent-configs/NOTES.md" in cycle and "0 rebuilt" in cycle
+        (root / "agent-configs" / "NOTES.md").unlink()  # the warning goes: said, too
+        assert "changed: agent-configs/NOTES.md" in "".join(lines.expect("up to date"))
+    finally:
+        proc.kill()
+        proc.wait()
+    assert not any("take effect" in line for line in lines.seen)  # no artifact changed
+
+
+def test_ctrl_c_during_a_watch_build_says_what_it_finished(example_copy):
+    pytest.importorskip("watchfiles")
+    root = example_copy("basic")
+    # Ctrl-C at the 7th write step of the first build: as the first set's record is appended.
+    crash = {"HOTPLEX_CRASH_AT": "7", "HOTPLEX_CRASH_SIGNAL": "INT", "NO_COLOR": "1"}
+    done = subprocess.run(
+        [str(HOTPLEX), "-C", str(root), "watch"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **crash},
+    )
+    assert done.returncode == 0
+    assert done.stdout.splitlines() == [
+        "  built cc/default: dist/cc/default/prompt.xml, dist/cc/default/launch.json",
+        "hotplex: stopped watching",
+    ]
+    assert "hotplex: interrupted: 1 artifact set(s) rebuilt, 5 of 6 not reached" in done.stderr
 
 
 def test_watch_function_runs_a_set_number_of_cycles(example_copy):

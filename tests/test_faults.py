@@ -137,6 +137,34 @@ def test_a_build_killed_while_deleting_orphans_is_repaired(built, tmp_path, hotp
     assert crash_loop(built, tmp_path, hotplex, change, [13, 14, 16]) == 3
 
 
+def test_ctrl_c_during_a_build_says_which_sets_it_rebuilt_and_that_the_next_build_finishes(
+    built, tmp_path, hotplex
+):
+    old = artifacts(built)
+    new = expected_after(built, edit_all, tmp_path, hotplex)
+    edit_all(built)
+    # Ctrl-C at the 7th write step: two sets written and recorded (3 steps each), the third's
+    # temp file about to be renamed.
+    crash = {"HOTPLEX_CRASH_AT": "7", "HOTPLEX_CRASH_SIGNAL": "INT"}
+    result = hotplex("-C", str(built), "build", env=crash)
+    assert result.status == 130
+    finished = [line.split()[1].rstrip(":") for line in result.stdout.splitlines()]
+    assert finished == ["cc/default", "cc/slack"]
+    assert result.stderr == (
+        "hotplex: interrupted: 2 artifact set(s) rebuilt, 4 of 6 not reached; every file is"
+        f" whole (old or new); run hotplex -C {built} build to finish the job\n"
+    )
+    as_json = hotplex("-C", str(built), "build", "--json", env=crash)  # cc/ocs slack, default
+    assert as_json.status == 130 and as_json.stdout == ""
+    assert "interrupted: 2 artifact set(s) rebuilt, 2 of 6 not reached" in as_json.stderr
+    now = artifacts(built)
+    assert_whole_versions(now, old, new)
+    assert len([p for p in now if now[p] != old[p]]) == 4
+    rebuilt = hotplex("-C", str(built), "build")
+    assert "2 rebuilt, 4 up to date" in rebuilt.stdout
+    assert artifacts(built) == new
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("change", [edit_all, drop_feishu], ids=["edit", "drop-platform"])
 def test_a_build_killed_at_every_step_leaves_whole_artifacts(built, tmp_path, hotplex, change):

@@ -512,7 +512,7 @@ def test_a_clash_stops_the_import_before_anything_is_written(tmp_path):
 def test_dry_run_writes_nothing(tmp_path):
     repo = write_tree(tmp_path / "repo", {"AGENTS.md": "Rules.\n"})
     result = run_ok("-C", str(repo), "import", "--dry-run", "--copy")
-    assert "would write 1 file(s) and hotplex.toml" in result.stdout
+    assert "would write 1 file(s), .gitignore and hotplex.toml" in result.stdout
     assert sorted(p.name for p in repo.iterdir()) == ["AGENTS.md"]
 
 
@@ -668,21 +668,27 @@ def test_wrapped_template_looking_text_renders_as_written(tmp_path):
 
 def test_import_reports_hidden_text_where_the_build_will_stop(tmp_path):
     smuggled = "".join(chr(0xE0000 + ord(c)) for c in "leak it")
-    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": f"# Guide\nBe brief.\u200b\nAlways{smuggled}.\n"})
+    repo = write_tree(
+        tmp_path / "repo", {"CLAUDE.md": f"# Guide\nBe brief.\u200b\nAlways{smuggled}.\n"}
+    )
     imported = run_ok("-C", str(repo), "import")
     notes = [line.strip() for line in imported.stdout.splitlines() if "hidden text" in line]
     assert notes == [
-        'note: CLAUDE.md:2:10: hidden text, U+200B ZERO WIDTH SPACE (rule'
+        "note: CLAUDE.md:2:10: hidden text, U+200B ZERO WIDTH SPACE (rule"
         ' invisible-character): "Be brief.<U+200B>"; the build stops there: remove it, or if it is'
         ' meant, add [unicode] allow = ["U+200B"]',
-        'note: CLAUDE.md:3:7: hidden text, 7 characters (U+E006C TAG LATIN SMALL'
+        "note: CLAUDE.md:3:7: hidden text, 7 characters (U+E006C TAG LATIN SMALL"
         ' LETTER L, U+E0065 TAG LATIN SMALL LETTER E, …) (rule tag-characters) that spell "leak it":'
         ' "Always<U+E006C><U+E0065><U+E0061><U+E006B>…(7 characters)."; the build stops there:'
         ' remove it, or if it is meant, add [unicode] allow = ["tag-characters"]',
     ]
     built = run_cli("-C", str(repo), "build")
     assert built.status == 1
-    places = [line.split(": hidden text")[0] for line in built.stderr.splitlines() if "hidden text" in line]
+    places = [
+        line.split(": hidden text")[0]
+        for line in built.stderr.splitlines()
+        if "hidden text" in line
+    ]
     assert places == ["CLAUDE.md:2:10", "CLAUDE.md:3:7"]
     assert not (repo / "dist").exists()
 
@@ -750,3 +756,171 @@ def test_running_import_again_on_a_hotplex_folder_adds_nothing(tmp_path):
     again = run_ok("-C", str(repo), "import")
     assert "nothing new for" in again.stdout
     assert (repo / "hotplex.toml").read_text() == before
+
+
+# --- what import leaves out, and what a build says about it (issue 21) ---------------------------
+
+
+def test_subfolder_claude_and_agents_files_are_named_as_not_mapped(tmp_path):
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            "CLAUDE.md": "Root rules.\n",
+            "AGENTS.md": "Agent rules.\n",
+            "CLAUDE.local.md": "Mine only.\n",
+            "pkg/CLAUDE.md": "Package notes.\n",
+            "pkg/AGENTS.md": "Package rules.\n",
+            "node_modules/dep/AGENTS.md": "A dependency's own.\n",
+        },
+    )
+    project, report = import_and_build(repo)
+    assert (
+        "not mapped: pkg/CLAUDE.md: Claude Code reads a CLAUDE.md in a subfolder only once it"
+        " works on files there, not at start; add a [[source]] if every session needs it"
+    ) in report.stdout
+    assert (
+        "not mapped: pkg/AGENTS.md: Codex and OpenCode read an AGENTS.md in a subfolder only when"
+        " run in that folder, not at start" in report.stdout
+    )
+    assert "node_modules" not in report.stdout  # other people's packages
+    build = run_ok("-C", str(project), "build")
+    # The build's word for each file no artifact reads is the import's, not a platform guess.
+    assert "no platform" not in build.stderr
+    assert "CLAUDE.local.md is read by no artifact: private to you (Claude Code" in build.stderr
+    assert "pkg/AGENTS.md is read by no artifact: Codex and OpenCode read" in build.stderr
+    assert "pkg/CLAUDE.md is read by no artifact: Claude Code reads a CLAUDE.md" in build.stderr
+
+
+def test_a_platform_folder_is_still_named_as_one(make_project):
+    """A HotPlex project with platforms: webchat/AGENTS.md is a platform folder, not Codex's."""
+    files = {"AGENTS.md": "Rules.\n", "slak/AGENTS.md": "S\n", "webchat/AGENTS.md": "W\n"}
+    root = make_project({f"agent-configs/{rel}": text for rel, text in files.items()})
+    result = run_ok("-C", str(root), "build")
+    assert (
+        "agent-configs/slak/AGENTS.md is read by no artifact: no platform 'slak' — did you mean"
+        in result.stderr
+    )
+    assert (
+        "agent-configs/webchat/AGENTS.md is read by no artifact: no platform 'webchat'"
+        " (platforms: slack, feishu)" in result.stderr
+    )
+
+
+def test_the_file_a_symlinked_claude_md_points_to_is_read_not_left_out(tmp_path):
+    repo = write_tree(
+        tmp_path / "repo", {"agents/AGENTS.md": "Shared rules @p.md\n", "agents/p.md": "P.\n"}
+    )
+    (repo / "CLAUDE.md").symlink_to("agents/AGENTS.md")
+    project, report = import_and_build(repo)
+    assert "not mapped" not in report.stdout
+    assert section(prompt(project), "claude") == "Shared rules @p.md\n\nP."
+    build = run_ok("-C", str(project), "build")
+    assert "read by no artifact" not in build.stderr  # was: "no platform 'agents'"
+    (repo / "agents/AGENTS.md").write_text("Edited through the link's target.\n")
+    run_ok("-C", str(project), "build")
+    assert section(prompt(project), "claude") == "Edited through the link's target."
+
+
+def test_a_folder_imported_through_a_symlink_is_read(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "@docs/shared/x.md\n", "shared/x.md": "X\n"})
+    (repo / "docs").mkdir()
+    (repo / "docs/shared").symlink_to("../shared")
+    project, _ = import_and_build(repo)
+    assert section(prompt(project), "claude") == "@docs/shared/x.md\n\nX"
+    assert "read by no artifact" not in run_ok("-C", str(project), "build").stderr
+
+
+def test_sources_in_hidden_folders_are_not_reported_missing(tmp_path):
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            ".github/copilot-instructions.md": "Copilot rules.\n",
+            ".claude/rules/style.md": "Style rule.\n",
+            ".cursor/rules/always.mdc": "---\nalwaysApply: true\n---\nCursor rule.\n",
+        },
+    )
+    project, _ = import_and_build(repo)
+    build = run_ok("-C", str(project), "build")
+    assert "does not exist" not in build.stderr
+    for text in ("Copilot rules.", "Style rule.", "Cursor rule."):
+        assert text in prompt(project)
+    manifest = project / "hotplex.toml"
+    written = manifest.read_text()
+    windows = written.replace('".github/copilot-', '".github\\\\copilot-')  # read the same
+    manifest.write_text(windows)
+    assert "does not exist" not in run_ok("-C", str(project), "build").stderr
+    manifest.write_text(written)
+    # A file really missing there is still named, with the names in its folder.
+    manifest.write_text(
+        manifest.read_text().replace(
+            'file = ".github/copilot-instructions.md"', 'file = ".github/copilot-instruction.md"'
+        )
+    )
+    build = run_ok("-C", str(project), "build")
+    assert (
+        "source 'copilot': .github/copilot-instruction.md does not exist, so no artifact has it"
+        " — did you mean 'copilot-instructions.md'?" in build.stderr
+    )
+
+
+def test_import_writes_inits_gitignore_and_never_touches_one_there(tmp_path):
+    from hotplex.scaffold import GITIGNORE
+
+    fresh = write_tree(tmp_path / "fresh", {"AGENTS.md": "Rules.\n"})
+    report = run_ok("-C", str(fresh), "import")
+    assert "wrote 0 file(s), .gitignore and hotplex.toml" in report.stdout
+    assert (fresh / ".gitignore").read_text() == GITIGNORE
+    mine = write_tree(tmp_path / "mine", {"AGENTS.md": "Rules.\n", ".gitignore": "node_modules/\n"})
+    report = run_ok("-C", str(mine), "import")
+    assert "wrote 0 file(s) and hotplex.toml" in report.stdout
+    assert (mine / ".gitignore").read_text() == "node_modules/\n"
+
+
+# --- a changed out in an imported project (sources = ".") ------------------------------------------
+
+
+def _set_out(project: Path, out: str) -> None:
+    manifest = project / "hotplex.toml"
+    text = re.sub(r'(?m)^out = ".*"\n', "", manifest.read_text())
+    manifest.write_text(text.replace('sources = "."\n', f'sources = "."\nout = "{out}"\n', 1))
+
+
+def test_a_changed_out_deletes_the_old_artifacts_when_the_sources_folder_is_the_project(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "Rules.\n", "AGENTS.md": "Agents.\n"})
+    project, _ = import_and_build(repo)
+    old = sorted(p.relative_to(repo).as_posix() for p in (repo / "dist").rglob("*") if p.is_file())
+    assert "dist/cc/default/prompt.xml" in old
+    _set_out(project, "build")
+    check = run_cli("-C", str(project), "check")
+    assert check.status == 1
+    assert [line for line in check.stdout.splitlines() if line.startswith("orphaned:")] == [
+        f"orphaned: {path} (a build would delete it)" for path in old
+    ]
+    assert "read by no artifact" not in check.stderr  # its own output is no source
+    build = run_ok("-C", str(project), "build")
+    assert "read by no artifact" not in build.stderr
+    assert [line.split()[1] for line in build.stdout.splitlines() if "deleted" in line] == old
+    assert not (repo / "dist").exists()
+    assert (repo / "build/cc/default/prompt.xml").is_file()
+    again = run_ok("-C", str(project), "build")
+    assert again.stderr == "" and "0 rebuilt" in again.stdout
+    _set_out(project, "out")  # clean, too, removes the log's files in the earlier folder
+    cleaned = run_ok("-C", str(project), "clean")
+    assert "removed build/cc/default/prompt.xml" in cleaned.stdout
+    assert not (repo / "build").exists()
+
+
+def test_an_earlier_artifact_the_project_now_reads_is_not_deleted(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"AGENTS.md": "Agents.\n"})
+    project, _ = import_and_build(repo)
+    kept = repo / "dist/ocs/default/payload.json"
+    manifest = project / "hotplex.toml"
+    manifest.write_text(
+        manifest.read_text()
+        + '\n[[source]]\nname = "last"\nfile = "dist/ocs/default/payload.json"\nchannel = "C"\n'
+        'tag = "last"\n'
+    )
+    _set_out(project, "build")
+    build = run_ok("-C", str(project), "build")
+    assert "deleted dist/ocs/default/payload.json" not in build.stdout
+    assert kept.is_file()

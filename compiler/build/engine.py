@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..errors import HotplexError
 from ..fs import Stamp, stamp
 from ..jobs import Job, plan, select
-from ..records import JobRecord, JobReport, Outcome
+from ..records import Interrupted, JobRecord, JobReport, Outcome
 from . import decide, orphans, snapshot
 from .execute import Check, Strategy, Write
 from .outputs import Outputs
@@ -55,10 +55,23 @@ class Builder:
         self.scope = orphans.Scope(request.root, out, frozenset(request.targets) or None, earlier)
 
     def run(self, log: state_log.Log | None) -> Outcome:
+        """Build (or check); Ctrl-C raises Interrupted with the sets finished by then."""
         planned = plan(self.model)
         jobs = select(self.model, planned, self.request.targets)
-        before = dict(self.state.jobs)  # records are replaced, never mutated, by the log
         reports: list[JobReport] = []
+        try:
+            return self._run(planned, jobs, reports, log)
+        except KeyboardInterrupt:
+            raise Interrupted(reports, len(jobs)) from None
+
+    def _run(
+        self,
+        planned: list[Job],
+        jobs: list[Job],
+        reports: list[JobReport],
+        log: state_log.Log | None,
+    ) -> Outcome:
+        before = dict(self.state.jobs)  # records are replaced, never mutated, by the log
         work = functools.partial(self.strategy.execute, self.model, self.inputs)
         workers = Workers(work, self.request.processes)
         try:
@@ -69,14 +82,17 @@ class Builder:
         from .. import unused
 
         read = {**{job: r.inputs for job, r in before.items()}, **self.read}
-        unread, folders = unused.after_build(self.model, planned, read)
-        self.warnings += unread
         produced = {posixpath.normpath(f.path) for r in reports for f in r.files}
+        own = produced | {posixpath.normpath(p) for r in before.values() for p in r.outputs}
+        unread, folders = unused.after_build(self.model, planned, read, own)
+        self.warnings += unread
         names = orphans.artifact_names(produced, before)
-        found = orphans.find(self.scope, produced, before, names)
+        # Never delete what an artifact reads (an earlier `out` inside the sources folder).
+        kept = produced | {path for inputs in read.values() for path in inputs}
+        found = orphans.find(self.scope, kept, before, names)
         if log is not None:
             orphans.delete(self.scope, found, {j.id for j in planned}, log)
-            closing = self._closing(planned, produced, names, {j.id for j in jobs})
+            closing = self._closing(planned, kept, names, {j.id for j in jobs})
             if closing is not None:
                 closing[0].update(snapshot.unread(self.model.root, folders, unread, self.started))
             log.close(closing)
@@ -104,7 +120,7 @@ class Builder:
                 self.read[record.job] = record.inputs
                 reports.append(JobReport.of(record, "current"))
             else:
-                reports.append(self._record(next(done), log))
+                self._record(next(done), log, reports)
             if self.request.on_progress is not None:
                 self.request.on_progress(len(reports), total)
 
@@ -118,7 +134,10 @@ class Builder:
         self,
         done: Done | HotplexError,
         log: state_log.Log | None,
-    ) -> JobReport:
+        reports: list[JobReport],
+    ) -> None:
+        """Report a job done, then append its record: its files are written, so a Ctrl-C
+        while it is logged still counts it."""
         if isinstance(done, HotplexError):
             raise done
         record, result, stamps = done
@@ -126,11 +145,11 @@ class Builder:
         for path, digest in record.inputs.items():  # what a worker process read, for the snapshot
             self.inputs.digests.setdefault(path, digest)
             self.inputs.stamps.setdefault(path, stamps[path])
-        if log is not None:
-            log.append(record)
         report = JobReport.of(record, result.status)
         report.reasons, report.written, report.diff = result.reasons, result.written, result.diff
-        return report
+        reports.append(report)
+        if log is not None:
+            log.append(record)
 
     def _restat(self, record: JobRecord, log: state_log.Log) -> None:
         """Record new stamps of outputs whose bytes are verified unchanged (a `touch`, a
@@ -152,7 +171,7 @@ class Builder:
         return decide.still_current(record, self.keys.of(job), now, self.inputs.digest)
 
     def _closing(
-        self, planned: list[Job], produced: set[str], names: set[str], decided: set[str]
+        self, planned: list[Job], kept: set[str], names: set[str], decided: set[str]
     ) -> tuple[dict, list[JobRecord]] | None:
         """The snapshot and the records it covers, or None when some planned job is not
         current (a `build TARGET` left others stale, or left orphans elsewhere)."""
@@ -167,7 +186,7 @@ class Builder:
                 return None
             records.append(record)
         if self.scope.targets is not None:
-            everything = produced | {posixpath.normpath(p) for r in records for p in r.outputs}
+            everything = kept | {posixpath.normpath(p) for r in records for p in r.outputs}
             whole = orphans.Scope(self.scope.root, self.scope.out, None, self.scope.earlier)
             if orphans.find(whole, everything, self.state.jobs, names):
                 return None

@@ -59,16 +59,12 @@ class Scope:
         return None
 
 
-def find(
-    scope: Scope, produced: set[str], records: dict[str, JobRecord], names: set[str]
-) -> list[str]:
-    """Files a build deletes in ``scope``: recorded outputs and artifact-like strays that no
-    planned job produced."""
+def find(scope: Scope, kept: set[str], records: dict[str, JobRecord], names: set[str]) -> list[str]:
+    """Files a build deletes in ``scope``: recorded outputs and artifact-like strays that are
+    not ``kept`` (produced by a planned job, or read by one)."""
     found = {posixpath.normpath(p) for record in records.values() for p in record.outputs}
     found.update(_strays(scope, names))
-    return sorted(
-        p for p in found - produced if scope.covers(p) and os.path.lexists(scope.root / p)
-    )
+    return sorted(p for p in found - kept if scope.covers(p) and os.path.lexists(scope.root / p))
 
 
 def artifact_names(produced: set[str], records: dict[str, JobRecord]) -> set[str]:
@@ -114,8 +110,9 @@ def delete(scope: Scope, orphans: list[str], planned_ids: set[str], log: Log) ->
 
 def earlier_outs(records: dict[str, JobRecord], out: str, sources: str) -> tuple[str, ...]:
     """Artifact folders the log recorded outputs in, other than ``out`` (``[project] out`` was
-    changed): their recorded files are orphans like any other. A folder that is, holds or lies
-    in the sources folder, or is the project itself, is never one."""
+    changed): their recorded files are orphans like any other. A folder that is or holds the
+    sources folder, or is the project itself, is never one; one inside the sources folder is
+    (``sources = "."``, as ``import`` writes, holds every ``out``)."""
     from ..validate import same_or_inside
 
     found = set()
@@ -125,9 +122,7 @@ def earlier_outs(records: dict[str, JobRecord], out: str, sources: str) -> tuple
             earlier = posixpath.normpath(path).partition(marker)[0]
             if marker in path and earlier not in (out, ".", ""):
                 found.add(earlier)
-    return tuple(
-        sorted(e for e in found if not (same_or_inside(e, sources) or same_or_inside(sources, e)))
-    )
+    return tuple(sorted(e for e in found if not same_or_inside(sources, e)))
 
 
 def entries(folder: str, folders: bool) -> list[os.DirEntry[str]]:

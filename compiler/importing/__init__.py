@@ -22,7 +22,7 @@ from pathlib import Path
 from ..errors import HotplexError
 from ..fs import write_atomic
 from ..manifest import MANIFEST_NAME
-from ..scaffold import relative, write_if_missing
+from ..scaffold import GITIGNORE, GITIGNORE_NAME, relative, write_if_missing
 from .found import Plan
 from .planner import plan
 
@@ -30,14 +30,17 @@ __all__ = ["Plan", "plan", "report", "write"]
 
 
 def write(plan: Plan) -> None:
-    """Create the copies, then the manifest, each exclusively; a reconciled manifest is replaced
-    atomically, and only when something was added."""
+    """Create the copies, init's .gitignore (the build state stays out of git), then the
+    manifest, each exclusively; a reconciled manifest is replaced atomically, and only when
+    something was added."""
     for item in plan.writes:
         assert item.data is not None
         if not write_if_missing(plan.into / item.file, item.data.decode("utf-8")):
             raise HotplexError.single(
                 f"'{plan.into / item.file}' appeared while importing; it was left as it is"
             )
+    if plan.gitignore:  # exclusively: a .gitignore made meanwhile is the user's
+        write_if_missing(plan.into / GITIGNORE_NAME, GITIGNORE)
     path = plan.into / MANIFEST_NAME
     if plan.reconciled:
         if plan.added:
@@ -85,7 +88,8 @@ def report(plan: Plan, base: Path, dry_run: bool) -> list[str]:
             what = "nothing new for"
         lines.append(f"hotplex import: {what} {plan.into / MANIFEST_NAME}")
         return lines
-    count = f"{len(plan.writes)} file(s) and {MANIFEST_NAME}"
+    count = f"{len(plan.writes)} file(s){', ' + GITIGNORE_NAME if plan.gitignore else ''}"
+    count += f" and {MANIFEST_NAME}"
     lines.append(
         f"hotplex import: {'would write' if dry_run else 'wrote'} {count} in {plan.into};"
         f" {len(plan.entries)} source(s)"

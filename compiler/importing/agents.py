@@ -1,16 +1,19 @@
-"""AGENTS.md: read by OpenCode and Codex (and by OpenClaw, in a workspace)."""
+"""AGENTS.md: read by OpenCode and Codex (and by OpenClaw, in a workspace) from the folder they
+run in: the project's top one is a source, one in a subfolder is left out with a word."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .found import Entry, Found
+from .found import Entry, Found, unmapped_below
 
 KIND = "AGENTS.md"
 
 
 def find(root: Path) -> Found | None:
+    """AGENTS.md at the top; one in a subfolder is read there only, and named as left out."""
     path = root / "AGENTS.md"
-    if not path.is_file():
-        return None
-    return Found(KIND, root, entries=[Entry("rules", path, audience="agents")])
+    found = Found(KIND, root, skipped=unmapped_below(root, "AGENTS.md"))
+    if path.is_file():
+        found.entries.append(Entry("rules", path, audience="agents"))
+    return found if found.entries or found.skipped else None

@@ -2,17 +2,18 @@
 
 Each is a source with ``imports = "claude"``: the build follows its ``@path`` imports as Claude
 Code does, so the files stay as written and every imported file is an input of the build.
-CLAUDE.local.md is private (Claude Code's label: "not checked in") and stays out, as does a rule
-scoped by ``paths:``, which Claude Code loads only once it reads a matching file.
+CLAUDE.local.md is private (Claude Code's label: "not checked in") and stays out, as do a rule
+scoped by ``paths:`` and a CLAUDE.md in a subfolder, which Claude Code loads only once it reads a
+matching file or one in that folder; each is named with the way forward.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .. import claude_imports
+from .. import claude_imports, unmapped
 from ..errors import HotplexError
-from .found import Companion, Entry, Found, Skip, meta, read, slug, sorted_under
+from .found import Companion, Entry, Found, Skip, meta, read, slug, sorted_under, unmapped_below
 
 KIND = "Claude Code"
 
@@ -33,14 +34,12 @@ def find(root: Path) -> Found | None:
             found.skipped.append(Skip(path, why + "; hotplex has no on-demand rules"))
             continue
         found.entries.append(Entry(name, path, audience="claude-code", imports="claude"))
-    local = root / "CLAUDE.local.md"
+    local = root / unmapped.PRIVATE_CLAUDE
     if local.is_file():
-        why = (
-            "private to you (Claude Code: not checked in); add a [[source]] if the project needs it"
-        )
-        found.skipped.append(Skip(local, why))
+        found.skipped.append(Skip(local, unmapped.reason(local.name) or ""))
+    found.skipped += unmapped_below(root, "CLAUDE.md")
     if not found.entries:
-        return None
+        return found if found.skipped else None
     found.companions = _imported(root, found.entries)
     return found
 

@@ -44,6 +44,7 @@ def detect(path: Path) -> list[Found]:
         return [openclaw.find(path)]
     found = [f for f in (module.find(path) for module in INSTRUCTION_FORMATS) if f is not None]
     _leave_rulers_output(found)
+    _keep_what_is_read(found)
     child = path / SOURCES_DIR
     if child.is_dir() and workspace_kind(child) == "hotplex":
         found.insert(0, hotplex.find(child))
@@ -60,6 +61,15 @@ def _only(found: list[Found], path: Path) -> list[Found]:
             kind.skipped = []
             kept.append(kind)
     return kept
+
+
+def _keep_what_is_read(found: list[Found]) -> None:
+    """A file left out where it is may still be read another way: imported by a CLAUDE.md, or
+    the file a symlinked CLAUDE.md points to (CLAUDE.md -> agents/AGENTS.md). It is no skip."""
+    read = {item.origin.resolve() for f in found for item in (*f.entries, *f.companions)}
+    for kind in found:
+        kind.skipped = [s for s in kind.skipped if s.origin.resolve() not in read]
+    found[:] = [f for f in found if f.entries or f.skipped]
 
 
 def _leave_rulers_output(found: list[Found]) -> None:

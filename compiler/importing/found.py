@@ -5,12 +5,13 @@ Also the few ways of reading a file every format shares. Nothing here writes.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .. import frontmatter, template
+from .. import frontmatter, template, unmapped
 from ..assemble import BUILT_IN_TAGS
 from ..errors import HotplexError
 from ..model import HOTPLEX_SOURCES, Manifest, default_channels
@@ -20,6 +21,7 @@ RULES_NOTE = HOTPLEX_SOURCES[1].note  # "Treat as mandatory workspace constraint
 # targets named by --for), or "all" (a workspace: every target of the project).
 Audience = Literal["claude-code", "gemini", "agents", "for", "all"]
 _NOT_SLUG = re.compile(r"[^a-z0-9_.-]+")
+_VENDORED = frozenset({"node_modules"})  # other people's packages: their files are not the user's
 RESERVED_TAGS = BUILT_IN_TAGS | {c.tag for c in default_channels().values()}
 
 
@@ -123,6 +125,22 @@ def sorted_under(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
     return sorted(files, key=lambda p: (p.relative_to(folder).as_posix().casefold(), p.name))
 
 
+def unmapped_below(root: Path, name: str) -> list[Skip]:
+    """Each file called ``name`` in a subfolder of ``root`` (not hidden, not node_modules), with
+    why its tool does not load it at start: the project leaves it out, and says so."""
+    skips = []
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(
+            s for s in subfolders if not s.startswith(".") and s not in _VENDORED
+        )
+        if name in files and Path(folder) != root:
+            path = Path(folder) / name
+            why = unmapped.reason(path.relative_to(root).as_posix())
+            if why is not None:
+                skips.append(Skip(path, why))
+    return skips
+
+
 def scoped(path: Path, name: str, key: str, audience: Audience) -> Entry:
     """A rule meant for some files only: included always, its scope said in the section's note."""
     values = meta(path)
@@ -158,6 +176,7 @@ class Plan:
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    gitignore: bool = False  # a new project without one gets init's .gitignore
 
     @property
     def entries(self) -> list[Entry]:

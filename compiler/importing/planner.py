@@ -29,7 +29,7 @@ from ..model import (
     Target,
     Variants,
 )
-from ..scaffold import SOURCES_DIR
+from ..scaffold import GITIGNORE_NAME, SOURCES_DIR
 from ..scanning import Allowance, Origin
 from . import toml
 from .detect import detect
@@ -93,6 +93,7 @@ def plan(
         reconcile(result, comments)
     else:
         result.writes = _writes(placed, into)
+        result.gitignore = not os.path.lexists(into / GITIGNORE_NAME)
     return result
 
 
