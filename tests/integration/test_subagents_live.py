@@ -169,16 +169,27 @@ def example(tmp_path_factory: pytest.TempPathFactory):
     return built.project
 
 
+# How a session is driven: ``--print`` with the prompt as an argument, or the gateway's way,
+# one user message as a stream-json line on stdin.
+STREAM_JSON = ("--input-format", "stream-json", "--output-format", "stream-json", "--verbose")
+
+
 def call_agents(
-    claude_cli, argv: list[str], cwd: Path, names: tuple[str, ...], home: Path
+    claude_cli,
+    argv: list[str],
+    cwd: Path,
+    names: tuple[str, ...],
+    home: Path,
+    streamed: bool = False,
 ) -> AgentCalling:
     """One ``claude --print`` session whose model calls ``names`` through the Agent tool."""
+    message = {"type": "user", "message": {"role": "user", "content": PROBE}}
     with running(AgentCalling(agents=names)) as fake:
         done = subprocess.run(
-            [str(claude_cli.path), *argv, "--print", PROBE],
+            [str(claude_cli.path), *argv, "--print", *(STREAM_JSON if streamed else [PROBE])],
             cwd=cwd,
             env=claude_env(home, fake.url),
-            stdin=subprocess.DEVNULL,
+            input=json.dumps(message) + "\n" if streamed else "",
             capture_output=True,
             text=True,
             timeout=CLAUDE_TIMEOUT * 2,
@@ -199,7 +210,10 @@ def flag_file(project: Path, argv: list[str], flag: str) -> str:
     return (project / argv[argv.index(flag) + 1]).read_text(encoding="utf-8")
 
 
-def test_every_sub_agent_keeps_its_prompt_and_gets_subagent_xml(claude_cli, example, tmp_path):
+@pytest.mark.parametrize("streamed", [False, True], ids=["print", "stream-json"])
+def test_every_sub_agent_keeps_its_prompt_and_gets_subagent_xml(
+    claude_cli, example, tmp_path, streamed
+):
     launch = launch_spec(example)
     argv = launch["argv"]
     assert argv[1] == "--append-system-prompt-file"
@@ -209,7 +223,9 @@ def test_every_sub_agent_keeps_its_prompt_and_gets_subagent_xml(claude_cli, exam
 
     place(example, launch, example)  # cwd "." : the session folder is the project
     names = (*BUILT_IN_OPENINGS, "reviewer")
-    fake = call_agents(claude_cli, argv[1:], example / launch["cwd"], names, tmp_path / "h1")
+    fake = call_agents(
+        claude_cli, argv[1:], example / launch["cwd"], names, tmp_path / "h1", streamed
+    )
     reviewer = agent_body(example / launch["files"][".claude/agents/reviewer.md"])
     private = [
         (example / "agent-configs" / name).read_text(encoding="utf-8").strip().splitlines()[-1]
@@ -235,7 +251,9 @@ def test_every_sub_agent_keeps_its_prompt_and_gets_subagent_xml(claude_cli, exam
     # The main agent's prompt is the one it gets without subagent.xml.
     bare = [a for a in argv[1:] if a != "--append-subagent-system-prompt-file"]
     bare.remove(argv[argv.index("--append-subagent-system-prompt-file") + 1])
-    control = call_agents(claude_cli, bare, example / launch["cwd"], ("Plan",), tmp_path / "h2")
+    control = call_agents(
+        claude_cli, bare, example / launch["cwd"], ("Plan",), tmp_path / "h2", streamed
+    )
     main, without = fake.message_requests()[0], control.message_requests()[0]
     # [0]: a per-run header; the rest names each run's own HOME (Claude Code's memory folder).
     mine = [b.replace(str(tmp_path / "h1"), "HOME") for b in system_blocks(main)[1:]]
