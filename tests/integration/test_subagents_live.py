@@ -35,6 +35,8 @@ from conftest import (
     build_project,
     claude_env,
     fake_message,
+    fake_stream,
+    http_json,
     running,
     sse,
 )
@@ -396,3 +398,67 @@ def test_opencode_lists_each_agent_with_the_compiled_prompt(opencode_server, exa
         assert agents[name]["mode"] == "subagent"
         assert agents[name]["prompt"] == agent_body(example / built)
         assert "<rules>" in agents[name]["prompt"]
+
+
+@dataclass
+class TaskCalling(AgentCalling):
+    """``AgentCalling`` for OpenCode: its sub-agent tool is ``task``, its provider the
+    Anthropic SDK's (``POST /v1/messages``); every answer streams."""
+
+    def respond(self, request: RecordedRequest) -> Reply | None:
+        body = request.body
+        if not request.route.endswith("/messages") or not isinstance(body, dict):
+            return None
+        offered = {t["name"] for t in body.get("tools", ())}
+        asking = PROBE in user_text(request) and not has_tool_result(request)
+        if "task" in offered and asking and not self.calls:
+            self.calls.append("task")
+            blocks = [
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_hotplex_{index}",
+                    "name": "task",
+                    "input": {
+                        "description": f"probe {name}",
+                        "prompt": f"{TASK}{name}: answer 'ok'.",
+                        "subagent_type": name,
+                    },
+                }
+                for index, name in enumerate(self.agents)
+            ]
+            return 200, tool_use_stream(str(body["model"]), blocks), "text/event-stream"
+        return 200, fake_stream(str(body["model"]), self.reply), "text/event-stream"
+
+
+def test_opencode_has_no_text_for_sub_agents_alone(opencode_server, tmp_path):
+    """What the README says of OpenCode: ``explore`` has a prompt of its own and ``general``
+    runs on the provider's, which an agent file replaces; ``system`` reaches the main agent
+    only; ``instructions`` reach every agent, the main one too."""
+    session = tmp_path / "session"
+    (session / ".opencode" / "agent").mkdir(parents=True)
+    (session / "extra.md").write_text("HOTPLEX-INSTRUCTIONS\n", encoding="utf-8")
+    custom = "---\ndescription: Probes.\nmode: subagent\n---\n\nHOTPLEX-CUSTOM-PROMPT\n"
+    (session / ".opencode" / "agent" / "custom.md").write_text(custom, encoding="utf-8")
+    names = ("general", "explore", "custom")
+    with running(TaskCalling(agents=names)) as fake:
+        config = {
+            "instructions": ["extra.md"],
+            "provider": {"anthropic": {"options": {"baseURL": f"{fake.url}/v1", "apiKey": "k"}}},
+            "model": "anthropic/claude-sonnet-4-5",
+            "permission": {"*": "allow"},
+        }
+        (session / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
+        query = urllib.parse.urlencode({"directory": str(session)})
+        created = opencode_server.request("POST", f"/session?{query}", {})
+        message = {"system": "HOTPLEX-SYSTEM", "parts": [{"type": "text", "text": PROBE}]}
+        path = f"/session/{created['id']}/message?{query}"
+        http_json("POST", opencode_server.url + path, message, timeout=CLAUDE_TIMEOUT * 2)
+    main = next(r for r in fake.message_requests() if user_text(r).strip() == PROBE)
+    assert "HOTPLEX-SYSTEM" in system_text(main) and "HOTPLEX-INSTRUCTIONS" in system_text(main)
+    systems = {name: system_text(fake.agent_requests(name)[0]) for name in names}
+    for system in systems.values():
+        assert "HOTPLEX-SYSTEM" not in system and "HOTPLEX-INSTRUCTIONS" in system
+    assert systems["explore"].startswith("You are a file search specialist")
+    assert systems["general"].startswith("You are OpenCode")  # the provider's prompt
+    assert systems["custom"].startswith("HOTPLEX-CUSTOM-PROMPT")  # nothing of either
+    assert "You are OpenCode" not in systems["custom"]
