@@ -146,7 +146,7 @@ class ClaudeCode(subagents.SubagentWorker):
             yield OptionProblem(
                 "compat",
                 f"compat '{options.compat}' is no Claude Code version",
-                f'write it as claude --version prints it, e.g. compat = "{TESTED}"',
+                f'the number claude --version prints, e.g. compat = "{TESTED}"',
             )
         elif options.subagent_document and built_for < APPENDS_SINCE:
             since = ".".join(map(str, APPENDS_SINCE))
@@ -177,7 +177,7 @@ class ClaudeCode(subagents.SubagentWorker):
                 argv += ["--append-subagent-system-prompt-file", path]
                 documents = ((path, shared.sizes),)
             else:
-                notes += (
+                notes = (
                     f"no {SUBAGENT_FILE}: none of {', '.join(keep) or 'subagent_keep = []'} "
                     "has text, so the sub-agents get nothing from hotplex",
                 )

@@ -324,8 +324,8 @@ def test_without_subagents_nothing_changes(make_project):
             [
                 (
                     "target[0].compat",
-                    "compat 'latest' is no Claude Code version (write it as claude --version "
-                    'prints it, e.g. compat = "2.1.332")',
+                    "compat 'latest' is no Claude Code version (the number claude --version "
+                    'prints, e.g. compat = "2.1.332")',
                 )
             ],
         ),
@@ -467,3 +467,19 @@ def test_stats_show_and_check_cover_agent_files(hotplex, make_project):
     rebuilt = hotplex("-C", str(root), "build")
     assert "deleted dist/cc/default/agents/reviewer.md" in rebuilt.stdout
     assert not (root / "dist/cc/default/agents/reviewer.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("files", "setting"),
+    [({"agent-configs/SOUL.md": "Be brief.\n"}, ""), (SOURCES, "subagent_keep = []")],
+)
+def test_no_subagent_xml_without_text_for_it(hotplex, make_project, files, setting):
+    root = make_project(files, f'[[target]]\nname = "cc"\nworker = "claude-code"\n{setting}\n')
+    artifact = Project.load(root).compile("cc")
+    assert "dist/cc/default/subagent.xml" not in artifact.files
+    argv = json.loads(artifact.file("launch.json"))["argv"]
+    assert "--append-subagent-system-prompt-file" not in argv
+    stats = json.loads(hotplex("-C", str(root), "stats", "--json").stdout)["artifacts"]
+    (notes,) = [a["notes"] for a in stats]
+    assert len(notes) == 1 and notes[0].startswith("no subagent.xml: none of ")
+    assert notes[0].endswith("has text, so the sub-agents get nothing from hotplex")
