@@ -7,10 +7,14 @@ system prompt is its own agent prompt plus a fixed suffix. A project file
 ``.claude/agents/<name>.md`` (YAML frontmatter with ``name`` and ``description``; the body,
 trimmed, is the prompt) defines an agent, and one named like a built-in replaces the built-in's
 prompt. OpenCode reads ``.opencode/agent/<name>.md`` (frontmatter ``description``,
-``mode: subagent``) the same way.
+``mode: subagent``) the same way. Claude Code 2.1.261 and later also append one document to every
+sub-agent's own prompt (``--append-subagent-system-prompt-file``): where a worker has its program
+do that (``SubagentWorker.appends``), the sections that document holds reach every sub-agent
+already, and a built-in keeps its prompt unless its ``replace`` says otherwise.
 
-So each name in a target's ``subagents`` becomes one agent file in the worker's format, written
-beside the main artifact as ``agents/<name>.md``::
+So each name in a target's ``subagents`` that needs one (a custom agent; a built-in replaced)
+becomes one agent file in the worker's format, written beside the main artifact as
+``agents/<name>.md``::
 
     ---
     <frontmatter, written by PyYAML and read back before it is accepted>
@@ -21,7 +25,8 @@ beside the main artifact as ``agents/<name>.md``::
     <agent-configuration> of the kept sections </agent-configuration>
 
 The document is built like the main one (sanitized, limited, reported), from the sections the
-agent keeps: by default the sub-agent profile's (rules, skills, tools). The built-in
+agent keeps (``subagent_keep`` by default: the sub-agent profile's rules, skills, tools), less
+those the appended document holds. The built-in
 META-COGNITION is left out: it speaks to the main agent about chat platforms and the gateway;
 the role takes its place. ``launch.json`` maps each file to the place the program reads it from,
 relative to the session folder (``files``); the gateway copies them there.
