@@ -124,7 +124,10 @@ class ClaudeCode(subagents.SubagentWorker):
         Output(LAUNCH_FILE, "launch"),
         Output(subagents.AGENT_FILES, "agent"),
     )
-    init_target = ("cc", "prompt.xml for `claude --append-system-prompt-file`, and launch.json")
+    init_target = (
+        "cc",
+        "prompt.xml for `claude --append-system-prompt-file`, subagent.xml, launch.json",
+    )
     modules = (
         __name__,
         agent_configuration.__name__,
