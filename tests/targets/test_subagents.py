@@ -270,38 +270,8 @@ def test_without_subagents_nothing_changes(make_project):
             ],
         ),
         (
-            'subagents = ["-x", "x."]',
-            [
-                (
-                    f"target[0].subagents[{i}]",
-                    f"'{name}' must start with a letter or a digit, then letters, digits, '-' "
-                    "or '_' (64 at most)",
-                )
-                for i, name in enumerate(["-x", "x."])
-            ],
-        ),
-        (
             'subagent_keep = ["rulez"]',
             [("target[0].subagent_keep", "no source is named 'rulez' (did you mean 'rules'?)")],
-        ),
-        (
-            'subagents = ["r"]\n[target.agents.r]\ndescription = "x"\n'
-            'tools = ["Raed", "mcp__github__create_issue", "bash", "Bash(git *)", "Tea"]',
-            [
-                (
-                    "target[0].agents.r.tools[0]",
-                    "Claude Code has no tool 'Raed' (did you mean 'Read'?)",
-                ),
-                (
-                    "target[0].agents.r.tools[2]",
-                    "Claude Code has no tool 'bash' (did you mean 'Bash'?)",
-                ),
-                (
-                    "target[0].agents.r.tools[4]",
-                    f"Claude Code has no tool 'Tea' (its tools: {', '.join(sorted(TOOLS))}; "
-                    "an MCP tool is mcp__<server>__<tool>)",
-                ),
-            ],
         ),
         (
             'subagents = ["Explore", "r"]\n[target.agents.Explore]\nmodel = "haiku"\n'
@@ -353,6 +323,33 @@ def test_without_subagents_nothing_changes(make_project):
 def test_mistakes_are_placed_and_explained(make_project, extra, expected):
     manifest = f'[[target]]\nname = "cc"\nworker = "claude-code"\n{extra}\n'
     assert problems(make_project, manifest) == expected
+
+
+CC_HEAD = '[[target]]\nname = "cc"\nworker = "claude-code"\n'
+
+
+def test_a_sub_agent_name_states_the_first_character_rule(make_project):
+    rule = "must start with a letter or a digit, then letters, digits, '-' or '_' (64 at most)"
+    assert problems(make_project, CC_HEAD + 'subagents = ["-x", "x."]\n') == [
+        ("target[0].subagents[0]", f"'-x' {rule}"),
+        ("target[0].subagents[1]", f"'x.' {rule}"),
+    ]
+
+
+def test_claude_code_tool_names_are_checked_with_did_you_mean(make_project):
+    manifest = CC_HEAD + (
+        'subagents = ["r"]\n[target.agents.r]\ndescription = "x"\n'
+        'tools = ["Raed", "mcp__github__create_issue", "bash", "Bash(git *)", "Tea", "*"]\n'
+    )
+    assert problems(make_project, manifest) == [
+        ("target[0].agents.r.tools[0]", "Claude Code has no tool 'Raed' (did you mean 'Read'?)"),
+        ("target[0].agents.r.tools[2]", "Claude Code has no tool 'bash' (did you mean 'Bash'?)"),
+        (
+            "target[0].agents.r.tools[4]",
+            f"Claude Code has no tool 'Tea' (its tools: {', '.join(sorted(TOOLS))}; "
+            "an MCP tool is mcp__<server>__<tool>)",
+        ),
+    ]
 
 
 def test_each_worker_has_its_own_keys(make_project):
