@@ -80,6 +80,7 @@ class ArtifactStats:
     tokens: int  # of the whole artifact
     sections: tuple[SectionStats, ...]
     truncations: tuple[dict[str, Any], ...]
+    notes: tuple[str, ...] = ()  # the job's (on its primary): what reaches whom
 
 
 def approx_tokens(text: str) -> int:
@@ -140,6 +141,7 @@ def _artifact_stats(
         tokens=approx_tokens(text),
         sections=sections,
         truncations=tuple(t.to_json() for t in emitted.truncations),
+        notes=emitted.notes if path == emitted.primary else (),
     )
 
 
@@ -197,7 +199,15 @@ def _share(size: int, budget: int | None) -> float | None:
 # --- rendering --------------------------------------------------------------------------------
 
 _HEADER = (
-    "artifact", "section", "size", "unit", "%file", "%total", "≈tokens", "truncated", "comments",
+    "artifact",
+    "section",
+    "size",
+    "unit",
+    "%file",
+    "%total",
+    "≈tokens",
+    "truncated",
+    "comments",
     "files",
 )
 _RIGHT = {2, 4, 5, 6}  # numeric columns
@@ -209,12 +219,32 @@ def render_table(artifacts: list[ArtifactStats]) -> str:
         rows.extend(_section_row(art, s) for s in art.sections)
         cuts = f"{len(art.truncations)} cut(s)" if art.truncations else ""
         rows.append(
-            (art.artifact, "(sections)", str(art.size), art.unit, "", _percent(art.share_of_total),
-             str(sum(s.tokens for s in art.sections)), cuts, "", "")
+            (
+                art.artifact,
+                "(sections)",
+                str(art.size),
+                art.unit,
+                "",
+                _percent(art.share_of_total),
+                str(sum(s.tokens for s in art.sections)),
+                cuts,
+                "",
+                "",
+            )
         )
         rows.append(
-            (art.artifact, "(document)", str(art.document), art.unit, "", "", str(art.tokens), "",
-             "", art.path)
+            (
+                art.artifact,
+                "(document)",
+                str(art.document),
+                art.unit,
+                "",
+                "",
+                str(art.tokens),
+                "",
+                "",
+                art.path,
+            )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER))]
     lines = [
@@ -264,7 +294,8 @@ def _legend(artifacts: list[ArtifactStats]) -> list[str]:
         f"limits for {', '.join(workers)}: per file {per_file or '-'}, total {total or '-'} {unit}"
         for (per_file, total, unit), workers in budgets.items()
     ]
-    return [*lines, *_mostly_comments(artifacts), TOKENS_NOTE]
+    notes = [f"{art.artifact}: {note}" for art in artifacts for note in art.notes]
+    return [*lines, *notes, *_mostly_comments(artifacts), TOKENS_NOTE]
 
 
 def _mostly_comments(artifacts: list[ArtifactStats]) -> list[str]:

@@ -61,6 +61,9 @@ class Emitted:
     # Further documents among ``files`` (a sub-agent's definition): each path and its sections'
     # sizes, so ``stats`` measures them like the primary.
     documents: tuple[tuple[str, tuple[SectionSize, ...]], ...] = ()
+    # What a user should know of what reaches whom (which sub-agents get which document), said
+    # once per job: ``stats`` shows them under its table.
+    notes: tuple[str, ...] = ()
 
 
 class Output(NamedTuple):

@@ -1,36 +1,50 @@
-"""Claude Code: ``prompt.xml`` for ``claude --append-system-prompt-file``, the argv, and the
-sub-agents' files.
+"""Claude Code: ``prompt.xml`` for ``claude --append-system-prompt-file``, ``subagent.xml`` for
+``--append-subagent-system-prompt-file``, the argv, and the sub-agents' files.
 
-Claude Code appends the file's text verbatim to its system prompt, so the file is UTF-8 without
-BOM with LF line ends, and ``launch.json`` names it relative to the project: artifacts are the
+Claude Code appends each file's text verbatim to a system prompt, so the files are UTF-8 without
+BOM with LF line ends, and ``launch.json`` names them relative to the project: artifacts are the
 same bytes on every machine.
 
-The appended text reaches no sub-agent (``subagents.py``), so each name in the target's
-``subagents`` also gets ``agents/<name>.md``, a Claude Code agent file, and ``launch.json``'s
-``files`` maps ``.claude/agents/<name>.md`` (relative to the session folder, where Claude Code
-looks for project agents) to it. Files rather than ``--agents '<json>'``: the documents stay out
-of the argv (Linux caps one argument at 128 KiB, and process listings show it), as the main
-document does.
+``prompt.xml`` reaches the main agent only. Since 2.1.261, ``--append-subagent-system-prompt-file``
+appends ``subagent.xml`` (the sub-agent profile's sections) to every sub-agent's prompt — the
+built-ins' and custom agents' alike — after the agent's own prompt, which stays whole; the flag
+is passed only to a version that has it (``compat``, default: the version the tests run).
+
+A name in ``subagents`` also gets ``agents/<name>.md``, a Claude Code agent file, where one is
+needed (a custom agent; a built-in whose ``replace`` says so, or, before 2.1.261, any built-in:
+then the file replaces its prompt), and ``launch.json``'s ``files`` maps
+``.claude/agents/<name>.md`` (relative to the session folder, where Claude Code looks for project
+agents) to it. Files rather than ``--agents '<json>'`` or the text flags: the documents stay out
+of the argv (Linux caps one argument at 128 KiB, and process listings show it).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Any
 
 import attrs
+from hotplex.errors import suggest
 from hotplex.jobs import Job
-from hotplex.model import Model
+from hotplex.model import Manifest, Model, Target
 from hotplex.worker import (
     LAUNCH_FILE,
     Emitted,
+    OptionProblem,
     Output,
     Section,
+    TargetSources,
     launch_json,
 )
 
-from . import agent_configuration, subagents
+from . import agent_configuration, claude_code_tools, subagents
 
 PROMPT_FILE = "prompt.xml"
+SUBAGENT_FILE = "subagent.xml"
+TESTED = "2.1.332"  # the Claude Code the integration tests run: a target's default ``compat``
+APPENDS_SINCE = (2, 1, 261)  # the first release with --append-subagent-system-prompt-file
+VERSION = re.compile(r"(\d{1,4})\.(\d{1,4})\.(\d{1,5})")
 
 
 @attrs.frozen
@@ -45,6 +59,22 @@ class Options(subagents.Options):
     """The target keys of a ``claude-code`` target."""
 
     agents: dict[str, Agent] = attrs.field(factory=dict)
+    compat: str | None = None  # the Claude Code version it is built for; None: TESTED
+    subagent_document: bool | None = None  # subagent.xml; None: where the version has the flag
+
+
+def version(options: Options) -> tuple[int, ...] | None:
+    """The Claude Code release the target is built for, or None when ``compat`` is no version."""
+    found = VERSION.fullmatch(options.compat or TESTED)
+    return None if found is None else tuple(int(part) for part in found.groups())
+
+
+def appends(options: Options) -> bool:
+    """Whether ``subagent.xml`` is built and passed: the version has the flag and the target has
+    not turned it off."""
+    built_for = version(options)
+    has_flag = built_for is not None and built_for >= APPENDS_SINCE
+    return has_flag and options.subagent_document is not False
 
 
 def _frontmatter(name: str, description: str, agent: Agent | None) -> dict[str, Any]:
@@ -80,6 +110,8 @@ FORMAT = subagents.Format(
     },
     placed=".claude/agents/{name}.md",
     frontmatter=_frontmatter,
+    appended=SUBAGENT_FILE,
+    no_append="without subagent.xml nothing else reaches it",
 )
 
 
@@ -88,28 +120,113 @@ class ClaudeCode(subagents.SubagentWorker):
     Options = Options
     outputs = (
         Output(PROMPT_FILE, "document", primary=True),
+        Output(SUBAGENT_FILE, "document"),
         Output(LAUNCH_FILE, "launch"),
         Output(subagents.AGENT_FILES, "agent"),
     )
-    init_target = ("cc", "prompt.xml for `claude --append-system-prompt-file`, and launch.json")
-    modules = (__name__, agent_configuration.__name__, subagents.__name__)
+    init_target = (
+        "cc",
+        "prompt.xml for `claude --append-system-prompt-file`, subagent.xml, launch.json",
+    )
+    modules = (
+        __name__,
+        agent_configuration.__name__,
+        subagents.__name__,
+        claude_code_tools.__name__,
+    )
     format = FORMAT
 
+    def appends(self, target: Target) -> bool:
+        return appends(target.options)
+
+    def validate(
+        self, target: Target, manifest: Manifest, sources: TargetSources
+    ) -> Iterable[OptionProblem]:
+        yield from super().validate(target, manifest, sources)
+        options = target.options
+        built_for = version(options)
+        if built_for is None:
+            yield OptionProblem(
+                "compat",
+                f"compat '{options.compat}' is no Claude Code version",
+                f'the number claude --version prints, e.g. compat = "{TESTED}"',
+            )
+        elif options.subagent_document and built_for < APPENDS_SINCE:
+            since = ".".join(map(str, APPENDS_SINCE))
+            yield OptionProblem(
+                "subagent_document",
+                f"Claude Code {options.compat} cannot append a document to its sub-agents "
+                f"(--append-subagent-system-prompt-file came with {since})",
+            )
+        for name, agent in options.agents.items():
+            for index, tool in enumerate(agent.tools or ()):
+                yield from _check_tool(tool, f"agents.{name}.tools[{index}]")
+
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
+        options = job.target.options
         document = agent_configuration.build(sections, model)
-        agents = subagents.emit(job, sections, model, FORMAT, document.truncations)
         folder = job.out_dir(model)
         prompt = f"{folder}/{PROMPT_FILE}"
         argv = ["claude", "--append-system-prompt-file", prompt]
+        files = {prompt: document.text.encode("utf-8")}
+        cuts, documents, notes = document.truncations, (), _notes(options)
+        if appends(options):
+            keep = subagents.default_keep(options)
+            shared = agent_configuration.build(subagents.kept(sections, keep), model)
+            cuts += subagents.new_cuts(cuts, shared.truncations)
+            if shared.text:
+                path = f"{folder}/{SUBAGENT_FILE}"
+                files[path] = shared.text.encode("utf-8")
+                argv += ["--append-subagent-system-prompt-file", path]
+                documents = ((path, shared.sizes),)
+            else:
+                notes = (
+                    f"no {SUBAGENT_FILE}: none of {', '.join(keep) or 'subagent_keep = []'} "
+                    "has text, so the sub-agents get nothing from hotplex",
+                )
+            agents = subagents.emit(job, sections, model, FORMAT, cuts, keep)
+        else:
+            agents = subagents.emit(job, sections, model, FORMAT, cuts)
         return Emitted(
             files={
-                prompt: document.text.encode("utf-8"),
+                **files,
                 f"{folder}/{LAUNCH_FILE}": launch_json(job, argv, files=agents.placed),
                 **agents.files,
             },
             primary=prompt,
-            truncations=(*document.truncations, *agents.truncations),
+            truncations=(*cuts, *agents.truncations),
             warnings=agents.warnings,
             sizes=document.sizes,
-            documents=agents.sizes,
+            documents=(*documents, *agents.sizes),
+            notes=(*notes, *agents.notes),
+        )
+
+
+def _notes(options: Options) -> tuple[str, ...]:
+    """What reaches the sub-agents, said once per artifact for ``stats``."""
+    built_for = options.compat or TESTED
+    if appends(options):
+        return (
+            f"{SUBAGENT_FILE} is appended to every sub-agent's own prompt "
+            f"(Claude Code {built_for}, --append-subagent-system-prompt-file)",
+        )
+    if options.subagent_document is False:
+        why = "subagent_document = false"
+    else:
+        why = f"Claude Code {built_for} has no --append-subagent-system-prompt-file"
+    return (f"{why}: only the sub-agents in subagents get the rules, each from its agent file",)
+
+
+def _check_tool(tool: str, key: str) -> Iterable[OptionProblem]:
+    """A tool name Claude Code knows (``claude_code_tools``); an MCP tool is the user's own."""
+    name = tool.split("(", 1)[0] if tool.endswith(")") else tool
+    if name == "*" or name.startswith(claude_code_tools.MCP_PREFIX):
+        return
+    if name not in claude_code_tools.TOOLS:
+        tools = sorted(claude_code_tools.TOOLS)
+        yield OptionProblem(
+            key,
+            f"Claude Code has no tool '{tool}'",
+            suggest(name, tools)
+            or f"its tools: {', '.join(tools)}; an MCP tool is mcp__<server>__<tool>",
         )

@@ -12,15 +12,19 @@ server's session runs in — to it; ``GET /agent`` lists the agent with the comp
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Any
 
 from hotplex.jobs import Job
-from hotplex.model import Model
+from hotplex.model import Manifest, Model, Target
 from hotplex.worker import (
     LAUNCH_FILE,
     Emitted,
+    OptionProblem,
     Output,
     Section,
+    TargetSources,
     json_bytes,
     launch_json,
 )
@@ -28,6 +32,12 @@ from hotplex.worker import (
 from . import agent_configuration, subagents
 
 PAYLOAD_FILE = "payload.json"
+MODEL = re.compile(r"[^/\s]+/\S+")  # OpenCode names a model "<provider>/<model>"
+MODEL_EXAMPLE = "anthropic/claude-sonnet-4-5"
+SUBAGENTS_NOTE = (
+    "the system reaches the main agent only: only the sub-agents in subagents get the rules, "
+    "each from its agent file"
+)
 
 
 def _frontmatter(name: str, description: str, agent: subagents.Agent | None) -> dict[str, Any]:
@@ -56,6 +66,8 @@ FORMAT = subagents.Format(
     },
     placed=".opencode/agent/{name}.md",
     frontmatter=_frontmatter,
+    appended="no document",  # OpenCode appends nothing to its sub-agents only (README)
+    no_append="OpenCode appends no text to sub-agents alone",
 )
 
 
@@ -70,6 +82,18 @@ class OpenCodeServer(subagents.SubagentWorker):
     init_target = ("ocs", "payload.json: a body for POST /session/{id}/message")
     modules = (__name__, agent_configuration.__name__, subagents.__name__)
     format = FORMAT
+
+    def validate(
+        self, target: Target, manifest: Manifest, sources: TargetSources
+    ) -> Iterable[OptionProblem]:
+        yield from super().validate(target, manifest, sources)
+        for name, agent in target.options.agents.items():
+            if agent.model is not None and not MODEL.fullmatch(agent.model):
+                yield OptionProblem(
+                    f"agents.{name}.model",
+                    f"OpenCode names a model provider/model, not '{agent.model}'",
+                    f'e.g. model = "{MODEL_EXAMPLE}" (opencode models lists them)',
+                )
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         document = agent_configuration.build(sections, model)
@@ -86,4 +110,5 @@ class OpenCodeServer(subagents.SubagentWorker):
             warnings=agents.warnings,
             sizes=document.sizes,
             documents=agents.sizes,
+            notes=(SUBAGENTS_NOTE, *agents.notes),
         )

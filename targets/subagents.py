@@ -7,10 +7,14 @@ system prompt is its own agent prompt plus a fixed suffix. A project file
 ``.claude/agents/<name>.md`` (YAML frontmatter with ``name`` and ``description``; the body,
 trimmed, is the prompt) defines an agent, and one named like a built-in replaces the built-in's
 prompt. OpenCode reads ``.opencode/agent/<name>.md`` (frontmatter ``description``,
-``mode: subagent``) the same way.
+``mode: subagent``) the same way. Claude Code 2.1.261 and later also append one document to every
+sub-agent's own prompt (``--append-subagent-system-prompt-file``): where a worker has its program
+do that (``SubagentWorker.appends``), the sections that document holds reach every sub-agent
+already, and a built-in keeps its prompt unless its ``replace`` says otherwise.
 
-So each name in a target's ``subagents`` becomes one agent file in the worker's format, written
-beside the main artifact as ``agents/<name>.md``::
+So each name in a target's ``subagents`` that needs one (a custom agent; a built-in replaced)
+becomes one agent file in the worker's format, written beside the main artifact as
+``agents/<name>.md``::
 
     ---
     <frontmatter, written by PyYAML and read back before it is accepted>
@@ -21,7 +25,8 @@ beside the main artifact as ``agents/<name>.md``::
     <agent-configuration> of the kept sections </agent-configuration>
 
 The document is built like the main one (sanitized, limited, reported), from the sections the
-agent keeps: by default the sub-agent profile's (rules, skills, tools). The built-in
+agent keeps (``subagent_keep`` by default: the sub-agent profile's rules, skills, tools), less
+those the appended document holds. The built-in
 META-COGNITION is left out: it speaks to the main agent about chat platforms and the gateway;
 the role takes its place. ``launch.json`` maps each file to the place the program reads it from,
 relative to the session folder (``files``); the gateway copies them there.
@@ -51,6 +56,7 @@ from . import agent_configuration
 AGENTS_DIR = "agents"
 AGENT_FILES = f"{AGENTS_DIR}/*.md"  # the worker's ``outputs`` entry
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+NAME_RULE = "must start with a letter or a digit, then letters, digits, '-' or '_' (64 at most)"
 METACOGNITION = "metacognition"  # the built-in section's name: never in a sub-agent's document
 
 
@@ -62,7 +68,10 @@ class Agent:
     description: str | None = None  # the main agent picks a sub-agent by it
     role: str | None = None  # the text before the document: who this agent is
     model: str | None = None  # in the program's own spelling; None: the main agent's
-    keep: tuple[str, ...] | None = None  # the sections it gets; None: rules, skills, tools
+    keep: tuple[str, ...] | None = None  # the sections it gets; None: the target's subagent_keep
+    # A built-in's own prompt is replaced by its agent file only when this says so; None: where
+    # the program offers no other way to reach it, replaced with a warning that says so.
+    replace: bool | None = None
 
 
 @attrs.frozen
@@ -71,6 +80,7 @@ class Options:
 
     subagents: tuple[str, ...] = ()
     agents: dict[str, Agent] = attrs.field(factory=dict)
+    subagent_keep: tuple[str, ...] | None = None  # what sub-agents get; None: rules, skills, tools
 
 
 @dataclass(frozen=True)
@@ -90,6 +100,8 @@ class Format:
     placed: str  # where the program reads ``{name}.md``, relative to the session folder
     # name, description, the agent's options -> the frontmatter, in the order it is written
     frontmatter: Callable[[str, str, Any], dict[str, Any]]
+    appended: str  # for messages: what the program appends to every sub-agent, where it can
+    no_append: str  # for messages: why an agent file is the only way to reach a built-in
 
 
 @dataclass(frozen=True)
@@ -101,6 +113,7 @@ class Agents:
     truncations: tuple[Truncation, ...]
     warnings: tuple[str, ...]
     sizes: tuple[tuple[str, tuple[SectionSize, ...]], ...]  # per file, its document's sections
+    notes: tuple[str, ...]  # what a user should know of who gets what (``stats`` shows them)
 
 
 # --- validation ---------------------------------------------------------------------------------
@@ -111,23 +124,27 @@ class SubagentWorker(Worker):
 
     format: ClassVar[Format]
 
+    def appends(self, target: Target) -> bool:
+        """Whether the program appends a document to every sub-agent for this target."""
+        return False
+
     def validate(
         self, target: Target, manifest: Manifest, sources: TargetSources
     ) -> Iterable[OptionProblem]:
-        return check(target, manifest, sources, self.format)
+        return check(target, manifest, sources, self.format, self.appends(target))
 
 
 def check(
-    target: Target, manifest: Manifest, sources: TargetSources, form: Format
+    target: Target, manifest: Manifest, sources: TargetSources, form: Format, appends: bool
 ) -> Iterable[OptionProblem]:
-    """Names that make files, descriptions Claude Code will not skip, and kept sections that
-    the target has."""
+    """Names that make files, descriptions Claude Code will not skip, kept sections that the
+    target has, and no setting that would be dropped (a built-in's, where it keeps its prompt)."""
     options = target.options
     seen: set[str] = set()
     for index, name in enumerate(options.subagents):
         key = f"subagents[{index}]"
         if not NAME.fullmatch(name):
-            yield OptionProblem(key, f"'{name}' must be letters, digits, '-' or '_' (64 at most)")
+            yield OptionProblem(key, f"'{name}' {NAME_RULE}")
         elif name.lower() in seen:
             yield OptionProblem(key, f"sub-agent '{name}' is listed twice")
         elif name not in form.built_ins and _description(options.agents.get(name)) is None:
@@ -138,6 +155,7 @@ def check(
                 near or f'add [target.agents.{name}] description = "…" to define it',
             )
         seen.add(name.lower())
+    yield from _check_keep(options.subagent_keep, manifest, sources, "subagent_keep")
     for name, agent in options.agents.items():
         where = f"agents.{name}"
         if name not in options.subagents:
@@ -146,6 +164,30 @@ def check(
         if agent.description is not None:
             yield from check_description(agent.description, f"{where}.description")
         yield from _check_keep(agent.keep, manifest, sources, f"{where}.keep")
+        yield from _check_replace(name, agent, form, appends, where)
+
+
+def _check_replace(
+    name: str, agent: Agent, form: Format, appends: bool, where: str
+) -> Iterable[OptionProblem]:
+    if name not in form.built_ins:
+        if agent.replace is not None:
+            yield OptionProblem(
+                f"{where}.replace",
+                f"'{name}' is no built-in {form.program} sub-agent: there is no prompt to replace",
+            )
+        return
+    if not appends or agent.replace:
+        return
+    # Where the built-in keeps its prompt it gets no file, so no setting of a file would apply.
+    for key in attrs.fields_dict(type(agent)):
+        if key != "replace" and getattr(agent, key) is not None:
+            yield OptionProblem(
+                f"{where}.{key}",
+                f"'{name}' keeps {form.program}'s own prompt, so it has no agent file "
+                f"to carry {key}",
+                f"replace = true in [target.agents.{name}] writes one, replacing its prompt",
+            )
 
 
 def _description(agent: Any) -> str | None:
@@ -179,36 +221,117 @@ def _check_keep(
 # --- emitting -----------------------------------------------------------------------------------
 
 
+def default_keep(options: Options) -> tuple[str, ...]:
+    """The sections sub-agents get unless an agent says otherwise: the target's
+    ``subagent_keep``, else the sub-agent profile's."""
+    return options.subagent_keep if options.subagent_keep is not None else DEFAULT_SUBAGENT_KEEP
+
+
+def kept(sections: list[Section], keep: Iterable[str]) -> list[Section]:
+    """The sections of ``keep``, in document order; never META-COGNITION."""
+    names = set(keep)
+    return [s for s in sections if s.name in names and s.name != METACOGNITION]
+
+
+def new_cuts(seen: Iterable[Truncation], found: Iterable[Truncation]) -> tuple[Truncation, ...]:
+    """The cuts of ``found`` not already in ``seen``: a cut two documents make is one cut."""
+    known = list(seen)
+    fresh = []
+    for cut in found:
+        if cut not in known:
+            known.append(cut)
+            fresh.append(cut)
+    return tuple(fresh)
+
+
 def emit(
     job: Job,
     sections: list[Section],
     model: Model,
     form: Format,
     main: tuple[Truncation, ...],
+    appended: tuple[str, ...] | None = None,
 ) -> Agents:
-    """Each sub-agent of ``job``'s target as a file; ``main``: the main document's truncations,
-    so a cut both make is reported once."""
+    """Each sub-agent of ``job``'s target that needs a file, as a file; ``main``: the cuts
+    already reported, so a cut both make is reported once. ``appended``: the sections every
+    sub-agent already gets through a document its program appends to each one (None: the
+    program appends nothing, so an agent file is the only way in)."""
     folder = f"{job.out_dir(model)}/{AGENTS_DIR}"
     reserved = agent_configuration.reserved_tags(sections, model)
-    files, placed, cuts, warnings, sizes = {}, {}, list(main), [], []
-    for name in job.target.options.subagents:
-        agent = job.target.options.agents.get(name)
-        keep = agent.keep if agent is not None and agent.keep is not None else DEFAULT_SUBAGENT_KEEP
-        kept = [s for s in sections if s.name in keep and s.name != METACOGNITION]
-        document = agent_configuration.build(kept, model)
+    options = job.target.options
+    files, placed, cuts, warnings, sizes, notes = {}, {}, list(main), [], [], []
+    for name in options.subagents:
+        agent = options.agents.get(name)
+        if name in form.built_ins:
+            replaced = _replaced(name, agent, form, appended is not None)
+            warnings += replaced.warnings
+            if not replaced.file:
+                continue
+            notes.append(f"agents/{name}.md replaces {form.program}'s own '{name}' prompt")
+        chosen = agent.keep if agent is not None and agent.keep is not None else None
+        keep = chosen if chosen is not None else (() if appended else default_keep(options))
+        if appended is not None:
+            twice = [k for k in keep if k in appended]
+            keep = tuple(k for k in keep if k not in appended)
+            if twice and chosen:
+                warnings.append(
+                    f"sub-agent '{name}': {', '.join(twice)} already reach every sub-agent "
+                    f"through {form.appended}, so its file does not repeat them"
+                )
+        document = agent_configuration.build(kept(sections, keep), model)
         path = f"{folder}/{name}.md"
         description, role = _describe(name, agent, form)
-        body = sanitize.sanitize(role, reserved) + "\n\n" + document.text
+        body = sanitize.sanitize(role, reserved) + "\n" + (document.text and "\n" + document.text)
         files[path] = _agent_file(form.frontmatter(name, description, agent), body, job, model)
         placed[form.placed.format(name=name)] = path
-        cuts += [t for t in document.truncations if t not in cuts]
+        cuts += new_cuts(cuts, document.truncations)
         sizes.append((path, document.sizes))
-        if not document.text:
+        if not document.text and appended is None:
             warnings.append(
                 f"sub-agent '{name}' keeps no section with text "
                 f"({', '.join(keep) or 'keep = []'}): its file holds only its role"
             )
-    return Agents(files, placed, tuple(cuts[len(main) :]), tuple(warnings), tuple(sizes))
+    return Agents(
+        files, placed, tuple(cuts[len(main) :]), tuple(warnings), tuple(sizes), tuple(notes)
+    )
+
+
+@dataclass(frozen=True)
+class _Replaced:
+    file: bool  # whether the built-in gets an agent file (which replaces its own prompt)
+    warnings: tuple[str, ...] = ()
+
+
+def _replaced(name: str, agent: Agent | None, form: Format, appends: bool) -> _Replaced:
+    """Whether a listed built-in gets a file of its own: only where its ``replace`` says so,
+    or, without a word from it, where nothing else reaches it (with a warning)."""
+    choice = agent.replace if agent is not None else None
+    if choice is not None:
+        if not choice and not appends:
+            return _Replaced(
+                False,
+                (
+                    f"sub-agent '{name}' keeps {form.program}'s own prompt "
+                    "(replace = false), so it gets none of the rules",
+                ),
+            )
+        return _Replaced(choice)
+    if appends:
+        return _Replaced(
+            False,
+            (
+                f"sub-agent '{name}' keeps {form.program}'s own prompt and gets {form.appended} "
+                "like every sub-agent, so listing it changes nothing "
+                f"(replace = true in [target.agents.{name}] replaces its prompt)",
+            ),
+        )
+    return _Replaced(
+        True,
+        (
+            f"agents/{name}.md replaces {form.program}'s own '{name}' prompt: {form.no_append}; "
+            f"replace = true in [target.agents.{name}] says that is meant",
+        ),
+    )
 
 
 def _describe(name: str, agent: Any, form: Format) -> tuple[str, str]:

@@ -157,6 +157,7 @@ def test_creating_a_missing_variant_rebuilds_exactly_its_platform(built, hotplex
     assert reasons == {"new input agent-configs/AGENTS.feishu.md"}
     assert changed(before, outputs(built)) == {
         "dist/cc/feishu/prompt.xml",
+        "dist/cc/feishu/subagent.xml",  # the rules reach every sub-agent too
         "dist/ocs/feishu/payload.json",
     }
 
@@ -402,6 +403,7 @@ def test_check_reports_orphans_that_build_then_deletes(built, hotplex):
     assert report["deleted"] == [
         "dist/cc/feishu/launch.json",
         "dist/cc/feishu/prompt.xml",
+        "dist/cc/feishu/subagent.xml",
         "dist/ocs/feishu/payload.json",
     ]
     assert not (built / "dist/ocs/feishu").exists()  # emptied folders go too

@@ -112,7 +112,8 @@ def test_stats_json_shows_sizes_shares_tokens_and_cuts(make_project, hotplex):
     root = make_project(BIG_PROJECT, manifest=BIG_MANIFEST)
     result = hotplex("-C", str(root), "stats", "--json")
     assert result.status == 0, result.stderr
-    [art] = json.loads(result.stdout)["artifacts"]
+    art, shared = json.loads(result.stdout)["artifacts"]
+    assert shared["artifact"] == "cc/default/subagent.xml"  # what every sub-agent gets
     assert (art["artifact"], art["per_file"], art["total"], art["unit"]) == (
         "cc/default",
         2000,
@@ -316,7 +317,11 @@ def test_build_json_reports_each_artifact(make_project, hotplex):
     report = json.loads(first.stdout)
     assert report["errors"] == [] and report["deleted"] == []
     by_path = {a["path"]: a for a in report["artifacts"]}
-    assert set(by_path) == {"dist/cc/default/prompt.xml", "dist/cc/default/launch.json"}
+    assert set(by_path) == {
+        "dist/cc/default/prompt.xml",
+        "dist/cc/default/subagent.xml",
+        "dist/cc/default/launch.json",
+    }
     for path, art in by_path.items():
         data = (root / path).read_bytes()
         assert art["sha256"] == hashlib.sha256(data).hexdigest() and art["bytes"] == len(data)
@@ -641,7 +646,7 @@ def test_ci_workflow_builds_uploads_and_passes_when_current(example_copy, hotple
     assert ok, log
     assert outcomes["Check the committed artifacts"] == "success"
     report = json.loads(_text(root, "hotplex-report.json"))
-    assert report["errors"] == [] and len(report["artifacts"]) == 9
+    assert report["errors"] == [] and len(report["artifacts"]) == 12
     assert "::warning" not in log and "::error" not in log
 
 

@@ -41,7 +41,7 @@ def test_the_graph_has_every_kind_of_node(graph):
     artifacts = {n for n, d in nodes.items() if d["kind"] == "artifact"}
     assert "artifact:dist/cc/slack/prompt.xml" in artifacts
     assert "artifact:dist/ocs/feishu/payload.json" in artifacts
-    assert len(artifacts) == 9  # 3 claude-code sets of 2 files, 3 opencode payloads
+    assert len(artifacts) == 12  # 3 claude-code sets of 3 files, 3 opencode payloads
 
 
 def test_sources_variants_and_includes_are_files_with_roles(graph):
@@ -58,6 +58,7 @@ def test_a_variant_that_does_not_exist_yet_is_a_node_too(graph):
     assert absent["exists"] is False and absent["role"] == "variant"
     assert users(graph, "file:agent-configs/SOUL.feishu.md") == {
         "dist/cc/feishu/prompt.xml",
+        "dist/cc/feishu/subagent.xml",
         "dist/cc/feishu/launch.json",
         "dist/ocs/feishu/payload.json",
     }
@@ -67,18 +68,19 @@ def test_a_variant_that_does_not_exist_yet_is_a_node_too(graph):
 def test_edges_lead_from_each_input_to_exactly_its_users(graph):
     slack = {
         "dist/cc/slack/prompt.xml",
+        "dist/cc/slack/subagent.xml",
         "dist/cc/slack/launch.json",
         "dist/ocs/slack/payload.json",
     }
     assert users(graph, "file:agent-configs/SOUL.slack.md") == slack
     assert users(graph, "file:agent-configs/shared/slack.md") == slack
-    assert len(users(graph, "file:agent-configs/SOUL.md")) == 9
+    assert len(users(graph, "file:agent-configs/SOUL.md")) == 12
     assert users(graph, "worker:opencode-server") == {
         f"dist/ocs/{p}/payload.json" for p in ("default", "slack", "feishu")
     }
     assert ("manifest:hotplex.toml", "var:platform") in graph["edges"]
-    assert len(users(graph, "var:platform")) == 9  # AGENTS.md reads it in every job
-    assert len(users(graph, "value:metacognition")) == 9
+    assert len(users(graph, "var:platform")) == 12  # AGENTS.md reads it in every job
+    assert len(users(graph, "value:metacognition")) == 12
 
 
 def test_dot_output_marks_absent_files(make_project, hotplex):

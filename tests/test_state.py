@@ -60,7 +60,11 @@ def test_the_log_is_a_versioned_header_then_json_lines(built):
     assert isinstance(job["variables"], dict)
     assert job["inputs"]["agent-configs/SOUL.slack.md"] is not None
     assert job["inputs"]["agent-configs/AGENTS.slack.md"] is None  # an absent input is recorded
-    assert set(job["outputs"]) == {"dist/cc/slack/prompt.xml", "dist/cc/slack/launch.json"}
+    assert set(job["outputs"]) == {
+        "dist/cc/slack/prompt.xml",
+        "dist/cc/slack/subagent.xml",
+        "dist/cc/slack/launch.json",
+    }
     assert (built / ".hotplex/.gitignore").read_text() == "*\n"
 
 

@@ -289,7 +289,7 @@ def test_artifacts_in_the_previous_out_are_orphans(make_project, hotplex):
     check = hotplex("-C", str(root), "check")
     assert check.status == 1
     assert "orphaned: dist/cc/default/prompt.xml (a build would delete it)" in check.stdout
-    assert "hotplex: 2 artifact set(s) out of date, 4 orphaned file(s); run: " in check.stdout
+    assert "hotplex: 2 artifact set(s) out of date, 6 orphaned file(s); run: " in check.stdout
     built = hotplex("-C", str(root), "build")
     assert built.status == 0
     assert "deleted dist/cc/slack/launch.json" in built.stdout

@@ -1,12 +1,13 @@
-"""Sub-agents get the rules: each built agent file reaches its sub-agent in the real programs.
+"""Sub-agents get the rules: what hotplex builds for them reaches them in the real programs.
 
 Claude Code: the ``cc`` artifact of ``examples/subagents`` is launched as its ``launch.json``
 says (the ``files`` placed into the session folder, then ``argv``) against a fake Messages API
-whose first answer calls the ``Agent`` tool once per configured sub-agent. Each sub-agent's own
-request must carry its agent file's body — the role and the kept sections — byte for byte in its
-system prompt; a built-in name must have lost its built-in prompt (a control run without the
-files shows it, and no rules); and the appended ``prompt.xml`` must reach none of them (the
-finding that makes the agent files necessary).
+whose first answer calls the ``Agent`` tool once per sub-agent named. Each sub-agent's own
+request must keep its own prompt (a built-in's opening words, the custom agent's file) and end
+with ``subagent.xml`` byte for byte; the main agent's prompt must be the one a run without
+``subagent.xml`` gets; no user or memory text may reach a sub-agent. With ``compat`` before
+2.1.261 the agent files carry the rules, replacing a built-in's prompt, and ``prompt.xml``
+reaches none of them (the finding that made the agent files necessary).
 
 OpenCode: the ``ocs`` files are placed into a fresh session folder, which the running
 ``opencode serve`` is asked about (``GET /agent?directory=…``, as a gateway's sessions name their
@@ -34,9 +35,12 @@ from conftest import (
     build_project,
     claude_env,
     fake_message,
+    fake_stream,
+    http_json,
     running,
     sse,
 )
+from hotplex.targets import claude_code_tools
 
 pytestmark = pytest.mark.integration
 
@@ -46,7 +50,9 @@ TASK = "HOTPLEX-TASK-FOR-"  # + the agent's name: how a sub-agent's request is r
 BUILT_IN_OPENINGS = {
     "general-purpose": "You are an agent for Claude Code",
     "Explore": "You are a file search specialist",
+    "Plan": "You are a software architect and planning specialist",
 }
+READ_ONLY = "READ-ONLY MODE"  # Explore's and Plan's own instructions: they change no file
 AGENT_TOOLS = ("Agent", "Task")  # the sub-agent tool's name, now and in older releases
 
 
@@ -165,16 +171,27 @@ def example(tmp_path_factory: pytest.TempPathFactory):
     return built.project
 
 
+# How a session is driven: ``--print`` with the prompt as an argument, or the gateway's way,
+# one user message as a stream-json line on stdin.
+STREAM_JSON = ("--input-format", "stream-json", "--output-format", "stream-json", "--verbose")
+
+
 def call_agents(
-    claude_cli, argv: list[str], cwd: Path, names: tuple[str, ...], home: Path
+    claude_cli,
+    argv: list[str],
+    cwd: Path,
+    names: tuple[str, ...],
+    home: Path,
+    streamed: bool = False,
 ) -> AgentCalling:
     """One ``claude --print`` session whose model calls ``names`` through the Agent tool."""
+    message = {"type": "user", "message": {"role": "user", "content": PROBE}}
     with running(AgentCalling(agents=names)) as fake:
         done = subprocess.run(
-            [str(claude_cli.path), *argv, "--print", PROBE],
+            [str(claude_cli.path), *argv, "--print", *(STREAM_JSON if streamed else [PROBE])],
             cwd=cwd,
             env=claude_env(home, fake.url),
-            stdin=subprocess.DEVNULL,
+            input=json.dumps(message) + "\n" if streamed else "",
             capture_output=True,
             text=True,
             timeout=CLAUDE_TIMEOUT * 2,
@@ -186,47 +203,147 @@ def call_agents(
     return fake  # type: ignore[return-value]
 
 
-def test_claude_code_subagents_get_their_agent_files(claude_cli, example, tmp_path):
-    folder = example / "dist" / "cc" / "default"
-    launch = json.loads((folder / "launch.json").read_text(encoding="utf-8"))
+def launch_spec(project: Path, target: str = "cc") -> dict[str, Any]:
+    folder = project / "dist" / target / "default"
+    return json.loads((folder / "launch.json").read_text(encoding="utf-8"))
+
+
+def flag_file(project: Path, argv: list[str], flag: str) -> str:
+    return (project / argv[argv.index(flag) + 1]).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["print", "stream-json"])
+def test_every_sub_agent_keeps_its_prompt_and_gets_subagent_xml(
+    claude_cli, example, tmp_path, streamed
+):
+    launch = launch_spec(example)
+    argv = launch["argv"]
+    assert argv[1] == "--append-system-prompt-file"
+    appended = flag_file(example, argv, "--append-system-prompt-file")
+    shared = flag_file(example, argv, "--append-subagent-system-prompt-file")
+    assert list(launch["files"]) == [".claude/agents/reviewer.md"]  # a custom agent only
+
+    place(example, launch, example)  # cwd "." : the session folder is the project
+    names = (*BUILT_IN_OPENINGS, "reviewer")
+    fake = call_agents(
+        claude_cli, argv[1:], example / launch["cwd"], names, tmp_path / "h1", streamed
+    )
+    reviewer = agent_body(example / launch["files"][".claude/agents/reviewer.md"])
+    private = [
+        (example / "agent-configs" / name).read_text(encoding="utf-8").strip().splitlines()[-1]
+        for name in ("USER.md", "MEMORY.md")
+    ]
+    captured = {}
+    for name in names:
+        (request, *_) = fake.agent_requests(name)
+        blocks = system_blocks(request)
+        # The agent's own prompt opens its block, whole; subagent.xml ends it, byte for byte.
+        opening = BUILT_IN_OPENINGS.get(name, reviewer)
+        assert any(b.startswith(opening) for b in blocks), f"{name}: its own prompt is gone"
+        assert blocks[-1].endswith(shared), f"{name}: subagent.xml is not at its end"
+        assert blocks[-1].count(shared) == 1
+        assert appended.strip() not in system_text(request)  # prompt.xml is the main agent's
+        sent = json.dumps(request.body, ensure_ascii=False)
+        for text in private:  # the default profile: no user or memory text
+            assert text not in sent, f"{name}: {text!r} reached it"
+        captured[name] = system_text(request)
+    for name in ("Explore", "Plan"):
+        assert READ_ONLY in captured[name], f"{name}: its read-only instructions are gone"
+
+    # The main agent's prompt is the one it gets without subagent.xml.
+    bare = [a for a in argv[1:] if a != "--append-subagent-system-prompt-file"]
+    bare.remove(argv[argv.index("--append-subagent-system-prompt-file") + 1])
+    control = call_agents(
+        claude_cli, bare, example / launch["cwd"], ("Plan",), tmp_path / "h2", streamed
+    )
+    main, without = fake.message_requests()[0], control.message_requests()[0]
+    # [0]: a per-run header; the rest names each run's own HOME (Claude Code's memory folder).
+    mine = [b.replace(str(tmp_path / "h1"), "HOME") for b in system_blocks(main)[1:]]
+    assert mine == [b.replace(str(tmp_path / "h2"), "HOME") for b in system_blocks(without)[1:]]
+    assert system_blocks(main)[-1].endswith(appended)
+    assert shared not in system_text(main)
+    if os.environ.get("HOTPLEX_SHOW_CAPTURE"):
+        print(f"\n--- Claude Code {claude_cli.version}, sub-agent 'Explore' system prompt:")
+        print(captured["Explore"])
+
+
+OLD_MANIFEST = """\
+[[target]]
+name = "cc"
+worker = "claude-code"
+compat = "2.1.260"
+subagents = ["general-purpose", "Explore", "reviewer"]
+
+[target.agents.general-purpose]
+replace = true
+
+[target.agents.Explore]
+replace = true
+
+[target.agents.reviewer]
+description = "Reviews a change against the workspace rules before it is committed or pushed."
+keep = ["rules"]
+"""
+
+
+def test_before_2_1_261_the_agent_files_carry_the_rules(claude_cli, example, tmp_path):
+    project = tmp_path / "old"
+    shutil.copytree(example / "agent-configs", project / "agent-configs")
+    (project / "hotplex.toml").write_text(OLD_MANIFEST, encoding="utf-8")
+    built = build_project(project)
+    assert built.problem is None, built.problem
+    folder = project / "dist" / "cc" / "default"
+    launch = launch_spec(project)
     names = tuple(Path(p).stem for p in launch["files"])
     assert set(names) == {"general-purpose", "Explore", "reviewer"}
-    assert launch["argv"][:2] == ["claude", "--append-system-prompt-file"]
-    appended = (example / launch["argv"][2]).read_text(encoding="utf-8")
+    assert launch["argv"][1:] == ["--append-system-prompt-file", "dist/cc/default/prompt.xml"]
+    appended = flag_file(project, launch["argv"], "--append-system-prompt-file")
 
     # Without the files: the built-ins keep their own prompts and get none of the rules.
     bare = tmp_path / "bare"
     bare.mkdir()
-    argv = [launch["argv"][1], str(example / launch["argv"][2])]
-    control = call_agents(claude_cli, argv, bare, tuple(BUILT_IN_OPENINGS), tmp_path / "h1")
-    for name, opening in BUILT_IN_OPENINGS.items():
+    argv = [launch["argv"][1], str(project / launch["argv"][2])]
+    control = call_agents(claude_cli, argv, bare, ("general-purpose", "Explore"), tmp_path / "h1")
+    for name in ("general-purpose", "Explore"):
         system = system_text(control.agent_requests(name)[0])
-        assert opening in system and "<rules>" not in system, name
+        assert BUILT_IN_OPENINGS[name] in system and "<rules>" not in system, name
 
-    place(example, launch, example)  # cwd "." : the session folder is the project
-    fake = call_agents(
-        claude_cli, launch["argv"][1:], example / launch["cwd"], names, tmp_path / "h2"
-    )
-    captured = {}
+    place(project, launch, project)
+    fake = call_agents(claude_cli, launch["argv"][1:], project, names, tmp_path / "h2")
+    rules = appended[appended.index("<rules>") : appended.index("</rules>") + len("</rules>")]
     for name in names:
         requests = fake.agent_requests(name)
         system = system_text(requests[0])
         body = agent_body(folder / "agents" / f"{name}.md")
-        assert body in system, f"{name}: its agent file's body is not in its system prompt"
         # Claude Code's own lines (a header, "You are Claude Code, …") come first, each a block
         # of its own; the agent's prompt opens the next one, its fixed notes follow.
         assert any(block.startswith(body) for block in system_blocks(requests[0]))
         assert appended.strip() not in system  # the appended prompt reaches no sub-agent
-        opening = BUILT_IN_OPENINGS.get(name)
-        if opening is not None:
-            assert opening not in system, f"{name}: the built-in prompt is still there"
-        captured[name] = system
-    # The kept sections, byte for byte: the rules reach every one of them.
-    rules = appended[appended.index("<rules>") : appended.index("</rules>") + len("</rules>")]
-    assert all(rules in system for system in captured.values())
-    if os.environ.get("HOTPLEX_SHOW_CAPTURE"):
-        print(f"\n--- Claude Code {claude_cli.version}, sub-agent 'reviewer' system prompt:")
-        print(captured["reviewer"])
+        assert BUILT_IN_OPENINGS.get(name, body) not in system or name == "reviewer"
+        assert rules in system  # the kept sections, byte for byte
+
+
+def test_the_tool_names_are_the_ones_claude_code_offers(claude_cli, tmp_path):
+    """``claude_code_tools.SENT`` is what the real program offers its model (the check of an
+    agent's ``tools`` rests on it): as it starts, and with its deferred tools sent whole."""
+    offered: set[str] = set()
+    for run, extra in enumerate(({}, {"ENABLE_TOOL_SEARCH": "false"})):
+        folder = tmp_path / f"run{run}"
+        folder.mkdir()
+        with running(FakeAnthropic()) as fake:
+            done = subprocess.run(
+                [str(claude_cli.path), "--print", "ping"],
+                cwd=folder,
+                env={**claude_env(folder / "home", fake.url), **extra},
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=CLAUDE_TIMEOUT,
+            )
+        assert done.returncode == 0, done.stderr[-2000:]
+        tools = fake.message_requests()[0].body["tools"]
+        offered |= {t["name"] for t in tools if not t.get("defer_loading")}
+    assert offered == set(claude_code_tools.SENT)
 
 
 # YAML's hard cases in one line: a colon and blank, quotes of both kinds, a comment sign, flow
@@ -281,3 +398,67 @@ def test_opencode_lists_each_agent_with_the_compiled_prompt(opencode_server, exa
         assert agents[name]["mode"] == "subagent"
         assert agents[name]["prompt"] == agent_body(example / built)
         assert "<rules>" in agents[name]["prompt"]
+
+
+@dataclass
+class TaskCalling(AgentCalling):
+    """``AgentCalling`` for OpenCode: its sub-agent tool is ``task``, its provider the
+    Anthropic SDK's (``POST /v1/messages``); every answer streams."""
+
+    def respond(self, request: RecordedRequest) -> Reply | None:
+        body = request.body
+        if not request.route.endswith("/messages") or not isinstance(body, dict):
+            return None
+        offered = {t["name"] for t in body.get("tools", ())}
+        asking = PROBE in user_text(request) and not has_tool_result(request)
+        if "task" in offered and asking and not self.calls:
+            self.calls.append("task")
+            blocks = [
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_hotplex_{index}",
+                    "name": "task",
+                    "input": {
+                        "description": f"probe {name}",
+                        "prompt": f"{TASK}{name}: answer 'ok'.",
+                        "subagent_type": name,
+                    },
+                }
+                for index, name in enumerate(self.agents)
+            ]
+            return 200, tool_use_stream(str(body["model"]), blocks), "text/event-stream"
+        return 200, fake_stream(str(body["model"]), self.reply), "text/event-stream"
+
+
+def test_opencode_has_no_text_for_sub_agents_alone(opencode_server, tmp_path):
+    """What the README says of OpenCode: ``explore`` has a prompt of its own and ``general``
+    runs on the provider's, which an agent file replaces; ``system`` reaches the main agent
+    only; ``instructions`` reach every agent, the main one too."""
+    session = tmp_path / "session"
+    (session / ".opencode" / "agent").mkdir(parents=True)
+    (session / "extra.md").write_text("HOTPLEX-INSTRUCTIONS\n", encoding="utf-8")
+    custom = "---\ndescription: Probes.\nmode: subagent\n---\n\nHOTPLEX-CUSTOM-PROMPT\n"
+    (session / ".opencode" / "agent" / "custom.md").write_text(custom, encoding="utf-8")
+    names = ("general", "explore", "custom")
+    with running(TaskCalling(agents=names)) as fake:
+        config = {
+            "instructions": ["extra.md"],
+            "provider": {"anthropic": {"options": {"baseURL": f"{fake.url}/v1", "apiKey": "k"}}},
+            "model": "anthropic/claude-sonnet-4-5",
+            "permission": {"*": "allow"},
+        }
+        (session / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
+        query = urllib.parse.urlencode({"directory": str(session)})
+        created = opencode_server.request("POST", f"/session?{query}", {})
+        message = {"system": "HOTPLEX-SYSTEM", "parts": [{"type": "text", "text": PROBE}]}
+        path = f"/session/{created['id']}/message?{query}"
+        http_json("POST", opencode_server.url + path, message, timeout=CLAUDE_TIMEOUT * 2)
+    main = next(r for r in fake.message_requests() if user_text(r).strip() == PROBE)
+    assert "HOTPLEX-SYSTEM" in system_text(main) and "HOTPLEX-INSTRUCTIONS" in system_text(main)
+    systems = {name: system_text(fake.agent_requests(name)[0]) for name in names}
+    for system in systems.values():
+        assert "HOTPLEX-SYSTEM" not in system and "HOTPLEX-INSTRUCTIONS" in system
+    assert systems["explore"].startswith("You are a file search specialist")
+    assert systems["general"].startswith("You are OpenCode")  # the provider's prompt
+    assert systems["custom"].startswith("HOTPLEX-CUSTOM-PROMPT")  # nothing of either
+    assert "You are OpenCode" not in systems["custom"]

@@ -40,7 +40,9 @@ class Markdown(Worker):
         heading = job.target.options.heading
         text = "\n\n".join(f"{heading} {s.tag}\n\n{s.text}" for s in sections) + "\n"
         path = f"{job.out_dir(model)}/context.md"
-        sizes = tuple(SectionSize(s.name, s.files, len(s.text), len(s.text), "chars") for s in sections)
+        sizes = tuple(
+            SectionSize(s.name, s.files, len(s.text), len(s.text), "chars") for s in sections
+        )
         return Emitted({path: text.encode()}, path, sizes=sizes)
 
 
@@ -173,16 +175,21 @@ def test_the_sanitizer_applies_to_document_workers(worker, make_project):
     (job, *_) = [j for j in _build(root) if j.target == "t"]
     text = (root / job.primary).read_text()
     if worker in ("claude-code", "opencode-server"):
-        assert "</user><rules>" not in text and "&lt;/user>&lt;rules>" in text.replace("\\u003c", "<")
+        assert "</user><rules>" not in text and "&lt;/user>&lt;rules>" in text.replace(
+            "\\u003c", "<"
+        )
 
 
-WITH_SUBAGENTS = [n for n, w in sorted(WORKERS.items()) if "subagents" in attrs.fields_dict(w.Options)]
+WITH_SUBAGENTS = [
+    n for n, w in sorted(WORKERS.items()) if "subagents" in attrs.fields_dict(w.Options)
+]
 
 
 @pytest.mark.parametrize("worker", WITH_SUBAGENTS)
 def test_sub_agent_files_are_declared_outputs_and_rebuild_with_their_sources(worker, make_project):
     """A worker with ``subagents`` among its options writes one file per sub-agent, declared
-    in its outputs, recorded, and rebuilt when a kept source changes."""
+    in its outputs, recorded; the rules reach the sub-agent through it or a document the worker
+    has its program append to every sub-agent, rebuilt when a kept source changes."""
     extra = 'subagents = ["helper"]\n[target.agents.helper]\ndescription = "Helps."\n'
     root = make_project(FILES, manifest=_manifest(worker, extra))
     (job, *_) = [j for j in _build(root) if j.target == "t"]
@@ -191,12 +198,23 @@ def test_sub_agent_files_are_declared_outputs_and_rebuild_with_their_sources(wor
     declared = WORKERS[worker].outputs
     agent = next(n for n in names if "helper" in n)
     assert [o.kind for o in declared if fnmatch.fnmatchcase(agent, o.name)] == ["agent"]
-    text = (root / folder / agent).read_text(encoding="utf-8")
-    assert text.startswith("---\n") and "Never push to main." in text
+    assert (root / folder / agent).read_text(encoding="utf-8").startswith("---\n")
+    appended = [
+        n
+        for n in names
+        for o in declared
+        if o.kind == "document" and not o.primary
+        if fnmatch.fnmatchcase(n, o.name)
+    ]
+    (carrier,) = [n for n in (agent, *appended) if "Never push to main." in _read(root, folder, n)]
     (root / "agent-configs/AGENTS.md").write_text("Never force-push.\n", encoding="utf-8")
     (again, *_) = [j for j in _build(root) if j.target == "t"]
-    assert folder + agent in again.written
-    assert "Never force-push." in (root / folder / agent).read_text(encoding="utf-8")
+    assert folder + carrier in again.written
+    assert "Never force-push." in _read(root, folder, carrier)
+
+
+def _read(root, folder: str, name: str) -> str:
+    return (root / folder / name).read_text(encoding="utf-8")
 
 
 def test_daily_logs_reach_the_worker(worker, make_project):

@@ -14,6 +14,7 @@ import yaml
 from hotplex.api import Project
 from hotplex.errors import HotplexError
 from hotplex.targets import subagents
+from hotplex.targets.claude_code_tools import TOOLS
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,7 +28,24 @@ CC = """\
 [[target]]
 name = "cc"
 worker = "claude-code"
+subagents = ["reviewer"]
+
+[target.agents.reviewer]
+description = "Reviews: a change — before it is pushed."
+tools = ["Read", "Grep", "mcp__github__create_issue", "Bash(git diff *)"]
+model = "haiku"
+keep = ["soul", "rules"]
+"""
+# Claude Code before 2.1.261: agent files are the only way to its sub-agents.
+OLD_CC = """\
+[[target]]
+name = "cc"
+worker = "claude-code"
+compat = "2.1.260"
 subagents = ["general-purpose", "Explore", "reviewer"]
+
+[target.agents.Explore]
+replace = true
 
 [target.agents.reviewer]
 description = "Reviews: a change — before it is pushed."
@@ -40,6 +58,9 @@ OCS = """\
 name = "ocs"
 worker = "opencode-server"
 subagents = ["general", "tester"]
+
+[target.agents.general]
+replace = true
 
 [target.agents.tester]
 description = "Runs the tests."
@@ -62,9 +83,70 @@ def split(data: bytes) -> tuple[dict, str]:
     return dict(post.metadata), text.split("\n---\n", 1)[1]
 
 
-def test_claude_code_agent_files_and_launch(make_project):
+def test_every_sub_agent_gets_subagent_xml_and_a_custom_one_its_file(make_project):
     project = Project.load(make_project(SOURCES, CC))
     artifact = project.compile("cc")
+    folder = "dist/cc/default"
+    assert list(artifact.files) == [
+        f"{folder}/prompt.xml",
+        f"{folder}/subagent.xml",
+        f"{folder}/launch.json",
+        f"{folder}/agents/reviewer.md",
+    ]
+    launch = json.loads(artifact.files[f"{folder}/launch.json"])
+    assert launch["argv"] == [
+        "claude",
+        "--append-system-prompt-file",
+        f"{folder}/prompt.xml",
+        "--append-subagent-system-prompt-file",
+        f"{folder}/subagent.xml",
+    ]
+    assert launch["files"] == {".claude/agents/reviewer.md": f"{folder}/agents/reviewer.md"}
+
+    shared = artifact.file("subagent.xml").decode("utf-8")
+    assert "<rules>" in shared and "<skills>" in shared  # the sub-agent profile
+    for absent in ("<persona>", "<user>", "Lin, backend.", "<hotplex>"):
+        assert absent not in shared
+
+    meta, body = split(artifact.file("agents/reviewer.md"))
+    assert meta == {
+        "name": "reviewer",
+        "description": "Reviews: a change — before it is pushed.",
+        "tools": "Read, Grep, mcp__github__create_issue, Bash(git diff *)",
+        "model": "haiku",
+    }
+    role, document = body.strip().split("\n\n", 1)
+    assert role == "You are the reviewer sub-agent. Reviews: a change — before it is pushed."
+    # Its keep adds SOUL.md; the rules reach it through subagent.xml, not twice.
+    assert "Be brief." in document and "<rules>" not in document
+    assert artifact.warnings == (
+        "sub-agent 'reviewer': rules already reach every sub-agent through subagent.xml, "
+        "so its file does not repeat them",
+    )
+
+
+def test_a_built_in_keeps_its_prompt_unless_replace_says_otherwise(make_project):
+    manifest = (
+        '[[target]]\nname = "cc"\nworker = "claude-code"\nsubagents = ["Explore", "Plan"]\n'
+        "[target.agents.Plan]\nreplace = true\n"
+    )
+    artifact = Project.load(make_project(SOURCES, manifest)).compile("cc")
+    assert sorted(p for p in artifact.files if "/agents/" in p) == [
+        "dist/cc/default/agents/Plan.md"
+    ]
+    _, body = split(artifact.file("agents/Plan.md"))
+    assert body.lstrip().startswith("You are a planner") and "<rules>" not in body
+    assert artifact.warnings == (
+        "sub-agent 'Explore' keeps Claude Code's own prompt and gets subagent.xml like every "
+        "sub-agent, so listing it changes nothing (replace = true in [target.agents.Explore] "
+        "replaces its prompt)",
+    )
+
+
+@pytest.mark.parametrize("setting", ['compat = "2.1.260"', "subagent_document = false"])
+def test_without_the_flag_agent_files_carry_the_rules(make_project, setting):
+    manifest = OLD_CC.replace('compat = "2.1.260"', setting)
+    artifact = Project.load(make_project(SOURCES, manifest)).compile("cc")
     folder = "dist/cc/default"
     names = ["general-purpose", "Explore", "reviewer"]
     assert list(artifact.files) == [
@@ -73,26 +155,21 @@ def test_claude_code_agent_files_and_launch(make_project):
         *(f"{folder}/agents/{n}.md" for n in names),
     ]
     launch = json.loads(artifact.files[f"{folder}/launch.json"])
+    assert launch["argv"] == ["claude", "--append-system-prompt-file", f"{folder}/prompt.xml"]
     assert launch["files"] == {f".claude/agents/{n}.md": f"{folder}/agents/{n}.md" for n in names}
-
-    meta, body = split(artifact.file("agents/reviewer.md"))
-    assert meta == {
-        "name": "reviewer",
-        "description": "Reviews: a change — before it is pushed.",
-        "tools": "Read, Grep",
-        "model": "haiku",
-    }
-    role, document = body.strip().split("\n\n", 1)
-    assert role == "You are the reviewer sub-agent. Reviews: a change — before it is pushed."
-    assert "<rules>" in document and "Never push to main." in document
-    for absent in ("<skills>", "<persona>", "<user>", "<hotplex>", "Be brief."):
-        assert absent not in document
-
+    _, body = split(artifact.file("agents/reviewer.md"))
+    assert "<rules>" in body and "<skills>" not in body  # its own keep
     meta, body = split(artifact.file("agents/Explore.md"))
     assert meta["name"] == "Explore" and meta["description"]
     assert body.lstrip().startswith("You are a read-only explorer")
     assert "Never push to main." in body and "Use the Makefile." in body  # rules, skills
     assert "<hotplex>" not in body  # META-COGNITION speaks to the main agent only
+    # general-purpose is replaced without a word from the manifest: that is said.
+    assert artifact.warnings == (
+        "agents/general-purpose.md replaces Claude Code's own 'general-purpose' prompt: without "
+        "subagent.xml nothing else reaches it; replace = true in "
+        "[target.agents.general-purpose] says that is meant",
+    )
 
 
 def test_opencode_agent_files_and_launch(make_project):
@@ -139,7 +216,8 @@ def test_without_subagents_nothing_changes(make_project):
             [
                 (
                     "target[0].subagents[0]",
-                    "'a b' must be letters, digits, '-' or '_' (64 at most)",
+                    "'a b' must start with a letter or a digit, then letters, digits, '-' "
+                    "or '_' (64 at most)",
                 ),
                 ("target[0].subagents[2]", "sub-agent 'plan' is listed twice"),
             ],
@@ -177,16 +255,57 @@ def test_without_subagents_nothing_changes(make_project):
             ],
         ),
         (
-            'subagents = ["Plan"]\n[target.agents.Plan]\nkeep = ["rulez"]',
+            'subagents = ["Plan"]\n[target.agents.Plan]\nreplace = true\nkeep = ["rulez"]',
             [("target[0].agents.Plan.keep", "no source is named 'rulez' (did you mean 'rules'?)")],
         ),
         (
-            'keep = ["soul"]\nsubagents = ["Plan"]\n[target.agents.Plan]\nkeep = ["rules"]',
+            'keep = ["soul"]\nsubagents = ["Plan"]\n[target.agents.Plan]\nreplace = true\n'
+            'keep = ["rules"]',
             [
                 (
                     "target[0].agents.Plan.keep",
                     "the target itself does not keep 'rules' (a sub-agent "
                     "keeps a part of its target's sections: add 'rules' to the target's keep)",
+                )
+            ],
+        ),
+        (
+            'subagent_keep = ["rulez"]',
+            [("target[0].subagent_keep", "no source is named 'rulez' (did you mean 'rules'?)")],
+        ),
+        (
+            'subagents = ["Explore", "r"]\n[target.agents.Explore]\nmodel = "haiku"\n'
+            '[target.agents.r]\ndescription = "x"\nreplace = true',
+            [
+                (
+                    "target[0].agents.Explore.model",
+                    "'Explore' keeps Claude Code's own prompt, so it has no agent file to carry "
+                    "model (replace = true in [target.agents.Explore] writes one, replacing its "
+                    "prompt)",
+                ),
+                (
+                    "target[0].agents.r.replace",
+                    "'r' is no built-in Claude Code sub-agent: there is no prompt to replace",
+                ),
+            ],
+        ),
+        (
+            'compat = "latest"',
+            [
+                (
+                    "target[0].compat",
+                    "compat 'latest' is no Claude Code version (the number claude --version "
+                    'prints, e.g. compat = "2.1.332")',
+                )
+            ],
+        ),
+        (
+            'compat = "2.1.197"\nsubagent_document = true',
+            [
+                (
+                    "target[0].subagent_document",
+                    "Claude Code 2.1.197 cannot append a document to its sub-agents "
+                    "(--append-subagent-system-prompt-file came with 2.1.261)",
                 )
             ],
         ),
@@ -206,6 +325,33 @@ def test_mistakes_are_placed_and_explained(make_project, extra, expected):
     assert problems(make_project, manifest) == expected
 
 
+CC_HEAD = '[[target]]\nname = "cc"\nworker = "claude-code"\n'
+
+
+def test_a_sub_agent_name_states_the_first_character_rule(make_project):
+    rule = "must start with a letter or a digit, then letters, digits, '-' or '_' (64 at most)"
+    assert problems(make_project, CC_HEAD + 'subagents = ["-x", "x."]\n') == [
+        ("target[0].subagents[0]", f"'-x' {rule}"),
+        ("target[0].subagents[1]", f"'x.' {rule}"),
+    ]
+
+
+def test_claude_code_tool_names_are_checked_with_did_you_mean(make_project):
+    manifest = CC_HEAD + (
+        'subagents = ["r"]\n[target.agents.r]\ndescription = "x"\n'
+        'tools = ["Raed", "mcp__github__create_issue", "bash", "Bash(git *)", "Tea", "*"]\n'
+    )
+    assert problems(make_project, manifest) == [
+        ("target[0].agents.r.tools[0]", "Claude Code has no tool 'Raed' (did you mean 'Read'?)"),
+        ("target[0].agents.r.tools[2]", "Claude Code has no tool 'bash' (did you mean 'Bash'?)"),
+        (
+            "target[0].agents.r.tools[4]",
+            f"Claude Code has no tool 'Tea' (its tools: {', '.join(sorted(TOOLS))}; "
+            "an MCP tool is mcp__<server>__<tool>)",
+        ),
+    ]
+
+
 def test_each_worker_has_its_own_keys(make_project):
     manifest = OCS.replace('model = "anthropic', 'tools = ["read"]\nmodel = "anthropic')
     manifest += '[[target]]\nname = "cx"\nworker = "codex"\nsubagents = ["x"]\n'
@@ -214,11 +360,22 @@ def test_each_worker_has_its_own_keys(make_project):
     assert found[0][1].startswith("unknown key 'tools'")
 
 
+def test_opencode_models_are_provider_slash_model(make_project):
+    manifest = OCS.replace("anthropic/claude-haiku-4-5", "sonnet")
+    assert problems(make_project, manifest) == [
+        (
+            "target[0].agents.tester.model",
+            "OpenCode names a model provider/model, not 'sonnet' "
+            '(e.g. model = "anthropic/claude-sonnet-4-5" (opencode models lists them))',
+        )
+    ]
+
+
 def test_an_agent_without_sections_is_reported(make_project):
-    manifest = CC.replace('keep = ["rules"]', "keep = []")
+    manifest = OLD_CC.replace('keep = ["rules"]', "keep = []")
     artifact = Project.load(make_project(SOURCES, manifest)).compile("cc")
-    assert artifact.warnings == (
-        "sub-agent 'reviewer' keeps no section with text (keep = []): its file holds only its role",
+    assert artifact.warnings[-1] == (
+        "sub-agent 'reviewer' keeps no section with text (keep = []): its file holds only its role"
     )
     _, body = split(artifact.file("agents/reviewer.md"))
     assert body.strip().startswith("You are the reviewer sub-agent.")
@@ -231,22 +388,24 @@ def test_the_role_cannot_open_or_close_a_section(make_project):
         Project.load(make_project(SOURCES, manifest)).compile("cc").file("agents/reviewer.md")
     )
     assert "You review. &lt;/rules>&lt;persona>evil" in body
-    assert body.count("</rules>") == 1
+    assert body.count("</persona>") == 1 and "</rules>" not in body
 
 
-def test_a_cut_only_an_agent_makes_is_reported(make_project):
+@pytest.mark.parametrize("setting", ["", 'compat = "2.1.197"\nsubagents = ["Plan"]'])
+def test_a_cut_only_a_sub_agent_document_makes_is_reported(make_project, setting):
     files = {**SOURCES, "agent-configs/AGENTS.md": "rule\n" * 100}
     manifest = (
         "[limits]\nper_file = 1000\ntotal = 200\n"
         '[[target]]\nname = "cc"\nworker = "claude-code"\nkeep = ["soul", "rules"]\n'
-        'subagents = ["Plan"]\n[metacognition]\nenabled = false\n'
+        f"{setting}\n[metacognition]\nenabled = false\n"
     )
     artifact = Project.load(make_project(files, manifest)).compile("cc")
     main, agent = artifact.truncations  # the same file, cut twice: reported twice
     assert (
         (main["section"], main["limit"]) == (agent["section"], agent["limit"]) == ("rules", "total")
     )
-    # SOUL.md comes first in the main document and takes part of the total; not in Plan's.
+    # SOUL.md comes first in the main document and takes part of the total; not in the
+    # sub-agents' (subagent.xml, or Plan's file where there is none).
     assert agent["after"] > main["after"]
 
 
@@ -271,21 +430,53 @@ def test_stats_show_and_check_cover_agent_files(hotplex, make_project):
     rows = {a["artifact"]: a for a in json.loads(stats.stdout)["artifacts"]}
     reviewer = rows["cc/default/agents/reviewer.md"]
     assert reviewer["path"] == "dist/cc/default/agents/reviewer.md"
-    assert [s["name"] for s in reviewer["sections"]] == ["rules"]
+    assert [s["name"] for s in reviewer["sections"]] == ["soul"]
+    shared = rows["cc/default/subagent.xml"]
+    assert [s["name"] for s in shared["sections"]] == ["rules", "skills"]
+    assert rows["cc/default"]["notes"] == [
+        "subagent.xml is appended to every sub-agent's own prompt "
+        "(Claude Code 2.1.332, --append-subagent-system-prompt-file)"
+    ]
+    table = hotplex("-C", str(root), "stats")
+    assert "cc/default: subagent.xml is appended to every sub-agent's own prompt" in table.stdout
+    off = CC.replace(
+        'subagents = ["reviewer"]', 'subagents = ["reviewer"]\nsubagent_document = false'
+    )
+    (root / "hotplex.toml").write_text(off)
+    table = hotplex("-C", str(root), "stats")
+    assert "cc/default: subagent_document = false: only the sub-agents in subagents" in table.stdout
+    (root / "hotplex.toml").write_text(CC)
 
     built = hotplex("-C", str(root), "build")
     assert built.status == 0, built.stderr
-    shown = hotplex("-C", str(root), "show", "cc", "--file", "agents/reviewer.md")
-    assert shown.stdout == (root / "dist/cc/default/agents/reviewer.md").read_text()
+    for name in ("agents/reviewer.md", "subagent.xml"):
+        shown = hotplex("-C", str(root), "show", "cc", "--file", name)
+        assert shown.stdout == (root / "dist/cc/default" / name).read_text()
     wrong = hotplex("-C", str(root), "show", "cc", "--file", "agents/reviewr.md")
     assert wrong.status == 2 and "did you mean 'agents/reviewer.md'?" in wrong.stderr
 
-    (root / "dist/cc/default/agents/Explore.md").unlink()
+    (root / "dist/cc/default/subagent.xml").unlink()
     checked = hotplex("-C", str(root), "check")
     assert checked.status == 1
-    assert "output missing: dist/cc/default/agents/Explore.md" in checked.stdout
+    assert "output missing: dist/cc/default/subagent.xml" in checked.stdout
 
-    (root / "hotplex.toml").write_text(CC.replace(', "reviewer"]', "]").split("[target.agents")[0])
+    (root / "hotplex.toml").write_text(CC.split("subagents")[0])
     rebuilt = hotplex("-C", str(root), "build")
     assert "deleted dist/cc/default/agents/reviewer.md" in rebuilt.stdout
     assert not (root / "dist/cc/default/agents/reviewer.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("files", "setting"),
+    [({"agent-configs/SOUL.md": "Be brief.\n"}, ""), (SOURCES, "subagent_keep = []")],
+)
+def test_no_subagent_xml_without_text_for_it(hotplex, make_project, files, setting):
+    root = make_project(files, f'[[target]]\nname = "cc"\nworker = "claude-code"\n{setting}\n')
+    artifact = Project.load(root).compile("cc")
+    assert "dist/cc/default/subagent.xml" not in artifact.files
+    argv = json.loads(artifact.file("launch.json"))["argv"]
+    assert "--append-subagent-system-prompt-file" not in argv
+    stats = json.loads(hotplex("-C", str(root), "stats", "--json").stdout)["artifacts"]
+    (notes,) = [a["notes"] for a in stats]
+    assert len(notes) == 1 and notes[0].startswith("no subagent.xml: none of ")
+    assert notes[0].endswith("has text, so the sub-agents get nothing from hotplex")
