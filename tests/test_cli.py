@@ -540,8 +540,9 @@ def test_watch_reports_a_new_file_no_artifact_reads_when_it_appears(example_copy
 def test_ctrl_c_during_a_watch_build_says_what_it_finished(example_copy):
     pytest.importorskip("watchfiles")
     root = example_copy("basic")
-    # Ctrl-C at the 7th write step of the first build: as the first set's record is appended.
-    crash = {"HOTPLEX_CRASH_AT": "7", "HOTPLEX_CRASH_SIGNAL": "INT", "NO_COLOR": "1"}
+    # Ctrl-C at the 9th write step of the first build: as the first set's record is appended
+    # (its three files written: prompt.xml, subagent.xml, launch.json).
+    crash = {"HOTPLEX_CRASH_AT": "9", "HOTPLEX_CRASH_SIGNAL": "INT", "NO_COLOR": "1"}
     done = subprocess.run(
         [str(HOTPLEX), "-C", str(root), "watch"],
         capture_output=True,
@@ -551,7 +552,8 @@ def test_ctrl_c_during_a_watch_build_says_what_it_finished(example_copy):
     )
     assert done.returncode == 0
     assert done.stdout.splitlines() == [
-        "  built cc/default: dist/cc/default/prompt.xml, dist/cc/default/launch.json",
+        "  built cc/default: dist/cc/default/prompt.xml, dist/cc/default/subagent.xml,"
+        " dist/cc/default/launch.json",
         "hotplex: stopped watching",
     ]
     assert "hotplex: interrupted: 1 artifact set(s) rebuilt, 5 of 6 not reached" in done.stderr

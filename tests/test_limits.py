@@ -83,7 +83,9 @@ def test_fair_shares_smaller_than_the_marker_still_fill_the_document(make_projec
     prompt = (root / "dist/cc/default/prompt.xml").read_text(encoding="utf-8")
     for name in ("SOUL", "AGENTS", "USER", "MEMORY"):
         assert f"# {name}" in prompt
-    (artifact,) = [a for a in json.loads(result.stdout)["artifacts"] if a["path"].endswith(".xml")]
+    (artifact,) = [
+        a for a in json.loads(result.stdout)["artifacts"] if a["path"].endswith("prompt.xml")
+    ]
     cuts = artifact["truncations"]
     assert {c["style"] for c in cuts} == {"head"} and len(cuts) == 4
     assert sum(c["after"] for c in cuts) <= 100
