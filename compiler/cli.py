@@ -202,9 +202,11 @@ def _json_report(outcome, check: bool) -> str:
                     "path": file.path,
                     "sha256": file.sha256,
                     "bytes": file.bytes,
-                    "truncations": [t.to_json() for t in job.truncations]
-                    if file.path == job.primary
-                    else [],
+                    "truncations": [
+                        t.to_json()
+                        for t in job.truncations
+                        if (t.document or job.primary) == file.path
+                    ],
                     "warnings": list(job.warnings) if file.path == job.primary else [],
                     "status": job.status,
                     "rebuilt": job.rebuilt,
@@ -329,7 +331,10 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
     else:
         sys.stdout.buffer.write(artifact.file(args.file))
     warning = colour("warning", "yellow", sys.stderr)
-    for line in describe_cuts([Truncation.from_json(cut) for cut in artifact.truncations]):
+    folder = artifact.path.rpartition("/")[0]
+    shown = artifact.path if args.file is None else f"{folder}/{args.file}"
+    cuts = [Truncation.from_json(cut) for cut in artifact.truncations]
+    for line in describe_cuts(c for c in cuts if (c.document or artifact.path) == shown):
         sys.stderr.write(f"{warning}: {line}\n")
     for text in artifact.warnings:
         sys.stderr.write(f"{warning}: {text}\n")

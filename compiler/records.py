@@ -25,14 +25,18 @@ class Truncation:
     # marker), "entries" (a day's newest entries), "dropped" (no room left), "capped" (read no
     # further), or a worker's own ("head 70% / tail 20%", "skipped", ...).
     style: str = "marker"
+    # The further document of the set the cut is in (subagent.xml, agents/x.md), by its path;
+    # None: the primary. The same source can be cut twice over, once in each document.
+    document: str | None = None
 
     def describe(self) -> str:
         files = ", ".join(self.files) or self.section
         # hotplex's own limits are manifest keys; a worker's (openclaw.max_chars) are named as is.
         limit = self.limit if "." in self.limit else f"limits.{self.limit}"
+        where = f" in {self.document}" if self.document else ""
         if self.after == 0:
-            return f"{files}: dropped ({self.before} {self.unit}); no room left in {limit}"
-        return f"{files}: truncated {self.before} → {self.after} {self.unit} ({limit})"
+            return f"{files}: dropped{where} ({self.before} {self.unit}); no room left in {limit}"
+        return f"{files}: truncated{where} {self.before} → {self.after} {self.unit} ({limit})"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Truncation:
@@ -44,6 +48,7 @@ class Truncation:
             data["after"],
             data["unit"],
             data.get("style", "marker"),
+            data.get("document"),
         )
 
     def to_json(self) -> dict[str, object]:
@@ -55,7 +60,7 @@ class Truncation:
             "after": self.after,
             "unit": self.unit,
             "style": self.style,
-        }
+        } | ({"document": self.document} if self.document else {})
 
 
 class SectionSize(namedtuple("SectionSize", "name files raw injected unit")):

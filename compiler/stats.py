@@ -117,13 +117,18 @@ def _artifact_stats(
     budgets = WORKERS[job.target.worker].budgets(job.target, model.manifest)
     text = emitted.files[path].decode("utf-8")
     texts = {s.name: s.text for s in compiled.sections}
+    # A further document's cuts name it; the rest are the primary's, but for the read caps,
+    # made before any document and so shared by all.
+    cuts = tuple(
+        c
+        for c in emitted.truncations
+        if c.document == (None if path == emitted.primary else path)
+        or (c.document is None and c.limit == "read")
+    )
     sections = tuple(
-        _section_stats(size, texts.get(size.name, text), emitted.truncations, budgets)
-        for size in sizes
+        _section_stats(size, texts.get(size.name, text), cuts, budgets) for size in sizes
     )
     sections = tuple(replace(s, comments=_comments(s.files, inputs)) for s in sections)
-    if path != emitted.primary:  # a job's documents share its cuts: this one may have had room
-        sections = tuple(s if s.size < s.raw else replace(s, truncations=()) for s in sections)
     used = sum(s.size for s in sections)
     folder = posixpath.dirname(emitted.primary)
     return ArtifactStats(
@@ -140,7 +145,7 @@ def _artifact_stats(
         document=measure(text, budgets.unit),
         tokens=approx_tokens(text),
         sections=sections,
-        truncations=tuple(t.to_json() for t in emitted.truncations),
+        truncations=tuple(t.to_json() for t in cuts),
         notes=emitted.notes if path == emitted.primary else (),
     )
 

@@ -173,9 +173,9 @@ class ClaudeCode(subagents.SubagentWorker):
         if appends(options):
             keep = subagents.default_keep(options)
             shared = agent_configuration.build(subagents.kept(sections, keep), model)
-            cuts += subagents.new_cuts(cuts, shared.truncations)
+            path = f"{folder}/{SUBAGENT_FILE}"
+            cuts += subagents.cuts_in(path, shared.truncations)
             if shared.text:
-                path = f"{folder}/{SUBAGENT_FILE}"
                 files[path] = shared.text.encode("utf-8")
                 argv += ["--append-subagent-system-prompt-file", path]
                 documents = ((path, shared.sizes),)
@@ -184,9 +184,9 @@ class ClaudeCode(subagents.SubagentWorker):
                     f"no {SUBAGENT_FILE}: none of {', '.join(keep) or 'subagent_keep = []'} "
                     "has text, so the sub-agents get nothing from hotplex",
                 )
-            agents = subagents.emit(job, sections, model, FORMAT, cuts, keep)
+            agents = subagents.emit(job, sections, model, FORMAT, keep)
         else:
-            agents = subagents.emit(job, sections, model, FORMAT, cuts)
+            agents = subagents.emit(job, sections, model, FORMAT)
         return Emitted(
             files={
                 **files,

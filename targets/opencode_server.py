@@ -97,7 +97,7 @@ class OpenCodeServer(subagents.SubagentWorker):
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         document = agent_configuration.build(sections, model)
-        agents = subagents.emit(job, sections, model, FORMAT, document.truncations)
+        agents = subagents.emit(job, sections, model, FORMAT)
         folder = job.out_dir(model)
         path = f"{folder}/{PAYLOAD_FILE}"
         files = {path: json_bytes({"parts": [], "system": document.text})}

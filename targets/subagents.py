@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import attrs
@@ -233,15 +233,10 @@ def kept(sections: list[Section], keep: Iterable[str]) -> list[Section]:
     return [s for s in sections if s.name in names and s.name != METACOGNITION]
 
 
-def new_cuts(seen: Iterable[Truncation], found: Iterable[Truncation]) -> tuple[Truncation, ...]:
-    """The cuts of ``found`` not already in ``seen``: a cut two documents make is one cut."""
-    known = list(seen)
-    fresh = []
-    for cut in found:
-        if cut not in known:
-            known.append(cut)
-            fresh.append(cut)
-    return tuple(fresh)
+def cuts_in(document: str, found: Iterable[Truncation]) -> tuple[Truncation, ...]:
+    """``found``, the cuts made to fit ``document``, each naming it: the same source may be cut
+    once in each document of a set, and a report must say which."""
+    return tuple(replace(cut, document=document) for cut in found)
 
 
 def emit(
@@ -249,17 +244,15 @@ def emit(
     sections: list[Section],
     model: Model,
     form: Format,
-    main: tuple[Truncation, ...],
     appended: tuple[str, ...] | None = None,
 ) -> Agents:
-    """Each sub-agent of ``job``'s target that needs a file, as a file; ``main``: the cuts
-    already reported, so a cut both make is reported once. ``appended``: the sections every
-    sub-agent already gets through a document its program appends to each one (None: the
-    program appends nothing, so an agent file is the only way in)."""
+    """Each sub-agent of ``job``'s target that needs a file, as a file. ``appended``: the
+    sections every sub-agent already gets through a document its program appends to each one
+    (None: the program appends nothing, so an agent file is the only way in)."""
     folder = f"{job.out_dir(model)}/{AGENTS_DIR}"
     reserved = agent_configuration.reserved_tags(sections, model)
     options = job.target.options
-    files, placed, cuts, warnings, sizes, notes = {}, {}, list(main), [], [], []
+    files, placed, cuts, warnings, sizes, notes = {}, {}, [], [], [], []
     for name in options.subagents:
         agent = options.agents.get(name)
         if name in form.built_ins:
@@ -284,16 +277,14 @@ def emit(
         body = sanitize.sanitize(role, reserved) + "\n" + (document.text and "\n" + document.text)
         files[path] = _agent_file(form.frontmatter(name, description, agent), body, job, model)
         placed[form.placed.format(name=name)] = path
-        cuts += new_cuts(cuts, document.truncations)
+        cuts += cuts_in(path, document.truncations)
         sizes.append((path, document.sizes))
         if not document.text and appended is None:
             warnings.append(
                 f"sub-agent '{name}' keeps no section with text "
                 f"({', '.join(keep) or 'keep = []'}): its file holds only its role"
             )
-    return Agents(
-        files, placed, tuple(cuts[len(main) :]), tuple(warnings), tuple(sizes), tuple(notes)
-    )
+    return Agents(files, placed, tuple(cuts), tuple(warnings), tuple(sizes), tuple(notes))
 
 
 @dataclass(frozen=True)

@@ -407,6 +407,34 @@ def test_a_cut_only_a_sub_agent_document_makes_is_reported(make_project, setting
     # SOUL.md comes first in the main document and takes part of the total; not in the
     # sub-agents' (subagent.xml, or Plan's file where there is none).
     assert agent["after"] > main["after"]
+    # Each names the document it is in: the primary's has none.
+    assert "document" not in main
+    assert agent["document"] in artifact.files and agent["document"] != artifact.path
+
+
+def test_each_document_of_a_set_reports_its_own_cuts(hotplex, make_project):
+    files = {**SOURCES, "agent-configs/AGENTS.md": "rule\n" * 100}
+    manifest = (
+        '[limits]\nper_file = 1000\ntotal = 200\nshare = "fair"\n'
+        '[[target]]\nname = "cc"\nworker = "claude-code"\n[metacognition]\nenabled = false\n'
+    )
+    root = make_project(files, manifest)
+    built = hotplex("-C", str(root), "build", "--json")
+    assert built.status == 0, built.stderr
+    rows = {a["path"]: a["truncations"] for a in json.loads(built.stdout)["artifacts"]}
+    prompt, subagent = rows["dist/cc/default/prompt.xml"], rows["dist/cc/default/subagent.xml"]
+    assert [c["section"] for c in subagent] == ["rules"]
+    assert subagent[0]["document"] == "dist/cc/default/subagent.xml"
+    assert "rules" in [c["section"] for c in prompt] and not any("document" in c for c in prompt)
+    stats = json.loads(hotplex("-C", str(root), "stats", "--json").stdout)
+    by_path = {a["path"]: a for a in stats["artifacts"]}
+    assert by_path["dist/cc/default/subagent.xml"]["truncations"] == subagent
+    assert by_path["dist/cc/default/prompt.xml"]["truncations"] == prompt
+    shown = hotplex("-C", str(root), "show", "cc", "--file", "subagent.xml")
+    assert shown.stderr.count("truncated") == 1
+    assert "AGENTS.md: truncated in dist/cc/default/subagent.xml" in shown.stderr
+    shown = hotplex("-C", str(root), "show", "cc")
+    assert shown.stderr.count("truncated") == len(prompt) and "subagent.xml" not in shown.stderr
 
 
 @given(st.text(min_size=1))
