@@ -15,7 +15,8 @@ only at the edges (``state.py`` for the build log, ``cli.py`` for ``--json``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import posixpath
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import attrs
@@ -110,6 +111,27 @@ class NoOptions:
     """The options of a worker that has none: any key is an unknown key."""
 
 
+@dataclass(frozen=True)
+class OwnFiles:
+    """The instruction files a worker's program loads by itself, beside the compiled document:
+    the raw copy of rules hotplex compiles. Established with the real program and declared by
+    the worker; ``raw_copies.py`` tells the user where one will reach the program."""
+
+    program: str  # as users name it: "Claude Code"
+    # Globs, relative to each folder from the session folder up, of the files it reads there.
+    names: tuple[str, ...]
+    home: str  # what it reads from its home and global config, in words
+    # How ``launch.json`` turns the session folder's files off (None: the program has no way).
+    switch: str | None = None
+    # What else the switch drops that hotplex compiles nowhere (a user's own home file): while
+    # not None the switch is the target's explicit choice (``own_instructions = "off"``).
+    also_drops: str | None = None
+    # A name read only when none of these sits in the same folder (AGENTS.md beside CLAUDE.md).
+    unless_beside: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # It also reads these names from the folders below the session folder.
+    below: bool = False
+
+
 class Worker:
     """Subclass it, set ``name`` and ``outputs``, implement ``emit``; the rest is optional."""
 
@@ -125,6 +147,8 @@ class Worker:
     daily_logs: ClassVar[str] = "section"
     # The modules whose code decides the bytes it emits: editing one rebuilds its artifacts.
     modules: ClassVar[tuple[str, ...]] = ()
+    # What its program loads by itself (None: nothing; OpenClaw reads only what hotplex places).
+    own_files: ClassVar[OwnFiles | None] = None
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -159,6 +183,16 @@ class Worker:
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         raise NotImplementedError
 
+    def switched_off(self, target: Target) -> bool:
+        """Whether ``launch.json`` turns the program's own instruction files off: by default
+        when the switch drops nothing hotplex does not compile, else as the target chooses."""
+        own = self.own_files
+        if own is None or own.switch is None:
+            return False
+        if target.own_instructions is None:
+            return own.also_drops is None
+        return target.own_instructions == "off"
+
 
 def json_bytes(value: object) -> bytes:
     """Deterministic JSON for emitted files: sorted keys, two-space indent, UTF-8, final newline."""
@@ -168,17 +202,29 @@ def json_bytes(value: object) -> bytes:
 LAUNCH_FILE = "launch.json"
 
 
+def in_session(job: Job, path: str) -> str:
+    """A project-relative ``path`` as the program, started in the target's session folder
+    (``cwd``), must be given it: programs resolve relative paths against their working folder."""
+    session = job.target.session_dir
+    return path if session == "." else posixpath.relpath(path, session)
+
+
 def launch_json(
     job: Job,
     argv: list[str] | None = None,
     env: dict[str, str] | None = None,
     files: dict[str, str] | None = None,
 ) -> bytes:
-    """``launch.json``: how a gateway starts the worker's program for this job, every path
-    relative to the project (``cwd`` is the project); ``files`` are the built files to place in
-    the session folder. The gateway adds its own credentials and provider settings on top."""
+    """``launch.json``: how a gateway starts the worker's program for this job. ``cwd``, the
+    session folder, is relative to the project (the project itself unless the target's ``cwd``
+    says otherwise); every other path is relative to ``cwd`` (``in_session``), as the program
+    resolves it. ``files`` maps where to place each built file in the session folder to the
+    file (given relative to the project). The gateway adds its own credentials and provider
+    settings on top."""
+    if files:
+        files = {placed: in_session(job, path) for placed, path in files.items()}
     launch: dict[str, object] = {
-        "cwd": ".",
+        "cwd": job.target.session_dir,
         "platform": job.platform or "",
         "target": job.target.name,
     }

@@ -11,6 +11,15 @@ The appended text reaches no sub-agent (``subagents.py``), so each name in the t
 looks for project agents) to it. Files rather than ``--agents '<json>'``: the documents stay out
 of the argv (Linux caps one argument at 128 KiB, and process listings show it), as the main
 document does.
+
+What Claude Code 2.1.332 loads by itself (checked with the real program; see
+tests/integration/test_own_instructions.py): from its working folder and every folder above it,
+CLAUDE.md, .claude/CLAUDE.md, .claude/rules/*.md and CLAUDE.local.md, and AGENTS.md where neither
+CLAUDE.md nor .claude/CLAUDE.md sits beside it (since 2.1.277); from its config folder
+(``~/.claude``), the user's CLAUDE.md and rules; and a managed (policy) CLAUDE.md. Each arrives in
+the first user message, raw. ``CLAUDE_CODE_DISABLE_CLAUDE_MDS=1`` turns every one of them off,
+the user's and the managed ones too, and keeps the base prompt and the appended file: so it is
+the target's explicit choice (``own_instructions = "off"``), never the default.
 """
 
 from __future__ import annotations
@@ -24,13 +33,29 @@ from hotplex.worker import (
     LAUNCH_FILE,
     Emitted,
     Output,
+    OwnFiles,
     Section,
+    in_session,
     launch_json,
 )
 
 from . import agent_configuration, subagents
 
 PROMPT_FILE = "prompt.xml"
+OWN_FILES = OwnFiles(
+    program="Claude Code",
+    names=(
+        "CLAUDE.md",
+        ".claude/CLAUDE.md",
+        ".claude/rules/**/*.md",
+        "CLAUDE.local.md",
+        "AGENTS.md",
+    ),
+    home="~/.claude/CLAUDE.md and ~/.claude/rules/*.md, and the managed CLAUDE.md",
+    switch="env CLAUDE_CODE_DISABLE_CLAUDE_MDS=1",
+    also_drops="the user's ~/.claude/CLAUDE.md and rules and the managed CLAUDE.md",
+    unless_beside={"AGENTS.md": ("CLAUDE.md", ".claude/CLAUDE.md")},
+)
 
 
 @attrs.frozen
@@ -94,17 +119,19 @@ class ClaudeCode(subagents.SubagentWorker):
     init_target = ("cc", "prompt.xml for `claude --append-system-prompt-file`, and launch.json")
     modules = (__name__, agent_configuration.__name__, subagents.__name__)
     format = FORMAT
+    own_files = OWN_FILES
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         document = agent_configuration.build(sections, model)
         agents = subagents.emit(job, sections, model, FORMAT, document.truncations)
         folder = job.out_dir(model)
         prompt = f"{folder}/{PROMPT_FILE}"
-        argv = ["claude", "--append-system-prompt-file", prompt]
+        argv = ["claude", "--append-system-prompt-file", in_session(job, prompt)]
+        env = {"CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1"} if self.switched_off(job.target) else None
         return Emitted(
             files={
                 prompt: document.text.encode("utf-8"),
-                f"{folder}/{LAUNCH_FILE}": launch_json(job, argv, files=agents.placed),
+                f"{folder}/{LAUNCH_FILE}": launch_json(job, argv, env, files=agents.placed),
                 **agents.files,
             },
             primary=prompt,

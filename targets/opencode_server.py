@@ -8,19 +8,33 @@ Sub-agents do not receive that ``system`` (seed §7.2), so each name in the targ
 also gets ``agents/<name>.md``, an OpenCode agent file (``mode: subagent``), and ``launch.json``
 (written only then) maps ``.opencode/agent/<name>.md`` — relative to the project folder the
 server's session runs in — to it; ``GET /agent`` lists the agent with the compiled prompt.
+
+What OpenCode 1.18.33 loads by itself (read from its code): the first of AGENTS.md, CLAUDE.md
+and CONTEXT.md found in its working folder or a folder above it (up to the worktree root), every
+copy of that name on the way, into the system prompt beside this ``system``, raw; and the user's
+``~/.config/opencode/AGENTS.md`` (else ``~/.claude/CLAUDE.md``).
+``OPENCODE_DISABLE_PROJECT_CONFIG=1`` turns the project's files off, and with them the
+project's ``opencode.json`` and ``.opencode/`` folders, where the sub-agents' files go: so it is
+the target's explicit choice
+(``own_instructions = "off"``), for a target without sub-agents, and then ``launch.json`` is
+written to carry it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from hotplex.jobs import Job
-from hotplex.model import Model
+from hotplex.model import Manifest, Model, Target
 from hotplex.worker import (
     LAUNCH_FILE,
     Emitted,
+    OptionProblem,
     Output,
+    OwnFiles,
     Section,
+    TargetSources,
     json_bytes,
     launch_json,
 )
@@ -28,6 +42,14 @@ from hotplex.worker import (
 from . import agent_configuration, subagents
 
 PAYLOAD_FILE = "payload.json"
+SWITCH_ENV = "OPENCODE_DISABLE_PROJECT_CONFIG"
+OWN_FILES = OwnFiles(
+    program="OpenCode",
+    names=("AGENTS.md", "CLAUDE.md", "CONTEXT.md"),
+    home="~/.config/opencode/AGENTS.md, else ~/.claude/CLAUDE.md",
+    switch=f"env {SWITCH_ENV}=1",
+    also_drops="the project's opencode.json and .opencode/ folders",
+)
 
 
 def _frontmatter(name: str, description: str, agent: subagents.Agent | None) -> dict[str, Any]:
@@ -70,6 +92,19 @@ class OpenCodeServer(subagents.SubagentWorker):
     init_target = ("ocs", "payload.json: a body for POST /session/{id}/message")
     modules = (__name__, agent_configuration.__name__, subagents.__name__)
     format = FORMAT
+    own_files = OWN_FILES
+
+    def validate(
+        self, target: Target, manifest: Manifest, sources: TargetSources
+    ) -> Iterator[OptionProblem]:
+        yield from super().validate(target, manifest, sources)
+        if target.options.subagents and self.switched_off(target):
+            yield OptionProblem(
+                "own_instructions",
+                f'"off" ({SWITCH_ENV}) keeps OpenCode from reading .opencode/, where the'
+                " sub-agents' files go",
+                hint="drop subagents, or set cwd to a folder outside the project instead",
+            )
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         document = agent_configuration.build(sections, model)
@@ -77,8 +112,9 @@ class OpenCodeServer(subagents.SubagentWorker):
         folder = job.out_dir(model)
         path = f"{folder}/{PAYLOAD_FILE}"
         files = {path: json_bytes({"parts": [], "system": document.text})}
-        if agents.placed:
-            files[f"{folder}/{LAUNCH_FILE}"] = launch_json(job, files=agents.placed)
+        env = {SWITCH_ENV: "1"} if self.switched_off(job.target) else None
+        if agents.placed or env or job.target.session_dir != ".":
+            files[f"{folder}/{LAUNCH_FILE}"] = launch_json(job, env=env, files=agents.placed)
         return Emitted(
             files={**files, **agents.files},
             primary=path,

@@ -64,10 +64,12 @@ class Builder:
                 self._run_batch(batch, workers, log, reports, len(jobs))
         finally:
             workers.close()
-        from .. import unused
+        from .. import raw_copies, unused
 
         read = {**{job: r.inputs for job, r in before.items()}, **self.read}
         unread, folders = unused.after_build(self.model, planned, read)
+        unread += raw_copies.warnings(self.model)
+        folders = (*folders, *raw_copies.watched(self.model))
         self.warnings += unread
         produced = {posixpath.normpath(f.path) for r in reports for f in r.files}
         names = orphans.artifact_names(produced, before)
