@@ -52,18 +52,20 @@ def warnings(model: Model) -> list[str]:
 
 
 def watched(model: Model) -> tuple[str, ...]:
-    """The folders whose entries ``warnings`` depends on: a no-op build re-reports only while
-    their stamps hold (a CLAUDE.md added beside the session folder moves one)."""
+    """The paths whose presence ``warnings`` depends on: each file a program would read in the
+    session folder and above it, each folder it globs there, each compiled source. A no-op build
+    repeats the warnings only while their stamps hold (a CLAUDE.md added beside moves one)."""
     found = []
     for target in model.manifest.target:
         own = WORKERS[target.worker].own_files
         if own is None:
             continue
         for folder in _folders_up(target.session_dir):
-            found.append(folder)
-            subfolders = {posixpath.dirname(n.replace("*", "x")) for n in own.names}
-            found += [posixpath.join(folder, sub) for sub in sorted(subfolders) if sub]
-    return tuple(dict.fromkeys(posixpath.normpath(f) for f in found))
+            for name in own.names:
+                path = posixpath.dirname(name) if "*" in name else name
+                found.append(posixpath.normpath(posixpath.join(folder, path)))
+        found += [model.source_path(s.file) for s in model.sources_of(target)]
+    return tuple(dict.fromkeys(found))
 
 
 def status(model: Model, target: Target) -> str:

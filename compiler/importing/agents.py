@@ -1,4 +1,5 @@
-"""AGENTS.md: read by OpenCode and Codex (and by OpenClaw, in a workspace)."""
+"""AGENTS.md: read by OpenCode and Codex, by Claude Code where no CLAUDE.md sits beside it (and by
+OpenClaw, in a workspace)."""
 
 from __future__ import annotations
 
