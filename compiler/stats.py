@@ -80,6 +80,7 @@ class ArtifactStats:
     tokens: int  # of the whole artifact
     sections: tuple[SectionStats, ...]
     truncations: tuple[dict[str, Any], ...]
+    copies: str = ""  # which copies of the rules the program gets (``raw_copies.status``)
 
 
 def approx_tokens(text: str) -> int:
@@ -111,6 +112,8 @@ def _artifact_stats(
     """One document of a job (its primary, or a further one such as a sub-agent's file)."""
     from hotplex.targets import WORKERS
 
+    from . import raw_copies
+
     job, emitted = compiled.job, compiled.emitted
     budgets = WORKERS[job.target.worker].budgets(job.target, model.manifest)
     text = emitted.files[path].decode("utf-8")
@@ -138,6 +141,7 @@ def _artifact_stats(
         document=measure(text, budgets.unit),
         tokens=approx_tokens(text),
         sections=sections,
+        copies=raw_copies.status(model, job.target),
         truncations=tuple(t.to_json() for t in emitted.truncations),
     )
 
@@ -262,7 +266,8 @@ def _legend(artifacts: list[ArtifactStats]) -> list[str]:
         f"limits for {', '.join(workers)}: per file {per_file or '-'}, total {total or '-'} {unit}"
         for (per_file, total, unit), workers in budgets.items()
     ]
-    return [*lines, *_mostly_comments(artifacts), TOKENS_NOTE]
+    copies = {f"{art.target}: {art.copies}": None for art in artifacts if art.copies}
+    return [*lines, *copies, *_mostly_comments(artifacts), TOKENS_NOTE]
 
 
 def _mostly_comments(artifacts: list[ArtifactStats]) -> list[str]:

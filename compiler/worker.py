@@ -202,11 +202,15 @@ def json_bytes(value: object) -> bytes:
 LAUNCH_FILE = "launch.json"
 
 
-def in_session(job: Job, path: str) -> str:
+def in_session(job: Job, model: Model, path: str) -> str:
     """A project-relative ``path`` as the program, started in the target's session folder
-    (``cwd``), must be given it: programs resolve relative paths against their working folder."""
+    (``cwd``), must be given it: programs resolve relative paths against their working folder.
+    From a session folder outside the project the way back names the project's folder."""
     session = job.target.session_dir
-    return path if session == "." else posixpath.relpath(path, session)
+    if session == ".":
+        return path
+    root = posixpath.join("/", model.root.resolve().name)  # only its name shows in the result
+    return posixpath.relpath(posixpath.join(root, path), posixpath.join(root, session))
 
 
 def launch_json(
@@ -217,12 +221,10 @@ def launch_json(
 ) -> bytes:
     """``launch.json``: how a gateway starts the worker's program for this job. ``cwd``, the
     session folder, is relative to the project (the project itself unless the target's ``cwd``
-    says otherwise); every other path is relative to ``cwd`` (``in_session``), as the program
-    resolves it. ``files`` maps where to place each built file in the session folder to the
-    file (given relative to the project). The gateway adds its own credentials and provider
-    settings on top."""
-    if files:
-        files = {placed: in_session(job, path) for placed, path in files.items()}
+    says otherwise); the paths in ``argv`` and ``env`` are relative to ``cwd`` (``in_session``),
+    as the program resolves them. ``files`` maps where to place each built file in the session
+    folder to the file, relative to the project (the gateway copies it). The gateway adds its
+    own credentials and provider settings on top."""
     launch: dict[str, object] = {
         "cwd": job.target.session_dir,
         "platform": job.platform or "",

@@ -126,7 +126,7 @@ class ClaudeCode(subagents.SubagentWorker):
         agents = subagents.emit(job, sections, model, FORMAT, document.truncations)
         folder = job.out_dir(model)
         prompt = f"{folder}/{PROMPT_FILE}"
-        argv = ["claude", "--append-system-prompt-file", in_session(job, prompt)]
+        argv = ["claude", "--append-system-prompt-file", in_session(job, model, prompt)]
         env = {"CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1"} if self.switched_off(job.target) else None
         return Emitted(
             files={

@@ -96,7 +96,7 @@ class Codex(Worker):
                 prompt: document.text.encode("utf-8"),
                 f"{home}/{CONFIG_FILE}": config_toml(document.text, self.switched_off(job.target)),
                 f"{folder}/{LAUNCH_FILE}": launch_json(
-                    job, ["codex"], {"CODEX_HOME": in_session(job, home)}
+                    job, ["codex"], {"CODEX_HOME": in_session(job, model, home)}
                 ),
             },
             primary=prompt,

@@ -150,7 +150,7 @@ class GeminiCli(Worker):
                 prompt: data,
                 f"{home}/{MEMORY_FILE}": data,
                 f"{folder}/{LAUNCH_FILE}": launch_json(
-                    job, ["gemini"], {"GEMINI_CLI_HOME": in_session(job, home)}
+                    job, ["gemini"], {"GEMINI_CLI_HOME": in_session(job, model, home)}
                 ),
             },
             primary=prompt,
