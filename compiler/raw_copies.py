@@ -119,8 +119,9 @@ def _reads(root: Path, own: OwnFiles, session: str, path: str) -> bool:
         if rel is not None and any(fnmatchcase(rel, name) for name in own.names):
             blockers = own.unless_beside.get(rel, ())
             return not any((root / folder / b).is_file() for b in blockers)
-    rel = _under(path, session)
-    return own.below and rel is not None and posixpath.basename(rel) in own.names
+    above_project = all(part == ".." for part in session.split("/"))  # the project is below
+    below = above_project or _under(path, session) is not None
+    return own.below and below and posixpath.basename(path) in own.names
 
 
 def _folders_up(session: str) -> list[str]:

@@ -123,3 +123,18 @@ def test_session_keys_are_checked(make_project, hotplex, worker, key, message):
     manifest = f'[[target]]\nname = "t"\nworker = "{worker}"\n{key}\n'
     done = hotplex("-C", str(make_project({"agent-configs/SOUL.md": "S\n"}, manifest)), "build")
     assert done.status == 2 and message in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(("cwd", "warned"), [(".", True), ("..", True), ("../session", False)])
+def test_gemini_md_is_found_below_the_session_folder_too(make_project, hotplex, cwd, warned):
+    """Gemini CLI also searches the folders below its own: a folder above the project is no way
+    out, a folder beside it is."""
+    manifest = (
+        '[project]\nsources = "."\ndefault_sources = false\n\n'
+        '[[source]]\nname = "g"\nfile = "docs/GEMINI.md"\nchannel = "B"\ntag = "g"\n\n'
+        f'[[target]]\nname = "gem"\nworker = "gemini-cli"\ncwd = "{cwd}"\n'
+    )
+    root = make_project({"docs/GEMINI.md": "G\n"}, manifest)
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0
+    assert ("Gemini CLI also reads docs/GEMINI.md" in done.stderr) == warned, done.stderr
