@@ -307,8 +307,8 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
     for text in artifact.warnings:
         sys.stderr.write(f"{warning}: {text}\n")
     target = next(t for t in project.model.manifest.target if t.name == args.target)
-    copies = raw_copies.status(project.model, target)
-    sys.stderr.write(f"{colour('note', 'dim', sys.stderr)}: {args.target}: {copies}\n")
+    if raw_copies.raw_sources(project.model, target):
+        sys.stderr.write(f"{warning}: {raw_copies.status(project.model, target)}\n")
     return EXIT_OK
 
 

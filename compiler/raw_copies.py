@@ -84,9 +84,10 @@ def status(model: Model, target: Target) -> str:
 
 def raw_sources(model: Model, target: Target) -> list[str]:
     """The target's compiled source files its program also reads by itself, as the project
-    names them."""
-    own = WORKERS[target.worker].own_files
-    if own is None:
+    names them: none while ``launch.json`` switches its loading off."""
+    worker = WORKERS[target.worker]
+    own = worker.own_files
+    if own is None or worker.switched_off(target):
         return []
     return [p for p in _compiled(model, target) if _reads(model.root, own, target.session_dir, p)]
 

@@ -62,6 +62,8 @@ def test_check_names_each_raw_copy_once_per_target_with_the_way_out(make_project
     (opencode,) = [w for w in raw if w.startswith("target 'ocs'")]
     assert "OpenCode also reads AGENTS.md" in opencode
     assert not any("'codex'" in w for w in warnings)  # Codex's loading is switched off
+    shown = hotplex("-C", str(root), "show", "cc", "--platform", "slack")
+    assert "a raw copy too: Claude Code reads CLAUDE.md by itself" in shown.stderr
     again = hotplex("-C", str(root), "build")  # a no-op build repeats them
     assert again.stderr.count("target 'cc': Claude Code also reads") == 1
 
