@@ -9,7 +9,8 @@ also gets ``agents/<name>.md``, an OpenCode agent file (``mode: subagent``), and
 (written only then) maps ``.opencode/agent/<name>.md`` — relative to the project folder the
 server's session runs in — to it; ``GET /agent`` lists the agent with the compiled prompt.
 
-What OpenCode 1.18.33 loads by itself (read from its code): the first of AGENTS.md, CLAUDE.md
+What OpenCode 1.18.33 loads by itself (from its code; the AGENTS.md case and the switch checked
+with ``opencode serve`` in tests/integration/test_own_instructions.py): the first of AGENTS.md, CLAUDE.md
 and CONTEXT.md found in its working folder or a folder above it (up to the worktree root), every
 copy of that name on the way, into the system prompt beside this ``system``, raw; and the user's
 ``~/.config/opencode/AGENTS.md`` (else ``~/.claude/CLAUDE.md``).
