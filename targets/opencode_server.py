@@ -6,19 +6,18 @@ message, adding its ``parts``. The body validates against the request schema of 
 
 Sub-agents do not receive that ``system`` (seed §7.2), so each name in the target's ``subagents``
 also gets ``agents/<name>.md``, an OpenCode agent file (``mode: subagent``), and ``launch.json``
-(written only then) maps ``.opencode/agent/<name>.md`` — relative to the project folder the
-server's session runs in — to it; ``GET /agent`` lists the agent with the compiled prompt.
+maps ``.opencode/agent/<name>.md`` — relative to the project folder the server's session runs
+in — to it; ``GET /agent`` lists the agent with the compiled prompt. ``launch.json`` is written
+for that, for the switch below, and for a ``cwd`` of the target's.
 
-What OpenCode 1.18.33 loads by itself (from its code; the AGENTS.md case and the switch checked
-with ``opencode serve`` in tests/integration/test_own_instructions.py): the first of AGENTS.md, CLAUDE.md
-and CONTEXT.md found in its working folder or a folder above it (up to the worktree root), every
-copy of that name on the way, into the system prompt beside this ``system``, raw; and the user's
-``~/.config/opencode/AGENTS.md`` (else ``~/.claude/CLAUDE.md``).
+What OpenCode 1.18.33 loads by itself (from its code; AGENTS.md and the switch checked with
+``opencode serve`` in tests/integration/test_own_instructions.py): the first of AGENTS.md,
+CLAUDE.md and CONTEXT.md found in its working folder or a folder above it (up to the worktree
+root), every copy of that name on the way, into the system prompt beside this ``system``, raw;
+and the user's ``~/.config/opencode/AGENTS.md`` (else ``~/.claude/CLAUDE.md``).
 ``OPENCODE_DISABLE_PROJECT_CONFIG=1`` turns the project's files off, and with them the
 project's ``opencode.json`` and ``.opencode/`` folders, where the sub-agents' files go: so it is
-the target's explicit choice
-(``own_instructions = "off"``), for a target without sub-agents, and then ``launch.json`` is
-written to carry it.
+the target's explicit choice (``own_instructions = "off"``), for a target without sub-agents.
 """
 
 from __future__ import annotations
