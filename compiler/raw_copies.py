@@ -38,9 +38,9 @@ def warnings(model: Model) -> list[str]:
             if lost:
                 found.append(
                     f"target '{target.name}': launch.json switches {own.program}'s own"
-                    f" instruction files off ({own.switch}), so {_listed(lost)} reach"
-                    f" {own.program} from neither copy: add them to the target's sources, or set"
-                    ' own_instructions = "keep" on it'
+                    f" instruction files off ({own.switch}), and the target does not compile"
+                    f" {_listed(lost)}: {own.program} gets it from neither copy; add it to the"
+                    ' target\'s sources, or set own_instructions = "keep" on the target'
                 )
         elif target.own_instructions is None and (raw := raw_sources(model, target)):
             found.append(

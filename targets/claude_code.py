@@ -13,7 +13,7 @@ of the argv (Linux caps one argument at 128 KiB, and process listings show it), 
 document does.
 
 What Claude Code 2.1.332 loads by itself (checked with the real program; see
-tests/integration/test_own_instructions.py): from its working folder and every folder above it,
+tests/integration/test_own_instructions_live.py): from its working folder and every folder above it,
 CLAUDE.md, .claude/CLAUDE.md, .claude/rules/*.md and CLAUDE.local.md, and AGENTS.md where neither
 CLAUDE.md nor .claude/CLAUDE.md sits beside it (since 2.1.277); from its config folder
 (``~/.claude``), the user's CLAUDE.md and rules; and a managed (policy) CLAUDE.md. Each arrives in

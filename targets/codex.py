@@ -24,7 +24,7 @@ credentials (``-c model_providers.…`` or more tables in the copy), and points 
 there.
 
 What Codex CLI 0.169.0 loads by itself (checked with the real program; see
-tests/integration/test_own_instructions.py): AGENTS.md (AGENTS.override.md in its place) from
+tests/integration/test_own_instructions_live.py): AGENTS.md (AGENTS.override.md in its place) from
 ``$CODEX_HOME``, and from every folder between the repository root and its working folder, into a
 user message, raw. ``project_doc_max_bytes = 0`` in the config.toml turns the project files off
 and nothing else: the home is this folder, holding no AGENTS.md, so the switch is the default.

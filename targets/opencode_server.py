@@ -11,7 +11,7 @@ in — to it; ``GET /agent`` lists the agent with the compiled prompt. ``launch.
 for that, for the switch below, and for a ``cwd`` of the target's.
 
 What OpenCode 1.18.33 loads by itself (from its code; AGENTS.md and the switch checked with
-``opencode serve`` in tests/integration/test_own_instructions.py): the first of AGENTS.md,
+``opencode serve`` in tests/integration/test_own_instructions_live.py): the first of AGENTS.md,
 CLAUDE.md and CONTEXT.md found in its working folder or a folder above it (up to the worktree
 root), every copy of that name on the way, into the system prompt beside this ``system``, raw;
 and the user's ``~/.config/opencode/AGENTS.md`` (else ``~/.claude/CLAUDE.md``).

@@ -93,7 +93,9 @@ def test_a_switch_that_drops_an_uncompiled_file_says_so(make_project, hotplex):
     manifest = '[[target]]\nname = "cx"\nworker = "codex"\n'
     root = make_project({"agent-configs/SOUL.md": "S\n", "AGENTS.md": "repo rules\n"}, manifest)
     done = hotplex("-C", str(root), "build")
-    assert "so AGENTS.md reach Codex CLI from neither copy" in done.stderr, done.stderr
+    assert (
+        "the target does not compile AGENTS.md: Codex CLI gets it from neither copy" in done.stderr
+    )
 
 
 def test_cwd_moves_the_session_folder_and_every_path_follows(make_project, hotplex):
