@@ -75,7 +75,8 @@ def status(model: Model, target: Target) -> str:
     if own is None:
         return "only the compiled copy: the program reads only the files hotplex writes"
     if worker.switched_off(target):
-        return f"only the compiled copy: launch.json switches {own.program}'s own files off"
+        also = f", and with them {own.also_drops}" if own.also_drops else ""
+        return f"only the compiled copy: launch.json switches {own.program}'s own files off{also}"
     raw = raw_sources(model, target)
     if raw:
         return f"a raw copy too: {own.program} reads {_listed(raw)} by itself"

@@ -84,7 +84,8 @@ def test_own_instructions_off_puts_the_switch_in_launch_json(make_project, hotpl
     assert launch(root, "cc")["env"] == {"CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1"}
     assert launch(root, "ocs")["env"] == {"OPENCODE_DISABLE_PROJECT_CONFIG": "1"}
     shown = hotplex("-C", str(root), "stats", "--json")
-    assert json.loads(shown.stdout)["artifacts"][0]["copies"].startswith("only the compiled copy")
+    copies = json.loads(shown.stdout)["artifacts"][0]["copies"]
+    assert copies.startswith("only the compiled copy") and "~/.claude/CLAUDE.md" in copies
 
 
 def test_a_switch_that_drops_an_uncompiled_file_says_so(make_project, hotplex):
