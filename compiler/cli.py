@@ -317,6 +317,7 @@ def cmd_graph(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
 
 
 def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    from . import raw_copies
     from .api import Project
     from .console import colour
     from .memory_logs import describe_cuts
@@ -338,6 +339,9 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
         sys.stderr.write(f"{warning}: {line}\n")
     for text in artifact.warnings:
         sys.stderr.write(f"{warning}: {text}\n")
+    target = next(t for t in project.model.manifest.target if t.name == args.target)
+    if raw_copies.raw_sources(project.model, target):
+        sys.stderr.write(f"{warning}: {raw_copies.status(project.model, target)}\n")
     return EXIT_OK
 
 

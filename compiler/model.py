@@ -30,6 +30,9 @@ HtmlComments = Literal["keep", "strip"]
 # How a source's own import syntax is followed: "claude" loads CLAUDE.md @imports as Claude Code
 # does, each imported file an input of the build (compiler/claude_imports.py).
 Imports = Literal["claude"]
+# What launch.json does with the instruction files a worker's program loads by itself
+# (worker.OwnFiles): "off" switches them off, "keep" lets them load beside the compiled copy.
+OwnInstructions = Literal["off", "keep"]
 
 # Variables every template sees, set per job; a manifest cannot define them.
 BUILTIN_VARS = ("platform", "worker", "target")
@@ -160,11 +163,20 @@ class Target:
     vars: dict[str, str] = attrs.field(factory=dict)
     profile: Profile = "main"
     keep: tuple[str, ...] | None = None
+    # The session folder the gateway starts the program in, relative to the project
+    # (launch.json's ``cwd``): somewhere the raw sources are not, for a program with no switch.
+    cwd: str = "."
+    own_instructions: OwnInstructions | None = None  # None: the worker's default
     # The worker's own keys, an instance of its ``Options`` class (``worker.py``); written in the
     # manifest beside the keys above (``max_chars = 500``), never as an ``options`` table.
     options: Any = None
     # Keys given to this target that are another worker's options: reported by validation.
     misplaced: tuple[str, ...] = ()
+
+    @property
+    def session_dir(self) -> str:
+        """``cwd`` spelt one way (``./run/`` is ``run``)."""
+        return posixpath.normpath(self.cwd.replace("\\", "/"))
 
     def kept_sources(self, sources: tuple[Source, ...]) -> tuple[Source, ...]:
         if self.profile == "main" and self.keep is None:

@@ -81,6 +81,7 @@ class ArtifactStats:
     sections: tuple[SectionStats, ...]
     truncations: tuple[dict[str, Any], ...]
     notes: tuple[str, ...] = ()  # the job's (on its primary): what reaches whom
+    copies: str = ""  # which copies of the rules the program gets (``raw_copies.status``)
 
 
 def approx_tokens(text: str) -> int:
@@ -112,6 +113,8 @@ def _artifact_stats(
 ) -> ArtifactStats:
     """One document of a job (its primary, or a further one such as a sub-agent's file)."""
     from hotplex.targets import WORKERS
+
+    from . import raw_copies
 
     job, emitted = compiled.job, compiled.emitted
     budgets = WORKERS[job.target.worker].budgets(job.target, model.manifest)
@@ -145,6 +148,7 @@ def _artifact_stats(
         document=measure(text, budgets.unit),
         tokens=approx_tokens(text),
         sections=sections,
+        copies=raw_copies.status(model, job.target),
         truncations=tuple(t.to_json() for t in cuts),
         notes=emitted.notes if path == emitted.primary else (),
     )
@@ -300,7 +304,8 @@ def _legend(artifacts: list[ArtifactStats]) -> list[str]:
         for (per_file, total, unit), workers in budgets.items()
     ]
     notes = [f"{art.artifact}: {note}" for art in artifacts for note in art.notes]
-    return [*lines, *notes, *_mostly_comments(artifacts), TOKENS_NOTE]
+    copies = {f"{art.target}: {art.copies}": None for art in artifacts if art.copies}
+    return [*lines, *notes, *copies, *_mostly_comments(artifacts), TOKENS_NOTE]
 
 
 def _mostly_comments(artifacts: list[ArtifactStats]) -> list[str]:

@@ -6,6 +6,7 @@ import posixpath
 import re
 import typing
 
+import attrs
 from hotplex.targets import WORKERS
 
 from .assemble import BUILT_IN_TAGS
@@ -241,10 +242,41 @@ def _validate_targets(
             continue
         for option in target.misplaced:
             bad(f"{key}.{option}", f"'{option}' does not apply to worker '{target.worker}'")
+        _validate_session(target, key, bad)
         known = TargetSources(read_by[target.name], sources)
         for problem in worker.validate(target, manifest, known):
             place = f"{key}.{problem.key}" if problem.at_target else problem.key
             bad(place, problem.message, problem.hint)
+
+
+def _validate_session(target: Target, key: str, bad: typing.Callable[..., None]) -> None:
+    """``cwd`` and ``own_instructions`` are about a program that loads files by itself."""
+    own = WORKERS[target.worker].own_files
+    if own is None:
+        for name in ("cwd", "own_instructions"):
+            if getattr(target, name) != attrs.fields_dict(Target)[name].default:
+                bad(
+                    f"{key}.{name}",
+                    f"'{name}' does not apply to worker '{target.worker}': its program reads only"
+                    " the files hotplex writes",
+                )
+        return
+    cwd = target.cwd.replace("\\", "/")
+    if "\0" in cwd:
+        bad(f"{key}.cwd", f"path {target.cwd!r} contains a NUL character")
+    elif cwd.startswith("/") or (len(cwd) > 1 and cwd[1] == ":"):
+        bad(
+            f"{key}.cwd",
+            f"absolute path '{target.cwd}' is not allowed",
+            "name the session folder relative to the project ('../session'), so launch.json is"
+            " the same on every machine",
+        )
+    if target.own_instructions == "off" and own.switch is None:
+        bad(
+            f"{key}.own_instructions",
+            f"{own.program} has no switch for the instruction files it loads by itself",
+            'set cwd = "../session" (a folder outside the project) so it finds none',
+        )
 
 
 def _validate_bot(

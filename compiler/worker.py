@@ -15,7 +15,8 @@ only at the edges (``state.py`` for the build log, ``cli.py`` for ``--json``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import posixpath
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import attrs
@@ -113,6 +114,27 @@ class NoOptions:
     """The options of a worker that has none: any key is an unknown key."""
 
 
+@dataclass(frozen=True)
+class OwnFiles:
+    """The instruction files a worker's program loads by itself, beside the compiled document:
+    the raw copy of rules hotplex compiles. Established with the real program and declared by
+    the worker; ``raw_copies.py`` tells the user where one will reach the program."""
+
+    program: str  # as users name it: "Claude Code"
+    # Globs, relative to each folder from the session folder up, of the files it reads there.
+    names: tuple[str, ...]
+    home: str  # what it reads from its home and global config, in words
+    # How ``launch.json`` turns the session folder's files off (None: the program has no way).
+    switch: str | None = None
+    # What else the switch drops that hotplex compiles nowhere (a user's own home file): while
+    # not None the switch is the target's explicit choice (``own_instructions = "off"``).
+    also_drops: str | None = None
+    # A name read only when none of these sits in the same folder (AGENTS.md beside CLAUDE.md).
+    unless_beside: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # It also reads these names from the folders below the session folder.
+    below: bool = False
+
+
 class Worker:
     """Subclass it, set ``name`` and ``outputs``, implement ``emit``; the rest is optional."""
 
@@ -128,6 +150,8 @@ class Worker:
     daily_logs: ClassVar[str] = "section"
     # The modules whose code decides the bytes it emits: editing one rebuilds its artifacts.
     modules: ClassVar[tuple[str, ...]] = ()
+    # What its program loads by itself (None: nothing; OpenClaw reads only what hotplex places).
+    own_files: ClassVar[OwnFiles | None] = None
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -162,6 +186,16 @@ class Worker:
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         raise NotImplementedError
 
+    def switched_off(self, target: Target) -> bool:
+        """Whether ``launch.json`` turns the program's own instruction files off: by default
+        when the switch drops nothing hotplex does not compile, else as the target chooses."""
+        own = self.own_files
+        if own is None or own.switch is None:
+            return False
+        if target.own_instructions is None:
+            return own.also_drops is None
+        return target.own_instructions == "off"
+
 
 def json_bytes(value: object) -> bytes:
     """Deterministic JSON for emitted files: sorted keys, two-space indent, UTF-8, final newline."""
@@ -171,17 +205,31 @@ def json_bytes(value: object) -> bytes:
 LAUNCH_FILE = "launch.json"
 
 
+def in_session(job: Job, model: Model, path: str) -> str:
+    """A project-relative ``path`` as the program, started in the target's session folder
+    (``cwd``), must be given it: programs resolve relative paths against their working folder.
+    From a session folder outside the project the way back names the project's folder."""
+    session = job.target.session_dir
+    if session == ".":
+        return path
+    root = posixpath.join("/", model.root.resolve().name)  # only its name shows in the result
+    return posixpath.relpath(posixpath.join(root, path), posixpath.join(root, session))
+
+
 def launch_json(
     job: Job,
     argv: list[str] | None = None,
     env: dict[str, str] | None = None,
     files: dict[str, str] | None = None,
 ) -> bytes:
-    """``launch.json``: how a gateway starts the worker's program for this job, every path
-    relative to the project (``cwd`` is the project); ``files`` are the built files to place in
-    the session folder. The gateway adds its own credentials and provider settings on top."""
+    """``launch.json``: how a gateway starts the worker's program for this job. ``cwd``, the
+    session folder, is relative to the project (the project itself unless the target's ``cwd``
+    says otherwise); the paths in ``argv`` and ``env`` are relative to ``cwd`` (``in_session``),
+    as the program resolves them. ``files`` maps where to place each built file in the session
+    folder to the file, relative to the project (the gateway copies it). The gateway adds its
+    own credentials and provider settings on top."""
     launch: dict[str, object] = {
-        "cwd": ".",
+        "cwd": job.target.session_dir,
         "platform": job.platform,  # None for the base artifact: null, as in every JSON report
         "target": job.target.name,
     }

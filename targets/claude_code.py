@@ -16,6 +16,15 @@ then the file replaces its prompt), and ``launch.json``'s ``files`` maps
 ``.claude/agents/<name>.md`` (relative to the session folder, where Claude Code looks for project
 agents) to it. Files rather than ``--agents '<json>'`` or the text flags: the documents stay out
 of the argv (Linux caps one argument at 128 KiB, and process listings show it).
+
+What Claude Code 2.1.332 loads by itself (checked with the real program; see
+tests/integration/test_own_instructions_live.py): from its working folder and every folder above it,
+CLAUDE.md, .claude/CLAUDE.md, .claude/rules/*.md and CLAUDE.local.md, and AGENTS.md where neither
+CLAUDE.md nor .claude/CLAUDE.md sits beside it (since 2.1.277); from its config folder
+(``~/.claude``), the user's CLAUDE.md and rules; and a managed (policy) CLAUDE.md. Each arrives in
+the first user message, raw. ``CLAUDE_CODE_DISABLE_CLAUDE_MDS=1`` turns every one of them off,
+the user's and the managed ones too, and keeps the base prompt and the appended file: so it is
+the target's explicit choice (``own_instructions = "off"``), never the default.
 """
 
 from __future__ import annotations
@@ -33,8 +42,10 @@ from hotplex.worker import (
     Emitted,
     OptionProblem,
     Output,
+    OwnFiles,
     Section,
     TargetSources,
+    in_session,
     launch_json,
 )
 
@@ -45,6 +56,20 @@ SUBAGENT_FILE = "subagent.xml"
 TESTED = "2.1.332"  # the Claude Code the integration tests run: a target's default ``compat``
 APPENDS_SINCE = (2, 1, 261)  # the first release with --append-subagent-system-prompt-file
 VERSION = re.compile(r"(\d{1,4})\.(\d{1,4})\.(\d{1,5})")
+OWN_FILES = OwnFiles(
+    program="Claude Code",
+    names=(
+        "CLAUDE.md",
+        ".claude/CLAUDE.md",
+        ".claude/rules/**/*.md",
+        "CLAUDE.local.md",
+        "AGENTS.md",
+    ),
+    home="~/.claude/CLAUDE.md and ~/.claude/rules/*.md, and the managed CLAUDE.md",
+    switch="env CLAUDE_CODE_DISABLE_CLAUDE_MDS=1",
+    also_drops="the user's ~/.claude/CLAUDE.md and rules and the managed CLAUDE.md",
+    unless_beside={"AGENTS.md": ("CLAUDE.md", ".claude/CLAUDE.md")},
+)
 
 
 @attrs.frozen
@@ -135,6 +160,7 @@ class ClaudeCode(subagents.SubagentWorker):
         claude_code_tools.__name__,
     )
     format = FORMAT
+    own_files = OWN_FILES
 
     def appends(self, target: Target) -> bool:
         return appends(target.options)
@@ -167,7 +193,8 @@ class ClaudeCode(subagents.SubagentWorker):
         document = agent_configuration.build(sections, model)
         folder = job.out_dir(model)
         prompt = f"{folder}/{PROMPT_FILE}"
-        argv = ["claude", "--append-system-prompt-file", prompt]
+        argv = ["claude", "--append-system-prompt-file", in_session(job, model, prompt)]
+        env = {"CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1"} if self.switched_off(job.target) else None
         files = {prompt: document.text.encode("utf-8")}
         cuts, documents, notes = document.truncations, (), _notes(options)
         if appends(options):
@@ -177,7 +204,7 @@ class ClaudeCode(subagents.SubagentWorker):
             cuts += subagents.cuts_in(path, shared.truncations)
             if shared.text:
                 files[path] = shared.text.encode("utf-8")
-                argv += ["--append-subagent-system-prompt-file", path]
+                argv += ["--append-subagent-system-prompt-file", in_session(job, model, path)]
                 documents = ((path, shared.sizes),)
             else:
                 notes = (
@@ -190,7 +217,7 @@ class ClaudeCode(subagents.SubagentWorker):
         return Emitted(
             files={
                 **files,
-                f"{folder}/{LAUNCH_FILE}": launch_json(job, argv, files=agents.placed),
+                f"{folder}/{LAUNCH_FILE}": launch_json(job, argv, env, files=agents.placed),
                 **agents.files,
             },
             primary=prompt,

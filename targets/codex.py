@@ -23,6 +23,12 @@ skills): a gateway copies the folder to a fresh one per session, adds its provid
 credentials (``-c model_providers.…`` or more tables in the copy), and points ``CODEX_HOME``
 there.
 
+What Codex CLI 0.169.0 loads by itself (checked with the real program; see
+tests/integration/test_own_instructions_live.py): AGENTS.md (AGENTS.override.md in its place) from
+``$CODEX_HOME``, and from every folder between the repository root and its working folder, into a
+user message, raw. ``project_doc_max_bytes = 0`` in the config.toml turns the project files off
+and nothing else: the home is this folder, holding no AGENTS.md, so the switch is the default.
+
 The TOML is written by tomli-w as a one-line basic string, every control character escaped:
 tomli-w's multi-line form turns CR LF into LF, and TOML lets a parser normalise newlines in
 multi-line strings, so only the escaped form is exact everywhere.
@@ -36,8 +42,10 @@ from hotplex.worker import (
     LAUNCH_FILE,
     Emitted,
     Output,
+    OwnFiles,
     Section,
     Worker,
+    in_session,
     launch_json,
 )
 
@@ -47,13 +55,24 @@ PROMPT_FILE = "prompt.xml"
 HOME_DIR = "codex-home"
 CONFIG_FILE = "config.toml"
 CONFIG_KEY = "developer_instructions"
+SWITCH_KEY = "project_doc_max_bytes"  # 0: Codex reads no project AGENTS.md
+OWN_FILES = OwnFiles(
+    program="Codex CLI",
+    names=("AGENTS.md", "AGENTS.override.md"),
+    home="$CODEX_HOME/AGENTS.md (the codex-home folder hotplex writes: none there)",
+    switch=f"{SWITCH_KEY} = 0 in codex-home/config.toml",
+)
 
 
-def config_toml(document: str) -> bytes:
-    """A Codex ``config.toml`` whose only key carries ``document`` exactly."""
+def config_toml(document: str, own_files_off: bool = False) -> bytes:
+    """A Codex ``config.toml`` whose ``developer_instructions`` carries ``document`` exactly,
+    with the switch that keeps the project's AGENTS.md out when ``own_files_off``."""
     import tomli_w  # only when a Codex artifact is compiled
 
-    return tomli_w.dumps({CONFIG_KEY: document}).encode("utf-8")
+    config: dict[str, object] = {CONFIG_KEY: document}
+    if own_files_off:
+        config[SWITCH_KEY] = 0
+    return tomli_w.dumps(config).encode("utf-8")
 
 
 class Codex(Worker):
@@ -65,6 +84,7 @@ class Codex(Worker):
     )
     init_target = ("codex", "prompt.xml as Codex's developer_instructions: codex-home/config.toml")
     modules = (__name__, agent_configuration.__name__)
+    own_files = OWN_FILES
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         document = agent_configuration.build(sections, model)
@@ -74,8 +94,10 @@ class Codex(Worker):
         return Emitted(
             files={
                 prompt: document.text.encode("utf-8"),
-                f"{home}/{CONFIG_FILE}": config_toml(document.text),
-                f"{folder}/{LAUNCH_FILE}": launch_json(job, ["codex"], {"CODEX_HOME": home}),
+                f"{home}/{CONFIG_FILE}": config_toml(document.text, self.switched_off(job.target)),
+                f"{folder}/{LAUNCH_FILE}": launch_json(
+                    job, ["codex"], {"CODEX_HOME": in_session(job, model, home)}
+                ),
             },
             primary=prompt,
             truncations=document.truncations,

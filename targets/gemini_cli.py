@@ -39,6 +39,13 @@ and ``prompt.xml`` is byte for byte what arrives:
   spans, and e-mail addresses, need nothing and are left alone. Each is reported as a warning.
 - **Whitespace.** Gemini trims the file (JavaScript's ``trim``) and collapses every run of three
   or more line feeds in its system prompt to two.
+What Gemini CLI 0.61.0 loads by itself: GEMINI.md (``context.fileName``) from every folder
+between the repository root and its working folder, and from the folders below it, into the
+first user message, raw; the home's (this folder's) GEMINI.md is the document. Only a
+``context.fileName`` in a ``settings.json`` would turn the project's files off, and it renames the
+home's file with them; hotplex writes no ``settings.json`` (the gateway brings its own), so there
+is no switch: ``build`` warns where a compiled GEMINI.md sits in the session folder (``cwd``).
+
 - **Structure.** Gemini's wrapper tags are reserved like the document's own, so a
   ``</loaded_context>`` typed in a source cannot close Gemini's wrapper.
 
@@ -59,9 +66,11 @@ from hotplex.worker import (
     LAUNCH_FILE,
     Emitted,
     Output,
+    OwnFiles,
     Section,
     SectionSize,
     Worker,
+    in_session,
     launch_json,
 )
 
@@ -73,6 +82,12 @@ MEMORY_FILE = ".gemini/GEMINI.md"
 # The tags Gemini wraps the global GEMINI.md in (string and structured memory).
 WRAPPER_TAGS = frozenset({"loaded_context", "global_context"})
 WORD_JOINER = "\u2060"
+OWN_FILES = OwnFiles(
+    program="Gemini CLI",
+    names=("GEMINI.md",),
+    home="$GEMINI_CLI_HOME/.gemini/GEMINI.md (the gemini-home folder hotplex writes: the document)",
+    below=True,
+)
 # JavaScript's String.prototype.trim: WhiteSpace (with U+FEFF and every Zs) and LineTerminator.
 _JS_TRIMMED = (
     "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
@@ -157,6 +172,7 @@ class GeminiCli(Worker):
     )
     init_target = ("gemini", "prompt.xml as gemini-home/.gemini/GEMINI.md, as Gemini sends it")
     modules = (__name__, agent_configuration.__name__)
+    own_files = OWN_FILES
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         document = agent_configuration.build(sections, model, also_reserved=WRAPPER_TAGS)
@@ -169,7 +185,9 @@ class GeminiCli(Worker):
             files={
                 prompt: data,
                 f"{home}/{MEMORY_FILE}": data,
-                f"{folder}/{LAUNCH_FILE}": launch_json(job, ["gemini"], {"GEMINI_CLI_HOME": home}),
+                f"{folder}/{LAUNCH_FILE}": launch_json(
+                    job, ["gemini"], {"GEMINI_CLI_HOME": in_session(job, model, home)}
+                ),
             },
             primary=prompt,
             truncations=document.truncations,

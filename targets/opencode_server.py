@@ -6,8 +6,18 @@ message, adding its ``parts``. The body validates against the request schema of 
 
 Sub-agents do not receive that ``system`` (seed §7.2), so each name in the target's ``subagents``
 also gets ``agents/<name>.md``, an OpenCode agent file (``mode: subagent``), and ``launch.json``
-(written only then) maps ``.opencode/agent/<name>.md`` — relative to the project folder the
-server's session runs in — to it; ``GET /agent`` lists the agent with the compiled prompt.
+maps ``.opencode/agent/<name>.md`` — relative to the project folder the server's session runs
+in — to it; ``GET /agent`` lists the agent with the compiled prompt. ``launch.json`` is written
+for that, for the switch below, and for a ``cwd`` of the target's.
+
+What OpenCode 1.18.33 loads by itself (from its code; AGENTS.md and the switch checked with
+``opencode serve`` in tests/integration/test_own_instructions_live.py): the first of AGENTS.md,
+CLAUDE.md and CONTEXT.md found in its working folder or a folder above it (up to the worktree
+root), every copy of that name on the way, into the system prompt beside this ``system``, raw;
+and the user's ``~/.config/opencode/AGENTS.md`` (else ``~/.claude/CLAUDE.md``).
+``OPENCODE_DISABLE_PROJECT_CONFIG=1`` turns the project's files off, and with them the
+project's ``opencode.json`` and ``.opencode/`` folders, where the sub-agents' files go: so it is
+the target's explicit choice (``own_instructions = "off"``), for a target without sub-agents.
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ from hotplex.worker import (
     Emitted,
     OptionProblem,
     Output,
+    OwnFiles,
     Section,
     TargetSources,
     json_bytes,
@@ -37,6 +48,14 @@ MODEL_EXAMPLE = "anthropic/claude-sonnet-4-5"
 SUBAGENTS_NOTE = (
     "the system reaches the main agent only: only the sub-agents in subagents get the rules, "
     "each from its agent file"
+)
+SWITCH_ENV = "OPENCODE_DISABLE_PROJECT_CONFIG"
+OWN_FILES = OwnFiles(
+    program="OpenCode",
+    names=("AGENTS.md", "CLAUDE.md", "CONTEXT.md"),
+    home="~/.config/opencode/AGENTS.md, else ~/.claude/CLAUDE.md",
+    switch=f"env {SWITCH_ENV}=1",
+    also_drops="the project's opencode.json and .opencode/ folders",
 )
 
 
@@ -82,11 +101,19 @@ class OpenCodeServer(subagents.SubagentWorker):
     init_target = ("ocs", "payload.json: a body for POST /session/{id}/message")
     modules = (__name__, agent_configuration.__name__, subagents.__name__)
     format = FORMAT
+    own_files = OWN_FILES
 
     def validate(
         self, target: Target, manifest: Manifest, sources: TargetSources
     ) -> Iterable[OptionProblem]:
         yield from super().validate(target, manifest, sources)
+        if target.options.subagents and self.switched_off(target):
+            yield OptionProblem(
+                "own_instructions",
+                f'"off" ({SWITCH_ENV}) keeps OpenCode from reading .opencode/, where the'
+                " sub-agents' files go",
+                hint="drop subagents, or set cwd to a folder outside the project instead",
+            )
         for name, agent in target.options.agents.items():
             if agent.model is not None and not MODEL.fullmatch(agent.model):
                 yield OptionProblem(
@@ -101,8 +128,9 @@ class OpenCodeServer(subagents.SubagentWorker):
         folder = job.out_dir(model)
         path = f"{folder}/{PAYLOAD_FILE}"
         files = {path: json_bytes({"parts": [], "system": document.text})}
-        if agents.placed:
-            files[f"{folder}/{LAUNCH_FILE}"] = launch_json(job, files=agents.placed)
+        env = {SWITCH_ENV: "1"} if self.switched_off(job.target) else None
+        if agents.placed or env or job.target.session_dir != ".":
+            files[f"{folder}/{LAUNCH_FILE}"] = launch_json(job, env=env, files=agents.placed)
         return Emitted(
             files={**files, **agents.files},
             primary=path,

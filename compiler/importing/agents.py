@@ -1,5 +1,6 @@
-"""AGENTS.md: read by OpenCode and Codex (and by OpenClaw, in a workspace) from the folder they
-run in: the project's top one is a source, one in a subfolder is left out with a word."""
+"""AGENTS.md: read by OpenCode and Codex, by Claude Code where no CLAUDE.md sits beside it (and by
+OpenClaw, in a workspace), from the folder they run in: the project's top one is a source, one in a
+subfolder is left out with a word."""
 
 from __future__ import annotations
 

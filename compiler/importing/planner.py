@@ -3,7 +3,8 @@
 By default the files stay where they are: the manifest's sources point at them (``sources =
 "."``), so editing CLAUDE.md later is what the next build compiles. ``--copy`` puts copies in
 ``agent-configs/`` instead. Each tool's files feed that tool's target only (CLAUDE.md the
-``claude-code`` target, AGENTS.md OpenCode's, ...); Cursor, Copilot and ruler rules feed the
+``claude-code`` target, AGENTS.md OpenCode's and Codex's, and Claude Code's where no CLAUDE.md
+sits beside it, ...); Cursor, Copilot and ruler rules feed the
 targets of the workers named by ``--for``. An existing manifest is reconciled, never rewritten.
 """
 
@@ -51,6 +52,9 @@ from .rewrite import rewrite
 
 DEFAULT_LIMITS = (Limits().per_file, Limits().total)  # a manifest without [limits] has these
 GEMINI_WORKER = "gemini-cli"
+CLAUDE_WORKER = "claude-code"
+# Claude Code (2.1.277 and later) reads AGENTS.md where neither of these sits beside it.
+CLAUDE_MEMORY = ("CLAUDE.md", ".claude/CLAUDE.md")
 # What reads each tool's files: the workers, in the order their targets are written.
 AUDIENCE_WORKERS = {
     "claude-code": ("claude-code",),
@@ -251,6 +255,8 @@ def _targets(
             continue
         for entry in kind.entries:
             workers = for_workers if entry.audience == "for" else AUDIENCE_WORKERS[entry.audience]
+            if entry.audience == "agents" and not _claude_memory_beside(entry.origin):
+                workers = (*workers, CLAUDE_WORKER)  # Claude Code reads it in CLAUDE.md's place
             for worker in workers:
                 if worker not in WORKERS:
                     continue
@@ -258,6 +264,11 @@ def _targets(
                 targets.setdefault(name, {"name": name, "worker": worker})
                 keep.setdefault(name, []).append(entry.name)
     return list(targets.values()), keep
+
+
+def _claude_memory_beside(agents: Path) -> bool:
+    """Whether Claude Code reads a memory file in ``agents``' folder instead of AGENTS.md."""
+    return any((agents.parent / name).is_file() for name in CLAUDE_MEMORY)
 
 
 # --- the model ----------------------------------------------------------------------------------

@@ -84,7 +84,7 @@ def test_codex_sends_document_as_developer_instructions(
     assert document.startswith("<agent-configuration>")
     home = codex_prompt.path.parent / "codex-home"
     config = tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
-    assert config == {"developer_instructions": document}
+    assert config == {"developer_instructions": document, "project_doc_max_bytes": 0}
 
     for request in run_codex(codex_cli, codex_prompt, fake_responses, tmp_path):
         assert_developer_instructions(request, document)

@@ -40,7 +40,8 @@ def test_artifact_files_and_launch(make_project):
     assert artifact.text == project.compile("cc", platform="slack").text, "Claude Code's document"
     assert "Ask @alice. 中文 🎉\n\n\n\nEnd." in artifact.text  # as written, line ends as LF
     config = tomllib.loads(artifact.files[f"{folder}/codex-home/config.toml"].decode())
-    assert config == {"developer_instructions": artifact.text}
+    # project_doc_max_bytes = 0: Codex reads no project AGENTS.md raw beside the document
+    assert config == {"developer_instructions": artifact.text, "project_doc_max_bytes": 0}
     assert json.loads(artifact.files[f"{folder}/launch.json"]) == {
         "argv": ["codex"],
         "cwd": ".",

@@ -1,0 +1,145 @@
+"""The instruction files a worker's program loads by itself: ``import`` gives each file to every
+program that reads it, ``launch.json`` switches the loading off where it can, and ``build`` /
+``check`` name every place where a raw copy of a compiled source will still reach a program."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+import pytest
+
+
+def imported(make_project, hotplex, files: dict[str, str]):
+    root = make_project(files, manifest=None)
+    assert hotplex("-C", str(root), "import").status == 0
+    return root
+
+
+def targets(root) -> dict[str, dict]:
+    manifest = tomllib.loads((root / "hotplex.toml").read_text(encoding="utf-8"))
+    return {t["worker"]: t for t in manifest["target"]}
+
+
+def add_keys(root, worker: str, keys: str) -> None:
+    manifest = root / "hotplex.toml"
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(text.replace(f'worker = "{worker}"\n', f'worker = "{worker}"\n{keys}'))
+
+
+def launch(root, target: str) -> dict:
+    return json.loads((root / f"dist/{target}/default/launch.json").read_text(encoding="utf-8"))
+
+
+def test_import_gives_a_lone_agents_md_to_claude_code_too(make_project, hotplex):
+    """Claude Code reads AGENTS.md where no CLAUDE.md sits beside it: switching its loading off
+    must not leave it with neither copy."""
+    root = imported(make_project, hotplex, {"AGENTS.md": "Be kind.\n"})
+    assert set(targets(root)) == {"claude-code", "codex", "opencode-server"}
+    assert "Be kind." in hotplex("-C", str(root), "show", "cc").stdout
+
+
+def test_import_keeps_agents_md_from_claude_code_beside_a_claude_md(make_project, hotplex):
+    root = imported(make_project, hotplex, {"AGENTS.md": "A\n", "CLAUDE.md": "C\n"})
+    assert targets(root)["claude-code"]["keep"] == ["claude"]
+
+
+def test_check_names_each_raw_copy_once_per_target_with_the_way_out(make_project, hotplex):
+    root = imported(make_project, hotplex, {"AGENTS.md": "A\n", "CLAUDE.md": "C\n"})
+    add_keys(root, "claude-code", 'platforms = ["slack"]\n')
+    (root / "hotplex.toml").write_text(
+        (root / "hotplex.toml").read_text() + '\n[variants]\nplatforms = ["slack"]\n'
+    )
+    assert hotplex("-C", str(root), "build").status == 0
+    done = hotplex("-C", str(root), "check", "--json")
+    warnings = json.loads(done.stdout)["warnings"]
+    raw = [w for w in warnings if "raw" in w]
+    assert len(raw) == 2, warnings  # cc and ocs, once each (cc builds two artifacts)
+    (claude,) = [w for w in raw if w.startswith("target 'cc'")]
+    assert "Claude Code also reads CLAUDE.md" in claude
+    assert 'own_instructions = "off"' in claude and "CLAUDE_CODE_DISABLE_CLAUDE_MDS" in claude
+    assert "~/.claude/CLAUDE.md" in claude and 'cwd = "../session"' in claude
+    (opencode,) = [w for w in raw if w.startswith("target 'ocs'")]
+    assert "OpenCode also reads AGENTS.md" in opencode
+    assert not any("'codex'" in w for w in warnings)  # Codex's loading is switched off
+    shown = hotplex("-C", str(root), "show", "cc", "--platform", "slack")
+    assert "a raw copy too: Claude Code reads CLAUDE.md by itself" in shown.stderr
+    again = hotplex("-C", str(root), "build")  # a no-op build repeats them
+    assert again.stderr.count("target 'cc': Claude Code also reads") == 1
+
+
+def test_codex_config_switches_project_agents_md_off(make_project, hotplex):
+    root = imported(make_project, hotplex, {"AGENTS.md": "A\n"})
+    assert hotplex("-C", str(root), "build").status == 0
+    config = tomllib.loads((root / "dist/codex/default/codex-home/config.toml").read_text())
+    assert config["project_doc_max_bytes"] == 0
+
+
+def test_own_instructions_off_puts_the_switch_in_launch_json(make_project, hotplex):
+    root = imported(make_project, hotplex, {"AGENTS.md": "A\n", "CLAUDE.md": "C\n"})
+    add_keys(root, "claude-code", 'own_instructions = "off"\n')
+    add_keys(root, "opencode-server", 'own_instructions = "off"\n')
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0 and "raw" not in done.stderr, done.stderr
+    assert launch(root, "cc")["env"] == {"CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1"}
+    assert launch(root, "ocs")["env"] == {"OPENCODE_DISABLE_PROJECT_CONFIG": "1"}
+    shown = hotplex("-C", str(root), "stats", "--json")
+    copies = json.loads(shown.stdout)["artifacts"][0]["copies"]
+    assert copies.startswith("only the compiled copy") and "~/.claude/CLAUDE.md" in copies
+
+
+def test_a_switch_that_drops_an_uncompiled_file_says_so(make_project, hotplex):
+    """Codex's switch is on by default; an AGENTS.md the target does not compile then reaches
+    Codex from neither copy, and the build says so."""
+    manifest = '[[target]]\nname = "cx"\nworker = "codex"\n'
+    root = make_project({"agent-configs/SOUL.md": "S\n", "AGENTS.md": "repo rules\n"}, manifest)
+    done = hotplex("-C", str(root), "build")
+    assert (
+        "the target does not compile AGENTS.md: Codex CLI gets it from neither copy" in done.stderr
+    )
+
+
+def test_cwd_moves_the_session_folder_and_every_path_follows(make_project, hotplex):
+    root = imported(make_project, hotplex, {"AGENTS.md": "A\n", "CLAUDE.md": "C\n"})
+    for worker in ("claude-code", "opencode-server", "codex"):
+        add_keys(root, worker, 'cwd = "../session"\n')
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0 and "raw" not in done.stderr, done.stderr
+    cc = launch(root, "cc")
+    assert cc["cwd"] == "../session"
+    assert cc["argv"] == [
+        "claude",
+        "--append-system-prompt-file",
+        "../project/dist/cc/default/prompt.xml",
+    ]
+    assert launch(root, "codex")["env"]["CODEX_HOME"] == "../project/dist/codex/default/codex-home"
+    assert launch(root, "ocs")["cwd"] == "../session"
+
+
+@pytest.mark.parametrize(
+    ("worker", "key", "message"),
+    [
+        ("gemini-cli", 'own_instructions = "off"', "Gemini CLI has no switch"),
+        ("openclaw", 'cwd = "elsewhere"', "'cwd' does not apply to worker 'openclaw'"),
+        ("claude-code", 'cwd = "/srv/session"', "absolute path '/srv/session' is not allowed"),
+    ],
+)
+def test_session_keys_are_checked(make_project, hotplex, worker, key, message):
+    manifest = f'[[target]]\nname = "t"\nworker = "{worker}"\n{key}\n'
+    done = hotplex("-C", str(make_project({"agent-configs/SOUL.md": "S\n"}, manifest)), "build")
+    assert done.status == 2 and message in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(("cwd", "warned"), [(".", True), ("..", True), ("../session", False)])
+def test_gemini_md_is_found_below_the_session_folder_too(make_project, hotplex, cwd, warned):
+    """Gemini CLI also searches the folders below its own: a folder above the project is no way
+    out, a folder beside it is."""
+    manifest = (
+        '[project]\nsources = "."\ndefault_sources = false\n\n'
+        '[[source]]\nname = "g"\nfile = "docs/GEMINI.md"\nchannel = "B"\ntag = "g"\n\n'
+        f'[[target]]\nname = "gem"\nworker = "gemini-cli"\ncwd = "{cwd}"\n'
+    )
+    root = make_project({"docs/GEMINI.md": "G\n"}, manifest)
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0
+    assert ("Gemini CLI also reads docs/GEMINI.md" in done.stderr) == warned, done.stderr
