@@ -132,7 +132,7 @@ class Project:
         if overlay is not None or labels is not None:
             from . import overlay as overlays
 
-            files = overlays.prepare(self._model, overlay, labels, self._read_cap)
+            files = overlays.prepare(self._model, overlay, labels, self._read_cap, self._jobs)
             if files:
                 return self._compile_overlay(job, platform, files)
         cached = self._artifacts.get(job.id)

@@ -83,6 +83,18 @@ def test_show_overlay_given_twice_for_one_file_is_an_error(example_copy, hotplex
     assert f"--overlay USER.md is given twice ({one}, {two})" in result.stderr
 
 
+def test_show_overlay_with_an_unknown_key_names_the_key_not_the_file(example_copy, hotplex):
+    """``--overlay a=b=c`` splits on the first '=': the unknown FILE 'a' is the error, reported
+    before the missing PATH 'b=c' is read."""
+    root = example_copy("basic")
+    result = hotplex("-C", str(root), "show", "cc", "--overlay", "a=b=c")
+    assert result.status == 2 and result.stdout == ""
+    assert "overlay:a: overlay 'a' is not a file this project reads" in result.stderr
+    assert "b=c" not in result.stderr
+    known = hotplex("-C", str(root), "show", "cc", "--overlay", "USER.md=b=c")
+    assert known.status == 2 and "overlay:USER.md: cannot read 'b=c': no such file" in known.stderr
+
+
 def test_show_into_a_closed_pipe_is_quiet(example_copy):
     root = example_copy("basic")
     done = subprocess.run(
