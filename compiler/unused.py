@@ -303,7 +303,10 @@ def _why(model: Model, rel: str) -> str:
     other_tool = unmapped.reason(rel)
     if other_tool is not None:
         return f": {other_tool}"
-    hint = suggest(name, [n for h, n in by_file if h == head])
+    # A file another worker reads by that name is no typo: never suggest a different role's file
+    # (SKILLS.md in an OpenClaw-only project is not a misspelt SOUL.md).
+    workers = _workers_defaulting_to(name)
+    hint = None if workers else suggest(name, [n for h, n in by_file if h == head])
     if hint:
         return f" — {hint}"
     if head:
@@ -311,7 +314,7 @@ def _why(model: Model, rel: str) -> str:
     defaults = {posixpath.basename(s.file) for s in _defaults(model)}
     if not manifest.project.default_sources and name in defaults:
         return ": a default source, dropped by [project] default_sources = false"
-    for worker in _workers_defaulting_to(name):
+    for worker in workers:
         return (
             f": a default source of the {worker} worker, which no target here uses;"
             " declare it with [[source]] (name, file, channel, tag) to read it"
