@@ -135,8 +135,8 @@ def _read(key: str, value: object, cap: int) -> ReadResult:
             data = value.encode("utf-8")
         except UnicodeEncodeError as exc:
             raise HotplexError.single(f"not valid text: {exc.reason}", span) from None
-    elif isinstance(value, (bytes, bytearray, memoryview)):
-        data = bytes(value)
+    elif isinstance(value, bytes):
+        data = value
     elif isinstance(value, os.PathLike):
         path = os.fspath(value)
         found = read_capped(Path(path), cap, span, path)  # a device or a FIFO is refused
@@ -144,10 +144,14 @@ def _read(key: str, value: object, cap: int) -> ReadResult:
             raise HotplexError.single(f"cannot read '{path}': no such file", span)
         return found
     else:
+        # A bytearray or memoryview is refused too: it may change while the call reads it, and
+        # a memoryview of non-byte items is not text; bytes(value) says what is meant.
+        buffer = isinstance(value, (bytearray, memoryview))
         raise HotplexError.single(
             f"the overlay of '{key}' is {_kind(value)}: give its text (str or UTF-8 bytes)"
             " or a pathlib.Path to read it from",
             span,
+            hint="pass bytes(value)" if buffer else None,
         )
     return ReadResult(data[:cap], len(data), None)
 
