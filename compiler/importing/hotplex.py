@@ -15,7 +15,7 @@ from pathlib import Path
 from ..errors import HotplexError
 from ..model import HOTPLEX_SOURCES
 from ..scaffold import SOURCE_FILES
-from .found import Companion, Entry, Found, Skip, read
+from .found import LOGS_FOLDER, Companion, Entry, Found, Skip, daily_logs, read
 
 KIND = "HotPlex agent-configs"
 META = "META.md"
@@ -58,6 +58,8 @@ def find(folder: Path) -> Found:
         for b in bots
     ]
     known = {*SOURCE_FILES, META, *companions, *suffixes, *platforms}
+    if daily_logs(found, folder):
+        known.add(LOGS_FOLDER)
     for path in sorted(folder.iterdir()):
         if path.name not in known and not path.name.startswith("."):
             found.skipped.append(Skip(path, "HotPlex reads only " + ", ".join(SOURCE_FILES)))
