@@ -944,3 +944,19 @@ def test_an_earlier_artifact_the_project_now_reads_is_not_deleted(tmp_path):
     build = run_ok("-C", str(project), "build")
     assert "deleted dist/ocs/default/payload.json" not in build.stdout
     assert kept.is_file()
+
+
+def test_a_claude_md_beside_hotplex_files_becomes_the_cc_targets_source(tmp_path):
+    """SOUL.md makes the folder a HotPlex workspace; its CLAUDE.md is still Claude Code's file,
+    mapped to cc as the import table says (was: left out, "HotPlex reads only …")."""
+    files = {"SOUL.md": "Be kind.\n", "AGENTS.md": "Test first.\n", "CLAUDE.md": "Claude rules.\n"}
+    root = write_tree(tmp_path / "proj", files)
+    result = run_ok("-C", str(root), "import")
+    assert "not mapped: CLAUDE.md" not in result.stdout
+    manifest = tomllib.loads((root / "hotplex.toml").read_text(encoding="utf-8"))
+    claude = [s for s in manifest["source"] if s["file"] == "CLAUDE.md"]
+    assert claude and claude[0]["imports"] == "claude"
+    run_ok("-C", str(root), "build")
+    assert "Claude rules." in (root / "dist/cc/default/prompt.xml").read_text(encoding="utf-8")
+    assert "Claude rules." not in (root / "dist/ocs/default/payload.json").read_text("utf-8")
+    assert "Be kind." in (root / "dist/ocs/default/payload.json").read_text("utf-8")

@@ -253,7 +253,11 @@ def _targets(
         if kind.workspace is not None:
             for target in kind.targets:
                 targets[target["name"]] = target
-                keep[target["name"]] = [e.name for e in kind.entries]
+                keep[target["name"]] = [
+                    e.name
+                    for e in kind.entries
+                    if e.audience == "all" or target["worker"] in AUDIENCE_WORKERS[e.audience]
+                ]
             continue
         for entry in kind.entries:
             workers = for_workers if entry.audience == "for" else AUDIENCE_WORKERS[entry.audience]
