@@ -188,14 +188,14 @@ def test_files_no_artifact_reads_are_listed_with_what_they_look_meant_to_be(make
     assert len(json.loads(check.stdout)["warnings"]) == 5
 
 
-@pytest.mark.parametrize("sources", [".", "agent-configs"])
+@pytest.mark.parametrize("sources", [".", "./", "agent-configs", "./agent-configs"])
 def test_in_a_project_that_is_its_own_sources_folder_only_markdown_is_reported_unread(
     make_project, hotplex, sources
 ):
     """``sources = "."`` (as ``import`` writes): a repository's code and config are no sources
     and go unreported; a Markdown file nobody reads still is. A dedicated sources folder
     reports every file in it."""
-    prefix = "" if sources == "." else "agent-configs/"
+    prefix = "" if sources.strip("./") == "" else "agent-configs/"
     files = {f"{prefix}{k}": v for k, v in FIVE.items()}
     strays = ["src/main.py", "package.json", "notes.txt", "docs/guide.md", "SOUL.slak.md"]
     files.update({f"{prefix}{p}": "x\n" for p in strays})
@@ -209,7 +209,7 @@ def test_in_a_project_that_is_its_own_sources_folder_only_markdown_is_reported_u
         for line in result.stderr.splitlines()
         if " is read by no artifact" in line
     }
-    if sources == ".":
+    if not prefix:
         assert unread == {"docs/guide.md", "SOUL.slak.md"}
     else:
         assert unread == {f"agent-configs/{p}" for p in strays}
