@@ -339,6 +339,22 @@ def test_a_stray_artifact_folder_leaves_the_fast_path(built):
     assert outcome.orphans == ["dist/old/slack/prompt.xml"]
 
 
+def test_a_file_matching_a_declared_output_leaves_the_fast_path(make_project, hotplex):
+    """A hand-made agents/x.md in a job folder is an orphan on the fast path too, as it is
+    without the log: check does not say "up to date" over it."""
+    sources = {f"agent-configs/{n}.md": f"{n} text\n" for n in ("SOUL", "AGENTS", "USER")}
+    manifest = (
+        '[[target]]\nname = "cc"\nworker = "claude-code"\nsubagents = ["reviewer"]\n'
+        '[target.agents.reviewer]\ndescription = "Reviews."\n'
+    )
+    root = make_project(sources, manifest)
+    assert hotplex("-C", str(root), "build").status == 0
+    (root / "dist/cc/default/agents/extra.md").write_text("mine\n")
+    check = hotplex("-C", str(root), "check")
+    assert check.status == 1
+    assert "orphaned: dist/cc/default/agents/extra.md (a build would delete it)" in check.stdout
+
+
 # --- check ------------------------------------------------------------------------------------
 
 
