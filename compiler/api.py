@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import HotplexError, suggest
@@ -132,7 +132,7 @@ class Project:
         if overlay is not None or labels is not None:
             from . import overlay as overlays
 
-            files = overlays.prepare(self._model, overlay, labels, self._read_cap)
+            files = overlays.prepare(self._model, overlay, labels, self._read_cap, self._jobs)
             if files:
                 return self._compile_overlay(job, platform, files)
         cached = self._artifacts.get(job.id)
@@ -163,7 +163,8 @@ class Project:
             base = self._fresh_inputs()
         compiled = compile_job(self._model, job, overlays.OverlayInputs(base, files))
         overlays.check_used(files, list(compiled.inputs), self._model, self._jobs)
-        return _artifact(job, platform, compiled.emitted)
+        names = {display: file.label for display, file in files.items()}
+        return _artifact(job, platform, compiled.emitted, names)
 
     def _base_current(self, inputs: Inputs) -> bool:
         """Whether every file the shared reader holds still has the stamp it was read with."""
@@ -208,7 +209,16 @@ class Project:
         return inputs
 
 
-def _artifact(job: Job, platform: str | None, emitted: Emitted) -> Artifact:
+def _artifact(
+    job: Job, platform: str | None, emitted: Emitted, names: Mapping[str, str] | None = None
+) -> Artifact:
+    """The call's answer; an overlaid file is named by its label (``overlay_names``, the path
+    it was read from, or ``overlay:USER.md``), never by the project file it stands in for."""
+    names = names or {}
+    truncations = (
+        replace(t, files=tuple(names.get(f, f) for f in t.files)) for t in emitted.truncations
+    )
+    sizes = tuple(s._replace(files=tuple(names.get(f, f) for f in s.files)) for s in emitted.sizes)
     return Artifact(
         target=job.target.name,
         worker=job.target.worker,
@@ -216,7 +226,7 @@ def _artifact(job: Job, platform: str | None, emitted: Emitted) -> Artifact:
         path=emitted.primary,
         text=emitted.files[emitted.primary].decode("utf-8"),
         files=dict(emitted.files),
-        truncations=tuple(t.to_json() for t in emitted.truncations),
+        truncations=tuple(t.to_json() for t in truncations),
         warnings=emitted.warnings,
-        sizes=emitted.sizes,
+        sizes=sizes,
     )

@@ -257,7 +257,9 @@ class Model:
 
     @property
     def sources_dir(self) -> str:
-        return self.manifest.project.sources.rstrip("/") or "."
+        """The sources folder, spelled one way everywhere (``./agent-configs/`` is
+        ``agent-configs``), as the paths of the files in it are."""
+        return posixpath.normpath(self.manifest.project.sources or ".")
 
     def source_path(self, *parts: str) -> str:
         """A file of the sources folder as the build names it: one spelling per file

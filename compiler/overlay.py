@@ -49,9 +49,12 @@ def prepare(
     overlay: Mapping[str, str | bytes | os.PathLike[str]] | None,
     labels: Mapping[str, str] | None,
     cap: int,
+    jobs: list[Job],
 ) -> dict[str, OverlayFile]:
     """Overlay keys (paths inside the sources folder) -> ``OverlayFile`` by project path; every
-    value decoded (a path read, at most ``cap`` bytes) now, so a wrong one fails the call."""
+    value decoded (a path read, at most ``cap`` bytes) now, so a wrong one fails the call. A
+    value that cannot be read under a key no job reads reports the key: the key is wrong first
+    (``--overlay a=b=c`` names the unknown 'a', not the missing file 'b=c')."""
     overlay = _mapping(overlay, "overlay", '{"USER.md": text}')
     labels = _mapping(labels, "overlay_names", '{"USER.md": "users/42/USER.md"}')
     for key, label in labels.items():
@@ -78,7 +81,13 @@ def prepare(
             raise HotplexError.single(
                 f"overlay keys {_key_of(model, display)!r} and {key!r} name the same file"
             )
-        raw = _read(key, value, cap)
+        try:
+            raw = _read(key, value, cap)
+        except HotplexError:
+            unknown = _unknown_key(model, jobs, display, labels.get(key, f"overlay:{key}"))
+            if unknown is not None:
+                raise unknown from None
+            raise
         capped = raw.size > len(raw.data)
         text = frontmatter.decode(_whole_characters(raw.data) if capped else raw.data, label)
         files[display] = OverlayFile(display, label, raw, text, _is_day(model, display))
@@ -126,8 +135,8 @@ def _read(key: str, value: object, cap: int) -> ReadResult:
             data = value.encode("utf-8")
         except UnicodeEncodeError as exc:
             raise HotplexError.single(f"not valid text: {exc.reason}", span) from None
-    elif isinstance(value, (bytes, bytearray, memoryview)):
-        data = bytes(value)
+    elif isinstance(value, bytes):
+        data = value
     elif isinstance(value, os.PathLike):
         path = os.fspath(value)
         found = read_capped(Path(path), cap, span, path)  # a device or a FIFO is refused
@@ -135,10 +144,14 @@ def _read(key: str, value: object, cap: int) -> ReadResult:
             raise HotplexError.single(f"cannot read '{path}': no such file", span)
         return found
     else:
+        # A bytearray or memoryview is refused too: it may change while the call reads it, and
+        # a memoryview of non-byte items is not text; bytes(value) says what is meant.
+        buffer = isinstance(value, (bytearray, memoryview))
         raise HotplexError.single(
             f"the overlay of '{key}' is {_kind(value)}: give its text (str or UTF-8 bytes)"
             " or a pathlib.Path to read it from",
             span,
+            hint="pass bytes(value)" if buffer else None,
         )
     return ReadResult(data[:cap], len(data), None)
 
@@ -234,9 +247,18 @@ def check_used(
     another platform, a source another target keeps): a gateway may pass each user's whole set
     of files to every compile."""
     read = set(consulted)
-    unread = [file for display, file in files.items() if not file.day and display not in read]
-    if not unread:
-        return
+    for display, file in files.items():
+        if not file.day and display not in read:
+            unknown = _unknown_key(model, jobs, display, file.label)
+            if unknown is not None:
+                raise unknown
+
+
+def _unknown_key(model: Model, jobs: list[Job], display: str, label: str) -> HotplexError | None:
+    """The error for an overlay of ``display`` when no job of the project reads that file (a
+    day or a file a compile consulted is known to the caller)."""
+    if _is_day(model, display):
+        return None
     base = {model.source_path(s.file) for s in model.sources}
     readable = base | {
         path
@@ -244,16 +266,15 @@ def check_used(
         for source in model.sources
         for path in overlay_paths(model, source, job)
     }
-    for file in unread:
-        if file.display in readable:
-            continue
-        key = _key_of(model, file.display)
-        hint = _unread_hint(model, key) or suggest(key, sorted(_key_of(model, p) for p in readable))
-        raise HotplexError.single(
-            f"overlay '{key}' is not a file this project reads",
-            Span(file.label),
-            hint=hint or "sources: " + ", ".join(sorted(_key_of(model, p) for p in base)),
-        )
+    if display in readable:
+        return None
+    key = _key_of(model, display)
+    hint = _unread_hint(model, key) or suggest(key, sorted(_key_of(model, p) for p in readable))
+    return HotplexError.single(
+        f"overlay '{key}' is not a file this project reads",
+        Span(label),
+        hint=hint or "sources: " + ", ".join(sorted(_key_of(model, p) for p in base)),
+    )
 
 
 def _unread_hint(model: Model, key: str) -> str | None:

@@ -29,6 +29,24 @@ from .memory_logs import DAY_FORMS, days_glob, in_glob, is_day, is_day_of
 from .model import Model, Source, Target
 from .source_rule import worker_defaults
 
+# The kinds of file a source can be: with ``sources = "."`` (the whole project, as ``import``
+# writes) only these are reported unread, not a repository's code, README images or lock files.
+SOURCE_SUFFIXES = (".md", ".mdc", ".markdown")
+
+
+def may_be_source(model: Model, path: str) -> bool:
+    """Whether a new or unread file at ``path`` can be a source of this project: anything in a
+    dedicated sources folder; in a project that is its own sources folder, a Markdown file or
+    one the ``[memory] logs`` glob matches."""
+    if model.sources_dir != ".":
+        return _inside(path, model.sources_dir)
+    glob = days_glob(model)
+    return path.lower().endswith(SOURCE_SUFFIXES) or (glob is not None and in_glob(glob, path))
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(f"{folder}/")
+
 
 @dataclass(frozen=True)
 class Listing:
@@ -39,7 +57,8 @@ class Listing:
 def listing(model: Model, own: set[str]) -> Listing:
     """Every file under the sources folder but hidden ones (``.git``), the artifact folder, the
     files hotplex wrote (``own``: those of an earlier ``out`` too), the manifest and hotplex's
-    state, which can sit there when the sources folder is the project."""
+    state, which can sit there when the sources folder is the project; there, only files that
+    ``may_be_source``."""
     skip = {model.out_dir, os.path.relpath(model.manifest_path, model.root), *own}
     files: list[str] = []
     folders: list[str] = []
@@ -56,7 +75,10 @@ def listing(model: Model, own: set[str]) -> Listing:
             path = posixpath.normpath(posixpath.join(folder, name))
             if name.startswith(".") or path in skip:
                 continue
-            (pending if is_dir else files).append(path)
+            if is_dir:
+                pending.append(path)
+            elif may_be_source(model, path):
+                files.append(path)
     return Listing(tuple(sorted(files)), tuple(folders))
 
 
@@ -303,7 +325,10 @@ def _why(model: Model, rel: str) -> str:
     other_tool = unmapped.reason(rel)
     if other_tool is not None:
         return f": {other_tool}"
-    hint = suggest(name, [n for h, n in by_file if h == head])
+    # A file another worker reads by that name is no typo: never suggest a different role's file
+    # (SKILLS.md in an OpenClaw-only project is not a misspelt SOUL.md).
+    workers = _workers_defaulting_to(name)
+    hint = None if workers else suggest(name, [n for h, n in by_file if h == head])
     if hint:
         return f" — {hint}"
     if head:
@@ -311,7 +336,7 @@ def _why(model: Model, rel: str) -> str:
     defaults = {posixpath.basename(s.file) for s in _defaults(model)}
     if not manifest.project.default_sources and name in defaults:
         return ": a default source, dropped by [project] default_sources = false"
-    for worker in _workers_defaulting_to(name):
+    for worker in workers:
         return (
             f": a default source of the {worker} worker, which no target here uses;"
             " declare it with [[source]] (name, file, channel, tag) to read it"

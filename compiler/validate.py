@@ -129,24 +129,31 @@ def _check_path_key(value: str, key: str, bad: typing.Callable[..., None]) -> No
         bad(key, f"path {value!r} contains a NUL character")
     elif posix.startswith("/") or (len(posix) > 1 and posix[1] == ":"):
         bad(key, f"absolute path '{value}' is not allowed", "name folders relative to the manifest")
-    elif ".." in posix.split("/"):
+    elif _escapes(posix):
         bad(key, f"path '{value}' escapes the project with '..'")
+
+
+def _escapes(posix: str) -> bool:
+    """Whether a relative path leads out of the project once normalised (``dist/../out2`` does
+    not)."""
+    normal = posixpath.normpath(posix)
+    return normal == ".." or normal.startswith("../")
 
 
 def _check_source_file(sources: str, file: str, key: str, bad: typing.Callable[..., None]) -> None:
     """A source file may sit outside the sources folder (``../CLAUDE.md``, a file used where it
     is), but never outside the project; the read still confines symlinks to the project."""
-    joined = posixpath.normpath(posixpath.join(sources.replace("\\", "/"), file.replace("\\", "/")))
+    joined = posixpath.join(sources.replace("\\", "/"), file.replace("\\", "/"))
     if ".." in file.replace("\\", "/").split("/") and "\0" not in file and not file.startswith("/"):
-        if joined == ".." or joined.startswith("../"):
+        if _escapes(joined):
             bad(key, f"path '{file}' escapes the project with '..'")
         return
     _check_path_key(file, key, bad)
 
 
 def same_or_inside(inner: str, outer: str) -> bool:
-    inner_parts = [p for p in inner.replace("\\", "/").split("/") if p not in ("", ".")]
-    outer_parts = [p for p in outer.replace("\\", "/").split("/") if p not in ("", ".")]
+    inner_parts = [p for p in posixpath.normpath(inner.replace("\\", "/")).split("/") if p != "."]
+    outer_parts = [p for p in posixpath.normpath(outer.replace("\\", "/")).split("/") if p != "."]
     return inner_parts[: len(outer_parts)] == outer_parts
 
 

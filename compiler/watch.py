@@ -5,8 +5,12 @@ are atomic) and the next change is tried again; the first success after a failur
 ``fixed``. New artifacts reach a worker at its next session start, as with any build.
 
 Change detection is ``watchfiles`` (an optional dependency: ``pip install 'hotplex[watch]'``). The
-whole project folder is watched, so a variant file that does not exist yet is seen when created;
-the build state folder and the artifact folder are ignored, or every build would trigger the next.
+whole project folder is watched, so a variant file that does not exist yet is seen when created,
+but only a change that can change an artifact or the unread report starts a build: the manifest,
+a file the last build read or looked for (the build log's inputs, absent variants included), and
+a file that ``may_be_source`` (anything in a dedicated sources folder; with ``sources = "."``,
+Markdown and the logs glob's files). The build state folder, the artifact folder and the files
+the watch's own output is redirected to never do, or every build would trigger the next.
 A burst of changes (an editor's save-as-rename, a ``git checkout``) is collected until ``quiet_ms``
 pass without another, and then built once.
 """
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +32,7 @@ from .state import STATE_DIR
 
 if TYPE_CHECKING:
     from .build import Outcome, Request
+    from .model import Model
 
 QUIET_MS = 100
 # Changes that never stop (a process rewriting a file in a loop) are built at least this often.
@@ -115,35 +121,79 @@ def _build(request: Request, number: int, changes: tuple[str, ...], failing: boo
 
 
 class _Ignore:
-    """watchfiles' default filter (VCS folders, caches, editor swap files) plus hotplex's own."""
+    """watchfiles' default filter (VCS folders, caches, editor swap files), then only the
+    changes that can change an artifact (see the module's docstring)."""
 
     def __init__(self, root: Path, manifest: Path | None) -> None:
         from watchfiles import DefaultFilter
 
         self.root = root
         self.manifest = manifest or root / MANIFEST_NAME
+        self.manifest_rel = _relative(str(self.manifest), root)
         self.default = DefaultFilter()
         self.out = DEFAULT_OUT
+        self.model: Model | None = None  # None until a manifest loads: every change counts
+        self.inputs: set[str] = set()
+        self.own = _own_output_files()
         self.refresh()
 
     def refresh(self) -> None:
-        """Follow ``project.out`` as the manifest changes; keep the last one while it is broken."""
-        from . import manifest as manifest_file
+        """Follow the manifest and the last build's inputs; keep the last model while the
+        manifest is broken."""
+        from . import loading
+        from . import state as state_log
 
         try:
-            raw = manifest_file.read(self.manifest, str(self.manifest))
+            self.model = loading.load(self.root, self.manifest, cached=True)
         except HotplexError:
             return
-        project = raw.get("project")
-        out = project.get("out", DEFAULT_OUT) if isinstance(project, dict) else DEFAULT_OUT
-        if isinstance(out, str):
-            self.out = out
+        self.out = self.model.out_dir
+        self.inputs = {p for r in state_log.load(self.root).jobs.values() for p in r.inputs}
 
     def __call__(self, change: Any, path: str) -> bool:
         if not self.default(change, path):
             return False
         rel = _relative(path, self.root)
-        return not any(_inside(rel, folder) for folder in (STATE_DIR, self.out))
+        if (
+            any(_inside(rel, folder) for folder in (STATE_DIR, self.out))
+            or _file_id(path) in self.own
+        ):
+            return False
+        return self.model is None or self._relevant(rel)
+
+    def _relevant(self, rel: str) -> bool:
+        from .unused import may_be_source
+
+        assert self.model is not None
+        folder = posixpath.dirname(rel)
+        return (
+            rel == self.manifest_rel
+            or rel in self.inputs
+            or f"{folder}/" in self.inputs  # a folder the build listed (the logs glob's)
+            or may_be_source(self.model, rel)
+        )
+
+
+def _own_output_files() -> set[tuple[int, int]]:
+    """The regular files this process's stdout and stderr go to (``hotplex watch > watch.out``
+    inside the project): writing them must not start a build."""
+    found = set()
+    for fd in (1, 2):
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            found.add((info.st_dev, info.st_ino))
+    return found
+
+
+def _file_id(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
 
 
 def _changed(batch: set[tuple[Any, str]], root: Path) -> tuple[str, ...]:

@@ -132,6 +132,7 @@ class OpenClaw(Worker):
     outputs = (
         Output(CONTEXT_FILE, "document", primary=True),
         Output(f"{WORKSPACE_DIR}/*", "workspace"),
+        Output(f"{WORKSPACE_DIR}/**/*.md", "memory"),  # the days, under the logs glob's folder
     )
     init_target = ("claw", "the workspace files OpenClaw reads, and the context it will build")
     daily_logs = "files"

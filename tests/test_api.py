@@ -89,10 +89,16 @@ def test_compile_returns_what_build_writes_and_touches_no_disk(example_copy, hot
         for rel, data in artifact.files.items():
             assert (root / rel).read_bytes() == data
     slack = artifacts[("cc", "slack")]
-    assert (slack.worker, slack.platform, slack.path) == ("claude-code", "slack", "dist/cc/slack/prompt.xml")
+    assert (slack.worker, slack.platform, slack.path) == (
+        "claude-code",
+        "slack",
+        "dist/cc/slack/prompt.xml",
+    )
 
 
-def test_second_compile_reads_nothing_and_reuses_the_model(example_copy, reads, model_loads) -> None:
+def test_second_compile_reads_nothing_and_reuses_the_model(
+    example_copy, reads, model_loads
+) -> None:
     project = Project.load(Path(example_copy("basic")))
     first = project.compile("cc", "slack")
     assert reads["SOUL.md"] == 1 and reads["SOUL.slack.md"] == 1
@@ -252,6 +258,8 @@ def test_overlay_keys_naming_one_file_twice_are_an_error(logs_project) -> None:
         ({"USER.md": 5}, "'USER.md' is a value of type int"),
         ({"USER.md": None}, "'USER.md' is None"),
         ({"USER.md": ["text"]}, "'USER.md' is a value of type list"),
+        ({"USER.md": bytearray(b"text")}, "'USER.md' is a value of type bytearray"),
+        ({"USER.md": memoryview(b"text")}, "'USER.md' is a value of type memoryview"),
         ({5: "text"}, "overlay key 5 is a value of type int"),
         (["USER.md"], "overlay must be a mapping (a dict), not a value of type list"),
         ("USER.md", "overlay must be a mapping (a dict), not a value of type str"),
@@ -281,6 +289,21 @@ def test_overlay_names_must_name_an_overlaid_key_with_a_str(logs_project) -> Non
     assert raised.value.problems[0].hint == "did you mean 'USER.md'?"
     with pytest.raises(HotplexError, match=re.escape("overlay_names['USER.md'] is a value")):
         logs_project.compile("cc", overlay={"USER.md": "u"}, overlay_names={"USER.md": 42})
+
+
+def test_overlay_cuts_and_sizes_name_the_overlay_not_the_project_file(make_project) -> None:
+    """A gateway's messages name the user's file the way its store does (``overlay_names``)."""
+    manifest = OVERLAY_MANIFEST.replace("[memory]", "[limits]\nper_file = 20\n\n[memory]")
+    files = {"agent-configs/USER.md": "Base user.", "agent-configs/memory/2026-11-01.md": "- a"}
+    project = Project.load(make_project(files, manifest=manifest))
+    named = {"USER.md": "users/42/USER.md"}
+    artifact = project.compile("cc", overlay={"USER.md": "u" * 100}, overlay_names=named)
+    (cut,) = artifact.truncations
+    assert cut["files"] == ["users/42/USER.md"] and (cut["before"], cut["after"]) == (100, 20)
+    user = [s for s in artifact.sizes if s.name == "user"]
+    assert [s.files for s in user] == [("users/42/USER.md",)]
+    (plain,) = project.compile("cc", overlay={"USER.md": "u" * 100}).truncations
+    assert plain["files"] == ["overlay:USER.md"]
 
 
 def test_an_overlay_path_is_read_as_a_source_is(logs_project, tmp_path: Path) -> None:

@@ -339,6 +339,22 @@ def test_a_stray_artifact_folder_leaves_the_fast_path(built):
     assert outcome.orphans == ["dist/old/slack/prompt.xml"]
 
 
+def test_a_file_matching_a_declared_output_leaves_the_fast_path(make_project, hotplex):
+    """A hand-made agents/x.md in a job folder is an orphan on the fast path too, as it is
+    without the log: check does not say "up to date" over it."""
+    sources = {f"agent-configs/{n}.md": f"{n} text\n" for n in ("SOUL", "AGENTS", "USER")}
+    manifest = (
+        '[[target]]\nname = "cc"\nworker = "claude-code"\nsubagents = ["reviewer"]\n'
+        '[target.agents.reviewer]\ndescription = "Reviews."\n'
+    )
+    root = make_project(sources, manifest)
+    assert hotplex("-C", str(root), "build").status == 0
+    (root / "dist/cc/default/agents/extra.md").write_text("mine\n")
+    check = hotplex("-C", str(root), "check")
+    assert check.status == 1
+    assert "orphaned: dist/cc/default/agents/extra.md (a build would delete it)" in check.stdout
+
+
 # --- check ------------------------------------------------------------------------------------
 
 
@@ -576,3 +592,43 @@ def _without_stamps(log: str) -> list:
                 stamp[0] = stamp[2] = 0
         records.append(record)
     return records
+
+
+def test_stale_declared_outputs_are_orphans_without_the_build_log(make_project, hotplex):
+    """A sub-agent file or an OpenClaw day the build no longer produces is found in the job
+    folder by the worker's declared outputs, once .hotplex/ is gone (a fresh CI clone)."""
+    sources = {f"agent-configs/{n}.md": f"{n} text\n" for n in ("SOUL", "AGENTS", "USER")}
+    days = {
+        "agent-configs/memory/2026-11-01.md": "- a\n",
+        "agent-configs/memory/2026-11-02.md": "- b\n",
+    }
+    manifest = (
+        '[memory]\nlogs = "memory/*.md"\n'
+        '[[target]]\nname = "cc"\nworker = "claude-code"\nsubagents = ["reviewer"]\n'
+        '[target.agents.reviewer]\ndescription = "Reviews."\n'
+        '[[target]]\nname = "claw"\nworker = "openclaw"\n'
+    )
+    root = make_project({**sources, **days, "agent-configs/MEMORY.md": "m\n"}, manifest)
+    assert hotplex("-C", str(root), "build").status == 0
+    stale = [
+        "dist/cc/default/agents/reviewer.md",
+        "dist/claw/default/workspace/memory/2026-11-02.md",
+    ]
+    assert all((root / p).is_file() for p in stale)
+    (root / "dist/cc/default/agents/notes.txt").write_text("mine\n")  # no declared output
+    shutil.rmtree(root / ".hotplex")
+    without = manifest.replace('subagents = ["reviewer"]\n', "")
+    (root / "hotplex.toml").write_text(
+        without.replace('[target.agents.reviewer]\ndescription = "Reviews."\n', "")
+    )
+    (root / "agent-configs/memory/2026-11-02.md").unlink()
+
+    check = hotplex("-C", str(root), "check")
+    assert check.status == 1, check.stdout
+    for path in stale:
+        assert f"orphaned: {path} (a build would delete it)" in check.stdout
+    assert hotplex("-C", str(root), "build").status == 0
+    assert not any((root / p).exists() for p in stale)
+    assert (root / "dist/cc/default/agents/notes.txt").read_text() == "mine\n"
+    assert (root / "dist/claw/default/workspace/memory/2026-11-01.md").is_file()
+    assert hotplex("-C", str(root), "check").status == 0

@@ -83,6 +83,18 @@ def test_show_overlay_given_twice_for_one_file_is_an_error(example_copy, hotplex
     assert f"--overlay USER.md is given twice ({one}, {two})" in result.stderr
 
 
+def test_show_overlay_with_an_unknown_key_names_the_key_not_the_file(example_copy, hotplex):
+    """``--overlay a=b=c`` splits on the first '=': the unknown FILE 'a' is the error, reported
+    before the missing PATH 'b=c' is read."""
+    root = example_copy("basic")
+    result = hotplex("-C", str(root), "show", "cc", "--overlay", "a=b=c")
+    assert result.status == 2 and result.stdout == ""
+    assert "overlay:a: overlay 'a' is not a file this project reads" in result.stderr
+    assert "b=c" not in result.stderr
+    known = hotplex("-C", str(root), "show", "cc", "--overlay", "USER.md=b=c")
+    assert known.status == 2 and "overlay:USER.md: cannot read 'b=c': no such file" in known.stderr
+
+
 def test_show_into_a_closed_pipe_is_quiet(example_copy):
     root = example_copy("basic")
     done = subprocess.run(
@@ -144,11 +156,21 @@ def test_stats_table_has_a_row_per_section_and_totals(make_project, hotplex):
     assert table.status == 0, table.stderr
     lines = table.stdout.splitlines()
     assert lines[0].split() == [
-        "artifact", "section", "size", "unit", "%file", "%total", "≈tokens", "truncated", "comments",
+        "artifact",
+        "section",
+        "size",
+        "unit",
+        "%file",
+        "%total",
+        "≈tokens",
+        "truncated",
+        "comments",
         "files",
     ]
     soul = next(line for line in lines if " soul " in line)
-    assert re.search(r"cc/default\s+soul\s+2000\s+chars\s+100%\s+33%\s+\d+\s+per_file: 3000→2000", soul)
+    assert re.search(
+        r"cc/default\s+soul\s+2000\s+chars\s+100%\s+33%\s+\d+\s+per_file: 3000→2000", soul
+    )
     assert soul.endswith("agent-configs/SOUL.md")
     assert any(re.match(r"cc/default\s+\(sections\)\s+\d+\s+chars\s+\d+%", line) for line in lines)
     assert any(line.startswith("cc/default") and "(document)" in line for line in lines)
@@ -303,8 +325,11 @@ def test_check_diff_shows_what_a_build_would_change_per_artifact(example_copy, h
         assert f"--- a/{path}\n+++ b/{path}\n@@ " in result.stdout
     assert result.stdout.count("\n+Prefers short answers.\n") == 3
     ocs = result.stdout.split("--- a/dist/ocs/slack/payload.json\n", 1)[1]
-    assert re.match(r'\+\+\+ b/dist/ocs/slack/payload.json\n@@ [^\n]*\n(?:[ -][^\n]*\n)*'
-                    r'\+  "system": "[^\n]*Prefers short answers', ocs)
+    assert re.match(
+        r"\+\+\+ b/dist/ocs/slack/payload.json\n@@ [^\n]*\n(?:[ -][^\n]*\n)*"
+        r'\+  "system": "[^\n]*Prefers short answers',
+        ocs,
+    )
     assert "run: hotplex -C" in result.stdout.splitlines()[-1]
     plain = hotplex("-C", str(root), "check")
     assert plain.status == 1 and "@@" not in plain.stdout
@@ -328,12 +353,20 @@ def test_build_json_reports_each_artifact(make_project, hotplex):
         assert art["rebuilt"] is True and art["reason"] == "not built before"
         assert (art["target"], art["worker"], art["platform"]) == ("cc", "claude-code", None)
     cuts = by_path["dist/cc/default/prompt.xml"]["truncations"]
-    assert {"section": "soul", "files": ["agent-configs/SOUL.md"], "limit": "per_file",
-            "before": 3000, "after": 2000, "unit": "chars", "style": "marker"} in cuts
+    assert {
+        "section": "soul",
+        "files": ["agent-configs/SOUL.md"],
+        "limit": "per_file",
+        "before": 3000,
+        "after": 2000,
+        "unit": "chars",
+        "style": "marker",
+    } in cuts
     assert by_path["dist/cc/default/launch.json"]["truncations"] == []
-    again = {a["path"]: a for a in json.loads(hotplex("-C", str(root), "build", "--json").stdout)[
-        "artifacts"
-    ]}
+    again = {
+        a["path"]: a
+        for a in json.loads(hotplex("-C", str(root), "build", "--json").stdout)["artifacts"]
+    }
     assert {p: (a["rebuilt"], a["sha256"]) for p, a in again.items()} == {
         p: (False, a["sha256"]) for p, a in by_path.items()
     }
@@ -537,6 +570,47 @@ def test_watch_reports_a_new_file_no_artifact_reads_when_it_appears(example_copy
     assert not any("take effect" in line for line in lines.seen)  # no artifact changed
 
 
+def test_watch_reacts_only_to_what_can_change_an_artifact(example_copy):
+    """``hotplex watch > watch.out`` inside the project: its own output, and files that can be
+    no source (notes.txt, src/main.py beside a dedicated sources folder), never start a build;
+    was: every line written to watch.out started the next build, endlessly."""
+    pytest.importorskip("watchfiles")
+    root = example_copy("basic")
+    out = root / "watch.out"
+    command = [str(HOTPLEX), "-C", str(root), "watch", "--debounce", "50"]
+    with out.open("w", encoding="utf-8") as handle:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _SIGINT_DEFAULT, *command],
+            stdout=handle,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "NO_COLOR": "1"},
+        )
+    try:
+        _await_text(out, "watching")
+        (root / "notes.txt").write_text("mine\n", encoding="utf-8")
+        (root / "src").mkdir()
+        (root / "src" / "main.py").write_text("print()\n", encoding="utf-8")
+        _edit(root / "agent-configs" / "USER.md", "Prefers tabs.\n")
+        _await_text(out, "changes take effect for the next session")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    changed = [line for line in out.read_text("utf-8").splitlines() if "changed:" in line]
+    assert len(changed) == 1 and "changed: agent-configs/USER.md" in changed[0], changed
+    assert "notes.txt" not in changed[0] and "main.py" not in changed[0]
+
+
+def _await_text(path: Path, fragment: str, timeout: float = 30.0) -> None:
+    """Wait until ``path`` holds ``fragment`` (a file a process writes to; an upper bound)."""
+    deadline = time.monotonic() + timeout
+    while fragment not in path.read_text("utf-8"):
+        assert time.monotonic() < deadline, f"no {fragment!r} in {path}: {path.read_text('utf-8')}"
+        time.sleep(0.02)
+
+
 def test_ctrl_c_during_a_watch_build_says_what_it_finished(example_copy):
     pytest.importorskip("watchfiles")
     root = example_copy("basic")
@@ -631,7 +705,11 @@ def _run_workflow(repo: Path) -> tuple[bool, dict[str, str], str]:
             continue
         done = subprocess.run(
             ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-            cwd=repo, env=env, capture_output=True, text=True, timeout=60,
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         log += done.stdout + done.stderr
         outcomes[name] = "success" if done.returncode == 0 else "failure"

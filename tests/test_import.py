@@ -356,8 +356,26 @@ def test_openclaw_workspace_becomes_an_openclaw_target(tmp_path):
         expected = trimmed(source_body(files[name]))
         assert (out / "workspace" / name).read_text(encoding="utf-8") == expected + "\n"
         assert expected in (out / "context.md").read_text(encoding="utf-8")
-    assert "workspace/memory: OpenClaw's daily memory notes" in report.stdout
+    # The memory/ folder of days becomes [memory] logs: OpenClaw's memory tools read them.
+    assert manifest["memory"] == {"logs": "memory/*.md"}
+    assert "workspace/memory/2026-01-02.md  daily log ([memory] logs)" in report.stdout
+    assert (out / "workspace/memory/2026-01-02.md").read_text(encoding="utf-8") == "daily note\n"
     assert (workspace / "IDENTITY.md").read_text() == files["IDENTITY.md"]  # never changed
+
+
+def test_a_hotplex_memory_folder_of_days_becomes_the_daily_logs(tmp_path):
+    """agent-configs/memory/ holding dated files is mapped to [memory] logs, used in place; a
+    file there that is no day is said to be left out."""
+    files = {f"agent-configs/{n}.md": f"{n} text.\n" for n in ("SOUL", "AGENTS", "USER", "MEMORY")}
+    files["agent-configs/memory/2026-11-01.md"] = "- shipped v1\n"
+    files["agent-configs/memory/notes.md"] = "scratch\n"
+    root = write_tree(tmp_path / "proj", files)
+    result = run_ok("-C", str(root), "import")
+    manifest = tomllib.loads((root / "hotplex.toml").read_text(encoding="utf-8"))
+    assert manifest["memory"] == {"logs": "memory/*.md"}
+    assert "agent-configs/memory/notes.md: not a daily log" in result.stdout
+    run_ok("-C", str(root), "build")
+    assert "- shipped v1" in (root / "dist/cc/default/prompt.xml").read_text(encoding="utf-8")
 
 
 def test_an_openclaw_workspace_gets_its_project_beside_it(tmp_path):
@@ -926,3 +944,19 @@ def test_an_earlier_artifact_the_project_now_reads_is_not_deleted(tmp_path):
     build = run_ok("-C", str(project), "build")
     assert "deleted dist/ocs/default/payload.json" not in build.stdout
     assert kept.is_file()
+
+
+def test_a_claude_md_beside_hotplex_files_becomes_the_cc_targets_source(tmp_path):
+    """SOUL.md makes the folder a HotPlex workspace; its CLAUDE.md is still Claude Code's file,
+    mapped to cc as the import table says (was: left out, "HotPlex reads only …")."""
+    files = {"SOUL.md": "Be kind.\n", "AGENTS.md": "Test first.\n", "CLAUDE.md": "Claude rules.\n"}
+    root = write_tree(tmp_path / "proj", files)
+    result = run_ok("-C", str(root), "import")
+    assert "not mapped: CLAUDE.md" not in result.stdout
+    manifest = tomllib.loads((root / "hotplex.toml").read_text(encoding="utf-8"))
+    claude = [s for s in manifest["source"] if s["file"] == "CLAUDE.md"]
+    assert claude and claude[0]["imports"] == "claude"
+    run_ok("-C", str(root), "build")
+    assert "Claude rules." in (root / "dist/cc/default/prompt.xml").read_text(encoding="utf-8")
+    assert "Claude rules." not in (root / "dist/ocs/default/payload.json").read_text("utf-8")
+    assert "Be kind." in (root / "dist/ocs/default/payload.json").read_text("utf-8")

@@ -142,6 +142,9 @@ def test_a_file_of_nul_bytes_is_refused_as_binary(make_project):
         ('sources = "gen/src"\nout = "gen"', "must not be or contain"),
         ('sources = "."\nout = "."', "must not be or contain"),
         ('out = "../dist"', "path '../dist' escapes the project with '..'"),
+        ('out = "dist/../../dist"', "path 'dist/../../dist' escapes the project with '..'"),
+        ('out = "dist/.."', "must not be or contain"),  # the project itself, once normalised
+        ('out = "x/../agent-configs"', "must not be or contain"),
         ('out = "/tmp/dist"', "absolute path '/tmp/dist' is not allowed"),
     ],
 )
@@ -151,6 +154,16 @@ def test_the_artifact_folder_must_not_hold_the_sources_or_leave_the_project(
     root = make_project(manifest=f"[project]\n{project}\n\n{MANIFEST}")
     error = build_error(root)
     assert error.startswith("hotplex.toml: project.") and message in error
+
+
+def test_an_artifact_folder_with_dot_dot_inside_the_project_is_normalised(make_project, hotplex):
+    """``dist/../out2`` stays in the project: it is ``out2``, not an escape."""
+    root = make_project(
+        {"agent-configs/SOUL.md": "Hi.\n"}, f'[project]\nout = "dist/../out2"\n\n{MANIFEST}'
+    )
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    assert (root / "out2").is_dir() and not (root / "dist").exists()
 
 
 def test_an_artifact_folder_symlinked_onto_the_sources_is_refused(make_project):

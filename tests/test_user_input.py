@@ -152,6 +152,20 @@ def test_declaring_an_openclaw_default_by_name_makes_it_every_targets(make_proje
 # --- 4. the unused-file report ------------------------------------------------------------------
 
 
+def test_another_workers_source_is_never_suggested_as_a_misspelling(make_project, hotplex):
+    """SKILLS.md in an OpenClaw-only project is another worker's source, not a misspelt
+    SOUL.md: the warning says so and suggests no file of a different role."""
+    manifest = '[metacognition]\nenabled = false\n[[target]]\nname = "claw"\nworker = "openclaw"\n'
+    root = make_project({f"agent-configs/{k}": v for k, v in FIVE.items()}, manifest=manifest)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0
+    assert "did you mean" not in result.stderr
+    assert (
+        "warning: agent-configs/SKILLS.md is read by no artifact: a default source of the"
+        " claude-code worker, which no target here uses" in result.stderr
+    )
+
+
 def test_files_no_artifact_reads_are_listed_with_what_they_look_meant_to_be(make_project, hotplex):
     files = {**FIVE, "SOUL.slak.md": "x\n", "NOTES.md": "x\n", "webchat/SOUL.md": "x\n"}
     files["slack/SOUL.md"] = "a directory variant under the suffix layout\n"
@@ -172,6 +186,33 @@ def test_files_no_artifact_reads_are_listed_with_what_they_look_meant_to_be(make
     check = hotplex("-C", str(root), "check", "--json")
     assert check.status == 0
     assert len(json.loads(check.stdout)["warnings"]) == 5
+
+
+@pytest.mark.parametrize("sources", [".", "./", "agent-configs", "./agent-configs"])
+def test_in_a_project_that_is_its_own_sources_folder_only_markdown_is_reported_unread(
+    make_project, hotplex, sources
+):
+    """``sources = "."`` (as ``import`` writes): a repository's code and config are no sources
+    and go unreported; a Markdown file nobody reads still is. A dedicated sources folder
+    reports every file in it."""
+    prefix = "" if sources.strip("./") == "" else "agent-configs/"
+    files = {f"{prefix}{k}": v for k, v in FIVE.items()}
+    strays = ["src/main.py", "package.json", "notes.txt", "docs/guide.md", "SOUL.slak.md"]
+    files.update({f"{prefix}{p}": "x\n" for p in strays})
+    root = make_project(
+        files, manifest=MANIFEST.format(project=f'sources = "{sources}"', variants="", rest="")
+    )
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    unread = {
+        line.split(" is read by no artifact")[0].removeprefix("warning: ")
+        for line in result.stderr.splitlines()
+        if " is read by no artifact" in line
+    }
+    if not prefix:
+        assert unread == {"docs/guide.md", "SOUL.slak.md"}
+    else:
+        assert unread == {f"agent-configs/{p}" for p in strays}
 
 
 def test_a_suffix_variant_left_behind_after_switching_layout(make_project, hotplex):
@@ -395,7 +436,9 @@ def test_clean_after_a_changed_out_removes_the_logs_files_in_the_earlier_folder(
     assert hotplex("-C", str(root), "build").status == 0
     (root / "dist/notes.txt").write_text("mine\n", encoding="utf-8")
     manifest = root / "hotplex.toml"
-    manifest.write_text(manifest.read_text("utf-8").replace("[project]\n", '[project]\nout = "o"\n'))
+    manifest.write_text(
+        manifest.read_text("utf-8").replace("[project]\n", '[project]\nout = "o"\n')
+    )
     result = hotplex("-C", str(root), "clean")
     assert result.status == 0
     assert "removed dist/cc/default/prompt.xml" in result.stdout

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import time
+from dataclasses import replace
 from itertools import islice
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from .. import state as state_log
+    from ..model import Model
     from . import Request
     from .execute import Done
 
@@ -52,7 +54,9 @@ class Builder:
         self.read: dict[str, dict[str, str | None]] = {}  # job id -> the inputs it consulted
         out = self.model.out_dir
         earlier = orphans.earlier_outs(state.jobs, out, self.model.sources_dir)
-        self.scope = orphans.Scope(request.root, out, frozenset(request.targets) or None, earlier)
+        declared = _declared_outputs(self.model)
+        selected = frozenset(request.targets) or None
+        self.scope = orphans.Scope(request.root, out, selected, earlier, declared)
 
     def run(self, log: state_log.Log | None) -> Outcome:
         """Build (or check); Ctrl-C raises Interrupted with the sets finished by then."""
@@ -161,8 +165,6 @@ class Builder:
             for p, rec in record.outputs.items()
         }
         if outputs != record.outputs:
-            from dataclasses import replace
-
             log.append(replace(record, outputs=outputs))
 
     def _still_current(self, job: Job, record: JobRecord) -> bool:
@@ -189,11 +191,19 @@ class Builder:
             records.append(record)
         if self.scope.targets is not None:
             everything = kept | {posixpath.normpath(p) for r in records for p in r.outputs}
-            whole = orphans.Scope(self.scope.root, self.scope.out, None, self.scope.earlier)
+            whole = replace(self.scope, targets=None)
             if orphans.find(whole, everything, self.state.jobs, names):
                 return None
         taken = snapshot.take(self.model, self.manifest_stamp, records, self.inputs, self.started)
         return taken, records
+
+
+def _declared_outputs(model: Model) -> dict[str, tuple[str, ...]]:
+    """Each target's declared outputs (``Worker.outputs``): in its job folders, a file matching
+    one that no planned job produces is an orphan, build log or none."""
+    from hotplex.targets import WORKERS
+
+    return {t.name: tuple(o.name for o in WORKERS[t.worker].outputs) for t in model.manifest.target}
 
 
 def _batches(jobs: list[Job], size: int):

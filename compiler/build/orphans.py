@@ -2,20 +2,24 @@
 
 Found from the build log (outputs of removed targets, platforms or workers) and in the job
 folders ``out/<target>/<platform>/`` (files carrying an artifact's name, temp files of a killed
-write). Never anything outside ``out``, nor a file that is not in a job folder: a README in
-``out`` or a ``notes.txt`` beside an artifact stays. ``clean`` deletes with the same helpers.
+write, and files matching an output the target's worker declares, ``agents/*.md`` or
+``workspace/memory/*.md``: found with or without the log, so a fresh clone's ``check`` sees a
+stale sub-agent). Never anything outside ``out``, nor a file that is not in a job folder: a
+README in ``out`` or a ``notes.txt`` beside an artifact stays. ``clean`` deletes with the same
+helpers.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import os
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BuildFailed, Problem
-from ..fs import crash_point, is_temp_of
+from ..fs import TEMP_SUFFIX, crash_point, is_temp_of
 
 TYPE_CHECKING = False  # not typing's: the no-op path imports this module
 if TYPE_CHECKING:
@@ -35,6 +39,8 @@ class Scope:
     out: str
     targets: frozenset[str] | None
     earlier: tuple[str, ...] = ()
+    # Target name -> the output patterns its worker declares (``Worker.outputs``).
+    declared: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def covers(self, path: str) -> bool:
         """``path`` is in a job folder of a target in scope, really inside its ``out``."""
@@ -79,12 +85,51 @@ def _strays(scope: Scope, names: set[str]) -> set[str]:
     for target in entries(os.path.join(scope.root, scope.out), folders=True):
         if scope.targets is not None and target.name not in scope.targets:
             continue
+        patterns = scope.declared.get(target.name, ())
         for job in entries(target.path, folders=True):
             found.update(
-                f"{scope.out}/{target.name}/{job.name}/{entry.name}"
-                for entry in entries(job.path, folders=False)
-                if entry.name in names or any(is_temp_of(entry.name, n) for n in names)
+                f"{scope.out}/{target.name}/{job.name}/{inside}"
+                for inside in _files_below(job.path)
+                if _artifact_like(inside, names, patterns)
             )
+    return found
+
+
+def _artifact_like(inside: str, names: set[str], patterns: tuple[str, ...]) -> bool:
+    """A file at ``inside`` (relative to its job folder) carries an artifact's name, is the temp
+    file of one, or matches (or is the temp file of) one of the worker's declared outputs."""
+    if "/" not in inside and (inside in names or any(is_temp_of(inside, n) for n in names)):
+        return True
+    return any(declared_match(inside, p) or declared_match(inside, _temp_of(p)) for p in patterns)
+
+
+def _temp_of(pattern: str) -> str:
+    """The pattern of the temp files ``write_atomic`` makes for files matching ``pattern``."""
+    folder, _, name = pattern.rpartition("/")
+    return f"{folder}/.{name}.*{TEMP_SUFFIX}".lstrip("/")
+
+
+def declared_match(path: str, pattern: str) -> bool:
+    """Whether ``path`` matches a declared output: ``*`` matches within one path segment,
+    ``**`` any number of whole segments."""
+    return _match(path.split("/"), pattern.split("/"))
+
+
+def _match(parts: list[str], wanted: list[str]) -> bool:
+    if not wanted:
+        return not parts
+    if wanted[0] == "**":
+        return any(_match(parts[i:], wanted[1:]) for i in range(len(parts) + 1))
+    return (
+        bool(parts) and fnmatch.fnmatchcase(parts[0], wanted[0]) and _match(parts[1:], wanted[1:])
+    )
+
+
+def _files_below(folder: str, prefix: str = "") -> list[str]:
+    """The files under ``folder`` (symlinks not followed), as paths relative to it."""
+    found = [f"{prefix}{e.name}" for e in entries(folder, folders=False)]
+    for sub in entries(folder, folders=True):
+        found += _files_below(sub.path, f"{prefix}{sub.name}/")
     return found
 
 

@@ -114,9 +114,14 @@ def unread(
 
 
 def _dir_stamps(root: Path, out: str) -> dict[str, list[Any] | None]:
-    """`out` and each target folder: an entry added to or removed from them (a stray artifact
-    folder) moves their stamp, so the fast path stays exact about orphans."""
-    folders = [out, *(f"{out}/{e.name}" for e in entries(os.path.join(root, out), folders=True))]
+    """`out` and every folder in it: an entry added to or removed from one (a stray artifact
+    folder, a file matching a declared output such as ``agents/x.md``) moves its stamp, so the
+    fast path stays exact about orphans."""
+    folders, pending = [], [out]
+    while pending:
+        folder = pending.pop()
+        folders.append(folder)
+        pending += (f"{folder}/{e.name}" for e in entries(os.path.join(root, folder), folders=True))
     stamps: dict[str, list[Any] | None] = {}
     for folder in folders:
         current = stamp(root / folder)

@@ -73,6 +73,28 @@ class Found:
     variants: dict[str, Any] | None = None
     targets: list[dict[str, Any]] = field(default_factory=list)  # a workspace's own targets
     metacognition: Path | None = None  # HotPlex's META.md
+    logs: Path | None = None  # a folder of daily logs (memory/): [memory] logs = "memory/*.md"
+
+
+LOGS_FOLDER = "memory"
+
+
+def daily_logs(found: Found, folder: Path) -> bool:
+    """Take ``folder/memory/`` as the daily logs when it holds a day (``2026-11-29.md``): its
+    days become companions, ``[memory] logs`` its glob; any other file there is said to be left
+    out. Whether it was taken."""
+    from ..memory_logs import DAY_FORMS, is_day
+
+    logs = folder / LOGS_FOLDER
+    files = sorted(p for p in logs.iterdir() if p.is_file()) if logs.is_dir() else []
+    days = [p for p in files if p.suffix == ".md" and is_day(p.name)]
+    if not days:
+        return False
+    found.logs = logs
+    found.companions += [Companion(day, "daily log ([memory] logs)") for day in days]
+    why = f"not a daily log: [memory] logs reads files named by their date, {DAY_FORMS}"
+    found.skipped += [Skip(p, why) for p in files if p not in days and not p.name.startswith(".")]
+    return True
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from pathlib import Path
 from ..errors import HotplexError
 from ..model import HOTPLEX_SOURCES
 from ..scaffold import SOURCE_FILES
-from .found import Companion, Entry, Found, Skip, read
+from . import claude
+from .found import LOGS_FOLDER, Companion, Entry, Found, Skip, daily_logs, read
 
 KIND = "HotPlex agent-configs"
 META = "META.md"
@@ -58,10 +59,29 @@ def find(folder: Path) -> Found:
         for b in bots
     ]
     known = {*SOURCE_FILES, META, *companions, *suffixes, *platforms}
+    if daily_logs(found, folder):
+        known.add(LOGS_FOLDER)
+    known.update(_claude_files(found, folder))
     for path in sorted(folder.iterdir()):
         if path.name not in known and not path.name.startswith("."):
             found.skipped.append(Skip(path, "HotPlex reads only " + ", ".join(SOURCE_FILES)))
     return found
+
+
+def _claude_files(found: Found, folder: Path) -> set[str]:
+    """A CLAUDE.md beside the five is Claude Code's own file: a source of the ``cc`` target
+    alone, as the import table maps it anywhere (``claude.py``). The names it takes."""
+    mine = claude.find(folder)
+    if mine is None:
+        return set()
+    found.entries += mine.entries
+    found.companions += mine.companions
+    found.skipped += mine.skipped
+    return {
+        p.origin.relative_to(folder).parts[0]
+        for p in (*mine.entries, *mine.companions, *mine.skipped)
+        if p.origin.is_relative_to(folder)
+    }
 
 
 def _held(folder: Path) -> list[str]:

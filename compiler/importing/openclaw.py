@@ -16,7 +16,7 @@ from hotplex.targets.openclaw_context import BOOTSTRAP_FILES
 from hotplex.targets.openclaw_templates import TEMPLATES
 
 from ..model import HOTPLEX_SOURCES
-from .found import Entry, Found, Skip
+from .found import LOGS_FOLDER, Entry, Found, Skip, daily_logs
 
 KIND = "OpenClaw workspace"
 ONLY_OPENCLAW = frozenset({"TOOLS.md", "IDENTITY.md", "HEARTBEAT.md", "BOOTSTRAP.md"})
@@ -37,6 +37,8 @@ def find(folder: Path) -> Found:
             found.entries.append(Entry(name, folder / use, channel, tag, note))
             taken.add(use)
     found.targets = [_target(folder)]
+    if daily_logs(found, folder):
+        taken.add(LOGS_FOLDER)
     for path in sorted(folder.iterdir()):
         if path.name in taken or path.name.startswith("."):
             continue

@@ -11,6 +11,7 @@ targets of the workers named by ``--for``. An existing manifest is reconciled, n
 from __future__ import annotations
 
 import os
+import posixpath
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from ..model import (
     DeclaredSource,
     Limits,
     Manifest,
+    Memory,
     Metacognition,
     ProjectSettings,
     Target,
@@ -251,7 +253,11 @@ def _targets(
         if kind.workspace is not None:
             for target in kind.targets:
                 targets[target["name"]] = target
-                keep[target["name"]] = [e.name for e in kind.entries]
+                keep[target["name"]] = [
+                    e.name
+                    for e in kind.entries
+                    if e.audience == "all" or target["worker"] in AUDIENCE_WORKERS[e.audience]
+                ]
             continue
         for entry in kind.entries:
             workers = for_workers if entry.audience == "for" else AUDIENCE_WORKERS[entry.audience]
@@ -321,8 +327,7 @@ def _model(
     )
     kept = {t["name"]: [s.name for s in sources if s.name in keep[t["name"]]] for t in targets}
     built = tuple(
-        _target(t, tuple(kept[t["name"]]) if kept[t["name"]] != names else None)
-        for t in targets
+        _target(t, tuple(kept[t["name"]]) if kept[t["name"]] != names else None) for t in targets
     )
     meta = Metacognition(enabled=False)
     workspace = next((f for f in found if f.workspace is not None), None)
@@ -330,6 +335,17 @@ def _model(
         file = workspace.metacognition
         meta = Metacognition(file=where[file]) if file is not None else Metacognition()
     variants = next((Variants(**_tuples(f.variants)) for f in found if f.variants), Variants())
+    memory = Memory()
+    days = [
+        c.origin
+        for f in found
+        if f.logs is not None
+        for c in f.companions
+        if c.origin.parent == f.logs
+    ]
+    if days and days[0] in where:
+        folder = posixpath.dirname(_in_sources(where[days[0]], sources_dir))
+        memory = Memory(logs=f"{folder}/*.md" if folder else "*.md")
     per_file, total = _limits(placed) if workspace is None else DEFAULT_LIMITS
     limits = Limits(per_file=per_file, total=total)
     return Manifest(
@@ -338,6 +354,7 @@ def _model(
         variants=variants,
         limits=limits,
         metacognition=meta,
+        memory=memory,
         target=built,
     )
 

@@ -13,7 +13,7 @@ import attrs
 
 from ..model import Manifest, Target
 
-_ORDER = ("project", "metacognition", "limits", "variants", "source", "target")
+_ORDER = ("project", "metacognition", "limits", "memory", "variants", "source", "target")
 HEADER = "Written by `hotplex import`; edit freely: running it again only adds new files."
 
 
