@@ -178,7 +178,11 @@ def fit_days(
     parts = [text] if text else []
     used = measure(text, unit)
     cuts: list[Truncation] = []
-    days = [day for day in logs.days if day.entries]  # a day all repeated elsewhere is no day
+    days = [day for day in logs.days if day.entries]
+    for day in logs.days:  # a day all repeated in newer ones adds nothing, and is said so
+        if day.body.strip() and not day.entries:
+            size = measure(day.body, unit)
+            cuts.append(Truncation(section.name, (day.display,), limit, size, 0, unit, "repeat"))
     for position, day in enumerate(days):
         whole = day.text()
         before = measure(whole, unit)

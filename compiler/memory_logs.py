@@ -222,7 +222,8 @@ def whole_entries(tail: str) -> str:
         if line.strip() and line[:1] != "\t" and starts:
             return "\n".join(lines[index:])
         after_blank = not line.strip()
-    return ""
+    rest = "\n".join(lines[first:])
+    return rest if rest.strip() else tail  # all one entry's end: the newest entry, cut
 
 
 @functools.lru_cache(maxsize=4096)
@@ -321,7 +322,12 @@ def attach(resolver: _Resolver, source: Source, section: Section | None) -> Sect
         loaded = resolver.file(display, span)
         if loaded is None:
             return None
-        body = whole_entries(loaded.body) if loaded.tail else loaded.body
+        body = loaded.body
+        if loaded.tail:  # the read began mid-entry: its cut reports what is left of the day
+            body = whole_entries(loaded.body)
+            skipped = measure(loaded.body, "bytes") - measure(body, "bytes")
+            read = resolver.truncations[-1]
+            resolver.truncations[-1] = replace(read, after=max(read.after - skipped, 0))
         text = trim(comments.strip(body) if html == "strip" else body)
         if secrets.scan(text) or hidden.scan(text):
             line = resolver.inputs.tail_line(display, span) if loaded.tail else loaded.body_line

@@ -38,7 +38,7 @@ from .fs import (
     stamp,
 )
 from .jobs import Job
-from .limits import Truncation, measure
+from .limits import Truncation
 from .model import METACOGNITION_NOTE, HtmlComments, Model, Source
 from .scanning import Origin
 from .worker import Section
@@ -65,6 +65,7 @@ class Loaded:
     capped: bool
     meta_read: bool = True  # frontmatter was looked for
     tail: bool = False  # the file's end was read (a day past the cap), from mid-line
+    read: int = 0  # bytes read of it (of whole characters), before line ends are normalised
 
 
 @dataclass
@@ -187,6 +188,7 @@ class Inputs:
                 capped,
                 meta,
                 tail,
+                len(data),
             )
         self._loaded[display] = loaded
         return loaded
@@ -256,7 +258,7 @@ class _Resolver:
                     (display,),
                     "read",
                     loaded.size,
-                    measure(loaded.body, "bytes"),
+                    loaded.read,
                     "bytes",
                     "capped",
                 )

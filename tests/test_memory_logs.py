@@ -637,3 +637,43 @@ def test_a_day_read_from_inside_a_code_block_starts_after_it(make_project):
     assert len(text) > 1 << 20  # past the read cap: read from its end, inside the block
     build_json(root)
     assert memory_of(root).endswith("## 2026-11-02\n\n- after the code\n- the newest")
+
+
+def test_a_day_of_one_entry_past_the_read_cap_keeps_that_entry_cut_and_says_so(make_project):
+    root = make_project({"agent-configs/MEMORY.md": ""}, manifest=manifest(per_file=300))
+    (root / "agent-configs/memory").mkdir()
+    (root / "agent-configs/memory/2026-11-10.md").write_text("- " + "z" * 2_000_000 + " END\n")
+    (root / "agent-configs/memory/2026-11-09.md").write_text("- older\n")
+    report = build_json(root)
+    memory = memory_of(root)
+    assert "## 2026-11-10\n\nzzz" in memory and memory.endswith(TRUNCATION_MARKER)
+    cuts = {(c["files"][0].rsplit("/", 1)[1], c["limit"]): c for c in cuts_of(report)}
+    assert cuts["2026-11-10.md", "read"]["after"] == 1 << 20  # bytes read, not a count after it
+    assert cuts["2026-11-10.md", "per_file"]["style"] == "marker"
+    assert cuts["2026-11-09.md", "per_file"]["style"] == "dropped"
+
+
+def test_a_day_read_from_inside_a_code_block_reports_what_it_skipped(make_project):
+    code = "".join(f"    code line {n}\n" for n in range(80_000))
+    text = f"- a long log:\n\n```\n{code}```\n- the newest\n"
+    root = make_project({"agent-configs/MEMORY.md": "Curated."}, manifest=manifest())
+    (root / "agent-configs/memory").mkdir()
+    (root / "agent-configs/memory/2026-11-02.md").write_text(text, encoding="utf-8")
+    report = build_json(root)
+    assert memory_of(root).endswith("## 2026-11-02\n\n- the newest")
+    (read,) = [c for c in cuts_of(report) if c["limit"] == "read"]
+    assert read["before"] == len(text) and read["after"] == len("- the newest\n")
+
+
+def test_a_day_whose_every_entry_repeats_a_newer_day_is_reported(make_project, hotplex):
+    files = {
+        "agent-configs/memory/2026-11-02.md": "- same\r\n- also\n",
+        "agent-configs/memory/2026-11-01.md": "- same\n\n- also\n",
+    }
+    root = make_project(files, manifest=manifest())
+    result = hotplex("-C", str(root), "build", "--json")
+    assert "2026-11-01" not in memory_of(root)
+    (cut,) = [c for c in cuts_of(json.loads(result.stdout)) if c["style"] == "repeat"]
+    assert cut["files"] == ["agent-configs/memory/2026-11-01.md"] and cut["after"] == 0
+    result = hotplex("-C", str(make_project(files, manifest=manifest(), name="again")), "build")
+    assert "2026-11-01.md: left out; every entry of it repeats a newer day" in result.stderr
