@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -24,6 +25,7 @@ from hotplex.targets import WORKERS
 
 from . import unmapped
 from .errors import suggest
+from .fs import file_kind
 from .jobs import Job
 from .memory_logs import DAY_FORMS, days_glob, in_glob, is_day, is_day_of
 from .model import Model, Source, Target
@@ -91,6 +93,8 @@ def report(model: Model, found: Listing, read: set[str], present: set[str]) -> l
     used: set[str] = set()
     unread = []
     glob = days_glob(model)
+    if glob is not None and f"{posixpath.dirname(glob)}/" in read:  # its days were listed
+        read = read | {f for f in found.files if is_day_of(glob, f)}
     read = read | _linked(model.root, [f for f in found.files if f not in read], read)
     for path in found.files:
         rel = _relative(path, sources_dir)
@@ -120,6 +124,7 @@ def report(model: Model, found: Listing, read: set[str], present: set[str]) -> l
     return (
         _declared_but_absent(model)
         + _absent_logs_folder(model, found)
+        + _unreadable_days(model, found)
         + _unmatched(model, found, used)
         + unread
     )
@@ -142,6 +147,33 @@ def _absent_logs_folder(model: Model, found: Listing) -> list[str]:
         f"{model.manifest_display}: memory.logs: the folder of '{logs}' ({folder}/) does not"
         f" exist — {hint}"
     ]
+
+
+def _unreadable_days(model: Model, found: Listing) -> list[str]:
+    """Entries of the logs folder named like a day that are no regular file (a FIFO, a folder, a
+    symlink to nothing): never read, so without a word an older day would pass for the newest."""
+    glob = days_glob(model)
+    if glob is None:
+        return []
+    warnings = []
+    for path in sorted({*found.files, *found.folders}):
+        if not is_day_of(glob, path):
+            continue
+        try:
+            mode = os.stat(model.root / path).st_mode
+        except FileNotFoundError:
+            what = "a symlink to nothing"
+        except OSError as exc:
+            what = f"unreadable ({exc.strerror})"
+        else:
+            if stat.S_ISREG(mode):
+                continue
+            what = file_kind(mode)
+        warnings.append(
+            f"{path}: named like a day of memory.logs '{model.manifest.memory.logs}' but is"
+            f" {what}, not a regular file: not read"
+        )
+    return warnings
 
 
 def _linked(root: Path, unread: list[str], read: set[str]) -> set[str]:

@@ -677,3 +677,23 @@ def test_a_day_whose_every_entry_repeats_a_newer_day_is_reported(make_project, h
     assert cut["files"] == ["agent-configs/memory/2026-11-01.md"] and cut["after"] == 0
     result = hotplex("-C", str(make_project(files, manifest=manifest(), name="again")), "build")
     assert "2026-11-01.md: left out; every entry of it repeats a newer day" in result.stderr
+
+
+def test_a_day_that_is_no_file_is_reported_and_a_linked_day_counts_its_target_as_read(
+    make_project, hotplex
+):
+    files = dict([day(1, "old"), day(2, "x" * 300), ("agent-configs/memory/notes.txt", "- t\n")])
+    root = make_project(files, manifest=manifest(per_file=200))
+    logs = root / "agent-configs/memory"
+    os.mkfifo(logs / "2026-11-09.md")
+    (logs / "2026-11-08.md").mkdir()
+    (logs / "2026-11-07.md").symlink_to("nowhere")
+    (logs / "2026-10-01.md").symlink_to("notes.txt")  # too old to be read, yet a day
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    for n, what in ((9, "a FIFO (named pipe)"), (8, "a directory"), (7, "a symlink to nothing")):
+        assert (
+            f"warning: agent-configs/memory/2026-11-0{n}.md: named like a day of memory.logs"
+            f" 'memory/*.md' but is {what}, not a regular file: not read"
+        ) in result.stderr.splitlines()
+    assert "notes.txt" not in result.stderr
