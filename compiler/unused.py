@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import attrs
 from hotplex.targets import WORKERS
 
 from . import unmapped
@@ -28,7 +29,7 @@ from .errors import suggest
 from .fs import file_kind
 from .jobs import Job
 from .memory_logs import DAY_FORMS, days_glob, in_glob, is_day, is_day_of
-from .model import Model, Source, Target
+from .model import Limits, Model, Source, Target
 from .source_rule import worker_defaults
 
 
@@ -76,7 +77,26 @@ def after_build(
     present = {p for inputs in read.values() for p, digest in inputs.items() if digest is not None}
     files = {*found.files, *(p for p in present if not p.endswith("/")), model.manifest_display}
     allow_warnings = _unmatched_allow_files(model, files)
-    return report(model, found, consulted, present) + allow_warnings, found.folders
+    warnings = report(model, found, consulted, present) + allow_warnings + _unapplied_limits(model)
+    return warnings, found.folders
+
+
+def _unapplied_limits(model: Model) -> list[str]:
+    """``[limits]`` set in a project none of whose targets is cut by them (OpenClaw only): one
+    warning naming the keys and the budgets that apply instead."""
+    manifest = model.manifest
+    written = [
+        f"limits.{field.name}"
+        for field in attrs.fields(Limits)
+        if getattr(manifest.limits, field.name) != field.default
+    ]
+    own = {WORKERS[t.worker].own_limits for t in manifest.target}
+    if not written or not manifest.target or None in own:
+        return []
+    return [
+        f"{model.manifest_display}: {', '.join(written)}: [limits] cut no target here;"
+        f" {' and '.join(sorted(w for w in own if w))} apply instead"
+    ]
 
 
 def report(model: Model, found: Listing, read: set[str], present: set[str]) -> list[str]:

@@ -303,3 +303,22 @@ def test_a_fair_share_memory_cannot_use_goes_to_the_section_that_wants_it(make_p
     (soul,) = [c for c in artifact["truncations"] if c["section"] == "soul"]
     memory = len("M\n\n## 2026-11-04\n\n- 4 " + "d" * 180)  # the newest day fits, no more
     assert soul["after"] == 600 - memory  # not its fair share of 300: the whole total is spent
+
+
+def test_limits_in_a_project_they_cut_nothing_of_are_a_warning_naming_the_keys(
+    make_project, hotplex
+):
+    manifest = (
+        '[limits]\nper_file = 10\nunit = "bytes"\n[[target]]\nname = "claw"\nworker = "openclaw"\n'
+    )
+    root = make_project({"agent-configs/SOUL.md": "Soul."}, manifest=manifest)
+    for _ in range(2):  # the no-op build repeats it
+        result = hotplex("-C", str(root), "build")
+        assert result.status == 0, result.stderr
+        assert (
+            "warning: hotplex.toml: limits.per_file, limits.unit: [limits] cut no target here;"
+            " OpenClaw's own budgets, set by max_chars"
+        ) in result.stderr
+    mixed = manifest + '[[target]]\nname = "cc"\nworker = "claude-code"\n'
+    root = make_project({"agent-configs/SOUL.md": "Soul."}, manifest=mixed, name="mixed")
+    assert "[limits] cut no target" not in hotplex("-C", str(root), "build").stderr
