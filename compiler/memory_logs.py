@@ -147,8 +147,8 @@ def is_day_of(glob_path: str, path: str) -> bool:
 
 def split_glob(glob: str) -> tuple[str, str]:
     """``"memory/*.md"`` -> (``"memory"``, ``"*.md"``)."""
-    folder, pattern = posixpath.split(glob.replace("\\", "/"))
-    return folder or ".", pattern
+    folder, pattern = posixpath.split(glob)
+    return posixpath.normpath(folder or "."), pattern
 
 
 def validate_glob(
@@ -157,7 +157,13 @@ def validate_glob(
     """The logs' glob names files in one folder of the sources folder, and a source to join."""
     glob = manifest.memory.logs
     folder, pattern = split_glob(glob)
-    if _WILDCARDS & set(folder):
+    if "\\" in glob:  # a folder separator on Windows, an escape in a glob: neither is meant
+        bad(
+            "memory.logs",
+            f"'{glob}': a backslash; hotplex paths separate folders with '/'",
+            hint=f"did you mean '{glob.replace(chr(92), '/')}'?",
+        )
+    elif _WILDCARDS & set(folder):
         bad(
             "memory.logs",
             f"'{glob}': only the file name may hold wildcards, the folder must be literal",
@@ -165,11 +171,13 @@ def validate_glob(
         )
     elif not pattern or not _WILDCARDS & set(pattern):
         bad("memory.logs", f"'{glob}' names no files: give a glob such as 'memory/*.md'")
+    variants = manifest.variants
     matched = [
-        f"'{source.name}' ({source.file})"
+        f"'{source.name}' ({file})"
         for source in sources
-        if posixpath.normpath(split_glob(source.file)[0]) == posixpath.normpath(folder)
-        and fnmatch.fnmatchcase(split_glob(source.file)[1], pattern)
+        for file in (source.file, *(variants.file(source.file, p) for p in variants.platforms))
+        if posixpath.normpath(split_glob(file)[0]) == posixpath.normpath(folder)
+        and fnmatch.fnmatchcase(split_glob(file)[1], pattern)
     ]
     if matched:
         named = ", ".join(matched[:3]) + (f" and {len(matched) - 3} more" if matched[3:] else "")

@@ -47,6 +47,9 @@ from .worker import Section
 # times a margin for frontmatter and template branches that render to nothing.
 READ_MARGIN = 4
 READ_FLOOR = 1 << 20
+# And never past this, whatever the budgets (a total of 1e17 is no reason to read 200 MB): no
+# model's context holds more, and what is not read is reported.
+READ_CEILING = 64 << 20
 
 
 @functools.lru_cache(maxsize=1)
@@ -216,14 +219,15 @@ def read_cap(model: Model) -> int:
     """Bytes worth reading of any one file: the most any consumer can keep of it, with margin.
 
     A section never keeps more than ``min(per_file, total)``; OpenClaw targets have their own
-    budgets. A 1 GB MEMORY.md is read only this far, and the cut is reported.
+    budgets. A 1 GB MEMORY.md is read only this far (at most ``READ_CEILING``), and the cut is
+    reported.
     """
     limits = model.manifest.limits
     budgets = [min(limits.per_file, limits.total)]
     for target in model.manifest.target:
         own = WORKERS[target.worker].read_budget(target)
         budgets += [own] if own else []
-    return max(max(budgets) * 4 * READ_MARGIN, READ_FLOOR)
+    return min(max(max(budgets) * 4 * READ_MARGIN, READ_FLOOR), READ_CEILING)
 
 
 @dataclass
@@ -370,12 +374,7 @@ def _shift_quoted(message: str, file: str, offset: int) -> str:
 
 
 def variant_path(model: Model, source: Source, platform: str) -> str:
-    if model.manifest.variants.layout == "directory":
-        head, name = posixpath.split(source.file)
-        return model.source_path(head, platform, name)
-    base = model.source_path(source.file)
-    stem, dot, ext = base.rpartition(".")
-    return f"{stem}.{platform}.{ext}" if dot and "/" not in ext else f"{base}.{platform}"
+    return model.source_path(model.manifest.variants.file(source.file, platform))
 
 
 def overlay_paths(model: Model, source: Source, job: Job) -> list[str]:

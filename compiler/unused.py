@@ -13,6 +13,7 @@ stamps go into the build's snapshot, so a no-op build notices a new file by a st
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import posixpath
 import re
@@ -28,7 +29,7 @@ from . import unmapped
 from .errors import suggest
 from .fs import file_kind
 from .jobs import Job
-from .memory_logs import DAY_FORMS, days_glob, in_glob, is_day, is_day_of
+from .memory_logs import DAY_FORMS, days_glob, in_glob, is_day, is_day_of, split_glob
 from .model import Limits, Model, Source, Target
 from .source_rule import worker_defaults
 
@@ -351,7 +352,7 @@ def _why(model: Model, rel: str) -> str:
     if (head, name) in by_file:
         return f": no target keeps source '{by_file[head, name].name}' (keep / profile)"
     if is_day(name):
-        return _day_why(manifest.memory.logs, head)
+        return _day_why(manifest.memory.logs, head, name)
     other_tool = unmapped.reason(rel)
     if other_tool is not None:
         return f": {other_tool}"
@@ -371,16 +372,17 @@ def _why(model: Model, rel: str) -> str:
     return ""
 
 
-def _day_why(logs: str | None, head: str) -> str:
+def _day_why(logs: str | None, head: str, name: str) -> str:
     """A file named like a daily log that the logs glob does not read: why, naming the key."""
     if logs is None:
         return ': named like a daily log; [memory] logs = "memory/*.md" reads such files'
-    folder = posixpath.dirname(logs.replace("\\", "/"))
-    if posixpath.normpath(head or ".") == posixpath.normpath(folder or "."):
-        return f": named like a day, but memory.logs '{logs}' does not match its name (case counts)"
-    if head.startswith(f"{posixpath.normpath(folder or '.')}/"):
+    folder, pattern = split_glob(logs)
+    if posixpath.normpath(head or ".") == folder:
+        case = " (case counts)" if fnmatch.fnmatch(name.lower(), pattern.lower()) else ""
+        return f": named like a day, but memory.logs '{logs}' does not match its name{case}"
+    if head.startswith(f"{folder}/"):
         return f": a day in a subfolder, but memory.logs '{logs}' reads only '{folder}/' itself"
-    return f": named like a day, but memory.logs '{logs}' reads days in '{folder or '.'}/'"
+    return f": named like a day, but memory.logs '{logs}' reads days in '{folder}/'"
 
 
 def _platform_why(model: Model, word: str, rel: str) -> str:

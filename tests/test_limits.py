@@ -322,3 +322,18 @@ def test_limits_in_a_project_they_cut_nothing_of_are_a_warning_naming_the_keys(
     mixed = manifest + '[[target]]\nname = "cc"\nworker = "claude-code"\n'
     root = make_project({"agent-configs/SOUL.md": "Soul."}, manifest=mixed, name="mixed")
     assert "[limits] cut no target" not in hotplex("-C", str(root), "build").stderr
+
+
+@pytest.mark.slow  # a 64 MiB source, read and written
+def test_huge_budgets_read_no_file_past_the_ceiling_and_say_so(make_project, hotplex):
+    from hotplex.sources import READ_CEILING
+
+    manifest = (
+        "[metacognition]\nenabled = false\n[limits]\nper_file = 100000000000000000\n"
+        'total = 100000000000000000\n[[target]]\nname = "cc"\nworker = "claude-code"\n'
+    )
+    size = READ_CEILING + 4096
+    root = make_project({"agent-configs/SOUL.md": "a" * size}, manifest=manifest)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    assert f"truncated {size} → {READ_CEILING} bytes (limits.read)" in result.stderr

@@ -246,6 +246,7 @@ def test_openclaw_deploys_every_day_and_keeps_memory_md_curated(make_project):
         ("mem*/x.md", "only the file name may hold wildcards"),
         ("../memory/*.md", "must stay inside the sources folder"),
         ("memory/today.md", "names no files"),
+        ("memory\\\\*.md", "a backslash; hotplex paths separate folders with '/'"),
     ],
 )
 def test_a_bad_logs_glob_is_an_error_at_its_key(make_project, glob, message):
@@ -697,3 +698,28 @@ def test_a_day_that_is_no_file_is_reported_and_a_linked_day_counts_its_target_as
             f" 'memory/*.md' but is {what}, not a regular file: not read"
         ) in result.stderr.splitlines()
     assert "notes.txt" not in result.stderr
+
+
+def test_a_logs_glob_matching_a_variant_of_a_source_is_an_error(make_project, hotplex):
+    text = (
+        manifest().replace('"memory/*.md"', '"SOUL.*.md"') + '[variants]\nplatforms = ["slack"]\n'
+    )
+    root = make_project({"agent-configs/SOUL.slack.md": "Slack soul."}, manifest=text)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2
+    assert "'SOUL.*.md' matches the file of source 'soul' (SOUL.slack.md)" in result.stderr
+
+
+def test_unreached_days_blame_case_only_when_case_is_the_reason(make_project, hotplex):
+    files = {
+        "agent-configs/memory/2026-11-01.MD": "- upper case",
+        "agent-configs/memory/sub/2026-11-03.md": "- deeper",
+    }
+    root = make_project(files, manifest=manifest().replace('"memory/*.md"', '"memory/./*.md"'))
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert any("2026-11-01.MD" in line and "(case counts)" in line for line in lines)
+    assert any(
+        "sub/2026-11-03.md" in line and "reads only 'memory/' itself" in line for line in lines
+    )
