@@ -17,10 +17,10 @@ grows without bound. The rules, each decided here or in ``limits.py`` and nowher
 - Fitting (``limits.fit_days``): whole days while they fit; when the newest day alone does not,
   its newest entries (the end of the file) on entry boundaries.
 
-The glob's folder is an input of the build (``folder/``, its digest covering every file's name
-and size), so a new or removed day rebuilds the artifacts whose memory section reads logs, and a
-no-op build notices one through the folder's stamp. The glob's folder part is literal (no
-wildcards): one folder, one stamp.
+The glob's folder is an input of the build (``folder/``, its digest covering every day's name
+and size: notes.md beside them is no input), so a new or removed day rebuilds the artifacts
+whose memory section reads logs, and a no-op build notices one through the folder's stamp. The
+glob's folder part is literal (no wildcards): one folder, one stamp.
 """
 
 from __future__ import annotations

@@ -125,13 +125,16 @@ class Inputs:
         return self.digests[display]
 
     def listing(self, display: str, span: Span) -> tuple[tuple[str, int], ...]:
-        """A folder's files as (name, size), for a glob input (``folder/``); its digest covers
-        every name and size, its stamp moves when a file is added or removed."""
+        """A folder's days as (name, size), for the logs' glob input (``folder/``); its digest
+        covers every day's name and size (a file that is no day, notes.md, is no input: it
+        rebuilds nothing), its stamp moves when a file is added or removed."""
         if display not in self._listings:
             from .memory_logs import list_folder
 
             path = confine(self.root, check_relative(display.rstrip("/"), span), span)
             found = list_folder(path)
+            if found is not None and self.logs is not None:
+                found = tuple(f for f in found if self._is_day(f"{display}{f[0]}"))
             self._listings[display] = found or ()
             self.stamps[display] = stamp(path) if found is not None else None
             digest = sha256(repr(found).encode()) if found is not None else None

@@ -723,3 +723,17 @@ def test_unreached_days_blame_case_only_when_case_is_the_reason(make_project, ho
     assert any(
         "sub/2026-11-03.md" in line and "reads only 'memory/' itself" in line for line in lines
     )
+
+
+def test_a_file_that_is_no_day_in_the_logs_folder_rebuilds_nothing(make_project, hotplex):
+    root = make_project(dict([day(1, "one")]), manifest=manifest())
+    assert hotplex("-C", str(root), "build").status == 0
+    (root / "agent-configs/memory/notes.md").write_text("- not a day\n", encoding="utf-8")
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    assert "0 rebuilt" in result.stderr + result.stdout
+    assert "notes.md matches memory.logs 'memory/*.md' but is not a day" in result.stderr
+    day_two = root / "agent-configs/memory/2026-11-02.md"
+    day_two.write_text("- two\n", encoding="utf-8")
+    again = hotplex("-C", str(root), "build")
+    assert "1 rebuilt" in again.stdout + again.stderr  # a new day is an input
