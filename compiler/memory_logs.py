@@ -290,14 +290,18 @@ def read_days(
         body = load(display)
         if body is None:  # gone since the listing: a later build sees the new listing
             continue
-        kept, gaps = [], []
+        kept, gaps, new, repeated = [], [], False, False
         for block, is_entry, gap in entries(body):
             if is_entry and block in seen:
+                repeated = True
                 continue
             if is_entry:
                 seen.add(block)
+                new = True
             kept.append(block)
             gaps.append(gap)
+        if repeated and not new:  # headings alone left: nothing a newer day does not hold
+            kept, gaps = [], []
         day = Day(display, posixpath.splitext(name)[0], tuple(kept), body, tuple(gaps))
         days.append(day)
         used += measure(day.text()) + 2

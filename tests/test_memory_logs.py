@@ -669,7 +669,7 @@ def test_a_day_read_from_inside_a_code_block_reports_what_it_skipped(make_projec
 def test_a_day_whose_every_entry_repeats_a_newer_day_is_reported(make_project, hotplex):
     files = {
         "agent-configs/memory/2026-11-02.md": "- same\r\n- also\n",
-        "agent-configs/memory/2026-11-01.md": "- same\n\n- also\n",
+        "agent-configs/memory/2026-11-01.md": "## Morning\n\n- same\n\n- also\n",
     }
     root = make_project(files, manifest=manifest())
     result = hotplex("-C", str(root), "build", "--json")
