@@ -134,7 +134,9 @@ def read_capped(
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise HotplexError.single(f"'{name}' is {_kind(st.st_mode)}, not a regular file", span)
+            raise HotplexError.single(
+                f"'{name}' is {file_kind(st.st_mode)}, not a regular file", span
+            )
         chunks = []
         remaining = min(cap, st.st_size) if st.st_size else cap
         if tail and st.st_size > cap:
@@ -164,7 +166,8 @@ def lines_before(path: Path, stop: int) -> int:
     return count
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file that is no regular file is, as a message names it."""
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):

@@ -106,42 +106,83 @@ def fair_shares(demands: list[int], total: int, names: list[str]) -> list[int]:
 
 def apply(sections: list[Limited], limits: Limits) -> tuple[list[Limited], list[Truncation]]:
     """Limit ``sections``: each to ``per_file`` first, then to the total, spent in document order
-    (``share = "order"``) or max-min fair (``"fair"``). With ``overflow = "error"`` any cut of a
-    section's own text is an error instead; days of a daily log left out are not (logs grow by
-    design, and the days that fit are the point)."""
+    (``share = "order"``) or max-min fair (``"fair"``, ``_fair_budgets``). With ``overflow =
+    "error"`` any cut of a section's own text is an error instead; days of a daily log left out
+    are not (logs grow by design, and the days that fit are the point)."""
     unit = limits.unit
     fair = limits.share == "fair"
-    if fair:
-        demands = [min(measure(s.text, unit), limits.per_file) for s in sections]
-        shares = fair_shares(demands, limits.total, [s.name for s in sections])
+    budgets = _fair_budgets(sections, limits) if fair else []
     remaining = limits.total
     kept: list[Limited] = []
     cuts: list[Truncation] = []
     day_cuts: list[Truncation] = []
     for index, section in enumerate(sections):
-        budget, rule = (shares[index], "share") if fair else (remaining, "total")
-        text = section.logs.curated if section.logs is not None else section.text
-        size = measure(text, unit)
-        for limit, room in (("per_file", limits.per_file), (rule, budget)):
-            if size > room:
-                before, text = size, cut(text, room, unit)
-                size = measure(text, unit)
-                cuts.append(
-                    Truncation(
-                        section.name, section.files, limit, before, size, unit, cut_style(text)
-                    )
-                )
-        if section.logs is not None:
-            binding = "per_file" if limits.per_file <= budget else rule
-            text, dropped = fit_days(section, text, min(limits.per_file, budget), unit, binding)
-            size = measure(text, unit)
-            day_cuts += dropped
-        remaining -= size
+        budget, rule = (budgets[index], "share") if fair else (remaining, "total")
+        text, own, days = _fit(section, limits, budget, rule)
+        cuts += own
+        day_cuts += days
+        remaining -= measure(text, unit)
         if text:
             kept.append(Limited(section.name, section.files, text))
     if cuts and limits.overflow == "error":
         raise HotplexError([_overflow(c, limits) for c in cuts])
     return kept, cuts + day_cuts
+
+
+def _fit(
+    section: Limited, limits: Limits, budget: int, rule: str
+) -> tuple[str, list[Truncation], list[Truncation]]:
+    """One section within ``per_file`` and ``budget`` (what ``rule`` leaves it): its text, the
+    cuts of its own text and the days of its logs left out."""
+    unit = limits.unit
+    text = section.logs.curated if section.logs is not None else section.text
+    size = measure(text, unit)
+    cuts: list[Truncation] = []
+    for limit, room in (("per_file", limits.per_file), (rule, budget)):
+        if size > room:
+            before, text = size, cut(text, room, unit)
+            size = measure(text, unit)
+            cuts.append(
+                Truncation(section.name, section.files, limit, before, size, unit, cut_style(text))
+            )
+    if section.logs is None:
+        return text, cuts, []
+    binding = "per_file" if limits.per_file <= budget else rule
+    text, dropped = fit_days(section, text, min(limits.per_file, budget), unit, binding)
+    return text, cuts, dropped
+
+
+def _fair_budgets(sections: list[Limited], limits: Limits) -> list[int]:
+    """Each section's budget under ``share = "fair"``: its max-min fair share of the total, then
+    what the sections leave unspent (whole days, whole characters) passed on to those still cut,
+    fairly, and when no fair part lets one keep more, all of it to the first (by name) that can.
+    At the end no section that was cut would keep one more unit given everything left unspent."""
+    unit = limits.unit
+    names = [s.name for s in sections]
+    demands = [min(measure(s.text, unit), limits.per_file) for s in sections]
+    budgets = fair_shares(demands, limits.total, names)
+
+    def used(index: int, budget: int) -> int:
+        return measure(_fit(sections[index], limits, budget, "share")[0], unit)
+
+    sizes = [used(i, budget) for i, budget in enumerate(budgets)]
+    while (spare := limits.total - sum(sizes)) > 0:
+        wanting = [i for i in range(len(sections)) if sizes[i] < demands[i]]
+        extra = fair_shares(
+            [demands[i] - sizes[i] for i in wanting], spare, [names[i] for i in wanting]
+        )
+        tries = [[(i, sizes[i] + more) for i, more in zip(wanting, extra, strict=True) if more]]
+        tries += [[(i, sizes[i] + spare)] for i in sorted(wanting, key=lambda i: names[i])]
+        for attempt in tries:
+            grown = [(i, budget, used(i, budget)) for i, budget in attempt]
+            grown = [(i, budget, size) for i, budget, size in grown if size > sizes[i]]
+            for i, budget, size in grown:
+                budgets[i], sizes[i] = budget, size
+            if grown:
+                break
+        else:
+            break
+    return budgets
 
 
 def _overflow(cut: Truncation, limits: Limits) -> Problem:
@@ -178,7 +219,11 @@ def fit_days(
     parts = [text] if text else []
     used = measure(text, unit)
     cuts: list[Truncation] = []
-    days = [day for day in logs.days if day.entries]  # a day all repeated elsewhere is no day
+    days = [day for day in logs.days if day.entries]
+    for day in logs.days:  # a day all repeated in newer ones adds nothing, and is said so
+        if day.body.strip() and not day.entries:
+            size = measure(day.body, unit)
+            cuts.append(Truncation(section.name, (day.display,), limit, size, 0, unit, "repeat"))
     for position, day in enumerate(days):
         whole = day.text()
         before = measure(whole, unit)

@@ -17,10 +17,10 @@ grows without bound. The rules, each decided here or in ``limits.py`` and nowher
 - Fitting (``limits.fit_days``): whole days while they fit; when the newest day alone does not,
   its newest entries (the end of the file) on entry boundaries.
 
-The glob's folder is an input of the build (``folder/``, its digest covering every file's name
-and size), so a new or removed day rebuilds the artifacts whose memory section reads logs, and a
-no-op build notices one through the folder's stamp. The glob's folder part is literal (no
-wildcards): one folder, one stamp.
+The glob's folder is an input of the build (``folder/``, its digest covering every day's name
+and size: notes.md beside them is no input), so a new or removed day rebuilds the artifacts
+whose memory section reads logs, and a no-op build notices one through the folder's stamp. The
+glob's folder part is literal (no wildcards): one folder, one stamp.
 """
 
 from __future__ import annotations
@@ -147,8 +147,8 @@ def is_day_of(glob_path: str, path: str) -> bool:
 
 def split_glob(glob: str) -> tuple[str, str]:
     """``"memory/*.md"`` -> (``"memory"``, ``"*.md"``)."""
-    folder, pattern = posixpath.split(glob.replace("\\", "/"))
-    return folder or ".", pattern
+    folder, pattern = posixpath.split(glob)
+    return posixpath.normpath(folder or "."), pattern
 
 
 def validate_glob(
@@ -157,7 +157,13 @@ def validate_glob(
     """The logs' glob names files in one folder of the sources folder, and a source to join."""
     glob = manifest.memory.logs
     folder, pattern = split_glob(glob)
-    if _WILDCARDS & set(folder):
+    if "\\" in glob:  # a folder separator on Windows, an escape in a glob: neither is meant
+        bad(
+            "memory.logs",
+            f"'{glob}': a backslash; hotplex paths separate folders with '/'",
+            hint=f"did you mean '{glob.replace(chr(92), '/')}'?",
+        )
+    elif _WILDCARDS & set(folder):
         bad(
             "memory.logs",
             f"'{glob}': only the file name may hold wildcards, the folder must be literal",
@@ -165,11 +171,13 @@ def validate_glob(
         )
     elif not pattern or not _WILDCARDS & set(pattern):
         bad("memory.logs", f"'{glob}' names no files: give a glob such as 'memory/*.md'")
+    variants = manifest.variants
     matched = [
-        f"'{source.name}' ({source.file})"
+        f"'{source.name}' ({file})"
         for source in sources
-        if posixpath.normpath(split_glob(source.file)[0]) == posixpath.normpath(folder)
-        and fnmatch.fnmatchcase(split_glob(source.file)[1], pattern)
+        for file in (source.file, *(variants.file(source.file, p) for p in variants.platforms))
+        if posixpath.normpath(split_glob(file)[0]) == posixpath.normpath(folder)
+        and fnmatch.fnmatchcase(split_glob(file)[1], pattern)
     ]
     if matched:
         named = ", ".join(matched[:3]) + (f" and {len(matched) - 3} more" if matched[3:] else "")
@@ -222,7 +230,8 @@ def whole_entries(tail: str) -> str:
         if line.strip() and line[:1] != "\t" and starts:
             return "\n".join(lines[index:])
         after_blank = not line.strip()
-    return ""
+    rest = "\n".join(lines[first:])
+    return rest if rest.strip() else tail  # all one entry's end: the newest entry, cut
 
 
 @functools.lru_cache(maxsize=4096)
@@ -281,14 +290,18 @@ def read_days(
         body = load(display)
         if body is None:  # gone since the listing: a later build sees the new listing
             continue
-        kept, gaps = [], []
+        kept, gaps, new, repeated = [], [], False, False
         for block, is_entry, gap in entries(body):
             if is_entry and block in seen:
+                repeated = True
                 continue
             if is_entry:
                 seen.add(block)
+                new = True
             kept.append(block)
             gaps.append(gap)
+        if repeated and not new:  # headings alone left: nothing a newer day does not hold
+            kept, gaps = [], []
         day = Day(display, posixpath.splitext(name)[0], tuple(kept), body, tuple(gaps))
         days.append(day)
         used += measure(day.text()) + 2
@@ -321,7 +334,12 @@ def attach(resolver: _Resolver, source: Source, section: Section | None) -> Sect
         loaded = resolver.file(display, span)
         if loaded is None:
             return None
-        body = whole_entries(loaded.body) if loaded.tail else loaded.body
+        body = loaded.body
+        if loaded.tail:  # the read began mid-entry: its cut reports what is left of the day
+            body = whole_entries(loaded.body)
+            skipped = measure(loaded.body, "bytes") - measure(body, "bytes")
+            read = resolver.truncations[-1]
+            resolver.truncations[-1] = replace(read, after=max(read.after - skipped, 0))
         text = trim(comments.strip(body) if html == "strip" else body)
         if secrets.scan(text) or hidden.scan(text):
             line = resolver.inputs.tail_line(display, span) if loaded.tail else loaded.body_line

@@ -109,6 +109,14 @@ class Variants:
     # suffix: SOUL.slack.md beside SOUL.md; directory: slack/SOUL.md under the sources folder.
     layout: VariantLayout = "suffix"
 
+    def file(self, file: str, platform: str) -> str:
+        """A source's ``file`` for ``platform``, in the sources folder as the file is."""
+        if self.layout == "directory":
+            head, name = posixpath.split(file)
+            return posixpath.join(head, platform, name)
+        stem, dot, ext = file.rpartition(".")
+        return f"{stem}.{platform}.{ext}" if dot and "/" not in ext else f"{file}.{platform}"
+
 
 @attrs.frozen
 class Limits:

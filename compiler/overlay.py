@@ -194,14 +194,16 @@ class OverlayInputs:
         if own is None or own.meta_read != meta:
             text = file.text
             stripped = frontmatter.strip(text, file.label) if meta else frontmatter.Stripped(text)
+            capped = file.raw.size > len(file.raw.data)
             self._own[display] = Loaded(
                 file.label,
                 stripped.body,
                 stripped.meta,
                 stripped.body_line,
                 file.raw.size,
-                file.raw.size > len(file.raw.data),
+                capped,
                 meta,
+                read=len(_whole_characters(file.raw.data) if capped else file.raw.data),
             )
         return self._own[display]
 

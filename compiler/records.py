@@ -22,8 +22,9 @@ class Truncation:
     after: int
     unit: str
     # How: "marker" (the head kept, a marker line added), "head" (the head kept, no room for the
-    # marker), "entries" (a day's newest entries), "dropped" (no room left), "capped" (read no
-    # further), or a worker's own ("head 70% / tail 20%", "skipped", ...).
+    # marker), "entries" (a day's newest entries), "dropped" (no room left), "repeat" (a day whose
+    # every entry a newer day holds), "capped" (read no further), or a worker's own ("head 70% /
+    # tail 20%", "skipped", ...).
     style: str = "marker"
     # The further document of the set the cut is in (subagent.xml, agents/x.md), by its path;
     # None: the primary. The same source can be cut twice over, once in each document.
@@ -34,6 +35,8 @@ class Truncation:
         # hotplex's own limits are manifest keys; a worker's (openclaw.max_chars) are named as is.
         limit = self.limit if "." in self.limit else f"limits.{self.limit}"
         where = f" in {self.document}" if self.document else ""
+        if self.style == "repeat":
+            return f"{files}: left out{where}; every entry of it repeats a newer day"
         if self.after == 0:
             return f"{files}: dropped{where} ({self.before} {self.unit}); no room left in {limit}"
         return f"{files}: truncated{where} {self.before} → {self.after} {self.unit} ({limit})"

@@ -38,7 +38,7 @@ from .fs import (
     stamp,
 )
 from .jobs import Job
-from .limits import Truncation, measure
+from .limits import Truncation
 from .model import METACOGNITION_NOTE, HtmlComments, Model, Source
 from .scanning import Origin
 from .worker import Section
@@ -47,6 +47,9 @@ from .worker import Section
 # times a margin for frontmatter and template branches that render to nothing.
 READ_MARGIN = 4
 READ_FLOOR = 1 << 20
+# And never past this, whatever the budgets (a total of 1e17 is no reason to read 200 MB): no
+# model's context holds more, and what is not read is reported.
+READ_CEILING = 64 << 20
 
 
 @functools.lru_cache(maxsize=1)
@@ -65,6 +68,7 @@ class Loaded:
     capped: bool
     meta_read: bool = True  # frontmatter was looked for
     tail: bool = False  # the file's end was read (a day past the cap), from mid-line
+    read: int = 0  # bytes read of it (of whole characters), before line ends are normalised
 
 
 @dataclass
@@ -121,13 +125,16 @@ class Inputs:
         return self.digests[display]
 
     def listing(self, display: str, span: Span) -> tuple[tuple[str, int], ...]:
-        """A folder's files as (name, size), for a glob input (``folder/``); its digest covers
-        every name and size, its stamp moves when a file is added or removed."""
+        """A folder's days as (name, size), for the logs' glob input (``folder/``); its digest
+        covers every day's name and size (a file that is no day, notes.md, is no input: it
+        rebuilds nothing), its stamp moves when a file is added or removed."""
         if display not in self._listings:
             from .memory_logs import list_folder
 
             path = confine(self.root, check_relative(display.rstrip("/"), span), span)
             found = list_folder(path)
+            if found is not None and self.logs is not None:
+                found = tuple(f for f in found if self._is_day(f"{display}{f[0]}"))
             self._listings[display] = found or ()
             self.stamps[display] = stamp(path) if found is not None else None
             digest = sha256(repr(found).encode()) if found is not None else None
@@ -187,6 +194,7 @@ class Inputs:
                 capped,
                 meta,
                 tail,
+                len(data),
             )
         self._loaded[display] = loaded
         return loaded
@@ -214,14 +222,15 @@ def read_cap(model: Model) -> int:
     """Bytes worth reading of any one file: the most any consumer can keep of it, with margin.
 
     A section never keeps more than ``min(per_file, total)``; OpenClaw targets have their own
-    budgets. A 1 GB MEMORY.md is read only this far, and the cut is reported.
+    budgets. A 1 GB MEMORY.md is read only this far (at most ``READ_CEILING``), and the cut is
+    reported.
     """
     limits = model.manifest.limits
     budgets = [min(limits.per_file, limits.total)]
     for target in model.manifest.target:
         own = WORKERS[target.worker].read_budget(target)
         budgets += [own] if own else []
-    return max(max(budgets) * 4 * READ_MARGIN, READ_FLOOR)
+    return min(max(max(budgets) * 4 * READ_MARGIN, READ_FLOOR), READ_CEILING)
 
 
 @dataclass
@@ -256,7 +265,7 @@ class _Resolver:
                     (display,),
                     "read",
                     loaded.size,
-                    measure(loaded.body, "bytes"),
+                    loaded.read,
                     "bytes",
                     "capped",
                 )
@@ -368,12 +377,7 @@ def _shift_quoted(message: str, file: str, offset: int) -> str:
 
 
 def variant_path(model: Model, source: Source, platform: str) -> str:
-    if model.manifest.variants.layout == "directory":
-        head, name = posixpath.split(source.file)
-        return model.source_path(head, platform, name)
-    base = model.source_path(source.file)
-    stem, dot, ext = base.rpartition(".")
-    return f"{stem}.{platform}.{ext}" if dot and "/" not in ext else f"{base}.{platform}"
+    return model.source_path(model.manifest.variants.file(source.file, platform))
 
 
 def overlay_paths(model: Model, source: Source, job: Job) -> list[str]:

@@ -13,20 +13,24 @@ stamps go into the build's snapshot, so a no-op build notices a new file by a st
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import posixpath
 import re
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import attrs
 from hotplex.targets import WORKERS
 
 from . import unmapped
 from .errors import suggest
+from .fs import file_kind
 from .jobs import Job
-from .memory_logs import DAY_FORMS, days_glob, in_glob, is_day, is_day_of
-from .model import Model, Source, Target
+from .memory_logs import DAY_FORMS, days_glob, in_glob, is_day, is_day_of, split_glob
+from .model import Limits, Model, Source, Target
 from .source_rule import worker_defaults
 
 # The kinds of file a source can be: with ``sources = "."`` (the whole project, as ``import``
@@ -96,7 +100,26 @@ def after_build(
     present = {p for inputs in read.values() for p, digest in inputs.items() if digest is not None}
     files = {*found.files, *(p for p in present if not p.endswith("/")), model.manifest_display}
     allow_warnings = _unmatched_allow_files(model, files)
-    return report(model, found, consulted, present) + allow_warnings, found.folders
+    warnings = report(model, found, consulted, present) + allow_warnings + _unapplied_limits(model)
+    return warnings, found.folders
+
+
+def _unapplied_limits(model: Model) -> list[str]:
+    """``[limits]`` set in a project none of whose targets is cut by them (OpenClaw only): one
+    warning naming the keys and the budgets that apply instead."""
+    manifest = model.manifest
+    written = [
+        f"limits.{field.name}"
+        for field in attrs.fields(Limits)
+        if getattr(manifest.limits, field.name) != field.default
+    ]
+    own = {WORKERS[t.worker].own_limits for t in manifest.target}
+    if not written or not manifest.target or None in own:
+        return []
+    return [
+        f"{model.manifest_display}: {', '.join(written)}: [limits] cut no target here;"
+        f" {' and '.join(sorted(w for w in own if w))} apply instead"
+    ]
 
 
 def report(model: Model, found: Listing, read: set[str], present: set[str]) -> list[str]:
@@ -113,6 +136,8 @@ def report(model: Model, found: Listing, read: set[str], present: set[str]) -> l
     used: set[str] = set()
     unread = []
     glob = days_glob(model)
+    if glob is not None and f"{posixpath.dirname(glob)}/" in read:  # its days were listed
+        read = read | {f for f in found.files if is_day_of(glob, f)}
     read = read | _linked(model.root, [f for f in found.files if f not in read], read)
     for path in found.files:
         rel = _relative(path, sources_dir)
@@ -142,6 +167,7 @@ def report(model: Model, found: Listing, read: set[str], present: set[str]) -> l
     return (
         _declared_but_absent(model)
         + _absent_logs_folder(model, found)
+        + _unreadable_days(model, found)
         + _unmatched(model, found, used)
         + unread
     )
@@ -164,6 +190,33 @@ def _absent_logs_folder(model: Model, found: Listing) -> list[str]:
         f"{model.manifest_display}: memory.logs: the folder of '{logs}' ({folder}/) does not"
         f" exist — {hint}"
     ]
+
+
+def _unreadable_days(model: Model, found: Listing) -> list[str]:
+    """Entries of the logs folder named like a day that are no regular file (a FIFO, a folder, a
+    symlink to nothing): never read, so without a word an older day would pass for the newest."""
+    glob = days_glob(model)
+    if glob is None:
+        return []
+    warnings = []
+    for path in sorted({*found.files, *found.folders}):
+        if not is_day_of(glob, path):
+            continue
+        try:
+            mode = os.stat(model.root / path).st_mode
+        except FileNotFoundError:
+            what = "a symlink to nothing"
+        except OSError as exc:
+            what = f"unreadable ({exc.strerror})"
+        else:
+            if stat.S_ISREG(mode):
+                continue
+            what = file_kind(mode)
+        warnings.append(
+            f"{path}: named like a day of memory.logs '{model.manifest.memory.logs}' but is"
+            f" {what}, not a regular file: not read"
+        )
+    return warnings
 
 
 def _linked(root: Path, unread: list[str], read: set[str]) -> set[str]:
@@ -321,7 +374,7 @@ def _why(model: Model, rel: str) -> str:
     if (head, name) in by_file:
         return f": no target keeps source '{by_file[head, name].name}' (keep / profile)"
     if is_day(name):
-        return _day_why(manifest.memory.logs, head)
+        return _day_why(manifest.memory.logs, head, name)
     other_tool = unmapped.reason(rel)
     if other_tool is not None:
         return f": {other_tool}"
@@ -344,16 +397,17 @@ def _why(model: Model, rel: str) -> str:
     return ""
 
 
-def _day_why(logs: str | None, head: str) -> str:
+def _day_why(logs: str | None, head: str, name: str) -> str:
     """A file named like a daily log that the logs glob does not read: why, naming the key."""
     if logs is None:
         return ': named like a daily log; [memory] logs = "memory/*.md" reads such files'
-    folder = posixpath.dirname(logs.replace("\\", "/"))
-    if posixpath.normpath(head or ".") == posixpath.normpath(folder or "."):
-        return f": named like a day, but memory.logs '{logs}' does not match its name (case counts)"
-    if head.startswith(f"{posixpath.normpath(folder or '.')}/"):
+    folder, pattern = split_glob(logs)
+    if posixpath.normpath(head or ".") == folder:
+        case = " (case counts)" if fnmatch.fnmatch(name.lower(), pattern.lower()) else ""
+        return f": named like a day, but memory.logs '{logs}' does not match its name{case}"
+    if head.startswith(f"{folder}/"):
         return f": a day in a subfolder, but memory.logs '{logs}' reads only '{folder}/' itself"
-    return f": named like a day, but memory.logs '{logs}' reads days in '{folder or '.'}/'"
+    return f": named like a day, but memory.logs '{logs}' reads days in '{folder}/'"
 
 
 def _platform_why(model: Model, word: str, rel: str) -> str:

@@ -152,6 +152,8 @@ class Worker:
     modules: ClassVar[tuple[str, ...]] = ()
     # What its program loads by itself (None: nothing; OpenClaw reads only what hotplex places).
     own_files: ClassVar[OwnFiles | None] = None
+    # Its program's own budgets, named as its target keys, when ``budgets`` is not ``[limits]``.
+    own_limits: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

@@ -6,6 +6,7 @@ must see the same bytes, so both workers call ``build`` and only wrap its result
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from hotplex import assemble, limits, memory_logs, sanitize
@@ -35,13 +36,19 @@ def reserved_tags(
 
 
 def build(
-    sections: list[Section], model: Model, also_reserved: frozenset[str] = frozenset()
+    sections: list[Section],
+    model: Model,
+    also_reserved: frozenset[str] = frozenset(),
+    as_sent: Callable[[str], str] | None = None,
 ) -> Document:
+    """``as_sent``: what the worker's program makes of a text on the way (Gemini CLI's word
+    joiners), applied to each section before the limits, so that they hold for what is sent."""
     reserved = reserved_tags(sections, model, also_reserved)
     unit = model.manifest.limits.unit
 
     def clean(text: str) -> str:
-        return sanitize.sanitize(text, reserved)
+        cleaned = sanitize.sanitize(text, reserved)
+        return as_sent(cleaned) if as_sent is not None else cleaned
 
     cleaned = [
         limits.Limited(s.name, s.files, clean(s.text), memory_logs.mapped(s.logs, clean))

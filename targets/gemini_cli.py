@@ -37,6 +37,8 @@ and ``prompt.xml`` is byte for byte what arrives:
   GEMINI.md. Each such ``@`` gets a WORD JOINER (U+2060, invisible, no break) before it, so
   Gemini no longer sees a separator before it and sends the text as written; ``@`` inside code
   spans, and e-mail addresses, need nothing and are left alone. Each is reported as a warning.
+  The joiners go into each section before the limits (``join_imports``), so ``[limits]`` hold
+  for what Gemini receives.
 - **Whitespace.** Gemini trims the file (JavaScript's ``trim``) and collapses every run of three
   or more line feeds in its system prompt to two.
 What Gemini CLI 0.61.0 loads by itself: GEMINI.md (``context.fileName``) from every folder
@@ -98,6 +100,9 @@ _BLANK_RUN = re.compile(r"\n{3,}")
 _CODE_REGION = re.compile(r"(`+)[\s\S]*?\1")
 _IMPORT_START = re.compile(r"(?:(?<=[ \t\n\r])|(?<![\s\S]))@(?=[./A-Za-z])")
 _IMPORT_TOKEN = re.compile(r"@[^ \t\n\r]*")  # the path runs to the next blank
+# An import neutralised, in a section or the document: hidden-text scans refuse U+2060 in
+# sources, so every joiner before an '@' is one hotplex put there.
+_JOINED_IMPORT = re.compile(WORD_JOINER + r"(@[^ \t\n\r]*)")
 _SHOWN_IMPORTS = 5
 
 
@@ -131,18 +136,24 @@ class Normalised:
         return at + bisect.bisect_left(self.joiners, at)
 
 
+def join_imports(text: str) -> str:
+    """``text`` with a word joiner before each ``@`` Gemini would take for a file import. Done
+    to each section before the limits (a joiner counts in the budget); ``normalise`` repeats it
+    on the document for an ``@`` that only the sections' joining made an import start."""
+    starts = import_starts(text)
+    pieces = [text[a:b] for a, b in zip([0, *starts], [*starts, len(text)], strict=True)]
+    return WORD_JOINER.join(pieces)
+
+
 def normalise(document: str) -> Normalised:
     """``document`` as Gemini will send it, given as the file it reads."""
     trimmed = document.strip(_JS_TRIMMED)
     collapsed = tuple(m.span() for m in _BLANK_RUN.finditer(trimmed))
     text = _BLANK_RUN.sub("\n\n", trimmed)
     starts = import_starts(text)
-    pieces = [text[a:b] for a, b in zip([0, *starts], [*starts, len(text)], strict=True)]
     imports = [m.group() for start in starts if (m := _IMPORT_TOKEN.match(text, start))]
     lead = len(document) - len(document.lstrip(_JS_TRIMMED))
-    return Normalised(
-        WORD_JOINER.join(pieces), imports, lead, len(trimmed), collapsed, tuple(starts)
-    )
+    return Normalised(join_imports(text), imports, lead, len(trimmed), collapsed, tuple(starts))
 
 
 def _as_sent(size: SectionSize, span: tuple[int, int] | None, sent: Normalised) -> SectionSize:
@@ -175,8 +186,11 @@ class GeminiCli(Worker):
     own_files = OWN_FILES
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
-        document = agent_configuration.build(sections, model, also_reserved=WRAPPER_TAGS)
+        document = agent_configuration.build(
+            sections, model, also_reserved=WRAPPER_TAGS, as_sent=join_imports
+        )
         sent = normalise(document.text)
+        imports = _JOINED_IMPORT.findall(sent.text)
         data = sent.text.encode("utf-8")
         folder = job.out_dir(model)
         prompt = f"{folder}/{PROMPT_FILE}"
@@ -191,6 +205,6 @@ class GeminiCli(Worker):
             },
             primary=prompt,
             truncations=document.truncations,
-            warnings=(_import_warning(sent.imports),) if sent.imports else (),
+            warnings=(_import_warning(imports),) if imports else (),
             sizes=tuple(_as_sent(s, document.spans.get(s.name), sent) for s in document.sizes),
         )

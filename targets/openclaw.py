@@ -136,6 +136,10 @@ class OpenClaw(Worker):
     )
     init_target = ("claw", "the workspace files OpenClaw reads, and the context it will build")
     daily_logs = "files"
+    own_limits = (
+        "OpenClaw's own budgets, set by max_chars (its bootstrapMaxChars) and total_max_chars"
+        " (bootstrapTotalMaxChars) on the target,"
+    )
     modules = (
         __name__,
         openclaw_context.__name__,

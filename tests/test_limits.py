@@ -255,3 +255,85 @@ def test_days_fit_whole_newest_first_and_every_other_day_is_reported(days, curat
     assert len(shown) <= len(whole) + 1  # ...plus at most the newest day, cut on entries
     reported = {c.files[0] for c in cuts if c.files[0].startswith("m/")}
     assert reported == {d.display for d in nonempty[len(whole) :]}
+
+
+@given(
+    st.lists(st.text(min_size=0, max_size=300), min_size=1, max_size=5),
+    st.lists(st.lists(st.text(min_size=1, max_size=60), min_size=1, max_size=4), max_size=5),
+    st.integers(1, 500),
+    st.integers(1, 1500),
+    st.sampled_from(["chars", "bytes"]),
+)
+def test_fair_shares_pass_on_what_a_section_cannot_use(texts, days, per_file, total, unit):
+    """The invariant: given every unit the fair budgets leave unspent, no cut section (one that
+    keeps less than its text, up to per_file) would keep one more unit."""
+    from hotplex.memory_logs import Day, Logs, full_text
+
+    read = tuple(
+        Day(f"m/{n:02d}.md", f"{n:02d}", tuple(e.strip() or "x" for e in entries))
+        for n, entries in enumerate(days)
+    )
+    memory = Limited("memory", ("MEMORY.md",), full_text("M", read), Logs(read, curated="M"))
+    all_sections = [*sections(*texts), memory]
+    limits = Limits(per_file=per_file, total=total, unit=unit, share="fair")
+    kept = {k.name: measure(k.text, unit) for k in apply(all_sections, limits)[0]}
+    spare = total - sum(kept.values())
+    assert spare >= 0
+    for section in all_sections:
+        size = kept.get(section.name, 0)
+        if size < min(measure(section.text, unit), per_file):
+            alone = Limits(per_file=per_file, total=size + spare, unit=unit, share="fair")
+            more = apply([section], alone)[0]
+            assert sum(measure(k.text, unit) for k in more) == size
+
+
+def test_a_fair_share_memory_cannot_use_goes_to_the_section_that_wants_it(make_project, hotplex):
+    days = {f"agent-configs/memory/2026-11-0{n}.md": f"- {n} " + "d" * 180 + "\n" for n in range(5)}
+    files = {"agent-configs/SOUL.md": "S" * 1000, "agent-configs/MEMORY.md": "M", **days}
+    manifest = (
+        '[metacognition]\nenabled = false\n[limits]\ntotal = 600\nshare = "fair"\n'
+        '[memory]\nlogs = "memory/*.md"\n[[target]]\nname = "cc"\nworker = "claude-code"\n'
+    )
+    for name in ("AGENTS", "SKILLS", "USER"):
+        files[f"agent-configs/{name}.md"] = ""
+    root = make_project(files, manifest=manifest)
+    result = hotplex("-C", str(root), "build", "--json")
+    assert result.status == 0, result.stderr
+    (artifact,) = [a for a in json.loads(result.stdout)["artifacts"] if a["path"].endswith("xml")]
+    (soul,) = [c for c in artifact["truncations"] if c["section"] == "soul"]
+    memory = len("M\n\n## 2026-11-04\n\n- 4 " + "d" * 180)  # the newest day fits, no more
+    assert soul["after"] == 600 - memory  # not its fair share of 300: the whole total is spent
+
+
+def test_limits_in_a_project_they_cut_nothing_of_are_a_warning_naming_the_keys(
+    make_project, hotplex
+):
+    manifest = (
+        '[limits]\nper_file = 10\nunit = "bytes"\n[[target]]\nname = "claw"\nworker = "openclaw"\n'
+    )
+    root = make_project({"agent-configs/SOUL.md": "Soul."}, manifest=manifest)
+    for _ in range(2):  # the no-op build repeats it
+        result = hotplex("-C", str(root), "build")
+        assert result.status == 0, result.stderr
+        assert (
+            "warning: hotplex.toml: limits.per_file, limits.unit: [limits] cut no target here;"
+            " OpenClaw's own budgets, set by max_chars"
+        ) in result.stderr
+    mixed = manifest + '[[target]]\nname = "cc"\nworker = "claude-code"\n'
+    root = make_project({"agent-configs/SOUL.md": "Soul."}, manifest=mixed, name="mixed")
+    assert "[limits] cut no target" not in hotplex("-C", str(root), "build").stderr
+
+
+@pytest.mark.slow  # a 64 MiB source, read and written
+def test_huge_budgets_read_no_file_past_the_ceiling_and_say_so(make_project, hotplex):
+    from hotplex.sources import READ_CEILING
+
+    manifest = (
+        "[metacognition]\nenabled = false\n[limits]\nper_file = 100000000000000000\n"
+        'total = 100000000000000000\n[[target]]\nname = "cc"\nworker = "claude-code"\n'
+    )
+    size = READ_CEILING + 4096
+    root = make_project({"agent-configs/SOUL.md": "a" * size}, manifest=manifest)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    assert f"truncated {size} → {READ_CEILING} bytes (limits.read)" in result.stderr

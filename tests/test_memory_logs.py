@@ -246,6 +246,7 @@ def test_openclaw_deploys_every_day_and_keeps_memory_md_curated(make_project):
         ("mem*/x.md", "only the file name may hold wildcards"),
         ("../memory/*.md", "must stay inside the sources folder"),
         ("memory/today.md", "names no files"),
+        ("memory\\\\*.md", "a backslash; hotplex paths separate folders with '/'"),
     ],
 )
 def test_a_bad_logs_glob_is_an_error_at_its_key(make_project, glob, message):
@@ -637,3 +638,102 @@ def test_a_day_read_from_inside_a_code_block_starts_after_it(make_project):
     assert len(text) > 1 << 20  # past the read cap: read from its end, inside the block
     build_json(root)
     assert memory_of(root).endswith("## 2026-11-02\n\n- after the code\n- the newest")
+
+
+def test_a_day_of_one_entry_past_the_read_cap_keeps_that_entry_cut_and_says_so(make_project):
+    root = make_project({"agent-configs/MEMORY.md": ""}, manifest=manifest(per_file=300))
+    (root / "agent-configs/memory").mkdir()
+    (root / "agent-configs/memory/2026-11-10.md").write_text("- " + "z" * 2_000_000 + " END\n")
+    (root / "agent-configs/memory/2026-11-09.md").write_text("- older\n")
+    report = build_json(root)
+    memory = memory_of(root)
+    assert "## 2026-11-10\n\nzzz" in memory and memory.endswith(TRUNCATION_MARKER)
+    cuts = {(c["files"][0].rsplit("/", 1)[1], c["limit"]): c for c in cuts_of(report)}
+    assert cuts["2026-11-10.md", "read"]["after"] == 1 << 20  # bytes read, not a count after it
+    assert cuts["2026-11-10.md", "per_file"]["style"] == "marker"
+    assert cuts["2026-11-09.md", "per_file"]["style"] == "dropped"
+
+
+def test_a_day_read_from_inside_a_code_block_reports_what_it_skipped(make_project):
+    code = "".join(f"    code line {n}\n" for n in range(80_000))
+    text = f"- a long log:\n\n```\n{code}```\n- the newest\n"
+    root = make_project({"agent-configs/MEMORY.md": "Curated."}, manifest=manifest())
+    (root / "agent-configs/memory").mkdir()
+    (root / "agent-configs/memory/2026-11-02.md").write_text(text, encoding="utf-8")
+    report = build_json(root)
+    assert memory_of(root).endswith("## 2026-11-02\n\n- the newest")
+    (read,) = [c for c in cuts_of(report) if c["limit"] == "read"]
+    assert read["before"] == len(text) and read["after"] == len("- the newest\n")
+
+
+def test_a_day_whose_every_entry_repeats_a_newer_day_is_reported(make_project, hotplex):
+    files = {
+        "agent-configs/memory/2026-11-02.md": "- same\r\n- also\n",
+        "agent-configs/memory/2026-11-01.md": "## Morning\n\n- same\n\n- also\n",
+    }
+    root = make_project(files, manifest=manifest())
+    result = hotplex("-C", str(root), "build", "--json")
+    assert "2026-11-01" not in memory_of(root)
+    (cut,) = [c for c in cuts_of(json.loads(result.stdout)) if c["style"] == "repeat"]
+    assert cut["files"] == ["agent-configs/memory/2026-11-01.md"] and cut["after"] == 0
+    result = hotplex("-C", str(make_project(files, manifest=manifest(), name="again")), "build")
+    assert "2026-11-01.md: left out; every entry of it repeats a newer day" in result.stderr
+
+
+def test_a_day_that_is_no_file_is_reported_and_a_linked_day_counts_its_target_as_read(
+    make_project, hotplex
+):
+    files = dict([day(1, "old"), day(2, "x" * 300), ("agent-configs/memory/notes.txt", "- t\n")])
+    root = make_project(files, manifest=manifest(per_file=200))
+    logs = root / "agent-configs/memory"
+    os.mkfifo(logs / "2026-11-09.md")
+    (logs / "2026-11-08.md").mkdir()
+    (logs / "2026-11-07.md").symlink_to("nowhere")
+    (logs / "2026-10-01.md").symlink_to("notes.txt")  # too old to be read, yet a day
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    for n, what in ((9, "a FIFO (named pipe)"), (8, "a directory"), (7, "a symlink to nothing")):
+        assert (
+            f"warning: agent-configs/memory/2026-11-0{n}.md: named like a day of memory.logs"
+            f" 'memory/*.md' but is {what}, not a regular file: not read"
+        ) in result.stderr.splitlines()
+    assert "notes.txt" not in result.stderr
+
+
+def test_a_logs_glob_matching_a_variant_of_a_source_is_an_error(make_project, hotplex):
+    text = (
+        manifest().replace('"memory/*.md"', '"SOUL.*.md"') + '[variants]\nplatforms = ["slack"]\n'
+    )
+    root = make_project({"agent-configs/SOUL.slack.md": "Slack soul."}, manifest=text)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2
+    assert "'SOUL.*.md' matches the file of source 'soul' (SOUL.slack.md)" in result.stderr
+
+
+def test_unreached_days_blame_case_only_when_case_is_the_reason(make_project, hotplex):
+    files = {
+        "agent-configs/memory/2026-11-01.MD": "- upper case",
+        "agent-configs/memory/sub/2026-11-03.md": "- deeper",
+    }
+    root = make_project(files, manifest=manifest().replace('"memory/*.md"', '"memory/./*.md"'))
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert any("2026-11-01.MD" in line and "(case counts)" in line for line in lines)
+    assert any(
+        "sub/2026-11-03.md" in line and "reads only 'memory/' itself" in line for line in lines
+    )
+
+
+def test_a_file_that_is_no_day_in_the_logs_folder_rebuilds_nothing(make_project, hotplex):
+    root = make_project(dict([day(1, "one")]), manifest=manifest())
+    assert hotplex("-C", str(root), "build").status == 0
+    (root / "agent-configs/memory/notes.md").write_text("- not a day\n", encoding="utf-8")
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    assert "0 rebuilt" in result.stderr + result.stdout
+    assert "notes.md matches memory.logs 'memory/*.md' but is not a day" in result.stderr
+    day_two = root / "agent-configs/memory/2026-11-02.md"
+    day_two.write_text("- two\n", encoding="utf-8")
+    again = hotplex("-C", str(root), "build")
+    assert "1 rebuilt" in again.stdout + again.stderr  # a new day is an input

@@ -184,7 +184,34 @@ def test_stats_measure_each_section_as_the_artifact_holds_it(make_project, hotpl
     [stats] = json.loads(result.stdout)["artifacts"]
     sizes = {s["name"]: (s["size"], s["raw"]) for s in stats["sections"]}
     assert sizes == {
-        "soul": (len(held("persona")), len(soul.rstrip("\n"))),
-        "user": (len(held("user")), len(user.rstrip("\n"))),
+        # raw: before any budget, with the word joiners the budget counts (one per '@')
+        "soul": (len(held("persona")), len(soul.rstrip("\n")) + soul.count("@")),
+        "user": (len(held("user")), len(user.rstrip("\n")) + user.count("@")),
     }
     assert stats["size"] == sum(size for size, _ in sizes.values()) < stats["document"]
+
+
+def test_limits_hold_for_the_text_gemini_receives_word_joiners_included(make_project, hotplex):
+    manifest = (
+        '[metacognition]\nenabled = false\n[limits]\nunit = "bytes"\nper_file = 100\n'
+        'total = 150\n[[target]]\nname = "gemini"\nworker = "gemini-cli"\n'
+    )
+    files = {"agent-configs/SOUL.md": "@a " * 100, "agent-configs/AGENTS.md": "@b " * 100}
+    root = make_project(files, manifest=manifest)
+    result = hotplex("-C", str(root), "build", "--json")
+    assert result.status == 0, result.stderr
+    artifact = (root / "dist/gemini/default/prompt.xml").read_text(encoding="utf-8")
+
+    def held(tag: str) -> bytes:  # the section's text in the artifact, its note line aside
+        inside = artifact.split(f"<{tag}>\n", 1)[1].split(f"\n</{tag}>", 1)[0]
+        return inside.split("\n", 1)[1].encode("utf-8")
+
+    persona, rules = held("persona"), held("rules")
+    assert len(persona) <= 100 and len(persona) + len(rules) <= 150
+    assert persona.count("\u2060@a".encode()) == persona.count(b"@a") > 0
+    [report] = [a for a in json.loads(result.stdout)["artifacts"] if a["path"].endswith(".xml")]
+    assert {(c["section"], c["limit"]) for c in report["truncations"]} == {
+        ("soul", "per_file"),
+        ("rules", "per_file"),
+        ("rules", "total"),
+    }
