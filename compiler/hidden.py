@@ -325,7 +325,9 @@ def _needles(text: str, match: Match) -> list[tuple[str, int]]:
         needle = (text[left:right], start - left)
         if needle not in needles:
             needles.append(needle)
-    return needles
+    # Last, its first character alone: a run that rendering assembled ("\x1f{{ x }}\x08" with
+    # x empty) is in no source whole, but where it begins is still a place to name.
+    return [*needles, (match.chars[0], 0)] if len(match.chars) > 1 else needles
 
 
 def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Finding]:

@@ -45,9 +45,12 @@ def test_a_section_with_room_too_small_for_the_marker_keeps_what_fits_and_is_rep
     assert "dropped" in cuts[1].describe()
 
 
-# Texts as sections hold them: trimmed, and without a '<' (a cut never ends in an open '<name',
-# so a text made of one could lose it all; test_sanitize covers that rule).
-section_text = st.text(st.characters(blacklist_characters="<"), max_size=900).map(str.strip)
+# Texts as sections hold them: decoded UTF-8 (no lone surrogate), trimmed, and without a '<' (a
+# cut never ends in an open '<name', so a text made of one could lose it all; test_sanitize
+# covers that rule).
+section_text = st.text(st.characters(codec="utf-8", exclude_characters="<"), max_size=900).map(
+    str.strip
+)
 
 
 @given(
@@ -122,7 +125,9 @@ def test_overflow_error_names_the_file_and_limit():
 
 
 @given(
-    st.lists(st.text(min_size=0, max_size=400), min_size=1, max_size=5),
+    st.lists(
+        st.text(st.characters(codec="utf-8"), min_size=0, max_size=400), min_size=1, max_size=5
+    ),
     st.integers(1, 500),
     st.integers(1, 1500),
     st.sampled_from(["chars", "bytes"]),
@@ -180,7 +185,9 @@ def test_fair_shares_properties(demands, total):
 
 
 @given(
-    st.lists(st.text(min_size=0, max_size=600), min_size=1, max_size=6),
+    st.lists(
+        st.text(st.characters(codec="utf-8"), min_size=0, max_size=600), min_size=1, max_size=6
+    ),
     st.integers(1, 700),
     st.integers(1, 2000),
     st.sampled_from(["chars", "bytes"]),
@@ -229,7 +236,7 @@ def test_overflow_error_names_the_fair_share():
         min_size=1,
         max_size=8,
     ),
-    st.text(max_size=200),
+    st.text(st.characters(codec="utf-8"), max_size=200),
     st.integers(80, 900),
     st.sampled_from(["chars", "bytes"]),
 )
@@ -258,8 +265,15 @@ def test_days_fit_whole_newest_first_and_every_other_day_is_reported(days, curat
 
 
 @given(
-    st.lists(st.text(min_size=0, max_size=300), min_size=1, max_size=5),
-    st.lists(st.lists(st.text(min_size=1, max_size=60), min_size=1, max_size=4), max_size=5),
+    st.lists(
+        st.text(st.characters(codec="utf-8"), min_size=0, max_size=300), min_size=1, max_size=5
+    ),
+    st.lists(
+        st.lists(
+            st.text(st.characters(codec="utf-8"), min_size=1, max_size=60), min_size=1, max_size=4
+        ),
+        max_size=5,
+    ),
     st.integers(1, 500),
     st.integers(1, 1500),
     st.sampled_from(["chars", "bytes"]),
