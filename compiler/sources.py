@@ -16,11 +16,12 @@ import os
 import posixpath
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+import attrs
 from hotplex.targets import WORKERS
 
 from . import claude_sources, comments, frontmatter, hidden, memory_logs, reuse, secrets
@@ -450,6 +451,28 @@ def _check_notes(resolver: _Resolver) -> None:
         resolver.check_setting(channel.note, f"channels.{name}.note")
     if manifest.metacognition.enabled:
         resolver.check_setting(manifest.metacognition.note, "metacognition.note")
+    target = resolver.job.target
+    key = f"target[{manifest.target.index(target)}]"
+    resolver.check_setting(target.cwd, f"{key}.cwd")  # launch.json's cwd
+    for where, text in _option_texts(target.options, key):
+        resolver.check_setting(text, where)
+
+
+def _option_texts(value: object, key: str) -> Iterator[tuple[str, str]]:
+    """Every text of a worker's target options, with its key path: a worker writes them into its
+    files (a sub-agent's role and description, OpenClaw's workspace), so each is scanned like a
+    note, whatever worker declares it."""
+    if isinstance(value, str):
+        yield key, value
+    elif attrs.has(type(value)):
+        for name in attrs.fields_dict(type(value)):
+            yield from _option_texts(getattr(value, name), f"{key}.{name}")
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            yield from _option_texts(item, f"{key}.{name}")
+    elif isinstance(value, (tuple, list)):
+        for index, item in enumerate(value):
+            yield from _option_texts(item, f"{key}[{index}]")
 
 
 def _metacognition(resolver: _Resolver, file: str | None, note: str) -> Section:
