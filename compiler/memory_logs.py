@@ -365,7 +365,7 @@ def check_name(day: Day) -> None:
     bad = next((c for c in day.name if unicodedata.category(c) in _NOT_IN_A_LINE), None)
     if bad is not None:
         raise HotplexError.single(
-            f"a day's file name is its heading, one line of text, and this one holds {describe(bad)}",
+            f"a day's file name is its heading, one line of text; this one holds {describe(bad)}",
             Span(day.display),
             hint=f"rename the file ({DAY_FORMS})",
         )
