@@ -63,8 +63,9 @@ class Problem:
         lines = [visible(head)]
         span = self.span
         if span is not None and span.source_line is not None and span.column is not None:
-            before = visible(span.source_line[: span.column - 1].replace("\t", " "))
-            lines.append(f"    {before}{visible(span.source_line[span.column - 1 :])}")
+            shown = span.source_line.replace("\t", " ")
+            before = visible(shown[: span.column - 1])
+            lines.append(f"    {before}{visible(shown[span.column - 1 :])}")
             lines.append("    " + " " * len(before) + "^")
         if self.hint:
             lines.append(f"  hint: {visible(self.hint)}")
