@@ -35,11 +35,30 @@ def floor(text: str, at: int) -> int:
     before, after = text[at - 1], text[at]
     if before < "\x80" and after < "\x80" and before + after != "\r\n":
         return at  # two ASCII characters other than CR LF: never one cluster
-    cluster, sure = _patterns()
-    found = sure.search(text, 0, at)
+    if before in _FLAG_LETTERS and after in _FLAG_LETTERS:  # flags pair up from the run's start
+        run = len(text[:at]) - len(text[:at].rstrip(_FLAG_LETTERS))
+        if run % 2 == 0:
+            return at
+        return at - 1 if run > 1 else floor(text, at - 1)
+    found = _patterns()[1].search(text, 0, at)
     boundary = found.start() if found is not None else 0
-    for match in cluster.finditer(text, boundary):
-        if match.end() > at:
-            break
-        boundary = match.end()
-    return boundary
+    while True:
+        end = _cluster_end(text, boundary)
+        if end > at:
+            return boundary
+        boundary = end
+
+
+def _cluster_end(text: str, start: int) -> int:
+    """Where the cluster starting at the boundary ``start`` ends. Matched in a slice: ``regex``
+    looks back over a run of regional indicators from every match, which a slice cuts short."""
+    window = text[start : start + _WINDOW]
+    end = _patterns()[0].match(window).end()
+    if end < len(window) or start + len(window) >= len(text):
+        return start + end
+    return _patterns()[0].match(text, start).end()  # a cluster longer than the window
+
+
+_WINDOW = 64
+# The regional indicators, two of which make a flag (Grapheme_Cluster_Break=Regional_Indicator).
+_FLAG_LETTERS = "".join(chr(c) for c in range(0x1F1E6, 0x1F200))
