@@ -16,15 +16,23 @@ import os
 import posixpath
 import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-import attrs
 from hotplex.targets import WORKERS
 
-from . import claude_sources, comments, frontmatter, hidden, memory_logs, reuse, secrets
+from . import (
+    claude_sources,
+    comments,
+    frontmatter,
+    hidden,
+    manifest_texts,
+    memory_logs,
+    reuse,
+    secrets,
+)
 from .assemble import METACOGNITION_TAG
 from .errors import BuildFailed, HotplexError, Problem, Span, suggest
 from .fs import (
@@ -427,7 +435,7 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
         section = reuse.section(resolver, source.name, lambda s=source: _section(resolver, s))
         if section is not None:
             sections.append(section)
-    _check_notes(resolver)
+    manifest_texts.check(resolver)
     if resolver.findings:
         # A variable's value reaches a job through many files: one problem per place and text.
         raise BuildFailed(list(dict.fromkeys(f.problem() for f in resolver.findings)))
@@ -440,39 +448,6 @@ def _section(resolver: _Resolver, source: Source) -> Section | None:
     if resolver.model.manifest.memory.logs is not None and source.name == memory_logs.LOG_SOURCE:
         section = memory_logs.attach(resolver, source, section)
     return section
-
-
-def _check_notes(resolver: _Resolver) -> None:
-    model = resolver.model
-    manifest = model.manifest
-    for source in model.sources_of(resolver.job.target):
-        resolver.check_setting(source.note, model.source_key(source, "note"))
-    for name, channel in manifest.channels.items():
-        resolver.check_setting(channel.note, f"channels.{name}.note")
-    if manifest.metacognition.enabled:
-        resolver.check_setting(manifest.metacognition.note, "metacognition.note")
-    target = resolver.job.target
-    key = f"target[{manifest.target.index(target)}]"
-    resolver.check_setting(target.cwd, f"{key}.cwd")  # launch.json's cwd
-    for where, text in _option_texts(target.options, key):
-        resolver.check_setting(text, where)
-
-
-def _option_texts(value: object, key: str) -> Iterator[tuple[str, str]]:
-    """Every text of a worker's target options, with its key path: a worker writes them into its
-    files (a sub-agent's role and description, OpenClaw's workspace), so each is scanned like a
-    note, whatever worker declares it."""
-    if isinstance(value, str):
-        yield key, value
-    elif attrs.has(type(value)):
-        for name in attrs.fields_dict(type(value)):
-            yield from _option_texts(getattr(value, name), f"{key}.{name}")
-    elif isinstance(value, dict):
-        for name, item in value.items():
-            yield from _option_texts(item, f"{key}.{name}")
-    elif isinstance(value, (tuple, list)):
-        for index, item in enumerate(value):
-            yield from _option_texts(item, f"{key}[{index}]")
 
 
 def _metacognition(resolver: _Resolver, file: str | None, note: str) -> Section:
