@@ -225,15 +225,14 @@ def _json_report(outcome, check: bool) -> str:
 
 
 def _print_truncations(outcome) -> None:
-    from .console import colour
+    from .console import warn
     from .memory_logs import describe_cuts
 
-    warning = colour("warning", "yellow", sys.stderr)
     for job in outcome.jobs:
         for line in describe_cuts(job.truncations):
-            sys.stderr.write(f"{warning}: {job.id}: {line}\n")
+            warn(f"{job.id}: {line}")
         for text in job.warnings:
-            sys.stderr.write(f"{warning}: {job.id}: {text}\n")
+            warn(f"{job.id}: {text}")
 
 
 def cmd_build(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
@@ -247,10 +246,10 @@ def cmd_build(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
 
 
 def _print_build(outcome, explain: bool, elapsed: float) -> None:
-    from .console import colour
+    from .console import colour, warn
 
     for warning in outcome.warnings:
-        sys.stderr.write(f"{colour('warning', 'yellow', sys.stderr)}: {warning}\n")
+        warn(warning)
     rebuilt = [j for j in outcome.jobs if j.rebuilt]
     _print_built(rebuilt, explain)
     for path in outcome.orphans:
@@ -278,10 +277,10 @@ def cmd_check(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
     if args.json:
         print(_json_report(outcome, check=True))
         return EXIT_FAILED if failed else EXIT_OK
-    from .console import colour, colour_diff
+    from .console import colour, colour_diff, warn
 
     for warning in outcome.warnings:  # e.g. a build log it had to ignore
-        sys.stderr.write(f"{colour('warning', 'yellow', sys.stderr)}: {warning}\n")
+        warn(warning)
     for job in stale:
         why = "; ".join(job.reasons)
         print(f"{colour(job.status, 'red')}: {job.primary} ({why})")
@@ -319,7 +318,7 @@ def cmd_graph(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
 def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from . import raw_copies
     from .api import Project
-    from .console import colour
+    from .console import warn
     from .memory_logs import describe_cuts
     from .overlay import read_arguments
     from .records import Truncation
@@ -331,17 +330,16 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
         sys.stdout.write(artifact.text)
     else:
         sys.stdout.buffer.write(artifact.file(args.file))
-    warning = colour("warning", "yellow", sys.stderr)
     folder = artifact.path.rpartition("/")[0]
     shown = artifact.path if args.file is None else f"{folder}/{args.file}"
     cuts = [Truncation.from_json(cut) for cut in artifact.truncations]
     for line in describe_cuts(c for c in cuts if (c.document or artifact.path) == shown):
-        sys.stderr.write(f"{warning}: {line}\n")
+        warn(line)
     for text in artifact.warnings:
-        sys.stderr.write(f"{warning}: {text}\n")
+        warn(text)
     target = next(t for t in project.model.manifest.target if t.name == args.target)
     if raw_copies.raw_sources(project.model, target):
-        sys.stderr.write(f"{warning}: {raw_copies.status(project.model, target)}\n")
+        warn(raw_copies.status(project.model, target))
     return EXIT_OK
 
 

@@ -38,6 +38,14 @@ def colour(text: str, name: str, stream: TextIO | None = None) -> str:
     return f"\x1b[{_COLOURS[name]}m{text}\x1b[0m"
 
 
+def warn(text: str) -> None:
+    """One warning on stderr, its non-printing characters shown (``errors.visible``): a file name
+    holding an escape sequence or a line break is quoted, never obeyed or split."""
+    from .errors import visible
+
+    sys.stderr.write(f"{colour('warning', 'yellow', sys.stderr)}: {visible(text)}\n")
+
+
 _DIFF_COLOURS = (("+++", "bold"), ("---", "bold"), ("+", "green"), ("-", "red"), ("@@", "dim"))
 
 

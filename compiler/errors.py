@@ -60,14 +60,15 @@ class Problem:
 
     def render(self) -> str:
         head = f"{self.span.location()}: {self.message}" if self.span else self.message
-        lines = [head]
+        lines = [visible(head)]
         span = self.span
         if span is not None and span.source_line is not None and span.column is not None:
             shown = span.source_line.replace("\t", " ")
-            lines.append(f"    {shown}")
-            lines.append("    " + " " * (span.column - 1) + "^")
+            before = visible(shown[: span.column - 1])
+            lines.append(f"    {before}{visible(shown[span.column - 1 :])}")
+            lines.append("    " + " " * len(before) + "^")
         if self.hint:
-            lines.append(f"  hint: {self.hint}")
+            lines.append(f"  hint: {visible(self.hint)}")
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, object]:
@@ -122,6 +123,16 @@ def _restore(kind: type[HotplexError], problems: list[Problem], exit_status: int
     error = Exception.__new__(kind)
     HotplexError.__init__(error, problems, exit_status)
     return error
+
+
+def visible(text: str) -> str:
+    """``text`` as a terminal may be given it: every character that does not print itself (a
+    line break, an escape sequence, a bidi override, an invisible character in a file name or a
+    value the user wrote) written as ``<U+001B>``, so a message is one line that shows what it
+    quotes and no terminal obeys it."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else f"<U+{ord(c):04X}>" for c in text)
 
 
 def suggest(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:

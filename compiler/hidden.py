@@ -376,7 +376,17 @@ def allowance(allow: Iterable[str], allow_files: Iterable[str]) -> Allowance:
     return Allowance(frozenset(n for n in names if n is not None), (), tuple(allow_files))
 
 
+def reported(name: str) -> bool:
+    """Whether an allowed ``U+XXXX`` is a character a rule can report: a control other than tab,
+    line feed and carriage return, or a default-ignorable character. Allowing any other is a
+    mistake (an emoji, a letter) that would change nothing."""
+    char = chr(int(name[2:], 16))
+    return bool(re.fullmatch(f"[{_CONTROL}\x80-\x9f]", char)) or bool(_unicode().ignorable(char))
+
+
 def unknown_entry_hint(entry: str) -> str:
+    if len(entry) == 1:  # the character itself, pasted
+        return f'name it by its code point: "{code_point(entry)}"'
     return suggest(entry, sorted(RULES)) or (
         'name a code point ("U+200B"), a character ("ZERO WIDTH SPACE") or a rule: '
         + ", ".join(RULES)

@@ -4,11 +4,13 @@ Sections are limited first each to ``per_file``, then to ``total``: cumulatively
 order (``share = "order"``) or by max-min fair shares (``"fair"``, ``fair_shares``). The memory
 section's daily logs fill what its budget leaves after MEMORY.md, whole days newest first
 (``fit_days``). Sizes are counted in the manifest's unit (characters or UTF-8 bytes); a cut never
-splits a character (so never a UTF-8 sequence or a surrogate pair) nor an ``&lt;`` the sanitizer
-wrote. A cut section ends with ``TRUNCATION_MARKER`` (counted inside the budget) when its budget
-holds the marker and some text; a smaller budget keeps as much text as fits, without the marker,
-so a budget is always spent (a tight total never yields an empty document). Every cut is returned
-as a ``Truncation``: nothing is ever shortened silently.
+splits a grapheme cluster (``graphemes``: a flag, an emoji sequence, a letter and its accents, so
+never a UTF-8 sequence or a surrogate pair either) nor an ``&lt;`` the sanitizer wrote, and leaves
+no hidden text the whole text does not hold. A cut section ends with ``TRUNCATION_MARKER``
+(counted inside the budget) when its budget holds the marker and some text; a smaller budget
+keeps as much text as fits, without the marker, so a budget is always spent (a tight total never
+yields an empty document). Every cut is returned as a ``Truncation``: nothing is ever shortened
+silently.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from . import graphemes, hidden
 from .errors import HotplexError, Problem, Span
 from .records import Truncation
 from .sanitize import ESCAPED_LT, open_tag_tail
@@ -27,6 +30,8 @@ if TYPE_CHECKING:
 TRUNCATION_MARKER = "\n\n[… truncated by hotplex: the rest of this section exceeded its size limit]"
 # Below this many units of room beside the marker, a cut section keeps text, not the marker.
 MIN_USEFUL_ROOM = 64
+# How much of a line around a cut decides whether the cut shows hidden text the line does not.
+_HIDDEN_CONTEXT = 256
 
 
 def measure(text: str, unit: str) -> int:
@@ -39,18 +44,35 @@ def measure(text: str, unit: str) -> int:
 
 
 def _prefix_within(text: str, budget: int, unit: str) -> str:
-    """The longest prefix of whole characters whose size is at most ``budget``."""
+    """The longest prefix of whole grapheme clusters whose size is at most ``budget``, that shows
+    no hidden text the whole text does not (a ZWNJ kept without the letter it joins)."""
     if unit == "chars":
         cut = budget
     else:
-        encoded = text.encode("utf-8")[:budget]
-        cut = len(encoded.decode("utf-8", errors="ignore"))
+        codec, width = ("utf-8", 1) if unit == "bytes" else ("utf-16-le", 2)
+        cut = len(text.encode(codec)[: budget * width].decode(codec, errors="ignore"))
+    cut = graphemes.floor(text, min(cut, len(text)))
+    while cut > 0 and _hides_at_end(text, cut):
+        cut = graphemes.floor(text, cut - 1)
     prefix = text[:cut]
     # Do not leave half of an escape behind ("&l" reads as garbage and hides the tag's '<').
     for keep in range(1, len(ESCAPED_LT)):
         if prefix.endswith(ESCAPED_LT[:keep]) and text.startswith(ESCAPED_LT, cut - keep):
             return prefix[:-keep]
     return prefix
+
+
+def _hides_at_end(text: str, cut: int) -> bool:
+    """Whether ``text`` cut at ``cut`` has hidden text where the whole line has none: a
+    character used as Unicode intends only with what follows it (a ZWNJ before a joining letter,
+    a right-to-left mark on a line whose right-to-left letters come later)."""
+    start = max(text.rfind("\n", 0, cut) + 1, cut - _HIDDEN_CONTEXT)
+    kept = hidden.scan(text[start:cut])
+    if not kept:
+        return False
+    end = text.find("\n", cut)
+    whole = text[start : min(end if end >= 0 else len(text), cut + _HIDDEN_CONTEXT)]
+    return bool({m.start for m in kept} - {m.start for m in hidden.scan(whole)})
 
 
 def cut(text: str, budget: int, unit: str) -> str:
@@ -62,6 +84,7 @@ def cut(text: str, budget: int, unit: str) -> str:
     # marker's line break would end the name and make it a tag. A cut never ends in "<name".
     prefix = _prefix_within(text, room if marked else budget, unit).rstrip()
     prefix = prefix[: open_tag_tail(prefix)].rstrip()
+    prefix = prefix[: graphemes.floor(text, len(prefix))]  # the strip may leave half a cluster
     return prefix + TRUNCATION_MARKER if marked else prefix
 
 

@@ -13,7 +13,10 @@ grows without bound. The rules, each decided here or in ``limits.py`` and nowher
   their size on disk. 1,000 days cost one folder listing and the few files the budget can use.
   A day larger than the read cap is read from its end (``Inputs.logs``), from its first entry.
 - Templates are off (agents write these files, not the operator), frontmatter is stripped, the
-  secret and hidden-text scans run as for any source.
+  secret and hidden-text scans run as for any source. A day's name (its file name without
+  ``.md``) becomes its heading, so it is text of the document too: one line (a line break or any
+  other control character in it is an error naming the file), its suffix after the date scanned
+  like the file's text.
 - Fitting (``limits.fit_days``): whole days while they fit; when the newest day alone does not,
   its newest entries (the end of the file) on entry boundaries.
 
@@ -30,6 +33,7 @@ import functools
 import os
 import posixpath
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -47,6 +51,8 @@ _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 _WILDCARDS = frozenset("*?[")
 # A day's file name: its date, then optionally a suffix after '-', '_' or '.', then ".md".
 _DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[-_.][^/]*)?\.md", re.IGNORECASE)
+# Controls (line feed among them) and the Unicode line and paragraph separators.
+_NOT_IN_A_LINE = frozenset({"Cc", "Zl", "Zp"})
 DAY_FORMS = "YYYY-MM-DD.md, or with a suffix after '-', '_' or '.' as in 2026-11-29-standup.md"
 
 
@@ -353,6 +359,11 @@ def attach(resolver: _Resolver, source: Source, section: Section | None) -> Sect
         limit = min(b for b in (budgets.per_file, budgets.total, 1 << 62) if b is not None)
         bound = max(limit - curated, 0)
     logs = read_days(listed, folder, load, lambda t: measure(t, budgets.unit), bound)
+    for day in logs.days:
+        check_name(day)
+        suffix = day.name[len("YYYY-MM-DD") + 1 :]  # scanned on its own: "-" joins no key to it
+        if secrets.scan(suffix) or hidden.scan(suffix):
+            resolver.check(suffix, [Origin(suffix, day.display, named=True)])
     if section is None:
         if not logs.days and not logs.unread:
             return None
@@ -361,6 +372,21 @@ def attach(resolver: _Resolver, source: Source, section: Section | None) -> Sect
     if worker.daily_logs == "files":
         return replace(section, logs=logs)
     return replace(section, text=full_text(section.text, logs.days), logs=logs)
+
+
+def check_name(day: Day) -> None:
+    """A day's name is its heading: a line break in it would end the heading and start entries
+    (or a heading of another day) no file holds; any other control character is refused with it."""
+    from .errors import HotplexError, Span
+    from .hidden import describe
+
+    bad = next((c for c in day.name if unicodedata.category(c) in _NOT_IN_A_LINE), None)
+    if bad is not None:
+        raise HotplexError.single(
+            f"a day's file name is its heading, one line of text; this one holds {describe(bad)}",
+            Span(day.display),
+            hint=f"rename the file ({DAY_FORMS})",
+        )
 
 
 def describe_cuts(truncations: Iterable[Truncation]) -> list[str]:

@@ -44,9 +44,10 @@ class Origin:
     file: str  # display path of the file, or the manifest's for a manifest value
     first_line: int = 1  # line of text[0] in ``file`` (frontmatter moves a body down)
     key: str | None = None  # manifest key path, for a value from the manifest
+    named: bool = False  # ``text`` is the file's name (a day's heading), not a line of it
 
     def span(self, offset: int) -> Span:
-        if self.key is not None:
+        if self.key is not None or self.named:
             return Span(self.file, key=self.key)
         at = Span.at_offset(self.file, self.text, offset)
         return Span(self.file, at.line + self.first_line - 1, at.column, source_line=at.source_line)

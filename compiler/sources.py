@@ -23,7 +23,16 @@ from pathlib import Path
 
 from hotplex.targets import WORKERS
 
-from . import claude_sources, comments, frontmatter, hidden, memory_logs, reuse, secrets
+from . import (
+    claude_sources,
+    comments,
+    frontmatter,
+    hidden,
+    manifest_texts,
+    memory_logs,
+    reuse,
+    secrets,
+)
 from .assemble import METACOGNITION_TAG
 from .errors import BuildFailed, HotplexError, Problem, Span, suggest
 from .fs import (
@@ -430,7 +439,7 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
         section = reuse.section(resolver, source.name, lambda s=source: _section(resolver, s))
         if section is not None:
             sections.append(section)
-    _check_notes(resolver)
+    manifest_texts.check(resolver)
     if resolver.findings:
         # A variable's value reaches a job through many files: one problem per place and text.
         raise BuildFailed(list(dict.fromkeys(f.problem() for f in resolver.findings)))
@@ -443,17 +452,6 @@ def _section(resolver: _Resolver, source: Source) -> Section | None:
     if resolver.model.manifest.memory.logs is not None and source.name == memory_logs.LOG_SOURCE:
         section = memory_logs.attach(resolver, source, section)
     return section
-
-
-def _check_notes(resolver: _Resolver) -> None:
-    model = resolver.model
-    manifest = model.manifest
-    for source in model.sources_of(resolver.job.target):
-        resolver.check_setting(source.note, model.source_key(source, "note"))
-    for name, channel in manifest.channels.items():
-        resolver.check_setting(channel.note, f"channels.{name}.note")
-    if manifest.metacognition.enabled:
-        resolver.check_setting(manifest.metacognition.note, "metacognition.note")
 
 
 def _metacognition(resolver: _Resolver, file: str | None, note: str) -> Section:

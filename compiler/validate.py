@@ -112,14 +112,23 @@ def _validate_secrets(secrets: Secrets, bad: typing.Callable[..., None]) -> None
 
 
 def _validate_unicode(unicode: Unicode, bad: typing.Callable[..., None]) -> None:
-    from .hidden import allow_entry, unknown_entry_hint
+    from .hidden import allow_entry, describe, reported, unknown_entry_hint, visible
 
     for index, entry in enumerate(unicode.allow):
-        if allow_entry(entry) is None:
+        name = allow_entry(entry)
+        if name is None:
             bad(
                 f"unicode.allow[{index}]",
-                f"'{entry}' is not a code point, a character name or a rule",
+                f"'{visible(entry)}' is not a code point, a character name or a rule",
                 unknown_entry_hint(entry),
+            )
+        elif name.startswith("U+") and not reported(name):
+            bad(
+                f"unicode.allow[{index}]",
+                f"'{entry}' ({describe(chr(int(name[2:], 16)))}) is no character the hidden-text"
+                " scan reports, so allowing it changes nothing",
+                "the scan reports controls and invisible (default-ignorable) characters only;"
+                " remove the entry",
             )
 
 

@@ -51,6 +51,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import attrs
+from hotplex import hidden
 from hotplex.errors import suggest
 from hotplex.jobs import Job
 from hotplex.limits import Truncation, measure
@@ -212,11 +213,12 @@ class OpenClaw(Worker):
             for f in files
             if f.name not in BOOTSTRAP_FILES[options.compat]
         ]
+        made = _hidden_made_by_cuts(context.text, contents.values())
         return Emitted(
             files=out,
             primary=primary,
             truncations=tuple(truncations),
-            warnings=(*context.warnings, *unread),
+            warnings=(*context.warnings, *unread, *made),
             sizes=tuple(sizes),
         )
 
@@ -330,6 +332,24 @@ def _cut(entry: InjectedFile | None, skipped: bool) -> tuple[str, str] | None:
     if entry is None or entry.cut is None:
         return None
     return f"openclaw.{entry.cut.budget}", entry.cut.style or "clamped"
+
+
+def _hidden_made_by_cuts(context: str, files: Iterable[str]) -> tuple[str, ...]:
+    """A warning when OpenClaw's cuts leave hidden text in Project Context that no workspace file
+    holds: it cuts at UTF-16 units, so a flag can keep some of its tag letters and an emoji
+    sequence its trailing joiner. The prediction shows what OpenClaw does; this says so."""
+    held = {(m.rule, m.chars) for text in files for m in hidden.scan(text)}
+    made = [m for m in hidden.scan(context) if (m.rule, m.chars) not in held]
+    if not made:
+        return ()
+    shown = ", ".join(
+        f"{m.rule} {''.join(hidden.code_point(c) for c in m.chars[:4])}" for m in made[:3]
+    )
+    return (
+        f"OpenClaw's cuts leave hidden text in Project Context that no file holds ({shown}): it"
+        " cuts at UTF-16 units, inside a flag or an emoji sequence; a max_chars or"
+        " total_max_chars a few units larger or smaller moves the cut",
+    )
 
 
 def _unread_warning(name: str, compat: str) -> str:

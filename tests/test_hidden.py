@@ -17,6 +17,7 @@ import emoji
 import pytest
 from hotplex import Project, hidden
 from hotplex.errors import EXIT_CONFIG, EXIT_FAILED, BuildFailed, HotplexError
+from hotplex_testing import run_hotplex
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -493,3 +494,36 @@ def test_taking_an_allowance_back_fails_the_next_build(make_project, hotplex):
     assert result.status == 1
     assert "agent-configs/SOUL.md:1:2: hidden text, U+200B ZERO WIDTH SPACE" in result.stderr
     assert (prompt.read_bytes(), prompt.stat().st_mtime_ns) == before
+
+
+@pytest.mark.parametrize(
+    ("entry", "message", "hint"),
+    [
+        ("U+1F600", "U+1F600 GRINNING FACE) is no character the hidden-text scan reports", None),
+        ("LATIN SMALL LETTER A", "U+0061 LATIN SMALL LETTER A) is no character", None),
+        ("U+0009", "U+0009) is no character the hidden-text scan reports", None),
+        ("\u200b", "'<U+200B>' is not a code point", 'name it by its code point: "U+200B"'),
+    ],
+)
+def test_an_allow_entry_that_can_never_match_is_refused_visibly(make_project, entry, message, hint):
+    root = make_project(
+        {"agent-configs/SOUL.md": "x\n"},
+        manifest=_manifest(f'[unicode]\nallow = ["U+200B", "{entry}"]\n'),
+    )
+    with pytest.raises(HotplexError) as caught:
+        Project.load(root)
+    (problem,) = caught.value.problems
+    assert problem.span.location() == "hotplex.toml: unicode.allow[1]"
+    assert message in problem.message and "\u200b" not in caught.value.render()
+    if hint:
+        assert problem.hint == hint
+
+
+def test_a_file_name_with_an_escape_or_a_line_break_is_shown_visibly_in_warnings(make_project):
+    name = "agent-configs/n\x1b[8mx\nwarning: forged.md"
+    root = make_project({"agent-configs/SOUL.md": "Soul.\n", name: "x\n"}, manifest=_manifest())
+    result = run_hotplex("build", cwd=root)
+    assert result.status == 0, result.stderr
+    assert "\x1b" not in result.stderr
+    assert "n<U+001B>[8mx<U+000A>warning: forged.md" in result.stderr
+    assert not any(line.startswith("warning: forged") for line in result.stderr.splitlines())

@@ -351,3 +351,68 @@ def test_huge_budgets_read_no_file_past_the_ceiling_and_say_so(make_project, hot
     result = hotplex("-C", str(root), "build")
     assert result.status == 0, result.stderr
     assert f"truncated {size} → {READ_CEILING} bytes (limits.read)" in result.stderr
+
+
+ENGLAND = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
+# Characters whose clusters and hidden-text rules a cut can break: a subdivision flag's parts,
+# emoji ZWJ sequences and skin tones, combining accents, Indic conjuncts, a Persian ZWNJ between
+# joining letters, a right-to-left mark, an Arabic prepended mark, CR LF, and what the sanitizer
+# and the tag guard look at.
+CLUSTER_PARTS = [
+    *"a \n\re\u0301\U0001f44d\U0001f3fd\U0001f468\U0001f469\u200d\u200c\u200f\u05e9\u06cc\u062e",
+    *"\u0915\u094d\u0600\U0001f1ec\U0001f1e7<é",
+    *(ENGLAND, ENGLAND[:3], "&lt;"),
+]
+
+
+def boundaries(text: str) -> set[int]:
+    import regex
+
+    return {0} | {m.end() for m in regex.finditer(r"\X", text)}
+
+
+@given(
+    st.lists(st.sampled_from(CLUSTER_PARTS), max_size=60).map("".join),
+    st.integers(0, 400),
+    st.sampled_from(["chars", "bytes"]),
+)
+def test_a_cut_keeps_whole_grapheme_clusters_within_its_budget(text, budget, unit):
+    from hotplex import hidden
+    from hotplex.limits import cut
+
+    result = cut(text, budget, unit)
+    kept = result.removesuffix(TRUNCATION_MARKER)
+    assert measure(result, unit) <= budget
+    assert text.startswith(kept) and len(kept) in boundaries(text)
+    if not hidden.scan(text):
+        assert not hidden.scan(result)
+
+
+@pytest.mark.parametrize("per_file", [5, 9, 200])
+@pytest.mark.parametrize(
+    ("text", "cluster"),
+    [
+        pytest.param("Fans of " + ENGLAND * 40, ENGLAND, id="flags"),
+        pytest.param("Thanks " + "\U0001f44d\U0001f3fd" * 80, "\U0001f44d\U0001f3fd", id="skin"),
+        pytest.param("Cafe" + "e\u0301" * 200, "e\u0301", id="accent"),
+        pytest.param("a" + "\U0001f468\u200d\U0001f469\u200d\U0001f467" * 40, "", id="zwj"),
+    ],
+)
+def test_a_built_cut_never_splits_a_grapheme_cluster(make_project, per_file, text, cluster):
+    from hotplex import Project, hidden
+
+    manifest = (
+        "[metacognition]\nenabled = false\n"
+        f"[limits]\nper_file = {per_file}\ntotal = 100000\n"
+        '[[target]]\nname = "cc"\nworker = "claude-code"\n'
+    )
+    root = make_project({"agent-configs/SOUL.md": text}, manifest)
+    document = Project(root).compile("cc").text
+    persona = document.split("<persona>", 1)[1].split("</persona>", 1)[0]
+    body = persona.strip().split("\n", 1)[1]  # after the section's note
+    kept = body.removesuffix(TRUNCATION_MARKER.strip()).strip()
+    assert not hidden.scan(persona)
+    assert text.startswith(kept) and len(kept) in boundaries(text)
+    if cluster:  # the text's lead, then only whole clusters
+        lead = text[: text.index(cluster)]
+        assert lead.startswith(kept) or kept[len(lead) :].replace(cluster, "") == ""

@@ -737,3 +737,56 @@ def test_a_file_that_is_no_day_in_the_logs_folder_rebuilds_nothing(make_project,
     day_two.write_text("- two\n", encoding="utf-8")
     again = hotplex("-C", str(root), "build")
     assert "1 rebuilt" in again.stdout + again.stderr  # a new day is an input
+
+
+BAD_DAY_NAMES = [
+    pytest.param("2026-11-17-x\n\n- INJECTED\n\n## 2099-01-01.md", "U+000A", id="line-break"),
+    pytest.param("2026-11-10-\x1b[8mhidden.md", "U+001B", id="escape"),
+    pytest.param("2026-11-10-a\u2028b.md", "U+2028", id="line-separator"),
+]
+
+
+@pytest.mark.parametrize(("name", "shown"), BAD_DAY_NAMES)
+def test_a_day_name_that_is_not_one_line_is_refused_with_its_file(make_project, name, shown):
+    root = make_project(
+        {"agent-configs/MEMORY.md": "curated\n", f"agent-configs/memory/{name}": "- real\n"},
+        manifest=manifest(),
+    )
+    result = run_hotplex("build", cwd=root)
+    assert result.status == 2, result.stderr
+    assert shown in result.stderr and "heading" in result.stderr
+    assert "\x1b" not in result.stderr and "INJECTED\n" not in result.stderr
+    assert not (root / "dist").exists()
+
+
+@pytest.mark.parametrize(
+    ("suffix", "rule"),
+    [
+        pytest.param("\u202eevil", "bidi-control", id="rlo"),
+        pytest.param("a\u200bb", "invisible-character", id="zwsp"),
+        pytest.param("x" + "".join(chr(0xE0000 + ord(c)) for c in "ignore"), "spell", id="tags"),
+        pytest.param("AKIAABCDEFGHIJKLMNOP", "aws-access-key-id", id="aws-key"),
+    ],
+)
+def test_a_day_name_is_scanned_like_its_text(make_project, suffix, rule):
+    name = f"2026-11-10-{suffix}.md"
+    root = make_project(
+        {"agent-configs/MEMORY.md": "curated\n", f"agent-configs/memory/{name}": "- e\n"},
+        manifest=manifest(),
+    )
+    result = run_hotplex("build", cwd=root)
+    assert result.status == 1, result.stderr
+    assert rule in result.stderr
+    assert "2026-11-10-" in result.stderr  # the place: the day's file
+    assert not (root / "dist").exists()
+
+
+def test_an_overlay_day_key_is_checked_like_a_day_file(make_project):
+    root = make_project({"agent-configs/MEMORY.md": "curated\n"}, manifest=manifest())
+    project = Project(root)
+    with pytest.raises(HotplexError, match="heading"):
+        project.compile("cc", overlay={"memory/2026-11-18-y\n\n- OVERLAY\n\n## 2099.md": "- ov"})
+    with pytest.raises(HotplexError, match="U\\+200B"):
+        project.compile("cc", overlay={"memory/2026-11-20-\u200b.md": "- ov"})
+    allowed = Project(root).compile("cc", overlay={"memory/2026-11-20-standup.md": "- ov"})
+    assert "## 2026-11-20-standup" in allowed.text

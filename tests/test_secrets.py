@@ -225,3 +225,46 @@ def test_the_secrets_table_is_part_of_the_build_key(make_project):
     outcome = run(Request(root))
     prompt = (root / "dist/cc/default/prompt.xml").read_text()
     assert FAKE_SECRETS["aws-access-key-id"] in prompt and outcome.jobs[0].rebuilt
+
+
+OPTION_TEXTS = [
+    pytest.param(
+        "claude-code",
+        'subagents = ["rev"]\n[target.agents.rev]\ndescription = "Reviews."\nrole = "{text}"\n',
+        "target[0].agents.rev.role",
+        id="subagent-role",
+    ),
+    pytest.param(
+        "opencode-server",
+        'subagents = ["rev"]\n[target.agents.rev]\ndescription = "Reviews {text}"\n',
+        "target[0].agents.rev.description",
+        id="subagent-description",
+    ),
+    pytest.param(
+        "claude-code",
+        'subagents = ["rev"]\n[target.agents.rev]\ndescription = "R."\nmodel = "{text}"\n',
+        "target[0].agents.rev.model",
+        id="subagent-model",
+    ),
+    pytest.param("openclaw", 'workspace = "/ws/{text}"\n', "target[0].workspace", id="workspace"),
+    pytest.param("claude-code", 'cwd = "../{text}"\n', "target[0].cwd", id="cwd"),
+]
+
+
+@pytest.mark.parametrize(("worker", "options", "key"), OPTION_TEXTS)
+@pytest.mark.parametrize(
+    ("text", "expect"),
+    [
+        pytest.param(FAKE_SECRETS["github-token"], "rule github-token", id="token"),
+        pytest.param("a\\u202eb", "U+202E", id="rlo"),
+    ],
+)
+def test_a_target_option_written_into_an_artifact_is_scanned_at_its_key(
+    make_project, worker, options, key, text, expect
+):
+    manifest = f'[[target]]\nname = "t"\nworker = "{worker}"\n' + options.format(text=text)
+    root = make_project({"agent-configs/AGENTS.md": "Rules.\n"}, manifest)
+    error = build_error(root)
+    assert [p.span.location() for p in error.problems] == [f"hotplex.toml: {key}"]
+    assert expect in error.problems[0].message
+    assert not (root / "dist").exists()

@@ -386,3 +386,22 @@ def test_templates_build_and_fit_openclaws_budgets(make_project, compat: str) ->
     assert unread == (set() if compat == "seed" else {"TOOLS.md", "HEARTBEAT.md"})
     for name, text in workspace_templates().items():
         assert (text.rstrip() in artifact.text) is (name not in unread)
+
+
+def test_an_openclaw_cut_inside_a_flag_is_a_warning(make_project):
+    from hotplex import Project, hidden
+
+    england = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
+    split = []
+    for max_chars in (*range(190, 214), 20000):
+        manifest = f'[[target]]\nname = "claw"\nworker = "openclaw"\nmax_chars = {max_chars}\n'
+        root = make_project(
+            {"agent-configs/SOUL.md": "Fans of " + england * 60 + "\n"},
+            manifest,
+            name=f"p{max_chars}",
+        )
+        artifact = Project(root).compile("claw")
+        warned = any("hidden text in Project Context" in w for w in artifact.warnings)
+        assert warned == bool(hidden.scan(artifact.text)), max_chars
+        split.append(warned)
+    assert any(split) and not split[-1]  # cuts inside a flag are told; no cut, no warning
