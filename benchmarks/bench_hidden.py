@@ -25,7 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-from hotplex import hidden, sanitize, secrets
+from hotplex.document import sanitize
+from hotplex.scanning import hidden, secrets
 
 SIZE = 50 * 1024
 RESULT = Path(__file__).with_name("hidden_scan.txt")

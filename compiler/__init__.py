@@ -38,8 +38,8 @@ __all__ = [
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing alone costs milliseconds
 if TYPE_CHECKING:
-    from .api import Artifact, Project
-    from .errors import BuildFailed, HotplexError, Problem, Span
+    from hotplex.api import Artifact, Project
+    from hotplex.errors import BuildFailed, HotplexError, Problem, Span
 
 
 def __getattr__(name: str) -> object:

@@ -19,16 +19,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .errors import HotplexError, suggest
-from .fs import Stamp, settled, stamp
-from .manifest import MANIFEST_NAME
+from hotplex.errors import HotplexError, suggest
+from hotplex.fs import Stamp, settled, stamp
+from hotplex.manifest.read import MANIFEST_NAME
 
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
-    from .jobs import Job
-    from .overlay import OverlayFile
-    from .sources import Inputs
-    from .worker import Emitted
+    from hotplex.manifest.jobs import Job
+    from hotplex.sources.overlay import OverlayFile
+    from hotplex.sources.resolve import Inputs
+    from hotplex.worker import Emitted
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ class Project:
 
     def jobs(self) -> list:
         """Every (target, platform) this project builds, in manifest order."""
-        from .jobs import plan
+        from hotplex.manifest.jobs import plan
 
         return plan(self.model)
 
@@ -130,7 +130,7 @@ class Project:
     ) -> Artifact:
         job = self._job(target, platform)
         if overlay is not None or labels is not None:
-            from . import overlay as overlays
+            from hotplex.sources import overlay as overlays
 
             files = overlays.prepare(self._model, overlay, labels, self._read_cap, self._jobs)
             if files:
@@ -138,7 +138,7 @@ class Project:
         cached = self._artifacts.get(job.id)
         if cached is not None and all(stamp(self.root / p) == s for p, s in cached.stamps.items()):
             return cached.artifact
-        from .compile import compile_job
+        from hotplex.document.compile import compile_job
 
         inputs = self._fresh_inputs()
         compiled = compile_job(self._model, job, inputs)
@@ -155,8 +155,8 @@ class Project:
     ) -> Artifact:
         """One call's compile through its overlay; the base files come from (and stay in) the
         shared reader, read again only when their stamps move."""
-        from . import overlay as overlays
-        from .compile import compile_job
+        from hotplex.document.compile import compile_job
+        from hotplex.sources import overlay as overlays
 
         base = self._inputs
         if base is None or not self._base_current(base):
@@ -175,7 +175,7 @@ class Project:
         )
 
     def _job(self, target: str, platform: str | None) -> Job:
-        from .jobs import find
+        from hotplex.manifest.jobs import find
 
         self._refresh()
         return find(self._model, self._jobs, target, platform)
@@ -185,9 +185,9 @@ class Project:
         current = stamp(self._manifest_path)
         if self._model is not None and current == self._manifest_stamp:
             return
-        from . import loading
-        from .jobs import plan
-        from .sources import read_cap
+        from hotplex.manifest import load as loading
+        from hotplex.manifest.jobs import plan
+        from hotplex.sources.resolve import read_cap
 
         self._model = loading.load(self.root, self._manifest_path)
         self._jobs = plan(self._model)
@@ -198,8 +198,8 @@ class Project:
 
     def _fresh_inputs(self):
         """A reader that reuses every file the last one read, unless its stamp moved."""
-        from .memory_logs import days_glob
-        from .sources import Inputs
+        from hotplex.sources.logs import days_glob
+        from hotplex.sources.resolve import Inputs
 
         previous = self._inputs
         inputs = Inputs(self.root, self._read_cap, days_glob(self._model), sections={})

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from . import __version__
+from hotplex import __version__
 
 
 def _build(command: argparse.ArgumentParser) -> None:

@@ -13,8 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-from . import arguments
-from .errors import EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, HotplexError
+from hotplex import arguments
+from hotplex.errors import EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, HotplexError
 
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a process killed by SIGPIPE (128 + 13)
 
@@ -22,7 +22,7 @@ EXIT_BROKEN_PIPE = 141  # what a shell reports for a process killed by SIGPIPE (
 def _processes(args: argparse.Namespace) -> int:
     if args.jobs is not None:
         return args.jobs
-    from .build import default_processes
+    from hotplex.build import default_processes
 
     return default_processes()
 
@@ -61,7 +61,7 @@ def _say_interrupted(args: argparse.Namespace, exc: KeyboardInterrupt) -> None:
     """What Ctrl-C left: a build names the sets it finished (each file is written whole, by
     rename, so every artifact is its old or its new version) and the command that finishes the
     job; a command that writes nothing says so."""
-    from .records import Interrupted
+    from hotplex.records import Interrupted
 
     if args.command in ("check", "graph", "show", "stats"):
         sys.stderr.write("hotplex: interrupted; nothing was written\n")
@@ -114,7 +114,7 @@ def _project(args: argparse.Namespace) -> tuple[Path, Path | None]:
 
 
 def _require_manifest(args: argparse.Namespace, root: Path, manifest: Path | None) -> None:
-    from .manifest import MANIFEST_NAME
+    from hotplex.manifest.read import MANIFEST_NAME
 
     path = manifest if manifest is not None else root / MANIFEST_NAME
     if path.is_file():
@@ -143,7 +143,7 @@ def _require_manifest(args: argparse.Namespace, root: Path, manifest: Path | Non
 
 def _near_manifest(path: Path) -> str | None:
     """A "did you mean" for a misspelt -f: the .toml files beside it."""
-    from .errors import suggest
+    from hotplex.errors import suggest
 
     try:
         names = [p.name for p in path.parent.iterdir() if p.suffix == ".toml"]
@@ -160,7 +160,7 @@ def _command(parts: list[str]) -> str:
 
 
 def _clear_progress() -> None:
-    from .console import clear_progress
+    from hotplex.console import clear_progress
 
     clear_progress()
 
@@ -175,8 +175,8 @@ def _fix_command(args: argparse.Namespace) -> str:
 
 
 def _run_build(args: argparse.Namespace, root: Path, manifest: Path | None, check: bool):
-    from .build import Request, run
-    from .console import progress
+    from hotplex.build import Request, run
+    from hotplex.console import progress
 
     request = Request(
         root=root,
@@ -225,8 +225,8 @@ def _json_report(outcome, check: bool) -> str:
 
 
 def _print_truncations(outcome) -> None:
-    from .console import warn
-    from .memory_logs import describe_cuts
+    from hotplex.console import warn
+    from hotplex.sources.logs import describe_cuts
 
     for job in outcome.jobs:
         for line in describe_cuts(job.truncations):
@@ -246,7 +246,7 @@ def cmd_build(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
 
 
 def _print_build(outcome, explain: bool, elapsed: float) -> None:
-    from .console import colour, warn
+    from hotplex.console import colour, warn
 
     for warning in outcome.warnings:
         warn(warning)
@@ -260,7 +260,7 @@ def _print_build(outcome, explain: bool, elapsed: float) -> None:
 
 
 def _print_built(rebuilt, explain: bool) -> None:
-    from .console import colour
+    from hotplex.console import colour
 
     for job in rebuilt:
         written = ", ".join(job.written) if job.written else "unchanged"
@@ -277,7 +277,7 @@ def cmd_check(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
     if args.json:
         print(_json_report(outcome, check=True))
         return EXIT_FAILED if failed else EXIT_OK
-    from .console import colour, colour_diff, warn
+    from hotplex.console import colour, colour_diff, warn
 
     for warning in outcome.warnings:  # e.g. a build log it had to ignore
         warn(warning)
@@ -298,7 +298,7 @@ def cmd_check(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
 
 
 def cmd_clean(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
-    from .clean import clean
+    from hotplex.commands.clean import clean
 
     removed = clean(root, manifest)
     for path in removed:
@@ -308,7 +308,7 @@ def cmd_clean(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
 
 
 def cmd_graph(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
-    from .graph import build_graph, to_dot, to_json
+    from hotplex.commands.graph import build_graph, to_dot, to_json
 
     graph = build_graph(root, manifest)
     print(to_dot(graph) if args.format == "dot" else to_json(graph))
@@ -316,12 +316,12 @@ def cmd_graph(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
 
 
 def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
-    from . import raw_copies
-    from .api import Project
-    from .console import warn
-    from .memory_logs import describe_cuts
-    from .overlay import read_arguments
-    from .records import Truncation
+    from hotplex.api import Project
+    from hotplex.console import warn
+    from hotplex.records import Truncation
+    from hotplex.sources import raw_copies
+    from hotplex.sources.logs import describe_cuts
+    from hotplex.sources.overlay import read_arguments
 
     overlay = read_arguments(args.overlay)
     project = Project.load(root, manifest)
@@ -344,7 +344,7 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
 
 
 def cmd_stats(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
-    from .stats import collect, render_json, render_table
+    from hotplex.commands.stats import collect, render_json, render_table
 
     rows = collect(root, manifest, tuple(args.targets))
     print(render_json(rows) if args.json else render_table(rows))
@@ -352,8 +352,8 @@ def cmd_stats(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
 
 
 def cmd_init(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
-    from .console import colour
-    from .scaffold import DEFAULT_WORKERS, scaffold
+    from hotplex.commands.scaffold import DEFAULT_WORKERS, scaffold
+    from hotplex.console import colour
 
     folder = root / args.folder
     workers = tuple(args.worker or DEFAULT_WORKERS)
@@ -371,7 +371,7 @@ def cmd_init(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
 
 
 def cmd_import(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
-    from .importing import plan, report, write
+    from hotplex.importing import plan, report, write
 
     paths = [root / path for path in args.paths or ["."]]
     done = plan(paths, root / args.into, copy=args.copy, for_workers=tuple(args.for_workers))
@@ -387,11 +387,11 @@ def cmd_import(args: argparse.Namespace, root: Path, manifest: Path | None) -> i
 
 
 def cmd_watch(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
-    from .build import Request
-    from .watch import watch
+    from hotplex.build import Request
+    from hotplex.commands.watch import watch
 
     sys.stdout.reconfigure(line_buffering=True)  # each cycle's report as it happens, even piped
-    from .console import progress
+    from hotplex.console import progress
 
     request = Request(
         root=root,
@@ -412,7 +412,7 @@ def cmd_watch(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
             raise
         raise _watchfiles_missing() from None
     except KeyboardInterrupt as exc:
-        from .records import Interrupted
+        from hotplex.records import Interrupted
 
         _clear_progress()
         if isinstance(exc, Interrupted):  # in the middle of a build
@@ -438,7 +438,7 @@ class _CyclePrinter:
         self.warnings: list[str] | None = None  # the last shown
 
     def __call__(self, cycle) -> None:
-        from .console import colour
+        from hotplex.console import colour
 
         changed = "initial build" if cycle.number == 1 else "changed: " + _listed(cycle.changes)
         if cycle.error is not None:

@@ -41,7 +41,7 @@ def colour(text: str, name: str, stream: TextIO | None = None) -> str:
 def warn(text: str) -> None:
     """One warning on stderr, its non-printing characters shown (``errors.visible``): a file name
     holding an escape sequence or a line break is quoted, never obeyed or split."""
-    from .errors import visible
+    from hotplex.errors import visible
 
     sys.stderr.write(f"{colour('warning', 'yellow', sys.stderr)}: {visible(text)}\n")
 

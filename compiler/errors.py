@@ -98,7 +98,7 @@ class HotplexError(Exception):
         return "\n".join(p.render() for p in self.problems)
 
     def __reduce__(self) -> tuple[object, ...]:
-        """Pickled by value: a parallel build sends errors from its worker processes."""
+        """Pickled by value: a parallel build sends errors from its processes."""
         return (_restore, (type(self), self.problems, self.exit_status))
 
     @classmethod

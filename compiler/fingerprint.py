@@ -13,17 +13,30 @@ from functools import lru_cache
 from importlib.util import find_spec
 from pathlib import Path
 
-from . import __version__
-from .fs import Stamp, stamp
+from hotplex import __version__
+from hotplex.fs import Stamp, stamp
 
 _PACKAGE_SUFFIXES = (".py", ".md", ".lark", ".toml")
-_PACKAGES = ("hotplex", "hotplex.build", "hotplex.targets", "hotplex.grammar")
+_PACKAGES = (
+    "hotplex",
+    "hotplex.manifest",
+    "hotplex.templates",
+    "hotplex.sources",
+    "hotplex.scanning",
+    "hotplex.document",
+    "hotplex.build",
+    "hotplex.commands",
+    "hotplex.importing",
+    "hotplex.targets",
+    "hotplex.targets.openclaw",
+    "hotplex.grammar",
+)
 
 
 @lru_cache(maxsize=1)
 def package_files() -> tuple[tuple[str, Path], ...]:
     """The installed files of hotplex that can change an artifact (code, grammar, built-in text),
-    each with a name unique across the three packages (``hotplex.targets/openclaw.py``).
+    each with a name unique across the packages (``hotplex.targets.openclaw/worker.py``).
 
     Found without importing the subpackages, so the no-op path stays cheap.
     """
@@ -61,7 +74,8 @@ def _digest(value: object) -> str:
 def compiler_digest() -> str:
     """Everything of hotplex but the worker modules, plus its version and Python's."""
     digests = package_state()[1]
-    parts = {k: v for k, v in digests.items() if not k.startswith("hotplex.targets/")}
+    workers = ("hotplex.targets/", "hotplex.targets.")  # hotplex.targets and its packages
+    parts = {k: v for k, v in digests.items() if not k.startswith(workers)}
     return _digest([__version__, list(sys.version_info[:2]), parts])
 
 

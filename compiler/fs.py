@@ -15,7 +15,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .errors import BuildFailed, HotplexError, Problem, Span
+from hotplex.errors import BuildFailed, HotplexError, Problem, Span
 
 TEMP_SUFFIX = ".tmp"
 

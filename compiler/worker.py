@@ -20,18 +20,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import attrs
-
-from .limits import Truncation
-from .model import HOTPLEX_SOURCES
-from .records import SectionSize
+from hotplex.document.limits import Truncation
+from hotplex.manifest.model import HOTPLEX_SOURCES
+from hotplex.records import SectionSize
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path
 
-    from .jobs import Job
-    from .memory_logs import Logs
-    from .model import Manifest, Model, Source, Target
+    from hotplex.manifest.jobs import Job
+    from hotplex.manifest.model import Manifest, Model, Source, Target
+    from hotplex.sources.logs import Logs
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ and one line here.
 
 from __future__ import annotations
 
+from hotplex.targets import claude_code, codex, gemini_cli, opencode_server
+from hotplex.targets.openclaw import worker as openclaw
 from hotplex.worker import Worker
-
-from . import claude_code, codex, gemini_cli, openclaw, opencode_server
 
 WORKERS: dict[str, Worker] = {
     worker.name: worker

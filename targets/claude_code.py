@@ -34,9 +34,11 @@ from collections.abc import Iterable
 from typing import Any
 
 import attrs
+from hotplex.document import configuration as agent_configuration
 from hotplex.errors import suggest
-from hotplex.jobs import Job
-from hotplex.model import Manifest, Model, Target
+from hotplex.manifest.jobs import Job
+from hotplex.manifest.model import Manifest, Model, Target
+from hotplex.targets import claude_code_tools, subagents
 from hotplex.worker import (
     LAUNCH_FILE,
     Emitted,
@@ -48,8 +50,6 @@ from hotplex.worker import (
     in_session,
     launch_json,
 )
-
-from . import agent_configuration, claude_code_tools, subagents
 
 PROMPT_FILE = "prompt.xml"
 SUBAGENT_FILE = "subagent.xml"

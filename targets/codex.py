@@ -36,8 +36,9 @@ multi-line strings, so only the escaped form is exact everywhere.
 
 from __future__ import annotations
 
-from hotplex.jobs import Job
-from hotplex.model import Model
+from hotplex.document import configuration as agent_configuration
+from hotplex.manifest.jobs import Job
+from hotplex.manifest.model import Model
 from hotplex.worker import (
     LAUNCH_FILE,
     Emitted,
@@ -48,8 +49,6 @@ from hotplex.worker import (
     in_session,
     launch_json,
 )
-
-from . import agent_configuration
 
 PROMPT_FILE = "prompt.xml"
 HOME_DIR = "codex-home"

@@ -61,9 +61,10 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from hotplex.jobs import Job
-from hotplex.limits import measure
-from hotplex.model import Model
+from hotplex.document import configuration as agent_configuration
+from hotplex.document.limits import measure
+from hotplex.manifest.jobs import Job
+from hotplex.manifest.model import Model
 from hotplex.worker import (
     LAUNCH_FILE,
     Emitted,
@@ -75,8 +76,6 @@ from hotplex.worker import (
     in_session,
     launch_json,
 )
-
-from . import agent_configuration
 
 PROMPT_FILE = "prompt.xml"
 HOME_DIR = "gemini-home"

@@ -26,8 +26,10 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from hotplex.jobs import Job
-from hotplex.model import Manifest, Model, Target
+from hotplex.document import configuration as agent_configuration
+from hotplex.manifest.jobs import Job
+from hotplex.manifest.model import Manifest, Model, Target
+from hotplex.targets import subagents
 from hotplex.worker import (
     LAUNCH_FILE,
     Emitted,
@@ -39,8 +41,6 @@ from hotplex.worker import (
     json_bytes,
     launch_json,
 )
-
-from . import agent_configuration, subagents
 
 PAYLOAD_FILE = "payload.json"
 MODEL = re.compile(r"[^/\s]+/\S+")  # OpenCode names a model "<provider>/<model>"

@@ -44,14 +44,13 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import attrs
-from hotplex import sanitize
+from hotplex.document import configuration as agent_configuration
+from hotplex.document import sanitize
+from hotplex.document.limits import Truncation
 from hotplex.errors import HotplexError, Span, suggest
-from hotplex.jobs import Job
-from hotplex.limits import Truncation
-from hotplex.model import DEFAULT_SUBAGENT_KEEP, Manifest, Model, Target
+from hotplex.manifest.jobs import Job
+from hotplex.manifest.model import DEFAULT_SUBAGENT_KEEP, Manifest, Model, Target
 from hotplex.worker import OptionProblem, Section, SectionSize, TargetSources, Worker
-
-from . import agent_configuration
 
 AGENTS_DIR = "agents"
 AGENT_FILES = f"{AGENTS_DIR}/*.md"  # the worker's ``outputs`` entry

@@ -24,12 +24,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import state as state_log
-from ..errors import HotplexError
-from ..fs import ProjectLock
-from ..manifest import MANIFEST_NAME
-from ..records import FileReport, JobReport, Outcome
-from .snapshot import fast_outcome
+from hotplex.build import log as state_log
+from hotplex.build.snapshot import fast_outcome
+from hotplex.errors import HotplexError
+from hotplex.fs import ProjectLock
+from hotplex.manifest.read import MANIFEST_NAME
+from hotplex.records import FileReport, JobReport, Outcome
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def _run(request: Request) -> Outcome:
     fast = fast_outcome(request.root, manifest, request.targets, closing)
     if fast is not None:
         return fast
-    from .engine import Builder
+    from hotplex.build.engine import Builder
 
     with _no_cyclic_gc():
         builder = Builder(request, manifest, state_log.load(request.root))

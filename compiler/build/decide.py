@@ -7,9 +7,9 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
-from ..jobs import Job
-from ..model import Model
-from ..records import JobRecord, Stamped
+from hotplex.manifest.jobs import Job
+from hotplex.manifest.model import Model
+from hotplex.records import JobRecord, Stamped
 
 KEY_REASONS = {
     "compiler": "hotplex itself changed",
@@ -30,7 +30,7 @@ class Keys:
 
     @cached_property
     def _shared(self) -> dict[str, str]:
-        from .. import fingerprint
+        from hotplex import fingerprint
 
         manifest = self.model.manifest
         layout = [
@@ -50,9 +50,8 @@ class Keys:
         }
 
     def of(self, job: Job) -> dict[str, str]:
+        from hotplex import fingerprint
         from hotplex.targets import WORKERS
-
-        from .. import fingerprint
 
         target = job.target
         if target.name not in self._targets:

@@ -10,22 +10,22 @@ from dataclasses import replace
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from ..errors import HotplexError
-from ..fs import Stamp, stamp
-from ..jobs import Job, plan, select
-from ..records import Interrupted, JobRecord, JobReport, Outcome
-from . import decide, orphans, snapshot
-from .execute import Check, Strategy, Write
-from .outputs import Outputs
-from .parallel import Workers
+from hotplex.build import decide, orphans, snapshot
+from hotplex.build.execute import Check, Strategy, Write
+from hotplex.build.outputs import Outputs
+from hotplex.build.pool import Pool
+from hotplex.errors import HotplexError
+from hotplex.fs import Stamp, stamp
+from hotplex.manifest.jobs import Job, plan, select
+from hotplex.records import Interrupted, JobRecord, JobReport, Outcome
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from .. import state as state_log
-    from ..model import Model
-    from . import Request
-    from .execute import Done
+    from hotplex.build import Request
+    from hotplex.build import log as state_log
+    from hotplex.build.execute import Done
+    from hotplex.manifest.model import Model
 
 # Jobs compiled before their files are written and recorded: bounds memory, not correctness.
 BATCH = 256
@@ -33,9 +33,9 @@ BATCH = 256
 
 class Builder:
     def __init__(self, request: Request, manifest_path: Path, state: state_log.State) -> None:
-        from .. import loading
-        from ..memory_logs import days_glob
-        from ..sources import Inputs, read_cap
+        from hotplex.manifest import load as loading
+        from hotplex.sources.logs import days_glob
+        from hotplex.sources.resolve import Inputs, read_cap
 
         self.request = request
         self.state = state
@@ -77,13 +77,13 @@ class Builder:
     ) -> Outcome:
         before = dict(self.state.jobs)  # records are replaced, never mutated, by the log
         work = functools.partial(self.strategy.execute, self.model, self.inputs)
-        workers = Workers(work, self.request.processes)
+        pool = Pool(work, self.request.processes)
         try:
             for batch in _batches(jobs, BATCH):
-                self._run_batch(batch, workers, log, reports, len(jobs))
+                self._run_batch(batch, pool, log, reports, len(jobs))
         finally:
-            workers.close()
-        from .. import raw_copies, unused
+            pool.close()
+        from hotplex.sources import raw_copies, unused
 
         read = {**{job: r.inputs for job, r in before.items()}, **self.read}
         produced = {posixpath.normpath(f.path) for r in reports for f in r.files}
@@ -103,7 +103,7 @@ class Builder:
                 closing[0].update(snapshot.unread(self.model.root, folders, unread, self.started))
             log.close(closing)
             if self.model.uncached is not None:
-                from .. import manifest_cache
+                from hotplex.manifest import cache as manifest_cache
 
                 manifest_cache.save(self.model, self.model.uncached)
         return Outcome(reports, found, self.warnings, fast=False)
@@ -111,14 +111,14 @@ class Builder:
     def _run_batch(
         self,
         jobs: list[Job],
-        workers: Workers,
+        pool: Pool,
         log: state_log.Log | None,
         reports: list[JobReport],
         total: int,
     ) -> None:
         decided = [(job, self.keys.of(job), self.state.jobs.get(job.id)) for job in jobs]
         decided = [(*d, self._reasons(*d)) for d in decided]
-        done = workers.map([d for d in decided if d[3]])
+        done = pool.map([d for d in decided if d[3]])
         for _job, _keys, record, reasons in decided:
             if not reasons:
                 if log is not None:
@@ -131,7 +131,7 @@ class Builder:
                 self.request.on_progress(len(reports), total)
 
     def _reasons(self, job: Job, keys: dict[str, str], record: JobRecord | None) -> list[str]:
-        from ..sources import variables
+        from hotplex.sources.resolve import variables
 
         current = variables(self.model, job)
         return decide.reasons(record, keys, current, self.inputs.digest, self.outputs.digest)
@@ -148,7 +148,7 @@ class Builder:
             raise done
         record, result, stamps = done
         self.read[record.job] = record.inputs
-        for path, digest in record.inputs.items():  # what a worker process read, for the snapshot
+        for path, digest in record.inputs.items():  # what a pool process read, for the snapshot
             self.inputs.digests.setdefault(path, digest)
             self.inputs.stamps.setdefault(path, stamps[path])
         report = JobReport.of(record, result.status)
@@ -169,7 +169,7 @@ class Builder:
 
     def _still_current(self, job: Job, record: JobRecord) -> bool:
         """A job this build did not select: are its record's keys and inputs still true?"""
-        from ..sources import variables
+        from hotplex.sources.resolve import variables
 
         now = variables(self.model, job)
         return decide.still_current(record, self.keys.of(job), now, self.inputs.digest)

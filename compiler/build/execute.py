@@ -7,17 +7,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..errors import HotplexError
-from ..fs import Stamp, sha256
-from ..records import JobRecord, Stamped
-from ..worker import Emitted
-from .decide import check_verdict
-from .outputs import Outputs
+from hotplex.build.decide import check_verdict
+from hotplex.build.outputs import Outputs
+from hotplex.errors import HotplexError
+from hotplex.fs import Stamp, sha256
+from hotplex.records import JobRecord, Stamped
+from hotplex.worker import Emitted
 
 if TYPE_CHECKING:
-    from ..jobs import Job
-    from ..model import Model
-    from ..sources import Inputs
+    from hotplex.manifest.jobs import Job
+    from hotplex.manifest.model import Model
+    from hotplex.sources.resolve import Inputs
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Result:
 
 class Done(NamedTuple):
     """A dirty job, executed: its new log record, what was done, and the stamps of its inputs
-    as read (a worker process's reads, for the parent's snapshot)."""
+    as read (a pool process's reads, for the parent's snapshot)."""
 
     record: JobRecord
     result: Result
@@ -51,9 +51,9 @@ class Strategy:
         inputs: Inputs,
         decided: tuple[Job, dict[str, str], JobRecord | None, list[str]],
     ) -> Done | HotplexError:
-        """Compile one dirty job and apply this strategy to its files (in a worker process
+        """Compile one dirty job and apply this strategy to its files (in a pool process
         with ``-j``); bad input comes back as a value, to be raised in job order."""
-        from ..compile import compile_job
+        from hotplex.document.compile import compile_job
 
         job, keys, record, reasons = decided
         try:

@@ -18,13 +18,13 @@ import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import BuildFailed, Problem
-from ..fs import TEMP_SUFFIX, crash_point, is_temp_of
+from hotplex.errors import BuildFailed, Problem
+from hotplex.fs import TEMP_SUFFIX, crash_point, is_temp_of
 
 TYPE_CHECKING = False  # not typing's: the no-op path imports this module
 if TYPE_CHECKING:
-    from ..records import JobRecord
-    from ..state import Log
+    from hotplex.build.log import Log
+    from hotplex.records import JobRecord
 
 # Job folders are out/<target>/<platform or default>/; artifacts sit directly in them.
 JOB_DEPTH = 2
@@ -158,7 +158,7 @@ def earlier_outs(records: dict[str, JobRecord], out: str, sources: str) -> tuple
     changed): their recorded files are orphans like any other. A folder that is or holds the
     sources folder, or is the project itself, is never one; one inside the sources folder is
     (``sources = "."``, as ``import`` writes, holds every ``out``)."""
-    from ..validate import same_or_inside
+    from hotplex.manifest.validate import same_or_inside
 
     found = set()
     for record in records.values():

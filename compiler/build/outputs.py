@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
-from ..errors import BuildFailed, Problem, Span
-from ..fs import Stamp, check_relative, confine, sha256, stamp, write_atomic
-from ..records import Stamped
+from hotplex.errors import BuildFailed, Problem, Span
+from hotplex.fs import Stamp, check_relative, confine, sha256, stamp, write_atomic
+from hotplex.records import Stamped
 
 
 class Outputs:

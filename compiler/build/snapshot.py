@@ -11,26 +11,26 @@ from __future__ import annotations
 
 import os
 
-from ..fs import Stamp, settled, stamp
-from ..records import JobReport, Outcome, Stamped
-from .orphans import entries
+from hotplex.build.orphans import entries
+from hotplex.fs import Stamp, settled, stamp
+from hotplex.records import JobReport, Outcome, Stamped
 
 TYPE_CHECKING = False  # not typing's: this module is the no-op path
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from ..model import Model
-    from ..records import JobRecord
-    from ..sources import Inputs
-    from ..state import Closing
+    from hotplex.build.log import Closing
+    from hotplex.manifest.model import Model
+    from hotplex.records import JobRecord
+    from hotplex.sources.resolve import Inputs
 
 
 def fast_outcome(
     root: Path, manifest: Path, targets: tuple[str, ...], closing: Closing | None
 ) -> Outcome | None:
     """The outcome of a no-op build, or None when anything may have changed."""
-    from .. import __version__
+    from hotplex import __version__
 
     snap = closing.snapshot if closing is not None else None
     if closing is None or snap.get("version") != __version__:
@@ -82,7 +82,7 @@ def take(
     started_ns: int,
 ) -> dict[str, Any]:
     """The stamps under which every job of ``records`` is current."""
-    from .. import __version__, fingerprint
+    from hotplex import __version__, fingerprint
 
     root = model.root
     manifest = os.path.relpath(model.manifest_path, root)

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import HotplexError
-from ..fs import write_atomic
-from ..manifest import MANIFEST_NAME
-from ..scaffold import GITIGNORE, GITIGNORE_NAME, relative, write_if_missing
-from .found import Plan
-from .planner import plan
+from hotplex.commands.scaffold import GITIGNORE, GITIGNORE_NAME, relative, write_if_missing
+from hotplex.errors import HotplexError
+from hotplex.fs import write_atomic
+from hotplex.importing.found import Plan
+from hotplex.importing.planner import plan
+from hotplex.manifest.read import MANIFEST_NAME
 
 __all__ = ["Plan", "plan", "report", "write"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .found import Entry, Found, unmapped_below
+from hotplex.importing.found import Entry, Found, unmapped_below
 
 KIND = "AGENTS.md"
 

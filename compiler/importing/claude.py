@@ -11,9 +11,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import claude_imports, unmapped
-from ..errors import HotplexError
-from .found import Companion, Entry, Found, Skip, meta, read, slug, sorted_under, unmapped_below
+from hotplex.errors import HotplexError
+from hotplex.importing.found import (
+    Companion,
+    Entry,
+    Found,
+    Skip,
+    meta,
+    read,
+    slug,
+    sorted_under,
+    unmapped_below,
+)
+from hotplex.sources import claude_imports, unmapped
 
 KIND = "Claude Code"
 

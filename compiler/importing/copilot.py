@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .found import Entry, Found, scoped, slug, sorted_under
+from hotplex.importing.found import Entry, Found, scoped, slug, sorted_under
 
 KIND = "GitHub Copilot"
 

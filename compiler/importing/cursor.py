@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .found import RULES_NOTE, Entry, Found, Skip, meta, one_line, scoped, slug, sorted_under
+from hotplex.importing.found import (
+    RULES_NOTE,
+    Entry,
+    Found,
+    Skip,
+    meta,
+    one_line,
+    scoped,
+    slug,
+    sorted_under,
+)
 
 KIND = "Cursor"
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import HotplexError
-from ..scaffold import SOURCE_FILES, SOURCES_DIR
-from . import agents, claude, copilot, cursor, gemini, hotplex, openclaw, ruler
-from .found import Found, Skip
+from hotplex.commands.scaffold import SOURCE_FILES, SOURCES_DIR
+from hotplex.errors import HotplexError
+from hotplex.importing import agents, claude, copilot, cursor, gemini, hotplex, openclaw, ruler
+from hotplex.importing.found import Found, Skip
 
 # One module per format, each with the same interface: KIND and find(root) -> Found | None.
 # The order is the order of the sources in the manifest.

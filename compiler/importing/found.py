@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .. import frontmatter, template, unmapped
-from ..assemble import BUILT_IN_TAGS
-from ..errors import HotplexError
-from ..model import HOTPLEX_SOURCES, Manifest, default_channels
+from hotplex.document.assemble import BUILT_IN_TAGS
+from hotplex.errors import HotplexError
+from hotplex.manifest.model import HOTPLEX_SOURCES, Manifest, default_channels
+from hotplex.sources import frontmatter, unmapped
+from hotplex.templates import parse as template
 
 RULES_NOTE = HOTPLEX_SOURCES[1].note  # "Treat as mandatory workspace constraints."
 # Who reads a source: the tool whose own file it is, "for" (Cursor, Copilot and ruler rules: the
@@ -83,7 +84,7 @@ def daily_logs(found: Found, folder: Path) -> bool:
     """Take ``folder/memory/`` as the daily logs when it holds a day (``2026-11-29.md``): its
     days become companions, ``[memory] logs`` its glob; any other file there is said to be left
     out. Whether it was taken."""
-    from ..memory_logs import DAY_FORMS, is_day
+    from hotplex.sources.logs import DAY_FORMS, is_day
 
     logs = folder / LOGS_FOLDER
     files = sorted(p for p in logs.iterdir() if p.is_file()) if logs.is_dir() else []

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import HotplexError
-from ..model import HOTPLEX_SOURCES
-from ..scaffold import SOURCE_FILES
-from . import claude
-from .found import LOGS_FOLDER, Companion, Entry, Found, Skip, daily_logs, read
+from hotplex.commands.scaffold import SOURCE_FILES
+from hotplex.errors import HotplexError
+from hotplex.importing import claude
+from hotplex.importing.found import LOGS_FOLDER, Companion, Entry, Found, Skip, daily_logs, read
+from hotplex.manifest.model import HOTPLEX_SOURCES
 
 KIND = "HotPlex agent-configs"
 META = "META.md"

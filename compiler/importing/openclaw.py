@@ -12,11 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hotplex.targets.openclaw_context import BOOTSTRAP_FILES
-from hotplex.targets.openclaw_templates import TEMPLATES
-
-from ..model import HOTPLEX_SOURCES
-from .found import LOGS_FOLDER, Entry, Found, Skip, daily_logs
+from hotplex.importing.found import LOGS_FOLDER, Entry, Found, Skip, daily_logs
+from hotplex.manifest.model import HOTPLEX_SOURCES
+from hotplex.targets.openclaw.context import BOOTSTRAP_FILES
+from hotplex.targets.openclaw.templates import TEMPLATES
 
 KIND = "OpenClaw workspace"
 ONLY_OPENCLAW = frozenset({"TOOLS.md", "IDENTITY.md", "HEARTBEAT.md", "BOOTSTRAP.md"})

@@ -17,26 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-
-from .. import frontmatter, hidden, secrets
-from ..errors import HotplexError, Problem, Span
-from ..manifest import DEFAULT_OUT, MANIFEST_NAME
-from ..model import (
-    HOTPLEX_SOURCES,
-    DeclaredSource,
-    Limits,
-    Manifest,
-    Memory,
-    Metacognition,
-    ProjectSettings,
-    Target,
-    Variants,
-)
-from ..scaffold import GITIGNORE_NAME, SOURCES_DIR
-from ..scanning import Allowance, Origin
-from . import toml
-from .detect import detect
-from .found import (
+from hotplex.commands.scaffold import GITIGNORE_NAME, SOURCES_DIR
+from hotplex.errors import HotplexError, Problem, Span
+from hotplex.importing import toml
+from hotplex.importing.detect import detect
+from hotplex.importing.found import (
     RESERVED_TAGS,
     Entry,
     Found,
@@ -49,8 +34,23 @@ from .found import (
     meta,
     read,
 )
-from .reconcile import reconcile
-from .rewrite import rewrite
+from hotplex.importing.reconcile import reconcile
+from hotplex.importing.rewrite import rewrite
+from hotplex.manifest.model import (
+    HOTPLEX_SOURCES,
+    DeclaredSource,
+    Limits,
+    Manifest,
+    Memory,
+    Metacognition,
+    ProjectSettings,
+    Target,
+    Variants,
+)
+from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME
+from hotplex.scanning import hidden, secrets
+from hotplex.scanning.origins import Allowance, Origin
+from hotplex.sources import frontmatter
 
 DEFAULT_LIMITS = (Limits().per_file, Limits().total)  # a manifest without [limits] has these
 GEMINI_WORKER = "gemini-cli"

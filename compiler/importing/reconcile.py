@@ -7,13 +7,12 @@ import os
 from typing import Any
 
 import attrs
-
-from ..errors import HotplexError, Span
-from ..manifest import MANIFEST_NAME
-from ..model import HOTPLEX_SOURCES
-from ..scaffold import SOURCES_DIR
-from . import toml
-from .found import RESERVED_TAGS, Plan, free_name, in_folder
+from hotplex.commands.scaffold import SOURCES_DIR
+from hotplex.errors import HotplexError, Span
+from hotplex.importing import toml
+from hotplex.importing.found import RESERVED_TAGS, Plan, free_name, in_folder
+from hotplex.manifest.model import HOTPLEX_SOURCES
+from hotplex.manifest.read import MANIFEST_NAME
 
 
 def reconcile(result: Plan, comments: dict[str, str]) -> None:

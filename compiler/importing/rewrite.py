@@ -12,8 +12,8 @@ from __future__ import annotations
 import bisect
 import re
 
-from .. import template
-from .found import Text, foreign
+from hotplex.importing.found import Text, foreign
+from hotplex.templates import parse as template
 
 _OPENER = re.compile(r"\{\{|\{%|\{#")
 _CLOSER = {"{{": "}}", "{%": "%}", "{#": "#}"}

@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-
-from ..model import Manifest, Target
+from hotplex.manifest.model import Manifest, Target
 
 _ORDER = ("project", "metacognition", "limits", "memory", "variants", "source", "target")
 HEADER = "Written by `hotplex import`; edit freely: running it again only adds new files."

@@ -1,0 +1,358 @@
+"""The build log in ``.hotplex/log``: what each artifact was built from, append-only.
+
+Like ninja's ``.ninja_log``: a versioned header, then one JSON line per built job, appended only
+after the job's files are in place, so a killed build loses at most the jobs it had not finished.
+A ``forget`` line drops the record of a job the manifest no longer plans. A finished build ends
+with two lines: ``reports`` (what a report of each job needs) and ``snapshot`` (the stamps of
+every file involved). When the snapshot is the last line and nothing it names moved, the next
+build is a no-op that reads only the header and those two lines (``load_closing``), neither the
+manifest nor the job records; a build that does read the records skips the reports lines.
+
+The log is disposable: an unknown version, a broken header or a malformed line means starting
+over with a warning (a full rebuild), never a crash. The one exception is an unterminated last
+line, which is what a build killed mid-write leaves: it is dropped silently, and the next build
+rewrites the log before appending so no record is ever glued to it. The log is compacted
+(rewritten via temp file + rename, keeping each job's latest record) once superseded records,
+reports and snapshots make it longer than what is live by half.
+
+Records are typed (``build/records.py``) everywhere but here: this module is where they become
+JSON lines and come back, checked. Every stamp, of an input or an output, is one layout:
+``[mtime_ns, size, inode, digest]``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hotplex.errors import BuildFailed, Problem
+from hotplex.fs import crash_point, is_temp_of, write_atomic
+from hotplex.records import JobRecord, SectionSize, Stamped, Truncation
+
+TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
+if TYPE_CHECKING:
+    from typing import Any
+
+STATE_DIR = ".hotplex"  # the build's own state beside the manifest: this log, the cached model
+LOG_NAME = "log"
+VERSION = 4
+HEADER = f"# hotplex log v{VERSION}\n"
+# Rewrite the log once it is this many times longer than its live job records, plus some
+# slack (in characters) so a small log is not rewritten at every build. A rewrite copies the
+# live lines as read, which costs far less than parsing superseded ones at every slow build.
+COMPACT_RATIO = 1.5
+COMPACT_SLACK = 64 * 1024
+# The fast path reads the log's last line backwards in blocks of this size (doubling).
+TAIL_BLOCK = 64 * 1024
+# Lines are written with sorted keys, so a reports line is known by its start.
+_REPORTS = '{"reports":'
+
+# What a job record must hold for the build to trust it (key -> type).
+_JOB_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "job": str,
+    "target": str,
+    "worker": str,
+    "platform": (str, type(None)),
+    "primary": str,
+    "keys": dict,
+    "inputs": dict,
+    "variables": dict,
+    "outputs": dict,
+    "truncations": list,
+    "warnings": list,
+    "sizes": list,
+}
+
+
+@dataclass
+class State:
+    jobs: dict[str, JobRecord] = field(default_factory=dict)
+    snapshot: dict[str, Any] | None = None  # only when it is the log's last line
+    files: dict[str, Stamped] = field(default_factory=dict)  # inputs, as the snapshot saw them
+    size: int = 0  # characters of all lines after the header
+    lines: dict[str, str] = field(default_factory=dict)  # job -> its record's line, as read
+    torn: bool = False  # the last line was cut short by a killed build
+    warning: str | None = None
+
+    @property
+    def live(self) -> int:
+        """Characters of the lines still in force: the latest record of each job."""
+        return sum(len(line) for line in self.lines.values())
+
+
+class CorruptLog(ValueError):
+    """A line that is not a record this version of hotplex wrote."""
+
+
+def log_path(root: Path) -> Path:
+    return root / STATE_DIR / LOG_NAME
+
+
+def load(root: Path) -> State:
+    path = log_path(root)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return State()
+    except (OSError, UnicodeDecodeError) as exc:
+        return _start_over(f"ignoring unreadable build log {path} ({exc})")
+    if not text.startswith(HEADER):
+        first = text.split("\n", 1)[0][:60]
+        return _start_over(f"ignoring build log {path} of another version ({first!r})")
+    lines = text[len(HEADER) :].split("\n")
+    state = State(torn=lines[-1] != "")
+    try:
+        for number, line in enumerate(lines[:-1], start=2):
+            if line.startswith(_REPORTS):
+                state.size += len(line) + 1  # for the fast path only: counted, not parsed
+            else:
+                _apply(state, line, number)
+    except CorruptLog as exc:
+        return _start_over(f"ignoring corrupt build log {path} ({exc})")
+    return state
+
+
+@dataclass(frozen=True)
+class Closing:
+    """The two lines that close a finished build: the snapshot (the stamps of every file the
+    build involved) and, just before it, the reports of every job, which are parsed only once
+    the snapshot's stamps have held."""
+
+    snapshot: dict[str, Any]
+    reports: bytes
+
+    def jobs(self) -> list[JobRecord] | None:
+        """The report part of each job's record (no keys, inputs or variables)."""
+        try:
+            record = json.loads(self.reports)
+            jobs = record["reports"]
+            empty = {"keys": {}, "inputs": {}, "variables": {}}
+            return [_record_from_json({**job, **empty}) for job in jobs]
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+            return None  # ValueError includes a UnicodeDecodeError
+
+
+def load_closing(root: Path) -> Closing | None:
+    """The snapshot and reports that close the log, or None: reads the header and the last two
+    lines only, so a no-op build costs the same whatever the log's length. Anything unexpected
+    is None (the full ``load`` then decides, and warns)."""
+    try:
+        with open(log_path(root), "rb") as handle:
+            if handle.read(len(HEADER)) != HEADER.encode():
+                return None
+            lines = _last_lines(handle, handle.seek(0, os.SEEK_END), 2)
+    except OSError:
+        return None
+    if lines is None or not lines[0].startswith(_REPORTS.encode()):
+        return None
+    try:
+        record = json.loads(lines[1])
+    except ValueError:
+        return None
+    snapshot = record.get("snapshot") if isinstance(record, dict) else None
+    return Closing(snapshot, lines[0]) if isinstance(snapshot, dict) else None
+
+
+def _last_lines(handle: Any, end: int, count: int) -> list[bytes] | None:
+    """The last ``count`` lines of a file that ends with a newline (None for a torn one), read
+    backwards in doubling blocks, which keeps the re-concatenation linear."""
+    handle.seek(end - 1)
+    if end <= len(HEADER) or handle.read(1) != b"\n":
+        return None
+    tail = b""
+    start = end - 1  # the final newline ends the last line; it is not part of it
+    block = TAIL_BLOCK
+    while start > 0 and tail.count(b"\n") < count:
+        step = min(block, start)
+        start -= step
+        handle.seek(start)
+        tail = handle.read(step) + tail
+        block *= 2
+    lines = tail.split(b"\n")
+    return lines[-count:] if len(lines) > count else None
+
+
+def _start_over(why: str) -> State:
+    return State(warning=f"{why}; rebuilding everything")
+
+
+def _apply(state: State, line: str, number: int) -> None:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError:
+        raise CorruptLog(f"line {number} is not JSON") from None
+    if not isinstance(record, dict):
+        raise CorruptLog(f"line {number} is not a record")
+    state.size += len(line) + 1
+    if "snapshot" in record and isinstance(record["snapshot"], dict):
+        state.snapshot = record["snapshot"]
+        state.files = _files_of(record["snapshot"], number)
+    elif "job" in record:
+        state.jobs[record["job"]] = _checked_job(record, number)
+        state.lines[record["job"]] = line + "\n"
+        state.snapshot = None
+    elif isinstance(record.get("forget"), str):
+        state.jobs.pop(record["forget"], None)
+        state.lines.pop(record["forget"], None)
+        state.snapshot = None
+    else:
+        raise CorruptLog(f"line {number} is not a record")
+
+
+def _checked_job(record: dict[str, Any], number: int) -> JobRecord:
+    for key, kind in _JOB_FIELDS.items():
+        if not isinstance(record.get(key), kind):
+            raise CorruptLog(f"line {number}: job record without a valid '{key}'")
+    for path, output in record["outputs"].items():
+        if not (isinstance(output, list) and len(output) == 4 and isinstance(output[3], str)):
+            raise CorruptLog(f"line {number}: bad output record for {path}")
+    try:
+        return _record_from_json(record)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise CorruptLog(f"line {number}: bad job record ({exc})") from None
+
+
+def _record_from_json(data: dict[str, Any]) -> JobRecord:
+    return JobRecord(
+        job=data["job"],
+        target=data["target"],
+        worker=data["worker"],
+        platform=data["platform"],
+        primary=data["primary"],
+        keys=data["keys"],
+        inputs=data["inputs"],
+        variables=data["variables"],
+        outputs={path: Stamped(*stamp) for path, stamp in data["outputs"].items()},
+        truncations=tuple(Truncation.from_json(t) for t in data["truncations"]),
+        warnings=tuple(data["warnings"]),
+        sizes=tuple(SectionSize(n, tuple(f), r, i, u) for n, f, r, i, u in data["sizes"]),
+    )
+
+
+def record_to_json(record: JobRecord, report_only: bool = False) -> dict[str, Any]:
+    """A job record as the log writes it; ``report_only`` leaves out what only deciding needs."""
+    data: dict[str, Any] = {
+        "job": record.job,
+        "target": record.target,
+        "worker": record.worker,
+        "platform": record.platform,
+        "primary": record.primary,
+        "outputs": {path: list(stamp) for path, stamp in record.outputs.items()},
+        "truncations": [t.to_json() for t in record.truncations],
+        "warnings": list(record.warnings),
+        "sizes": [[s.name, list(s.files), s.raw, s.injected, s.unit] for s in record.sizes],
+    }
+    if not report_only:
+        data.update(keys=record.keys, inputs=record.inputs, variables=record.variables)
+    return data
+
+
+def _files_of(snapshot: dict[str, Any], number: int) -> dict[str, Stamped]:
+    files = snapshot.get("files", {})
+    if not isinstance(files, dict) or not all(
+        rec is None or (isinstance(rec, list) and len(rec) == 4) for rec in files.values()
+    ):
+        raise CorruptLog(f"line {number}: bad snapshot")
+    return {path: Stamped(*rec) for path, rec in files.items() if rec is not None}
+
+
+class Log:
+    """Appends records for one build; the caller holds the project lock."""
+
+    def __init__(self, root: Path, state: State) -> None:
+        self.root = root
+        self.state = state
+        path = log_path(root)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _ignore_state_dir(path.parent)
+            _remove_stale_temps(path)
+            if state.warning or state.torn or not path.exists() or self._needs_compaction():
+                self._rewrite()
+            self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - held for the build
+        except OSError as exc:
+            raise _log_failed(path, exc) from None
+
+    def _needs_compaction(self) -> bool:
+        return self.state.size > COMPACT_RATIO * self.state.live + COMPACT_SLACK
+
+    def _rewrite(self) -> None:
+        """Keep each job's latest record, copied as read: no need to serialise it again."""
+        lines = [
+            self.state.lines.get(job) or _line(record_to_json(record))
+            for job, record in self.state.jobs.items()
+        ]
+        write_atomic(log_path(self.root), (HEADER + "".join(lines)).encode("utf-8"))
+        self.state.size = sum(len(line) for line in lines)
+        self.state.torn = False
+
+    def append(self, record: JobRecord) -> None:
+        line = _line(record_to_json(record))
+        self._write(line)
+        self.state.jobs[record.job] = record
+        self.state.lines[record.job] = line
+
+    def forget(self, job: str) -> None:
+        self._write(_line({"forget": job}))
+        self.state.jobs.pop(job, None)
+        self.state.lines.pop(job, None)
+
+    def _write(self, line: str) -> None:
+        try:
+            self._handle.write(line)
+            self._handle.flush()
+        except OSError as exc:
+            raise _log_failed(log_path(self.root), exc) from None
+        crash_point()
+
+    def close(self, closing: tuple[dict[str, Any], list[JobRecord]] | None) -> None:
+        """End the build: reports and a snapshot when it finished, nothing when it failed.
+
+        No fsync, as for the artifacts: what a killed process wrote is safe in the kernel, and
+        surviving a power cut would take an fsync per artifact, which no fast build affords."""
+        if self._handle.closed:  # closed already: a failure after a finished build
+            return
+        try:
+            if closing is not None:
+                snapshot, records = closing
+                reports = [record_to_json(r, report_only=True) for r in records]
+                self._handle.write(_line({"reports": reports}) + _line({"snapshot": snapshot}))
+            self._handle.flush()
+        except OSError as exc:
+            raise _log_failed(log_path(self.root), exc) from None
+        finally:
+            with contextlib.suppress(OSError):
+                self._handle.close()
+
+
+def _line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def _log_failed(path: Path, exc: OSError) -> BuildFailed:
+    return BuildFailed(
+        [
+            Problem(
+                f"cannot write the build log '{path}': {exc.strerror or exc}",
+                hint="the artifacts already written are complete; the next build re-checks them",
+            )
+        ]
+    )
+
+
+def _ignore_state_dir(folder: Path) -> None:
+    """Keep the state out of version control without asking the user to edit .gitignore."""
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("*\n", encoding="utf-8")
+
+
+def _remove_stale_temps(path: Path) -> None:
+    """A compaction killed before its rename leaves a temp file; the lock says nobody owns it."""
+    for entry in os.scandir(path.parent):
+        if is_temp_of(entry.name, path.name):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)

@@ -1,0 +1,1 @@
+"""The commands beside build and check: clean, watch, stats, graph, init (scaffold)."""

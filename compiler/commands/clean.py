@@ -1,0 +1,79 @@
+"""``hotplex clean``: delete every artifact hotplex wrote and its build state, nothing else."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+from hotplex.build import LOCK_WAIT_SECONDS
+from hotplex.build import log as state_log
+from hotplex.build.orphans import earlier_outs, prune_empty, unlink
+from hotplex.errors import HotplexError
+from hotplex.fs import ProjectLock
+from hotplex.manifest.cache import CACHE_NAME
+from hotplex.manifest.model import ProjectSettings
+from hotplex.manifest.read import DEFAULT_OUT
+
+
+def clean(root: Path, manifest: Path | None) -> list[str]:
+    with ProjectLock(root / state_log.STATE_DIR, LOCK_WAIT_SECONDS):
+        state = state_log.load(root)
+        outs, paths, sources = _planned(root, manifest)
+        # An `out` the manifest named before: the log's files there are hotplex's too.
+        earlier = earlier_outs(state.jobs, next(iter(outs)), sources)
+        outs.update(earlier)
+        for record in state.jobs.values():
+            paths.update(record.outputs)
+        removed = []
+        for path in sorted(paths):
+            # Never outside an artifact folder, whatever the log says or a symlink points at.
+            if any(_deletable(root, out, path) for out in outs) and (root / path).is_file():
+                unlink(root / path)
+                removed.append(path)
+        for out in outs:
+            if _within(os.path.realpath(root / out), os.path.realpath(root)):
+                prune_empty(root / out)
+        for out in earlier:  # gone once empty, as a build leaves it
+            with contextlib.suppress(OSError):
+                os.rmdir(root / out)
+        unlink(state_log.log_path(root))
+        unlink(root / state_log.STATE_DIR / CACHE_NAME)
+        return removed
+
+
+def _within(inner: str, outer: str) -> bool:
+    return inner != outer and os.path.commonpath([inner, outer]) == outer
+
+
+def _deletable(root: Path, out: str, path: str) -> bool:
+    """``path`` names a file under ``out``, and its folder really is there: a symlinked folder
+    (``dist/cc -> /elsewhere``) must not let ``clean`` reach outside the project."""
+    if not path.startswith(f"{out}/") or ".." in path.split("/"):
+        return False
+    real_out = os.path.realpath(root / out)
+    folder = os.path.realpath((root / path).parent)
+    inside = _within(real_out, os.path.realpath(root))
+    return inside and (folder == real_out or _within(folder, real_out))
+
+
+def _planned(root: Path, manifest: Path | None) -> tuple[set[str], set[str], str]:
+    """The artifact folder, every file under the folders of the jobs the manifest plans, and
+    the sources folder.
+
+    A broken manifest still lets ``clean`` remove what the log recorded under the default folder.
+    """
+    from hotplex.api import Project
+
+    try:
+        project = Project.load(root, manifest)
+    except HotplexError:
+        return {DEFAULT_OUT}, set(), ProjectSettings().sources
+    model = project.model
+    out = model.out_dir
+    found: set[str] = set()
+    for job in project.jobs():
+        folder = root / job.out_dir(model)
+        for current, _dirs, names in os.walk(folder):
+            found.update((Path(current).relative_to(root) / n).as_posix() for n in names)
+    return {out}, found, model.sources_dir

@@ -1,0 +1,152 @@
+"""``hotplex init``: a manifest and the five HotPlex sources that build at once, never overwriting.
+
+Every file is created exclusively (``open(..., "x")``, OpenClaw's ``writeFileIfMissing``): a file
+that already exists, even an empty one or a dangling symlink, is left exactly as it is, so running
+``init`` again, or in a folder that already has some of the files, is always safe. The templates
+(``scaffold_templates/``) are the HotPlex design's (seed §9) in English; their ``{{ var }}``
+placeholders are rendered at build time from the ``[vars]`` the manifest template defines.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from string import Template
+
+from hotplex.errors import HotplexError, suggest
+from hotplex.manifest.model import Source, Target
+from hotplex.manifest.read import MANIFEST_NAME
+from hotplex.targets import WORKERS
+
+SOURCES_DIR = "agent-configs"
+SOURCE_FILES = ("SOUL.md", "AGENTS.md", "SKILLS.md", "USER.md", "MEMORY.md")
+MANIFEST_TEMPLATE = "hotplex.toml.in"
+GITIGNORE_NAME = ".gitignore"
+GITIGNORE = "# hotplex's build state: local to each checkout, never committed.\n/.hotplex/\n"
+
+SOURCES_NOTE = """\
+# Sources: without [[source]] tables each target reads its worker's default files from the
+# sources folder (listed below, in output order; channel B is the <directives> a worker must
+# follow, C the <context> it consults). A [[source]] with a default's name changes only the keys
+# it sets (file, channel, tag, note, required, frontmatter) and makes that source every target's;
+# one with a new name adds a file for every target, e.g.
+#   [[source]]
+#   name = "tools"
+#   file = "TOOLS.md"
+#   channel = "B"
+#   tag = "tools"
+# [project] default_sources = false drops the defaults: the [[source]] tables are then the whole
+# list, in their order. Files in the sources folder that no artifact reads are warned about.
+"""
+
+DEFAULT_WORKERS = ("claude-code", "opencode-server")
+
+
+@dataclass
+class Scaffolded:
+    """What ``init`` did, as paths relative to the project folder, in the order it tried them."""
+
+    created: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # already there, left alone
+
+
+def scaffold(
+    root: Path,
+    manifest: Path | None = None,
+    workers: tuple[str, ...] = DEFAULT_WORKERS,
+    name: str | None = None,
+) -> Scaffolded:
+    """Write the files of a new project under ``root`` that do not exist yet."""
+    manifest = manifest or root / MANIFEST_NAME
+    files = {manifest: render_manifest(name or _default_name(root), workers)}  # checks workers
+    files.update(
+        (root / SOURCES_DIR / rel, text)
+        for rel, text in source_templates(workers, root / SOURCES_DIR).items()
+    )
+    files[root / GITIGNORE_NAME] = GITIGNORE
+    done = Scaffolded()
+    for path, text in files.items():
+        shown = relative(path, root)
+        (done.created if write_if_missing(path, text) else done.kept).append(shown)
+    return done
+
+
+def render_manifest(name: str, workers: tuple[str, ...]) -> str:
+    """The manifest for ``workers``; its comment lists the sources each one reads by default."""
+    unknown = [w for w in workers if w not in WORKERS]
+    if unknown:
+        hint = suggest(unknown[0], WORKERS) or "workers: " + ", ".join(WORKERS)
+        raise HotplexError.single(f"init knows no worker '{unknown[0]}'", hint=hint)
+    workers = tuple(dict.fromkeys(workers))
+    listed = "".join(
+        textwrap.fill(
+            ", ".join(f"{s.file} ({s.channel} <{s.tag}>)" for s in _defaults(w)),
+            width=99,
+            initial_indent=f"#   {w}: ",
+            subsequent_indent="#     ",
+        )
+        + "\n"
+        for w in workers
+    )
+    targets = "".join(_target(worker) for worker in workers)
+    # A JSON string is a valid TOML basic string (quotes, backslashes, control chars escaped).
+    return Template(_template(MANIFEST_TEMPLATE)).substitute(
+        name=json.dumps(name, ensure_ascii=False), sources=SOURCES_NOTE + listed, targets=targets
+    )
+
+
+def _defaults(worker: str) -> tuple[Source, ...]:
+    """The sources a new target of ``worker`` reads by default (its worker decides)."""
+    name = WORKERS[worker].init_target[0]
+    return WORKERS[worker].default_sources(Target(name, worker, options=WORKERS[worker].Options()))
+
+
+def _target(worker: str) -> str:
+    name, purpose = WORKERS[worker].init_target
+    return f'\n[[target]]\nname = "{name}"\nworker = "{worker}"  # {purpose}\n'
+
+
+def source_templates(workers: tuple[str, ...], folder: Path) -> dict[str, str]:
+    """File name in the sources folder -> text, for each default source of ``workers``: the five
+    HotPlex templates, and the templates a worker brings for its other files. A file no target of
+    these workers reads is not scaffolded (SKILLS.md for OpenClaw alone)."""
+    wanted = list(dict.fromkeys(s.file for w in workers for s in _defaults(w)))
+    theirs = {t.source.file: t.text for w in workers for t in WORKERS[w].templates(folder)}
+    texts = {rel: _template(rel) if rel in SOURCE_FILES else theirs.get(rel) for rel in wanted}
+    return {rel: text for rel, text in texts.items() if text is not None}
+
+
+def write_if_missing(path: Path, text: str) -> bool:
+    """Create ``path`` with ``text``; False, touching nothing, when something is already there."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "x", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except FileExistsError as exc:
+        if exc.filename != str(path):  # a parent folder's name is taken by a file
+            message = f"cannot create '{path}': '{exc.filename}' is a file"
+            raise HotplexError.single(message) from None
+        return False
+    except OSError as exc:
+        raise HotplexError.single(f"cannot create '{path}': {exc.strerror}") from None
+    return True
+
+
+def _template(name: str) -> str:
+    folder = resources.files("hotplex.commands") / "scaffold_templates"
+    return (folder / name).read_text(encoding="utf-8")
+
+
+def _default_name(root: Path) -> str:
+    return root.resolve().name or "agents"
+
+
+def relative(path: Path, root: Path) -> str:
+    """``path`` as shown to the user: relative to ``root`` when inside it."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)

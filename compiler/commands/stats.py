@@ -1,0 +1,321 @@
+"""``hotplex stats``: where each artifact's budget goes, before a worker silently loses context.
+
+For every artifact and section: its size in the limit's unit, its share of the per-file and of the
+total budget, an approximate token count and what was cut. Nothing is written; the numbers are the
+ones a build would produce, because they come from the same compile.
+
+Each section also says how many characters of its files sit inside HTML comments: invisible on a
+rendered page, read by a model unless ``html_comments = "strip"``; a file mostly in comments is
+named under the table.
+
+Tokens are estimated, not counted with a real tokenizer (each model has its own): about four ASCII
+characters per token and one token per other character (CJK text runs close to that). A section's
+estimate is taken from its text before the limits and scaled to the size that survives them.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from hotplex.document.limits import Truncation, measure
+from hotplex.errors import HotplexError
+from hotplex.manifest.jobs import select
+from hotplex.worker import Budgets, SectionSize
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hotplex.document.compile import Compiled
+    from hotplex.manifest.model import Model
+    from hotplex.sources.resolve import Inputs
+
+ASCII_CHARS_PER_TOKEN = 4
+# A file with more than this share of its characters in HTML comments is named under the table.
+MOSTLY_COMMENTS = 0.5
+TOKENS_NOTE = "≈tokens: about 4 ASCII characters or 1 other character per token"
+
+
+@dataclass(frozen=True)
+class Commented:
+    """How much of a file (frontmatter excluded) sits inside HTML comments."""
+
+    file: str
+    in_comments: int
+    chars: int
+
+
+@dataclass(frozen=True)
+class SectionStats:
+    name: str
+    files: tuple[str, ...]  # empty for the built-in META-COGNITION
+    size: int  # what reaches the worker, in ``unit``
+    raw: int  # before the limits
+    tokens: int
+    share_of_file_limit: float | None
+    share_of_total: float | None
+    truncations: tuple[str, ...]
+    comments: tuple[Commented, ...] = ()  # per file
+
+    @property
+    def in_comments(self) -> int:
+        return sum(c.in_comments for c in self.comments)
+
+
+@dataclass(frozen=True)
+class ArtifactStats:
+    artifact: str  # the job id, e.g. "cc/slack"; a further document adds its name (".../x.md")
+    target: str
+    worker: str
+    platform: str | None
+    path: str
+    unit: str
+    per_file: int | None
+    total: int | None
+    size: int  # all sections together: what the total budget counts
+    share_of_total: float | None
+    document: int  # the whole artifact file, wrapping included, in ``unit``
+    tokens: int  # of the whole artifact
+    sections: tuple[SectionStats, ...]
+    truncations: tuple[dict[str, Any], ...]
+    notes: tuple[str, ...] = ()  # the job's (on its primary): what reaches whom
+    copies: str = ""  # which copies of the rules the program gets (``raw_copies.status``)
+
+
+def approx_tokens(text: str) -> int:
+    ascii_count = len(text.encode("ascii", "ignore"))
+    return -(-ascii_count // ASCII_CHARS_PER_TOKEN) + (len(text) - ascii_count)
+
+
+def collect(root: Path, manifest: Path | None, targets: tuple[str, ...]) -> list[ArtifactStats]:
+    """Compile every selected artifact in memory, once, and measure it."""
+    from hotplex.api import Project
+    from hotplex.document.compile import compile_job
+    from hotplex.sources.logs import days_glob
+    from hotplex.sources.resolve import Inputs, read_cap
+
+    project = Project.load(root, manifest)
+    model = project.model
+    inputs = Inputs(project.root, read_cap(model), days_glob(model))
+    found = []
+    for job in select(model, project.jobs(), targets):
+        compiled = compile_job(model, job, inputs)
+        emitted = compiled.emitted
+        for path, sizes in ((emitted.primary, emitted.sizes), *emitted.documents):
+            found.append(_artifact_stats(compiled, path, sizes, model, inputs))
+    return found
+
+
+def _artifact_stats(
+    compiled: Compiled, path: str, sizes: tuple[SectionSize, ...], model: Model, inputs: Inputs
+) -> ArtifactStats:
+    """One document of a job (its primary, or a further one such as a sub-agent's file)."""
+    from hotplex.sources import raw_copies
+    from hotplex.targets import WORKERS
+
+    job, emitted = compiled.job, compiled.emitted
+    budgets = WORKERS[job.target.worker].budgets(job.target, model.manifest)
+    text = emitted.files[path].decode("utf-8")
+    texts = {s.name: s.text for s in compiled.sections}
+    # A further document's cuts name it; the rest are the primary's, but for the read caps,
+    # made before any document and so shared by all.
+    cuts = tuple(
+        c
+        for c in emitted.truncations
+        if c.document == (None if path == emitted.primary else path)
+        or (c.document is None and c.limit == "read")
+    )
+    sections = tuple(
+        _section_stats(size, texts.get(size.name, text), cuts, budgets) for size in sizes
+    )
+    sections = tuple(replace(s, comments=_comments(s.files, inputs)) for s in sections)
+    used = sum(s.size for s in sections)
+    folder = posixpath.dirname(emitted.primary)
+    return ArtifactStats(
+        artifact=job.id if path == emitted.primary else f"{job.id}/{path[len(folder) + 1 :]}",
+        target=job.target.name,
+        worker=job.target.worker,
+        platform=job.platform,
+        path=path,
+        unit=budgets.unit,
+        per_file=budgets.per_file,
+        total=budgets.total,
+        size=used,
+        share_of_total=_share(used, budgets.total),
+        document=measure(text, budgets.unit),
+        tokens=approx_tokens(text),
+        sections=sections,
+        copies=raw_copies.status(model, job.target),
+        truncations=tuple(t.to_json() for t in cuts),
+        notes=emitted.notes if path == emitted.primary else (),
+    )
+
+
+def _comments(files: tuple[str, ...], inputs: Inputs) -> tuple[Commented, ...]:
+    from hotplex.errors import Span
+    from hotplex.sources import comments, frontmatter
+
+    counted = []
+    for file in files:
+        try:
+            loaded = inputs.load(file, Span(file))
+            text = None if loaded is None else loaded.body
+        except HotplexError:  # frontmatter a reader with rules of its own took as text (CLAUDE.md)
+            raw = inputs.raw(file, Span(file))
+            text = None if raw is None else frontmatter.decode(raw.data, file)
+        if text is not None:
+            counted.append(Commented(file, comments.hidden_chars(text), len(text)))
+    return tuple(counted)
+
+
+def _section_stats(
+    size: SectionSize, text: str, truncations: tuple[Truncation, ...], budgets: Budgets
+) -> SectionStats:
+    measured = measure(text, size.unit)
+    tokens = round(approx_tokens(text) * size.injected / measured) if measured else 0
+    mine = [c for c in truncations if c.section == size.name or set(c.files) & set(size.files)]
+    days = [c for c in mine if c.after == 0 and c.files and c.files[0] not in size.files]
+    cuts = tuple(_describe_cut(cut, size.files) for cut in mine if cut not in days[1:])
+    if len(days) > 1:  # days of a daily log left out: the newest named, the rest counted
+        older = len(days) - 1
+        cuts += (f"{older} older day{'s' if older > 1 else ''} dropped",)
+    return SectionStats(
+        size.name,
+        tuple(size.files),
+        size.injected,
+        size.raw,
+        tokens,
+        _share(size.injected, budgets.per_file),
+        _share(size.injected, budgets.total),
+        cuts,
+    )
+
+
+def _describe_cut(cut: Truncation, files: tuple[str, ...]) -> str:
+    dropped = " (dropped)" if cut.after == 0 else ""
+    # A day of a daily log is a file of its own within the memory section: name it.
+    day = f"{posixpath.basename(cut.files[0])} " if cut.files and cut.files[0] not in files else ""
+    return f"{day}{cut.limit}: {cut.before}→{cut.after}{dropped}"
+
+
+def _share(size: int, budget: int | None) -> float | None:
+    return round(size / budget, 4) if budget else None
+
+
+# --- rendering --------------------------------------------------------------------------------
+
+_HEADER = (
+    "artifact",
+    "section",
+    "size",
+    "unit",
+    "%file",
+    "%total",
+    "≈tokens",
+    "truncated",
+    "comments",
+    "files",
+)
+_RIGHT = {2, 4, 5, 6}  # numeric columns
+
+
+def render_table(artifacts: list[ArtifactStats]) -> str:
+    rows = [_HEADER]
+    for art in artifacts:
+        rows.extend(_section_row(art, s) for s in art.sections)
+        cuts = f"{len(art.truncations)} cut(s)" if art.truncations else ""
+        rows.append(
+            (
+                art.artifact,
+                "(sections)",
+                str(art.size),
+                art.unit,
+                "",
+                _percent(art.share_of_total),
+                str(sum(s.tokens for s in art.sections)),
+                cuts,
+                "",
+                "",
+            )
+        )
+        rows.append(
+            (
+                art.artifact,
+                "(document)",
+                str(art.document),
+                art.unit,
+                "",
+                "",
+                str(art.tokens),
+                "",
+                "",
+                art.path,
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER))]
+    lines = [
+        "  ".join(
+            cell.rjust(width) if i in _RIGHT else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in rows
+    ]
+    return "\n".join([*lines, "", *_legend(artifacts)])
+
+
+def _section_row(art: ArtifactStats, section: SectionStats) -> tuple[str, ...]:
+    return (
+        art.artifact,
+        section.name,
+        str(section.size),
+        art.unit,
+        _percent(section.share_of_file_limit),
+        _percent(section.share_of_total),
+        str(section.tokens),
+        "; ".join(section.truncations),
+        _commented(section),
+        ", ".join(section.files) or "(built in)",
+    )
+
+
+def _commented(section: SectionStats) -> str:
+    """Characters in HTML comments, with their share of the section's files: "812 (64%)"."""
+    if not section.in_comments:
+        return ""
+    share = section.in_comments / sum(c.chars for c in section.comments)
+    return f"{section.in_comments} ({100 * share:.0f}%)"
+
+
+def _percent(share: float | None) -> str:
+    return "-" if share is None else f"{100 * share:.0f}%"
+
+
+def _legend(artifacts: list[ArtifactStats]) -> list[str]:
+    budgets: dict[tuple[int | None, int | None, str], list[str]] = {}
+    for art in artifacts:
+        workers = budgets.setdefault((art.per_file, art.total, art.unit), [])
+        if art.worker not in workers:
+            workers.append(art.worker)
+    lines = [
+        f"limits for {', '.join(workers)}: per file {per_file or '-'}, total {total or '-'} {unit}"
+        for (per_file, total, unit), workers in budgets.items()
+    ]
+    notes = [f"{art.artifact}: {note}" for art in artifacts for note in art.notes]
+    copies = {f"{art.target}: {art.copies}": None for art in artifacts if art.copies}
+    return [*lines, *notes, *copies, *_mostly_comments(artifacts), TOKENS_NOTE]
+
+
+def _mostly_comments(artifacts: list[ArtifactStats]) -> list[str]:
+    counted = {c.file: c for a in artifacts for s in a.sections for c in s.comments}
+    return [
+        f"{c.file}: {100 * c.in_comments / c.chars:.0f}% of its characters are in HTML comments, "
+        "which a rendered page does not show"
+        for c in counted.values()
+        if c.chars and c.in_comments / c.chars > MOSTLY_COMMENTS
+    ]
+
+
+def render_json(artifacts: list[ArtifactStats]) -> str:
+    return json.dumps({"artifacts": [asdict(a) for a in artifacts]}, indent=2, ensure_ascii=False)

@@ -1,0 +1,1 @@
+"""The document stage: sections sanitized, measured against limits, assembled, emitted."""

@@ -1,0 +1,29 @@
+"""Compile one job in memory: resolve its sources, then hand them to its worker."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from hotplex.manifest.jobs import Job
+from hotplex.manifest.model import Model
+from hotplex.sources import resolve as sources
+from hotplex.targets import WORKERS
+from hotplex.worker import Emitted, Section
+
+
+@dataclass(frozen=True)
+class Compiled:
+    job: Job
+    emitted: Emitted
+    inputs: dict[str, str | None]  # every path consulted -> content digest, None when absent
+    variables: dict[str, str | None]  # every template variable read -> its value
+    sections: tuple[Section, ...]  # what the worker was given, before its budgets
+
+
+def compile_job(model: Model, job: Job, inputs: sources.Inputs) -> Compiled:
+    resolution = sources.resolve(model, job, inputs)
+    emitted = WORKERS[job.target.worker].emit(job, resolution.sections, model)
+    if resolution.truncations:
+        emitted = replace(emitted, truncations=(*resolution.truncations, *emitted.truncations))
+    digests = {path: inputs.digest(path) for path in resolution.consulted}
+    return Compiled(job, emitted, digests, resolution.variables, tuple(resolution.sections))

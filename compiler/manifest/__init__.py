@@ -1,0 +1,1 @@
+"""The manifest stage: hotplex.toml read, structured, validated, cached, planned into jobs."""

@@ -1,0 +1,100 @@
+"""The manifest file -> a trusted ``Model``: read, structure and validate (or reuse the model the
+last build structured from the same bytes), check the folders on disk, and work out which
+sources each target reads. The one way the rest of the compiler gets a model."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from pathlib import Path
+from typing import NoReturn
+
+from hotplex.build.log import STATE_DIR
+from hotplex.errors import HotplexError, Span, suggest
+from hotplex.manifest import read as manifest_file
+from hotplex.manifest.model import Model, ProjectSettings
+from hotplex.manifest.source_rule import effective_sources, target_sources
+
+
+def load(root: Path, manifest_path: Path | None = None, cached: bool = False) -> Model:
+    """Read, structure and validate the manifest of the project at ``root``.
+
+    ``cached``: reuse the model the last build structured from the same bytes
+    (``manifest_cache.py``), as the build does; the library API always structures.
+    """
+    path = manifest_path if manifest_path is not None else root / manifest_file.MANIFEST_NAME
+    display = path.name if path.parent == root else str(path)
+    data = manifest_file.read_bytes(path, display)
+    manifest = cache_key = None
+    if cached:
+        from hotplex.manifest import cache as manifest_cache
+
+        cache_key = manifest_cache.key(data, display)
+        manifest = manifest_cache.load(root / STATE_DIR, cache_key)
+    if manifest is None:
+        from hotplex.manifest.structure import (
+            structure,  # cattrs: only where a manifest is structured
+        )
+        from hotplex.manifest.validate import validate
+
+        manifest = structure(manifest_file.parse(data, display), display)
+        validate(manifest, display)
+    else:
+        cache_key = None
+    _check_folders_on_disk(root, manifest.project, display)
+    sources = effective_sources(manifest)
+    read_by = target_sources(manifest, sources)
+    return Model(manifest, root, path, display, sources, read_by, cache_key)
+
+
+def _check_folders_on_disk(root: Path, project: ProjectSettings, display: str) -> None:
+    """``validate`` compares the names; a symlink can still point `out` outside the project or
+    at the sources, where a build would write and ``clean`` delete."""
+
+    def real(rel: str) -> str:
+        return os.path.realpath(root / rel)
+
+    top, sources, out = real("."), real(project.sources or "."), real(project.out)
+    for key, value, folder in (
+        ("project.sources", project.sources, sources),
+        ("project.out", project.out, out),
+    ):
+        if os.path.commonpath([top, folder]) != top:
+            raise HotplexError.single(
+                f"'{value}' resolves to '{folder}', outside the project '{top}' (a symlink)",
+                Span(display, key=key),
+            )
+    if not os.path.isdir(sources):
+        _no_sources_folder(root, project.sources, display)
+    if os.path.commonpath([sources, out]) == out:
+        raise HotplexError.single(
+            f"the artifact folder '{project.out}' resolves to '{out}', which is or contains "
+            f"the sources folder '{sources}' (a symlink)",
+            Span(display, key="project.out"),
+        )
+
+
+def _no_sources_folder(root: Path, sources: str, display: str) -> NoReturn:
+    """A missing sources folder would build artifacts holding nothing but the built-in block."""
+
+    rel = posixpath.normpath(sources.replace("\\", "/"))
+    parent = posixpath.dirname(rel)
+    try:
+        with os.scandir(root / parent) as entries:
+            folders = sorted(
+                posixpath.join(parent, e.name)
+                for e in entries
+                if e.is_dir() and not e.name.startswith(".")
+            )
+    except OSError:
+        folders = []
+    hint = suggest(rel, folders) or (
+        "folders there: " + ", ".join(folders)
+        if folders
+        else "create it, or set [project] sources to the folder holding your Markdown files"
+    )
+    raise HotplexError.single(
+        f"the sources folder '{rel}' does not exist in {root}",
+        Span(display, key="project.sources"),
+        hint=hint,
+    )

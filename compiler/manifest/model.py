@@ -1,0 +1,290 @@
+"""The typed manifest: plain attrs classes, and ``load``, the one way to get a trusted model.
+
+Validation belongs to the edge: ``structure.py`` turns the TOML mapping into these classes with
+a strict converter, ``validate.py`` checks what spans fields; after ``load`` the rest of the
+compiler trusts the model. Every problem is collected (not just the first) with its key path,
+e.g. ``target[1].worker``; list indexes count from 0, as in TOML's arrays of tables.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+from pathlib import Path
+from typing import Any, Literal
+
+import attrs
+from hotplex.manifest import read as manifest_file
+
+Unit = Literal["chars", "bytes"]
+Overflow = Literal["truncate", "error"]
+# How the total budget is spread: in document order, or max-min fair (limits.py).
+Share = Literal["order", "fair"]
+VariantMode = Literal["append", "replace"]
+VariantLayout = Literal["suffix", "directory"]
+Channel = Literal["B", "C"]
+Profile = Literal["main", "subagent"]
+# HTML comments are invisible on a rendered page; "strip" keeps them out of the artifact too.
+HtmlComments = Literal["keep", "strip"]
+# How a source's own import syntax is followed: "claude" loads CLAUDE.md @imports as Claude Code
+# does, each imported file an input of the build (compiler/sources/claude_imports.py).
+Imports = Literal["claude"]
+# What launch.json does with the instruction files a worker's program loads by itself
+# (worker.OwnFiles): "off" switches them off, "keep" lets them load beside the compiled copy.
+OwnInstructions = Literal["off", "keep"]
+
+# Variables every template sees, set per job; a manifest cannot define them.
+BUILTIN_VARS = ("platform", "worker", "target")
+DEFAULT_NOTES = {
+    "B": "Core behavioral parameters — follow unless overridden by explicit user instructions.",
+    "C": "Reference material to inform your responses.",
+}
+METACOGNITION_NOTE = (
+    "Agent self-identity, operating constraints, and meta-rules governing your behavior."
+)
+# A subagent keeps only the working rules and tool guidance (OpenClaw's AGENTS.md + TOOLS.md idea).
+DEFAULT_SUBAGENT_KEEP = ("rules", "skills", "tools")
+
+
+@attrs.frozen
+class ProjectSettings:
+    name: str = ""
+    sources: str = "agent-configs"
+    out: str = manifest_file.DEFAULT_OUT
+    # Projects whose files are full of foreign braces can turn the template language off.
+    templates: bool = True
+    html_comments: HtmlComments = "keep"
+    # false: the workers' default sources are dropped and [[source]] is the whole list.
+    default_sources: bool = True
+    # Globs of paths under the sources folder that no artifact reads, on purpose (no warning).
+    ignore: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class ChannelSettings:
+    tag: str
+    note: str = ""
+
+
+@attrs.frozen
+class Source:
+    """A source as the build uses it: a worker's default, a declaration, or both merged."""
+
+    name: str
+    file: str
+    channel: Channel
+    tag: str
+    note: str = ""
+    required: bool = False
+    html_comments: HtmlComments | None = None  # None: the project's setting
+    imports: Imports | None = None
+    # false: a leading '---' is text, not metadata (files an agent writes, such as MEMORY.md).
+    frontmatter: bool = True
+
+
+@attrs.frozen
+class DeclaredSource:
+    """A ``[[source]]`` table as written: with a default's name it changes only the keys it sets;
+    a new name needs ``file``, ``channel`` and ``tag``."""
+
+    name: str
+    file: str | None = None
+    channel: Channel | None = None
+    tag: str | None = None
+    note: str | None = None
+    required: bool | None = None
+    html_comments: HtmlComments | None = None
+    imports: Imports | None = None
+    frontmatter: bool | None = None
+
+    def set_keys(self) -> dict[str, Any]:
+        return {k: v for k, v in attrs.asdict(self).items() if v is not None and k != "name"}
+
+
+@attrs.frozen
+class Variants:
+    platforms: tuple[str, ...] = ()
+    mode: VariantMode = "append"
+    # suffix: SOUL.slack.md beside SOUL.md; directory: slack/SOUL.md under the sources folder.
+    layout: VariantLayout = "suffix"
+
+    def file(self, file: str, platform: str) -> str:
+        """A source's ``file`` for ``platform``, in the sources folder as the file is."""
+        if self.layout == "directory":
+            head, name = posixpath.split(file)
+            return posixpath.join(head, platform, name)
+        stem, dot, ext = file.rpartition(".")
+        return f"{stem}.{platform}.{ext}" if dot and "/" not in ext else f"{file}.{platform}"
+
+
+@attrs.frozen
+class Limits:
+    per_file: int = 8000
+    total: int = 40000
+    unit: Unit = "chars"
+    overflow: Overflow = "truncate"
+    share: Share = "order"
+
+
+@attrs.frozen
+class Memory:
+    # A glob inside the sources folder ("memory/*.md"): the daily logs that follow MEMORY.md in
+    # the section of the source named "memory", newest first by file name (memory_logs.py).
+    logs: str | None = None
+
+
+@attrs.frozen
+class Metacognition:
+    enabled: bool = True
+    file: str | None = None
+    note: str = METACOGNITION_NOTE
+
+
+@attrs.frozen
+class Secrets:
+    # A rule name (see hotplex.scanning.secrets.RULES) turns that rule off; any other entry
+    # allows the findings whose matched text contains it.
+    allow: tuple[str, ...] = ()
+    # Globs of project-relative source paths whose findings are allowed ("agent-configs/demo/*").
+    allow_files: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Unicode:
+    # Code points ("U+200B"), character names ("ZERO WIDTH SPACE") or rule names (see
+    # hotplex.scanning.hidden.RULES) the hidden-text scan lets through.
+    allow: tuple[str, ...] = ()
+    allow_files: tuple[str, ...] = ()  # globs, as in [secrets]
+
+
+@attrs.frozen
+class Target:
+    name: str
+    worker: str
+    platforms: tuple[str, ...] | None = None
+    # Also build the artifact without a platform (the base files alone).
+    base: bool = True
+    # A bot overlay (HotPlex's per-bot folders): <sources>/<platform>/<bot>/<file> is consulted
+    # after the platform variant, so one target per bot shares the base and platform files.
+    bot: str | None = None
+    vars: dict[str, str] = attrs.field(factory=dict)
+    profile: Profile = "main"
+    keep: tuple[str, ...] | None = None
+    # The session folder the gateway starts the program in, relative to the project
+    # (launch.json's ``cwd``): somewhere the raw sources are not, for a program with no switch.
+    cwd: str = "."
+    own_instructions: OwnInstructions | None = None  # None: the worker's default
+    # The worker's own keys, an instance of its ``Options`` class (``worker.py``); written in the
+    # manifest beside the keys above (``max_chars = 500``), never as an ``options`` table.
+    options: Any = None
+    # Keys given to this target that are another worker's options: reported by validation.
+    misplaced: tuple[str, ...] = ()
+
+    @property
+    def session_dir(self) -> str:
+        """``cwd`` spelt one way (``./run/`` is ``run``)."""
+        return posixpath.normpath(self.cwd.replace("\\", "/"))
+
+    def kept_sources(self, sources: tuple[Source, ...]) -> tuple[Source, ...]:
+        if self.profile == "main" and self.keep is None:
+            return sources
+        keep = self.keep if self.keep is not None else DEFAULT_SUBAGENT_KEEP
+        return tuple(s for s in sources if s.name in keep)
+
+
+# HotPlex's five sources (seed 000): what a worker reads when it names no defaults of its own.
+HOTPLEX_SOURCES = (
+    Source(
+        "soul", "SOUL.md", "B", "persona", "Embody this persona naturally in all interactions."
+    ),
+    Source("rules", "AGENTS.md", "B", "rules", "Treat as mandatory workspace constraints."),
+    Source("skills", "SKILLS.md", "B", "skills", "Apply these capabilities when relevant."),
+    Source(
+        "user",
+        "USER.md",
+        "C",
+        "user",
+        "Tailor responses to this user's preferences and expertise.",
+    ),
+    Source(
+        "memory", "MEMORY.md", "C", "memory", "Recall relevant past context when applicable."
+    ),
+)
+
+
+def default_channels() -> dict[str, ChannelSettings]:
+    return {
+        "B": ChannelSettings("directives", DEFAULT_NOTES["B"]),
+        "C": ChannelSettings("context", DEFAULT_NOTES["C"]),
+    }
+
+
+@attrs.frozen
+class Manifest:
+    project: ProjectSettings = ProjectSettings()
+    channels: dict[str, ChannelSettings] = attrs.field(factory=default_channels)
+    source: tuple[DeclaredSource, ...] = ()
+    variants: Variants = Variants()
+    limits: Limits = Limits()
+    vars: dict[str, str] = attrs.field(factory=dict)
+    metacognition: Metacognition = Metacognition()
+    secrets: Secrets = Secrets()
+    unicode: Unicode = Unicode()
+    memory: Memory = Memory()
+    target: tuple[Target, ...] = ()
+
+
+@attrs.frozen
+class Model:
+    """A validated manifest and where it lives."""
+
+    manifest: Manifest
+    root: Path  # the folder holding the manifest; every path is relative to it
+    manifest_path: Path
+    manifest_display: str
+    # The project's sources: the workers' defaults merged with [[source]] (``source_rule.py``),
+    # in output order; and by target name, the ones it reads.
+    sources: tuple[Source, ...] = ()
+    read_by: dict[str, tuple[Source, ...]] = attrs.field(factory=dict)
+    # The manifest cache's key for the bytes it came from, when the cache was asked and missed:
+    # the build keeps the model once it has finished (``manifest_cache.save``).
+    uncached: str | None = None
+
+    def sources_of(self, target: Target) -> tuple[Source, ...]:
+        """The sources ``target`` reads, in output order."""
+        return self.read_by[target.name]
+
+    def source_key(self, source: Source, field: str) -> str:
+        """The manifest key that sets ``field`` of ``source``, for placing an error:
+        ``source[2].file``, or ``project.sources`` for a default nobody declared."""
+        for index, declared in enumerate(self.manifest.source):
+            if declared.name == source.name:
+                return f"source[{index}].{field}"
+        return "project.sources"
+
+    @property
+    def sources_dir(self) -> str:
+        """The sources folder, spelled one way everywhere (``./agent-configs/`` is
+        ``agent-configs``), as the paths of the files in it are."""
+        return posixpath.normpath(self.manifest.project.sources or ".")
+
+    def source_path(self, *parts: str) -> str:
+        """A file of the sources folder as the build names it: one spelling per file
+        (``SOUL.md``, not ``./SOUL.md``), so it is read, hashed and recorded once."""
+        return _source_path(self.sources_dir, parts)
+
+    @property
+    def out_dir(self) -> str:
+        """The artifact folder, spelled one way everywhere (``./dist/`` is ``dist``)."""
+        return posixpath.normpath(self.manifest.project.out.replace("\\", "/"))
+
+    def platforms_of(self, target: Target) -> tuple[str, ...]:
+        return (
+            target.platforms if target.platforms is not None else self.manifest.variants.platforms
+        )
+
+
+@functools.lru_cache(maxsize=8192)
+def _source_path(sources_dir: str, parts: tuple[str, ...]) -> str:
+    """Asked for every source, variant and include of every job: computed once per name."""
+    return posixpath.normpath(posixpath.join(sources_dir, *parts))

@@ -1,0 +1,309 @@
+"""Cross-field rules of a manifest that the converter cannot express; all problems at once."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import typing
+
+import attrs
+from hotplex.document.assemble import BUILT_IN_TAGS
+from hotplex.errors import HotplexError, Problem, Span, suggest
+from hotplex.manifest.jobs import BASE_FOLDER
+from hotplex.manifest.model import BUILTIN_VARS, Manifest, Secrets, Source, Target, Unicode
+from hotplex.manifest.source_rule import effective_sources, folded, target_sources, worker_defaults
+from hotplex.sources.logs import validate_glob
+from hotplex.targets import WORKERS
+from hotplex.worker import TargetSources
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_TAG = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+
+
+def validate(manifest: Manifest, display: str) -> None:
+    """Cross-field rules cattrs cannot express; all problems at once."""
+    sources = effective_sources(manifest)
+    problems: list[Problem] = []
+
+    def bad(key: str, message: str, hint: str | None = None) -> None:
+        problems.append(Problem(message, Span(display, key=key), hint))
+
+    for key, value in (
+        ("project.sources", manifest.project.sources),
+        ("project.out", manifest.project.out),
+    ):
+        _check_path_key(value, key, bad)
+    if same_or_inside(manifest.project.sources, manifest.project.out):
+        bad(
+            "project.out",
+            f"the artifact folder '{manifest.project.out}' must not be or contain "
+            f"the sources folder '{manifest.project.sources}'",
+        )
+    for name in manifest.channels:
+        if name not in ("B", "C"):
+            bad(
+                f"channels.{name}",
+                "unknown channel: channels are 'B' (directives) and 'C' (context)",
+                suggest(name, ["B", "C"]),
+            )
+    for name, channel in manifest.channels.items():
+        if not _TAG.fullmatch(channel.tag):
+            bad(f"channels.{name}.tag", f"'{channel.tag}' is not a valid tag name")
+    _validate_sources(manifest, sources, bad)
+    for name in manifest.variants.platforms:
+        _check_folder_name("variants.platforms", "platform", name, sources, bad)
+    if len(set(manifest.variants.platforms)) != len(manifest.variants.platforms):
+        bad("variants.platforms", "a platform is listed twice")
+    for key, value in (
+        ("limits.per_file", manifest.limits.per_file),
+        ("limits.total", manifest.limits.total),
+    ):
+        if value <= 0:
+            bad(key, f"must be a positive integer, got {value}")
+    for name in manifest.vars:
+        if name in BUILTIN_VARS:
+            bad(f"vars.{name}", f"'{name}' is a built-in variable and cannot be set")
+    if manifest.metacognition.file is not None:
+        _check_path_key(manifest.metacognition.file, "metacognition.file", bad)
+    _validate_secrets(manifest.secrets, bad)
+    _validate_unicode(manifest.unicode, bad)
+    if manifest.memory.logs is not None:
+        validate_glob(manifest, sources, bad)
+    _validate_targets(manifest, sources, bad)
+    for index, pattern in enumerate(manifest.project.ignore):
+        if not pattern.strip():
+            bad(f"project.ignore[{index}]", "an empty pattern matches nothing")
+    if problems:
+        raise HotplexError(problems)
+
+
+def _check_folder_name(
+    key: str, kind: str, name: str, sources: tuple[Source, ...], bad: typing.Callable[..., None]
+) -> None:
+    """A platform or bot name becomes a folder (dist/cc/<platform>/, <platform>/<bot>/), so it
+    must be a plain ASCII name that takes no other folder's or file's place."""
+    if not _NAME.fullmatch(name):
+        bad(
+            key,
+            f"{kind} '{name}' must be ASCII letters, digits, '-', '_' or '.', starting with a"
+            " letter or digit (it names a folder)",
+        )
+    elif name.casefold() == BASE_FOLDER:
+        bad(
+            key,
+            f"'{name}' is reserved: the artifact without a platform is built in the folder"
+            f" '{BASE_FOLDER}/' of each target",
+            "pick another name; `base = true` on a target already builds the default artifact",
+        )
+    elif name.casefold() in {posixpath.basename(s.file).casefold() for s in sources}:
+        bad(key, f"'{name}' is reserved: it is the file name of a source")
+
+
+def _validate_secrets(secrets: Secrets, bad: typing.Callable[..., None]) -> None:
+    from hotplex.scanning.secrets import unknown_rule_hint
+
+    for index, entry in enumerate(secrets.allow):
+        hint = unknown_rule_hint(entry)
+        if hint is not None:
+            bad(f"secrets.allow[{index}]", f"no rule named '{entry}'", hint)
+        elif not entry.strip():
+            bad(f"secrets.allow[{index}]", "an empty entry would allow every finding")
+
+
+def _validate_unicode(unicode: Unicode, bad: typing.Callable[..., None]) -> None:
+    from hotplex.scanning.hidden import allow_entry, describe, reported, unknown_entry_hint, visible
+
+    for index, entry in enumerate(unicode.allow):
+        name = allow_entry(entry)
+        if name is None:
+            bad(
+                f"unicode.allow[{index}]",
+                f"'{visible(entry)}' is not a code point, a character name or a rule",
+                unknown_entry_hint(entry),
+            )
+        elif name.startswith("U+") and not reported(name):
+            bad(
+                f"unicode.allow[{index}]",
+                f"'{entry}' ({describe(chr(int(name[2:], 16)))}) is no character the hidden-text"
+                " scan reports, so allowing it changes nothing",
+                "the scan reports controls and invisible (default-ignorable) characters only;"
+                " remove the entry",
+            )
+
+
+def _check_path_key(value: str, key: str, bad: typing.Callable[..., None]) -> None:
+    posix = value.replace("\\", "/")
+    if "\0" in value:
+        bad(key, f"path {value!r} contains a NUL character")
+    elif posix.startswith("/") or (len(posix) > 1 and posix[1] == ":"):
+        bad(key, f"absolute path '{value}' is not allowed", "name folders relative to the manifest")
+    elif _escapes(posix):
+        bad(key, f"path '{value}' escapes the project with '..'")
+
+
+def _escapes(posix: str) -> bool:
+    """Whether a relative path leads out of the project once normalised (``dist/../out2`` does
+    not)."""
+    normal = posixpath.normpath(posix)
+    return normal == ".." or normal.startswith("../")
+
+
+def _check_source_file(sources: str, file: str, key: str, bad: typing.Callable[..., None]) -> None:
+    """A source file may sit outside the sources folder (``../CLAUDE.md``, a file used where it
+    is), but never outside the project; the read still confines symlinks to the project."""
+    joined = posixpath.join(sources.replace("\\", "/"), file.replace("\\", "/"))
+    if ".." in file.replace("\\", "/").split("/") and "\0" not in file and not file.startswith("/"):
+        if _escapes(joined):
+            bad(key, f"path '{file}' escapes the project with '..'")
+        return
+    _check_path_key(file, key, bad)
+
+
+def same_or_inside(inner: str, outer: str) -> bool:
+    inner_parts = [p for p in posixpath.normpath(inner.replace("\\", "/")).split("/") if p != "."]
+    outer_parts = [p for p in posixpath.normpath(outer.replace("\\", "/")).split("/") if p != "."]
+    return inner_parts[: len(outer_parts)] == outer_parts
+
+
+def _validate_sources(
+    manifest: Manifest, sources: tuple[Source, ...], bad: typing.Callable[..., None]
+) -> None:
+    defaults = worker_defaults(manifest)
+    default_files = {folded(s.file) for s in defaults.values()}
+    seen_names: set[str] = set()
+    for index, declared in enumerate(manifest.source):
+        key = f"source[{index}]"
+        if declared.name in seen_names:
+            bad(f"{key}.name", f"source name '{declared.name}' is used twice")
+        seen_names.add(declared.name)
+        missing = [k for k in ("file", "channel", "tag") if getattr(declared, k) is None]
+        replaces = declared.name in defaults or folded(declared.file or "") in default_files
+        if not replaces and missing:
+            hint = suggest(declared.name, sorted(defaults))
+            known = ", ".join(sorted(defaults)) or "none ([project] default_sources = false)"
+            for name in missing:
+                bad(
+                    f"{key}.{name}",
+                    f"required key is missing: '{declared.name}' is no default source here, so"
+                    " it needs file, channel and tag",
+                    hint or f"the default sources: {known}",
+                )
+    by_name = {d.name: f"source[{i}]" for i, d in enumerate(manifest.source)}
+    taken: dict[str, Source | None] = {c.tag.lower(): None for c in manifest.channels.values()}
+    taken.update(dict.fromkeys(BUILT_IN_TAGS))
+    for source in sources:
+        key = by_name.get(source.name, "project.sources")
+        owner = taken.get(source.tag.lower(), source)
+        if not _TAG.fullmatch(source.tag):
+            bad(f"{key}.tag", f"'{source.tag}' is not a valid tag name")
+        elif owner is None:
+            bad(f"{key}.tag", f"tag '{source.tag}' is already used by another section")
+        elif owner is not source and owner.name not in by_name:
+            bad(
+                f"{key}.tag",
+                f"tag '{source.tag}' is already used by the default source '{owner.name}'"
+                f" ({owner.file})",
+                f"name this source '{owner.name}' to change that default instead, or set"
+                " [project] default_sources = false to declare every source yourself",
+            )
+        elif owner is not source:
+            bad(f"{key}.tag", f"tag '{source.tag}' is already used by source '{owner.name}'")
+        taken.setdefault(source.tag.lower(), source)
+        _check_source_file(manifest.project.sources, source.file, f"{key}.file", bad)
+        if source.channel not in manifest.channels:
+            bad(f"{key}.channel", f"channel '{source.channel}' is not defined under [channels]")
+
+
+def _validate_targets(
+    manifest: Manifest, sources: tuple[Source, ...], bad: typing.Callable[..., None]
+) -> None:
+    if not manifest.target:
+        bad(
+            "target",
+            "no [[target]] is declared",
+            'add one, e.g. [[target]] name = "cc" worker = "claude-code"',
+        )
+    names: set[str] = set()
+    source_names = [s.name for s in sources]
+    read_by = target_sources(manifest, sources)
+    for index, target in enumerate(manifest.target):
+        key = f"target[{index}]"
+        if not _NAME.fullmatch(target.name):
+            bad(
+                f"{key}.name",
+                f"target name '{target.name}' must be ASCII letters, digits, '-', '_' or '.' "
+                "(it names a folder)",
+            )
+        if target.name in names:
+            bad(f"{key}.name", f"target name '{target.name}' is used twice")
+        names.add(target.name)
+        for platform in target.platforms or ():
+            if platform not in manifest.variants.platforms:
+                hint = suggest(platform, manifest.variants.platforms)
+                bad(f"{key}.platforms", f"platform '{platform}' is not in variants.platforms", hint)
+        for keep in target.keep or ():
+            if keep not in source_names:
+                bad(f"{key}.keep", f"no source is named '{keep}'", suggest(keep, source_names))
+        if target.bot is not None:
+            _check_folder_name(f"{key}.bot", "bot", target.bot, sources, bad)
+            _validate_bot(manifest, target, key, bad)
+        for name in target.vars:
+            if name in BUILTIN_VARS:
+                bad(f"{key}.vars.{name}", f"'{name}' is a built-in variable and cannot be set")
+        worker = WORKERS.get(target.worker)
+        if worker is None:
+            hint = suggest(target.worker, WORKERS) or "known workers: " + ", ".join(sorted(WORKERS))
+            bad(f"{key}.worker", f"unknown worker '{target.worker}'", hint)
+            continue
+        for option in target.misplaced:
+            bad(f"{key}.{option}", f"'{option}' does not apply to worker '{target.worker}'")
+        _validate_session(target, key, bad)
+        known = TargetSources(read_by[target.name], sources)
+        for problem in worker.validate(target, manifest, known):
+            place = f"{key}.{problem.key}" if problem.at_target else problem.key
+            bad(place, problem.message, problem.hint)
+
+
+def _validate_session(target: Target, key: str, bad: typing.Callable[..., None]) -> None:
+    """``cwd`` and ``own_instructions`` are about a program that loads files by itself."""
+    own = WORKERS[target.worker].own_files
+    if own is None:
+        for name in ("cwd", "own_instructions"):
+            if getattr(target, name) != attrs.fields_dict(Target)[name].default:
+                bad(
+                    f"{key}.{name}",
+                    f"'{name}' does not apply to worker '{target.worker}': its program reads only"
+                    " the files hotplex writes",
+                )
+        return
+    cwd = target.cwd.replace("\\", "/")
+    if "\0" in cwd:
+        bad(f"{key}.cwd", f"path {target.cwd!r} contains a NUL character")
+    elif cwd.startswith("/") or (len(cwd) > 1 and cwd[1] == ":"):
+        bad(
+            f"{key}.cwd",
+            f"absolute path '{target.cwd}' is not allowed",
+            "name the session folder relative to the project ('../session'), so launch.json is"
+            " the same on every machine",
+        )
+    if target.own_instructions == "off" and own.switch is None:
+        bad(
+            f"{key}.own_instructions",
+            f"{own.program} has no switch for the instruction files it loads by itself",
+            'set cwd = "../session" (a folder outside the project) so it finds none',
+        )
+
+
+def _validate_bot(
+    manifest: Manifest, target: Target, key: str, bad: typing.Callable[..., None]
+) -> None:
+    """A bot folder sits inside a platform folder, so it needs that layout and a platform."""
+    if manifest.variants.layout != "directory":
+        bad(
+            f"{key}.bot",
+            "bot overlays live in <platform>/<bot>/ folders",
+            'set [variants] layout = "directory"',
+        )
+    platforms = target.platforms if target.platforms is not None else manifest.variants.platforms
+    if not platforms:
+        bad(f"{key}.bot", "a bot overlay needs a platform: give the target platforms = [...]")

@@ -1,0 +1,393 @@
+"""Find text a reviewer cannot see in what an artifact will contain, and say where it was written.
+
+Rules files are a known supply-chain attack surface ("Rules File Backdoor"): characters that no
+editor, diff or review shows can carry instructions a model reads, or reorder what the reviewer
+sees (Trojan Source, CVE-2021-42574). Every file passes through hotplex on its way into a system
+prompt, so, like the secret scan, this scan runs on each file *as rendered for a job* (and on the
+manifest's notes), and a finding stops the build with its file:line:column and the code point.
+
+Each rule is decided from Unicode data (``regex`` exposes the Unicode Character Database:
+``Default_Ignorable_Code_Point``, ``Extended_Pictographic``, ``Joining_Type``, the canonical
+combining class, the bidi class; the ``emoji`` package ships the emoji sequences Unicode
+recommends), never from a list of example characters:
+
+``control-character``
+    a C0 or C1 control (general category Cc) other than tab, line feed and carriage return: an
+    ANSI escape sequence (``ESC [8m`` conceals what follows) or a backspace rewrites what a
+    terminal shows of a file or a diff.
+
+``bidi-control``
+    an embedding, override or isolate (bidi class LRE, RLE, LRO, RLO, PDF, LRI, RLI, FSI, PDI):
+    always a finding.
+``bidi-mark``
+    the marks LRM, RLM, ALM (the other ``Bidi_Control`` characters): fine on a line holding
+    right-to-left letters (bidi class R or AL), a finding elsewhere.
+``tag-characters``
+    the Tags block (U+E0000–U+E007F), which spells ASCII invisibly: a finding, shown decoded,
+    except a whole emoji tag sequence Unicode recommends (RGI: the flags of England, Scotland,
+    Wales), taken from the ``emoji`` package's data. Any other run of tags, however short and
+    whatever emoji it follows, is a finding: short runs side by side spell a sentence too.
+``variation-selector``
+    a ``Variation_Selector`` is fine once after a character it can vary: VS15/VS16 after an
+    emoji, the Mongolian selectors after Mongolian, the ideographic ones (VS17–VS256) after an
+    ideograph, VS1–VS14 after a non-Latin letter or a symbol. A second one in a row or one after
+    anything else is a finding (runs of them encode bytes; a decodable run is shown decoded).
+``invisible-character``
+    every other ``Default_Ignorable_Code_Point`` (what Unicode says a renderer shows as nothing):
+    zero-width space, word joiner, invisible operators, a byte-order mark after the start,
+    fillers, the combining grapheme joiner, the soft hyphen. ZWJ is fine inside an emoji ZWJ
+    sequence and next to a virama (canonical combining class 9); ZWNJ next to a virama and between
+    two joining letters (RFC 5892's CONTEXTJ rules, widened to every joining type so the Persian
+    plural ``کتاب`` + ZWNJ + ``ها`` passes). The letters and the marks between must be visible:
+    ZWJ is join-causing and a zero-width space transparent, yet neither vouches for a ZWNJ.
+
+Only default-ignorable characters and controls are candidates (bidi controls and tags are
+default-ignorable), and the intended uses are one pattern (``_INTENDED``) the regex engine checks
+at those positions only, so the scan costs about one pass over the text.
+
+``[unicode] allow`` takes code points (``U+200B``), character names (``ZERO WIDTH SPACE``) or
+rule names; ``allow_files`` takes globs, as ``[secrets]`` does.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hotplex.errors import Problem, Span, suggest
+from hotplex.scanning.origins import Allowance, Origin, cached_for_short_texts, locate
+
+RULES = {
+    "control-character": "a control character, which a terminal obeys rather than shows",
+    "bidi-control": "a bidirectional override, embedding or isolate, which reorders the text shown",
+    "bidi-mark": "a bidirectional mark outside right-to-left text",
+    "tag-characters": "Unicode tag characters, invisible letters a model reads",
+    "variation-selector": "a variation selector with no character to vary",
+    "invisible-character": "an invisible character",
+}
+_EMBEDDINGS = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
+_CANCEL_TAG = "\U000e007f"
+# Controls a text file holds as layout (tab, line feed, carriage return) are not findings.
+_CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
+_ASCII_CONTROL = re.compile(f"[{_CONTROL}]")
+# Shown in an excerpt: this much of the line on either side, and at most this many code points.
+_CONTEXT = 20
+_SHOWN = 4
+
+# Where a default-ignorable character is used the way Unicode intends, written as the context
+# around it once it is read: each alternative looks back over the character (and its base) and,
+# where it must, ahead. Only characters at default-ignorable positions are ever tested.
+# Visible ones only: ZWJ is join-causing (type C) and most invisible characters transparent (T).
+_JOINING = (
+    r"[[\p{Joining_Type=D}\p{Joining_Type=R}\p{Joining_Type=L}\p{Joining_Type=C}]"
+    r"--\p{Default_Ignorable_Code_Point}]"
+)
+_TRANSPARENT = r"[\p{Joining_Type=T}--\p{Default_Ignorable_Code_Point}]"
+_VIRAMA = r"\p{Canonical_Combining_Class=Virama}"
+_INTENDED = (
+    # ZWJ between two pictographs of an emoji ZWJ sequence, the first maybe modified or VS16'd
+    r"(?<=\p{Extended_Pictographic}[\p{Emoji_Modifier}\uFE0F]?\u200D)(?=\p{Extended_Pictographic})",
+    r"(?<=\p{Emoji}[\uFE0E\uFE0F])",  # one text/emoji presentation selector after an emoji
+    rf"(?<={_VIRAMA}[\u200C\u200D])",  # ZWJ/ZWNJ after a virama (Indic half forms, conjuncts)
+    rf"(?<=[\u200C\u200D])(?={_VIRAMA})",  # ... or before one
+    # ZWNJ between two joining letters, transparent marks aside (Persian: می + ZWNJ + خواهم)
+    rf"(?<={_JOINING}{_TRANSPARENT}*\u200C)(?={_TRANSPARENT}*{_JOINING})",
+    r"(?<=\p{Ideographic}\p{Block=Variation_Selectors_Supplement})",  # an ideographic variant
+    r"(?<=\p{Script=Mongolian}[\u180B-\u180D\u180F])",  # a Mongolian free variation selector
+    r"(?<=[\p{Lo}\p{Sm}\p{So}][\uFE00-\uFE0D])",  # a standardized variant of a letter or symbol
+)
+
+
+@functools.cache
+def _unicode() -> Any:
+    """The Unicode properties, compiled once; ``regex`` is imported only for non-ASCII text."""
+    import regex
+
+    def prop(expression: str) -> Any:
+        return regex.compile(expression, regex.V1).match
+
+    return _Properties(
+        hidden=regex.compile(
+            rf"(?:[\p{{Default_Ignorable_Code_Point}}{_CONTROL}\x80-\x9f](?!{'|'.join(_INTENDED)}))+",
+            regex.V1,
+        ),
+        ignorable=prop(r"\p{Default_Ignorable_Code_Point}"),
+        tag=prop(r"\p{Block=Tags}"),
+        bidi_control=prop(r"\p{Bidi_Control}"),
+        right_to_left=regex.compile(
+            r"[[\p{Bidi_Class=R}\p{Bidi_Class=AL}]--\p{Bidi_Control}]", regex.V1
+        ).search,
+        selector=prop(r"\p{Variation_Selector}"),
+    )
+
+
+@dataclass(frozen=True)
+class _Properties:
+    hidden: Any  # runs of default-ignorable characters not used as intended
+    ignorable: Any
+    tag: Any
+    bidi_control: Any
+    right_to_left: Any
+    selector: Any
+
+
+@dataclass(frozen=True)
+class Match:
+    rule: str
+    start: int  # offset of the hidden run in the scanned text
+    chars: str  # consecutive characters of one rule
+
+
+@cached_for_short_texts
+def scan(text: str) -> tuple[Match, ...]:
+    """Every run of hidden characters in ``text``, in order. Outside ASCII only controls can
+    hide text, so ASCII text costs two quick checks."""
+    if text.isascii() and _ASCII_CONTROL.search(text) is None:
+        return ()
+    props = _unicode()
+    found: list[Match] = []
+    for run in props.hidden.finditer(text):
+        found.extend(_runs(text, run.start(), run.end(), props))
+    return tuple(found)
+
+
+def _runs(text: str, start: int, end: int, props: _Properties) -> Iterator[Match]:
+    """Consecutive flagged characters of one rule become one match."""
+    current: tuple[str, int] | None = None
+    at = start
+    while at < end:
+        if props.tag(text[at]):  # a whole run of tag characters is judged together
+            stop = at
+            while stop < end and props.tag(text[stop]):
+                stop += 1
+            rule = None if _emoji_tag_sequence(text, at, stop) else "tag-characters"
+        else:
+            stop, rule = at + 1, _rule(text, at, props)
+        if current is not None and rule != current[0]:
+            yield Match(current[0], current[1], text[current[1] : at])
+            current = None
+        if rule is not None and current is None:
+            current = (rule, at)
+        at = stop
+    if current is not None:
+        yield Match(current[0], current[1], text[current[1] : end])
+
+
+def _rule(text: str, at: int, props: _Properties) -> str | None:
+    """The rule a control or a default-ignorable character (not a tag) breaks, or None for a
+    mark on a right-to-left line."""
+    char = text[at]
+    if unicodedata.category(char) == "Cc":
+        return "control-character"
+    if props.bidi_control(char):
+        if unicodedata.bidirectional(char) in _EMBEDDINGS:
+            return "bidi-control"
+        return None if props.right_to_left(_line(text, at)) else "bidi-mark"
+    return "variation-selector" if props.selector(char) else "invisible-character"
+
+
+def _line(text: str, at: int) -> str:
+    return text[text.rfind("\n", 0, at) + 1 : _line_end(text, at)]
+
+
+def _line_end(text: str, at: int) -> int:
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
+
+
+def _emoji_tag_sequence(text: str, start: int, stop: int) -> bool:
+    """Whether the tags ``text[start:stop]``, with the character before them, are a whole emoji
+    tag sequence Unicode recommends."""
+    return start > 0 and text[start - 1 : stop] in emoji_tag_sequences()
+
+
+@functools.cache
+def emoji_tag_sequences() -> frozenset[str]:
+    """Every RGI emoji tag sequence (its base, tags, CANCEL TAG): the subdivision flags. Unicode's
+    list as the ``emoji`` package ships it, imported only once a build meets tag characters."""
+    import emoji
+
+    return frozenset(
+        sequence[_first_tag(sequence) - 1 :]
+        for sequence in emoji.EMOJI_DATA
+        if sequence.endswith(_CANCEL_TAG)
+    )
+
+
+def _first_tag(sequence: str) -> int:
+    return next(i for i, c in enumerate(sequence) if 0xE0000 <= ord(c) <= 0xE007F)
+
+
+def decode_tags(chars: str) -> str:
+    """The ASCII a run of tag characters spells (U+E0020–U+E007E mirror U+0020–U+007E)."""
+    return "".join(chr(ord(c) - 0xE0000) for c in chars if 0xE0020 <= ord(c) <= 0xE007E)
+
+
+def decode_selectors(chars: str) -> str | None:
+    """The text a run of variation selectors encodes one byte each (VS1–VS16 are 0–15, VS17–VS256
+    16–255), the known way to smuggle data behind one emoji; None unless it is printable UTF-8."""
+    data = bytearray()
+    for c in chars:
+        code = ord(c)
+        if 0xFE00 <= code <= 0xFE0F:
+            data.append(code - 0xFE00)
+        elif 0xE0100 <= code <= 0xE01EF:
+            data.append(code - 0xE0100 + 16)
+        else:
+            return None
+    try:
+        decoded = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return decoded if len(decoded) > 1 and decoded.isprintable() else None
+
+
+def code_point(char: str) -> str:
+    return f"U+{ord(char):04X}"
+
+
+def describe(char: str) -> str:
+    """``U+202E RIGHT-TO-LEFT OVERRIDE``: the code point and its Unicode name."""
+    name = unicodedata.name(char, "")
+    return f"{code_point(char)} {name}" if name else code_point(char)
+
+
+def visible(text: str) -> str:
+    """``text`` with every character that does not show itself written as ``<U+202E>``."""
+    if text.isascii() and text.isprintable():
+        return text
+    ignorable = _unicode().ignorable
+    return "".join(f"<{code_point(c)}>" if not c.isprintable() or ignorable(c) else c for c in text)
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    chars: str
+    excerpt: str  # the line around the characters, each shown as <U+XXXX>
+    span: Span
+
+    def summary(self) -> str:
+        return f'hidden text, {self._what()} (rule {self.rule}){self._decoded()}: "{self.excerpt}"'
+
+    @property
+    def allow_entry(self) -> str:
+        """The narrowest ``[unicode] allow`` entry that lets this finding through."""
+        distinct = set(self.chars)
+        return code_point(self.chars[0]) if len(distinct) == 1 else self.rule
+
+    def problem(self) -> Problem:
+        return Problem(
+            f"{self.summary()}; it must not reach an artifact",
+            self.span,
+            f'remove it; if it is meant, allow it: [unicode] allow = ["{self.allow_entry}"]'
+            " or allow_files",
+        )
+
+    def _what(self) -> str:
+        if len(self.chars) == 1:
+            return describe(self.chars)
+        distinct = list(dict.fromkeys(self.chars))
+        shown = ", ".join(describe(c) for c in distinct[:2])
+        more = ", …" if len(distinct) > 2 else ""
+        return f"{len(self.chars)} characters ({shown}{more})"
+
+    def _decoded(self) -> str:
+        if self.rule == "tag-characters" and decode_tags(self.chars).strip():
+            return f' that spell "{decode_tags(self.chars)}"'
+        decoded = decode_selectors(self.chars) if self.rule == "variation-selector" else None
+        return f' that encode "{decoded}"' if decoded else ""
+
+
+def _excerpt(text: str, match: Match) -> str:
+    start, end = match.start, match.start + len(match.chars)
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[max(line_start, start - _CONTEXT) : start]
+    after = text[end : min(_line_end(text, end), end + _CONTEXT)]
+    run = "".join(f"<{code_point(c)}>" for c in match.chars[:_SHOWN])
+    if len(match.chars) > _SHOWN:
+        run += f"…({len(match.chars)} characters)"
+    return visible(before) + run + visible(after)
+
+
+def _needles(text: str, match: Match) -> list[tuple[str, int]]:
+    """Pieces of the rendered text around ``match``, longest first, to find where it was written:
+    its whole line (the usual case, a line no template touched), then ever narrower windows."""
+    start, end = match.start, match.start + len(match.chars)
+    line_start, line_end = text.rfind("\n", 0, start) + 1, _line_end(text, end)
+    needles = []
+    for reach in (len(text), 16, 4, 0):
+        left, right = max(line_start, start - reach), min(line_end, end + reach)
+        needle = (text[left:right], start - left)
+        if needle not in needles:
+            needles.append(needle)
+    # Last, its first character alone: a run that rendering assembled ("\x1f{{ x }}\x08" with
+    # x empty) is in no source whole, but where it begins is still a place to name.
+    return [*needles, (match.chars[0], 0)] if len(match.chars) > 1 else needles
+
+
+def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Finding]:
+    """The findings of ``text`` not allowed, each placed where its characters were written."""
+    findings = []
+    for match in scan(text):
+        found = locate(_needles(text, match), origins)
+        span = found[0].span(found[1]) if found else Span(origins[0].file)
+        # The line itself is not shown: a terminal would obey the characters it holds.
+        finding = Finding(match.rule, match.chars, _excerpt(text, match), _hidden_line(span))
+        if not _allowed(allowance, finding):
+            findings.append(finding)
+    return findings
+
+
+def _hidden_line(span: Span) -> Span:
+    return Span(span.file, span.line, span.column, span.key)
+
+
+def _allowed(allowance: Allowance, finding: Finding) -> bool:
+    return (
+        allowance.allows_name(finding.rule)
+        or all(allowance.allows_name(code_point(c)) for c in finding.chars)
+        or allowance.allows_file(finding.span.file)
+    )
+
+
+def allow_entry(entry: str) -> str | None:
+    """An ``[unicode] allow`` entry as the allowance knows it: a rule name, or ``U+XXXX`` for a
+    code point or a character name; None when it is neither."""
+    if entry in RULES:
+        return entry
+    written = re.fullmatch(r"[Uu]\+([0-9A-Fa-f]{4,6})", entry.strip())
+    if written is not None:
+        value = int(written.group(1), 16)
+        return f"U+{value:04X}" if value <= 0x10FFFF else None
+    try:
+        return code_point(unicodedata.lookup(entry.strip()))
+    except KeyError:
+        return None
+
+
+def allowance(allow: Iterable[str], allow_files: Iterable[str]) -> Allowance:
+    """``[unicode]``: the rules and code points allowed, and the files whose findings are."""
+    names = (allow_entry(e) for e in allow)
+    return Allowance(frozenset(n for n in names if n is not None), (), tuple(allow_files))
+
+
+def reported(name: str) -> bool:
+    """Whether an allowed ``U+XXXX`` is a character a rule can report: a control other than tab,
+    line feed and carriage return, or a default-ignorable character. Allowing any other is a
+    mistake (an emoji, a letter) that would change nothing."""
+    char = chr(int(name[2:], 16))
+    return bool(re.fullmatch(f"[{_CONTROL}\x80-\x9f]", char)) or bool(_unicode().ignorable(char))
+
+
+def unknown_entry_hint(entry: str) -> str:
+    if len(entry) == 1:  # the character itself, pasted
+        return f'name it by its code point: "{code_point(entry)}"'
+    return suggest(entry, sorted(RULES)) or (
+        'name a code point ("U+200B"), a character ("ZERO WIDTH SPACE") or a rule: '
+        + ", ".join(RULES)
+    )

@@ -1,0 +1,87 @@
+"""What the content scans share: where a match in rendered text was written, what the manifest
+allows, and a cache for the texts a build renders the same way for many jobs.
+
+The secret scan (``secrets.py``) and the hidden-text scan (``hidden.py``) both search a file's
+text *as rendered for a job* and must name the place the user wrote what they found: the file, an
+included file, a variable's value or a note in the manifest (each an ``Origin``). Both let the
+manifest allow findings by name, by a part of their text or by the file they are in
+(an ``Allowance``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from hotplex.errors import Span
+
+Result = TypeVar("Result")
+
+# The cache keeps its texts alive: only short ones (nearly all sources) are worth keeping.
+CACHED_CHARS = 32_768
+
+
+def cached_for_short_texts(scan: Callable[[str], Result]) -> Callable[[str], Result]:
+    """``scan`` is pure, so a file rendered the same for many jobs (or sessions of a gateway) is
+    searched once; long texts are searched each time rather than kept alive."""
+    cached = functools.lru_cache(maxsize=1024)(scan)
+
+    @functools.wraps(scan)
+    def wrapper(text: str) -> Result:
+        return cached(text) if len(text) <= CACHED_CHARS else scan(text)
+
+    return wrapper
+
+
+@dataclass(frozen=True)
+class Origin:
+    """A text a rendered file may have copied a match from, and how to name a place in it."""
+
+    text: str
+    file: str  # display path of the file, or the manifest's for a manifest value
+    first_line: int = 1  # line of text[0] in ``file`` (frontmatter moves a body down)
+    key: str | None = None  # manifest key path, for a value from the manifest
+    named: bool = False  # ``text`` is the file's name (a day's heading), not a line of it
+
+    def span(self, offset: int) -> Span:
+        if self.key is not None or self.named:
+            return Span(self.file, key=self.key)
+        at = Span.at_offset(self.file, self.text, offset)
+        return Span(self.file, at.line + self.first_line - 1, at.column, source_line=at.source_line)
+
+
+def locate(
+    needles: Iterable[tuple[str, int]], origins: Sequence[Origin]
+) -> tuple[Origin, int] | None:
+    """Where a match was written: the first origin holding the first findable needle, and the
+    offset there of the match. Each needle is a piece of the rendered text around the match, with
+    the match's index in it; the most telling (longest) come first. None when no origin holds
+    any: the match was assembled by rendering."""
+    for needle, point in needles:
+        for origin in origins:
+            at = origin.text.find(needle)
+            if at >= 0:
+                return origin, at + point
+    return None
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """What a manifest table allows: findings by name (a rule, a code point), by a part of their
+    text, or by the file they are in (globs of project-relative paths)."""
+
+    names: frozenset[str] = frozenset()
+    texts: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+
+    def allows_name(self, name: str) -> bool:
+        return name in self.names
+
+    def allows_text(self, text: str) -> bool:
+        return any(t in text for t in self.texts)
+
+    def allows_file(self, file: str) -> bool:
+        return any(fnmatch.fnmatchcase(file, glob) for glob in self.files)

@@ -1,0 +1,271 @@
+"""Find likely credentials in what an artifact will contain, and say which source line holds them.
+
+Agent files are written by people and by agents (MEMORY.md), and artifacts are copied into
+prompts, logs and repositories, so a key pasted into a source must stop the build (seed §9.1:
+never leak API keys, tokens or passwords). The scan runs on each source file *as rendered* for a
+job, so a secret in a comment or an untaken ``{% if %}`` branch is not reported while one arriving
+through a variable is; each match is then traced back to the text it was copied from (the file,
+an included file, a ``[vars]`` value, a manifest note) to name its file:line:column or key path.
+
+Every rule names a shape (``RULES``); ``[secrets] allow`` in the manifest turns a rule off by name
+or allows a finding whose text contains a given string, and ``allow_files`` allows every finding
+in the files its globs match. Messages never repeat a secret whole: it and its source line are
+redacted before they reach a terminal or a CI log.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from hotplex.errors import Problem, Span, suggest
+from hotplex.scanning.origins import Allowance, Origin, cached_for_short_texts, locate
+
+
+def _has_digit_or_symbol(secret: str) -> bool:
+    """Identifiers, words and dotted names (``password=password``, ``token: string``) are code."""
+    return any(c.isdigit() or not (c.isalnum() or c in "_-.") for c in secret)
+
+
+# Values that stand for a secret in documentation rather than being one.
+_PLACEHOLDER = re.compile(
+    r"your|example|placeholder|redacted|changeme|dummy|xxxx|\*\*\*|\.\.\.|^[$<%{\[(]", re.IGNORECASE
+)
+
+
+def _plausible_value(secret: str) -> bool:
+    return (
+        not secret.isdigit()
+        and _has_digit_or_symbol(secret)
+        and not _PLACEHOLDER.search(secret)
+        and len(set(secret)) > 2
+    )
+
+
+def _not_placeholder(secret: str) -> bool:
+    return _PLACEHOLDER.search(secret) is None
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    description: str  # what a match is, for the message: "an Anthropic API key"
+    # Tried where an anchor occurs; the secret itself is group "secret", else the whole match.
+    pattern: re.Pattern[str]
+    # Every match starts with one of these: ``str.find`` skips to the few places worth trying,
+    # far faster than a regular expression scanning every position. None is a prefix of another.
+    anchors: tuple[str, ...]
+    # Match the lower-cased text (key names are case-blind: PASSWORD, Api_Key); the pattern and
+    # the anchors are lower-case then.
+    fold: bool = False
+    plausible: Callable[[str], bool] = _not_placeholder
+    # Besides letters and digits, the characters that may not come just before a match (it
+    # would start inside a longer word); None when a match may start anywhere.
+    joiners: str | None = "_-"
+
+
+_END = r"(?![A-Za-z0-9_-])"
+_KEY_NAME = (
+    r"pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?key)?|client[_-]?secret|api(?:[_-]?key|[_-]?token)"
+    r"|apikey|access[_-]?(?:key|token)|private[_-]?key|(?:auth|bearer|refresh)[_-]?token|token"
+)
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "anthropic-api-key",
+        "an Anthropic API key",
+        re.compile(r"sk-ant-[a-z0-9]+-[A-Za-z0-9_-]{20,}+"),
+        ("sk-ant-",),
+    ),
+    Rule(
+        "openai-api-key",
+        "an OpenAI API key",
+        re.compile(
+            r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}+"
+            r"|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|[A-Za-z0-9]{48}" + _END + ")"
+        ),
+        ("sk-",),
+    ),
+    Rule(
+        "github-token",
+        "a GitHub token",
+        re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{36,}+|github_pat_[A-Za-z0-9_]{50,}+)"),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
+    Rule(
+        "slack-token",
+        "a Slack token",
+        re.compile(r"(?:xox[abeoprs]-[A-Za-z0-9-]{10,}+|xapp-\d-[A-Za-z0-9-]{10,}+)"),
+        ("xox", "xapp-"),
+    ),
+    Rule(
+        "slack-webhook",
+        "a Slack incoming-webhook URL",
+        re.compile(
+            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20,}+"
+        ),
+        ("https://hooks.slack.com/",),
+    ),
+    Rule(
+        "aws-access-key-id",
+        "an AWS access key ID",
+        re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+        ("AKIA", "ASIA", "ABIA", "ACCA"),
+    ),
+    Rule(
+        "private-key",
+        "a private key block",
+        re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
+        ("-----BEGIN",),
+    ),
+    Rule(
+        "secret-assignment",
+        "a password, secret or token assigned a value",
+        re.compile(
+            r"(?:" + _KEY_NAME + r")(?![a-z0-9_])[\"']?[ \t]{0,8}(?:=>|:=|[:=])[ \t]{0,8}"
+            r"(?P<q>[\"'`]?)(?P<secret>[^\s\"'`,;(){}\[\]<>]{6,200}+)(?P=q)(?![(\w])"
+        ),
+        (
+            *("pass", "pwd", "secret", "client", "api", "access"),
+            *("private", "auth", "bearer", "refresh", "token"),
+        ),
+        fold=True,
+        plausible=_plausible_value,
+        joiners="",  # DB_PASSWORD, GITHUB_TOKEN: the key name may end a longer one
+    ),
+    Rule(
+        "url-password",
+        "a password inside a URL",
+        re.compile(r"://[^\s:/@\"'`]*:(?P<secret>[^\s:/@\"'`]{3,}+)@"),
+        ("://",),
+        plausible=_plausible_value,
+        joiners=None,
+    ),
+)
+RULE_NAMES = frozenset(rule.name for rule in RULES)
+
+
+@dataclass(frozen=True)
+class Match:
+    rule: Rule
+    start: int  # offset of the secret in the scanned text
+    secret: str
+    text: str  # the whole match (for a key = value rule: both sides)
+
+
+@cached_for_short_texts
+def scan(text: str) -> tuple[Match, ...]:
+    """Every likely credential in ``text``, in order."""
+    # U+0130 is the one character whose lower case is two characters; offsets must not move.
+    lowered: str | None = None
+    found: list[Match] = []
+    for rule in RULES:
+        if rule.fold and lowered is None:
+            lowered = text.replace("\u0130", "i").lower()
+        searched = lowered if rule.fold and lowered is not None else text
+        found.extend(_matches(rule, text, searched))
+    found.sort(key=lambda match: match.start)
+    return tuple(_first_per_place(found))
+
+
+def _first_per_place(found: list[Match]) -> Iterator[Match]:
+    """One finding per secret: ``GITHUB_TOKEN=ghp_…`` is a GitHub token, not also an assignment."""
+    end = -1
+    for match in found:
+        if match.start >= end:
+            yield match
+            end = match.start + len(match.secret)
+
+
+def _matches(rule: Rule, text: str, searched: str) -> Iterator[Match]:
+    group = "secret" if "secret" in rule.pattern.groupindex else 0
+    for anchor in rule.anchors:
+        at = searched.find(anchor)
+        while at >= 0:
+            before = searched[at - 1] if at > 0 else " "
+            inside_word = rule.joiners is not None and (before.isalnum() or before in rule.joiners)
+            m = None if inside_word else rule.pattern.match(searched, at)
+            if m is not None:
+                secret = text[m.start(group) : m.end(group)]
+                if rule.plausible(secret):
+                    yield Match(rule, m.start(group), secret, text[m.start() : m.end()])
+            at = searched.find(anchor, at + 1)
+
+
+def redact(secret: str) -> str:
+    """Enough of a secret to recognise which one is meant (key prefixes are public), no more."""
+    shown = min(12, len(secret) // 8)
+    return f"{secret[:shown]}…({len(secret)} characters)"
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    description: str
+    secret: str
+    text: str
+    span: Span
+    assembled: bool = False  # formed by template rendering: in no source text as a whole
+
+    def problem(self) -> Problem:
+        how = ", assembled by template expressions" if self.assembled else ""
+        return Problem(
+            f"possible secret, {self.description} (rule {self.rule}{how}): "
+            f"{redact(self.secret)}; it must not reach an artifact",
+            self.span,
+            "remove it (and revoke it if it was real); if it is not a secret, allow it: "
+            f'[secrets] allow = ["{self.rule}"] or a part of its text',
+        )
+
+
+def allowance(allow: Iterable[str], allow_files: Iterable[str]) -> Allowance:
+    """``[secrets]``: an entry naming a rule turns it off; another allows findings holding it."""
+    entries = tuple(allow)
+    return Allowance(
+        frozenset(e for e in entries if e in RULE_NAMES),
+        tuple(e for e in entries if e not in RULE_NAMES and e),
+        tuple(allow_files),
+    )
+
+
+def _allowed(allowance: Allowance, finding: Finding) -> bool:
+    return (
+        allowance.allows_name(finding.rule)
+        or allowance.allows_text(finding.text)
+        or allowance.allows_file(finding.span.file)
+    )
+
+
+def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Finding]:
+    """The findings of ``text`` not allowed, each placed in the first origin holding its secret.
+
+    A secret in no origin was assembled by rendering; it is placed at the first origin's file.
+    """
+    findings = []
+    for match in scan(text):
+        finding = _place(match, origins)
+        if not _allowed(allowance, finding):
+            findings.append(finding)
+    return findings
+
+
+def _place(match: Match, origins: Sequence[Origin]) -> Finding:
+    rule = match.rule
+    found = locate([(match.secret, 0)], origins)
+    if found is None:
+        span, assembled = Span(origins[0].file), True
+    else:
+        span, assembled = found[0].span(found[1]), False
+        if span.source_line is not None:  # shown under the message: redact it there too
+            span = replace(
+                span, source_line=span.source_line.replace(match.secret, redact(match.secret))
+            )
+    return Finding(rule.name, rule.description, match.secret, match.text, span, assembled)
+
+
+def unknown_rule_hint(entry: str) -> str | None:
+    """For an allow entry that looks like a misspelt rule name: "did you mean …", else None."""
+    if entry in RULE_NAMES or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)+", entry):
+        return None
+    return suggest(entry, sorted(RULE_NAMES), cutoff=0.8)

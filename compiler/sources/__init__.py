@@ -1,0 +1,1 @@
+"""The sources stage: each job's Markdown files found, read, imported and rendered."""

@@ -1,0 +1,126 @@
+"""Decode a source file and strip its YAML frontmatter.
+
+Workers must never see the frontmatter, a BOM or a CR (Claude Code appends the file verbatim), and
+a fence that is opened but never closed is an error: passing it through would leak the metadata
+into the prompt, and guessing where it ends would hide a typo.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from hotplex.errors import HotplexError, Span
+
+_BOM = "\ufeff"
+# A frontmatter fence is a line of exactly three dashes (trailing blanks tolerated); a line such as
+# "---（draft）" is text, not a fence.
+_FENCE = re.compile(r"---[ \t]*")
+_CLOSE = re.compile(r"(?:---|\.\.\.)[ \t]*")
+
+
+# A file an agent writes (MEMORY.md) may start with a Markdown rule that only looks like a fence.
+NOT_METADATA_HINT = (
+    "if the '---' on line 1 is a Markdown rule, not metadata: set frontmatter = false on the"
+    " file's [[source]] (e.g. [[source]] name = \"memory\" frontmatter = false), or start the"
+    " file with a blank line or write the rule as '***'"
+)
+
+
+@dataclass(frozen=True)
+class Stripped:
+    body: str
+    meta: dict[str, Any] = field(default_factory=dict)
+    # 1-based line of the original file where ``body`` starts, to map template positions back.
+    body_line: int = 1
+
+
+def decode(data: bytes, file: str) -> str:
+    """UTF-8 text with the BOM dropped and every line end turned into LF.
+
+    A NUL byte is refused too: it is valid UTF-8 but means a binary file or UTF-16 without a
+    byte-order mark, and it would end the prompt early in any C string downstream.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        where = (
+            "the file is UTF-16: it starts with a UTF-16 byte-order mark"
+            if data.startswith((b"\xff\xfe", b"\xfe\xff"))
+            else f"byte 0x{data[exc.start]:02x} at offset {exc.start}, line {line}"
+        )
+        raise HotplexError.single(
+            f"not valid UTF-8 ({where})",
+            Span(file),
+            hint="save the file as UTF-8",
+        ) from None
+    nul = text.find("\0")
+    if nul >= 0:
+        at = Span.at_offset(file, text, nul)  # its line is not shown: it may be a megabyte of NULs
+        raise HotplexError.single(
+            "a NUL character: this looks like a binary file or UTF-16 text, not UTF-8 Markdown",
+            Span(file, at.line, at.column),
+            hint="save the file as UTF-8 text",
+        )
+    return normalise_newlines(text.removeprefix(_BOM))
+
+
+def normalise_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def strip(text: str, file: str) -> Stripped:
+    """Split normalised text into frontmatter metadata and body."""
+    lines = text.split("\n")
+    if not lines or not _FENCE.fullmatch(lines[0]):
+        return Stripped(text)
+    for index in range(1, len(lines)):
+        if _CLOSE.fullmatch(lines[index]):
+            meta = _parse_yaml("\n".join(lines[1:index]), file)
+            return Stripped("\n".join(lines[index + 1 :]), meta, body_line=index + 2)
+    raise HotplexError.single(
+        "unclosed frontmatter: the '---' on line 1 has no closing '---'",
+        Span(file, 1, 1, source_line=lines[0]),
+        hint="close the metadata block with a line of '---', or remove the opening line (a"
+        " Markdown rule? set frontmatter = false on the file's [[source]])",
+    )
+
+
+def _parse_yaml(block: str, file: str) -> dict[str, Any]:
+    if not block.strip():
+        return {}
+    import frontmatter  # python-frontmatter; imported here because only this path needs YAML
+    import yaml
+
+    try:
+        meta = frontmatter.YAMLHandler().load(block)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 2  # +1 for 1-based, +1 for the fence
+        column = mark.column + 1 if mark is not None else 1
+        source_line = block.split("\n")[line - 2] if line - 2 < block.count("\n") + 1 else None
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise HotplexError.single(
+            f"invalid frontmatter: {problem}",
+            Span(file, line, column, source_line=source_line),
+            hint=NOT_METADATA_HINT,
+        ) from None
+    if meta is None:
+        return {}
+    if not isinstance(meta, dict):
+        raise HotplexError.single(
+            f"frontmatter must be a mapping of keys, not {type(meta).__name__}",
+            Span(file, 2, 1),
+            hint=NOT_METADATA_HINT,
+        )
+    return meta
+
+
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+
+
+def trim(text: str) -> str:
+    """Blank lines around a file's content carry no meaning in a section."""
+    return _LEADING_BLANK_LINES.sub("", text).rstrip()

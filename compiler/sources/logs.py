@@ -1,0 +1,413 @@
+"""Daily memory logs: ``[memory] logs = "memory/*.md"`` after MEMORY.md in the memory section.
+
+Agents append to a log per day (``memory/2026-11-29.md``), so this is the part of the context that
+grows without bound. The rules, each decided here or in ``limits.py`` and nowhere else:
+
+- Days: a file the glob matches is a day when its name is a date (``is_day``); any other is
+  reported by ``unused.py``, and a glob matching a source's file is an error.
+- Order: newest first by file name, never by the clock, so a build is reproducible.
+- Entries: a top-level list item (with its indented continuation) or a paragraph; a heading is
+  structure, not an entry. An entry that appears verbatim in a newer day is kept only there.
+- Reading: days are read newest first only while their text could still fit the section's
+  budget (``read_bound``); older days are listed, never opened, and reported as left out with
+  their size on disk. 1,000 days cost one folder listing and the few files the budget can use.
+  A day larger than the read cap is read from its end (``Inputs.logs``), from its first entry.
+- Templates are off (agents write these files, not the operator), frontmatter is stripped, the
+  secret and hidden-text scans run as for any source. A day's name (its file name without
+  ``.md``) becomes its heading, so it is text of the document too: one line (a line break or any
+  other control character in it is an error naming the file), its suffix after the date scanned
+  like the file's text.
+- Fitting (``limits.fit_days``): whole days while they fit; when the newest day alone does not,
+  its newest entries (the end of the file) on entry boundaries.
+
+The glob's folder is an input of the build (``folder/``, its digest covering every day's name
+and size: notes.md beside them is no input), so a new or removed day rebuilds the artifacts
+whose memory section reads logs, and a no-op build notices one through the folder's stamp. The
+glob's folder part is literal (no wildcards): one folder, one stamp.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import os
+import posixpath
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hotplex.document.limits import Truncation
+    from hotplex.manifest.model import Manifest, Model, Source
+    from hotplex.sources.resolve import _Resolver
+    from hotplex.worker import Section
+
+LOG_SOURCE = "memory"  # the source whose section the logs join
+_LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+_HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
+_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
+_WILDCARDS = frozenset("*?[")
+# A day's file name: its date, then optionally a suffix after '-', '_' or '.', then ".md".
+_DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[-_.][^/]*)?\.md", re.IGNORECASE)
+# Controls (line feed among them) and the Unicode line and paragraph separators.
+_NOT_IN_A_LINE = frozenset({"Cc", "Zl", "Zp"})
+DAY_FORMS = "YYYY-MM-DD.md, or with a suffix after '-', '_' or '.' as in 2026-11-29-standup.md"
+
+
+@dataclass(frozen=True)
+class Day:
+    """One daily log as read: its file, the heading naming it, its entries in file order (those
+    repeated verbatim in a newer day already removed), the line breaks before each entry in the
+    file (a tight list stays tight) and its text as the agent wrote it."""
+
+    display: str
+    name: str
+    entries: tuple[str, ...]
+    body: str = ""
+    gaps: tuple[str, ...] = ()  # before each entry; none given: a blank line
+
+    @property
+    def heading(self) -> str:
+        return f"## {self.name}"
+
+    def text(self, first: int = 0) -> str:
+        """The heading, then the entries from ``first`` on, separated as in the file."""
+        parts = [self.heading]
+        for index in range(first, len(self.entries)):
+            gap = self.gaps[index] if index > first and self.gaps else "\n\n"
+            parts += (gap, self.entries[index])
+        return "".join(parts)
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A day older than anything the budget can use: listed, never opened."""
+
+    display: str
+    size: int  # bytes on disk
+
+
+@dataclass(frozen=True)
+class Logs:
+    days: tuple[Day, ...]  # newest first
+    unread: tuple[Unread, ...] = ()  # newest first, all older than ``days``
+    # The section's own text (MEMORY.md and its variants) before the days. ``Section.text``
+    # holds it followed by every day read, so a worker that knows nothing of logs still loses
+    # nothing; ``limits.apply`` starts again from here and fits whole days.
+    curated: str = ""
+
+
+def full_text(curated: str, days: Iterable[Day]) -> str:
+    """A section's text with every day it read: what it would hold with room for all."""
+    texts = [d.text() for d in days if d.entries]
+    return "\n\n".join(t for t in (curated, *texts) if t)
+
+
+def mapped(logs: Logs | None, change: Callable[[str], str]) -> Logs | None:
+    """``logs`` with ``change`` applied to every heading name and entry (the sanitizer)."""
+    if logs is None:
+        return None
+    days = tuple(
+        Day(d.display, change(d.name), tuple(change(e) for e in d.entries), d.body, d.gaps)
+        for d in logs.days
+    )
+    return Logs(days, logs.unread, change(logs.curated))
+
+
+def is_day(path: str) -> bool:
+    """Whether a file is a daily log by its name: a calendar date (``2026-11-29.md``), optionally
+    followed by a suffix (``2026-11-29-standup.md``). By the name alone, never the clock, so a
+    build is reproducible; anything else the logs glob matches is not a day."""
+    found = _DAY.fullmatch(posixpath.basename(path.replace("\\", "/")))
+    if found is None:
+        return False
+    year, month, day = (int(part) for part in found.groups())
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    month_days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+    return 1 <= month <= 12 and 1 <= day <= month_days[month - 1]
+
+
+def days_glob(model: Model) -> str | None:
+    """The logs glob as a path of the project (``agent-configs/memory/*.md``); None without."""
+    glob = model.manifest.memory.logs
+    if glob is None:
+        return None
+    folder, pattern = split_glob(glob)
+    return f"{model.source_path(folder)}/{pattern}"
+
+
+def in_glob(glob_path: str, path: str) -> bool:
+    """Whether ``path`` (as the build names it) is matched by the logs glob ``days_glob``: in
+    its folder, matched by its pattern; a day or not."""
+    folder, pattern = posixpath.split(glob_path)
+    head, name = posixpath.split(path)
+    return head == folder and fnmatch.fnmatchcase(name, pattern)
+
+
+def is_day_of(glob_path: str, path: str) -> bool:
+    """Whether ``path`` is a day of the logs glob ``days_glob``: matched, named by a date."""
+    return in_glob(glob_path, path) and is_day(path)
+
+
+def split_glob(glob: str) -> tuple[str, str]:
+    """``"memory/*.md"`` -> (``"memory"``, ``"*.md"``)."""
+    folder, pattern = posixpath.split(glob)
+    return posixpath.normpath(folder or "."), pattern
+
+
+def validate_glob(
+    manifest: Manifest, sources: tuple[Source, ...], bad: Callable[..., None]
+) -> None:
+    """The logs' glob names files in one folder of the sources folder, and a source to join."""
+    glob = manifest.memory.logs
+    folder, pattern = split_glob(glob)
+    if "\\" in glob:  # a folder separator on Windows, an escape in a glob: neither is meant
+        bad(
+            "memory.logs",
+            f"'{glob}': a backslash; hotplex paths separate folders with '/'",
+            hint=f"did you mean '{glob.replace(chr(92), '/')}'?",
+        )
+    elif _WILDCARDS & set(folder):
+        bad(
+            "memory.logs",
+            f"'{glob}': only the file name may hold wildcards, the folder must be literal",
+            hint="keep the logs in one folder, e.g. 'memory/*.md'",
+        )
+    elif not pattern or not _WILDCARDS & set(pattern):
+        bad("memory.logs", f"'{glob}' names no files: give a glob such as 'memory/*.md'")
+    variants = manifest.variants
+    matched = [
+        f"'{source.name}' ({file})"
+        for source in sources
+        for file in (source.file, *(variants.file(source.file, p) for p in variants.platforms))
+        if posixpath.normpath(split_glob(file)[0]) == posixpath.normpath(folder)
+        and fnmatch.fnmatchcase(split_glob(file)[1], pattern)
+    ]
+    if matched:
+        named = ", ".join(matched[:3]) + (f" and {len(matched) - 3} more" if matched[3:] else "")
+        plural = "s" if matched[1:] else ""
+        bad(
+            "memory.logs",
+            f"'{glob}' matches the file{plural} of source{plural} {named}: a source is not a day",
+            hint=f"keep the days in a folder of their own, e.g. 'memory/*.md' (a day is named by"
+            f" its date: {DAY_FORMS})",
+        )
+    if glob.startswith("/") or ".." in folder.split("/"):
+        bad("memory.logs", f"'{glob}' must stay inside the sources folder")
+    if not any(s.name == LOG_SOURCE for s in sources):
+        bad(
+            "memory.logs",
+            f"daily logs join the '{LOG_SOURCE}' source's section, and there is no source "
+            f"named '{LOG_SOURCE}'",
+            hint=f"add a [[source]] named '{LOG_SOURCE}' (its file may be absent)",
+        )
+
+
+def list_folder(path: str) -> tuple[tuple[str, int], ...] | None:
+    """Every regular file of a folder as (name, size in bytes), sorted by name; None when the
+    folder does not exist."""
+    try:
+        with os.scandir(path) as it:
+            found = [(e.name, e.stat().st_size) for e in it if e.is_file()]
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return tuple(sorted(found))
+
+
+def matching(listing: Iterable[tuple[str, int]], pattern: str) -> list[tuple[str, int]]:
+    """The days of a listing the glob's file pattern matches, newest (greatest name) first;
+    a matched file whose name is no date is not a day (``unused.py`` reports it)."""
+    days = [(name, size) for name, size in listing if fnmatch.fnmatchcase(name, pattern)]
+    return sorted(((name, size) for name, size in days if is_day(name)), reverse=True)
+
+
+def whole_entries(tail: str) -> str:
+    """The end of a day read from the middle: from the first line that surely starts an entry
+    or a heading (the first line, and what follows it, may be the rest of an older entry). An
+    odd number of code fences means the read began inside a fenced block: start after it."""
+    lines = tail.split("\n")
+    fences = [index for index, line in enumerate(lines) if _FENCE.match(line)]
+    first = fences[0] + 1 if len(fences) % 2 else 1
+    after_blank = False
+    for index, line in enumerate(lines[first:], first):
+        starts = _LIST_ITEM.match(line) or _HEADING.match(line) or (after_blank and line[:1] != " ")
+        if line.strip() and line[:1] != "\t" and starts:
+            return "\n".join(lines[index:])
+        after_blank = not line.strip()
+    rest = "\n".join(lines[first:])
+    return rest if rest.strip() else tail  # all one entry's end: the newest entry, cut
+
+
+@functools.lru_cache(maxsize=4096)
+def entries(text: str) -> tuple[tuple[str, bool, str], ...]:
+    """``text`` split into top-level blocks, each with whether it is an entry (a list item or a
+    paragraph, which a newer day may repeat) rather than a heading, and the line breaks before
+    it in ``text`` (one in a tight list). Cached: a gateway compiles the same days for every
+    user."""
+    blocks: list[tuple[list[str], bool, str]] = []
+    fence: str | None = None
+    blanks = 0
+    in_item = False
+    for line in text.split("\n"):
+        if fence is not None:
+            blocks[-1][0].append(line)
+            if line.lstrip().startswith(fence):
+                fence = None
+            continue
+        if not line.strip():
+            blanks += 1
+            continue
+        item = _LIST_ITEM.match(line) is not None
+        heading = _HEADING.match(line) is not None
+        continues = in_item and line[0] in " \t"
+        if not blocks or item or heading or (blanks and not continues) or blocks[-1][1] is False:
+            blocks.append(([], not heading, "\n" * (blanks + 1)))
+            in_item = item
+        else:
+            blocks[-1][0].extend([""] * blanks)
+        blocks[-1][0].append(line)
+        blanks = 0
+        opened = _FENCE.match(line)
+        if opened:
+            fence = opened.group(1)
+    return tuple(("\n".join(lines).rstrip(), is_entry, gap) for lines, is_entry, gap in blocks)
+
+
+def read_days(
+    listed: list[tuple[str, int]],
+    folder: str,
+    load: Callable[[str], str | None],
+    measure: Callable[[str], int],
+    bound: int | None,
+) -> Logs:
+    """Read days newest first while what was read could still fit ``bound`` units (None: read
+    every day); remove from each day the entries a newer day holds verbatim."""
+    seen: set[str] = set()
+    days: list[Day] = []
+    unread: list[Unread] = []
+    used = 0
+    for name, size in listed:
+        display = posixpath.normpath(posixpath.join(folder, name))
+        if bound is not None and used > bound:
+            unread.append(Unread(display, size))
+            continue
+        body = load(display)
+        if body is None:  # gone since the listing: a later build sees the new listing
+            continue
+        kept, gaps, new, repeated = [], [], False, False
+        for block, is_entry, gap in entries(body):
+            if is_entry and block in seen:
+                repeated = True
+                continue
+            if is_entry:
+                seen.add(block)
+                new = True
+            kept.append(block)
+            gaps.append(gap)
+        if repeated and not new:  # headings alone left: nothing a newer day does not hold
+            kept, gaps = [], []
+        day = Day(display, posixpath.splitext(name)[0], tuple(kept), body, tuple(gaps))
+        days.append(day)
+        used += measure(day.text()) + 2
+    return Logs(tuple(days), tuple(unread))
+
+
+def attach(resolver: _Resolver, source: Source, section: Section | None) -> Section | None:
+    """The memory source's section with its daily logs (``sources.resolve``'s one hook): read
+    through the job's ``Inputs``, scanned like any source, no templates. Imports here: this
+    module is below ``limits`` and ``sources``, which it uses only once a project has logs."""
+    from hotplex.document.limits import measure
+    from hotplex.errors import Span
+    from hotplex.scanning import hidden, secrets
+    from hotplex.scanning.origins import Origin
+    from hotplex.sources import comments
+    from hotplex.sources.frontmatter import trim
+    from hotplex.targets import WORKERS
+    from hotplex.worker import Section
+
+    model, job = resolver.model, resolver.job
+    folder_glob, pattern = split_glob(model.manifest.memory.logs)
+    folder = model.source_path(folder_glob)
+    span = Span(model.manifest_display, key="memory.logs")
+    html = source.html_comments or model.manifest.project.html_comments
+    worker = WORKERS[job.target.worker]
+    resolver.consulted.append(f"{folder}/")
+    listed = matching(resolver.inputs.listing(f"{folder}/", span), pattern)
+
+    def load(display: str) -> str | None:
+        loaded = resolver.file(display, span)
+        if loaded is None:
+            return None
+        body = loaded.body
+        if loaded.tail:  # the read began mid-entry: its cut reports what is left of the day
+            body = whole_entries(loaded.body)
+            skipped = measure(loaded.body, "bytes") - measure(body, "bytes")
+            read = resolver.truncations[-1]
+            resolver.truncations[-1] = replace(read, after=max(read.after - skipped, 0))
+        text = trim(comments.strip(body) if html == "strip" else body)
+        if secrets.scan(text) or hidden.scan(text):
+            line = resolver.inputs.tail_line(display, span) if loaded.tail else loaded.body_line
+            resolver.check(text, [Origin(loaded.body, loaded.display, line)])
+        return text
+
+    budgets = worker.budgets(job.target, model.manifest)
+    bound = None
+    if worker.daily_logs == "section":
+        curated = measure(section.text, budgets.unit) if section is not None else 0
+        limit = min(b for b in (budgets.per_file, budgets.total, 1 << 62) if b is not None)
+        bound = max(limit - curated, 0)
+    logs = read_days(listed, folder, load, lambda t: measure(t, budgets.unit), bound)
+    for day in logs.days:
+        check_name(day)
+        suffix = day.name[len("YYYY-MM-DD") + 1 :]  # scanned on its own: "-" joins no key to it
+        if secrets.scan(suffix) or hidden.scan(suffix):
+            resolver.check(suffix, [Origin(suffix, day.display, named=True)])
+    if section is None:
+        if not logs.days and not logs.unread:
+            return None
+        section = Section(source.name, source.tag, source.channel, source.note, "", ())
+    logs = replace(logs, curated=section.text)
+    if worker.daily_logs == "files":
+        return replace(section, logs=logs)
+    return replace(section, text=full_text(section.text, logs.days), logs=logs)
+
+
+def check_name(day: Day) -> None:
+    """A day's name is its heading: a line break in it would end the heading and start entries
+    (or a heading of another day) no file holds; any other control character is refused with it."""
+    from hotplex.errors import HotplexError, Span
+    from hotplex.scanning.hidden import describe
+
+    bad = next((c for c in day.name if unicodedata.category(c) in _NOT_IN_A_LINE), None)
+    if bad is not None:
+        raise HotplexError.single(
+            f"a day's file name is its heading, one line of text; this one holds {describe(bad)}",
+            Span(day.display),
+            hint=f"rename the file ({DAY_FORMS})",
+        )
+
+
+def describe_cuts(truncations: Iterable[Truncation]) -> list[str]:
+    """Each cut as a line, the days left out past the first two folded into one line (1,000
+    days of logs are one line, not a thousand); ``--json`` and ``stats --json`` list each."""
+    lines, days = [], []
+    for cut in truncations:
+        if cut.after == 0 and cut.style == "dropped" and _is_day(cut):
+            days.append(cut)
+        else:
+            lines.append(cut.describe())
+    if len(days) <= 3:  # a fold would name no fewer lines
+        return lines + [cut.describe() for cut in days]
+    rest = days[2:]
+    return [
+        *lines,
+        *(cut.describe() for cut in days[:2]),
+        f"{len(rest)} older days, {rest[-1].files[0]} … {rest[0].files[0]}: dropped; "
+        f"no room left in limits.{rest[0].limit}",
+    ]
+
+
+def _is_day(cut: Truncation) -> bool:
+    return cut.section == LOG_SOURCE and len(cut.files) == 1 and is_day(cut.files[0])

@@ -1,0 +1,299 @@
+"""Per-user overlays: compile as if some source files held other text, for one call only.
+
+A gateway serves many users from one set of files; each user has their own USER.md, MEMORY.md
+and daily logs in the gateway's store. ``OverlayInputs`` is the build's reader (``Inputs``) seen
+through those texts: an overlaid file is decoded, stripped of frontmatter and capped exactly as a
+file on disk would be, so the sanitizer, the limits, the secret and hidden-text scans and the
+daily-log selection treat it the same; every other file comes from the base reader and its cache.
+Nothing is written, and nothing of an overlay is stored where another call could see it: the
+overlaid texts live in this object alone, which the call drops.
+
+Every key and value is checked before the compile (``prepare``: a wrong type, a key that is not
+a path of the sources folder, a value that is not text) and every key against what the compile
+read after it (``check_used``): an overlay that changes nothing is a typo, not a no-op.
+"""
+
+from __future__ import annotations
+
+import collections
+import fnmatch
+import os
+import posixpath
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from hotplex.errors import HotplexError, Span, suggest
+from hotplex.fs import ReadResult, check_relative, read_capped
+from hotplex.sources import frontmatter
+from hotplex.sources.logs import DAY_FORMS, days_glob, is_day, is_day_of, split_glob
+from hotplex.sources.resolve import Inputs, Loaded, _whole_characters, overlay_paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hotplex.manifest.jobs import Job
+    from hotplex.manifest.model import Model
+
+
+@dataclass(frozen=True)
+class OverlayFile:
+    display: str  # the project path it stands in for (agent-configs/USER.md)
+    label: str  # how messages name it: "overlay:USER.md", or the file it was read from
+    raw: ReadResult  # its bytes as a read of the file gives them: capped, with the full size
+    text: str  # ``raw`` decoded as a source file is (UTF-8, no BOM, LF line ends)
+    day: bool  # a daily log the ``[memory] logs`` glob selects
+
+
+def prepare(
+    model: Model,
+    overlay: Mapping[str, str | bytes | os.PathLike[str]] | None,
+    labels: Mapping[str, str] | None,
+    cap: int,
+    jobs: list[Job],
+) -> dict[str, OverlayFile]:
+    """Overlay keys (paths inside the sources folder) -> ``OverlayFile`` by project path; every
+    value decoded (a path read, at most ``cap`` bytes) now, so a wrong one fails the call. A
+    value that cannot be read under a key no job reads reports the key: the key is wrong first
+    (``--overlay a=b=c`` names the unknown 'a', not the missing file 'b=c')."""
+    overlay = _mapping(overlay, "overlay", '{"USER.md": text}')
+    labels = _mapping(labels, "overlay_names", '{"USER.md": "users/42/USER.md"}')
+    for key, label in labels.items():
+        if key not in overlay:
+            raise HotplexError.single(
+                f"overlay_names names {key!r}, which the overlay does not hold",
+                hint=suggest(str(key), [k for k in overlay if isinstance(k, str)]),
+            )
+        if not isinstance(label, str):
+            raise HotplexError.single(
+                f"overlay_names[{key!r}] is {_kind(label)}, not a str: the name messages give it"
+            )
+    files: dict[str, OverlayFile] = {}
+    for key, value in overlay.items():
+        if not isinstance(key, str):
+            raise HotplexError.single(
+                f"overlay key {key!r} is {_kind(key)}, not a str",
+                hint='keys are paths inside the sources folder, e.g. "USER.md"',
+            )
+        default = os.fspath(value) if isinstance(value, os.PathLike) else f"overlay:{key}"
+        label = labels.get(key, default)
+        display = _display(model, key, Span(f"overlay:{key}"))
+        if display in files:
+            raise HotplexError.single(
+                f"overlay keys {_key_of(model, display)!r} and {key!r} name the same file"
+            )
+        try:
+            raw = _read(key, value, cap)
+        except HotplexError:
+            unknown = _unknown_key(model, jobs, display, labels.get(key, f"overlay:{key}"))
+            if unknown is not None:
+                raise unknown from None
+            raise
+        capped = raw.size > len(raw.data)
+        text = frontmatter.decode(_whole_characters(raw.data) if capped else raw.data, label)
+        files[display] = OverlayFile(display, label, raw, text, _is_day(model, display))
+    return files
+
+
+def _mapping(value: object, name: str, example: str) -> Mapping:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise HotplexError.single(
+            f"{name} must be a mapping (a dict), not {_kind(value)}", hint=f"e.g. {name}={example}"
+        )
+    return value
+
+
+def _kind(value: object) -> str:
+    return "None" if value is None else f"a value of type {type(value).__name__}"
+
+
+def _display(model: Model, key: str, span: Span) -> str:
+    """The project path an overlay key names. A key is a '/'-separated path as the project's
+    files are named; a backslash is a character of a file name on POSIX, and no project file
+    holds one, so it is refused rather than taken for a folder separator."""
+    if "\\" in key:
+        slashed = key.replace("\\", "/")
+        raise HotplexError.single(
+            f"overlay key {key!r} holds a backslash: keys are '/'-separated paths inside the"
+            " sources folder",
+            span,
+            hint=f"did you mean '{slashed}'?",
+        )
+    return model.source_path(str(check_relative(key, span)))
+
+
+def _key_of(model: Model, display: str) -> str:
+    return posixpath.relpath(display, model.sources_dir)
+
+
+def _read(key: str, value: object, cap: int) -> ReadResult:
+    """A value's bytes as a read of a file with them would give them (``cap`` bytes at most)."""
+    span = Span(f"overlay:{key}")
+    if isinstance(value, str):
+        try:
+            data = value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise HotplexError.single(f"not valid text: {exc.reason}", span) from None
+    elif isinstance(value, bytes):
+        data = value
+    elif isinstance(value, os.PathLike):
+        path = os.fspath(value)
+        found = read_capped(Path(path), cap, span, path)  # a device or a FIFO is refused
+        if found is None:
+            raise HotplexError.single(f"cannot read '{path}': no such file", span)
+        return found
+    else:
+        # A bytearray or memoryview is refused too: it may change while the call reads it, and
+        # a memoryview of non-byte items is not text; bytes(value) says what is meant.
+        buffer = isinstance(value, (bytearray, memoryview))
+        raise HotplexError.single(
+            f"the overlay of '{key}' is {_kind(value)}: give its text (str or UTF-8 bytes)"
+            " or a pathlib.Path to read it from",
+            span,
+            hint="pass bytes(value)" if buffer else None,
+        )
+    return ReadResult(data[:cap], len(data), None)
+
+
+def _is_day(model: Model, display: str) -> bool:
+    """Whether ``display`` is a daily log: in the logs glob's folder itself (not a subfolder),
+    matching its file pattern, and named by its date."""
+    glob_path = days_glob(model)
+    return glob_path is not None and is_day_of(glob_path, display)
+
+
+class OverlayInputs:
+    """``Inputs`` with some files' text given instead of read (duck-typed: the resolver asks
+    for ``load``, ``raw``, ``listing`` and ``digest``)."""
+
+    def __init__(self, base: Inputs, files: dict[str, OverlayFile]) -> None:
+        self.base = base
+        self.files = files
+        self.root = base.root
+        self.started_ns = base.started_ns
+        self.stamps = base.stamps
+        self.sections = base.sections
+        self._own: dict[str, Loaded] = {}
+        self._folders = {posixpath.dirname(p) + "/" for p, file in files.items() if file.day}
+
+    def overlaid(self, paths: Iterable[str]) -> bool:
+        """Whether this call's texts touch any of ``paths`` (a file, or a glob's folder)."""
+        return any(p in self.files or p in self._folders for p in paths)
+
+    @property
+    def _loaded(self) -> Mapping[str, Loaded | None]:
+        by_label = {loaded.display: loaded for loaded in self._own.values()}
+        return collections.ChainMap(by_label, self.base._loaded)
+
+    def load(self, display: str, span: Span, meta: bool = True) -> Loaded | None:
+        file = self.files.get(display)
+        if file is None:
+            return self.base.load(display, span, meta)
+        own = self._own.get(display)
+        if own is None or own.meta_read != meta:
+            text = file.text
+            stripped = frontmatter.strip(text, file.label) if meta else frontmatter.Stripped(text)
+            capped = file.raw.size > len(file.raw.data)
+            self._own[display] = Loaded(
+                file.label,
+                stripped.body,
+                stripped.meta,
+                stripped.body_line,
+                file.raw.size,
+                capped,
+                meta,
+                read=len(_whole_characters(file.raw.data) if capped else file.raw.data),
+            )
+        return self._own[display]
+
+    def raw(self, display: str, span: Span) -> ReadResult | None:
+        file = self.files.get(display)
+        if file is None:
+            return self.base.raw(display, span)
+        return file.raw
+
+    def listing(self, display: str, span: Span) -> tuple[tuple[str, int], ...]:
+        found = dict(self.base.listing(display, span))
+        for path, file in self.files.items():
+            if file.day and posixpath.dirname(path) + "/" == display:
+                found[posixpath.basename(path)] = file.raw.size
+        return tuple(sorted(found.items()))
+
+    def digest(self, display: str) -> str | None:
+        return "overlay" if display in self.files else self.base.digest(display)
+
+
+def read_arguments(arguments: list[str]) -> dict[str, Path]:
+    """``--overlay FILE=PATH`` arguments -> FILE -> PATH, read by ``prepare`` as a source is."""
+    paths: dict[str, Path] = {}
+    for argument in arguments:
+        key, equals, path = argument.partition("=")
+        if not equals or not key or not path:
+            raise HotplexError.single(
+                f"--overlay {argument!r}: expected FILE=PATH", hint="e.g. USER.md=users/alice.md"
+            )
+        if key in paths:
+            raise HotplexError.single(
+                f"--overlay {key} is given twice ({paths[key]}, {path}): which text is meant?"
+            )
+        paths[key] = Path(path)
+    return paths
+
+
+def check_used(
+    files: dict[str, OverlayFile], consulted: list[str], model: Model, jobs: list[Job]
+) -> None:
+    """An overlay no source of the project reads is a typo, not a no-op. A key is used when this
+    compile read it, when it is a daily log, or when any job of the project reads it (a variant of
+    another platform, a source another target keeps): a gateway may pass each user's whole set
+    of files to every compile."""
+    read = set(consulted)
+    for display, file in files.items():
+        if not file.day and display not in read:
+            unknown = _unknown_key(model, jobs, display, file.label)
+            if unknown is not None:
+                raise unknown
+
+
+def _unknown_key(model: Model, jobs: list[Job], display: str, label: str) -> HotplexError | None:
+    """The error for an overlay of ``display`` when no job of the project reads that file (a
+    day or a file a compile consulted is known to the caller)."""
+    if _is_day(model, display):
+        return None
+    base = {model.source_path(s.file) for s in model.sources}
+    readable = base | {
+        path
+        for job in jobs
+        for source in model.sources
+        for path in overlay_paths(model, source, job)
+    }
+    if display in readable:
+        return None
+    key = _key_of(model, display)
+    hint = _unread_hint(model, key) or suggest(key, sorted(_key_of(model, p) for p in readable))
+    return HotplexError.single(
+        f"overlay '{key}' is not a file this project reads",
+        Span(label),
+        hint=hint or "sources: " + ", ".join(sorted(_key_of(model, p) for p in base)),
+    )
+
+
+def _unread_hint(model: Model, key: str) -> str | None:
+    """Why a key in or below the daily logs' folder is not a day."""
+    folder, name = posixpath.split(key)
+    glob = model.manifest.memory.logs
+    if glob is None:
+        day = is_day(name)
+        return 'this project reads no daily logs ([memory] logs = "memory/*.md")' if day else None
+    logs, pattern = split_glob(glob)
+    logs = posixpath.normpath(logs)
+    if logs == ".":
+        return None
+    if folder == logs:
+        if not fnmatch.fnmatchcase(name, pattern):
+            return f"daily logs are the files of '{logs}/' that match '{pattern}'"
+        return f"a daily log is named by its date: {DAY_FORMS}"
+    if folder.startswith(logs + "/"):
+        return f"daily logs are read from '{logs}/' itself, not from its subfolders"
+    return None

@@ -1,0 +1,493 @@
+"""Resolve a job's sources: base file + platform variant, frontmatter stripped, templates rendered.
+
+``Inputs`` is the build's one reader of source files: each file is read and hashed at most once
+per build, a file whose stamp matches the last build is not hashed again, and every path a job
+consults (present or absent) is recorded, because an absent variant is a dependency too.
+
+Each file's text as rendered for a job (HTML comments stripped where the manifest asks) is
+searched for credentials (``secrets.py``) and hidden text (``hidden.py``) before any worker sees
+it; a finding stops the job with the file:line:column it came from.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import posixpath
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from hotplex.document.assemble import METACOGNITION_TAG
+from hotplex.document.limits import Truncation
+from hotplex.errors import BuildFailed, HotplexError, Problem, Span, suggest
+from hotplex.fs import (
+    ReadResult,
+    Stamp,
+    check_relative,
+    confine,
+    lines_before,
+    read_capped,
+    settled,
+    sha256,
+    stamp,
+)
+from hotplex.manifest.jobs import Job
+from hotplex.manifest.model import METACOGNITION_NOTE, HtmlComments, Model, Source
+from hotplex.scanning import hidden, manifest_texts, secrets
+from hotplex.scanning.origins import Origin
+from hotplex.sources import claude as claude_sources
+from hotplex.sources import comments, frontmatter, reuse
+from hotplex.sources import logs as memory_logs
+from hotplex.targets import WORKERS
+from hotplex.worker import Section
+
+# Reading stops this far past what the per-file limit can use: 4 bytes per character at most,
+# times a margin for frontmatter and template branches that render to nothing.
+READ_MARGIN = 4
+READ_FLOOR = 1 << 20
+# And never past this, whatever the budgets (a total of 1e17 is no reason to read 200 MB): no
+# model's context holds more, and what is not read is reported.
+READ_CEILING = 64 << 20
+
+
+@functools.lru_cache(maxsize=1)
+def builtin_metacognition() -> str:
+    """Read once per process: it is part of the installed package, not of the project."""
+    return (resources.files("hotplex.sources") / "metacognition.md").read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Loaded:
+    display: str
+    body: str
+    meta: dict[str, object]
+    body_line: int
+    size: int  # full size of the file on disk, in bytes
+    capped: bool
+    meta_read: bool = True  # frontmatter was looked for
+    tail: bool = False  # the file's end was read (a day past the cap), from mid-line
+    read: int = 0  # bytes read of it (of whole characters), before line ends are normalised
+
+
+@dataclass
+class Inputs:
+    """Reads, decodes and fingerprints files under ``root`` for one build."""
+
+    root: Path
+    read_cap: int
+    # The daily logs' glob (``memory_logs.days_glob``): a day is read from its end, where its
+    # newest entries are, so a day larger than the read cap keeps those.
+    logs: str | None = None
+    known: dict[str, tuple[Stamp, str]] = field(default_factory=dict)  # from the last build
+    digests: dict[str, str | None] = field(default_factory=dict)
+    stamps: dict[str, Stamp | None] = field(default_factory=dict)
+    _raw: dict[str, ReadResult | None] = field(default_factory=dict)
+    _loaded: dict[str, Loaded | None] = field(default_factory=dict)
+    _listings: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    # The library API's resolved sections (reuse.py); None in a build, which compiles a job once.
+    sections: dict | None = None
+    started_ns: int = field(default_factory=time.time_ns)  # reads happen after this
+
+    def adopt(self, previous: Inputs) -> None:
+        """Take over what ``previous`` read of each file whose stamp has not moved since (and
+        was settled when read: a same-tick rewrite could otherwise hide behind it)."""
+        for display, old in previous.stamps.items():
+            if (
+                old is not None
+                and settled(old, previous.started_ns)
+                and stamp(self.root / display) == old
+            ):
+                self.stamps[display] = old
+                self.digests[display] = previous.digests[display]
+                if display in previous._raw:
+                    self._raw[display] = previous._raw[display]
+                if display in previous._loaded:
+                    self._loaded[display] = previous._loaded[display]
+                if display in previous._listings:
+                    self._listings[display] = previous._listings[display]
+
+    def digest(self, display: str) -> str | None:
+        """Content hash of a file (None when absent), re-hashing only when its stamp moved."""
+        if display in self.digests:
+            return self.digests[display]
+        current = stamp(self.root / display)
+        known = self.known.get(display)
+        if current is not None and known is not None and known[0] == current:
+            self.stamps[display] = current
+            self.digests[display] = known[1]
+            return known[1]
+        if display.endswith("/"):
+            self.listing(display, Span(display))
+        else:
+            self._read(display, Span(display))
+        return self.digests[display]
+
+    def listing(self, display: str, span: Span) -> tuple[tuple[str, int], ...]:
+        """A folder's days as (name, size), for the logs' glob input (``folder/``); its digest
+        covers every day's name and size (a file that is no day, notes.md, is no input: it
+        rebuilds nothing), its stamp moves when a file is added or removed."""
+        if display not in self._listings:
+            from hotplex.sources.logs import list_folder
+
+            path = confine(self.root, check_relative(display.rstrip("/"), span), span)
+            found = list_folder(path)
+            if found is not None and self.logs is not None:
+                found = tuple(f for f in found if self._is_day(f"{display}{f[0]}"))
+            self._listings[display] = found or ()
+            self.stamps[display] = stamp(path) if found is not None else None
+            digest = sha256(repr(found).encode()) if found is not None else None
+            self.digests[display] = digest
+        return self._listings[display]
+
+    def overlaid(self, paths: Iterable[str]) -> bool:
+        """Whether any of ``paths`` holds other text in this call (never: see overlay.py)."""
+        return False
+
+    def raw(self, display: str, span: Span) -> ReadResult | None:
+        """The file's bytes as read (capped), for a reader with rules of its own."""
+        return self._read(display, span)
+
+    def _read(self, display: str, span: Span) -> ReadResult | None:
+        if display in self._raw:
+            return self._raw[display]
+        path = confine(self.root, check_relative(display, span), span)
+        raw = read_capped(path, self.read_cap, span, display, self._is_day(display))
+        self._raw[display] = raw
+        self.stamps[display] = raw.stamp if raw else None
+        self.digests[display] = f"{sha256(raw.data)}:{raw.size}" if raw else None
+        return raw
+
+    def tail_line(self, display: str, span: Span) -> int:
+        """The line of a day a tail read (``Loaded.tail``) starts at, counted only when a
+        finding needs placing."""
+        raw = self._read(display, span)
+        assert raw is not None  # a tail was read
+        path = confine(self.root, check_relative(display, span), span)
+        return 1 + lines_before(path, raw.size - len(raw.data))
+
+    def _is_day(self, display: str) -> bool:
+        return self.logs is not None and memory_logs.is_day_of(self.logs, display)
+
+    def load(self, display: str, span: Span, meta: bool = True) -> Loaded | None:
+        """The file decoded, its frontmatter stripped unless ``meta`` is false (a source with
+        ``frontmatter = false``: a leading '---' is then the file's own text)."""
+        cached = self._loaded.get(display)
+        if display in self._loaded and (cached is None or cached.meta_read == meta):
+            return cached
+        raw = self._read(display, span)
+        loaded = None
+        if raw is not None:
+            capped = raw.size > len(raw.data)
+            tail = capped and self._is_day(display)  # its end: no frontmatter, no first line
+            data = _whole_characters(raw.data, tail) if capped else raw.data
+            text = frontmatter.decode(data, display)
+            strip = meta and not tail
+            stripped = frontmatter.strip(text, display) if strip else frontmatter.Stripped(text)
+            loaded = Loaded(
+                display,
+                stripped.body,
+                stripped.meta,
+                stripped.body_line,
+                raw.size,
+                capped,
+                meta,
+                tail,
+                len(data),
+            )
+        self._loaded[display] = loaded
+        return loaded
+
+
+def _whole_characters(data: bytes, tail: bool = False) -> bytes:
+    """Drop a UTF-8 sequence that a capped read cut in half: at its end, or at its start when
+    it read a file's ``tail``."""
+    if tail:
+        start = 0
+        while start < min(len(data), 3) and data[start] & 0xC0 == 0x80:
+            start += 1
+        data = data[start:]
+    for back in range(1, 4):
+        if len(data) >= back and data[-back] & 0xC0 != 0x80:
+            lead = data[-back]
+            need = 2 if lead >= 0xC0 else 1
+            need = 3 if lead >= 0xE0 else need
+            need = 4 if lead >= 0xF0 else need
+            return data if need <= back else data[:-back]
+    return data
+
+
+def read_cap(model: Model) -> int:
+    """Bytes worth reading of any one file: the most any consumer can keep of it, with margin.
+
+    A section never keeps more than ``min(per_file, total)``; OpenClaw targets have their own
+    budgets. A 1 GB MEMORY.md is read only this far (at most ``READ_CEILING``), and the cut is
+    reported.
+    """
+    limits = model.manifest.limits
+    budgets = [min(limits.per_file, limits.total)]
+    for target in model.manifest.target:
+        own = WORKERS[target.worker].read_budget(target)
+        budgets += [own] if own else []
+    return min(max(max(budgets) * 4 * READ_MARGIN, READ_FLOOR), READ_CEILING)
+
+
+@dataclass
+class Resolution:
+    sections: list[Section]
+    consulted: list[str]  # every input path, present or absent, in first-use order
+    truncations: list[Truncation]
+    # Every template variable the job's files read, with its value (None: undefined, defaulted).
+    variables: dict[str, str | None]
+
+
+@dataclass
+class _Resolver:
+    model: Model
+    job: Job
+    inputs: Inputs
+    variables: dict[str, str]
+    consulted: list[str] = field(default_factory=list)
+    truncations: list[Truncation] = field(default_factory=list)
+    findings: list[secrets.Finding | hidden.Finding] = field(default_factory=list)
+    read_variables: set[str] = field(default_factory=set)
+    claude_seen: set[str] = field(default_factory=set)  # files Claude Code loaded this session
+
+    def file(self, display: str, span: Span, meta: bool = True) -> Loaded | None:
+        if display not in self.consulted:
+            self.consulted.append(display)
+        loaded = self.inputs.load(display, span, meta)
+        if loaded is not None and loaded.capped:
+            self.truncations.append(
+                Truncation(
+                    display,
+                    (display,),
+                    "read",
+                    loaded.size,
+                    loaded.read,
+                    "bytes",
+                    "capped",
+                )
+            )
+        return loaded
+
+    def render(self, loaded: Loaded) -> tuple[str, tuple[str, ...]]:
+        """The file's text for this job, and the files it included."""
+        if not self._templated(loaded):
+            return loaded.body, ()
+        from hotplex.templates.render import (
+            render,  # lark is imported only when a file has templates
+        )
+
+        try:
+            rendered = render(loaded.body, loaded.display, self.variables, self._include)
+        except HotplexError as exc:
+            raise _shift(exc, self.inputs) from None
+        self.read_variables.update(rendered.variables)
+        return rendered.text, rendered.includes
+
+    def _templated(self, loaded: Loaded) -> bool:
+        flag = loaded.meta.get("template", True)
+        if not isinstance(flag, bool):
+            raise HotplexError.single(
+                f"frontmatter 'template' must be true or false, not {flag!r}", Span(loaded.display)
+            )
+        return flag and self.model.manifest.project.templates
+
+    def _include(self, path: str, span: Span):
+        from hotplex.templates.render import IncludedSource
+
+        sources_dir = self.model.sources_dir
+        rel = check_relative(path, span)
+        confine(self.model.root / sources_dir, rel, span)
+        display = self.model.source_path(str(rel))
+        loaded = self.file(display, span)
+        if loaded is None:
+            raise HotplexError.single(
+                f"included file '{display}' does not exist",
+                span,
+                hint=_near_file(self.model, display),
+            )
+        return IncludedSource(display, loaded.body, self._templated(loaded))
+
+    def source_text(
+        self, display: str, span: Span, html_comments: HtmlComments = "keep", meta: bool = True
+    ) -> str | None:
+        loaded = self.file(display, span, meta)
+        if loaded is None:
+            return None
+        text, includes = self.render(loaded)
+        text = frontmatter.trim(comments.strip(text) if html_comments == "strip" else text)
+        if secrets.scan(text) or hidden.scan(text):  # rare: only then find where each came from
+            files = [self.inputs.load(f, span, f != display or meta) for f in (display, *includes)]
+            origins = [Origin(f.body, f.display, f.body_line) for f in files if f]
+            self.check(text, [*origins, *_var_origins(self.model, self.job)])
+        return text
+
+    def check(self, text: str, origins: list[Origin]) -> None:
+        """Record the secrets and hidden text ``text`` would carry into the artifact, placed in
+        ``origins``."""
+        manifest = self.model.manifest
+        settings = manifest.secrets
+        self.findings += secrets.find(
+            text, origins, secrets.allowance(settings.allow, settings.allow_files)
+        )
+        allowed = hidden.allowance(manifest.unicode.allow, manifest.unicode.allow_files)
+        self.findings += hidden.find(text, origins, allowed)
+
+    def check_setting(self, text: str, key: str) -> None:
+        """A manifest value that reaches the artifact as it is (a note)."""
+        if text and (secrets.scan(text) or hidden.scan(text)):
+            self.check(text, [Origin(text, self.model.manifest_display, key=key)])
+
+
+def _shift(exc: HotplexError, inputs: Inputs) -> HotplexError:
+    """Template positions count from the body; report them in the file's own lines, in the
+    place and in the message ("unclosed {% if %} opened at SOUL.md:4:1") alike."""
+    problems = []
+    for problem in exc.problems:
+        span, message = problem.span, problem.message
+        loaded = inputs._loaded.get(span.file) if span is not None else None
+        if (
+            span is not None
+            and span.line is not None
+            and loaded is not None
+            and loaded.body_line > 1
+        ):
+            offset = loaded.body_line - 1
+            span = Span(span.file, span.line + offset, span.column, span.key, span.source_line)
+            message = _shift_quoted(message, span.file, offset)
+        problems.append(Problem(message, span, problem.hint))
+    return HotplexError(problems, exc.exit_status)
+
+
+def _near_file(model: Model, display: str) -> str | None:
+    """A "did you mean" over the files beside a missing one (a misspelt include)."""
+    folder = posixpath.dirname(display)
+    try:
+        names = [posixpath.join(folder, n) for n in os.listdir(model.root / (folder or "."))]
+    except OSError:
+        return None
+    return suggest(display, names)
+
+
+def _shift_quoted(message: str, file: str, offset: int) -> str:
+    """``file:LINE:`` positions quoted in ``message``, moved down by ``offset`` lines."""
+    quoted = re.compile(re.escape(file) + r":(\d+):")
+    return quoted.sub(lambda m: f"{file}:{int(m[1]) + offset}:", message)
+
+
+def variant_path(model: Model, source: Source, platform: str) -> str:
+    return model.source_path(model.manifest.variants.file(source.file, platform))
+
+
+def overlay_paths(model: Model, source: Source, job: Job) -> list[str]:
+    """The files layered over a source's base file for ``job``, least specific first.
+
+    A bot overlay (``<sources>/<platform>/<bot>/<file>``) applies only with a platform, as in
+    HotPlex, whose bot folders sit inside the platform folders.
+    """
+    if not job.platform:
+        return []
+    paths = [variant_path(model, source, job.platform)]
+    if job.target.bot:
+        head, name = posixpath.split(source.file)
+        paths.append(model.source_path(head, job.platform, job.target.bot, name))
+    return paths
+
+
+def variables(model: Model, job: Job) -> dict[str, str]:
+    builtins = {
+        "platform": job.platform or "",
+        "worker": job.target.worker,
+        "target": job.target.name,
+    }
+    return {**model.manifest.vars, **job.target.vars, **builtins}
+
+
+def _var_origins(model: Model, job: Job) -> list[Origin]:
+    """Where each variable's value is written in the manifest, for placing a secret in it."""
+    display = model.manifest_display
+    index = model.manifest.target.index(job.target)
+    origins = [
+        Origin(value, display, key=f"target[{index}].vars.{name}")
+        for name, value in job.target.vars.items()
+    ]
+    origins += [
+        Origin(value, display, key=f"vars.{name}")
+        for name, value in model.manifest.vars.items()
+        if name not in job.target.vars
+    ]
+    return origins
+
+
+def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
+    resolver = _Resolver(model, job, inputs, variables(model, job))
+    sections: list[Section] = []
+    meta = model.manifest.metacognition
+    if meta.enabled:
+        sections.append(_metacognition(resolver, meta.file, meta.note))
+    for source in model.sources_of(job.target):
+        section = reuse.section(resolver, source.name, lambda s=source: _section(resolver, s))
+        if section is not None:
+            sections.append(section)
+    manifest_texts.check(resolver)
+    if resolver.findings:
+        # A variable's value reaches a job through many files: one problem per place and text.
+        raise BuildFailed(list(dict.fromkeys(f.problem() for f in resolver.findings)))
+    read = {name: resolver.variables.get(name) for name in sorted(resolver.read_variables)}
+    return Resolution(sections, resolver.consulted, resolver.truncations, read)
+
+
+def _section(resolver: _Resolver, source: Source) -> Section | None:
+    section = _source_section(resolver, source)
+    if resolver.model.manifest.memory.logs is not None and source.name == memory_logs.LOG_SOURCE:
+        section = memory_logs.attach(resolver, source, section)
+    return section
+
+
+def _metacognition(resolver: _Resolver, file: str | None, note: str) -> Section:
+    if file is None:
+        return Section(
+            "metacognition",
+            METACOGNITION_TAG,
+            "B",
+            note or METACOGNITION_NOTE,
+            frontmatter.trim(builtin_metacognition()),
+            (),
+        )
+    span = Span(resolver.model.manifest_display, key="metacognition.file")
+    comments = resolver.model.manifest.project.html_comments
+    text = resolver.source_text(file, span, comments)
+    if text is None:
+        raise HotplexError.single(f"metacognition file '{file}' does not exist", span)
+    return Section("metacognition", METACOGNITION_TAG, "B", note, text, (file,))
+
+
+def _source_section(resolver: _Resolver, source: Source) -> Section | None:
+    model = resolver.model
+    base = model.source_path(source.file)
+    span = Span(model.manifest_display, key=model.source_key(source, "file"))
+    comments = source.html_comments or model.manifest.project.html_comments
+    meta = source.frontmatter
+    read_base = claude_sources.text if source.imports == "claude" else _Resolver.source_text
+    texts: list[tuple[str, str | None]] = [(base, read_base(resolver, base, span, comments, meta))]
+    for variant in overlay_paths(model, source, resolver.job):
+        texts.append((variant, resolver.source_text(variant, span, comments, meta)))
+    if source.required and texts[0][1] is None:
+        raise HotplexError.single(
+            f"required source '{source.name}' is missing: {base} does not exist", span
+        )
+    present = [(path, text) for path, text in texts if text is not None]
+    if model.manifest.variants.mode == "replace":
+        present = present[-1:]  # the most specific file wins
+    if not present:
+        return None
+    body = "\n\n".join(text for _, text in present if text)
+    files = tuple(p for p, _ in present)
+    if source.imports == "claude":
+        body, files = claude_sources.entries(resolver, base, body, files, span)
+    return Section(source.name, source.tag, source.channel, source.note, body, files)

@@ -1,0 +1,451 @@
+"""Files in the sources folder that no artifact reads: reported on every build and check.
+
+A file the user wrote and no artifact reads is either a mistake (``SOUL.slak.md``, a folder for
+an undeclared platform, a suffix variant left behind after switching ``layout``) or kept on
+purpose; hotplex cannot tell, so it says which files and, where the name is close to a platform,
+bot or source, what was probably meant. ``[project] ignore`` (globs relative to the sources
+folder) silences files kept on purpose; nothing else is exempt.
+
+The build feeds this module the paths every planned job consulted (the build log's ``inputs``)
+and a listing of the sources folder. The listing also returns the folders it walked: their
+stamps go into the build's snapshot, so a no-op build notices a new file by a stat per folder.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+import re
+import stat
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import attrs
+from hotplex.errors import suggest
+from hotplex.fs import file_kind
+from hotplex.manifest.jobs import Job
+from hotplex.manifest.model import Limits, Model, Source, Target
+from hotplex.manifest.source_rule import worker_defaults
+from hotplex.sources import unmapped
+from hotplex.sources.logs import DAY_FORMS, days_glob, in_glob, is_day, is_day_of, split_glob
+from hotplex.targets import WORKERS
+
+# The kinds of file a source can be: with ``sources = "."`` (the whole project, as ``import``
+# writes) only these are reported unread, not a repository's code, README images or lock files.
+SOURCE_SUFFIXES = (".md", ".mdc", ".markdown")
+
+
+def may_be_source(model: Model, path: str) -> bool:
+    """Whether a new or unread file at ``path`` can be a source of this project: anything in a
+    dedicated sources folder; in a project that is its own sources folder, a Markdown file or
+    one the ``[memory] logs`` glob matches."""
+    if model.sources_dir != ".":
+        return _inside(path, model.sources_dir)
+    glob = days_glob(model)
+    return path.lower().endswith(SOURCE_SUFFIXES) or (glob is not None and in_glob(glob, path))
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(f"{folder}/")
+
+
+@dataclass(frozen=True)
+class Listing:
+    files: tuple[str, ...]  # project-relative paths, sorted
+    folders: tuple[str, ...]  # every folder walked, the sources folder first
+
+
+def listing(model: Model, own: set[str]) -> Listing:
+    """Every file under the sources folder but hidden ones (``.git``), the artifact folder, the
+    files hotplex wrote (``own``: those of an earlier ``out`` too), the manifest and hotplex's
+    state, which can sit there when the sources folder is the project; there, only files that
+    ``may_be_source``."""
+    skip = {model.out_dir, os.path.relpath(model.manifest_path, model.root), *own}
+    files: list[str] = []
+    folders: list[str] = []
+    pending = [model.sources_dir]
+    while pending:
+        folder = pending.pop()
+        folders.append(folder)
+        try:
+            with os.scandir(model.root / folder) as entries:
+                found = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+        except OSError:
+            continue
+        for name, is_dir in found:
+            path = posixpath.normpath(posixpath.join(folder, name))
+            if name.startswith(".") or path in skip:
+                continue
+            if is_dir:
+                pending.append(path)
+            elif may_be_source(model, path):
+                files.append(path)
+    return Listing(tuple(sorted(files)), tuple(folders))
+
+
+def after_build(
+    model: Model, planned: list[Job], read: dict[str, dict[str, str | None]], own: set[str]
+) -> tuple[list[str], tuple[str, ...]]:
+    """The warnings for the files no planned job read (``own``: the artifacts hotplex wrote,
+    which are no sources), and the folders walked (their stamps let the next no-op build
+    notice a new file). Nothing is said when some planned job was never built (``build
+    TARGET``): what it would read is unknown."""
+    if any(job.id not in read for job in planned):
+        return [], ()
+    found = listing(model, own)
+    consulted = {path for inputs in read.values() for path in inputs}
+    present = {p for inputs in read.values() for p, digest in inputs.items() if digest is not None}
+    files = {*found.files, *(p for p in present if not p.endswith("/")), model.manifest_display}
+    allow_warnings = _unmatched_allow_files(model, files)
+    warnings = report(model, found, consulted, present) + allow_warnings + _unapplied_limits(model)
+    return warnings, found.folders
+
+
+def _unapplied_limits(model: Model) -> list[str]:
+    """``[limits]`` set in a project none of whose targets is cut by them (OpenClaw only): one
+    warning naming the keys and the budgets that apply instead."""
+    manifest = model.manifest
+    written = [
+        f"limits.{field.name}"
+        for field in attrs.fields(Limits)
+        if getattr(manifest.limits, field.name) != field.default
+    ]
+    own = {WORKERS[t.worker].own_limits for t in manifest.target}
+    if not written or not manifest.target or None in own:
+        return []
+    return [
+        f"{model.manifest_display}: {', '.join(written)}: [limits] cut no target here;"
+        f" {' and '.join(sorted(w for w in own if w))} apply instead"
+    ]
+
+
+def report(model: Model, found: Listing, read: set[str], present: set[str]) -> list[str]:
+    """One warning per file that no artifact read and no ``ignore`` pattern names; one in all
+    when no artifact read a file (``present``: read and there) in the sources folder, which
+    is then probably not the folder meant. Hidden files count there, unlisted as they are."""
+    sources_dir = model.sources_dir
+    if not any(sources_dir == "." or p.startswith(f"{sources_dir}/") for p in present):
+        return [
+            f"no artifact reads any file of the sources folder '{sources_dir}': the artifacts hold"
+            " none of your text" + ("" if found.files else " (the folder is empty)")
+        ]
+    patterns = {p: _glob(p) for p in model.manifest.project.ignore}
+    used: set[str] = set()
+    unread = []
+    glob = days_glob(model)
+    if glob is not None and f"{posixpath.dirname(glob)}/" in read:  # its days were listed
+        read = read | {f for f in found.files if is_day_of(glob, f)}
+    read = read | _linked(model.root, [f for f in found.files if f not in read], read)
+    for path in found.files:
+        rel = _relative(path, sources_dir)
+        matching = [p for p, rx in patterns.items() if any(rx.fullmatch(r) for r in _prefixes(rel))]
+        used.update(matching)
+        if path in read or matching:
+            continue
+        if glob is not None and is_day_of(glob, path):
+            # A day the logs read, or left unread for lack of room (reported as dropped).
+            if f"{posixpath.dirname(glob)}/" not in read:
+                unread.append(
+                    f"{path} is read by no artifact: a day, but no target keeps the 'memory'"
+                    " source that days join"
+                )
+        elif glob is not None and in_glob(glob, path):
+            unread.append(
+                f"{path} matches memory.logs '{model.manifest.memory.logs}' but is not a day"
+                f" (a day is named by its date: {DAY_FORMS}): not read"
+            )
+        else:
+            unread.append(f"{path} is read by no artifact" + _why(model, rel))
+    if unread:
+        unread.append(
+            f"{len(unread)} file(s) under '{sources_dir}/' are read by no artifact; list files"
+            ' kept on purpose in [project] ignore = ["drafts/**", ...] (globs in that folder)'
+        )
+    return (
+        _declared_but_absent(model)
+        + _absent_logs_folder(model, found)
+        + _unreadable_days(model, found)
+        + _unmatched(model, found, used)
+        + unread
+    )
+
+
+def _absent_logs_folder(model: Model, found: Listing) -> list[str]:
+    """``[memory] logs`` in a folder that does not exist (a misspelt ``memroy/*.md``): without a
+    word the artifacts would just have no days."""
+    glob = days_glob(model)
+    if glob is None:
+        return []
+    folder = posixpath.dirname(glob)
+    if os.path.isdir(model.root / folder):
+        return []
+    logs = model.manifest.memory.logs
+    pattern = posixpath.basename(glob)
+    folders = [f"{_relative(f, model.sources_dir)}/{pattern}" for f in found.folders[1:]]
+    hint = suggest(logs, folders) or "the agent writes a file a day there; create the folder"
+    return [
+        f"{model.manifest_display}: memory.logs: the folder of '{logs}' ({folder}/) does not"
+        f" exist — {hint}"
+    ]
+
+
+def _unreadable_days(model: Model, found: Listing) -> list[str]:
+    """Entries of the logs folder named like a day that are no regular file (a FIFO, a folder, a
+    symlink to nothing): never read, so without a word an older day would pass for the newest."""
+    glob = days_glob(model)
+    if glob is None:
+        return []
+    warnings = []
+    for path in sorted({*found.files, *found.folders}):
+        if not is_day_of(glob, path):
+            continue
+        try:
+            mode = os.stat(model.root / path).st_mode
+        except FileNotFoundError:
+            what = "a symlink to nothing"
+        except OSError as exc:
+            what = f"unreadable ({exc.strerror})"
+        else:
+            if stat.S_ISREG(mode):
+                continue
+            what = file_kind(mode)
+        warnings.append(
+            f"{path}: named like a day of memory.logs '{model.manifest.memory.logs}' but is"
+            f" {what}, not a regular file: not read"
+        )
+    return warnings
+
+
+def _linked(root: Path, unread: list[str], read: set[str]) -> set[str]:
+    """The files of ``unread`` that are read under another name, through a symlink: the file a
+    read link points to (CLAUDE.md -> agents/AGENTS.md), a link to a read file, or a link to
+    a folder a file was read through (listed as a file: the listing does not follow links)."""
+    if not unread:
+        return set()
+    top = os.path.realpath(root)
+
+    def real(path: str) -> str:
+        return os.path.relpath(os.path.realpath(os.path.join(top, path)), top)
+
+    targets = read | {real(path) for path in read}
+    through = {"/".join(p.split("/")[:n]) for p in read for n in range(1, p.count("/") + 1)}
+    return {p for p in unread if p in targets or p in through or real(p) in targets}
+
+
+def _relative(path: str, sources_dir: str) -> str:
+    return path if sources_dir == "." else path[len(sources_dir) + 1 :]
+
+
+def _unmatched(model: Model, found: Listing, used: set[str]) -> list[str]:
+    """An ``ignore`` pattern that matches nothing is probably misspelt: it silences nothing."""
+    sources_dir = model.sources_dir
+    names = {r for f in found.files for r in _prefixes(_relative(f, sources_dir))}
+    choices = sorted(names | {f"{n}/**" for n in names})
+    return [
+        f"[project] ignore[{index}] '{pattern}' matches no file in '{sources_dir}/'"
+        + (f" — {hint}" if (hint := suggest(pattern, choices)) else "")
+        for index, pattern in enumerate(model.manifest.project.ignore)
+        if pattern not in used
+    ]
+
+
+def _unmatched_allow_files(model: Model, files: set[str]) -> list[str]:
+    """A ``[secrets]`` or ``[unicode]`` ``allow_files`` pattern that matches no file (of the
+    sources folder, or read from elsewhere, or the manifest, whose ``vars`` are scanned) allows
+    nothing: most often a path written from the sources folder, not from the project."""
+    from hotplex.scanning.origins import (
+        Allowance,  # the scans' own matching, so the two never disagree
+    )
+
+    def matches(pattern: str) -> bool:
+        allowance = Allowance(files=(pattern,))
+        return any(allowance.allows_file(f) for f in files)
+
+    sources_dir = model.sources_dir
+    prefix = "" if sources_dir == "." else f"{sources_dir}/"
+    example = min((f for f in files if f.startswith(prefix)), default=None)
+    relative_to = f", such as '{example}'" if example else ""
+    folders = {f"{posixpath.dirname(f)}/**" for f in files if "/" in f}
+    warnings = []
+    for table in ("secrets", "unicode"):
+        for index, pattern in enumerate(getattr(model.manifest, table).allow_files):
+            if matches(pattern):
+                continue
+            inside = posixpath.join(sources_dir, pattern)
+            if sources_dir != "." and matches(inside):
+                hint = f"did you mean '{inside}'?"
+            else:
+                hint = suggest(pattern, sorted(files | folders))
+            warnings.append(
+                f"[{table}] allow_files[{index}] '{pattern}' matches no file in the project, so it"
+                f" allows nothing (patterns match paths from the project folder{relative_to})"
+                + (f" — {hint}" if hint else "")
+            )
+    return warnings
+
+
+def _declared_but_absent(model: Model) -> list[str]:
+    """A ``[[source]]`` the user added whose file is not there (a misspelt ``file``): without
+    ``required = true`` its section would just be absent. A default's absent file is normal,
+    and so is one of a declaration that only changes a default."""
+    defaults = _defaults(model)
+    default_files = {posixpath.basename(s.file) for s in defaults}
+    added = {
+        d.name
+        for d in model.manifest.source
+        if d.file is not None
+        and not d.required
+        and d.name not in {s.name for s in defaults}
+        and posixpath.basename(d.file) not in default_files
+    }
+    warnings = []
+    for source in model.sources:
+        path = model.source_path(source.file)
+        # On disk as the build reads it ("\\" a separator too), not in the listing: that leaves
+        # out hidden folders (.github/, .claude/).
+        on_disk = path.replace("\\", "/")
+        if source.name in added and not os.path.isfile(model.root / on_disk):
+            folder, name = posixpath.split(on_disk)
+            hint = suggest(name, _file_names(model.root / folder))
+            warnings.append(
+                f"source '{source.name}': {path} does not exist, so no artifact has it"
+                + (f" — {hint}" if hint else " (required = true makes this an error)")
+            )
+    return warnings
+
+
+def _file_names(folder: Path) -> list[str]:
+    try:
+        with os.scandir(folder) as entries:
+            return [e.name for e in entries if e.is_file()]
+    except OSError:
+        return []
+
+
+def _prefixes(rel: str) -> list[str]:
+    """``a/b/c.md`` and its folders ``a/b``, ``a``: a pattern naming a folder covers its files."""
+    parts = rel.split("/")
+    return ["/".join(parts[:n]) for n in range(len(parts), 0, -1)]
+
+
+@lru_cache(maxsize=64)
+def _glob(pattern: str) -> re.Pattern[str]:
+    """A glob over '/'-separated paths: ``**`` crosses folders, ``*`` and ``?`` do not."""
+    out = []
+    for token in re.split(r"(\*\*/?|\*|\?)", pattern.strip().strip("/")):
+        if token.startswith("**"):
+            out.append("(?:.*/)?" if token.endswith("/") else ".*")
+        elif token == "*":
+            out.append("[^/]*")
+        elif token == "?":
+            out.append("[^/]")
+        else:
+            out.append(re.escape(token))
+    return re.compile("".join(out))
+
+
+def _why(model: Model, rel: str) -> str:
+    """What the file looks like it was meant to be, and why it is not: ': no platform ...'."""
+    manifest = model.manifest
+    layout = manifest.variants.layout
+    head, name = posixpath.split(rel)
+    by_file = {posixpath.split(s.file.replace("\\", "/")): s for s in model.sources}
+    stem, dot, ext = name.rpartition(".")
+    base_stem, sep, word = stem.rpartition(".")
+    if dot and sep and (head, f"{base_stem}.{ext}") in by_file:
+        if layout == "directory" and word in manifest.variants.platforms:
+            return (
+                f': a suffix variant, but [variants] layout = "directory" reads'
+                f" {word}/{base_stem}.{ext}"
+            )
+        return _platform_why(model, word, rel)
+    parts = rel.split("/")
+    for depth in (1, 2):  # <platform>/<file>, <platform>/<bot>/<file>
+        if len(parts) > depth and ("/".join(parts[: -depth - 1]), name) in by_file:
+            platform, bot = parts[-depth - 1], parts[-2] if depth == 2 else None
+            if layout == "suffix" and platform in manifest.variants.platforms and bot is None:
+                return f': a directory variant, but [variants] layout = "suffix" reads {name}'
+            if platform not in manifest.variants.platforms or bot is None:
+                return _platform_why(model, platform, rel)
+            bots = sorted({t.bot for t in manifest.target if t.bot})
+            hint = suggest(bot, bots) or "bots: " + (", ".join(bots) or "none")
+            return f": no target has bot '{bot}' — {hint}"
+    if (head, name) in by_file:
+        return f": no target keeps source '{by_file[head, name].name}' (keep / profile)"
+    if is_day(name):
+        return _day_why(manifest.memory.logs, head, name)
+    other_tool = unmapped.reason(rel)
+    if other_tool is not None:
+        return f": {other_tool}"
+    # A file another worker reads by that name is no typo: never suggest a different role's file
+    # (SKILLS.md in an OpenClaw-only project is not a misspelt SOUL.md).
+    workers = _workers_defaulting_to(name)
+    hint = None if workers else suggest(name, [n for h, n in by_file if h == head])
+    if hint:
+        return f" — {hint}"
+    if head:
+        return ""
+    defaults = {posixpath.basename(s.file) for s in _defaults(model)}
+    if not manifest.project.default_sources and name in defaults:
+        return ": a default source, dropped by [project] default_sources = false"
+    for worker in workers:
+        return (
+            f": a default source of the {worker} worker, which no target here uses;"
+            " declare it with [[source]] (name, file, channel, tag) to read it"
+        )
+    return ""
+
+
+def _day_why(logs: str | None, head: str, name: str) -> str:
+    """A file named like a daily log that the logs glob does not read: why, naming the key."""
+    if logs is None:
+        return ': named like a daily log; [memory] logs = "memory/*.md" reads such files'
+    folder, pattern = split_glob(logs)
+    if posixpath.normpath(head or ".") == folder:
+        case = " (case counts)" if fnmatch.fnmatch(name.lower(), pattern.lower()) else ""
+        return f": named like a day, but memory.logs '{logs}' does not match its name{case}"
+    if head.startswith(f"{folder}/"):
+        return f": a day in a subfolder, but memory.logs '{logs}' reads only '{folder}/' itself"
+    return f": named like a day, but memory.logs '{logs}' reads days in '{folder}/'"
+
+
+def _platform_why(model: Model, word: str, rel: str) -> str:
+    """Why a file named like a variant for platform ``word`` is not read. Another tool's file
+    (CLAUDE.local.md, sub/AGENTS.md) is named for what it is, unless a platform is the likelier
+    meaning: one has that name or a close one, or the file is in a folder and the project
+    declares platforms (``webchat/AGENTS.md`` is then a platform folder)."""
+    platforms = model.manifest.variants.platforms
+    if word in platforms:
+        return f": no target builds platform '{word}'"
+    hint = suggest(word, platforms)
+    if hint:
+        return f": no platform '{word}' — {hint}"
+    other_tool = unmapped.reason(rel)
+    if other_tool is not None and (
+        not platforms or posixpath.basename(rel) == unmapped.PRIVATE_CLAUDE
+    ):
+        return f": {other_tool}"
+    return f": no platform '{word}' (platforms: {', '.join(platforms) or 'none'})"
+
+
+def _defaults(model: Model) -> tuple[Source, ...]:
+    """The default sources of the project's workers, ``default_sources`` or not."""
+    import attrs
+
+    manifest = model.manifest
+    project = attrs.evolve(manifest.project, default_sources=True)
+    return tuple(worker_defaults(attrs.evolve(manifest, project=project)).values())
+
+
+def _workers_defaulting_to(name: str) -> list[str]:
+    """The registered workers, used here or not, that read a file ``name`` by default."""
+    return [
+        name_
+        for name_, worker in sorted(WORKERS.items())
+        if any(
+            s.file == name
+            for s in worker.default_sources(Target("any", name_, options=worker.Options()))
+        )
+    ]

@@ -1,0 +1,1 @@
+"""The template language: parsed (Lark grammar), rendered, code regions left alone."""

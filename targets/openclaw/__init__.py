@@ -1,0 +1,1 @@
+"""The OpenClaw worker: its workspace files, context predictor, templates, trims."""

@@ -1,0 +1,337 @@
+"""The library API a gateway calls per session: ``Project.load(path).compile(target, platform)``."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import hotplex
+import pytest
+from hotplex import HotplexError, Project
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Every source file read from disk, counted by name (through the one reader sources use).
+
+    Probing a file that does not exist is not counted: an absent variant is looked for again
+    whenever anything changed, which costs one failed open, like the stat that would replace it.
+    """
+    from hotplex.sources import resolve as sources
+
+    counted: Counter[str] = Counter()
+    real = sources.read_capped
+
+    def counting(path: Path, *args, **kwargs):
+        result = real(path, *args, **kwargs)
+        if result is not None:
+            counted[Path(path).name] += 1
+        return result
+
+    monkeypatch.setattr(sources, "read_capped", counting)
+    return counted
+
+
+@pytest.fixture
+def model_loads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    from hotplex.manifest import load as loading
+
+    loaded: list[Path] = []
+    real = loading.load
+
+    def counting(root: Path, manifest_path: Path):
+        loaded.append(manifest_path)
+        return real(root, manifest_path)
+
+    monkeypatch.setattr(loading, "load", counting)
+    return loaded
+
+
+def _bump(path: Path, text: str) -> None:
+    """Rewrite a file so its stamp surely moves, even on a file system with coarse timestamps."""
+    before = path.stat().st_mtime_ns
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(before + 2_000_000_000, before + 2_000_000_000))
+
+
+def test_import_hotplex_stays_cheap_and_exports_the_api_lazily() -> None:
+    code = (
+        "import sys, hotplex\n"
+        "assert 'hotplex.api' not in sys.modules and 'hotplex.manifest.model' not in sys.modules\n"
+        "from hotplex import Project\n"
+        "assert Project.__module__ == 'hotplex.api'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert set(hotplex.__all__) == {"__version__", *hotplex._LAZY}
+    assert {"Project", "Artifact"} <= set(dir(hotplex))
+    with pytest.raises(AttributeError):
+        _ = hotplex.NoSuchThing
+
+
+def test_compile_returns_what_build_writes_and_touches_no_disk(example_copy, hotplex) -> None:
+    root = example_copy("basic")
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    project = Project.load(root)
+    artifacts = {
+        (job.target.name, job.platform): project.compile(job.target.name, job.platform)
+        for job in project.jobs()
+    }
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+    assert hotplex("-C", str(root), "build").status == 0
+    assert len(artifacts) == 6
+    for artifact in artifacts.values():
+        assert (root / artifact.path).read_text(encoding="utf-8") == artifact.text
+        for rel, data in artifact.files.items():
+            assert (root / rel).read_bytes() == data
+    slack = artifacts[("cc", "slack")]
+    assert (slack.worker, slack.platform, slack.path) == (
+        "claude-code",
+        "slack",
+        "dist/cc/slack/prompt.xml",
+    )
+
+
+def test_second_compile_reads_nothing_and_reuses_the_model(
+    example_copy, reads, model_loads
+) -> None:
+    project = Project.load(Path(example_copy("basic")))
+    first = project.compile("cc", "slack")
+    assert reads["SOUL.md"] == 1 and reads["SOUL.slack.md"] == 1
+    reads.clear()
+    again = project.compile("cc", "slack")
+    assert again == first
+    assert sum(reads.values()) == 0
+    # Another artifact from the same files reads only what the first did not: its variant.
+    project.compile("ocs", "feishu")
+    assert reads == Counter({"SOUL.feishu.md": 1})
+    assert len(model_loads) == 1
+
+
+def test_an_edited_source_is_picked_up_and_only_it_is_read_again(example_copy, reads) -> None:
+    root = example_copy("basic")
+    project = Project.load(root)
+    old = project.compile("cc", "slack").text
+    user = root / "agent-configs" / "USER.md"
+    _bump(user, user.read_text(encoding="utf-8") + "\nPrefers tabs over spaces.\n")
+    reads.clear()
+    new = project.compile("cc", "slack").text
+    assert "Prefers tabs over spaces." in new and "Prefers tabs over spaces." not in old
+    assert dict(reads) == {"USER.md": 1}
+
+
+def test_a_variant_file_created_later_is_picked_up(example_copy) -> None:
+    root = example_copy("basic")
+    project = Project.load(root)
+    assert "Slack-only rule" not in project.compile("cc", "slack").text
+    (root / "agent-configs" / "AGENTS.slack.md").write_text("Slack-only rule.\n", encoding="utf-8")
+    assert "Slack-only rule." in project.compile("cc", "slack").text
+    assert "Slack-only rule." not in project.compile("cc", "feishu").text
+
+
+def test_a_manifest_change_is_picked_up(example_copy, model_loads) -> None:
+    root = example_copy("basic")
+    project = Project.load(root)
+    assert project.compile("cc").truncations == ()
+    manifest = root / "hotplex.toml"
+    text = manifest.read_text(encoding="utf-8").replace("per_file = 8000", "per_file = 500")
+    _bump(manifest, text + '\n[[target]]\nname = "cc2"\nworker = "claude-code"\n')
+    cut = project.compile("cc")
+    assert cut.truncations and all(t["limit"] == "per_file" for t in cut.truncations)
+    assert "cc2" in project.targets()
+    assert len(model_loads) == 2
+
+
+def test_unknown_target_and_platform_name_the_choices(example_copy) -> None:
+    project = Project.load(example_copy("basic"))
+    with pytest.raises(HotplexError) as target:
+        project.compile("c")
+    assert "no target named 'c'" in target.value.render()
+    assert "did you mean 'cc'?" in target.value.render()
+    with pytest.raises(HotplexError) as platform:
+        project.compile("cc", platform="slak")
+    assert "did you mean 'slack'?" in platform.value.render()
+
+
+def test_load_errors_are_hotplex_errors(tmp_path: Path, make_project) -> None:
+    with pytest.raises(HotplexError) as missing:
+        Project.load(tmp_path)
+    assert "hotplex init" in missing.value.render()
+    bad = make_project(manifest='[[target]]\nname = "cc"\nworker = "claude-cod"\n')
+    with pytest.raises(HotplexError) as worker:
+        Project.load(bad)
+    assert "target[0].worker" in worker.value.render()
+
+
+def test_a_broken_source_fails_that_compile_and_the_fix_recovers(example_copy) -> None:
+    root = example_copy("basic")
+    project = Project.load(root)
+    soul = root / "agent-configs" / "SOUL.md"
+    good = soul.read_text(encoding="utf-8")
+    _bump(soul, good + "\n{{ undefined_variable }}\n")
+    with pytest.raises(HotplexError) as broken:
+        project.compile("cc")
+    assert "SOUL.md" in broken.value.render()
+    _bump(soul, good)
+    assert project.compile("cc").text == Project.load(root).compile("cc").text
+
+
+def test_a_same_size_rewrite_in_the_same_clock_tick_is_not_missed(example_copy) -> None:
+    """A file written just before it was read cannot vouch for itself by its stamp: a gateway
+    whose agent rewrites MEMORY.md within one timestamp tick still gets the new text."""
+    root = example_copy("basic")
+    memory = root / "agent-configs/MEMORY.md"
+    project = Project.load(root)
+    memory.write_text("# MEMORY.md\n\nfirst version\n", encoding="utf-8")
+    tick = os.stat(memory).st_mtime_ns
+    assert "first version" in project.compile("cc").text
+    memory.write_text("# MEMORY.md\n\nlater version\n", encoding="utf-8")  # same size
+    os.utime(memory, ns=(tick, tick))  # and the same mtime: only the content moved
+    assert "later version" in project.compile("cc").text
+
+
+# --- per-user overlays: every key and value a caller can get wrong -------------------------------
+
+OVERLAY_MANIFEST = """\
+[metacognition]
+enabled = false
+
+[memory]
+logs = "memory/*.md"
+
+[[target]]
+name = "cc"
+worker = "claude-code"
+
+[[target]]
+name = "sub"
+worker = "claude-code"
+profile = "subagent"
+"""
+
+
+@pytest.fixture
+def logs_project(make_project) -> Project:
+    files = {"agent-configs/USER.md": "Base user.", "agent-configs/memory/2026-11-01.md": "- a day"}
+    return Project.load(make_project(files, manifest=OVERLAY_MANIFEST))
+
+
+@pytest.mark.parametrize(
+    ("key", "hint"),
+    [
+        ("memory/sub/2026-12-01.md", "read from 'memory/' itself, not from its subfolders"),
+        ("memory/.hidden.md", "a daily log is named by its date: YYYY-MM-DD.md"),
+        ("memory/notes.md", "a daily log is named by its date: YYYY-MM-DD.md"),
+        ("memory/2026-12-01.txt", "daily logs are the files of 'memory/' that match '*.md'"),
+        ("memory\\2026-12-01.md", "did you mean 'memory/2026-12-01.md'?"),
+    ],
+)
+def test_an_overlay_key_no_source_reads_is_an_error(logs_project, key, hint) -> None:
+    with pytest.raises(HotplexError) as raised:
+        logs_project.compile("cc", overlay={key: "- overlaid"})
+    (problem,) = raised.value.problems
+    assert repr(key)[1:-1] in problem.message
+    assert hint in (problem.hint or "")
+
+
+@pytest.mark.parametrize("name", ["2026-12-01.md", "2026-12-01-standup.md"])
+def test_an_overlay_key_naming_a_day_joins_the_daily_logs(logs_project, name) -> None:
+    text = logs_project.compile("cc", overlay={f"memory/{name}": "- overlaid"}).text
+    assert f"## {name.removesuffix('.md')}\n\n- overlaid" in text
+    assert text.index("- overlaid") < text.index("- a day")  # newest first
+
+
+def test_overlay_keys_naming_one_file_twice_are_an_error(logs_project) -> None:
+    with pytest.raises(
+        HotplexError, match=re.escape("'USER.md' and './USER.md' name the same file")
+    ):
+        logs_project.compile("cc", overlay={"USER.md": "one", "./USER.md": "two"})
+
+
+@pytest.mark.parametrize(
+    ("overlay", "named"),
+    [
+        ({"USER.md": 5}, "'USER.md' is a value of type int"),
+        ({"USER.md": None}, "'USER.md' is None"),
+        ({"USER.md": ["text"]}, "'USER.md' is a value of type list"),
+        ({"USER.md": bytearray(b"text")}, "'USER.md' is a value of type bytearray"),
+        ({"USER.md": memoryview(b"text")}, "'USER.md' is a value of type memoryview"),
+        ({5: "text"}, "overlay key 5 is a value of type int"),
+        (["USER.md"], "overlay must be a mapping (a dict), not a value of type list"),
+        ("USER.md", "overlay must be a mapping (a dict), not a value of type str"),
+    ],
+)
+def test_an_overlay_value_of_a_wrong_type_is_an_error_naming_the_key(
+    logs_project, overlay, named
+) -> None:
+    with pytest.raises(HotplexError, match=re.escape(named)):
+        logs_project.compile("cc", overlay=overlay)
+
+
+def test_overlay_bytes_that_are_not_utf8_are_an_error_where_the_file_goes_unread(
+    logs_project,
+) -> None:
+    """The sub-agent keeps no user section: the value is checked all the same."""
+    assert "Base user." not in logs_project.compile("sub").text
+    with pytest.raises(HotplexError) as raised:
+        logs_project.compile("sub", overlay={"USER.md": b"caf\xe9"})
+    (problem,) = raised.value.problems
+    assert problem.span.file == "overlay:USER.md" and "not valid UTF-8" in problem.message
+
+
+def test_overlay_names_must_name_an_overlaid_key_with_a_str(logs_project) -> None:
+    with pytest.raises(HotplexError, match=re.escape("overlay_names names 'USR.md'")) as raised:
+        logs_project.compile("cc", overlay={"USER.md": "u"}, overlay_names={"USR.md": "a.md"})
+    assert raised.value.problems[0].hint == "did you mean 'USER.md'?"
+    with pytest.raises(HotplexError, match=re.escape("overlay_names['USER.md'] is a value")):
+        logs_project.compile("cc", overlay={"USER.md": "u"}, overlay_names={"USER.md": 42})
+
+
+def test_overlay_cuts_and_sizes_name_the_overlay_not_the_project_file(make_project) -> None:
+    """A gateway's messages name the user's file the way its store does (``overlay_names``)."""
+    manifest = OVERLAY_MANIFEST.replace("[memory]", "[limits]\nper_file = 20\n\n[memory]")
+    files = {"agent-configs/USER.md": "Base user.", "agent-configs/memory/2026-11-01.md": "- a"}
+    project = Project.load(make_project(files, manifest=manifest))
+    named = {"USER.md": "users/42/USER.md"}
+    artifact = project.compile("cc", overlay={"USER.md": "u" * 100}, overlay_names=named)
+    (cut,) = artifact.truncations
+    assert cut["files"] == ["users/42/USER.md"] and (cut["before"], cut["after"]) == (100, 20)
+    user = [s for s in artifact.sizes if s.name == "user"]
+    assert [s.files for s in user] == [("users/42/USER.md",)]
+    (plain,) = project.compile("cc", overlay={"USER.md": "u" * 100}).truncations
+    assert plain["files"] == ["overlay:USER.md"]
+
+
+def test_an_overlay_path_is_read_as_a_source_is(logs_project, tmp_path: Path) -> None:
+    """Capped at the project's read cap and its true size reported; devices refused."""
+    from hotplex.sources.resolve import read_cap
+
+    cap = read_cap(logs_project.model)
+    big = tmp_path / "big.md"
+    big.write_bytes(b"x" * (cap + 10))
+    artifact = logs_project.compile("cc", overlay={"USER.md": big})
+    (read,) = [t for t in artifact.truncations if t["limit"] == "read"]
+    assert read["before"] == cap + 10 and read["after"] == cap
+    with pytest.raises(HotplexError, match="'/dev/zero' is a device, not a regular file"):
+        logs_project.compile("cc", overlay={"USER.md": Path("/dev/zero")})
+    with pytest.raises(HotplexError, match="no such file"):
+        logs_project.compile("cc", overlay={"USER.md": tmp_path / "absent.md"})
+
+
+def test_an_overlay_key_another_job_reads_is_accepted_as_a_gateway_passes_all(
+    make_project,
+) -> None:
+    """A gateway may pass a user's whole set of files to every compile: a platform variant is
+    read by the platform's job, and not an error for the base one."""
+    manifest = OVERLAY_MANIFEST.replace("[memory]", '[variants]\nplatforms = ["slack"]\n\n[memory]')
+    project = Project.load(make_project({"agent-configs/USER.md": "Base."}, manifest=manifest))
+    overlay = {"USER.slack.md": "On Slack, short answers."}
+    assert project.compile("cc", overlay=overlay).text == project.compile("cc").text
+    assert "On Slack, short answers." in project.compile("cc", "slack", overlay=overlay).text
+    with pytest.raises(HotplexError) as raised:
+        project.compile("cc", overlay={"USER.slak.md": "typo"})
+    assert raised.value.problems[0].hint == "did you mean 'USER.slack.md'?"

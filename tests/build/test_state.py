@@ -1,0 +1,291 @@
+"""The build log (.hotplex/log): its format, and that a damaged one costs a rebuild, never a crash.
+
+The format: a versioned header line, then one JSON object per line: a job record (appended after
+the job's files are in place), a ``forget`` line (a job the manifest no longer plans), and a
+``reports`` line and a ``snapshot`` line closing each finished build.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from hotplex.build import Request, run
+from hotplex.build import log as state_log
+
+JOBS = {"cc/default", "cc/slack", "cc/feishu", "ocs/default", "ocs/slack", "ocs/feishu"}
+
+
+@pytest.fixture
+def built(example_copy, hotplex) -> Path:
+    root = example_copy("basic")
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    return root
+
+
+def log_lines(root: Path) -> list[str]:
+    return state_log.log_path(root).read_text(encoding="utf-8").split("\n")
+
+
+def build_json(hotplex, root: Path) -> tuple[dict, str]:
+    result = hotplex("-C", str(root), "build", "--json")
+    assert result.status == 0, result.stderr + result.stdout
+    return json.loads(result.stdout), result.stderr
+
+
+def rebuilt(report: dict) -> set[str]:
+    return {
+        f"{a['target']}/{a['platform'] or 'default'}" for a in report["artifacts"] if a["rebuilt"]
+    }
+
+
+def mtimes(root: Path) -> dict[str, int]:
+    return {p.as_posix(): p.stat().st_mtime_ns for p in (root / "dist").rglob("*") if p.is_file()}
+
+
+def test_the_log_is_a_versioned_header_then_json_lines(built):
+    lines = log_lines(built)
+    assert lines[0] == f"# hotplex log v{state_log.VERSION}"
+    assert lines[-1] == ""  # every line is terminated
+    records = [json.loads(line) for line in lines[1:-1]]
+    assert {r["job"] for r in records if "job" in r} == JOBS
+    assert list(records[-2]) == ["reports"] and list(records[-1]) == ["snapshot"]
+    assert {r["job"] for r in records[-2]["reports"]} == JOBS
+    job = next(r for r in records if r.get("job") == "cc/slack")
+    assert set(job["keys"]) == {"compiler", "profile", "target", "layout", "limits"}
+    assert isinstance(job["variables"], dict)
+    assert job["inputs"]["agent-configs/SOUL.slack.md"] is not None
+    assert job["inputs"]["agent-configs/AGENTS.slack.md"] is None  # an absent input is recorded
+    assert set(job["outputs"]) == {
+        "dist/cc/slack/prompt.xml",
+        "dist/cc/slack/subagent.xml",
+        "dist/cc/slack/launch.json",
+    }
+    assert (built / ".hotplex/.gitignore").read_text() == "*\n"
+
+
+def test_a_torn_last_line_is_dropped_silently_and_the_log_repaired(built, hotplex):
+    """A build killed while appending leaves an unterminated line: not an error."""
+    path = state_log.log_path(built)
+    with path.open("a", encoding="utf-8") as log:
+        log.write('{"job":"cc/slack","keys":{"comp')
+    assert state_log.load(built).torn
+    before = mtimes(built)
+    report, stderr = build_json(hotplex, built)
+    assert stderr == "" and report["warnings"] == []
+    assert rebuilt(report) == set()
+    assert mtimes(built) == before
+    # The next build that appends rewrites the log first.
+    (built / "agent-configs/MEMORY.slack.md").write_text("Slack memory.\n", encoding="utf-8")
+    report, stderr = build_json(hotplex, built)
+    assert stderr == "" and rebuilt(report) == {"cc/slack", "ocs/slack"}
+    lines = log_lines(built)
+    assert lines[-1] == ""
+    assert all(json.loads(line) for line in lines[1:-1])  # nothing glued to the torn line
+    assert set(state_log.load(built).jobs) == JOBS
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda text: "# hotplex log v999\n" + text.split("\n", 1)[1], id="foreign"),
+        pytest.param(lambda text: "", id="empty"),
+        pytest.param(lambda text: text[: text.rindex("{")] + "{}\n", id="bad-snapshot"),
+        pytest.param(lambda text: text.replace("\n{", "\n{]", 1), id="bad-json-line"),
+        pytest.param(lambda text: text.replace("\n{", "\n[1, 2]\n{", 1), id="not-a-record"),
+        pytest.param(lambda text: text.replace('"outputs":{', '"outputs":{"x":7,', 1), id="shape"),
+        pytest.param(lambda text: text.replace('"job":', '"job":5,"j":', 1), id="field-type"),
+    ],
+)
+def test_a_foreign_or_corrupt_log_means_a_full_rebuild_with_a_warning(built, hotplex, damage):
+    path = state_log.log_path(built)
+    path.write_text(damage(path.read_text(encoding="utf-8")), encoding="utf-8")
+    # A no-op build reads only the header and the closing snapshot; touching a source makes the
+    # build read the records, where the damage is.
+    future = time.time_ns() + 5_000_000_000
+    os.utime(built / "agent-configs/SOUL.md", ns=(future, future))
+    before = mtimes(built)
+    report, _ = build_json(hotplex, built)
+    assert len(report["warnings"]) == 1 and "rebuilding everything" in report["warnings"][0]
+    assert rebuilt(report) == JOBS
+    assert mtimes(built) == before  # rebuilt means recompiled: the same bytes are not rewritten
+    assert log_lines(built)[0] == state_log.HEADER.strip()
+    assert state_log.load(built).warning is None
+
+    text = hotplex("-C", str(built), "build").stdout
+    assert "0 rebuilt" in text
+
+
+def test_a_log_that_is_not_utf8_is_a_warning_too(built, hotplex):
+    state_log.log_path(built).write_bytes(state_log.HEADER.encode() + b"\xff\xfe\x00garbage")
+    result = hotplex("-C", str(built), "build")
+    assert result.status == 0
+    assert "warning: ignoring unreadable build log" in result.stderr
+
+
+def test_a_log_that_cannot_be_written_is_a_clear_failure(built, hotplex):
+    path = state_log.log_path(built)
+    path.unlink()
+    path.mkdir()
+    result = hotplex("-C", str(built), "build")
+    assert result.status == 1
+    assert "cannot write" in result.stderr and "internal error" not in result.stderr
+
+
+def test_the_log_is_compacted_when_superseded_records_pile_up(built, monkeypatch):
+    """In-process, with no slack, so a few builds suffice to trigger compaction."""
+    monkeypatch.setattr(state_log, "COMPACT_SLACK", 0)
+    path = state_log.log_path(built)
+    soul = built / "agent-configs/SOUL.md"
+    sizes, rewrites = [], 0
+    for round_ in range(6):
+        inode = path.stat().st_ino
+        soul.write_text(soul.read_text(encoding="utf-8") + f"Round {round_}.\n", encoding="utf-8")
+        assert {j.id for j in run(Request(built)).jobs if j.rebuilt} == JOBS
+        sizes.append(len(path.read_text(encoding="utf-8")))
+        rewrites += path.stat().st_ino != inode  # a compaction replaces the file; appends do not
+    state = state_log.load(built)
+    closing = sum(len(line) + 1 for line in path.read_text(encoding="utf-8").split("\n")[-3:-1])
+    assert rewrites >= 2
+    # Appending only, six builds would leave six generations of records, reports and snapshots.
+    assert max(sizes) <= (state_log.COMPACT_RATIO + 1) * state.live + closing
+    assert set(state.jobs) == JOBS and state.snapshot is not None
+    assert "Round 5." in (built / "dist/cc/default/prompt.xml").read_text(encoding="utf-8")
+    past = time.time_ns() - 5_000_000_000  # no longer "just modified": its stamp is trusted
+    os.utime(soul, ns=(past, past))
+    assert not run(Request(built)).fast
+    assert run(Request(built)).fast
+
+
+def test_a_removed_target_is_forgotten(built, hotplex):
+    manifest = built / "hotplex.toml"
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(text[: text.index('[[target]]\nname = "ocs"')], encoding="utf-8")
+    build_json(hotplex, built)
+    forgotten = [json.loads(line)["forget"] for line in log_lines(built) if '"forget"' in line]
+    assert sorted(forgotten) == ["ocs/default", "ocs/feishu", "ocs/slack"]
+    assert set(state_log.load(built).jobs) == {"cc/default", "cc/slack", "cc/feishu"}
+
+
+def test_check_never_writes_the_log(built, hotplex):
+    soul = built / "agent-configs/SOUL.md"
+    soul.write_text(soul.read_text(encoding="utf-8") + "Changed.\n", encoding="utf-8")
+    path = state_log.log_path(built)
+    before = (path.read_bytes(), path.stat().st_mtime_ns)
+    assert hotplex("-C", str(built), "check").status == 1
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+def test_a_temp_file_of_a_killed_compaction_is_removed(built, hotplex):
+    leftover = built / ".hotplex/.log.x1y2z3.tmp"
+    leftover.write_text(state_log.HEADER + "{", encoding="utf-8")
+    soul = built / "agent-configs/SOUL.md"
+    soul.write_text(soul.read_text(encoding="utf-8") + "Changed.\n", encoding="utf-8")
+    build_json(hotplex, built)
+    assert not leftover.exists()
+
+
+# --- load() on hand-written logs ---------------------------------------------------------------
+
+
+def write_log(root: Path, *records: dict) -> None:
+    path = state_log.log_path(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = "".join(json.dumps(r) + "\n" for r in records)
+    path.write_text(state_log.HEADER + body, encoding="utf-8")
+
+
+def job(name: str) -> dict:
+    return {
+        "job": name,
+        "target": name.split("/")[0],
+        "worker": "claude-code",
+        "platform": None,
+        "primary": f"dist/{name}/prompt.xml",
+        "keys": {},
+        "inputs": {},
+        "variables": {},
+        "outputs": {f"dist/{name}/prompt.xml": [2, 10, 1, "ab" * 32]},  # mtime, size, ino, sha
+        "truncations": [],
+        "warnings": [],
+        "sizes": [],
+    }
+
+
+def test_load_without_a_log_is_an_empty_state(tmp_path):
+    state = state_log.load(tmp_path)
+    assert state.jobs == {} and state.snapshot is None and state.warning is None
+
+
+def test_the_snapshot_counts_only_as_the_last_record(tmp_path):
+    snapshot = {"snapshot": {"files": {"a.md": [1, 2, 3, "d"], "b.md": None}}}
+    write_log(tmp_path, job("cc/default"), snapshot)
+    state = state_log.load(tmp_path)
+    assert state.snapshot is not None and state.files == {"a.md": (1, 2, 3, "d")}
+    write_log(tmp_path, job("cc/default"), snapshot, job("cc/slack"))
+    assert state_log.load(tmp_path).snapshot is None
+    write_log(tmp_path, job("cc/default"), snapshot, {"forget": "cc/default"})
+    state = state_log.load(tmp_path)
+    assert state.snapshot is None and state.jobs == {}
+
+
+def test_load_closing_reads_only_the_closing_lines(tmp_path):
+    reports = {"reports": [job("cc/default")]}
+    snapshot = {"snapshot": {"files": {}}}
+    write_log(tmp_path, job("cc/default"), reports, snapshot)
+    closing = state_log.load_closing(tmp_path)
+    assert closing is not None and closing.snapshot == snapshot["snapshot"]
+    assert [state_log.record_to_json(r) for r in closing.jobs()] == reports["reports"]
+    write_log(tmp_path, reports, snapshot, job("cc/default"))  # a build ran after it
+    assert state_log.load_closing(tmp_path) is None
+    write_log(tmp_path, job("cc/default"), snapshot)  # no reports before the snapshot
+    assert state_log.load_closing(tmp_path) is None
+    path = state_log.log_path(tmp_path)
+    write_log(tmp_path, reports, snapshot)
+    path.write_text(path.read_text() + '{"job":', encoding="utf-8")  # torn: the slow path decides
+    assert state_log.load_closing(tmp_path) is None
+    lines = json.dumps(reports) + "\n" + json.dumps(snapshot) + "\n"
+    path.write_text("# hotplex log v0\n" + lines, encoding="utf-8")
+    assert state_log.load_closing(tmp_path) is None
+
+
+def test_load_closing_finds_lines_longer_than_one_read(tmp_path):
+    reports = {"reports": [job(f"t{i}/p") for i in range(500)]}
+    snapshot = {"snapshot": {"files": {f"f{i}.md": None for i in range(20000)}}}
+    write_log(tmp_path, job("cc/default"), reports, snapshot)
+    assert len(json.dumps(snapshot)) > 2 * state_log.TAIL_BLOCK
+    closing = state_log.load_closing(tmp_path)
+    assert closing is not None and closing.snapshot == snapshot["snapshot"]
+    assert [state_log.record_to_json(r) for r in closing.jobs()] == reports["reports"]
+
+
+def test_the_full_load_skips_reports_lines(tmp_path):
+    write_log(tmp_path, job("cc/default"), {"reports": "not parsed"}, {"snapshot": {}})
+    state = state_log.load(tmp_path)
+    assert state.warning is None and set(state.jobs) == {"cc/default"}
+
+
+def test_a_later_record_of_a_job_replaces_the_earlier(tmp_path):
+    newer = {**job("cc/default"), "keys": {"limits": "new"}}
+    write_log(tmp_path, job("cc/default"), newer)
+    state = state_log.load(tmp_path)
+    assert state.jobs["cc/default"].keys == {"limits": "new"}
+    assert state.size > state.live  # the superseded line still counts toward compaction
+
+
+def test_log_files_are_created_with_ordinary_permissions(built):
+    old = os.umask(0o022)
+    os.umask(old)
+    assert state_log.log_path(built).stat().st_mode & 0o777 == 0o666 & ~old
+
+
+def test_check_warns_about_a_log_it_ignores_and_still_judges_by_bytes(built, hotplex):
+    state_log.log_path(built).write_text("# hotplex log v999\n", encoding="utf-8")
+    result = hotplex("-C", str(built), "check")
+    assert result.status == 0, result.stdout
+    assert "warning: ignoring build log" in result.stderr
+    assert "of another version ('# hotplex log v999')" in result.stderr

@@ -1,0 +1,58 @@
+"""Golden artifacts: every example project, every worker, byte for byte (syrupy snapshots).
+
+One snapshot file per example (``__snapshots__/<example>.ambr``): a worker's change touches
+only the examples that use it. Regenerate after an intended change with
+``pytest tests/golden --snapshot-update`` and review the diff of ``tests/golden/__snapshots__/``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from hotplex_testing import EXAMPLES, run_hotplex
+from syrupy.extensions.amber import AmberSnapshotExtension
+
+PROJECTS = sorted(p.parent.name for p in EXAMPLES.glob("*/hotplex.toml"))
+
+
+class PerExample(AmberSnapshotExtension):
+    """Names the snapshot file after the example: ``test_x[basic]`` -> ``basic.ambr``."""
+
+    @classmethod
+    def get_file_basename(cls, *, test_location, index):
+        return test_location.testname.partition("[")[2].partition("]")[0]
+
+
+@pytest.fixture
+def snapshot(snapshot):
+    return snapshot.use_extension(PerExample)
+
+
+@pytest.mark.parametrize("example", PROJECTS)
+def test_example_artifacts_match_golden(example, example_copy, snapshot):
+    root = example_copy(example)
+    result = run_hotplex("-C", str(root), "build", "--json")
+    assert result.status == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["artifacts"], "an example must produce artifacts"
+    for artifact in sorted(report["artifacts"], key=lambda a: a["path"]):
+        data = (root / artifact["path"]).read_bytes()
+        assert len(data) == artifact["bytes"]
+        assert data.decode("utf-8") == snapshot(name=artifact["path"])
+
+
+@pytest.mark.parametrize("example", PROJECTS)
+def test_example_builds_are_byte_deterministic(example, example_copy, tmp_path):
+    """Two copies in different folders give the same bytes: no absolute path, no timestamp."""
+    first = example_copy(example)
+    second = tmp_path / "elsewhere" / example
+    shutil.copytree(first, second)
+    hashes = []
+    for root in (first, second):
+        result = run_hotplex("-C", str(root), "build", "--json")
+        assert result.status == 0, result.stderr
+        artifacts = json.loads(result.stdout)["artifacts"]
+        hashes.append(sorted((a["path"], a["sha256"]) for a in artifacts))
+    assert hashes[0] == hashes[1]

@@ -1,0 +1,270 @@
+"""The secret scanner: its rules, where it places a finding, what the manifest may allow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hotplex.build import Request, run
+from hotplex.errors import EXIT_CONFIG, EXIT_FAILED, BuildFailed, HotplexError
+from hotplex.scanning import secrets
+from hotplex_testing import FAKE_SECRETS, SHARED
+
+MANIFEST = """\
+[variants]
+platforms = ["slack"]
+
+[[target]]
+name = "cc"
+worker = "claude-code"
+"""
+
+
+def found(text: str) -> list[tuple[str, str]]:
+    return [(m.rule.name, m.secret) for m in secrets.scan(text)]
+
+
+def build_error(root: Path) -> HotplexError:
+    with pytest.raises(HotplexError) as caught:
+        run(Request(root))
+    return caught.value
+
+
+def test_every_rule_has_a_fake_to_test_it_with():
+    assert set(FAKE_SECRETS) == secrets.RULE_NAMES
+
+
+@pytest.mark.parametrize("rule", sorted(FAKE_SECRETS))
+def test_each_rule_finds_its_shape_in_running_text(rule):
+    text = f"Deploy notes.\nUse {FAKE_SECRETS[rule]} for staging.\n"
+    assert [name for name, _ in found(text)] == [rule]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('DB_PASSWORD="Tr0ub4dor&3"', "Tr0ub4dor&3"),
+        ("export API_KEY=abc123xyz", "abc123xyz"),
+        ("client-secret: 'q1w2e3r4'", "q1w2e3r4"),
+        ('auth_token => "a1b2c3d4"', "a1b2c3d4"),
+        ("Password: Hunter22", "Hunter22"),
+        ('"secret_key": "s3cr3t-value"', "s3cr3t-value"),
+        ("redis://:p4ss@cache:6379", "p4ss"),
+    ],
+)
+def test_assignments_are_found_with_the_value_as_the_secret(text, secret):
+    assert [s for _, s in found(text)] == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: ${DB_PASSWORD}",
+        'password = os.environ["DB_PASSWORD"]',
+        "password=password",
+        "token: string",
+        "max_tokens: 4096",
+        "tokenizer = cl100k_base",
+        "api_key: <your-api-key>",
+        "password: your-password-here",
+        "password: '********'",
+        "password: {{ db_password }}",
+        "token = get_token(scope)",
+        "mypassword=hunter22",
+        "postgres://postgres:postgres@localhost:5432/app",
+        "-----BEGIN PUBLIC KEY-----",
+        "-----BEGIN CERTIFICATE-----",
+        "task-ant-api03-" + "a1" * 20,
+        "AKIA" + "ABCDEFGHIJKLMNO",  # one character short
+        "scikit-learn (sk-learn) and sk-" + "1" * 10,
+        "the AWS docs use AKIA" + "IOSFODNN7EXAMPLE",
+    ],
+)
+def test_code_placeholders_and_near_misses_are_not_findings(text):
+    assert found(text) == []
+
+
+def test_one_finding_per_secret_the_most_specific_rule():
+    text = "GITHUB_TOKEN=" + FAKE_SECRETS["github-token"]
+    assert found(text) == [("github-token", FAKE_SECRETS["github-token"])]
+
+
+def test_offsets_survive_the_one_character_whose_lower_case_is_longer():
+    text = "İİ key İ " + FAKE_SECRETS["secret-assignment"]
+    (match,) = secrets.scan(text)
+    assert text[match.start : match.start + len(match.secret)] == match.secret
+
+
+@pytest.mark.skipif(not (SHARED / "corpus").is_dir(), reason="shared/corpus is not beside the repo")
+def test_real_instruction_files_yield_only_their_deliberate_bad_examples():
+    """The corpus holds real AGENTS.md/CLAUDE.md files; one shows a leaked password and key as
+    "Bad:" examples, and those two lines are the only findings across all of them."""
+    places = set()
+    for path in sorted((SHARED / "corpus").iterdir()):
+        text = path.read_text(encoding="utf-8")
+        places |= {(path.name, text.count("\n", 0, m.start) + 1) for m in secrets.scan(text)}
+    assert places == {
+        ("035-nevalions-ansible_base-AGENTS.md", 229),
+        ("035-nevalions-ansible_base-AGENTS.md", 230),
+    }
+
+
+def test_a_finding_is_placed_past_the_frontmatter_and_never_printed_whole(make_project):
+    key = FAKE_SECRETS["anthropic-api-key"]
+    memory = f"---\nkind: memory\n---\n# Memory\n\n- staging key: {key}\n"
+    root = make_project({"agent-configs/MEMORY.md": memory}, manifest=MANIFEST)
+    error = build_error(root)
+    assert isinstance(error, BuildFailed) and error.exit_status == EXIT_FAILED
+    (problem,) = error.problems
+    assert (problem.span.file, problem.span.line, problem.span.column) == (
+        "agent-configs/MEMORY.md",
+        6,
+        len("- staging key: ") + 1,
+    )
+    assert "rule anthropic-api-key" in problem.message
+    rendered = problem.render()
+    assert key not in rendered and key[:12] in rendered
+    assert "- staging key: sk-ant-api03…(" in rendered  # the line is shown, redacted
+    assert not (root / "dist").exists()  # nothing was written
+
+
+def test_variant_and_included_files_are_named_as_themselves(make_project):
+    files = {
+        "agent-configs/SOUL.md": 'Base.\n{% include "shared/ops.md" %}\n',
+        "agent-configs/shared/ops.md": "# Ops\n\nRun it.\nToken: " + FAKE_SECRETS["github-token"],
+        "agent-configs/SOUL.slack.md": "\n\n" + FAKE_SECRETS["slack-webhook"] + "\n",
+    }
+    error = build_error(make_project(files, manifest=MANIFEST))
+    assert [(p.span.file, p.span.line) for p in error.problems] == [
+        ("agent-configs/shared/ops.md", 4)
+    ]
+    files["agent-configs/shared/ops.md"] = "# Ops\n"
+    error = build_error(make_project(files, manifest=MANIFEST, name="again"))
+    # The base job is clean now; the slack job fails on its variant file.
+    assert [(p.span.file, p.span.line, p.span.column) for p in error.problems] == [
+        ("agent-configs/SOUL.slack.md", 3, 1)
+    ]
+
+
+def test_what_never_reaches_the_artifact_is_not_a_finding(make_project):
+    soul = (
+        "{# rotated: " + FAKE_SECRETS["openai-api-key"] + " #}\n"
+        '{% if platform == "feishu" %}' + FAKE_SECRETS["slack-token"] + "{% endif %}\n"
+        "Persona.\n"
+    )
+    root = make_project({"agent-configs/SOUL.md": soul}, manifest=MANIFEST)
+    assert run(Request(root)).jobs
+
+
+def test_a_secret_from_a_variable_names_its_manifest_key(make_project):
+    token = FAKE_SECRETS["slack-token"]
+    manifest = MANIFEST.replace(
+        'worker = "claude-code"\n', f'worker = "claude-code"\nvars = {{ bot = "{token}" }}\n'
+    )
+    root = make_project({"agent-configs/SOUL.md": "Token {{ bot }}.\n"}, manifest=manifest)
+    (problem,) = build_error(root).problems
+    assert problem.span.location() == "hotplex.toml: target[0].vars.bot"
+    manifest = f'[vars]\nbot = "{token}"\n' + MANIFEST
+    root = make_project({"agent-configs/SOUL.md": "Token {{ bot }}.\n"}, manifest, name="top")
+    (problem,) = build_error(root).problems
+    assert problem.span.location() == "hotplex.toml: vars.bot"
+
+
+def test_a_secret_assembled_by_templates_is_still_caught(make_project):
+    tail = FAKE_SECRETS["anthropic-api-key"].removeprefix("sk-ant-")
+    manifest = f'[vars]\ntail = "{tail}"\n' + MANIFEST
+    root = make_project({"agent-configs/USER.md": "Key: sk-ant-{{ tail }}\n"}, manifest)
+    (problem,) = build_error(root).problems
+    assert problem.span.file == "agent-configs/USER.md"
+    assert "assembled by template expressions" in problem.message
+
+
+def test_a_secret_in_a_note_names_its_key(make_project):
+    manifest = (
+        f'[channels.C]\ntag = "context"\nnote = "{FAKE_SECRETS["url-password"]}"\n' + MANIFEST
+    )
+    root = make_project({"agent-configs/USER.md": "User.\n"}, manifest)
+    (problem,) = build_error(root).problems
+    assert problem.span.location() == "hotplex.toml: channels.C.note"
+
+
+@pytest.mark.parametrize(
+    "allow",
+    [
+        'allow = ["secret-assignment"]',
+        'allow = ["hotplex-Fake-7"]',
+        'allow_files = ["agent-configs/docs/*.md"]',
+    ],
+)
+def test_the_manifest_can_allow_a_finding_by_rule_text_or_file(make_project, allow):
+    files = {
+        "agent-configs/AGENTS.md": '{% include "docs/db.md" %}\n',
+        "agent-configs/docs/db.md": "Never write " + FAKE_SECRETS["secret-assignment"] + "\n",
+    }
+    root = make_project(files, manifest=MANIFEST)
+    assert "secret-assignment" in build_error(root).render()
+    root.joinpath("hotplex.toml").write_text(f"[secrets]\n{allow}\n" + MANIFEST)
+    assert run(Request(root)).jobs
+
+
+def test_a_misspelt_rule_name_in_allow_is_a_config_error(make_project):
+    root = make_project(manifest='[secrets]\nallow = ["secret-asignment"]\n' + MANIFEST)
+    error = build_error(root)
+    assert error.exit_status == EXIT_CONFIG
+    (problem,) = error.problems
+    assert problem.span.location() == "hotplex.toml: secrets.allow[0]"
+    assert problem.hint == "did you mean 'secret-assignment'?"
+
+
+def test_the_secrets_table_is_part_of_the_build_key(make_project):
+    """Allowing a finding must rebuild: the same inputs now give an artifact."""
+    files = {"agent-configs/USER.md": FAKE_SECRETS["aws-access-key-id"] + "\n"}
+    root = make_project(files, manifest=MANIFEST)
+    build_error(root)
+    root.joinpath("hotplex.toml").write_text('[secrets]\nallow = ["AKIA"]\n' + MANIFEST)
+    outcome = run(Request(root))
+    prompt = (root / "dist/cc/default/prompt.xml").read_text()
+    assert FAKE_SECRETS["aws-access-key-id"] in prompt and outcome.jobs[0].rebuilt
+
+
+OPTION_TEXTS = [
+    pytest.param(
+        "claude-code",
+        'subagents = ["rev"]\n[target.agents.rev]\ndescription = "Reviews."\nrole = "{text}"\n',
+        "target[0].agents.rev.role",
+        id="subagent-role",
+    ),
+    pytest.param(
+        "opencode-server",
+        'subagents = ["rev"]\n[target.agents.rev]\ndescription = "Reviews {text}"\n',
+        "target[0].agents.rev.description",
+        id="subagent-description",
+    ),
+    pytest.param(
+        "claude-code",
+        'subagents = ["rev"]\n[target.agents.rev]\ndescription = "R."\nmodel = "{text}"\n',
+        "target[0].agents.rev.model",
+        id="subagent-model",
+    ),
+    pytest.param("openclaw", 'workspace = "/ws/{text}"\n', "target[0].workspace", id="workspace"),
+    pytest.param("claude-code", 'cwd = "../{text}"\n', "target[0].cwd", id="cwd"),
+]
+
+
+@pytest.mark.parametrize(("worker", "options", "key"), OPTION_TEXTS)
+@pytest.mark.parametrize(
+    ("text", "expect"),
+    [
+        pytest.param(FAKE_SECRETS["github-token"], "rule github-token", id="token"),
+        pytest.param("a\\u202eb", "U+202E", id="rlo"),
+    ],
+)
+def test_a_target_option_written_into_an_artifact_is_scanned_at_its_key(
+    make_project, worker, options, key, text, expect
+):
+    manifest = f'[[target]]\nname = "t"\nworker = "{worker}"\n' + options.format(text=text)
+    root = make_project({"agent-configs/AGENTS.md": "Rules.\n"}, manifest)
+    error = build_error(root)
+    assert [p.span.location() for p in error.problems] == [f"hotplex.toml: {key}"]
+    assert expect in error.problems[0].message
+    assert not (root / "dist").exists()
