@@ -30,6 +30,7 @@ ratio (linear or better means at most 10). The other figures use the default ``-
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import re
 import shutil
@@ -226,8 +227,9 @@ def bench_daily_logs(repeat: int, scratch: Path) -> tuple[float, float]:
     days.mkdir(parents=True)
     (root / "hotplex.toml").write_text(_LOGS_MANIFEST, encoding="utf-8")
     (root / "agent-configs" / "MEMORY.md").write_text("# Memory\n", encoding="utf-8")
+    first = datetime.date(2000, 1, 1)  # a day is a file named by its date: YYYY-MM-DD.md
     for n in range(DAILY_LOG_DAYS):
-        name = f"{2000 + n // 365}-{n % 365:03d}.md"
+        name = f"{first + datetime.timedelta(days=n)}.md"
         (days / name).write_text(f"- fact {n}: " + "x" * 200 + "\n", encoding="utf-8")
     build = [str(HOTPLEX), "-C", str(root), "build"]
     measure_with_memory(build)
@@ -235,7 +237,8 @@ def bench_daily_logs(repeat: int, scratch: Path) -> tuple[float, float]:
     _expect(no_op, 0, "daily logs no-op build")
 
     def new_day(index: int) -> None:
-        (days / f"2999-{index:03d}.md").write_text(f"- new day {index}\n", encoding="utf-8")
+        newer = datetime.date(2999, 1, 1) + datetime.timedelta(days=index)
+        (days / f"{newer}.md").write_text(f"- new day {index}\n", encoding="utf-8")
 
     changed = median_run(build, repeat, before=new_day)
     _expect(changed, 1, "daily logs new day")
