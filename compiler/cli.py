@@ -352,11 +352,11 @@ def cmd_stats(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
 
 
 def cmd_init(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
-    from hotplex.commands.scaffold import DEFAULT_WORKERS, scaffold
+    from hotplex.commands.scaffold import scaffold
     from hotplex.console import colour
 
     folder = root / args.folder
-    workers = tuple(args.worker or DEFAULT_WORKERS)
+    workers = tuple(args.worker or ()) or None
     done = scaffold(folder, manifest, workers, args.name)
     for path in done.created:
         print(f"  {colour('created', 'green')} {path}")

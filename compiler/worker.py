@@ -153,6 +153,14 @@ class Worker:
     own_files: ClassVar[OwnFiles | None] = None
     # Its program's own budgets, named as its target keys, when ``budgets`` is not ``[limits]``.
     own_limits: ClassVar[str | None] = None
+    # ``hotplex init`` and ``hotplex import`` scaffold a target of it unless told which workers.
+    scaffold_default: ClassVar[bool] = False
+    # The audiences of imported instruction files its program reads (``hotplex import``):
+    # "claude-code" (CLAUDE.md), "agents" (AGENTS.md), "gemini" (GEMINI.md).
+    imports_read: ClassVar[frozenset[str]] = frozenset()
+    # The module of a workspace format ``hotplex import`` recognises as its program's own
+    # (``KIND``, ``find(root)``, ``claims(names)``), if any.
+    importer: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

@@ -161,6 +161,8 @@ class ClaudeCode(subagents.SubagentWorker):
     )
     format = FORMAT
     own_files = OWN_FILES
+    scaffold_default = True
+    imports_read = frozenset({"claude-code"})
 
     def appends(self, target: Target) -> bool:
         return appends(target.options)

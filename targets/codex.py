@@ -84,6 +84,7 @@ class Codex(Worker):
     init_target = ("codex", "prompt.xml as Codex's developer_instructions: codex-home/config.toml")
     modules = (__name__, agent_configuration.__name__)
     own_files = OWN_FILES
+    imports_read = frozenset({"agents"})
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         document = agent_configuration.build(sections, model)

@@ -183,6 +183,7 @@ class GeminiCli(Worker):
     init_target = ("gemini", "prompt.xml as gemini-home/.gemini/GEMINI.md, as Gemini sends it")
     modules = (__name__, agent_configuration.__name__)
     own_files = OWN_FILES
+    imports_read = frozenset({"gemini"})
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         document = agent_configuration.build(

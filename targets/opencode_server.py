@@ -101,6 +101,8 @@ class OpenCodeServer(subagents.SubagentWorker):
     init_target = ("ocs", "payload.json: a body for POST /session/{id}/message")
     modules = (__name__, agent_configuration.__name__, subagents.__name__)
     format = FORMAT
+    scaffold_default = True
+    imports_read = frozenset({"agents"})
     own_files = OWN_FILES
 
     def validate(

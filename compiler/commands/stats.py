@@ -113,10 +113,9 @@ def _artifact_stats(
 ) -> ArtifactStats:
     """One document of a job (its primary, or a further one such as a sub-agent's file)."""
     from hotplex.sources import raw_copies
-    from hotplex.targets import WORKERS
 
     job, emitted = compiled.job, compiled.emitted
-    budgets = WORKERS[job.target.worker].budgets(job.target, model.manifest)
+    budgets = job.worker.budgets(job.target, model.manifest)
     text = emitted.files[path].decode("utf-8")
     texts = {s.name: s.text for s in compiled.sections}
     # A further document's cuts name it; the rest are the primary's, but for the read caps,

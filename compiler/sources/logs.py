@@ -324,7 +324,6 @@ def attach(resolver: _Resolver, source: Source, section: Section | None) -> Sect
     from hotplex.scanning.origins import Origin
     from hotplex.sources import comments
     from hotplex.sources.frontmatter import trim
-    from hotplex.targets import WORKERS
     from hotplex.worker import Section
 
     model, job = resolver.model, resolver.job
@@ -332,7 +331,7 @@ def attach(resolver: _Resolver, source: Source, section: Section | None) -> Sect
     folder = model.source_path(folder_glob)
     span = Span(model.manifest_display, key="memory.logs")
     html = source.html_comments or model.manifest.project.html_comments
-    worker = WORKERS[job.target.worker]
+    worker = job.worker
     resolver.consulted.append(f"{folder}/")
     listed = matching(resolver.inputs.listing(f"{folder}/", span), pattern)
 

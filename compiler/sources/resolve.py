@@ -42,7 +42,6 @@ from hotplex.scanning.origins import Origin
 from hotplex.sources import claude as claude_sources
 from hotplex.sources import comments, frontmatter, reuse
 from hotplex.sources import logs as memory_logs
-from hotplex.targets import WORKERS
 from hotplex.worker import Section
 
 # Reading stops this far past what the per-file limit can use: 4 bytes per character at most,
@@ -230,7 +229,7 @@ def read_cap(model: Model) -> int:
     limits = model.manifest.limits
     budgets = [min(limits.per_file, limits.total)]
     for target in model.manifest.target:
-        own = WORKERS[target.worker].read_budget(target)
+        own = model.worker_of(target).read_budget(target)
         budgets += [own] if own else []
     return min(max(max(budgets) * 4 * READ_MARGIN, READ_FLOOR), READ_CEILING)
 

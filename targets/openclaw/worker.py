@@ -144,6 +144,7 @@ class OpenClaw(Worker):
     )
     init_target = ("claw", "the workspace files OpenClaw reads, and the context it will build")
     daily_logs = "files"
+    importer = "hotplex.targets.openclaw.importer"  # ``hotplex import`` of a workspace
     own_limits = (
         "OpenClaw's own budgets, set by max_chars (its bootstrapMaxChars) and total_max_chars"
         " (bootstrapTotalMaxChars) on the target,"

@@ -13,13 +13,12 @@ from pathlib import Path
 
 import attrs
 import pytest
-from hotplex import fingerprint
+from hotplex import fingerprint, registry
 from hotplex.build import Request, run
 from hotplex.document.limits import Truncation
 from hotplex.errors import HotplexError
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
-from hotplex.targets import WORKERS
 from hotplex.worker import Emitted, Output, Section, SectionSize, Worker
 
 
@@ -48,10 +47,10 @@ class Markdown(Worker):
 
 @pytest.fixture
 def with_markdown(monkeypatch):
-    monkeypatch.setitem(WORKERS, Markdown.name, Markdown())  # the one line of registration
+    monkeypatch.setitem(registry.workers(), Markdown.name, Markdown())  # one line registers it
 
 
-NAMES = sorted([*WORKERS, Markdown.name])
+NAMES = sorted([*registry.names(), Markdown.name])
 FILES = {
     "agent-configs/SOUL.md": "# Soul\nBe brief.\n",
     "agent-configs/SOUL.slack.md": "On Slack: threads.\n",
@@ -81,7 +80,7 @@ def test_emits_deterministic_bytes_with_relative_paths_all_declared(worker, make
     first = make_project(FILES, manifest=_manifest(worker))
     jobs = [j for j in _build(first) if j.target == "t"]
     assert [j.platform for j in jobs] == [None, "slack"]
-    declared = WORKERS[worker].outputs
+    declared = registry.workers()[worker].outputs
     assert sum(o.primary for o in declared) == 1
     for job in jobs:
         folder = f"dist/t/{job.platform or 'default'}/"
@@ -117,7 +116,7 @@ def test_options_reject_unknown_keys_and_wrong_types_with_key_paths(worker, make
     (problem,) = caught.value.problems
     assert problem.span.key == "target[0].headnig"
     assert problem.message.startswith("unknown key 'headnig'")
-    options = attrs.fields(WORKERS[worker].Options)
+    options = attrs.fields(registry.workers()[worker].Options)
     if options:  # a wrong type for its first option
         wrong = "[1]" if options[0].type in (str, "str | None", "str") else '"x"'
         manifest = _manifest(worker, f"{options[0].name} = {wrong}\n")
@@ -136,9 +135,9 @@ def test_a_subagent_profile_keeps_only_its_sections(worker, make_project):
 
 
 def test_a_change_to_its_modules_rebuilds_exactly_its_artifacts(worker, monkeypatch):
-    modules = WORKERS[worker].modules
+    modules = registry.workers()[worker].modules
     assert modules and all(isinstance(m, str) for m in modules)
-    before = {name: fingerprint.profile_digest(w.modules) for name, w in WORKERS.items()}
+    before = {name: fingerprint.profile_digest(w.modules) for name, w in registry.workers().items()}
     files = fingerprint.profile_files(modules)
     key = next(iter(files))
     digests = dict(fingerprint.package_state()[1])
@@ -147,11 +146,13 @@ def test_a_change_to_its_modules_rebuilds_exactly_its_artifacts(worker, monkeypa
     monkeypatch.setattr(fingerprint, "package_state", lambda: ({}, digests))
     if key not in digests or (files[key] is not None and key.startswith("tests")):
         pytest.skip("a module outside hotplex is hashed from its file")
-    after = {name: fingerprint.profile_digest(w.modules) for name, w in WORKERS.items()}
+    after = {name: fingerprint.profile_digest(w.modules) for name, w in registry.workers().items()}
     fingerprint.profile_digest.cache_clear()
-    changed = {name for name in WORKERS if before[name] != after[name]}
+    changed = {name for name in registry.workers() if before[name] != after[name]}
     assert worker in changed
-    assert all(key in fingerprint.profile_files(WORKERS[name].modules) for name in changed)
+    assert all(
+        key in fingerprint.profile_files(registry.workers()[name].modules) for name in changed
+    )
 
 
 def test_budgets_apply_and_stats_shows_them(worker, make_project):
@@ -159,7 +160,9 @@ def test_budgets_apply_and_stats_shows_them(worker, make_project):
     from hotplex.api import Project
 
     project = Project.load(root)
-    budgets = WORKERS[worker].budgets(project.model.manifest.target[0], project.model.manifest)
+    budgets = registry.workers()[worker].budgets(
+        project.model.manifest.target[0], project.model.manifest
+    )
     artifact = project.compile("t")
     cuts = [Truncation(**t) for t in artifact.truncations]
     sizes = {s.name: s for s in artifact.sizes}
@@ -181,7 +184,7 @@ def test_the_sanitizer_applies_to_document_workers(worker, make_project):
 
 
 WITH_SUBAGENTS = [
-    n for n, w in sorted(WORKERS.items()) if "subagents" in attrs.fields_dict(w.Options)
+    n for n, w in sorted(registry.workers().items()) if "subagents" in attrs.fields_dict(w.Options)
 ]
 
 
@@ -195,7 +198,7 @@ def test_sub_agent_files_are_declared_outputs_and_rebuild_with_their_sources(wor
     (job, *_) = [j for j in _build(root) if j.target == "t"]
     folder = "dist/t/default/"
     names = [f.path.removeprefix(folder) for f in job.files]
-    declared = WORKERS[worker].outputs
+    declared = registry.workers()[worker].outputs
     agent = next(n for n in names if "helper" in n)
     assert [o.kind for o in declared if fnmatch.fnmatchcase(agent, o.name)] == ["agent"]
     assert (root / folder / agent).read_text(encoding="utf-8").startswith("---\n")
