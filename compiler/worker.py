@@ -2,7 +2,7 @@
 
 A worker turns the resolved sections of one job into the files its program reads. It is one
 module under ``targets/`` holding one ``Worker`` subclass, registered by one line in
-``targets/__init__.py``; the core looks workers up by name and never names one. Everything a
+``registry.BUILT_IN``; the core looks workers up by name and never names one. Everything a
 worker may bring — its own manifest keys, checks that need the whole manifest, default sources,
 budgets, ``init`` templates, the files it emits — is declared here, with a default, so a small
 worker is small (pre-commit's plug-in shape: a protocol and a dict).
@@ -147,8 +147,6 @@ class Worker:
     # Daily memory logs: "section" folds the days that fit into the memory section; "files"
     # leaves the section to MEMORY.md and hands every day to ``emit`` (its program reads them).
     daily_logs: ClassVar[str] = "section"
-    # The modules whose code decides the bytes it emits: editing one rebuilds its artifacts.
-    modules: ClassVar[tuple[str, ...]] = ()
     # What its program loads by itself (None: nothing; OpenClaw reads only what hotplex places).
     own_files: ClassVar[OwnFiles | None] = None
     # Its program's own budgets, named as its target keys, when ``budgets`` is not ``[limits]``.
@@ -161,11 +159,6 @@ class Worker:
     # The module of a workspace format ``hotplex import`` recognises as its program's own
     # (``KIND``, ``find(root)``, ``claims(names)``), if any.
     importer: ClassVar[str | None] = None
-
-    def __init_subclass__(cls, **kwargs: object) -> None:
-        super().__init_subclass__(**kwargs)
-        if not cls.modules:
-            cls.modules = (cls.__module__,)
 
     def validate(
         self, target: Target, manifest: Manifest, sources: TargetSources

@@ -59,7 +59,7 @@ class Keys:
         shared = self._shared
         return {
             "compiler": shared["compiler"],
-            "profile": fingerprint.profile_digest(job.worker.modules),
+            "profile": fingerprint.profile_digest(fingerprint.worker_modules(type(job.worker))),
             "target": self._targets[target.name],
             "layout": shared["layout"],
             "limits": shared["limits"],

@@ -58,7 +58,6 @@ from hotplex.manifest.model import Manifest, Model, Source, Target
 from hotplex.scanning import hidden
 from hotplex.targets.openclaw import context as openclaw_context
 from hotplex.targets.openclaw import templates as openclaw_templates
-from hotplex.targets.openclaw import trim as openclaw_trim
 from hotplex.targets.openclaw.context import (
     BOOTSTRAP_FILES,
     COMPATS,
@@ -148,12 +147,6 @@ class OpenClaw(Worker):
     own_limits = (
         "OpenClaw's own budgets, set by max_chars (its bootstrapMaxChars) and total_max_chars"
         " (bootstrapTotalMaxChars) on the target,"
-    )
-    modules = (
-        __name__,
-        openclaw_context.__name__,
-        openclaw_trim.__name__,
-        openclaw_templates.__name__,
     )
 
     def validate(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
+import subprocess
+import sys
 from pathlib import Path
 
 import attrs
@@ -134,10 +136,16 @@ def test_a_subagent_profile_keeps_only_its_sections(worker, make_project):
     assert "Be brief." not in primary and "Lin, backend." not in primary
 
 
+def _modules(worker: Worker) -> tuple[str, ...]:
+    return fingerprint.worker_modules(type(worker))
+
+
 def test_a_change_to_its_modules_rebuilds_exactly_its_artifacts(worker, monkeypatch):
-    modules = registry.workers()[worker].modules
+    modules = _modules(registry.workers()[worker])
     assert modules and all(isinstance(m, str) for m in modules)
-    before = {name: fingerprint.profile_digest(w.modules) for name, w in registry.workers().items()}
+    before = {
+        name: fingerprint.profile_digest(_modules(w)) for name, w in registry.workers().items()
+    }
     files = fingerprint.profile_files(modules)
     key = next(iter(files))
     digests = dict(fingerprint.package_state()[1])
@@ -146,13 +154,40 @@ def test_a_change_to_its_modules_rebuilds_exactly_its_artifacts(worker, monkeypa
     monkeypatch.setattr(fingerprint, "package_state", lambda: ({}, digests))
     if key not in digests or (files[key] is not None and key.startswith("tests")):
         pytest.skip("a module outside hotplex is hashed from its file")
-    after = {name: fingerprint.profile_digest(w.modules) for name, w in registry.workers().items()}
+    after = {
+        name: fingerprint.profile_digest(_modules(w)) for name, w in registry.workers().items()
+    }
     fingerprint.profile_digest.cache_clear()
     changed = {name for name in registry.workers() if before[name] != after[name]}
     assert worker in changed
     assert all(
-        key in fingerprint.profile_files(registry.workers()[name].modules) for name in changed
+        key in fingerprint.profile_files(_modules(registry.workers()[name])) for name in changed
     )
+
+
+# Run with this worker alone registered, then print the worker modules that were loaded.
+_LOADED = """
+import sys
+from hotplex import Project, registry
+registry.BUILT_IN = ((sys.argv[2], sys.argv[3]),)
+Project.load(sys.argv[1]).compile("t", platform="slack")
+for name, module in sorted(sys.modules.items()):
+    if name.startswith("hotplex.targets") and module.__spec__.submodule_search_locations is None:
+        print(name)
+"""
+
+
+def test_its_rebuild_key_covers_every_module_it_loads(worker, make_project):
+    """An edit to any module a worker runs rebuilds its artifacts: nothing to declare, or miss."""
+    if worker == Markdown.name:
+        pytest.skip("a worker of the tests: its module is its own rebuild key")
+    alone = _manifest(worker).split('[[target]]\nname = "other"')[0]
+    root = make_project(FILES, manifest=alone)
+    spec = dict(registry.BUILT_IN)[worker]
+    argv = [sys.executable, "-c", _LOADED, str(root), worker, spec]
+    loaded = subprocess.run(argv, capture_output=True, text=True, check=True).stdout.split()
+    assert spec.partition(":")[0] in loaded
+    assert set(loaded) <= set(_modules(registry.workers()[worker]))
 
 
 def test_budgets_apply_and_stats_shows_them(worker, make_project):
