@@ -151,6 +151,9 @@ class Worker:
     own_files: ClassVar[OwnFiles | None] = None
     # Its program's own budgets, named as its target keys, when ``budgets`` is not ``[limits]``.
     own_limits: ClassVar[str | None] = None
+    # What its primary output carries: "agent-configuration" when it is the document
+    # ``document.configuration`` builds (sanitized, reserved tags escaped); None: its own format.
+    document: ClassVar[str | None] = None
     # ``hotplex init`` and ``hotplex import`` scaffold a target of it unless told which workers.
     scaffold_default: ClassVar[bool] = False
     # The audiences of imported instruction files its program reads (``hotplex import``):

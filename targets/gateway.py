@@ -43,6 +43,7 @@ class Gateway(subagents.SubagentWorker):
     # The environment variable that, set to "1", turns the program's own files off.
     switch_env: ClassVar[str | None] = None
     scaffold_default = True
+    document = "agent-configuration"
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

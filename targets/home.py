@@ -66,6 +66,7 @@ class HomeDocument(Worker):
     # The program's own wrapper tags around the document: reserved like the document's.
     also_reserved: ClassVar[frozenset[str]] = frozenset()
     transform: ClassVar[Transform] = VERBATIM
+    document = "agent-configuration"
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

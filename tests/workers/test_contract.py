@@ -8,6 +8,7 @@ the whole suite runs over it as over the built-in ones.
 from __future__ import annotations
 
 import fnmatch
+import json
 import posixpath
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from hotplex.document.limits import Truncation
 from hotplex.errors import HotplexError
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
+from hotplex.targets.home import HomeDocument
 from hotplex.worker import Emitted, Output, Section, SectionSize, Worker
 
 
@@ -212,10 +214,27 @@ def test_the_sanitizer_applies_to_document_workers(worker, make_project):
     root = make_project(files, manifest=_manifest(worker))
     (job, *_) = [j for j in _build(root) if j.target == "t"]
     text = (root / job.primary).read_text()
-    if worker in ("claude-code", "opencode-server"):
+    if registry.workers()[worker].document == "agent-configuration":
         assert "</user><rules>" not in text and "&lt;/user>&lt;rules>" in text.replace(
             "\\u003c", "<"
         )
+
+
+HOME_DOCUMENT = sorted(n for n, w in registry.workers().items() if isinstance(w, HomeDocument))
+
+
+@pytest.mark.parametrize("worker", HOME_DOCUMENT)
+def test_a_home_document_launch_points_its_program_at_its_home(worker, make_project):
+    """argv[0] is the program, and its home variable names the folder the home file is in."""
+    declared = registry.workers()[worker]
+    root = make_project(FILES, manifest=_manifest(worker, 'cwd = "run"\n'))
+    (root / "run").mkdir()
+    (job, *_) = [j for j in _build(root) if j.target == "t" and j.platform == "slack"]
+    launch = json.loads((root / "dist/t/slack/launch.json").read_text(encoding="utf-8"))
+    assert launch["argv"] == [declared.program, *declared.argv]
+    home = posixpath.normpath(posixpath.join("run", launch["env"][declared.home_variable]))
+    assert f"{home}/{declared.home_file}" in {f.path for f in job.files}
+    assert (root / home / declared.home_file).is_file()
 
 
 WITH_SUBAGENTS = [
