@@ -12,8 +12,6 @@ import functools
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-from hotplex.errors import HotplexError, suggest
-
 if TYPE_CHECKING:
     from hotplex.worker import Worker
 
@@ -44,16 +42,6 @@ def workers() -> dict[str, Worker]:
 
 def get(name: str) -> Worker | None:
     return workers().get(name)
-
-
-def require(name: str, key: str) -> Worker:
-    """The worker ``name``, or an error at ``key`` naming the known ones."""
-    worker = get(name)
-    if worker is None:
-        known = list(workers())
-        hint = suggest(name, known) or "known workers: " + ", ".join(known)
-        raise HotplexError.single(f"{key}: no worker named '{name}'", hint=hint)
-    return worker
 
 
 def scaffold_defaults() -> tuple[str, ...]:
