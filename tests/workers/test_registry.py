@@ -46,4 +46,4 @@ def test_import_gives_each_file_to_the_workers_that_declare_reading_it(
     monkeypatch.setitem(registry.workers(), fork.name, fork)
     (tmp_path / ("GEMINI.md" if audience == "gemini" else "AGENTS.md")).write_text("Be brief.\n")
     plan = importing.plan([tmp_path], tmp_path)
-    assert "[[target]]\nname = \"fork\"\nworker = \"gemini-fork\"" in plan.text
+    assert '[[target]]\nname = "fork"\nworker = "gemini-fork"' in plan.text
