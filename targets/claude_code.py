@@ -38,18 +38,9 @@ from hotplex.document import configuration as agent_configuration
 from hotplex.errors import suggest
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
+from hotplex.records import Emitted, OptionProblem, Output, Section, TargetSources
 from hotplex.targets import claude_code_tools, subagents
-from hotplex.worker import (
-    LAUNCH_FILE,
-    Emitted,
-    OptionProblem,
-    Output,
-    OwnFiles,
-    Section,
-    TargetSources,
-    in_session,
-    launch_json,
-)
+from hotplex.worker import LAUNCH_FILE, OwnFiles, in_session, launch_json
 
 PROMPT_FILE = "prompt.xml"
 SUBAGENT_FILE = "subagent.xml"

@@ -39,16 +39,8 @@ from __future__ import annotations
 from hotplex.document import configuration as agent_configuration
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
-from hotplex.worker import (
-    LAUNCH_FILE,
-    Emitted,
-    Output,
-    OwnFiles,
-    Section,
-    Worker,
-    in_session,
-    launch_json,
-)
+from hotplex.records import Emitted, Output, Section
+from hotplex.worker import LAUNCH_FILE, OwnFiles, Worker, in_session, launch_json
 
 PROMPT_FILE = "prompt.xml"
 HOME_DIR = "codex-home"

@@ -65,17 +65,8 @@ from hotplex.document import configuration as agent_configuration
 from hotplex.document.limits import measure
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
-from hotplex.worker import (
-    LAUNCH_FILE,
-    Emitted,
-    Output,
-    OwnFiles,
-    Section,
-    SectionSize,
-    Worker,
-    in_session,
-    launch_json,
-)
+from hotplex.records import Emitted, Output, Section, SectionSize
+from hotplex.worker import LAUNCH_FILE, OwnFiles, Worker, in_session, launch_json
 
 PROMPT_FILE = "prompt.xml"
 HOME_DIR = "gemini-home"

@@ -29,18 +29,9 @@ from typing import Any
 from hotplex.document import configuration as agent_configuration
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
+from hotplex.records import Emitted, OptionProblem, Output, Section, TargetSources
 from hotplex.targets import subagents
-from hotplex.worker import (
-    LAUNCH_FILE,
-    Emitted,
-    OptionProblem,
-    Output,
-    OwnFiles,
-    Section,
-    TargetSources,
-    json_bytes,
-    launch_json,
-)
+from hotplex.worker import LAUNCH_FILE, OwnFiles, json_bytes, launch_json
 
 PAYLOAD_FILE = "payload.json"
 MODEL = re.compile(r"[^/\s]+/\S+")  # OpenCode names a model "<provider>/<model>"

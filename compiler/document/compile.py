@@ -6,9 +6,9 @@ from dataclasses import dataclass, replace
 
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
+from hotplex.records import Emitted, Section
 from hotplex.sources import resolve as sources
 from hotplex.targets import WORKERS
-from hotplex.worker import Emitted, Section
 
 
 @dataclass(frozen=True)

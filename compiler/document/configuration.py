@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from hotplex.document import assemble, limits, sanitize
 from hotplex.manifest.model import Model
+from hotplex.records import Section, SectionSize
 from hotplex.sources import logs as memory_logs
-from hotplex.worker import Section, SectionSize
 
 
 @dataclass(frozen=True)

@@ -39,10 +39,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from hotplex.document.limits import Truncation
     from hotplex.manifest.model import Manifest, Model, Source
+    from hotplex.records import Section, Truncation
     from hotplex.sources.resolve import _Resolver
-    from hotplex.worker import Section
 
 LOG_SOURCE = "memory"  # the source whose section the logs join
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
@@ -320,12 +319,12 @@ def attach(resolver: _Resolver, source: Source, section: Section | None) -> Sect
     module is below ``limits`` and ``sources``, which it uses only once a project has logs."""
     from hotplex.document.limits import measure
     from hotplex.errors import Span
+    from hotplex.records import Section
     from hotplex.scanning import hidden, secrets
     from hotplex.scanning.origins import Origin
     from hotplex.sources import comments
     from hotplex.sources.frontmatter import trim
     from hotplex.targets import WORKERS
-    from hotplex.worker import Section
 
     model, job = resolver.model, resolver.job
     folder_glob, pattern = split_glob(model.manifest.memory.logs)

@@ -22,7 +22,6 @@ from importlib import resources
 from pathlib import Path
 
 from hotplex.document.assemble import METACOGNITION_TAG
-from hotplex.document.limits import Truncation
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span, suggest
 from hotplex.fs import (
     ReadResult,
@@ -37,13 +36,13 @@ from hotplex.fs import (
 )
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import METACOGNITION_NOTE, HtmlComments, Model, Source
+from hotplex.records import Section, Truncation
 from hotplex.scanning import hidden, manifest_texts, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources import claude as claude_sources
 from hotplex.sources import comments, frontmatter, reuse
 from hotplex.sources import logs as memory_logs
 from hotplex.targets import WORKERS
-from hotplex.worker import Section
 
 # Reading stops this far past what the per-file limit can use: 4 bytes per character at most,
 # times a margin for frontmatter and template branches that render to nothing.

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from hotplex.records import Truncation
+    from hotplex.records import Section, Truncation
     from hotplex.sources.resolve import _Resolver
-    from hotplex.worker import Section
 
 
 @dataclass(frozen=True)

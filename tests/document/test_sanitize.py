@@ -11,7 +11,7 @@ from hotplex.document import configuration as agent_configuration
 from hotplex.document.sanitize import count_tags, sanitize
 from hotplex.manifest import model
 from hotplex.manifest.structure import structure
-from hotplex.worker import Section
+from hotplex.records import Section
 from hypothesis import example, given
 from hypothesis import strategies as st
 
