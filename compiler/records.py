@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from hotplex.manifest.model import Source
-    from hotplex.sources.logs import Logs
 
 
 @dataclass(frozen=True)
@@ -79,6 +78,49 @@ class SectionSize(namedtuple("SectionSize", "name files raw injected unit")):
     raw: int  # before any budget
     injected: int  # what the worker receives
     unit: str
+
+
+@dataclass(frozen=True)
+class Day:
+    """One daily log as read: its file, the heading naming it, its entries in file order (those
+    repeated verbatim in a newer day already removed), the line breaks before each entry in the
+    file (a tight list stays tight) and its text as the agent wrote it."""
+
+    display: str
+    name: str
+    entries: tuple[str, ...]
+    body: str = ""
+    gaps: tuple[str, ...] = ()  # before each entry; none given: a blank line
+
+    @property
+    def heading(self) -> str:
+        return f"## {self.name}"
+
+    def text(self, first: int = 0) -> str:
+        """The heading, then the entries from ``first`` on, separated as in the file."""
+        parts = [self.heading]
+        for index in range(first, len(self.entries)):
+            gap = self.gaps[index] if index > first and self.gaps else "\n\n"
+            parts += (gap, self.entries[index])
+        return "".join(parts)
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A day older than anything the budget can use: listed, never opened."""
+
+    display: str
+    size: int  # bytes on disk
+
+
+@dataclass(frozen=True)
+class Logs:
+    days: tuple[Day, ...]  # newest first
+    unread: tuple[Unread, ...] = ()  # newest first, all older than ``days``
+    # The section's own text (MEMORY.md and its variants) before the days. ``Section.text``
+    # holds it followed by every day read, so a worker that knows nothing of logs still loses
+    # nothing; ``limits.apply`` starts again from here and fits whole days.
+    curated: str = ""
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,7 @@ import re
 from dataclasses import dataclass
 
 from hotplex.document import configuration as agent_configuration
-from hotplex.document.limits import measure
+from hotplex.document.measure import measure
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
 from hotplex.records import Emitted, Output, Section, SectionSize

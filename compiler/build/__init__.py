@@ -21,19 +21,18 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
-from pathlib import Path
 
 from hotplex.build import log as state_log
+from hotplex.build.request import Request
 from hotplex.build.snapshot import fast_outcome
 from hotplex.errors import HotplexError
-from hotplex.fs import ProjectLock
+from hotplex.fs import STATE_DIR, ProjectLock
 from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.records import FileReport, JobReport, Outcome
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Iterator
 
 __all__ = ["FileReport", "JobReport", "Outcome", "Request", "run"]
 
@@ -56,25 +55,11 @@ def default_processes() -> int:
     return os.cpu_count() or 1
 
 
-@dataclass(frozen=True)
-class Request:
-    root: Path
-    manifest: Path | None = None
-    targets: tuple[str, ...] = ()
-    check: bool = False
-    diff: bool = False
-    # Worker processes compiling dirty jobs (``-j``); 1 compiles in this process.
-    processes: int = 1
-    # Called after each batch of jobs as (done, total): the CLI draws its progress line; a
-    # library caller gets no output unless it asks.
-    on_progress: Callable[[int, int], None] | None = None
-
-
 def run(request: Request) -> Outcome:
     """Build (or check) the project; raises HotplexError for bad input, BuildFailed for I/O."""
     if request.check:
         return _run(request)
-    with ProjectLock(request.root / state_log.STATE_DIR, LOCK_WAIT_SECONDS):
+    with ProjectLock(request.root / STATE_DIR, LOCK_WAIT_SECONDS):
         return _run(request)
 
 

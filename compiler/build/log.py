@@ -29,14 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hotplex.errors import BuildFailed, Problem
-from hotplex.fs import crash_point, is_temp_of, write_atomic
+from hotplex.fs import STATE_DIR, crash_point, is_temp_of, write_atomic
 from hotplex.records import JobRecord, SectionSize, Stamped, Truncation
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
     from typing import Any
 
-STATE_DIR = ".hotplex"  # the build's own state beside the manifest: this log, the cached model
 LOG_NAME = "log"
 VERSION = 4
 HEADER = f"# hotplex log v{VERSION}\n"

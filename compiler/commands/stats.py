@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from hotplex.document.limits import measure
+from hotplex.document.measure import measure
 from hotplex.errors import HotplexError
 from hotplex.manifest.jobs import select
 from hotplex.records import Budgets, SectionSize, Truncation

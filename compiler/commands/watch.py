@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hotplex.build.log import STATE_DIR
 from hotplex.errors import HotplexError
+from hotplex.fs import STATE_DIR
 from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME
 
 if TYPE_CHECKING:

@@ -51,7 +51,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import attrs
-from hotplex.document.limits import measure
+from hotplex.document.measure import measure
 from hotplex.errors import suggest
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Source, Target
