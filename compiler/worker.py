@@ -7,9 +7,9 @@ worker may bring — its own manifest keys, checks that need the whole manifest,
 budgets, ``init`` templates, the files it emits — is declared here, with a default, so a small
 worker is small (pre-commit's plug-in shape: a protocol and a dict).
 
-The records (``Section``, ``Emitted``, ``records.SectionSize``) are typed end to end; they
-become JSON
-only at the edges (``state.py`` for the build log, ``cli.py`` for ``--json``).
+The records that cross the seam (``Section`` in, ``Emitted`` out, ``Output``, ``Budgets``,
+``OptionProblem``, ...) live in ``hotplex.records`` with every other record that crosses a
+stage; they become JSON only at the edges (``build/log.py``, ``cli.py`` for ``--json``).
 """
 
 from __future__ import annotations
@@ -17,12 +17,11 @@ from __future__ import annotations
 import json
 import posixpath
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, ClassVar
 
 import attrs
-from hotplex.document.limits import Truncation
 from hotplex.manifest.model import HOTPLEX_SOURCES
-from hotplex.records import SectionSize
+from hotplex.records import Budgets
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -30,82 +29,14 @@ if TYPE_CHECKING:
 
     from hotplex.manifest.jobs import Job
     from hotplex.manifest.model import Manifest, Model, Source, Target
-    from hotplex.sources.logs import Logs
-
-
-@dataclass(frozen=True)
-class Section:
-    """One source after resolution, frontmatter stripping and rendering; not yet sanitized."""
-
-    name: str
-    tag: str
-    channel: str
-    note: str
-    text: str
-    files: tuple[str, ...]  # display paths of the files it came from, base first
-    # The memory section's daily logs ([memory] logs): ``text`` already holds every day read
-    # (unless the worker's ``daily_logs`` is "files"); ``limits.apply`` uses this to keep whole
-    # days within the budget, a "files" worker to deploy each day.
-    logs: Logs | None = None
-
-
-@dataclass(frozen=True)
-class Emitted:
-    """A job's files and what the worker did to fit them: the worker's whole answer."""
-
-    files: dict[str, bytes]  # project-relative path -> bytes, in a stable order
-    primary: str  # the file a user means by "the artifact" (shown by `hotplex show`)
-    truncations: tuple[Truncation, ...] = ()
-    warnings: tuple[str, ...] = ()
-    sizes: tuple[SectionSize, ...] = ()
-    # Further documents among ``files`` (a sub-agent's definition): each path and its sections'
-    # sizes, so ``stats`` measures them like the primary.
-    documents: tuple[tuple[str, tuple[SectionSize, ...]], ...] = ()
-    # What a user should know of what reaches whom (which sub-agents get which document), said
-    # once per job: ``stats`` shows them under its table.
-    notes: tuple[str, ...] = ()
-
-
-class Output(NamedTuple):
-    """A file a worker emits in each job folder: a name (``*`` matches one path segment's part)
-    and its kind. Exactly one output of a worker is ``primary``."""
-
-    name: str
-    kind: str  # "document" (what the agent receives), "launch", "workspace", ...
-    primary: bool = False
-
-
-class SourceTemplate(NamedTuple):
-    """A source file ``hotplex init`` writes for a worker, and how a manifest declares it."""
-
-    source: Source
-    text: str
-
-
-class TargetSources(NamedTuple):
-    """What ``validate`` knows of a target's sources: the ones it reads (its ``keep`` applied),
-    and every source of the project, for a "did you mean"."""
-
-    reads: tuple[Source, ...]
-    project: tuple[Source, ...]
-
-
-class Budgets(NamedTuple):
-    """The budgets ``stats`` measures an artifact against."""
-
-    per_file: int | None
-    total: int | None
-    unit: str
-
-
-class OptionProblem(NamedTuple):
-    """A problem with a target, placed at ``target[i].<key>``, or at ``key`` itself when the
-    problem lies elsewhere in the manifest (``at_target=False``: ``source[5].file``)."""
-
-    key: str
-    message: str
-    hint: str | None = None
-    at_target: bool = True
+    from hotplex.records import (
+        Emitted,
+        OptionProblem,
+        Output,
+        Section,
+        SourceTemplate,
+        TargetSources,
+    )
 
 
 @attrs.frozen

@@ -38,9 +38,10 @@ from hotplex.document import configuration
 from hotplex.errors import suggest
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
+from hotplex.records import OptionProblem, Output, Section, TargetSources
 from hotplex.targets import claude_code_tools, subagents
 from hotplex.targets.gateway import Beside, Gateway
-from hotplex.worker import OptionProblem, Output, OwnFiles, Section, TargetSources, in_session
+from hotplex.worker import OwnFiles, in_session
 
 SWITCH_ENV = "CLAUDE_CODE_DISABLE_CLAUDE_MDS"
 SUBAGENT_FILE = "subagent.xml"

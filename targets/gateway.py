@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from hotplex.document import configuration
-from hotplex.document.limits import Truncation
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
+from hotplex.records import Emitted, Output, Section, SectionSize, Truncation
 from hotplex.targets import subagents
-from hotplex.worker import LAUNCH_FILE, Emitted, Output, Section, SectionSize, launch_json
+from hotplex.worker import LAUNCH_FILE, launch_json
 
 
 @dataclass(frozen=True)

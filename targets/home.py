@@ -15,19 +15,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from hotplex.document import configuration
-from hotplex.document.limits import measure
+from hotplex.document.measure import measure
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
-from hotplex.worker import (
-    LAUNCH_FILE,
-    Emitted,
-    Output,
-    Section,
-    SectionSize,
-    Worker,
-    in_session,
-    launch_json,
-)
+from hotplex.records import Emitted, Output, Section, SectionSize
+from hotplex.worker import LAUNCH_FILE, Worker, in_session, launch_json
 
 PROMPT_FILE = "prompt.xml"
 

@@ -28,9 +28,10 @@ from typing import Any
 
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
+from hotplex.records import OptionProblem, Section, TargetSources
 from hotplex.targets import subagents
 from hotplex.targets.gateway import Beside, Gateway
-from hotplex.worker import OptionProblem, OwnFiles, Section, TargetSources, json_bytes
+from hotplex.worker import OwnFiles, json_bytes
 
 MODEL = re.compile(r"[^/\s]+/\S+")  # OpenCode names a model "<provider>/<model>"
 MODEL_EXAMPLE = "anthropic/claude-sonnet-4-5"

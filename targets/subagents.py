@@ -46,11 +46,11 @@ from typing import Any, ClassVar
 import attrs
 from hotplex.document import configuration as agent_configuration
 from hotplex.document import sanitize
-from hotplex.document.limits import Truncation
 from hotplex.errors import HotplexError, Span, suggest
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import DEFAULT_SUBAGENT_KEEP, Manifest, Model, Target
-from hotplex.worker import OptionProblem, Section, SectionSize, TargetSources, Worker
+from hotplex.records import OptionProblem, Section, SectionSize, TargetSources, Truncation
+from hotplex.worker import Worker
 
 AGENTS_DIR = "agents"
 AGENT_FILES = f"{AGENTS_DIR}/*.md"  # the worker's ``outputs`` entry

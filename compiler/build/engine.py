@@ -22,9 +22,9 @@ from hotplex.records import Interrupted, JobRecord, JobReport, Outcome
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from hotplex.build import Request
     from hotplex.build import log as state_log
     from hotplex.build.execute import Done
+    from hotplex.build.request import Request
     from hotplex.manifest.model import Model
 
 # Jobs compiled before their files are written and recorded: bounds memory, not correctness.

@@ -21,10 +21,10 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from hotplex.document.limits import Truncation, measure
+from hotplex.document.measure import measure
 from hotplex.errors import HotplexError
 from hotplex.manifest.jobs import select
-from hotplex.worker import Budgets, SectionSize
+from hotplex.records import Budgets, SectionSize, Truncation
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

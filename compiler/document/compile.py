@@ -6,8 +6,8 @@ from dataclasses import dataclass, replace
 
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
+from hotplex.records import Emitted, Section
 from hotplex.sources import resolve as sources
-from hotplex.worker import Emitted, Section
 
 
 @dataclass(frozen=True)

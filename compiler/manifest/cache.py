@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from hotplex.build.log import STATE_DIR
 from hotplex.errors import HotplexError
-from hotplex.fs import write_atomic
+from hotplex.fs import STATE_DIR, write_atomic
 from hotplex.manifest import model
 
 CACHE_NAME = "manifest.json"

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import NoReturn
 
 from hotplex import registry
-from hotplex.build.log import STATE_DIR
 from hotplex.errors import HotplexError, Span, suggest
+from hotplex.fs import STATE_DIR
 from hotplex.manifest import read as manifest_file
 from hotplex.manifest.model import Model, ProjectSettings
 from hotplex.manifest.source_rule import effective_sources, target_sources

@@ -13,8 +13,8 @@ from hotplex.errors import HotplexError, Problem, Span, suggest
 from hotplex.manifest.jobs import BASE_FOLDER
 from hotplex.manifest.model import BUILTIN_VARS, Manifest, Secrets, Source, Target, Unicode
 from hotplex.manifest.source_rule import effective_sources, folded, target_sources, worker_defaults
+from hotplex.records import TargetSources
 from hotplex.sources.logs import validate_glob
-from hotplex.worker import TargetSources
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _TAG = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")

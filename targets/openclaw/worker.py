@@ -51,10 +51,21 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import attrs
-from hotplex.document.limits import Truncation, measure
+from hotplex.document.measure import measure
 from hotplex.errors import suggest
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Source, Target
+from hotplex.records import (
+    Budgets,
+    Emitted,
+    OptionProblem,
+    Output,
+    Section,
+    SectionSize,
+    SourceTemplate,
+    TargetSources,
+    Truncation,
+)
 from hotplex.scanning import hidden
 from hotplex.targets.openclaw import context as openclaw_context
 from hotplex.targets.openclaw import templates as openclaw_templates
@@ -66,17 +77,7 @@ from hotplex.targets.openclaw.context import (
     ProjectContext,
 )
 from hotplex.targets.openclaw.templates import TEMPLATES
-from hotplex.worker import (
-    Budgets,
-    Emitted,
-    OptionProblem,
-    Output,
-    Section,
-    SectionSize,
-    SourceTemplate,
-    TargetSources,
-    Worker,
-)
+from hotplex.worker import Worker
 
 CONTEXT_FILE = "context.md"
 WORKSPACE_DIR = "workspace"

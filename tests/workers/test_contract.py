@@ -18,12 +18,12 @@ import attrs
 import pytest
 from hotplex import fingerprint, registry
 from hotplex.build import Request, run
-from hotplex.document.limits import Truncation
 from hotplex.errors import HotplexError
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
+from hotplex.records import Emitted, Output, Section, SectionSize, Truncation
 from hotplex.targets.home import HomeDocument
-from hotplex.worker import Emitted, Output, Section, SectionSize, Worker
+from hotplex.worker import Worker
 
 
 @attrs.frozen
