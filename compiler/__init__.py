@@ -36,11 +36,6 @@ __all__ = [
     "__version__",
 ]
 
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing alone costs milliseconds
-if TYPE_CHECKING:
-    from hotplex.api import Artifact, Project
-    from hotplex.errors import BuildFailed, HotplexError, Problem, Span
-
 
 def __getattr__(name: str) -> object:
     module = _LAZY.get(name)

@@ -26,9 +26,9 @@ from hotplex.manifest.read import MANIFEST_NAME
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
     from hotplex.manifest.jobs import Job
+    from hotplex.records import Emitted
     from hotplex.sources.overlay import OverlayFile
     from hotplex.sources.resolve import Inputs
-    from hotplex.worker import Emitted
 
 
 @dataclass(frozen=True)

@@ -174,11 +174,11 @@ def _fix_command(args: argparse.Namespace) -> str:
     return _command([*parts, "build"])
 
 
-def _run_build(args: argparse.Namespace, root: Path, manifest: Path | None, check: bool):
-    from hotplex.build import Request, run
+def _request(args: argparse.Namespace, root: Path, manifest: Path | None, check: bool):
+    from hotplex.build import Request
     from hotplex.console import progress
 
-    request = Request(
+    return Request(
         root=root,
         manifest=manifest,
         targets=tuple(args.targets),
@@ -187,7 +187,12 @@ def _run_build(args: argparse.Namespace, root: Path, manifest: Path | None, chec
         processes=_processes(args),
         on_progress=progress,
     )
-    return run(request)
+
+
+def _run_build(args: argparse.Namespace, root: Path, manifest: Path | None, check: bool):
+    from hotplex.build import run
+
+    return run(_request(args, root, manifest, check))
 
 
 def _json_report(outcome, check: bool) -> str:
@@ -271,7 +276,13 @@ def _print_built(rebuilt, explain: bool) -> None:
 
 
 def cmd_check(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
-    outcome = _run_build(args, root, manifest, check=True)
+    from hotplex.build import current, run
+
+    request = _request(args, root, manifest, check=True)
+    reports = None if args.json else current(request)
+    if reports is not None:  # up to date, said from the log's reports without making records
+        return _print_current(*reports)
+    outcome = run(request, fast=args.json)
     stale = outcome.stale
     failed = bool(stale or outcome.orphans)
     if args.json:
@@ -294,6 +305,15 @@ def cmd_check(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
         print(f"hotplex: {', '.join(counts)}; run: {_fix_command(args)}")
         return EXIT_FAILED
     print(f"hotplex: {len(outcome.jobs)} artifact set(s) up to date")
+    return EXIT_OK
+
+
+def _print_current(jobs: list, warnings: list[str]) -> int:
+    from hotplex.console import warn
+
+    for warning in warnings:
+        warn(warning)
+    print(f"hotplex: {len(jobs)} artifact set(s) up to date")
     return EXIT_OK
 
 
@@ -352,11 +372,11 @@ def cmd_stats(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
 
 
 def cmd_init(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
-    from hotplex.commands.scaffold import DEFAULT_WORKERS, scaffold
+    from hotplex.commands.scaffold import scaffold
     from hotplex.console import colour
 
     folder = root / args.folder
-    workers = tuple(args.worker or DEFAULT_WORKERS)
+    workers = tuple(args.worker or ()) or None
     done = scaffold(folder, manifest, workers, args.name)
     for path in done.created:
         print(f"  {colour('created', 'green')} {path}")

@@ -74,13 +74,80 @@ def _digest(value: object) -> str:
 def compiler_digest() -> str:
     """Everything of hotplex but the worker modules, plus its version and Python's."""
     digests = package_state()[1]
-    workers = ("hotplex.targets/", "hotplex.targets.")  # hotplex.targets and its packages
+    workers = (f"{WORKERS_PACKAGE}/", f"{WORKERS_PACKAGE}.")  # hotplex.targets and its packages
     parts = {k: v for k, v in digests.items() if not k.startswith(workers)}
     return _digest([__version__, list(sys.version_info[:2]), parts])
 
 
+WORKERS_PACKAGE = "hotplex.targets"
+
+
+@lru_cache(maxsize=64)
+def worker_modules(worker: type) -> tuple[str, ...]:
+    """The modules whose code decides what ``worker`` (a class) emits, derived so that none can be
+    missed: the modules of the classes it is made of (its family's too) and, closed over, the
+    worker modules they import, inside functions too. Core modules are in ``compiler_digest``;
+    a plug-in's own modules are those of its top package."""
+    own = worker.__module__.partition(".")[0]
+
+    def counted(module: str) -> bool:
+        if module == WORKERS_PACKAGE or module.startswith(WORKERS_PACKAGE + "."):
+            return True
+        return own != "hotplex" and module.partition(".")[0] == own
+
+    found = {k.__module__ for k in worker.__mro__ if counted(k.__module__)}
+    queue = sorted(found)
+    while queue:
+        for imported in _imports(queue.pop()):
+            if counted(imported) and imported not in found and _is_module(imported):
+                found.add(imported)
+                queue.append(imported)
+    return tuple(sorted(found))
+
+
+def _source_of(module: str) -> Path | None:
+    loaded = sys.modules.get(module)
+    file = getattr(loaded, "__file__", None)
+    if file is None:
+        spec = find_spec(module)
+        file = spec.origin if spec is not None else None
+    return Path(file) if file and file.endswith(".py") else None
+
+
+def _is_module(name: str) -> bool:
+    """A module of its own (not a package, nor a name imported from a module)."""
+    try:
+        spec = find_spec(name)
+    except (ImportError, ValueError):  # "a.b" where ``a`` is a module: b is one of its names
+        return False
+    return spec is not None and spec.submodule_search_locations is None
+
+
+def _imports(module: str) -> set[str]:
+    """Every module ``module`` names in an import statement, wherever it stands; for ``from a
+    import b`` both ``a`` and ``a.b`` (``b`` may be a submodule)."""
+    import ast
+
+    path = _source_of(module)
+    if path is None:
+        return set()
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
 def profile_files(modules: tuple[str, ...]) -> dict[str, Path | None]:
-    """The files of a worker's modules (``Worker.modules``): editing one changes what that worker
+    """The files of a worker's modules (``worker_modules``): editing one changes what that worker
     emits. A module outside hotplex (a plug-in) is found where Python loaded it from."""
     installed = dict(package_files())
     found: dict[str, Path | None] = {}

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
 
+STATE_DIR = ".hotplex"  # the build's own state beside the manifest: this log, the cached model
 TEMP_SUFFIX = ".tmp"
 
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from collections import namedtuple
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 # Not typing's: the no-op path loads this module, and importing typing costs it milliseconds.
 # The two tuple records below are collections.namedtuple classes, their fields annotated.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from hotplex.manifest.model import Source
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,124 @@ class SectionSize(namedtuple("SectionSize", "name files raw injected unit")):
     raw: int  # before any budget
     injected: int  # what the worker receives
     unit: str
+
+
+@dataclass(frozen=True)
+class Day:
+    """One daily log as read: its file, the heading naming it, its entries in file order (those
+    repeated verbatim in a newer day already removed), the line breaks before each entry in the
+    file (a tight list stays tight) and its text as the agent wrote it."""
+
+    display: str
+    name: str
+    entries: tuple[str, ...]
+    body: str = ""
+    gaps: tuple[str, ...] = ()  # before each entry; none given: a blank line
+
+    @property
+    def heading(self) -> str:
+        return f"## {self.name}"
+
+    def text(self, first: int = 0) -> str:
+        """The heading, then the entries from ``first`` on, separated as in the file."""
+        parts = [self.heading]
+        for index in range(first, len(self.entries)):
+            gap = self.gaps[index] if index > first and self.gaps else "\n\n"
+            parts += (gap, self.entries[index])
+        return "".join(parts)
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A day older than anything the budget can use: listed, never opened."""
+
+    display: str
+    size: int  # bytes on disk
+
+
+@dataclass(frozen=True)
+class Logs:
+    days: tuple[Day, ...]  # newest first
+    unread: tuple[Unread, ...] = ()  # newest first, all older than ``days``
+    # The section's own text (MEMORY.md and its variants) before the days. ``Section.text``
+    # holds it followed by every day read, so a worker that knows nothing of logs still loses
+    # nothing; ``limits.apply`` starts again from here and fits whole days.
+    curated: str = ""
+
+
+@dataclass(frozen=True)
+class Section:
+    """One source after resolution, frontmatter stripping and rendering; not yet sanitized."""
+
+    name: str
+    tag: str
+    channel: str
+    note: str
+    text: str
+    files: tuple[str, ...]  # display paths of the files it came from, base first
+    # The memory section's daily logs ([memory] logs): ``text`` already holds every day read
+    # (unless the worker's ``daily_logs`` is "files"); ``limits.apply`` uses this to keep whole
+    # days within the budget, a "files" worker to deploy each day.
+    logs: Logs | None = None
+
+
+@dataclass(frozen=True)
+class Emitted:
+    """A job's files and what the worker did to fit them: the worker's whole answer."""
+
+    files: dict[str, bytes]  # project-relative path -> bytes, in a stable order
+    primary: str  # the file a user means by "the artifact" (shown by `hotplex show`)
+    truncations: tuple[Truncation, ...] = ()
+    warnings: tuple[str, ...] = ()
+    sizes: tuple[SectionSize, ...] = ()
+    # Further documents among ``files`` (a sub-agent's definition): each path and its sections'
+    # sizes, so ``stats`` measures them like the primary.
+    documents: tuple[tuple[str, tuple[SectionSize, ...]], ...] = ()
+    # What a user should know of what reaches whom (which sub-agents get which document), said
+    # once per job: ``stats`` shows them under its table.
+    notes: tuple[str, ...] = ()
+
+
+class Output(NamedTuple):
+    """A file a worker emits in each job folder: a name (``*`` matches one path segment's part)
+    and its kind. Exactly one output of a worker is ``primary``."""
+
+    name: str
+    kind: str  # "document" (what the agent receives), "launch", "workspace", ...
+    primary: bool = False
+
+
+class SourceTemplate(NamedTuple):
+    """A source file ``hotplex init`` writes for a worker, and how a manifest declares it."""
+
+    source: Source
+    text: str
+
+
+class TargetSources(NamedTuple):
+    """What ``validate`` knows of a target's sources: the ones it reads (its ``keep`` applied),
+    and every source of the project, for a "did you mean"."""
+
+    reads: tuple[Source, ...]
+    project: tuple[Source, ...]
+
+
+class Budgets(NamedTuple):
+    """The budgets ``stats`` measures an artifact against."""
+
+    per_file: int | None
+    total: int | None
+    unit: str
+
+
+class OptionProblem(NamedTuple):
+    """A problem with a target, placed at ``target[i].<key>``, or at ``key`` itself when the
+    problem lies elsewhere in the manifest (``at_target=False``: ``source[5].file``)."""
+
+    key: str
+    message: str
+    hint: str | None = None
+    at_target: bool = True
 
 
 class Stamped(namedtuple("Stamped", "mtime_ns size ino digest")):

@@ -2,14 +2,14 @@
 
 A worker turns the resolved sections of one job into the files its program reads. It is one
 module under ``targets/`` holding one ``Worker`` subclass, registered by one line in
-``targets/__init__.py``; the core looks workers up by name and never names one. Everything a
+``registry.BUILT_IN``; the core looks workers up by name and never names one. Everything a
 worker may bring — its own manifest keys, checks that need the whole manifest, default sources,
 budgets, ``init`` templates, the files it emits — is declared here, with a default, so a small
 worker is small (pre-commit's plug-in shape: a protocol and a dict).
 
-The records (``Section``, ``Emitted``, ``records.SectionSize``) are typed end to end; they
-become JSON
-only at the edges (``state.py`` for the build log, ``cli.py`` for ``--json``).
+The records that cross the seam (``Section`` in, ``Emitted`` out, ``Output``, ``Budgets``,
+``OptionProblem``, ...) live in ``hotplex.records`` with every other record that crosses a
+stage; they become JSON only at the edges (``build/log.py``, ``cli.py`` for ``--json``).
 """
 
 from __future__ import annotations
@@ -17,12 +17,11 @@ from __future__ import annotations
 import json
 import posixpath
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, ClassVar
 
 import attrs
-from hotplex.document.limits import Truncation
 from hotplex.manifest.model import HOTPLEX_SOURCES
-from hotplex.records import SectionSize
+from hotplex.records import Budgets
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -30,82 +29,14 @@ if TYPE_CHECKING:
 
     from hotplex.manifest.jobs import Job
     from hotplex.manifest.model import Manifest, Model, Source, Target
-    from hotplex.sources.logs import Logs
-
-
-@dataclass(frozen=True)
-class Section:
-    """One source after resolution, frontmatter stripping and rendering; not yet sanitized."""
-
-    name: str
-    tag: str
-    channel: str
-    note: str
-    text: str
-    files: tuple[str, ...]  # display paths of the files it came from, base first
-    # The memory section's daily logs ([memory] logs): ``text`` already holds every day read
-    # (unless the worker's ``daily_logs`` is "files"); ``limits.apply`` uses this to keep whole
-    # days within the budget, a "files" worker to deploy each day.
-    logs: Logs | None = None
-
-
-@dataclass(frozen=True)
-class Emitted:
-    """A job's files and what the worker did to fit them: the worker's whole answer."""
-
-    files: dict[str, bytes]  # project-relative path -> bytes, in a stable order
-    primary: str  # the file a user means by "the artifact" (shown by `hotplex show`)
-    truncations: tuple[Truncation, ...] = ()
-    warnings: tuple[str, ...] = ()
-    sizes: tuple[SectionSize, ...] = ()
-    # Further documents among ``files`` (a sub-agent's definition): each path and its sections'
-    # sizes, so ``stats`` measures them like the primary.
-    documents: tuple[tuple[str, tuple[SectionSize, ...]], ...] = ()
-    # What a user should know of what reaches whom (which sub-agents get which document), said
-    # once per job: ``stats`` shows them under its table.
-    notes: tuple[str, ...] = ()
-
-
-class Output(NamedTuple):
-    """A file a worker emits in each job folder: a name (``*`` matches one path segment's part)
-    and its kind. Exactly one output of a worker is ``primary``."""
-
-    name: str
-    kind: str  # "document" (what the agent receives), "launch", "workspace", ...
-    primary: bool = False
-
-
-class SourceTemplate(NamedTuple):
-    """A source file ``hotplex init`` writes for a worker, and how a manifest declares it."""
-
-    source: Source
-    text: str
-
-
-class TargetSources(NamedTuple):
-    """What ``validate`` knows of a target's sources: the ones it reads (its ``keep`` applied),
-    and every source of the project, for a "did you mean"."""
-
-    reads: tuple[Source, ...]
-    project: tuple[Source, ...]
-
-
-class Budgets(NamedTuple):
-    """The budgets ``stats`` measures an artifact against."""
-
-    per_file: int | None
-    total: int | None
-    unit: str
-
-
-class OptionProblem(NamedTuple):
-    """A problem with a target, placed at ``target[i].<key>``, or at ``key`` itself when the
-    problem lies elsewhere in the manifest (``at_target=False``: ``source[5].file``)."""
-
-    key: str
-    message: str
-    hint: str | None = None
-    at_target: bool = True
+    from hotplex.records import (
+        Emitted,
+        OptionProblem,
+        Output,
+        Section,
+        SourceTemplate,
+        TargetSources,
+    )
 
 
 @attrs.frozen
@@ -147,17 +78,21 @@ class Worker:
     # Daily memory logs: "section" folds the days that fit into the memory section; "files"
     # leaves the section to MEMORY.md and hands every day to ``emit`` (its program reads them).
     daily_logs: ClassVar[str] = "section"
-    # The modules whose code decides the bytes it emits: editing one rebuilds its artifacts.
-    modules: ClassVar[tuple[str, ...]] = ()
     # What its program loads by itself (None: nothing; OpenClaw reads only what hotplex places).
     own_files: ClassVar[OwnFiles | None] = None
     # Its program's own budgets, named as its target keys, when ``budgets`` is not ``[limits]``.
     own_limits: ClassVar[str | None] = None
-
-    def __init_subclass__(cls, **kwargs: object) -> None:
-        super().__init_subclass__(**kwargs)
-        if not cls.modules:
-            cls.modules = (cls.__module__,)
+    # What its primary output carries: "agent-configuration" when it is the document
+    # ``document.configuration`` builds (sanitized, reserved tags escaped); None: its own format.
+    document: ClassVar[str | None] = None
+    # ``hotplex init`` and ``hotplex import`` scaffold a target of it unless told which workers.
+    scaffold_default: ClassVar[bool] = False
+    # The audiences of imported instruction files its program reads (``hotplex import``):
+    # "claude-code" (CLAUDE.md), "agents" (AGENTS.md), "gemini" (GEMINI.md).
+    imports_read: ClassVar[frozenset[str]] = frozenset()
+    # The module of a workspace format ``hotplex import`` recognises as its program's own
+    # (``KIND``, ``find(root)``, ``claims(names)``), if any.
+    importer: ClassVar[str | None] = None
 
     def validate(
         self, target: Target, manifest: Manifest, sources: TargetSources

@@ -34,24 +34,16 @@ from collections.abc import Iterable
 from typing import Any
 
 import attrs
-from hotplex.document import configuration as agent_configuration
+from hotplex.document import configuration
 from hotplex.errors import suggest
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
+from hotplex.records import OptionProblem, Output, Section, TargetSources
 from hotplex.targets import claude_code_tools, subagents
-from hotplex.worker import (
-    LAUNCH_FILE,
-    Emitted,
-    OptionProblem,
-    Output,
-    OwnFiles,
-    Section,
-    TargetSources,
-    in_session,
-    launch_json,
-)
+from hotplex.targets.gateway import Beside, Gateway
+from hotplex.worker import OwnFiles, in_session
 
-PROMPT_FILE = "prompt.xml"
+SWITCH_ENV = "CLAUDE_CODE_DISABLE_CLAUDE_MDS"
 SUBAGENT_FILE = "subagent.xml"
 TESTED = "2.1.332"  # the Claude Code the integration tests run: a target's default ``compat``
 APPENDS_SINCE = (2, 1, 261)  # the first release with --append-subagent-system-prompt-file
@@ -66,7 +58,7 @@ OWN_FILES = OwnFiles(
         "AGENTS.md",
     ),
     home="~/.claude/CLAUDE.md and ~/.claude/rules/*.md, and the managed CLAUDE.md",
-    switch="env CLAUDE_CODE_DISABLE_CLAUDE_MDS=1",
+    switch=f"env {SWITCH_ENV}=1",
     also_drops="the user's ~/.claude/CLAUDE.md and rules and the managed CLAUDE.md",
     unless_beside={"AGENTS.md": ("CLAUDE.md", ".claude/CLAUDE.md")},
 )
@@ -106,8 +98,6 @@ def _frontmatter(name: str, description: str, agent: Agent | None) -> dict[str, 
     fields: dict[str, Any] = {"name": name, "description": description}
     if agent is not None and agent.tools is not None:
         fields["tools"] = ", ".join(agent.tools)
-    if agent is not None and agent.model is not None:
-        fields["model"] = agent.model
     return fields
 
 
@@ -117,16 +107,9 @@ FORMAT = subagents.Format(
         "general-purpose": subagents.BuiltIn(
             "General-purpose agent for researching complex questions, searching for code and "
             "carrying out multi-step tasks.",
-            "You are a general-purpose agent: you research complex questions, search for code "
-            "and carry out multi-step tasks the main agent hands you, then report what you "
-            "found and did, concisely.",
+            subagents.GENERAL_ROLE,
         ),
-        "Explore": subagents.BuiltIn(
-            "Fast read-only agent for exploring codebases: finds files, searches code and "
-            "answers questions about it.",
-            "You are a read-only explorer: you find files, search code and read it to answer "
-            "the main agent's question. You never create, change or delete a file.",
-        ),
+        "Explore": subagents.EXPLORE,
         "Plan": subagents.BuiltIn(
             "Planner: explores the codebase and designs an implementation plan, changing nothing.",
             "You are a planner: you explore the codebase and design a step-by-step "
@@ -140,27 +123,19 @@ FORMAT = subagents.Format(
 )
 
 
-class ClaudeCode(subagents.SubagentWorker):
+class ClaudeCode(Gateway):
     name = "claude-code"
     Options = Options
-    outputs = (
-        Output(PROMPT_FILE, "document", primary=True),
-        Output(SUBAGENT_FILE, "document"),
-        Output(LAUNCH_FILE, "launch"),
-        Output(subagents.AGENT_FILES, "agent"),
-    )
+    document_file = "prompt.xml"
+    beside_outputs = (Output(SUBAGENT_FILE, "document"),)
     init_target = (
         "cc",
         "prompt.xml for `claude --append-system-prompt-file`, subagent.xml, launch.json",
     )
-    modules = (
-        __name__,
-        agent_configuration.__name__,
-        subagents.__name__,
-        claude_code_tools.__name__,
-    )
     format = FORMAT
     own_files = OWN_FILES
+    switch_env = SWITCH_ENV
+    imports_read = frozenset({"claude-code"})
 
     def appends(self, target: Target) -> bool:
         return appends(target.options)
@@ -188,44 +163,34 @@ class ClaudeCode(subagents.SubagentWorker):
             for index, tool in enumerate(agent.tools or ()):
                 yield from _check_tool(tool, f"agents.{name}.tools[{index}]")
 
-    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
+    def argv(self, job: Job, model: Model, document: str, beside: Beside) -> list[str]:
+        return [
+            "claude",
+            "--append-system-prompt-file",
+            in_session(job, model, document),
+            *beside.argv,
+        ]
+
+    def beside(self, job: Job, sections: list[Section], model: Model) -> Beside:
+        """``subagent.xml``, the sub-agent profile's sections, where the version appends it."""
         options = job.target.options
-        document = agent_configuration.build(sections, model)
-        folder = job.out_dir(model)
-        prompt = f"{folder}/{PROMPT_FILE}"
-        argv = ["claude", "--append-system-prompt-file", in_session(job, model, prompt)]
-        env = {"CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1"} if self.switched_off(job.target) else None
-        files = {prompt: document.text.encode("utf-8")}
-        cuts, documents, notes = document.truncations, (), _notes(options)
-        if appends(options):
-            keep = subagents.default_keep(options)
-            shared = agent_configuration.build(subagents.kept(sections, keep), model)
-            path = f"{folder}/{SUBAGENT_FILE}"
-            cuts += subagents.cuts_in(path, shared.truncations)
-            if shared.text:
-                files[path] = shared.text.encode("utf-8")
-                argv += ["--append-subagent-system-prompt-file", in_session(job, model, path)]
-                documents = ((path, shared.sizes),)
-            else:
-                notes = (
-                    f"no {SUBAGENT_FILE}: none of {', '.join(keep) or 'subagent_keep = []'} "
-                    "has text, so the sub-agents get nothing from hotplex",
-                )
-            agents = subagents.emit(job, sections, model, FORMAT, keep)
-        else:
-            agents = subagents.emit(job, sections, model, FORMAT)
-        return Emitted(
-            files={
-                **files,
-                f"{folder}/{LAUNCH_FILE}": launch_json(job, argv, env, files=agents.placed),
-                **agents.files,
-            },
-            primary=prompt,
-            truncations=(*cuts, *agents.truncations),
-            warnings=agents.warnings,
-            sizes=document.sizes,
-            documents=(*documents, *agents.sizes),
-            notes=(*notes, *agents.notes),
+        if not appends(options):
+            return Beside(notes=_notes(options))
+        keep = subagents.default_keep(options)
+        shared = configuration.build(subagents.kept(sections, keep), model)
+        path = f"{job.out_dir(model)}/{SUBAGENT_FILE}"
+        cuts = subagents.cuts_in(path, shared.truncations)
+        if not shared.text:
+            listed = ", ".join(keep) or "subagent_keep = []"
+            why = f"no {SUBAGENT_FILE}: none of {listed} has text, so the sub-agents get nothing"
+            return Beside(truncations=cuts, notes=(f"{why} from hotplex",), appended=keep)
+        return Beside(
+            files={path: shared.text.encode("utf-8")},
+            argv=("--append-subagent-system-prompt-file", in_session(job, model, path)),
+            truncations=cuts,
+            documents=((path, shared.sizes),),
+            notes=_notes(options),
+            appended=keep,
         )
 
 

@@ -36,23 +36,10 @@ multi-line strings, so only the escaped form is exact everywhere.
 
 from __future__ import annotations
 
-from hotplex.document import configuration as agent_configuration
 from hotplex.manifest.jobs import Job
-from hotplex.manifest.model import Model
-from hotplex.worker import (
-    LAUNCH_FILE,
-    Emitted,
-    Output,
-    OwnFiles,
-    Section,
-    Worker,
-    in_session,
-    launch_json,
-)
+from hotplex.targets.home import HomeDocument
+from hotplex.worker import OwnFiles
 
-PROMPT_FILE = "prompt.xml"
-HOME_DIR = "codex-home"
-CONFIG_FILE = "config.toml"
 CONFIG_KEY = "developer_instructions"
 SWITCH_KEY = "project_doc_max_bytes"  # 0: Codex reads no project AGENTS.md
 OWN_FILES = OwnFiles(
@@ -74,31 +61,16 @@ def config_toml(document: str, own_files_off: bool = False) -> bytes:
     return tomli_w.dumps(config).encode("utf-8")
 
 
-class Codex(Worker):
+class Codex(HomeDocument):
     name = "codex"
-    outputs = (
-        Output(PROMPT_FILE, "document", primary=True),
-        Output(f"{HOME_DIR}/{CONFIG_FILE}", "config"),
-        Output(LAUNCH_FILE, "launch"),
-    )
+    program = "codex"
+    home_variable = "CODEX_HOME"
+    home_dir = "codex-home"
+    home_file = "config.toml"
+    home_kind = "config"
     init_target = ("codex", "prompt.xml as Codex's developer_instructions: codex-home/config.toml")
-    modules = (__name__, agent_configuration.__name__)
     own_files = OWN_FILES
+    imports_read = frozenset({"agents"})
 
-    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
-        document = agent_configuration.build(sections, model)
-        folder = job.out_dir(model)
-        prompt = f"{folder}/{PROMPT_FILE}"
-        home = f"{folder}/{HOME_DIR}"
-        return Emitted(
-            files={
-                prompt: document.text.encode("utf-8"),
-                f"{home}/{CONFIG_FILE}": config_toml(document.text, self.switched_off(job.target)),
-                f"{folder}/{LAUNCH_FILE}": launch_json(
-                    job, ["codex"], {"CODEX_HOME": in_session(job, model, home)}
-                ),
-            },
-            primary=prompt,
-            truncations=document.truncations,
-            sizes=document.sizes,
-        )
+    def home_bytes(self, job: Job, sent: str) -> bytes:
+        return config_toml(sent, self.switched_off(job.target))

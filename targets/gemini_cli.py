@@ -61,25 +61,9 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from hotplex.document import configuration as agent_configuration
-from hotplex.document.limits import measure
-from hotplex.manifest.jobs import Job
-from hotplex.manifest.model import Model
-from hotplex.worker import (
-    LAUNCH_FILE,
-    Emitted,
-    Output,
-    OwnFiles,
-    Section,
-    SectionSize,
-    Worker,
-    in_session,
-    launch_json,
-)
+from hotplex.targets.home import HomeDocument, Sent, Transform
+from hotplex.worker import OwnFiles
 
-PROMPT_FILE = "prompt.xml"
-HOME_DIR = "gemini-home"
-MEMORY_FILE = ".gemini/GEMINI.md"
 # The tags Gemini wraps the global GEMINI.md in (string and structured memory).
 WRAPPER_TAGS = frozenset({"loaded_context", "global_context"})
 WORD_JOINER = "\u2060"
@@ -155,55 +139,37 @@ def normalise(document: str) -> Normalised:
     return Normalised(join_imports(text), imports, lead, len(trimmed), collapsed, tuple(starts))
 
 
-def _as_sent(size: SectionSize, span: tuple[int, int] | None, sent: Normalised) -> SectionSize:
-    """A section's size in what Gemini receives (a section left out keeps its zero)."""
-    if span is None:
-        return size
-    start, end = (sent.position(at) for at in span)
-    return size._replace(injected=measure(sent.text[start:end], size.unit))
+def at_imports(program: str) -> Transform:
+    """What a program with Gemini CLI's GEMINI.md processing (its ``@`` imports, its trimming)
+    makes of a document: ``program`` names it in the warning about each ``@`` neutralised."""
+
+    def send(document: str) -> Sent:
+        sent = normalise(document)
+        imports = _JOINED_IMPORT.findall(sent.text)
+        warnings = (_import_warning(program, imports),) if imports else ()
+        return Sent(sent.text, warnings, sent.position)
+
+    return Transform(send, join_imports)
 
 
-def _import_warning(imports: list[str]) -> str:
+def _import_warning(program: str, imports: list[str]) -> str:
     shown = list(dict.fromkeys(imports))
     listed = ", ".join(f"'{i}'" for i in shown[:_SHOWN_IMPORTS])
     more = f" and {len(shown) - _SHOWN_IMPORTS} more" if len(shown) > _SHOWN_IMPORTS else ""
     return (
-        f"Gemini CLI would read {len(imports)} '@' as file import(s) ({listed}{more}); each got"
+        f"{program} would read {len(imports)} '@' as file import(s) ({listed}{more}); each got"
         " a word joiner (U+2060) before its '@', so it arrives as written"
     )
 
 
-class GeminiCli(Worker):
+class GeminiCli(HomeDocument):
     name = "gemini-cli"
-    outputs = (
-        Output(PROMPT_FILE, "document", primary=True),
-        Output(f"{HOME_DIR}/{MEMORY_FILE}", "memory"),
-        Output(LAUNCH_FILE, "launch"),
-    )
+    program = "gemini"
+    home_variable = "GEMINI_CLI_HOME"
+    home_dir = "gemini-home"
+    home_file = ".gemini/GEMINI.md"
+    also_reserved = WRAPPER_TAGS
+    transform = at_imports("Gemini CLI")
     init_target = ("gemini", "prompt.xml as gemini-home/.gemini/GEMINI.md, as Gemini sends it")
-    modules = (__name__, agent_configuration.__name__)
     own_files = OWN_FILES
-
-    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
-        document = agent_configuration.build(
-            sections, model, also_reserved=WRAPPER_TAGS, as_sent=join_imports
-        )
-        sent = normalise(document.text)
-        imports = _JOINED_IMPORT.findall(sent.text)
-        data = sent.text.encode("utf-8")
-        folder = job.out_dir(model)
-        prompt = f"{folder}/{PROMPT_FILE}"
-        home = f"{folder}/{HOME_DIR}"
-        return Emitted(
-            files={
-                prompt: data,
-                f"{home}/{MEMORY_FILE}": data,
-                f"{folder}/{LAUNCH_FILE}": launch_json(
-                    job, ["gemini"], {"GEMINI_CLI_HOME": in_session(job, model, home)}
-                ),
-            },
-            primary=prompt,
-            truncations=document.truncations,
-            warnings=(_import_warning(imports),) if imports else (),
-            sizes=tuple(_as_sent(s, document.spans.get(s.name), sent) for s in document.sizes),
-        )
+    imports_read = frozenset({"gemini"})

@@ -26,23 +26,13 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from hotplex.document import configuration as agent_configuration
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
+from hotplex.records import OptionProblem, Section, TargetSources
 from hotplex.targets import subagents
-from hotplex.worker import (
-    LAUNCH_FILE,
-    Emitted,
-    OptionProblem,
-    Output,
-    OwnFiles,
-    Section,
-    TargetSources,
-    json_bytes,
-    launch_json,
-)
+from hotplex.targets.gateway import Beside, Gateway
+from hotplex.worker import OwnFiles, json_bytes
 
-PAYLOAD_FILE = "payload.json"
 MODEL = re.compile(r"[^/\s]+/\S+")  # OpenCode names a model "<provider>/<model>"
 MODEL_EXAMPLE = "anthropic/claude-sonnet-4-5"
 SUBAGENTS_NOTE = (
@@ -60,10 +50,7 @@ OWN_FILES = OwnFiles(
 
 
 def _frontmatter(name: str, description: str, agent: subagents.Agent | None) -> dict[str, Any]:
-    fields: dict[str, Any] = {"description": description, "mode": "subagent"}
-    if agent is not None and agent.model is not None:
-        fields["model"] = agent.model
-    return fields
+    return {"description": description, "mode": "subagent"}
 
 
 FORMAT = subagents.Format(
@@ -72,16 +59,9 @@ FORMAT = subagents.Format(
         "general": subagents.BuiltIn(
             "General-purpose agent for researching complex questions and carrying out "
             "multi-step tasks.",
-            "You are a general-purpose agent: you research complex questions, search for code "
-            "and carry out multi-step tasks the main agent hands you, then report what you "
-            "found and did, concisely.",
+            subagents.GENERAL_ROLE,
         ),
-        "explore": subagents.BuiltIn(
-            "Fast read-only agent for exploring codebases: finds files, searches code and "
-            "answers questions about it.",
-            "You are a read-only explorer: you find files, search code and read it to answer "
-            "the main agent's question. You never create, change or delete a file.",
-        ),
+        "explore": subagents.EXPLORE,
     },
     placed=".opencode/agent/{name}.md",
     frontmatter=_frontmatter,
@@ -90,18 +70,15 @@ FORMAT = subagents.Format(
 )
 
 
-class OpenCodeServer(subagents.SubagentWorker):
+class OpenCodeServer(Gateway):
     name = "opencode-server"
     Options = subagents.Options
-    outputs = (
-        Output(PAYLOAD_FILE, "document", primary=True),
-        Output(LAUNCH_FILE, "launch"),
-        Output(subagents.AGENT_FILES, "agent"),
-    )
+    document_file = "payload.json"
     init_target = ("ocs", "payload.json: a body for POST /session/{id}/message")
-    modules = (__name__, agent_configuration.__name__, subagents.__name__)
     format = FORMAT
+    imports_read = frozenset({"agents"})
     own_files = OWN_FILES
+    switch_env = SWITCH_ENV
 
     def validate(
         self, target: Target, manifest: Manifest, sources: TargetSources
@@ -122,21 +99,8 @@ class OpenCodeServer(subagents.SubagentWorker):
                     f'e.g. model = "{MODEL_EXAMPLE}" (opencode models lists them)',
                 )
 
-    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
-        document = agent_configuration.build(sections, model)
-        agents = subagents.emit(job, sections, model, FORMAT)
-        folder = job.out_dir(model)
-        path = f"{folder}/{PAYLOAD_FILE}"
-        files = {path: json_bytes({"parts": [], "system": document.text})}
-        env = {SWITCH_ENV: "1"} if self.switched_off(job.target) else None
-        if agents.placed or env or job.target.session_dir != ".":
-            files[f"{folder}/{LAUNCH_FILE}"] = launch_json(job, env=env, files=agents.placed)
-        return Emitted(
-            files={**files, **agents.files},
-            primary=path,
-            truncations=(*document.truncations, *agents.truncations),
-            warnings=agents.warnings,
-            sizes=document.sizes,
-            documents=agents.sizes,
-            notes=(SUBAGENTS_NOTE, *agents.notes),
-        )
+    def document_bytes(self, text: str) -> bytes:
+        return json_bytes({"parts": [], "system": text})
+
+    def beside(self, job: Job, sections: list[Section], model: Model) -> Beside:
+        return Beside(notes=(SUBAGENTS_NOTE,))

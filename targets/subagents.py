@@ -46,11 +46,11 @@ from typing import Any, ClassVar
 import attrs
 from hotplex.document import configuration as agent_configuration
 from hotplex.document import sanitize
-from hotplex.document.limits import Truncation
 from hotplex.errors import HotplexError, Span, suggest
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import DEFAULT_SUBAGENT_KEEP, Manifest, Model, Target
-from hotplex.worker import OptionProblem, Section, SectionSize, TargetSources, Worker
+from hotplex.records import OptionProblem, Section, SectionSize, TargetSources, Truncation
+from hotplex.worker import Worker
 
 AGENTS_DIR = "agents"
 AGENT_FILES = f"{AGENTS_DIR}/*.md"  # the worker's ``outputs`` entry
@@ -90,6 +90,20 @@ class BuiltIn:
     role: str
 
 
+# The general-purpose and the read-only explore agent both programs ship, as hotplex gives them.
+GENERAL_ROLE = (
+    "You are a general-purpose agent: you research complex questions, search for code "
+    "and carry out multi-step tasks the main agent hands you, then report what you "
+    "found and did, concisely."
+)
+EXPLORE = BuiltIn(
+    "Fast read-only agent for exploring codebases: finds files, searches code and "
+    "answers questions about it.",
+    "You are a read-only explorer: you find files, search code and read it to answer "
+    "the main agent's question. You never create, change or delete a file.",
+)
+
+
 @dataclass(frozen=True)
 class Format:
     """How one worker's program reads agent files."""
@@ -98,6 +112,7 @@ class Format:
     built_ins: Mapping[str, BuiltIn]
     placed: str  # where the program reads ``{name}.md``, relative to the session folder
     # name, description, the agent's options -> the frontmatter, in the order it is written
+    # (``model``, which every program has, is added after)
     frontmatter: Callable[[str, str, Any], dict[str, Any]]
     appended: str  # for messages: what the program appends to every sub-agent, where it can
     no_append: str  # for messages: why an agent file is the only way to reach a built-in
@@ -274,7 +289,10 @@ def emit(
         path = f"{folder}/{name}.md"
         description, role = _describe(name, agent, form)
         body = sanitize.sanitize(role, reserved) + "\n" + (document.text and "\n" + document.text)
-        files[path] = _agent_file(form.frontmatter(name, description, agent), body, job, model)
+        fields = form.frontmatter(name, description, agent)
+        if agent is not None and agent.model is not None:
+            fields["model"] = agent.model  # every program's, and last
+        files[path] = _agent_file(fields, body, job, model)
         placed[form.placed.format(name=name)] = path
         cuts += cuts_in(path, document.truncations)
         sizes.append((path, document.sizes))

@@ -21,21 +21,22 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
-from pathlib import Path
 
 from hotplex.build import log as state_log
-from hotplex.build.snapshot import fast_outcome
+from hotplex.build.request import Request
+from hotplex.build.snapshot import current_outcome, fast_reports
 from hotplex.errors import HotplexError
-from hotplex.fs import ProjectLock
+from hotplex.fs import STATE_DIR, ProjectLock
 from hotplex.manifest.read import MANIFEST_NAME
-from hotplex.records import FileReport, JobReport, Outcome
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Iterator
+    from typing import Any
 
-__all__ = ["FileReport", "JobReport", "Outcome", "Request", "run"]
+    from hotplex.records import Outcome
+
+__all__ = ["Request", "current", "run"]
 
 
 def _lock_wait(default: float = 60.0) -> float:
@@ -56,34 +57,30 @@ def default_processes() -> int:
     return os.cpu_count() or 1
 
 
-@dataclass(frozen=True)
-class Request:
-    root: Path
-    manifest: Path | None = None
-    targets: tuple[str, ...] = ()
-    check: bool = False
-    diff: bool = False
-    # Worker processes compiling dirty jobs (``-j``); 1 compiles in this process.
-    processes: int = 1
-    # Called after each batch of jobs as (done, total): the CLI draws its progress line; a
-    # library caller gets no output unless it asks.
-    on_progress: Callable[[int, int], None] | None = None
-
-
-def run(request: Request) -> Outcome:
-    """Build (or check) the project; raises HotplexError for bad input, BuildFailed for I/O."""
+def run(request: Request, fast: bool = True) -> Outcome:
+    """Build (or check) the project; raises HotplexError for bad input, BuildFailed for I/O.
+    ``fast=False``: the caller has just found ``current`` None, so it is not asked again."""
     if request.check:
-        return _run(request)
-    with ProjectLock(request.root / state_log.STATE_DIR, LOCK_WAIT_SECONDS):
-        return _run(request)
+        return _run(request, fast)
+    with ProjectLock(request.root / STATE_DIR, LOCK_WAIT_SECONDS):
+        return _run(request, fast)
 
 
-def _run(request: Request) -> Outcome:
+def current(request: Request) -> tuple[list[dict[str, Any]], list[str]] | None:
+    """The no-op path alone: the job reports (as the log holds them) and warnings when nothing
+    can have changed since the last build, else None. It loads no records, so an up-to-date
+    ``hotplex check`` stays a few stat calls."""
     manifest = request.manifest or request.root / MANIFEST_NAME
     closing = state_log.load_closing(request.root)
-    fast = fast_outcome(request.root, manifest, request.targets, closing)
-    if fast is not None:
-        return fast
+    return fast_reports(request.root, manifest, request.targets, closing)
+
+
+def _run(request: Request, fast: bool) -> Outcome:
+    reports = current(request) if fast else None
+    outcome = current_outcome(*reports) if reports is not None else None
+    if outcome is not None:
+        return outcome
+    manifest = request.manifest or request.root / MANIFEST_NAME
     from hotplex.build.engine import Builder
 
     with _no_cyclic_gc():

@@ -51,7 +51,6 @@ class Keys:
 
     def of(self, job: Job) -> dict[str, str]:
         from hotplex import fingerprint
-        from hotplex.targets import WORKERS
 
         target = job.target
         if target.name not in self._targets:
@@ -60,7 +59,7 @@ class Keys:
         shared = self._shared
         return {
             "compiler": shared["compiler"],
-            "profile": fingerprint.profile_digest(WORKERS[target.worker].modules),
+            "profile": fingerprint.profile_digest(fingerprint.worker_modules(type(job.worker))),
             "target": self._targets[target.name],
             "layout": shared["layout"],
             "limits": shared["limits"],
@@ -145,9 +144,7 @@ def plain(value: Any, drop: tuple[str, ...] = ()) -> Any:
     import attrs
 
     if attrs.has(type(value)):
-        return {
-            k: plain(v) for k, v in attrs.asdict(value, recurse=False).items() if k not in drop
-        }
+        return {k: plain(v) for k, v in attrs.asdict(value, recurse=False).items() if k not in drop}
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -22,9 +22,9 @@ from hotplex.records import Interrupted, JobRecord, JobReport, Outcome
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from hotplex.build import Request
     from hotplex.build import log as state_log
     from hotplex.build.execute import Done
+    from hotplex.build.request import Request
     from hotplex.manifest.model import Model
 
 # Jobs compiled before their files are written and recorded: bounds memory, not correctness.
@@ -201,9 +201,9 @@ class Builder:
 def _declared_outputs(model: Model) -> dict[str, tuple[str, ...]]:
     """Each target's declared outputs (``Worker.outputs``): in its job folders, a file matching
     one that no planned job produces is an orphan, build log or none."""
-    from hotplex.targets import WORKERS
-
-    return {t.name: tuple(o.name for o in WORKERS[t.worker].outputs) for t in model.manifest.target}
+    return {
+        t.name: tuple(o.name for o in model.worker_of(t).outputs) for t in model.manifest.target
+    }
 
 
 def _batches(jobs: list[Job], size: int):

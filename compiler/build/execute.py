@@ -11,8 +11,7 @@ from hotplex.build.decide import check_verdict
 from hotplex.build.outputs import Outputs
 from hotplex.errors import HotplexError
 from hotplex.fs import Stamp, sha256
-from hotplex.records import JobRecord, Stamped
-from hotplex.worker import Emitted
+from hotplex.records import Emitted, JobRecord, Stamped
 
 if TYPE_CHECKING:
     from hotplex.manifest.jobs import Job
@@ -79,9 +78,7 @@ class Strategy:
         )
         return Done(new, result, {p: inputs.stamps.get(p) for p in compiled.inputs})
 
-    def apply(
-        self, emitted: Emitted, recorded: dict[str, Stamped], reasons: list[str]
-    ) -> Result:
+    def apply(self, emitted: Emitted, recorded: dict[str, Stamped], reasons: list[str]) -> Result:
         digests = {path: sha256(data) for path, data in emitted.files.items()}
         on_disk = {path: self.outputs.digest(path, recorded.get(path)) for path in emitted.files}
         changed = [path for path in emitted.files if on_disk[path] != digests[path]]

@@ -29,14 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hotplex.errors import BuildFailed, Problem
-from hotplex.fs import crash_point, is_temp_of, write_atomic
-from hotplex.records import JobRecord, SectionSize, Stamped, Truncation
+from hotplex.fs import STATE_DIR, crash_point, is_temp_of, write_atomic
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
     from typing import Any
 
-STATE_DIR = ".hotplex"  # the build's own state beside the manifest: this log, the cached model
+    from hotplex.records import JobRecord, Stamped
+
 LOG_NAME = "log"
 VERSION = 4
 HEADER = f"# hotplex log v{VERSION}\n"
@@ -124,15 +124,28 @@ class Closing:
     snapshot: dict[str, Any]
     reports: bytes
 
-    def jobs(self) -> list[JobRecord] | None:
-        """The report part of each job's record (no keys, inputs or variables)."""
+    def job_reports(self) -> list[dict[str, Any]] | None:
+        """The report part of each job's record (no keys, inputs or variables), as the log holds
+        it: the no-op path reads it without making records."""
         try:
-            record = json.loads(self.reports)
-            jobs = record["reports"]
-            empty = {"keys": {}, "inputs": {}, "variables": {}}
-            return [_record_from_json({**job, **empty}) for job in jobs]
+            jobs = json.loads(self.reports)["reports"]
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None  # ValueError includes a UnicodeDecodeError
+        return jobs if isinstance(jobs, list) and all(isinstance(j, dict) for j in jobs) else None
+
+    def jobs(self) -> list[JobRecord] | None:
+        """The same as records."""
+        jobs = self.job_reports()
+        try:
+            return None if jobs is None else report_records(jobs)
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+            return None
+
+
+def report_records(reports: list[dict[str, Any]]) -> list[JobRecord]:
+    """Job records of the report part of each one (``Closing.job_reports``)."""
+    empty = {"keys": {}, "inputs": {}, "variables": {}}
+    return [_record_from_json({**job, **empty}) for job in reports]
 
 
 def load_closing(root: Path) -> Closing | None:
@@ -216,6 +229,8 @@ def _checked_job(record: dict[str, Any], number: int) -> JobRecord:
 
 
 def _record_from_json(data: dict[str, Any]) -> JobRecord:
+    from hotplex.records import JobRecord, SectionSize, Stamped, Truncation
+
     return JobRecord(
         job=data["job"],
         target=data["target"],
@@ -251,6 +266,8 @@ def record_to_json(record: JobRecord, report_only: bool = False) -> dict[str, An
 
 
 def _files_of(snapshot: dict[str, Any], number: int) -> dict[str, Stamped]:
+    from hotplex.records import Stamped
+
     files = snapshot.get("files", {})
     if not isinstance(files, dict) or not all(
         rec is None or (isinstance(rec, list) and len(rec) == 4) for rec in files.values()

@@ -13,7 +13,6 @@ import os
 
 from hotplex.build.orphans import entries
 from hotplex.fs import Stamp, settled, stamp
-from hotplex.records import JobReport, Outcome, Stamped
 
 TYPE_CHECKING = False  # not typing's: this module is the no-op path
 if TYPE_CHECKING:
@@ -22,14 +21,16 @@ if TYPE_CHECKING:
 
     from hotplex.build.log import Closing
     from hotplex.manifest.model import Model
-    from hotplex.records import JobRecord
+    from hotplex.records import JobRecord, Outcome, Stamped
     from hotplex.sources.resolve import Inputs
 
 
-def fast_outcome(
+def fast_reports(
     root: Path, manifest: Path, targets: tuple[str, ...], closing: Closing | None
-) -> Outcome | None:
-    """The outcome of a no-op build, or None when anything may have changed."""
+) -> tuple[list[dict[str, Any]], list[str]] | None:
+    """The job reports (as the log holds them) and warnings of a no-op build, or None when
+    anything may have changed. Makes no records: the command line prints an up-to-date check
+    from these alone."""
     from hotplex import __version__
 
     snap = closing.snapshot if closing is not None else None
@@ -38,12 +39,14 @@ def fast_outcome(
     if snap.get("manifest") != os.path.relpath(manifest, root):
         return None  # another manifest (-f): the snapshot says nothing about it
     try:
-        return _outcome(os.fspath(root), targets, closing)
+        return _reports(os.fspath(root), targets, closing)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError):
         return None  # a snapshot of unexpected shape, or a stat that failed: decide slowly
 
 
-def _outcome(root: str, targets: tuple[str, ...], closing: Closing) -> Outcome | None:
+def _reports(
+    root: str, targets: tuple[str, ...], closing: Closing
+) -> tuple[list[dict[str, Any]], list[str]] | None:
     snap = closing.snapshot
     if any(t not in snap["targets"] for t in targets):
         return None  # the slow path names the unknown target
@@ -55,16 +58,28 @@ def _outcome(root: str, targets: tuple[str, ...], closing: Closing) -> Outcome |
     ]
     if not all(_matches(path, rec) for path, rec in checks):
         return None  # checked before the reports are even parsed
-    records = closing.jobs()
-    if records is None:
+    reports = closing.job_reports()
+    if reports is None:
         return None
     wanted = set(targets)
-    chosen = [r for r in records if not wanted or r.target in wanted]
-    outputs = ((f"{root}/{p}", rec) for r in chosen for p, rec in r.outputs.items())
+    chosen = [r for r in reports if not wanted or r["target"] in wanted]
+    outputs = ((f"{root}/{p}", rec) for r in chosen for p, rec in r["outputs"].items())
     if not all(_matches(path, rec) for path, rec in outputs):
         return None
     warnings = list(snap.get("warnings", ()))  # the unused-file report of the last slow build
-    return Outcome([JobReport.of(r, "current") for r in chosen], [], warnings, fast=True)
+    return chosen, warnings
+
+
+def current_outcome(reports: list[dict[str, Any]], warnings: list[str]) -> Outcome | None:
+    """The outcome of a no-op build, as records (None: a report of unexpected shape)."""
+    from hotplex.build.log import report_records
+    from hotplex.records import JobReport, Outcome
+
+    try:
+        records = report_records(reports)
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+    return Outcome([JobReport.of(r, "current") for r in records], [], warnings, fast=True)
 
 
 def _matches(path: str, recorded: list[Any] | Stamped | None) -> bool:

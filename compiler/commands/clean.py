@@ -10,14 +10,14 @@ from hotplex.build import LOCK_WAIT_SECONDS
 from hotplex.build import log as state_log
 from hotplex.build.orphans import earlier_outs, prune_empty, unlink
 from hotplex.errors import HotplexError
-from hotplex.fs import ProjectLock
+from hotplex.fs import STATE_DIR, ProjectLock
 from hotplex.manifest.cache import CACHE_NAME
 from hotplex.manifest.model import ProjectSettings
 from hotplex.manifest.read import DEFAULT_OUT
 
 
 def clean(root: Path, manifest: Path | None) -> list[str]:
-    with ProjectLock(root / state_log.STATE_DIR, LOCK_WAIT_SECONDS):
+    with ProjectLock(root / STATE_DIR, LOCK_WAIT_SECONDS):
         state = state_log.load(root)
         outs, paths, sources = _planned(root, manifest)
         # An `out` the manifest named before: the log's files there are hotplex's too.
@@ -38,7 +38,7 @@ def clean(root: Path, manifest: Path | None) -> list[str]:
             with contextlib.suppress(OSError):
                 os.rmdir(root / out)
         unlink(state_log.log_path(root))
-        unlink(root / state_log.STATE_DIR / CACHE_NAME)
+        unlink(root / STATE_DIR / CACHE_NAME)
         return removed
 
 

@@ -16,10 +16,10 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
+from hotplex import registry
 from hotplex.errors import HotplexError, suggest
 from hotplex.manifest.model import Source, Target
 from hotplex.manifest.read import MANIFEST_NAME
-from hotplex.targets import WORKERS
 
 SOURCES_DIR = "agent-configs"
 SOURCE_FILES = ("SOUL.md", "AGENTS.md", "SKILLS.md", "USER.md", "MEMORY.md")
@@ -42,8 +42,6 @@ SOURCES_NOTE = """\
 # list, in their order. Files in the sources folder that no artifact reads are warned about.
 """
 
-DEFAULT_WORKERS = ("claude-code", "opencode-server")
-
 
 @dataclass
 class Scaffolded:
@@ -56,10 +54,12 @@ class Scaffolded:
 def scaffold(
     root: Path,
     manifest: Path | None = None,
-    workers: tuple[str, ...] = DEFAULT_WORKERS,
+    workers: tuple[str, ...] | None = None,
     name: str | None = None,
 ) -> Scaffolded:
-    """Write the files of a new project under ``root`` that do not exist yet."""
+    """Write the files of a new project under ``root`` that do not exist yet; by default with
+    a target of each worker that declares itself a ``scaffold_default``."""
+    workers = workers or registry.scaffold_defaults()
     manifest = manifest or root / MANIFEST_NAME
     files = {manifest: render_manifest(name or _default_name(root), workers)}  # checks workers
     files.update(
@@ -76,9 +76,10 @@ def scaffold(
 
 def render_manifest(name: str, workers: tuple[str, ...]) -> str:
     """The manifest for ``workers``; its comment lists the sources each one reads by default."""
-    unknown = [w for w in workers if w not in WORKERS]
+    known = registry.workers()
+    unknown = [w for w in workers if w not in known]
     if unknown:
-        hint = suggest(unknown[0], WORKERS) or "workers: " + ", ".join(WORKERS)
+        hint = suggest(unknown[0], known) or "workers: " + ", ".join(known)
         raise HotplexError.single(f"init knows no worker '{unknown[0]}'", hint=hint)
     workers = tuple(dict.fromkeys(workers))
     listed = "".join(
@@ -100,12 +101,13 @@ def render_manifest(name: str, workers: tuple[str, ...]) -> str:
 
 def _defaults(worker: str) -> tuple[Source, ...]:
     """The sources a new target of ``worker`` reads by default (its worker decides)."""
-    name = WORKERS[worker].init_target[0]
-    return WORKERS[worker].default_sources(Target(name, worker, options=WORKERS[worker].Options()))
+    declared = registry.workers()[worker]
+    target = Target(declared.init_target[0], worker, options=declared.Options())
+    return declared.default_sources(target)
 
 
 def _target(worker: str) -> str:
-    name, purpose = WORKERS[worker].init_target
+    name, purpose = registry.workers()[worker].init_target
     return f'\n[[target]]\nname = "{name}"\nworker = "{worker}"  # {purpose}\n'
 
 
@@ -114,7 +116,9 @@ def source_templates(workers: tuple[str, ...], folder: Path) -> dict[str, str]:
     HotPlex templates, and the templates a worker brings for its other files. A file no target of
     these workers reads is not scaffolded (SKILLS.md for OpenClaw alone)."""
     wanted = list(dict.fromkeys(s.file for w in workers for s in _defaults(w)))
-    theirs = {t.source.file: t.text for w in workers for t in WORKERS[w].templates(folder)}
+    theirs = {
+        t.source.file: t.text for w in workers for t in registry.workers()[w].templates(folder)
+    }
     texts = {rel: _template(rel) if rel in SOURCE_FILES else theirs.get(rel) for rel in wanted}
     return {rel: text for rel, text in texts.items() if text is not None}
 

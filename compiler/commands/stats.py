@@ -21,10 +21,10 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from hotplex.document.limits import Truncation, measure
+from hotplex.document.measure import measure
 from hotplex.errors import HotplexError
 from hotplex.manifest.jobs import select
-from hotplex.worker import Budgets, SectionSize
+from hotplex.records import Budgets, SectionSize, Truncation
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -113,10 +113,9 @@ def _artifact_stats(
 ) -> ArtifactStats:
     """One document of a job (its primary, or a further one such as a sub-agent's file)."""
     from hotplex.sources import raw_copies
-    from hotplex.targets import WORKERS
 
     job, emitted = compiled.job, compiled.emitted
-    budgets = WORKERS[job.target.worker].budgets(job.target, model.manifest)
+    budgets = job.worker.budgets(job.target, model.manifest)
     text = emitted.files[path].decode("utf-8")
     texts = {s.name: s.text for s in compiled.sections}
     # A further document's cuts name it; the rest are the primary's, but for the read caps,

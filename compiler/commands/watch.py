@@ -26,13 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hotplex.build.log import STATE_DIR
 from hotplex.errors import HotplexError
+from hotplex.fs import STATE_DIR
 from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME
 
 if TYPE_CHECKING:
-    from hotplex.build import Outcome, Request
+    from hotplex.build import Request
     from hotplex.manifest.model import Model
+    from hotplex.records import Outcome
 
 QUIET_MS = 100
 # Changes that never stop (a process rewriting a file in a loop) are built at least this often.

@@ -6,9 +6,8 @@ from dataclasses import dataclass, replace
 
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
+from hotplex.records import Emitted, Section
 from hotplex.sources import resolve as sources
-from hotplex.targets import WORKERS
-from hotplex.worker import Emitted, Section
 
 
 @dataclass(frozen=True)
@@ -22,7 +21,7 @@ class Compiled:
 
 def compile_job(model: Model, job: Job, inputs: sources.Inputs) -> Compiled:
     resolution = sources.resolve(model, job, inputs)
-    emitted = WORKERS[job.target.worker].emit(job, resolution.sections, model)
+    emitted = job.worker.emit(job, resolution.sections, model)
     if resolution.truncations:
         emitted = replace(emitted, truncations=(*resolution.truncations, *emitted.truncations))
     digests = {path: inputs.digest(path) for path in resolution.consulted}

@@ -1,7 +1,8 @@
-"""The one document both HotPlex workers receive: sanitize -> limit -> assemble.
+"""The one document every worker that sends HotPlex's sections receives: sanitize -> limit ->
+assemble.
 
-Claude Code gets it as a file, OpenCode Server as the ``system`` string of every message; both
-must see the same bytes, so both workers call ``build`` and only wrap its result differently.
+One program gets it as a file, another as the ``system`` string of every message; all must see
+the same bytes, so each of those workers calls ``build`` and only wraps its result differently.
 """
 
 from __future__ import annotations
@@ -10,15 +11,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hotplex.document import assemble, limits, sanitize
+from hotplex.document.measure import measure
 from hotplex.manifest.model import Model
+from hotplex.records import Section, SectionSize, Truncation
 from hotplex.sources import logs as memory_logs
-from hotplex.worker import Section, SectionSize
 
 
 @dataclass(frozen=True)
 class Document:
     text: str
-    truncations: tuple[limits.Truncation, ...]
+    truncations: tuple[Truncation, ...]
     sizes: tuple[SectionSize, ...]
     spans: dict[str, tuple[int, int]]  # where each placed section's text lies in ``text``
 
@@ -72,8 +74,8 @@ def build(
         SectionSize(
             c.name,
             c.files,
-            limits.measure(c.text, unit),
-            limits.measure(by_name.get(c.name, ""), unit),
+            measure(c.text, unit),
+            measure(by_name.get(c.name, ""), unit),
             unit,
         )
         for c in cleaned

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hotplex.document import graphemes
+from hotplex.document.measure import measure
 from hotplex.document.sanitize import ESCAPED_LT, open_tag_tail
 from hotplex.errors import HotplexError, Problem, Span
 from hotplex.records import Truncation
@@ -26,22 +27,13 @@ from hotplex.scanning import hidden
 
 if TYPE_CHECKING:
     from hotplex.manifest.model import Limits
-    from hotplex.sources.logs import Day, Logs
+    from hotplex.records import Day, Logs
 
 TRUNCATION_MARKER = "\n\n[… truncated by hotplex: the rest of this section exceeded its size limit]"
 # Below this many units of room beside the marker, a cut section keeps text, not the marker.
 MIN_USEFUL_ROOM = 64
 # How much of a line around a cut decides whether the cut shows hidden text the line does not.
 _HIDDEN_CONTEXT = 256
-
-
-def measure(text: str, unit: str) -> int:
-    """Size in a unit: "chars" (code points), "bytes" (UTF-8) or "utf16" (JavaScript's length)."""
-    if unit == "bytes":
-        return len(text.encode("utf-8"))
-    if unit == "utf16":
-        return len(text.encode("utf-16-le")) // 2
-    return len(text)
 
 
 def _prefix_within(text: str, budget: int, unit: str) -> str:

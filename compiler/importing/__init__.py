@@ -6,8 +6,8 @@ own tools do and writes ``hotplex.toml`` so that the next ``hotplex build`` give
 target exactly that tool's files:
 
 - ``detect``: which formats a path holds; one module per format (``claude``, ``agents``,
-  ``gemini``, ``cursor``, ``copilot``, ``ruler``, ``openclaw``, ``hotplex``), each with ``KIND``
-  and ``find(root) -> Found | None``;
+  ``gemini``, ``cursor``, ``copilot``, ``ruler``, ``hotplex``, and a workspace format a worker
+  declares as its ``importer``), each with ``KIND`` and ``find(root) -> Found | None``;
 - ``planner``: where each file goes (in place, or copied with ``--copy``), which targets read it,
   and the manifest model; an existing manifest is reconciled;
 - ``rewrite``: the one pure change a copy may need so that hotplex reads it as written;

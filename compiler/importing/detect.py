@@ -4,11 +4,14 @@ any other folder is searched for every tool's instruction files, one format modu
 from __future__ import annotations
 
 import re
+from importlib import import_module
 from pathlib import Path
+from types import ModuleType
 
+from hotplex import registry
 from hotplex.commands.scaffold import SOURCE_FILES, SOURCES_DIR
 from hotplex.errors import HotplexError
-from hotplex.importing import agents, claude, copilot, cursor, gemini, hotplex, openclaw, ruler
+from hotplex.importing import agents, claude, copilot, cursor, gemini, hotplex, ruler
 from hotplex.importing.found import Found, Skip
 
 # One module per format, each with the same interface: KIND and find(root) -> Found | None.
@@ -17,18 +20,25 @@ INSTRUCTION_FORMATS = (claude, agents, gemini, cursor, copilot, ruler)
 _SUFFIXED = re.compile(r"(SOUL|AGENTS|SKILLS|USER|MEMORY)\.[A-Za-z0-9][A-Za-z0-9_-]*\.md")
 
 
-def workspace_kind(folder: Path) -> str | None:
-    """'hotplex' or 'openclaw' when ``folder`` is such a workspace, else None."""
+def workspace_format(folder: Path) -> ModuleType | None:
+    """The format module of the workspace ``folder`` is (HotPlex's, or one a worker declares as
+    its ``importer``), else None."""
     names = {p.name for p in folder.iterdir() if p.is_file()}
     suffixed = any(_SUFFIXED.fullmatch(name) for name in names)
     held = names & {*SOURCE_FILES, hotplex.META}
     subfolders = [p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")]
     platforms = any(any((sub / n).is_file() for n in SOURCE_FILES) for sub in subfolders)
     if folder.name == SOURCES_DIR and (held or suffixed or platforms):
-        return "hotplex"
-    if names & openclaw.ONLY_OPENCLAW:
-        return "openclaw"
-    return "hotplex" if {"SOUL.md", "SKILLS.md", hotplex.META} & names or suffixed else None
+        return hotplex
+    for importer in _worker_importers():
+        if importer.claims(names):
+            return importer
+    return hotplex if {"SOUL.md", "SKILLS.md", hotplex.META} & names or suffixed else None
+
+
+def _worker_importers() -> list[ModuleType]:
+    """The workspace formats workers declare, in registry order."""
+    return [import_module(w.importer) for w in registry.workers().values() if w.importer]
 
 
 def detect(path: Path) -> list[Found]:
@@ -37,16 +47,14 @@ def detect(path: Path) -> list[Found]:
         return _only(detect(path.parent), path)
     if not path.is_dir():
         raise HotplexError.single(f"'{path}': no such file or folder")
-    kind = workspace_kind(path)
-    if kind == "hotplex":
-        return [hotplex.find(path)]
-    if kind == "openclaw":
-        return [openclaw.find(path)]
+    workspace = workspace_format(path)
+    if workspace is not None:
+        return [workspace.find(path)]
     found = [f for f in (module.find(path) for module in INSTRUCTION_FORMATS) if f is not None]
     _leave_rulers_output(found)
     _keep_what_is_read(found)
     child = path / SOURCES_DIR
-    if child.is_dir() and workspace_kind(child) == "hotplex":
+    if child.is_dir() and workspace_format(child) is hotplex:
         found.insert(0, hotplex.find(child))
     return found
 

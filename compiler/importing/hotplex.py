@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from hotplex import registry
 from hotplex.commands.scaffold import SOURCE_FILES
 from hotplex.errors import HotplexError
 from hotplex.importing import claude
@@ -49,12 +50,12 @@ def find(folder: Path) -> Found:
     if (folder / META).is_file():
         found.metacognition = folder / META
     _note_empty_overrides(found, folder, companions)
-    found.targets = [
-        {"name": "cc", "worker": "claude-code"},
-        {"name": "ocs", "worker": "opencode-server"},
-    ]
+    # The targets ``hotplex init`` scaffolds, and one per bot of the first of them.
+    defaults = {w: registry.workers()[w].init_target[0] for w in registry.scaffold_defaults()}
+    found.targets = [{"name": name, "worker": w} for w, name in defaults.items()]
+    first, prefix = next(iter(defaults.items()))
     found.targets += [
-        {"name": f"cc-{p}-{b}", "worker": "claude-code", "platforms": [p], "base": False, "bot": b}
+        {"name": f"{prefix}-{p}-{b}", "worker": first, "platforms": [p], "base": False, "bot": b}
         for p, bots in platforms.items()
         for b in bots
     ]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+from hotplex import registry
 from hotplex.commands.scaffold import GITIGNORE_NAME, SOURCES_DIR
 from hotplex.errors import HotplexError, Problem, Span
 from hotplex.importing import toml
@@ -53,16 +54,8 @@ from hotplex.scanning.origins import Allowance, Origin
 from hotplex.sources import frontmatter
 
 DEFAULT_LIMITS = (Limits().per_file, Limits().total)  # a manifest without [limits] has these
-GEMINI_WORKER = "gemini-cli"
-CLAUDE_WORKER = "claude-code"
 # Claude Code (2.1.277 and later) reads AGENTS.md where neither of these sits beside it.
 CLAUDE_MEMORY = ("CLAUDE.md", ".claude/CLAUDE.md")
-# What reads each tool's files: the workers, in the order their targets are written.
-AUDIENCE_WORKERS = {
-    "claude-code": ("claude-code",),
-    "gemini": (GEMINI_WORKER,),
-    "agents": ("opencode-server", "codex"),
-}
 
 
 def plan(
@@ -228,25 +221,27 @@ def _templates(found: list[Found], placed: list[Placed], notes: list[str]) -> bo
 
 
 def _for(workers: tuple[str, ...]) -> tuple[str, ...]:
-    from hotplex.targets import WORKERS
-
     chosen = tuple(
         dict.fromkeys(w.strip() for item in workers for w in item.split(",") if w.strip())
     )
-    unknown = [w for w in chosen if w not in WORKERS]
+    unknown = [w for w in chosen if registry.get(w) is None]
     if unknown:
         raise HotplexError.single(
-            f"--for: no worker named '{unknown[0]}'", hint="workers: " + ", ".join(sorted(WORKERS))
+            f"--for: no worker named '{unknown[0]}'",
+            hint="workers: " + ", ".join(sorted(registry.workers())),
         )
-    return chosen or ("claude-code",)
+    return chosen or registry.scaffold_defaults()[:1]
+
+
+def _readers(audience: str) -> tuple[str, ...]:
+    """The workers whose programs read an imported file of ``audience``, in registry order."""
+    return tuple(n for n, w in registry.workers().items() if audience in w.imports_read)
 
 
 def _targets(
     found: list[Found], for_workers: tuple[str, ...]
 ) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
     """The targets and, per target name, the sources it keeps (all: a workspace's targets)."""
-    from hotplex.targets import WORKERS
-
     targets: dict[str, dict[str, Any]] = {}
     keep: dict[str, list[str]] = {}
     for kind in found:
@@ -256,17 +251,18 @@ def _targets(
                 keep[target["name"]] = [
                     e.name
                     for e in kind.entries
-                    if e.audience == "all" or target["worker"] in AUDIENCE_WORKERS[e.audience]
+                    if e.audience == "all" or target["worker"] in _readers(e.audience)
                 ]
             continue
         for entry in kind.entries:
-            workers = for_workers if entry.audience == "for" else AUDIENCE_WORKERS[entry.audience]
+            workers = for_workers if entry.audience == "for" else _readers(entry.audience)
             if entry.audience == "agents" and not _claude_memory_beside(entry.origin):
-                workers = (*workers, CLAUDE_WORKER)  # Claude Code reads it in CLAUDE.md's place
+                # Claude Code reads it in CLAUDE.md's place
+                workers = (*workers, *_readers("claude-code"))
             for worker in workers:
-                if worker not in WORKERS:
+                if registry.get(worker) is None:
                     continue
-                name = WORKERS[worker].init_target[0]
+                name = registry.workers()[worker].init_target[0]
                 targets.setdefault(name, {"name": name, "worker": worker})
                 keep.setdefault(name, []).append(entry.name)
     return list(targets.values()), keep
@@ -282,9 +278,7 @@ def _claude_memory_beside(agents: Path) -> bool:
 
 def _target(values: dict[str, Any], keep: tuple[str, ...] | None) -> Target:
     """A target from the planner's table: its worker's keys become the worker's options."""
-    from hotplex.targets import WORKERS
-
-    options_class = WORKERS[values["worker"]].Options
+    options_class = registry.workers()[values["worker"]].Options
     names = attrs.fields_dict(options_class)
     own = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items() if k not in names}
     options = options_class(**{k: v for k, v in values.items() if k in names})

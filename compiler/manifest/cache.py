@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from hotplex.build.log import STATE_DIR
 from hotplex.errors import HotplexError
-from hotplex.fs import write_atomic
+from hotplex.fs import STATE_DIR, write_atomic
 from hotplex.manifest import model
 
 CACHE_NAME = "manifest.json"
@@ -55,7 +54,7 @@ def save(loaded: model.Model, cache_key: str) -> None:
 
 
 def _classes() -> dict[str, type]:
-    from hotplex.targets import WORKERS
+    from hotplex import registry
     from hotplex.worker import NoOptions
 
     found: dict[str, type] = {
@@ -64,7 +63,7 @@ def _classes() -> dict[str, type]:
         if isinstance(value, type) and attrs.has(value) and value.__module__ == model.__name__
     }
     found["NoOptions"] = NoOptions
-    for name, worker in WORKERS.items():
+    for name, worker in registry.workers().items():
         found[f"worker:{name}"] = worker.Options
         found.update((f"worker:{name}:{k.__name__}", k) for k in _nested(worker.Options))
     return found
@@ -102,9 +101,9 @@ def _encode(value: Any) -> Any:
 def _name(kind: type) -> str:
     if kind.__module__ == model.__name__ or kind.__name__ == "NoOptions":
         return kind.__name__
-    from hotplex.targets import WORKERS
+    from hotplex import registry
 
-    for name, worker in WORKERS.items():
+    for name, worker in registry.workers().items():
         if worker.Options is kind:
             return f"worker:{name}"
         if kind in _nested(worker.Options):

@@ -7,7 +7,7 @@ build, the library API, ``stats``, ``graph`` and ``clean`` all ask it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hotplex.errors import HotplexError, suggest
 
@@ -23,6 +23,7 @@ class Job:
 
     target: Target
     platform: str | None
+    worker: Any  # the target's ``hotplex.worker.Worker``, resolved once (``Model.workers``)
 
     @property
     def id(self) -> str:
@@ -37,9 +38,10 @@ def plan(model: Model) -> list[Job]:
     ``base = false``), then one per platform."""
     jobs = []
     for target in model.manifest.target:
+        worker = model.worker_of(target)
         if target.base:
-            jobs.append(Job(target, None))
-        jobs.extend(Job(target, p) for p in model.platforms_of(target))
+            jobs.append(Job(target, None, worker))
+        jobs.extend(Job(target, p, worker) for p in model.platforms_of(target))
     return jobs
 
 

@@ -9,8 +9,9 @@ import posixpath
 from pathlib import Path
 from typing import NoReturn
 
-from hotplex.build.log import STATE_DIR
+from hotplex import registry
 from hotplex.errors import HotplexError, Span, suggest
+from hotplex.fs import STATE_DIR
 from hotplex.manifest import read as manifest_file
 from hotplex.manifest.model import Model, ProjectSettings
 from hotplex.manifest.source_rule import effective_sources, target_sources
@@ -44,7 +45,8 @@ def load(root: Path, manifest_path: Path | None = None, cached: bool = False) ->
     _check_folders_on_disk(root, manifest.project, display)
     sources = effective_sources(manifest)
     read_by = target_sources(manifest, sources)
-    return Model(manifest, root, path, display, sources, read_by, cache_key)
+    workers = {t.name: registry.workers()[t.worker] for t in manifest.target}
+    return Model(manifest, root, path, display, sources, read_by, cache_key, workers)
 
 
 def _check_folders_on_disk(root: Path, project: ProjectSettings, display: str) -> None:

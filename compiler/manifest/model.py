@@ -194,9 +194,7 @@ class Target:
 
 # HotPlex's five sources (seed 000): what a worker reads when it names no defaults of its own.
 HOTPLEX_SOURCES = (
-    Source(
-        "soul", "SOUL.md", "B", "persona", "Embody this persona naturally in all interactions."
-    ),
+    Source("soul", "SOUL.md", "B", "persona", "Embody this persona naturally in all interactions."),
     Source("rules", "AGENTS.md", "B", "rules", "Treat as mandatory workspace constraints."),
     Source("skills", "SKILLS.md", "B", "skills", "Apply these capabilities when relevant."),
     Source(
@@ -206,9 +204,7 @@ HOTPLEX_SOURCES = (
         "user",
         "Tailor responses to this user's preferences and expertise.",
     ),
-    Source(
-        "memory", "MEMORY.md", "C", "memory", "Recall relevant past context when applicable."
-    ),
+    Source("memory", "MEMORY.md", "C", "memory", "Recall relevant past context when applicable."),
 )
 
 
@@ -249,6 +245,12 @@ class Model:
     # The manifest cache's key for the bytes it came from, when the cache was asked and missed:
     # the build keeps the model once it has finished (``manifest_cache.save``).
     uncached: str | None = None
+    # By target name, its ``hotplex.worker.Worker`` (``registry``), resolved once when the
+    # manifest is loaded. Typed ``Any``: the worker contract is built on this module, not under.
+    workers: dict[str, Any] = attrs.field(factory=dict)
+
+    def worker_of(self, target: Target) -> Any:
+        return self.workers[target.name]
 
     def sources_of(self, target: Target) -> tuple[Source, ...]:
         """The sources ``target`` reads, in output order."""

@@ -16,8 +16,8 @@ from __future__ import annotations
 import posixpath
 
 import attrs
+from hotplex import registry
 from hotplex.manifest.model import Manifest, Source
-from hotplex.targets import WORKERS
 
 
 def worker_defaults(manifest: Manifest) -> dict[str, Source]:
@@ -25,7 +25,7 @@ def worker_defaults(manifest: Manifest) -> dict[str, Source]:
     found: dict[str, Source] = {}
     if manifest.project.default_sources:
         for target in manifest.target:
-            worker = WORKERS.get(target.worker)
+            worker = registry.get(target.worker)
             for source in worker.default_sources(target) if worker is not None else ():
                 found.setdefault(source.name, source)
     return found
@@ -64,7 +64,7 @@ def target_sources(
     declared = {d.name for d in manifest.source}
     read_by = {}
     for target in manifest.target:
-        worker = WORKERS.get(target.worker)
+        worker = registry.get(target.worker)
         own = set()
         if worker is not None and manifest.project.default_sources:
             own = {s.name for s in worker.default_sources(target)}

@@ -16,9 +16,9 @@ from typing import Any, Literal
 import attrs
 import cattrs
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+from hotplex import registry
 from hotplex.errors import HotplexError, Problem, Span, suggest
 from hotplex.manifest.model import Manifest, Target, default_channels
-from hotplex.targets import WORKERS
 from hotplex.worker import NoOptions
 
 _EXPECTED = {
@@ -94,14 +94,15 @@ def _target_class(worker: str | None) -> type:
     }
     # Other workers' options are taken unchecked, so that validation can say they do not apply
     # alongside every other problem of the manifest.
-    for other in WORKERS.values():
+    for other in registry.workers().values():
         these.update(
             (a.name, attrs.field(type=Any, default=None, kw_only=True))
             for a in attrs.fields(other.Options)
         )
     option_fields = []
-    if worker in WORKERS:
-        options_class = WORKERS[worker].Options
+    declared = registry.get(worker) if worker is not None else None
+    if declared is not None:
+        options_class = declared.Options
         attrs.resolve_types(options_class)
         option_fields = list(attrs.fields(options_class))
         these.update(
@@ -125,7 +126,8 @@ def _structure_target(converter: cattrs.Converter, raw: Any) -> Target:
     own = set(attrs.fields_dict(Target)) - {"options", "misplaced"}
     misplaced = tuple(k for k, v in values.items() if k not in own and v is not None)
     values = {k: v for k, v in values.items() if k in own}
-    worker_class = WORKERS[made.worker].Options if made.worker in WORKERS else NoOptions
+    declared = registry.get(made.worker) if made.worker is not None else None
+    worker_class = declared.Options if declared is not None else NoOptions
     return Target(**values, options=worker_class(**options), misplaced=misplaced)
 
 
@@ -217,4 +219,3 @@ def structure(raw: dict[str, Any], display: str) -> Manifest:
         ) from None
     # A manifest that declares only [channels.B] keeps the default C channel, and vice versa.
     return attrs.evolve(manifest, channels={**default_channels(), **manifest.channels})
-

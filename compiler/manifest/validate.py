@@ -7,14 +7,14 @@ import re
 import typing
 
 import attrs
+from hotplex import registry
 from hotplex.document.assemble import BUILT_IN_TAGS
 from hotplex.errors import HotplexError, Problem, Span, suggest
 from hotplex.manifest.jobs import BASE_FOLDER
 from hotplex.manifest.model import BUILTIN_VARS, Manifest, Secrets, Source, Target, Unicode
 from hotplex.manifest.source_rule import effective_sources, folded, target_sources, worker_defaults
+from hotplex.records import TargetSources
 from hotplex.sources.logs import validate_glob
-from hotplex.targets import WORKERS
-from hotplex.worker import TargetSources
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _TAG = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
@@ -250,9 +250,10 @@ def _validate_targets(
         for name in target.vars:
             if name in BUILTIN_VARS:
                 bad(f"{key}.vars.{name}", f"'{name}' is a built-in variable and cannot be set")
-        worker = WORKERS.get(target.worker)
+        worker = registry.get(target.worker)
         if worker is None:
-            hint = suggest(target.worker, WORKERS) or "known workers: " + ", ".join(sorted(WORKERS))
+            known = list(registry.workers())
+            hint = suggest(target.worker, known) or "known workers: " + ", ".join(sorted(known))
             bad(f"{key}.worker", f"unknown worker '{target.worker}'", hint)
             continue
         for option in target.misplaced:
@@ -266,7 +267,7 @@ def _validate_targets(
 
 def _validate_session(target: Target, key: str, bad: typing.Callable[..., None]) -> None:
     """``cwd`` and ``own_instructions`` are about a program that loads files by itself."""
-    own = WORKERS[target.worker].own_files
+    own = registry.workers()[target.worker].own_files
     if own is None:
         for name in ("cwd", "own_instructions"):
             if getattr(target, name) != attrs.fields_dict(Target)[name].default:

@@ -1,5 +1,5 @@
 """The manifest's own texts that reach an artifact as written, each scanned for secrets and hidden
-text at its key path like a source's text (``_Resolver.check_setting``): notes, the target's
+text at its key path like a source's text (``Reader.check_setting``): notes, the target's
 ``cwd`` (launch.json) and every text of its worker options (a sub-agent's role, description and
 model, OpenClaw's workspace), whatever worker declares them."""
 
@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 import attrs
 
 if TYPE_CHECKING:
-    from hotplex.sources.resolve import _Resolver
+    from hotplex.sources.reader import Reader
 
 
-def check(resolver: _Resolver) -> None:
+def check(resolver: Reader) -> None:
     """Scan every text of the manifest that reaches the job's artifacts as it is written."""
     model = resolver.model
     manifest = model.manifest

@@ -15,11 +15,11 @@ from hotplex.sources.claude_imports import body_of, load_order
 
 if TYPE_CHECKING:
     from hotplex.manifest.model import HtmlComments
-    from hotplex.sources.resolve import _Resolver
+    from hotplex.sources.reader import Reader
 
 
 def entries(
-    resolver: _Resolver, base: str, body: str, files: tuple[str, ...], span: Span
+    resolver: Reader, base: str, body: str, files: tuple[str, ...], span: Span
 ) -> tuple[str, tuple[str, ...]]:
     """The source's text and each file it imports, as Claude Code loads them: one entry per file
     after the file importing it, joined by a blank line. Every imported path, present or not, is
@@ -46,7 +46,7 @@ def entries(
 
 
 def text(
-    resolver: _Resolver,
+    resolver: Reader,
     display: str,
     span: Span,
     html_comments: HtmlComments = "keep",
@@ -60,7 +60,7 @@ def text(
         return frontmatter.trim(text) if text is not None else None
 
 
-def _literal(resolver: _Resolver, display: str, span: Span, exc: HotplexError) -> str | None:
+def _literal(resolver: Reader, display: str, span: Span, exc: HotplexError) -> str | None:
     """A file whose frontmatter hotplex refuses, as Claude Code reads it: an unclosed block is
     text, a block of invalid YAML is dropped; no templates (their switch is unreadable). Any
     other problem stands."""

@@ -35,14 +35,15 @@ import posixpath
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from hotplex.records import Day, Logs, Unread
+
 if TYPE_CHECKING:
-    from hotplex.document.limits import Truncation
     from hotplex.manifest.model import Manifest, Model, Source
-    from hotplex.sources.resolve import _Resolver
-    from hotplex.worker import Section
+    from hotplex.records import Section, Truncation
+    from hotplex.sources.reader import Reader
 
 LOG_SOURCE = "memory"  # the source whose section the logs join
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
@@ -54,49 +55,6 @@ _DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[-_.][^/]*)?\.md", re.IGN
 # Controls (line feed among them) and the Unicode line and paragraph separators.
 _NOT_IN_A_LINE = frozenset({"Cc", "Zl", "Zp"})
 DAY_FORMS = "YYYY-MM-DD.md, or with a suffix after '-', '_' or '.' as in 2026-11-29-standup.md"
-
-
-@dataclass(frozen=True)
-class Day:
-    """One daily log as read: its file, the heading naming it, its entries in file order (those
-    repeated verbatim in a newer day already removed), the line breaks before each entry in the
-    file (a tight list stays tight) and its text as the agent wrote it."""
-
-    display: str
-    name: str
-    entries: tuple[str, ...]
-    body: str = ""
-    gaps: tuple[str, ...] = ()  # before each entry; none given: a blank line
-
-    @property
-    def heading(self) -> str:
-        return f"## {self.name}"
-
-    def text(self, first: int = 0) -> str:
-        """The heading, then the entries from ``first`` on, separated as in the file."""
-        parts = [self.heading]
-        for index in range(first, len(self.entries)):
-            gap = self.gaps[index] if index > first and self.gaps else "\n\n"
-            parts += (gap, self.entries[index])
-        return "".join(parts)
-
-
-@dataclass(frozen=True)
-class Unread:
-    """A day older than anything the budget can use: listed, never opened."""
-
-    display: str
-    size: int  # bytes on disk
-
-
-@dataclass(frozen=True)
-class Logs:
-    days: tuple[Day, ...]  # newest first
-    unread: tuple[Unread, ...] = ()  # newest first, all older than ``days``
-    # The section's own text (MEMORY.md and its variants) before the days. ``Section.text``
-    # holds it followed by every day read, so a worker that knows nothing of logs still loses
-    # nothing; ``limits.apply`` starts again from here and fits whole days.
-    curated: str = ""
 
 
 def full_text(curated: str, days: Iterable[Day]) -> str:
@@ -314,25 +272,24 @@ def read_days(
     return Logs(tuple(days), tuple(unread))
 
 
-def attach(resolver: _Resolver, source: Source, section: Section | None) -> Section | None:
+def attach(resolver: Reader, source: Source, section: Section | None) -> Section | None:
     """The memory source's section with its daily logs (``sources.resolve``'s one hook): read
     through the job's ``Inputs``, scanned like any source, no templates. Imports here: this
     module is below ``limits`` and ``sources``, which it uses only once a project has logs."""
-    from hotplex.document.limits import measure
+    from hotplex.document.measure import measure
     from hotplex.errors import Span
+    from hotplex.records import Section
     from hotplex.scanning import hidden, secrets
     from hotplex.scanning.origins import Origin
     from hotplex.sources import comments
     from hotplex.sources.frontmatter import trim
-    from hotplex.targets import WORKERS
-    from hotplex.worker import Section
 
     model, job = resolver.model, resolver.job
     folder_glob, pattern = split_glob(model.manifest.memory.logs)
     folder = model.source_path(folder_glob)
     span = Span(model.manifest_display, key="memory.logs")
     html = source.html_comments or model.manifest.project.html_comments
-    worker = WORKERS[job.target.worker]
+    worker = job.worker
     resolver.consulted.append(f"{folder}/")
     listed = matching(resolver.inputs.listing(f"{folder}/", span), pattern)
 

@@ -27,7 +27,8 @@ from hotplex.errors import HotplexError, Span, suggest
 from hotplex.fs import ReadResult, check_relative, read_capped
 from hotplex.sources import frontmatter
 from hotplex.sources.logs import DAY_FORMS, days_glob, is_day, is_day_of, split_glob
-from hotplex.sources.resolve import Inputs, Loaded, _whole_characters, overlay_paths
+from hotplex.sources.reader import Loaded
+from hotplex.sources.resolve import Inputs, _whole_characters, overlay_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -15,8 +15,6 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hotplex.targets import WORKERS
-
 if TYPE_CHECKING:
     from hotplex.manifest.model import Model, Target
     from hotplex.worker import OwnFiles
@@ -29,7 +27,7 @@ def warnings(model: Model) -> list[str]:
     out."""
     found = []
     for target in model.manifest.target:
-        worker = WORKERS[target.worker]
+        worker = model.worker_of(target)
         own = worker.own_files
         if own is None:
             continue
@@ -57,7 +55,7 @@ def watched(model: Model) -> tuple[str, ...]:
     repeats the warnings only while their stamps hold (a CLAUDE.md added beside moves one)."""
     found = []
     for target in model.manifest.target:
-        own = WORKERS[target.worker].own_files
+        own = model.worker_of(target).own_files
         if own is None:
             continue
         for folder in _folders_up(target.session_dir):
@@ -70,7 +68,7 @@ def watched(model: Model) -> tuple[str, ...]:
 
 def status(model: Model, target: Target) -> str:
     """Which copies of the rules ``target``'s program gets, in one line."""
-    worker = WORKERS[target.worker]
+    worker = model.worker_of(target)
     own = worker.own_files
     if own is None:
         return "only the compiled copy: the program reads only the files hotplex writes"
@@ -86,7 +84,7 @@ def status(model: Model, target: Target) -> str:
 def raw_sources(model: Model, target: Target) -> list[str]:
     """The target's compiled source files its program also reads by itself, as the project
     names them: none while ``launch.json`` switches its loading off."""
-    worker = WORKERS[target.worker]
+    worker = model.worker_of(target)
     own = worker.own_files
     if own is None or worker.switched_off(target):
         return []

@@ -22,7 +22,6 @@ from importlib import resources
 from pathlib import Path
 
 from hotplex.document.assemble import METACOGNITION_TAG
-from hotplex.document.limits import Truncation
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span, suggest
 from hotplex.fs import (
     ReadResult,
@@ -37,13 +36,13 @@ from hotplex.fs import (
 )
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import METACOGNITION_NOTE, HtmlComments, Model, Source
+from hotplex.records import Section, Truncation
 from hotplex.scanning import hidden, manifest_texts, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources import claude as claude_sources
 from hotplex.sources import comments, frontmatter, reuse
 from hotplex.sources import logs as memory_logs
-from hotplex.targets import WORKERS
-from hotplex.worker import Section
+from hotplex.sources.reader import Loaded
 
 # Reading stops this far past what the per-file limit can use: 4 bytes per character at most,
 # times a margin for frontmatter and template branches that render to nothing.
@@ -58,19 +57,6 @@ READ_CEILING = 64 << 20
 def builtin_metacognition() -> str:
     """Read once per process: it is part of the installed package, not of the project."""
     return (resources.files("hotplex.sources") / "metacognition.md").read_text(encoding="utf-8")
-
-
-@dataclass(frozen=True)
-class Loaded:
-    display: str
-    body: str
-    meta: dict[str, object]
-    body_line: int
-    size: int  # full size of the file on disk, in bytes
-    capped: bool
-    meta_read: bool = True  # frontmatter was looked for
-    tail: bool = False  # the file's end was read (a day past the cap), from mid-line
-    read: int = 0  # bytes read of it (of whole characters), before line ends are normalised
 
 
 @dataclass
@@ -230,7 +216,7 @@ def read_cap(model: Model) -> int:
     limits = model.manifest.limits
     budgets = [min(limits.per_file, limits.total)]
     for target in model.manifest.target:
-        own = WORKERS[target.worker].read_budget(target)
+        own = model.worker_of(target).read_budget(target)
         budgets += [own] if own else []
     return min(max(max(budgets) * 4 * READ_MARGIN, READ_FLOOR), READ_CEILING)
 
@@ -245,7 +231,9 @@ class Resolution:
 
 
 @dataclass
-class _Resolver:
+class Resolver:
+    """A job's sources being read: the ``reader.Reader`` the helpers of this stage are given."""
+
     model: Model
     job: Job
     inputs: Inputs
@@ -425,7 +413,7 @@ def _var_origins(model: Model, job: Job) -> list[Origin]:
 
 
 def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
-    resolver = _Resolver(model, job, inputs, variables(model, job))
+    resolver = Resolver(model, job, inputs, variables(model, job))
     sections: list[Section] = []
     meta = model.manifest.metacognition
     if meta.enabled:
@@ -442,14 +430,14 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
     return Resolution(sections, resolver.consulted, resolver.truncations, read)
 
 
-def _section(resolver: _Resolver, source: Source) -> Section | None:
+def _section(resolver: Resolver, source: Source) -> Section | None:
     section = _source_section(resolver, source)
     if resolver.model.manifest.memory.logs is not None and source.name == memory_logs.LOG_SOURCE:
         section = memory_logs.attach(resolver, source, section)
     return section
 
 
-def _metacognition(resolver: _Resolver, file: str | None, note: str) -> Section:
+def _metacognition(resolver: Resolver, file: str | None, note: str) -> Section:
     if file is None:
         return Section(
             "metacognition",
@@ -467,13 +455,13 @@ def _metacognition(resolver: _Resolver, file: str | None, note: str) -> Section:
     return Section("metacognition", METACOGNITION_TAG, "B", note, text, (file,))
 
 
-def _source_section(resolver: _Resolver, source: Source) -> Section | None:
+def _source_section(resolver: Resolver, source: Source) -> Section | None:
     model = resolver.model
     base = model.source_path(source.file)
     span = Span(model.manifest_display, key=model.source_key(source, "file"))
     comments = source.html_comments or model.manifest.project.html_comments
     meta = source.frontmatter
-    read_base = claude_sources.text if source.imports == "claude" else _Resolver.source_text
+    read_base = claude_sources.text if source.imports == "claude" else Resolver.source_text
     texts: list[tuple[str, str | None]] = [(base, read_base(resolver, base, span, comments, meta))]
     for variant in overlay_paths(model, source, resolver.job):
         texts.append((variant, resolver.source_text(variant, span, comments, meta)))

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from hotplex.records import Truncation
-    from hotplex.sources.resolve import _Resolver
-    from hotplex.worker import Section
+    from hotplex.records import Section, Truncation
+    from hotplex.sources.reader import Reader
 
 
 @dataclass(frozen=True)
@@ -30,9 +29,7 @@ class Reusable:
     variables: frozenset[str]
 
 
-def section(
-    resolver: _Resolver, name: str, compute: Callable[[], Section | None]
-) -> Section | None:
+def section(resolver: Reader, name: str, compute: Callable[[], Section | None]) -> Section | None:
     """``compute()``'s section for source ``name`` of the resolver's job, from the reader's
     ``sections`` when a previous call left one that this call may use."""
     cache = getattr(resolver.inputs, "sections", None)
@@ -65,7 +62,7 @@ def section(
     return result
 
 
-def _replay(resolver: _Resolver, done: Reusable) -> None:
+def _replay(resolver: Reader, done: Reusable) -> None:
     resolver.consulted.extend(p for p in done.consulted if p not in resolver.consulted)
     resolver.truncations.extend(done.truncations)
     resolver.read_variables |= done.variables

@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import attrs
+from hotplex import registry
 from hotplex.errors import suggest
 from hotplex.fs import file_kind
 from hotplex.manifest.jobs import Job
@@ -30,7 +31,6 @@ from hotplex.manifest.model import Limits, Model, Source, Target
 from hotplex.manifest.source_rule import worker_defaults
 from hotplex.sources import unmapped
 from hotplex.sources.logs import DAY_FORMS, days_glob, in_glob, is_day, is_day_of, split_glob
-from hotplex.targets import WORKERS
 
 # The kinds of file a source can be: with ``sources = "."`` (the whole project, as ``import``
 # writes) only these are reported unread, not a repository's code, README images or lock files.
@@ -112,7 +112,7 @@ def _unapplied_limits(model: Model) -> list[str]:
         for field in attrs.fields(Limits)
         if getattr(manifest.limits, field.name) != field.default
     ]
-    own = {WORKERS[t.worker].own_limits for t in manifest.target}
+    own = {registry.workers()[t.worker].own_limits for t in manifest.target}
     if not written or not manifest.target or None in own:
         return []
     return [
@@ -443,7 +443,7 @@ def _workers_defaulting_to(name: str) -> list[str]:
     """The registered workers, used here or not, that read a file ``name`` by default."""
     return [
         name_
-        for name_, worker in sorted(WORKERS.items())
+        for name_, worker in sorted(registry.workers().items())
         if any(
             s.file == name
             for s in worker.default_sources(Target("any", name_, options=worker.Options()))

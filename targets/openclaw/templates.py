@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hotplex.manifest.model import Source
-from hotplex.worker import SourceTemplate
+from hotplex.records import SourceTemplate
 
 
 @dataclass(frozen=True)

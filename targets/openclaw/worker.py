@@ -51,23 +51,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import attrs
-from hotplex.document.limits import Truncation, measure
+from hotplex.document.measure import measure
 from hotplex.errors import suggest
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Source, Target
-from hotplex.scanning import hidden
-from hotplex.targets.openclaw import context as openclaw_context
-from hotplex.targets.openclaw import templates as openclaw_templates
-from hotplex.targets.openclaw import trim as openclaw_trim
-from hotplex.targets.openclaw.context import (
-    BOOTSTRAP_FILES,
-    COMPATS,
-    SESSIONS,
-    InjectedFile,
-    ProjectContext,
-)
-from hotplex.targets.openclaw.templates import TEMPLATES
-from hotplex.worker import (
+from hotplex.records import (
     Budgets,
     Emitted,
     OptionProblem,
@@ -76,8 +64,20 @@ from hotplex.worker import (
     SectionSize,
     SourceTemplate,
     TargetSources,
-    Worker,
+    Truncation,
 )
+from hotplex.scanning import hidden
+from hotplex.targets.openclaw import context as openclaw_context
+from hotplex.targets.openclaw import templates as openclaw_templates
+from hotplex.targets.openclaw.context import (
+    BOOTSTRAP_FILES,
+    COMPATS,
+    SESSIONS,
+    InjectedFile,
+    ProjectContext,
+)
+from hotplex.targets.openclaw.templates import TEMPLATES
+from hotplex.worker import Worker
 
 CONTEXT_FILE = "context.md"
 WORKSPACE_DIR = "workspace"
@@ -144,15 +144,10 @@ class OpenClaw(Worker):
     )
     init_target = ("claw", "the workspace files OpenClaw reads, and the context it will build")
     daily_logs = "files"
+    importer = "hotplex.targets.openclaw.importer"  # ``hotplex import`` of a workspace
     own_limits = (
         "OpenClaw's own budgets, set by max_chars (its bootstrapMaxChars) and total_max_chars"
         " (bootstrapTotalMaxChars) on the target,"
-    )
-    modules = (
-        __name__,
-        openclaw_context.__name__,
-        openclaw_trim.__name__,
-        openclaw_templates.__name__,
     )
 
     def validate(

@@ -296,11 +296,10 @@ def test_stats_uses_the_budgets_a_worker_declares(tmp_path, hotplex):
     result = hotplex("-C", str(tmp_path), "stats", "--json", "claw")
     assert result.status == 0, result.stderr
     arts = json.loads(result.stdout)["artifacts"]
-    from hotplex import Project
-    from hotplex.targets import WORKERS
+    from hotplex import Project, registry
 
     manifest = Project.load(tmp_path).model.manifest
-    expected = tuple(WORKERS["openclaw"].budgets(manifest.target[0], manifest)[:2])
+    expected = tuple(registry.workers()["openclaw"].budgets(manifest.target[0], manifest)[:2])
     assert expected != (8000, 40000)  # not the manifest's [limits]
     assert {(a["per_file"], a["total"], a["unit"]) for a in arts} == {(*expected, "utf16")}
     table = hotplex("-C", str(tmp_path), "stats", "claw").stdout

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from hotplex.document.limits import TRUNCATION_MARKER, Limited, apply, fair_shares, measure
+from hotplex.document.limits import TRUNCATION_MARKER, Limited, apply, fair_shares
+from hotplex.document.measure import measure
 from hotplex.errors import HotplexError
 from hotplex.manifest.model import Limits
 from hypothesis import given
@@ -241,7 +242,8 @@ def test_overflow_error_names_the_fair_share():
     st.sampled_from(["chars", "bytes"]),
 )
 def test_days_fit_whole_newest_first_and_every_other_day_is_reported(days, curated, per_file, unit):
-    from hotplex.sources.logs import Day, Logs, full_text
+    from hotplex.records import Day, Logs
+    from hotplex.sources.logs import full_text
 
     read = tuple(
         Day(f"m/{n:02d}.md", f"{n:02d}", tuple(e.strip() or "x" for e in entries))
@@ -281,7 +283,8 @@ def test_days_fit_whole_newest_first_and_every_other_day_is_reported(days, curat
 def test_fair_shares_pass_on_what_a_section_cannot_use(texts, days, per_file, total, unit):
     """The invariant: given every unit the fair budgets leave unspent, no cut section (one that
     keeps less than its text, up to per_file) would keep one more unit."""
-    from hotplex.sources.logs import Day, Logs, full_text
+    from hotplex.records import Day, Logs
+    from hotplex.sources.logs import full_text
 
     read = tuple(
         Day(f"m/{n:02d}.md", f"{n:02d}", tuple(e.strip() or "x" for e in entries))

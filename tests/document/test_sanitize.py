@@ -11,7 +11,7 @@ from hotplex.document import configuration as agent_configuration
 from hotplex.document.sanitize import count_tags, sanitize
 from hotplex.manifest import model
 from hotplex.manifest.structure import structure
-from hotplex.worker import Section
+from hotplex.records import Section
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -93,7 +93,10 @@ def _model() -> model.Model:
 
 def _sections(texts: list[str]) -> list[Section]:
     sources = _model().sources
-    return [Section(s.name, s.tag, s.channel, s.note, t, (s.file,)) for s, t in zip(sources, texts, strict=True)]
+    return [
+        Section(s.name, s.tag, s.channel, s.note, t, (s.file,))
+        for s, t in zip(sources, texts, strict=True)
+    ]
 
 
 def _emitted_tag_count(sections: list[Section], m: model.Model) -> int:
@@ -113,7 +116,11 @@ def _assembled(texts: list[str]) -> tuple[str, frozenset[str], int]:
     sections = _sections(texts)
     document = agent_configuration.build(sections, m)
     kept = [s for s in sections if s.text.strip()]
-    return document.text, agent_configuration.reserved_tags(sections, m), _emitted_tag_count(kept, m)
+    return (
+        document.text,
+        agent_configuration.reserved_tags(sections, m),
+        _emitted_tag_count(kept, m),
+    )
 
 
 @given(st.lists(hostile, min_size=5, max_size=5))
@@ -125,14 +132,27 @@ def test_structural_tags_appear_exactly_as_often_as_emitted(texts):
 def _skeleton_tags(text: str, names: frozenset[str] = NAMES) -> int:
     """Reserved tags a reader sees once compatibility forms are folded and invisible characters
     ignored: computed here with NFKD and the regex module's own Unicode property."""
-    skeleton = regex.sub(r"\p{Default_Ignorable_Code_Point}", "", unicodedata.normalize("NFKD", text))
+    skeleton = regex.sub(
+        r"\p{Default_Ignorable_Code_Point}", "", unicodedata.normalize("NFKD", text)
+    )
     alternatives = "|".join(regex.escape(n) for n in sorted(names, key=len, reverse=True))
     return len(regex.findall(rf"<(?=\s*/?\s*(?:{alternatives})(?:[\s/>]|$))", skeleton, regex.I))
 
 
 DISGUISES = ["\u200b", "\u2060", "\ufe0f", "\u00ad", "\u034f", "\U000e0020", "\u3164", "\u200d"]
-DISGUISES += ["\uff1c", "\uff0f", "\uff1e", "\ufe64", "\u3000", "\uff4d\uff45\uff4d\uff4f\uff52\uff59"]
-DISGUISES += ["\uff30\uff25\uff32\uff33\uff2f\uff2e\uff21", "\uff52\uff55\uff4c\uff45\uff53", "ｈｏｔｐｌｅｘ"]
+DISGUISES += [
+    "\uff1c",
+    "\uff0f",
+    "\uff1e",
+    "\ufe64",
+    "\u3000",
+    "\uff4d\uff45\uff4d\uff4f\uff52\uff59",
+]
+DISGUISES += [
+    "\uff30\uff25\uff32\uff33\uff2f\uff2e\uff21",
+    "\uff52\uff55\uff4c\uff45\uff53",
+    "ｈｏｔｐｌｅｘ",
+]
 disguised = st.lists(st.sampled_from(TOKENS + DISGUISES), max_size=60).map("".join)
 
 

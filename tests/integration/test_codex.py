@@ -15,6 +15,8 @@ from __future__ import annotations
 import tomllib
 
 import pytest
+from fake_api import FakeResponses
+from live import LiveCase, run_live
 
 pytestmark = pytest.mark.integration
 
@@ -46,15 +48,16 @@ def messages(body: dict, role: str) -> list[list[str]]:
     ]
 
 
-def run_codex(codex_cli, artifact, fake, tmp_path) -> list:
-    done = codex_cli.launch(
-        artifact, gateway_args(fake.url), {KEY_VARIABLE: "dummy"}, tmp_path / "home"
-    )
-    assert done.returncode == 0, f"codex exited {done.returncode}: {done.stderr[-2000:]}"
-    assert done.stdout.strip() == fake.reply  # it finished against the fake
-    requests = fake.posts("/v1/responses")
-    assert requests, f"no POST /v1/responses; saw {[r.path for r in fake.requests]}"
-    return requests
+CODEX = LiveCase(
+    fake=FakeResponses,
+    args=gateway_args,
+    env=lambda url: {KEY_VARIABLE: "dummy"},
+    model_route="/v1/responses",
+)
+
+
+def run_codex(codex_cli, artifact, tmp_path) -> list:
+    return run_live(CODEX, codex_cli, artifact, tmp_path)[1]
 
 
 def assert_developer_instructions(request, document: str) -> None:
@@ -77,20 +80,18 @@ def assert_developer_instructions(request, document: str) -> None:
         assert not any("<agent-configuration>" in t for t in texts), "document in a user message"
 
 
-def test_codex_sends_document_as_developer_instructions(
-    codex_cli, fake_responses, codex_prompt, tmp_path
-):
+def test_codex_sends_document_as_developer_instructions(codex_cli, codex_prompt, tmp_path):
     document = codex_prompt.path.read_bytes().decode("utf-8")
     assert document.startswith("<agent-configuration>")
     home = codex_prompt.path.parent / "codex-home"
     config = tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
     assert config == {"developer_instructions": document, "project_doc_max_bytes": 0}
 
-    for request in run_codex(codex_cli, codex_prompt, fake_responses, tmp_path):
+    for request in run_codex(codex_cli, codex_prompt, tmp_path):
         assert_developer_instructions(request, document)
 
 
-def test_codex_keeps_tricky_source_text(codex_cli, fake_responses, tricky_build, tmp_path):
+def test_codex_keeps_tricky_source_text(codex_cli, tricky_build, tmp_path):
     """@mentions, @paths, an e-mail address, CJK, emoji, CRLF and blank-line runs arrive as the
     artifact says, and the artifact holds them as the sources wrote them (line ends as LF)."""
     artifact = tricky_build.artifact("codex", "prompt.xml")
@@ -99,5 +100,5 @@ def test_codex_keeps_tricky_source_text(codex_cli, fake_responses, tricky_build,
         assert written in document
     assert "user@example.com.\n\n\n\n中文" in document  # Codex keeps blank-line runs
 
-    for request in run_codex(codex_cli, artifact, fake_responses, tmp_path):
+    for request in run_codex(codex_cli, artifact, tmp_path):
         assert_developer_instructions(request, document)

@@ -19,6 +19,8 @@ import json
 import os
 
 import pytest
+from fake_api import FakeGemini
+from live import LiveCase, home_of, run_live
 
 pytestmark = pytest.mark.integration
 
@@ -34,23 +36,24 @@ def texts(content: dict) -> list[str]:
     return [part.get("text", "") for part in content.get("parts", [])]
 
 
-def run_gemini(gemini_cli, artifact, fake, tmp_path, bait: dict[str, str] | None = None) -> list:
-    """Run the launch; ``bait`` files go beside the GEMINI.md, where Gemini resolves imports."""
-    launch = json.loads((artifact.path.parent / "launch.json").read_text(encoding="utf-8"))
-    home = artifact.project / launch["env"]["GEMINI_CLI_HOME"] / ".gemini"
-    (home / "settings.json").write_text(json.dumps(SETTINGS), encoding="utf-8")
-    for name, text in (bait or {}).items():
-        (home / name).write_text(text, encoding="utf-8")
-    env = {
+GEMINI = LiveCase(
+    fake=FakeGemini,
+    args=lambda url: ["-p", "ping"],
+    env=lambda url: {
         "GEMINI_API_KEY": "dummy",
-        "GOOGLE_GEMINI_BASE_URL": fake.url,
+        "GOOGLE_GEMINI_BASE_URL": url,
         "GEMINI_CLI_TRUST_WORKSPACE": "true",
-    }
-    done = gemini_cli.launch(artifact, ["-p", "ping"], env, tmp_path / "home")
-    assert done.returncode == 0, f"gemini exited {done.returncode}: {done.stderr[-2000:]}"
-    assert done.stdout.strip() == fake.reply  # it finished against the fake
-    requests = fake.model_requests()
-    assert requests, f"no :streamGenerateContent; saw {[r.path for r in fake.requests]}"
+    },
+    model_route=":streamGenerateContent",
+    home_variable="GEMINI_CLI_HOME",
+    home_files={".gemini/settings.json": json.dumps(SETTINGS)},
+)
+
+
+def run_gemini(gemini_cli, artifact, tmp_path, bait: dict[str, str] | None = None) -> list:
+    """Run the launch; ``bait`` files go beside the GEMINI.md, where Gemini resolves imports."""
+    extra = {f".gemini/{name}": text for name, text in (bait or {}).items()}
+    fake, requests = run_live(GEMINI, gemini_cli, artifact, tmp_path, extra)
     for request in fake.requests:  # the routing request too
         body = request.body if isinstance(request.body, dict) else {}
         for content in body.get("contents", []):
@@ -75,25 +78,20 @@ def assert_system_instruction(request, document: str, memory_file: str) -> str:
 
 
 def memory_file(artifact) -> str:
-    launch = json.loads((artifact.path.parent / "launch.json").read_text(encoding="utf-8"))
-    return os.path.abspath(
-        artifact.project / launch["env"]["GEMINI_CLI_HOME"] / ".gemini/GEMINI.md"
-    )
+    return os.path.abspath(home_of(artifact, "GEMINI_CLI_HOME") / ".gemini/GEMINI.md")
 
 
-def test_gemini_sends_document_at_end_of_system_instruction(
-    gemini_cli, fake_gemini, gemini_prompt, tmp_path
-):
+def test_gemini_sends_document_at_end_of_system_instruction(gemini_cli, gemini_prompt, tmp_path):
     document = gemini_prompt.path.read_bytes().decode("utf-8")
     assert document.startswith("<agent-configuration>")
     assert (gemini_prompt.path.parent / "gemini-home/.gemini/GEMINI.md").read_bytes() == (
         gemini_prompt.path.read_bytes()
     )
-    for request in run_gemini(gemini_cli, gemini_prompt, fake_gemini, tmp_path):
+    for request in run_gemini(gemini_cli, gemini_prompt, tmp_path):
         assert_system_instruction(request, document, memory_file(gemini_prompt))
 
 
-def test_gemini_keeps_tricky_source_text(gemini_cli, fake_gemini, tricky_build, tmp_path):
+def test_gemini_keeps_tricky_source_text(gemini_cli, tricky_build, tmp_path):
     """``@alice``, ``@README.md`` and other would-be imports reach Gemini as text (a word joiner
     before the ``@``), with ``README.md`` and ``alice`` lying where Gemini would import them
     from; e-mail addresses, code and an ``@`` after a no-break space (no blank to Gemini's
@@ -112,7 +110,7 @@ def test_gemini_keeps_tricky_source_text(gemini_cli, fake_gemini, tricky_build, 
     assert "\n\n\n" not in document
 
     bait = dict(tricky_build.bait)
-    for request in run_gemini(gemini_cli, artifact, fake_gemini, tmp_path, bait):
+    for request in run_gemini(gemini_cli, artifact, tmp_path, bait):
         system = assert_system_instruction(request, document, memory_file(artifact))
         assert not any(text.strip() in system for text in bait.values())
         assert "Import failed" not in system

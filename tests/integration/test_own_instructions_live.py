@@ -19,20 +19,16 @@ import pytest
 from conftest import (
     HOTPLEX,
     Artifact,
-    FakeApi,
-    RecordedRequest,
-    Reply,
     claude_env,
     find_binary,
     free_port,
     http_json,
     opencode_env,
     parse_build,
-    running,
-    sse,
     stop_process,
     wait_until_healthy,
 )
+from fake_api import FakeApi, RecordedRequest, Reply, running, sse
 from test_claude_code import system_blocks
 from test_codex import run_codex
 
@@ -125,12 +121,12 @@ def test_claude_code_without_the_switch_gets_the_raw_copy_too(claude_cli, fake_a
     assert MARKERS["AGENTS.md"] in json.dumps(request.body, ensure_ascii=False)
 
 
-def test_codex_gets_only_the_compiled_copy(codex_cli, fake_responses, tmp_path):
+def test_codex_gets_only_the_compiled_copy(codex_cli, tmp_path):
     built = imported(tmp_path, {"AGENTS.md": RAW_AGENTS, "CLAUDE.md": RAW_CLAUDE})
     prompt = artifact(built, "codex")
     document = prompt.path.read_text(encoding="utf-8")
     assert "RAW-AGENTS-ONLY" in document and MARKERS["AGENTS.md"] not in document
-    (request, *_) = run_codex(codex_cli, prompt, fake_responses, tmp_path)
+    (request, *_) = run_codex(codex_cli, prompt, tmp_path)
     sent = json.dumps(request.body, ensure_ascii=False)
     assert json.dumps(document, ensure_ascii=False)[1:-1] in sent  # the compiled copy
     assert MARKERS["AGENTS.md"] not in sent  # and no raw one

@@ -28,18 +28,12 @@ from typing import Any
 import pytest
 from conftest import (
     CLAUDE_TIMEOUT,
-    FakeAnthropic,
-    RecordedRequest,
-    Reply,
     build_example,
     build_project,
     claude_env,
-    fake_message,
-    fake_stream,
     http_json,
-    running,
-    sse,
 )
+from fake_api import FakeAnthropic, RecordedRequest, Reply, fake_message, fake_stream, running, sse
 from hotplex.targets import claude_code_tools
 
 pytestmark = pytest.mark.integration

@@ -1,12 +1,20 @@
-"""``hotplex init --worker codex|gemini-cli`` and the commands a user runs next, through the CLI."""
+"""``hotplex init --worker <a home-document worker>`` and the commands a user runs next, through
+the CLI: every worker of the family (``targets/home.py``) gets these cases."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from hotplex import registry
+from hotplex.targets.home import HomeDocument
 
-CLI_WORKERS = {"codex": "codex-home/config.toml", "gemini-cli": "gemini-home/.gemini/GEMINI.md"}
+# Each home-document worker: the path of its home file in a job folder.
+CLI_WORKERS = {
+    name: next(o.name for o in worker.outputs if o.kind == worker.home_kind)
+    for name, worker in registry.workers().items()
+    if isinstance(worker, HomeDocument)
+}
 
 
 @pytest.mark.parametrize("worker", sorted(CLI_WORKERS))
@@ -14,7 +22,7 @@ def test_init_build_show_stats_check(worker, tmp_path, hotplex):
     root = tmp_path / "agents"
     assert hotplex("init", str(root), "--worker", worker).status == 0
     manifest = (root / "hotplex.toml").read_text(encoding="utf-8")
-    name = {"codex": "codex", "gemini-cli": "gemini"}[worker]
+    name = registry.workers()[worker].init_target[0]
     assert f'name = "{name}"\nworker = "{worker}"' in manifest
 
     built = hotplex("-C", str(root), "build", "--json")

@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 import tomllib
 
+from hotplex import registry
 from hotplex.api import Project
-from hotplex.targets import WORKERS, codex
+from hotplex.targets import codex
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -52,4 +53,4 @@ def test_artifact_files_and_launch(make_project):
 
 
 def test_registered():
-    assert isinstance(WORKERS["codex"], codex.Codex)
+    assert isinstance(registry.workers()["codex"], codex.Codex)

@@ -8,19 +8,22 @@ the whole suite runs over it as over the built-in ones.
 from __future__ import annotations
 
 import fnmatch
+import json
 import posixpath
+import subprocess
+import sys
 from pathlib import Path
 
 import attrs
 import pytest
-from hotplex import fingerprint
+from hotplex import fingerprint, registry
 from hotplex.build import Request, run
-from hotplex.document.limits import Truncation
 from hotplex.errors import HotplexError
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
-from hotplex.targets import WORKERS
-from hotplex.worker import Emitted, Output, Section, SectionSize, Worker
+from hotplex.records import Emitted, Output, Section, SectionSize, Truncation
+from hotplex.targets.home import HomeDocument
+from hotplex.worker import Worker
 
 
 @attrs.frozen
@@ -48,10 +51,10 @@ class Markdown(Worker):
 
 @pytest.fixture
 def with_markdown(monkeypatch):
-    monkeypatch.setitem(WORKERS, Markdown.name, Markdown())  # the one line of registration
+    monkeypatch.setitem(registry.workers(), Markdown.name, Markdown())  # one line registers it
 
 
-NAMES = sorted([*WORKERS, Markdown.name])
+NAMES = sorted([*registry.names(), Markdown.name])
 FILES = {
     "agent-configs/SOUL.md": "# Soul\nBe brief.\n",
     "agent-configs/SOUL.slack.md": "On Slack: threads.\n",
@@ -81,7 +84,7 @@ def test_emits_deterministic_bytes_with_relative_paths_all_declared(worker, make
     first = make_project(FILES, manifest=_manifest(worker))
     jobs = [j for j in _build(first) if j.target == "t"]
     assert [j.platform for j in jobs] == [None, "slack"]
-    declared = WORKERS[worker].outputs
+    declared = registry.workers()[worker].outputs
     assert sum(o.primary for o in declared) == 1
     for job in jobs:
         folder = f"dist/t/{job.platform or 'default'}/"
@@ -117,7 +120,7 @@ def test_options_reject_unknown_keys_and_wrong_types_with_key_paths(worker, make
     (problem,) = caught.value.problems
     assert problem.span.key == "target[0].headnig"
     assert problem.message.startswith("unknown key 'headnig'")
-    options = attrs.fields(WORKERS[worker].Options)
+    options = attrs.fields(registry.workers()[worker].Options)
     if options:  # a wrong type for its first option
         wrong = "[1]" if options[0].type in (str, "str | None", "str") else '"x"'
         manifest = _manifest(worker, f"{options[0].name} = {wrong}\n")
@@ -135,10 +138,16 @@ def test_a_subagent_profile_keeps_only_its_sections(worker, make_project):
     assert "Be brief." not in primary and "Lin, backend." not in primary
 
 
+def _modules(worker: Worker) -> tuple[str, ...]:
+    return fingerprint.worker_modules(type(worker))
+
+
 def test_a_change_to_its_modules_rebuilds_exactly_its_artifacts(worker, monkeypatch):
-    modules = WORKERS[worker].modules
+    modules = _modules(registry.workers()[worker])
     assert modules and all(isinstance(m, str) for m in modules)
-    before = {name: fingerprint.profile_digest(w.modules) for name, w in WORKERS.items()}
+    before = {
+        name: fingerprint.profile_digest(_modules(w)) for name, w in registry.workers().items()
+    }
     files = fingerprint.profile_files(modules)
     key = next(iter(files))
     digests = dict(fingerprint.package_state()[1])
@@ -147,11 +156,40 @@ def test_a_change_to_its_modules_rebuilds_exactly_its_artifacts(worker, monkeypa
     monkeypatch.setattr(fingerprint, "package_state", lambda: ({}, digests))
     if key not in digests or (files[key] is not None and key.startswith("tests")):
         pytest.skip("a module outside hotplex is hashed from its file")
-    after = {name: fingerprint.profile_digest(w.modules) for name, w in WORKERS.items()}
+    after = {
+        name: fingerprint.profile_digest(_modules(w)) for name, w in registry.workers().items()
+    }
     fingerprint.profile_digest.cache_clear()
-    changed = {name for name in WORKERS if before[name] != after[name]}
+    changed = {name for name in registry.workers() if before[name] != after[name]}
     assert worker in changed
-    assert all(key in fingerprint.profile_files(WORKERS[name].modules) for name in changed)
+    assert all(
+        key in fingerprint.profile_files(_modules(registry.workers()[name])) for name in changed
+    )
+
+
+# Run with this worker alone registered, then print the worker modules that were loaded.
+_LOADED = """
+import sys
+from hotplex import Project, registry
+registry.BUILT_IN = ((sys.argv[2], sys.argv[3]),)
+Project.load(sys.argv[1]).compile("t", platform="slack")
+for name, module in sorted(sys.modules.items()):
+    if name.startswith("hotplex.targets") and module.__spec__.submodule_search_locations is None:
+        print(name)
+"""
+
+
+def test_its_rebuild_key_covers_every_module_it_loads(worker, make_project):
+    """An edit to any module a worker runs rebuilds its artifacts: nothing to declare, or miss."""
+    if worker == Markdown.name:
+        pytest.skip("a worker of the tests: its module is its own rebuild key")
+    alone = _manifest(worker).split('[[target]]\nname = "other"')[0]
+    root = make_project(FILES, manifest=alone)
+    spec = dict(registry.BUILT_IN)[worker]
+    argv = [sys.executable, "-c", _LOADED, str(root), worker, spec]
+    loaded = subprocess.run(argv, capture_output=True, text=True, check=True).stdout.split()
+    assert spec.partition(":")[0] in loaded
+    assert set(loaded) <= set(_modules(registry.workers()[worker]))
 
 
 def test_budgets_apply_and_stats_shows_them(worker, make_project):
@@ -159,7 +197,9 @@ def test_budgets_apply_and_stats_shows_them(worker, make_project):
     from hotplex.api import Project
 
     project = Project.load(root)
-    budgets = WORKERS[worker].budgets(project.model.manifest.target[0], project.model.manifest)
+    budgets = registry.workers()[worker].budgets(
+        project.model.manifest.target[0], project.model.manifest
+    )
     artifact = project.compile("t")
     cuts = [Truncation(**t) for t in artifact.truncations]
     sizes = {s.name: s for s in artifact.sizes}
@@ -174,14 +214,31 @@ def test_the_sanitizer_applies_to_document_workers(worker, make_project):
     root = make_project(files, manifest=_manifest(worker))
     (job, *_) = [j for j in _build(root) if j.target == "t"]
     text = (root / job.primary).read_text()
-    if worker in ("claude-code", "opencode-server"):
+    if registry.workers()[worker].document == "agent-configuration":
         assert "</user><rules>" not in text and "&lt;/user>&lt;rules>" in text.replace(
             "\\u003c", "<"
         )
 
 
+HOME_DOCUMENT = sorted(n for n, w in registry.workers().items() if isinstance(w, HomeDocument))
+
+
+@pytest.mark.parametrize("worker", HOME_DOCUMENT)
+def test_a_home_document_launch_points_its_program_at_its_home(worker, make_project):
+    """argv[0] is the program, and its home variable names the folder the home file is in."""
+    declared = registry.workers()[worker]
+    root = make_project(FILES, manifest=_manifest(worker, 'cwd = "run"\n'))
+    (root / "run").mkdir()
+    (job, *_) = [j for j in _build(root) if j.target == "t" and j.platform == "slack"]
+    launch = json.loads((root / "dist/t/slack/launch.json").read_text(encoding="utf-8"))
+    assert launch["argv"] == [declared.program, *declared.argv]
+    home = posixpath.normpath(posixpath.join("run", launch["env"][declared.home_variable]))
+    assert f"{home}/{declared.home_file}" in {f.path for f in job.files}
+    assert (root / home / declared.home_file).is_file()
+
+
 WITH_SUBAGENTS = [
-    n for n, w in sorted(WORKERS.items()) if "subagents" in attrs.fields_dict(w.Options)
+    n for n, w in sorted(registry.workers().items()) if "subagents" in attrs.fields_dict(w.Options)
 ]
 
 
@@ -195,7 +252,7 @@ def test_sub_agent_files_are_declared_outputs_and_rebuild_with_their_sources(wor
     (job, *_) = [j for j in _build(root) if j.target == "t"]
     folder = "dist/t/default/"
     names = [f.path.removeprefix(folder) for f in job.files]
-    declared = WORKERS[worker].outputs
+    declared = registry.workers()[worker].outputs
     agent = next(n for n in names if "helper" in n)
     assert [o.kind for o in declared if fnmatch.fnmatchcase(agent, o.name)] == ["agent"]
     assert (root / folder / agent).read_text(encoding="utf-8").startswith("---\n")

@@ -12,8 +12,9 @@ import itertools
 import json
 import re
 
+from hotplex import registry
 from hotplex.api import Project
-from hotplex.targets import WORKERS, gemini_cli
+from hotplex.targets import gemini_cli
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -146,7 +147,7 @@ def test_gemini_wrapper_tags_are_reserved(make_project):
 
 
 def test_registered():
-    assert isinstance(WORKERS["gemini-cli"], gemini_cli.GeminiCli)
+    assert isinstance(registry.workers()["gemini-cli"], gemini_cli.GeminiCli)
 
 
 @given(SCANNED, st.lists(st.integers(min_value=0, max_value=60), max_size=6))

@@ -12,10 +12,10 @@ from pathlib import Path
 import attrs
 import pytest
 import tomli_w
+from hotplex import registry
 from hotplex.api import Project
 from hotplex.errors import HotplexError
 from hotplex.manifest.model import Manifest, Target
-from hotplex.targets import WORKERS
 from hotplex.targets.openclaw import worker as openclaw
 from hotplex.targets.openclaw.context import build_project_context
 from hotplex.targets.openclaw.templates import TEMPLATES, workspace_templates
@@ -81,8 +81,8 @@ def _problems(root: Path) -> list[tuple[str | None, str]]:
 
 
 def test_worker_is_registered_with_its_options() -> None:
-    assert isinstance(WORKERS["openclaw"], openclaw.OpenClaw)
-    assert sorted(attrs.fields_dict(WORKERS["openclaw"].Options)) == [
+    assert isinstance(registry.workers()["openclaw"], openclaw.OpenClaw)
+    assert sorted(attrs.fields_dict(registry.workers()["openclaw"].Options)) == [
         "compat",
         "max_chars",
         "session",
@@ -319,7 +319,7 @@ def test_hotplex_limits_do_not_apply(make_project) -> None:
 
 
 def test_budgets_are_openclaws() -> None:
-    worker, manifest, Options = WORKERS["openclaw"], Manifest(), openclaw.Options
+    worker, manifest, Options = registry.workers()["openclaw"], Manifest(), openclaw.Options
 
     def budgets(options: openclaw.Options) -> tuple[int | None, int | None]:
         return tuple(worker.budgets(Target("a", "openclaw", options=options), manifest)[:2])

@@ -1,7 +1,8 @@
-"""An OpenClaw workspace: its bootstrap files, by the names and in the order OpenClaw loads them.
+"""``hotplex import`` of an OpenClaw workspace: its bootstrap files, by the names and in the
+order OpenClaw loads them.
 
 The sources are named and described by the table the OpenClaw worker scaffolds from
-(``openclaw_templates.TEMPLATES``), so an imported workspace and ``hotplex init --worker
+(``templates.TEMPLATES``), so an imported workspace and ``hotplex init --worker
 openclaw`` agree. The project cannot live in the workspace (a deploy would write over its own
 sources): it is written beside it, with copies of the files, and the target's ``workspace`` is
 set to the folder, so ``context.md`` names it as OpenClaw will.
@@ -22,6 +23,11 @@ ONLY_OPENCLAW = frozenset({"TOOLS.md", "IDENTITY.md", "HEARTBEAT.md", "BOOTSTRAP
 _MEMORY = next(s for s in HOTPLEX_SOURCES if s.file == "MEMORY.md")
 _SOURCES = {t.file: (t.source, t.channel, t.tag, t.note) for t in TEMPLATES}
 _SOURCES["MEMORY.md"] = (_MEMORY.name, _MEMORY.channel, _MEMORY.tag, _MEMORY.note)
+
+
+def claims(names: set[str]) -> bool:
+    """Whether a folder holding the files ``names`` is an OpenClaw workspace."""
+    return bool(names & ONLY_OPENCLAW)
 
 
 def find(folder: Path) -> Found:

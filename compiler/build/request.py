@@ -1,0 +1,25 @@
+"""What a build or check is asked to do: a leaf module, so the engine and the package that runs
+it both import it without importing each other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Request:
+    root: Path
+    manifest: Path | None = None
+    targets: tuple[str, ...] = ()
+    check: bool = False
+    diff: bool = False
+    # Worker processes compiling dirty jobs (``-j``); 1 compiles in this process.
+    processes: int = 1
+    # Called after each batch of jobs as (done, total): the CLI draws its progress line; a
+    # library caller gets no output unless it asks.
+    on_progress: Callable[[int, int], None] | None = None

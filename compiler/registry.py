@@ -1,0 +1,49 @@
+"""The workers hotplex knows, by the name a manifest gives them (``[[target]] worker = ...``).
+
+Each is named by a ``"module:Class"`` string and imported on first use, so no core module has an
+import edge to a worker: the core asks this module, and the model hands each target's worker to
+the stages after the manifest (``Model.workers``, ``Job.worker``). Adding a worker is its module
+and one line in ``BUILT_IN``.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hotplex.worker import Worker
+
+# Name -> "module:Class"; this order is the order users see (hints, ``hotplex init``, README).
+BUILT_IN = (
+    ("claude-code", "hotplex.targets.claude_code:ClaudeCode"),
+    ("opencode-server", "hotplex.targets.opencode_server:OpenCodeServer"),
+    ("openclaw", "hotplex.targets.openclaw.worker:OpenClaw"),
+    ("codex", "hotplex.targets.codex:Codex"),
+    ("gemini-cli", "hotplex.targets.gemini_cli:GeminiCli"),
+)
+
+
+def names() -> tuple[str, ...]:
+    """Every worker's name, without importing one."""
+    return tuple(name for name, _ in BUILT_IN)
+
+
+@functools.cache
+def workers() -> dict[str, Worker]:
+    """Every worker, imported once; the one dict the core looks workers up in."""
+    loaded = {}
+    for name, spec in BUILT_IN:
+        module, _, cls = spec.partition(":")
+        loaded[name] = getattr(import_module(module), cls)()
+    return loaded
+
+
+def get(name: str) -> Worker | None:
+    return workers().get(name)
+
+
+def scaffold_defaults() -> tuple[str, ...]:
+    """The workers ``hotplex init`` and ``hotplex import`` scaffold unless told otherwise."""
+    return tuple(name for name, worker in workers().items() if worker.scaffold_default)

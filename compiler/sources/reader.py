@@ -1,0 +1,86 @@
+"""The reader a job's sources are resolved through, as the helpers of this stage see it (Claude
+Code's imports, the daily logs, reuse across library calls, the manifest's own texts): a
+protocol in a leaf module, so they depend on it and not on ``resolve.py``, which calls them.
+``resolve.Resolver`` is the one implementation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from hotplex.errors import Span
+    from hotplex.fs import ReadResult
+    from hotplex.manifest.jobs import Job
+    from hotplex.manifest.model import HtmlComments, Model
+    from hotplex.records import Truncation
+    from hotplex.scanning import hidden, secrets
+    from hotplex.scanning.origins import Origin
+
+
+@dataclass(frozen=True)
+class Loaded:
+    display: str
+    body: str
+    meta: dict[str, object]
+    body_line: int
+    size: int  # full size of the file on disk, in bytes
+    capped: bool
+    meta_read: bool = True  # frontmatter was looked for
+    tail: bool = False  # the file's end was read (a day past the cap), from mid-line
+    read: int = 0  # bytes read of it (of whole characters), before line ends are normalised
+
+
+class SourceFiles(Protocol):
+    """The one reader of files (a build's or a library ``Project``'s), as the helpers use it."""
+
+    # The library API's resolved sections (``reuse``); None in a build.
+    sections: dict | None
+
+    def raw(self, display: str, span: Span) -> ReadResult | None:
+        """The file's bytes as read (None: absent)."""
+
+    def listing(self, display: str, span: Span) -> tuple[tuple[str, int], ...]:
+        """A folder's files and their sizes."""
+
+    def tail_line(self, display: str, span: Span) -> int:
+        """The line a file read from its end starts at."""
+
+    def overlaid(self, paths: Iterable[str]) -> bool:
+        """Whether any of ``paths`` is replaced by this call's overlay."""
+
+
+class Reader(Protocol):
+    """One job's sources being read. What it has read so far is public, and a helper may add to
+    it: ``consulted`` (every path, present or absent, in first-use order), ``truncations``,
+    ``findings`` (secrets and hidden text, raised together at the end), ``read_variables`` and
+    ``claude_seen`` (the files Claude Code has loaded this session)."""
+
+    model: Model
+    job: Job
+    inputs: SourceFiles
+    variables: dict[str, str]
+    consulted: list[str]
+    truncations: list[Truncation]
+    findings: list[secrets.Finding | hidden.Finding]
+    read_variables: set[str]
+    claude_seen: set[str]
+
+    def file(self, display: str, span: Span, meta: bool = True) -> Loaded | None:
+        """A source file as loaded (None: absent), recorded as consulted."""
+
+    def render(self, loaded: Loaded) -> tuple[str, tuple[str, ...]]:
+        """The file's text for this job, and the files it included."""
+
+    def source_text(
+        self, display: str, span: Span, html_comments: HtmlComments = "keep", meta: bool = True
+    ) -> str | None:
+        """A file's text as its section holds it: rendered, comments stripped as asked, scanned."""
+
+    def check(self, text: str, origins: list[Origin]) -> None:
+        """Record the secrets and hidden text ``text`` would carry, placed in ``origins``."""
+
+    def check_setting(self, text: str, key: str) -> None:
+        """The same for a manifest value that reaches the artifact as it is (a note)."""

@@ -1,0 +1,110 @@
+"""The home-document family: programs that read one document from a home folder an environment
+variable moves (Codex CLI's ``config.toml``, Gemini CLI's global ``GEMINI.md``).
+
+For each job a member writes ``prompt.xml`` (the document as the program will send it), the home
+file inside a home folder, and ``launch.json`` pointing the home variable at that folder; a
+gateway copies the folder to a fresh one per session (the programs write their state there).
+A member declares the program, the home and what the program does to the text on the way
+(``Transform``), so a new program of this kind is a declaration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from hotplex.document import configuration
+from hotplex.document.measure import measure
+from hotplex.manifest.jobs import Job
+from hotplex.manifest.model import Model
+from hotplex.records import Emitted, Output, Section, SectionSize
+from hotplex.worker import LAUNCH_FILE, Worker, in_session, launch_json
+
+PROMPT_FILE = "prompt.xml"
+
+
+@dataclass(frozen=True)
+class Sent:
+    """The document as the program will send it, and where each of its offsets went."""
+
+    text: str
+    warnings: tuple[str, ...] = ()
+    position: Callable[[int], int] | None = None  # document offset -> offset in ``text``
+
+
+@dataclass(frozen=True)
+class Transform:
+    """What the program makes of the document on the way: ``document`` turns the whole of it
+    into what is sent; ``section``, if any, is applied to each section before the limits, so
+    that they hold for what is sent (``configuration.build``'s ``as_sent``)."""
+
+    document: Callable[[str], Sent]
+    section: Callable[[str], str] | None = None
+
+
+VERBATIM = Transform(Sent)
+
+
+class HomeDocument(Worker):
+    """A program reading one document from a home folder that an environment variable moves."""
+
+    program: ClassVar[str]  # argv[0]
+    argv: ClassVar[tuple[str, ...]] = ()  # the arguments after it
+    home_variable: ClassVar[str]  # "CODEX_HOME"
+    home_dir: ClassVar[str]  # the home folder, in the job folder: "codex-home"
+    home_file: ClassVar[str]  # the file in it: "config.toml", ".gemini/GEMINI.md"
+    home_kind: ClassVar[str] = "memory"  # the home file's ``Output`` kind
+    # The program's own wrapper tags around the document: reserved like the document's.
+    also_reserved: ClassVar[frozenset[str]] = frozenset()
+    transform: ClassVar[Transform] = VERBATIM
+    document = "agent-configuration"
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "home_file" in vars(cls) or "home_dir" in vars(cls):  # derived, never by hand
+            cls.outputs = (
+                Output(PROMPT_FILE, "document", primary=True),
+                Output(f"{cls.home_dir}/{cls.home_file}", cls.home_kind),
+                Output(LAUNCH_FILE, "launch"),
+            )
+
+    def home_bytes(self, job: Job, sent: str) -> bytes:
+        """The home file: the document as sent, unless the program wants it wrapped (Codex)."""
+        return sent.encode("utf-8")
+
+    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
+        document = configuration.build(
+            sections, model, also_reserved=self.also_reserved, as_sent=self.transform.section
+        )
+        sent = self.transform.document(document.text)
+        folder = job.out_dir(model)
+        prompt, home = f"{folder}/{PROMPT_FILE}", f"{folder}/{self.home_dir}"
+        launch = launch_json(
+            job, [self.program, *self.argv], {self.home_variable: in_session(job, model, home)}
+        )
+        return Emitted(
+            files={
+                prompt: sent.text.encode("utf-8"),
+                f"{home}/{self.home_file}": self.home_bytes(job, sent.text),
+                f"{folder}/{LAUNCH_FILE}": launch,
+            },
+            primary=prompt,
+            truncations=document.truncations,
+            warnings=sent.warnings,
+            sizes=_sizes_as_sent(document, sent),
+        )
+
+
+def _sizes_as_sent(document: configuration.Document, sent: Sent) -> tuple[SectionSize, ...]:
+    """Each section's size in what the program receives (a section left out keeps its zero)."""
+    if sent.position is None:
+        return document.sizes
+    sizes = []
+    for size in document.sizes:
+        span = document.spans.get(size.name)
+        if span is not None:
+            start, end = (sent.position(at) for at in span)
+            size = size._replace(injected=measure(sent.text[start:end], size.unit))
+        sizes.append(size)
+    return tuple(sizes)

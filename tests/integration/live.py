@@ -1,0 +1,55 @@
+"""Running a built artifact's program for real against a fake API: what every live test of a
+worker does, so that its test file holds only what is particular to its program.
+
+A ``LiveCase`` says what a gateway adds to ``launch.json`` for one program (arguments for a
+headless run, environment, files in the home it points at) and which fake API it speaks;
+``run_live`` builds nothing: it starts the fake, runs the program as the artifact's
+``launch.json`` says with those additions, checks that it finished against the fake, and returns
+the model requests it sent.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fake_api import FakeApi, RecordedRequest, running
+
+
+@dataclass(frozen=True)
+class LiveCase:
+    """What a gateway adds to one program's ``launch.json``, and the API it talks to."""
+
+    fake: Callable[[], FakeApi]
+    args: Callable[[str], list[str]]  # the fake's URL -> arguments after launch.json's argv
+    env: Callable[[str], dict[str, str]]  # the fake's URL -> variables (provider, dummy key)
+    model_route: str  # the suffix of the route the conversation's requests go to
+    home_variable: str | None = None  # the variable launch.json points at the program's home
+    home_files: dict[str, str] = field(default_factory=dict)  # written there (settings)
+
+
+def home_of(artifact, variable: str) -> Path:
+    """The home folder the artifact's ``launch.json`` gives the program."""
+    launch = json.loads((artifact.path.parent / "launch.json").read_text(encoding="utf-8"))
+    return artifact.project / launch["cwd"] / launch["env"][variable]
+
+
+def run_live(
+    case: LiveCase, cli, artifact, tmp_path: Path, extra: dict[str, str] | None = None
+) -> tuple[FakeApi, list[RecordedRequest]]:
+    """Run ``cli`` as ``artifact``'s ``launch.json`` says, against a fresh fake; ``extra`` files
+    go into the home too. The fake (every request) and the conversation's requests."""
+    if case.home_variable is not None:
+        home = home_of(artifact, case.home_variable)
+        for name, text in {**case.home_files, **(extra or {})}.items():
+            (home / name).parent.mkdir(parents=True, exist_ok=True)
+            (home / name).write_text(text, encoding="utf-8")
+    with running(case.fake()) as fake:
+        done = cli.launch(artifact, case.args(fake.url), case.env(fake.url), tmp_path / "home")
+    assert done.returncode == 0, f"{cli.name} exited {done.returncode}: {done.stderr[-2000:]}"
+    assert done.stdout.strip() == fake.reply  # it finished against the fake
+    requests = [r for r in fake.requests if r.route.endswith(case.model_route)]
+    assert requests, f"no {case.model_route}; saw {[r.path for r in fake.requests]}"
+    return fake, requests

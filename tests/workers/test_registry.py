@@ -1,0 +1,49 @@
+"""The registry is the core's one way to a worker: nothing in the core names or imports one, so
+what a worker declares (its audiences, its workspace format) is all the core goes by."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hotplex import importing, registry
+from hotplex.targets import gemini_cli
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_no_core_module_imports_a_worker():
+    script = REPO / ".ci" / "import-cycles"
+    result = subprocess.run(
+        [sys.executable, str(script), "--core"], capture_output=True, text=True, check=False
+    )
+    assert "Traceback" not in result.stderr, result.stderr
+    assert [line for line in result.stdout.splitlines() if line.startswith("core module")] == []
+
+
+def test_naming_the_workers_imports_none():
+    code = (
+        "import sys; from hotplex import registry; names = registry.names();"
+        "print(sorted(m for m in sys.modules if m.startswith('hotplex.targets')), names)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.startswith("[] ("), out.stdout
+    assert registry.names() == tuple(registry.workers())
+
+
+class GeminiFork(gemini_cli.GeminiCli):
+    name = "gemini-fork"
+    init_target = ("fork", "a program reading GEMINI.md")
+
+
+@pytest.mark.parametrize("audience", ["gemini", "agents"])
+def test_import_gives_each_file_to_the_workers_that_declare_reading_it(
+    tmp_path, monkeypatch, audience
+):
+    fork = type("Fork", (GeminiFork,), {"imports_read": frozenset({audience})})()
+    monkeypatch.setitem(registry.workers(), fork.name, fork)
+    (tmp_path / ("GEMINI.md" if audience == "gemini" else "AGENTS.md")).write_text("Be brief.\n")
+    plan = importing.plan([tmp_path], tmp_path)
+    assert '[[target]]\nname = "fork"\nworker = "gemini-fork"' in plan.text
