@@ -267,7 +267,7 @@ def test_two_sources_for_one_workspace_file_are_an_error(make_project) -> None:
 def test_per_file_cut_is_a_truncation_and_openclaws_warning(make_project) -> None:
     files = {"AGENTS.md": "rules", "SOUL.md": "# Soul\n" + "s" * 993}
     artifact = _compile(_project(make_project, files, 'workspace = "/ws"\nmax_chars = 500'))
-    (cut,) = artifact.truncations
+    (cut,) = (t.to_json() for t in artifact.truncations)
     after = cut.pop("after")
     assert cut == {
         "section": "soul",
@@ -287,7 +287,7 @@ def test_per_file_cut_is_a_truncation_and_openclaws_warning(make_project) -> Non
 def test_user_md_cap_is_named(make_project) -> None:
     artifact = _compile(_project(make_project, {"USER.md": "u" * 5000}, 'workspace = "/ws"'))
     (cut,) = artifact.truncations
-    assert (cut["section"], cut["limit"], cut["before"]) == ("user", "openclaw.user_cap", 5000)
+    assert (cut.section, cut.limit, cut.before) == ("user", "openclaw.user_cap", 5000)
 
 
 def test_silent_stop_of_the_total_budget_is_reported(make_project) -> None:
@@ -296,7 +296,7 @@ def test_silent_stop_of_the_total_budget_is_reported(make_project) -> None:
     options = 'workspace = "/ws"\ntotal_max_chars = 100'
     artifact = _compile(_project(make_project, files, options))
     assert artifact.warnings == ()
-    assert [(c["section"], c["limit"], c["before"], c["after"]) for c in artifact.truncations] == [
+    assert [(c.section, c.limit, c.before, c.after) for c in artifact.truncations] == [
         ("soul", "openclaw.total_max_chars", 4, 0),
         ("user", "openclaw.total_max_chars", 4, 0),
     ]
