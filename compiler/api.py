@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import attrs
@@ -221,9 +221,11 @@ def _artifact(
     it was read from, or ``overlay:USER.md``), never by the project file it stands in for."""
     names = names or {}
     truncations = tuple(
-        replace(t, files=tuple(names.get(f, f) for f in t.files)) for t in emitted.truncations
+        attrs.evolve(t, files=tuple(names.get(f, f) for f in t.files)) for t in emitted.truncations
     )
-    sizes = tuple(s._replace(files=tuple(names.get(f, f) for f in s.files)) for s in emitted.sizes)
+    sizes = tuple(
+        attrs.evolve(s, files=tuple(names.get(f, f) for f in s.files)) for s in emitted.sizes
+    )
     return Artifact(
         target=job.target.name,
         worker=job.target.worker,

@@ -61,6 +61,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
+import attrs
 from hotplex.document import configuration as agent_configuration
 from hotplex.document.measure import measure
 from hotplex.manifest.jobs import Job
@@ -151,7 +152,7 @@ def _as_sent(size: SectionSize, span: tuple[int, int] | None, sent: Normalised) 
     if span is None:
         return size
     start, end = (sent.position(at) for at in span)
-    return size._replace(injected=measure(sent.text[start:end], size.unit))
+    return attrs.evolve(size, injected=measure(sent.text[start:end], size.unit))
 
 
 def _import_warning(imports: list[str]) -> str:

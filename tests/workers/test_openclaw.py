@@ -15,6 +15,7 @@ import tomli_w
 from hotplex.api import Project
 from hotplex.errors import HotplexError
 from hotplex.manifest.model import Manifest, Target
+from hotplex.records import SectionSize
 from hotplex.targets import WORKERS
 from hotplex.targets.openclaw import worker as openclaw
 from hotplex.targets.openclaw.context import build_project_context
@@ -211,7 +212,7 @@ def test_empty_source_is_an_empty_file_openclaw_skips(make_project) -> None:
     artifact = _compile(_project(make_project, files, 'workspace = "/ws"'))
     assert artifact.files["dist/claw/default/workspace/SOUL.md"] == b""
     assert "SOUL.md" not in artifact.text  # neither [MISSING] nor the persona guidance
-    assert ("soul", ("src/SOUL.md",), 0, 0, "utf16") in artifact.sizes
+    assert SectionSize("soul", ("src/SOUL.md",), 0, 0, "utf16") in artifact.sizes
     assert artifact.truncations == () and artifact.warnings == ()
 
 
@@ -306,7 +307,7 @@ def test_session_filtering_is_no_cut(make_project) -> None:
     files = {"AGENTS.md": "rules", "SOUL.md": "soul", "USER.md": "user"}
     artifact = _compile(_project(make_project, files, 'session = "subagent"'))
     assert artifact.truncations == () and artifact.warnings == ()
-    assert [size[3] for size in artifact.sizes] == [5, 0, 0]
+    assert [size.injected for size in artifact.sizes] == [5, 0, 0]
 
 
 def test_hotplex_limits_do_not_apply(make_project) -> None:
@@ -322,7 +323,8 @@ def test_budgets_are_openclaws() -> None:
     worker, manifest, Options = WORKERS["openclaw"], Manifest(), openclaw.Options
 
     def budgets(options: openclaw.Options) -> tuple[int | None, int | None]:
-        return tuple(worker.budgets(Target("a", "openclaw", options=options), manifest)[:2])
+        found = worker.budgets(Target("a", "openclaw", options=options), manifest)
+        return found.per_file, found.total
 
     assert budgets(Options()) == (20_000, 60_000)
     assert budgets(Options(max_chars=5, total_max_chars=9)) == (5, 9)
