@@ -16,9 +16,10 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
+import attrs
 from hotplex.errors import HotplexError, suggest
 from hotplex.fs import Stamp, settled, stamp
 from hotplex.manifest.read import MANIFEST_NAME
@@ -26,22 +27,26 @@ from hotplex.manifest.read import MANIFEST_NAME
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
     from hotplex.manifest.jobs import Job
-    from hotplex.records import Emitted
+    from hotplex.records import Emitted, SectionSize, Truncation
     from hotplex.sources.overlay import OverlayFile
     from hotplex.sources.resolve import Inputs
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Artifact:
+    """One compiled artifact set, in memory. ``truncations`` and ``sizes`` are typed records
+    (``cut.limit``, ``size.injected``); ``Truncation.to_json()`` gives a cut as the ``--json``
+    report writes it."""
+
     target: str
     worker: str
     platform: str | None
     path: str  # where `hotplex build` writes the primary file, relative to the project
     text: str  # the primary file's text: prompt.xml, payload.json or context.md
     files: dict[str, bytes]
-    truncations: tuple[dict[str, object], ...]
+    truncations: tuple[Truncation, ...]
     warnings: tuple[str, ...]
-    sizes: tuple[tuple[str, tuple[str, ...], int, int, str], ...]
+    sizes: tuple[SectionSize, ...]
 
     def file(self, name: str) -> bytes:
         """Another file of the artifact's folder by its name there (``agents/reviewer.md``)."""
@@ -215,10 +220,12 @@ def _artifact(
     """The call's answer; an overlaid file is named by its label (``overlay_names``, the path
     it was read from, or ``overlay:USER.md``), never by the project file it stands in for."""
     names = names or {}
-    truncations = (
-        replace(t, files=tuple(names.get(f, f) for f in t.files)) for t in emitted.truncations
+    truncations = tuple(
+        attrs.evolve(t, files=tuple(names.get(f, f) for f in t.files)) for t in emitted.truncations
     )
-    sizes = tuple(s._replace(files=tuple(names.get(f, f) for f in s.files)) for s in emitted.sizes)
+    sizes = tuple(
+        attrs.evolve(s, files=tuple(names.get(f, f) for f in s.files)) for s in emitted.sizes
+    )
     return Artifact(
         target=job.target.name,
         worker=job.target.worker,
@@ -226,7 +233,7 @@ def _artifact(
         path=emitted.primary,
         text=emitted.files[emitted.primary].decode("utf-8"),
         files=dict(emitted.files),
-        truncations=tuple(t.to_json() for t in truncations),
+        truncations=truncations,
         warnings=emitted.warnings,
         sizes=sizes,
     )

@@ -338,7 +338,6 @@ def cmd_graph(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
 def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.api import Project
     from hotplex.console import warn
-    from hotplex.records import Truncation
     from hotplex.sources import raw_copies
     from hotplex.sources.logs import describe_cuts
     from hotplex.sources.overlay import read_arguments
@@ -352,7 +351,7 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
         sys.stdout.buffer.write(artifact.file(args.file))
     folder = artifact.path.rpartition("/")[0]
     shown = artifact.path if args.file is None else f"{folder}/{args.file}"
-    cuts = [Truncation.from_json(cut) for cut in artifact.truncations]
+    cuts = artifact.truncations
     for line in describe_cuts(c for c in cuts if (c.document or artifact.path) == shown):
         warn(line)
     for text in artifact.warnings:

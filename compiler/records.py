@@ -1,14 +1,16 @@
-"""What the build knows about each job, as typed records: the log's record of how an artifact
-was made, and the report a command prints. ``state.py`` turns them into JSON lines and back."""
+"""Every record that crosses a stage, typed (attrs, frozen unless the engine fills it in): what a
+worker is given and answers (``Section``, ``Emitted``, ...), the cuts and sizes of an artifact,
+the log's record of how an artifact was made, and the report a command prints. They become JSON
+only at the edges: ``build/log.py`` for the build log, ``cli.py`` for ``--json``.
+
+An up-to-date ``check`` never imports this module (``tests/build/test_noop.py``): attrs would
+cost it a third of its time.
+"""
 
 from __future__ import annotations
 
-from collections import namedtuple
-from dataclasses import dataclass, field
-from typing import NamedTuple
+import attrs
 
-# Not typing's: the no-op path loads this module, and importing typing costs it milliseconds.
-# The two tuple records below are collections.namedtuple classes, their fields annotated.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -16,7 +18,7 @@ if TYPE_CHECKING:
     from hotplex.manifest.model import Source
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Truncation:
     section: str  # the source's name
     files: tuple[str, ...]  # the files the section came from
@@ -69,10 +71,10 @@ class Truncation:
         } | ({"document": self.document} if self.document else {})
 
 
-class SectionSize(namedtuple("SectionSize", "name files raw injected unit")):
+@attrs.frozen
+class SectionSize:
     """How much of a section reaches the worker, in the unit of the budget that counts it."""
 
-    __slots__ = ()
     name: str
     files: tuple[str, ...]
     raw: int  # before any budget
@@ -80,7 +82,7 @@ class SectionSize(namedtuple("SectionSize", "name files raw injected unit")):
     unit: str
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Day:
     """One daily log as read: its file, the heading naming it, its entries in file order (those
     repeated verbatim in a newer day already removed), the line breaks before each entry in the
@@ -105,7 +107,7 @@ class Day:
         return "".join(parts)
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Unread:
     """A day older than anything the budget can use: listed, never opened."""
 
@@ -113,7 +115,7 @@ class Unread:
     size: int  # bytes on disk
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Logs:
     days: tuple[Day, ...]  # newest first
     unread: tuple[Unread, ...] = ()  # newest first, all older than ``days``
@@ -123,7 +125,7 @@ class Logs:
     curated: str = ""
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Section:
     """One source after resolution, frontmatter stripping and rendering; not yet sanitized."""
 
@@ -139,7 +141,7 @@ class Section:
     logs: Logs | None = None
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Emitted:
     """A job's files and what the worker did to fit them: the worker's whole answer."""
 
@@ -156,7 +158,8 @@ class Emitted:
     notes: tuple[str, ...] = ()
 
 
-class Output(NamedTuple):
+@attrs.frozen
+class Output:
     """A file a worker emits in each job folder: a name (``*`` matches one path segment's part)
     and its kind. Exactly one output of a worker is ``primary``."""
 
@@ -165,14 +168,16 @@ class Output(NamedTuple):
     primary: bool = False
 
 
-class SourceTemplate(NamedTuple):
+@attrs.frozen
+class SourceTemplate:
     """A source file ``hotplex init`` writes for a worker, and how a manifest declares it."""
 
     source: Source
     text: str
 
 
-class TargetSources(NamedTuple):
+@attrs.frozen
+class TargetSources:
     """What ``validate`` knows of a target's sources: the ones it reads (its ``keep`` applied),
     and every source of the project, for a "did you mean"."""
 
@@ -180,7 +185,8 @@ class TargetSources(NamedTuple):
     project: tuple[Source, ...]
 
 
-class Budgets(NamedTuple):
+@attrs.frozen
+class Budgets:
     """The budgets ``stats`` measures an artifact against."""
 
     per_file: int | None
@@ -188,7 +194,8 @@ class Budgets(NamedTuple):
     unit: str
 
 
-class OptionProblem(NamedTuple):
+@attrs.frozen
+class OptionProblem:
     """A problem with a target, placed at ``target[i].<key>``, or at ``key`` itself when the
     problem lies elsewhere in the manifest (``at_target=False``: ``source[5].file``)."""
 
@@ -198,21 +205,33 @@ class OptionProblem(NamedTuple):
     at_target: bool = True
 
 
-class Stamped(namedtuple("Stamped", "mtime_ns size ino digest")):
+@attrs.frozen
+class Stamped:
     """A file as last seen: its stamp and its content digest, one layout for inputs and outputs.
 
     ``mtime_ns`` is -1 when the stamp cannot vouch for the content (a write in the same tick as
     the read), so it never matches and the file is hashed again.
     """
 
-    __slots__ = ()
     mtime_ns: int
     size: int
     ino: int
     digest: str | None
 
+    @classmethod
+    def from_list(cls, values: list[Any]) -> Stamped:
+        """From the log's ``[mtime_ns, size, inode, digest]``."""
+        mtime_ns, size, ino, digest = values
+        return cls(mtime_ns, size, ino, digest)
 
-@dataclass(frozen=True)
+    def to_list(self) -> list[Any]:
+        return [self.mtime_ns, self.size, self.ino, self.digest]
+
+    def same_stamp(self, mtime_ns: int, size: int, ino: int) -> bool:
+        return (self.mtime_ns, self.size, self.ino) == (mtime_ns, size, ino)
+
+
+@attrs.frozen
 class JobRecord:
     """How one job's artifacts were made: the log line the next build compares against."""
 
@@ -230,14 +249,14 @@ class JobRecord:
     sizes: tuple[SectionSize, ...]
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class FileReport:
     path: str
     sha256: str
     bytes: int
 
 
-@dataclass
+@attrs.define
 class JobReport:
     id: str
     target: str
@@ -249,8 +268,8 @@ class JobReport:
     warnings: list[str]
     sizes: tuple[SectionSize, ...]
     status: str  # current | rebuilt | stale | missing | edited
-    reasons: list[str] = field(default_factory=list)
-    written: list[str] = field(default_factory=list)
+    reasons: list[str] = attrs.Factory(list)
+    written: list[str] = attrs.Factory(list)
     diff: str = ""
 
     @property
@@ -276,7 +295,7 @@ class JobReport:
         )
 
 
-@dataclass
+@attrs.define
 class Outcome:
     jobs: list[JobReport]
     orphans: list[str]  # deleted by build, or that a build would delete (check)

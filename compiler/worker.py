@@ -5,7 +5,7 @@ module under ``targets/`` holding one ``Worker`` subclass, registered by one lin
 ``registry.BUILT_IN``; the core looks workers up by name and never names one. Everything a
 worker may bring — its own manifest keys, checks that need the whole manifest, default sources,
 budgets, ``init`` templates, the files it emits — is declared here, with a default, so a small
-worker is small (pre-commit's plug-in shape: a protocol and a dict).
+worker is small (pre-commit's plug-in shape: a base class with defaults, and a registry).
 
 The records that cross the seam (``Section`` in, ``Emitted`` out, ``Output``, ``Budgets``,
 ``OptionProblem``, ...) live in ``hotplex.records`` with every other record that crosses a

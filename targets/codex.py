@@ -13,7 +13,7 @@ Delivery, for each job::
     <out>/<target>/<platform or default>/launch.json             argv, env CODEX_HOME, cwd
 
 Why a ``config.toml`` in a ``CODEX_HOME`` rather than ``-c developer_instructions=…``: the
-document travels in a file, never as an argument (seed §11): Linux caps one argv string at
+document travels in a file, never as an argument (a HotPlex rule): Linux caps one argv string at
 128 KiB (the default 40,000-character budget is 120,000 bytes of CJK or 160,000 of emoji
 before the XML), the text would show in every process listing, and quoting it for TOML and a
 shell is a second place to get it wrong. Codex resolves a relative ``CODEX_HOME`` against its

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+import attrs
 from hotplex.document import configuration
 from hotplex.document.measure import measure
 from hotplex.manifest.jobs import Job
@@ -105,6 +106,6 @@ def _sizes_as_sent(document: configuration.Document, sent: Sent) -> tuple[Sectio
         span = document.spans.get(size.name)
         if span is not None:
             start, end = (sent.position(at) for at in span)
-            size = size._replace(injected=measure(sent.text[start:end], size.unit))
+            size = attrs.evolve(size, injected=measure(sent.text[start:end], size.unit))
         sizes.append(size)
     return tuple(sizes)

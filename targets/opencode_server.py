@@ -4,7 +4,7 @@ sub-agents' files.
 OpenCode keeps no system prompt between messages, so a gateway sends this ``system`` with every
 message, adding its ``parts``. The body validates against the request schema of opencode 1.18.33.
 
-Sub-agents do not receive that ``system`` (seed §7.2), so each name in the target's ``subagents``
+Sub-agents do not receive that ``system`` in OpenCode, so each name in the target's ``subagents``
 also gets ``agents/<name>.md``, an OpenCode agent file (``mode: subagent``), and ``launch.json``
 maps ``.opencode/agent/<name>.md`` — relative to the project folder the server's session runs
 in — to it; ``GET /agent`` lists the agent with the compiled prompt. ``launch.json`` is written

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import attrs
@@ -250,7 +250,7 @@ def kept(sections: list[Section], keep: Iterable[str]) -> list[Section]:
 def cuts_in(document: str, found: Iterable[Truncation]) -> tuple[Truncation, ...]:
     """``found``, the cuts made to fit ``document``, each naming it: the same source may be cut
     once in each document of a set, and a report must say which."""
-    return tuple(replace(cut, document=document) for cut in found)
+    return tuple(attrs.evolve(cut, document=document) for cut in found)
 
 
 def emit(

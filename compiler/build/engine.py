@@ -10,6 +10,7 @@ from dataclasses import replace
 from itertools import islice
 from typing import TYPE_CHECKING
 
+import attrs
 from hotplex.build import decide, orphans, snapshot
 from hotplex.build.execute import Check, Strategy, Write
 from hotplex.build.outputs import Outputs
@@ -43,7 +44,9 @@ class Builder:
         self.manifest_stamp = stamp(manifest_path)
         self.model = loading.load(request.root, manifest_path, cached=True)
         known = {
-            path: (Stamp(*rec[:3]), rec.digest) for path, rec in state.files.items() if rec.digest
+            path: (Stamp(rec.mtime_ns, rec.size, rec.ino), rec.digest)
+            for path, rec in state.files.items()
+            if rec.digest
         }
         logs = days_glob(self.model)
         self.inputs = Inputs(request.root, read_cap(self.model), logs, known=known)
@@ -165,7 +168,7 @@ class Builder:
             for p, rec in record.outputs.items()
         }
         if outputs != record.outputs:
-            log.append(replace(record, outputs=outputs))
+            log.append(attrs.evolve(record, outputs=outputs))
 
     def _still_current(self, job: Job, record: JobRecord) -> bool:
         """A job this build did not select: are its record's keys and inputs still true?"""

@@ -240,7 +240,7 @@ def _record_from_json(data: dict[str, Any]) -> JobRecord:
         keys=data["keys"],
         inputs=data["inputs"],
         variables=data["variables"],
-        outputs={path: Stamped(*stamp) for path, stamp in data["outputs"].items()},
+        outputs={path: Stamped.from_list(stamp) for path, stamp in data["outputs"].items()},
         truncations=tuple(Truncation.from_json(t) for t in data["truncations"]),
         warnings=tuple(data["warnings"]),
         sizes=tuple(SectionSize(n, tuple(f), r, i, u) for n, f, r, i, u in data["sizes"]),
@@ -255,7 +255,7 @@ def record_to_json(record: JobRecord, report_only: bool = False) -> dict[str, An
         "worker": record.worker,
         "platform": record.platform,
         "primary": record.primary,
-        "outputs": {path: list(stamp) for path, stamp in record.outputs.items()},
+        "outputs": {path: stamp.to_list() for path, stamp in record.outputs.items()},
         "truncations": [t.to_json() for t in record.truncations],
         "warnings": list(record.warnings),
         "sizes": [[s.name, list(s.files), s.raw, s.injected, s.unit] for s in record.sizes],
@@ -273,7 +273,7 @@ def _files_of(snapshot: dict[str, Any], number: int) -> dict[str, Stamped]:
         rec is None or (isinstance(rec, list) and len(rec) == 4) for rec in files.values()
     ):
         raise CorruptLog(f"line {number}: bad snapshot")
-    return {path: Stamped(*rec) for path, rec in files.items() if rec is not None}
+    return {path: Stamped.from_list(rec) for path, rec in files.items() if rec is not None}
 
 
 class Log:

@@ -86,4 +86,4 @@ class Outputs:
 
 
 def _same(current: Stamp, recorded: Stamped) -> bool:
-    return (current.mtime_ns, current.size, current.ino) == recorded[:3]
+    return recorded.same_stamp(current.mtime_ns, current.size, current.ino)

@@ -3,7 +3,7 @@
 Every file is created exclusively (``open(..., "x")``, OpenClaw's ``writeFileIfMissing``): a file
 that already exists, even an empty one or a dangling symlink, is left exactly as it is, so running
 ``init`` again, or in a folder that already has some of the files, is always safe. The templates
-(``scaffold_templates/``) are the HotPlex design's (seed §9) in English; their ``{{ var }}``
+(``scaffold_templates/``) are HotPlex's own starter files, in English; their ``{{ var }}``
 placeholders are rendered at build time from the ``[vars]`` the manifest template defines.
 """
 

@@ -1,4 +1,5 @@
-"""The ``<agent-configuration>`` document (seed 000 §5.1), shared by the XML workers.
+"""The ``<agent-configuration>`` document (HotPlex's prompt layout: one tag per source, grouped
+by channel), shared by the XML workers.
 
 Layout: the wrapper, then one group per channel in B, C order (``<directives>``, ``<context>``),
 each opening with its one-line note, then its sections in source order, each opening with its

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
+import attrs
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
 from hotplex.records import Emitted, Section
@@ -23,6 +24,6 @@ def compile_job(model: Model, job: Job, inputs: sources.Inputs) -> Compiled:
     resolution = sources.resolve(model, job, inputs)
     emitted = job.worker.emit(job, resolution.sections, model)
     if resolution.truncations:
-        emitted = replace(emitted, truncations=(*resolution.truncations, *emitted.truncations))
+        emitted = attrs.evolve(emitted, truncations=(*resolution.truncations, *emitted.truncations))
     digests = {path: inputs.digest(path) for path in resolution.consulted}
     return Compiled(job, emitted, digests, resolution.variables, tuple(resolution.sections))

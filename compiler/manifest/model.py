@@ -1,7 +1,8 @@
-"""The typed manifest: plain attrs classes, and ``load``, the one way to get a trusted model.
+"""The typed manifest: plain attrs classes; ``manifest.load.load`` is the one way to get a
+trusted model.
 
 Validation belongs to the edge: ``structure.py`` turns the TOML mapping into these classes with
-a strict converter, ``validate.py`` checks what spans fields; after ``load`` the rest of the
+a strict converter, ``validate.py`` checks what spans fields; after loading, the rest of the
 compiler trusts the model. Every problem is collected (not just the first) with its key path,
 e.g. ``target[1].worker``; list indexes count from 0, as in TOML's arrays of tables.
 """
@@ -192,7 +193,8 @@ class Target:
         return tuple(s for s in sources if s.name in keep)
 
 
-# HotPlex's five sources (seed 000): what a worker reads when it names no defaults of its own.
+# HotPlex's five sources (the files the HotPlex gateway reads): what a worker reads when it
+# names no defaults of its own.
 HOTPLEX_SOURCES = (
     Source("soul", "SOUL.md", "B", "persona", "Embody this persona naturally in all interactions."),
     Source("rules", "AGENTS.md", "B", "rules", "Treat as mandatory workspace constraints."),

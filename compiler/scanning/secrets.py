@@ -1,7 +1,7 @@
 """Find likely credentials in what an artifact will contain, and say which source line holds them.
 
 Agent files are written by people and by agents (MEMORY.md), and artifacts are copied into
-prompts, logs and repositories, so a key pasted into a source must stop the build (seed §9.1:
+prompts, logs and repositories, so a key pasted into a source must stop the build (a HotPlex rule:
 never leak API keys, tokens or passwords). The scan runs on each source file *as rendered* for a
 job, so a secret in a comment or an untaken ``{% if %}`` branch is not reported while one arriving
 through a variable is; each match is then traced back to the text it was copied from (the file,

@@ -35,9 +35,9 @@ import posixpath
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import attrs
 from hotplex.records import Day, Logs, Unread
 
 if TYPE_CHECKING:
@@ -302,7 +302,7 @@ def attach(resolver: Reader, source: Source, section: Section | None) -> Section
             body = whole_entries(loaded.body)
             skipped = measure(loaded.body, "bytes") - measure(body, "bytes")
             read = resolver.truncations[-1]
-            resolver.truncations[-1] = replace(read, after=max(read.after - skipped, 0))
+            resolver.truncations[-1] = attrs.evolve(read, after=max(read.after - skipped, 0))
         text = trim(comments.strip(body) if html == "strip" else body)
         if secrets.scan(text) or hidden.scan(text):
             line = resolver.inputs.tail_line(display, span) if loaded.tail else loaded.body_line
@@ -325,10 +325,10 @@ def attach(resolver: Reader, source: Source, section: Section | None) -> Section
         if not logs.days and not logs.unread:
             return None
         section = Section(source.name, source.tag, source.channel, source.note, "", ())
-    logs = replace(logs, curated=section.text)
+    logs = attrs.evolve(logs, curated=section.text)
     if worker.daily_logs == "files":
-        return replace(section, logs=logs)
-    return replace(section, text=full_text(section.text, logs.days), logs=logs)
+        return attrs.evolve(section, logs=logs)
+    return attrs.evolve(section, text=full_text(section.text, logs.days), logs=logs)
 
 
 def check_name(day: Day) -> None:

@@ -1,6 +1,6 @@
 """Starter workspace files for OpenClaw, for ``hotplex init --worker openclaw``.
 
-As OpenClaw's own workspace setup does (seed 002, ``ensureAgentWorkspace``), a template is written
+As OpenClaw's own workspace setup does (``ensureAgentWorkspace``), a template is written
 only where the file is missing, never over a user's edit, and BOOTSTRAP.md (a first-run ritual the
 agent deletes when done) only into a brand-new folder, one that holds none of the other files.
 MEMORY.md has no template: OpenClaw treats it as optional and the agent grows it over time.

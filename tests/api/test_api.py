@@ -141,7 +141,7 @@ def test_a_manifest_change_is_picked_up(example_copy, model_loads) -> None:
     text = manifest.read_text(encoding="utf-8").replace("per_file = 8000", "per_file = 500")
     _bump(manifest, text + '\n[[target]]\nname = "cc2"\nworker = "claude-code"\n')
     cut = project.compile("cc")
-    assert cut.truncations and all(t["limit"] == "per_file" for t in cut.truncations)
+    assert cut.truncations and all(t.limit == "per_file" for t in cut.truncations)
     assert "cc2" in project.targets()
     assert len(model_loads) == 2
 
@@ -299,11 +299,12 @@ def test_overlay_cuts_and_sizes_name_the_overlay_not_the_project_file(make_proje
     named = {"USER.md": "users/42/USER.md"}
     artifact = project.compile("cc", overlay={"USER.md": "u" * 100}, overlay_names=named)
     (cut,) = artifact.truncations
-    assert cut["files"] == ["users/42/USER.md"] and (cut["before"], cut["after"]) == (100, 20)
+    assert cut.files == ("users/42/USER.md",) and (cut.before, cut.after) == (100, 20)
+    assert cut.to_json()["files"] == ["users/42/USER.md"]
     user = [s for s in artifact.sizes if s.name == "user"]
     assert [s.files for s in user] == [("users/42/USER.md",)]
     (plain,) = project.compile("cc", overlay={"USER.md": "u" * 100}).truncations
-    assert plain["files"] == ["overlay:USER.md"]
+    assert plain.files == ("overlay:USER.md",)
 
 
 def test_an_overlay_path_is_read_as_a_source_is(logs_project, tmp_path: Path) -> None:
@@ -314,8 +315,8 @@ def test_an_overlay_path_is_read_as_a_source_is(logs_project, tmp_path: Path) ->
     big = tmp_path / "big.md"
     big.write_bytes(b"x" * (cap + 10))
     artifact = logs_project.compile("cc", overlay={"USER.md": big})
-    (read,) = [t for t in artifact.truncations if t["limit"] == "read"]
-    assert read["before"] == cap + 10 and read["after"] == cap
+    (read,) = [t for t in artifact.truncations if t.limit == "read"]
+    assert read.before == cap + 10 and read.after == cap
     with pytest.raises(HotplexError, match="'/dev/zero' is a device, not a regular file"):
         logs_project.compile("cc", overlay={"USER.md": Path("/dev/zero")})
     with pytest.raises(HotplexError, match="no such file"):

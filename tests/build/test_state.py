@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from hotplex.build import Request, run
 from hotplex.build import log as state_log
+from hotplex.records import Stamped
 
 JOBS = {"cc/default", "cc/slack", "cc/feishu", "ocs/default", "ocs/slack", "ocs/feishu"}
 
@@ -225,7 +226,7 @@ def test_the_snapshot_counts_only_as_the_last_record(tmp_path):
     snapshot = {"snapshot": {"files": {"a.md": [1, 2, 3, "d"], "b.md": None}}}
     write_log(tmp_path, job("cc/default"), snapshot)
     state = state_log.load(tmp_path)
-    assert state.snapshot is not None and state.files == {"a.md": (1, 2, 3, "d")}
+    assert state.snapshot is not None and state.files == {"a.md": Stamped(1, 2, 3, "d")}
     write_log(tmp_path, job("cc/default"), snapshot, job("cc/slack"))
     assert state_log.load(tmp_path).snapshot is None
     write_log(tmp_path, job("cc/default"), snapshot, {"forget": "cc/default"})

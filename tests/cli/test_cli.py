@@ -299,7 +299,8 @@ def test_stats_uses_the_budgets_a_worker_declares(tmp_path, hotplex):
     from hotplex import Project, registry
 
     manifest = Project.load(tmp_path).model.manifest
-    expected = tuple(registry.workers()["openclaw"].budgets(manifest.target[0], manifest)[:2])
+    budgets = registry.workers()["openclaw"].budgets(manifest.target[0], manifest)
+    expected = (budgets.per_file, budgets.total)
     assert expected != (8000, 40000)  # not the manifest's [limits]
     assert {(a["per_file"], a["total"], a["unit"]) for a in arts} == {(*expected, "utf16")}
     table = hotplex("-C", str(tmp_path), "stats", "claw").stdout

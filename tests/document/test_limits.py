@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import regex
 from hotplex.document.limits import TRUNCATION_MARKER, Limited, apply, fair_shares
 from hotplex.document.measure import measure
 from hotplex.errors import HotplexError
@@ -65,9 +66,12 @@ def test_any_total_is_spent_and_held(texts, per_file, total, unit, share):
     limits = Limits(per_file=per_file, total=total, unit=unit, share=share)
     kept, cuts = apply(sections(*texts), limits)
     assert sum(measure(k.text, unit) for k in kept) <= total
-    # A character takes up to 4 bytes: with fewer per section, none may fit.
-    if unit == "chars" or min(per_file, total // len(texts)) >= 4:
-        assert bool(kept) == any(texts)
+    # A cut keeps whole grapheme clusters (a flag is two characters, up to eight bytes): the
+    # document is empty only when no section's first cluster fits the room one section has.
+    room = min(per_file, total)
+    if any(t and measure(regex.match(r"\X", t)[0], unit) <= room for t in texts):
+        assert kept
+    assert bool(kept) <= any(texts)
     cut_names = {c.section for c in cuts}
     assert all(k.text == texts[int(k.name[1:])] or k.name in cut_names for k in kept)
 

@@ -21,7 +21,7 @@ from hotplex.build import Request, run
 from hotplex.errors import HotplexError
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
-from hotplex.records import Emitted, Output, Section, SectionSize, Truncation
+from hotplex.records import Emitted, Output, Section, SectionSize
 from hotplex.targets.home import HomeDocument
 from hotplex.worker import Worker
 
@@ -201,7 +201,7 @@ def test_budgets_apply_and_stats_shows_them(worker, make_project):
         project.model.manifest.target[0], project.model.manifest
     )
     artifact = project.compile("t")
-    cuts = [Truncation(**t) for t in artifact.truncations]
+    cuts = list(artifact.truncations)
     sizes = {s.name: s for s in artifact.sizes}
     if budgets.per_file is not None and sizes["rules"].raw > budgets.per_file:
         assert sizes["rules"].injected <= budgets.per_file or worker == "markdown"

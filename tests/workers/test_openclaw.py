@@ -16,6 +16,7 @@ from hotplex import registry
 from hotplex.api import Project
 from hotplex.errors import HotplexError
 from hotplex.manifest.model import Manifest, Target
+from hotplex.records import SectionSize
 from hotplex.targets.openclaw import worker as openclaw
 from hotplex.targets.openclaw.context import build_project_context
 from hotplex.targets.openclaw.templates import TEMPLATES, workspace_templates
@@ -211,7 +212,7 @@ def test_empty_source_is_an_empty_file_openclaw_skips(make_project) -> None:
     artifact = _compile(_project(make_project, files, 'workspace = "/ws"'))
     assert artifact.files["dist/claw/default/workspace/SOUL.md"] == b""
     assert "SOUL.md" not in artifact.text  # neither [MISSING] nor the persona guidance
-    assert ("soul", ("src/SOUL.md",), 0, 0, "utf16") in artifact.sizes
+    assert SectionSize("soul", ("src/SOUL.md",), 0, 0, "utf16") in artifact.sizes
     assert artifact.truncations == () and artifact.warnings == ()
 
 
@@ -267,7 +268,7 @@ def test_two_sources_for_one_workspace_file_are_an_error(make_project) -> None:
 def test_per_file_cut_is_a_truncation_and_openclaws_warning(make_project) -> None:
     files = {"AGENTS.md": "rules", "SOUL.md": "# Soul\n" + "s" * 993}
     artifact = _compile(_project(make_project, files, 'workspace = "/ws"\nmax_chars = 500'))
-    (cut,) = artifact.truncations
+    (cut,) = (t.to_json() for t in artifact.truncations)
     after = cut.pop("after")
     assert cut == {
         "section": "soul",
@@ -287,7 +288,7 @@ def test_per_file_cut_is_a_truncation_and_openclaws_warning(make_project) -> Non
 def test_user_md_cap_is_named(make_project) -> None:
     artifact = _compile(_project(make_project, {"USER.md": "u" * 5000}, 'workspace = "/ws"'))
     (cut,) = artifact.truncations
-    assert (cut["section"], cut["limit"], cut["before"]) == ("user", "openclaw.user_cap", 5000)
+    assert (cut.section, cut.limit, cut.before) == ("user", "openclaw.user_cap", 5000)
 
 
 def test_silent_stop_of_the_total_budget_is_reported(make_project) -> None:
@@ -296,7 +297,7 @@ def test_silent_stop_of_the_total_budget_is_reported(make_project) -> None:
     options = 'workspace = "/ws"\ntotal_max_chars = 100'
     artifact = _compile(_project(make_project, files, options))
     assert artifact.warnings == ()
-    assert [(c["section"], c["limit"], c["before"], c["after"]) for c in artifact.truncations] == [
+    assert [(c.section, c.limit, c.before, c.after) for c in artifact.truncations] == [
         ("soul", "openclaw.total_max_chars", 4, 0),
         ("user", "openclaw.total_max_chars", 4, 0),
     ]
@@ -306,7 +307,7 @@ def test_session_filtering_is_no_cut(make_project) -> None:
     files = {"AGENTS.md": "rules", "SOUL.md": "soul", "USER.md": "user"}
     artifact = _compile(_project(make_project, files, 'session = "subagent"'))
     assert artifact.truncations == () and artifact.warnings == ()
-    assert [size[3] for size in artifact.sizes] == [5, 0, 0]
+    assert [size.injected for size in artifact.sizes] == [5, 0, 0]
 
 
 def test_hotplex_limits_do_not_apply(make_project) -> None:
@@ -322,7 +323,8 @@ def test_budgets_are_openclaws() -> None:
     worker, manifest, Options = registry.workers()["openclaw"], Manifest(), openclaw.Options
 
     def budgets(options: openclaw.Options) -> tuple[int | None, int | None]:
-        return tuple(worker.budgets(Target("a", "openclaw", options=options), manifest)[:2])
+        found = worker.budgets(Target("a", "openclaw", options=options), manifest)
+        return found.per_file, found.total
 
     assert budgets(Options()) == (20_000, 60_000)
     assert budgets(Options(max_chars=5, total_max_chars=9)) == (5, 9)

@@ -81,7 +81,7 @@ def _assert_report_matches(job: Any, case: dict[str, Any]) -> None:
     warned = {(match[1], int(match[2])) for w in case["warnings"] if (match := TRUNCATED.match(w))}
     cut = {(Path(t.files[0]).name, t.before) for t in job.truncations if t.after > 0}
     assert cut == warned
-    injected = {Path(files[0]).name: size for _, files, _, size, _ in job.sizes}
+    injected = {Path(s.files[0]).name: s.injected for s in job.sizes}
     for context_file in case["contextFiles"]:
         name = Path(context_file["path"]).name
         if not context_file["content"].startswith("[MISSING] Expected at:"):

@@ -1,4 +1,4 @@
-"""``profile = "subagent"`` and ``keep`` on the XML workers (seed 002's sub-agent allowlist).
+"""``profile = "subagent"`` and ``keep`` on the XML workers (OpenClaw's documented sub-agent allowlist).
 
 Claude Code sub-agents inherit the whole system prompt, so a sub-agent profile is what a gateway
 passes to a sub-agent it starts itself: the working rules and tool guidance, not the persona or

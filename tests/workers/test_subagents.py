@@ -402,14 +402,14 @@ def test_a_cut_only_a_sub_agent_document_makes_is_reported(make_project, setting
     artifact = Project.load(make_project(files, manifest)).compile("cc")
     main, agent = artifact.truncations  # the same file, cut twice: reported twice
     assert (
-        (main["section"], main["limit"]) == (agent["section"], agent["limit"]) == ("rules", "total")
+        (main.section, main.limit) == (agent.section, agent.limit) == ("rules", "total")
     )
     # SOUL.md comes first in the main document and takes part of the total; not in the
     # sub-agents' (subagent.xml, or Plan's file where there is none).
-    assert agent["after"] > main["after"]
+    assert agent.after > main.after
     # Each names the document it is in: the primary's has none.
-    assert "document" not in main
-    assert agent["document"] in artifact.files and agent["document"] != artifact.path
+    assert main.document is None and "document" not in main.to_json()
+    assert agent.document in artifact.files and agent.document != artifact.path
 
 
 def test_each_document_of_a_set_reports_its_own_cuts(hotplex, make_project):
