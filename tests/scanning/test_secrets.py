@@ -84,6 +84,51 @@ def test_code_placeholders_and_near_misses_are_not_findings(text):
     assert found(text) == []
 
 
+@pytest.mark.parametrize(
+    ("glued", "rule"),
+    [
+        ("x-", "github-token"),
+        ("X", "github-token"),
+        ("tok_", "github-token"),
+        ("aws-", "aws-access-key-id"),
+        ("aws_", "aws-access-key-id"),
+        ("aws", "aws-access-key-id"),
+        ("my-", "slack-token"),
+        ("k_", "anthropic-api-key"),
+        ("k-", "openai-api-key"),
+    ],
+)
+def test_a_distinctive_prefix_is_caught_glued_to_what_comes_before(glued, rule):
+    """A key pasted after a name (``aws_AKIA…``, ``x-ghp_…``) still reaches the artifact whole."""
+    assert found(f"path ~/ws-{glued}{FAKE_SECRETS[rule]}/notes") == [(rule, FAKE_SECRETS[rule])]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "desk-ant-eater-and-other-animals-of-the-plains",
+        "risk-" + "a1" * 24,
+        "BUCKETAKIA" + "Z3MHQK4TPL2XWR7N",  # inside an all-capitals run
+        "9AKIA" + "Z3MHQK4TPL2XWR7N",
+        "hexoxb-" + "a1b2c3d4e5f6",
+        "ASIAN-AMERICAN HISTORY MONTH",
+    ],
+)
+def test_a_prefix_inside_an_ordinary_word_is_not_a_finding(text):
+    assert found(text) == []
+
+
+def test_a_glued_key_in_a_manifest_string_stops_the_build(make_project):
+    key = FAKE_SECRETS["aws-access-key-id"]
+    manifest = MANIFEST + f'\n[vars]\nworkspace = "~/ws-{key}"\n'
+    root = make_project({"agent-configs/SOUL.md": "Work in {{ workspace }}.\n"}, manifest=manifest)
+    error = build_error(root)
+    assert [p.span.file for p in error.problems] and "aws-access-key-id" in str(
+        error.problems[0].message
+    )
+    assert not (root / "dist").exists()
+
+
 def test_one_finding_per_secret_the_most_specific_rule():
     text = "GITHUB_TOKEN=" + FAKE_SECRETS["github-token"]
     assert found(text) == [("github-token", FAKE_SECRETS["github-token"])]
