@@ -270,11 +270,30 @@ def _place(match: Match, origins: Sequence[Origin]) -> Finding:
         span, assembled = Span(origins[0].file), True
     else:
         span, assembled = found[0].span(found[1]), False
-        if span.source_line is not None:  # shown under the message: redact it there too
-            span = replace(
-                span, source_line=span.source_line.replace(match.secret, redact(match.secret))
-            )
-    return Finding(rule.name, rule.description, match.secret, match.text, span, assembled)
+    return Finding(
+        rule.name,
+        rule.description,
+        match.secret,
+        match.text,
+        _redacted(span, match.secret),
+        assembled,
+    )
+
+
+def _redacted(span: Span, secret: str) -> Span:
+    """The place and the line shown under the message without the secret: a file's name (a
+    day's heading) or a key path (an agent's name) may hold it too."""
+    shown = redact(secret)
+
+    def clean(text: str | None) -> str | None:
+        return None if text is None else text.replace(secret, shown)
+
+    return replace(
+        span,
+        file=span.file.replace(secret, shown),
+        key=clean(span.key),
+        source_line=clean(span.source_line),
+    )
 
 
 def unknown_rule_hint(entry: str) -> str | None:

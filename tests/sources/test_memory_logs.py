@@ -781,6 +781,21 @@ def test_a_day_name_is_scanned_like_its_text(make_project, suffix, rule):
     assert not (root / "dist").exists()
 
 
+def test_a_secret_in_a_day_name_is_redacted_in_its_place_too(make_project):
+    key = "AKIA" + "Z3MHQK4TPL2XWR7N"
+    name = f"2026-11-10-{key}.md"
+    root = make_project(
+        {"agent-configs/MEMORY.md": "curated\n", f"agent-configs/memory/{name}": "- e\n"},
+        manifest=manifest(),
+    )
+    result = run_hotplex("build", cwd=root)
+    assert result.status == 1, result.stderr
+    assert (
+        "aws-access-key-id" in result.stderr and "agent-configs/memory/2026-11-10-" in result.stderr
+    )
+    assert key not in result.stdout + result.stderr
+
+
 def test_an_overlay_day_key_is_checked_like_a_day_file(make_project):
     root = make_project({"agent-configs/MEMORY.md": "curated\n"}, manifest=manifest())
     project = Project(root)
