@@ -19,6 +19,7 @@ from typing import Any
 import attrs
 from hotplex.commands.scaffold import GITIGNORE_NAME, SOURCES_DIR
 from hotplex.errors import HotplexError, Problem, Span
+from hotplex.fs import is_utf8
 from hotplex.importing import toml
 from hotplex.importing.detect import detect
 from hotplex.importing.found import (
@@ -85,6 +86,7 @@ def plan(
     into = Path(os.path.normpath(into.absolute()))
     if workspace is not None and not _within(workspace.workspace or into, into):
         copy = True  # a workspace elsewhere: the project gets copies of its files
+    _utf8_names(found)
     _unique_names(found)
     sources_dir = _sources_dir(workspace, into, copy)
     targets, keep = _targets(found, _for(for_workers))
@@ -402,6 +404,17 @@ def _one_workspace(found: list[Found]) -> list[Found]:
                 for e in other.entries
             ]
     return workspaces
+
+
+def _utf8_names(found: list[Found]) -> None:
+    """A file's name becomes a source's name and a path in the manifest, both text: a name that
+    is not UTF-8 is refused, like an unreadable file, before anything is written."""
+    bad = [e.origin for e in _entries(found) if not is_utf8(str(e.origin))]
+    if bad:
+        message = "this file's name is not valid UTF-8 (a byte that is not shows as U+DCxx)"
+        problems = [Problem(message, Span(str(p))) for p in bad]
+        hint = "rename it to a UTF-8 name, or import the other files by naming them"
+        raise HotplexError([*problems[:-1], Problem(problems[-1].message, problems[-1].span, hint)])
 
 
 def _unique_names(found: list[Found]) -> None:

@@ -743,6 +743,7 @@ BAD_DAY_NAMES = [
     pytest.param("2026-11-17-x\n\n- INJECTED\n\n## 2099-01-01.md", "U+000A", id="line-break"),
     pytest.param("2026-11-10-\x1b[8mhidden.md", "U+001B", id="escape"),
     pytest.param("2026-11-10-a\u2028b.md", "U+2028", id="line-separator"),
+    pytest.param("2026-11-10-a\udcffb.md", "U+DCFF", id="not-utf8"),  # the byte 0xFF
 ]
 
 
@@ -757,6 +758,8 @@ def test_a_day_name_that_is_not_one_line_is_refused_with_its_file(make_project, 
     assert shown in result.stderr and "heading" in result.stderr
     assert "\x1b" not in result.stderr and "INJECTED\n" not in result.stderr
     assert not (root / "dist").exists()
+    stats = run_hotplex("stats", cwd=root)
+    assert stats.status == 2 and shown in stats.stderr
 
 
 @pytest.mark.parametrize(
