@@ -219,7 +219,27 @@ def test_without_subagents_nothing_changes(make_project):
                     "'a b' must start with a letter or a digit, then letters, digits, '-' "
                     "or '_' (64 at most)",
                 ),
-                ("target[0].subagents[2]", "sub-agent 'plan' is listed twice"),
+                (
+                    "target[0].subagents[2]",
+                    "sub-agent 'plan' is 'Plan' in another case: both would be agents/plan.md "
+                    "on a case-blind file system (macOS, Windows) (keep one of them)",
+                ),
+            ],
+        ),
+        (
+            'subagents = ["Plan", "Plan", "CON", "nul"]',
+            [
+                ("target[0].subagents[1]", "sub-agent 'Plan' is listed twice"),
+                (
+                    "target[0].subagents[2]",
+                    "'CON' names a device on Windows, where agents/CON.md cannot be made "
+                    "(choose another name)",
+                ),
+                (
+                    "target[0].subagents[3]",
+                    "'nul' names a device on Windows, where agents/nul.md cannot be made "
+                    "(choose another name)",
+                ),
             ],
         ),
         (
