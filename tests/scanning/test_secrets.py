@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,8 @@ from hotplex.build import Request, run
 from hotplex.errors import EXIT_CONFIG, EXIT_FAILED, BuildFailed, HotplexError
 from hotplex.scanning import secrets
 from hotplex_testing import FAKE_SECRETS, SHARED
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 MANIFEST = """\
 [variants]
@@ -116,6 +119,37 @@ def test_a_distinctive_prefix_is_caught_glued_to_what_comes_before(glued, rule):
 )
 def test_a_prefix_inside_an_ordinary_word_is_not_a_finding(text):
     assert found(text) == []
+
+
+def _corpus_words() -> list[str]:
+    """Every word of the real instruction files, with its case: the text a prefix rule meets."""
+    folder = SHARED / "corpus"
+    texts = (
+        (p.read_text(encoding="utf-8") for p in sorted(folder.iterdir())) if folder.is_dir() else ()
+    )
+    return sorted({w for text in texts for w in re.findall(r"[A-Za-z0-9]+", text)}) or ["word"]
+
+
+KEY_PREFIX_RULES = {
+    "anthropic-api-key",
+    "openai-api-key",
+    "github-token",
+    "slack-token",
+    "aws-access-key-id",
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_corpus_words()), st.sampled_from([" ", "-", "_", "/", ".", ""])),
+        max_size=12,
+    )
+)
+def test_ordinary_words_glued_any_way_are_no_key(pieces):
+    """Words of real files joined by '-', '_' or nothing never make a key-prefix finding."""
+    text = "".join(word + joint for word, joint in pieces)
+    assert [m for m in secrets.scan(text) if m.rule.name in KEY_PREFIX_RULES] == []
 
 
 def test_a_glued_key_in_a_manifest_string_stops_the_build(make_project):
@@ -285,9 +319,9 @@ OPTION_TEXTS = [
         "target[0].agents.rev.description",
         id="subagent-description",
     ),
-    pytest.param(
-        "claude-code",
-        'subagents = ["rev"]\n[target.agents.rev]\ndescription = "R."\nmodel = "{text}"\n',
+    pytest.param(  # OpenCode's: any provider/model passes its check, so the scan is reached
+        "opencode-server",
+        'subagents = ["rev"]\n[target.agents.rev]\ndescription = "R."\nmodel = "anthropic/{text}"\n',
         "target[0].agents.rev.model",
         id="subagent-model",
     ),
