@@ -407,14 +407,12 @@ def _one_workspace(found: list[Found]) -> list[Found]:
 
 
 def _utf8_names(found: list[Found]) -> None:
-    """A file's name becomes a source's name and a path in the manifest, both text: a name that
-    is not UTF-8 is refused, like an unreadable file, before anything is written."""
-    bad = [e.origin for e in _entries(found) if not is_utf8(str(e.origin))]
-    if bad:
-        message = "this file's name is not valid UTF-8 (a byte that is not shows as U+DCxx)"
-        problems = [Problem(message, Span(str(p))) for p in bad]
-        hint = "rename it to a UTF-8 name, or import the other files by naming them"
-        raise HotplexError([*problems[:-1], Problem(problems[-1].message, problems[-1].span, hint)])
+    """A name not UTF-8 can be no source name or manifest path: refused before any write."""
+    bad = [str(e.origin) for e in _entries(found) if not is_utf8(str(e.origin))]
+    message = "this file's name is not valid UTF-8 (a byte that is not shows as U+DCxx)"
+    hint = "rename it to a UTF-8 name, or import the other files by naming them"
+    if bad:  # the hint once, under the last
+        raise HotplexError([Problem(message, Span(p), hint if p == bad[-1] else None) for p in bad])
 
 
 def _unique_names(found: list[Found]) -> None:
