@@ -15,6 +15,7 @@ from pathlib import Path
 
 from hotplex import arguments
 from hotplex.errors import EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, HotplexError
+from hotplex.fs import json_text
 
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a process killed by SIGPIPE (128 + 13)
 
@@ -226,7 +227,7 @@ def _json_report(outcome, check: bool) -> str:
         "warnings": outcome.warnings,
         "errors": [],
     }
-    return json.dumps(report, ensure_ascii=False, indent=2)
+    return json_text(report, indent=2)
 
 
 def _print_truncations(outcome) -> None:

@@ -10,12 +10,18 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import json
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
+
+TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
+if TYPE_CHECKING:
+    from typing import Any
 
 STATE_DIR = ".hotplex"  # the build's own state beside the manifest: this log, the cached model
 TEMP_SUFFIX = ".tmp"
@@ -66,6 +72,23 @@ def sha256(data: bytes) -> str:
     import hashlib  # here, not above: the no-op path hashes nothing and skips the import
 
     return hashlib.sha256(data).hexdigest()
+
+
+# A lone surrogate: how Python decodes a file name's byte that is not UTF-8 (``bad\xff.md``).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_text(value: object, **options: Any) -> str:
+    """JSON that encodes as UTF-8: a lone surrogate in a file name is written as its ``\\u``
+    escape (it reads back as the same name), never raw, which no UTF-8 file or pipe takes."""
+    text = json.dumps(value, ensure_ascii=False, **options)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+
+
+def is_utf8(name: str) -> bool:
+    """Whether a file name read from the disk was UTF-8: Python keeps each byte that was not as a
+    lone surrogate, which no artifact, log or terminal can encode."""
+    return _SURROGATE.search(name) is None
 
 
 def check_relative(rel: str, span: Span) -> PurePosixPath:

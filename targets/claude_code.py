@@ -48,6 +48,14 @@ SUBAGENT_FILE = "subagent.xml"
 TESTED = "2.1.332"  # the Claude Code the integration tests run: a target's default ``compat``
 APPENDS_SINCE = (2, 1, 261)  # the first release with --append-subagent-system-prompt-file
 VERSION = re.compile(r"(\d{1,4})\.(\d{1,4})\.(\d{1,5})")
+# An agent's ``model``: "inherit" or an alias 2.1.332 knows (its own list), else a model id —
+# Anthropic's (claude-sonnet-4-5, claude-opus-4-1-20250805, [1m] for the long context) or Bedrock's
+# (us.anthropic.claude-…); "anthropic/claude-…" is OpenCode's spelling, not Claude Code's.
+MODEL_ALIASES = (
+    *("inherit", "sonnet", "opus", "haiku", "fable", "best"),
+    *("sonnet[1m]", "opus[1m]", "fable[1m]", "opusplan"),
+)
+MODEL_ID = re.compile(r"(?:(?:[a-z]{2,4}\.)?anthropic\.)?claude-[a-z0-9][a-z0-9.@:-]*(?:\[1m\])?")
 OWN_FILES = OwnFiles(
     program="Claude Code",
     names=(
@@ -97,7 +105,8 @@ def appends(options: Options) -> bool:
 def _frontmatter(name: str, description: str, agent: Agent | None) -> dict[str, Any]:
     fields: dict[str, Any] = {"name": name, "description": description}
     if agent is not None and agent.tools is not None:
-        fields["tools"] = ", ".join(agent.tools)
+        # Empty: no tool (an absent ``tools`` is every tool); written as the list it is.
+        fields["tools"] = ", ".join(agent.tools) if agent.tools else []
     return fields
 
 
@@ -162,6 +171,8 @@ class ClaudeCode(Gateway):
         for name, agent in options.agents.items():
             for index, tool in enumerate(agent.tools or ()):
                 yield from _check_tool(tool, f"agents.{name}.tools[{index}]")
+            if agent.model is not None:
+                yield from _check_model(agent.model, f"agents.{name}.model")
 
     def argv(self, job: Job, model: Model, document: str, beside: Beside) -> list[str]:
         return [
@@ -207,6 +218,23 @@ def _notes(options: Options) -> tuple[str, ...]:
     else:
         why = f"Claude Code {built_for} has no --append-subagent-system-prompt-file"
     return (f"{why}: only the sub-agents in subagents get the rules, each from its agent file",)
+
+
+def _check_model(value: str, key: str) -> Iterable[OptionProblem]:
+    """A model Claude Code can run an agent on (``MODEL_ALIASES``, ``MODEL_ID``)."""
+    if value.lower() in MODEL_ALIASES or MODEL_ID.fullmatch(value):
+        return
+    unprefixed = value.rsplit("/", 1)[-1]  # OpenCode's provider/model
+    near = (
+        f"did you mean '{unprefixed}'?"
+        if MODEL_ID.fullmatch(unprefixed)
+        else suggest(value.lower(), MODEL_ALIASES)
+    )
+    yield OptionProblem(
+        key,
+        f"Claude Code has no model '{value}'",
+        near or f"an alias ({', '.join(MODEL_ALIASES)}) or a model id such as claude-sonnet-4-5",
+    )
 
 
 def _check_tool(tool: str, key: str) -> Iterable[OptionProblem]:

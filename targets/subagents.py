@@ -56,6 +56,17 @@ AGENTS_DIR = "agents"
 AGENT_FILES = f"{AGENTS_DIR}/*.md"  # the worker's ``outputs`` entry
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 NAME_RULE = "must start with a letter or a digit, then letters, digits, '-' or '_' (64 at most)"
+# Names Windows keeps for devices in every folder, in any case: no agents/CON.md can be made.
+WINDOWS_DEVICES = frozenset(
+    {
+        "con",
+        "prn",
+        "aux",
+        "nul",
+        *(f"com{n}" for n in range(1, 10)),
+        *(f"lpt{n}" for n in range(1, 10)),
+    }
+)
 METACOGNITION = "metacognition"  # the built-in section's name: never in a sub-agent's document
 
 
@@ -154,13 +165,26 @@ def check(
     """Names that make files, descriptions Claude Code will not skip, kept sections that the
     target has, and no setting that would be dropped (a built-in's, where it keeps its prompt)."""
     options = target.options
-    seen: set[str] = set()
+    seen: dict[str, str] = {}  # lower case: as written first (agents/<name>.md, case-blind)
     for index, name in enumerate(options.subagents):
         key = f"subagents[{index}]"
         if not NAME.fullmatch(name):
             yield OptionProblem(key, f"'{name}' {NAME_RULE}")
-        elif name.lower() in seen:
+        elif name.lower() in WINDOWS_DEVICES:
+            yield OptionProblem(
+                key,
+                f"'{name}' names a device on Windows, where agents/{name}.md cannot be made",
+                "choose another name",
+            )
+        elif seen.get(name.lower()) == name:
             yield OptionProblem(key, f"sub-agent '{name}' is listed twice")
+        elif name.lower() in seen:
+            yield OptionProblem(
+                key,
+                f"sub-agent '{name}' is '{seen[name.lower()]}' in another case: both would be "
+                f"agents/{name}.md on a case-blind file system (macOS, Windows)",
+                "keep one of them",
+            )
         elif name not in form.built_ins and _description(options.agents.get(name)) is None:
             near = suggest(name, form.built_ins)
             yield OptionProblem(
@@ -168,7 +192,7 @@ def check(
                 f"'{name}' is no built-in {form.program} sub-agent, so it needs a description",
                 near or f'add [target.agents.{name}] description = "…" to define it',
             )
-        seen.add(name.lower())
+        seen.setdefault(name.lower(), name)
     yield from _check_keep(options.subagent_keep, manifest, sources, "subagent_keep")
     for name, agent in options.agents.items():
         where = f"agents.{name}"

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hotplex.errors import BuildFailed, Problem
-from hotplex.fs import STATE_DIR, crash_point, is_temp_of, write_atomic
+from hotplex.fs import STATE_DIR, crash_point, is_temp_of, json_text, write_atomic
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
@@ -346,7 +346,7 @@ class Log:
 
 
 def _line(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    return json_text(record, sort_keys=True, separators=(",", ":")) + "\n"
 
 
 def _log_failed(path: Path, exc: OSError) -> BuildFailed:

@@ -9,12 +9,12 @@ what ``hotplex graph`` shows and what is checked for cycles.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 from hotplex.errors import HotplexError
+from hotplex.fs import json_text
 
 
 def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
@@ -38,9 +38,7 @@ def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
         roles = _roles(model, job)
         for path in compiled.emitted.files:
             node = f"artifact:{path}"
-            graph.add_node(
-                node, kind="artifact", target=job.target.name, platform=job.platform
-            )
+            graph.add_node(node, kind="artifact", target=job.target.name, platform=job.platform)
             graph.add_edge(profile, node)
             for value in ("limits", "metacognition"):
                 graph.add_edge(f"value:{value}", node)
@@ -98,4 +96,4 @@ def to_dot(graph: nx.DiGraph) -> str:
 def to_json(graph: nx.DiGraph) -> str:
     nodes = [{"id": n, **graph.nodes[n]} for n in sorted(graph.nodes)]
     edges = [{"from": a, "to": b} for a, b in sorted(graph.edges)]
-    return json.dumps({"nodes": nodes, "edges": edges}, indent=2, ensure_ascii=False)
+    return json_text({"nodes": nodes, "edges": edges}, indent=2)

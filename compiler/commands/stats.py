@@ -15,7 +15,6 @@ estimate is taken from its text before the limits and scaled to the size that su
 
 from __future__ import annotations
 
-import json
 import posixpath
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 
 from hotplex.document.measure import measure
 from hotplex.errors import HotplexError
+from hotplex.fs import json_text
 from hotplex.manifest.jobs import select
 from hotplex.records import Budgets, SectionSize, Truncation
 
@@ -317,4 +317,4 @@ def _mostly_comments(artifacts: list[ArtifactStats]) -> list[str]:
 
 
 def render_json(artifacts: list[ArtifactStats]) -> str:
-    return json.dumps({"artifacts": [asdict(a) for a in artifacts]}, indent=2, ensure_ascii=False)
+    return json_text({"artifacts": [asdict(a) for a in artifacts]}, indent=2)

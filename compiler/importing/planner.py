@@ -20,6 +20,7 @@ import attrs
 from hotplex import registry
 from hotplex.commands.scaffold import GITIGNORE_NAME, SOURCES_DIR
 from hotplex.errors import HotplexError, Problem, Span
+from hotplex.fs import is_utf8
 from hotplex.importing import toml
 from hotplex.importing.detect import detect
 from hotplex.importing.found import (
@@ -78,6 +79,7 @@ def plan(
     into = Path(os.path.normpath(into.absolute()))
     if workspace is not None and not _within(workspace.workspace or into, into):
         copy = True  # a workspace elsewhere: the project gets copies of its files
+    _utf8_names(found)
     _unique_names(found)
     sources_dir = _sources_dir(workspace, into, copy)
     targets, keep = _targets(found, _for(for_workers))
@@ -396,6 +398,15 @@ def _one_workspace(found: list[Found]) -> list[Found]:
                 for e in other.entries
             ]
     return workspaces
+
+
+def _utf8_names(found: list[Found]) -> None:
+    """A name not UTF-8 can be no source name or manifest path: refused before any write."""
+    bad = [str(e.origin) for e in _entries(found) if not is_utf8(str(e.origin))]
+    message = "this file's name is not valid UTF-8 (a byte that is not shows as U+DCxx)"
+    hint = "rename it to a UTF-8 name, or import the other files by naming them"
+    if bad:  # the hint once, under the last
+        raise HotplexError([Problem(message, Span(p), hint if p == bad[-1] else None) for p in bad])
 
 
 def _unique_names(found: list[Found]) -> None:

@@ -60,12 +60,19 @@ class Rule:
     # the anchors are lower-case then.
     fold: bool = False
     plausible: Callable[[str], bool] = _not_placeholder
-    # Besides letters and digits, the characters that may not come just before a match (it
-    # would start inside a longer word); None when a match may start anywhere.
-    joiners: str | None = "_-"
+    # A character that may not come just before a match (it would start inside a longer word);
+    # None when a match may start anywhere. A prefix too distinctive to occur in prose
+    # (``ghp_``, ``sk-ant-``) is a boundary itself: ``x-ghp_…``, ``aws_AKIA…`` are caught.
+    inside_word: re.Pattern[str] | None = None
 
 
 _END = r"(?![A-Za-z0-9_-])"
+# What may not come before a match: any word character or ``-`` (``mypassword=``); letters and
+# digits (``desk-ant-…`` is a word, ``my-sk-ant-…`` a key); upper-case letters and digits (an
+# all-capitals run holding ``AKIA`` is no key, ``awsAKIA…`` may be one).
+_WORD = re.compile(r"[\w-]")
+_ALNUM = re.compile(r"[^\W_]")
+_CAPITAL_OR_DIGIT = re.compile(r"[A-Z0-9]")
 _KEY_NAME = (
     r"pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?key)?|client[_-]?secret|api(?:[_-]?key|[_-]?token)"
     r"|apikey|access[_-]?(?:key|token)|private[_-]?key|(?:auth|bearer|refresh)[_-]?token|token"
@@ -77,6 +84,7 @@ RULES: tuple[Rule, ...] = (
         "an Anthropic API key",
         re.compile(r"sk-ant-[a-z0-9]+-[A-Za-z0-9_-]{20,}+"),
         ("sk-ant-",),
+        inside_word=_ALNUM,
     ),
     Rule(
         "openai-api-key",
@@ -86,6 +94,7 @@ RULES: tuple[Rule, ...] = (
             r"|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|[A-Za-z0-9]{48}" + _END + ")"
         ),
         ("sk-",),
+        inside_word=_ALNUM,
     ),
     Rule(
         "github-token",
@@ -98,6 +107,7 @@ RULES: tuple[Rule, ...] = (
         "a Slack token",
         re.compile(r"(?:xox[abeoprs]-[A-Za-z0-9-]{10,}+|xapp-\d-[A-Za-z0-9-]{10,}+)"),
         ("xox", "xapp-"),
+        inside_word=_ALNUM,
     ),
     Rule(
         "slack-webhook",
@@ -106,18 +116,21 @@ RULES: tuple[Rule, ...] = (
             r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20,}+"
         ),
         ("https://hooks.slack.com/",),
+        inside_word=_WORD,
     ),
     Rule(
         "aws-access-key-id",
         "an AWS access key ID",
         re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
         ("AKIA", "ASIA", "ABIA", "ACCA"),
+        inside_word=_CAPITAL_OR_DIGIT,
     ),
     Rule(
         "private-key",
         "a private key block",
         re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
         ("-----BEGIN",),
+        inside_word=_WORD,
     ),
     Rule(
         "secret-assignment",
@@ -132,7 +145,7 @@ RULES: tuple[Rule, ...] = (
         ),
         fold=True,
         plausible=_plausible_value,
-        joiners="",  # DB_PASSWORD, GITHUB_TOKEN: the key name may end a longer one
+        inside_word=_ALNUM,  # DB_PASSWORD, GITHUB_TOKEN: the key name may end a longer one
     ),
     Rule(
         "url-password",
@@ -140,7 +153,6 @@ RULES: tuple[Rule, ...] = (
         re.compile(r"://[^\s:/@\"'`]*:(?P<secret>[^\s:/@\"'`]{3,}+)@"),
         ("://",),
         plausible=_plausible_value,
-        joiners=None,
     ),
 )
 RULE_NAMES = frozenset(rule.name for rule in RULES)
@@ -183,8 +195,9 @@ def _matches(rule: Rule, text: str, searched: str) -> Iterator[Match]:
     for anchor in rule.anchors:
         at = searched.find(anchor)
         while at >= 0:
-            before = searched[at - 1] if at > 0 else " "
-            inside_word = rule.joiners is not None and (before.isalnum() or before in rule.joiners)
+            inside_word = (
+                at > 0 and rule.inside_word is not None and rule.inside_word.match(searched, at - 1)
+            )
             m = None if inside_word else rule.pattern.match(searched, at)
             if m is not None:
                 secret = text[m.start(group) : m.end(group)]
@@ -257,11 +270,30 @@ def _place(match: Match, origins: Sequence[Origin]) -> Finding:
         span, assembled = Span(origins[0].file), True
     else:
         span, assembled = found[0].span(found[1]), False
-        if span.source_line is not None:  # shown under the message: redact it there too
-            span = replace(
-                span, source_line=span.source_line.replace(match.secret, redact(match.secret))
-            )
-    return Finding(rule.name, rule.description, match.secret, match.text, span, assembled)
+    return Finding(
+        rule.name,
+        rule.description,
+        match.secret,
+        match.text,
+        _redacted(span, match.secret),
+        assembled,
+    )
+
+
+def _redacted(span: Span, secret: str) -> Span:
+    """The place and the line shown under the message without the secret: a file's name (a
+    day's heading) or a key path (an agent's name) may hold it too."""
+    shown = redact(secret)
+
+    def clean(text: str | None) -> str | None:
+        return None if text is None else text.replace(secret, shown)
+
+    return replace(
+        span,
+        file=span.file.replace(secret, shown),
+        key=clean(span.key),
+        source_line=clean(span.source_line),
+    )
 
 
 def unknown_rule_hint(entry: str) -> str | None:

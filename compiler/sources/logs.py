@@ -335,12 +335,20 @@ def check_name(day: Day) -> None:
     """A day's name is its heading: a line break in it would end the heading and start entries
     (or a heading of another day) no file holds; any other control character is refused with it."""
     from hotplex.errors import HotplexError, Span
+    from hotplex.fs import is_utf8
     from hotplex.scanning.hidden import describe
 
     bad = next((c for c in day.name if unicodedata.category(c) in _NOT_IN_A_LINE), None)
     if bad is not None:
         raise HotplexError.single(
             f"a day's file name is its heading, one line of text; this one holds {describe(bad)}",
+            Span(day.display),
+            hint=f"rename the file ({DAY_FORMS})",
+        )
+    if not is_utf8(day.name):  # its heading could be written nowhere
+        raise HotplexError.single(
+            "a day's file name is its heading, text; this one is not valid UTF-8 "
+            "(a byte that is not shows as U+DCxx)",
             Span(day.display),
             hint=f"rename the file ({DAY_FORMS})",
         )

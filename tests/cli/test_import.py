@@ -960,3 +960,15 @@ def test_a_claude_md_beside_hotplex_files_becomes_the_cc_targets_source(tmp_path
     assert "Claude rules." in (root / "dist/cc/default/prompt.xml").read_text(encoding="utf-8")
     assert "Claude rules." not in (root / "dist/ocs/default/payload.json").read_text("utf-8")
     assert "Be kind." in (root / "dist/ocs/default/payload.json").read_text("utf-8")
+
+
+def test_a_file_whose_name_is_not_utf8_is_refused_with_its_place_and_nothing_written(tmp_path):
+    """The byte 0xFF in a rule's name (read as U+DCFF) would be a source name and a manifest
+    path no TOML file can hold."""
+    repo = write_tree(
+        tmp_path / "repo", {"CLAUDE.md": "# Project\n", ".claude/rules/r\udcff.md": "Rule.\n"}
+    )
+    result = run_hotplex("import", cwd=repo)
+    assert result.status == 2, result.stderr
+    assert "r<U+DCFF>.md: this file's name is not valid UTF-8" in result.stderr
+    assert sorted(p.name for p in repo.iterdir()) == [".claude", "CLAUDE.md"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import urllib.parse
@@ -338,6 +339,18 @@ def test_the_tool_names_are_the_ones_claude_code_offers(claude_cli, tmp_path):
         tools = fake.message_requests()[0].body["tools"]
         offered |= {t["name"] for t in tools if not t.get("defer_loading")}
     assert offered == set(claude_code_tools.SENT)
+
+
+def test_the_built_in_names_and_old_names_are_the_programs_own(claude_cli):
+    """``claude_code_tools.BUILT_IN`` and ``LEGACY`` are the list and map in the program's code:
+    the array of names ending in "Write", then the map of old names beginning with Task."""
+    code = Path(claude_cli.path).resolve().read_bytes()
+    found = re.search(rb'=\[((?:"\w+",){20,}"Write")\],[\w$]+=\{(Task:"Agent"[^}]*)\}', code)
+    assert found, "the tool-name list and its map of old names moved; read them again"
+    names = [n.decode() for n in re.findall(rb'"(\w+)"', found[1])]
+    old_names = {k.decode(): v.decode() for k, v in re.findall(rb'(\w+):"(\w+)"', found[2])}
+    assert names == list(claude_code_tools.BUILT_IN)
+    assert old_names == claude_code_tools.LEGACY
 
 
 # YAML's hard cases in one line: a colon and blank, quotes of both kinds, a comment sign, flow

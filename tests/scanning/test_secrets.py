@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,8 @@ from hotplex.build import Request, run
 from hotplex.errors import EXIT_CONFIG, EXIT_FAILED, BuildFailed, HotplexError
 from hotplex.scanning import secrets
 from hotplex_testing import FAKE_SECRETS, SHARED
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 MANIFEST = """\
 [variants]
@@ -82,6 +85,82 @@ def test_assignments_are_found_with_the_value_as_the_secret(text, secret):
 )
 def test_code_placeholders_and_near_misses_are_not_findings(text):
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("glued", "rule"),
+    [
+        ("x-", "github-token"),
+        ("X", "github-token"),
+        ("tok_", "github-token"),
+        ("aws-", "aws-access-key-id"),
+        ("aws_", "aws-access-key-id"),
+        ("aws", "aws-access-key-id"),
+        ("my-", "slack-token"),
+        ("k_", "anthropic-api-key"),
+        ("k-", "openai-api-key"),
+    ],
+)
+def test_a_distinctive_prefix_is_caught_glued_to_what_comes_before(glued, rule):
+    """A key pasted after a name (``aws_AKIA…``, ``x-ghp_…``) still reaches the artifact whole."""
+    assert found(f"path ~/ws-{glued}{FAKE_SECRETS[rule]}/notes") == [(rule, FAKE_SECRETS[rule])]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "desk-ant-eater-and-other-animals-of-the-plains",
+        "risk-" + "a1" * 24,
+        "BUCKETAKIA" + "Z3MHQK4TPL2XWR7N",  # inside an all-capitals run
+        "9AKIA" + "Z3MHQK4TPL2XWR7N",
+        "hexoxb-" + "a1b2c3d4e5f6",
+        "ASIAN-AMERICAN HISTORY MONTH",
+    ],
+)
+def test_a_prefix_inside_an_ordinary_word_is_not_a_finding(text):
+    assert found(text) == []
+
+
+def _corpus_words() -> list[str]:
+    """Every word of the real instruction files, with its case: the text a prefix rule meets."""
+    folder = SHARED / "corpus"
+    texts = (
+        (p.read_text(encoding="utf-8") for p in sorted(folder.iterdir())) if folder.is_dir() else ()
+    )
+    return sorted({w for text in texts for w in re.findall(r"[A-Za-z0-9]+", text)}) or ["word"]
+
+
+KEY_PREFIX_RULES = {
+    "anthropic-api-key",
+    "openai-api-key",
+    "github-token",
+    "slack-token",
+    "aws-access-key-id",
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_corpus_words()), st.sampled_from([" ", "-", "_", "/", ".", ""])),
+        max_size=12,
+    )
+)
+def test_ordinary_words_glued_any_way_are_no_key(pieces):
+    """Words of real files joined by '-', '_' or nothing never make a key-prefix finding."""
+    text = "".join(word + joint for word, joint in pieces)
+    assert [m for m in secrets.scan(text) if m.rule.name in KEY_PREFIX_RULES] == []
+
+
+def test_a_glued_key_in_a_manifest_string_stops_the_build(make_project):
+    key = FAKE_SECRETS["aws-access-key-id"]
+    manifest = MANIFEST + f'\n[vars]\nworkspace = "~/ws-{key}"\n'
+    root = make_project({"agent-configs/SOUL.md": "Work in {{ workspace }}.\n"}, manifest=manifest)
+    error = build_error(root)
+    assert [p.span.file for p in error.problems] and "aws-access-key-id" in str(
+        error.problems[0].message
+    )
+    assert not (root / "dist").exists()
 
 
 def test_one_finding_per_secret_the_most_specific_rule():
@@ -240,9 +319,9 @@ OPTION_TEXTS = [
         "target[0].agents.rev.description",
         id="subagent-description",
     ),
-    pytest.param(
-        "claude-code",
-        'subagents = ["rev"]\n[target.agents.rev]\ndescription = "R."\nmodel = "{text}"\n',
+    pytest.param(  # OpenCode's: any provider/model passes its check, so the scan is reached
+        "opencode-server",
+        'subagents = ["rev"]\n[target.agents.rev]\ndescription = "R."\nmodel = "anthropic/{text}"\n',
         "target[0].agents.rev.model",
         id="subagent-model",
     ),

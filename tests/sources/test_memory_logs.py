@@ -743,6 +743,7 @@ BAD_DAY_NAMES = [
     pytest.param("2026-11-17-x\n\n- INJECTED\n\n## 2099-01-01.md", "U+000A", id="line-break"),
     pytest.param("2026-11-10-\x1b[8mhidden.md", "U+001B", id="escape"),
     pytest.param("2026-11-10-a\u2028b.md", "U+2028", id="line-separator"),
+    pytest.param("2026-11-10-a\udcffb.md", "U+DCFF", id="not-utf8"),  # the byte 0xFF
 ]
 
 
@@ -757,6 +758,8 @@ def test_a_day_name_that_is_not_one_line_is_refused_with_its_file(make_project, 
     assert shown in result.stderr and "heading" in result.stderr
     assert "\x1b" not in result.stderr and "INJECTED\n" not in result.stderr
     assert not (root / "dist").exists()
+    stats = run_hotplex("stats", cwd=root)
+    assert stats.status == 2 and shown in stats.stderr
 
 
 @pytest.mark.parametrize(
@@ -779,6 +782,21 @@ def test_a_day_name_is_scanned_like_its_text(make_project, suffix, rule):
     assert rule in result.stderr
     assert "2026-11-10-" in result.stderr  # the place: the day's file
     assert not (root / "dist").exists()
+
+
+def test_a_secret_in_a_day_name_is_redacted_in_its_place_too(make_project):
+    key = "AKIA" + "Z3MHQK4TPL2XWR7N"
+    name = f"2026-11-10-{key}.md"
+    root = make_project(
+        {"agent-configs/MEMORY.md": "curated\n", f"agent-configs/memory/{name}": "- e\n"},
+        manifest=manifest(),
+    )
+    result = run_hotplex("build", cwd=root)
+    assert result.status == 1, result.stderr
+    assert (
+        "aws-access-key-id" in result.stderr and "agent-configs/memory/2026-11-10-" in result.stderr
+    )
+    assert key not in result.stdout + result.stderr
 
 
 def test_an_overlay_day_key_is_checked_like_a_day_file(make_project):

@@ -3,6 +3,7 @@ the limits can use, and ``clean`` never deletes outside the artifact folder."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import time
@@ -248,3 +249,22 @@ def test_a_manifest_that_is_a_device_or_a_fifo_is_refused_without_hanging(tmp_pa
     with pytest.raises(HotplexError) as caught:
         run(Request(tmp_path, manifest=path))
     assert "not a regular file" in caught.value.render()
+
+
+def test_a_file_name_that_is_not_utf8_is_warned_about_visibly_and_never_crashes(
+    make_project, hotplex
+):
+    """Python reads the byte 0xFF of a name as U+DCFF, which no log, pipe or artifact takes."""
+    root = make_project(
+        {"SOUL.md": "Persona.\n", "bad\udcff.md": "x\n"},
+        manifest='[project]\nsources = "."\n\n[[target]]\nname = "cc"\nworker = "claude-code"\n',
+    )
+    first = hotplex("build", cwd=root)
+    assert first.status == 0, first.stderr
+    assert "bad<U+DCFF>.md is read by no artifact" in first.stderr
+    again = hotplex("build", "--json", cwd=root)
+    assert again.status == 0, again.stderr
+    report = json.loads(again.stdout)
+    assert any(w.startswith("bad\udcff.md") for w in report["warnings"])
+    assert hotplex("check", cwd=root).status == 0
+    assert hotplex("stats", cwd=root).status == 0

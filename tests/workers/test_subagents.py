@@ -219,7 +219,27 @@ def test_without_subagents_nothing_changes(make_project):
                     "'a b' must start with a letter or a digit, then letters, digits, '-' "
                     "or '_' (64 at most)",
                 ),
-                ("target[0].subagents[2]", "sub-agent 'plan' is listed twice"),
+                (
+                    "target[0].subagents[2]",
+                    "sub-agent 'plan' is 'Plan' in another case: both would be agents/plan.md "
+                    "on a case-blind file system (macOS, Windows) (keep one of them)",
+                ),
+            ],
+        ),
+        (
+            'subagents = ["Plan", "Plan", "CON", "nul"]',
+            [
+                ("target[0].subagents[1]", "sub-agent 'Plan' is listed twice"),
+                (
+                    "target[0].subagents[2]",
+                    "'CON' names a device on Windows, where agents/CON.md cannot be made "
+                    "(choose another name)",
+                ),
+                (
+                    "target[0].subagents[3]",
+                    "'nul' names a device on Windows, where agents/nul.md cannot be made "
+                    "(choose another name)",
+                ),
             ],
         ),
         (
@@ -508,3 +528,65 @@ def test_no_subagent_xml_without_text_for_it(hotplex, make_project, files, setti
     (notes,) = [a["notes"] for a in stats]
     assert len(notes) == 1 and notes[0].startswith("no subagent.xml: none of ")
     assert notes[0].endswith("has text, so the sub-agents get nothing from hotplex")
+
+
+def test_claude_code_takes_its_old_tool_names_and_every_built_in(make_project):
+    """2.1.332 maps Task to Agent, KillShell to TaskStop, …; the task-list and plan tools are its
+    own though a print run does not offer them."""
+    tools = ["Task", "KillShell", "TodoWrite", "AskUserQuestion", "TaskCreate", "TaskList"]
+    tools += ["EnterPlanMode", "LSP", "PowerShell"]
+    manifest = CC_HEAD + (
+        f'subagents = ["r"]\n[target.agents.r]\ndescription = "x"\ntools = {json.dumps(tools)}\n'
+    )
+    artifact = Project.load(make_project(SOURCES, manifest)).compile("cc")
+    meta, _ = split(artifact.file("agents/r.md"))
+    assert meta["tools"] == ", ".join(tools)
+
+
+def test_claude_code_tools_empty_is_written_as_no_tool(make_project):
+    """An absent ``tools`` is every tool; ``tools = []`` must not read as that."""
+    manifest = CC_HEAD + 'subagents = ["r"]\n[target.agents.r]\ndescription = "x"\ntools = []\n'
+    artifact = Project.load(make_project(SOURCES, manifest)).compile("cc")
+    meta, _ = split(artifact.file("agents/r.md"))
+    assert meta["tools"] == []
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "sonnet",
+        "Opus",
+        "haiku",
+        "inherit",
+        "opus[1m]",
+        "claude-sonnet-4-5",
+        "claude-opus-4-1-20250805",
+    ],
+)
+def test_claude_code_agent_models_are_aliases_or_claude_ids(make_project, model):
+    manifest = CC_HEAD + (
+        f'subagents = ["r"]\n[target.agents.r]\ndescription = "x"\nmodel = "{model}"\n'
+    )
+    artifact = Project.load(make_project(SOURCES, manifest)).compile("cc")
+    assert split(artifact.file("agents/r.md"))[0]["model"] == model
+
+
+@pytest.mark.parametrize(
+    ("model", "hint"),
+    [
+        ("anthropic/claude-sonnet-4-5", "did you mean 'claude-sonnet-4-5'?"),
+        ("sonet", "did you mean 'sonnet'?"),
+        (
+            "gpt-4",
+            "an alias (inherit, sonnet, opus, haiku, fable, best, sonnet[1m], opus[1m], "
+            "fable[1m], opusplan) or a model id such as claude-sonnet-4-5",
+        ),
+    ],
+)
+def test_claude_code_refuses_a_model_it_cannot_run_at_its_key(make_project, model, hint):
+    manifest = CC_HEAD + (
+        f'subagents = ["r"]\n[target.agents.r]\ndescription = "x"\nmodel = "{model}"\n'
+    )
+    assert problems(make_project, manifest) == [
+        ("target[0].agents.r.model", f"Claude Code has no model '{model}' ({hint})")
+    ]
