@@ -277,7 +277,9 @@ def _validate_session(target: Target, key: str, bad: typing.Callable[..., None])
                 )
         return
     cwd = target.cwd.replace("\\", "/")
-    if "\0" in cwd:
+    if not cwd.strip():
+        bad(f"{key}.cwd", "an empty cwd names no folder", 'the project itself is cwd = "."')
+    elif "\0" in cwd:
         bad(f"{key}.cwd", f"path {target.cwd!r} contains a NUL character")
     elif cwd.startswith("/") or (len(cwd) > 1 and cwd[1] == ":"):
         bad(

@@ -5,6 +5,7 @@ program that reads it, ``launch.json`` switches the loading off where it can, an
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 
 import pytest
@@ -116,9 +117,34 @@ def test_cwd_moves_the_session_folder_and_every_path_follows(make_project, hotpl
     assert launch(root, "ocs")["cwd"] == "../session"
 
 
+@pytest.mark.parametrize("cwd", ["../../x", "../sub/../../x", "../../../x/y"])
+def test_paths_from_a_session_folder_folders_up_lead_back_to_the_project(
+    make_project, hotplex, cwd
+):
+    """The way back from ``cwd`` names every folder it climbs out of, not only the project's."""
+    root = imported(make_project, hotplex, {"AGENTS.md": "A\n", "CLAUDE.md": "C\n"})
+    for worker in ("claude-code", "codex"):
+        add_keys(root, worker, f'cwd = "{cwd}"\n')
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0, done.stderr
+    cc, codex = launch(root, "cc"), launch(root, "codex")
+    session = root / cc["cwd"]
+    assert os.path.normpath(session / cc["argv"][2]) == str(root / "dist/cc/default/prompt.xml")
+    home = os.path.normpath(session / codex["env"]["CODEX_HOME"])
+    assert home == str(root / "dist/codex/default/codex-home")
+
+
+def test_a_session_folder_above_the_filesystem_root_is_refused(make_project, hotplex):
+    manifest = '[[target]]\nname = "t"\nworker = "claude-code"\ncwd = "' + "../" * 64 + 'x"\n'
+    done = hotplex("-C", str(make_project({"agent-configs/SOUL.md": "S\n"}, manifest)), "build")
+    assert done.status == 2 and "target[0].cwd" in done.stderr, done.stderr
+    assert "above the filesystem root" in done.stderr
+
+
 @pytest.mark.parametrize(
     ("worker", "key", "message"),
     [
+        ("claude-code", 'cwd = ""', "an empty cwd"),
         ("gemini-cli", 'own_instructions = "off"', "Gemini CLI has no switch"),
         ("openclaw", 'cwd = "elsewhere"', "'cwd' does not apply to worker 'openclaw'"),
         ("claude-code", 'cwd = "/srv/session"', "absolute path '/srv/session' is not allowed"),
