@@ -69,6 +69,20 @@ def test_check_names_each_raw_copy_once_per_target_with_the_way_out(make_project
     assert again.stderr.count("target 'cc': Claude Code also reads") == 1
 
 
+def test_every_raw_copy_claude_code_loads_by_itself_is_named(make_project, hotplex):
+    """``.claude/rules/*.md`` (at any depth) are Claude Code's own files too, not only CLAUDE.md."""
+    files = {"CLAUDE.md": "C\n", ".claude/rules/a.md": "A\n", ".claude/rules/team/b.md": "B\n"}
+    root = imported(make_project, hotplex, files)
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0, done.stderr
+    (warning,) = [line for line in done.stderr.splitlines() if "raw" in line]
+    stats = hotplex("-C", str(root), "stats").stdout
+    shown = hotplex("-C", str(root), "show", "cc").stderr
+    for name in files:
+        assert name in warning and name in stats and name in shown, (name, stats, shown)
+    assert "only the compiled copy" not in stats
+
+
 def test_codex_config_switches_project_agents_md_off(make_project, hotplex):
     root = imported(make_project, hotplex, {"AGENTS.md": "A\n"})
     assert hotplex("-C", str(root), "build").status == 0
