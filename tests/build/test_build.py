@@ -632,3 +632,34 @@ def test_stale_declared_outputs_are_orphans_without_the_build_log(make_project, 
     assert (root / "dist/cc/default/agents/notes.txt").read_text() == "mine\n"
     assert (root / "dist/claw/default/workspace/memory/2026-11-01.md").is_file()
     assert hotplex("-C", str(root), "check").status == 0
+
+
+def test_a_removed_targets_whole_job_folder_is_orphaned_without_the_log(make_project, hotplex):
+    """With no build log, a target gone from the manifest is found by its job folder holding a
+    registered worker's primary output: every declared output goes, not only the names the
+    remaining targets share; a folder proving nothing keeps its files."""
+    manifest = (
+        '[[target]]\nname = "cc"\nworker = "claude-code"\n'
+        '[[target]]\nname = "ocs"\nworker = "opencode-server"\nsubagents = ["rev2"]\n'
+        '[target.agents.rev2]\ndescription = "x"\n'
+    )
+    root = make_project(dict(SOURCES), manifest)
+    assert hotplex("-C", str(root), "build").status == 0
+    gone = [
+        f"dist/ocs/default/{name}" for name in ("payload.json", "launch.json", "agents/rev2.md")
+    ]
+    assert all((root / p).is_file() for p in gone)
+    mine = root / "dist/notes/default/agents/plan.md"  # no primary output beside it
+    mine.parent.mkdir(parents=True)
+    mine.write_text("mine\n")
+    shutil.rmtree(root / ".hotplex")
+    (root / "hotplex.toml").write_text(manifest.split('[[target]]\nname = "ocs"')[0])
+
+    check = hotplex("-C", str(root), "check")
+    assert check.status == 1, check.stdout
+    for path in gone:
+        assert f"orphaned: {path} (a build would delete it)" in check.stdout
+    assert hotplex("-C", str(root), "build").status == 0
+    assert not (root / "dist/ocs").exists()
+    assert mine.read_text() == "mine\n"
+    assert hotplex("-C", str(root), "check").status == 0
