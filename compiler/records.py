@@ -131,6 +131,8 @@ class JobReport:
     reasons: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     diff: str = ""
+    # check: each file a build would write -> missing | edited | stale (the others are current)
+    changes: dict[str, str] = field(default_factory=dict)
 
     @property
     def rebuilt(self) -> bool:

@@ -156,6 +156,7 @@ class Builder:
             self.inputs.stamps.setdefault(path, stamps[path])
         report = JobReport.of(record, result.status)
         report.reasons, report.written, report.diff = result.reasons, result.written, result.diff
+        report.changes = result.changes
         reports.append(report)
         if log is not None:
             log.append(record)
