@@ -55,7 +55,8 @@ PROMPT_FILE = "prompt.xml"
 SUBAGENT_FILE = "subagent.xml"
 TESTED = "2.1.332"  # the Claude Code the integration tests run: a target's default ``compat``
 APPENDS_SINCE = (2, 1, 261)  # the first release with --append-subagent-system-prompt-file
-VERSION = re.compile(r"(\d{1,4})\.(\d{1,4})\.(\d{1,5})")
+# As ``claude --version`` prints it: no leading zeros (``2.1.0261`` is no release).
+VERSION = re.compile(r"(0|[1-9]\d{0,3})\.(0|[1-9]\d{0,3})\.(0|[1-9]\d{0,4})")
 OWN_FILES = OwnFiles(
     program="Claude Code",
     names=(

@@ -155,6 +155,13 @@ def check(
             )
         seen.add(name.lower())
     yield from _check_keep(options.subagent_keep, manifest, sources, "subagent_keep")
+    if options.subagent_keep is not None and not options.subagents and not appends:
+        yield OptionProblem(
+            "subagent_keep",
+            "subagent_keep reaches no sub-agent: the target lists none in subagents, and"
+            f" {form.program} appends no document to every sub-agent here",
+            "list the sub-agents in subagents, or remove subagent_keep",
+        )
     for name, agent in options.agents.items():
         where = f"agents.{name}"
         if name not in options.subagents:
@@ -205,8 +212,10 @@ def _check_keep(
 ) -> Iterable[OptionProblem]:
     kept = [s.name for s in sources.reads]  # what the target reads, its own keep applied
     names = [s.name for s in sources.project]
-    for name in keep or ():
-        if name not in names:
+    for index, name in enumerate(keep or ()):
+        if name in (keep or ())[:index]:
+            yield OptionProblem(f"{key}[{index}]", f"'{name}' is listed twice")
+        elif name not in names:
             yield OptionProblem(key, f"no source is named '{name}'", suggest(name, names))
         elif name not in kept:
             yield OptionProblem(

@@ -325,6 +325,62 @@ def test_mistakes_are_placed_and_explained(make_project, extra, expected):
     assert problems(make_project, manifest) == expected
 
 
+NOWHERE = (
+    "subagent_keep reaches no sub-agent: the target lists none in subagents, and {} appends no"
+    " document to every sub-agent here (list the sub-agents in subagents, or remove"
+    " subagent_keep)"
+)
+
+
+@pytest.mark.parametrize(
+    ("worker", "extra", "expected"),
+    [
+        (
+            "claude-code",
+            'subagent_document = false\nsubagent_keep = ["rules"]',
+            [("target[0].subagent_keep", NOWHERE.format("Claude Code"))],
+        ),
+        (
+            "claude-code",
+            'compat = "2.1.260"\nsubagent_keep = ["rules"]',
+            [("target[0].subagent_keep", NOWHERE.format("Claude Code"))],
+        ),
+        (
+            "opencode-server",
+            'subagent_keep = ["rules"]',
+            [("target[0].subagent_keep", NOWHERE.format("OpenCode"))],
+        ),
+        (
+            "claude-code",
+            'subagent_keep = ["rules", "skills", "rules"]',
+            [("target[0].subagent_keep[2]", "'rules' is listed twice")],
+        ),
+        (
+            "claude-code",
+            'subagents = ["r"]\n[target.agents.r]\ndescription = "x"\nkeep = ["rules", "rules"]',
+            [("target[0].agents.r.keep[1]", "'rules' is listed twice")],
+        ),
+        ("codex", 'keep = ["soul", "soul"]', [("target[0].keep[1]", "'soul' is listed twice")]),
+        (
+            "claude-code",
+            'compat = "2.1.0261"',
+            [
+                (
+                    "target[0].compat",
+                    "compat '2.1.0261' is no Claude Code version (the number claude --version "
+                    'prints, e.g. compat = "2.1.332")',
+                )
+            ],
+        ),
+    ],
+)
+def test_a_setting_that_would_be_ignored_is_refused_at_its_key(
+    make_project, worker, extra, expected
+):
+    manifest = f'[[target]]\nname = "t"\nworker = "{worker}"\n{extra}\n'
+    assert problems(make_project, manifest) == expected
+
+
 CC_HEAD = '[[target]]\nname = "cc"\nworker = "claude-code"\n'
 
 
