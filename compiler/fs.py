@@ -18,6 +18,14 @@ from pathlib import Path, PurePosixPath
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
 
 TEMP_SUFFIX = ".tmp"
+# Other people's packages: no walk of the user's files (import, the unread report) enters them.
+VENDORED_FOLDERS = frozenset({"node_modules"})
+
+
+def skipped_folder(name: str) -> bool:
+    """Whether a walk of the user's files leaves the folder ``name`` out: a hidden one (``.git``,
+    ``.venv``) or a vendored one."""
+    return name.startswith(".") or name in VENDORED_FOLDERS
 
 
 @dataclass(frozen=True)
