@@ -46,7 +46,7 @@ from typing import Any, ClassVar
 import attrs
 from hotplex.document import configuration as agent_configuration
 from hotplex.document import sanitize
-from hotplex.document.limits import Truncation
+from hotplex.document.limits import Truncation, measure
 from hotplex.errors import HotplexError, Span, suggest
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import DEFAULT_SUBAGENT_KEEP, Manifest, Model, Target
@@ -169,6 +169,8 @@ def check(
             yield OptionProblem(where, f"'{name}' is not in subagents", hint)
         if agent.description is not None:
             yield from check_description(agent.description, f"{where}.description")
+        if agent.role is not None:
+            yield from _check_role(agent.role, manifest, f"{where}.role")
         yield from _check_keep(agent.keep, manifest, sources, f"{where}.keep")
         yield from _check_replace(name, agent, form, appends, where)
 
@@ -205,6 +207,20 @@ def check_description(text: str, key: str) -> Iterable[OptionProblem]:
         yield OptionProblem(key, "a description must not be empty (Claude Code skips the agent)")
     elif text.splitlines() != [text]:
         yield OptionProblem(key, "a description is one line: the main agent picks agents by it")
+
+
+def _check_role(role: str, manifest: Manifest, key: str) -> Iterable[OptionProblem]:
+    """The role is written whole before the agent's sections, which the limits cut: a role
+    larger than one file may be would be the one text no limit holds."""
+    limits = manifest.limits
+    room, limit = min((limits.per_file, "per_file"), (limits.total, "total"))
+    size = measure(role, limits.unit)
+    if size > room:
+        yield OptionProblem(
+            key,
+            f"the role is {size} {limits.unit}, more than limits.{limit} ({room}) allows a file",
+            "shorten it: the agent's rules come from the sections it keeps",
+        )
 
 
 def _check_keep(

@@ -384,6 +384,25 @@ def test_a_setting_that_would_be_ignored_is_refused_at_its_key(
 CC_HEAD = '[[target]]\nname = "cc"\nworker = "claude-code"\n'
 
 
+def test_a_role_larger_than_a_file_may_be_is_refused_at_its_key(make_project, hotplex):
+    """The role is written whole into the agent file: it cannot be the one text no limit holds."""
+
+    def manifest(role: str) -> str:
+        return (
+            f"[limits]\ntotal = 1000\n{CC_HEAD}"
+            'subagents = ["r"]\n[target.agents.r]\n'
+            f'description = "Reviews."\nrole = "{role}"\n'
+        )
+
+    root = make_project(SOURCES, manifest("Be careful. " * 100))
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 2, done.stderr
+    assert "target[0].agents.r.role" in done.stderr
+    assert "the role is 1200 chars, more than limits.total (1000)" in done.stderr
+    (root / "hotplex.toml").write_text(manifest("Be careful. " * 80))
+    assert hotplex("-C", str(root), "build").status == 0
+
+
 def test_a_sub_agent_name_states_the_first_character_rule(make_project):
     rule = "must start with a letter or a digit, then letters, digits, '-' or '_' (64 at most)"
     assert problems(make_project, CC_HEAD + 'subagents = ["-x", "x."]\n') == [
