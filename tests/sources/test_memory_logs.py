@@ -812,6 +812,10 @@ def test_stats_names_the_day_dropped_for_room_not_a_repeat(make_project, hotplex
     )
     assert re.search(r"2026-11-08\.md share: \d+→0 \(dropped\); 7 days left out as repeats", memory)
     assert "older day" not in memory
+    # What the memory section cannot use (its next day is longer) goes to the others, evenly.
+    report = json.loads(hotplex("-C", str(root), "stats", "--json").stdout)["artifacts"][0]
+    sizes = {section["name"]: section["size"] for section in report["sections"]}
+    assert sum(sizes.values()) == 777 and abs(sizes["soul"] - sizes["rules"]) <= 1, sizes
 
 
 def test_stats_counts_repeats_without_a_day_dropped_for_room(make_project, hotplex):
