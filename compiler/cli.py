@@ -214,7 +214,7 @@ def _json_report(outcome, check: bool) -> str:
                         if (t.document or job.primary) == file.path
                     ],
                     "warnings": list(job.warnings) if file.path == job.primary else [],
-                    "status": job.status,
+                    "status": job.changes.get(file.path, "current") if check else job.status,
                     "rebuilt": job.rebuilt,
                     "written": file.path in job.written,
                     "reason": "; ".join(job.reasons) or None,
@@ -294,8 +294,9 @@ def cmd_check(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
     for warning in outcome.warnings:  # e.g. a build log it had to ignore
         warn(warning)
     for job in stale:
-        why = "; ".join(job.reasons)
-        print(f"{colour(job.status, 'red')}: {job.primary} ({why})")
+        for path, status in job.changes.items():
+            why = "; ".join(_reasons_of(path, job))
+            print(f"{colour(status, 'red')}: {path} ({why})")
         if job.diff:
             sys.stdout.write(colour_diff(job.diff))
     for path in outcome.orphans:
@@ -316,6 +317,16 @@ def _print_current(jobs: list, warnings: list[str]) -> int:
         warn(warning)
     print(f"hotplex: {len(jobs)} artifact set(s) up to date")
     return EXIT_OK
+
+
+def _reasons_of(path: str, job) -> list[str]:
+    """The reasons of a set that name ``path``, else those that name none of its files (a
+    changed source or setting): each file `check` lists says why it would be written."""
+    own = [r for r in job.reasons if path in r]
+    if own:
+        return own
+    files = [f.path for f in job.files]
+    return [r for r in job.reasons if not any(f in r for f in files)] or job.reasons
 
 
 def cmd_clean(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:

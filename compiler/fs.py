@@ -25,6 +25,14 @@ if TYPE_CHECKING:
 
 STATE_DIR = ".hotplex"  # the build's own state beside the manifest: this log, the cached model
 TEMP_SUFFIX = ".tmp"
+# Other people's packages: no walk of the user's files (import, the unread report) enters them.
+VENDORED_FOLDERS = frozenset({"node_modules"})
+
+
+def skipped_folder(name: str) -> bool:
+    """Whether a walk of the user's files leaves the folder ``name`` out: a hidden one (``.git``,
+    ``.venv``) or a vendored one."""
+    return name.startswith(".") or name in VENDORED_FOLDERS
 
 
 @dataclass(frozen=True)

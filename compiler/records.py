@@ -271,6 +271,8 @@ class JobReport:
     reasons: list[str] = attrs.Factory(list)
     written: list[str] = attrs.Factory(list)
     diff: str = ""
+    # check: each file a build would write -> missing | edited | stale (the others are current)
+    changes: dict[str, str] = attrs.Factory(dict)
 
     @property
     def rebuilt(self) -> bool:

@@ -144,12 +144,22 @@ LAUNCH_FILE = "launch.json"
 def in_session(job: Job, model: Model, path: str) -> str:
     """A project-relative ``path`` as the program, started in the target's session folder
     (``cwd``), must be given it: programs resolve relative paths against their working folder.
-    From a session folder outside the project the way back names the project's folder."""
+    From a session folder outside the project the way back names every folder ``cwd`` climbs
+    out of, down to the project's (``load`` refuses a ``cwd`` climbing above the root)."""
     session = job.target.session_dir
     if session == ".":
         return path
-    root = posixpath.join("/", model.root.resolve().name)  # only its name shows in the result
+    climbs = session_climbs(session)
+    names = model.root.resolve().parts[1:]
+    # Only the folders climbed out of show in the result; the rest of the root path cancels.
+    root = posixpath.join("/", *names[len(names) - climbs :])
     return posixpath.relpath(posixpath.join(root, path), posixpath.join(root, session))
+
+
+def session_climbs(session: str) -> int:
+    """How many folders a normalised ``cwd`` climbs up out of the project (``../../x``: 2)."""
+    parts = session.split("/")
+    return next((i for i, part in enumerate(parts) if part != ".."), len(parts))
 
 
 def launch_json(

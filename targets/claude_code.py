@@ -47,7 +47,8 @@ SWITCH_ENV = "CLAUDE_CODE_DISABLE_CLAUDE_MDS"
 SUBAGENT_FILE = "subagent.xml"
 TESTED = "2.1.332"  # the Claude Code the integration tests run: a target's default ``compat``
 APPENDS_SINCE = (2, 1, 261)  # the first release with --append-subagent-system-prompt-file
-VERSION = re.compile(r"(\d{1,4})\.(\d{1,4})\.(\d{1,5})")
+# As ``claude --version`` prints it: no leading zeros (``2.1.0261`` is no release).
+VERSION = re.compile(r"(0|[1-9]\d{0,3})\.(0|[1-9]\d{0,3})\.(0|[1-9]\d{0,4})")
 # An agent's ``model``: "inherit" or an alias 2.1.332 knows (its own list), else a model id —
 # Anthropic's (claude-sonnet-4-5, claude-opus-4-1-20250805, [1m] for the long context) or Bedrock's
 # (us.anthropic.claude-…); "anthropic/claude-…" is OpenCode's spelling, not Claude Code's.

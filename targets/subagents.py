@@ -46,6 +46,7 @@ from typing import Any, ClassVar
 import attrs
 from hotplex.document import configuration as agent_configuration
 from hotplex.document import sanitize
+from hotplex.document.measure import measure
 from hotplex.errors import HotplexError, Span, suggest
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import DEFAULT_SUBAGENT_KEEP, Manifest, Model, Target
@@ -194,6 +195,13 @@ def check(
             )
         seen.setdefault(name.lower(), name)
     yield from _check_keep(options.subagent_keep, manifest, sources, "subagent_keep")
+    if options.subagent_keep is not None and not options.subagents and not appends:
+        yield OptionProblem(
+            "subagent_keep",
+            "subagent_keep reaches no sub-agent: the target lists none in subagents, and"
+            f" {form.program} appends no document to every sub-agent here",
+            "list the sub-agents in subagents, or remove subagent_keep",
+        )
     for name, agent in options.agents.items():
         where = f"agents.{name}"
         if name not in options.subagents:
@@ -201,6 +209,8 @@ def check(
             yield OptionProblem(where, f"'{name}' is not in subagents", hint)
         if agent.description is not None:
             yield from check_description(agent.description, f"{where}.description")
+        if agent.role is not None:
+            yield from _check_role(agent.role, manifest, f"{where}.role")
         yield from _check_keep(agent.keep, manifest, sources, f"{where}.keep")
         yield from _check_replace(name, agent, form, appends, where)
 
@@ -239,13 +249,29 @@ def check_description(text: str, key: str) -> Iterable[OptionProblem]:
         yield OptionProblem(key, "a description is one line: the main agent picks agents by it")
 
 
+def _check_role(role: str, manifest: Manifest, key: str) -> Iterable[OptionProblem]:
+    """The role is written whole before the agent's sections, which the limits cut: a role
+    larger than one file may be would be the one text no limit holds."""
+    limits = manifest.limits
+    room, limit = min((limits.per_file, "per_file"), (limits.total, "total"))
+    size = measure(role, limits.unit)
+    if size > room:
+        yield OptionProblem(
+            key,
+            f"the role is {size} {limits.unit}, more than limits.{limit} ({room}) allows a file",
+            "shorten it: the agent's rules come from the sections it keeps",
+        )
+
+
 def _check_keep(
     keep: tuple[str, ...] | None, manifest: Manifest, sources: TargetSources, key: str
 ) -> Iterable[OptionProblem]:
     kept = [s.name for s in sources.reads]  # what the target reads, its own keep applied
     names = [s.name for s in sources.project]
-    for name in keep or ():
-        if name not in names:
+    for index, name in enumerate(keep or ()):
+        if name in (keep or ())[:index]:
+            yield OptionProblem(f"{key}[{index}]", f"'{name}' is listed twice")
+        elif name not in names:
             yield OptionProblem(key, f"no source is named '{name}'", suggest(name, names))
         elif name not in kept:
             yield OptionProblem(

@@ -121,22 +121,27 @@ def check_verdict(
     changed: list[str],
     recorded: dict[str, Stamped],
     reasons: list[str],
-) -> tuple[str, list[str]]:
-    """What `check` says of a job it compiled: current when the bytes on disk are already
-    right; else missing, else edited (the bytes on disk are not the ones hotplex last wrote),
-    else stale. Without a record (a fresh clone) the reasons are the differing files."""
+) -> tuple[str, list[str], dict[str, str]]:
+    """What `check` says of a job it compiled, as a whole and of each file a build would write:
+    missing, else edited (the bytes on disk are not the ones hotplex last wrote), else stale; a
+    file not written is current, and so is the set when none is. Without a record (a fresh
+    clone) the reasons are the differing files."""
     if not changed:
-        return "current", []
+        return "current", [], {}
     if not recorded:
         reasons = [
             f"output missing: {p}" if on_disk[p] is None else f"{p} differs from a fresh build"
             for p in changed
         ]
-    if any(on_disk[p] is None for p in changed):
-        return "missing", reasons
-    if any(p in recorded and on_disk[p] != recorded[p].digest for p in changed):
-        return "edited", reasons
-    return "stale", reasons
+    files = {p: _file_verdict(on_disk[p], recorded.get(p)) for p in changed}
+    worst = next(s for s in ("missing", "edited", "stale") if s in files.values())
+    return worst, reasons, files
+
+
+def _file_verdict(on_disk: str | None, recorded: Stamped | None) -> str:
+    if on_disk is None:
+        return "missing"
+    return "edited" if recorded is not None and on_disk != recorded.digest else "stale"
 
 
 def plain(value: Any, drop: tuple[str, ...] = ()) -> Any:

@@ -59,7 +59,10 @@ class Builder:
         earlier = orphans.earlier_outs(state.jobs, out, self.model.sources_dir)
         declared = _declared_outputs(self.model)
         selected = frozenset(request.targets) or None
-        self.scope = orphans.Scope(request.root, out, selected, earlier, declared)
+        job_names = frozenset(("default", *self.model.manifest.variants.platforms))
+        self.scope = orphans.Scope(
+            request.root, out, selected, earlier, declared, _primaries(), job_names
+        )
 
     def run(self, log: state_log.Log | None) -> Outcome:
         """Build (or check); Ctrl-C raises Interrupted with the sets finished by then."""
@@ -156,6 +159,7 @@ class Builder:
             self.inputs.stamps.setdefault(path, stamps[path])
         report = JobReport.of(record, result.status)
         report.reasons, report.written, report.diff = result.reasons, result.written, result.diff
+        report.changes = result.changes
         reports.append(report)
         if log is not None:
             log.append(record)
@@ -207,6 +211,17 @@ def _declared_outputs(model: Model) -> dict[str, tuple[str, ...]]:
     return {
         t.name: tuple(o.name for o in model.worker_of(t).outputs) for t in model.manifest.target
     }
+
+
+def _primaries() -> dict[str, tuple[str, ...]]:
+    """Each registered worker's primary output -> the outputs of the workers sharing it."""
+    from hotplex import registry
+
+    found: dict[str, tuple[str, ...]] = {}
+    for worker in registry.workers().values():
+        (primary,) = (o.name for o in worker.outputs if o.primary)
+        found[primary] = (*found.get(primary, ()), *(o.name for o in worker.outputs))
+    return found
 
 
 def _batches(jobs: list[Job], size: int):

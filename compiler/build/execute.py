@@ -4,7 +4,7 @@ what a build would do, so ``check`` writes nothing and needs no lock."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from hotplex.build.decide import check_verdict
@@ -26,6 +26,7 @@ class Result:
     written: list[str]
     digests: dict[str, str]  # path -> sha256 of the bytes the job produces
     diff: str = ""
+    changes: dict[str, str] = field(default_factory=dict)  # check: see ``JobReport.changes``
 
 
 class Done(NamedTuple):
@@ -115,5 +116,5 @@ class Check(Strategy):
     logs = False
 
     def finish(self, emitted, digests, on_disk, changed, recorded, reasons, diff) -> Result:
-        status, reasons = check_verdict(on_disk, changed, recorded, reasons)
-        return Result(status, reasons, [], digests, diff)
+        status, reasons, changes = check_verdict(on_disk, changed, recorded, reasons)
+        return Result(status, reasons, [], digests, diff, changes)

@@ -4,9 +4,10 @@ Found from the build log (outputs of removed targets, platforms or workers) and 
 folders ``out/<target>/<platform>/`` (files carrying an artifact's name, temp files of a killed
 write, and files matching an output the target's worker declares, ``agents/*.md`` or
 ``workspace/memory/*.md``: found with or without the log, so a fresh clone's ``check`` sees a
-stale sub-agent). Never anything outside ``out``, nor a file that is not in a job folder: a
-README in ``out`` or a ``notes.txt`` beside an artifact stays. ``clean`` deletes with the same
-helpers.
+stale sub-agent; for a target no longer in the manifest, the outputs of the workers whose
+primary output its job folder holds). Never anything outside ``out``, nor a file that is not in
+a job folder: a README in ``out`` or a ``notes.txt`` beside an artifact stays. ``clean`` deletes
+with the same helpers.
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ class Scope:
     earlier: tuple[str, ...] = ()
     # Target name -> the output patterns its worker declares (``Worker.outputs``).
     declared: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Every registered worker's primary output -> the output patterns of the workers with it:
+    # a job folder of a target no longer in the manifest is known by holding one.
+    primaries: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The job folder names a target can have: "default" and every platform.
+    job_names: frozenset[str] = frozenset()
 
     def covers(self, path: str) -> bool:
         """``path`` is in a job folder of a target in scope, really inside its ``out``."""
@@ -85,14 +91,24 @@ def _strays(scope: Scope, names: set[str]) -> set[str]:
     for target in entries(os.path.join(scope.root, scope.out), folders=True):
         if scope.targets is not None and target.name not in scope.targets:
             continue
-        patterns = scope.declared.get(target.name, ())
         for job in entries(target.path, folders=True):
+            patterns = scope.declared.get(target.name) or _gone_target_outputs(scope, job)
             found.update(
                 f"{scope.out}/{target.name}/{job.name}/{inside}"
                 for inside in _files_below(job.path)
                 if _artifact_like(inside, names, patterns)
             )
     return found
+
+
+def _gone_target_outputs(scope: Scope, job: os.DirEntry[str]) -> tuple[str, ...]:
+    """The declared outputs of a job folder of a target the manifest no longer has, once it is
+    proven one: named "default" or a platform, and holding a registered worker's primary output
+    (payload.json, prompt.xml…). Anything else under ``out`` keeps its files."""
+    if job.name not in scope.job_names:
+        return ()
+    held = (p for name, p in scope.primaries.items() if os.path.isfile(os.path.join(job, name)))
+    return tuple(dict.fromkeys(pattern for patterns in held for pattern in patterns))
 
 
 def _artifact_like(inside: str, names: set[str], patterns: tuple[str, ...]) -> bool:

@@ -175,11 +175,21 @@ def _section_stats(
     measured = measure(text, size.unit)
     tokens = round(approx_tokens(text) * size.injected / measured) if measured else 0
     mine = [c for c in truncations if c.section == size.name or set(c.files) & set(size.files)]
-    days = [c for c in mine if c.after == 0 and c.files and c.files[0] not in size.files]
-    cuts = tuple(_describe_cut(cut, size.files) for cut in mine if cut not in days[1:])
-    if len(days) > 1:  # days of a daily log left out: the newest named, the rest counted
+    # Days of a daily log left out: for room (the newest named, the rest counted) or as repeats
+    # of newer days (counted apart: they hold nothing the document lacks).
+    left_out = [c for c in mine if c.after == 0 and c.files and c.files[0] not in size.files]
+    days = [c for c in left_out if c.style != "repeat"]
+    repeats = [c for c in left_out if c.style == "repeat"]
+    cuts = tuple(
+        _describe_cut(cut, size.files) for cut in mine if cut not in left_out or cut in days[:1]
+    )
+    if len(days) > 1:
         older = len(days) - 1
         cuts += (f"{older} older day{'s' if older > 1 else ''} dropped",)
+    if len(repeats) == 1:
+        cuts += (f"{posixpath.basename(repeats[0].files[0])} left out as a repeat",)
+    elif repeats:
+        cuts += (f"{len(repeats)} days left out as repeats",)
     return SectionStats(
         size.name,
         tuple(size.files),

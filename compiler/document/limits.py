@@ -170,8 +170,9 @@ def _fit(
 
 def _fair_budgets(sections: list[Limited], limits: Limits) -> list[int]:
     """Each section's budget under ``share = "fair"``: its max-min fair share of the total, then
-    what the sections leave unspent (whole days, whole characters) passed on to those still cut,
-    fairly, and when no fair part lets one keep more, all of it to the first (by name) that can.
+    what the sections leave unspent (whole days, whole characters) passed on to those still cut
+    that could use it, fairly, and when no fair part lets one keep more, all of it to the first
+    (by name) that can.
     At the end no section that was cut would keep one more unit given everything left unspent."""
     unit = limits.unit
     names = [s.name for s in sections]
@@ -183,7 +184,13 @@ def _fair_budgets(sections: list[Limited], limits: Limits) -> list[int]:
 
     sizes = [used(i, budget) for i, budget in enumerate(budgets)]
     while (spare := limits.total - sum(sizes)) > 0:
-        wanting = [i for i in range(len(sections)) if sizes[i] < demands[i]]
+        # A section that would not grow given all that is spare (its next whole day is longer)
+        # takes no part of it: its part would be left unspent, and the others cut the more.
+        wanting = [
+            i
+            for i in range(len(sections))
+            if sizes[i] < demands[i] and used(i, sizes[i] + spare) > sizes[i]
+        ]
         extra = fair_shares(
             [demands[i] - sizes[i] for i in wanting], spare, [names[i] for i in wanting]
         )

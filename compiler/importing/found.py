@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from hotplex.document.assemble import BUILT_IN_TAGS
 from hotplex.errors import HotplexError
+from hotplex.fs import skipped_folder
 from hotplex.manifest.model import HOTPLEX_SOURCES, Manifest, default_channels
 from hotplex.sources import frontmatter, unmapped
 from hotplex.templates import parse as template
@@ -22,7 +23,6 @@ RULES_NOTE = HOTPLEX_SOURCES[1].note  # "Treat as mandatory workspace constraint
 # targets named by --for), or "all" (a workspace: every target of the project).
 Audience = Literal["claude-code", "gemini", "agents", "for", "all"]
 _NOT_SLUG = re.compile(r"[^a-z0-9_.-]+")
-_VENDORED = frozenset({"node_modules"})  # other people's packages: their files are not the user's
 RESERVED_TAGS = BUILT_IN_TAGS | {c.tag for c in default_channels().values()}
 
 
@@ -153,9 +153,7 @@ def unmapped_below(root: Path, name: str) -> list[Skip]:
     why its tool does not load it at start: the project leaves it out, and says so."""
     skips = []
     for folder, subfolders, files in os.walk(root):
-        subfolders[:] = sorted(
-            s for s in subfolders if not s.startswith(".") and s not in _VENDORED
-        )
+        subfolders[:] = sorted(s for s in subfolders if not skipped_folder(s))
         if name in files and Path(folder) != root:
             path = Path(folder) / name
             why = unmapped.reason(path.relative_to(root).as_posix())

@@ -13,8 +13,9 @@ from hotplex import registry
 from hotplex.errors import HotplexError, Span, suggest
 from hotplex.fs import STATE_DIR
 from hotplex.manifest import read as manifest_file
-from hotplex.manifest.model import Model, ProjectSettings
+from hotplex.manifest.model import Manifest, Model, ProjectSettings
 from hotplex.manifest.source_rule import effective_sources, target_sources
+from hotplex.worker import session_climbs
 
 
 def load(root: Path, manifest_path: Path | None = None, cached: bool = False) -> Model:
@@ -43,6 +44,7 @@ def load(root: Path, manifest_path: Path | None = None, cached: bool = False) ->
     else:
         cache_key = None
     _check_folders_on_disk(root, manifest.project, display)
+    _check_sessions_on_disk(root, manifest, display)
     sources = effective_sources(manifest)
     read_by = target_sources(manifest, sources)
     workers = {t.name: registry.workers()[t.worker] for t in manifest.target}
@@ -74,6 +76,20 @@ def _check_folders_on_disk(root: Path, project: ProjectSettings, display: str) -
             f"the sources folder '{sources}' (a symlink)",
             Span(display, key="project.out"),
         )
+
+
+def _check_sessions_on_disk(root: Path, manifest: Manifest, display: str) -> None:
+    """A ``cwd`` climbing above the filesystem root names no folder: launch.json could not
+    say how to get back to the project from it."""
+    depth = len(root.resolve().parts) - 1
+    for index, target in enumerate(manifest.target):
+        if session_climbs(target.session_dir) > depth:
+            raise HotplexError.single(
+                f"cwd '{target.cwd}' climbs above the filesystem root: the project is"
+                f" {depth} folder(s) deep",
+                Span(display, key=f"target[{index}].cwd"),
+                hint="name a session folder beside or inside the project ('../session')",
+            )
 
 
 def _no_sources_folder(root: Path, sources: str, display: str) -> NoReturn:

@@ -241,8 +241,10 @@ def _validate_targets(
             if platform not in manifest.variants.platforms:
                 hint = suggest(platform, manifest.variants.platforms)
                 bad(f"{key}.platforms", f"platform '{platform}' is not in variants.platforms", hint)
-        for keep in target.keep or ():
-            if keep not in source_names:
+        for index, keep in enumerate(target.keep or ()):
+            if keep in (target.keep or ())[:index]:
+                bad(f"{key}.keep[{index}]", f"'{keep}' is listed twice")
+            elif keep not in source_names:
                 bad(f"{key}.keep", f"no source is named '{keep}'", suggest(keep, source_names))
         if target.bot is not None:
             _check_folder_name(f"{key}.bot", "bot", target.bot, sources, bad)
@@ -278,7 +280,9 @@ def _validate_session(target: Target, key: str, bad: typing.Callable[..., None])
                 )
         return
     cwd = target.cwd.replace("\\", "/")
-    if "\0" in cwd:
+    if not cwd.strip():
+        bad(f"{key}.cwd", "an empty cwd names no folder", 'the project itself is cwd = "."')
+    elif "\0" in cwd:
         bad(f"{key}.cwd", f"path {target.cwd!r} contains a NUL character")
     elif cwd.startswith("/") or (len(cwd) > 1 and cwd[1] == ":"):
         bad(

@@ -60,7 +60,7 @@ def watched(model: Model) -> tuple[str, ...]:
             continue
         for folder in _folders_up(target.session_dir):
             for name in own.names:
-                path = posixpath.dirname(name) if "*" in name else name
+                path = name.split("/*", 1)[0] if "*" in name else name  # a glob: its folder
                 found.append(posixpath.normpath(posixpath.join(folder, path)))
         found += [model.source_path(s.file) for s in model.sources_of(target)]
     return tuple(dict.fromkeys(found))
@@ -116,12 +116,18 @@ def _reads(root: Path, own: OwnFiles, session: str, path: str) -> bool:
     """Whether the program, started in ``session``, reads the project file ``path`` itself."""
     for folder in _folders_up(session):
         rel = _under(path, folder)
-        if rel is not None and any(fnmatchcase(rel, name) for name in own.names):
+        if rel is not None and any(_named(rel, name) for name in own.names):
             blockers = own.unless_beside.get(rel, ())
             return not any((root / folder / b).is_file() for b in blockers)
     above_project = all(part == ".." for part in session.split("/"))  # the project is below
     below = above_project or _under(path, session) is not None
     return own.below and below and posixpath.basename(path) in own.names
+
+
+def _named(path: str, name: str) -> bool:
+    """Whether ``path`` is one of the program's own files ``name``; its ``**/`` matches no
+    folder too (``.claude/rules/**/*.md`` names ``.claude/rules/a.md``), as in the program."""
+    return fnmatchcase(path, name) or fnmatchcase(path, name.replace("**/", ""))
 
 
 def _folders_up(session: str) -> list[str]:

@@ -4,7 +4,8 @@ A file the user wrote and no artifact reads is either a mistake (``SOUL.slak.md`
 an undeclared platform, a suffix variant left behind after switching ``layout``) or kept on
 purpose; hotplex cannot tell, so it says which files and, where the name is close to a platform,
 bot or source, what was probably meant. ``[project] ignore`` (globs relative to the sources
-folder) silences files kept on purpose; nothing else is exempt.
+folder) silences files kept on purpose; nothing else is exempt but the folders no walk of the
+user's files enters (``fs.skipped_folder``: hidden ones, ``node_modules``).
 
 The build feeds this module the paths every planned job consulted (the build log's ``inputs``)
 and a listing of the sources folder. The listing also returns the folders it walked: their
@@ -25,7 +26,7 @@ from pathlib import Path
 import attrs
 from hotplex import registry
 from hotplex.errors import suggest
-from hotplex.fs import file_kind
+from hotplex.fs import file_kind, skipped_folder
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Limits, Model, Source, Target
 from hotplex.manifest.source_rule import worker_defaults
@@ -40,9 +41,14 @@ SOURCE_SUFFIXES = (".md", ".mdc", ".markdown")
 def may_be_source(model: Model, path: str) -> bool:
     """Whether a new or unread file at ``path`` can be a source of this project: anything in a
     dedicated sources folder; in a project that is its own sources folder, a Markdown file or
-    one the ``[memory] logs`` glob matches."""
+    one the ``[memory] logs`` glob matches; never one in a folder ``listing`` leaves out."""
     if model.sources_dir != ".":
-        return _inside(path, model.sources_dir)
+        if not _inside(path, model.sources_dir):
+            return False
+        below = path[len(model.sources_dir) + 1 :]
+        return not any(skipped_folder(part) for part in below.split("/")[:-1])
+    if any(skipped_folder(part) for part in path.split("/")[:-1]):
+        return False
     glob = days_glob(model)
     return path.lower().endswith(SOURCE_SUFFIXES) or (glob is not None and in_glob(glob, path))
 
@@ -58,7 +64,8 @@ class Listing:
 
 
 def listing(model: Model, own: set[str]) -> Listing:
-    """Every file under the sources folder but hidden ones (``.git``), the artifact folder, the
+    """Every file under the sources folder but hidden ones (``.git``) and vendored folders
+    (``node_modules``, ``fs.skipped_folder``), the artifact folder, the
     files hotplex wrote (``own``: those of an earlier ``out`` too), the manifest and hotplex's
     state, which can sit there when the sources folder is the project; there, only files that
     ``may_be_source``."""
@@ -79,7 +86,8 @@ def listing(model: Model, own: set[str]) -> Listing:
             if name.startswith(".") or path in skip:
                 continue
             if is_dir:
-                pending.append(path)
+                if not skipped_folder(name):
+                    pending.append(path)
             elif may_be_source(model, path):
                 files.append(path)
     return Listing(tuple(sorted(files)), tuple(folders))

@@ -632,3 +632,69 @@ def test_stale_declared_outputs_are_orphans_without_the_build_log(make_project, 
     assert (root / "dist/cc/default/agents/notes.txt").read_text() == "mine\n"
     assert (root / "dist/claw/default/workspace/memory/2026-11-01.md").is_file()
     assert hotplex("-C", str(root), "check").status == 0
+
+
+def test_a_removed_targets_whole_job_folder_is_orphaned_without_the_log(make_project, hotplex):
+    """With no build log, a target gone from the manifest is found by its job folder holding a
+    registered worker's primary output: every declared output goes, not only the names the
+    remaining targets share; a folder proving nothing keeps its files."""
+    manifest = (
+        '[[target]]\nname = "cc"\nworker = "claude-code"\n'
+        '[[target]]\nname = "ocs"\nworker = "opencode-server"\nsubagents = ["rev2"]\n'
+        '[target.agents.rev2]\ndescription = "x"\n'
+    )
+    root = make_project(dict(SOURCES), manifest)
+    assert hotplex("-C", str(root), "build").status == 0
+    gone = [
+        f"dist/ocs/default/{name}" for name in ("payload.json", "launch.json", "agents/rev2.md")
+    ]
+    assert all((root / p).is_file() for p in gone)
+    mine = root / "dist/notes/default/agents/plan.md"  # no primary output beside it
+    mine.parent.mkdir(parents=True)
+    mine.write_text("mine\n")
+    shutil.rmtree(root / ".hotplex")
+    (root / "hotplex.toml").write_text(manifest.split('[[target]]\nname = "ocs"')[0])
+
+    check = hotplex("-C", str(root), "check")
+    assert check.status == 1, check.stdout
+    for path in gone:
+        assert f"orphaned: {path} (a build would delete it)" in check.stdout
+    assert hotplex("-C", str(root), "build").status == 0
+    assert not (root / "dist/ocs").exists()
+    assert mine.read_text() == "mine\n"
+    assert hotplex("-C", str(root), "check").status == 0
+
+
+def test_check_gives_each_file_of_a_set_its_own_status(make_project, hotplex):
+    """Only the file that is gone is missing, only the edited one edited; the set's other files
+    are current, and a settings change names the one file a build would rewrite."""
+    manifest = (
+        '[[target]]\nname = "cc"\nworker = "claude-code"\nsubagents = ["reviewer"]\n'
+        '[target.agents.reviewer]\ndescription = "Reviews."\n'
+    )
+    root = make_project(dict(SOURCES), manifest)
+    assert hotplex("-C", str(root), "build").status == 0
+    job = "dist/cc/default"
+    with (root / job / "prompt.xml").open("a") as prompt:
+        prompt.write("mine\n")
+    (root / job / "agents/reviewer.md").unlink()
+
+    checked = hotplex("-C", str(root), "check", "--json")
+    statuses = {a["path"]: a["status"] for a in json.loads(checked.stdout)["artifacts"]}
+    assert statuses == {
+        f"{job}/prompt.xml": "edited",
+        f"{job}/agents/reviewer.md": "missing",
+        f"{job}/launch.json": "current",
+        f"{job}/subagent.xml": "current",
+    }
+    text = hotplex("-C", str(root), "check").stdout
+    assert f"edited: {job}/prompt.xml (output edited by hand: {job}/prompt.xml)" in text
+    assert f"missing: {job}/agents/reviewer.md (output missing:" in text
+    assert "launch.json" not in text
+
+    assert hotplex("-C", str(root), "build").status == 0
+    (root / "hotplex.toml").write_text(
+        manifest.replace('"claude-code"\n', '"claude-code"\ncwd = "../s"\n')
+    )
+    text = hotplex("-C", str(root), "check").stdout
+    assert f"stale: {job}/launch.json" in text and "prompt.xml" not in text, text

@@ -809,6 +809,20 @@ def test_subfolder_claude_and_agents_files_are_named_as_not_mapped(tmp_path):
     assert "pkg/CLAUDE.md is read by no artifact: Claude Code reads a CLAUDE.md" in build.stderr
 
 
+def test_the_unread_report_skips_the_folders_import_skips(tmp_path):
+    """With ``sources = "."`` other people's packages are no unread sources: the build walks
+    the folders import walks, and watch ignores the rest."""
+    packages = {f"node_modules/dep{i}/README.md": "A dependency.\n" for i in range(3)}
+    nested = {"web/node_modules/x/README.md": "Nested.\n", ".venv/lib/README.md": "Hidden.\n"}
+    repo = write_tree(
+        tmp_path / "repo", {"CLAUDE.md": "Rules.\n", "docs/notes.md": "N\n", **packages, **nested}
+    )
+    project, _ = import_and_build(repo)
+    build = run_ok("-C", str(project), "build")
+    assert "docs/notes.md is read by no artifact" in build.stderr
+    assert "node_modules" not in build.stderr and ".venv" not in build.stderr, build.stderr
+
+
 def test_a_platform_folder_is_still_named_as_one(make_project):
     """A HotPlex project with platforms: webchat/AGENTS.md is a platform folder, not Codex's."""
     files = {"AGENTS.md": "Rules.\n", "slak/AGENTS.md": "S\n", "webchat/AGENTS.md": "W\n"}

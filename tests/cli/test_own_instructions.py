@@ -5,6 +5,7 @@ program that reads it, ``launch.json`` switches the loading off where it can, an
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 
 import pytest
@@ -68,6 +69,20 @@ def test_check_names_each_raw_copy_once_per_target_with_the_way_out(make_project
     assert again.stderr.count("target 'cc': Claude Code also reads") == 1
 
 
+def test_every_raw_copy_claude_code_loads_by_itself_is_named(make_project, hotplex):
+    """``.claude/rules/*.md`` (at any depth) are Claude Code's own files too, not only CLAUDE.md."""
+    files = {"CLAUDE.md": "C\n", ".claude/rules/a.md": "A\n", ".claude/rules/team/b.md": "B\n"}
+    root = imported(make_project, hotplex, files)
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0, done.stderr
+    (warning,) = [line for line in done.stderr.splitlines() if "raw" in line]
+    stats = hotplex("-C", str(root), "stats").stdout
+    shown = hotplex("-C", str(root), "show", "cc").stderr
+    for name in files:
+        assert name in warning and name in stats and name in shown, (name, stats, shown)
+    assert "only the compiled copy" not in stats
+
+
 def test_codex_config_switches_project_agents_md_off(make_project, hotplex):
     root = imported(make_project, hotplex, {"AGENTS.md": "A\n"})
     assert hotplex("-C", str(root), "build").status == 0
@@ -116,9 +131,34 @@ def test_cwd_moves_the_session_folder_and_every_path_follows(make_project, hotpl
     assert launch(root, "ocs")["cwd"] == "../session"
 
 
+@pytest.mark.parametrize("cwd", ["../../x", "../sub/../../x", "../../../x/y"])
+def test_paths_from_a_session_folder_folders_up_lead_back_to_the_project(
+    make_project, hotplex, cwd
+):
+    """The way back from ``cwd`` names every folder it climbs out of, not only the project's."""
+    root = imported(make_project, hotplex, {"AGENTS.md": "A\n", "CLAUDE.md": "C\n"})
+    for worker in ("claude-code", "codex"):
+        add_keys(root, worker, f'cwd = "{cwd}"\n')
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0, done.stderr
+    cc, codex = launch(root, "cc"), launch(root, "codex")
+    session = root / cc["cwd"]
+    assert os.path.normpath(session / cc["argv"][2]) == str(root / "dist/cc/default/prompt.xml")
+    home = os.path.normpath(session / codex["env"]["CODEX_HOME"])
+    assert home == str(root / "dist/codex/default/codex-home")
+
+
+def test_a_session_folder_above_the_filesystem_root_is_refused(make_project, hotplex):
+    manifest = '[[target]]\nname = "t"\nworker = "claude-code"\ncwd = "' + "../" * 64 + 'x"\n'
+    done = hotplex("-C", str(make_project({"agent-configs/SOUL.md": "S\n"}, manifest)), "build")
+    assert done.status == 2 and "target[0].cwd" in done.stderr, done.stderr
+    assert "above the filesystem root" in done.stderr
+
+
 @pytest.mark.parametrize(
     ("worker", "key", "message"),
     [
+        ("claude-code", 'cwd = ""', "an empty cwd"),
         ("gemini-cli", 'own_instructions = "off"', "Gemini CLI has no switch"),
         ("openclaw", 'cwd = "elsewhere"', "'cwd' does not apply to worker 'openclaw'"),
         ("claude-code", 'cwd = "/srv/session"', "absolute path '/srv/session' is not allowed"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 
 import pytest
@@ -808,3 +809,39 @@ def test_an_overlay_day_key_is_checked_like_a_day_file(make_project):
         project.compile("cc", overlay={"memory/2026-11-20-\u200b.md": "- ov"})
     allowed = Project(root).compile("cc", overlay={"memory/2026-11-20-standup.md": "- ov"})
     assert "## 2026-11-20-standup" in allowed.text
+
+
+def test_stats_names_the_day_dropped_for_room_not_a_repeat(make_project, hotplex):
+    """Seven days repeating the newest are left out as repeats; the newest, too long for what is
+    left, is the one dropped for room, and stats names it."""
+    files = {
+        "agent-configs/SOUL.md": "s" * 2000,
+        "agent-configs/AGENTS.md": "a" * 3000,
+        "agent-configs/MEMORY.md": "m" * 10,
+        **dict(day(n, "the same entry " + "x" * 270) for n in range(1, 9)),
+    }
+    fair = '[limits]\ntotal = 777\nshare = "fair"\n[metacognition]\nenabled = false\n'
+    tail = '[memory]\nlogs = "memory/*.md"\n[[target]]\nname = "cc"\nworker = "claude-code"\n'
+    root = make_project(files, manifest=fair + tail)
+    memory = next(
+        line
+        for line in hotplex("-C", str(root), "stats").stdout.splitlines()
+        if line.split()[:2] == ["cc/default", "memory"]
+    )
+    assert re.search(r"2026-11-08\.md share: \d+→0 \(dropped\); 7 days left out as repeats", memory)
+    assert "older day" not in memory
+    # What the memory section cannot use (its next day is longer) goes to the others, evenly.
+    report = json.loads(hotplex("-C", str(root), "stats", "--json").stdout)["artifacts"][0]
+    sizes = {section["name"]: section["size"] for section in report["sections"]}
+    assert sum(sizes.values()) == 777 and abs(sizes["soul"] - sizes["rules"]) <= 1, sizes
+
+
+def test_stats_counts_repeats_without_a_day_dropped_for_room(make_project, hotplex):
+    files = dict(day(n, "the same entry") for n in range(1, 4))
+    root = make_project(files, manifest=manifest())
+    memory = next(
+        line
+        for line in hotplex("-C", str(root), "stats").stdout.splitlines()
+        if line.split()[:2] == ["cc/default", "memory"]
+    )
+    assert "2 days left out as repeats" in memory and "dropped" not in memory

@@ -345,7 +345,82 @@ def test_mistakes_are_placed_and_explained(make_project, extra, expected):
     assert problems(make_project, manifest) == expected
 
 
+NOWHERE = (
+    "subagent_keep reaches no sub-agent: the target lists none in subagents, and {} appends no"
+    " document to every sub-agent here (list the sub-agents in subagents, or remove"
+    " subagent_keep)"
+)
+
+
+@pytest.mark.parametrize(
+    ("worker", "extra", "expected"),
+    [
+        (
+            "claude-code",
+            'subagent_document = false\nsubagent_keep = ["rules"]',
+            [("target[0].subagent_keep", NOWHERE.format("Claude Code"))],
+        ),
+        (
+            "claude-code",
+            'compat = "2.1.260"\nsubagent_keep = ["rules"]',
+            [("target[0].subagent_keep", NOWHERE.format("Claude Code"))],
+        ),
+        (
+            "opencode-server",
+            'subagent_keep = ["rules"]',
+            [("target[0].subagent_keep", NOWHERE.format("OpenCode"))],
+        ),
+        (
+            "claude-code",
+            'subagent_keep = ["rules", "skills", "rules"]',
+            [("target[0].subagent_keep[2]", "'rules' is listed twice")],
+        ),
+        (
+            "claude-code",
+            'subagents = ["r"]\n[target.agents.r]\ndescription = "x"\nkeep = ["rules", "rules"]',
+            [("target[0].agents.r.keep[1]", "'rules' is listed twice")],
+        ),
+        ("codex", 'keep = ["soul", "soul"]', [("target[0].keep[1]", "'soul' is listed twice")]),
+        (
+            "claude-code",
+            'compat = "2.1.0261"',
+            [
+                (
+                    "target[0].compat",
+                    "compat '2.1.0261' is no Claude Code version (the number claude --version "
+                    'prints, e.g. compat = "2.1.332")',
+                )
+            ],
+        ),
+    ],
+)
+def test_a_setting_that_would_be_ignored_is_refused_at_its_key(
+    make_project, worker, extra, expected
+):
+    manifest = f'[[target]]\nname = "t"\nworker = "{worker}"\n{extra}\n'
+    assert problems(make_project, manifest) == expected
+
+
 CC_HEAD = '[[target]]\nname = "cc"\nworker = "claude-code"\n'
+
+
+def test_a_role_larger_than_a_file_may_be_is_refused_at_its_key(make_project, hotplex):
+    """The role is written whole into the agent file: it cannot be the one text no limit holds."""
+
+    def manifest(role: str) -> str:
+        return (
+            f"[limits]\ntotal = 1000\n{CC_HEAD}"
+            'subagents = ["r"]\n[target.agents.r]\n'
+            f'description = "Reviews."\nrole = "{role}"\n'
+        )
+
+    root = make_project(SOURCES, manifest("Be careful. " * 100))
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 2, done.stderr
+    assert "target[0].agents.r.role" in done.stderr
+    assert "the role is 1200 chars, more than limits.total (1000)" in done.stderr
+    (root / "hotplex.toml").write_text(manifest("Be careful. " * 80))
+    assert hotplex("-C", str(root), "build").status == 0
 
 
 def test_a_sub_agent_name_states_the_first_character_rule(make_project):
