@@ -22,6 +22,9 @@ BUILT_IN = (
     ("openclaw", "hotplex.targets.openclaw.worker:OpenClaw"),
     ("codex", "hotplex.targets.codex:Codex"),
     ("gemini-cli", "hotplex.targets.gemini_cli:GeminiCli"),
+    ("qwen-code", "hotplex.targets.qwen_code:QwenCode"),
+    ("kilo", "hotplex.targets.kilo:Kilo"),
+    ("aider", "hotplex.targets.aider:Aider"),
 )
 
 

@@ -128,23 +128,25 @@ def join_imports(text: str) -> str:
     return WORD_JOINER.join(pieces)
 
 
-def normalise(document: str) -> Normalised:
-    """``document`` as Gemini will send it, given as the file it reads."""
+def normalise(document: str, collapse: bool = True) -> Normalised:
+    """``document`` as Gemini will send it, given as the file it reads; ``collapse``: whether
+    the program cuts runs of line feeds to two (Gemini does, Qwen Code does not)."""
     trimmed = document.strip(_JS_TRIMMED)
-    collapsed = tuple(m.span() for m in _BLANK_RUN.finditer(trimmed))
-    text = _BLANK_RUN.sub("\n\n", trimmed)
+    collapsed = tuple(m.span() for m in _BLANK_RUN.finditer(trimmed)) if collapse else ()
+    text = _BLANK_RUN.sub("\n\n", trimmed) if collapse else trimmed
     starts = import_starts(text)
     imports = [m.group() for start in starts if (m := _IMPORT_TOKEN.match(text, start))]
     lead = len(document) - len(document.lstrip(_JS_TRIMMED))
     return Normalised(join_imports(text), imports, lead, len(trimmed), collapsed, tuple(starts))
 
 
-def at_imports(program: str) -> Transform:
+def at_imports(program: str, collapse: bool = True) -> Transform:
     """What a program with Gemini CLI's GEMINI.md processing (its ``@`` imports, its trimming)
-    makes of a document: ``program`` names it in the warning about each ``@`` neutralised."""
+    makes of a document: ``program`` names it in the warning about each ``@`` neutralised;
+    ``collapse`` as in ``normalise``."""
 
     def send(document: str) -> Sent:
-        sent = normalise(document)
+        sent = normalise(document, collapse)
         imports = _JOINED_IMPORT.findall(sent.text)
         warnings = (_import_warning(program, imports),) if imports else ()
         return Sent(sent.text, warnings, sent.position)

@@ -1,0 +1,50 @@
+"""Kilo CLI: the document as the AGENTS.md of a config folder that ``launch.json`` adds.
+
+What Kilo 7.7.7 does (an OpenCode fork; checked with the real ``kilo run`` against a fake Chat
+Completions API, see tests/integration/test_kilo.py): ``$KILO_CONFIG_DIR/AGENTS.md`` is its
+global instructions file, sent in the system message after Kilo's own base prompt, which stays,
+as ``Instructions from: <absolute path>`` and the file's text, verbatim (no trimming, CR kept).
+``KILO_CONFIG_DIR`` *adds* a config folder, so the gateway's own settings (the provider, in
+``~/.config/kilo/kilo.json`` or ``KILO_CONFIG_CONTENT``) stay; of the global instruction files
+the first found is read, and this one comes first: the user's ``~/.config/kilo/AGENTS.md`` and
+``~/.claude/CLAUDE.md`` are then not read.
+
+What it loads by itself: the first of AGENTS.md, CLAUDE.md and CONTEXT.md found from its working
+folder up to the repository root (each copy of that name on the way), and files named in a
+project ``kilo.json``'s ``instructions``; ``KILO_DISABLE_PROJECT_CONFIG=1`` turns those off and
+with them the project's ``kilo.json``, ``opencode.json`` and ``.kilo``/``.opencode`` folders, so
+it is the target's explicit choice (``own_instructions = "off"``), as for OpenCode.
+"""
+
+from __future__ import annotations
+
+from hotplex.targets.home import HomeDocument
+from hotplex.worker import OwnFiles
+
+SWITCH_ENV = "KILO_DISABLE_PROJECT_CONFIG"
+OWN_FILES = OwnFiles(
+    program="Kilo",
+    names=("AGENTS.md", "CLAUDE.md", "CONTEXT.md"),
+    home=(
+        "$KILO_CONFIG_DIR/AGENTS.md (the kilo-config folder hotplex writes: the document, read"
+        " instead of ~/.config/kilo/AGENTS.md or ~/.claude/CLAUDE.md)"
+    ),
+    switch=f"env {SWITCH_ENV}=1",
+    also_drops="the project's kilo.json, opencode.json and .kilo/.opencode folders",
+)
+
+
+class Kilo(HomeDocument):
+    name = "kilo"
+    program = "kilo"
+    home_variable = "KILO_CONFIG_DIR"
+    home_dir = "kilo-config"
+    home_file = "AGENTS.md"
+    switch_env = SWITCH_ENV
+    gateway_adds = (
+        "the provider and model: a provider in the user's ~/.config/kilo/kilo.json or"
+        " KILO_CONFIG_CONTENT, and --model provider/model"
+    )
+    init_target = ("kilo", "prompt.xml as kilo-config/AGENTS.md, Kilo's global instructions")
+    own_files = OWN_FILES
+    imports_read = frozenset({"kilo"})
