@@ -68,15 +68,17 @@ def tools_dir() -> Path:
 
 
 def find_binary(name: str) -> Path | None:
-    """``$HOTPLEX_TOOLS/node_modules/.bin/<name>``, else ``<name>`` on PATH, else None."""
-    local = tools_dir() / "node_modules" / ".bin" / name
-    if local.is_file() and os.access(local, os.X_OK):
-        return local
+    """``$HOTPLEX_TOOLS/node_modules/.bin/<name>``, else ``$HOTPLEX_TOOLS/<name>/bin/<name>`` (a
+    Python program in a virtual environment of its own: aider), else ``<name>`` on PATH, else
+    None."""
+    for local in (tools_dir() / "node_modules/.bin" / name, tools_dir() / name / "bin" / name):
+        if local.is_file() and os.access(local, os.X_OK):
+            return local
     found = shutil.which(name)
     return Path(found) if found else None
 
 
-def binary_version(binary: Path) -> str | None:
+def binary_version(binary: Path, env: dict[str, str] | None = None) -> str | None:
     """First line of ``<binary> --version``, or None when it does not run."""
     try:
         done = subprocess.run(
@@ -85,6 +87,7 @@ def binary_version(binary: Path) -> str | None:
             text=True,
             timeout=60,
             stdin=subprocess.DEVNULL,
+            env=env,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -324,6 +327,7 @@ class Cli:
     name: str
     path: Path
     version: str
+    search_path: str | None = None  # the PATH it needs (node 22 first, for qwen)
 
     def launch(
         self, artifact: Artifact, args: list[str], env: dict[str, str], home: Path
@@ -337,23 +341,32 @@ class Cli:
         return subprocess.run(
             [str(self.path), *spec["argv"][1:], *args],
             cwd=artifact.project / spec["cwd"],
-            env=base_env(HOME=str(home), **spec["env"], **env),
+            env=base_env(HOME=str(home), **self.runtime(), **spec.get("env", {}), **env),
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
             timeout=CLI_TIMEOUT,
         )
 
+    def runtime(self) -> dict[str, str]:
+        return {} if self.search_path is None else {"PATH": self.search_path}
 
-def installed_cli(name: str) -> Cli:
-    """The real ``name`` binary, or a skip saying why there is none."""
+
+def installed_cli(name: str, node: Path | None = None) -> Cli:
+    """The real ``name`` binary, or a skip saying why there is none; run by the ``node`` binary
+    given (first on its PATH) instead of the machine's."""
     binary = find_binary(name)
     if binary is None:
-        pytest.skip(f"{name} not found in {tools_dir()}/node_modules/.bin or PATH; {INSTALL_HINT}")
-    version = binary_version(binary)
+        pytest.skip(f"{name} not found in {tools_dir()} or PATH; {INSTALL_HINT}")
+    cli = Cli(name=name, path=binary, version="")
+    if node is not None:
+        if not node.is_file():
+            pytest.skip(f"{name} needs {node} (npm's node 22); {INSTALL_HINT}")
+        cli = Cli(name, binary, "", f"{node.parent}{os.pathsep}{base_env()['PATH']}")
+    version = binary_version(binary, base_env(**cli.runtime()))
     if version is None:
         pytest.skip(f"{binary} --version does not run (no native build for this platform?)")
-    return Cli(name=name, path=binary, version=version)
+    return Cli(name, binary, version, cli.search_path)
 
 
 @pytest.fixture(scope="session")
@@ -366,6 +379,24 @@ def codex_cli() -> Cli:
 def gemini_cli() -> Cli:
     """The real ``gemini`` (npm ``@google/gemini-cli``)."""
     return installed_cli("gemini")
+
+
+@pytest.fixture(scope="session")
+def qwen_cli() -> Cli:
+    """The real ``qwen`` (npm ``@qwen-code/qwen-code``), run by npm's node 22."""
+    return installed_cli("qwen", node=tools_dir() / "node22/node_modules/.bin/node")
+
+
+@pytest.fixture(scope="session")
+def kilo_cli() -> Cli:
+    """The real ``kilo`` (npm ``@kilocode/cli``)."""
+    return installed_cli("kilo")
+
+
+@pytest.fixture(scope="session")
+def aider_cli() -> Cli:
+    """The real ``aider`` (PyPI ``aider-chat``, in its own virtual environment)."""
+    return installed_cli("aider")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -460,6 +491,9 @@ ARTIFACT_PARAMS = {
     "claude_prompt": ("basic", "claude-code", "prompt.xml"),
     "codex_prompt": ("coding-agents", "codex", "prompt.xml"),
     "gemini_prompt": ("coding-agents", "gemini-cli", "prompt.xml"),
+    "qwen_prompt": ("coding-agents", "qwen-code", "prompt.xml"),
+    "kilo_prompt": ("coding-agents", "kilo", "prompt.xml"),
+    "aider_prompt": ("coding-agents", "aider", "prompt.xml"),
 }
 
 
@@ -521,6 +555,24 @@ def codex_prompt(request: pytest.FixtureRequest) -> Artifact:
 @pytest.fixture
 def gemini_prompt(request: pytest.FixtureRequest) -> Artifact:
     """Each ``gemini-cli`` ``prompt.xml`` built from examples/coding-agents (parametrised)."""
+    return _require_artifact(request.param)
+
+
+@pytest.fixture
+def qwen_prompt(request: pytest.FixtureRequest) -> Artifact:
+    """Each ``qwen-code`` ``prompt.xml`` built from examples/coding-agents (parametrised)."""
+    return _require_artifact(request.param)
+
+
+@pytest.fixture
+def kilo_prompt(request: pytest.FixtureRequest) -> Artifact:
+    """Each ``kilo`` ``prompt.xml`` built from examples/coding-agents (parametrised)."""
+    return _require_artifact(request.param)
+
+
+@pytest.fixture
+def aider_prompt(request: pytest.FixtureRequest) -> Artifact:
+    """Each ``aider`` ``prompt.xml`` built from examples/coding-agents (parametrised)."""
     return _require_artifact(request.param)
 
 
