@@ -63,6 +63,13 @@ class OwnFiles:
     unless_beside: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # It also reads these names from the folders below the session folder.
     below: bool = False
+    # Those of ``names`` the switch leaves on (Kilo's legacy rule folders): raw copies whatever
+    # the target says, with no way out but a session folder outside the project.
+    unswitched: tuple[str, ...] = ()
+
+    def read(self, switched_off: bool) -> tuple[str, ...]:
+        """The names the program reads with its loading switched on or off."""
+        return self.unswitched if switched_off else self.names
 
 
 class Worker:

@@ -13,7 +13,10 @@ What it loads by itself: the first of AGENTS.md, CLAUDE.md and CONTEXT.md found 
 folder up to the repository root (each copy of that name on the way), and files named in a
 project ``kilo.json``'s ``instructions``; ``KILO_DISABLE_PROJECT_CONFIG=1`` turns those off and
 with them the project's ``kilo.json``, ``opencode.json`` and ``.kilo``/``.opencode`` folders, so
-it is the target's explicit choice (``own_instructions = "off"``), as for OpenCode.
+it is the target's explicit choice (``own_instructions = "off"``), as for OpenCode. Kilo Code's
+legacy rules, ``.kilocode/rules/*.md``, ``.kilo/rules/*.md`` and ``.kilocoderules`` in its working
+folder (and ``~/.kilocode/rules``), are read whatever the switch says: only a session folder
+outside the project keeps them out.
 """
 
 from __future__ import annotations
@@ -22,15 +25,17 @@ from hotplex.targets.home import HomeDocument
 from hotplex.worker import OwnFiles
 
 SWITCH_ENV = "KILO_DISABLE_PROJECT_CONFIG"
+LEGACY_RULES = (".kilocode/rules/*.md", ".kilo/rules/*.md", ".kilocoderules")
 OWN_FILES = OwnFiles(
     program="Kilo",
-    names=("AGENTS.md", "CLAUDE.md", "CONTEXT.md"),
+    names=("AGENTS.md", "CLAUDE.md", "CONTEXT.md", *LEGACY_RULES),
     home=(
         "$KILO_CONFIG_DIR/AGENTS.md (the kilo-config folder hotplex writes: the document, read"
-        " instead of ~/.config/kilo/AGENTS.md or ~/.claude/CLAUDE.md)"
+        " instead of ~/.config/kilo/AGENTS.md or ~/.claude/CLAUDE.md), and ~/.kilocode/rules"
     ),
     switch=f"env {SWITCH_ENV}=1",
     also_drops="the project's kilo.json, opencode.json and .kilo/.opencode folders",
+    unswitched=LEGACY_RULES,
 )
 
 

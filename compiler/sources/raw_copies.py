@@ -3,8 +3,9 @@ itself (``worker.OwnFiles``) beside the compiled document, unsanitized, unbudget
 
 A program started in a target's session folder (``cwd``) reads its own files from that folder,
 the folders above it and, for some, below it. ``warnings`` names, once per target, each compiled
-source sitting there while nothing switches the program's loading off, and each file a switch
-keeps out that the target does not compile (it reaches the program from neither copy);
+source sitting there while nothing switches the program's loading off (or that the switch leaves
+on), and each file a switch keeps out that the target does not compile (it reaches the program
+from neither copy);
 ``status`` says in one line which copies a target's program gets (``show``, ``stats``).
 """
 
@@ -31,8 +32,15 @@ def warnings(model: Model) -> list[str]:
         own = worker.own_files
         if own is None:
             continue
+        raw = raw_sources(model, target)
         if worker.switched_off(target):
             lost = [p for p in _on_disk(model, target, own) if p not in _compiled(model, target)]
+            if raw:
+                found.append(
+                    f"target '{target.name}': {own.program} reads {_listed(raw)} by itself even"
+                    f" with its switch ({own.switch}), raw (not sanitized, budgeted or scanned),"
+                    f" beside the compiled copy: set {WAY_OUT_CWD} on the target"
+                )
             if lost:
                 found.append(
                     f"target '{target.name}': launch.json switches {own.program}'s own"
@@ -40,11 +48,11 @@ def warnings(model: Model) -> list[str]:
                     f" {_listed(lost)}: {own.program} gets it from neither copy; add it to the"
                     ' target\'s sources, or set own_instructions = "keep" on the target'
                 )
-        elif target.own_instructions is None and (raw := raw_sources(model, target)):
+        elif target.own_instructions is None and raw:
             found.append(
                 f"target '{target.name}': {own.program} also reads {_listed(raw)} by itself"
                 f" from its session folder '{target.session_dir}', raw (not sanitized, budgeted"
-                f" or scanned), beside the compiled copy: {_way_out(own)}"
+                f" or scanned), beside the compiled copy: {_way_out(own, model, target, raw)}"
             )
     return found
 
@@ -72,12 +80,12 @@ def status(model: Model, target: Target) -> str:
     own = worker.own_files
     if own is None:
         return "only the compiled copy: the program reads only the files hotplex writes"
-    if worker.switched_off(target):
-        also = f", and with them {own.also_drops}" if own.also_drops else ""
-        return f"only the compiled copy: launch.json switches {own.program}'s own files off{also}"
     raw = raw_sources(model, target)
     if raw:
         return f"a raw copy too: {own.program} reads {_listed(raw)} by itself"
+    if worker.switched_off(target):
+        also = f", and with them {own.also_drops}" if own.also_drops else ""
+        return f"only the compiled copy: launch.json switches {own.program}'s own files off{also}"
     return f"only the compiled copy: no compiled source sits where {own.program} reads its own"
 
 
@@ -86,9 +94,11 @@ def raw_sources(model: Model, target: Target) -> list[str]:
     names them: none while ``launch.json`` switches its loading off."""
     worker = model.worker_of(target)
     own = worker.own_files
-    if own is None or worker.switched_off(target):
+    if own is None:
         return []
-    return [p for p in _compiled(model, target) if _reads(model.root, own, target.session_dir, p)]
+    names = own.read(worker.switched_off(target))
+    session = target.session_dir
+    return [p for p in _compiled(model, target) if _reads(model.root, own, session, p, names)]
 
 
 def _compiled(model: Model, target: Target) -> list[str]:
@@ -104,24 +114,26 @@ def _on_disk(model: Model, target: Target, own: OwnFiles) -> list[str]:
         base = model.root / folder
         if not base.is_dir():
             continue
-        for pattern in own.names:
+        switched = [n for n in own.names if n not in own.unswitched]
+        for pattern in switched:
             for path in sorted(base.glob(pattern.replace("*.md", "**/*.md"))):
                 rel = posixpath.normpath(posixpath.join(folder, path.relative_to(base).as_posix()))
-                if path.is_file() and _reads(model.root, own, target.session_dir, rel):
+                if path.is_file() and _reads(model.root, own, target.session_dir, rel, switched):
                     found.append(rel)
     return list(dict.fromkeys(found))
 
 
-def _reads(root: Path, own: OwnFiles, session: str, path: str) -> bool:
-    """Whether the program, started in ``session``, reads the project file ``path`` itself."""
+def _reads(root: Path, own: OwnFiles, session: str, path: str, names: tuple[str, ...]) -> bool:
+    """Whether the program, started in ``session``, reads the project file ``path`` itself (by
+    one of ``names``)."""
     for folder in _folders_up(session):
         rel = _under(path, folder)
-        if rel is not None and any(_named(rel, name) for name in own.names):
+        if rel is not None and any(_named(rel, name) for name in names):
             blockers = own.unless_beside.get(rel, ())
             return not any((root / folder / b).is_file() for b in blockers)
     above_project = all(part == ".." for part in session.split("/"))  # the project is below
     below = above_project or _under(path, session) is not None
-    return own.below and below and posixpath.basename(path) in own.names
+    return own.below and below and posixpath.basename(path) in names
 
 
 def _named(path: str, name: str) -> bool:
@@ -150,8 +162,11 @@ def _listed(paths: list[str]) -> str:
     return ", ".join(paths)
 
 
-def _way_out(own: OwnFiles) -> str:
-    if own.switch is None:
+def _way_out(own: OwnFiles, model: Model, target: Target, raw: list[str]) -> str:
+    unswitched = own.unswitched and all(
+        _reads(model.root, own, target.session_dir, p, own.unswitched) for p in raw
+    )
+    if own.switch is None or unswitched:
         return f"{own.program} has no switch for them; set {WAY_OUT_CWD} on the target"
     also = f", which also drops {own.also_drops}" if own.also_drops else ""
     return (

@@ -81,6 +81,7 @@ def test_qwen_sends_document_in_system_message(qwen_cli, qwen_prompt, tmp_path):
     assert_delivered(requests, qwen_prompt)
 
 
+@pytest.mark.slow
 def test_qwen_keeps_tricky_source_text(qwen_cli, tricky_build, tmp_path):
     """Blank-line runs stay (Qwen does not collapse them, unlike Gemini CLI), and ``@alice``,
     ``@README.md`` reach Qwen as text with the files an import would read lying beside."""
@@ -107,6 +108,7 @@ def test_qwen_keeps_tricky_source_text(qwen_cli, tricky_build, tmp_path):
         assert "Import failed" not in system and "Imported from" not in system
 
 
+@pytest.mark.slow
 def test_qwen_reads_a_raw_agents_md_beside_the_document(qwen_cli, tmp_path):
     """Qwen Code has no switch for its own files: a compiled AGENTS.md in the session folder
     arrives raw too, and ``build`` says so; started in a folder outside the project (``cwd``),
