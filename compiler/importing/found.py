@@ -21,7 +21,7 @@ from hotplex.templates import parse as template
 RULES_NOTE = HOTPLEX_SOURCES[1].note  # "Treat as mandatory workspace constraints."
 # Who reads a source: the tool whose own file it is, "for" (Cursor, Copilot and ruler rules: the
 # targets named by --for), or "all" (a workspace: every target of the project).
-Audience = Literal["claude-code", "gemini", "agents", "for", "all"]
+Audience = Literal["claude-code", "gemini", "qwen", "kilo", "aider", "agents", "for", "all"]
 _NOT_SLUG = re.compile(r"[^a-z0-9_.-]+")
 RESERVED_TAGS = BUILT_IN_TAGS | {c.tag for c in default_channels().values()}
 
@@ -148,11 +148,17 @@ def sorted_under(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
     return sorted(files, key=lambda p: (p.relative_to(folder).as_posix().casefold(), p.name))
 
 
+JOB_FOLDER = {"prompt.xml", "launch.json"}  # what every job folder of a CLI worker holds
+
+
 def unmapped_below(root: Path, name: str) -> list[Skip]:
     """Each file called ``name`` in a subfolder of ``root`` (not hidden, not node_modules), with
     why its tool does not load it at start: the project leaves it out, and says so."""
     skips = []
     for folder, subfolders, files in os.walk(root):
+        if set(files) >= JOB_FOLDER:  # hotplex's output (kilo-config/AGENTS.md): no one's rules
+            subfolders[:] = []
+            continue
         subfolders[:] = sorted(s for s in subfolders if not skipped_folder(s))
         if name in files and Path(folder) != root:
             path = Path(folder) / name

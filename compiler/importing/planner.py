@@ -246,6 +246,7 @@ def _targets(
     """The targets and, per target name, the sources it keeps (all: a workspace's targets)."""
     targets: dict[str, dict[str, Any]] = {}
     keep: dict[str, list[str]] = {}
+    source = {e.origin: e.name for e in _entries(found)}
     for kind in found:
         if kind.workspace is not None:
             for target in kind.targets:
@@ -266,7 +267,9 @@ def _targets(
                     continue
                 name = registry.workers()[worker].init_target[0]
                 targets.setdefault(name, {"name": name, "worker": worker})
-                keep.setdefault(name, []).append(entry.name)
+                kept = keep.setdefault(name, [])
+                if source[entry.origin] not in kept:
+                    kept.append(source[entry.origin])
     return list(targets.values()), keep
 
 
@@ -377,7 +380,12 @@ def _within(path: Path, root: Path) -> bool:
 
 
 def _entries(found: list[Found]) -> list[Entry]:
-    return [e for f in found for e in f.entries]
+    """Every source, each file once: a file two tools read (an AGENTS.md Aider's ``read:`` names)
+    is the source the first format made of it."""
+    first: dict[Path, Entry] = {}
+    for entry in (e for f in found for e in f.entries):
+        first.setdefault(entry.origin, entry)
+    return list(first.values())
 
 
 def _one_workspace(found: list[Found]) -> list[Found]:

@@ -210,6 +210,43 @@ def test_each_tool_gets_its_own_files(tmp_path):
     assert "GEMINI.md's @imports are left as text" in report.stdout
 
 
+def test_qwen_kilo_and_aider_get_their_own_files(tmp_path):
+    """QWEN.md goes to a qwen target, Kilo Code's rule folders to a kilo target (a rule of one
+    name once, ``.kilo`` first), the files an ``.aider.conf.yml`` reads to an aider target (one
+    that is already a source, AGENTS.md, as that source; one outside the project or missing
+    named); a job folder hotplex wrote (kilo-config/AGENTS.md) is no one's rules."""
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            "AGENTS.md": "Shared.\n",
+            "QWEN.md": "Qwen only: see @README.md.\n",
+            ".kilo/rules/style.md": "Kilo style.\n",
+            ".kilocode/rules/style.md": "Shadowed.\n",
+            ".kilocode/rules/tests.md": "Kilo tests.\n",
+            ".kilocoderules": "Kilo legacy.\n",
+            "docs/CONVENTIONS.md": "Aider conventions.\n",
+            ".aider.conf.yml": "read: [docs/CONVENTIONS.md, AGENTS.md, ../outside.md, gone.md]\n",
+            "old/dist/kilo/default/prompt.xml": "<agent-configuration/>\n",
+            "old/dist/kilo/default/launch.json": "{}\n",
+            "old/dist/kilo/default/kilo-config/AGENTS.md": "<agent-configuration/>\n",
+        },
+    )
+    (tmp_path / "outside.md").write_text("Outside.\n", encoding="utf-8")
+    project, report = import_and_build(repo, installed=True)
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    keeps = {t["name"]: (t["worker"], t.get("keep")) for t in manifest["target"]}
+    assert keeps["qwen"] == ("qwen-code", ["qwen"])
+    assert keeps["kilo"] == ("kilo", ["kilo-style", "kilo-tests", "kilocoderules"])
+    assert keeps["aider"] == ("aider", ["rules", "aider-docs-conventions"])
+    assert sources(project)["kilo-style"]["file"] == ".kilo/rules/style.md"
+    assert "Qwen only" in prompt(project, "qwen") and "Shared." not in prompt(project, "qwen")
+    assert "Shadowed" not in prompt(project, "kilo")
+    assert "QWEN.md's @imports are left as text" in report.stdout
+    assert "its read: names '../outside.md', outside the project" in report.stdout
+    assert "its read: names 'gone.md', which is no file here" in report.stdout
+    assert "kilo-config" not in report.stdout
+
+
 def test_dry_run_shows_the_mapping_as_a_table(tmp_path):
     repo = write_tree(
         tmp_path / "repo",

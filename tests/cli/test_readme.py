@@ -45,6 +45,9 @@ def test_worker_key_comment_lists_every_worker():
         ("`CLAUDE.md`", ("claude-code",)),
         ("`AGENTS.md`", ("agents", "claude-code")),
         ("`GEMINI.md`", ("gemini",)),
+        ("`QWEN.md`", ("qwen",)),
+        ("`.kilocode/rules/*.md`", ("kilo",)),
+        ("`.aider.conf.yml`", ("aider",)),
     ],
 )
 def test_import_table_matches_imports_read(file, audiences):
