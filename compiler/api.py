@@ -47,6 +47,7 @@ class Artifact:
     truncations: tuple[Truncation, ...]
     warnings: tuple[str, ...]
     sizes: tuple[SectionSize, ...]
+    notes: tuple[str, ...] = ()  # what reaches whom (``stats`` prints them; Aider: user level)
 
     def file(self, name: str) -> bytes:
         """Another file of the artifact's folder by its name there (``agents/reviewer.md``)."""
@@ -236,4 +237,5 @@ def _artifact(
         truncations=truncations,
         warnings=emitted.warnings,
         sizes=sizes,
+        notes=emitted.notes,
     )

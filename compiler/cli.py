@@ -350,6 +350,7 @@ def cmd_graph(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
 def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.api import Project
     from hotplex.console import warn
+    from hotplex.errors import visible
     from hotplex.sources import raw_copies
     from hotplex.sources.logs import describe_cuts
     from hotplex.sources.overlay import read_arguments
@@ -368,6 +369,8 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
         warn(line)
     for text in artifact.warnings:
         warn(text)
+    for text in artifact.notes:
+        sys.stderr.write(f"note: {visible(text)}\n")
     target = next(t for t in project.model.manifest.target if t.name == args.target)
     if raw_copies.raw_sources(project.model, target):
         warn(raw_copies.status(project.model, target))

@@ -41,6 +41,9 @@ def test_init_build_show_stats_check(worker, tmp_path, hotplex):
 
     shown = hotplex("-C", str(root), "show", name, "--platform", "slack")
     assert shown.status == 0, shown.stderr
+    user_level = "user message" in "".join(registry.workers()[worker].notes)
+    assert ("note: Aider has no system-level way in" in shown.stderr) is (worker == "aider")
+    assert user_level is (worker == "aider")
     prompt = (root / f"dist/{name}/slack/prompt.xml").read_text(encoding="utf-8")
     assert shown.stdout.rstrip("\n") == prompt.rstrip("\n")
     assert prompt.startswith("<agent-configuration>\n<directives>")
@@ -51,6 +54,8 @@ def test_init_build_show_stats_check(worker, tmp_path, hotplex):
     assert {r["worker"] for r in rows} == {worker}
     assert [s["name"] for s in rows[0]["sections"]][:2] == ["metacognition", "soul"]
     assert rows[0]["total"] == 40000
+    table = hotplex("-C", str(root), "stats", name).stdout
+    assert ("Aider has no system-level way in" in table) is user_level
 
     with (root / "agent-configs/SOUL.md").open("a", encoding="utf-8") as soul:
         soul.write("\nAsk @alice.\n")
