@@ -534,46 +534,19 @@ def _require_artifact(value: Artifact | str) -> Artifact:
     return value
 
 
-@pytest.fixture
-def opencode_payload(request: pytest.FixtureRequest) -> Artifact:
-    """Each ``opencode-server`` ``payload.json`` built from examples/basic (parametrised)."""
-    return _require_artifact(request.param)
+def _artifact_fixture(name: str, example: str, worker: str, filename: str):
+    """The fixture ``name``: each ``worker`` ``filename`` built from examples/``example``."""
+
+    def fixture(request: pytest.FixtureRequest) -> Artifact:
+        return _require_artifact(request.param)
+
+    fixture.__doc__ = f"Each ``{worker}`` ``{filename}`` built from examples/{example}."
+    return pytest.fixture(name=name)(fixture)
 
 
-@pytest.fixture
-def claude_prompt(request: pytest.FixtureRequest) -> Artifact:
-    """Each ``claude-code`` ``prompt.xml`` built from examples/basic (parametrised)."""
-    return _require_artifact(request.param)
-
-
-@pytest.fixture
-def codex_prompt(request: pytest.FixtureRequest) -> Artifact:
-    """Each ``codex`` ``prompt.xml`` built from examples/coding-agents (parametrised)."""
-    return _require_artifact(request.param)
-
-
-@pytest.fixture
-def gemini_prompt(request: pytest.FixtureRequest) -> Artifact:
-    """Each ``gemini-cli`` ``prompt.xml`` built from examples/coding-agents (parametrised)."""
-    return _require_artifact(request.param)
-
-
-@pytest.fixture
-def qwen_prompt(request: pytest.FixtureRequest) -> Artifact:
-    """Each ``qwen-code`` ``prompt.xml`` built from examples/coding-agents (parametrised)."""
-    return _require_artifact(request.param)
-
-
-@pytest.fixture
-def kilo_prompt(request: pytest.FixtureRequest) -> Artifact:
-    """Each ``kilo`` ``prompt.xml`` built from examples/coding-agents (parametrised)."""
-    return _require_artifact(request.param)
-
-
-@pytest.fixture
-def aider_prompt(request: pytest.FixtureRequest) -> Artifact:
-    """Each ``aider`` ``prompt.xml`` built from examples/coding-agents (parametrised)."""
-    return _require_artifact(request.param)
+# opencode_payload, claude_prompt, codex_prompt, gemini_prompt, qwen_prompt, kilo_prompt, ...
+for _name, _params in ARTIFACT_PARAMS.items():
+    globals()[_name] = _artifact_fixture(_name, *_params)
 
 
 # ---------------------------------------------------------------------------------------------

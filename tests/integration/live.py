@@ -55,3 +55,20 @@ def run_live(
     requests = [r for r in fake.requests if r.route.endswith(case.model_route)]
     assert requests, f"no {case.model_route}; saw {[r.path for r in fake.requests]}"
     return fake, requests
+
+
+def chat_system(request: RecordedRequest) -> str:
+    """The text of a Chat Completions request's system messages, joined by line feeds."""
+    texts = []
+    for message in request.body["messages"]:
+        if message["role"] == "system":
+            content = message["content"]
+            texts += [content] if isinstance(content, str) else [p.get("text", "") for p in content]
+    return "\n".join(texts)
+
+
+def assert_only_in_system(request: RecordedRequest) -> None:
+    """No message but a system one carries the document."""
+    for message in request.body["messages"]:
+        if message["role"] != "system":
+            assert "<agent-configuration>" not in json.dumps(message), f"in a {message['role']}"

@@ -20,7 +20,7 @@ import subprocess
 import pytest
 from conftest import HOTPLEX, build_project
 from fake_api import FakeChatCompletions
-from live import LiveCase, home_of, run_live
+from live import LiveCase, assert_only_in_system, chat_system, home_of, run_live
 
 pytestmark = pytest.mark.integration
 
@@ -48,28 +48,16 @@ KILO = LiveCase(
 )
 
 
-def system_text(request) -> str:
-    texts = []
-    for message in request.body["messages"]:
-        if message["role"] == "system":
-            content = message["content"]
-            parts = [content] if isinstance(content, str) else [p.get("text", "") for p in content]
-            texts += parts
-    return "\n".join(texts)
-
-
 def assert_delivered(request, artifact) -> str:
     """The document, verbatim, after ``Instructions from: <its absolute path>``, once, after
     Kilo's base prompt and in no other message; the system text."""
     document = artifact.path.read_bytes().decode("utf-8")
     path = os.path.abspath(home_of(artifact, "KILO_CONFIG_DIR") / "AGENTS.md")
-    system = system_text(request)
+    system = chat_system(request)
     assert system.startswith(BASE_PROMPT), "Kilo's base prompt is gone"
     assert system.count(f"Instructions from: {path}\n{document}\n") == 1
     assert system.count(document) == 1
-    for message in request.body["messages"]:
-        if message["role"] != "system":
-            assert "<agent-configuration>" not in json.dumps(message), "in a non-system message"
+    assert_only_in_system(request)
     return system
 
 

@@ -21,7 +21,7 @@ import subprocess
 import pytest
 from conftest import HOTPLEX, build_project
 from fake_api import FakeChatCompletions
-from live import LiveCase, home_of, run_live
+from live import LiveCase, assert_only_in_system, chat_system, home_of, run_live
 
 pytestmark = pytest.mark.integration
 
@@ -41,12 +41,6 @@ QWEN = LiveCase(
 )
 
 
-def system_text(request) -> str:
-    (system,) = [m for m in request.body["messages"] if m["role"] == "system"]
-    content = system["content"]
-    return content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
-
-
 def wrapped(artifact, document: str) -> str:
     """The document in Qwen's wrapper, its path relative to the session folder."""
     launch = json.loads((artifact.path.parent / "launch.json").read_text(encoding="utf-8"))
@@ -60,15 +54,13 @@ def assert_delivered(requests, artifact) -> list[str]:
     """The document is in every request's system message exactly once, in Qwen's wrapper, after
     Qwen's base prompt in the main turn; the systems of the requests."""
     document = artifact.path.read_bytes().decode("utf-8")
-    systems = [system_text(r) for r in requests]
+    systems = [chat_system(r) for r in requests]
     main = [s for s in systems if s.startswith(BASE_PROMPT)]
     assert main, f"no main turn; systems start {[s[:60] for s in systems]}"
     for system in systems:
         assert system.count(document) == 1 and system.count(wrapped(artifact, document)) == 1
     for request in requests:
-        for message in request.body["messages"]:
-            if message["role"] != "system":
-                assert "<agent-configuration>" not in json.dumps(message), "in a non-system"
+        assert_only_in_system(request)
     return systems
 
 
