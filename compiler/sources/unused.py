@@ -448,10 +448,11 @@ def _defaults(model: Model) -> tuple[Source, ...]:
 
 
 def _workers_defaulting_to(name: str) -> list[str]:
-    """The registered workers, used here or not, that read a file ``name`` by default."""
+    """The registered workers, used here or not, that read a file ``name`` by default, in the
+    registry's order (the one users see: Claude Code's first)."""
     return [
         name_
-        for name_, worker in sorted(registry.workers().items())
+        for name_, worker in registry.workers().items()
         if any(
             s.file == name
             for s in worker.default_sources(Target("any", name_, options=worker.Options()))
