@@ -7,7 +7,8 @@ as ``Instructions from: <absolute path>`` and the file's text, verbatim (no trim
 ``KILO_CONFIG_DIR`` *adds* a config folder, so the gateway's own settings (the provider, in
 ``~/.config/kilo/kilo.json`` or ``KILO_CONFIG_CONTENT``) stay; of the global instruction files
 the first found is read, and this one comes first: the user's ``~/.config/kilo/AGENTS.md`` and
-``~/.claude/CLAUDE.md`` are then not read.
+``~/.claude/CLAUDE.md`` are then not read. Kilo writes a ``.gitignore`` into the folder: a
+gateway copies it per session, as for the other homes.
 
 What it loads by itself: the first of AGENTS.md, CLAUDE.md and CONTEXT.md found from its working
 folder up to the repository root (each copy of that name on the way), and files named in a
