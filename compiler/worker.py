@@ -167,19 +167,22 @@ def launch_json(
     argv: list[str] | None = None,
     env: dict[str, str] | None = None,
     files: dict[str, str] | None = None,
+    gateway_adds: str | None = None,
 ) -> bytes:
     """``launch.json``: how a gateway starts the worker's program for this job. ``cwd``, the
     session folder, is relative to the project (the project itself unless the target's ``cwd``
     says otherwise); the paths in ``argv`` and ``env`` are relative to ``cwd`` (``in_session``),
     as the program resolves them. ``files`` maps where to place each built file in the session
     folder to the file, relative to the project (the gateway copies it). The gateway adds its
-    own credentials and provider settings on top."""
+    own credentials and provider settings on top; ``gateway_adds`` says what, where the program
+    cannot start without more."""
     launch: dict[str, object] = {
         "cwd": job.target.session_dir,
         "platform": job.platform,  # None for the base artifact: null, as in every JSON report
         "target": job.target.name,
     }
-    for key, value in (("argv", argv), ("env", env), ("files", files)):
+    pairs = (("argv", argv), ("env", env), ("files", files), ("gateway_adds", gateway_adds))
+    for key, value in pairs:
         if value:
             launch[key] = value
     return json_bytes(launch)

@@ -37,6 +37,7 @@ multi-line strings, so only the escaped form is exact everywhere.
 from __future__ import annotations
 
 from hotplex.manifest.jobs import Job
+from hotplex.manifest.model import Model
 from hotplex.targets.home import HomeDocument
 from hotplex.worker import OwnFiles
 
@@ -72,5 +73,5 @@ class Codex(HomeDocument):
     own_files = OWN_FILES
     imports_read = frozenset({"agents"})
 
-    def home_bytes(self, job: Job, sent: str) -> bytes:
+    def home_bytes(self, job: Job, model: Model, sent: str) -> bytes:
         return config_toml(sent, self.switched_off(job.target))

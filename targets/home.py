@@ -52,13 +52,24 @@ class HomeDocument(Worker):
 
     program: ClassVar[str]  # argv[0]
     argv: ClassVar[tuple[str, ...]] = ()  # the arguments after it
-    home_variable: ClassVar[str]  # "CODEX_HOME"
+    home_variable: ClassVar[str | None] = None  # "CODEX_HOME"
+    # Or the argument naming the home *file*, for a program without a home variable (Aider's
+    # "--config"): launch.json passes it after ``argv``.
+    home_flag: ClassVar[str | None] = None
     home_dir: ClassVar[str]  # the home folder, in the job folder: "codex-home"
     home_file: ClassVar[str]  # the file in it: "config.toml", ".gemini/GEMINI.md"
     home_kind: ClassVar[str] = "memory"  # the home file's ``Output`` kind
     # The program's own wrapper tags around the document: reserved like the document's.
     also_reserved: ClassVar[frozenset[str]] = frozenset()
     transform: ClassVar[Transform] = VERBATIM
+    # The variable launch.json sets to "1" when the target has the program's own instruction
+    # files switched off (``OwnFiles.switch``).
+    switch_env: ClassVar[str | None] = None
+    # What the gateway must still give the program (its provider, a runtime): launch.json's
+    # "gateway_adds".
+    gateway_adds: ClassVar[str | None] = None
+    # Where the document lands when that is not the system prompt (``Emitted.notes``).
+    notes: ClassVar[tuple[str, ...]] = ()
     document = "agent-configuration"
 
     def __init_subclass__(cls, **kwargs: object) -> None:
@@ -70,9 +81,21 @@ class HomeDocument(Worker):
                 Output(LAUNCH_FILE, "launch"),
             )
 
-    def home_bytes(self, job: Job, sent: str) -> bytes:
-        """The home file: the document as sent, unless the program wants it wrapped (Codex)."""
+    def home_bytes(self, job: Job, model: Model, sent: str) -> bytes:
+        """The home file: the document as sent, unless the program wants it wrapped (Codex) or
+        pointed to (Aider)."""
         return sent.encode("utf-8")
+
+    def launch(self, job: Job, model: Model, home: str) -> bytes:
+        """``launch.json``: the home by its variable or argument, the switch, what is missing."""
+        argv, env = [self.program, *self.argv], {}
+        if self.home_flag is not None:
+            argv += [self.home_flag, in_session(job, model, f"{home}/{self.home_file}")]
+        if self.home_variable is not None:
+            env[self.home_variable] = in_session(job, model, home)
+        if self.switch_env is not None and self.switched_off(job.target):
+            env[self.switch_env] = "1"
+        return launch_json(job, argv, env, gateway_adds=self.gateway_adds)
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         document = configuration.build(
@@ -81,19 +104,17 @@ class HomeDocument(Worker):
         sent = self.transform.document(document.text)
         folder = job.out_dir(model)
         prompt, home = f"{folder}/{PROMPT_FILE}", f"{folder}/{self.home_dir}"
-        launch = launch_json(
-            job, [self.program, *self.argv], {self.home_variable: in_session(job, model, home)}
-        )
         return Emitted(
             files={
                 prompt: sent.text.encode("utf-8"),
-                f"{home}/{self.home_file}": self.home_bytes(job, sent.text),
-                f"{folder}/{LAUNCH_FILE}": launch,
+                f"{home}/{self.home_file}": self.home_bytes(job, model, sent.text),
+                f"{folder}/{LAUNCH_FILE}": self.launch(job, model, home),
             },
             primary=prompt,
             truncations=document.truncations,
             warnings=sent.warnings,
             sizes=_sizes_as_sent(document, sent),
+            notes=self.notes,
         )
 
 

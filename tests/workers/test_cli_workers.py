@@ -58,7 +58,10 @@ def test_init_build_show_stats_check(worker, tmp_path, hotplex):
     assert stale.status == 1 and f"stale: dist/{name}/slack/prompt.xml" in stale.stdout
     assert hotplex("-C", str(root), "build").status == 0
     delivered = root / f"dist/{name}/slack/{CLI_WORKERS[worker]}"
-    assert "@alice." in delivered.read_text("utf-8")
+    prompt_path = f"dist/{name}/slack/prompt.xml"
+    assert "@alice." in (root / prompt_path).read_text("utf-8")
+    home = delivered.read_text("utf-8")
+    assert "@alice." in home or f'"{prompt_path}"' in home  # the text, or where it is (Aider)
 
     delivered.write_text("edited by the CLI or a person\n", encoding="utf-8")
     edited = hotplex("-C", str(root), "check")

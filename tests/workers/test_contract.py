@@ -226,16 +226,26 @@ HOME_DOCUMENT = sorted(n for n, w in registry.workers().items() if isinstance(w,
 
 @pytest.mark.parametrize("worker", HOME_DOCUMENT)
 def test_a_home_document_launch_points_its_program_at_its_home(worker, make_project):
-    """argv[0] is the program, and its home variable names the folder the home file is in."""
+    """argv[0] is the program, and its home variable names the folder the home file is in (or
+    its home argument the file), relative to the session folder."""
     declared = registry.workers()[worker]
-    root = make_project(FILES, manifest=_manifest(worker, 'cwd = "run"\n'))
+    session = "run" if declared.own_files is not None else "."  # cwd: for programs that need it
+    root = make_project(
+        FILES, manifest=_manifest(worker, f'cwd = "{session}"\n' * (session != "."))
+    )
     (root / "run").mkdir()
     (job, *_) = [j for j in _build(root) if j.target == "t" and j.platform == "slack"]
     launch = json.loads((root / "dist/t/slack/launch.json").read_text(encoding="utf-8"))
-    assert launch["argv"] == [declared.program, *declared.argv]
-    home = posixpath.normpath(posixpath.join("run", launch["env"][declared.home_variable]))
-    assert f"{home}/{declared.home_file}" in {f.path for f in job.files}
-    assert (root / home / declared.home_file).is_file()
+    argv = [declared.program, *declared.argv]
+    if declared.home_flag is None:
+        assert launch["argv"] == argv
+        home = posixpath.join(launch["env"][declared.home_variable], declared.home_file)
+    else:
+        assert launch["argv"][:-1] == [*argv, declared.home_flag]
+        home = launch["argv"][-1]
+    home = posixpath.normpath(posixpath.join(session, home))
+    assert home.endswith(declared.home_file) and home in {f.path for f in job.files}
+    assert (root / home).is_file()
 
 
 WITH_SUBAGENTS = [
