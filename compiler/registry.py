@@ -22,6 +22,9 @@ BUILT_IN = (
     ("openclaw", "hotplex.targets.openclaw.worker:OpenClaw"),
     ("codex", "hotplex.targets.codex:Codex"),
     ("gemini-cli", "hotplex.targets.gemini_cli:GeminiCli"),
+    ("pi", "hotplex.targets.pi:Pi"),
+    ("copilot-cli", "hotplex.targets.copilot_cli:CopilotCli"),
+    ("cline", "hotplex.targets.cline:Cline"),
 )
 
 

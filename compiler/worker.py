@@ -63,6 +63,12 @@ class OwnFiles:
     unless_beside: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # It also reads these names from the folders below the session folder.
     below: bool = False
+    # It reads them from the folders above the session folder too (Cline: only from its own).
+    above: bool = True
+    # Files in the session folder that compete with the delivered document, by glob, with what
+    # happens to it or to them ("not read: the document takes its place"): ``check`` names each
+    # one there, whoever wrote it.
+    rivals: dict[str, str] = field(default_factory=dict)
 
 
 class Worker:

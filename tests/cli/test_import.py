@@ -204,6 +204,9 @@ def test_each_tool_gets_its_own_files(tmp_path):
         "ocs": ("opencode-server", ["rules"]),
         "codex": ("codex", ["rules"]),
         "gemini": ("gemini-cli", ["gemini"]),
+        "pi": ("pi", ["rules"]),
+        "copilot-cli": ("copilot-cli", ["rules"]),
+        "cline": ("cline", ["rules"]),
     }
     for row in ("CLAUDE.md  ", "AGENTS.md  ", "GEMINI.md  "):
         assert row in report.stdout  # the mapping table
@@ -282,6 +285,12 @@ def test_copilot_instructions(tmp_path):
     # `${{` never opens a template: the copy needed no change at all.
     copied = project / "agent-configs/.github/copilot-instructions.md"
     assert copied.read_bytes() == files[".github/copilot-instructions.md"].encode()
+    # Copilot CLI reads both files itself: its target compiles them too (both targets every
+    # source, so no keep).
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    keeps = {t["name"]: (t["worker"], t.get("keep")) for t in manifest["target"]}
+    assert keeps == {"cc": ("claude-code", None), "copilot-cli": ("copilot-cli", None)}
+    assert section(prompt(project, "copilot-cli"), "copilot") == section(xml, "copilot")
 
 
 # --- ruler -------------------------------------------------------------------------------------

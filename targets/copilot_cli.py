@@ -1,0 +1,71 @@
+"""GitHub Copilot CLI: the document as an instructions file of a folder that ``launch.json`` adds
+by ``COPILOT_CUSTOM_INSTRUCTIONS_DIRS``.
+
+What Copilot CLI 1.0.102 does (checked with the real ``copilot -p`` against a fake Chat
+Completions API, see tests/integration/test_copilot_cli.py): each folder named in
+``COPILOT_CUSTOM_INSTRUCTIONS_DIRS`` (comma-separated, relative ones from its working folder) adds
+its ``.github/instructions/*.instructions.md`` to the system message, after Copilot's own base
+prompt ("You are the GitHub Copilot CLI, …") and its ``<tools>``, which stay, and after the
+``<custom_instruction>`` blocks of the other instruction files: the file's text verbatim (no
+trimming, CR kept), with no wrapper and no ``@file`` imports, so ``prompt.xml`` is the file.
+
+The alternatives are worse: ``copilot-instructions.md`` in ``COPILOT_HOME`` (or ``.github/``)
+lands wrapped in ``<custom_instruction>`` with every ``@file`` line followed by that file's text,
+and moving ``COPILOT_HOME`` to a folder hotplex writes would lose the gateway's settings there;
+the variable only adds a folder. An AGENTS.md in such a folder is only listed for the model to
+read, and ``--no-custom-instructions`` drops the document with every other file.
+
+What Copilot CLI loads by itself: AGENTS.md, CLAUDE.md, GEMINI.md, ``.github/copilot-
+instructions.md``, ``.github/instructions/**/*.instructions.md`` and ``.claude/rules/**/*.md`` from
+its working folder and each folder above it up to the repository root, and from the user's
+``COPILOT_HOME``, raw, beside the document. No setting turns them off and keeps the document:
+``build`` warns where a compiled source sits there, and where a ``.github/copilot-instructions.md``
+would reach it beside the document (a ``copilot`` target's placed copy too); ``cwd`` is the way
+out.
+"""
+
+from __future__ import annotations
+
+from hotplex.targets.home import HomeDocument
+from hotplex.worker import OwnFiles
+
+OWN_FILES = OwnFiles(
+    program="Copilot CLI",
+    names=(
+        "AGENTS.md",
+        "CLAUDE.md",
+        "GEMINI.md",
+        ".github/copilot-instructions.md",
+        ".github/instructions/**/*.instructions.md",
+        ".claude/rules/**/*.md",
+    ),
+    home=(
+        "copilot-instructions.md and instructions/**/*.instructions.md of the gateway's"
+        " COPILOT_HOME (~/.copilot)"
+    ),
+    rivals={
+        ".github/copilot-instructions.md": (
+            "reaches Copilot CLI too, beside the document: a second copy if it holds the same"
+            " rules (a copilot target's file does)"
+        ),
+    },
+)
+
+
+class CopilotCli(HomeDocument):
+    name = "copilot-cli"
+    program = "copilot"
+    home_variable = "COPILOT_CUSTOM_INSTRUCTIONS_DIRS"
+    home_dir = "copilot-instructions"
+    home_file = ".github/instructions/hotplex.instructions.md"
+    gateway_adds = (
+        "the model: COPILOT_PROVIDER_BASE_URL, COPILOT_PROVIDER_API_KEY, COPILOT_PROVIDER_TYPE and"
+        " COPILOT_MODEL (or a GitHub login); its own instruction folders joined to"
+        " COPILOT_CUSTOM_INSTRUCTIONS_DIRS with commas"
+    )
+    init_target = (
+        "copilot-cli",
+        "prompt.xml as copilot-instructions/.github/instructions/hotplex.instructions.md",
+    )
+    own_files = OWN_FILES
+    imports_read = frozenset({"agents", "copilot"})
