@@ -3,13 +3,16 @@
 - ``opencode_server``: a real ``opencode serve`` (npm ``opencode-ai``) on 127.0.0.1.
 - ``claude_cli``: the real ``claude`` binary (npm ``@anthropic-ai/claude-code``).
 - ``codex_cli`` / ``gemini_cli``: the real ``codex`` (npm ``@openai/codex``) and ``gemini``
-  (npm ``@google/gemini-cli``), started as a built ``launch.json`` says (``Cli.launch``).
+  (npm ``@google/gemini-cli``), started as a built ``launch.json`` says (``Cli.launch``);
+  ``pi_cli``, ``copilot_cli``, ``cline_cli`` likewise (npm ``@mariozechner/pi-coding-agent``,
+  ``@github/copilot``, ``cline``).
 - ``fake_anthropic``: a minimal Anthropic Messages API on 127.0.0.1 that records every request;
   the fake APIs themselves are in ``fake_api.py``, and ``live.py`` runs a built ``launch.json``
   against one (``LiveCase``, ``run_live``).
 - ``opencode_payload`` / ``claude_prompt``: parametrised over every artifact that
   ``hotplex -C <copy of examples/basic> build --json`` produces for that worker;
-  ``codex_prompt`` / ``gemini_prompt`` likewise for ``examples/coding-agents``.
+  ``codex_prompt`` / ``gemini_prompt`` (``pi_prompt``, ``copilot_prompt``, ``cline_prompt``)
+  likewise for ``examples/coding-agents``.
 
 The npm packages are installed by ``.ci/install-components`` into ``$HOTPLEX_TOOLS``
 (default ``<repo>/.tools``). Where a component is missing or will not start, its tests are
@@ -77,7 +80,8 @@ def find_binary(name: str) -> Path | None:
 
 
 def binary_version(binary: Path) -> str | None:
-    """First line of ``<binary> --version``, or None when it does not run."""
+    """First line of ``<binary> --version`` (on stdout, else stderr: Pi's), or None when it does
+    not run."""
     try:
         done = subprocess.run(
             [str(binary), "--version"],
@@ -88,7 +92,7 @@ def binary_version(binary: Path) -> str | None:
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    lines = done.stdout.strip().splitlines()
+    lines = (done.stdout.strip() or done.stderr.strip()).splitlines()
     return lines[0] if done.returncode == 0 and lines else None
 
 
@@ -337,7 +341,7 @@ class Cli:
         return subprocess.run(
             [str(self.path), *spec["argv"][1:], *args],
             cwd=artifact.project / spec["cwd"],
-            env=base_env(HOME=str(home), **spec["env"], **env),
+            env=base_env(HOME=str(home), **spec.get("env", {}), **env),
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
@@ -360,6 +364,24 @@ def installed_cli(name: str) -> Cli:
 def codex_cli() -> Cli:
     """The real ``codex`` (npm ``@openai/codex``)."""
     return installed_cli("codex")
+
+
+@pytest.fixture(scope="session")
+def pi_cli() -> Cli:
+    """The real ``pi`` (npm ``@mariozechner/pi-coding-agent``)."""
+    return installed_cli("pi")
+
+
+@pytest.fixture(scope="session")
+def copilot_cli() -> Cli:
+    """The real ``copilot`` (npm ``@github/copilot``)."""
+    return installed_cli("copilot")
+
+
+@pytest.fixture(scope="session")
+def cline_cli() -> Cli:
+    """The real ``cline`` (npm ``cline``)."""
+    return installed_cli("cline")
 
 
 @pytest.fixture(scope="session")
@@ -458,6 +480,9 @@ def parse_build(
 ARTIFACT_PARAMS = {
     "opencode_payload": ("basic", "opencode-server", "payload.json"),
     "claude_prompt": ("basic", "claude-code", "prompt.xml"),
+    "pi_prompt": ("coding-agents", "pi", "prompt.xml"),
+    "copilot_prompt": ("coding-agents", "copilot-cli", "prompt.xml"),
+    "cline_prompt": ("coding-agents", "cline", "prompt.xml"),
     "codex_prompt": ("coding-agents", "codex", "prompt.xml"),
     "gemini_prompt": ("coding-agents", "gemini-cli", "prompt.xml"),
 }
@@ -509,6 +534,24 @@ def opencode_payload(request: pytest.FixtureRequest) -> Artifact:
 @pytest.fixture
 def claude_prompt(request: pytest.FixtureRequest) -> Artifact:
     """Each ``claude-code`` ``prompt.xml`` built from examples/basic (parametrised)."""
+    return _require_artifact(request.param)
+
+
+@pytest.fixture
+def pi_prompt(request: pytest.FixtureRequest) -> Artifact:
+    """Each ``pi`` ``prompt.xml`` built from examples/coding-agents (parametrised)."""
+    return _require_artifact(request.param)
+
+
+@pytest.fixture
+def copilot_prompt(request: pytest.FixtureRequest) -> Artifact:
+    """Each ``copilot-cli`` ``prompt.xml`` built from examples/coding-agents (parametrised)."""
+    return _require_artifact(request.param)
+
+
+@pytest.fixture
+def cline_prompt(request: pytest.FixtureRequest) -> Artifact:
+    """Each ``cline`` ``prompt.xml`` built from examples/coding-agents (parametrised)."""
     return _require_artifact(request.param)
 
 
