@@ -26,8 +26,13 @@ out.
 
 from __future__ import annotations
 
+from hotplex.errors import HotplexError, Span
+from hotplex.manifest.jobs import Job
+from hotplex.manifest.model import Model
 from hotplex.targets.home import HomeDocument
-from hotplex.worker import OwnFiles
+from hotplex.worker import OwnFiles, in_session
+
+HOME_VARIABLE = "COPILOT_CUSTOM_INSTRUCTIONS_DIRS"
 
 OWN_FILES = OwnFiles(
     program="Copilot CLI",
@@ -55,7 +60,7 @@ OWN_FILES = OwnFiles(
 class CopilotCli(HomeDocument):
     name = "copilot-cli"
     program = "copilot"
-    home_variable = "COPILOT_CUSTOM_INSTRUCTIONS_DIRS"
+    home_variable = HOME_VARIABLE
     home_dir = "copilot-instructions"
     home_file = ".github/instructions/hotplex.instructions.md"
     gateway_adds = (
@@ -69,3 +74,18 @@ class CopilotCli(HomeDocument):
     )
     own_files = OWN_FILES
     imports_read = frozenset({"agents", "copilot"})
+
+    def launch(self, job: Job, model: Model, home: str) -> bytes:
+        """Refuses a folder whose path holds a comma: Copilot splits the variable at commas."""
+        folder = in_session(job, model, home)
+        if "," in folder:
+            index = model.manifest.target.index(job.target)
+            out = "," in model.manifest.project.out
+            raise HotplexError.single(
+                f"Copilot CLI would split the folder '{folder}' at its comma: {HOME_VARIABLE} is"
+                " a comma-separated list",
+                Span(model.manifest_display, key="project.out" if out else f"target[{index}].cwd"),
+                hint="an out folder, a cwd and (from a cwd outside) project folder names without"
+                " a comma",
+            )
+        return super().launch(job, model, home)
