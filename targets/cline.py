@@ -36,7 +36,14 @@ from hotplex.worker import OwnFiles
 
 RULE = "hotplex"  # the rule's name: the stem of its file
 RULE_TEXTS = (".md", ".markdown", ".txt")  # the file extensions Cline reads as rules
-_ANY_CASE = "".join(f"[{c.lower()}{c.upper()}]" for c in RULE)
+
+
+def _any_case(name: str) -> str:
+    """A glob matching ``name`` in any letter case, as Cline compares rule names and
+    extensions."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in name)
+
+
 OWN_FILES = OwnFiles(
     program="Cline",
     names=(
@@ -52,7 +59,7 @@ OWN_FILES = OwnFiles(
     ),
     above=False,
     rivals={
-        f"{folder}/{_ANY_CASE}{ext}": (
+        f"{folder}/{_any_case(RULE + ext)}": (
             f"is not read by Cline: its rule '{RULE}' is the document, from cline-home/rules,"
             " which shadows a rule of the same name"
         )

@@ -5,7 +5,8 @@ By default the files stay where they are: the manifest's sources point at them (
 ``agent-configs/`` instead. Each tool's files feed that tool's target only (CLAUDE.md the
 ``claude-code`` target, AGENTS.md OpenCode's and Codex's, and Claude Code's where no CLAUDE.md
 sits beside it, ...); Cursor, Copilot and ruler rules feed the
-targets of the workers named by ``--for`` (Copilot's also Copilot CLI's, which reads them). An existing manifest is reconciled, never rewritten.
+targets of the workers named by ``--for`` (Copilot's also Copilot CLI's, which reads them). An
+existing manifest is reconciled, never rewritten.
 """
 
 from __future__ import annotations

@@ -199,7 +199,7 @@ def test_gemini_md_is_found_below_the_session_folder_too(make_project, hotplex, 
     [
         ("pi", ".pi/APPEND_SYSTEM.md", "is not read by Pi: the document hotplex passes"),
         ("pi", ".pi/SYSTEM.md", "replaces Pi's own base prompt"),
-        ("cline", ".clinerules/HotPlex.txt", "is not read by Cline: its rule 'hotplex'"),
+        ("cline", ".clinerules/HotPlex.TXT", "is not read by Cline: its rule 'hotplex'"),
         ("cline", ".cline/rules/hotplex.md", "is not read by Cline: its rule 'hotplex'"),
         ("copilot-cli", ".github/copilot-instructions.md", "reaches Copilot CLI too"),
     ],
