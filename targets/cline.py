@@ -36,6 +36,7 @@ from hotplex.worker import OwnFiles
 
 RULE = "hotplex"  # the rule's name: the stem of its file
 RULE_TEXTS = (".md", ".markdown", ".txt")  # the file extensions Cline reads as rules
+RULE_FOLDERS = (".clinerules", ".cline/rules")  # in its working folder
 
 
 def _any_case(name: str) -> str:
@@ -49,7 +50,7 @@ OWN_FILES = OwnFiles(
     names=(
         "AGENTS.md",
         ".clinerules",
-        *(f"{folder}/*{ext}" for folder in (".clinerules", ".cline/rules") for ext in RULE_TEXTS),
+        *(f"{folder}/*{_any_case(ext)}" for folder in RULE_FOLDERS for ext in RULE_TEXTS),
         ".cline/*/rules.md",
     ),
     home=(
@@ -63,7 +64,7 @@ OWN_FILES = OwnFiles(
             f"is not read by Cline: its rule '{RULE}' is the document, from cline-home/rules,"
             " which shadows a rule of the same name"
         )
-        for folder in (".clinerules", ".cline/rules")
+        for folder in RULE_FOLDERS
         for ext in RULE_TEXTS
     },
 )
@@ -83,4 +84,4 @@ class Cline(HomeDocument):
     )
     init_target = ("cline", "prompt.xml as cline-home/rules/hotplex.md, a global Cline rule")
     own_files = OWN_FILES
-    imports_read = frozenset({"agents"})
+    imports_read = frozenset({"agents", "cline"})

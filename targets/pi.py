@@ -32,7 +32,7 @@ OWN_FILES = OwnFiles(
     program="Pi",
     names=("AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"),
     home="the agent folder's AGENTS.md or CLAUDE.md (~/.pi/agent or PI_CODING_AGENT_DIR)",
-    switch=f"argument {SWITCH}",
+    switch=f"the argument {SWITCH}",
     also_drops="the AGENTS.md or CLAUDE.md of the gateway's agent folder",
     unless_beside={  # Pi reads the first of the names in a folder
         "AGENTS.MD": ("AGENTS.md",),

@@ -11,12 +11,12 @@ from types import ModuleType
 from hotplex import registry
 from hotplex.commands.scaffold import SOURCE_FILES, SOURCES_DIR
 from hotplex.errors import HotplexError
-from hotplex.importing import agents, claude, copilot, cursor, gemini, hotplex, ruler
+from hotplex.importing import agents, claude, cline, copilot, cursor, gemini, hotplex, ruler
 from hotplex.importing.found import Found, Skip
 
 # One module per format, each with the same interface: KIND and find(root) -> Found | None.
 # The order is the order of the sources in the manifest.
-INSTRUCTION_FORMATS = (claude, agents, gemini, cursor, copilot, ruler)
+INSTRUCTION_FORMATS = (claude, agents, gemini, cursor, copilot, ruler, cline)
 _SUFFIXED = re.compile(r"(SOUL|AGENTS|SKILLS|USER|MEMORY)\.[A-Za-z0-9][A-Za-z0-9_-]*\.md")
 
 

@@ -22,7 +22,7 @@ RULES_NOTE = HOTPLEX_SOURCES[1].note  # "Treat as mandatory workspace constraint
 # Who reads a source: the tool whose own file it is, "for" (Cursor and ruler rules: the targets
 # named by --for), "copilot" (Copilot's: those named by --for and Copilot CLI's, which reads them
 # itself), or "all" (a workspace: every target of the project).
-Audience = Literal["claude-code", "gemini", "agents", "copilot", "for", "all"]
+Audience = Literal["claude-code", "gemini", "agents", "copilot", "cline", "for", "all"]
 _NOT_SLUG = re.compile(r"[^a-z0-9_.-]+")
 RESERVED_TAGS = BUILT_IN_TAGS | {c.tag for c in default_channels().values()}
 

@@ -293,6 +293,31 @@ def test_copilot_instructions(tmp_path):
     assert section(prompt(project, "copilot-cli"), "copilot") == section(xml, "copilot")
 
 
+# --- Cline -------------------------------------------------------------------------------------
+
+
+def test_cline_rules_go_to_the_cline_target(tmp_path):
+    """Each rule of .clinerules/ and .cline/rules/ Cline reads (any case of .md, .markdown, .txt,
+    not in a subfolder), for the cline target alone; a rule its frontmatter disables is left
+    out and said so."""
+    files = {
+        ".clinerules/team.md": "Team rule.\n",
+        ".clinerules/notes.png": "not a rule\n",
+        ".clinerules/old/deep.md": "Not read by Cline.\n",
+        ".clinerules/off.md": "---\ndisabled: true\n---\nOff.\n",
+        ".cline/rules/Style.TXT": "Style rule.\n",
+    }
+    repo = write_tree(tmp_path / "repo", files)
+    project, report = import_and_build(repo)
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    assert [(t["name"], t["worker"]) for t in manifest["target"]] == [("cline", "cline")]
+    assert [s["file"] for s in manifest["source"]] == [".clinerules/team.md", ".cline/rules/Style.TXT"]
+    xml = prompt(project, "cline")
+    assert "Team rule." in xml and "Style rule." in xml
+    assert "Not read by Cline." not in xml and "Off." not in xml
+    assert ".clinerules/off.md: a Cline rule its frontmatter disables" in report.stdout
+
+
 # --- ruler -------------------------------------------------------------------------------------
 
 
