@@ -69,6 +69,9 @@ class OwnFiles:
     # happens to it or to them ("not read: the document takes its place"): ``check`` names each
     # one there, whoever wrote it.
     rivals: dict[str, str] = field(default_factory=dict)
+    # Those of them the program does not read at all beside the document (it takes their place):
+    # never a raw copy, even when compiled.
+    shadowed: tuple[str, ...] = ()
 
 
 class Worker:

@@ -45,6 +45,12 @@ def _any_case(name: str) -> str:
     return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in name)
 
 
+# The project's rules of the document's name, which the document shadows.
+SAME_NAME = tuple(f"{d}/{_any_case(RULE + ext)}" for d in RULE_FOLDERS for ext in RULE_TEXTS)
+SHADOWED = (
+    f"is not read by Cline: its rule '{RULE}' is the document, from cline-home/rules, which"
+    " shadows a rule of the same name"
+)
 OWN_FILES = OwnFiles(
     program="Cline",
     names=(
@@ -59,14 +65,8 @@ OWN_FILES = OwnFiles(
         " hotplex writes: the document)"
     ),
     above=False,
-    rivals={
-        f"{folder}/{_any_case(RULE + ext)}": (
-            f"is not read by Cline: its rule '{RULE}' is the document, from cline-home/rules,"
-            " which shadows a rule of the same name"
-        )
-        for folder in RULE_FOLDERS
-        for ext in RULE_TEXTS
-    },
+    rivals=dict.fromkeys(SAME_NAME, SHADOWED),
+    shadowed=SAME_NAME,
 )
 
 

@@ -150,6 +150,8 @@ def _reads(root: Path, own: OwnFiles, session: str, path: str) -> bool:
     """Whether the program, started in ``session``, reads the project file ``path`` itself."""
     for folder in _folders_up(session, own.above):
         rel = _under(path, folder)
+        if rel is not None and folder == session and any(fnmatchcase(rel, s) for s in own.shadowed):
+            return False
         if rel is not None and any(_named(rel, name) for name in own.names):
             blockers = own.unless_beside.get(rel, ())
             return not any((root / folder / b).is_file() for b in blockers)

@@ -247,3 +247,17 @@ def test_cline_reads_only_its_own_folder(make_project, hotplex, cwd, warned):
     done = hotplex("-C", str(root), "build")
     assert done.status == 0, done.stderr
     assert ("Cline also reads AGENTS.md" in done.stderr) == warned, done.stderr
+
+
+def test_a_compiled_rule_the_document_shadows_is_no_raw_copy(make_project, hotplex):
+    """Cline does not read a project rule named like the document's at all: compiled, it
+    reaches Cline in the document only, and the build says the raw file is not read."""
+    manifest = (
+        '[project]\nsources = "."\ndefault_sources = false\n\n[[source]]\nname = "r"\n'
+        'file = ".clinerules/hotplex.md"\nchannel = "B"\ntag = "r"\n\n'
+        '[[target]]\nname = "t"\nworker = "cline"\n'
+    )
+    root = make_project({".clinerules/hotplex.md": "R\n"}, manifest)
+    warnings = json.loads(hotplex("-C", str(root), "check", "--json").stdout)["warnings"]
+    (warning,) = [w for w in warnings if ".clinerules/hotplex.md" in w]
+    assert "is not read by Cline" in warning
