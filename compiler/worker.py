@@ -66,6 +66,15 @@ class OwnFiles:
     # Those of ``names`` the switch leaves on (Kilo's legacy rule folders): raw copies whatever
     # the target says, with no way out but a session folder outside the project.
     unswitched: tuple[str, ...] = ()
+    # It reads them from the folders above the session folder too (Cline: only from its own).
+    above: bool = True
+    # Files in the session folder that compete with the delivered document, by glob, with what
+    # happens to it or to them ("not read: the document takes its place"): ``check`` names each
+    # one there, whoever wrote it.
+    rivals: dict[str, str] = field(default_factory=dict)
+    # Those of them the program does not read at all beside the document (it takes their place):
+    # never a raw copy, even when compiled.
+    shadowed: tuple[str, ...] = ()
 
     def read(self, switched_off: bool) -> tuple[str, ...]:
         """The names the program reads with its loading switched on or off."""

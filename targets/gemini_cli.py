@@ -61,6 +61,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from hotplex.targets.home import JS_WHITESPACE as _JS_TRIMMED
 from hotplex.targets.home import HomeDocument, Sent, Transform
 from hotplex.worker import OwnFiles
 
@@ -72,11 +73,6 @@ OWN_FILES = OwnFiles(
     names=("GEMINI.md",),
     home="$GEMINI_CLI_HOME/.gemini/GEMINI.md (the gemini-home folder hotplex writes: the document)",
     below=True,
-)
-# JavaScript's String.prototype.trim: WhiteSpace (with U+FEFF and every Zs) and LineTerminator.
-_JS_TRIMMED = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 _BLANK_RUN = re.compile(r"\n{3,}")
 # Gemini's import processor (memoryImportProcessor): its code regions and its import starts.

@@ -45,6 +45,21 @@ class Transform:
 
 
 VERBATIM = Transform(Sent)
+# JavaScript's String.prototype.trim: WhiteSpace (with U+FEFF and every Zs) and LineTerminator.
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def js_trimmed(document: str) -> Sent:
+    """``document`` as a program that trims it with JavaScript's ``trim`` sends it."""
+    text = document.strip(JS_WHITESPACE)
+    lead = len(document) - len(document.lstrip(JS_WHITESPACE))
+    return Sent(text, position=lambda at: min(max(at - lead, 0), len(text)))
+
+
+TRIMMED = Transform(js_trimmed)
 
 
 class HomeDocument(Worker):
@@ -68,6 +83,10 @@ class HomeDocument(Worker):
     # What the gateway must still give the program (its provider, a runtime): launch.json's
     # "gateway_adds".
     gateway_adds: ClassVar[str | None] = None
+    # The arguments launch.json adds instead when the switch is an argument (Pi's).
+    switch_argv: ClassVar[tuple[str, ...]] = ()
+    # Variables launch.json always sets (Cline's session in its own process).
+    launch_env: ClassVar[tuple[tuple[str, str], ...]] = ()
     # Where the document lands when that is not the system prompt (``Emitted.notes``).
     notes: ClassVar[tuple[str, ...]] = ()
     document = "agent-configuration"
@@ -95,6 +114,9 @@ class HomeDocument(Worker):
             env[self.home_variable] = in_session(job, model, home)
         if self.switch_env is not None and self.switched_off(job.target):
             env[self.switch_env] = "1"
+        if self.switch_argv and self.switched_off(job.target):
+            argv += self.switch_argv
+        env.update(self.launch_env)
         return launch_json(job, argv, env, gateway_adds=self.gateway_adds)
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:

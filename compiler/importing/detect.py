@@ -15,6 +15,7 @@ from hotplex.importing import (
     agents,
     aider,
     claude,
+    cline,
     copilot,
     cursor,
     gemini,
@@ -27,7 +28,7 @@ from hotplex.importing.found import Found, Skip
 
 # One module per format, each with the same interface: KIND and find(root) -> Found | None.
 # The order is the order of the sources in the manifest.
-INSTRUCTION_FORMATS = (claude, agents, gemini, qwen, kilo, aider, cursor, copilot, ruler)
+INSTRUCTION_FORMATS = (claude, agents, gemini, qwen, kilo, aider, cursor, copilot, ruler, cline)
 _SUFFIXED = re.compile(r"(SOUL|AGENTS|SKILLS|USER|MEMORY)\.[A-Za-z0-9][A-Za-z0-9_-]*\.md")
 
 

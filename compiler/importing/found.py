@@ -19,9 +19,12 @@ from hotplex.sources import frontmatter, unmapped
 from hotplex.templates import parse as template
 
 RULES_NOTE = HOTPLEX_SOURCES[1].note  # "Treat as mandatory workspace constraints."
-# Who reads a source: the tool whose own file it is, "for" (Cursor, Copilot and ruler rules: the
-# targets named by --for), or "all" (a workspace: every target of the project).
-Audience = Literal["claude-code", "gemini", "qwen", "kilo", "aider", "agents", "for", "all"]
+# Who reads a source: the tool whose own file it is, "for" (Cursor and ruler rules: the targets
+# named by --for), "copilot" (Copilot's: those named by --for and Copilot CLI's, which reads them
+# itself), or "all" (a workspace: every target of the project).
+Audience = Literal[
+    "claude-code", "gemini", "qwen", "kilo", "aider", "agents", "copilot", "cline", "for", "all"
+]
 _NOT_SLUG = re.compile(r"[^a-z0-9_.-]+")
 RESERVED_TAGS = BUILT_IN_TAGS | {c.tag for c in default_channels().values()}
 

@@ -5,7 +5,8 @@ By default the files stay where they are: the manifest's sources point at them (
 ``agent-configs/`` instead. Each tool's files feed that tool's target only (CLAUDE.md the
 ``claude-code`` target, AGENTS.md OpenCode's and Codex's, and Claude Code's where no CLAUDE.md
 sits beside it, ...); Cursor, Copilot and ruler rules feed the
-targets of the workers named by ``--for``. An existing manifest is reconciled, never rewritten.
+targets of the workers named by ``--for`` (Copilot's also Copilot CLI's, which reads them). An
+existing manifest is reconciled, never rewritten.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ def plan(
     if not any(f.entries for f in found):
         raise HotplexError.single(
             "nothing to import: no CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .cursor/rules/,"
-            " .github/copilot-instructions.md, .ruler/, OpenClaw workspace or agent-configs/ in "
+            " .github/copilot-instructions.md, .clinerules, .ruler/, OpenClaw workspace or"
+            " agent-configs/ in "
             + ", ".join(str(p) for p in paths),
             hint="name the files or folders: hotplex import PATH...",
         )
@@ -259,6 +261,8 @@ def _targets(
             continue
         for entry in kind.entries:
             workers = for_workers if entry.audience == "for" else _readers(entry.audience)
+            if entry.audience == "copilot":  # Copilot's own, the others' by --for
+                workers = (*for_workers, *workers)
             if entry.audience == "agents" and not _claude_memory_beside(entry.origin):
                 # Claude Code reads it in CLAUDE.md's place
                 workers = (*workers, *_readers("claude-code"))

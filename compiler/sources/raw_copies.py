@@ -7,6 +7,11 @@ source sitting there while nothing switches the program's loading off (or that t
 on), and each file a switch keeps out that the target does not compile (it reaches the program
 from neither copy);
 ``status`` says in one line which copies a target's program gets (``show``, ``stats``).
+source sitting there while nothing switches the program's loading off, each file a switch keeps
+out that the target does not compile (it reaches the program from neither copy), and each file
+there that competes with the delivered document (``OwnFiles.rivals``: a copy read in its place,
+or one it displaces); ``status`` says in one line which copies a target's program gets (``show``,
+``stats``).
 """
 
 from __future__ import annotations
@@ -54,6 +59,13 @@ def warnings(model: Model) -> list[str]:
                 f" from its session folder '{target.session_dir}', raw (not sanitized, budgeted"
                 f" or scanned), beside the compiled copy: {_way_out(own, model, target, raw)}"
             )
+        reported = set(raw_sources(model, target))
+        for path, effect in _rivals(model, target, own):
+            if path not in reported:
+                found.append(
+                    f"target '{target.name}': {path} {effect}; move it, or set {WAY_OUT_CWD}"
+                    " on the target"
+                )
     return found
 
 
@@ -66,10 +78,11 @@ def watched(model: Model) -> tuple[str, ...]:
         own = model.worker_of(target).own_files
         if own is None:
             continue
-        for folder in _folders_up(target.session_dir):
+        for folder in _folders_up(target.session_dir, own.above):
             for name in own.names:
-                path = name.split("/*", 1)[0] if "*" in name else name  # a glob: its folder
-                found.append(posixpath.normpath(posixpath.join(folder, path)))
+                found.append(posixpath.normpath(posixpath.join(folder, _stamped(name))))
+        for folder in _folders_up(target.session_dir, above=False):
+            found += [posixpath.normpath(posixpath.join(folder, _stamped(r))) for r in own.rivals]
         found += [model.source_path(s.file) for s in model.sources_of(target)]
     return tuple(dict.fromkeys(found))
 
@@ -106,18 +119,42 @@ def _compiled(model: Model, target: Target) -> list[str]:
     return [p for p in dict.fromkeys(files) if (model.root / p).is_file()]
 
 
+def _stamped(pattern: str) -> str:
+    """What to stamp for a file pattern: the file, or for a glob the folder it globs in."""
+    parts = pattern.split("/")
+    plain = next((i for i, part in enumerate(parts) if any(c in part for c in "*?[")), len(parts))
+    return "/".join(parts[:plain]) or "."
+
+
+def _rivals(model: Model, target: Target, own: OwnFiles) -> list[tuple[str, str]]:
+    """The files in the session folder that compete with the document, each with what
+    happens."""
+    found = []
+    for folder in _folders_up(target.session_dir, above=False):
+        base = model.root / folder
+        for pattern, effect in own.rivals.items():
+            paths = sorted(p for p in base.glob(pattern) if p.is_file()) if base.is_dir() else []
+            found += [(_in_project(folder, base, path), effect) for path in paths]
+    return found
+
+
+def _in_project(folder: str, base: Path, path: Path) -> str:
+    """``path``, found under ``base`` (the project's ``folder``), relative to the project."""
+    return posixpath.normpath(posixpath.join(folder, path.relative_to(base).as_posix()))
+
+
 def _on_disk(model: Model, target: Target, own: OwnFiles) -> list[str]:
     """The files the program would read from the session folder and the folders above it that
     exist in the project."""
     found = []
-    for folder in _folders_up(target.session_dir):
+    for folder in _folders_up(target.session_dir, own.above):
         base = model.root / folder
         if not base.is_dir():
             continue
         switched = [n for n in own.names if n not in own.unswitched]
         for pattern in switched:
             for path in sorted(base.glob(pattern.replace("*.md", "**/*.md"))):
-                rel = posixpath.normpath(posixpath.join(folder, path.relative_to(base).as_posix()))
+                rel = _in_project(folder, base, path)
                 if path.is_file() and _reads(model.root, own, target.session_dir, rel, switched):
                     found.append(rel)
     return list(dict.fromkeys(found))
@@ -126,8 +163,10 @@ def _on_disk(model: Model, target: Target, own: OwnFiles) -> list[str]:
 def _reads(root: Path, own: OwnFiles, session: str, path: str, names: tuple[str, ...]) -> bool:
     """Whether the program, started in ``session``, reads the project file ``path`` itself (by
     one of ``names``)."""
-    for folder in _folders_up(session):
+    for folder in _folders_up(session, own.above):
         rel = _under(path, folder)
+        if rel is not None and folder == session and any(fnmatchcase(rel, s) for s in own.shadowed):
+            return False
         if rel is not None and any(_named(rel, name) for name in names):
             blockers = own.unless_beside.get(rel, ())
             return not any((root / folder / b).is_file() for b in blockers)
@@ -142,12 +181,12 @@ def _named(path: str, name: str) -> bool:
     return fnmatchcase(path, name) or fnmatchcase(path, name.replace("**/", ""))
 
 
-def _folders_up(session: str) -> list[str]:
-    """The session folder and the folders above it that lie in the project."""
+def _folders_up(session: str, above: bool = True) -> list[str]:
+    """The session folder and (``above``) the folders above it that lie in the project."""
     if session == ".." or session.startswith("../"):
         return []
     folders = [session]
-    while folders[-1] != ".":
+    while above and folders[-1] != ".":
         folders.append(posixpath.dirname(folders[-1]) or ".")
     return folders
 

@@ -204,6 +204,9 @@ def test_each_tool_gets_its_own_files(tmp_path):
         "ocs": ("opencode-server", ["rules"]),
         "codex": ("codex", ["rules"]),
         "gemini": ("gemini-cli", ["gemini"]),
+        "pi": ("pi", ["rules"]),
+        "copilot-cli": ("copilot-cli", ["rules"]),
+        "cline": ("cline", ["rules"]),
     }
     for row in ("CLAUDE.md  ", "AGENTS.md  ", "GEMINI.md  "):
         assert row in report.stdout  # the mapping table
@@ -319,6 +322,37 @@ def test_copilot_instructions(tmp_path):
     # `${{` never opens a template: the copy needed no change at all.
     copied = project / "agent-configs/.github/copilot-instructions.md"
     assert copied.read_bytes() == files[".github/copilot-instructions.md"].encode()
+    # Copilot CLI reads both files itself: its target compiles them too (both targets every
+    # source, so no keep).
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    keeps = {t["name"]: (t["worker"], t.get("keep")) for t in manifest["target"]}
+    assert keeps == {"cc": ("claude-code", None), "copilot-cli": ("copilot-cli", None)}
+    assert section(prompt(project, "copilot-cli"), "copilot") == section(xml, "copilot")
+
+
+# --- Cline -------------------------------------------------------------------------------------
+
+
+def test_cline_rules_go_to_the_cline_target(tmp_path):
+    """Each rule of .clinerules/ and .cline/rules/ Cline reads (any case of .md, .markdown, .txt,
+    not in a subfolder), for the cline target alone; a rule its frontmatter disables is left
+    out and said so."""
+    files = {
+        ".clinerules/team.md": "Team rule.\n",
+        ".clinerules/notes.png": "not a rule\n",
+        ".clinerules/old/deep.md": "Not read by Cline.\n",
+        ".clinerules/off.md": "---\ndisabled: true\n---\nOff.\n",
+        ".cline/rules/Style.TXT": "Style rule.\n",
+    }
+    repo = write_tree(tmp_path / "repo", files)
+    project, report = import_and_build(repo)
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    assert [(t["name"], t["worker"]) for t in manifest["target"]] == [("cline", "cline")]
+    assert [s["file"] for s in manifest["source"]] == [".clinerules/team.md", ".cline/rules/Style.TXT"]
+    xml = prompt(project, "cline")
+    assert "Team rule." in xml and "Style rule." in xml
+    assert "Not read by Cline." not in xml and "Off." not in xml
+    assert ".clinerules/off.md: a Cline rule its frontmatter disables" in report.stdout
 
 
 # --- ruler -------------------------------------------------------------------------------------

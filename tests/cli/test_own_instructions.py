@@ -36,7 +36,9 @@ def test_import_gives_a_lone_agents_md_to_claude_code_too(make_project, hotplex)
     """Claude Code reads AGENTS.md where no CLAUDE.md sits beside it: switching its loading off
     must not leave it with neither copy."""
     root = imported(make_project, hotplex, {"AGENTS.md": "Be kind.\n"})
-    assert set(targets(root)) == {"claude-code", "codex", "opencode-server"}
+    assert set(targets(root)) == {
+        *("claude-code", "codex", "opencode-server", "pi", "copilot-cli", "cline")
+    }
     assert "Be kind." in hotplex("-C", str(root), "show", "cc").stdout
 
 
@@ -55,7 +57,8 @@ def test_check_names_each_raw_copy_once_per_target_with_the_way_out(make_project
     done = hotplex("-C", str(root), "check", "--json")
     warnings = json.loads(done.stdout)["warnings"]
     raw = [w for w in warnings if "raw" in w]
-    assert len(raw) == 2, warnings  # cc and ocs, once each (cc builds two artifacts)
+    # once per target (cc builds two artifacts): all but Codex, whose loading is switched off
+    assert sorted(w.split("'")[1] for w in raw) == ["cc", "cline", "copilot-cli", "ocs", "pi"]
     (claude,) = [w for w in raw if w.startswith("target 'cc'")]
     assert "Claude Code also reads CLAUDE.md" in claude
     assert 'own_instructions = "off"' in claude and "CLAUDE_CODE_DISABLE_CLAUDE_MDS" in claude
@@ -94,10 +97,14 @@ def test_own_instructions_off_puts_the_switch_in_launch_json(make_project, hotpl
     root = imported(make_project, hotplex, {"AGENTS.md": "A\n", "CLAUDE.md": "C\n"})
     add_keys(root, "claude-code", 'own_instructions = "off"\n')
     add_keys(root, "opencode-server", 'own_instructions = "off"\n')
+    add_keys(root, "pi", 'own_instructions = "off"\n')
+    for worker in ("copilot-cli", "cline"):  # no switch: a session folder outside
+        add_keys(root, worker, 'cwd = "../session"\n')
     done = hotplex("-C", str(root), "build")
     assert done.status == 0 and "raw" not in done.stderr, done.stderr
     assert launch(root, "cc")["env"] == {"CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1"}
     assert launch(root, "ocs")["env"] == {"OPENCODE_DISABLE_PROJECT_CONFIG": "1"}
+    assert launch(root, "pi")["argv"][-1] == "--no-context-files"
     shown = hotplex("-C", str(root), "stats", "--json")
     copies = json.loads(shown.stdout)["artifacts"][0]["copies"]
     assert copies.startswith("only the compiled copy") and "~/.claude/CLAUDE.md" in copies
@@ -116,7 +123,7 @@ def test_a_switch_that_drops_an_uncompiled_file_says_so(make_project, hotplex):
 
 def test_cwd_moves_the_session_folder_and_every_path_follows(make_project, hotplex):
     root = imported(make_project, hotplex, {"AGENTS.md": "A\n", "CLAUDE.md": "C\n"})
-    for worker in ("claude-code", "opencode-server", "codex"):
+    for worker in ("claude-code", "opencode-server", "codex", "pi", "copilot-cli", "cline"):
         add_keys(root, worker, 'cwd = "../session"\n')
     done = hotplex("-C", str(root), "build")
     assert done.status == 0 and "raw" not in done.stderr, done.stderr
@@ -128,6 +135,8 @@ def test_cwd_moves_the_session_folder_and_every_path_follows(make_project, hotpl
         "../project/dist/cc/default/prompt.xml",
     ]
     assert launch(root, "codex")["env"]["CODEX_HOME"] == "../project/dist/codex/default/codex-home"
+    assert launch(root, "pi")["argv"][-1] == "../project/dist/pi/default/pi/APPEND_SYSTEM.md"
+    assert launch(root, "cline")["env"]["CLINE_DIR"] == "../project/dist/cline/default/cline-home"
     assert launch(root, "ocs")["cwd"] == "../session"
 
 
@@ -183,3 +192,72 @@ def test_gemini_md_is_found_below_the_session_folder_too(make_project, hotplex, 
     done = hotplex("-C", str(root), "build")
     assert done.status == 0
     assert ("Gemini CLI also reads docs/GEMINI.md" in done.stderr) == warned, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("worker", "file", "said"),
+    [
+        ("pi", ".pi/APPEND_SYSTEM.md", "is not read by Pi: the document hotplex passes"),
+        ("pi", ".pi/SYSTEM.md", "replaces Pi's own base prompt"),
+        ("cline", ".clinerules/HotPlex.TXT", "is not read by Cline: its rule 'hotplex'"),
+        ("cline", ".cline/rules/hotplex.md", "is not read by Cline: its rule 'hotplex'"),
+        ("copilot-cli", ".github/copilot-instructions.md", "reaches Copilot CLI too"),
+    ],
+)
+def test_a_file_that_competes_with_the_document_is_named(make_project, hotplex, worker, file, said):
+    """Whoever wrote it (no source reads it): a copy the program reads in the document's place,
+    one the document displaces, or a second copy beside it. A no-op build still names it, and
+    names it once it appears."""
+    manifest = f'[[target]]\nname = "t"\nworker = "{worker}"\n'
+    root = make_project({"agent-configs/SOUL.md": "S\n"}, manifest)
+    assert said not in hotplex("-C", str(root), "build").stderr
+    (root / file).parent.mkdir(parents=True, exist_ok=True)
+    (root / file).write_text("theirs\n", encoding="utf-8")
+    for _ in range(2):  # the build that notices it, then a no-op build
+        done = hotplex("-C", str(root), "build")
+        (line,) = [line for line in done.stderr.splitlines() if said in line]
+        assert line.startswith(f"warning: target 't': {file} ") and 'cwd = "../session"' in line
+    (root / file).rename((root / file).with_name("other.md"))  # no rival by that name
+    assert said not in hotplex("-C", str(root), "build").stderr
+
+
+def test_a_compiled_rival_is_named_once(make_project, hotplex):
+    """A ``.github/copilot-instructions.md`` that the Copilot CLI target compiles is a raw copy
+    (one warning), not a second warning as a competing file."""
+    manifest = (
+        '[project]\nsources = "."\ndefault_sources = false\n\n[[source]]\nname = "c"\n'
+        'file = ".github/copilot-instructions.md"\nchannel = "B"\ntag = "c"\n\n'
+        '[[target]]\nname = "t"\nworker = "copilot-cli"\n'
+    )
+    root = make_project({".github/copilot-instructions.md": "C\n"}, manifest)
+    warnings = json.loads(hotplex("-C", str(root), "check", "--json").stdout)["warnings"]
+    (warning,) = [w for w in warnings if ".github/copilot-instructions.md" in w]
+    assert "Copilot CLI also reads .github/copilot-instructions.md by itself" in warning
+
+
+@pytest.mark.parametrize(("cwd", "warned"), [(".", True), ("sub", False)])
+def test_cline_reads_only_its_own_folder(make_project, hotplex, cwd, warned):
+    """Cline reads AGENTS.md in its working folder, not in the folders above it."""
+    manifest = (
+        '[project]\nsources = "."\ndefault_sources = false\n\n'
+        '[[source]]\nname = "rules"\nfile = "AGENTS.md"\nchannel = "B"\ntag = "rules"\n\n'
+        f'[[target]]\nname = "t"\nworker = "cline"\ncwd = "{cwd}"\n'
+    )
+    root = make_project({"AGENTS.md": "A\n", "sub/notes.txt": "n\n"}, manifest)
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0, done.stderr
+    assert ("Cline also reads AGENTS.md" in done.stderr) == warned, done.stderr
+
+
+def test_a_compiled_rule_the_document_shadows_is_no_raw_copy(make_project, hotplex):
+    """Cline does not read a project rule named like the document's at all: compiled, it
+    reaches Cline in the document only, and the build says the raw file is not read."""
+    manifest = (
+        '[project]\nsources = "."\ndefault_sources = false\n\n[[source]]\nname = "r"\n'
+        'file = ".clinerules/hotplex.md"\nchannel = "B"\ntag = "r"\n\n'
+        '[[target]]\nname = "t"\nworker = "cline"\n'
+    )
+    root = make_project({".clinerules/hotplex.md": "R\n"}, manifest)
+    warnings = json.loads(hotplex("-C", str(root), "check", "--json").stdout)["warnings"]
+    (warning,) = [w for w in warnings if ".clinerules/hotplex.md" in w]
+    assert "is not read by Cline" in warning

@@ -3,13 +3,16 @@
 - ``opencode_server``: a real ``opencode serve`` (npm ``opencode-ai``) on 127.0.0.1.
 - ``claude_cli``: the real ``claude`` binary (npm ``@anthropic-ai/claude-code``).
 - ``codex_cli`` / ``gemini_cli``: the real ``codex`` (npm ``@openai/codex``) and ``gemini``
-  (npm ``@google/gemini-cli``), started as a built ``launch.json`` says (``Cli.launch``).
+  (npm ``@google/gemini-cli``), started as a built ``launch.json`` says (``Cli.launch``);
+  ``pi_cli``, ``copilot_cli``, ``cline_cli`` likewise (npm ``@mariozechner/pi-coding-agent``,
+  ``@github/copilot``, ``cline``).
 - ``fake_anthropic``: a minimal Anthropic Messages API on 127.0.0.1 that records every request;
   the fake APIs themselves are in ``fake_api.py``, and ``live.py`` runs a built ``launch.json``
   against one (``LiveCase``, ``run_live``).
 - ``opencode_payload`` / ``claude_prompt``: parametrised over every artifact that
   ``hotplex -C <copy of examples/basic> build --json`` produces for that worker;
-  ``codex_prompt`` / ``gemini_prompt`` likewise for ``examples/coding-agents``.
+  ``codex_prompt`` / ``gemini_prompt`` (``pi_prompt``, ``copilot_prompt``, ``cline_prompt``)
+  likewise for ``examples/coding-agents``.
 
 The npm packages are installed by ``.ci/install-components`` into ``$HOTPLEX_TOOLS``
 (default ``<repo>/.tools``). Where a component is missing or will not start, its tests are
@@ -79,7 +82,8 @@ def find_binary(name: str) -> Path | None:
 
 
 def binary_version(binary: Path, env: dict[str, str] | None = None) -> str | None:
-    """First line of ``<binary> --version``, or None when it does not run."""
+    """First line of ``<binary> --version`` (on stdout, else stderr: Pi's), or None when it does
+    not run."""
     try:
         done = subprocess.run(
             [str(binary), "--version"],
@@ -91,7 +95,7 @@ def binary_version(binary: Path, env: dict[str, str] | None = None) -> str | Non
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    lines = done.stdout.strip().splitlines()
+    lines = (done.stdout.strip() or done.stderr.strip()).splitlines()
     return lines[0] if done.returncode == 0 and lines else None
 
 
@@ -376,6 +380,24 @@ def codex_cli() -> Cli:
 
 
 @pytest.fixture(scope="session")
+def pi_cli() -> Cli:
+    """The real ``pi`` (npm ``@mariozechner/pi-coding-agent``)."""
+    return installed_cli("pi")
+
+
+@pytest.fixture(scope="session")
+def copilot_cli() -> Cli:
+    """The real ``copilot`` (npm ``@github/copilot``)."""
+    return installed_cli("copilot")
+
+
+@pytest.fixture(scope="session")
+def cline_cli() -> Cli:
+    """The real ``cline`` (npm ``cline``)."""
+    return installed_cli("cline")
+
+
+@pytest.fixture(scope="session")
 def gemini_cli() -> Cli:
     """The real ``gemini`` (npm ``@google/gemini-cli``)."""
     return installed_cli("gemini")
@@ -489,6 +511,9 @@ def parse_build(
 ARTIFACT_PARAMS = {
     "opencode_payload": ("basic", "opencode-server", "payload.json"),
     "claude_prompt": ("basic", "claude-code", "prompt.xml"),
+    "pi_prompt": ("coding-agents", "pi", "prompt.xml"),
+    "copilot_prompt": ("coding-agents", "copilot-cli", "prompt.xml"),
+    "cline_prompt": ("coding-agents", "cline", "prompt.xml"),
     "codex_prompt": ("coding-agents", "codex", "prompt.xml"),
     "gemini_prompt": ("coding-agents", "gemini-cli", "prompt.xml"),
     "qwen_prompt": ("coding-agents", "qwen-code", "prompt.xml"),

@@ -26,6 +26,10 @@ class LiveCase:
     args: Callable[[str], list[str]]  # the fake's URL -> arguments after launch.json's argv
     env: Callable[[str], dict[str, str]]  # the fake's URL -> variables (provider, dummy key)
     model_route: str  # the suffix of the route the conversation's requests go to
+    # The gateway's own set-up against the fake, given the CLI, the artifact, the fake's URL and
+    # the throw-away HOME: its provider settings written, or one run of the program (Cline's
+    # ``auth``); returns variables to add.
+    prepare: Callable[..., dict[str, str]] | None = None
     home_variable: str | None = None  # the variable launch.json points at the program's home
     home_files: dict[str, str] = field(default_factory=dict)  # written there (settings)
     banner: bool = False  # stdout holds more than the reply (Aider's banner and token counts)
@@ -48,7 +52,10 @@ def run_live(
             (home / name).parent.mkdir(parents=True, exist_ok=True)
             (home / name).write_text(text, encoding="utf-8")
     with running(case.fake()) as fake:
-        done = cli.launch(artifact, case.args(fake.url), case.env(fake.url), tmp_path / "home")
+        env = case.env(fake.url)
+        if case.prepare is not None:
+            env |= case.prepare(cli, artifact, fake.url, tmp_path / "home")
+        done = cli.launch(artifact, case.args(fake.url), env, tmp_path / "home")
     assert done.returncode == 0, f"{cli.name} exited {done.returncode}: {done.stderr[-2000:]}"
     replied = done.stdout.split() if case.banner else [done.stdout.strip()]
     assert fake.reply in replied, done.stdout[-2000:]  # it finished against the fake
