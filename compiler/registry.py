@@ -22,6 +22,12 @@ BUILT_IN = (
     ("openclaw", "hotplex.targets.openclaw.worker:OpenClaw"),
     ("codex", "hotplex.targets.codex:Codex"),
     ("gemini-cli", "hotplex.targets.gemini_cli:GeminiCli"),
+    ("cursor", "hotplex.targets.cursor:Cursor"),
+    ("copilot", "hotplex.targets.copilot:Copilot"),
+    ("windsurf", "hotplex.targets.windsurf:Windsurf"),
+    ("zed", "hotplex.targets.zed:Zed"),
+    ("junie", "hotplex.targets.junie:Junie"),
+    ("kiro", "hotplex.targets.kiro:Kiro"),
 )
 
 

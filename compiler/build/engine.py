@@ -102,6 +102,9 @@ class Builder:
         # Never delete what an artifact reads (an earlier `out` inside the sources folder).
         kept = produced | {path for inputs in read.values() for path in inputs}
         found = orphans.find(self.scope, kept, before, names)
+        placed, left = orphans.placed(self.scope, kept, before)
+        found += placed
+        self.warnings += left
         if log is not None:
             orphans.delete(self.scope, found, {j.id for j in planned}, log)
             closing = self._closing(planned, kept, names, {j.id for j in jobs})

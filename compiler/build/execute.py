@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from hotplex.build.decide import check_verdict
 from hotplex.build.outputs import Outputs
-from hotplex.errors import HotplexError
+from hotplex.errors import HotplexError, Span
 from hotplex.fs import Stamp, sha256
+from hotplex.placement import refuse_foreign
 from hotplex.records import Emitted, JobRecord, Stamped
 
 if TYPE_CHECKING:
@@ -56,10 +57,16 @@ class Strategy:
         from hotplex.document.compile import compile_job
 
         job, keys, record, reasons = decided
+        recorded = record.outputs if record else {}
+        placed = tuple(p for p in (job.worker.placed(job.target),) if p is not None)
         try:
             compiled = compile_job(model, job, inputs)
             emitted = compiled.emitted
-            result = self.apply(emitted, record.outputs if record else {}, reasons)
+            for path in placed:
+                known = recorded.get(path)
+                digest = known.digest if known else None
+                refuse_foreign(self.outputs.root, path, place_span(model, job), digest)
+            result = self.apply(emitted, recorded, reasons)
         except HotplexError as error:
             return error
         files = sorted(emitted.files.items())
@@ -76,6 +83,7 @@ class Strategy:
             truncations=emitted.truncations,
             warnings=emitted.warnings,
             sizes=emitted.sizes,
+            placed=placed,
         )
         return Done(new, result, {p: inputs.stamps.get(p) for p in compiled.inputs})
 
@@ -97,6 +105,12 @@ class Strategy:
         diff: str,
     ) -> Result:
         raise NotImplementedError
+
+
+def place_span(model: Model, job: Job) -> Span:
+    """The manifest key of a job's placed file: its target's ``place``."""
+    index = model.manifest.target.index(job.target)
+    return Span(model.manifest_display, key=f"target[{index}].place")
 
 
 class Write(Strategy):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hotplex.errors import BuildFailed, Problem
-from hotplex.fs import TEMP_SUFFIX, crash_point, is_temp_of
+from hotplex.fs import TEMP_SUFFIX, crash_point, is_temp_of, sha256
 
 TYPE_CHECKING = False  # not typing's: the no-op path imports this module
 if TYPE_CHECKING:
@@ -77,6 +77,42 @@ def find(scope: Scope, kept: set[str], records: dict[str, JobRecord], names: set
     found = {posixpath.normpath(p) for record in records.values() for p in record.outputs}
     found.update(_strays(scope, names))
     return sorted(p for p in found - kept if scope.covers(p) and os.path.lexists(scope.root / p))
+
+
+def placed(
+    scope: Scope, kept: set[str], records: dict[str, JobRecord]
+) -> tuple[list[str], list[str]]:
+    """Placed files the log recorded that no planned job produces any more (a removed target,
+    a changed ``place``): those still hotplex's, to delete, and a warning for each other one,
+    which is left where it is (edited since hotplex wrote it)."""
+    from hotplex.placement import is_hotplex_file
+
+    found, warnings = set(), []
+    for record in records.values():
+        if scope.targets is not None and record.target not in scope.targets:
+            continue
+        for path in record.placed:
+            full = scope.root / path
+            if path in kept or path in found or not os.path.lexists(full):
+                continue
+            data = None if os.path.islink(full) else _read(full)
+            digest = record.outputs[path].digest
+            if data is not None and (sha256(data) == digest or is_hotplex_file(data)):
+                found.add(path)
+            else:
+                warnings.append(
+                    f"{path} is left in place: hotplex placed it for target"
+                    f" '{record.target}', which no longer places it, but it was edited since"
+                    " (delete it yourself if it is no longer wanted)"
+                )
+    return sorted(found), warnings
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def artifact_names(produced: set[str], records: dict[str, JobRecord]) -> set[str]:
@@ -159,7 +195,8 @@ def delete(scope: Scope, orphans: list[str], planned_ids: set[str], log: Log) ->
             problem = Problem(f"cannot delete orphaned '{path}': {exc.strerror or exc}")
             raise BuildFailed([problem]) from None
         crash_point()
-        _prune_upward((scope.root / path).parent, scope.root / (scope.out_of(path) or scope.out))
+        out = scope.out_of(path)  # None: a placed file, whose empty folders go up to the root
+        prune_upward((scope.root / path).parent, scope.root / out if out else scope.root)
     for earlier in scope.earlier:  # a folder `out` named before: gone once it is empty
         with contextlib.suppress(OSError):
             os.rmdir(scope.root / earlier)
@@ -200,7 +237,7 @@ def unlink(path: Path) -> None:
         path.unlink()
 
 
-def _prune_upward(folder: Path, stop: Path) -> None:
+def prune_upward(folder: Path, stop: Path) -> None:
     """Remove ``folder`` and its parents while they are empty, up to (not including) ``stop``."""
     while folder != stop and stop in folder.parents:
         try:

@@ -1,0 +1,93 @@
+"""Placed files: artifacts an editor reads at a fixed path in the repository (``.rules``,
+``.cursor/rules/x.mdc``), outside ``out``, where the user's own files live too.
+
+hotplex writes such a file only where nothing is, or where the file is its own: its bytes are
+those the build log recorded it writing, or it carries hotplex's marker line whose digest matches
+the rest of the file (a fresh clone has no log, and a checkout of an older build is still
+hotplex's). A marker line copied into a hand-written file, or a placed file edited since, fails
+the digest: hotplex does not overwrite it, does not delete it as an orphan, and ``import`` reads
+it like any other file. A file that passes is never imported back as a source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+from hotplex.errors import HotplexError, Span
+
+# One line of the file's own Markdown: an HTML comment, which every format here keeps as text.
+_MARKER = re.compile(rb"^<!-- hotplex: [^\n]*? sha256:([0-9a-f]{16}) -->\n", re.MULTILINE)
+
+
+def marked(head: str, body: str, origin: str) -> str:
+    """``head`` (the format's frontmatter, or nothing), the marker line naming ``origin``, then
+    ``body``; the marker's digest covers everything but itself."""
+    digest = _digest((head + body).encode("utf-8"))
+    line = (
+        f"<!-- hotplex: written by `hotplex build` from {origin}; edit the sources, not this"
+        f" file. sha256:{digest} -->\n"
+    )
+    return head + line + body
+
+
+def is_hotplex_file(data: bytes) -> bool:
+    """The file carries exactly one marker line, and its digest matches the rest of the file."""
+    found = list(_MARKER.finditer(data))
+    if len(found) != 1:
+        return False
+    match = found[0]
+    return _digest(data[: match.start()] + data[match.end() :]) == match.group(1).decode()
+
+
+def read_is_hotplex_file(path: Path) -> bool:
+    """The same, for a file on disk (a symlink or an unreadable file is never hotplex's)."""
+    if os.path.islink(path):
+        return False
+    try:
+        return is_hotplex_file(path.read_bytes())
+    except OSError:
+        return False
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def refuse_foreign(root: Path, path: str, span: Span, recorded: str | None) -> None:
+    """Raise unless the file at ``path`` is absent or hotplex's: the bytes the log recorded
+    (``recorded``, their sha256) or a file with a valid marker. No folder on the way and not the
+    file itself may be a symlink: a placed file is written where its path says, nowhere else."""
+    full = root
+    for part in path.split("/"):
+        full = full / part
+        if os.path.islink(full):
+            raise HotplexError.single(
+                f"'{full.relative_to(root).as_posix()}' is a symlink: hotplex places '{path}'"
+                " only through real folders, so it cannot land somewhere else",
+                span,
+                hint="replace the symlink with a folder, or set place to another path",
+            )
+    try:
+        data = full.read_bytes()
+    except FileNotFoundError:
+        return
+    except IsADirectoryError:
+        raise HotplexError.single(
+            f"'{path}' is a folder, not a file hotplex can place", span
+        ) from None
+    except OSError as exc:
+        raise HotplexError.single(f"cannot read '{path}': {exc.strerror or exc}", span) from None
+    if recorded is not None and hashlib.sha256(data).hexdigest() == recorded:
+        return
+    if is_hotplex_file(data):
+        return
+    raise HotplexError.single(
+        f"'{path}' exists and hotplex did not write it (or it was edited since): it is never"
+        " overwritten",
+        span,
+        hint=f"move what it says into the sources (`hotplex import {path}` maps it), then delete"
+        " or rename it and build again; or set place to another path",
+    )
