@@ -102,7 +102,8 @@ class Builder:
         # Never delete what an artifact reads (an earlier `out` inside the sources folder).
         kept = produced | {path for inputs in read.values() for path in inputs}
         found = orphans.find(self.scope, kept, before, names)
-        placed, left = orphans.placed(self.scope, kept, before)
+        places = {p for job in planned if (p := job.worker.placed(job.target)) is not None}
+        placed, left = orphans.placed(self.scope, kept, before, places)
         found += placed
         self.warnings += left
         if log is not None:

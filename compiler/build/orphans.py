@@ -80,14 +80,23 @@ def find(scope: Scope, kept: set[str], records: dict[str, JobRecord], names: set
 
 
 def placed(
-    scope: Scope, kept: set[str], records: dict[str, JobRecord]
+    scope: Scope, kept: set[str], records: dict[str, JobRecord], places: set[str] = frozenset()
 ) -> tuple[list[str], list[str]]:
     """Placed files the log recorded that no planned job produces any more (a removed target,
     a changed ``place``): those still hotplex's, to delete, and a warning for each other one,
-    which is left where it is (edited since hotplex wrote it)."""
+    which is left where it is (edited since hotplex wrote it). Also the temp files of a killed
+    write beside any placed file, recorded or planned (``places``)."""
     from hotplex.placement import is_hotplex_file
 
     found, warnings = set(), []
+    recorded = {p for record in records.values() for p in record.placed}
+    for path in recorded | places:
+        folder, _, name = path.rpartition("/")
+        found.update(
+            f"{folder}/{e.name}".lstrip("/")
+            for e in entries(str(scope.root / folder), folders=False)
+            if is_temp_of(e.name, name)
+        )
     for record in records.values():
         if scope.targets is not None and record.target not in scope.targets:
             continue

@@ -309,9 +309,12 @@ def _validate_places(
                 f"{key}.place",
                 f"'{place}' is the file of source '{read[place.casefold()]}': hotplex would"
                 " read its own output back",
-                "place it elsewhere, or drop that [[source]] (the file is hotplex's from now on)",
+                "to let hotplex write it, move the source to another file (`hotplex import --copy`"
+                " copies it into agent-configs/) and delete this one; or set place elsewhere",
             )
-        elif logs is not None and fnmatch.fnmatchcase(place, posixpath.join(folder, logs)):
+        elif logs is not None and fnmatch.fnmatchcase(
+            place, posixpath.normpath(posixpath.join(folder, logs))
+        ):
             bad(f"{key}.place", f"'{place}' matches [memory] logs: hotplex would read it back")
         elif folder != "." and same_or_inside(place, folder):
             bad(
