@@ -60,8 +60,10 @@ class Placed(Worker):
             cls.outputs = (Output(cls.format.artifact, "document", primary=True),)
 
     def placed(self, target: Target) -> str:
-        place = target.options.place or self.format.place.format(target=target.name)
-        return posixpath.normpath(place.replace("\\", "/"))
+        place = target.options.place
+        if place is None:
+            place = self.format.place.format(target=target.name)
+        return posixpath.normpath(place)
 
     def limit(self, target: Target) -> int | None:
         chosen = (target.options.max_chars, self.format.max_chars)
@@ -71,7 +73,9 @@ class Placed(Worker):
         self, target: Target, manifest: Manifest, sources: TargetSources
     ) -> Iterable[OptionProblem]:
         place = self.placed(target)
-        if not declared_match(place, self.format.pattern):
+        if "\\" in place:
+            yield OptionProblem("place", f"'{place}' holds a backslash: folders are separated by /")
+        elif not declared_match(place, self.format.pattern):
             hint = f"{self.format.tool} reads {self.format.pattern}"
             yield OptionProblem(
                 "place", f"{self.format.tool} does not read '{place}'", hint.replace("**/", "")

@@ -62,6 +62,7 @@ class Strategy:
         try:
             compiled = compile_job(model, job, inputs)
             emitted = compiled.emitted
+            _refuse_reading_placed(model, job, compiled.inputs)
             for path in placed:
                 known = recorded.get(path)
                 digest = known.digest if known else None
@@ -105,6 +106,20 @@ class Strategy:
         diff: str,
     ) -> Result:
         raise NotImplementedError
+
+
+def _refuse_reading_placed(model: Model, job: Job, inputs: dict[str, str | None]) -> None:
+    """A job that reads a placed file (an include, a CLAUDE.md import of ``.rules``) would feed
+    hotplex's output back in at every build: what validation cannot see before reading."""
+    for index, target in enumerate(model.manifest.target):
+        place = model.worker_of(target).placed(target)
+        if place is not None and place in inputs:
+            raise HotplexError.single(
+                f"{job.id} reads '{place}', the file target '{target.name}' places: hotplex"
+                " would read its own output back",
+                Span(model.manifest_display, key=f"target[{index}].place"),
+                hint="remove the include or import of it, or set place elsewhere",
+            )
 
 
 def place_span(model: Model, job: Job) -> Span:

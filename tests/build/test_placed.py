@@ -137,20 +137,6 @@ def test_a_symlink_on_the_way_is_refused(make_project, hotplex, tmp_path):
     assert (root / "mine.md").read_text(encoding="utf-8") == "mine\n"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
-def test_a_read_only_folder_fails_the_build_with_a_message(make_project, hotplex):
-    root = make_project(SOURCES, manifest=IDE)
-    (root / ".cursor/rules").mkdir(parents=True)
-    (root / ".cursor/rules").chmod(0o555)
-    try:
-        result = hotplex("-C", str(root), "build")
-    finally:
-        (root / ".cursor/rules").chmod(0o755)
-    assert result.status == 1
-    assert "cannot write" in result.stderr and ".cursor/rules/cursor.mdc" in result.stderr
-    assert "Traceback" not in result.stderr
-
-
 # --- deleting ---------------------------------------------------------------------------------
 
 
@@ -243,6 +229,8 @@ BAD_PLACES = [
         "target[0].place: Cursor does not read 'README.md'",
     ),
     ('place = ".cursor/rules/a.md"', "hint: Cursor reads .cursor/rules/*.mdc"),
+    ('place = ""', "target[0].place: Cursor does not read '.'"),
+    ('place = ".cursor\\\\rules\\\\a.mdc"', "holds a backslash: folders are separated by /"),
 ]
 
 
@@ -350,3 +338,32 @@ def test_windsurf_s_limit_cuts_the_sections_visibly_never_the_file(make_project,
         _manifest(root, manifest + bad + "\n")
         result = hotplex("-C", str(root), "build")
         assert result.status == 2 and message in result.stderr, result.stderr
+
+
+def test_a_job_reading_a_placed_file_is_refused(make_project, hotplex):
+    """What validation cannot see: an import (or include) of the placed file, read at build."""
+    manifest = """\
+[project]
+sources = "."
+default_sources = false
+
+[[source]]
+name = "claude"
+file = "CLAUDE.md"
+channel = "B"
+tag = "claude"
+imports = "claude"
+
+[[target]]
+name = "zed"
+worker = "zed"
+"""
+    root = make_project({"CLAUDE.md": "See @.rules for more.\n"}, manifest=manifest)
+    for command in ("build", "check"):
+        result = hotplex("-C", str(root), command)
+        assert result.status == 2
+        assert (
+            "target[0].place: zed/default reads '.rules', the file target 'zed' places"
+            in result.stderr
+        )
+    assert not (root / ".rules").exists()
