@@ -42,6 +42,17 @@ def is_hotplex_file(data: bytes) -> bool:
     return _digest(data[: match.start()] + data[match.end() :]) == match.group(1).decode()
 
 
+_ORIGIN = re.compile(rb"written by `hotplex build` from (.+), target \"([^\"]*)\"; edit")
+
+
+def origin(data: bytes) -> tuple[str, str] | None:
+    """The manifest's file name and the target a hotplex file names in its marker, if it is one."""
+    if not is_hotplex_file(data):
+        return None
+    found = _ORIGIN.search(_MARKER.search(data).group(0))
+    return (found.group(1).decode(), found.group(2).decode()) if found else None
+
+
 def read_is_hotplex_file(path: Path) -> bool:
     """The same, for a file on disk (a symlink or an unreadable file is never hotplex's)."""
     if os.path.islink(path):

@@ -58,6 +58,7 @@ class Placed(Worker):
         super().__init_subclass__(**kwargs)
         if "format" in vars(cls):
             cls.outputs = (Output(cls.format.artifact, "document", primary=True),)
+            cls.places = cls.format.pattern
 
     def placed(self, target: Target) -> str:
         place = target.options.place

@@ -106,6 +106,8 @@ class Builder:
         placed, left = orphans.placed(self.scope, kept, before, places)
         found += placed
         self.warnings += left
+        manifest_name = self.model.manifest_path.name
+        self.warnings += orphans.unlogged_placed(self.scope, kept, before, manifest_name)
         if log is not None:
             orphans.delete(self.scope, found, {j.id for j in planned}, log)
             closing = self._closing(planned, kept, names, {j.id for j in jobs})

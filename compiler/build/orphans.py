@@ -117,6 +117,39 @@ def placed(
     return sorted(found), warnings
 
 
+def unlogged_placed(
+    scope: Scope, kept: set[str], records: dict[str, JobRecord], manifest: str
+) -> list[str]:
+    """Warnings for files at the places the workers' tools read that carry hotplex's marker for
+    this manifest but that no planned job produces and the log does not know (a fresh clone
+    after a target was removed). Only named: without the log's record hotplex deletes nothing
+    outside ``out`` (the file may have been copied from elsewhere on purpose)."""
+    import glob
+
+    from hotplex import registry
+    from hotplex.placement import origin
+
+    logged = {p for record in records.values() for p in record.placed}
+    patterns = {w.places for w in registry.workers().values() if w.places}
+    warnings = []
+    for pattern in sorted(patterns):
+        for full in sorted(glob.glob(pattern, root_dir=scope.root, recursive=True)):
+            path = Path(full).as_posix()
+            if path in kept or path in logged or os.path.islink(scope.root / path):
+                continue
+            data = _read(scope.root / path)
+            named = origin(data) if data is not None else None
+            if named is None or named[0] != manifest:
+                continue
+            if scope.targets is None or named[1] in scope.targets:
+                warnings.append(
+                    f"{path} carries hotplex's marker for target '{named[1]}' of {manifest},"
+                    " which places nothing there now: delete it if it is stale (hotplex deletes"
+                    " a placed file only when its build log recorded writing it)"
+                )
+    return warnings
+
+
 def _read(path: Path) -> bytes | None:
     try:
         return path.read_bytes()

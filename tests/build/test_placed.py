@@ -151,6 +151,18 @@ def test_a_removed_target_s_placed_file_is_an_orphan_and_its_empty_folders_go(pr
     assert (project / ".rules").exists()
 
 
+def test_without_the_log_a_stale_placed_file_is_named_never_deleted(project, hotplex):
+    shutil.rmtree(project / ".hotplex")  # a fresh clone
+    _manifest(project, IDE.split("\n\n")[1])  # zed alone
+    for command in ("check", "build"):
+        result = hotplex("-C", str(project), command)
+        assert (
+            "warning: .cursor/rules/cursor.mdc carries hotplex's marker for target 'cursor' of"
+            " hotplex.toml, which places nothing there now" in result.stderr
+        )
+    assert (project / ".cursor/rules/cursor.mdc").exists()
+
+
 def test_a_moved_place_deletes_the_old_file_unless_it_was_edited(project, hotplex):
     _manifest(
         project,
@@ -367,3 +379,15 @@ worker = "zed"
             in result.stderr
         )
     assert not (root / ".rules").exists()
+
+
+def test_init_scaffolds_an_editor_target_that_builds_and_places(tmp_path, hotplex):
+    folder = tmp_path / "fresh"
+    result = hotplex("init", str(folder), "--worker", "cursor", "--worker", "kiro")
+    assert result.status == 0, result.stderr
+    assert 'worker = "cursor"  # a Cursor project rule' in (folder / "hotplex.toml").read_text(
+        encoding="utf-8"
+    )
+    assert hotplex("-C", str(folder), "build").status == 0
+    assert is_hotplex_file((folder / ".cursor/rules/cursor.mdc").read_bytes())
+    assert is_hotplex_file((folder / ".kiro/steering/kiro.md").read_bytes())
