@@ -116,6 +116,15 @@ class Placed(Worker):
     def _fit(self, job, model, wrapped, limit: int) -> tuple[str, configuration.Document]:
         """The largest total budget whose file fits ``limit``: the sections are cut, reported,
         never the file after the fact."""
+        index = model.manifest.target.index(job.target)
+        span = Span(model.manifest_display, key=f"target[{index}].max_chars")
+        if model.manifest.limits.overflow == "error":
+            raise HotplexError.single(
+                f"the file is over {self.format.tool}'s limit of {limit} characters, and"
+                ' [limits] overflow = "error" forbids cutting a section to fit',
+                span,
+                hint='shorten the sources, or set overflow = "truncate"',
+            )
         low, high = 0, model.manifest.limits.total
         best = None
         while low <= high:
@@ -128,10 +137,9 @@ class Placed(Worker):
             else:
                 high = total - 1
         if best is None:
-            index = model.manifest.target.index(job.target)
             raise HotplexError.single(
                 f"{self.format.tool}'s file cannot fit {limit} characters: its frontmatter and"
                 " hotplex's marker alone take more",
-                Span(model.manifest_display, key=f"target[{index}].max_chars"),
+                span,
             )
         return best

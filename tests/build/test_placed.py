@@ -343,6 +343,10 @@ def test_windsurf_s_limit_cuts_the_sections_visibly_never_the_file(make_project,
     result = hotplex("-C", str(root), "build")
     assert "(windsurf.max_chars)" in result.stdout + result.stderr
     assert len((root / ".windsurf/rules/ws.md").read_text(encoding="utf-8")) <= 3000
+    _manifest(root, manifest.replace("[limits]\n", '[limits]\noverflow = "error"\n'))
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2
+    assert "target[0].max_chars: the file is over Windsurf's limit of 12000" in result.stderr
     for bad, message in (
         ("max_chars = 20000", "at most Windsurf's 12000"),
         ("max_chars = 50", "cannot fit 50"),
