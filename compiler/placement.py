@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from pathlib import Path
 
 from hotplex.errors import HotplexError, Span
@@ -53,14 +54,27 @@ def origin(data: bytes) -> tuple[str, str] | None:
     return (found.group(1).decode(), found.group(2).decode()) if found else None
 
 
-def read_is_hotplex_file(path: Path) -> bool:
-    """The same, for a file on disk (a symlink or an unreadable file is never hotplex's)."""
-    if os.path.islink(path):
-        return False
+# No rule file is larger: a bigger one is not read to find out (a 1 GB `.rules` is not hotplex's).
+READ_CAP = 64 * 1024 * 1024
+
+
+def read_regular(path: Path) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file (not a symlink, FIFO or device, which a
+    read could block on or lead elsewhere) of at most ``READ_CAP`` bytes; else None."""
     try:
-        return is_hotplex_file(path.read_bytes())
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > READ_CAP:
+            return None
+        with open(path, "rb") as handle:
+            return handle.read(READ_CAP + 1)
     except OSError:
-        return False
+        return None
+
+
+def read_is_hotplex_file(path: Path) -> bool:
+    """The same, for a file on disk (a symlink, a special or unreadable file is never hotplex's)."""
+    data = read_regular(path)
+    return data is not None and is_hotplex_file(data)
 
 
 def _digest(data: bytes) -> str:
@@ -82,15 +96,15 @@ def refuse_foreign(root: Path, path: str, span: Span, recorded: str | None) -> N
                 hint="replace the symlink with a folder, or set place to another path",
             )
     try:
-        data = full.read_bytes()
+        info = os.lstat(full)
     except FileNotFoundError:
         return
-    except IsADirectoryError:
-        raise HotplexError.single(
-            f"'{path}' is a folder, not a file hotplex can place", span
-        ) from None
     except OSError as exc:
         raise HotplexError.single(f"cannot read '{path}': {exc.strerror or exc}", span) from None
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a folder" if stat.S_ISDIR(info.st_mode) else "no regular file"
+        raise HotplexError.single(f"'{path}' is {kind}, not a file hotplex can place", span)
+    data = read_regular(full) or b""
     if recorded is not None and hashlib.sha256(data).hexdigest() == recorded:
         return
     if is_hotplex_file(data):

@@ -86,7 +86,7 @@ def placed(
     a changed ``place``): those still hotplex's, to delete, and a warning for each other one,
     which is left where it is (edited since hotplex wrote it). Also the temp files of a killed
     write beside any placed file, recorded or planned (``places``)."""
-    from hotplex.placement import is_hotplex_file
+    from hotplex.placement import is_hotplex_file, read_regular
 
     found, warnings = set(), []
     recorded = {p for record in records.values() for p in record.placed}
@@ -104,7 +104,7 @@ def placed(
             full = scope.root / path
             if path in kept or path in found or not os.path.lexists(full):
                 continue
-            data = None if os.path.islink(full) else _read(full)
+            data = read_regular(full)
             digest = record.outputs[path].digest
             if data is not None and (sha256(data) == digest or is_hotplex_file(data)):
                 found.add(path)
@@ -127,7 +127,7 @@ def unlogged_placed(
     import glob
 
     from hotplex import registry
-    from hotplex.placement import origin
+    from hotplex.placement import origin, read_regular
 
     logged = {p for record in records.values() for p in record.placed}
     patterns = {w.places for w in registry.workers().values() if w.places}
@@ -135,9 +135,9 @@ def unlogged_placed(
     for pattern in sorted(patterns):
         for full in sorted(glob.glob(pattern, root_dir=scope.root, recursive=True)):
             path = Path(full).as_posix()
-            if path in kept or path in logged or os.path.islink(scope.root / path):
+            if path in kept or path in logged:
                 continue
-            data = _read(scope.root / path)
+            data = read_regular(scope.root / path)
             named = origin(data) if data is not None else None
             if named is None or named[0] != manifest:
                 continue
@@ -148,13 +148,6 @@ def unlogged_placed(
                     " a placed file only when its build log recorded writing it)"
                 )
     return warnings
-
-
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
 
 
 def artifact_names(produced: set[str], records: dict[str, JobRecord]) -> set[str]:

@@ -395,3 +395,18 @@ def test_init_scaffolds_an_editor_target_that_builds_and_places(tmp_path, hotple
     assert hotplex("-C", str(folder), "build").status == 0
     assert is_hotplex_file((folder / ".cursor/rules/cursor.mdc").read_bytes())
     assert is_hotplex_file((folder / ".kiro/steering/kiro.md").read_bytes())
+
+
+def test_a_fifo_or_a_huge_file_at_the_place_is_refused_without_a_blocking_read(
+    make_project, hotplex
+):
+    root = make_project(SOURCES, manifest=IDE)
+    os.mkfifo(root / ".rules")
+    result = hotplex("-C", str(root), "build", timeout=20)
+    assert result.status == 2
+    assert "target[1].place: '.rules' is no regular file" in result.stderr
+    os.unlink(root / ".rules")
+    with open(root / ".rules", "wb") as handle:
+        handle.truncate(100 * 1024 * 1024)  # sparse: 100 MiB of NUL, never read whole
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2 and "hotplex did not write it" in result.stderr
