@@ -11,7 +11,6 @@ from hotplex.build.decide import check_verdict
 from hotplex.build.outputs import Outputs
 from hotplex.errors import HotplexError, Span
 from hotplex.fs import Stamp, sha256
-from hotplex.placement import refuse_foreign
 from hotplex.records import Emitted, JobRecord, Stamped
 
 if TYPE_CHECKING:
@@ -55,6 +54,7 @@ class Strategy:
         """Compile one dirty job and apply this strategy to its files (in a pool process
         with ``-j``); bad input comes back as a value, to be raised in job order."""
         from hotplex.document.compile import compile_job
+        from hotplex.placement import refuse_foreign
 
         job, keys, record, reasons = decided
         recorded = record.outputs if record else {}
