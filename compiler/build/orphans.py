@@ -238,6 +238,9 @@ def delete(scope: Scope, orphans: list[str], planned_ids: set[str], log: Log) ->
     for job_id in list(log.state.jobs):
         target = job_id.split("/")[0]
         if job_id not in planned_ids and (scope.targets is None or target in scope.targets):
+            for path in log.state.jobs[job_id].placed:  # its folders, if a kill left them empty
+                if not os.path.lexists(scope.root / path):
+                    prune_upward((scope.root / path).parent, scope.root)
             log.forget(job_id)
 
 

@@ -226,6 +226,30 @@ def test_a_build_killed_at_any_step_leaves_no_partial_placed_file(project, hotpl
     assert killed >= 6  # two sets, two files each: temp file, rename, and a log line per set
 
 
+def test_a_build_killed_while_deleting_a_placed_orphan_is_repaired(project, hotplex, tmp_path):
+    pristine = tmp_path / "pristine"
+    shutil.copytree(project, pristine)
+    _manifest(pristine, IDE.split("\n\n")[1])  # zed alone: cursor's files are orphans
+    rule = (project / PLACED[0]).read_bytes()
+    point = 0
+    while True:
+        point += 1
+        root = tmp_path / f"crash-{point}"
+        shutil.copytree(pristine, root)
+        result = hotplex("-C", str(root), "build", env={"HOTPLEX_CRASH_AT": str(point)})
+        if result.status == 0:
+            break
+        assert result.status == -signal.SIGKILL, result.stderr
+        if (root / PLACED[0]).exists():
+            assert (root / PLACED[0]).read_bytes() == rule  # whole, or gone
+        repaired = hotplex("-C", str(root), "build")
+        assert repaired.status == 0, repaired.stderr
+        assert "warning" not in repaired.stderr
+        assert not (root / ".cursor").exists()
+        shutil.rmtree(root)
+    assert point > 2
+
+
 # --- the manifest -----------------------------------------------------------------------------
 
 BAD_PLACES = [
