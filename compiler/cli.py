@@ -332,9 +332,12 @@ def _reasons_of(path: str, job) -> list[str]:
 def cmd_clean(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.commands.clean import clean
 
-    removed = clean(root, manifest)
+    left: list[str] = []
+    removed = clean(root, manifest, left)
     for path in removed:
         print(f"  removed {path}")
+    for warning in left:
+        print(f"warning: {warning}", file=sys.stderr)
     print(f"hotplex: removed {len(removed)} file(s)")
     return EXIT_OK
 

@@ -247,6 +247,9 @@ class JobRecord:
     truncations: tuple[Truncation, ...]
     warnings: tuple[str, ...]
     sizes: tuple[SectionSize, ...]
+    # Outputs written outside ``out``, where an editor reads them (``placement.py``): the only
+    # files outside ``out`` that orphan deletion and ``clean`` may remove.
+    placed: tuple[str, ...] = ()
 
 
 @attrs.frozen

@@ -28,6 +28,12 @@ BUILT_IN = (
     ("qwen-code", "hotplex.targets.qwen_code:QwenCode"),
     ("kilo", "hotplex.targets.kilo:Kilo"),
     ("aider", "hotplex.targets.aider:Aider"),
+    ("cursor", "hotplex.targets.cursor:Cursor"),
+    ("copilot", "hotplex.targets.copilot:Copilot"),
+    ("windsurf", "hotplex.targets.windsurf:Windsurf"),
+    ("zed", "hotplex.targets.zed:Zed"),
+    ("junie", "hotplex.targets.junie:Junie"),
+    ("kiro", "hotplex.targets.kiro:Kiro"),
 )
 
 

@@ -138,6 +138,16 @@ class Worker:
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         raise NotImplementedError
 
+    # The paths (a glob: ``*`` one name, ``**`` any folders) where its tool reads the file it
+    # places, if it places one: searched for placed files the build log does not know.
+    places: ClassVar[str | None] = None
+
+    def placed(self, target: Target) -> str | None:
+        """Where in the repository the base job's primary is also written (``placement.py``),
+        project-relative, or None. A worker that places builds the base job only: an editor
+        reads one file per repository."""
+        return None
+
     def switched_off(self, target: Target) -> bool:
         """Whether ``launch.json`` turns the program's own instruction files off: by default
         when the switch drops nothing hotplex does not compile, else as the target chooses."""

@@ -102,6 +102,12 @@ class Builder:
         # Never delete what an artifact reads (an earlier `out` inside the sources folder).
         kept = produced | {path for inputs in read.values() for path in inputs}
         found = orphans.find(self.scope, kept, before, names)
+        places = {p for job in planned if (p := job.worker.placed(job.target)) is not None}
+        placed, left = orphans.placed(self.scope, kept, before, places)
+        found += placed
+        self.warnings += left
+        manifest_name = self.model.manifest_path.name
+        self.warnings += orphans.unlogged_placed(self.scope, kept, before, manifest_name)
         if log is not None:
             orphans.delete(self.scope, found, {j.id for j in planned}, log)
             closing = self._closing(planned, kept, names, {j.id for j in jobs})

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from hotplex.build.decide import check_verdict
 from hotplex.build.outputs import Outputs
-from hotplex.errors import HotplexError
+from hotplex.errors import HotplexError, Span
 from hotplex.fs import Stamp, sha256
 from hotplex.records import Emitted, JobRecord, Stamped
 
@@ -54,12 +54,20 @@ class Strategy:
         """Compile one dirty job and apply this strategy to its files (in a pool process
         with ``-j``); bad input comes back as a value, to be raised in job order."""
         from hotplex.document.compile import compile_job
+        from hotplex.placement import refuse_foreign
 
         job, keys, record, reasons = decided
+        recorded = record.outputs if record else {}
+        placed = tuple(p for p in (job.worker.placed(job.target),) if p is not None)
         try:
             compiled = compile_job(model, job, inputs)
             emitted = compiled.emitted
-            result = self.apply(emitted, record.outputs if record else {}, reasons)
+            _refuse_reading_placed(model, job, compiled.inputs)
+            for path in placed:
+                known = recorded.get(path)
+                digest = known.digest if known else None
+                refuse_foreign(self.outputs.root, path, place_span(model, job), digest)
+            result = self.apply(emitted, recorded, reasons)
         except HotplexError as error:
             return error
         files = sorted(emitted.files.items())
@@ -76,6 +84,7 @@ class Strategy:
             truncations=emitted.truncations,
             warnings=emitted.warnings,
             sizes=emitted.sizes,
+            placed=placed,
         )
         return Done(new, result, {p: inputs.stamps.get(p) for p in compiled.inputs})
 
@@ -97,6 +106,26 @@ class Strategy:
         diff: str,
     ) -> Result:
         raise NotImplementedError
+
+
+def _refuse_reading_placed(model: Model, job: Job, inputs: dict[str, str | None]) -> None:
+    """A job that reads a placed file (an include, a CLAUDE.md import of ``.rules``) would feed
+    hotplex's output back in at every build: what validation cannot see before reading."""
+    for index, target in enumerate(model.manifest.target):
+        place = model.worker_of(target).placed(target)
+        if place is not None and place in inputs:
+            raise HotplexError.single(
+                f"{job.id} reads '{place}', the file target '{target.name}' places: hotplex"
+                " would read its own output back",
+                Span(model.manifest_display, key=f"target[{index}].place"),
+                hint="remove the include or import of it, or set place elsewhere",
+            )
+
+
+def place_span(model: Model, job: Job) -> Span:
+    """The manifest key of a job's placed file: its target's ``place``."""
+    index = model.manifest.target.index(job.target)
+    return Span(model.manifest_display, key=f"target[{index}].place")
 
 
 class Write(Strategy):

@@ -244,7 +244,15 @@ def _record_from_json(data: dict[str, Any]) -> JobRecord:
         truncations=tuple(Truncation.from_json(t) for t in data["truncations"]),
         warnings=tuple(data["warnings"]),
         sizes=tuple(SectionSize(n, tuple(f), r, i, u) for n, f, r, i, u in data["sizes"]),
+        placed=tuple(_placed(data.get("placed", []), data["outputs"])),
     )
+
+
+def _placed(paths: object, outputs: dict[str, Any]) -> list[str]:
+    """A record's placed files: outputs of it, each a string (anything else is corrupt)."""
+    if not isinstance(paths, list) or not all(isinstance(p, str) and p in outputs for p in paths):
+        raise ValueError("bad placed files")
+    return paths
 
 
 def record_to_json(record: JobRecord, report_only: bool = False) -> dict[str, Any]:
@@ -260,6 +268,8 @@ def record_to_json(record: JobRecord, report_only: bool = False) -> dict[str, An
         "warnings": list(record.warnings),
         "sizes": [[s.name, list(s.files), s.raw, s.injected, s.unit] for s in record.sizes],
     }
+    if record.placed:  # absent otherwise: logs of builds without placed files stay as they were
+        data["placed"] = list(record.placed)
     if not report_only:
         data.update(keys=record.keys, inputs=record.inputs, variables=record.variables)
     return data

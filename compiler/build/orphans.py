@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hotplex.errors import BuildFailed, Problem
-from hotplex.fs import TEMP_SUFFIX, crash_point, is_temp_of
+from hotplex.fs import TEMP_SUFFIX, crash_point, is_temp_of, sha256
 
 TYPE_CHECKING = False  # not typing's: the no-op path imports this module
 if TYPE_CHECKING:
@@ -77,6 +77,77 @@ def find(scope: Scope, kept: set[str], records: dict[str, JobRecord], names: set
     found = {posixpath.normpath(p) for record in records.values() for p in record.outputs}
     found.update(_strays(scope, names))
     return sorted(p for p in found - kept if scope.covers(p) and os.path.lexists(scope.root / p))
+
+
+def placed(
+    scope: Scope, kept: set[str], records: dict[str, JobRecord], places: set[str] = frozenset()
+) -> tuple[list[str], list[str]]:
+    """Placed files the log recorded that no planned job produces any more (a removed target,
+    a changed ``place``): those still hotplex's, to delete, and a warning for each other one,
+    which is left where it is (edited since hotplex wrote it). Also the temp files of a killed
+    write beside any placed file, recorded or planned (``places``)."""
+    from hotplex.placement import is_hotplex_file, read_regular
+
+    found, warnings = set(), []
+    recorded = {p for record in records.values() for p in record.placed}
+    for path in recorded | places:
+        folder, _, name = path.rpartition("/")
+        found.update(
+            f"{folder}/{e.name}".lstrip("/")
+            for e in entries(str(scope.root / folder), folders=False)
+            if is_temp_of(e.name, name)
+        )
+    for record in records.values():
+        if scope.targets is not None and record.target not in scope.targets:
+            continue
+        for path in record.placed:
+            full = scope.root / path
+            if path in kept or path in found or not os.path.lexists(full):
+                continue
+            data = read_regular(full)
+            digest = record.outputs[path].digest
+            if data is not None and (sha256(data) == digest or is_hotplex_file(data)):
+                found.add(path)
+            else:
+                warnings.append(
+                    f"{path} is left in place: hotplex placed it for target"
+                    f" '{record.target}', which no longer places it, but it was edited since"
+                    " (delete it yourself if it is no longer wanted)"
+                )
+    return sorted(found), warnings
+
+
+def unlogged_placed(
+    scope: Scope, kept: set[str], records: dict[str, JobRecord], manifest: str
+) -> list[str]:
+    """Warnings for files at the places the workers' tools read that carry hotplex's marker for
+    this manifest but that no planned job produces and the log does not know (a fresh clone
+    after a target was removed). Only named: without the log's record hotplex deletes nothing
+    outside ``out`` (the file may have been copied from elsewhere on purpose)."""
+    import glob
+
+    from hotplex import registry
+    from hotplex.placement import origin, read_regular
+
+    logged = {p for record in records.values() for p in record.placed}
+    patterns = {w.places for w in registry.workers().values() if w.places}
+    warnings = []
+    for pattern in sorted(patterns):
+        for full in sorted(glob.glob(pattern, root_dir=scope.root, recursive=True)):
+            path = Path(full).as_posix()
+            if path in kept or path in logged:
+                continue
+            data = read_regular(scope.root / path)
+            named = origin(data) if data is not None else None
+            if named is None or named[0] != manifest:
+                continue
+            if scope.targets is None or named[1] in scope.targets:
+                warnings.append(
+                    f"{path} carries hotplex's marker for target '{named[1]}' of {manifest},"
+                    " which places nothing there now: delete it if it is stale (hotplex deletes"
+                    " a placed file only when its build log recorded writing it)"
+                )
+    return warnings
 
 
 def artifact_names(produced: set[str], records: dict[str, JobRecord]) -> set[str]:
@@ -159,13 +230,17 @@ def delete(scope: Scope, orphans: list[str], planned_ids: set[str], log: Log) ->
             problem = Problem(f"cannot delete orphaned '{path}': {exc.strerror or exc}")
             raise BuildFailed([problem]) from None
         crash_point()
-        _prune_upward((scope.root / path).parent, scope.root / (scope.out_of(path) or scope.out))
+        out = scope.out_of(path)  # None: a placed file, whose empty folders go up to the root
+        prune_upward((scope.root / path).parent, scope.root / out if out else scope.root)
     for earlier in scope.earlier:  # a folder `out` named before: gone once it is empty
         with contextlib.suppress(OSError):
             os.rmdir(scope.root / earlier)
     for job_id in list(log.state.jobs):
         target = job_id.split("/")[0]
         if job_id not in planned_ids and (scope.targets is None or target in scope.targets):
+            for path in log.state.jobs[job_id].placed:  # its folders, if a kill left them empty
+                if not os.path.lexists(scope.root / path):
+                    prune_upward((scope.root / path).parent, scope.root)
             log.forget(job_id)
 
 
@@ -200,7 +275,7 @@ def unlink(path: Path) -> None:
         path.unlink()
 
 
-def _prune_upward(folder: Path, stop: Path) -> None:
+def prune_upward(folder: Path, stop: Path) -> None:
     """Remove ``folder`` and its parents while they are empty, up to (not including) ``stop``."""
     while folder != stop and stop in folder.parents:
         try:

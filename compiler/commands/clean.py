@@ -6,7 +6,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from hotplex.build import LOCK_WAIT_SECONDS
+from hotplex.build import LOCK_WAIT_SECONDS, orphans
 from hotplex.build import log as state_log
 from hotplex.build.orphans import earlier_outs, prune_empty, unlink
 from hotplex.errors import HotplexError
@@ -16,7 +16,9 @@ from hotplex.manifest.model import ProjectSettings
 from hotplex.manifest.read import DEFAULT_OUT
 
 
-def clean(root: Path, manifest: Path | None) -> list[str]:
+def clean(root: Path, manifest: Path | None, warnings: list[str] | None = None) -> list[str]:
+    """Delete; ``warnings`` gets the placed files left in place (edited since hotplex wrote
+    them)."""
     with ProjectLock(root / STATE_DIR, LOCK_WAIT_SECONDS):
         state = state_log.load(root)
         outs, paths, sources = _planned(root, manifest)
@@ -31,6 +33,14 @@ def clean(root: Path, manifest: Path | None) -> list[str]:
             if any(_deletable(root, out, path) for out in outs) and (root / path).is_file():
                 unlink(root / path)
                 removed.append(path)
+        # Outside `out`, only the files the log says hotplex placed, and only while still its own.
+        placed, left = orphans.placed(orphans.Scope(root, "", None), set(), state.jobs)
+        for path in placed:
+            unlink(root / path)
+            orphans.prune_upward((root / path).parent, root)
+            removed.append(path)
+        if warnings is not None:
+            warnings += left
         for out in outs:
             if _within(os.path.realpath(root / out), os.path.realpath(root)):
                 prune_empty(root / out)

@@ -24,11 +24,28 @@ from hotplex.importing import (
     qwen,
     ruler,
 )
+from hotplex.importing.editors import JUNIE, KIRO, WINDSURF, ZED
 from hotplex.importing.found import Found, Skip
+from hotplex.placement import read_is_hotplex_file
 
 # One module per format, each with the same interface: KIND and find(root) -> Found | None.
 # The order is the order of the sources in the manifest.
-INSTRUCTION_FORMATS = (claude, agents, gemini, qwen, kilo, aider, cursor, copilot, ruler, cline)
+INSTRUCTION_FORMATS = (
+    claude,
+    agents,
+    gemini,
+    qwen,
+    kilo,
+    aider,
+    cursor,
+    copilot,
+    WINDSURF,
+    ZED,
+    JUNIE,
+    KIRO,
+    ruler,
+    cline,
+)
 _SUFFIXED = re.compile(r"(SOUL|AGENTS|SKILLS|USER|MEMORY)\.[A-Za-z0-9][A-Za-z0-9_-]*\.md")
 
 
@@ -63,6 +80,7 @@ def detect(path: Path) -> list[Found]:
     if workspace is not None:
         return [workspace.find(path)]
     found = [f for f in (module.find(path) for module in INSTRUCTION_FORMATS) if f is not None]
+    _leave_placed(found)
     _leave_rulers_output(found)
     _keep_what_is_read(found)
     child = path / SOURCES_DIR
@@ -81,6 +99,15 @@ def _only(found: list[Found], path: Path) -> list[Found]:
             kind.skipped = []
             kept.append(kind)
     return kept
+
+
+def _leave_placed(found: list[Found]) -> None:
+    """A rule file hotplex placed (its marker line intact) is output, never a source: imported,
+    the next build would read its own artifact back."""
+    for kind in found:
+        for entry in [e for e in kind.entries if read_is_hotplex_file(e.origin)]:
+            kind.entries.remove(entry)
+            kind.skipped.append(Skip(entry.origin, "written by hotplex build (a placed rule file)"))
 
 
 def _keep_what_is_read(found: list[Found]) -> None:

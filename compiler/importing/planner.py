@@ -69,7 +69,8 @@ def plan(
     if not any(f.entries for f in found):
         raise HotplexError.single(
             "nothing to import: no CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .cursor/rules/,"
-            " .github/copilot-instructions.md, .clinerules, .ruler/, OpenClaw workspace or"
+            " .github/copilot-instructions.md, .clinerules, .windsurf/rules/, .rules,"
+            " .junie/guidelines.md, .kiro/steering/, .ruler/, OpenClaw workspace or"
             " agent-configs/ in "
             + ", ".join(str(p) for p in paths),
             hint="name the files or folders: hotplex import PATH...",

@@ -35,13 +35,15 @@ class Job:
 
 def plan(model: Model) -> list[Job]:
     """Every job the manifest asks for, in manifest order: each target's base artifact (unless
-    ``base = false``), then one per platform."""
+    ``base = false``), then one per platform; a target whose worker places its file in the
+    repository (``Worker.placed``) has the base job alone."""
     jobs = []
     for target in model.manifest.target:
         worker = model.worker_of(target)
         if target.base:
             jobs.append(Job(target, None, worker))
-        jobs.extend(Job(target, p, worker) for p in model.platforms_of(target))
+        if worker.placed(target) is None:
+            jobs.extend(Job(target, p, worker) for p in model.platforms_of(target))
     return jobs
 
 

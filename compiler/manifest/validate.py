@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import re
 import typing
@@ -10,6 +11,7 @@ import attrs
 from hotplex import registry
 from hotplex.document.assemble import BUILT_IN_TAGS
 from hotplex.errors import HotplexError, Problem, Span, suggest
+from hotplex.fs import STATE_DIR
 from hotplex.manifest.jobs import BASE_FOLDER
 from hotplex.manifest.model import BUILTIN_VARS, Manifest, Secrets, Source, Target, Unicode
 from hotplex.manifest.source_rule import effective_sources, folded, target_sources, worker_defaults
@@ -70,6 +72,7 @@ def validate(manifest: Manifest, display: str) -> None:
     if manifest.memory.logs is not None:
         validate_glob(manifest, sources, bad)
     _validate_targets(manifest, sources, bad)
+    _validate_places(manifest, sources, bad)
     for index, pattern in enumerate(manifest.project.ignore):
         if not pattern.strip():
             bad(f"project.ignore[{index}]", "an empty pattern matches nothing")
@@ -265,6 +268,75 @@ def _validate_targets(
         for problem in worker.validate(target, manifest, known):
             place = f"{key}.{problem.key}" if problem.at_target else problem.key
             bad(place, problem.message, problem.hint)
+
+
+def _validate_places(
+    manifest: Manifest, sources: tuple[Source, ...], bad: typing.Callable[..., None]
+) -> None:
+    """A placed file (``Worker.placed``) lands among the user's files: never on a file the
+    build reads (the next ``import`` or build would read hotplex's output back), never in
+    ``out`` or the build state, never where another target places, and for one job only."""
+    project = manifest.project
+    folder = posixpath.normpath(project.sources.replace("\\", "/"))
+    read = {
+        posixpath.normpath(posixpath.join(folder, name)).casefold(): source.name
+        for source in sources
+        for name in (
+            source.file,
+            *(manifest.variants.file(source.file, p) for p in manifest.variants.platforms),
+        )
+    }
+    logs = manifest.memory.logs
+    taken: dict[str, str] = {}
+    for index, target in enumerate(manifest.target):
+        worker = registry.get(target.worker)
+        place = worker.placed(target) if worker is not None else None
+        if place is None:
+            continue
+        key = f"target[{index}]"
+        _check_path_key(place, f"{key}.place", bad)
+        if posixpath.normpath(place) in (".", "") or _escapes(place):
+            continue
+        inside = next((f for f in (project.out, STATE_DIR) if same_or_inside(place, f)), None)
+        if inside is not None:
+            bad(
+                f"{key}.place",
+                f"'{place}' is inside '{inside}': a placed file goes where the editor reads it,"
+                " beside the user's files",
+            )
+        elif place.casefold() in read:
+            bad(
+                f"{key}.place",
+                f"'{place}' is the file of source '{read[place.casefold()]}': hotplex would"
+                " read its own output back",
+                "to let hotplex write it, move the source to another file (`hotplex import --copy`"
+                " copies it into agent-configs/) and delete this one; or set place elsewhere",
+            )
+        elif logs is not None and fnmatch.fnmatchcase(
+            place, posixpath.normpath(posixpath.join(folder, logs))
+        ):
+            bad(f"{key}.place", f"'{place}' matches [memory] logs: hotplex would read it back")
+        elif folder != "." and same_or_inside(place, folder):
+            bad(
+                f"{key}.place",
+                f"'{place}' is inside the sources folder '{project.sources}', where every file"
+                " is a source",
+            )
+        elif place.casefold() in taken:
+            bad(f"{key}.place", f"'{place}' is placed by target '{taken[place.casefold()]}' too")
+        taken.setdefault(place.casefold(), target.name)
+        if target.platforms:
+            bad(
+                f"{key}.platforms",
+                f"worker '{target.worker}' writes one file per repository, '{place}':"
+                " only the base artifact is placed",
+                "remove platforms (its platforms are not built)",
+            )
+        if not target.base:
+            bad(
+                f"{key}.base",
+                f"worker '{target.worker}' places the base artifact: base = false builds nothing",
+            )
 
 
 def _validate_session(target: Target, key: str, bad: typing.Callable[..., None]) -> None:

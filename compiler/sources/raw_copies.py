@@ -91,6 +91,11 @@ def status(model: Model, target: Target) -> str:
     """Which copies of the rules ``target``'s program gets, in one line."""
     worker = model.worker_of(target)
     own = worker.own_files
+    if own is None and worker.places:
+        return (
+            f"the compiled copy at {worker.placed(target)}; the editor also reads the other rule"
+            " files it finds in the repository, which hotplex does not check"
+        )
     if own is None:
         return "only the compiled copy: the program reads only the files hotplex writes"
     raw = raw_sources(model, target)

@@ -402,3 +402,22 @@ def test_a_read_only_output_folder_fails_clearly_and_loses_nothing(built, tmp_pa
         check = hotplex("-C", str(built), "check")  # check writes nothing, so it still works
         assert check.status == 1 and "stale:" in check.stdout
     assert_repaired(built, new, hotplex)
+
+
+def test_a_read_only_rule_folder_fails_clearly_and_loses_nothing(make_project, hotplex):
+    """A placed rule file (``targets/placed.py``) whose folder cannot be written: exit 1 naming
+    it, the old file whole; the next build, with the folder writable again, places the new one."""
+    manifest = '[[target]]\nname = "cursor"\nworker = "cursor"\n'
+    root = make_project({"agent-configs/SOUL.md": "Be brief.\n"}, manifest=manifest)
+    assert hotplex("-C", str(root), "build").status == 0
+    rule = root / ".cursor/rules/cursor.mdc"
+    old = rule.read_bytes()
+    with read_only(rule.parent):
+        edit_all(root)
+        result = hotplex("-C", str(root), "build")
+        assert result.status == 1, result.stdout
+        assert "cannot write" in result.stderr and ".cursor/rules/cursor.mdc" in result.stderr
+        assert "Traceback" not in result.stderr
+        assert rule.read_bytes() == old
+    assert hotplex("-C", str(root), "build").status == 0
+    assert rule.read_bytes() == (root / "dist/cursor/default/rule.mdc").read_bytes() != old

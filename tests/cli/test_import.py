@@ -355,6 +355,56 @@ def test_cline_rules_go_to_the_cline_target(tmp_path):
     assert ".clinerules/off.md: a Cline rule its frontmatter disables" in report.stdout
 
 
+def test_editor_rule_files_map_by_their_mode(tmp_path):
+    files = {
+        ".rules": "Use tabs.\n",
+        ".junie/guidelines.md": "Run the tests with make test.\n",
+        ".windsurf/rules/always.md": "---\ntrigger: always_on\n---\nAnswer briefly.\n",
+        ".windsurf/rules/py.md": '---\ntrigger: glob\nglobs: "*.py"\n---\nType hints.\n',
+        ".windsurf/rules/by-hand.md": "---\ntrigger: manual\n---\nOnly when mentioned.\n",
+        ".kiro/steering/tech.md": "---\ninclusion: always\n---\nPostgreSQL 16.\n",
+        ".kiro/steering/tests.md": (
+            '---\ninclusion: fileMatch\nfileMatchPattern: "tests/**"\n---\npytest only.\n'
+        ),
+    }
+    repo = write_tree(tmp_path / "repo", files)
+    project, report = import_and_build(repo, "--copy")
+    listed = sources(project)
+    assert list(listed) == [
+        "windsurf-always",
+        "windsurf-py",
+        "zed-rules",
+        "junie-guidelines",
+        "kiro-tech",
+        "kiro-tests",
+    ]
+    xml = prompt(project)
+    assert section(xml, "zed-rules") == "Use tabs."
+    assert section(xml, "kiro-tech") == "PostgreSQL 16."
+    assert listed["windsurf-py"]["note"].endswith("(applies to files matching *.py)")
+    assert listed["kiro-tests"]["note"].endswith("(applies to files matching tests/**)")
+    assert ".windsurf/rules/by-hand.md: a manual Windsurf rule" in report.stdout + report.stderr
+
+
+def test_a_rule_file_hotplex_placed_is_never_imported_back(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"AGENTS.md": "Never push to main.\n"})
+    manifest = '[project]\nsources = "."\n[[source]]\nname = "rules"\nfile = "AGENTS.md"\n'
+    manifest += '[[target]]\nname = "zed"\nworker = "zed"\n'
+    manifest += '[[target]]\nname = "copilot"\nworker = "copilot"\n'
+    (repo / "hotplex.toml").write_text(manifest, encoding="utf-8")
+    run_ok("-C", str(repo), "build")
+    before = (repo / "hotplex.toml").read_bytes()
+    again = run_ok("-C", str(repo), "import")
+    assert "nothing new" in again.stdout
+    for placed in (".rules", ".github/copilot-instructions.md"):
+        assert f"{placed}: written by hotplex build (a placed rule file)" in again.stdout
+    assert (repo / "hotplex.toml").read_bytes() == before
+    # Edited, it is the user's again: imported like any rule file.
+    with open(repo / ".rules", "a", encoding="utf-8") as handle:
+        handle.write("My edit.\n")
+    assert "[[source]] 'zed-rules'" in run_ok("-C", str(repo), "import", "--dry-run").stdout
+
+
 # --- ruler -------------------------------------------------------------------------------------
 
 

@@ -83,13 +83,18 @@ def _build(root: Path, **options) -> list:
 def test_emits_deterministic_bytes_with_relative_paths_all_declared(worker, make_project, tmp_path):
     first = make_project(FILES, manifest=_manifest(worker))
     jobs = [j for j in _build(first) if j.target == "t"]
-    assert [j.platform for j in jobs] == [None, "slack"]
+    placed = _placed(first, worker)
+    # A worker placing a file in the repository builds the base alone (one file per repository).
+    assert [j.platform for j in jobs] == ([None] if placed else [None, "slack"])
     declared = registry.workers()[worker].outputs
     assert sum(o.primary for o in declared) == 1
     for job in jobs:
         folder = f"dist/t/{job.platform or 'default'}/"
         for file in job.files:
             assert not posixpath.isabs(file.path) and ".." not in file.path.split("/")
+            if file.path == placed:  # outside the job folder: a copy of the primary
+                assert (first / placed).read_bytes() == (first / job.primary).read_bytes()
+                continue
             assert file.path.startswith(folder)
             name = file.path.removeprefix(folder)
             assert any(fnmatch.fnmatchcase(name, o.name) for o in declared), name
@@ -110,7 +115,17 @@ def test_every_file_is_recorded_and_a_second_build_is_a_no_op(worker, make_proje
     again = run(Request(root, processes=1))
     assert all(j.status == "current" for j in again.jobs)
     on_disk = {p.relative_to(root).as_posix() for p in (root / "dist").rglob("*") if p.is_file()}
-    assert on_disk == {f.path for j in built for f in j.files}
+    placed = _placed(root, worker)
+    assert on_disk | ({placed} if placed else set()) == {f.path for j in built for f in j.files}
+
+
+def _placed(root: Path, worker: str) -> str | None:
+    """Where target "t" of ``worker`` places its file in the repository, if it does."""
+    from hotplex.manifest.load import load
+
+    model = load(root, root / "hotplex.toml")
+    (target,) = (t for t in model.manifest.target if t.name == "t")
+    return registry.workers()[worker].placed(target)
 
 
 def test_options_reject_unknown_keys_and_wrong_types_with_key_paths(worker, make_project):
@@ -173,7 +188,7 @@ _LOADED = """
 import sys
 from hotplex import Project, registry
 registry.BUILT_IN = ((sys.argv[2], sys.argv[3]),)
-Project.load(sys.argv[1]).compile("t", platform="slack")
+Project.load(sys.argv[1]).compile("t")
 for name, module in sorted(sys.modules.items()):
     if name.startswith("hotplex.targets") and module.__spec__.submodule_search_locations is None:
         print(name)

@@ -1,0 +1,118 @@
+"""Placed files: artifacts an editor reads at a fixed path in the repository (``.rules``,
+``.cursor/rules/x.mdc``), outside ``out``, where the user's own files live too.
+
+hotplex writes such a file only where nothing is, or where the file is its own: its bytes are
+those the build log recorded it writing, or it carries hotplex's marker line whose digest matches
+the rest of the file (a fresh clone has no log, and a checkout of an older build is still
+hotplex's). A marker line copied into a hand-written file, or a placed file edited since, fails
+the digest: hotplex does not overwrite it, does not delete it as an orphan, and ``import`` reads
+it like any other file. A file that passes is never imported back as a source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from pathlib import Path
+
+from hotplex.errors import HotplexError, Span
+
+# One line of the file's own Markdown: an HTML comment, which every format here keeps as text.
+_MARKER = re.compile(rb"^<!-- hotplex: [^\n]*? sha256:([0-9a-f]{16}) -->\n", re.MULTILINE)
+
+
+def marked(head: str, body: str, origin: str) -> str:
+    """``head`` (the format's frontmatter, or nothing), the marker line naming ``origin``, then
+    ``body``; the marker's digest covers everything but itself."""
+    digest = _digest((head + body).encode("utf-8"))
+    line = (
+        f"<!-- hotplex: written by `hotplex build` from {origin}; edit the sources, not this"
+        f" file. sha256:{digest} -->\n"
+    )
+    return head + line + body
+
+
+def is_hotplex_file(data: bytes) -> bool:
+    """The file carries exactly one marker line, and its digest matches the rest of the file."""
+    found = list(_MARKER.finditer(data))
+    if len(found) != 1:
+        return False
+    match = found[0]
+    return _digest(data[: match.start()] + data[match.end() :]) == match.group(1).decode()
+
+
+_ORIGIN = re.compile(rb"written by `hotplex build` from (.+), target \"([^\"]*)\"; edit")
+
+
+def origin(data: bytes) -> tuple[str, str] | None:
+    """The manifest's file name and the target a hotplex file names in its marker, if it is one."""
+    if not is_hotplex_file(data):
+        return None
+    found = _ORIGIN.search(_MARKER.search(data).group(0))
+    return (found.group(1).decode(), found.group(2).decode()) if found else None
+
+
+# No rule file is larger: a bigger one is not read to find out (a 1 GB `.rules` is not hotplex's).
+READ_CAP = 64 * 1024 * 1024
+
+
+def read_regular(path: Path) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file (not a symlink, FIFO or device, which a
+    read could block on or lead elsewhere) of at most ``READ_CAP`` bytes; else None."""
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > READ_CAP:
+            return None
+        with open(path, "rb") as handle:
+            return handle.read(READ_CAP + 1)
+    except OSError:
+        return None
+
+
+def read_is_hotplex_file(path: Path) -> bool:
+    """The same, for a file on disk (a symlink, a special or unreadable file is never hotplex's)."""
+    data = read_regular(path)
+    return data is not None and is_hotplex_file(data)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def refuse_foreign(root: Path, path: str, span: Span, recorded: str | None) -> None:
+    """Raise unless the file at ``path`` is absent or hotplex's: the bytes the log recorded
+    (``recorded``, their sha256) or a file with a valid marker. No folder on the way and not the
+    file itself may be a symlink: a placed file is written where its path says, nowhere else."""
+    full = root
+    for part in path.split("/"):
+        full = full / part
+        if os.path.islink(full):
+            raise HotplexError.single(
+                f"'{full.relative_to(root).as_posix()}' is a symlink: hotplex places '{path}'"
+                " only through real folders, so it cannot land somewhere else",
+                span,
+                hint="replace the symlink with a folder, or set place to another path",
+            )
+    try:
+        info = os.lstat(full)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise HotplexError.single(f"cannot read '{path}': {exc.strerror or exc}", span) from None
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a folder" if stat.S_ISDIR(info.st_mode) else "no regular file"
+        raise HotplexError.single(f"'{path}' is {kind}, not a file hotplex can place", span)
+    data = read_regular(full) or b""
+    if recorded is not None and hashlib.sha256(data).hexdigest() == recorded:
+        return
+    if is_hotplex_file(data):
+        return
+    raise HotplexError.single(
+        f"'{path}' exists and hotplex did not write it (or it was edited since): it is never"
+        " overwritten",
+        span,
+        hint=f"move what it says into the sources (`hotplex import {path}` maps it), then delete"
+        " or rename it and build again; or set place to another path",
+    )

@@ -1,0 +1,23 @@
+"""GitHub Copilot in editors: the repository's custom instructions,
+``.github/copilot-instructions.md``.
+
+GitHub's documentation (https://docs.github.com/en/copilot/how-tos/configure-custom-instructions,
+excerpt in tests/workers/fixtures/rule_formats/copilot.md): repository-wide instructions are
+that one file, plain Markdown, applied to every request in the repository's context (Copilot
+Chat, coding agent, code review; Copilot CLI reads it too).
+"""
+
+from __future__ import annotations
+
+from hotplex.targets.placed import Format, Placed
+
+
+class Copilot(Placed):
+    name = "copilot"
+    format = Format(
+        tool="GitHub Copilot",
+        place=".github/copilot-instructions.md",
+        pattern=".github/copilot-instructions.md",
+        artifact="copilot-instructions.md",
+    )
+    init_target = ("copilot", "Copilot's repository instructions: .github/copilot-instructions.md")

@@ -1,0 +1,21 @@
+"""JetBrains Junie: the project's guidelines, ``.junie/guidelines.md``.
+
+Junie's documentation (https://www.jetbrains.com/help/junie/project-settings.html, excerpt in
+tests/workers/fixtures/rule_formats/junie.md): with no Guidelines path set in the project
+settings, Junie reads ``.junie/guidelines.md``; the file can hold instructions in any format.
+"""
+
+from __future__ import annotations
+
+from hotplex.targets.placed import Format, Placed
+
+
+class Junie(Placed):
+    name = "junie"
+    format = Format(
+        tool="Junie",
+        place=".junie/guidelines.md",
+        pattern=".junie/**/*.md",
+        artifact="guidelines.md",
+    )
+    init_target = ("junie", "Junie's guidelines: .junie/guidelines.md")

@@ -1,0 +1,23 @@
+"""Kiro: a steering file, ``.kiro/steering/<target>.md``, included in every interaction.
+
+Kiro's documentation (https://kiro.dev/docs/steering/, excerpt in
+tests/workers/fixtures/rule_formats/kiro.md): workspace steering files are Markdown in
+``.kiro/steering/``; frontmatter ``inclusion: always`` (the default) loads one into every
+interaction, ``fileMatch`` and ``manual`` only on demand.
+"""
+
+from __future__ import annotations
+
+from hotplex.targets.placed import Format, Placed
+
+
+class Kiro(Placed):
+    name = "kiro"
+    format = Format(
+        tool="Kiro",
+        place=".kiro/steering/{target}.md",
+        pattern=".kiro/steering/*.md",
+        artifact="steering.md",
+        frontmatter="---\ninclusion: always\n---\n",
+    )
+    init_target = ("kiro", "a Kiro steering file, always included: .kiro/steering/kiro.md")

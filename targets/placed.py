@@ -1,0 +1,145 @@
+"""The placed family: editors whose agent reads a rules file at a fixed place in the repository
+(Cursor's ``.cursor/rules/*.mdc``, Copilot's ``.github/copilot-instructions.md``, Zed's ``.rules``,
+…) and cannot be started headless with a file of hotplex's choosing.
+
+For the base job a member writes the document, wrapped in its format's frontmatter, twice: in
+the job folder (the build's record: what ``show``, ``stats`` and ``check`` compare) and at its
+``place`` in the repository, which ``hotplex.placement`` guards (never over a file hotplex did not
+write; the marker line names the manifest and target). A member declares its ``Format``: the
+tool, where it reads (``pattern``) and the default ``place``, the frontmatter, and the tool's own
+limit on the file, if it has one. Checked against each tool's documentation, not the program:
+the excerpts are in ``tests/workers/fixtures/rule_formats/``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import ClassVar
+
+import attrs
+from hotplex.build.orphans import declared_match
+from hotplex.document import configuration
+from hotplex.document.measure import measure
+from hotplex.errors import HotplexError, Span
+from hotplex.manifest.jobs import Job
+from hotplex.manifest.model import Manifest, Model, Target
+from hotplex.placement import marked
+from hotplex.records import Emitted, OptionProblem, Output, Section, TargetSources
+from hotplex.worker import Worker
+
+# The tools count a rule file's characters as JavaScript does (UTF-16 code units): an emoji is 2.
+LIMIT_UNIT = "utf16"
+
+
+@dataclass(frozen=True)
+class Format:
+    tool: str  # as users name it: "Cursor"
+    place: str  # the default place; "{target}" is the target's name
+    pattern: str  # where the tool reads such a file (``*`` one name, ``**`` any folders)
+    artifact: str  # the copy's name in the job folder
+    frontmatter: str = ""  # before the marker line: the tool needs it first in the file
+    max_chars: int | None = None  # the tool's own limit on the whole file, in LIMIT_UNIT
+
+
+@attrs.frozen
+class PlacedOptions:
+    place: str | None = None  # project-relative; None: the format's default
+    max_chars: int | None = None  # a tighter limit on the whole file than the tool's own
+
+
+class Placed(Worker):
+    format: ClassVar[Format]
+    Options = PlacedOptions
+    document = "agent-configuration"
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "format" in vars(cls):
+            cls.outputs = (Output(cls.format.artifact, "document", primary=True),)
+            cls.places = cls.format.pattern
+
+    def placed(self, target: Target) -> str:
+        place = target.options.place
+        if place is None:
+            place = self.format.place.format(target=target.name)
+        return posixpath.normpath(place)
+
+    def limit(self, target: Target) -> int | None:
+        chosen = (target.options.max_chars, self.format.max_chars)
+        return min((n for n in chosen if n is not None), default=None)
+
+    def validate(
+        self, target: Target, manifest: Manifest, sources: TargetSources
+    ) -> Iterable[OptionProblem]:
+        place = self.placed(target)
+        if "\\" in place:
+            yield OptionProblem("place", f"'{place}' holds a backslash: folders are separated by /")
+        elif not declared_match(place, self.format.pattern):
+            hint = f"{self.format.tool} reads {self.format.pattern}"
+            yield OptionProblem(
+                "place", f"{self.format.tool} does not read '{place}'", hint.replace("**/", "")
+            )
+        own, tool = target.options.max_chars, self.format.max_chars
+        if own is not None and (own <= 0 or (tool is not None and own > tool)):
+            most = f" and at most {self.format.tool}'s {tool}" if tool is not None else ""
+            yield OptionProblem("max_chars", f"must be positive{most}, got {own}")
+
+    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
+        origin = f'{model.manifest_path.name}, target "{job.target.name}"'
+
+        def wrapped(limited: Model) -> tuple[str, configuration.Document]:
+            document = configuration.build(sections, limited)
+            return marked(self.format.frontmatter, document.text, origin), document
+
+        text, document = wrapped(model)
+        limit = self.limit(job.target)
+        cuts = document.truncations
+        if limit is not None and measure(text, LIMIT_UNIT) > limit:
+            text, document = self._fit(job, model, wrapped, limit)
+            label = f"{self.name}.max_chars"
+            cuts = tuple(
+                attrs.evolve(c, limit=label) if c.limit == "total" else c
+                for c in document.truncations
+            )
+        data = text.encode("utf-8")
+        copy = f"{job.out_dir(model)}/{self.format.artifact}"
+        return Emitted(
+            files={copy: data, self.placed(job.target): data},
+            primary=copy,
+            truncations=cuts,
+            sizes=document.sizes,
+            notes=(f"{self.format.tool} reads {self.placed(job.target)}, always applied",),
+        )
+
+    def _fit(self, job, model, wrapped, limit: int) -> tuple[str, configuration.Document]:
+        """The largest total budget whose file fits ``limit``: the sections are cut, reported,
+        never the file after the fact."""
+        index = model.manifest.target.index(job.target)
+        span = Span(model.manifest_display, key=f"target[{index}].max_chars")
+        if model.manifest.limits.overflow == "error":
+            raise HotplexError.single(
+                f"the file is over {self.format.tool}'s limit of {limit} characters, and"
+                ' [limits] overflow = "error" forbids cutting a section to fit',
+                span,
+                hint='shorten the sources, or set overflow = "truncate"',
+            )
+        low, high = 0, model.manifest.limits.total
+        best = None
+        while low <= high:
+            total = (low + high) // 2
+            limits = attrs.evolve(model.manifest.limits, total=total)
+            manifest = attrs.evolve(model.manifest, limits=limits)
+            attempt = wrapped(attrs.evolve(model, manifest=manifest))
+            if measure(attempt[0], LIMIT_UNIT) <= limit:
+                best, low = attempt, total + 1
+            else:
+                high = total - 1
+        if best is None:
+            raise HotplexError.single(
+                f"{self.format.tool}'s file cannot fit {limit} characters: its frontmatter and"
+                " hotplex's marker alone take more",
+                span,
+            )
+        return best

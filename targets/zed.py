@@ -1,0 +1,18 @@
+"""Zed: the project's ``.rules``, which Zed's agent includes in every interaction.
+
+Zed's documentation (https://zed.dev/docs/ai/rules, excerpt in
+tests/workers/fixtures/rule_formats/zed.md): a ``.rules`` file at the top of the worktree is
+included in all Agent Panel interactions; of ``.rules``, ``.cursorrules``, ``.windsurfrules``,
+``.clinerules``, ``.github/copilot-instructions.md``, ``AGENT.md``, ``AGENTS.md``, ``CLAUDE.md``
+and ``GEMINI.md`` only the first found is used, so a placed ``.rules`` is the one Zed reads.
+"""
+
+from __future__ import annotations
+
+from hotplex.targets.placed import Format, Placed
+
+
+class Zed(Placed):
+    name = "zed"
+    format = Format(tool="Zed", place=".rules", pattern=".rules", artifact="rules.md")
+    init_target = ("zed", "Zed's project rules: .rules")
