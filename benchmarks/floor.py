@@ -59,11 +59,11 @@ def _make(folder, known):
     parent = folder.rpartition("/")[0]
     if parent not in known:
         _make(parent, known)
+    known.add(folder)
     try:
         os.mkdir(folder)
-    except FileExistsError:
-        pass
-    known.add(folder)
+    except FileExistsError:  # contextlib is not loaded at start-up: the floor imports nothing
+        return
 
 
 def main(argv):

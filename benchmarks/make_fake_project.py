@@ -6,7 +6,8 @@ and as many claude-code as opencode-server targets, each built for the base and 
 (1,000 sets and 1,500 files from 50 targets of each worker; scaled by the target count for other
 sizes). Nearly every job shares its sections with a hundred others.
 
-``bots`` (``make``), per-bot variables in SOUL.md, so its sections differ per bot. Shape: bots × platforms × workers. Every bot gets one target per worker (claude-code and
+``bots`` (``make``): per-bot variables in SOUL.md, so its sections differ per bot. Shape:
+bots × platforms × workers. Every bot gets one target per worker (claude-code and
 opencode-server) with its own ``vars``; every target builds one artifact set per platform (no base
 set), so the project has exactly ``bots * platforms * 2`` artifact sets. The five HotPlex sources
 are shared, use templates (the bot's vars, a platform branch) and include a shared fragment;

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import itertools
 import marshal
 import os
 import re
@@ -400,7 +401,7 @@ def growth(results: list[SizeResult], report: Report) -> None:
     for kind in KINDS:
         by_size = {r.artifacts: r for r in results if r.kind == kind}
         sizes = sorted(by_size)
-        for small, large in zip(sizes, sizes[1:], strict=False):
+        for small, large in itertools.pairwise(sizes):
             a, b = by_size[small], by_size[large]
             factor = large / small
             ratios = {c: b.columns[c].seconds / a.columns[c].seconds for c in COLUMNS}
@@ -416,9 +417,7 @@ def growth(results: list[SizeResult], report: Report) -> None:
 
 
 def size_budgets(results: list[SizeResult], report: Report) -> None:
-    at = next(
-        (r for r in results if r.kind == BUDGET_KIND and r.artifacts == BUDGET_SIZE), None
-    )
+    at = next((r for r in results if r.kind == BUDGET_KIND and r.artifacts == BUDGET_SIZE), None)
     if at is None:
         report.lines.append(f"  n/a      budgets at {BUDGET_SIZE} {BUDGET_KIND} sets: not run")
         return
