@@ -209,14 +209,18 @@ def file_kind(mode: int) -> str:
     return "a socket or other special file"
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` via a temp file in the same folder and a rename.
+def write_atomic(path: Path, data: bytes, mode: int | None = None) -> Stamp:
+    """Replace ``path`` with ``data`` via a temp file in the same folder and a rename; return
+    the new file's stamp (taken from the open temp file: the rename keeps it).
 
-    The new file keeps the mode of the one it replaces (or gets the umask's default, like any
-    file the user creates), as a reader of the artifact expects.
+    The new file keeps the mode of the one it replaces (``mode``, when the caller has already
+    looked at the file; or the umask's default, like any file the user creates), as a reader of
+    the artifact expects. A missing folder is made when the first try fails; a caller writing
+    many files makes their folders first (``make_folders``).
     """
     try:
-        mode = _mode_for(path)
+        if mode is None:
+            mode = _mode_for(path)
         try:
             fd, tmp = _temp_file(path, mode)
         except FileNotFoundError:  # the folder is new: made on demand, not checked every time
@@ -225,10 +229,15 @@ def write_atomic(path: Path, data: bytes) -> None:
     except OSError as exc:
         raise _write_failed(path, exc) from None
     try:
-        with os.fdopen(fd, "wb") as handle:
+        try:
             if mode & _umask():  # a mode the umask would strip: the replaced file's own
-                os.fchmod(handle.fileno(), mode)
-            handle.write(data)
+                os.fchmod(fd, mode)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            written = Stamp.of(os.fstat(fd))
+        finally:
+            os.close(fd)
         crash_point()
         os.replace(tmp, path)
     except OSError as exc:
@@ -238,16 +247,23 @@ def write_atomic(path: Path, data: bytes) -> None:
         _remove_quietly(tmp)
         raise
     crash_point()
+    return written
+
+
+def default_mode() -> int:
+    """The mode a new file gets: what the umask leaves of 0o666."""
+    return 0o666 & ~_umask()
 
 
 _TEMP_NUMBERS = itertools.count()
+_PID = [os.getpid()]  # asked once, and again in a forked worker (register_at_fork below)
 
 
 def _temp_file(path: Path, mode: int) -> tuple[int, str]:
     """A new file beside ``path``, named ``.<name>.<pid>.<n>.tmp`` (a forked worker has its own
     pid) and created with ``mode`` through the umask, so that a new artifact needs no chmod."""
     while True:
-        tmp = f"{path.parent}/.{path.name}.{os.getpid()}.{next(_TEMP_NUMBERS)}{TEMP_SUFFIX}"
+        tmp = f"{path.parent}/.{path.name}.{_PID[0]}.{next(_TEMP_NUMBERS)}{TEMP_SUFFIX}"
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode), tmp
         except FileExistsError:  # left by a killed build of an earlier process with this pid
@@ -263,7 +279,7 @@ def _mode_for(path: Path) -> int:
     try:
         return stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
-        return 0o666 & ~_umask()
+        return default_mode()
 
 
 @functools.lru_cache(maxsize=1)
@@ -314,7 +330,9 @@ def _remove_quietly(path: str) -> None:
 _HELD_LOCKS: set[int] = set()
 
 
-def _forget_locks_in_child() -> None:
+def _after_fork_in_child() -> None:
+    """A forked worker names its temp files by its own pid and holds no lock."""
+    _PID[0] = os.getpid()
     for fd in _HELD_LOCKS:
         with contextlib.suppress(OSError):
             os.close(fd)
@@ -322,7 +340,7 @@ def _forget_locks_in_child() -> None:
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_locks_in_child)
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class ProjectLock:
