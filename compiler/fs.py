@@ -14,10 +14,10 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
+from hotplex.values import value
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
@@ -35,13 +35,17 @@ def skipped_folder(name: str) -> bool:
     return name.startswith(".") or name in VENDORED_FOLDERS
 
 
-@dataclass(frozen=True)
+@value
 class Stamp:
     """What `stat` says about a file: enough to skip re-hashing it when nothing moved."""
 
+    FIELDS = ("mtime_ns", "size", "ino")
     mtime_ns: int
     size: int
     ino: int
+
+    def __init__(self, mtime_ns: int, size: int, ino: int) -> None:
+        self.__dict__.update(mtime_ns=mtime_ns, size=size, ino=ino)
 
     @classmethod
     def of(cls, st: os.stat_result) -> Stamp:
@@ -136,11 +140,15 @@ def _real_root(root: str) -> str:
     return os.path.realpath(root)
 
 
-@dataclass(frozen=True)
+@value
 class ReadResult:
+    FIELDS = ("data", "size", "stamp")
     data: bytes
     size: int  # the file's full size; larger than len(data) when the read was capped
-    stamp: Stamp
+    stamp: Stamp | None  # None: not read from the disk (an overlay's file)
+
+    def __init__(self, data: bytes, size: int, stamp: Stamp | None) -> None:
+        self.__dict__.update(data=data, size=size, stamp=stamp)
 
 
 def read_capped(
@@ -343,6 +351,9 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+_PID_WIDTH = 10  # digits of the largest pid (2**32)
+
+
 class ProjectLock:
     """An exclusive lock on the project's state folder, so two builds never interleave.
 
@@ -378,9 +389,8 @@ class ProjectLock:
                     os.close(fd)
                     raise BuildFailed([Problem(self._busy(holder))]) from None
                 time.sleep(0.02)
-        with contextlib.suppress(OSError):
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        with contextlib.suppress(OSError):  # fixed width: overwrites any holder's, no truncate
+            os.pwrite(fd, f"{os.getpid():>{_PID_WIDTH}}\n".encode(), 0)
         self._fd = fd
         _HELD_LOCKS.add(fd)
         return self

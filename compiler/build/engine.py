@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import posixpath
 import time
-from dataclasses import replace
 from itertools import islice
 from typing import TYPE_CHECKING
 
@@ -198,7 +197,7 @@ class Builder:
             records.append(record)
         if self.scope.targets is not None:
             everything = kept | {posixpath.normpath(p) for r in records for p in r.outputs}
-            whole = replace(self.scope, targets=None)
+            whole = self.scope.replace(targets=None)
             if orphans.find(whole, everything, self.state.jobs, names):
                 return None
         taken = snapshot.take(self.model, self.manifest_stamp, records, self.inputs, self.started)
