@@ -145,6 +145,7 @@ def take(
         "sets": sets,
         "told": [[r.target, r.job] for r in records if r.truncations or r.warnings],
         "package": {p: _trusted(s, None, started_ns) for p, s in package.items()},
+        "fingerprint": fingerprint.recorded(),
     }
 
 
