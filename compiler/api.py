@@ -207,9 +207,10 @@ class Project:
         from hotplex.sources.resolve import Inputs
 
         previous = self._inputs
-        inputs = Inputs(self.root, self._read_cap, days_glob(self._model), sections={})
+        inputs = Inputs(self.root, self._read_cap, days_glob(self._model))
         if previous is not None:
             inputs.adopt(previous)
+            inputs.sections = previous.sections  # content-addressed: a moved file misses
         self._inputs = inputs
         return inputs
 

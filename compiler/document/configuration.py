@@ -7,7 +7,9 @@ the same bytes, so each of those workers calls ``build`` and only wraps its resu
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import weakref
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from hotplex.document import assemble, limits, sanitize
@@ -48,27 +50,18 @@ def build(
     joiners), applied to each section before the limits, so that they hold for what is sent."""
     reserved = reserved_tags(sections, model, also_reserved)
     unit = model.manifest.limits.unit
-
-    def clean(text: str) -> str:
-        cleaned = sanitize.sanitize(text, reserved)
-        return as_sent(cleaned) if as_sent is not None else cleaned
-
-    cleaned = [
-        limits.Limited(s.name, s.files, clean(s.text), memory_logs.mapped(s.logs, clean))
-        for s in sections
-    ]
+    cleaned = [_cleaned(s, reserved, as_sent) for s in sections]
     kept, cuts = limits.apply(cleaned, model.manifest.limits)
     by_name = {k.name: k.text for k in kept}
     placed = [s for s in sections if s.name in by_name]
     parts = [
-        assemble.Part(s.tag, s.channel, sanitize.sanitize(s.note, reserved), by_name[s.name])
-        for s in placed
+        assemble.Part(s.tag, s.channel, _note(s.note, reserved), by_name[s.name]) for s in placed
     ]
     channels = model.manifest.channels
     assembled = assemble.document(
         parts,
         {name: c.tag for name, c in channels.items()},
-        {name: sanitize.sanitize(c.note, reserved) for name, c in channels.items()},
+        {name: _note(c.note, reserved) for name, c in channels.items()},
     )
     sizes = tuple(
         SectionSize(
@@ -82,3 +75,41 @@ def build(
     )
     spans = {placed[index].name: (start, end) for index, start, end in assembled.bodies}
     return Document(assembled.text, tuple(cuts), sizes, spans)
+
+
+# Each section's sanitized forms (by reserved tags and ``as_sent``), kept beside the section for
+# exactly as long as it lives: a section from the cache (``sources/sections.py``) is one object
+# that a thousand jobs share, sanitized once; a section of one call's overlay takes its own with
+# it when it goes.
+_CLEANED: dict[int, tuple[weakref.ref[Section], dict[Hashable, limits.Limited]]] = {}
+
+
+def _cleaned(
+    section: Section, reserved: frozenset[str], as_sent: Callable[[str], str] | None
+) -> limits.Limited:
+    held = _CLEANED.get(id(section))
+    if held is None or held[0]() is not section:
+        held = (weakref.ref(section, functools.partial(_forget, id(section))), {})
+        _CLEANED[id(section)] = held
+    found = held[1].get((reserved, as_sent))
+    if found is None:
+
+        def clean(text: str) -> str:
+            cleaned = sanitize.sanitize(text, reserved)
+            return as_sent(cleaned) if as_sent is not None else cleaned
+
+        logs = memory_logs.mapped(section.logs, clean)
+        found = limits.Limited(section.name, section.files, clean(section.text), logs)
+        held[1][(reserved, as_sent)] = found
+    return found
+
+
+def _forget(key: int, ref: weakref.ref[Section]) -> None:
+    if _CLEANED.get(key, (None,))[0] is ref:
+        del _CLEANED[key]
+
+
+@functools.lru_cache(maxsize=256)
+def _note(note: str, reserved: frozenset[str]) -> str:
+    """A note of the manifest sanitized: the same few for every job."""
+    return sanitize.sanitize(note, reserved)
