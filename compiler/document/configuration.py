@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from hotplex.document import assemble, limits, sanitize
 from hotplex.document.measure import measure
-from hotplex.manifest.model import Model
+from hotplex.manifest.model import Limits, Model
 from hotplex.records import Section, SectionSize, Truncation
 from hotplex.sources import logs as memory_logs
 
@@ -47,22 +47,46 @@ def build(
     as_sent: Callable[[str], str] | None = None,
 ) -> Document:
     """``as_sent``: what the worker's program makes of a text on the way (Gemini CLI's word
-    joiners), applied to each section before the limits, so that they hold for what is sent."""
+    joiners), applied to each section before the limits, so that they hold for what is sent.
+
+    The same sections (the cache's objects) under the same settings give the same document, so
+    it is kept while every one of them lives (``_HELD``): a thousand jobs of one platform cut
+    and assemble it once."""
+    manifest = model.manifest
+    channels = tuple((name, c.tag, c.note) for name, c in manifest.channels.items())
     reserved = reserved_tags(sections, model, also_reserved)
-    unit = model.manifest.limits.unit
-    cleaned = [_cleaned(s, reserved, as_sent) for s in sections]
-    kept, cuts = limits.apply(cleaned, model.manifest.limits)
+    key = (tuple(map(id, sections)), reserved, as_sent, manifest.limits, channels)
+    found = _DOCUMENTS.get(key) if sections else None
+    if found is None:
+        held = [_held(s) for s in sections]
+        cleaned = [_cleaned(h, s, reserved, as_sent) for h, s in zip(held, sections, strict=True)]
+        found = _document(sections, cleaned, reserved, manifest.limits, channels)
+        for h in held:  # none: the empty document, not worth keeping
+            h.documents.add(key)
+            _DOCUMENTS[key] = found
+    return found
+
+
+def _document(
+    sections: list[Section],
+    cleaned: list[limits.Limited],
+    reserved: frozenset[str],
+    budgets: Limits,
+    channels: tuple[tuple[str, str, str], ...],
+) -> Document:
+    """Sanitized sections -> limit -> assemble."""
+    kept, cuts = limits.apply(cleaned, budgets)
     by_name = {k.name: k.text for k in kept}
     placed = [s for s in sections if s.name in by_name]
     parts = [
         assemble.Part(s.tag, s.channel, _note(s.note, reserved), by_name[s.name]) for s in placed
     ]
-    channels = model.manifest.channels
     assembled = assemble.document(
         parts,
-        {name: c.tag for name, c in channels.items()},
-        {name: _note(c.note, reserved) for name, c in channels.items()},
+        {name: tag for name, tag, _ in channels},
+        {name: _note(note, reserved) for name, _, note in channels},
     )
+    unit = budgets.unit
     sizes = tuple(
         SectionSize(
             c.name,
@@ -77,21 +101,43 @@ def build(
     return Document(assembled.text, tuple(cuts), sizes, spans)
 
 
-# Each section's sanitized forms (by reserved tags and ``as_sent``), kept beside the section for
-# exactly as long as it lives: a section from the cache (``sources/sections.py``) is one object
-# that a thousand jobs share, sanitized once; a section of one call's overlay takes its own with
-# it when it goes.
-_CLEANED: dict[int, tuple[weakref.ref[Section], dict[Hashable, limits.Limited]]] = {}
+# What is kept beside each live section, for exactly as long as it lives: its sanitized forms (by
+# reserved tags and ``as_sent``) and the keys of the documents made with it. A section from the
+# cache (``sources/sections.py``) is one object a thousand jobs share, sanitized once; a section
+# of one call's overlay takes its forms, and every document holding it, with it when it goes.
+# Keys hold ``id``s: an entry goes before its section's id can be another object's.
+class _Held:
+    __slots__ = ("cleaned", "documents", "ref")
+
+    def __init__(self, section: Section) -> None:
+        self.ref = weakref.ref(section, functools.partial(_forget, id(section)))
+        self.cleaned: dict[Hashable, limits.Limited] = {}
+        self.documents: set[tuple] = set()
+
+
+_HELD: dict[int, _Held] = {}
+_DOCUMENTS: dict[tuple, Document] = {}
+
+
+def _held(section: Section) -> _Held:
+    held = _HELD.get(id(section))
+    if held is None or held.ref() is not section:
+        held = _HELD[id(section)] = _Held(section)
+    return held
+
+
+def _forget(key: int, ref: weakref.ref[Section]) -> None:
+    held = _HELD.get(key)
+    if held is not None and held.ref is ref:
+        del _HELD[key]
+        for document in list(held.documents):
+            _DOCUMENTS.pop(document, None)
 
 
 def _cleaned(
-    section: Section, reserved: frozenset[str], as_sent: Callable[[str], str] | None
+    held: _Held, section: Section, reserved: frozenset[str], as_sent: Callable[[str], str] | None
 ) -> limits.Limited:
-    held = _CLEANED.get(id(section))
-    if held is None or held[0]() is not section:
-        held = (weakref.ref(section, functools.partial(_forget, id(section))), {})
-        _CLEANED[id(section)] = held
-    found = held[1].get((reserved, as_sent))
+    found = held.cleaned.get((reserved, as_sent))
     if found is None:
 
         def clean(text: str) -> str:
@@ -100,13 +146,8 @@ def _cleaned(
 
         logs = memory_logs.mapped(section.logs, clean)
         found = limits.Limited(section.name, section.files, clean(section.text), logs)
-        held[1][(reserved, as_sent)] = found
+        held.cleaned[(reserved, as_sent)] = found
     return found
-
-
-def _forget(key: int, ref: weakref.ref[Section]) -> None:
-    if _CLEANED.get(key, (None,))[0] is ref:
-        del _CLEANED[key]
 
 
 @functools.lru_cache(maxsize=256)

@@ -443,13 +443,15 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
 
 def _key(model: Model, job: Job, source: Source) -> tuple:
     """What decides a source's section for ``job`` besides the files and variables it reads
-    (``sections.py``): the source, the files layered over its base, and for the memory section
-    with daily logs the budget that bounds the days read and how the worker takes them."""
+    (``sections.py``): the source, the platform and bot that decide the files layered over its
+    base (``overlay_paths``), and for the memory section with daily logs the budget that bounds
+    the days read and how the worker takes them."""
     extra = None
     if source.name == memory_logs.LOG_SOURCE and model.manifest.memory.logs is not None:
         worker = job.worker
         extra = (worker.daily_logs, worker.budgets(job.target, model.manifest))
-    return (source, tuple(overlay_paths(model, source, job)), extra)
+    bot = job.target.bot if job.platform else None
+    return (source, job.platform, bot, extra)
 
 
 def _section(resolver: Resolver, source: Source) -> Section | None:
