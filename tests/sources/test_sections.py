@@ -76,7 +76,9 @@ def test_every_job_gets_what_it_would_resolve_alone(make_project) -> None:
         assert compiled.sections == alone.sections
     texts = {c.job.id: c.emitted.files[c.emitted.primary].decode() for c in together}
     assert "You are cc." in texts["cc/slack"] and "You are ocs2." in texts["ocs2/slack"]
-    assert "Skills for two." in texts["ocs2/feishu"] and "Skills for everyone." in texts["ocs/feishu"]
+    assert (
+        "Skills for two." in texts["ocs2/feishu"] and "Skills for everyone." in texts["ocs/feishu"]
+    )
     assert all(any(t.limit == "read" for t in c.emitted.truncations) for c in together)
 
 
