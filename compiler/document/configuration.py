@@ -61,9 +61,10 @@ def build(
         held = [_held(s) for s in sections]
         cleaned = [_cleaned(h, s, reserved, as_sent) for h, s in zip(held, sections, strict=True)]
         found = _document(sections, cleaned, reserved, manifest.limits, channels)
-        for h in held:  # none: the empty document, not worth keeping
-            h.documents.add(key)
+        if held:  # none: the empty document, not worth keeping
             _DOCUMENTS[key] = found
+            for h in held:
+                h.documents.add(key)
     return found
 
 
@@ -127,11 +128,19 @@ def _held(section: Section) -> _Held:
 
 
 def _forget(key: int, ref: weakref.ref[Section]) -> None:
+    """A section is gone: so are its forms and every document made with it, which the other
+    sections of those documents stop listing (a long-lived section, a gateway's persona, would
+    otherwise list one document per overlaid call)."""
     held = _HELD.get(key)
-    if held is not None and held.ref is ref:
-        del _HELD[key]
-        for document in list(held.documents):
-            _DOCUMENTS.pop(document, None)
+    if held is None or held.ref is not ref:
+        return
+    del _HELD[key]
+    for document in held.documents:
+        _DOCUMENTS.pop(document, None)
+        for other in document[0]:
+            sharing = _HELD.get(other) if other != key else None
+            if sharing is not None:
+                sharing.documents.discard(document)
 
 
 def _cleaned(

@@ -156,3 +156,13 @@ def test_a_project_shares_the_sections_an_overlay_does_not_touch(make_project) -
     computed = cache.computed
     project.compile("cc", "slack", overlay={"USER.md": "second", "MEMORY.md": "m"})
     assert cache.computed == computed + 2  # USER and MEMORY alone, each overlaid
+
+
+def test_a_long_lived_section_keeps_no_trace_of_the_calls_that_shared_it(make_project) -> None:
+    root = _settled(make_project(FILES, manifest=MANIFEST))
+    project = Project.load(root)
+    project.compile("ocs", "slack")
+    for call in range(50):
+        project.compile("ocs", "slack", overlay={"USER.md": f"user {call}"})
+    listed = [len(held.documents) for held in configuration._HELD.values()]
+    assert max(listed) <= 2  # the project's own document (and its sub-agent view), not 50 more
