@@ -18,26 +18,15 @@ from hotplex.sources.logs import days_glob
 from hotplex.sources.resolve import Inputs, read_cap
 from hotplex.sources.sections import SectionCache
 
-MANIFEST = """\
-[variants]
-platforms = ["slack", "feishu"]
-
-[memory]
-logs = "memory/*.md"
-
-[[target]]
-name = "cc"
-worker = "claude-code"
-
-[[target]]
-name = "ocs"
-worker = "opencode-server"
-
-[[target]]
-name = "ocs2"
-worker = "opencode-server"
-vars = { team = "two" }
-"""
+TARGETS = (("cc", "claude-code", ""), ("ocs", "opencode-server", ""))
+TARGETS += (("ocs2", "opencode-server", 'vars = { team = "two" }\n'),)
+MANIFEST = (
+    '[variants]\nplatforms = ["slack", "feishu"]\n[memory]\nlogs = "memory/*.md"\n'
+    + "".join(
+        f'[[target]]\nname = "{name}"\nworker = "{worker}"\n{more}'
+        for name, worker, more in TARGETS
+    )
+)
 
 FILES = {
     "agent-configs/SOUL.md": "You are {{ target }}.\n",  # a per-target variable: one per target
