@@ -3,8 +3,8 @@
 Two kinds. ``fleet`` (``make_fleet``) is the project of issue 26, the one the budgets against the
 floor are for: the five HotPlex sources with no templates, a SOUL variant for each of 9 platforms,
 and as many claude-code as opencode-server targets, each built for the base and the 9 platforms
-(1,000 sets and 1,500 files from 50 targets of each worker; scaled by the target count for other
-sizes). Nearly every job shares its sections with a hundred others.
+(1,000 sets from 50 targets of each worker: 2,000 files today, where issue 26 counted 1,500;
+scaled by the target count for other sizes). Nearly every job shares its sections with a hundred others.
 
 ``bots`` (``make``): per-bot variables in SOUL.md, so its sections differ per bot. Shape:
 bots × platforms × workers. Every bot gets one target per worker (claude-code and
