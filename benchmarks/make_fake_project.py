@@ -4,7 +4,8 @@ Two kinds. ``fleet`` (``make_fleet``) is the project of issue 26, the one the bu
 floor are for: the five HotPlex sources with no templates, a SOUL variant for each of 9 platforms,
 and as many claude-code as opencode-server targets, each built for the base and the 9 platforms
 (1,000 sets from 50 targets of each worker: 2,000 files today, where issue 26 counted 1,500;
-scaled by the target count for other sizes). Nearly every job shares its sections with a hundred others.
+scaled by the target count for other sizes). Nearly every job shares its sections with a
+hundred others.
 
 ``bots`` (``make``): per-bot variables in SOUL.md, so its sections differ per bot. Shape:
 bots × platforms × workers. Every bot gets one target per worker (claude-code and
@@ -60,17 +61,24 @@ def _paragraphs(rng: random.Random, count: int) -> str:
     return "\n".join(out)
 
 
-def _manifest(shape: Shape) -> str:
-    platforms = ", ".join(f'"{p}"' for p in shape.platforms)
-    lines = [
+def _head(name: str, platforms: tuple[str, ...]) -> list[str]:
+    """A manifest's [project] and [variants] tables."""
+    listed = ", ".join(f'"{p}"' for p in platforms)
+    return [
         "[project]",
-        'name = "fake-fleet"',
+        f'name = "{name}"',
         'sources = "agent-configs"',
         'out = "dist"',
         "",
         "[variants]",
-        f"platforms = [{platforms}]",
+        f"platforms = [{listed}]",
         'mode = "append"',
+    ]
+
+
+def _manifest(shape: Shape) -> str:
+    lines = [
+        *_head("fake-fleet", shape.platforms),
         "",
         "[vars]",
         'company = "Acme"',
@@ -138,17 +146,7 @@ def make_fleet(root: Path, artifacts: int, seed: int = 7) -> int:
     """Write issue 26's project into ``root`` (created); return its number of artifact sets."""
     per_worker = fleet_targets(artifacts)
     rng = random.Random(seed)
-    platforms = ", ".join(f'"{p}"' for p in FLEET_PLATFORMS)
-    lines = [
-        "[project]",
-        'name = "fleet"',
-        'sources = "agent-configs"',
-        'out = "dist"',
-        "",
-        "[variants]",
-        f"platforms = [{platforms}]",
-        'mode = "append"',
-    ]
+    lines = _head("fleet", FLEET_PLATFORMS)
     for worker in WORKERS:
         for n in range(per_worker):
             lines += ["", "[[target]]", f'name = "{worker}-{n:04d}"', f'worker = "{worker}"']

@@ -110,9 +110,10 @@ class Outputs:
             self._folder(folder)
             return
         except OSError as exc:
-            raise BuildFailed(
-                [Problem(f"cannot create the folder '{folder}': {exc.strerror or exc}")]
-            ) from None
+            message = f"cannot create the folder '{folder}': {exc.strerror or exc}"
+            in_the_way = isinstance(exc, NotADirectoryError)
+            hint = "a file of that name is in the way" if in_the_way else None
+            raise BuildFailed([Problem(message, hint=hint)]) from None
         self._folders[folder] = True
 
     def read(self, path: str) -> bytes | None:
