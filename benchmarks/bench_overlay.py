@@ -4,7 +4,10 @@ gateway's), a different user's USER.md and 8 KB MEMORY.md passed as an overlay o
     python benchmarks/bench_overlay.py [--calls 4000] [--target cc] [--logs]
 
 Prints the rate for each worker of ``examples/basic`` (and, with ``--logs``, with a daily log
-overlay too). The budget (SPEC §8): at least 2,000 per second per core.
+overlay too), and beside it the time of the work no compile can skip: the secret scan, the
+hidden-text scan and the sanitizer run on the overlaid texts alone (uncached). Every call gets
+a user of its own, so no scan's cache answers for an earlier call. The budgets: at least 2,000
+per second per core (SPEC §8), and a call at most 1.5× the scans and sanitizer (issue 26).
 """
 
 from __future__ import annotations
@@ -16,9 +19,14 @@ import time
 from pathlib import Path
 
 from hotplex import Project
+from hotplex.document import sanitize
+from hotplex.scanning import hidden, secrets
 
 ROOT = Path(__file__).resolve().parent.parent
 BUDGET = 2000
+OVER_SCANS = 1.5
+# The tags the sanitizer escapes in examples/basic (the section and reserved tags).
+RESERVED = frozenset({"agent-configuration", "directives", "context", "persona", "memory", "user"})
 
 
 def user_files(index: int, rng: random.Random, logs: bool) -> dict[str, str]:
@@ -37,14 +45,30 @@ def user_files(index: int, rng: random.Random, logs: bool) -> dict[str, str]:
     return files
 
 
-def rate(project: Project, target: str, platform: str | None, calls: int, logs: bool) -> float:
+def users(calls: int, logs: bool) -> list[dict[str, str]]:
     rng = random.Random(15)
-    users = [user_files(i, rng, logs) for i in range(64)]
-    project.compile(target, platform, overlay=users[0])  # warm: base files read once
+    return [user_files(i, rng, logs) for i in range(calls + 1)]
+
+
+def rate(
+    project: Project, target: str, platform: str | None, overlays: list[dict[str, str]]
+) -> float:
+    project.compile(target, platform, overlay=overlays[-1])  # warm: base files read once
     started = time.perf_counter()
-    for call in range(calls):
-        project.compile(target, platform, overlay=users[call % len(users)])
-    return calls / (time.perf_counter() - started)
+    for overlay in overlays[:-1]:
+        project.compile(target, platform, overlay=overlay)
+    return (len(overlays) - 1) / (time.perf_counter() - started)
+
+
+def scans_seconds(overlays: list[dict[str, str]]) -> float:
+    """Seconds per call of the scans and the sanitizer alone on each call's overlaid texts."""
+    started = time.perf_counter()
+    for overlay in overlays[:-1]:
+        for text in overlay.values():
+            secrets.scan.__wrapped__(text)
+            hidden.scan.__wrapped__(text)
+            sanitize.sanitize(text, RESERVED)
+    return (time.perf_counter() - started) / (len(overlays) - 1)
 
 
 def main() -> None:
@@ -57,12 +81,17 @@ def main() -> None:
     project = Project.load(ROOT / "examples" / "basic")
     if args.logs:
         project = Project.load(ROOT / "examples" / "memory")
+    hidden.scan.__wrapped__("warm up: compile the Unicode properties ☺\ufe0f")
     for job in project.jobs():
-        per_second = rate(project, job.target.name, job.platform, args.calls, args.logs)
-        verdict = "met" if per_second >= BUDGET else "NOT met"
+        overlays = users(args.calls, args.logs)
+        per_second = rate(project, job.target.name, job.platform, overlays)
+        scans = scans_seconds(users(args.calls, args.logs))
+        ratio = 1 / per_second / scans
+        verdict = "met" if per_second >= BUDGET and ratio <= OVER_SCANS else "NOT met"
         print(
             f"overlay compile {job.id:<14} {job.target.worker:<16} {per_second:8.0f} /s "
-            f"({1e6 / per_second:6.0f} µs)  budget {BUDGET}/s: {verdict}"
+            f"{1e6 / per_second:6.0f} µs; scans+sanitizer {scans * 1e6:6.0f} µs (×{ratio:.2f}); "
+            f"budgets {BUDGET}/s, ×{OVER_SCANS:g}: {verdict}"
         )
 
 

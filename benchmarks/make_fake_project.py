@@ -1,13 +1,21 @@
-"""Generate a large, realistic hotplex project for benchmarks: seeded, byte-for-byte deterministic.
+"""Generate large, realistic hotplex projects for benchmarks: seeded, byte-for-byte deterministic.
 
-Shape: bots × platforms × workers. Every bot gets one target per worker (claude-code and
+Two kinds. ``fleet`` (``make_fleet``) is the project of issue 26, the one the budgets against the
+floor are for: the five HotPlex sources with no templates, a SOUL variant for each of 9 platforms,
+and as many claude-code as opencode-server targets, each built for the base and the 9 platforms
+(1,000 sets from 50 targets of each worker: 2,000 files today, where issue 26 counted 1,500;
+scaled by the target count for other sizes). Nearly every job shares its sections with a
+hundred others.
+
+``bots`` (``make``): per-bot variables in SOUL.md, so its sections differ per bot. Shape:
+bots × platforms × workers. Every bot gets one target per worker (claude-code and
 opencode-server) with its own ``vars``; every target builds one artifact set per platform (no base
 set), so the project has exactly ``bots * platforms * 2`` artifact sets. The five HotPlex sources
 are shared, use templates (the bot's vars, a platform branch) and include a shared fragment;
 SOUL has a variant for every platform and AGENTS for every other one, so changing one variant file
 touches exactly the artifact sets of its platform. Usage::
 
-    python benchmarks/make_fake_project.py OUT_DIR --artifacts 1000 [--seed 7]
+    python benchmarks/make_fake_project.py OUT_DIR --artifacts 1000 [--kind fleet|bots] [--seed 7]
 
 ``--artifacts`` is rounded to a multiple of ``2 * platforms`` (10 platforms from 20 artifacts up).
 """
@@ -53,17 +61,24 @@ def _paragraphs(rng: random.Random, count: int) -> str:
     return "\n".join(out)
 
 
-def _manifest(shape: Shape) -> str:
-    platforms = ", ".join(f'"{p}"' for p in shape.platforms)
-    lines = [
+def _head(name: str, platforms: tuple[str, ...]) -> list[str]:
+    """A manifest's [project] and [variants] tables."""
+    listed = ", ".join(f'"{p}"' for p in platforms)
+    return [
         "[project]",
-        'name = "fake-fleet"',
+        f'name = "{name}"',
         'sources = "agent-configs"',
         'out = "dist"',
         "",
         "[variants]",
-        f"platforms = [{platforms}]",
+        f"platforms = [{listed}]",
         'mode = "append"',
+    ]
+
+
+def _manifest(shape: Shape) -> str:
+    lines = [
+        *_head("fake-fleet", shape.platforms),
         "",
         "[vars]",
         'company = "Acme"',
@@ -117,12 +132,48 @@ def make(root: Path, artifacts: int, seed: int = 7) -> Shape:
     return shape
 
 
+FLEET_PLATFORMS = tuple(f"p{i:02d}" for i in range(1, 10))  # 9 platforms, plus the base
+FLEET_SOURCES = ("SOUL", "AGENTS", "SKILLS", "USER", "MEMORY")
+FLEET_CHANGED_VARIANT = "agent-configs/SOUL.p01.md"
+
+
+def fleet_targets(artifacts: int) -> int:
+    """Targets of each worker for about ``artifacts`` sets (each target makes 10)."""
+    return max(1, artifacts // (len(WORKERS) * (1 + len(FLEET_PLATFORMS))))
+
+
+def make_fleet(root: Path, artifacts: int, seed: int = 7) -> int:
+    """Write issue 26's project into ``root`` (created); return its number of artifact sets."""
+    per_worker = fleet_targets(artifacts)
+    rng = random.Random(seed)
+    lines = _head("fleet", FLEET_PLATFORMS)
+    for worker in WORKERS:
+        for n in range(per_worker):
+            lines += ["", "[[target]]", f'name = "{worker}-{n:04d}"', f'worker = "{worker}"']
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "hotplex.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    sources = root / "agent-configs"
+    sources.mkdir(exist_ok=True)
+    for name, paragraphs in zip(FLEET_SOURCES, (6, 8, 6, 4, 5), strict=True):
+        text = f"# {name.title()}\n\n" + _paragraphs(rng, paragraphs) + "\n"
+        (sources / f"{name}.md").write_text(text, encoding="utf-8")
+    for platform in FLEET_PLATFORMS:
+        text = f"On {platform}:\n" + _paragraphs(rng, 2) + "\n"
+        (sources / f"SOUL.{platform}.md").write_text(text, encoding="utf-8")
+    return per_worker * len(WORKERS) * (1 + len(FLEET_PLATFORMS))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--artifacts", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--kind", choices=("fleet", "bots"), default="bots")
     args = parser.parse_args()
+    if args.kind == "fleet":
+        sets = make_fleet(args.out, args.artifacts, args.seed)
+        print(f"{args.out}: {sets} artifact sets (issue 26's project)")
+        return
     shape = make(args.out, args.artifacts, args.seed)
     print(
         f"{args.out}: {shape.artifacts} artifact sets "

@@ -2,7 +2,9 @@
 
 A long-lived gateway compiles thousands of sessions from the same files, so a ``Project`` keeps
 what it parsed: the model (reloaded when the manifest's stamp moves), each file's decoded text
-(re-read only when its stamp moves) and each compiled artifact (reused while none of the files it
+(re-read only when its stamp moves), the resolved sections (``sources/sections.py``: content-
+addressed, so a moved file simply misses; bounded, least recently used first out; never a
+section an overlay touched) and each compiled artifact (reused while none of the files it
 consulted moved). Example::
 
     from hotplex import Project
@@ -208,9 +210,10 @@ class Project:
         from hotplex.sources.resolve import Inputs
 
         previous = self._inputs
-        inputs = Inputs(self.root, self._read_cap, days_glob(self._model), sections={})
+        inputs = Inputs(self.root, self._read_cap, days_glob(self._model))
         if previous is not None:
             inputs.adopt(previous)
+            inputs.sections = previous.sections  # content-addressed: a moved file misses
         self._inputs = inputs
         return inputs
 

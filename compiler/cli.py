@@ -230,11 +230,11 @@ def _json_report(outcome, check: bool) -> str:
     return json_text(report, indent=2)
 
 
-def _print_truncations(outcome) -> None:
+def _print_truncations(jobs) -> None:
     from hotplex.console import warn
     from hotplex.sources.logs import describe_cuts
 
-    for job in outcome.jobs:
+    for job in jobs:
         for line in describe_cuts(job.truncations):
             warn(f"{job.id}: {line}")
         for text in job.warnings:
@@ -243,7 +243,17 @@ def _print_truncations(outcome) -> None:
 
 def cmd_build(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     started = time.perf_counter()
-    outcome = _run_build(args, root, manifest, check=False)
+    if not args.json:
+        from hotplex.build import run, up_to_date
+
+        request = _request(args, root, manifest, check=False)
+        reports = up_to_date(request)
+        if reports is not None:  # said from the log's reports, without making records
+            _print_up_to_date(*reports, time.perf_counter() - started)
+            return EXIT_OK
+        outcome = run(request, fast=False)
+    else:
+        outcome = _run_build(args, root, manifest, check=False)
     if args.json:
         print(_json_report(outcome, check=False))
         return EXIT_OK
@@ -260,9 +270,20 @@ def _print_build(outcome, explain: bool, elapsed: float) -> None:
     _print_built(rebuilt, explain)
     for path in outcome.orphans:
         print(f"  {colour('deleted', 'dim')} {path} (no longer in the manifest)")
-    _print_truncations(outcome)
+    _print_truncations(outcome.jobs)
     current = len(outcome.jobs) - len(rebuilt)
     print(f"hotplex: {len(rebuilt)} rebuilt, {current} up to date ({elapsed:.2f} s)")
+
+
+def _print_up_to_date(count: int, told: list, warnings: list[str], elapsed: float) -> None:
+    """A no-op build's output (``build.up_to_date``)."""
+    from hotplex.console import warn
+
+    for warning in warnings:
+        warn(warning)
+    if told:
+        _print_truncations(told)
+    print(f"hotplex: 0 rebuilt, {count} up to date ({elapsed:.2f} s)")
 
 
 def _print_built(rebuilt, explain: bool) -> None:
@@ -310,12 +331,12 @@ def cmd_check(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
     return EXIT_OK
 
 
-def _print_current(jobs: list, warnings: list[str]) -> int:
+def _print_current(count: int, _told: list[str], warnings: list[str]) -> int:
     from hotplex.console import warn
 
     for warning in warnings:
         warn(warning)
-    print(f"hotplex: {len(jobs)} artifact set(s) up to date")
+    print(f"hotplex: {count} artifact set(s) up to date")
     return EXIT_OK
 
 

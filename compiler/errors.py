@@ -8,7 +8,8 @@ the CLI prints or exits.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+
+from hotplex.values import value
 
 # Exit statuses, shared by the CLI and the library's callers.
 EXIT_OK = 0
@@ -17,16 +18,27 @@ EXIT_CONFIG = 2  # usage or configuration error: bad manifest, bad source, bad t
 EXIT_INTERNAL = 3  # a bug in hotplex itself
 
 
-@dataclass(frozen=True)
+@value
 class Span:
     """Where a problem is: a file, optionally a 1-based line and column or a manifest key path."""
 
+    FIELDS = ("file", "line", "column", "key", "source_line")
     file: str
-    line: int | None = None
-    column: int | None = None
-    key: str | None = None
+    line: int | None
+    column: int | None
+    key: str | None
     # The text of ``line``, kept so the problem can show it with a caret without re-reading.
-    source_line: str | None = None
+    source_line: str | None
+
+    def __init__(
+        self,
+        file: str,
+        line: int | None = None,
+        column: int | None = None,
+        key: str | None = None,
+        source_line: str | None = None,
+    ) -> None:
+        self.__dict__.update(file=file, line=line, column=column, key=key, source_line=source_line)
 
     def location(self) -> str:
         parts = [self.file]
@@ -52,11 +64,15 @@ class Span:
         )
 
 
-@dataclass(frozen=True)
+@value
 class Problem:
+    FIELDS = ("message", "span", "hint")
     message: str
-    span: Span | None = None
-    hint: str | None = None
+    span: Span | None
+    hint: str | None
+
+    def __init__(self, message: str, span: Span | None = None, hint: str | None = None) -> None:
+        self.__dict__.update(message=message, span=span, hint=hint)
 
     def render(self) -> str:
         head = f"{self.span.location()}: {self.message}" if self.span else self.message
@@ -84,14 +100,14 @@ class Problem:
         return out
 
 
-@dataclass
 class HotplexError(Exception):
     """One or more problems that stop the current operation."""
 
-    problems: list[Problem] = field(default_factory=list)
-    exit_status: int = EXIT_CONFIG
-
-    def __post_init__(self) -> None:
+    def __init__(
+        self, problems: list[Problem] | None = None, exit_status: int = EXIT_CONFIG
+    ) -> None:
+        self.problems = [] if problems is None else problems
+        self.exit_status = exit_status
         super().__init__(self.render())
 
     def render(self) -> str:

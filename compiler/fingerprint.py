@@ -16,6 +16,10 @@ from pathlib import Path
 from hotplex import __version__
 from hotplex.fs import Stamp, stamp
 
+TYPE_CHECKING = False  # not typing's: importing typing costs milliseconds
+if TYPE_CHECKING:
+    from typing import Any
+
 _PACKAGE_SUFFIXES = (".py", ".md", ".lark", ".toml")
 _PACKAGES = (
     "hotplex",
@@ -52,13 +56,50 @@ def package_files() -> tuple[tuple[str, Path], ...]:
     return tuple(sorted(found))
 
 
+# What the last finished build recorded of the package (``remember``): the stamp of every file
+# (as the snapshot trusts it: -1 for one modified just before it was read), their digests and
+# each worker's modules. Used only when every stamp is found again.
+_RECORDED: dict[str, Any] = {}
+
+
+def remember(recorded: dict[str, Any] | None) -> None:
+    """Offer what the last build recorded (``recorded()``, kept in its snapshot): when no file
+    of the package has moved since, its digests and workers' modules are taken from there
+    instead of reading and hashing every file and parsing the workers' imports again."""
+    _RECORDED.clear()
+    if isinstance(recorded, dict):
+        _RECORDED.update(recorded)
+
+
+def recorded() -> dict[str, Any]:
+    """What ``remember`` takes back: the package's stamps, digests and workers' modules."""
+    return {
+        "digests": package_state()[1],
+        "workers": {_name(w): list(m) for w, m in _WORKER_MODULES.items()},
+    }
+
+
 @lru_cache(maxsize=1)
 def package_state() -> tuple[dict[str, Stamp], dict[str, str]]:
     """Stamps and digests of the package files, the stamps taken *before* the reads: a file
     edited meanwhile then shows a stamp the next build does not trust, never the reverse."""
     stamps = {str(path): s for _, path in package_files() if (s := stamp(path)) is not None}
+    if _unmoved(stamps):
+        return stamps, _RECORDED["digests"]
+    _RECORDED.clear()  # the workers' modules recorded are not to be trusted either
     digests = {name: _digest(path.read_bytes()) for name, path in package_files()}
     return stamps, digests
+
+
+def _unmoved(stamps: dict[str, Stamp]) -> bool:
+    """Whether every package file has the stamp the last build recorded (and no file came or
+    went), so that the digests it recorded still hold."""
+    known = _RECORDED.get("stamps")
+    if not isinstance(known, dict) or not isinstance(_RECORDED.get("digests"), dict):
+        return False
+    return known.keys() == stamps.keys() and all(
+        isinstance(known[p], list) and known[p][:3] == s.as_list() for p, s in stamps.items()
+    )
 
 
 def _digest(value: object) -> str:
@@ -82,12 +123,28 @@ def compiler_digest() -> str:
 WORKERS_PACKAGE = "hotplex.targets"
 
 
-@lru_cache(maxsize=64)
+_WORKER_MODULES: dict[type, tuple[str, ...]] = {}
+
+
+def _name(worker: type) -> str:
+    return f"{worker.__module__}.{worker.__qualname__}"
+
+
 def worker_modules(worker: type) -> tuple[str, ...]:
     """The modules whose code decides what ``worker`` (a class) emits, derived so that none can be
     missed: the modules of the classes it is made of (its family's too) and, closed over, the
     worker modules they import, inside functions too. Core modules are in ``compiler_digest``;
     a plug-in's own modules are those of its top package."""
+    if worker not in _WORKER_MODULES:
+        package_state()  # decides whether what the last build recorded holds
+        known = _RECORDED.get("workers", {}).get(_name(worker))
+        own = worker.__module__.partition(".")[0] == "hotplex"  # a plug-in's files are not stamped
+        found = tuple(known) if own and isinstance(known, list) else _derive_modules(worker)
+        _WORKER_MODULES[worker] = found
+    return _WORKER_MODULES[worker]
+
+
+def _derive_modules(worker: type) -> tuple[str, ...]:
     own = worker.__module__.partition(".")[0]
 
     def counted(module: str) -> bool:

@@ -14,10 +14,10 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
+from hotplex.values import value
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
@@ -35,13 +35,17 @@ def skipped_folder(name: str) -> bool:
     return name.startswith(".") or name in VENDORED_FOLDERS
 
 
-@dataclass(frozen=True)
+@value
 class Stamp:
     """What `stat` says about a file: enough to skip re-hashing it when nothing moved."""
 
+    FIELDS = ("mtime_ns", "size", "ino")
     mtime_ns: int
     size: int
     ino: int
+
+    def __init__(self, mtime_ns: int, size: int, ino: int) -> None:
+        self.__dict__.update(mtime_ns=mtime_ns, size=size, ino=ino)
 
     @classmethod
     def of(cls, st: os.stat_result) -> Stamp:
@@ -136,11 +140,15 @@ def _real_root(root: str) -> str:
     return os.path.realpath(root)
 
 
-@dataclass(frozen=True)
+@value
 class ReadResult:
+    FIELDS = ("data", "size", "stamp")
     data: bytes
     size: int  # the file's full size; larger than len(data) when the read was capped
-    stamp: Stamp
+    stamp: Stamp | None  # None: not read from the disk (an overlay's file)
+
+    def __init__(self, data: bytes, size: int, stamp: Stamp | None) -> None:
+        self.__dict__.update(data=data, size=size, stamp=stamp)
 
 
 def read_capped(
@@ -209,14 +217,18 @@ def file_kind(mode: int) -> str:
     return "a socket or other special file"
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` via a temp file in the same folder and a rename.
+def write_atomic(path: Path, data: bytes, mode: int | None = None) -> Stamp:
+    """Replace ``path`` with ``data`` via a temp file in the same folder and a rename; return
+    the new file's stamp (taken from the open temp file: the rename keeps it).
 
-    The new file keeps the mode of the one it replaces (or gets the umask's default, like any
-    file the user creates), as a reader of the artifact expects.
+    The new file keeps the mode of the one it replaces (``mode``, when the caller has already
+    looked at the file; or the umask's default, like any file the user creates), as a reader of
+    the artifact expects. A missing folder is made when the first try fails; a caller writing
+    many files makes their folders first (``make_folders``).
     """
     try:
-        mode = _mode_for(path)
+        if mode is None:
+            mode = _mode_for(path)
         try:
             fd, tmp = _temp_file(path, mode)
         except FileNotFoundError:  # the folder is new: made on demand, not checked every time
@@ -225,10 +237,15 @@ def write_atomic(path: Path, data: bytes) -> None:
     except OSError as exc:
         raise _write_failed(path, exc) from None
     try:
-        with os.fdopen(fd, "wb") as handle:
+        try:
             if mode & _umask():  # a mode the umask would strip: the replaced file's own
-                os.fchmod(handle.fileno(), mode)
-            handle.write(data)
+                os.fchmod(fd, mode)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            written = Stamp.of(os.fstat(fd))
+        finally:
+            os.close(fd)
         crash_point()
         os.replace(tmp, path)
     except OSError as exc:
@@ -238,16 +255,23 @@ def write_atomic(path: Path, data: bytes) -> None:
         _remove_quietly(tmp)
         raise
     crash_point()
+    return written
+
+
+def default_mode() -> int:
+    """The mode a new file gets: what the umask leaves of 0o666."""
+    return 0o666 & ~_umask()
 
 
 _TEMP_NUMBERS = itertools.count()
+_PID = [os.getpid()]  # asked once, and again in a forked worker (register_at_fork below)
 
 
 def _temp_file(path: Path, mode: int) -> tuple[int, str]:
     """A new file beside ``path``, named ``.<name>.<pid>.<n>.tmp`` (a forked worker has its own
     pid) and created with ``mode`` through the umask, so that a new artifact needs no chmod."""
     while True:
-        tmp = f"{path.parent}/.{path.name}.{os.getpid()}.{next(_TEMP_NUMBERS)}{TEMP_SUFFIX}"
+        tmp = f"{path.parent}/.{path.name}.{_PID[0]}.{next(_TEMP_NUMBERS)}{TEMP_SUFFIX}"
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode), tmp
         except FileExistsError:  # left by a killed build of an earlier process with this pid
@@ -263,7 +287,7 @@ def _mode_for(path: Path) -> int:
     try:
         return stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
-        return 0o666 & ~_umask()
+        return default_mode()
 
 
 @functools.lru_cache(maxsize=1)
@@ -314,7 +338,9 @@ def _remove_quietly(path: str) -> None:
 _HELD_LOCKS: set[int] = set()
 
 
-def _forget_locks_in_child() -> None:
+def _after_fork_in_child() -> None:
+    """A forked worker names its temp files by its own pid and holds no lock."""
+    _PID[0] = os.getpid()
     for fd in _HELD_LOCKS:
         with contextlib.suppress(OSError):
             os.close(fd)
@@ -322,7 +348,10 @@ def _forget_locks_in_child() -> None:
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_locks_in_child)
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+_PID_WIDTH = 10  # digits of the largest pid (2**32)
 
 
 class ProjectLock:
@@ -360,9 +389,8 @@ class ProjectLock:
                     os.close(fd)
                     raise BuildFailed([Problem(self._busy(holder))]) from None
                 time.sleep(0.02)
-        with contextlib.suppress(OSError):
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        with contextlib.suppress(OSError):  # fixed width: overwrites any holder's, no truncate
+            os.pwrite(fd, f"{os.getpid():>{_PID_WIDTH}}\n".encode(), 0)
         self._fd = fd
         _HELD_LOCKS.add(fd)
         return self

@@ -24,7 +24,7 @@ import os
 
 from hotplex.build import log as state_log
 from hotplex.build.request import Request
-from hotplex.build.snapshot import current_outcome, fast_reports
+from hotplex.build.snapshot import current_outcome, fast_current, fast_reports
 from hotplex.errors import HotplexError
 from hotplex.fs import STATE_DIR, ProjectLock
 from hotplex.manifest.read import MANIFEST_NAME
@@ -32,11 +32,12 @@ from hotplex.manifest.read import MANIFEST_NAME
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from pathlib import Path
     from typing import Any
 
     from hotplex.records import Outcome
 
-__all__ = ["Request", "current", "run"]
+__all__ = ["Request", "current", "run", "up_to_date"]
 
 
 def _lock_wait(default: float = 60.0) -> float:
@@ -66,21 +67,47 @@ def run(request: Request, fast: bool = True) -> Outcome:
         return _run(request, fast)
 
 
-def current(request: Request) -> tuple[list[dict[str, Any]], list[str]] | None:
-    """The no-op path alone: the job reports (as the log holds them) and warnings when nothing
-    can have changed since the last build, else None. It loads no records, so an up-to-date
-    ``hotplex check`` stays a few stat calls."""
-    manifest = request.manifest or request.root / MANIFEST_NAME
+def up_to_date(request: Request) -> tuple[int, list[Any], list[str]] | None:
+    """A no-op build, under the project's lock: how many sets are up to date, the reports of
+    those with a cut or a warning to repeat (records made of these only: most projects parse
+    no report and load neither the records nor attrs) and the warnings. None: run the build
+    with ``fast=False``."""
+    with ProjectLock(request.root / STATE_DIR, LOCK_WAIT_SECONDS):
+        closing = state_log.load_closing(request.root)
+        found = fast_current(request.root, _manifest(request), request.targets, closing)
+    if found is None:
+        return None
+    count, told, warnings = found
+    if not told:
+        return count, [], warnings
+    wanted = set(told)
+    reports = closing.job_reports() or []
+    outcome = current_outcome([r for r in reports if r.get("job") in wanted], warnings)
+    if outcome is None or len(outcome.jobs) != len(wanted):
+        return None
+    return count, outcome.jobs, warnings
+
+
+def current(request: Request) -> tuple[int, list[str], list[str]] | None:
+    """The no-op path alone: how many sets are current, the ids of those with a cut or a
+    warning, and the warnings, when nothing can have changed since the last build, else None.
+    It parses no job report, so an up-to-date ``hotplex check`` stays a few stat calls."""
     closing = state_log.load_closing(request.root)
-    return fast_reports(request.root, manifest, request.targets, closing)
+    return fast_current(request.root, _manifest(request), request.targets, closing)
+
+
+def _manifest(request: Request) -> Path:
+    return request.manifest or request.root / MANIFEST_NAME
 
 
 def _run(request: Request, fast: bool) -> Outcome:
-    reports = current(request) if fast else None
-    outcome = current_outcome(*reports) if reports is not None else None
-    if outcome is not None:
-        return outcome
-    manifest = request.manifest or request.root / MANIFEST_NAME
+    manifest = _manifest(request)
+    if fast:
+        closing = state_log.load_closing(request.root)
+        reports = fast_reports(request.root, manifest, request.targets, closing)
+        outcome = current_outcome(*reports) if reports is not None else None
+        if outcome is not None:
+            return outcome
     from hotplex.build.engine import Builder
 
     with _no_cyclic_gc():

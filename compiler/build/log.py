@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from hotplex.errors import BuildFailed, Problem
@@ -67,15 +66,17 @@ _JOB_FIELDS: dict[str, type | tuple[type, ...]] = {
 }
 
 
-@dataclass
 class State:
-    jobs: dict[str, JobRecord] = field(default_factory=dict)
-    snapshot: dict[str, Any] | None = None  # only when it is the log's last line
-    files: dict[str, Stamped] = field(default_factory=dict)  # inputs, as the snapshot saw them
-    size: int = 0  # characters of all lines after the header
-    lines: dict[str, str] = field(default_factory=dict)  # job -> its record's line, as read
-    torn: bool = False  # the last line was cut short by a killed build
-    warning: str | None = None
+    """The log as read: filled in line by line, then handed to the build."""
+
+    def __init__(self, torn: bool = False, warning: str | None = None) -> None:
+        self.jobs: dict[str, JobRecord] = {}
+        self.snapshot: dict[str, Any] | None = None  # only when it is the log's last line
+        self.files: dict[str, Stamped] = {}  # inputs, as the snapshot saw them
+        self.size = 0  # characters of all lines after the header
+        self.lines: dict[str, str] = {}  # job -> its record's line, as read
+        self.torn = torn  # the last line was cut short by a killed build
+        self.warning = warning
 
     @property
     def live(self) -> int:
@@ -115,20 +116,29 @@ def load(root: Path) -> State:
     return state
 
 
-@dataclass(frozen=True)
 class Closing:
     """The two lines that close a finished build: the snapshot (the stamps of every file the
-    build involved) and, just before it, the reports of every job, which are parsed only once
-    the snapshot's stamps have held."""
+    build involved, the outputs' too) and, just before it, the reports of every job, which are
+    read and parsed only when asked for (a no-op build seldom does)."""
 
-    snapshot: dict[str, Any]
-    reports: bytes
+    def __init__(self, snapshot: dict[str, Any], path: Path, reports_end: int) -> None:
+        self.snapshot = snapshot
+        self.path = path  # the log
+        # Where the reports line ends (its newline included): the snapshot line starts.
+        self.reports_end = reports_end
 
     def job_reports(self) -> list[dict[str, Any]] | None:
         """The report part of each job's record (no keys, inputs or variables), as the log holds
         it: the no-op path reads it without making records."""
         try:
-            jobs = json.loads(self.reports)["reports"]
+            with open(self.path, "rb") as handle:
+                lines = _last_lines(handle, self.reports_end, 1)
+        except OSError:
+            return None
+        if lines is None or not lines[0].startswith(_REPORTS.encode()):
+            return None
+        try:
+            jobs = json.loads(lines[0])["reports"]
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None  # ValueError includes a UnicodeDecodeError
         return jobs if isinstance(jobs, list) and all(isinstance(j, dict) for j in jobs) else None
@@ -149,24 +159,28 @@ def report_records(reports: list[dict[str, Any]]) -> list[JobRecord]:
 
 
 def load_closing(root: Path) -> Closing | None:
-    """The snapshot and reports that close the log, or None: reads the header and the last two
-    lines only, so a no-op build costs the same whatever the log's length. Anything unexpected
-    is None (the full ``load`` then decides, and warns)."""
+    """The snapshot that closes the log, or None: reads the header and the last line only, so
+    a no-op build costs the same whatever the log's length (the reports line before it is read
+    when asked for). Anything unexpected is None (the full ``load`` then decides, and warns)."""
+    path = log_path(root)
     try:
-        with open(log_path(root), "rb") as handle:
+        with open(path, "rb") as handle:
             if handle.read(len(HEADER)) != HEADER.encode():
                 return None
-            lines = _last_lines(handle, handle.seek(0, os.SEEK_END), 2)
+            end = handle.seek(0, os.SEEK_END)
+            lines = _last_lines(handle, end, 1)
     except OSError:
         return None
-    if lines is None or not lines[0].startswith(_REPORTS.encode()):
+    if lines is None:
         return None
     try:
-        record = json.loads(lines[1])
+        record = json.loads(lines[0])
     except ValueError:
         return None
     snapshot = record.get("snapshot") if isinstance(record, dict) else None
-    return Closing(snapshot, lines[0]) if isinstance(snapshot, dict) else None
+    if not isinstance(snapshot, dict):
+        return None
+    return Closing(snapshot, path, end - len(lines[0]) - 1)
 
 
 def _last_lines(handle: Any, end: int, count: int) -> list[bytes] | None:

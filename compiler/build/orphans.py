@@ -16,11 +16,11 @@ import contextlib
 import fnmatch
 import os
 import posixpath
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from hotplex.errors import BuildFailed, Problem
 from hotplex.fs import TEMP_SUFFIX, crash_point, is_temp_of, sha256
+from hotplex.values import value
 
 TYPE_CHECKING = False  # not typing's: the no-op path imports this module
 if TYPE_CHECKING:
@@ -31,22 +31,43 @@ if TYPE_CHECKING:
 JOB_DEPTH = 2
 
 
-@dataclass(frozen=True)
+@value
 class Scope:
     """What one run answers for: the artifact folder (and the ones the log recorded outputs in
     before ``[project] out`` changed), and all targets (None) or some."""
 
+    FIELDS = ("root", "out", "targets", "earlier", "declared", "primaries", "job_names")
     root: Path
     out: str
     targets: frozenset[str] | None
-    earlier: tuple[str, ...] = ()
+    earlier: tuple[str, ...]
     # Target name -> the output patterns its worker declares (``Worker.outputs``).
-    declared: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    declared: dict[str, tuple[str, ...]]
     # Every registered worker's primary output -> the output patterns of the workers with it:
     # a job folder of a target no longer in the manifest is known by holding one.
-    primaries: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    primaries: dict[str, tuple[str, ...]]
     # The job folder names a target can have: "default" and every platform.
-    job_names: frozenset[str] = frozenset()
+    job_names: frozenset[str]
+
+    def __init__(
+        self,
+        root: Path,
+        out: str,
+        targets: frozenset[str] | None,
+        earlier: tuple[str, ...] = (),
+        declared: dict[str, tuple[str, ...]] | None = None,
+        primaries: dict[str, tuple[str, ...]] | None = None,
+        job_names: frozenset[str] = frozenset(),
+    ) -> None:
+        self.__dict__.update(
+            root=root,
+            out=out,
+            targets=targets,
+            earlier=earlier,
+            declared={} if declared is None else declared,
+            primaries={} if primaries is None else primaries,
+            job_names=job_names,
+        )
 
     def covers(self, path: str) -> bool:
         """``path`` is in a job folder of a target in scope, really inside its ``out``."""

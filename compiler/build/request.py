@@ -3,7 +3,7 @@ it both import it without importing each other."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from hotplex.values import value
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
@@ -11,15 +11,36 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-@dataclass(frozen=True)
+@value
 class Request:
+    FIELDS = ("root", "manifest", "targets", "check", "diff", "processes", "on_progress")
     root: Path
-    manifest: Path | None = None
-    targets: tuple[str, ...] = ()
-    check: bool = False
-    diff: bool = False
+    manifest: Path | None
+    targets: tuple[str, ...]
+    check: bool
+    diff: bool
     # Worker processes compiling dirty jobs (``-j``); 1 compiles in this process.
-    processes: int = 1
+    processes: int
     # Called after each batch of jobs as (done, total): the CLI draws its progress line; a
     # library caller gets no output unless it asks.
-    on_progress: Callable[[int, int], None] | None = None
+    on_progress: Callable[[int, int], None] | None
+
+    def __init__(
+        self,
+        root: Path,
+        manifest: Path | None = None,
+        targets: tuple[str, ...] = (),
+        check: bool = False,
+        diff: bool = False,
+        processes: int = 1,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> None:
+        self.__dict__.update(
+            root=root,
+            manifest=manifest,
+            targets=targets,
+            check=check,
+            diff=diff,
+            processes=processes,
+            on_progress=on_progress,
+        )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from hotplex.build.orphans import entries
-from hotplex.fs import Stamp, settled, stamp
+from hotplex.fs import settled, stamp
 
 TYPE_CHECKING = False  # not typing's: this module is the no-op path
 if TYPE_CHECKING:
@@ -20,17 +20,18 @@ if TYPE_CHECKING:
     from typing import Any
 
     from hotplex.build.log import Closing
+    from hotplex.fs import Stamp
     from hotplex.manifest.model import Model
-    from hotplex.records import JobRecord, Outcome, Stamped
+    from hotplex.records import JobRecord, Outcome
     from hotplex.sources.resolve import Inputs
 
 
-def fast_reports(
+def fast_current(
     root: Path, manifest: Path, targets: tuple[str, ...], closing: Closing | None
-) -> tuple[list[dict[str, Any]], list[str]] | None:
-    """The job reports (as the log holds them) and warnings of a no-op build, or None when
-    anything may have changed. Makes no records: the command line prints an up-to-date check
-    from these alone."""
+) -> tuple[int, list[str], list[str]] | None:
+    """When nothing can have changed: how many sets are current, the ids of those with a cut
+    or a warning to repeat, and the warnings; else None. Reads the snapshot alone (every stamp,
+    the outputs' too, is in it): no job report is parsed, no record made."""
     from hotplex import __version__
 
     snap = closing.snapshot if closing is not None else None
@@ -39,35 +40,46 @@ def fast_reports(
     if snap.get("manifest") != os.path.relpath(manifest, root):
         return None  # another manifest (-f): the snapshot says nothing about it
     try:
-        return _reports(os.fspath(root), targets, closing)
+        return _current(os.fspath(root), targets, snap)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError):
         return None  # a snapshot of unexpected shape, or a stat that failed: decide slowly
 
 
-def _reports(
-    root: str, targets: tuple[str, ...], closing: Closing
+def fast_reports(
+    root: Path, manifest: Path, targets: tuple[str, ...], closing: Closing | None
 ) -> tuple[list[dict[str, Any]], list[str]] | None:
-    snap = closing.snapshot
+    """``fast_current``, with the job reports as the log holds them (parsed only now)."""
+    found = fast_current(root, manifest, targets, closing)
+    reports = closing.job_reports() if found is not None else None
+    if reports is None:
+        return None
+    try:
+        chosen = [r for r in reports if not targets or r["target"] in targets]
+    except (KeyError, TypeError):
+        return None
+    return (chosen, found[2]) if len(chosen) == found[0] else None
+
+
+def _current(
+    root: str, targets: tuple[str, ...], snap: dict[str, Any]
+) -> tuple[int, list[str], list[str]] | None:
     if any(t not in snap["targets"] for t in targets):
         return None  # the slow path names the unknown target
+    chosen = targets or snap["targets"]
+    outputs = snap["outputs"]
     checks = [
         *((f"{root}/{p}", rec) for p, rec in snap["files"].items()),
         *((f"{root}/{p}", rec) for p, rec in snap["dirs"].items()),
         *((f"{root}/{p}", rec) for p, rec in snap.get("sources", {}).items()),
         *(snap["package"].items()),
+        *((f"{root}/{p}", rec) for t in chosen for p, rec in outputs[t].items()),
     ]
     if not all(_matches(path, rec) for path, rec in checks):
-        return None  # checked before the reports are even parsed
-    reports = closing.job_reports()
-    if reports is None:
         return None
-    wanted = set(targets)
-    chosen = [r for r in reports if not wanted or r["target"] in wanted]
-    outputs = ((f"{root}/{p}", rec) for r in chosen for p, rec in r["outputs"].items())
-    if not all(_matches(path, rec) for path, rec in outputs):
-        return None
+    count = sum(snap["sets"][t] for t in chosen)
+    told = [job for target, job in snap["told"] if target in chosen]
     warnings = list(snap.get("warnings", ()))  # the unused-file report of the last slow build
-    return chosen, warnings
+    return count, told, warnings
 
 
 def current_outcome(reports: list[dict[str, Any]], warnings: list[str]) -> Outcome | None:
@@ -82,11 +94,18 @@ def current_outcome(reports: list[dict[str, Any]], warnings: list[str]) -> Outco
     return Outcome([JobReport.of(r, "current") for r in records], [], warnings, fast=True)
 
 
-def _matches(path: str, recorded: list[Any] | Stamped | None) -> bool:
-    current = stamp(path)
-    if recorded is None:
-        return current is None
-    return current is not None and current.as_list() == list(recorded[:3])
+def _matches(path: str, recorded: list[Any] | None) -> bool:
+    """Whether the file's stamp is the one recorded (None: the file must not exist)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return recorded is None
+    return (
+        recorded is not None
+        and st.st_mtime_ns == recorded[0]
+        and st.st_size == recorded[1]
+        and st.st_ino == recorded[2]
+    )
 
 
 def take(
@@ -108,13 +127,25 @@ def take(
                 digest = inputs.digest(path)
                 files[path] = _trusted(inputs.stamps.get(path), digest, started_ns)
     package = fingerprint.package_state()[0]
+    outputs: dict[str, dict[str, list[int]]] = {t.name: {} for t in model.manifest.target}
+    sets = dict.fromkeys(outputs, 0)
+    for record in records:
+        sets[record.target] += 1
+        for path, stamped in record.outputs.items():
+            outputs[record.target][path] = stamped.to_list()[:3]
     return {
         "version": __version__,
         "manifest": manifest,
         "targets": [t.name for t in model.manifest.target],
         "files": files,
         "dirs": _dir_stamps(root, model.out_dir),
+        # Each target's outputs and sets, and the sets with something a no-op build repeats:
+        # the no-op path reads these instead of the job reports.
+        "outputs": outputs,
+        "sets": sets,
+        "told": [[r.target, r.job] for r in records if r.truncations or r.warnings],
         "package": {p: _trusted(s, None, started_ns) for p, s in package.items()},
+        "fingerprint": fingerprint.recorded(),
     }
 
 

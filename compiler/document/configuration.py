@@ -7,12 +7,14 @@ the same bytes, so each of those workers calls ``build`` and only wraps its resu
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import weakref
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from hotplex.document import assemble, limits, sanitize
 from hotplex.document.measure import measure
-from hotplex.manifest.model import Model
+from hotplex.manifest.model import Limits, Model
 from hotplex.records import Section, SectionSize, Truncation
 from hotplex.sources import logs as memory_logs
 
@@ -45,31 +47,47 @@ def build(
     as_sent: Callable[[str], str] | None = None,
 ) -> Document:
     """``as_sent``: what the worker's program makes of a text on the way (Gemini CLI's word
-    joiners), applied to each section before the limits, so that they hold for what is sent."""
+    joiners), applied to each section before the limits, so that they hold for what is sent.
+
+    The same sections (the cache's objects) under the same settings give the same document, so
+    it is kept while every one of them lives (``_HELD``): a thousand jobs of one platform cut
+    and assemble it once."""
+    manifest = model.manifest
+    channels = tuple((name, c.tag, c.note) for name, c in manifest.channels.items())
     reserved = reserved_tags(sections, model, also_reserved)
-    unit = model.manifest.limits.unit
+    key = (tuple(map(id, sections)), reserved, as_sent, manifest.limits, channels)
+    found = _DOCUMENTS.get(key) if sections else None
+    if found is None:
+        held = [_held(s) for s in sections]
+        cleaned = [_cleaned(h, s, reserved, as_sent) for h, s in zip(held, sections, strict=True)]
+        found = _document(sections, cleaned, reserved, manifest.limits, channels)
+        if held:  # none: the empty document, not worth keeping
+            _DOCUMENTS[key] = found
+            for h in held:
+                h.documents.add(key)
+    return found
 
-    def clean(text: str) -> str:
-        cleaned = sanitize.sanitize(text, reserved)
-        return as_sent(cleaned) if as_sent is not None else cleaned
 
-    cleaned = [
-        limits.Limited(s.name, s.files, clean(s.text), memory_logs.mapped(s.logs, clean))
-        for s in sections
-    ]
-    kept, cuts = limits.apply(cleaned, model.manifest.limits)
+def _document(
+    sections: list[Section],
+    cleaned: list[limits.Limited],
+    reserved: frozenset[str],
+    budgets: Limits,
+    channels: tuple[tuple[str, str, str], ...],
+) -> Document:
+    """Sanitized sections -> limit -> assemble."""
+    kept, cuts = limits.apply(cleaned, budgets)
     by_name = {k.name: k.text for k in kept}
     placed = [s for s in sections if s.name in by_name]
     parts = [
-        assemble.Part(s.tag, s.channel, sanitize.sanitize(s.note, reserved), by_name[s.name])
-        for s in placed
+        assemble.Part(s.tag, s.channel, _note(s.note, reserved), by_name[s.name]) for s in placed
     ]
-    channels = model.manifest.channels
     assembled = assemble.document(
         parts,
-        {name: c.tag for name, c in channels.items()},
-        {name: sanitize.sanitize(c.note, reserved) for name, c in channels.items()},
+        {name: tag for name, tag, _ in channels},
+        {name: _note(note, reserved) for name, _, note in channels},
     )
+    unit = budgets.unit
     sizes = tuple(
         SectionSize(
             c.name,
@@ -82,3 +100,66 @@ def build(
     )
     spans = {placed[index].name: (start, end) for index, start, end in assembled.bodies}
     return Document(assembled.text, tuple(cuts), sizes, spans)
+
+
+# What is kept beside each live section, for exactly as long as it lives: its sanitized forms (by
+# reserved tags and ``as_sent``) and the keys of the documents made with it. A section from the
+# cache (``sources/sections.py``) is one object a thousand jobs share, sanitized once; a section
+# of one call's overlay takes its forms, and every document holding it, with it when it goes.
+# Keys hold ``id``s: an entry goes before its section's id can be another object's.
+class _Held:
+    __slots__ = ("cleaned", "documents", "ref")
+
+    def __init__(self, section: Section) -> None:
+        self.ref = weakref.ref(section, functools.partial(_forget, id(section)))
+        self.cleaned: dict[Hashable, limits.Limited] = {}
+        self.documents: set[tuple] = set()
+
+
+_HELD: dict[int, _Held] = {}
+_DOCUMENTS: dict[tuple, Document] = {}
+
+
+def _held(section: Section) -> _Held:
+    held = _HELD.get(id(section))
+    if held is None or held.ref() is not section:
+        held = _HELD[id(section)] = _Held(section)
+    return held
+
+
+def _forget(key: int, ref: weakref.ref[Section]) -> None:
+    """A section is gone: so are its forms and every document made with it, which the other
+    sections of those documents stop listing (a long-lived section, a gateway's persona, would
+    otherwise list one document per overlaid call)."""
+    held = _HELD.get(key)
+    if held is None or held.ref is not ref:
+        return
+    del _HELD[key]
+    for document in held.documents:
+        _DOCUMENTS.pop(document, None)
+        for other in document[0]:
+            sharing = _HELD.get(other) if other != key else None
+            if sharing is not None:
+                sharing.documents.discard(document)
+
+
+def _cleaned(
+    held: _Held, section: Section, reserved: frozenset[str], as_sent: Callable[[str], str] | None
+) -> limits.Limited:
+    found = held.cleaned.get((reserved, as_sent))
+    if found is None:
+
+        def clean(text: str) -> str:
+            cleaned = sanitize.sanitize(text, reserved)
+            return as_sent(cleaned) if as_sent is not None else cleaned
+
+        logs = memory_logs.mapped(section.logs, clean)
+        found = limits.Limited(section.name, section.files, clean(section.text), logs)
+        held.cleaned[(reserved, as_sent)] = found
+    return found
+
+
+@functools.lru_cache(maxsize=256)
+def _note(note: str, reserved: frozenset[str]) -> str:
+    """A note of the manifest sanitized: the same few for every job."""
+    return sanitize.sanitize(note, reserved)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from hotplex.errors import Problem, Span, suggest
 from hotplex.scanning.origins import Allowance, Origin, cached_for_short_texts, locate
@@ -288,8 +288,7 @@ def _redacted(span: Span, secret: str) -> Span:
     def clean(text: str | None) -> str | None:
         return None if text is None else text.replace(secret, shown)
 
-    return replace(
-        span,
+    return span.replace(
         file=span.file.replace(secret, shown),
         key=clean(span.key),
         source_line=clean(span.source_line),

@@ -1,5 +1,5 @@
 """The reader a job's sources are resolved through, as the helpers of this stage see it (Claude
-Code's imports, the daily logs, reuse across library calls, the manifest's own texts): a
+Code's imports, the daily logs, the section cache, the manifest's own texts): a
 protocol in a leaf module, so they depend on it and not on ``resolve.py``, which calls them.
 ``resolve.Resolver`` is the one implementation."""
 
@@ -36,8 +36,8 @@ class Loaded:
 class SourceFiles(Protocol):
     """The one reader of files (a build's or a library ``Project``'s), as the helpers use it."""
 
-    # The library API's resolved sections (``reuse``); None in a build.
-    sections: dict | None
+    def digest(self, display: str) -> str | None:
+        """The content digest of a file (a folder's listing: ``folder/``), None when absent."""
 
     def raw(self, display: str, span: Span) -> ReadResult | None:
         """The file's bytes as read (None: absent)."""

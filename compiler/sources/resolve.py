@@ -40,9 +40,10 @@ from hotplex.records import Section, Truncation
 from hotplex.scanning import hidden, manifest_texts, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources import claude as claude_sources
-from hotplex.sources import comments, frontmatter, reuse
+from hotplex.sources import comments, frontmatter
 from hotplex.sources import logs as memory_logs
 from hotplex.sources.reader import Loaded
+from hotplex.sources.sections import SectionCache
 
 # Reading stops this far past what the per-file limit can use: 4 bytes per character at most,
 # times a margin for frontmatter and template branches that render to nothing.
@@ -74,8 +75,9 @@ class Inputs:
     _raw: dict[str, ReadResult | None] = field(default_factory=dict)
     _loaded: dict[str, Loaded | None] = field(default_factory=dict)
     _listings: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
-    # The library API's resolved sections (reuse.py); None in a build, which compiles a job once.
-    sections: dict | None = None
+    # The sections resolved so far (``sections.py``), shared by every job of the build; a
+    # ``Project`` hands its cache on from one reader to the next.
+    sections: SectionCache = field(default_factory=SectionCache)
     started_ns: int = field(default_factory=time.time_ns)  # reads happen after this
 
     def adopt(self, previous: Inputs) -> None:
@@ -414,20 +416,42 @@ def _var_origins(model: Model, job: Job) -> list[Origin]:
 
 def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
     resolver = Resolver(model, job, inputs, variables(model, job))
+    cache = inputs.sections
+    if any(s.imports for s in model.sources):  # Claude Code loads a file once per session
+        cache = None
     sections: list[Section] = []
     meta = model.manifest.metacognition
     if meta.enabled:
-        sections.append(_metacognition(resolver, meta.file, meta.note))
+        compute = functools.partial(_metacognition, resolver, meta.file, meta.note)
+        key = ("metacognition", meta.file, meta.note)
+        sections.append(cache.section(resolver, key, compute) if cache else compute())
     for source in model.sources_of(job.target):
-        section = reuse.section(resolver, source.name, lambda s=source: _section(resolver, s))
+        compute = functools.partial(_section, resolver, source)
+        section = cache.section(resolver, _key(model, job, source), compute) if cache else compute()
         if section is not None:
             sections.append(section)
-    manifest_texts.check(resolver)
+    if cache is None or job.target.name not in cache.clean_targets:
+        manifest_texts.check(resolver)  # the same texts for every job of a target
+        if cache is not None and not resolver.findings:
+            cache.clean_targets.add(job.target.name)
     if resolver.findings:
         # A variable's value reaches a job through many files: one problem per place and text.
         raise BuildFailed(list(dict.fromkeys(f.problem() for f in resolver.findings)))
     read = {name: resolver.variables.get(name) for name in sorted(resolver.read_variables)}
     return Resolution(sections, resolver.consulted, resolver.truncations, read)
+
+
+def _key(model: Model, job: Job, source: Source) -> tuple:
+    """What decides a source's section for ``job`` besides the files and variables it reads
+    (``sections.py``): the source, the platform and bot that decide the files layered over its
+    base (``overlay_paths``), and for the memory section with daily logs the budget that bounds
+    the days read and how the worker takes them."""
+    extra = None
+    if source.name == memory_logs.LOG_SOURCE and model.manifest.memory.logs is not None:
+        worker = job.worker
+        extra = (worker.daily_logs, worker.budgets(job.target, model.manifest))
+    bot = job.target.bot if job.platform else None
+    return (source, job.platform, bot, extra)
 
 
 def _section(resolver: Resolver, source: Source) -> Section | None:

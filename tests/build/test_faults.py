@@ -272,32 +272,21 @@ def test_a_build_waits_for_the_lock(built, hotplex):
 # --- a full disk --------------------------------------------------------------------------------
 
 
-class _FullDisk:
-    """A file object whose writes fail with ENOSPC, as on a full disk."""
+def _full_disk(real_write):
+    """``os.write`` as on a full disk: half the bytes land, then ENOSPC."""
 
-    def __init__(self, real) -> None:
-        self.real = real
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.real.close()
-
-    def fileno(self) -> int:
-        return self.real.fileno()
-
-    def write(self, data: bytes) -> int:
-        self.real.write(data[: len(data) // 2])
+    def write(fd: int, data) -> int:
+        real_write(fd, bytes(data[: len(data) // 2]))
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    return write
 
 
 def test_enospc_while_writing_an_artifact_loses_nothing(built, monkeypatch, hotplex, tmp_path):
     new = expected_after(built, edit_all, tmp_path, hotplex)
     old = artifacts(built)
     edit_all(built)
-    real_fdopen = os.fdopen
-    monkeypatch.setattr(os, "fdopen", lambda fd, mode: _FullDisk(real_fdopen(fd, mode)))
+    monkeypatch.setattr(os, "write", _full_disk(os.write))
     with pytest.raises(BuildFailed) as failure:
         run(Request(built))
     monkeypatch.undo()

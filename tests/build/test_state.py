@@ -234,7 +234,7 @@ def test_the_snapshot_counts_only_as_the_last_record(tmp_path):
     assert state.snapshot is None and state.jobs == {}
 
 
-def test_load_closing_reads_only_the_closing_lines(tmp_path):
+def test_load_closing_reads_the_snapshot_and_the_reports_only_when_asked(tmp_path):
     reports = {"reports": [job("cc/default")]}
     snapshot = {"snapshot": {"files": {}}}
     write_log(tmp_path, job("cc/default"), reports, snapshot)
@@ -244,7 +244,8 @@ def test_load_closing_reads_only_the_closing_lines(tmp_path):
     write_log(tmp_path, reports, snapshot, job("cc/default"))  # a build ran after it
     assert state_log.load_closing(tmp_path) is None
     write_log(tmp_path, job("cc/default"), snapshot)  # no reports before the snapshot
-    assert state_log.load_closing(tmp_path) is None
+    closing = state_log.load_closing(tmp_path)
+    assert closing is not None and closing.job_reports() is None and closing.jobs() is None
     path = state_log.log_path(tmp_path)
     write_log(tmp_path, reports, snapshot)
     path.write_text(path.read_text() + '{"job":', encoding="utf-8")  # torn: the slow path decides

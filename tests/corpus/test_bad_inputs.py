@@ -146,6 +146,7 @@ def test_an_unexpected_exception_is_an_internal_error_with_a_hint(
         raise KeyError("jobs")
 
     monkeypatch.setattr(build, "run", broken)
+    monkeypatch.setattr(build, "up_to_date", broken)  # the no-op path, taken first
     monkeypatch.delenv("HOTPLEX_DEBUG", raising=False)
     assert cli.main(["-C", str(built_base), "build"]) == 3
     out, err = capsys.readouterr()
