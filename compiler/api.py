@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import attrs
-from hotplex.errors import HotplexError, suggest
+from hotplex.errors import BuildFailed, HotplexError, Problem, suggest
 from hotplex.fs import Stamp, settled, stamp
 from hotplex.manifest.read import MANIFEST_NAME
 
@@ -59,6 +59,10 @@ class Artifact:
                 hint=suggest(name, names) or "files: " + ", ".join(names),
             )
         return found
+
+
+# How often a compile is run again while the files it read keep changing under it.
+COMPILE_TRIES = 5
 
 
 @dataclass(frozen=True)
@@ -124,7 +128,22 @@ class Project:
         .. versionchanged:: issue 15 ``overlay``.
         """
         with self._lock:
-            return self._compile(target, platform, overlay, overlay_names)
+            # One whole compile: a file saved while the compile read the others (a stamp that
+            # moved since it was read, the manifest's too) would mix old and new text, so the
+            # compile runs again on what is there now.
+            for _ in range(COMPILE_TRIES):
+                artifact, read = self._compile(target, platform, overlay, overlay_names)
+                if self._unmoved(read):
+                    return artifact
+            raise BuildFailed(
+                [
+                    Problem(
+                        f"the files of target '{target}' kept changing while they were compiled"
+                        f" ({COMPILE_TRIES} tries)",
+                        hint="compile again once the files are saved",
+                    )
+                ]
+            )
 
     def _compile(
         self,
@@ -132,7 +151,9 @@ class Project:
         platform: str | None,
         overlay: Mapping[str, str | bytes | os.PathLike[str]] | None,
         labels: Mapping[str, str] | None,
-    ) -> Artifact:
+    ) -> tuple[Artifact, dict[str, Stamp | None]]:
+        """The artifact and the stamps of the files it was compiled from as they were read
+        (none for a cached one: its stamps were checked just now)."""
         job = self._job(target, platform)
         if overlay is not None or labels is not None:
             from hotplex.sources import overlay as overlays
@@ -142,7 +163,7 @@ class Project:
                 return self._compile_overlay(job, platform, files)
         cached = self._artifacts.get(job.id)
         if cached is not None and all(stamp(self.root / p) == s for p, s in cached.stamps.items()):
-            return cached.artifact
+            return cached.artifact, {}
         from hotplex.document.compile import compile_job
 
         inputs = self._fresh_inputs()
@@ -153,11 +174,11 @@ class Project:
             self._artifacts[job.id] = _Cached(artifact, stamps)
         else:  # a file written just before it was read: its stamp cannot vouch for it yet
             self._artifacts.pop(job.id, None)
-        return artifact
+        return artifact, stamps
 
     def _compile_overlay(
         self, job: Job, platform: str | None, files: dict[str, OverlayFile]
-    ) -> Artifact:
+    ) -> tuple[Artifact, dict[str, Stamp | None]]:
         """One call's compile through its overlay; the base files come from (and stay in) the
         shared reader, read again only when their stamps move."""
         from hotplex.document.compile import compile_job
@@ -169,7 +190,16 @@ class Project:
         compiled = compile_job(self._model, job, overlays.OverlayInputs(base, files))
         overlays.check_used(files, list(compiled.inputs), self._model, self._jobs)
         names = {display: file.label for display, file in files.items()}
-        return _artifact(job, platform, compiled.emitted, names)
+        read = {p: base.stamps.get(p) for p in compiled.inputs if p not in files}
+        return _artifact(job, platform, compiled.emitted, names), read
+
+    def _unmoved(self, read: Mapping[str, Stamp | None]) -> bool:
+        """Whether the manifest and every file in ``read`` still have the stamps they were read
+        with: then the compile saw one state of the files, as a build would."""
+        root = f"{self.root}/"
+        return stamp(self._manifest_path) == self._manifest_stamp and all(
+            stamp(root + p) == s for p, s in read.items()
+        )
 
     def _base_current(self, inputs: Inputs) -> bool:
         """Whether every file the shared reader holds still has the stamp it was read with."""
