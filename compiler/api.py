@@ -94,17 +94,18 @@ class Project:
 
     @property
     def model(self):
-        self._refresh()
-        return self._model
+        with self._lock:  # a reload by one thread while another compiles would mix models
+            self._refresh()
+            return self._model
 
     def targets(self) -> list[str]:
         return [t.name for t in self.model.manifest.target]
 
     def jobs(self) -> list:
         """Every (target, platform) this project builds, in manifest order."""
-        from hotplex.manifest.jobs import plan
-
-        return plan(self.model)
+        with self._lock:
+            self._refresh()
+            return list(self._jobs)
 
     def compile(
         self,

@@ -96,6 +96,37 @@ def _watch(command: argparse.ArgumentParser) -> None:
     _jobs_option(command)
 
 
+def _serve(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    command.add_argument(
+        "--port", type=_port, default=8765, help="port to bind; 0: a free one (default: 8765)"
+    )
+    command.add_argument("--unix", metavar="PATH", help="listen on a Unix socket instead")
+    command.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="require 'Authorization: Bearer <token>' with the token in FILE (needed to bind an"
+        " address other than loopback)",
+    )
+    command.add_argument(
+        "--workers", type=_positive, default=1, metavar="N", help="server processes (default: 1)"
+    )
+    command.add_argument(
+        "--body-limit",
+        type=_positive,
+        default=1 << 20,
+        metavar="BYTES",
+        help="largest request body (default: 1048576)",
+    )
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be 0 to 65535, got {value}")
+    return value
+
+
 def _nothing(command: argparse.ArgumentParser) -> None:
     return None
 
@@ -111,6 +142,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "init": ("create a manifest and the default sources, where missing", _init),
     "import": ("adopt CLAUDE.md, AGENTS.md, Cursor rules, ... as a new project", _import),
     "watch": ("rebuild on every change", _watch),
+    "serve": ("answer compiles over HTTP (needs hotplex[serve])", _serve),
 }
 
 

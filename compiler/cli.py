@@ -91,7 +91,9 @@ def _error_report(command: str, exc: HotplexError) -> dict[str, object]:
 
 
 # Commands that read a project's manifest; init and import make one.
-_NEED_MANIFEST = frozenset({"build", "check", "clean", "graph", "show", "stats", "watch"})
+_NEED_MANIFEST = frozenset(
+    {"build", "check", "clean", "graph", "show", "stats", "watch", "serve"}
+)
 
 
 def _project(args: argparse.Namespace) -> tuple[Path, Path | None]:
@@ -502,6 +504,22 @@ def _describe_error(error: Exception) -> str:
     return f"hotplex: internal error: {type(error).__name__}: {error} (a bug in hotplex)"
 
 
+def cmd_serve(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    from hotplex.serve.run import serve
+
+    serve(
+        root,
+        manifest,
+        host=args.host,
+        port=args.port,
+        unix=args.unix,
+        token_file=args.token_file,
+        workers=args.workers,
+        body_limit=args.body_limit,
+    )
+    return EXIT_OK
+
+
 _COMMANDS = {
     "build": cmd_build,
     "check": cmd_check,
@@ -512,6 +530,7 @@ _COMMANDS = {
     "init": cmd_init,
     "import": cmd_import,
     "watch": cmd_watch,
+    "serve": cmd_serve,
 }
 
 

@@ -1,0 +1,297 @@
+"""The /v1 routes: query and JSON in, the service's records out as JSON (or a problem document).
+
+Every input is checked here before the service sees it: a body over the limit (413), JSON that
+does not parse or has the wrong shape (400, naming the key), a ``timeout`` out of bounds (400).
+The library checks the rest (overlay keys, findings) and says why, with a place.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from collections.abc import Mapping
+from importlib import resources
+
+from hotplex.errors import HotplexError, Span, suggest
+from hotplex.fs import sha256
+from hotplex.serve import metrics
+from hotplex.serve.problems import error_response
+from hotplex.serve.service import Fault, Refused, Served
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+STATUS = {Fault.UNKNOWN: 404, Fault.BROKEN: 503, Fault.REQUEST: 400, Fault.FINDING: 422}
+STALE_HEADER = "Hotplex-Stale"
+WAIT_SECONDS = 30.0  # ?wait= without ?timeout=
+MAX_WAIT_SECONDS = 300.0
+COMPILE_KEYS = ("target", "platform", "overlay")
+
+
+class BadRequest(Exception):
+    def __init__(self, status: int, error: HotplexError) -> None:
+        self.status = status
+        self.error = error
+
+
+async def jobs(request: Request) -> Response:
+    listed = await request.app.state.service.jobs()
+    return JSONResponse(
+        {
+            "jobs": [
+                {"target": t, "worker": w, "platform": p, "artifact": _artifact_url(t, p)}
+                for t, w, p in listed
+            ]
+        }
+    )
+
+
+async def artifact(request: Request) -> Response:
+    service = request.app.state.service
+    target = request.path_params["target"]
+    platform = request.query_params.get("platform")
+    wait = request.query_params.get("wait")
+    timeout = _timeout(request.query_params.get("timeout"), wait is not None)
+    if wait is None:
+        served = await service.artifact(target, platform)
+    else:
+        etag = _tags(wait)[0] if _tags(wait) else wait
+        metrics.WAITING.inc()
+        try:
+            served = await service.changed(target, platform, etag, timeout)
+        finally:
+            metrics.WAITING.dec()
+        if served is None:  # nothing changed in time: the client's copy is the current one
+            return Response(status_code=304, headers={"ETag": f'"{etag}"'})
+    headers = _headers(served)
+    if served.stale is not None:
+        metrics.STALE.inc()
+    matches = _tags(request.headers.get("if-none-match", ""))
+    if "*" in matches or served.digest in matches:
+        return Response(status_code=304, headers=headers)
+    return _json(artifact_json(served), headers)
+
+
+async def compile_(request: Request) -> Response:
+    body = await _json_body(request)
+    _known_keys(body, COMPILE_KEYS)
+    target = _string(body, "target", required=True)
+    platform = _string(body, "platform")
+    overlay = _texts(body, "overlay")
+    served = await request.app.state.service.compile(target, platform, overlay)
+    return _json(artifact_json(served), _headers(served))
+
+
+async def healthz(request: Request) -> Response:
+    return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> Response:
+    count = await request.app.state.service.ready()
+    return JSONResponse({"status": "ready", "jobs": count})
+
+
+async def metrics_route(request: Request) -> Response:
+    return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE)
+
+
+async def openapi(request: Request) -> Response:
+    return Response(OPENAPI, media_type="application/json")
+
+
+OPENAPI = resources.files("hotplex.serve").joinpath("openapi.json").read_bytes()
+
+
+def artifact_json(served: Served) -> dict[str, object]:
+    """The artifact as ``hotplex build`` writes it: each file with its sha256 and size."""
+    artifact = served.artifact
+    return {
+        "target": artifact.target,
+        "worker": artifact.worker,
+        "platform": artifact.platform,
+        "path": artifact.path,
+        "sha256": served.digest,
+        "text": artifact.text,
+        "files": [_file(path, data) for path, data in artifact.files.items()],
+        "truncations": [cut.to_json() for cut in artifact.truncations],
+        "warnings": list(artifact.warnings),
+    }
+
+
+def _file(path: str, data: bytes) -> dict[str, object]:
+    out: dict[str, object] = {"path": path, "sha256": sha256(data), "bytes": len(data)}
+    try:
+        out["text"] = data.decode("utf-8")
+    except UnicodeDecodeError:
+        out["base64"] = base64.b64encode(data).decode("ascii")
+    return out
+
+
+def refused(request: Request, exc: Exception) -> Response:
+    """A ``Refused`` from the service: its status; a BROKEN one is also what /readyz says."""
+    assert isinstance(exc, Refused)
+    status = STATUS[exc.fault]
+    if exc.fault is Fault.FINDING:
+        metrics.FINDINGS.labels(request.url.path).inc(len(exc.error.problems))
+    headers = {"Retry-After": "1"} if status == 503 else None
+    return error_response(status, exc.error, headers)
+
+
+def bad_request(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, BadRequest)
+    return error_response(exc.status, exc.error)
+
+
+def _headers(served: Served) -> dict[str, str]:
+    headers = {"ETag": f'"{served.digest}"', "Cache-Control": "no-cache"}
+    if served.stale is not None:
+        headers[STALE_HEADER] = "true"
+    return headers
+
+
+def _json(body: Mapping[str, object], headers: Mapping[str, str]) -> Response:
+    data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    return Response(data, headers=dict(headers), media_type="application/json")
+
+
+def _artifact_url(target: str, platform: str | None) -> str:
+    from urllib.parse import quote
+
+    url = f"/v1/artifacts/{quote(target, safe='')}"
+    return url if platform is None else f"{url}?platform={quote(platform, safe='')}"
+
+
+def _tags(header: str) -> list[str]:
+    """The entity tags of an If-None-Match list, weak ones compared as strong (RFC 9110 13.1.2
+    uses the weak comparison for If-None-Match)."""
+    tags = []
+    for part in header.split(","):
+        tag = part.strip().removeprefix("W/")
+        if tag:
+            tags.append(tag.strip('"'))
+    return tags
+
+
+def _timeout(text: str | None, waiting: bool) -> float:
+    if text is None:
+        return WAIT_SECONDS
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not waiting or not 0 < seconds <= MAX_WAIT_SECONDS:
+        raise BadRequest(
+            400,
+            HotplexError.single(
+                f"timeout={text!r}: "
+                + (
+                    f"a number of seconds, more than 0 and at most {MAX_WAIT_SECONDS:g}"
+                    if waiting
+                    else "only a request with ?wait= waits"
+                ),
+                Span("request", key="timeout"),
+            ),
+        )
+    return seconds
+
+
+async def _json_body(request: Request) -> dict[str, object]:
+    data = await _body(request, request.app.state.body_limit)
+    try:
+        body = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        where = (
+            Span.at_offset("request body", data.decode("utf-8", "replace"), exc.pos)
+            if isinstance(exc, json.JSONDecodeError)
+            else Span("request body")
+        )
+        message = exc.msg if isinstance(exc, json.JSONDecodeError) else "not JSON"
+        raise BadRequest(400, HotplexError.single(f"not JSON: {message}", where)) from None
+    if not isinstance(body, dict):
+        raise BadRequest(
+            400,
+            HotplexError.single(
+                f"the body is {_kind(body)}, not a JSON object", Span("request body")
+            ),
+        )
+    return body
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    """The body, refused (413) once it passes ``limit`` bytes: from its Content-Length before
+    reading, else while it streams in."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise BadRequest(413, _too_large(limit))
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BadRequest(413, _too_large(limit))
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(limit: int) -> HotplexError:
+    return HotplexError.single(
+        f"the request body is larger than {limit} bytes",
+        hint="hotplex serve --body-limit BYTES allows larger ones",
+    )
+
+
+def _known_keys(body: Mapping[str, object], known: tuple[str, ...]) -> None:
+    for key in body:
+        if key not in known:
+            raise BadRequest(
+                400,
+                HotplexError.single(
+                    f"unknown key {key!r}",
+                    Span("request body", key=key),
+                    hint=suggest(key, known) or "keys: " + ", ".join(known),
+                ),
+            )
+
+
+def _string(body: Mapping[str, object], key: str, required: bool = False) -> str | None:
+    value = body.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        what = "missing" if key not in body else f"{_kind(value)}, not a string"
+        raise BadRequest(
+            400, HotplexError.single(f"{key!r} is {what}", Span("request body", key=key))
+        )
+    return value
+
+
+def _texts(body: Mapping[str, object], key: str) -> dict[str, str]:
+    """An object of strings (file name -> text); absent: empty."""
+    value = body.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise BadRequest(
+            400,
+            HotplexError.single(
+                f"{key!r} is {_kind(value)}, not an object of file name -> text",
+                Span("request body", key=key),
+            ),
+        )
+    for name, text in value.items():
+        if not isinstance(text, str):
+            raise BadRequest(
+                400,
+                HotplexError.single(
+                    f"{key}[{name!r}] is {_kind(text)}, not a string: give the file's text",
+                    Span("request body", key=f"{key}.{name}"),
+                ),
+            )
+    return value
+
+
+def _kind(value: object) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    return names.get(type(value), "a number")

@@ -1,0 +1,210 @@
+"""What the server does, without HTTP: one ``Project`` per process, the last good artifact of
+each job (served, marked stale, while the project on disk does not build), and one watcher of the
+project folder that wakes every request waiting for an artifact to change.
+
+Compiles run in a worker thread (the ``Project`` serialises them), so a long compile never stops
+the event loop from answering ``/healthz`` or waking waiters. Errors leave as ``Refused``: what
+went wrong (a ``HotplexError``) and whose fault it is; ``routes.py`` turns that into a status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import functools
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+
+import anyio.to_thread
+import attrs
+from hotplex.api import Artifact, Project
+from hotplex.errors import EXIT_FAILED, HotplexError
+from hotplex.fs import STATE_DIR, sha256
+from hotplex.serve import metrics
+
+log = logging.getLogger("hotplex.serve")
+
+# watchfiles: a burst of changes (an editor's save) is reported once this many ms after the last.
+QUIET_MS = 50
+
+
+class Fault(enum.Enum):
+    UNKNOWN = "unknown"  # no such target or platform
+    BROKEN = "broken"  # the project on disk does not build, and no good artifact is kept
+    REQUEST = "request"  # the request's own input: a bad overlay key or value
+    FINDING = "finding"  # the request's text holds a secret or hidden text
+
+
+class Refused(Exception):
+    def __init__(self, fault: Fault, error: HotplexError) -> None:
+        super().__init__(error.render())
+        self.fault = fault
+        self.error = error
+
+
+@attrs.frozen
+class Served:
+    artifact: Artifact
+    digest: str  # the set's sha256 (``set_digest``): the ETag
+    stale: HotplexError | None = None  # why the last good artifact is served instead
+
+
+def set_digest(files: Mapping[str, bytes]) -> str:
+    """One sha256 for a set of files: that of the ``sha256sum`` listing of its files sorted by
+    path (``sha256sum dist/cc/slack/* | sha256sum`` from the project folder gives the same)."""
+    listing = "".join(f"{sha256(data)}  {path}\n" for path, data in sorted(files.items()))
+    return sha256(listing.encode("utf-8"))
+
+
+class Service:
+    def __init__(self, root: Path, manifest: Path | None) -> None:
+        self.project = Project(root, manifest)
+        self.root = root
+        self._good: dict[tuple[str, str | None], Served] = {}
+        self._changed = asyncio.Event()
+        self._stopping = False
+        self.out = "dist"  # the artifacts' folder, as the last manifest that loaded says
+
+    async def jobs(self) -> list[tuple[str, str, str | None]]:
+        """(target, worker, platform) of every job; ``Refused`` while the manifest is broken."""
+        jobs = await self._run(self.project.jobs, Fault.BROKEN)
+        return [(job.target.name, job.target.worker, job.platform) for job in jobs]
+
+    async def artifact(self, target: str, platform: str | None) -> Served:
+        """The artifact as the files are now; the last good one, marked stale, while they do
+        not build."""
+        try:
+            artifact = await self._run(
+                functools.partial(self._base, target, platform), Fault.BROKEN
+            )
+        except Refused as refused:
+            metrics.COMPILES.labels("artifact", "error").inc()
+            good = self._good.get((target, platform))
+            if refused.fault is not Fault.BROKEN or good is None:
+                raise
+            return attrs.evolve(good, stale=refused.error)
+        metrics.COMPILES.labels("artifact", "ok").inc()
+        good = self._good.get((target, platform))
+        if good is not None and good.artifact is artifact:
+            return good
+        served = Served(artifact, set_digest(artifact.files))
+        if good is not None and good.digest != served.digest:
+            metrics.RELOADS.inc()
+        self._good[(target, platform)] = served
+        return served
+
+    async def compile(
+        self, target: str, platform: str | None, overlay: Mapping[str, str]
+    ) -> Served:
+        """A per-user compile. The base artifact is compiled first, so that an error in the
+        project's own files is told apart from one in the request's."""
+        await self._run(functools.partial(self._base, target, platform), Fault.BROKEN)
+        compile_ = functools.partial(self.project.compile, target, platform, overlay)
+        try:
+            artifact = await self._run(compile_, Fault.REQUEST)
+        except Refused:
+            metrics.COMPILES.labels("overlay", "error").inc()
+            raise
+        metrics.COMPILES.labels("overlay", "ok").inc()
+        return Served(artifact, set_digest(artifact.files))
+
+    async def ready(self) -> int:
+        """How many jobs build now; ``Refused`` with the first error while one does not."""
+
+        def every() -> int:
+            jobs = self.project.jobs()
+            for job in jobs:
+                self.project.compile(job.target.name, job.platform)
+            return len(jobs)
+
+        return await self._run(every, Fault.BROKEN)
+
+    async def changed(self, target: str, platform: str | None, etag: str, seconds: float):
+        """The artifact once its digest is not ``etag``; None when ``seconds`` pass (or the
+        server stops) first. Woken by the watcher, never by polling the disk."""
+        with anyio.move_on_after(seconds):
+            while not self._stopping:
+                woken = self._changed  # taken before the compile: a change during it wakes us
+                served = await self.artifact(target, platform)
+                if served.digest != etag:
+                    return served
+                await woken.wait()
+        return None
+
+    def stop_waiting(self) -> None:
+        """Shutting down: every waiting request answers now (as on its timeout)."""
+        self._stopping = True
+        self._wake()
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def watch(self) -> None:
+        """Wake the waiters after every burst of changes in the project folder (not in the
+        build state or the artifacts' folder); runs until cancelled."""
+        import watchfiles
+
+        ignore = _Ignore(self)
+        try:
+            async for _batch in watchfiles.awatch(
+                self.root, watch_filter=ignore, step=QUIET_MS, debounce=1600
+            ):
+                self._wake()
+        except (OSError, RuntimeError) as exc:  # inotify limits, a folder removed
+            log.warning(
+                "hotplex serve: no longer watching %s (%s); ?wait= answers only on its timeout",
+                self.root,
+                exc,
+            )
+
+    def _base(self, target: str, platform: str | None) -> Artifact:
+        """The base artifact; an unknown target or platform is the request's fault, but only
+        once the manifest is known to load (a broken one names no target at all)."""
+        jobs = self.project.jobs()
+        self.out = self.project.model.out_dir
+        if not any(j.target.name == target and j.platform == platform for j in jobs):
+            from hotplex.manifest.jobs import find
+
+            try:
+                find(self.project.model, jobs, target, platform)
+            except HotplexError as exc:
+                raise Refused(Fault.UNKNOWN, exc) from None
+        return self.project.compile(target, platform)
+
+    async def _run(self, call, fault: Fault):
+        """``call`` in a worker thread; a ``HotplexError`` leaves as ``Refused(fault)``, or as
+        a finding when it is one (``BuildFailed``) and the fault is the request's."""
+        try:
+            return await anyio.to_thread.run_sync(call)
+        except Refused:
+            raise
+        except HotplexError as exc:
+            if fault is Fault.REQUEST and exc.exit_status == EXIT_FAILED:
+                raise Refused(Fault.FINDING, exc) from None
+            raise Refused(fault, exc) from None
+
+
+class _Ignore:
+    """Changes that cannot change an artifact: watchfiles' defaults (VCS folders, editor swap
+    files), the build state and the artifacts' folder (``hotplex build`` beside the server)."""
+
+    def __init__(self, service: Service) -> None:
+        from watchfiles import DefaultFilter
+
+        self.default = DefaultFilter()
+        self.root = service.root.resolve()
+        self.service = service
+
+    def __call__(self, change, path: str) -> bool:
+        if not self.default(change, path):
+            return False
+        try:
+            rel = Path(path).resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return True
+        return not any(
+            rel == folder or rel.startswith(f"{folder}/")
+            for folder in (STATE_DIR, self.service.out)
+        )
