@@ -55,7 +55,7 @@ async def artifact(request: Request) -> Response:
     if wait is None:
         served = await service.artifact(target, platform)
     else:
-        etag = _tags(wait)[0] if _tags(wait) else wait
+        etag = _etag(wait)
         metrics.WAITING.inc()
         try:
             served = await service.changed(target, platform, etag, timeout)
@@ -170,6 +170,21 @@ def _tags(header: str) -> list[str]:
         if tag:
             tags.append(tag.strip('"'))
     return tags
+
+
+def _etag(text: str) -> str:
+    """The ETag a ``?wait=`` names, quoted or not: a sha256 this server gave."""
+    tag = text.removeprefix("W/").strip('"')
+    if len(tag) != 64 or not all(c in "0123456789abcdef" for c in tag):
+        raise BadRequest(
+            400,
+            HotplexError.single(
+                "wait: not an ETag of this server (64 hex digits, quoted or not)",
+                Span("request", key="wait"),
+                hint="pass the ETag header of the artifact you hold",
+            ),
+        )
+    return tag
 
 
 def _timeout(text: str | None, waiting: bool) -> float:
