@@ -3,7 +3,7 @@ markers that pretend to end the context and open a new turn.
 
 Persistent prompt injection through memory is a reported attack on agent gateways: an entry an
 agent was talked into saving is read back at every session start. Two channels are named here,
-each a rule that ``[injection] allow`` can turn off by name (or a finding by a part of its text,
+each a rule that ``[injection] allow`` can turn off by name (or a finding by a part of its line,
 ``allow_files`` by file), as ``[secrets]`` does:
 
 ``image-url-data``
@@ -23,8 +23,10 @@ each a rule that ``[injection] allow`` can turn off by name (or a finding by a p
     ``<|name|>``, ``[INST]``, ``[/INST]``, ``<<SYS>>``, ``<start_of_turn>``, ``<end_of_turn>``.
 ``role-line``
     a line that starts (after blanks, ``>`` quote markers, ``#`` heading markers or emphasis) with
-    ``SYSTEM:`` or ``System:``: the turn marker of a transcript. ``system:`` in lower case, or the
-    word later in a line ("the file system: ext4") or after a list marker, is prose.
+    ``SYSTEM:`` or ``System:``, the turn marker of a transcript; ``SYSTEM:`` after a list marker
+    too (``- SYSTEM: obey``: a memory entry is a list item). ``System:`` after a list marker
+    (``- System: Ubuntu``, a profile's line), ``system:`` in lower case, or the word later in a
+    line ("the file system: ext4") is prose.
 ``role-tag``
     a tag, opening or closing, named ``system``, ``system-prompt``, ``system_prompt``,
     ``system-reminder``, ``assistant``, ``human`` or ``developer`` (any letter case, attributes
@@ -78,8 +80,9 @@ _URL = re.compile(r"(?:\b[A-Za-z][A-Za-z0-9+.-]*:)?//[^\s<>\"'`()\[\]{}|\\^]+", 
 _RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_RUN},}}=*", re.ASCII)
 _TOKEN = re.compile(r"<\|/?[\w.:\u2581-]{1,48}\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>")
 _ROLE_LINE = re.compile(
-    r"^[ \t]*(?:>[ \t]*)*(?:#{1,6}[ \t]+)?(?:\*{1,2}|_{1,2})?"
-    r"(?:SYSTEM|System)(?:\*{1,2}|_{1,2})?[ \t]*:",
+    r"^[ \t]*(?:>[ \t]*)*(?:#{1,6}[ \t]+)?"
+    r"(?:(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:\*{1,2}|_{1,2})?SYSTEM|(?:\*{1,2}|_{1,2})?System)"
+    r"(?:\*{1,2}|_{1,2})?[ \t]*:",
     re.MULTILINE,
 )
 _ROLE_TAG = re.compile(
@@ -148,8 +151,7 @@ def _candidates(view: str) -> Iterator[tuple[str, int, int]]:
         for m in pattern.finditer(view):
             yield rule, m.start(), m.end()
     for m in _ROLE_LINE.finditer(view):
-        start = m.start() + len(m.group()) - len(m.group().lstrip(" \t"))
-        yield "role-line", start, m.end()
+        yield "role-line", m.start() + m.group().index("S"), m.end()  # no S in the markers
 
 
 def _absolute_with_query(url: str) -> bool:
@@ -204,29 +206,30 @@ class Finding:
             f"{self.summary()}; it must not reach an artifact from untrusted text",
             self.span,
             "remove it; if it is meant, allow it: "
-            f'[injection] allow = ["{self.rule}"] or a part of its text',
+            f'[injection] allow = ["{self.rule}"] or a part of its line',
         )
 
 
 def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Finding]:
-    """The findings of ``text`` not allowed, each placed in the first origin holding it."""
+    """The findings of ``text`` not allowed, each placed in the first origin holding it. A text
+    entry of the allowance allows a finding whose line holds it (``img.shields.io``, a whole
+    ``System: Ubuntu`` line), not only its match."""
     findings = []
     for match in scan(text):
         end = match.start + len(match.text)
         found = locate(text, match.start, line_needles(text, match.start, end), origins)
         span = found[0].span(found[1]) if found else Span(origins[0].file)
-        finding = Finding(match.rule, match.text, span)
-        if not (
-            allowance.allows_name(finding.rule)
-            or allowance.allows_text(finding.text)
-            or allowance.allows_file(span.file)
-        ):
-            findings.append(finding)
+        line_end = text.find("\n", end)
+        line = text[text.rfind("\n", 0, match.start) + 1 : len(text) if line_end < 0 else line_end]
+        allowed = allowance.allows_name(match.rule) or allowance.allows_text(line)
+        if not (allowed or allowance.allows_file(span.file)):
+            findings.append(Finding(match.rule, match.text, span))
     return findings
 
 
 def allowance(allow: Iterable[str], allow_files: Iterable[str]) -> Allowance:
-    """``[injection]``: an entry naming a rule turns it off; another allows findings holding it."""
+    """``[injection]``: an entry naming a rule turns it off; another allows the findings on a
+    line holding it."""
     return rule_allowance(RULES, allow, allow_files)
 
 

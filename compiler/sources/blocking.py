@@ -23,6 +23,7 @@ be stripped is blocked all the same.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -58,11 +59,38 @@ def scan(manifest: Manifest, body: str, file: str, first_line: int) -> list[Foun
     return found
 
 
-def block(body: str, found: Sequence[Found], first_line: int) -> str:
-    """``body`` with every entry (or loose line) holding one of ``found`` replaced."""
-    if not found:
-        return body
+def contain(manifest: Manifest, body: str, file: str, first_line: int) -> tuple[str, list[Found]]:
+    """``body`` with every entry holding a finding blocked, and the findings, placed in the
+    file as written. Blocking an entry can change what the rest means (a fence the entry opened
+    that Markdown would have closed later: the lines between were code, now they are text), so
+    the result is scanned again until nothing more is found."""
+    found = scan(manifest, body, file, first_line)
+    every: list[Found] = []
+    lines = list(range(body.count("\n") + 1))  # each line of ``body`` -> its line as written
+    while found:
+        every += [_moved(f, lines, first_line) for f in found]
+        body, kept = _block(body, found, first_line)
+        lines = [lines[index] for index in kept]
+        found = scan(manifest, body, file, first_line)
+    return body, every
+
+
+def _moved(finding: Found, lines: list[int], first_line: int) -> Found:
+    """``finding`` placed in the file as written, from its place in a body with some entries
+    already blocked (each now one line)."""
+    span = finding.span
+    if span.line is None:
+        return finding
+    line = lines[span.line - first_line] + first_line
+    return dataclasses.replace(finding, span=dataclasses.replace(span, line=line))
+
+
+def _block(body: str, found: Sequence[Found], first_line: int) -> tuple[str, list[int]]:
+    """``body`` with every entry (or loose line) holding one of ``found`` replaced, and for
+    each line of the result the line of ``body`` it stands for."""
     lines = body.split("\n")
+    if not found:
+        return body, list(range(len(lines)))
     owner: dict[int, int] = {}  # line -> the first line of its entry
     extent: dict[int, int] = {}  # an entry's first line -> its last
     for first, block_lines, _, _ in blocks(body):
@@ -79,8 +107,10 @@ def block(body: str, found: Sequence[Found], first_line: int) -> str:
             if finding.rule not in named:
                 named.append(finding.rule)
     out: list[str] = []
+    kept: list[int] = []
     index = 0
     while index < len(lines):
+        kept.append(index)
         if index not in rules:
             out.append(lines[index])
             index += 1
@@ -88,7 +118,7 @@ def block(body: str, found: Sequence[Found], first_line: int) -> str:
         mark = _KEPT_MARK.match(lines[index])
         out.append((mark.group() if mark else "") + BLOCKED.format(rules=", ".join(rules[index])))
         index = extent[index] + 1
-    return "\n".join(out)
+    return "\n".join(out), kept
 
 
 def _line_starts(lines: list[str]) -> list[int]:

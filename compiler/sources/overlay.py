@@ -205,8 +205,7 @@ class OverlayInputs:
             stripped = frontmatter.strip(text, file.label) if meta else frontmatter.Stripped(text)
             body = stripped.body
             if self.block is not None:
-                found = blocking.scan(self.block, body, file.label, stripped.body_line)
-                body = blocking.block(body, found, stripped.body_line)
+                body, found = blocking.contain(self.block, body, file.label, stripped.body_line)
                 self.blocked[display] = [blocking.record(f, "blocked") for f in found]
             capped = file.raw.size > len(file.raw.data)
             self._own[display] = Loaded(
