@@ -161,6 +161,7 @@ class Project:
             from hotplex.sources import guard
             from hotplex.sources import overlay as overlays
 
+            self._refresh()
             policy = self._policy(on_finding)
             model, jobs = self._model, self._jobs
             prepared = overlays.prepare(model, files, None, self._read_cap, jobs)
@@ -177,8 +178,9 @@ class Project:
             )
 
     def _policy(self, on_finding: str | None) -> str:
+        """``on_finding`` checked, or the manifest's (loaded: called after ``_refresh``)."""
         if on_finding is None:
-            return self.model.manifest.overlay.on_finding
+            return self._model.manifest.overlay.on_finding
         if on_finding not in ("error", "block"):
             raise HotplexError.single(
                 f"on_finding must be 'error' or 'block', not {on_finding!r}",
@@ -234,7 +236,7 @@ class Project:
         overlays.check_used(files, list(compiled.inputs), self._model, self._jobs)
         names = {display: file.label for display, file in files.items()}
         blocked = tuple(f for found in inputs.blocked.values() for f in found)
-        return attrs.evolve(_artifact(job, platform, compiled.emitted, names), findings=blocked)
+        return _artifact(job, platform, compiled.emitted, names, blocked)
 
     def _base_current(self, inputs: Inputs) -> bool:
         """Whether every file the shared reader holds still has the stamp it was read with."""
@@ -280,7 +282,11 @@ class Project:
 
 
 def _artifact(
-    job: Job, platform: str | None, emitted: Emitted, names: Mapping[str, str] | None = None
+    job: Job,
+    platform: str | None,
+    emitted: Emitted,
+    names: Mapping[str, str] | None = None,
+    findings: tuple[Finding, ...] = (),
 ) -> Artifact:
     """The call's answer; an overlaid file is named by its label (``overlay_names``, the path
     it was read from, or ``overlay:USER.md``), never by the project file it stands in for."""
@@ -301,4 +307,5 @@ def _artifact(
         truncations=truncations,
         warnings=emitted.warnings,
         sizes=sizes,
+        findings=findings,
     )
