@@ -25,7 +25,9 @@ STATUS = {Fault.UNKNOWN: 404, Fault.BROKEN: 503, Fault.REQUEST: 400, Fault.FINDI
 STALE_HEADER = "Hotplex-Stale"
 WAIT_SECONDS = 30.0  # ?wait= without ?timeout=
 MAX_WAIT_SECONDS = 300.0
-COMPILE_KEYS = ("target", "platform", "overlay")
+COMPILE_KEYS = ("target", "platform", "overlay", "on_finding")
+CHECK_KEYS = ("files", "target", "platform", "on_finding")
+POLICIES = ("error", "block")
 
 
 class BadRequest(Exception):
@@ -76,10 +78,36 @@ async def compile_(request: Request) -> Response:
     body = await _json_body(request)
     _known_keys(body, COMPILE_KEYS)
     target = _string(body, "target", required=True)
+    assert target is not None
     platform = _string(body, "platform")
     overlay = _texts(body, "overlay")
-    served = await request.app.state.service.compile(target, platform, overlay)
+    on_finding = _policy(body)
+    served = await request.app.state.service.compile(target, platform, overlay, on_finding)
+    for finding in served.artifact.findings:
+        metrics.FINDINGS.labels("/v1/compile", finding.action).inc()
     return _json(artifact_json(served), _headers(served))
+
+
+async def check(request: Request) -> Response:
+    body = await _json_body(request)
+    _known_keys(body, CHECK_KEYS)
+    files = _texts(body, "files")
+    if not files:
+        raise BadRequest(
+            400,
+            HotplexError.single(
+                "'files' is missing or empty: nothing to check",
+                Span("request body", key="files"),
+                hint='e.g. {"files": {"MEMORY.md": "..."}}',
+            ),
+        )
+    target = _string(body, "target")
+    platform = _string(body, "platform")
+    on_finding = _policy(body)
+    report = await request.app.state.service.check(files, target, platform, on_finding)
+    for finding in report.findings:
+        metrics.FINDINGS.labels("/v1/check", finding.action).inc()
+    return _json(report.to_json(), {})
 
 
 async def healthz(request: Request) -> Response:
@@ -115,6 +143,7 @@ def artifact_json(served: Served) -> dict[str, object]:
         "files": [_file(path, data) for path, data in artifact.files.items()],
         "truncations": [cut.to_json() for cut in artifact.truncations],
         "warnings": list(artifact.warnings),
+        "findings": [finding.to_json() for finding in artifact.findings],
     }
 
 
@@ -132,7 +161,7 @@ def refused(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Refused)
     status = STATUS[exc.fault]
     if exc.fault is Fault.FINDING:
-        metrics.FINDINGS.labels(request.url.path).inc(len(exc.error.problems))
+        metrics.FINDINGS.labels(request.url.path, "error").inc(len(exc.error.problems))
     headers = {"Retry-After": "1"} if status == 503 else None
     return error_response(status, exc.error, headers)
 
@@ -276,6 +305,21 @@ def _string(body: Mapping[str, object], key: str, required: bool = False) -> str
         what = "missing" if key not in body else f"{_kind(value)}, not a string"
         raise BadRequest(
             400, HotplexError.single(f"{key!r} is {what}", Span("request body", key=key))
+        )
+    return value
+
+
+def _policy(body: Mapping[str, object]) -> str | None:
+    """``on_finding``: absent or null, the manifest's ``[overlay] on_finding``."""
+    value = _string(body, "on_finding")
+    if value is not None and value not in POLICIES:
+        raise BadRequest(
+            400,
+            HotplexError.single(
+                f"on_finding must be 'error' or 'block', not {value!r}",
+                Span("request body", key="on_finding"),
+                hint=suggest(value, POLICIES),
+            ),
         )
     return value
 

@@ -85,3 +85,12 @@ def wait_for_waiters(server: Server, count: int) -> None:
         if wanted in server.client.get("/metrics").text.splitlines():
             return
     raise AssertionError(f"never {count} waiting")
+
+
+def metric(server: Server, series: str) -> float:
+    """The value of one series (name and labels as /metrics writes them); 0 when absent."""
+    for line in server.client.get("/metrics").text.splitlines():
+        name, _, value = line.rpartition(" ")
+        if name == series:
+            return float(value)
+    return 0.0
