@@ -52,6 +52,15 @@ async def artifact(request: Request) -> Response:
     service = request.app.state.service
     target = request.path_params["target"]
     platform = request.query_params.get("platform")
+    if platform == "":
+        raise BadRequest(
+            400,
+            HotplexError.single(
+                "platform= is empty",
+                Span("request", key="platform"),
+                hint="leave it out for the base artifact",
+            ),
+        )
     wait = request.query_params.get("wait")
     timeout = _timeout(request.query_params.get("timeout"), wait is not None)
     if wait is None:
@@ -243,14 +252,15 @@ async def _json_body(request: Request) -> dict[str, object]:
     data = await _body(request, request.app.state.body_limit)
     try:
         body = json.loads(data)
-    except (ValueError, RecursionError) as exc:
-        where = (
-            Span.at_offset("request body", data.decode("utf-8", "replace"), exc.pos)
-            if isinstance(exc, json.JSONDecodeError)
-            else Span("request body")
-        )
-        message = exc.msg if isinstance(exc, json.JSONDecodeError) else "not JSON"
-        raise BadRequest(400, HotplexError.single(f"not JSON: {message}", where)) from None
+    except json.JSONDecodeError as exc:
+        where = Span.at_offset("request body", exc.doc, exc.pos)
+        raise BadRequest(400, HotplexError.single(f"not JSON: {exc.msg}", where)) from None
+    except UnicodeDecodeError as exc:
+        message = f"not UTF-8 text: byte {data[exc.start]:#04x} at offset {exc.start}"
+        raise BadRequest(400, HotplexError.single(message, Span("request body"))) from None
+    except RecursionError:
+        message = "not JSON this server reads: nested too deeply"
+        raise BadRequest(400, HotplexError.single(message, Span("request body"))) from None
     if not isinstance(body, dict):
         raise BadRequest(
             400,
@@ -258,7 +268,32 @@ async def _json_body(request: Request) -> dict[str, object]:
                 f"the body is {_kind(body)}, not a JSON object", Span("request body")
             ),
         )
+    _unicode(body)
     return body
+
+
+def _unicode(value: object, key: str = "") -> None:
+    """Every string of the body (keys too) is Unicode text: JSON's escapes can spell a lone
+    surrogate (``"\\ud800"``), which is no character and could reach no file."""
+    if isinstance(value, dict):
+        for name, item in value.items():
+            _unicode(name, key)
+            _unicode(item, f"{key}.{name}" if key else name)
+    elif isinstance(value, list):
+        for item in value:
+            _unicode(item, key)
+    elif isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            shown = ascii(value[exc.start])
+            raise BadRequest(
+                400,
+                HotplexError.single(
+                    f"a lone surrogate ({shown}) in a string: not Unicode text",
+                    Span("request body", key=ascii(key)[1:-1] or None),
+                ),
+            ) from None
 
 
 async def _body(request: Request, limit: int) -> bytes:
@@ -301,8 +336,14 @@ def _string(body: Mapping[str, object], key: str, required: bool = False) -> str
     value = body.get(key)
     if value is None and not required:
         return None
-    if not isinstance(value, str):
-        what = "missing" if key not in body else f"{_kind(value)}, not a string"
+    if not isinstance(value, str) or not value:
+        what = (
+            "missing"
+            if key not in body
+            else "empty"
+            if value == ""
+            else f"{_kind(value)}, not a string"
+        )
         raise BadRequest(
             400, HotplexError.single(f"{key!r} is {what}", Span("request body", key=key))
         )

@@ -171,7 +171,17 @@ def test_a_secret_in_an_overlay_is_422_at_its_place(server: Server) -> None:
             b'{"target": "cc", "overlay": {"USR.md": "x"}}',
             None,
         ),
-        (b"[" * 100_000, None),
+        (b"[" * 100_000, "request body: not JSON this server reads: nested too deeply"),
+        (b'{"target": "cc", "platform": ""}', "request body: platform: 'platform' is empty"),
+        (
+            b'{"target": "\\ud800"}',
+            "request body: target: a lone surrogate ('\\ud800') in a string: not Unicode text",
+        ),
+        (
+            b'{"target": "cc", "overlay": {"\\udc00": "x"}}',
+            "request body: overlay: a lone surrogate ('\\udc00') in a string: not Unicode text",
+        ),
+        (b'{"target": "cc"}\xff', "request body: not UTF-8 text: byte 0xff at offset 16"),
     ],
 )
 def test_a_bad_request_is_400_saying_where(server: Server, body: bytes, detail) -> None:
@@ -211,12 +221,13 @@ def test_no_route_and_wrong_methods_are_problems_too(server: Server) -> None:
 
 
 @pytest.mark.parametrize(
-    "query", ["timeout=0", "timeout=301", "timeout=nan", "timeout=5", "wait=abc"]
+    "query", ["platform=", "timeout=0", "timeout=301", "timeout=nan", "timeout=5", "wait=abc"]
 )
 def test_wait_and_timeout_are_checked(server: Server, query: str) -> None:
     answer = server.client.get(f"/v1/artifacts/cc?{query}")
     assert answer.status_code == 400
-    assert answer.json()["problems"][0]["place"] in ("request: timeout", "request: wait")
+    place = answer.json()["problems"][0]["place"]
+    assert place == f"request: {query.partition('=')[0]}"
 
 
 def test_health_readiness_metrics_and_the_document(server: Server) -> None:
