@@ -151,18 +151,18 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
 
 
 class _Token:
-    """Every route but /healthz needs ``Authorization: Bearer <token>``, compared in constant
-    time."""
+    """Every route but /healthz needs ``Authorization: Bearer <token>`` (the scheme in any
+    letter case, as RFC 9110 has it), the token compared in constant time."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
             return await self.app(scope, receive, send)
-        given = dict(scope["headers"]).get(b"authorization", b"")
-        if hmac.compare_digest(given, self.expected):
+        scheme, _, given = dict(scope["headers"]).get(b"authorization", b"").partition(b" ")
+        if scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(), self.expected):
             return await self.app(scope, receive, send)
         response = problem_response(
             401,

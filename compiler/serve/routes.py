@@ -147,8 +147,10 @@ OPENAPI = resources.files("hotplex.serve").joinpath("openapi.json").read_bytes()
 
 async def _unless_gone(request: Request, waiting: Awaitable[Served | None]) -> Served | None:
     """``waiting``'s answer, or None as soon as the client hangs up: a gateway that gave up
-    leaves no request holding until its timeout."""
+    leaves no request holding until its timeout. A refusal (an unknown platform, a broken
+    project) leaves as itself, not wrapped in the task group's ExceptionGroup."""
     answer = None
+    failed: Exception | None = None
     async with anyio.create_task_group() as group:
 
         async def hang_up() -> None:
@@ -157,8 +159,13 @@ async def _unless_gone(request: Request, waiting: Awaitable[Served | None]) -> S
             group.cancel_scope.cancel()
 
         group.start_soon(hang_up)
-        answer = await waiting
+        try:
+            answer = await waiting
+        except Exception as exc:
+            failed = exc
         group.cancel_scope.cancel()
+    if failed is not None:
+        raise failed
     return answer
 
 

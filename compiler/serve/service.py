@@ -36,9 +36,9 @@ QUIET_MS = 50
 
 class Fault(enum.Enum):
     UNKNOWN = "unknown"  # no such target or platform
-    BROKEN = "broken"  # the project on disk does not build, and no good artifact is kept
+    BROKEN = "broken"  # the project's own files do not build
     REQUEST = "request"  # the request's own input: a bad overlay key or value
-    FINDING = "finding"  # the request's text holds a secret or hidden text
+    FINDING = "finding"  # the request's text holds a finding: a secret, hidden text, injection
 
 
 class Refused(Exception):

@@ -54,6 +54,10 @@ def test_a_token_guards_every_route_but_healthz(basic: Path, tmp_path: Path) -> 
         assert wrong.status_code == 401
         right = client.get("/v1/jobs", headers={"Authorization": f"Bearer {TOKEN}"})
         assert right.status_code == 200
+        lower = client.get("/v1/jobs", headers={"Authorization": f"bearer {TOKEN}"})
+        assert lower.status_code == 200
+        basic = client.get("/v1/jobs", headers={"Authorization": f"Basic {TOKEN}"})
+        assert basic.status_code == 401
 
 
 def test_workers_share_the_socket_and_one_set_of_metrics(basic: Path, tmp_path: Path) -> None:

@@ -220,6 +220,16 @@ def test_no_route_and_wrong_methods_are_problems_too(server: Server) -> None:
     assert (wrong.status_code, wrong.headers["content-type"]) == (405, PROBLEM)
 
 
+def test_a_wait_for_what_does_not_exist_is_404(server: Server) -> None:
+    answer = server.client.get(
+        "/v1/artifacts/cc", params={"platform": "then", "wait": "0" * 64, "timeout": 5}
+    )
+    assert (answer.status_code, answer.json()["problems"][0]["hint"]) == (
+        404,
+        "platforms: slack, feishu",
+    )
+
+
 @pytest.mark.parametrize(
     "query", ["platform=", "timeout=0", "timeout=301", "timeout=nan", "timeout=5", "wait=abc"]
 )
