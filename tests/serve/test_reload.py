@@ -1,0 +1,34 @@
+"""While the server answers without pause, a source is saved (atomically, then in place) and the
+manifest broken and fixed: every answer is one whole build, never older than the files when it
+was asked for, no 5xx but the broken project's documented 503. The short form of
+``benchmarks/serve_reload.py`` (which the benchmark runs under wrk's load with 20 saves each).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hotplex_testing import benchmark
+
+SAVES = 3
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_every_answer_is_one_whole_build_while_the_files_are_saved(workers, example_copy):
+    reload_run = benchmark("serve_reload")
+    project = example_copy("basic")
+    report = reload_run.Report(SAVES, workers)
+    with reload_run.serving(project, workers) as server:
+        reload_run.run(project, server, SAVES, report)
+
+    assert report.failures == [], "\n".join(report.lines())
+    assert report.mixed == 0
+    assert report.server_errors == 0
+    assert report.behind == 0  # "file change -> next request"
+    # Every state of the atomic saves was served on both routes (each save waits for answers
+    # to requests sent after it), the broken manifest seen as documented: GET kept the last
+    # good artifact, marked stale; POST /v1/compile answered 503.
+    assert report.served_builds == 2 * (SAVES + 1)
+    assert report.stale > 0
+    assert report.broken_503 > 0
+    assert report.in_place_behind == 0
+    assert report.final_served
