@@ -125,11 +125,8 @@ def reload_under_load(project: Path, workers: int, args) -> bool:
     load_report = wrk_report(output)
     result.load_answers = load_report["requests"]
     print("\n".join(result.lines()))
-    print(
-        f"  wrk's answers by status: {load_report['status']},"
-        f" socket errors {load_report['socket_errors']}",
-        flush=True,
-    )
+    print(figure_line("  meanwhile wrk on GET", workers, load_report))
+    print(f"  wrk's answers by status: {load_report['status']}", flush=True)
     clean = load_report["status"]["5xx"] == 0 and load_report["socket_errors"] == 0
     return result.ok() and clean
 

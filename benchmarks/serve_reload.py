@@ -343,11 +343,10 @@ def save_atomically(path: Path, text: str) -> None:
 
 
 def save_in_place(path: Path, text: str) -> None:
-    """Truncate ``path`` and write the new text into the same file (same inode), as an editor
-    that saves in place does: a reader can see the file empty, or (rarely) half written."""
-    with open(path, "r+b") as handle:
-        handle.truncate(0)
-        handle.flush()
+    """Open ``path`` truncating it and write the new text into the same file (same inode), as
+    an editor that saves in place does: a reader can see the file empty, or (for a large file
+    written in several calls) cut short."""
+    with open(path, "wb") as handle:
         handle.write(text.encode("utf-8"))
 
 
@@ -370,6 +369,7 @@ class Report:
     in_place: Counter = field(default_factory=Counter)  # what in-place saves let readers see
     in_place_behind: int = 0  # answers older than the file, during in-place saves
     final_served: bool = True  # after the in-place saves settled: the final build, always
+    slowest: float = 0.0  # seconds, of any answer
 
     def ok(self) -> bool:
         return (
@@ -386,6 +386,7 @@ class Report:
             f"reload run, --workers {self.workers}, {self.saves} atomic + {self.saves} in-place"
             f" saves of {EDITED} and one broken manifest:",
             f"  responses: {self.answers} recorded with bodies"
+            f" (slowest {self.slowest * 1000:.0f} ms)"
             + (f", {self.load_answers} more to wrk" if self.load_answers else ""),
             f"  distinct builds served: {self.served_builds}",
             f"  mixed bodies: {self.mixed}",
@@ -477,6 +478,7 @@ def _await_settled(path: Path) -> None:
 def _judge(recorder: Recorder, builds: Builds, timeline: Timeline, report: Report) -> None:
     report.answers = len(recorder.answers)
     report.failures += recorder.failures
+    report.slowest = max((a.answered - a.sent for a in recorder.answers), default=0.0)
     served = set()
     last = timeline.saves[-1][1] if timeline.saves else 0
     for answer in recorder.answers:
