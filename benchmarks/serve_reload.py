@@ -148,6 +148,7 @@ class Server:
 
     port: int
     unix: Path | None
+    token: str | None
     process: subprocess.Popen
     log: Path
 
@@ -159,14 +160,19 @@ class Server:
             return UnixConnection(self.unix, EVENT_TIMEOUT)
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=EVENT_TIMEOUT)
 
+    def headers(self, body: bytes | None) -> dict[str, str]:
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        if self.token is not None:
+            headers["Authorization"] = f"Bearer {self.token}"
+        return headers
+
     def request(
         self, method: str, path: str, body: bytes | None = None
     ) -> tuple[int, dict[str, str], bytes]:
         """One request on a new connection: status, headers (lower-case names), body."""
         connection = self.connection()
         try:
-            headers = {"Content-Type": "application/json"} if body is not None else {}
-            connection.request(method, path, body=body, headers=headers)
+            connection.request(method, path, body=body, headers=self.headers(body))
             response = connection.getresponse()
             headers = {k.lower(): v for k, v in response.getheaders()}
             return response.status, headers, response.read()
@@ -178,17 +184,24 @@ _LISTENING = re.compile(r"listening on (?:http://127\.0\.0\.1:(\d+)|unix:)")
 
 
 @contextlib.contextmanager
-def serving(project: Path, workers: int = 1, unix: Path | None = None) -> Iterator[Server]:
+def serving(
+    project: Path, workers: int = 1, unix: Path | None = None, token: str | None = None
+) -> Iterator[Server]:
     """``hotplex -C project serve`` on a free loopback port (``--port 0``) or on the Unix socket
     ``unix``, ready (``/readyz`` answers 200) when this yields; stopped with SIGTERM afterwards.
-    Its output goes to a log file beside ``project``."""
+    With ``token``, the server requires it (``--token-file``). Its output goes to a log file
+    beside ``project``."""
     log = project.parent / f"serve-{project.name}-{workers}.log"
     where = ["--unix", str(unix)] if unix is not None else ["--port", "0"]
     argv = [str(HOTPLEX), "-C", str(project), "serve", *where, "--workers", str(workers)]
+    if token is not None:
+        token_file = project.parent / "serve-token"
+        token_file.write_text(token + "\n", encoding="utf-8")
+        argv += ["--token-file", str(token_file)]
     with open(log, "wb") as sink:
         process = subprocess.Popen(argv, stdout=sink, stderr=subprocess.STDOUT)
     try:
-        server = Server(_port(process, log), unix, process, log)
+        server = Server(_port(process, log), unix, token, process, log)
         status, _, body = server.request("GET", "/readyz")
         if status != 200:
             raise RuntimeError(f"hotplex serve is not ready: {status} {body[:500]!r}")
@@ -266,8 +279,7 @@ class Recorder:
             turn += 1
             sent = time.monotonic()
             try:
-                headers = {"Content-Type": "application/json"} if body else {}
-                connection.request(method, path, body=body, headers=headers)
+                connection.request(method, path, body=body, headers=self.server.headers(body))
                 response = connection.getresponse()
                 answer = _answer(
                     route, sent, response.status, response.getheaders(), response.read()

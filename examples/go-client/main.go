@@ -158,9 +158,9 @@ func (c *Client) Jobs(ctx context.Context) ([]Job, error) {
 }
 
 // Artifact fetches an artifact: GET /v1/artifacts/{target}. With etag set it is sent as
-// If-None-Match, and (nil, nil) means the artifact is unchanged (304). With wait, the server
-// holds the request until the artifact differs from etag, or its timeout passes (then 304).
-func (c *Client) Artifact(ctx context.Context, target, platform, etag string, wait bool) (*Artifact, error) {
+// If-None-Match, and (nil, nil) means the artifact is unchanged (304). With wait > 0, the server
+// holds the request until the artifact differs from etag, or wait passes (then 304).
+func (c *Client) Artifact(ctx context.Context, target, platform, etag string, wait time.Duration) (*Artifact, error) {
 	query := url.Values{}
 	if platform != "" {
 		query.Set("platform", platform)
@@ -168,8 +168,9 @@ func (c *Client) Artifact(ctx context.Context, target, platform, etag string, wa
 	header := http.Header{}
 	if etag != "" {
 		header.Set("If-None-Match", etag)
-		if wait {
+		if wait > 0 {
 			query.Set("wait", etag)
+			query.Set("timeout", fmt.Sprintf("%g", wait.Seconds()))
 		}
 	}
 	path := "/v1/artifacts/" + url.PathEscape(target)
@@ -235,13 +236,13 @@ func run(ctx context.Context, client *Client, target, platform string, wait time
 	}
 	fmt.Println("jobs:", strings.Join(names, " "))
 
-	artifact, err := client.Artifact(ctx, target, platform, "", false)
+	artifact, err := client.Artifact(ctx, target, platform, "", 0)
 	if err != nil {
 		return fmt.Errorf("artifact: %w", err)
 	}
 	fmt.Printf("artifact: %s %d bytes, etag %s\n", artifact.Path, len(artifact.Text), artifact.ETag)
 
-	again, err := client.Artifact(ctx, target, platform, artifact.ETag, false)
+	again, err := client.Artifact(ctx, target, platform, artifact.ETag, 0)
 	if err != nil {
 		return fmt.Errorf("artifact again: %w", err)
 	}
@@ -252,14 +253,12 @@ func run(ctx context.Context, client *Client, target, platform string, wait time
 
 	if wait > 0 {
 		fmt.Println("waiting for a change ...")
-		waitCtx, cancel := context.WithTimeout(ctx, wait)
-		changed, err := client.Artifact(waitCtx, target, platform, artifact.ETag, true)
-		cancel()
+		changed, err := client.Artifact(ctx, target, platform, artifact.ETag, wait)
 		switch {
 		case err != nil:
 			return fmt.Errorf("wait: %w", err)
 		case changed == nil:
-			fmt.Println("no change before the server's timeout")
+			fmt.Printf("no change in %s\n", wait)
 		default:
 			fmt.Printf("changed: %s %d bytes, etag %s\n", changed.Path, len(changed.Text), changed.ETag)
 		}
@@ -294,7 +293,7 @@ func main() {
 	tokenFile := flag.String("token-file", "", "a file holding the bearer token")
 	target := flag.String("target", "cc", "the target to fetch and compile")
 	platform := flag.String("platform", "", "the platform, for a target with platforms")
-	wait := flag.Duration("wait", 0, "also wait this long for a change to be built (0: skip)")
+	wait := flag.Duration("wait", 0, "also wait up to this long for a change to be built (0: skip)")
 	flag.Parse()
 
 	token := ""
@@ -307,7 +306,9 @@ func main() {
 		token = strings.TrimSpace(string(data))
 	}
 	client := NewClient(*server, *socket, token)
-	if err := run(context.Background(), client, *target, *platform, *wait); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), *wait+30*time.Second)
+	defer cancel()
+	if err := run(ctx, client, *target, *platform, *wait); err != nil {
 		fmt.Fprintln(os.Stderr, "hotplex-go-client:", err)
 		os.Exit(1)
 	}

@@ -95,16 +95,24 @@ def test_the_go_client_makes_a_gateways_calls(client, example_copy):
     assert "MEMORY.md:6" in lines[7]
 
 
-def test_the_go_client_talks_to_a_unix_socket(client, example_copy, tmp_path):
+def test_the_go_client_talks_to_a_unix_socket_with_a_token(client, example_copy, tmp_path):
     reload_run = benchmark("serve_reload")
     project = example_copy("basic")
     socket = tmp_path / "hotplex.sock"
-    with reload_run.serving(project, unix=socket):
+    token = tmp_path / "token"
+    token.write_text("go-client-test-token-0123456789\n")
+    with reload_run.serving(project, unix=socket, token=token.read_text().strip()):
+        refused = subprocess.run(
+            [str(client), "-unix", str(socket)], capture_output=True, text=True, timeout=RUN_TIMEOUT
+        )
+        where = ["-unix", str(socket), "-token-file", str(token)]
         done = subprocess.run(
-            [str(client), "-unix", str(socket), "-target", "ocs", "-platform", "feishu"],
+            [str(client), *where, "-target", "ocs", "-platform", "feishu"],
             capture_output=True,
             text=True,
             timeout=RUN_TIMEOUT,
         )
+    assert refused.returncode == 1
+    assert refused.stderr.startswith("hotplex-go-client: jobs: 401 Unauthorized: this server needs")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1].startswith("artifact: dist/ocs/feishu/payload.json ")
