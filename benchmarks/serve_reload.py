@@ -374,7 +374,7 @@ class Report:
     served_builds: int = 0  # distinct legitimate builds served in the atomic phase (both routes)
     mixed: int = 0  # 200 bodies that are no legitimate build (atomic phase): must be 0
     server_errors: int = 0  # 5xx other than the documented 503: must be 0
-    broken_503: int = 0  # 503 answers naming the broken manifest (documented)
+    broken_503: Counter = field(default_factory=Counter)  # per route: 503 naming the manifest
     stale: int = 0  # 200 answers marked stale (the last good artifact while broken)
     failures: list[str] = field(default_factory=list)  # connection errors, 5xx details
     behind: int = 0  # 200 answers (not stale) older than the file when the request was sent
@@ -403,7 +403,8 @@ class Report:
             f"  distinct builds served: {self.served_builds}",
             f"  mixed bodies: {self.mixed}",
             f"  5xx other than the documented 503: {self.server_errors};"
-            f" 503 naming the broken manifest: {self.broken_503};"
+            f" 503 naming the broken manifest: {self.broken_503['compile']} to POST /v1/compile,"
+            f" {self.broken_503['artifact']} to GET /v1/artifacts;"
             f" stale 200 (last good artifact): {self.stale}",
             f"  answers older than the file when the request was sent: {self.behind}",
             f"  during in-place saves, 200 bodies were: {seen or 'none'}"
@@ -497,7 +498,7 @@ def _judge(recorder: Recorder, builds: Builds, timeline: Timeline, report: Repor
         if answer.status >= 500:
             documented = answer.answered >= timeline.broken and answer.sent < timeline.in_place
             if answer.status == 503 and MANIFEST in answer.problem and documented:
-                report.broken_503 += 1
+                report.broken_503[answer.route] += 1
             else:
                 report.server_errors += 1
                 report.failures.append(f"{answer.route} {answer.status}: {answer.problem}")

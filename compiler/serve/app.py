@@ -102,6 +102,10 @@ async def _lifespan(app: Starlette) -> AsyncIterator[None]:
     service: Service = app.state.service
     watcher = asyncio.create_task(service.watch())
     _release_waiters_on_signals(service)
+    # Every process starts holding every job's artifact, as `hotplex build` leaves dist/: if the
+    # project breaks before a job was asked for, GET still has a last good one to serve, stale.
+    with contextlib.suppress(Refused):
+        await service.ready()
     try:
         yield
     finally:

@@ -75,9 +75,7 @@ class Service:
         """The artifact as the files are now; the last good one, marked stale, while they do
         not build."""
         try:
-            artifact = await self._run(
-                functools.partial(self._base, target, platform), Fault.BROKEN
-            )
+            served = await self._current(target, platform)
         except Refused as refused:
             metrics.COMPILES.labels("artifact", "error").inc()
             good = self._good.get((target, platform))
@@ -85,6 +83,12 @@ class Service:
                 raise
             return attrs.evolve(good, stale=refused.error)
         metrics.COMPILES.labels("artifact", "ok").inc()
+        return served
+
+    async def _current(self, target: str, platform: str | None) -> Served:
+        """The base artifact as the files are now, kept as the last good one (whichever route
+        compiled it: every process that answered for a job has one to serve stale)."""
+        artifact = await self._run(functools.partial(self._base, target, platform), Fault.BROKEN)
         good = self._good.get((target, platform))
         if good is not None and good.artifact is artifact:
             return good
@@ -98,27 +102,27 @@ class Service:
         self, target: str, platform: str | None, overlay: Mapping[str, str]
     ) -> Served:
         """A per-user compile. The base artifact is compiled first, so that an error in the
-        project's own files is told apart from one in the request's."""
-        await self._run(functools.partial(self._base, target, platform), Fault.BROKEN)
+        project's own files is told apart from one in the request's; and again when the
+        overlay's compile fails, as the project may have been saved broken in between (its
+        error is then no fault of the request: 503, not 400 or 422)."""
+        await self._current(target, platform)
         compile_ = functools.partial(self.project.compile, target, platform, overlay)
         try:
             artifact = await self._run(compile_, Fault.REQUEST)
         except Refused:
             metrics.COMPILES.labels("overlay", "error").inc()
+            await self._current(target, platform)
             raise
         metrics.COMPILES.labels("overlay", "ok").inc()
         return Served(artifact, set_digest(artifact.files))
 
     async def ready(self) -> int:
-        """How many jobs build now; ``Refused`` with the first error while one does not."""
-
-        def every() -> int:
-            jobs = self.project.jobs()
-            for job in jobs:
-                self.project.compile(job.target.name, job.platform)
-            return len(jobs)
-
-        return await self._run(every, Fault.BROKEN)
+        """How many jobs build now, each kept as its last good artifact; ``Refused`` with the
+        first error while one does not."""
+        jobs = await self.jobs()
+        for target, _worker, platform in jobs:
+            await self._current(target, platform)
+        return len(jobs)
 
     async def changed(self, target: str, platform: str | None, etag: str, seconds: float):
         """The artifact once its digest is not ``etag``; None when ``seconds`` pass (or the
