@@ -33,3 +33,17 @@ def test_every_answer_is_one_whole_build_while_the_files_are_saved(workers, exam
     assert report.broken_503["artifact"] == 0  # it had a good one to serve
     assert report.in_place_behind == 0
     assert report.final_served
+
+
+def test_a_job_never_asked_for_is_served_stale_once_the_project_breaks(example_copy):
+    """Each server process compiles every job at its start, as `hotplex build` leaves dist/:
+    a job nobody asked for before the manifest broke still has a last good artifact."""
+    reload_run = benchmark("serve_reload")
+    project = example_copy("basic")
+    with reload_run.serving(project) as server:
+        reload_run.save_atomically(project / "hotplex.toml", reload_run.BROKEN_MANIFEST)
+        status, headers, _ = server.request("GET", "/v1/artifacts/ocs?platform=feishu")
+        ready, _, problem = server.request("GET", "/readyz")
+    assert (status, headers.get("hotplex-stale")) == (200, "true")
+    assert ready == 503
+    assert b"hotplex.toml:2:15" in problem
