@@ -27,6 +27,27 @@ def _check(command: argparse.ArgumentParser) -> None:
     command.add_argument("--json", action="store_true")
     command.add_argument("--diff", action="store_true", help="show what a build would change")
     _jobs_option(command)
+    _overlay_option(
+        command,
+        "check these per-user files instead of the artifacts: every finding, size and cut"
+        " (FILE of the sources folder, its text read from PATH)",
+    )
+    command.add_argument("--platform", default=None, help="with --overlay: the artifact to size")
+    _on_finding_option(command)
+
+
+def _overlay_option(command: argparse.ArgumentParser, help: str) -> None:
+    command.add_argument("--overlay", action="append", default=[], metavar="FILE=PATH", help=help)
+
+
+def _on_finding_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--on-finding",
+        choices=("error", "block"),
+        default=None,
+        help="what a finding in an --overlay file does (default: the manifest's [overlay]"
+        " on_finding): fail, or block the entry holding it",
+    )
 
 
 def _graph(command: argparse.ArgumentParser) -> None:
@@ -41,13 +62,11 @@ def _show(command: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="another file of the artifact folder, e.g. agents/reviewer.md (a sub-agent)",
     )
-    command.add_argument(
-        "--overlay",
-        action="append",
-        default=[],
-        metavar="FILE=PATH",
-        help="compile as if FILE of the sources folder held PATH's text (e.g. USER.md=alice.md)",
+    _overlay_option(
+        command,
+        "compile as if FILE of the sources folder held PATH's text (e.g. USER.md=alice.md)",
     )
+    _on_finding_option(command)
 
 
 def _stats(command: argparse.ArgumentParser) -> None:
@@ -188,9 +207,7 @@ def parser(argv: list[str]) -> argparse.ArgumentParser:
         )
     named = _command_in(argv)
     for name, (text, add_arguments) in COMMANDS.items():
-        command = commands.add_parser(
-            name, parents=[common], help=text, formatter_class=_Formatter
-        )
+        command = commands.add_parser(name, parents=[common], help=text, formatter_class=_Formatter)
         if named in (None, name):
             add_arguments(command)
     return top

@@ -281,6 +281,13 @@ def _print_built(rebuilt, explain: bool) -> None:
 def cmd_check(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.build import current, run
 
+    if args.overlay:
+        return _check_overlay(args, root, manifest)
+    if args.platform is not None or args.on_finding is not None:
+        raise HotplexError.single(
+            "--platform and --on-finding go with --overlay (check per-user files)",
+            hint="hotplex check cc --overlay MEMORY.md=new-memory.md --on-finding block",
+        )
     request = _request(args, root, manifest, check=True)
     reports = None if args.json else current(request)
     if reports is not None:  # up to date, said from the log's reports without making records
@@ -310,6 +317,49 @@ def cmd_check(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
         return EXIT_FAILED
     print(f"hotplex: {len(outcome.jobs)} artifact set(s) up to date")
     return EXIT_OK
+
+
+def _check_overlay(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    """``check --overlay``: the memory write guard, as ``Project.check``; exit 1 when a
+    finding would fail a compile or be blocked."""
+    from hotplex.api import Project
+    from hotplex.sources.overlay import read_arguments
+
+    if len(args.targets) > 1:
+        raise HotplexError.single(
+            f"check --overlay sizes one target's artifact, not {len(args.targets)}",
+            hint="name one target, or none for every target",
+        )
+    files = read_arguments(args.overlay)
+    project = Project.load(root, manifest)
+    target = args.targets[0] if args.targets else None
+    report = project.check(files, target, args.platform, on_finding=args.on_finding)
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        return EXIT_OK if report.ok else EXIT_FAILED
+    from hotplex.console import colour
+    from hotplex.errors import visible
+
+    for finding in report.findings:
+        shade = "dim" if finding.action == "escaped" else "red"
+        print(f"{colour(finding.action, shade)}: {visible(finding.describe())}")
+        if finding.hint:
+            print(f"  hint: {visible(finding.hint)}")
+    for file in report.files:
+        print(f"{visible(file.file)}: {file.bytes} bytes, {file.chars} characters")
+    for job in report.jobs:
+        where = f"{job.target}/{job.platform or 'default'}"
+        for size in job.sizes:
+            print(f"{where} {size.name}: {size.injected} of {size.raw} {size.unit} injected")
+        for cut in job.truncations:
+            print(f"{where}: {visible(cut.describe())}")
+    failing = [f for f in report.findings if f.action != "escaped"]
+    print(
+        f"hotplex: {len(failing)} finding(s) to fix in {len(report.files)} file(s)"
+        if failing
+        else f"hotplex: {len(report.files)} file(s) clean"
+    )
+    return EXIT_OK if report.ok else EXIT_FAILED
 
 
 def _print_current(jobs: list, warnings: list[str]) -> int:
@@ -358,7 +408,7 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
 
     overlay = read_arguments(args.overlay)
     project = Project.load(root, manifest)
-    artifact = project.compile(args.target, args.platform, overlay)
+    artifact = project.compile(args.target, args.platform, overlay, on_finding=args.on_finding)
     if args.file is None:
         sys.stdout.write(artifact.text)
     else:
@@ -370,6 +420,8 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
         warn(line)
     for text in artifact.warnings:
         warn(text)
+    for finding in artifact.findings:
+        warn(f"blocked an entry: {finding.describe()}")
     target = next(t for t in project.model.manifest.target if t.name == args.target)
     if raw_copies.raw_sources(project.model, target):
         warn(raw_copies.status(project.model, target))

@@ -71,6 +71,7 @@ ROUTES = [
     Route("/v1/jobs", routes.jobs, methods=["GET"]),
     Route("/v1/artifacts/{target}", routes.artifact, methods=["GET"]),
     Route("/v1/compile", routes.compile_, methods=["POST"]),
+    Route("/v1/check", routes.check, methods=["POST"]),
     Route("/healthz", routes.healthz, methods=["GET"]),
     Route("/readyz", routes.readyz, methods=["GET"]),
     Route("/metrics", routes.metrics_route, methods=["GET"]),

@@ -34,7 +34,9 @@ COMPILES = Counter(
     ["kind", "outcome"],
 )
 FINDINGS = Counter(
-    "hotplex_findings_total", "Findings (secrets, hidden text, ...) reported to clients", ["route"]
+    "hotplex_findings_total",
+    "Findings (secrets, hidden text, injection) reported to clients, by what they caused",
+    ["route", "action"],
 )
 RELOADS = Counter("hotplex_reloads_total", "Artifacts served anew because their files changed")
 WAITING = Gauge(

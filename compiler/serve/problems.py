@@ -28,7 +28,9 @@ def problem_response(
     }
     if problems:
         body["problems"] = [_problem(p) for p in problems]
-    data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    # A message quotes what the client sent; backslashreplace keeps even a lone surrogate in
+    # it from turning an error into a crash.
+    data = json.dumps(body, ensure_ascii=False).encode("utf-8", "backslashreplace")
     return Response(data, status, headers=dict(headers or {}), media_type=MEDIA_TYPE)
 
 

@@ -25,7 +25,9 @@ STATUS = {Fault.UNKNOWN: 404, Fault.BROKEN: 503, Fault.REQUEST: 400, Fault.FINDI
 STALE_HEADER = "Hotplex-Stale"
 WAIT_SECONDS = 30.0  # ?wait= without ?timeout=
 MAX_WAIT_SECONDS = 300.0
-COMPILE_KEYS = ("target", "platform", "overlay")
+COMPILE_KEYS = ("target", "platform", "overlay", "on_finding")
+CHECK_KEYS = ("files", "target", "platform", "on_finding")
+POLICIES = ("error", "block")
 
 
 class BadRequest(Exception):
@@ -50,12 +52,21 @@ async def artifact(request: Request) -> Response:
     service = request.app.state.service
     target = request.path_params["target"]
     platform = request.query_params.get("platform")
+    if platform == "":
+        raise BadRequest(
+            400,
+            HotplexError.single(
+                "platform= is empty",
+                Span("request", key="platform"),
+                hint="leave it out for the base artifact",
+            ),
+        )
     wait = request.query_params.get("wait")
     timeout = _timeout(request.query_params.get("timeout"), wait is not None)
     if wait is None:
         served = await service.artifact(target, platform)
     else:
-        etag = _tags(wait)[0] if _tags(wait) else wait
+        etag = _etag(wait)
         metrics.WAITING.inc()
         try:
             served = await service.changed(target, platform, etag, timeout)
@@ -76,10 +87,36 @@ async def compile_(request: Request) -> Response:
     body = await _json_body(request)
     _known_keys(body, COMPILE_KEYS)
     target = _string(body, "target", required=True)
+    assert target is not None
     platform = _string(body, "platform")
     overlay = _texts(body, "overlay")
-    served = await request.app.state.service.compile(target, platform, overlay)
+    on_finding = _policy(body)
+    served = await request.app.state.service.compile(target, platform, overlay, on_finding)
+    for finding in served.artifact.findings:
+        metrics.FINDINGS.labels("/v1/compile", finding.action).inc()
     return _json(artifact_json(served), _headers(served))
+
+
+async def check(request: Request) -> Response:
+    body = await _json_body(request)
+    _known_keys(body, CHECK_KEYS)
+    files = _texts(body, "files")
+    if not files:
+        raise BadRequest(
+            400,
+            HotplexError.single(
+                "'files' is missing or empty: nothing to check",
+                Span("request body", key="files"),
+                hint='e.g. {"files": {"MEMORY.md": "..."}}',
+            ),
+        )
+    target = _string(body, "target")
+    platform = _string(body, "platform")
+    on_finding = _policy(body)
+    report = await request.app.state.service.check(files, target, platform, on_finding)
+    for finding in report.findings:
+        metrics.FINDINGS.labels("/v1/check", finding.action).inc()
+    return _json(report.to_json(), {})
 
 
 async def healthz(request: Request) -> Response:
@@ -115,6 +152,7 @@ def artifact_json(served: Served) -> dict[str, object]:
         "files": [_file(path, data) for path, data in artifact.files.items()],
         "truncations": [cut.to_json() for cut in artifact.truncations],
         "warnings": list(artifact.warnings),
+        "findings": [finding.to_json() for finding in artifact.findings],
     }
 
 
@@ -132,7 +170,7 @@ def refused(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Refused)
     status = STATUS[exc.fault]
     if exc.fault is Fault.FINDING:
-        metrics.FINDINGS.labels(request.url.path).inc(len(exc.error.problems))
+        metrics.FINDINGS.labels(request.url.path, "error").inc(len(exc.error.problems))
     headers = {"Retry-After": "1"} if status == 503 else None
     return error_response(status, exc.error, headers)
 
@@ -172,6 +210,21 @@ def _tags(header: str) -> list[str]:
     return tags
 
 
+def _etag(text: str) -> str:
+    """The ETag a ``?wait=`` names, quoted or not: a sha256 this server gave."""
+    tag = text.removeprefix("W/").strip('"')
+    if len(tag) != 64 or not all(c in "0123456789abcdef" for c in tag):
+        raise BadRequest(
+            400,
+            HotplexError.single(
+                "wait: not an ETag of this server (64 hex digits, quoted or not)",
+                Span("request", key="wait"),
+                hint="pass the ETag header of the artifact you hold",
+            ),
+        )
+    return tag
+
+
 def _timeout(text: str | None, waiting: bool) -> float:
     if text is None:
         return WAIT_SECONDS
@@ -199,14 +252,15 @@ async def _json_body(request: Request) -> dict[str, object]:
     data = await _body(request, request.app.state.body_limit)
     try:
         body = json.loads(data)
-    except (ValueError, RecursionError) as exc:
-        where = (
-            Span.at_offset("request body", data.decode("utf-8", "replace"), exc.pos)
-            if isinstance(exc, json.JSONDecodeError)
-            else Span("request body")
-        )
-        message = exc.msg if isinstance(exc, json.JSONDecodeError) else "not JSON"
-        raise BadRequest(400, HotplexError.single(f"not JSON: {message}", where)) from None
+    except json.JSONDecodeError as exc:
+        where = Span.at_offset("request body", exc.doc, exc.pos)
+        raise BadRequest(400, HotplexError.single(f"not JSON: {exc.msg}", where)) from None
+    except UnicodeDecodeError as exc:
+        message = f"not UTF-8 text: byte {data[exc.start]:#04x} at offset {exc.start}"
+        raise BadRequest(400, HotplexError.single(message, Span("request body"))) from None
+    except RecursionError:
+        message = "not JSON this server reads: nested too deeply"
+        raise BadRequest(400, HotplexError.single(message, Span("request body"))) from None
     if not isinstance(body, dict):
         raise BadRequest(
             400,
@@ -214,7 +268,32 @@ async def _json_body(request: Request) -> dict[str, object]:
                 f"the body is {_kind(body)}, not a JSON object", Span("request body")
             ),
         )
+    _unicode(body)
     return body
+
+
+def _unicode(value: object, key: str = "") -> None:
+    """Every string of the body (keys too) is Unicode text: JSON's escapes can spell a lone
+    surrogate (``"\\ud800"``), which is no character and could reach no file."""
+    if isinstance(value, dict):
+        for name, item in value.items():
+            _unicode(name, key)
+            _unicode(item, f"{key}.{name}" if key else name)
+    elif isinstance(value, list):
+        for item in value:
+            _unicode(item, key)
+    elif isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            shown = ascii(value[exc.start])
+            raise BadRequest(
+                400,
+                HotplexError.single(
+                    f"a lone surrogate ({shown}) in a string: not Unicode text",
+                    Span("request body", key=ascii(key)[1:-1] or None),
+                ),
+            ) from None
 
 
 async def _body(request: Request, limit: int) -> bytes:
@@ -257,10 +336,31 @@ def _string(body: Mapping[str, object], key: str, required: bool = False) -> str
     value = body.get(key)
     if value is None and not required:
         return None
-    if not isinstance(value, str):
-        what = "missing" if key not in body else f"{_kind(value)}, not a string"
+    if not isinstance(value, str) or not value:
+        what = (
+            "missing"
+            if key not in body
+            else "empty"
+            if value == ""
+            else f"{_kind(value)}, not a string"
+        )
         raise BadRequest(
             400, HotplexError.single(f"{key!r} is {what}", Span("request body", key=key))
+        )
+    return value
+
+
+def _policy(body: Mapping[str, object]) -> str | None:
+    """``on_finding``: absent or null, the manifest's ``[overlay] on_finding``."""
+    value = _string(body, "on_finding")
+    if value is not None and value not in POLICIES:
+        raise BadRequest(
+            400,
+            HotplexError.single(
+                f"on_finding must be 'error' or 'block', not {value!r}",
+                Span("request body", key="on_finding"),
+                hint=suggest(value, POLICIES),
+            ),
         )
     return value
 

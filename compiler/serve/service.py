@@ -21,6 +21,7 @@ import attrs
 from hotplex.api import Artifact, Project
 from hotplex.errors import EXIT_FAILED, HotplexError
 from hotplex.fs import STATE_DIR, sha256
+from hotplex.records import CheckReport
 from hotplex.serve import metrics
 
 log = logging.getLogger("hotplex.serve")
@@ -99,14 +100,20 @@ class Service:
         return served
 
     async def compile(
-        self, target: str, platform: str | None, overlay: Mapping[str, str]
+        self,
+        target: str,
+        platform: str | None,
+        overlay: Mapping[str, str],
+        on_finding: str | None,
     ) -> Served:
         """A per-user compile. The base artifact is compiled first, so that an error in the
         project's own files is told apart from one in the request's; and again when the
         overlay's compile fails, as the project may have been saved broken in between (its
         error is then no fault of the request: 503, not 400 or 422)."""
         await self._current(target, platform)
-        compile_ = functools.partial(self.project.compile, target, platform, overlay)
+        compile_ = functools.partial(
+            self.project.compile, target, platform, overlay, on_finding=on_finding
+        )
         try:
             artifact = await self._run(compile_, Fault.REQUEST)
         except Refused:
@@ -115,6 +122,33 @@ class Service:
             raise
         metrics.COMPILES.labels("overlay", "ok").inc()
         return Served(artifact, set_digest(artifact.files))
+
+    async def check(
+        self,
+        files: Mapping[str, str],
+        target: str | None,
+        platform: str | None,
+        on_finding: str | None,
+    ) -> CheckReport:
+        """Every finding in ``files`` and what the budgets would cut (``Project.check``), once
+        the project's own files are known to build (else their error is not the request's);
+        known again when the check fails, as for ``compile``."""
+
+        async def builds() -> None:
+            if target is not None:
+                await self._run(functools.partial(self._base_of, target, platform), Fault.BROKEN)
+            else:
+                await self.ready()
+
+        await builds()
+        check = functools.partial(
+            self.project.check, files, target, platform, on_finding=on_finding
+        )
+        try:
+            return await self._run(check, Fault.REQUEST)
+        except Refused:
+            await builds()
+            raise
 
     async def ready(self) -> int:
         """How many jobs build now, each kept as its last good artifact; ``Refused`` with the
@@ -162,6 +196,15 @@ class Service:
                 self.root,
                 exc,
             )
+
+    def _base_of(self, target: str, platform: str | None) -> None:
+        """The base artifact ``Project.check`` measures against: of ``platform``, or with none
+        the target's base artifact, else its first platform (as ``check`` picks)."""
+        if platform is None:
+            jobs = [j for j in self.project.jobs() if j.target.name == target]
+            if jobs and all(j.platform is not None for j in jobs):
+                platform = jobs[0].platform
+        self._base(target, platform)
 
     def _base(self, target: str, platform: str | None) -> Artifact:
         """The base artifact; an unknown target or platform is the request's fault, but only
