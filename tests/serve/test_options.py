@@ -97,6 +97,8 @@ def test_a_broken_project_starts_and_says_so(basic: Path) -> None:
     server = start(basic)
     try:
         assert server.client.get("/readyz").status_code == 503
+        artifact = server.client.get("/v1/artifacts/cc")  # no good one was ever built
+        assert (artifact.status_code, artifact.headers["retry-after"]) == (503, "1")
     finally:
         status, _out, err = server.stop()
     assert status == 0
