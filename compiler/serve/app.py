@@ -113,6 +113,7 @@ async def _lifespan(app: Starlette) -> AsyncIterator[None]:
         watcher.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await watcher
+        metrics.process_stopped()
 
 
 def _release_waiters_on_signals(service: Service) -> None:

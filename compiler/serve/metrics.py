@@ -61,3 +61,11 @@ def exposition() -> bytes:
         multiprocess.MultiProcessCollector(registry)
         return generate_latest(registry)
     return generate_latest(REGISTRY)
+
+
+def process_stopped() -> None:
+    """A worker that stops takes its share of the live gauges (requests waiting) with it."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(os.getpid())

@@ -10,9 +10,10 @@ from __future__ import annotations
 import base64
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from importlib import resources
 
+import anyio
 from hotplex.errors import HotplexError, Span, suggest
 from hotplex.fs import sha256
 from hotplex.serve import metrics
@@ -69,7 +70,7 @@ async def artifact(request: Request) -> Response:
         etag = _etag(wait)
         metrics.WAITING.inc()
         try:
-            served = await service.changed(target, platform, etag, timeout)
+            served = await _unless_gone(request, service.changed(target, platform, etag, timeout))
         finally:
             metrics.WAITING.dec()
         if served is None:  # nothing changed in time: the client's copy is the current one
@@ -137,6 +138,23 @@ async def openapi(request: Request) -> Response:
 
 
 OPENAPI = resources.files("hotplex.serve").joinpath("openapi.json").read_bytes()
+
+
+async def _unless_gone(request: Request, waiting: Awaitable[Served | None]) -> Served | None:
+    """``waiting``'s answer, or None as soon as the client hangs up: a gateway that gave up
+    leaves no request holding until its timeout."""
+    answer = None
+    async with anyio.create_task_group() as group:
+
+        async def hang_up() -> None:
+            while (await request.receive())["type"] != "http.disconnect":
+                pass
+            group.cancel_scope.cancel()
+
+        group.start_soon(hang_up)
+        answer = await waiting
+        group.cancel_scope.cancel()
+    return answer
 
 
 def artifact_json(served: Served) -> dict[str, object]:

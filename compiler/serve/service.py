@@ -13,6 +13,7 @@ import asyncio
 import enum
 import functools
 import logging
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -20,12 +21,14 @@ import anyio.to_thread
 import attrs
 from hotplex.api import Artifact, Project
 from hotplex.errors import EXIT_FAILED, HotplexError
-from hotplex.fs import STATE_DIR, sha256
+from hotplex.fs import RACY_NS, STATE_DIR, settled, sha256, stamp
 from hotplex.records import CheckReport
 from hotplex.serve import metrics
 
 log = logging.getLogger("hotplex.serve")
 
+# A broken file modified this recently is tried again this many times (RACY_NS apart) first.
+SETTLE_TRIES = 5
 # watchfiles: a burst of changes (an editor's save) is reported once this many ms after the last.
 QUIET_MS = 50
 
@@ -222,15 +225,34 @@ class Service:
 
     async def _run(self, call, fault: Fault):
         """``call`` in a worker thread; a ``HotplexError`` leaves as ``Refused(fault)``, or as
-        a finding when it is one (``BuildFailed``) and the fault is the request's."""
-        try:
-            return await anyio.to_thread.run_sync(call)
-        except Refused:
-            raise
-        except HotplexError as exc:
-            if fault is Fault.REQUEST and exc.exit_status == EXIT_FAILED:
-                raise Refused(Fault.FINDING, exc) from None
-            raise Refused(fault, exc) from None
+        a finding when it is one (``BuildFailed``) and the fault is the request's. The
+        project's own error in a file written a moment ago (an editor still writing it in
+        place: cut in a UTF-8 character, a frontmatter not closed yet) is tried again once the
+        file has settled, a few times at most, before it counts as a broken project."""
+        tries = 1
+        while True:
+            try:
+                return await anyio.to_thread.run_sync(call)
+            except Refused:
+                raise
+            except HotplexError as exc:
+                if fault is Fault.BROKEN and tries < SETTLE_TRIES and self._settling(exc):
+                    tries += 1
+                    await anyio.sleep(RACY_NS / 1e9)
+                    continue
+                if fault is Fault.REQUEST and exc.exit_status == EXIT_FAILED:
+                    raise Refused(Fault.FINDING, exc) from None
+                raise Refused(fault, exc) from None
+
+    def _settling(self, error: HotplexError) -> bool:
+        """Whether a file an error names was modified too recently to be taken as saved."""
+        now = time.time_ns()
+        for problem in error.problems:
+            if problem.span is not None:
+                found = stamp(self.root / problem.span.file)
+                if found is not None and not settled(found, now):
+                    return True
+        return False
 
 
 class _Ignore:

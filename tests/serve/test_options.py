@@ -73,8 +73,9 @@ def test_workers_share_the_socket_and_one_set_of_metrics(basic: Path, tmp_path: 
     assert not folders[0].exists()
 
 
-def test_sigterm_lets_requests_in_flight_finish(basic: Path) -> None:
-    server = start(basic)
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_sigterm_lets_requests_in_flight_finish(basic: Path, workers: str) -> None:
+    server = start(basic, "--workers", workers)
     etag = server.client.get("/v1/artifacts/cc").headers["etag"]
     answers = []
     waiting = threading.Thread(
@@ -97,8 +98,8 @@ def test_a_broken_project_starts_and_says_so(basic: Path) -> None:
     server = start(basic)
     try:
         assert server.client.get("/readyz").status_code == 503
-        artifact = server.client.get("/v1/artifacts/cc")  # no good one was ever built
-        assert (artifact.status_code, artifact.headers["retry-after"]) == (503, "1")
+        never_built = server.client.get("/v1/artifacts/cc")
+        assert (never_built.status_code, never_built.headers["retry-after"]) == (503, "1")
     finally:
         status, _out, err = server.stop()
     assert status == 0
@@ -152,3 +153,16 @@ def test_without_a_manifest_it_says_so(tmp_path: Path, hotplex) -> None:
     result = hotplex("serve", cwd=tmp_path)
     assert result.status == 2
     assert result.stderr.startswith("no manifest: 'hotplex.toml' does not exist")
+
+
+def test_a_waiting_client_that_hangs_up_is_forgotten(basic: Path) -> None:
+    with running(basic) as server:
+        etag = server.client.get("/v1/artifacts/cc").headers["etag"].strip('"')
+        port = int(server.url.rpartition(":")[2])
+        with socket.create_connection(("127.0.0.1", port)) as raw:
+            raw.sendall(
+                f"GET /v1/artifacts/cc?wait={etag}&timeout=300 HTTP/1.1\r\n"
+                "Host: hotplex\r\n\r\n".encode()
+            )
+            wait_for_waiters(server, 1)
+        wait_for_waiters(server, 0)
