@@ -16,8 +16,10 @@ and again, and every answer must be one whole build.
    answer may be a 5xx but the documented 503 of a broken project (POST /v1/compile; GET serves
    the last good artifact, marked stale).
 4. In-place saves: SOUL.md is truncated and written ``--saves`` times, as an editor that saves
-   in place does. No 5xx; once the file has settled, every answer is the final build. What was
-   served meanwhile is counted by kind (a whole state, the empty file, a partial file).
+   in place does; every other time some 40 KB of two- and three-byte characters, written 4 KB
+   at a time. No 5xx (nor a 4xx: the request is not at fault); once the file has settled,
+   every answer is the final build. What was served meanwhile is counted by kind (a whole
+   state, the empty file, a partial file).
 
 Each save waits for an event, never for a fixed time: for the client to record answers to
 requests sent after the save. The test suite runs a short run (tests/serve/test_reload.py).
@@ -64,6 +66,7 @@ BROKEN_MANIFEST = '[project]\nname = "broken\n'  # an unterminated string: a TOM
 START_TIMEOUT = 30.0  # seconds for the server to answer /readyz
 EVENT_TIMEOUT = 20.0  # seconds for any awaited event (answers recorded, a state served)
 STOP_TIMEOUT = 15.0  # seconds for the server to exit after SIGTERM
+PIECE = 4096  # bytes per write of an in-place save
 ANSWERS_PER_STATE = 6  # answers to requests sent after a save, before the next save
 
 
@@ -72,11 +75,15 @@ def user_overlay() -> dict[str, str]:
     return user_files(0, random.Random(25), logs=False)
 
 
-def state_text(original: str, number: int) -> str:
-    """SOUL.md in state ``number`` (0: as shipped)."""
+def state_text(original: str, number: int, large: bool = False) -> str:
+    """SOUL.md in state ``number`` (0: as shipped); ``large``: some 40 KB more, of lines with
+    two-byte and three-byte characters, which a save in pieces can cut in the middle of."""
     if number == 0:
         return original
-    return original + f"\n- Revision {number}: {'keep answers short. ' * (number % 4)}\n"
+    text = original + f"\n- Revision {number}: {'keep answers short. ' * (number % 4)}\n"
+    if large:
+        text += "".join(f"- Größe {i} der Revision {number}: ✓ übergroß\n" for i in range(1000))
+    return text
 
 
 # --- the set of legitimate builds -------------------------------------------------------------
@@ -356,10 +363,12 @@ def save_atomically(path: Path, text: str) -> None:
 
 def save_in_place(path: Path, text: str) -> None:
     """Open ``path`` truncating it and write the new text into the same file (same inode), as
-    an editor that saves in place does: a reader can see the file empty, or (for a large file
-    written in several calls) cut short."""
-    with open(path, "wb") as handle:
-        handle.write(text.encode("utf-8"))
+    an editor that saves in place does, in pieces of PIECE bytes as a buffered stream writes
+    a large file: a reader can see the file empty, or cut short (in a character, too)."""
+    data = text.encode("utf-8")
+    with open(path, "wb", buffering=0) as handle:
+        for start in range(0, len(data), PIECE):
+            handle.write(data[start : start + PIECE])
 
 
 # --- the run ----------------------------------------------------------------------------------
@@ -436,7 +445,8 @@ def run(project: Path, server: Server, saves: int, report: Report) -> None:
     soul = project / EDITED
     original = soul.read_text(encoding="utf-8")
     overlay = user_overlay()
-    states = {n: state_text(original, n) for n in range(2 * saves + 1)}
+    # In place, every other save is large and written in pieces.
+    states = {n: state_text(original, n, n > saves and n % 2 == 0) for n in range(2 * saves + 1)}
     builds = legitimate_builds(project, {**states, EMPTY: ""}, overlay)
     manifest = project / MANIFEST
     good_manifest = manifest.read_text(encoding="utf-8")
