@@ -4,9 +4,10 @@ and again, and every answer must be one whole build.
     python benchmarks/serve_reload.py [--saves 20] [--workers 1]
 
 1. Every state the run will give the sources is compiled beforehand with the library, in a
-   scratch copy of the project: the set of legitimate builds (their ETags, which are the sha256 of
-   the artifact set's files), for ``GET /v1/artifacts/{target}`` and for ``POST /v1/compile``
-   with an 8 KB MEMORY.md overlay.
+   scratch copy of the project: the set of legitimate builds, as the sha256 of the 200 body the
+   server sends for each (rendered by its own ``artifact_json``), for
+   ``GET /v1/artifacts/{target}`` and for ``POST /v1/compile`` with an 8 KB MEMORY.md overlay.
+   Each 200 body's ETag, ``sha256`` field and the digest of the files it carries must agree.
 2. A server runs on a copy of ``examples/basic``; a Python client with a thread pool reads both
    routes without pause and keeps every answer's status and body (``bench_serve.py`` runs this
    under wrk's load on the artifact route, which counts statuses but keeps no bodies).
