@@ -32,9 +32,22 @@ POLICIES = ("error", "block")
 
 
 class BadRequest(Exception):
-    def __init__(self, status: int, error: HotplexError) -> None:
+    """A request refused before the service sees it, with the place of what is wrong in it."""
+
+    def __init__(
+        self, message: str, where: Span | None, hint: str | None = None, status: int = 400
+    ) -> None:
+        super().__init__(message)
         self.status = status
-        self.error = error
+        self.error = HotplexError.single(message, where, hint)
+
+
+def _query(key: str) -> Span:
+    return Span("request", key=key)
+
+
+def _body_at(key: str | None = None) -> Span:
+    return Span("request body", key=key)
 
 
 async def jobs(request: Request) -> Response:
@@ -55,12 +68,7 @@ async def artifact(request: Request) -> Response:
     platform = request.query_params.get("platform")
     if platform == "":
         raise BadRequest(
-            400,
-            HotplexError.single(
-                "platform= is empty",
-                Span("request", key="platform"),
-                hint="leave it out for the base artifact",
-            ),
+            "platform= is empty", _query("platform"), "leave it out for the base artifact"
         )
     wait = request.query_params.get("wait")
     timeout = _timeout(request.query_params.get("timeout"), wait is not None)
@@ -104,12 +112,9 @@ async def check(request: Request) -> Response:
     files = _texts(body, "files")
     if not files:
         raise BadRequest(
-            400,
-            HotplexError.single(
-                "'files' is missing or empty: nothing to check",
-                Span("request body", key="files"),
-                hint='e.g. {"files": {"MEMORY.md": "..."}}',
-            ),
+            "'files' is missing or empty: nothing to check",
+            _body_at("files"),
+            'e.g. {"files": {"MEMORY.md": "..."}}',
         )
     target = _string(body, "target")
     platform = _string(body, "platform")
@@ -233,12 +238,9 @@ def _etag(text: str) -> str:
     tag = text.removeprefix("W/").strip('"')
     if len(tag) != 64 or not all(c in "0123456789abcdef" for c in tag):
         raise BadRequest(
-            400,
-            HotplexError.single(
-                "wait: not an ETag of this server (64 hex digits, quoted or not)",
-                Span("request", key="wait"),
-                hint="pass the ETag header of the artifact you hold",
-            ),
+            "wait: not an ETag of this server (64 hex digits, quoted or not)",
+            _query("wait"),
+            "pass the ETag header of the artifact you hold",
         )
     return tag
 
@@ -251,18 +253,12 @@ def _timeout(text: str | None, waiting: bool) -> float:
     except ValueError:
         seconds = math.nan
     if not waiting or not 0 < seconds <= MAX_WAIT_SECONDS:
-        raise BadRequest(
-            400,
-            HotplexError.single(
-                f"timeout={text!r}: "
-                + (
-                    f"a number of seconds, more than 0 and at most {MAX_WAIT_SECONDS:g}"
-                    if waiting
-                    else "only a request with ?wait= waits"
-                ),
-                Span("request", key="timeout"),
-            ),
+        why = (
+            f"a number of seconds, more than 0 and at most {MAX_WAIT_SECONDS:g}"
+            if waiting
+            else "only a request with ?wait= waits"
         )
+        raise BadRequest(f"timeout={text!r}: {why}", _query("timeout"))
     return seconds
 
 
@@ -272,20 +268,14 @@ async def _json_body(request: Request) -> dict[str, object]:
         body = json.loads(data)
     except json.JSONDecodeError as exc:
         where = Span.at_offset("request body", exc.doc, exc.pos)
-        raise BadRequest(400, HotplexError.single(f"not JSON: {exc.msg}", where)) from None
+        raise BadRequest(f"not JSON: {exc.msg}", where) from None
     except UnicodeDecodeError as exc:
         message = f"not UTF-8 text: byte {data[exc.start]:#04x} at offset {exc.start}"
-        raise BadRequest(400, HotplexError.single(message, Span("request body"))) from None
+        raise BadRequest(message, _body_at()) from None
     except RecursionError:
-        message = "not JSON this server reads: nested too deeply"
-        raise BadRequest(400, HotplexError.single(message, Span("request body"))) from None
+        raise BadRequest("not JSON this server reads: nested too deeply", _body_at()) from None
     if not isinstance(body, dict):
-        raise BadRequest(
-            400,
-            HotplexError.single(
-                f"the body is {_kind(body)}, not a JSON object", Span("request body")
-            ),
-        )
+        raise BadRequest(f"the body is {_kind(body)}, not a JSON object", _body_at())
     _unicode(body)
     return body
 
@@ -306,11 +296,8 @@ def _unicode(value: object, key: str = "") -> None:
         except UnicodeEncodeError as exc:
             shown = ascii(value[exc.start])
             raise BadRequest(
-                400,
-                HotplexError.single(
-                    f"a lone surrogate ({shown}) in a string: not Unicode text",
-                    Span("request body", key=ascii(key)[1:-1] or None),
-                ),
+                f"a lone surrogate ({shown}) in a string: not Unicode text",
+                _body_at(ascii(key)[1:-1] or None),
             ) from None
 
 
@@ -319,21 +306,23 @@ async def _body(request: Request, limit: int) -> bytes:
     reading, else while it streams in."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
-        raise BadRequest(413, _too_large(limit))
+        raise _too_large(limit)
     chunks = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise BadRequest(413, _too_large(limit))
+            raise _too_large(limit)
         chunks.append(chunk)
     return b"".join(chunks)
 
 
-def _too_large(limit: int) -> HotplexError:
-    return HotplexError.single(
+def _too_large(limit: int) -> BadRequest:
+    return BadRequest(
         f"the request body is larger than {limit} bytes",
-        hint="hotplex serve --body-limit BYTES allows larger ones",
+        None,
+        "hotplex serve --body-limit BYTES allows larger ones",
+        status=413,
     )
 
 
@@ -341,12 +330,9 @@ def _known_keys(body: Mapping[str, object], known: tuple[str, ...]) -> None:
     for key in body:
         if key not in known:
             raise BadRequest(
-                400,
-                HotplexError.single(
-                    f"unknown key {key!r}",
-                    Span("request body", key=key),
-                    hint=suggest(key, known) or "keys: " + ", ".join(known),
-                ),
+                f"unknown key {key!r}",
+                _body_at(key),
+                suggest(key, known) or "keys: " + ", ".join(known),
             )
 
 
@@ -362,9 +348,7 @@ def _string(body: Mapping[str, object], key: str, required: bool = False) -> str
             if value == ""
             else f"{_kind(value)}, not a string"
         )
-        raise BadRequest(
-            400, HotplexError.single(f"{key!r} is {what}", Span("request body", key=key))
-        )
+        raise BadRequest(f"{key!r} is {what}", _body_at(key))
     return value
 
 
@@ -373,12 +357,9 @@ def _policy(body: Mapping[str, object]) -> str | None:
     value = _string(body, "on_finding")
     if value is not None and value not in POLICIES:
         raise BadRequest(
-            400,
-            HotplexError.single(
-                f"on_finding must be 'error' or 'block', not {value!r}",
-                Span("request body", key="on_finding"),
-                hint=suggest(value, POLICIES),
-            ),
+            f"on_finding must be 'error' or 'block', not {value!r}",
+            _body_at("on_finding"),
+            suggest(value, POLICIES),
         )
     return value
 
@@ -390,20 +371,13 @@ def _texts(body: Mapping[str, object], key: str) -> dict[str, str]:
         return {}
     if not isinstance(value, dict):
         raise BadRequest(
-            400,
-            HotplexError.single(
-                f"{key!r} is {_kind(value)}, not an object of file name -> text",
-                Span("request body", key=key),
-            ),
+            f"{key!r} is {_kind(value)}, not an object of file name -> text", _body_at(key)
         )
     for name, text in value.items():
         if not isinstance(text, str):
             raise BadRequest(
-                400,
-                HotplexError.single(
-                    f"{key}[{name!r}] is {_kind(text)}, not a string: give the file's text",
-                    Span("request body", key=f"{key}.{name}"),
-                ),
+                f"{key}[{name!r}] is {_kind(text)}, not a string: give the file's text",
+                _body_at(f"{key}.{name}"),
             )
     return value
 

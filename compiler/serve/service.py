@@ -22,6 +22,7 @@ import attrs
 from hotplex.api import Artifact, Project
 from hotplex.errors import EXIT_FAILED, HotplexError
 from hotplex.fs import RACY_NS, STATE_DIR, settled, sha256, stamp
+from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.records import CheckReport
 from hotplex.serve import metrics
 
@@ -65,6 +66,7 @@ class Service:
     def __init__(self, root: Path, manifest: Path | None) -> None:
         self.project = Project(root, manifest)
         self.root = root
+        self.manifest = manifest or root / MANIFEST_NAME
         self._good: dict[tuple[str, str | None], Served] = {}
         self._changed = asyncio.Event()
         self._stopping = False
@@ -184,13 +186,15 @@ class Service:
 
     async def watch(self) -> None:
         """Wake the waiters after every burst of changes in the project folder (not in the
-        build state or the artifacts' folder); runs until cancelled."""
+        build state or the artifacts' folder), and in the manifest's when ``-f`` names one
+        outside it; runs until cancelled."""
         import watchfiles
 
         ignore = _Ignore(self)
+        folders = {self.root.resolve(), self.manifest.resolve().parent}
         try:
             async for _batch in watchfiles.awatch(
-                self.root, watch_filter=ignore, step=QUIET_MS, debounce=1600
+                *sorted(folders), watch_filter=ignore, step=QUIET_MS, debounce=1600
             ):
                 self._wake()
         except (OSError, RuntimeError) as exc:  # inotify limits, a folder removed
@@ -258,22 +262,25 @@ class Service:
 
 class _Ignore:
     """Changes that cannot change an artifact: watchfiles' defaults (VCS folders, editor swap
-    files), the build state and the artifacts' folder (``hotplex build`` beside the server)."""
+    files), the build state and the artifacts' folder (``hotplex build`` beside the server),
+    and, outside the project, anything but the manifest."""
 
     def __init__(self, service: Service) -> None:
         from watchfiles import DefaultFilter
 
         self.default = DefaultFilter()
         self.root = service.root.resolve()
+        self.manifest = service.manifest.resolve()
         self.service = service
 
     def __call__(self, change, path: str) -> bool:
         if not self.default(change, path):
             return False
+        found = Path(path).resolve()
         try:
-            rel = Path(path).resolve().relative_to(self.root).as_posix()
+            rel = found.relative_to(self.root).as_posix()
         except ValueError:
-            return True
+            return found == self.manifest
         return not any(
             rel == folder or rel.startswith(f"{folder}/")
             for folder in (STATE_DIR, self.service.out)

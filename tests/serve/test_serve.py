@@ -400,3 +400,35 @@ def test_check_s_bad_requests(server: Server, body, status, detail) -> None:
     assert answer.status_code == status, answer.text
     if detail is not None:
         assert answer.json()["detail"].startswith(detail)
+
+
+def test_a_manifest_outside_the_project_wakes_waiters_too(tmp_path: Path) -> None:
+    """``-C proj -f ../alt.toml``: the watcher also watches the manifest's folder (for it alone)."""
+    import shutil
+
+    root = tmp_path / "proj"
+    shutil.copytree(
+        REPO / "examples/basic", root, ignore=shutil.ignore_patterns("dist", ".hotplex")
+    )
+    manifest = tmp_path / "alt.toml"
+    (root / "hotplex.toml").rename(manifest)
+    with running(root, "-f", "../alt.toml") as server:
+        etag = server.client.get("/v1/artifacts/cc", params={"platform": "slack"}).headers["etag"]
+        answers = []
+        waiting = threading.Thread(
+            target=lambda: answers.append(
+                server.client.get(
+                    "/v1/artifacts/cc", params={"platform": "slack", "wait": etag, "timeout": 120}
+                )
+            )
+        )
+        waiting.start()
+        wait_for_waiters(server, 1)
+        (tmp_path / "unrelated.txt").write_text("not the manifest", encoding="utf-8")
+        _save(
+            manifest,
+            manifest.read_text(encoding="utf-8").replace("per_file = 8000", "per_file = 900"),
+        )
+        waiting.join()
+        assert answers[0].status_code == 200
+        assert answers[0].json()["truncations"]
