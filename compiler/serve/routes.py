@@ -149,16 +149,21 @@ async def _unless_gone(request: Request, waiting: Awaitable[Served | None]) -> S
     """``waiting``'s answer, or None as soon as the client hangs up: a gateway that gave up
     leaves no request holding until its timeout."""
     answer = None
-    async with anyio.create_task_group() as group:
+    try:
+        async with anyio.create_task_group() as group:
 
-        async def hang_up() -> None:
-            while (await request.receive())["type"] != "http.disconnect":
-                pass
+            async def hang_up() -> None:
+                while (await request.receive())["type"] != "http.disconnect":
+                    pass
+                group.cancel_scope.cancel()
+
+            group.start_soon(hang_up)
+            answer = await waiting
             group.cancel_scope.cancel()
-
-        group.start_soon(hang_up)
-        answer = await waiting
-        group.cancel_scope.cancel()
+    except BaseExceptionGroup as errors:  # the task group wraps the waiting's own Refused
+        if len(errors.exceptions) == 1:
+            raise errors.exceptions[0] from None
+        raise
     return answer
 
 
