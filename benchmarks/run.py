@@ -257,8 +257,15 @@ def ms(seconds: float) -> str:
 
 
 def print_table(results: list[SizeResult]) -> None:
-    header = ("artifacts", "full -j1", "full -j2", "no-op build", "no-op check", "1 variant",
-              "peak MB")
+    header = (
+        "artifacts",
+        "full -j1",
+        "full -j2",
+        "no-op build",
+        "no-op check",
+        "1 variant",
+        "peak MB",
+    )
     print("  ".join(f"{h:>11}" for h in header))
     for r in results:
         cells = (

@@ -232,7 +232,8 @@ class Service:
         a finding when it is one (``BuildFailed``) and the fault is the request's. The
         project's own error in a file written a moment ago (an editor still writing it in
         place: cut in a UTF-8 character, a frontmatter not closed yet) is tried again once the
-        file has settled, a few times at most, before it counts as a broken project."""
+        file has settled, a few times at most, before it counts as a broken project; in a
+        per-user compile too, whose error would otherwise be taken for the request's (400)."""
         tries = 1
         while True:
             try:
@@ -240,7 +241,7 @@ class Service:
             except Refused:
                 raise
             except HotplexError as exc:
-                if fault is Fault.BROKEN and tries < SETTLE_TRIES and self._settling(exc):
+                if tries < SETTLE_TRIES and self._settling(exc):
                     tries += 1
                     await anyio.sleep(RACY_NS / 1e9)
                     continue
