@@ -22,14 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import attrs
-from hotplex.errors import HotplexError, suggest
+from hotplex.errors import BuildFailed, HotplexError, Problem, suggest
 from hotplex.fs import Stamp, settled, stamp
 from hotplex.manifest.read import MANIFEST_NAME
 
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
     from hotplex.manifest.jobs import Job
-    from hotplex.records import Emitted, SectionSize, Truncation
+    from hotplex.records import CheckReport, Emitted, Finding, SectionSize, Truncation
     from hotplex.sources.overlay import OverlayFile
     from hotplex.sources.resolve import Inputs
 
@@ -50,6 +50,8 @@ class Artifact:
     warnings: tuple[str, ...]
     sizes: tuple[SectionSize, ...]
     notes: tuple[str, ...] = ()  # what reaches whom (``stats`` prints them; Aider: user level)
+    # What ``on_finding = "block"`` blocked in the overlay: ``Finding`` records, action "blocked".
+    findings: tuple[Finding, ...] = ()
 
     def file(self, name: str) -> bytes:
         """Another file of the artifact's folder by its name there (``agents/reviewer.md``)."""
@@ -62,6 +64,10 @@ class Artifact:
                 hint=suggest(name, names) or "files: " + ", ".join(names),
             )
         return found
+
+
+# How often a compile is run again while the files it read keep changing under it.
+COMPILE_TRIES = 5
 
 
 @dataclass(frozen=True)
@@ -93,17 +99,18 @@ class Project:
 
     @property
     def model(self):
-        self._refresh()
-        return self._model
+        with self._lock:  # a reload by one thread while another compiles would mix models
+            self._refresh()
+            return self._model
 
     def targets(self) -> list[str]:
         return [t.name for t in self.model.manifest.target]
 
     def jobs(self) -> list:
         """Every (target, platform) this project builds, in manifest order."""
-        from hotplex.manifest.jobs import plan
-
-        return plan(self.model)
+        with self._lock:
+            self._refresh()
+            return list(self._jobs)
 
     def compile(
         self,
@@ -112,6 +119,7 @@ class Project:
         overlay: Mapping[str, str | bytes | os.PathLike[str]] | None = None,
         *,
         overlay_names: Mapping[str, str] | None = None,
+        on_finding: str | None = None,
     ) -> Artifact:
         """The artifact ``hotplex build`` would write for ``target`` and ``platform``.
 
@@ -119,15 +127,91 @@ class Project:
         to the text they hold for this call only (``str``, UTF-8 ``bytes``, or a
         ``pathlib.Path`` to read it from, capped like a source): a gateway's per-user files.
         They get everything a file on disk gets (frontmatter, templates, sanitizer, limits,
-        secret and hidden-text scans, daily-log selection); nothing is written or kept for
-        later calls. A key no source reads, or a value of another type, is a ``HotplexError``.
-        ``overlay_names`` says how messages name an overlaid file (default ``overlay:USER.md``,
-        or the path read). Thread-safe: calls on one ``Project`` run one at a time.
+        secret, hidden-text and prompt-injection scans, daily-log selection); nothing is written
+        or kept for later calls. A key no source reads, or a value of another type, is a
+        ``HotplexError``. ``overlay_names`` says how messages name an overlaid file (default
+        ``overlay:USER.md``, or the path read). ``on_finding`` (default: the manifest's
+        ``[overlay] on_finding``, itself "error" by default) is what a finding in an overlaid
+        file does: "error" raises ``HotplexError``; "block" replaces the entry holding it with a
+        ``[blocked by hotplex: <rule>]`` line and reports it in ``Artifact.findings``.
+        Thread-safe: calls on one ``Project`` run one at a time.
 
         .. versionchanged:: issue 15 ``overlay``.
+        .. versionchanged:: issue 25 ``on_finding``; the injection rules read overlays.
         """
         with self._lock:
-            return self._compile(target, platform, overlay, overlay_names)
+            # One whole compile: a file saved while the compile read the others (a stamp that
+            # moved since it was read, the manifest's too) would mix old and new text, so the
+            # compile runs again on what is there now.
+            for _ in range(COMPILE_TRIES):
+                artifact, read = self._compile(
+                    target, platform, overlay, overlay_names, on_finding
+                )
+                if self._unmoved(read):
+                    return artifact
+            raise BuildFailed(
+                [
+                    Problem(
+                        f"the files of target '{target}' kept changing while they were compiled"
+                        f" ({COMPILE_TRIES} tries)",
+                        hint="compile again once the files are saved",
+                    )
+                ]
+            )
+
+    def check(
+        self,
+        files: Mapping[str, str | bytes | os.PathLike[str]],
+        target: str | None = None,
+        platform: str | None = None,
+        *,
+        on_finding: str | None = None,
+    ) -> CheckReport:
+        """Every finding in ``files`` (overlay keys and values, as ``compile`` takes them)
+        without compiling an artifact for the caller: the guard a gateway calls before it saves
+        a user's file. Each file's body is scanned whole (secrets, hidden text, the injection
+        rules, reserved tags the sanitizer would escape), whether or not an artifact reads all
+        of it now (a day too old for the budget today is scanned too); each finding's
+        ``action`` is what a compile would do with it under ``on_finding`` (default: the
+        manifest's ``[overlay] on_finding``). The report's ``jobs`` say, for ``target`` at
+        ``platform`` (None: the base artifact, or the target's first platform without one) or,
+        with no target, for every target of the project, what the budgets would cut of the
+        sections these files feed, their entries blocked as "block" would. A key no source
+        reads is a ``HotplexError``, as in ``compile``.
+
+        .. versionadded:: issue 25
+        """
+        with self._lock:
+            from hotplex.records import CheckReport
+            from hotplex.sources import guard
+            from hotplex.sources import overlay as overlays
+
+            self._refresh()
+            policy = self._policy(on_finding)
+            model, jobs = self._model, self._jobs
+            prepared = overlays.prepare(model, files, None, self._read_cap, jobs)
+            action = "blocked" if policy == "block" else "error"
+            found = guard.findings(model, jobs, prepared, action)
+            labels = {file.label for file in prepared.values()}
+            checked = []
+            for job in guard.jobs_of(model, jobs, target, platform):
+                artifact, _read = self._compile_overlay(job, job.platform, prepared, True)
+                cuts, sizes = artifact.truncations, artifact.sizes
+                checked.append(guard.checked_job(job, cuts, sizes, labels))
+            return CheckReport(
+                tuple(found), tuple(guard.checked_files(model, prepared)), tuple(checked)
+            )
+
+    def _policy(self, on_finding: str | None) -> str:
+        """``on_finding`` checked, or the manifest's (loaded: called after ``_refresh``)."""
+        if on_finding is None:
+            return self._model.manifest.overlay.on_finding
+        if on_finding not in ("error", "block"):
+            raise HotplexError.single(
+                f"on_finding must be 'error' or 'block', not {on_finding!r}",
+                hint=suggest(str(on_finding), ["error", "block"]),
+            )
+        return on_finding
 
     def _compile(
         self,
@@ -135,17 +219,21 @@ class Project:
         platform: str | None,
         overlay: Mapping[str, str | bytes | os.PathLike[str]] | None,
         labels: Mapping[str, str] | None,
-    ) -> Artifact:
+        on_finding: str | None = None,
+    ) -> tuple[Artifact, dict[str, Stamp | None]]:
+        """The artifact and the stamps of the files it was compiled from as they were read
+        (none for a cached one: its stamps were checked just now)."""
         job = self._job(target, platform)
+        policy = self._policy(on_finding)
         if overlay is not None or labels is not None:
             from hotplex.sources import overlay as overlays
 
             files = overlays.prepare(self._model, overlay, labels, self._read_cap, self._jobs)
             if files:
-                return self._compile_overlay(job, platform, files)
+                return self._compile_overlay(job, platform, files, policy == "block")
         cached = self._artifacts.get(job.id)
         if cached is not None and all(stamp(self.root / p) == s for p, s in cached.stamps.items()):
-            return cached.artifact
+            return cached.artifact, {}
         from hotplex.document.compile import compile_job
 
         inputs = self._fresh_inputs()
@@ -156,23 +244,35 @@ class Project:
             self._artifacts[job.id] = _Cached(artifact, stamps)
         else:  # a file written just before it was read: its stamp cannot vouch for it yet
             self._artifacts.pop(job.id, None)
-        return artifact
+        return artifact, stamps
 
     def _compile_overlay(
-        self, job: Job, platform: str | None, files: dict[str, OverlayFile]
-    ) -> Artifact:
+        self, job: Job, platform: str | None, files: dict[str, OverlayFile], block: bool = False
+    ) -> tuple[Artifact, dict[str, Stamp | None]]:
         """One call's compile through its overlay; the base files come from (and stay in) the
-        shared reader, read again only when their stamps move."""
+        shared reader, read again only when their stamps move. ``block``: an entry of an
+        overlaid file holding a finding is replaced (``sources/blocking.py``)."""
         from hotplex.document.compile import compile_job
         from hotplex.sources import overlay as overlays
 
         base = self._inputs
         if base is None or not self._base_current(base):
             base = self._fresh_inputs()
-        compiled = compile_job(self._model, job, overlays.OverlayInputs(base, files))
+        inputs = overlays.OverlayInputs(base, files, self._model.manifest if block else None)
+        compiled = compile_job(self._model, job, inputs)
         overlays.check_used(files, list(compiled.inputs), self._model, self._jobs)
         names = {display: file.label for display, file in files.items()}
-        return _artifact(job, platform, compiled.emitted, names)
+        blocked = tuple(f for found in inputs.blocked.values() for f in found)
+        read = {p: base.stamps.get(p) for p in compiled.inputs if p not in files}
+        return _artifact(job, platform, compiled.emitted, names, blocked), read
+
+    def _unmoved(self, read: Mapping[str, Stamp | None]) -> bool:
+        """Whether the manifest and every file in ``read`` still have the stamps they were read
+        with: then the compile saw one state of the files, as a build would."""
+        root = f"{self.root}/"
+        return stamp(self._manifest_path) == self._manifest_stamp and all(
+            stamp(root + p) == s for p, s in read.items()
+        )
 
     def _base_current(self, inputs: Inputs) -> bool:
         """Whether every file the shared reader holds still has the stamp it was read with."""
@@ -219,7 +319,11 @@ class Project:
 
 
 def _artifact(
-    job: Job, platform: str | None, emitted: Emitted, names: Mapping[str, str] | None = None
+    job: Job,
+    platform: str | None,
+    emitted: Emitted,
+    names: Mapping[str, str] | None = None,
+    findings: tuple[Finding, ...] = (),
 ) -> Artifact:
     """The call's answer; an overlaid file is named by its label (``overlay_names``, the path
     it was read from, or ``overlay:USER.md``), never by the project file it stands in for."""
@@ -241,4 +345,5 @@ def _artifact(
         warnings=emitted.warnings,
         sizes=sizes,
         notes=emitted.notes,
+        findings=findings,
     )

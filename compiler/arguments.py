@@ -27,6 +27,27 @@ def _check(command: argparse.ArgumentParser) -> None:
     command.add_argument("--json", action="store_true")
     command.add_argument("--diff", action="store_true", help="show what a build would change")
     _jobs_option(command)
+    _overlay_option(
+        command,
+        "check these per-user files instead of the artifacts: every finding, size and cut"
+        " (FILE of the sources folder, its text read from PATH)",
+    )
+    command.add_argument("--platform", default=None, help="with --overlay: the artifact to size")
+    _on_finding_option(command)
+
+
+def _overlay_option(command: argparse.ArgumentParser, help: str) -> None:
+    command.add_argument("--overlay", action="append", default=[], metavar="FILE=PATH", help=help)
+
+
+def _on_finding_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--on-finding",
+        choices=("error", "block"),
+        default=None,
+        help="what a finding in an --overlay file does (default: the manifest's [overlay]"
+        " on_finding): fail, or block the entry holding it",
+    )
 
 
 def _graph(command: argparse.ArgumentParser) -> None:
@@ -41,13 +62,11 @@ def _show(command: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="another file of the artifact folder, e.g. agents/reviewer.md (a sub-agent)",
     )
-    command.add_argument(
-        "--overlay",
-        action="append",
-        default=[],
-        metavar="FILE=PATH",
-        help="compile as if FILE of the sources folder held PATH's text (e.g. USER.md=alice.md)",
+    _overlay_option(
+        command,
+        "compile as if FILE of the sources folder held PATH's text (e.g. USER.md=alice.md)",
     )
+    _on_finding_option(command)
 
 
 def _stats(command: argparse.ArgumentParser) -> None:
@@ -96,6 +115,37 @@ def _watch(command: argparse.ArgumentParser) -> None:
     _jobs_option(command)
 
 
+def _serve(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    command.add_argument(
+        "--port", type=_port, default=8765, help="port to bind; 0: a free one (default: 8765)"
+    )
+    command.add_argument("--unix", metavar="PATH", help="listen on a Unix socket instead")
+    command.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="require 'Authorization: Bearer <token>' with the token in FILE (needed to bind an"
+        " address other than loopback)",
+    )
+    command.add_argument(
+        "--workers", type=_positive, default=1, metavar="N", help="server processes (default: 1)"
+    )
+    command.add_argument(
+        "--body-limit",
+        type=_positive,
+        default=1 << 20,
+        metavar="BYTES",
+        help="largest request body (default: 1048576)",
+    )
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be 0 to 65535, got {value}")
+    return value
+
+
 def _nothing(command: argparse.ArgumentParser) -> None:
     return None
 
@@ -111,6 +161,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "init": ("create a manifest and the default sources, where missing", _init),
     "import": ("adopt CLAUDE.md, AGENTS.md, Cursor rules, ... as a new project", _import),
     "watch": ("rebuild on every change", _watch),
+    "serve": ("answer compiles over HTTP (needs hotplex[serve])", _serve),
 }
 
 
@@ -156,9 +207,7 @@ def parser(argv: list[str]) -> argparse.ArgumentParser:
         )
     named = _command_in(argv)
     for name, (text, add_arguments) in COMMANDS.items():
-        command = commands.add_parser(
-            name, parents=[common], help=text, formatter_class=_Formatter
-        )
+        command = commands.add_parser(name, parents=[common], help=text, formatter_class=_Formatter)
         if named in (None, name):
             add_arguments(command)
     return top

@@ -91,7 +91,9 @@ def _error_report(command: str, exc: HotplexError) -> dict[str, object]:
 
 
 # Commands that read a project's manifest; init and import make one.
-_NEED_MANIFEST = frozenset({"build", "check", "clean", "graph", "show", "stats", "watch"})
+_NEED_MANIFEST = frozenset(
+    {"build", "check", "clean", "graph", "show", "stats", "watch", "serve"}
+)
 
 
 def _project(args: argparse.Namespace) -> tuple[Path, Path | None]:
@@ -300,6 +302,13 @@ def _print_built(rebuilt, explain: bool) -> None:
 def cmd_check(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.build import current, run
 
+    if args.overlay:
+        return _check_overlay(args, root, manifest)
+    if args.platform is not None or args.on_finding is not None:
+        raise HotplexError.single(
+            "--platform and --on-finding go with --overlay (check per-user files)",
+            hint="hotplex check cc --overlay MEMORY.md=new-memory.md --on-finding block",
+        )
     request = _request(args, root, manifest, check=True)
     reports = None if args.json else current(request)
     if reports is not None:  # up to date, said from the log's reports without making records
@@ -329,6 +338,49 @@ def cmd_check(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
         return EXIT_FAILED
     print(f"hotplex: {len(outcome.jobs)} artifact set(s) up to date")
     return EXIT_OK
+
+
+def _check_overlay(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    """``check --overlay``: the memory write guard, as ``Project.check``; exit 1 when a
+    finding would fail a compile or be blocked."""
+    from hotplex.api import Project
+    from hotplex.sources.overlay import read_arguments
+
+    if len(args.targets) > 1:
+        raise HotplexError.single(
+            f"check --overlay sizes one target's artifact, not {len(args.targets)}",
+            hint="name one target, or none for every target",
+        )
+    files = read_arguments(args.overlay)
+    project = Project.load(root, manifest)
+    target = args.targets[0] if args.targets else None
+    report = project.check(files, target, args.platform, on_finding=args.on_finding)
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        return EXIT_OK if report.ok else EXIT_FAILED
+    from hotplex.console import colour
+    from hotplex.errors import visible
+
+    for finding in report.findings:
+        shade = "dim" if finding.action == "escaped" else "red"
+        print(f"{colour(finding.action, shade)}: {visible(finding.describe())}")
+        if finding.hint:
+            print(f"  hint: {visible(finding.hint)}")
+    for file in report.files:
+        print(f"{visible(file.file)}: {file.bytes} bytes, {file.chars} characters")
+    for job in report.jobs:
+        where = f"{job.target}/{job.platform or 'default'}"
+        for size in job.sizes:
+            print(f"{where} {size.name}: {size.injected} of {size.raw} {size.unit} injected")
+        for cut in job.truncations:
+            print(f"{where}: {visible(cut.describe())}")
+    failing = [f for f in report.findings if f.action != "escaped"]
+    print(
+        f"hotplex: {len(failing)} finding(s) to fix in {len(report.files)} file(s)"
+        if failing
+        else f"hotplex: {len(report.files)} file(s) clean"
+    )
+    return EXIT_OK if report.ok else EXIT_FAILED
 
 
 def _print_current(count: int, _told: list[str], warnings: list[str]) -> int:
@@ -381,7 +433,7 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
 
     overlay = read_arguments(args.overlay)
     project = Project.load(root, manifest)
-    artifact = project.compile(args.target, args.platform, overlay)
+    artifact = project.compile(args.target, args.platform, overlay, on_finding=args.on_finding)
     if args.file is None:
         sys.stdout.write(artifact.text)
     else:
@@ -395,6 +447,8 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
         warn(text)
     for text in artifact.notes:
         sys.stderr.write(f"note: {visible(text)}\n")
+    for finding in artifact.findings:
+        warn(f"blocked an entry: {finding.describe()}")
     target = next(t for t in project.model.manifest.target if t.name == args.target)
     if raw_copies.raw_sources(project.model, target):
         warn(raw_copies.status(project.model, target))
@@ -529,6 +583,22 @@ def _describe_error(error: Exception) -> str:
     return f"hotplex: internal error: {type(error).__name__}: {error} (a bug in hotplex)"
 
 
+def cmd_serve(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    from hotplex.serve.run import serve
+
+    serve(
+        root,
+        manifest,
+        host=args.host,
+        port=args.port,
+        unix=args.unix,
+        token_file=args.token_file,
+        workers=args.workers,
+        body_limit=args.body_limit,
+    )
+    return EXIT_OK
+
+
 _COMMANDS = {
     "build": cmd_build,
     "check": cmd_check,
@@ -539,6 +609,7 @@ _COMMANDS = {
     "init": cmd_init,
     "import": cmd_import,
     "watch": cmd_watch,
+    "serve": cmd_serve,
 }
 
 

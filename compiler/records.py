@@ -83,6 +83,99 @@ class SectionSize:
 
 
 @attrs.frozen
+class Finding:
+    """Something in a file's text that must not reach a prompt as written, and what is done
+    with it: ``kind`` is "secret", "hidden-text", "injection" or "reserved-tag"; ``rule`` the
+    rule that found it (``anthropic-api-key``, ``bidi-control``, ``image-url-data``,
+    ``reserved-tag``); ``file`` the file as messages name it (an overlay's label); ``action``
+    "error" (the compile fails), "blocked" (its entry is replaced by a ``[blocked by hotplex:
+    <rule>]`` line) or "escaped" (the sanitizer makes it inert: a reserved tag's ``<``)."""
+
+    kind: str
+    rule: str
+    file: str
+    line: int | None
+    column: int | None
+    message: str
+    hint: str | None
+    action: str
+
+    def describe(self) -> str:
+        place = ":".join(str(p) for p in (self.file, self.line, self.column) if p is not None)
+        return f"{place}: {self.message}"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "rule": self.rule,
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+            "hint": self.hint,
+            "action": self.action,
+        }
+
+
+@attrs.frozen
+class CheckedFile:
+    """One file given to ``Project.check``: its key, its name in messages, its size."""
+
+    key: str  # as given ("MEMORY.md")
+    file: str  # as messages name it ("overlay:MEMORY.md", or its ``overlay_names`` label)
+    bytes: int
+    chars: int  # after decoding (no BOM, LF line ends), frontmatter included
+
+    def to_json(self) -> dict[str, object]:
+        return {"key": self.key, "file": self.file, "bytes": self.bytes, "chars": self.chars}
+
+
+@attrs.frozen
+class CheckedJob:
+    """What one artifact would make of the checked files: the cuts and the sizes of the
+    sections they feed (entries blocked, as ``on_finding = "block"`` would)."""
+
+    target: str
+    platform: str | None
+    truncations: tuple[Truncation, ...]
+    sizes: tuple[SectionSize, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "target": self.target,
+            "platform": self.platform,
+            "truncations": [t.to_json() for t in self.truncations],
+            "sizes": [
+                {"section": s.name, "files": list(s.files), "raw": s.raw}
+                | {"injected": s.injected, "unit": s.unit}
+                for s in self.sizes
+            ],
+        }
+
+
+@attrs.frozen
+class CheckReport:
+    """``Project.check``: every finding in the files, their sizes, and per artifact what the
+    budgets would cut. ``ok`` when nothing would fail a compile or be blocked."""
+
+    findings: tuple[Finding, ...]
+    files: tuple[CheckedFile, ...]
+    jobs: tuple[CheckedJob, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(f.action == "escaped" for f in self.findings)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "ok": self.ok,
+            "findings": [f.to_json() for f in self.findings],
+            "files": [f.to_json() for f in self.files],
+            "jobs": [j.to_json() for j in self.jobs],
+        }
+
+
+@attrs.frozen
 class Day:
     """One daily log as read: its file, the heading naming it, its entries in file order (those
     repeated verbatim in a newer day already removed), the line breaks before each entry in the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import subprocess
@@ -20,6 +21,15 @@ class Result:
     status: int
     stdout: str
     stderr: str
+
+
+def benchmark(name: str):
+    """A module of benchmarks/ imported for a test (the scripts import their siblings by
+    name, so that folder goes on ``sys.path``)."""
+    folder = str(REPO / "benchmarks")
+    if folder not in sys.path:
+        sys.path.append(folder)
+    return importlib.import_module(name)
 
 
 def run_hotplex(

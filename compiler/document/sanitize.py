@@ -67,7 +67,12 @@ def sanitize(text: str, names: Iterable[str]) -> str:
 
 def count_tags(text: str, names: Iterable[str]) -> int:
     """How many reserved tags (in any spelling) ``text`` holds; the property tests count with it."""
-    return len(_tag_starts(text, frozenset(names), dangling=False))
+    return len(tag_offsets(text, names))
+
+
+def tag_offsets(text: str, names: Iterable[str]) -> list[int]:
+    """Where each reserved tag (in any spelling) of ``text`` starts: what ``sanitize`` escapes."""
+    return _tag_starts(text, frozenset(names), dangling=False)
 
 
 def open_tag_tail(text: str) -> int:
@@ -75,8 +80,8 @@ def open_tag_tail(text: str) -> int:
     if text.isascii():
         found = _OPEN_TAG_TAIL.search(text)
         return found.start() if found else len(text)
-    skeleton, origin = _skeleton(text)
-    found = _OPEN_TAG_TAIL.search(skeleton)
+    folded, origin = skeleton(text)
+    found = _OPEN_TAG_TAIL.search(folded)
     return origin[found.start()] if found else len(text)
 
 
@@ -96,8 +101,8 @@ def _tag_starts(text: str, names: frozenset[str], dangling: bool) -> list[int]:
     cheap = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     if not _loose_pattern(names).search(cheap):
         return sorted(plain)
-    skeleton, origin = _skeleton(text)
-    return sorted(plain | {origin[at] for at in starts(skeleton)})
+    folded, origin = skeleton(text)
+    return sorted(plain | {origin[at] for at in starts(folded)})
 
 
 def _dangling(text: str) -> set[int]:
@@ -105,7 +110,7 @@ def _dangling(text: str) -> set[int]:
     return {found.start()} if found else set()
 
 
-def _skeleton(text: str) -> tuple[str, list[int]]:
+def skeleton(text: str) -> tuple[str, list[int]]:
     """``text`` folded (NFKD per character, default-ignorables dropped), and for each character
     of the result the offset in ``text`` of the character it came from.
 

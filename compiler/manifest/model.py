@@ -33,6 +33,10 @@ Imports = Literal["claude"]
 # What launch.json does with the instruction files a worker's program loads by itself
 # (worker.OwnFiles): "off" switches them off, "keep" lets them load beside the compiled copy.
 OwnInstructions = Literal["off", "keep"]
+# What a finding in a per-user overlay does: fail the compile, or block the entry holding it.
+OnFinding = Literal["error", "block"]
+# Which files the prompt-injection rules (scanning/injection.py) read: the overlays, or all.
+InjectionScope = Literal["overlays", "all"]
 
 # Variables every template sees, set per job; a manifest cannot define them.
 BUILTIN_VARS = ("platform", "worker", "target")
@@ -159,6 +163,23 @@ class Unicode:
 
 
 @attrs.frozen
+class Injection:
+    # Rule names (see hotplex.scanning.injection.RULES) or parts of a finding's text, as in
+    # [secrets]; globs of files whose findings are allowed.
+    allow: tuple[str, ...] = ()
+    allow_files: tuple[str, ...] = ()
+    # "overlays": a gateway's per-user files (and Project.check); "all": the project's own too.
+    scope: InjectionScope = "overlays"
+
+
+@attrs.frozen
+class OverlaySettings:
+    # "block": an entry of an overlaid file holding a finding is replaced by a
+    # [blocked by hotplex: <rule>] line (scanning/blocking.py) instead of failing the compile.
+    on_finding: OnFinding = "error"
+
+
+@attrs.frozen
 class Target:
     name: str
     worker: str
@@ -228,6 +249,8 @@ class Manifest:
     metacognition: Metacognition = Metacognition()
     secrets: Secrets = Secrets()
     unicode: Unicode = Unicode()
+    injection: Injection = Injection()
+    overlay: OverlaySettings = OverlaySettings()
     memory: Memory = Memory()
     target: tuple[Target, ...] = ()
 

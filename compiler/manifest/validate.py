@@ -13,7 +13,13 @@ from hotplex.document.assemble import BUILT_IN_TAGS
 from hotplex.errors import HotplexError, Problem, Span, suggest
 from hotplex.fs import STATE_DIR
 from hotplex.manifest.jobs import BASE_FOLDER
-from hotplex.manifest.model import BUILTIN_VARS, Manifest, Secrets, Source, Target, Unicode
+from hotplex.manifest.model import (
+    BUILTIN_VARS,
+    Manifest,
+    Source,
+    Target,
+    Unicode,
+)
 from hotplex.manifest.source_rule import effective_sources, folded, target_sources, worker_defaults
 from hotplex.records import TargetSources
 from hotplex.sources.logs import validate_glob
@@ -67,8 +73,9 @@ def validate(manifest: Manifest, display: str) -> None:
             bad(f"vars.{name}", f"'{name}' is a built-in variable and cannot be set")
     if manifest.metacognition.file is not None:
         _check_path_key(manifest.metacognition.file, "metacognition.file", bad)
-    _validate_secrets(manifest.secrets, bad)
+    _validate_rule_allow("secrets", manifest.secrets.allow, bad)
     _validate_unicode(manifest.unicode, bad)
+    _validate_rule_allow("injection", manifest.injection.allow, bad)
     if manifest.memory.logs is not None:
         validate_glob(manifest, sources, bad)
     _validate_targets(manifest, sources, bad)
@@ -102,15 +109,19 @@ def _check_folder_name(
         bad(key, f"'{name}' is reserved: it is the file name of a source")
 
 
-def _validate_secrets(secrets: Secrets, bad: typing.Callable[..., None]) -> None:
-    from hotplex.scanning.secrets import unknown_rule_hint
+def _validate_rule_allow(
+    table: str, allow: tuple[str, ...], bad: typing.Callable[..., None]
+) -> None:
+    """``[secrets] allow`` and ``[injection] allow``: rule names or parts of a finding's text."""
+    from hotplex.scanning import injection, secrets
 
-    for index, entry in enumerate(secrets.allow):
+    unknown_rule_hint = {"secrets": secrets, "injection": injection}[table].unknown_rule_hint
+    for index, entry in enumerate(allow):
         hint = unknown_rule_hint(entry)
         if hint is not None:
-            bad(f"secrets.allow[{index}]", f"no rule named '{entry}'", hint)
+            bad(f"{table}.allow[{index}]", f"no rule named '{entry}'", hint)
         elif not entry.strip():
-            bad(f"secrets.allow[{index}]", "an empty entry would allow every finding")
+            bad(f"{table}.allow[{index}]", "an empty entry would allow every finding")
 
 
 def _validate_unicode(unicode: Unicode, bad: typing.Callable[..., None]) -> None:

@@ -59,7 +59,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from hotplex.errors import Problem, Span, suggest
-from hotplex.scanning.origins import Allowance, Origin, cached_for_short_texts, locate
+from hotplex.scanning.origins import (
+    Allowance,
+    Origin,
+    cached_for_short_texts,
+    line_needles,
+    locate,
+)
 
 RULES = {
     "control-character": "a control character, which a terminal obeys rather than shows",
@@ -271,6 +277,11 @@ class Finding:
     excerpt: str  # the line around the characters, each shown as <U+XXXX>
     span: Span
 
+    @property
+    def size(self) -> int:
+        """How many characters of the scanned text the finding covers."""
+        return len(self.chars)
+
     def summary(self) -> str:
         return f'hidden text, {self._what()} (rule {self.rule}){self._decoded()}: "{self.excerpt}"'
 
@@ -315,18 +326,10 @@ def _excerpt(text: str, match: Match) -> str:
 
 
 def _needles(text: str, match: Match) -> list[tuple[str, int]]:
-    """Pieces of the rendered text around ``match``, longest first, to find where it was written:
-    its whole line (the usual case, a line no template touched), then ever narrower windows."""
-    start, end = match.start, match.start + len(match.chars)
-    line_start, line_end = text.rfind("\n", 0, start) + 1, _line_end(text, end)
-    needles = []
-    for reach in (len(text), 16, 4, 0):
-        left, right = max(line_start, start - reach), min(line_end, end + reach)
-        needle = (text[left:right], start - left)
-        if needle not in needles:
-            needles.append(needle)
-    # Last, its first character alone: a run that rendering assembled ("\x1f{{ x }}\x08" with
-    # x empty) is in no source whole, but where it begins is still a place to name.
+    """Pieces of the rendered text around ``match``, longest first, to find where it was written;
+    last, its first character alone: a run that rendering assembled ("\x1f{{ x }}\x08" with x
+    empty) is in no source whole, but where it begins is still a place to name."""
+    needles = line_needles(text, match.start, match.start + len(match.chars))
     return [*needles, (match.chars[0], 0)] if len(match.chars) > 1 else needles
 
 
@@ -334,7 +337,7 @@ def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Fin
     """The findings of ``text`` not allowed, each placed where its characters were written."""
     findings = []
     for match in scan(text):
-        found = locate(_needles(text, match), origins)
+        found = locate(text, match.start, _needles(text, match), origins)
         span = found[0].span(found[1]) if found else Span(origins[0].file)
         # The line itself is not shown: a terminal would obey the characters it holds.
         finding = Finding(match.rule, match.chars, _excerpt(text, match), _hidden_line(span))

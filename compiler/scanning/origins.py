@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from hotplex.errors import Span
+from hotplex.errors import Span, suggest
 
 Result = TypeVar("Result")
 
@@ -54,18 +55,39 @@ class Origin:
 
 
 def locate(
-    needles: Iterable[tuple[str, int]], origins: Sequence[Origin]
+    text: str, start: int, needles: Iterable[tuple[str, int]], origins: Sequence[Origin]
 ) -> tuple[Origin, int] | None:
-    """Where a match was written: the first origin holding the first findable needle, and the
-    offset there of the match. Each needle is a piece of the rendered text around the match, with
-    the match's index in it; the most telling (longest) come first. None when no origin holds
-    any: the match was assembled by rendering."""
+    """Where a match at ``start`` of the scanned ``text`` was written: an origin whose text is
+    ``text`` itself holds it right there (an unrendered file: two equal lines each keep their
+    own place); else the first origin holding the first findable needle, and the offset there
+    of the match. Each needle is a piece of the rendered text around the match, with the
+    match's index in it; the most telling (longest) come first. None when no origin holds any:
+    the match was assembled by rendering."""
+    for origin in origins:
+        if origin.text == text and origin.key is None and not origin.named:
+            return origin, start
     for needle, point in needles:
         for origin in origins:
             at = origin.text.find(needle)
             if at >= 0:
                 return origin, at + point
     return None
+
+
+def line_needles(text: str, start: int, end: int) -> list[tuple[str, int]]:
+    """Pieces of ``text`` around ``text[start:end]``, longest first, to find where it was
+    written: its whole line (the usual case, a line no template touched), then ever narrower
+    windows."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    needles = []
+    for reach in (len(text), 16, 4, 0):
+        left, right = max(line_start, start - reach), min(line_end, end + reach)
+        needle = (text[left:right], start - left)
+        if needle not in needles:
+            needles.append(needle)
+    return needles
 
 
 @dataclass(frozen=True)
@@ -85,3 +107,25 @@ class Allowance:
 
     def allows_file(self, file: str) -> bool:
         return any(fnmatch.fnmatchcase(file, glob) for glob in self.files)
+
+
+def rule_allowance(
+    rules: Iterable[str], allow: Iterable[str], allow_files: Iterable[str]
+) -> Allowance:
+    """``[secrets]`` and ``[injection]``: an entry naming one of ``rules`` turns that rule off;
+    any other allows the findings whose text holds it."""
+    names = frozenset(rules)
+    entries = tuple(allow)
+    return Allowance(
+        frozenset(e for e in entries if e in names),
+        tuple(e for e in entries if e not in names and e),
+        tuple(allow_files),
+    )
+
+
+def misspelt_rule(entry: str, rules: Iterable[str]) -> str | None:
+    """For an allow entry that looks like a misspelt rule name: "did you mean …", else None."""
+    names = sorted(rules)
+    if entry in names or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)+", entry):
+        return None
+    return suggest(entry, names, cutoff=0.8)

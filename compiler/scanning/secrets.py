@@ -19,8 +19,15 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from hotplex.errors import Problem, Span, suggest
-from hotplex.scanning.origins import Allowance, Origin, cached_for_short_texts, locate
+from hotplex.errors import Problem, Span
+from hotplex.scanning.origins import (
+    Allowance,
+    Origin,
+    cached_for_short_texts,
+    locate,
+    misspelt_rule,
+    rule_allowance,
+)
 
 
 def _has_digit_or_symbol(secret: str) -> bool:
@@ -221,6 +228,11 @@ class Finding:
     span: Span
     assembled: bool = False  # formed by template rendering: in no source text as a whole
 
+    @property
+    def size(self) -> int:
+        """How many characters of the scanned text the finding covers."""
+        return len(self.secret)
+
     def problem(self) -> Problem:
         how = ", assembled by template expressions" if self.assembled else ""
         return Problem(
@@ -234,12 +246,7 @@ class Finding:
 
 def allowance(allow: Iterable[str], allow_files: Iterable[str]) -> Allowance:
     """``[secrets]``: an entry naming a rule turns it off; another allows findings holding it."""
-    entries = tuple(allow)
-    return Allowance(
-        frozenset(e for e in entries if e in RULE_NAMES),
-        tuple(e for e in entries if e not in RULE_NAMES and e),
-        tuple(allow_files),
-    )
+    return rule_allowance(RULE_NAMES, allow, allow_files)
 
 
 def _allowed(allowance: Allowance, finding: Finding) -> bool:
@@ -257,15 +264,15 @@ def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Fin
     """
     findings = []
     for match in scan(text):
-        finding = _place(match, origins)
+        finding = _place(text, match, origins)
         if not _allowed(allowance, finding):
             findings.append(finding)
     return findings
 
 
-def _place(match: Match, origins: Sequence[Origin]) -> Finding:
+def _place(text: str, match: Match, origins: Sequence[Origin]) -> Finding:
     rule = match.rule
-    found = locate([(match.secret, 0)], origins)
+    found = locate(text, match.start, [(match.secret, 0)], origins)
     if found is None:
         span, assembled = Span(origins[0].file), True
     else:
@@ -297,6 +304,4 @@ def _redacted(span: Span, secret: str) -> Span:
 
 def unknown_rule_hint(entry: str) -> str | None:
     """For an allow entry that looks like a misspelt rule name: "did you mean …", else None."""
-    if entry in RULE_NAMES or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)+", entry):
-        return None
-    return suggest(entry, sorted(RULE_NAMES), cutoff=0.8)
+    return misspelt_rule(entry, RULE_NAMES)

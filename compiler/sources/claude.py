@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hotplex.errors import HotplexError, Span
-from hotplex.scanning import hidden, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources import frontmatter
 from hotplex.sources.claude_imports import body_of, load_order
@@ -39,8 +38,8 @@ def entries(
     entries = load_order(base, body, resolver.model.root, read, resolver.claude_seen)
     imported = [(path, text) for path, text in entries if path != base]
     for path, text in imported:
-        if path in origins and (secrets.scan(text) or hidden.scan(text)):
-            resolver.check(text, [origins[path]])
+        if path in origins:
+            resolver.guard(text, lambda p=path: [origins[p]], path)
     text = "\n\n".join(text for _, text in entries)
     return text, files + tuple(path for path, _ in imported)
 
@@ -71,6 +70,5 @@ def _literal(resolver: Reader, display: str, span: Span, exc: HotplexError) -> s
         return None
     decoded = frontmatter.decode(raw.data, display)
     body = body_of(decoded)
-    if secrets.scan(body) or hidden.scan(body):
-        resolver.check(body, [Origin(decoded, display)])
+    resolver.guard(body, lambda: [Origin(decoded, display)], display)
     return body

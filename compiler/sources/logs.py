@@ -204,13 +204,24 @@ def entries(text: str) -> tuple[tuple[str, bool, str], ...]:
     paragraph, which a newer day may repeat) rather than a heading, and the line breaks before
     it in ``text`` (one in a tight list). Cached: a gateway compiles the same days for every
     user."""
-    blocks: list[tuple[list[str], bool, str]] = []
+    return tuple(
+        ("\n".join(lines).rstrip(), is_entry, gap) for _, lines, is_entry, gap in blocks(text)
+    )
+
+
+def blocks(text: str) -> list[tuple[int, list[str], bool, str]]:
+    """The top-level blocks of ``text`` (``entries``): each block's first line (0-based), its
+    lines (consecutive in ``text``; a blank line outside a fence as ``""``), whether it is an
+    entry, and the line breaks before it. A list item holds its indented lines (a nested list
+    too); a fenced code block belongs to the block it opens in and runs to its closing fence, or
+    to the end of the text."""
+    found: list[tuple[int, list[str], bool, str]] = []
     fence: str | None = None
     blanks = 0
     in_item = False
-    for line in text.split("\n"):
+    for index, line in enumerate(text.split("\n")):
         if fence is not None:
-            blocks[-1][0].append(line)
+            found[-1][1].append(line)
             if line.lstrip().startswith(fence):
                 fence = None
             continue
@@ -220,17 +231,17 @@ def entries(text: str) -> tuple[tuple[str, bool, str], ...]:
         item = _LIST_ITEM.match(line) is not None
         heading = _HEADING.match(line) is not None
         continues = in_item and line[0] in " \t"
-        if not blocks or item or heading or (blanks and not continues) or blocks[-1][1] is False:
-            blocks.append(([], not heading, "\n" * (blanks + 1)))
+        if not found or item or heading or (blanks and not continues) or found[-1][2] is False:
+            found.append((index, [], not heading, "\n" * (blanks + 1)))
             in_item = item
         else:
-            blocks[-1][0].extend([""] * blanks)
-        blocks[-1][0].append(line)
+            found[-1][1].extend([""] * blanks)
+        found[-1][1].append(line)
         blanks = 0
         opened = _FENCE.match(line)
         if opened:
             fence = opened.group(1)
-    return tuple(("\n".join(lines).rstrip(), is_entry, gap) for lines, is_entry, gap in blocks)
+    return found
 
 
 def read_days(
@@ -279,7 +290,6 @@ def attach(resolver: Reader, source: Source, section: Section | None) -> Section
     from hotplex.document.measure import measure
     from hotplex.errors import Span
     from hotplex.records import Section
-    from hotplex.scanning import hidden, secrets
     from hotplex.scanning.origins import Origin
     from hotplex.sources import comments
     from hotplex.sources.frontmatter import trim
@@ -304,9 +314,12 @@ def attach(resolver: Reader, source: Source, section: Section | None) -> Section
             read = resolver.truncations[-1]
             resolver.truncations[-1] = attrs.evolve(read, after=max(read.after - skipped, 0))
         text = trim(comments.strip(body) if html == "strip" else body)
-        if secrets.scan(text) or hidden.scan(text):
+
+        def origins() -> list[Origin]:
             line = resolver.inputs.tail_line(display, span) if loaded.tail else loaded.body_line
-            resolver.check(text, [Origin(loaded.body, loaded.display, line)])
+            return [Origin(loaded.body, loaded.display, line)]
+
+        resolver.guard(text, origins, display)
         return text
 
     budgets = worker.budgets(job.target, model.manifest)
@@ -319,8 +332,7 @@ def attach(resolver: Reader, source: Source, section: Section | None) -> Section
     for day in logs.days:
         check_name(day)
         suffix = day.name[len("YYYY-MM-DD") + 1 :]  # scanned on its own: "-" joins no key to it
-        if secrets.scan(suffix) or hidden.scan(suffix):
-            resolver.check(suffix, [Origin(suffix, day.display, named=True)])
+        resolver.guard(suffix, lambda s=suffix, d=day: [Origin(s, d.display, named=True)])
     if section is None:
         if not logs.days and not logs.unread:
             return None

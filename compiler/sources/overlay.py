@@ -25,7 +25,8 @@ from pathlib import Path
 
 from hotplex.errors import HotplexError, Span, suggest
 from hotplex.fs import ReadResult, check_relative, read_capped
-from hotplex.sources import frontmatter
+from hotplex.records import Finding
+from hotplex.sources import blocking, frontmatter
 from hotplex.sources.logs import DAY_FORMS, days_glob, is_day, is_day_of, split_glob
 from hotplex.sources.reader import Loaded
 from hotplex.sources.resolve import Inputs, _whole_characters, overlay_paths
@@ -33,7 +34,7 @@ from hotplex.sources.resolve import Inputs, _whole_characters, overlay_paths
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hotplex.manifest.jobs import Job
-    from hotplex.manifest.model import Model
+    from hotplex.manifest.model import Manifest, Model
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ def prepare(
         display = _display(model, key, Span(f"overlay:{key}"))
         if display in files:
             raise HotplexError.single(
-                f"overlay keys {_key_of(model, display)!r} and {key!r} name the same file"
+                f"overlay keys {key_of(model, display)!r} and {key!r} name the same file"
             )
         try:
             raw = _read(key, value, cap)
@@ -124,7 +125,7 @@ def _display(model: Model, key: str, span: Span) -> str:
     return model.source_path(str(check_relative(key, span)))
 
 
-def _key_of(model: Model, display: str) -> str:
+def key_of(model: Model, display: str) -> str:
     return posixpath.relpath(display, model.sources_dir)
 
 
@@ -168,9 +169,16 @@ class OverlayInputs:
     """``Inputs`` with some files' text given instead of read (duck-typed: the resolver asks
     for ``load``, ``raw``, ``listing`` and ``digest``)."""
 
-    def __init__(self, base: Inputs, files: dict[str, OverlayFile]) -> None:
+    def __init__(
+        self, base: Inputs, files: dict[str, OverlayFile], block: Manifest | None = None
+    ) -> None:
+        """``block``: the manifest whose allowances the scan of ``on_finding = "block"`` uses
+        (``blocking.py``); None: a finding fails the compile."""
         self.base = base
         self.files = files
+        self.block = block
+        # By overlaid file, the findings whose entries were blocked (the last load's).
+        self.blocked: dict[str, list[Finding]] = {}
         self.root = base.root
         self.started_ns = base.started_ns
         self.stamps = base.stamps
@@ -195,10 +203,14 @@ class OverlayInputs:
         if own is None or own.meta_read != meta:
             text = file.text
             stripped = frontmatter.strip(text, file.label) if meta else frontmatter.Stripped(text)
+            body = stripped.body
+            if self.block is not None:
+                body, found = blocking.contain(self.block, body, file.label, stripped.body_line)
+                self.blocked[display] = [blocking.record(f, "blocked") for f in found]
             capped = file.raw.size > len(file.raw.data)
             self._own[display] = Loaded(
                 file.label,
-                stripped.body,
+                body,
                 stripped.meta,
                 stripped.body_line,
                 file.raw.size,
@@ -271,12 +283,12 @@ def _unknown_key(model: Model, jobs: list[Job], display: str, label: str) -> Hot
     }
     if display in readable:
         return None
-    key = _key_of(model, display)
-    hint = _unread_hint(model, key) or suggest(key, sorted(_key_of(model, p) for p in readable))
+    key = key_of(model, display)
+    hint = _unread_hint(model, key) or suggest(key, sorted(key_of(model, p) for p in readable))
     return HotplexError.single(
         f"overlay '{key}' is not a file this project reads",
         Span(label),
-        hint=hint or "sources: " + ", ".join(sorted(_key_of(model, p) for p in base)),
+        hint=hint or "sources: " + ", ".join(sorted(key_of(model, p) for p in base)),
     )
 
 

@@ -9,14 +9,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from hotplex.errors import Span
     from hotplex.fs import ReadResult
     from hotplex.manifest.jobs import Job
     from hotplex.manifest.model import HtmlComments, Model
     from hotplex.records import Truncation
-    from hotplex.scanning import hidden, secrets
+    from hotplex.scanning import hidden, injection, secrets
     from hotplex.scanning.origins import Origin
 
 
@@ -55,8 +55,8 @@ class SourceFiles(Protocol):
 class Reader(Protocol):
     """One job's sources being read. What it has read so far is public, and a helper may add to
     it: ``consulted`` (every path, present or absent, in first-use order), ``truncations``,
-    ``findings`` (secrets and hidden text, raised together at the end), ``read_variables`` and
-    ``claude_seen`` (the files Claude Code has loaded this session)."""
+    ``findings`` (secrets, hidden text, injection; raised together at the end),
+    ``read_variables`` and ``claude_seen`` (the files Claude Code has loaded this session)."""
 
     model: Model
     job: Job
@@ -64,7 +64,7 @@ class Reader(Protocol):
     variables: dict[str, str]
     consulted: list[str]
     truncations: list[Truncation]
-    findings: list[secrets.Finding | hidden.Finding]
+    findings: list[secrets.Finding | hidden.Finding | injection.Finding]
     read_variables: set[str]
     claude_seen: set[str]
 
@@ -79,8 +79,11 @@ class Reader(Protocol):
     ) -> str | None:
         """A file's text as its section holds it: rendered, comments stripped as asked, scanned."""
 
-    def check(self, text: str, origins: list[Origin]) -> None:
-        """Record the secrets and hidden text ``text`` would carry, placed in ``origins``."""
+    def guard(
+        self, text: str, origins: Callable[[], list[Origin]], display: str | None = None
+    ) -> None:
+        """Record the secrets, hidden text and (in a file the injection rules read, ``display``)
+        prompt injection ``text`` would carry; ``origins()`` places them, asked only then."""
 
     def check_setting(self, text: str, key: str) -> None:
         """The same for a manifest value that reaches the artifact as it is (a note)."""

@@ -5,8 +5,9 @@ per build, a file whose stamp matches the last build is not hashed again, and ev
 consults (present or absent) is recorded, because an absent variant is a dependency too.
 
 Each file's text as rendered for a job (HTML comments stripped where the manifest asks) is
-searched for credentials (``secrets.py``) and hidden text (``hidden.py``) before any worker sees
-it; a finding stops the job with the file:line:column it came from.
+searched for credentials (``secrets.py``), hidden text (``hidden.py``) and, in the files the
+injection rules read, prompt injection (``injection.py``) before any worker sees it; a finding
+stops the job with the file:line:column it came from.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import os
 import posixpath
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -37,7 +38,7 @@ from hotplex.fs import (
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import METACOGNITION_NOTE, HtmlComments, Model, Source
 from hotplex.records import Section, Truncation
-from hotplex.scanning import hidden, manifest_texts, secrets
+from hotplex.scanning import hidden, injection, manifest_texts, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources import claude as claude_sources
 from hotplex.sources import comments, frontmatter
@@ -242,7 +243,9 @@ class Resolver:
     variables: dict[str, str]
     consulted: list[str] = field(default_factory=list)
     truncations: list[Truncation] = field(default_factory=list)
-    findings: list[secrets.Finding | hidden.Finding] = field(default_factory=list)
+    findings: list[secrets.Finding | hidden.Finding | injection.Finding] = field(
+        default_factory=list
+    )
     read_variables: set[str] = field(default_factory=set)
     claude_seen: set[str] = field(default_factory=set)  # files Claude Code loaded this session
 
@@ -311,27 +314,44 @@ class Resolver:
             return None
         text, includes = self.render(loaded)
         text = frontmatter.trim(comments.strip(text) if html_comments == "strip" else text)
-        if secrets.scan(text) or hidden.scan(text):  # rare: only then find where each came from
+
+        def origins() -> list[Origin]:
             files = [self.inputs.load(f, span, f != display or meta) for f in (display, *includes)]
-            origins = [Origin(f.body, f.display, f.body_line) for f in files if f]
-            self.check(text, [*origins, *_var_origins(self.model, self.job)])
+            found = [Origin(f.body, f.display, f.body_line) for f in files if f]
+            return [*found, *_var_origins(self.model, self.job)]
+
+        self.guard(text, origins, display)
         return text
 
-    def check(self, text: str, origins: list[Origin]) -> None:
-        """Record the secrets and hidden text ``text`` would carry into the artifact, placed in
-        ``origins``."""
+    def guard(
+        self, text: str, origins: Callable[[], list[Origin]], display: str | None = None
+    ) -> None:
+        """Record what ``text`` would carry into the artifact that it must not: secrets, hidden
+        text and, when the injection rules read ``display`` (an overlaid file, or any with
+        ``[injection] scope = "all"``), prompt injection. ``origins`` (asked only when there is
+        a finding, which is rare) says where each was written."""
         manifest = self.model.manifest
+        injected = display is not None and (
+            manifest.injection.scope == "all" or self.inputs.overlaid((display,))
+        )
+        if not (secrets.scan(text) or hidden.scan(text) or (injected and injection.scan(text))):
+            return
+        places = origins()
         settings = manifest.secrets
         self.findings += secrets.find(
-            text, origins, secrets.allowance(settings.allow, settings.allow_files)
+            text, places, secrets.allowance(settings.allow, settings.allow_files)
         )
         allowed = hidden.allowance(manifest.unicode.allow, manifest.unicode.allow_files)
-        self.findings += hidden.find(text, origins, allowed)
+        self.findings += hidden.find(text, places, allowed)
+        if injected:
+            rules = manifest.injection
+            allowed = injection.allowance(rules.allow, rules.allow_files)
+            self.findings += injection.find(text, places, allowed)
 
     def check_setting(self, text: str, key: str) -> None:
         """A manifest value that reaches the artifact as it is (a note)."""
-        if text and (secrets.scan(text) or hidden.scan(text)):
-            self.check(text, [Origin(text, self.model.manifest_display, key=key)])
+        if text:
+            self.guard(text, lambda: [Origin(text, self.model.manifest_display, key=key)])
 
 
 def _shift(exc: HotplexError, inputs: Inputs) -> HotplexError:

@@ -260,9 +260,10 @@ def _unmatched(model: Model, found: Listing, used: set[str]) -> list[str]:
 
 
 def _unmatched_allow_files(model: Model, files: set[str]) -> list[str]:
-    """A ``[secrets]`` or ``[unicode]`` ``allow_files`` pattern that matches no file (of the
-    sources folder, or read from elsewhere, or the manifest, whose ``vars`` are scanned) allows
-    nothing: most often a path written from the sources folder, not from the project."""
+    """A ``[secrets]``, ``[unicode]`` or ``[injection]`` ``allow_files`` pattern that matches no
+    file (of the sources folder, or read from elsewhere, or the manifest, whose ``vars`` are
+    scanned) allows nothing: most often a path written from the sources folder, not from the
+    project."""
     from hotplex.scanning.origins import (
         Allowance,  # the scans' own matching, so the two never disagree
     )
@@ -277,7 +278,7 @@ def _unmatched_allow_files(model: Model, files: set[str]) -> list[str]:
     relative_to = f", such as '{example}'" if example else ""
     folders = {f"{posixpath.dirname(f)}/**" for f in files if "/" in f}
     warnings = []
-    for table in ("secrets", "unicode"):
+    for table in ("secrets", "unicode", "injection"):
         for index, pattern in enumerate(getattr(model.manifest, table).allow_files):
             if matches(pattern):
                 continue

@@ -336,3 +336,67 @@ def test_an_overlay_key_another_job_reads_is_accepted_as_a_gateway_passes_all(
     with pytest.raises(HotplexError) as raised:
         project.compile("cc", overlay={"USER.slak.md": "typo"})
     assert raised.value.problems[0].hint == "did you mean 'USER.slack.md'?"
+
+
+def _save(path: Path, text: str) -> None:
+    """An editor's atomic save: a new file renamed over the old one (a new inode, a new stamp)."""
+    temp = path.with_name(path.name + ".saving")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+@pytest.mark.parametrize("overlay", [None, {"USER.md": "a user"}], ids=["base", "overlay"])
+def test_a_compile_never_mixes_old_and_new_files(
+    make_project, monkeypatch: pytest.MonkeyPatch, overlay
+) -> None:
+    """SOUL.md and SKILLS.md are saved together (SOUL first) while the compile reads between
+    them: the answer is both old or both new, never the old persona with the new skills."""
+    from hotplex.sources import resolve as sources
+
+    root = make_project(
+        {"agent-configs/SOUL.md": "soul v1\n", "agent-configs/SKILLS.md": "skills v1\n"}
+    )
+    project = Project.load(root)
+    real = sources.read_capped
+    saved = []
+
+    def saving_midway(path: Path, *args, **kwargs):
+        if Path(path).name == "SKILLS.md" and not saved:
+            saved.append(path)
+            _save(root / "agent-configs/SOUL.md", "soul v2\n")
+            _save(root / "agent-configs/SKILLS.md", "skills v2\n")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(sources, "read_capped", saving_midway)
+    text = project.compile("cc", platform="slack", overlay=overlay).text
+    assert saved
+    assert "soul v2" in text and "skills v2" in text
+
+
+def test_files_that_never_stop_changing_fail_the_compile(
+    make_project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hotplex.api import COMPILE_TRIES
+    from hotplex.sources import resolve as sources
+
+    root = make_project({"agent-configs/SOUL.md": "soul\n"})
+    project = Project.load(root)
+    real = sources.read_capped
+    saves = []
+
+    def always_saving(path: Path, *args, **kwargs):
+        result = real(path, *args, **kwargs)
+        if Path(path).name == "SOUL.md":
+            saves.append(path)
+            _save(Path(path), f"soul {len(saves)}\n")
+        return result
+
+    monkeypatch.setattr(sources, "read_capped", always_saving)
+    with pytest.raises(HotplexError) as caught:
+        project.compile("cc", platform="slack")
+    assert caught.value.exit_status == 1
+    assert caught.value.render() == (
+        f"the files of target 'cc' kept changing while they were compiled ({COMPILE_TRIES} tries)\n"
+        "  hint: compile again once the files are saved"
+    )
+    assert len(saves) == COMPILE_TRIES

@@ -1,0 +1,208 @@
+"""The ASGI application: routes, the bearer token, metrics per route, the watcher's life.
+
+``create`` is what each server process calls (uvicorn's factory): the settings come from the
+environment ``run.py`` sets, so that ``--workers N`` processes, started afresh, build the same
+application, each with its own ``Project``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import os
+import signal
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import attrs
+from hotplex.serve import metrics, routes
+from hotplex.serve.problems import problem_response
+from hotplex.serve.service import Refused, Service
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Match, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+SETTINGS_VARIABLE = "HOTPLEX_SERVE_SETTINGS"
+OPEN_PATHS = frozenset({"/healthz"})  # answered without the token: a liveness probe has none
+# Metrics label these methods by name, any other as "other" (a client picks the method string).
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+@attrs.frozen
+class Settings:
+    root: str
+    manifest: str | None
+    token_file: str | None
+    body_limit: int
+
+    def to_env(self) -> str:
+        return json.dumps(attrs.asdict(self))
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        return cls(**json.loads(os.environ[SETTINGS_VARIABLE]))
+
+
+def read_token(path: str) -> str:
+    """The token in ``path``: its first line, without surrounding white space."""
+    from hotplex.errors import HotplexError
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise HotplexError.single(f"cannot read the token file '{path}': {reason}") from None
+    token = text.strip().partition("\n")[0].strip()
+    if len(token) < 16:
+        raise HotplexError.single(
+            f"the token in '{path}' is {'empty' if not token else 'shorter than 16 characters'}",
+            hint="e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE",
+        )
+    return token
+
+
+ROUTES = [
+    Route("/v1/jobs", routes.jobs, methods=["GET"]),
+    Route("/v1/artifacts/{target}", routes.artifact, methods=["GET"]),
+    Route("/v1/compile", routes.compile_, methods=["POST"]),
+    Route("/v1/check", routes.check, methods=["POST"]),
+    Route("/healthz", routes.healthz, methods=["GET"]),
+    Route("/readyz", routes.readyz, methods=["GET"]),
+    Route("/metrics", routes.metrics_route, methods=["GET"]),
+    Route("/openapi.json", routes.openapi, methods=["GET"]),
+]
+
+
+def create(settings: Settings | None = None) -> ASGIApp:
+    settings = settings or Settings.from_env()
+    service = Service(Path(settings.root), Path(settings.manifest) if settings.manifest else None)
+    app = Starlette(
+        routes=ROUTES,
+        lifespan=_lifespan,
+        exception_handlers={
+            Refused: routes.refused,
+            routes.BadRequest: routes.bad_request,
+            HTTPException: _http_error,
+            Exception: _internal_error,
+        },
+    )
+    app.state.service = service
+    app.state.body_limit = settings.body_limit
+    token = read_token(settings.token_file) if settings.token_file else None
+    return _Metrics(_Token(app, token) if token else app)
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(app: Starlette) -> AsyncIterator[None]:
+    service: Service = app.state.service
+    watcher = asyncio.create_task(service.watch())
+    _release_waiters_on_signals(service)
+    # Every process starts holding every job's artifact, as `hotplex build` leaves dist/: if the
+    # project breaks before a job was asked for, GET still has a last good one to serve, stale.
+    with contextlib.suppress(Refused):
+        await service.ready()
+    try:
+        yield
+    finally:
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+        metrics.process_stopped()
+
+
+def _release_waiters_on_signals(service: Service) -> None:
+    """On SIGTERM or SIGINT, uvicorn stops accepting and waits for the requests in flight; a
+    request holding for a change (``?wait=``) is answered at once (304, as on its timeout)
+    instead of holding the shutdown for its whole timeout. uvicorn's handler still runs."""
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        previous = signal.getsignal(sig)
+        if not callable(previous):
+            continue
+
+        def handler(number, frame, previous=previous):
+            loop.call_soon_threadsafe(service.stop_waiting)
+            previous(number, frame)
+
+        signal.signal(sig, handler)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    detail = {404: f"no route {request.url.path}", 405: f"{request.method} is not allowed here"}
+    return problem_response(
+        exc.status_code, detail.get(exc.status_code, str(exc.detail)), headers=exc.headers
+    )
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    """A bug in hotplex: the request fails, the process goes on."""
+    return problem_response(
+        500,
+        f"hotplex: internal error: {type(exc).__name__}: {exc}; this is a bug in hotplex, please"
+        " report it",
+    )
+
+
+class _Token:
+    """Every route but /healthz needs ``Authorization: Bearer <token>`` (the scheme in any
+    letter case, as RFC 9110 has it), the token compared in constant time."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+            return await self.app(scope, receive, send)
+        scheme, _, given = dict(scope["headers"]).get(b"authorization", b"").partition(b" ")
+        if scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(), self.expected):
+            return await self.app(scope, receive, send)
+        response = problem_response(
+            401,
+            "this server needs 'Authorization: Bearer <token>' with the token of its --token-file",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+        await response(scope, receive, send)
+
+
+class _Metrics:
+    """Requests and latency by route (its template, /v1/artifacts/{target}; 'other' for a path
+    no route matches, so a scan of random paths cannot grow the metrics)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started = time.perf_counter()
+        status = 500
+
+        async def sending(message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            route = _route_of(scope)
+            method = scope["method"] if scope["method"] in METHODS else "other"
+            metrics.LATENCY.labels(route, method).observe(time.perf_counter() - started)
+            metrics.REQUESTS.labels(route, method, str(status)).inc()
+
+
+def _route_of(scope: Scope) -> str:
+    for route in ROUTES:
+        match, _ = route.matches(scope)
+        if match is not Match.NONE:
+            return route.path
+    return "other"

@@ -1,0 +1,396 @@
+"""The /v1 routes: query and JSON in, the service's records out as JSON (or a problem document).
+
+Every input is checked here before the service sees it: a body over the limit (413), JSON that
+does not parse or has the wrong shape (400, naming the key), a ``timeout`` out of bounds (400).
+The library checks the rest (overlay keys, findings) and says why, with a place.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from collections.abc import Awaitable, Mapping
+from importlib import resources
+
+import anyio
+from hotplex.errors import HotplexError, Span, suggest
+from hotplex.fs import sha256
+from hotplex.serve import metrics
+from hotplex.serve.problems import error_response
+from hotplex.serve.service import Fault, Refused, Served
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+STATUS = {Fault.UNKNOWN: 404, Fault.BROKEN: 503, Fault.REQUEST: 400, Fault.FINDING: 422}
+STALE_HEADER = "Hotplex-Stale"
+WAIT_SECONDS = 30.0  # ?wait= without ?timeout=
+MAX_WAIT_SECONDS = 300.0
+COMPILE_KEYS = ("target", "platform", "overlay", "on_finding")
+CHECK_KEYS = ("files", "target", "platform", "on_finding")
+POLICIES = ("error", "block")
+
+
+class BadRequest(Exception):
+    """A request refused before the service sees it, with the place of what is wrong in it."""
+
+    def __init__(
+        self, message: str, where: Span | None, hint: str | None = None, status: int = 400
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error = HotplexError.single(message, where, hint)
+
+
+def _query(key: str) -> Span:
+    return Span("request", key=key)
+
+
+def _body_at(key: str | None = None) -> Span:
+    return Span("request body", key=key)
+
+
+async def jobs(request: Request) -> Response:
+    listed = await request.app.state.service.jobs()
+    return JSONResponse(
+        {
+            "jobs": [
+                {"target": t, "worker": w, "platform": p, "artifact": _artifact_url(t, p)}
+                for t, w, p in listed
+            ]
+        }
+    )
+
+
+async def artifact(request: Request) -> Response:
+    service = request.app.state.service
+    target = request.path_params["target"]
+    platform = request.query_params.get("platform")
+    if platform == "":
+        raise BadRequest(
+            "platform= is empty", _query("platform"), "leave it out for the base artifact"
+        )
+    wait = request.query_params.get("wait")
+    timeout = _timeout(request.query_params.get("timeout"), wait is not None)
+    if wait is None:
+        served = await service.artifact(target, platform)
+    else:
+        etag = _etag(wait)
+        metrics.WAITING.inc()
+        try:
+            served = await _unless_gone(request, service.changed(target, platform, etag, timeout))
+        finally:
+            metrics.WAITING.dec()
+        if served is None:  # nothing changed in time: the client's copy is the current one
+            return Response(status_code=304, headers={"ETag": f'"{etag}"'})
+    headers = _headers(served)
+    if served.stale is not None:
+        metrics.STALE.inc()
+    matches = _tags(request.headers.get("if-none-match", ""))
+    if "*" in matches or served.digest in matches:
+        return Response(status_code=304, headers=headers)
+    return _json(artifact_json(served), headers)
+
+
+async def compile_(request: Request) -> Response:
+    body = await _json_body(request)
+    _known_keys(body, COMPILE_KEYS)
+    target = _string(body, "target", required=True)
+    assert target is not None
+    platform = _string(body, "platform")
+    overlay = _texts(body, "overlay")
+    on_finding = _policy(body)
+    served = await request.app.state.service.compile(target, platform, overlay, on_finding)
+    for finding in served.artifact.findings:
+        metrics.FINDINGS.labels("/v1/compile", finding.action).inc()
+    return _json(artifact_json(served), _headers(served))
+
+
+async def check(request: Request) -> Response:
+    body = await _json_body(request)
+    _known_keys(body, CHECK_KEYS)
+    files = _texts(body, "files")
+    if not files:
+        raise BadRequest(
+            "'files' is missing or empty: nothing to check",
+            _body_at("files"),
+            'e.g. {"files": {"MEMORY.md": "..."}}',
+        )
+    target = _string(body, "target")
+    platform = _string(body, "platform")
+    on_finding = _policy(body)
+    report = await request.app.state.service.check(files, target, platform, on_finding)
+    for finding in report.findings:
+        metrics.FINDINGS.labels("/v1/check", finding.action).inc()
+    return _json(report.to_json(), {})
+
+
+async def healthz(request: Request) -> Response:
+    return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> Response:
+    count = await request.app.state.service.ready()
+    return JSONResponse({"status": "ready", "jobs": count})
+
+
+async def metrics_route(request: Request) -> Response:
+    return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE)
+
+
+async def openapi(request: Request) -> Response:
+    return Response(OPENAPI, media_type="application/json")
+
+
+OPENAPI = resources.files("hotplex.serve").joinpath("openapi.json").read_bytes()
+
+
+async def _unless_gone(request: Request, waiting: Awaitable[Served | None]) -> Served | None:
+    """``waiting``'s answer, or None as soon as the client hangs up: a gateway that gave up
+    leaves no request holding until its timeout. A refusal (an unknown platform, a broken
+    project) leaves as itself, not wrapped in the task group's ExceptionGroup."""
+    answer = None
+    failed: Exception | None = None
+    async with anyio.create_task_group() as group:
+
+        async def hang_up() -> None:
+            while (await request.receive())["type"] != "http.disconnect":
+                pass
+            group.cancel_scope.cancel()
+
+        group.start_soon(hang_up)
+        try:
+            answer = await waiting
+        except Exception as exc:
+            failed = exc
+        group.cancel_scope.cancel()
+    if failed is not None:
+        raise failed
+    return answer
+
+
+def artifact_json(served: Served) -> dict[str, object]:
+    """The artifact as ``hotplex build`` writes it: each file with its sha256 and size."""
+    artifact = served.artifact
+    return {
+        "target": artifact.target,
+        "worker": artifact.worker,
+        "platform": artifact.platform,
+        "path": artifact.path,
+        "sha256": served.digest,
+        "text": artifact.text,
+        "files": [_file(path, data) for path, data in artifact.files.items()],
+        "truncations": [cut.to_json() for cut in artifact.truncations],
+        "warnings": list(artifact.warnings),
+        "findings": [finding.to_json() for finding in artifact.findings],
+    }
+
+
+def _file(path: str, data: bytes) -> dict[str, object]:
+    out: dict[str, object] = {"path": path, "sha256": sha256(data), "bytes": len(data)}
+    try:
+        out["text"] = data.decode("utf-8")
+    except UnicodeDecodeError:
+        out["base64"] = base64.b64encode(data).decode("ascii")
+    return out
+
+
+def refused(request: Request, exc: Exception) -> Response:
+    """A ``Refused`` from the service: its status; a BROKEN one is also what /readyz says."""
+    assert isinstance(exc, Refused)
+    status = STATUS[exc.fault]
+    if exc.fault is Fault.FINDING:
+        metrics.FINDINGS.labels(request.url.path, "error").inc(len(exc.error.problems))
+    headers = {"Retry-After": "1"} if status == 503 else None
+    return error_response(status, exc.error, headers)
+
+
+def bad_request(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, BadRequest)
+    return error_response(exc.status, exc.error)
+
+
+def _headers(served: Served) -> dict[str, str]:
+    headers = {"ETag": f'"{served.digest}"', "Cache-Control": "no-cache"}
+    if served.stale is not None:
+        headers[STALE_HEADER] = "true"
+    return headers
+
+
+def _json(body: Mapping[str, object], headers: Mapping[str, str]) -> Response:
+    data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    return Response(data, headers=dict(headers), media_type="application/json")
+
+
+def _artifact_url(target: str, platform: str | None) -> str:
+    from urllib.parse import quote
+
+    url = f"/v1/artifacts/{quote(target, safe='')}"
+    return url if platform is None else f"{url}?platform={quote(platform, safe='')}"
+
+
+def _tags(header: str) -> list[str]:
+    """The entity tags of an If-None-Match list, weak ones compared as strong (RFC 9110 13.1.2
+    uses the weak comparison for If-None-Match)."""
+    tags = []
+    for part in header.split(","):
+        tag = part.strip().removeprefix("W/")
+        if tag:
+            tags.append(tag.strip('"'))
+    return tags
+
+
+def _etag(text: str) -> str:
+    """The ETag a ``?wait=`` names, quoted or not: a sha256 this server gave."""
+    tag = text.removeprefix("W/").strip('"')
+    if len(tag) != 64 or not all(c in "0123456789abcdef" for c in tag):
+        raise BadRequest(
+            "wait: not an ETag of this server (64 hex digits, quoted or not)",
+            _query("wait"),
+            "pass the ETag header of the artifact you hold",
+        )
+    return tag
+
+
+def _timeout(text: str | None, waiting: bool) -> float:
+    if text is None:
+        return WAIT_SECONDS
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not waiting or not 0 < seconds <= MAX_WAIT_SECONDS:
+        why = (
+            f"a number of seconds, more than 0 and at most {MAX_WAIT_SECONDS:g}"
+            if waiting
+            else "only a request with ?wait= waits"
+        )
+        raise BadRequest(f"timeout={text!r}: {why}", _query("timeout"))
+    return seconds
+
+
+async def _json_body(request: Request) -> dict[str, object]:
+    data = await _body(request, request.app.state.body_limit)
+    try:
+        body = json.loads(data)
+    except json.JSONDecodeError as exc:
+        where = Span.at_offset("request body", exc.doc, exc.pos)
+        raise BadRequest(f"not JSON: {exc.msg}", where) from None
+    except UnicodeDecodeError as exc:
+        message = f"not UTF-8 text: byte {data[exc.start]:#04x} at offset {exc.start}"
+        raise BadRequest(message, _body_at()) from None
+    except RecursionError:
+        raise BadRequest("not JSON this server reads: nested too deeply", _body_at()) from None
+    if not isinstance(body, dict):
+        raise BadRequest(f"the body is {_kind(body)}, not a JSON object", _body_at())
+    _unicode(body)
+    return body
+
+
+def _unicode(value: object, key: str = "") -> None:
+    """Every string of the body (keys too) is Unicode text: JSON's escapes can spell a lone
+    surrogate (``"\\ud800"``), which is no character and could reach no file."""
+    if isinstance(value, dict):
+        for name, item in value.items():
+            _unicode(name, key)
+            _unicode(item, f"{key}.{name}" if key else name)
+    elif isinstance(value, list):
+        for item in value:
+            _unicode(item, key)
+    elif isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            shown = ascii(value[exc.start])
+            raise BadRequest(
+                f"a lone surrogate ({shown}) in a string: not Unicode text",
+                _body_at(ascii(key)[1:-1] or None),
+            ) from None
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    """The body, refused (413) once it passes ``limit`` bytes: from its Content-Length before
+    reading, else while it streams in."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise _too_large(limit)
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(limit: int) -> BadRequest:
+    return BadRequest(
+        f"the request body is larger than {limit} bytes",
+        None,
+        "hotplex serve --body-limit BYTES allows larger ones",
+        status=413,
+    )
+
+
+def _known_keys(body: Mapping[str, object], known: tuple[str, ...]) -> None:
+    for key in body:
+        if key not in known:
+            raise BadRequest(
+                f"unknown key {key!r}",
+                _body_at(key),
+                suggest(key, known) or "keys: " + ", ".join(known),
+            )
+
+
+def _string(body: Mapping[str, object], key: str, required: bool = False) -> str | None:
+    value = body.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value:
+        what = (
+            "missing"
+            if key not in body
+            else "empty"
+            if value == ""
+            else f"{_kind(value)}, not a string"
+        )
+        raise BadRequest(f"{key!r} is {what}", _body_at(key))
+    return value
+
+
+def _policy(body: Mapping[str, object]) -> str | None:
+    """``on_finding``: absent or null, the manifest's ``[overlay] on_finding``."""
+    value = _string(body, "on_finding")
+    if value is not None and value not in POLICIES:
+        raise BadRequest(
+            f"on_finding must be 'error' or 'block', not {value!r}",
+            _body_at("on_finding"),
+            suggest(value, POLICIES),
+        )
+    return value
+
+
+def _texts(body: Mapping[str, object], key: str) -> dict[str, str]:
+    """An object of strings (file name -> text); absent: empty."""
+    value = body.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise BadRequest(
+            f"{key!r} is {_kind(value)}, not an object of file name -> text", _body_at(key)
+        )
+    for name, text in value.items():
+        if not isinstance(text, str):
+            raise BadRequest(
+                f"{key}[{name!r}] is {_kind(text)}, not a string: give the file's text",
+                _body_at(f"{key}.{name}"),
+            )
+    return value
+
+
+def _kind(value: object) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    return names.get(type(value), "a number")

@@ -1,0 +1,222 @@
+"""``hotplex serve``: bind the socket, say where, run uvicorn until SIGTERM or Ctrl-C.
+
+The socket is bound here, before uvicorn starts, so a port of 0 is known (and printed) at once,
+a bind error is a hotplex error (exit 2), and a client may connect as soon as the line is out:
+the connection waits in the listen queue until a worker takes it. With ``--workers N`` uvicorn's
+supervisor starts N processes that share the socket; each builds the application (``app.create``)
+from the settings this process puts in the environment, and writes its metrics to a folder made
+here and removed at exit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import os
+import shutil
+import signal
+import socket
+import stat
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from hotplex.errors import HotplexError
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+DEFAULT_BODY_LIMIT = 1 << 20  # 1 MiB
+
+
+def serve(
+    root: Path,
+    manifest: Path | None,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    unix: str | None = None,
+    token_file: str | None = None,
+    workers: int = 1,
+    body_limit: int = DEFAULT_BODY_LIMIT,
+) -> None:
+    _require_packages()
+    from hotplex.serve.app import SETTINGS_VARIABLE, Settings, read_token
+
+    if token_file is not None:
+        read_token(token_file)  # a missing or empty token file fails now, not in each worker
+    elif unix is None and not _loopback(host):
+        raise HotplexError.single(
+            f"--host {host} is reachable from other machines: it needs a bearer token",
+            hint="--token-file FILE (clients send 'Authorization: Bearer <token>'), or --unix"
+            " PATH for a sidecar",
+        )
+    settings = Settings(
+        str(root),
+        str(manifest) if manifest else None,
+        os.path.abspath(token_file) if token_file else None,
+        body_limit,
+    )
+    os.environ[SETTINGS_VARIABLE] = settings.to_env()
+    _say_if_broken(root, manifest)
+    with _bound(host, port, unix) as (sock, where), _metrics_folder(workers):
+        print(
+            f"hotplex serve: listening on {where} ({workers} worker{'s' * (workers > 1)});"
+            " Ctrl-C or SIGTERM stops",
+            flush=True,
+        )
+        _run(sock, workers)
+    print("hotplex serve: stopped", flush=True)
+
+
+def _require_packages() -> None:
+    try:
+        import prometheus_client  # noqa: F401
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+        import watchfiles  # noqa: F401
+    except ModuleNotFoundError as exc:
+        raise HotplexError.single(
+            f"hotplex serve needs the {exc.name} package, which is not installed",
+            hint="pip install 'hotplex[serve]'",
+        ) from None
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _say_if_broken(root: Path, manifest: Path | None) -> None:
+    """A project that does not build is served anyway (/readyz says 503 until it is fixed, and
+    the fix is picked up without a restart), but said at once."""
+    from hotplex import Project
+
+    try:
+        Project.load(root, manifest)
+    except HotplexError as exc:
+        sys.stderr.write(
+            "hotplex serve: the project does not build yet; /readyz answers 503 until it does:\n"
+            f"{exc.render()}\n"
+        )
+
+
+@contextlib.contextmanager
+def _bound(host: str, port: int, unix: str | None) -> Iterator[tuple[socket.socket, str]]:
+    if unix is not None:
+        sock = _unix_socket(unix)
+        where = f"unix:{unix}"
+    else:
+        sock = _tcp_socket(host, port)
+        bound = sock.getsockname()
+        shown = f"[{bound[0]}]" if sock.family == socket.AF_INET6 else bound[0]
+        where = f"http://{shown}:{bound[1]}"
+    try:
+        yield sock, where
+    finally:
+        sock.close()
+        if unix is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(unix)
+
+
+def _tcp_socket(host: str, port: int) -> socket.socket:
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise HotplexError.single(f"cannot bind --host {host}: {exc.strerror}") from None
+    family, kind, proto, _name, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        raise HotplexError.single(
+            f"cannot listen on {host} port {port}: {exc.strerror}",
+            hint="--port 0 takes a free port (the line printed names it)"
+            if exc.errno == 98  # EADDRINUSE
+            else None,
+        ) from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def _unix_socket(path: str) -> socket.socket:
+    """A socket at ``path``, readable and writable by its owner and group; a socket file left
+    by a server that is gone is replaced, anything else there is refused."""
+    with contextlib.suppress(FileNotFoundError):
+        mode = os.lstat(path).st_mode
+        if not stat.S_ISSOCK(mode):
+            raise HotplexError.single(f"--unix {path}: a file that is not a socket is there")
+        if _answers(path):
+            raise HotplexError.single(f"--unix {path}: another server listens there")
+        os.unlink(path)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o117)
+    try:
+        sock.bind(path)
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        raise HotplexError.single(f"cannot listen on --unix {path}: {exc.strerror}") from None
+    finally:
+        os.umask(old)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _answers(path: str) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(path)
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
+
+
+@contextlib.contextmanager
+def _metrics_folder(workers: int) -> Iterator[None]:
+    """With several processes, prometheus_client's multiprocess mode: each process writes its
+    figures into this folder, /metrics reads them all."""
+    if workers == 1:
+        yield
+        return
+    folder = tempfile.mkdtemp(prefix="hotplex-serve-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
+    try:
+        yield
+    finally:
+        del os.environ["PROMETHEUS_MULTIPROC_DIR"]
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run(sock: socket.socket, workers: int) -> None:
+    import uvicorn
+
+    config = uvicorn.Config(
+        "hotplex.serve.app:create",
+        factory=True,
+        workers=workers,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        server_header=False,
+    )
+    # After a graceful stop uvicorn raises the signal again for the handler it found: this one
+    # (not the default, which would end the process before the socket and folders are removed).
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda number, frame: None)
+    if workers == 1:
+        uvicorn.Server(config).run(sockets=[sock])
+    else:
+        from uvicorn.supervisors import Multiprocess
+
+        Multiprocess(config, sockets=[sock]).run()

@@ -1,0 +1,158 @@
+"""Contain untrusted per-user text: each entry holding a finding becomes one visible line.
+
+A gateway compiles every session of a user from that user's files; with ``on_finding = "error"``
+one poisoned memory entry fails every session until someone edits the store. With ``"block"``
+the entry alone is replaced by ``[blocked by hotplex: <rule>]`` (the rules found in it, in order)
+and the compile goes on; each finding is reported as a ``records.Finding`` whose action is
+"blocked".
+
+An entry is a top-level block of the file's body, as the daily logs count them
+(``logs.blocks``): a list item with everything indented under it (a nested list, a fenced block
+inside the item), a paragraph, a heading line, or a fenced code block, which runs to its closing
+fence (or to the end of the file when it is never closed). A finding that spans several entries
+blocks each of them; one on a line that is in no entry (a line holding only a control character
+that ``str.strip`` takes for a blank) blocks that line. A list item's marker is kept (``- [blocked
+by hotplex: …]``, so the list stays a list), and a heading's ``#`` marks.
+
+The scan is the one a compile makes (secrets, hidden text, injection, with the manifest's
+allowances) on the body as loaded: frontmatter never reaches an artifact, so a finding there is
+not one, and line numbers count the frontmatter's lines. It reads the text as written, before
+``html_comments = "strip"`` and templates: an entry whose finding sits in a comment that would
+be stripped is blocked all the same.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+
+from hotplex.errors import Problem
+from hotplex.records import Finding
+from hotplex.scanning import hidden, injection, secrets
+from hotplex.scanning.origins import Origin
+from hotplex.sources.logs import blocks
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hotplex.manifest.model import Manifest
+
+    Found = secrets.Finding | hidden.Finding | injection.Finding
+
+BLOCKED = "[blocked by hotplex: {rules}]"
+_KEPT_MARK = re.compile(r"(?:[-*+]|\d{1,9}[.)]|#{1,6})[ \t]+")
+KINDS = {secrets.Finding: "secret", hidden.Finding: "hidden-text", injection.Finding: "injection"}
+
+
+def scan(manifest: Manifest, body: str, file: str, first_line: int) -> list[Found]:
+    """Every finding of ``body`` (a file's text after its frontmatter, which starts at
+    ``first_line`` of the file named ``file``) that the manifest does not allow, in order."""
+    if not (secrets.scan(body) or hidden.scan(body) or injection.scan(body)):
+        return []
+    places = [Origin(body, file, first_line)]
+    keys, chars, rules = manifest.secrets, manifest.unicode, manifest.injection
+    found: list[Found] = []
+    found += secrets.find(body, places, secrets.allowance(keys.allow, keys.allow_files))
+    found += hidden.find(body, places, hidden.allowance(chars.allow, chars.allow_files))
+    found += injection.find(body, places, injection.allowance(rules.allow, rules.allow_files))
+    found.sort(key=lambda f: (f.span.line or 0, f.span.column or 0))
+    return found
+
+
+def contain(manifest: Manifest, body: str, file: str, first_line: int) -> tuple[str, list[Found]]:
+    """``body`` with every entry holding a finding blocked, and the findings, placed in the
+    file as written. Blocking an entry can change what the rest means (a fence the entry opened
+    that Markdown would have closed later: the lines between were code, now they are text), so
+    the result is scanned again until nothing more is found."""
+    found = scan(manifest, body, file, first_line)
+    every: list[Found] = []
+    lines = list(range(body.count("\n") + 1))  # each line of ``body`` -> its line as written
+    while found:
+        every += [_moved(f, lines, first_line) for f in found]
+        body, kept = _block(body, found, first_line)
+        lines = [lines[index] for index in kept]
+        found = scan(manifest, body, file, first_line)
+    return body, every
+
+
+def _moved(finding: Found, lines: list[int], first_line: int) -> Found:
+    """``finding`` placed in the file as written, from its place in a body with some entries
+    already blocked (each now one line)."""
+    span = finding.span
+    if span.line is None:
+        return finding
+    line = lines[span.line - first_line] + first_line
+    return dataclasses.replace(finding, span=dataclasses.replace(span, line=line))
+
+
+def _block(body: str, found: Sequence[Found], first_line: int) -> tuple[str, list[int]]:
+    """``body`` with every entry (or loose line) holding one of ``found`` replaced, and for
+    each line of the result the line of ``body`` it stands for."""
+    lines = body.split("\n")
+    if not found:
+        return body, list(range(len(lines)))
+    owner: dict[int, int] = {}  # line -> the first line of its entry
+    extent: dict[int, int] = {}  # an entry's first line -> its last
+    for first, block_lines, _, _ in blocks(body):
+        last = first + len(block_lines) - 1
+        extent[first] = last
+        owner.update(dict.fromkeys(range(first, last + 1), first))
+    rules: dict[int, list[str]] = {}
+    starts = _line_starts(lines)
+    for finding in found:
+        for line in _lines_of(finding, starts, first_line, len(lines)):
+            unit = owner.get(line, line)
+            extent.setdefault(unit, unit)
+            named = rules.setdefault(unit, [])
+            if finding.rule not in named:
+                named.append(finding.rule)
+    out: list[str] = []
+    kept: list[int] = []
+    index = 0
+    while index < len(lines):
+        kept.append(index)
+        if index not in rules:
+            out.append(lines[index])
+            index += 1
+            continue
+        mark = _KEPT_MARK.match(lines[index])
+        out.append((mark.group() if mark else "") + BLOCKED.format(rules=", ".join(rules[index])))
+        index = extent[index] + 1
+    return "\n".join(out), kept
+
+
+def _line_starts(lines: list[str]) -> list[int]:
+    starts, at = [], 0
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    return starts
+
+
+def _lines_of(finding: Found, starts: list[int], first_line: int, count: int) -> range:
+    """The body's lines (0-based) a finding covers; every line when it has no place there."""
+    span = finding.span
+    if span.line is None or span.column is None:
+        return range(count)
+    line = span.line - first_line
+    end = starts[line] + span.column - 1 + max(finding.size, 1) - 1
+    last = line
+    while last + 1 < count and starts[last + 1] <= end:
+        last += 1
+    return range(line, last + 1)
+
+
+def record(finding: Found, action: str) -> Finding:
+    """A scan's finding as the typed record the API and the CLI report."""
+    problem: Problem = finding.problem()
+    span = finding.span
+    return Finding(
+        KINDS[type(finding)],
+        finding.rule,
+        span.file,
+        span.line,
+        span.column,
+        problem.message,
+        problem.hint,
+        action,
+    )

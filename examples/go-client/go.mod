@@ -1,0 +1,3 @@
+module example.com/hotplex-go-client
+
+go 1.19

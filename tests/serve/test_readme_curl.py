@@ -1,0 +1,108 @@
+"""The README's curl lines for ``hotplex serve``, run as written against a live server on a copy
+of examples/basic: each gets the status its comment says, and every route has a line."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hotplex.serve.app import ROUTES
+from hotplex_testing import REPO
+from serving import running
+
+README_URL = "http://127.0.0.1:8765"
+ASSIGNMENT = re.compile(r"^(\w+)=\$\((.*)\)$")
+STATUS = re.compile(r"\s+#\s*(\d{3})\b.*$")
+
+
+def _section() -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    start = text.index("### `hotplex serve`: compiles over HTTP")
+    return text[start : text.index("\n### ", start + 1)]
+
+
+def _blocks() -> list[list[str]]:
+    """Each ```sh block's commands, continuation lines joined."""
+    blocks = []
+    for body in re.findall(r"```sh\n(.*?)```", _section(), re.S):
+        blocks.append(body.replace("\\\n", "").splitlines())
+    return blocks
+
+
+def _commands(lines: list[str]) -> list[str]:
+    return [line for line in lines if line.startswith("curl ") or ASSIGNMENT.match(line)]
+
+
+def _run(lines: list[str], url: str, cwd: Path) -> list[tuple[str, int, int, str]]:
+    """Each curl line's (line, status expected, status got, output); an assignment's value is
+    kept for the lines after it, as a shell would."""
+    env: dict[str, str] = {}
+    done = []
+    for line in _commands(lines):
+        command = line.replace(README_URL, url)
+        assigned = ASSIGNMENT.match(command)
+        if assigned:
+            value = _bash(assigned.group(2), env, cwd)
+            env[assigned.group(1)] = value.stdout
+            continue
+        expected = STATUS.search(command)
+        assert expected, f"no status in the comment of: {line}"
+        command = STATUS.sub("", command) + " -w '\\n%{http_code}'"
+        out = _bash(command, env, cwd).stdout
+        body, _, code = out.rpartition("\n")
+        done.append((line, int(expected.group(1)), int(code), body))
+    return done
+
+
+def _bash(command: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        ["bash", "-c", command],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, **env},
+        timeout=60,
+    )
+    assert result.returncode == 0, f"{command}\n{result.stderr}"
+    return result
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "basic"
+    shutil.copytree(
+        REPO / "examples/basic", root, ignore=shutil.ignore_patterns("dist", ".hotplex")
+    )
+    return root
+
+
+def test_every_route_has_a_curl_line() -> None:
+    lines = " ".join(c for block in _blocks() for c in _commands(block))
+    for route in ROUTES:
+        assert route.path.split("{")[0] in lines, route.path
+
+
+# CI installs curl (Debian's package); elsewhere a machine without it skips, saying so.
+@pytest.mark.skipif(
+    shutil.which("curl") is None and not os.environ.get("CI"), reason="curl is not installed"
+)
+def test_the_readme_curl_lines_answer_as_documented(project: Path, tmp_path: Path) -> None:
+    blocks = _blocks()
+    plain = [b for b in blocks if not any("--token-file" in line for line in b)]
+    guarded = [b for b in blocks if any("--token-file" in line for line in b)]
+    assert guarded, "the README shows a server with a token"
+    with running(project) as server:
+        for block in plain:
+            for line, expected, got, body in _run(block, server.url, tmp_path):
+                assert got == expected, f"{line}\n{body}"
+                assert body or got == 304, line
+    token = tmp_path / "token"
+    token.write_text("readme-token-0123456789abcdef\n", encoding="utf-8")
+    with running(project, "--token-file", str(token)) as server:
+        for block in guarded:
+            for line, expected, got, body in _run(block, server.url, tmp_path):
+                assert got == expected, f"{line}\n{body}"
