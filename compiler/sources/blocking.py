@@ -82,7 +82,7 @@ def _moved(finding: Found, lines: list[int], first_line: int) -> Found:
     if span.line is None:
         return finding
     line = lines[span.line - first_line] + first_line
-    return dataclasses.replace(finding, span=dataclasses.replace(span, line=line))
+    return dataclasses.replace(finding, span=span.replace(line=line))
 
 
 def _block(body: str, found: Sequence[Found], first_line: int) -> tuple[str, list[int]]:
