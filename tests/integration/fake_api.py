@@ -13,6 +13,8 @@ only.
 from __future__ import annotations
 
 import json
+import os
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -179,6 +181,22 @@ def running(fake: FakeApi) -> Iterator[FakeApi]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=STOP_TIMEOUT)
+        keep_requests(fake)
+
+
+def keep_requests(fake: FakeApi) -> None:
+    """With ``HOTPLEX_LIVE_CAPTURE=DIR``, every request the fake recorded goes to
+    ``DIR/<test>.jsonl``, one JSON object a line: what a program really sent, for a contributor
+    to read (a worker's first live test starts from it)."""
+    folder = os.environ.get("HOTPLEX_LIVE_CAPTURE")
+    if not folder or not fake.requests:
+        return
+    test = os.environ.get("PYTEST_CURRENT_TEST", "run").split(" ")[0]
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", test).strip("_")[:200] or "run"
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, f"{name}.jsonl"), "a", encoding="utf-8") as out:
+        for r in fake.requests:
+            out.write(json.dumps({"method": r.method, "path": r.path, "body": r.body}) + "\n")
 
 
 @dataclass
