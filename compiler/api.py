@@ -88,6 +88,9 @@ class Project:
         self._artifacts: dict[str, _Cached] = {}
         self._jobs: list = []
         self._read_cap = 0  # bytes worth reading of one file (sources.read_cap), with the model
+        self._sources_stamp: Stamp | None = None  # the sources folder's, when it was checked
+        # ``warnings()``' last answer: the cached artifacts and folder stamps it was made from.
+        self._warned: tuple[tuple, dict[str, Stamp | None], tuple[str, ...]] | None = None
         self._lock = threading.RLock()
 
     @classmethod
@@ -144,9 +147,7 @@ class Project:
             # moved since it was read, the manifest's too) would mix old and new text, so the
             # compile runs again on what is there now.
             for _ in range(COMPILE_TRIES):
-                artifact, read = self._compile(
-                    target, platform, overlay, overlay_names, on_finding
-                )
+                artifact, read = self._compile(target, platform, overlay, overlay_names, on_finding)
                 if self._unmoved(read):
                     return artifact
             raise BuildFailed(
@@ -201,6 +202,44 @@ class Project:
             return CheckReport(
                 tuple(found), tuple(guard.checked_files(model, prepared)), tuple(checked)
             )
+
+    def warnings(self) -> tuple[str, ...]:
+        """What ``hotplex build`` warns of the project beyond each artifact's own warnings:
+        files of the sources folder no artifact reads, names the ``[memory] logs`` glob
+        matches that are no day or no regular file, raw copies a program reads by itself. It
+        compiles every job (a cache hit while its files stay put) and walks the sources
+        folder only when an artifact or a folder moved. Like ``hotplex build``, it says none
+        of the unread files while a job was not compiled from settled files.
+        """
+        with self._lock:
+            from hotplex.sources import raw_copies, unused
+
+            jobs = self.jobs()
+            own: set[str] = set()
+            for job in jobs:
+                try:
+                    own.update(self.compile(job.target.name, job.platform).files)
+                except HotplexError:  # compiling it says why; what it would read is unknown
+                    continue
+            cached = tuple(self._artifacts.get(job.id) for job in jobs)
+            memo = self._warned
+            if (
+                memo is not None
+                and len(memo[0]) == len(cached)
+                and all(a is b for a, b in zip(memo[0], cached, strict=True))
+                and all(stamp(self.root / f) == s for f, s in memo[1].items())
+            ):
+                return memo[2]
+            read = {
+                job.id: {p: None if s is None else "" for p, s in found.stamps.items()}
+                for job, found in zip(jobs, cached, strict=True)
+                if found is not None
+            }
+            unread, folders = unused.after_build(self._model, jobs, read, own)
+            warnings = (*unread, *raw_copies.warnings(self._model))
+            if None not in cached:
+                self._warned = (cached, {f: stamp(self.root / f) for f in folders}, warnings)
+            return warnings
 
     def _policy(self, on_finding: str | None) -> str:
         """``on_finding`` checked, or the manifest's (loaded: called after ``_refresh``)."""
@@ -292,6 +331,14 @@ class Project:
         """Reload the model when the manifest moved; forget everything compiled from the old one."""
         current = stamp(self._manifest_path)
         if self._model is not None and current == self._manifest_stamp:
+            # The sources folder moved away, deleted or replaced since: what a load says of it.
+            found = stamp(self.root / self._model.sources_dir)
+            if found != self._sources_stamp:
+                from hotplex.manifest.load import check_on_disk
+
+                model = self._model
+                check_on_disk(self.root, model.manifest, model.manifest_display)
+                self._sources_stamp = found
             return
         from hotplex.manifest import load as loading
         from hotplex.manifest.jobs import plan
@@ -301,6 +348,7 @@ class Project:
         self._jobs = plan(self._model)
         self._read_cap = read_cap(self._model)
         self._manifest_stamp = current
+        self._sources_stamp = stamp(self.root / self._model.sources_dir)
         self._inputs = None
         self._artifacts.clear()
 

@@ -116,11 +116,11 @@ def _watch(command: argparse.ArgumentParser) -> None:
 
 
 def _serve(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    command.add_argument("--host", help="address to bind (default: 127.0.0.1)")
+    command.add_argument("--port", type=_port, help="port to bind; 0: a free one (default: 8765)")
     command.add_argument(
-        "--port", type=_port, default=8765, help="port to bind; 0: a free one (default: 8765)"
+        "--unix", metavar="PATH", help="listen on a Unix socket instead (no --host, --port)"
     )
-    command.add_argument("--unix", metavar="PATH", help="listen on a Unix socket instead")
     command.add_argument(
         "--token-file",
         metavar="FILE",

@@ -17,6 +17,11 @@ EXIT_FAILED = 1  # stale artifacts (check) or a build that could not finish
 EXIT_CONFIG = 2  # usage or configuration error: bad manifest, bad source, bad template
 EXIT_INTERNAL = 3  # a bug in hotplex itself
 
+# The characters a message shows of each of its parts (the message, a file, a key, a hint, the
+# line under a caret): a key or value the user sent can be a megabyte long, and an error that
+# quotes it in each part would be several.
+SHOWN = 1000
+
 
 @value
 class Span:
@@ -41,13 +46,13 @@ class Span:
         self.__dict__.update(file=file, line=line, column=column, key=key, source_line=source_line)
 
     def location(self) -> str:
-        parts = [self.file]
+        parts = [shown(self.file)]
         if self.line is not None:
             parts.append(str(self.line))
             if self.column is not None:
                 parts.append(str(self.column))
         where = ":".join(parts)
-        return f"{where}: {self.key}" if self.key else where
+        return f"{where}: {shown(self.key)}" if self.key else where
 
     @classmethod
     def at_offset(cls, file: str, text: str, offset: int) -> Span:
@@ -75,28 +80,32 @@ class Problem:
         self.__dict__.update(message=message, span=span, hint=hint)
 
     def render(self) -> str:
-        head = f"{self.span.location()}: {self.message}" if self.span else self.message
+        message = shown(self.message)
+        head = f"{self.span.location()}: {message}" if self.span else message
         lines = [visible(head)]
         span = self.span
         if span is not None and span.source_line is not None and span.column is not None:
-            shown = span.source_line.replace("\t", " ")
-            before = visible(shown[: span.column - 1])
-            lines.append(f"    {before}{visible(shown[span.column - 1 :])}")
+            line = span.source_line.replace("\t", " ")
+            start = max(0, min(span.column - 1 - SHOWN // 2, len(line) - SHOWN))
+            end = start + SHOWN
+            before = "…" * (start > 0) + visible(line[start : span.column - 1])
+            after = visible(line[span.column - 1 : end]) + "…" * (end < len(line))
+            lines.append(f"    {before}{after}")
             lines.append("    " + " " * len(before) + "^")
         if self.hint:
-            lines.append(f"  hint: {visible(self.hint)}")
+            lines.append(f"  hint: {visible(shown(self.hint))}")
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {"message": self.message}
+        out: dict[str, object] = {"message": shown(self.message)}
         if self.span is not None:
-            out["file"] = self.span.file
+            out["file"] = shown(self.span.file)
             for name in ("line", "column", "key"):
                 value = getattr(self.span, name)
                 if value is not None:
-                    out[name] = value
+                    out[name] = shown(value) if name == "key" else value
         if self.hint:
-            out["hint"] = self.hint
+            out["hint"] = shown(self.hint)
         return out
 
 
@@ -139,6 +148,15 @@ def _restore(kind: type[HotplexError], problems: list[Problem], exit_status: int
     error = Exception.__new__(kind)
     HotplexError.__init__(error, problems, exit_status)
     return error
+
+
+def shown(text: str) -> str:
+    """``text``, or when it is longer than ``SHOWN`` characters its start and its end with how
+    much is left out between them."""
+    if len(text) <= SHOWN:
+        return text
+    half = SHOWN // 2
+    return f"{text[:half]}…({len(text) - 2 * half} more characters)…{text[-half:]}"
 
 
 def visible(text: str) -> str:

@@ -43,12 +43,19 @@ def load(root: Path, manifest_path: Path | None = None, cached: bool = False) ->
         validate(manifest, display)
     else:
         cache_key = None
-    _check_folders_on_disk(root, manifest.project, display)
-    _check_sessions_on_disk(root, manifest, display)
+    check_on_disk(root, manifest, display)
     sources = effective_sources(manifest)
     read_by = target_sources(manifest, sources)
     workers = {t.name: registry.workers()[t.worker] for t in manifest.target}
     return Model(manifest, root, path, display, sources, read_by, cache_key, workers)
+
+
+def check_on_disk(root: Path, manifest: Manifest, display: str) -> None:
+    """What the manifest names that the disk can make wrong without the manifest changing: a
+    sources folder moved away or deleted, a symlink, a session folder above the root. A
+    ``Project`` that keeps its model asks again when the sources folder's stamp moves."""
+    _check_folders_on_disk(root, manifest.project, display)
+    _check_sessions_on_disk(root, manifest, display)
 
 
 def _check_folders_on_disk(root: Path, project: ProjectSettings, display: str) -> None:

@@ -23,6 +23,7 @@ from hotplex.serve.problems import problem_response
 from hotplex.serve.service import Refused, Service
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Match, Route
@@ -40,6 +41,9 @@ class Settings:
     manifest: str | None
     token_file: str | None
     body_limit: int
+    # The --host bound with no token: then only a loopback name in a request's Host header
+    # is answered (a web page that rebinds its own name to 127.0.0.1 sends its own name).
+    loopback_host: str | None = None
 
     def to_env(self) -> str:
         return json.dumps(attrs.asdict(self))
@@ -50,7 +54,8 @@ class Settings:
 
 
 def read_token(path: str) -> str:
-    """The token in ``path``: its first line, without surrounding white space."""
+    """The token in ``path``: its first line, without surrounding white space (a blank first
+    line is an empty token, not a pointer to the next one)."""
     from hotplex.errors import HotplexError
 
     try:
@@ -58,10 +63,11 @@ def read_token(path: str) -> str:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
         raise HotplexError.single(f"cannot read the token file '{path}': {reason}") from None
-    token = text.strip().partition("\n")[0].strip()
+    token = text.partition("\n")[0].strip()
     if len(token) < 16:
         raise HotplexError.single(
-            f"the token in '{path}' is {'empty' if not token else 'shorter than 16 characters'}",
+            f"the token in '{path}' (its first line) is"
+            f" {'empty' if not token else 'shorter than 16 characters'}",
             hint="e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE",
         )
     return token
@@ -92,10 +98,26 @@ def create(settings: Settings | None = None) -> ASGIApp:
             Exception: _internal_error,
         },
     )
+    # /v1/jobs/ is no route (404), not a redirect to an address built from the Host header.
+    app.router.redirect_slashes = False
     app.state.service = service
     app.state.body_limit = settings.body_limit
     token = read_token(settings.token_file) if settings.token_file else None
-    return _Metrics(_Token(app, token) if token else app)
+    if token is not None:
+        return _Metrics(_Token(app, token))
+    if settings.loopback_host is not None:
+        names = _loopback_names(settings.loopback_host)
+        return _Metrics(TrustedHostMiddleware(app, names, www_redirect=False))
+    return _Metrics(app)
+
+
+def _loopback_names(host: str) -> list[str]:
+    """The Host names a loopback server without a token answers (any port): its own address
+    and the loopback names. Anything else is a 400 (DNS rebinding: a page of evil.example whose
+    name now resolves to 127.0.0.1 reaches this server with Host: evil.example)."""
+    names = ["localhost", "127.0.0.1", "[::1]"]
+    own = f"[{host}]" if ":" in host else host
+    return names if own.lower() in names else [*names, own]
 
 
 @contextlib.asynccontextmanager

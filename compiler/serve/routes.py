@@ -1,16 +1,18 @@
 """The /v1 routes: query and JSON in, the service's records out as JSON (or a problem document).
 
 Every input is checked here before the service sees it: a body over the limit (413), JSON that
-does not parse or has the wrong shape (400, naming the key), a ``timeout`` out of bounds (400).
-The library checks the rest (overlay keys, findings) and says why, with a place.
+does not parse, names a key twice or has the wrong shape (400, naming the key), more files than
+``MAX_FILES``, a query parameter the route does not take, a ``timeout`` out of bounds (400). The
+library checks the rest (overlay keys, findings) and says why, with a place.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import math
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 
 import anyio
@@ -29,6 +31,10 @@ MAX_WAIT_SECONDS = 300.0
 COMPILE_KEYS = ("target", "platform", "overlay", "on_finding")
 CHECK_KEYS = ("files", "target", "platform", "on_finding")
 POLICIES = ("error", "block")
+# Files in one request's `overlay` or `files`: a user's own files and a few years of days. Each
+# key costs the library a path check before the first one can be refused, so the count is
+# checked before anything else of the body.
+MAX_FILES = 1000
 
 
 class BadRequest(Exception):
@@ -50,6 +56,33 @@ def _body_at(key: str | None = None) -> Span:
     return Span("request body", key=key)
 
 
+def takes(*names: str) -> Callable:
+    """A route taking only these query parameters, each at most once: a misspelt one
+    (``?plaform=slack``) would otherwise be ignored and the base artifact served."""
+
+    def decorate(route: Callable[[Request], Awaitable[Response]]):
+        @functools.wraps(route)
+        async def checked(request: Request) -> Response:
+            seen: set[str] = set()
+            for name, _value in request.query_params.multi_items():
+                if name not in names:
+                    raise BadRequest(
+                        f"unknown query parameter {name!r}",
+                        _query(name),
+                        suggest(name, names)
+                        or (f"parameters: {', '.join(names)}" if names else "it takes none"),
+                    )
+                if name in seen:
+                    raise BadRequest(f"{name}= is given twice: which is meant?", _query(name))
+                seen.add(name)
+            return await route(request)
+
+        return checked
+
+    return decorate
+
+
+@takes()
 async def jobs(request: Request) -> Response:
     listed = await request.app.state.service.jobs()
     return JSONResponse(
@@ -62,6 +95,7 @@ async def jobs(request: Request) -> Response:
     )
 
 
+@takes("platform", "wait", "timeout")
 async def artifact(request: Request) -> Response:
     service = request.app.state.service
     target = request.path_params["target"]
@@ -81,8 +115,10 @@ async def artifact(request: Request) -> Response:
             served = await _unless_gone(request, service.changed(target, platform, etag, timeout))
         finally:
             metrics.WAITING.dec()
-        if served is None:  # nothing changed in time: the client's copy is the current one
+        if served is None:  # not compiled in time
             return Response(status_code=304, headers={"ETag": f'"{etag}"'})
+        if served.digest == etag:  # nothing changed in time: the client's copy is current
+            return Response(status_code=304, headers=_headers(served))
     headers = _headers(served)
     if served.stale is not None:
         metrics.STALE.inc()
@@ -92,9 +128,9 @@ async def artifact(request: Request) -> Response:
     return _json(artifact_json(served), headers)
 
 
+@takes()
 async def compile_(request: Request) -> Response:
-    body = await _json_body(request)
-    _known_keys(body, COMPILE_KEYS)
+    body = await _json_body(request, COMPILE_KEYS)
     target = _string(body, "target", required=True)
     assert target is not None
     platform = _string(body, "platform")
@@ -106,9 +142,9 @@ async def compile_(request: Request) -> Response:
     return _json(artifact_json(served), _headers(served))
 
 
+@takes()
 async def check(request: Request) -> Response:
-    body = await _json_body(request)
-    _known_keys(body, CHECK_KEYS)
+    body = await _json_body(request, CHECK_KEYS)
     files = _texts(body, "files")
     if not files:
         raise BadRequest(
@@ -125,19 +161,23 @@ async def check(request: Request) -> Response:
     return _json(report.to_json(), {})
 
 
+@takes()
 async def healthz(request: Request) -> Response:
     return JSONResponse({"status": "ok"})
 
 
+@takes()
 async def readyz(request: Request) -> Response:
     count = await request.app.state.service.ready()
     return JSONResponse({"status": "ready", "jobs": count})
 
 
+@takes()
 async def metrics_route(request: Request) -> Response:
     return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE)
 
 
+@takes()
 async def openapi(request: Request) -> Response:
     return Response(OPENAPI, media_type="application/json")
 
@@ -181,7 +221,7 @@ def artifact_json(served: Served) -> dict[str, object]:
         "text": artifact.text,
         "files": [_file(path, data) for path, data in artifact.files.items()],
         "truncations": [cut.to_json() for cut in artifact.truncations],
-        "warnings": list(artifact.warnings),
+        "warnings": [*artifact.warnings, *served.warnings],
         "findings": [finding.to_json() for finding in artifact.findings],
     }
 
@@ -269,10 +309,18 @@ def _timeout(text: str | None, waiting: bool) -> float:
     return seconds
 
 
-async def _json_body(request: Request) -> dict[str, object]:
+async def _json_body(request: Request, known: tuple[str, ...]) -> dict[str, object]:
+    """The body as a JSON object of ``known`` keys, in a worker thread (a megabyte of JSON
+    takes milliseconds the event loop owes to other requests)."""
     data = await _body(request, request.app.state.body_limit)
+    return await anyio.to_thread.run_sync(_parse, data, known)
+
+
+def _parse(data: bytes, known: tuple[str, ...]) -> dict[str, object]:
     try:
-        body = json.loads(data)
+        # No key takes a number: an integer is read as a float, which Python reads at any
+        # length (int() refuses more than 4,300 digits).
+        body = json.loads(data, object_pairs_hook=_object, parse_int=float)
     except json.JSONDecodeError as exc:
         where = Span.at_offset("request body", exc.doc, exc.pos)
         raise BadRequest(f"not JSON: {exc.msg}", where) from None
@@ -283,29 +331,55 @@ async def _json_body(request: Request) -> dict[str, object]:
         raise BadRequest("not JSON this server reads: nested too deeply", _body_at()) from None
     if not isinstance(body, dict):
         raise BadRequest(f"the body is {_kind(body)}, not a JSON object", _body_at())
+    _known_keys(body, known)
+    for key, value in body.items():
+        if isinstance(value, dict) and len(value) > MAX_FILES:
+            raise BadRequest(
+                f"{key!r} holds {len(value)} files: at most {MAX_FILES} in one request",
+                _body_at(key),
+            )
     _unicode(body)
     return body
 
 
-def _unicode(value: object, key: str = "") -> None:
+def _object(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object; a key given twice in it is refused, not read as its last value: a proxy
+    or a guard in front that reads the first would see another request than this server."""
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise BadRequest(
+                    f"the key {key!r} is given twice in one object: which value is meant?",
+                    _body_at(),
+                )
+            seen.add(key)
+    return found
+
+
+def _unicode(body: dict[str, object]) -> None:
     """Every string of the body (keys too) is Unicode text: JSON's escapes can spell a lone
-    surrogate (``"\\ud800"``), which is no character and could reach no file."""
-    if isinstance(value, dict):
-        for name, item in value.items():
-            _unicode(name, key)
-            _unicode(item, f"{key}.{name}" if key else name)
-    elif isinstance(value, list):
-        for item in value:
-            _unicode(item, key)
-    elif isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            shown = ascii(value[exc.start])
-            raise BadRequest(
-                f"a lone surrogate ({shown}) in a string: not Unicode text",
-                _body_at(ascii(key)[1:-1] or None),
-            ) from None
+    surrogate (``"\\ud800"``), which is no character and could reach no file. Walked without
+    recursion: the parser's depth limit leaves no room for a recursive walk's frames."""
+    pending: list[tuple[object, str]] = [(body, "")]
+    while pending:
+        value, key = pending.pop()
+        if isinstance(value, dict):
+            for name, item in value.items():
+                pending.append((name, key))
+                pending.append((item, f"{key}.{name}" if key else name))
+        elif isinstance(value, list):
+            pending.extend((item, key) for item in value)
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                shown = ascii(value[exc.start])
+                raise BadRequest(
+                    f"a lone surrogate ({shown}) in a string: not Unicode text",
+                    _body_at(ascii(key)[1:-1] or None),
+                ) from None
 
 
 async def _body(request: Request, limit: int) -> bytes:

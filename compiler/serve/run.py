@@ -27,14 +27,15 @@ from hotplex.errors import HotplexError
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 DEFAULT_BODY_LIMIT = 1 << 20  # 1 MiB
+MAX_UNIX_PATH = 107  # bytes of a socket's path: sockaddr_un's 108, less the terminating NUL
 
 
 def serve(
     root: Path,
     manifest: Path | None,
     *,
-    host: str = DEFAULT_HOST,
-    port: int = DEFAULT_PORT,
+    host: str | None = None,
+    port: int | None = None,
     unix: str | None = None,
     token_file: str | None = None,
     workers: int = 1,
@@ -43,6 +44,14 @@ def serve(
     _require_packages()
     from hotplex.serve.app import SETTINGS_VARIABLE, Settings, read_token
 
+    if unix is not None and (host is not None or port is not None):
+        given = " and ".join(f"--{n}" for n, v in (("host", host), ("port", port)) if v is not None)
+        raise HotplexError.single(
+            f"--unix {unix} listens on a Unix socket, not at an address: {given} would be ignored",
+            hint="give --unix or --host/--port, not both",
+        )
+    host = DEFAULT_HOST if host is None else host
+    port = DEFAULT_PORT if port is None else port
     if token_file is not None:
         read_token(token_file)  # a missing or empty token file fails now, not in each worker
     elif unix is None and not _loopback(host):
@@ -56,6 +65,7 @@ def serve(
         str(manifest) if manifest else None,
         os.path.abspath(token_file) if token_file else None,
         body_limit,
+        None if unix is not None or token_file is not None else host,
     )
     os.environ[SETTINGS_VARIABLE] = settings.to_env()
     _say_if_broken(root, manifest)
@@ -128,7 +138,7 @@ def _tcp_socket(host: str, port: int) -> socket.socket:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
-        raise HotplexError.single(f"cannot bind --host {host}: {exc.strerror}") from None
+        raise HotplexError.single(f"cannot bind --host {host}: {_reason(exc)}") from None
     family, kind, proto, _name, address = infos[0]
     sock = socket.socket(family, kind, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -138,7 +148,7 @@ def _tcp_socket(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise HotplexError.single(
-            f"cannot listen on {host} port {port}: {exc.strerror}",
+            f"cannot listen on {host} port {port}: {_reason(exc)}",
             hint="--port 0 takes a free port (the line printed names it)"
             if exc.errno == 98  # EADDRINUSE
             else None,
@@ -150,6 +160,13 @@ def _tcp_socket(host: str, port: int) -> socket.socket:
 def _unix_socket(path: str) -> socket.socket:
     """A socket at ``path``, readable and writable by its owner and group; a socket file left
     by a server that is gone is replaced, anything else there is refused."""
+    size = len(os.fsencode(path))
+    if size > MAX_UNIX_PATH:
+        raise HotplexError.single(
+            f"--unix {path}: {size} bytes, longer than a Unix socket's address holds (at most"
+            f" {MAX_UNIX_PATH} bytes)",
+            hint="a shorter path: a relative one, or a folder nearer the root",
+        )
     with contextlib.suppress(FileNotFoundError):
         mode = os.lstat(path).st_mode
         if not stat.S_ISSOCK(mode):
@@ -164,11 +181,15 @@ def _unix_socket(path: str) -> socket.socket:
         sock.listen(2048)
     except OSError as exc:
         sock.close()
-        raise HotplexError.single(f"cannot listen on --unix {path}: {exc.strerror}") from None
+        raise HotplexError.single(f"cannot listen on --unix {path}: {_reason(exc)}") from None
     finally:
         os.umask(old)
     sock.set_inheritable(True)
     return sock
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)  # an OSError Python raises itself may have no strerror
 
 
 def _answers(path: str) -> bool:

@@ -53,6 +53,7 @@ class Served:
     artifact: Artifact
     digest: str  # the set's sha256 (``set_digest``): the ETag
     stale: HotplexError | None = None  # why the last good artifact is served instead
+    warnings: tuple[str, ...] = ()  # the project's, as `hotplex build` prints them
 
 
 def set_digest(files: Mapping[str, bytes]) -> str:
@@ -70,6 +71,8 @@ class Service:
         self._good: dict[tuple[str, str | None], Served] = {}
         self._changed = asyncio.Event()
         self._stopping = False
+        # ``Project.warnings``: asked again after a change (the watcher's, or a new artifact).
+        self._warnings: tuple[str, ...] | None = None
         self.out = "dist"  # the artifacts' folder, as the last manifest that loaded says
 
     async def jobs(self) -> list[tuple[str, str, str | None]]:
@@ -96,13 +99,23 @@ class Service:
         compiled it: every process that answered for a job has one to serve stale)."""
         artifact = await self._run(functools.partial(self._base, target, platform), Fault.BROKEN)
         good = self._good.get((target, platform))
-        if good is not None and good.artifact is artifact:
+        if good is None or good.artifact is not artifact:
+            self._warnings = None
+        warnings = await self._project_warnings()
+        if good is not None and good.artifact is artifact and good.warnings == warnings:
             return good
-        served = Served(artifact, set_digest(artifact.files))
+        served = Served(artifact, set_digest(artifact.files), warnings=warnings)
         if good is not None and good.digest != served.digest:
             metrics.RELOADS.inc()
         self._good[(target, platform)] = served
         return served
+
+    async def _project_warnings(self) -> tuple[str, ...]:
+        """What ``hotplex build`` warns of the project (files no artifact reads, days that are
+        no day), found again only after a change: it compiles every job."""
+        if self._warnings is None:
+            self._warnings = await self._run(self.project.warnings, Fault.BROKEN)
+        return self._warnings
 
     async def compile(
         self,
@@ -126,7 +139,8 @@ class Service:
             await self._current(target, platform)
             raise
         metrics.COMPILES.labels("overlay", "ok").inc()
-        return Served(artifact, set_digest(artifact.files))
+        warnings = await self._project_warnings()
+        return Served(artifact, set_digest(artifact.files), warnings=warnings)
 
     async def check(
         self,
@@ -163,9 +177,13 @@ class Service:
             await self._current(target, platform)
         return len(jobs)
 
-    async def changed(self, target: str, platform: str | None, etag: str, seconds: float):
-        """The artifact once its digest is not ``etag``; None when ``seconds`` pass (or the
-        server stops) first. Woken by the watcher, never by polling the disk."""
+    async def changed(
+        self, target: str, platform: str | None, etag: str, seconds: float
+    ) -> Served | None:
+        """The artifact once its digest is not ``etag``; when ``seconds`` pass (or the server
+        stops) first, the artifact as it was last seen (its digest ``etag``: stale or not), or
+        None when none was. Woken by the watcher, never by polling the disk."""
+        served = None
         with anyio.move_on_after(seconds):
             while not self._stopping:
                 woken = self._changed  # taken before the compile: a change during it wakes us
@@ -173,7 +191,7 @@ class Service:
                 if served.digest != etag:
                     return served
                 await woken.wait()
-        return None
+        return served
 
     def stop_waiting(self) -> None:
         """Shutting down: every waiting request answers now (as on its timeout)."""
@@ -181,6 +199,7 @@ class Service:
         self._wake()
 
     def _wake(self) -> None:
+        self._warnings = None
         self._changed.set()
         self._changed = asyncio.Event()
 

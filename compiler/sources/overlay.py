@@ -70,6 +70,7 @@ def prepare(
                 f"overlay_names[{key!r}] is {_kind(label)}, not a str: the name messages give it"
             )
     files: dict[str, OverlayFile] = {}
+    keys: dict[str, str] = {}  # by project path, the key as given that named it
     for key, value in overlay.items():
         if not isinstance(key, str):
             raise HotplexError.single(
@@ -79,10 +80,11 @@ def prepare(
         default = os.fspath(value) if isinstance(value, os.PathLike) else f"overlay:{key}"
         label = labels.get(key, default)
         display = _display(model, key, Span(f"overlay:{key}"))
-        if display in files:
+        if display in keys:
             raise HotplexError.single(
-                f"overlay keys {key_of(model, display)!r} and {key!r} name the same file"
+                f"overlay keys {keys[display]!r} and {key!r} name the same file"
             )
+        keys[display] = key
         try:
             raw = _read(key, value, cap)
         except HotplexError:

@@ -245,11 +245,16 @@ def test_an_overlay_key_naming_a_day_joins_the_daily_logs(logs_project, name) ->
     assert text.index("- overlaid") < text.index("- a day")  # newest first
 
 
-def test_overlay_keys_naming_one_file_twice_are_an_error(logs_project) -> None:
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("USER.md", "./USER.md"), ("USER.md/", "USER.md"), ("./USER.md", "USER.md")],
+)
+def test_overlay_keys_naming_one_file_twice_are_an_error(logs_project, first, second) -> None:
+    """Each key as given: a message naming both by the one file's name would show no two."""
     with pytest.raises(
-        HotplexError, match=re.escape("'USER.md' and './USER.md' name the same file")
+        HotplexError, match=re.escape(f"'{first}' and '{second}' name the same file")
     ):
-        logs_project.compile("cc", overlay={"USER.md": "one", "./USER.md": "two"})
+        logs_project.compile("cc", overlay={first: "one", second: "two"})
 
 
 @pytest.mark.parametrize(

@@ -134,6 +134,23 @@ def _busy_port() -> tuple[socket.socket, int]:
             "cannot read the token file 'no-such-file': No such file or directory\n",
         ),
         (["--token-file", "empty"], None),
+        (
+            ["--token-file", "blank-first"],
+            "the token in 'blank-first' (its first line) is empty\n"
+            "  hint: e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE\n",
+        ),
+        (
+            ["--unix", "a" * 120 + ".sock"],
+            f"--unix {'a' * 120}.sock: 125 bytes, longer than a Unix socket's address holds"
+            " (at most 107 bytes)\n  hint: a shorter path: a relative one, or a folder nearer"
+            " the root\n",
+        ),
+        (
+            ["--unix", "s.sock", "--host", "0.0.0.0"],
+            "--unix s.sock listens on a Unix socket, not at an address: --host would be"
+            " ignored\n  hint: give --unix or --host/--port, not both\n",
+        ),
+        (["--port", "8000", "--unix", "s.sock"], None),
         (["--unix", "hotplex.toml"], "--unix hotplex.toml: a file that is not a socket is there\n"),
         (["--host", "no.such.host.invalid"], None),
         (["--port", "BUSY"], None),
@@ -142,6 +159,7 @@ def _busy_port() -> tuple[socket.socket, int]:
 )
 def test_what_stops_it_before_it_starts_exits_2(basic: Path, hotplex, args, message) -> None:
     (basic / "empty").write_text("\n", encoding="utf-8")
+    (basic / "blank-first").write_text("\n\nhotplex-test-token-0123456789\n", encoding="utf-8")
     busy, port = _busy_port()
     with busy:
         args = [str(port) if a == "BUSY" else a for a in args]
@@ -166,7 +184,7 @@ def test_a_waiting_client_that_hangs_up_is_forgotten(basic: Path) -> None:
         with socket.create_connection(("127.0.0.1", port)) as raw:
             raw.sendall(
                 f"GET /v1/artifacts/cc?wait={etag}&timeout=300 HTTP/1.1\r\n"
-                "Host: hotplex\r\n\r\n".encode()
+                "Host: 127.0.0.1\r\n\r\n".encode()
             )
             wait_for_waiters(server, 1)
         wait_for_waiters(server, 0)

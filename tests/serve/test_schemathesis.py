@@ -1,11 +1,13 @@
 """Schemathesis against the live server, from the /openapi.json it serves: generated requests
 (the document's examples, its edge cases, random data, chains of calls) may get any documented
 answer but no 5xx, and every answer must match the document (status, content type, headers,
-body schema)."""
+body schema): every generated case passes, and no warning but the one the document cannot
+avoid."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,6 +17,12 @@ import pytest
 from hotplex_testing import REPO
 from serving import running
 
+# The one warning tolerated, and for the one operation: POST /v1/check needs at least one file,
+# and each key must be a file the served project reads (USER.md, memory/2026-12-01.md). The
+# document is the repository's, the same for every project, so it cannot name them: most bodies
+# generated for that operation get the 400 it documents, and schemathesis says so. (On
+# /v1/compile the overlay may be absent, so the bodies it generates mostly compile.)
+INTRINSIC = {"Schema validation mismatch": {"POST /v1/check"}}
 CHECKS = (
     "not_a_server_error,status_code_conformance,content_type_conformance,"
     "response_headers_conformance,response_schema_conformance"
@@ -46,7 +54,29 @@ def test_every_generated_request_gets_a_documented_answer(tmp_path: Path) -> Non
             text=True,
             timeout=900,
         )
-    summary = run.stdout[run.stdout.rfind("SUMMARY") :]
+    out = run.stdout
+    summary = out[out.rfind("SUMMARY") :]
     print(summary)
-    assert run.returncode == 0, run.stdout[-8000:] + run.stderr
-    assert "No issues found" in summary
+    assert run.returncode == 0, out[-8000:] + run.stderr
+    counts = re.search(r"(\d+) generated, (\d+) passed", summary)
+    assert counts is not None, summary
+    assert counts[1] == counts[2], summary  # every generated case passed: none failed or erred
+    for kind, operations in _warnings(out).items():
+        assert operations <= INTRINSIC.get(kind, set()), f"{kind}: {operations}\n{summary}"
+
+
+def _warnings(out: str) -> dict[str, set[str]]:
+    """The WARNINGS section: each warning's kind (its line up to the colon) -> the operations
+    listed under it."""
+    start = out.find(" WARNINGS ")
+    if start < 0:
+        return {}
+    found: dict[str, set[str]] = {}
+    kind = ""
+    for line in out[start : out.rfind("SUMMARY")].splitlines()[1:]:
+        if line.startswith("  - "):
+            found[kind].add(line.removeprefix("  - ").strip())
+        elif line.strip() and not line.startswith((" ", "=", "\N{ELECTRIC LIGHT BULB}")):
+            kind = line.partition(":")[0].strip()
+            found.setdefault(kind, set())
+    return found

@@ -319,6 +319,11 @@ def test_a_broken_project_serves_the_last_good_artifact_marked_stale(tmp_path: P
         assert stale.status_code == 200
         assert stale.headers["hotplex-stale"] == "true"
         assert (stale.content, stale.headers["etag"]) == (first.content, first.headers["etag"])
+        waited = server.client.get(
+            "/v1/artifacts/cc",
+            params={"platform": "slack", "wait": first.headers["etag"], "timeout": 0.2},
+        )
+        assert (waited.status_code, waited.headers["hotplex-stale"]) == (304, "true")
         never_asked = server.client.get("/v1/artifacts/cc", params={"platform": "feishu"})
         assert never_asked.headers["hotplex-stale"] == "true"  # compiled when the server started
         ready = server.client.get("/readyz")

@@ -1,0 +1,216 @@
+"""``hotplex serve`` against what a mistaken or hostile client sends: keys given twice, numbers
+Python will not read, too many files, megabyte keys quoted back, misspelt query parameters, a
+trailing slash, a foreign ``Host``; and what the project on disk says meanwhile (its warnings,
+a sources folder moved away)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from hotplex_testing import REPO
+from serving import Server, running
+
+PROBLEM = "application/problem+json"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("requests") / "basic"
+    shutil.copytree(
+        REPO / "examples/basic", root, ignore=shutil.ignore_patterns("dist", ".hotplex")
+    )
+    with running(root) as started:
+        yield started
+
+
+def _problem(answer, status: int) -> dict:
+    assert answer.status_code == status, answer.text
+    assert answer.headers["content-type"] == PROBLEM
+    return answer.json()
+
+
+@pytest.mark.parametrize(
+    ("route", "body", "key"),
+    [
+        (
+            "/v1/check",
+            '{"files": {"MEMORY.md": "- <|im_start|>x\\n", "MEMORY.md": "- ok\\n"}}',
+            "MEMORY.md",
+        ),
+        ("/v1/compile", '{"target": "cc", "target": "nope"}', "target"),
+        ("/v1/compile", '{"target": "cc", "overlay": {"USER.md": "a", "USER.md": "b"}}', "USER.md"),
+    ],
+)
+def test_a_key_given_twice_is_refused_not_read_as_its_last(
+    server: Server, route: str, body: str, key: str
+) -> None:
+    problem = _problem(server.client.post(route, content=body.encode()), 400)
+    message = f"the key '{key}' is given twice in one object: which value is meant?"
+    assert problem["detail"] == f"request body: {message}"
+
+
+@pytest.mark.parametrize(
+    ("route", "body", "detail"),
+    [
+        (
+            "/v1/compile",
+            '{"target": "cc", "platform": ' + "9" * 5000 + "}",
+            "request body: platform: 'platform' is a number, not a string",
+        ),
+        (
+            "/v1/compile",
+            '{"target": "cc", "overlay": {"USER.md": ' + "9" * 5000 + "}}",
+            "request body: overlay.USER.md: overlay['USER.md'] is a number, not a string:"
+            " give the file's text",
+        ),
+        (
+            "/v1/check",
+            '{"files": {"MEMORY.md": "x"}, "target": -' + "9" * 5000 + "}",
+            "request body: target: 'target' is a number, not a string",
+        ),
+    ],
+)
+def test_an_integer_of_thousands_of_digits_is_a_400(
+    server: Server, route: str, body: str, detail: str
+) -> None:
+    assert _problem(server.client.post(route, content=body.encode()), 400)["detail"] == detail
+
+
+def test_more_files_than_the_limit_are_refused_before_any_is_read(server: Server) -> None:
+    many = {f"x{i}.md": "a" for i in range(1001)}
+    for route, body in (
+        ("/v1/compile", {"target": "cc", "overlay": many}),
+        ("/v1/check", {"files": many}),
+    ):
+        problem = _problem(server.client.post(route, json=body), 400)
+        key = next(k for k in body if k != "target")
+        assert problem["detail"] == (
+            f"request body: {key}: '{key}' holds 1001 files: at most 1000 in one request"
+        )
+    at_limit = {f"x{i}.md": "a" for i in range(1000)}
+    answer = server.client.post("/v1/compile", json={"target": "cc", "overlay": at_limit})
+    assert "is not a file this project reads" in _problem(answer, 400)["detail"]
+
+
+def test_an_error_quotes_a_megabyte_key_in_a_few_kilobytes(server: Server, hotplex) -> None:
+    key = "a" * 1_000_000
+    answer = server.client.post("/v1/compile", json={"target": "cc", "overlay": {key: "x"}})
+    problem = _problem(answer, 400)
+    assert len(answer.content) < 10_000
+    assert re.search(
+        r"^overlay 'a+…\(\d+ more characters\)…a+' is not a file this project reads$",
+        problem["problems"][0]["message"],
+    )
+    line = '{"target": "' + "c" * 1_000_000 + '" x}'
+    answer = server.client.post("/v1/compile", content=line.encode())
+    caret = _problem(answer, 400)["detail"].splitlines()
+    assert len(answer.content) < 10_000
+    assert caret[1].endswith('" x}') and caret[1].startswith("    …")
+    assert caret[2].index("^") == caret[1].index('" x}') + 2  # under the 'x'
+
+
+def test_the_cli_quotes_as_little(tmp_path: Path, hotplex) -> None:
+    root = tmp_path / "basic"
+    shutil.copytree(REPO / "examples/basic", root)
+    manifest = root / "hotplex.toml"
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(text.replace('"claude-code"', f'"{"a" * 100_000}"'), encoding="utf-8")
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2
+    assert re.search(r"unknown worker 'a+…\(\d+ more characters\)…a+'", result.stderr)
+    assert len(result.stderr) < 5_000
+
+
+@pytest.mark.parametrize(
+    ("path", "detail"),
+    [
+        (
+            "/v1/artifacts/cc?plaform=slack",
+            "request: plaform: unknown query parameter 'plaform'\n  hint: did you mean 'platform'?",
+        ),
+        (
+            "/v1/artifacts/cc?platform=slack&platform=feishu",
+            "request: platform: platform= is given twice: which is meant?",
+        ),
+        (
+            "/v1/jobs?target=cc",
+            "request: target: unknown query parameter 'target'\n  hint: it takes none",
+        ),
+    ],
+)
+def test_a_query_parameter_a_route_does_not_take_is_400(
+    server: Server, path: str, detail: str
+) -> None:
+    assert _problem(server.client.get(path), 400)["detail"] == detail
+
+
+def test_a_trailing_slash_is_no_route_and_only_loopback_names_are_served(server: Server) -> None:
+    slash = server.client.get("/v1/jobs/", headers={"Host": "127.0.0.1"})
+    assert _problem(slash, 404)["detail"] == "no route /v1/jobs/"
+    assert "location" not in slash.headers
+    for host in ("evil.example", "evil.example:8765", "127.0.0.1.evil.example"):
+        answer = server.client.get("/v1/artifacts/cc", headers={"Host": host})
+        assert (answer.status_code, answer.text) == (400, "Invalid host header"), host
+    for host in ("localhost", "LOCALHOST:1", "127.0.0.1:9", "[::1]", "[::1]:8765"):
+        assert server.client.get("/v1/jobs", headers={"Host": host}).status_code == 200, host
+
+
+def test_a_token_server_answers_any_host(tmp_path: Path) -> None:
+    root = tmp_path / "basic"
+    shutil.copytree(REPO / "examples/basic", root)
+    token = "hotplex-test-token-0123456789abcdef"
+    (root / "token").write_text(f"{token}\n", encoding="utf-8")
+    with running(root, "--token-file", str(root / "token")) as server:
+        answer = server.client.get(
+            "/v1/jobs",
+            headers={"Host": "hotplex.internal", "Authorization": f"Bearer {token}"},
+        )
+        assert answer.status_code == 200
+
+
+def test_artifacts_carry_the_warnings_build_prints(tmp_path: Path, hotplex) -> None:
+    root = tmp_path / "basic"
+    shutil.copytree(REPO / "examples/basic", root)
+    with (root / "hotplex.toml").open("a", encoding="utf-8") as manifest:
+        manifest.write('\n[memory]\nlogs = "memory/*.md"\n')
+    days = root / "agent-configs/memory"
+    days.mkdir()
+    (days / "2026-11-29.md").write_text("- a day\n", encoding="utf-8")
+    (days / "2026-02-30.md").write_text("- no day\n", encoding="utf-8")
+    os.mkfifo(days / "2026-12-02.md")
+    built = hotplex("-C", str(root), "build", "--json")
+    printed = json.loads(built.stdout)["warnings"]
+    assert any("2026-02-30.md" in w for w in printed) and any("FIFO" in w for w in printed)
+    with running(root) as server:
+        served = server.client.get("/v1/artifacts/cc").json()["warnings"]
+        assert served == printed
+        compiled = server.client.post(
+            "/v1/compile", json={"target": "cc", "overlay": {"USER.md": "# Alice\n"}}
+        )
+        assert compiled.json()["warnings"] == printed
+
+
+def test_a_sources_folder_moved_away_is_a_broken_project(tmp_path: Path, hotplex) -> None:
+    root = tmp_path / "basic"
+    shutil.copytree(REPO / "examples/basic", root)
+    with running(root) as server:
+        first = server.client.get("/v1/artifacts/cc")
+        (root / "agent-configs").rename(root / "moved")
+        cli = hotplex("-C", str(root), "check")
+        assert cli.status == 2
+        stale = server.client.get("/v1/artifacts/cc")
+        assert stale.headers["hotplex-stale"] == "true"
+        assert (stale.content, stale.headers["etag"]) == (first.content, first.headers["etag"])
+        ready = _problem(server.client.get("/readyz"), 503)
+        assert ready["detail"] == cli.stderr.rstrip("\n")
+        compiled = server.client.post("/v1/compile", json={"target": "cc"})
+        assert _problem(compiled, 503)["detail"] == ready["detail"]
+        (root / "moved").rename(root / "agent-configs")
+        fixed = server.client.get("/v1/artifacts/cc")
+        assert fixed.content == first.content and "hotplex-stale" not in fixed.headers
+        assert server.client.get("/readyz").status_code == 200
