@@ -261,3 +261,70 @@ def test_a_compiled_rule_the_document_shadows_is_no_raw_copy(make_project, hotpl
     warnings = json.loads(hotplex("-C", str(root), "check", "--json").stdout)["warnings"]
     (warning,) = [w for w in warnings if ".clinerules/hotplex.md" in w]
     assert "is not read by Cline" in warning
+
+
+def copies_of(root, hotplex, target: str) -> str:
+    done = hotplex("-C", str(root), "stats", "--json")
+    return next(a["copies"] for a in json.loads(done.stdout)["artifacts"] if a["target"] == target)
+
+
+def test_every_report_names_the_copy_a_placed_file_adds(make_project, hotplex):
+    """A ``copilot`` target's ``.github/copilot-instructions.md`` reaches Copilot CLI beside the
+    document: ``stats`` (before the build that places it too), ``build`` and ``show`` say so."""
+    manifest = (
+        '[[target]]\nname = "cli"\nworker = "copilot-cli"\n\n'
+        '[[target]]\nname = "ide"\nworker = "copilot"\n'
+    )
+    root = make_project({"agent-configs/SOUL.md": "S\n"}, manifest)
+    said = ".github/copilot-instructions.md reaches Copilot CLI too"
+    assert said in copies_of(root, hotplex, "cli")
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0 and f"warning: target 'cli': {said}" in done.stderr, done.stderr
+    assert said in copies_of(root, hotplex, "cli")
+    assert "only the compiled copy" not in copies_of(root, hotplex, "cli")
+    assert said in hotplex("-C", str(root), "show", "cli").stderr
+
+
+@pytest.mark.parametrize(
+    ("worker", "file", "said"),
+    [
+        ("pi", ".pi/APPEND_SYSTEM.md", "../session/.pi/APPEND_SYSTEM.md is not read by Pi"),
+        ("cline", ".clinerules/hotplex.md", "../session/.clinerules/hotplex.md is not read by"),
+        ("copilot-cli", ".github/copilot-instructions.md", "Copilot CLI also reads ../session/"),
+        ("qwen-code", "AGENTS.md", "Qwen Code also reads ../session/AGENTS.md by itself"),
+        ("kilo", ".kilocode/rules/k.md", "Kilo also reads ../session/.kilocode/rules/k.md"),
+    ],
+)
+def test_a_session_folder_outside_the_project_is_looked_into(
+    make_project, hotplex, tmp_path, worker, file, said
+):
+    """The way out the warnings give is a session folder outside the project: a file the
+    program finds there is named too, by a no-op build as soon as it appears there."""
+    manifest = f'[[target]]\nname = "t"\nworker = "{worker}"\ncwd = "../session"\n'
+    root = make_project({"agent-configs/SOUL.md": "S\n"}, manifest)
+    first = hotplex("-C", str(root), "build")
+    assert first.status == 0 and "session" not in first.stderr, first.stderr
+    (tmp_path / "session" / file).parent.mkdir(parents=True)
+    (tmp_path / "session" / file).write_text("theirs\n", encoding="utf-8")
+    for command in ("build", "check", "build"):  # nothing to rebuild: the snapshot notices it
+        done = hotplex("-C", str(root), command)
+        (line,) = [line for line in done.stderr.splitlines() if said in line]
+        assert line.startswith("warning: target 't': ") and "out of the session folder" in line
+        assert 'cwd = "../session"' not in line  # the folder is outside already
+    assert f"../session/{file}" in copies_of(root, hotplex, "t")
+    assert f"../session/{file}" in hotplex("-C", str(root), "show", "t").stderr
+    (tmp_path / "session" / file).unlink()
+    assert said not in hotplex("-C", str(root), "build").stderr
+
+
+def test_stats_names_a_file_the_program_reads_that_the_target_does_not_compile(
+    make_project, hotplex
+):
+    """Not a second copy (no warning), but it reaches the program raw: ``copies`` says so."""
+    manifest = '[[target]]\nname = "q"\nworker = "qwen-code"\n'
+    root = make_project({"agent-configs/SOUL.md": "S\n", "AGENTS.md": "repo rules\n"}, manifest)
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0 and "AGENTS.md" not in done.stderr, done.stderr
+    said = "Qwen Code also reads AGENTS.md by itself, raw, which the target does not compile"
+    assert copies_of(root, hotplex, "q") == f"the compiled copy; {said}"
+    assert said in hotplex("-C", str(root), "show", "q").stderr
