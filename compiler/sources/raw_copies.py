@@ -287,11 +287,11 @@ def _away(paths: tuple[str, ...]) -> str:
 
 
 def _way_out(own: OwnFiles, model: Model, target: Target, raw: tuple[str, ...]) -> str:
-    unswitched = own.unswitched and all(
-        _reads(model.root, own, target.session_dir, p, own.unswitched) for p in raw
-    )
-    if own.switch is None or unswitched:
+    kept = tuple(p for p in raw if _reads(model.root, own, target.session_dir, p, own.unswitched))
+    if own.switch is None or kept == raw:
         return f"{own.program} has no switch for them; {_away(raw)}"
+    if kept:
+        return f"{_away(raw)} (its switch leaves {_listed(kept)} on)"
     also = f", which also drops {own.also_drops}" if own.also_drops else ""
     away = MOVE_OUT if all(map(_outside, raw)) else WAY_OUT_CWD
     return (

@@ -37,7 +37,8 @@ def test_import_gives_a_lone_agents_md_to_claude_code_too(make_project, hotplex)
     must not leave it with neither copy."""
     root = imported(make_project, hotplex, {"AGENTS.md": "Be kind.\n"})
     assert set(targets(root)) == {
-        *("claude-code", "codex", "opencode-server", "pi", "copilot-cli", "cline")
+        *("claude-code", "codex", "opencode-server", "pi", "copilot-cli", "cline"),
+        *("qwen-code", "kilo"),
     }
     assert "Be kind." in hotplex("-C", str(root), "show", "cc").stdout
 
@@ -58,7 +59,9 @@ def test_check_names_each_raw_copy_once_per_target_with_the_way_out(make_project
     warnings = json.loads(done.stdout)["warnings"]
     raw = [w for w in warnings if "raw" in w]
     # once per target (cc builds two artifacts): all but Codex, whose loading is switched off
-    assert sorted(w.split("'")[1] for w in raw) == ["cc", "cline", "copilot-cli", "ocs", "pi"]
+    assert sorted(w.split("'")[1] for w in raw) == [
+        *("cc", "cline", "copilot-cli", "kilo", "ocs", "pi", "qwen")
+    ]
     (claude,) = [w for w in raw if w.startswith("target 'cc'")]
     assert "Claude Code also reads CLAUDE.md" in claude
     assert 'own_instructions = "off"' in claude and "CLAUDE_CODE_DISABLE_CLAUDE_MDS" in claude
@@ -98,13 +101,15 @@ def test_own_instructions_off_puts_the_switch_in_launch_json(make_project, hotpl
     add_keys(root, "claude-code", 'own_instructions = "off"\n')
     add_keys(root, "opencode-server", 'own_instructions = "off"\n')
     add_keys(root, "pi", 'own_instructions = "off"\n')
-    for worker in ("copilot-cli", "cline"):  # no switch: a session folder outside
+    add_keys(root, "kilo", 'own_instructions = "off"\n')
+    for worker in ("copilot-cli", "cline", "qwen-code"):  # no switch: a session folder outside
         add_keys(root, worker, 'cwd = "../session"\n')
     done = hotplex("-C", str(root), "build")
     assert done.status == 0 and "raw" not in done.stderr, done.stderr
     assert launch(root, "cc")["env"] == {"CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1"}
     assert launch(root, "ocs")["env"] == {"OPENCODE_DISABLE_PROJECT_CONFIG": "1"}
     assert launch(root, "pi")["argv"][-1] == "--no-context-files"
+    assert launch(root, "kilo")["env"]["KILO_DISABLE_PROJECT_CONFIG"] == "1"
     shown = hotplex("-C", str(root), "stats", "--json")
     copies = json.loads(shown.stdout)["artifacts"][0]["copies"]
     assert copies.startswith("only the compiled copy") and "~/.claude/CLAUDE.md" in copies
@@ -123,7 +128,8 @@ def test_a_switch_that_drops_an_uncompiled_file_says_so(make_project, hotplex):
 
 def test_cwd_moves_the_session_folder_and_every_path_follows(make_project, hotplex):
     root = imported(make_project, hotplex, {"AGENTS.md": "A\n", "CLAUDE.md": "C\n"})
-    for worker in ("claude-code", "opencode-server", "codex", "pi", "copilot-cli", "cline"):
+    workers = ("claude-code", "opencode-server", "codex", "pi", "copilot-cli", "cline", "kilo")
+    for worker in (*workers, "qwen-code"):
         add_keys(root, worker, 'cwd = "../session"\n')
     done = hotplex("-C", str(root), "build")
     assert done.status == 0 and "raw" not in done.stderr, done.stderr
