@@ -101,11 +101,7 @@ def _check_folder_name(
     """A platform or bot name becomes a folder (dist/cc/<platform>/, <platform>/<bot>/), so it
     must be a plain ASCII name that takes no other folder's or file's place."""
     if not _NAME.fullmatch(name):
-        bad(
-            key,
-            f"{kind} '{name}' must be ASCII letters, digits, '-', '_' or '.', starting with a"
-            " letter or digit (it names a folder)",
-        )
+        bad(key, _not_a_name(kind, name))
     elif name.casefold() == BASE_FOLDER:
         bad(
             key,
@@ -115,6 +111,13 @@ def _check_folder_name(
         )
     elif name.casefold() in {posixpath.basename(s.file).casefold() for s in sources}:
         bad(key, f"'{name}' is reserved: it is the file name of a source")
+
+
+def _not_a_name(kind: str, name: str) -> str:
+    return (
+        f"{kind} '{name}' must be ASCII letters, digits, '-', '_' or '.', starting with a letter"
+        " or digit (it names a folder)"
+    )
 
 
 def _claim(taken: dict[str, str], name: str, owner: str) -> str | None:
@@ -269,11 +272,7 @@ def _validate_targets(
     for index, target in enumerate(manifest.target):
         key = f"target[{index}]"
         if not _NAME.fullmatch(target.name):
-            bad(
-                f"{key}.name",
-                f"target name '{target.name}' must be ASCII letters, digits, '-', '_' or '.' "
-                "(it names a folder)",
-            )
+            bad(f"{key}.name", _not_a_name("target name", target.name))
         first = _claim(names, target.name, target.name)
         if first == target.name:
             bad(f"{key}.name", f"target name '{target.name}' is used twice")

@@ -152,10 +152,7 @@ def status(model: Model, target: Target) -> str:
     worker = model.worker_of(target)
     got = copies(model, target)
     if got is None and worker.places:
-        return (
-            f"the compiled copy at {worker.placed(target)}; the editor also reads the other rule"
-            " files it finds in the repository, which hotplex does not check"
-        )
+        return f"the compiled copy at {worker.placed(target)}; {worker.places_beside}"
     if got is None:
         return "only the compiled copy: the program reads only the files hotplex writes"
     program = got.program

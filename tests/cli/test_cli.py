@@ -401,6 +401,14 @@ def test_names_differing_only_in_letter_case_are_refused_as_one_folder(make_proj
     )
 
 
+def test_a_target_name_s_first_character_rule_is_said(make_project, hotplex):
+    root = make_project(
+        {"agent-configs/SOUL.md": "S\n"}, '[[target]]\nname = ".x"\nworker = "pi"\n'
+    )
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2 and "starting with a letter or digit" in result.stderr
+
+
 def test_directory_and_manifest_options_also_work_after_the_command(example_copy, hotplex):
     root = example_copy("basic")
     assert hotplex("build", "-C", str(root)).status == 0
