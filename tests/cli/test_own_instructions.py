@@ -334,3 +334,22 @@ def test_stats_names_a_file_the_program_reads_that_the_target_does_not_compile(
     said = "Qwen Code also reads AGENTS.md by itself, raw, which the target does not compile"
     assert copies_of(root, hotplex, "q") == f"the compiled copy; {said}"
     assert said in hotplex("-C", str(root), "show", "q").stderr
+
+
+def test_qwen_and_kilo_compile_the_agents_md_they_read_and_the_build_names_the_raw_copy(
+    make_project, hotplex
+):
+    """Both programs read the project's AGENTS.md by themselves: ``import`` gives it to their
+    targets, and ``build`` and ``stats`` name the raw copy beside the compiled one. Kilo's
+    switch would leave its legacy rules on, so its way out is ``cwd``."""
+    files = {"AGENTS.md": "Use pytest.\n", "QWEN.md": "q\n", ".kilocode/rules/k.md": "k\n"}
+    root = imported(make_project, hotplex, files)
+    assert targets(root)["qwen-code"]["keep"] == ["rules", "qwen"]
+    assert targets(root)["kilo"]["keep"] == ["rules", "kilo-k"]
+    done = hotplex("-C", str(root), "build")
+    assert "target 'qwen': Qwen Code also reads AGENTS.md, QWEN.md by itself" in done.stderr
+    (kilo,) = [w for w in done.stderr.splitlines() if w.startswith("warning: target 'kilo'")]
+    assert "Kilo also reads AGENTS.md, .kilocode/rules/k.md by itself" in kilo
+    assert kilo.endswith("on the target (its switch leaves .kilocode/rules/k.md on)"), kilo
+    assert copies_of(root, hotplex, "qwen").startswith("a raw copy too: Qwen Code reads AGENTS.md")
+    assert copies_of(root, hotplex, "kilo").startswith("a raw copy too: Kilo reads AGENTS.md")
