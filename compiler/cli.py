@@ -91,9 +91,7 @@ def _error_report(command: str, exc: HotplexError) -> dict[str, object]:
 
 
 # Commands that read a project's manifest; init and import make one.
-_NEED_MANIFEST = frozenset(
-    {"build", "check", "clean", "graph", "show", "stats", "watch", "serve"}
-)
+_NEED_MANIFEST = frozenset({"build", "check", "clean", "graph", "show", "stats", "watch", "serve"})
 
 
 def _project(args: argparse.Namespace) -> tuple[Path, Path | None]:
@@ -450,7 +448,8 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
     for finding in artifact.findings:
         warn(f"blocked an entry: {finding.describe()}")
     target = next(t for t in project.model.manifest.target if t.name == args.target)
-    if raw_copies.raw_sources(project.model, target):
+    got = raw_copies.copies(project.model, target)
+    if got is not None and got.more:
         warn(raw_copies.status(project.model, target))
     return EXIT_OK
 

@@ -141,6 +141,11 @@ class Worker:
     # The paths (a glob: ``*`` one name, ``**`` any folders) where its tool reads the file it
     # places, if it places one: searched for placed files the build log does not know.
     places: ClassVar[str | None] = None
+    # What its tool makes of the other rule files beside the placed one (``stats``' copies).
+    places_beside: ClassVar[str] = (
+        "the editor also reads the other rule files it finds in the repository, which hotplex"
+        " does not check"
+    )
 
     def placed(self, target: Target) -> str | None:
         """Where in the repository the base job's primary is also written (``placement.py``),

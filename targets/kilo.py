@@ -53,4 +53,4 @@ class Kilo(HomeDocument):
     )
     init_target = ("kilo", "prompt.xml as kilo-config/AGENTS.md, Kilo's global instructions")
     own_files = OWN_FILES
-    imports_read = frozenset({"kilo"})
+    imports_read = frozenset({"agents", "kilo"})

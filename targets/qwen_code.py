@@ -46,4 +46,4 @@ class QwenCode(HomeDocument):
     )
     init_target = ("qwen", "prompt.xml as qwen-home/QWEN.md, as Qwen Code sends it")
     own_files = OWN_FILES
-    imports_read = frozenset({"qwen"})
+    imports_read = frozenset({"agents", "qwen"})

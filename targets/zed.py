@@ -16,3 +16,4 @@ class Zed(Placed):
     name = "zed"
     format = Format(tool="Zed", place=".rules", pattern=".rules", artifact="rules.md")
     init_target = ("zed", "Zed's project rules: .rules")
+    places_beside = "Zed reads no other: of its rule files it uses the first it finds, .rules"

@@ -62,6 +62,14 @@ def validate(manifest: Manifest, display: str) -> None:
         _check_folder_name("variants.platforms", "platform", name, sources, bad)
     if len(set(manifest.variants.platforms)) != len(manifest.variants.platforms):
         bad("variants.platforms", "a platform is listed twice")
+    platforms: dict[str, str] = {}
+    for name in dict.fromkeys(manifest.variants.platforms):
+        if (first := _claim(platforms, name, name)) is not None:
+            bad(
+                "variants.platforms",
+                _one_folder("platforms", first, name, "dist/<target>/"),
+                "rename one of them",
+            )
     for key, value in (
         ("limits.per_file", manifest.limits.per_file),
         ("limits.total", manifest.limits.total),
@@ -93,11 +101,7 @@ def _check_folder_name(
     """A platform or bot name becomes a folder (dist/cc/<platform>/, <platform>/<bot>/), so it
     must be a plain ASCII name that takes no other folder's or file's place."""
     if not _NAME.fullmatch(name):
-        bad(
-            key,
-            f"{kind} '{name}' must be ASCII letters, digits, '-', '_' or '.', starting with a"
-            " letter or digit (it names a folder)",
-        )
+        bad(key, _not_a_name(kind, name))
     elif name.casefold() == BASE_FOLDER:
         bad(
             key,
@@ -107,6 +111,31 @@ def _check_folder_name(
         )
     elif name.casefold() in {posixpath.basename(s.file).casefold() for s in sources}:
         bad(key, f"'{name}' is reserved: it is the file name of a source")
+
+
+def _not_a_name(kind: str, name: str) -> str:
+    return (
+        f"{kind} '{name}' must be ASCII letters, digits, '-', '_' or '.', starting with a letter"
+        " or digit (it names a folder)"
+    )
+
+
+def _claim(taken: dict[str, str], name: str, owner: str) -> str | None:
+    """Who claimed ``name`` (a file or folder name) before ``owner``, in any letter case, or None
+    and ``owner`` claims it: two names differing only in case are one file on a case-insensitive
+    file system (macOS, Windows)."""
+    folded = name.casefold()
+    if folded in taken:
+        return taken[folded]
+    taken[folded] = owner
+    return None
+
+
+def _one_folder(kind: str, first: str, second: str, parent: str) -> str:
+    return (
+        f"{kind} '{first}' and '{second}' differ only in letter case: {parent}{first}/ and"
+        f" {parent}{second}/ are one folder on a case-insensitive file system (macOS, Windows)"
+    )
 
 
 def _validate_rule_allow(
@@ -237,20 +266,22 @@ def _validate_targets(
             "no [[target]] is declared",
             'add one, e.g. [[target]] name = "cc" worker = "claude-code"',
         )
-    names: set[str] = set()
+    names: dict[str, str] = {}
     source_names = [s.name for s in sources]
     read_by = target_sources(manifest, sources)
     for index, target in enumerate(manifest.target):
         key = f"target[{index}]"
         if not _NAME.fullmatch(target.name):
+            bad(f"{key}.name", _not_a_name("target name", target.name))
+        first = _claim(names, target.name, target.name)
+        if first == target.name:
+            bad(f"{key}.name", f"target name '{target.name}' is used twice")
+        elif first is not None:
             bad(
                 f"{key}.name",
-                f"target name '{target.name}' must be ASCII letters, digits, '-', '_' or '.' "
-                "(it names a folder)",
+                _one_folder("target names", first, target.name, "dist/"),
+                "rename one of them",
             )
-        if target.name in names:
-            bad(f"{key}.name", f"target name '{target.name}' is used twice")
-        names.add(target.name)
         for platform in target.platforms or ():
             if platform not in manifest.variants.platforms:
                 hint = suggest(platform, manifest.variants.platforms)
@@ -333,9 +364,8 @@ def _validate_places(
                 f"'{place}' is inside the sources folder '{project.sources}', where every file"
                 " is a source",
             )
-        elif place.casefold() in taken:
-            bad(f"{key}.place", f"'{place}' is placed by target '{taken[place.casefold()]}' too")
-        taken.setdefault(place.casefold(), target.name)
+        elif (other := _claim(taken, place, target.name)) is not None:
+            bad(f"{key}.place", f"'{place}' is placed by target '{other}' too")
         if target.platforms:
             bad(
                 f"{key}.platforms",

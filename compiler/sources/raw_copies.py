@@ -2,21 +2,25 @@
 itself (``worker.OwnFiles``) beside the compiled document, unsanitized, unbudgeted, unscanned.
 
 A program started in a target's session folder (``cwd``) reads its own files from that folder,
-the folders above it and, for some, below it. ``warnings`` names, once per target, each compiled
-source sitting there while nothing switches the program's loading off (or that the switch leaves
-on), and each file a switch keeps out that the target does not compile (it reaches the program
-from neither copy);
-``status`` says in one line which copies a target's program gets (``show``, ``stats``).
-source sitting there while nothing switches the program's loading off, each file a switch keeps
-out that the target does not compile (it reaches the program from neither copy), and each file
-there that competes with the delivered document (``OwnFiles.rivals``: a copy read in its place,
-or one it displaces); ``status`` says in one line which copies a target's program gets (``show``,
-``stats``).
+the folders above it and, for some, below it. ``copies`` finds, once per target, what reaches the
+program beside the compiled copy: each compiled source sitting there while nothing switches the
+program's loading off (or that the switch leaves on), each file a switch keeps out that the
+target does not compile (it reaches the program from neither copy), each file there that
+competes with the delivered document (``OwnFiles.rivals``: a copy read in its place, one it
+displaces, or a second copy beside it), and the program's own files it reads that the target does
+not compile. ``warnings`` (``build``, ``check``) and ``status`` (``show``, ``stats``) say what it
+found, so the four never disagree.
+
+A session folder outside the project (the way out the warnings give) is looked into too, itself
+only (not the folders above it: a few stats): a file the program reads there is a raw copy, since
+a session folder is where a gateway puts what the session should see. ``watched`` stamps it, so
+a no-op build notices a file appearing there.
 """
 
 from __future__ import annotations
 
 import posixpath
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,51 +30,107 @@ if TYPE_CHECKING:
     from hotplex.worker import OwnFiles
 
 WAY_OUT_CWD = 'cwd = "../session" (any folder outside the project)'
+MOVE_OUT = "move them out of the session folder"
+
+
+@dataclass(frozen=True)
+class Copies:
+    """What reaches a target's program beside the compiled copy, as project-relative paths."""
+
+    program: str
+    switch: str | None  # the switch launch.json sets, None while it sets none
+    raw: tuple[str, ...]  # read raw too: compiled sources, and files of an outside session folder
+    lost: tuple[str, ...]  # kept out by the switch, and compiled nowhere
+    rivals: tuple[tuple[str, str], ...]  # competing with the document, with what happens
+    uncompiled: tuple[str, ...]  # project files it reads raw that the target does not compile
+
+    @property
+    def more(self) -> bool:
+        """Whether anything but the compiled copy is at stake."""
+        return bool(self.raw or self.lost or self.rivals or self.uncompiled)
+
+
+def copies(model: Model, target: Target) -> Copies | None:
+    """What reaches ``target``'s program beside the compiled copy (None: it loads nothing by
+    itself)."""
+    worker = model.worker_of(target)
+    own = worker.own_files
+    if own is None:
+        return None
+    switched_off = worker.switched_off(target)
+    names = own.read(switched_off)
+    compiled = _compiled(model, target)
+    session = target.session_dir
+    read = _on_disk(model, target, own, names)
+    raw = (
+        *(p for p in compiled if _reads(model.root, own, session, p, names)),
+        *(p for p in read if _outside(p)),
+    )
+    rivals = tuple((p, e) for p, e in _rivals(model, target, own) if p not in raw)
+    competing = {p for p, _ in rivals}
+    lost: list[str] = []
+    if switched_off:
+        switched = tuple(n for n in own.names if n not in own.unswitched)
+        lost = [p for p in _on_disk(model, target, own, switched) if not _outside(p)]
+    return Copies(
+        program=own.program,
+        switch=own.switch if switched_off else None,
+        raw=raw,
+        lost=tuple(p for p in lost if p not in compiled),
+        rivals=rivals,
+        uncompiled=tuple(
+            p for p in read if not _outside(p) and p not in compiled and p not in competing
+        ),
+    )
 
 
 def warnings(model: Model) -> list[str]:
-    """One warning per target whose program will get a raw copy, or lose a file, with the way
-    out."""
+    """One warning per target whose program will get a raw copy, or lose a file, and one per
+    file competing with the document, with the way out."""
     found = []
     for target in model.manifest.target:
-        worker = model.worker_of(target)
-        own = worker.own_files
-        if own is None:
-            continue
-        raw = raw_sources(model, target)
-        if worker.switched_off(target):
-            lost = [p for p in _on_disk(model, target, own) if p not in _compiled(model, target)]
-            if raw:
-                found.append(
-                    f"target '{target.name}': {own.program} reads {_listed(raw)} by itself even"
-                    f" with its switch ({own.switch}), raw (not sanitized, budgeted or scanned),"
-                    f" beside the compiled copy: set {WAY_OUT_CWD} on the target"
-                )
-            if lost:
-                found.append(
-                    f"target '{target.name}': launch.json switches {own.program}'s own"
-                    f" instruction files off ({own.switch}), and the target does not compile"
-                    f" {_listed(lost)}: {own.program} gets it from neither copy; add it to the"
-                    ' target\'s sources, or set own_instructions = "keep" on the target'
-                )
-        elif target.own_instructions is None and raw:
-            found.append(
-                f"target '{target.name}': {own.program} also reads {_listed(raw)} by itself"
-                f" from its session folder '{target.session_dir}', raw (not sanitized, budgeted"
-                f" or scanned), beside the compiled copy: {_way_out(own, model, target, raw)}"
-            )
-        reported = set(raw_sources(model, target))
-        for path, effect in _rivals(model, target, own):
-            if path not in reported:
-                found.append(
-                    f"target '{target.name}': {path} {effect}; move it, or set {WAY_OUT_CWD}"
-                    " on the target"
-                )
+        found += _warnings(model, target)
+    return found
+
+
+def _warnings(model: Model, target: Target) -> list[str]:
+    own = model.worker_of(target).own_files
+    got = copies(model, target)
+    if got is None:
+        return []
+    name, program = target.name, got.program
+    found = []
+    if got.switch is not None and got.raw:
+        found.append(
+            f"target '{name}': {program} reads {_listed(got.raw)} by itself even with its switch"
+            f" ({got.switch}), raw (not sanitized, budgeted or scanned), beside the compiled"
+            f" copy: {_away(got.raw)}"
+        )
+    if got.lost:
+        found.append(
+            f"target '{name}': launch.json switches {program}'s own instruction files off"
+            f" ({got.switch}), and the target does not compile {_listed(got.lost)}: {program}"
+            " gets it from neither copy; add it to the target's sources, or set"
+            ' own_instructions = "keep" on the target'
+        )
+    if got.switch is None and target.own_instructions is None and got.raw:
+        found.append(
+            f"target '{name}': {program} also reads {_listed(got.raw)} by itself from its"
+            f" session folder '{target.session_dir}', raw (not sanitized, budgeted or scanned),"
+            f" beside the compiled copy: {_way_out(own, model, target, got.raw)}"
+        )
+    for path, effect in got.rivals:
+        away = (
+            "move it out of the session folder"
+            if _outside(path)
+            else f"move it, or set {WAY_OUT_CWD} on the target"
+        )
+        found.append(f"target '{name}': {path} {effect}; {away}")
     return found
 
 
 def watched(model: Model) -> tuple[str, ...]:
-    """The paths whose presence ``warnings`` depends on: each file a program would read in the
+    """The paths whose presence ``copies`` depends on: each file a program would read in the
     session folder and above it, each folder it globs there, each compiled source. A no-op build
     repeats the warnings only while their stamps hold (a CLAUDE.md added beside moves one)."""
     found = []
@@ -90,33 +150,33 @@ def watched(model: Model) -> tuple[str, ...]:
 def status(model: Model, target: Target) -> str:
     """Which copies of the rules ``target``'s program gets, in one line."""
     worker = model.worker_of(target)
-    own = worker.own_files
-    if own is None and worker.places:
-        return (
-            f"the compiled copy at {worker.placed(target)}; the editor also reads the other rule"
-            " files it finds in the repository, which hotplex does not check"
-        )
-    if own is None:
+    got = copies(model, target)
+    if got is None and worker.places:
+        return f"the compiled copy at {worker.placed(target)}; {worker.places_beside}"
+    if got is None:
         return "only the compiled copy: the program reads only the files hotplex writes"
-    raw = raw_sources(model, target)
-    if raw:
-        return f"a raw copy too: {own.program} reads {_listed(raw)} by itself"
-    if worker.switched_off(target):
-        also = f", and with them {own.also_drops}" if own.also_drops else ""
-        return f"only the compiled copy: launch.json switches {own.program}'s own files off{also}"
-    return f"only the compiled copy: no compiled source sits where {own.program} reads its own"
-
-
-def raw_sources(model: Model, target: Target) -> list[str]:
-    """The target's compiled source files its program also reads by itself, as the project
-    names them: none while ``launch.json`` switches its loading off."""
-    worker = model.worker_of(target)
-    own = worker.own_files
-    if own is None:
-        return []
-    names = own.read(worker.switched_off(target))
-    session = target.session_dir
-    return [p for p in _compiled(model, target) if _reads(model.root, own, session, p, names)]
+    program = got.program
+    if got.raw:
+        parts = [f"a raw copy too: {program} reads {_listed(got.raw)} by itself"]
+    elif got.switch is not None:
+        also = worker.own_files.also_drops
+        also = f", and with them {also}" if also else ""
+        parts = [f"only the compiled copy: launch.json switches {program}'s own files off{also}"]
+    elif not got.more:
+        return f"only the compiled copy: no compiled source sits where {program} reads its own"
+    else:
+        parts = ["the compiled copy"]
+    if got.uncompiled:
+        parts.append(
+            f"{program} also reads {_listed(got.uncompiled)} by itself, raw, which the target"
+            " does not compile"
+        )
+    if got.lost:
+        parts.append(
+            f"the target does not compile {_listed(got.lost)}: {program} gets it from neither copy"
+        )
+    parts += [f"{path} {effect}" for path, effect in got.rivals]
+    return "; ".join(parts)
 
 
 def _compiled(model: Model, target: Target) -> list[str]:
@@ -133,14 +193,20 @@ def _stamped(pattern: str) -> str:
 
 def _rivals(model: Model, target: Target, own: OwnFiles) -> list[tuple[str, str]]:
     """The files in the session folder that compete with the document, each with what
-    happens."""
+    happens: those on disk, and those a target of the manifest places there."""
+    placed = [model.worker_of(t).placed(t) for t in model.manifest.target]
     found = []
     for folder in _folders_up(target.session_dir, above=False):
         base = model.root / folder
         for pattern, effect in own.rivals.items():
             paths = sorted(p for p in base.glob(pattern) if p.is_file()) if base.is_dir() else []
             found += [(_in_project(folder, base, path), effect) for path in paths]
-    return found
+            # a placed file counts before the build that writes it
+            for place in (posixpath.normpath(p) for p in placed if p is not None):
+                rel = _under(place, folder)
+                if rel is not None and fnmatchcase(rel, pattern):
+                    found.append((place, effect))
+    return list(dict.fromkeys(found))
 
 
 def _in_project(folder: str, base: Path, path: Path) -> str:
@@ -148,26 +214,25 @@ def _in_project(folder: str, base: Path, path: Path) -> str:
     return posixpath.normpath(posixpath.join(folder, path.relative_to(base).as_posix()))
 
 
-def _on_disk(model: Model, target: Target, own: OwnFiles) -> list[str]:
-    """The files the program would read from the session folder and the folders above it that
-    exist in the project."""
+def _on_disk(model: Model, target: Target, own: OwnFiles, names: tuple[str, ...]) -> list[str]:
+    """The files of ``names`` the program would read from the session folder and the folders
+    above it, as the project names them."""
     found = []
     for folder in _folders_up(target.session_dir, own.above):
         base = model.root / folder
         if not base.is_dir():
             continue
-        switched = [n for n in own.names if n not in own.unswitched]
-        for pattern in switched:
+        for pattern in names:
             for path in sorted(base.glob(pattern.replace("*.md", "**/*.md"))):
                 rel = _in_project(folder, base, path)
-                if path.is_file() and _reads(model.root, own, target.session_dir, rel, switched):
+                if path.is_file() and _reads(model.root, own, target.session_dir, rel, names):
                     found.append(rel)
     return list(dict.fromkeys(found))
 
 
 def _reads(root: Path, own: OwnFiles, session: str, path: str, names: tuple[str, ...]) -> bool:
-    """Whether the program, started in ``session``, reads the project file ``path`` itself (by
-    one of ``names``)."""
+    """Whether the program, started in ``session``, reads the file ``path`` (relative to the
+    project) itself, by one of ``names``."""
     for folder in _folders_up(session, own.above):
         rel = _under(path, folder)
         if rel is not None and folder == session and any(fnmatchcase(rel, s) for s in own.shadowed):
@@ -187,9 +252,10 @@ def _named(path: str, name: str) -> bool:
 
 
 def _folders_up(session: str, above: bool = True) -> list[str]:
-    """The session folder and (``above``) the folders above it that lie in the project."""
-    if session == ".." or session.startswith("../"):
-        return []
+    """The session folder and (``above``) the folders above it that lie in the project; of a
+    session folder outside the project, only itself."""
+    if _outside(session):
+        return [session]
     folders = [session]
     while above and folders[-1] != ".":
         folders.append(posixpath.dirname(folders[-1]) or ".")
@@ -202,18 +268,30 @@ def _under(path: str, folder: str) -> str | None:
     return path[len(folder) + 1 :] if path.startswith(folder + "/") else None
 
 
-def _listed(paths: list[str]) -> str:
+def _outside(path: str) -> bool:
+    """Whether a normalised project-relative path lies outside the project."""
+    return path == ".." or path.startswith("../")
+
+
+def _listed(paths: tuple[str, ...]) -> str:
     return ", ".join(paths)
 
 
-def _way_out(own: OwnFiles, model: Model, target: Target, raw: list[str]) -> str:
-    unswitched = own.unswitched and all(
-        _reads(model.root, own, target.session_dir, p, own.unswitched) for p in raw
-    )
-    if own.switch is None or unswitched:
-        return f"{own.program} has no switch for them; set {WAY_OUT_CWD} on the target"
+def _away(paths: tuple[str, ...]) -> str:
+    """How to keep ``paths`` from the program without a switch: a session folder outside the
+    project, unless they are in it already."""
+    return MOVE_OUT if all(map(_outside, paths)) else f"set {WAY_OUT_CWD} on the target"
+
+
+def _way_out(own: OwnFiles, model: Model, target: Target, raw: tuple[str, ...]) -> str:
+    kept = tuple(p for p in raw if _reads(model.root, own, target.session_dir, p, own.unswitched))
+    if own.switch is None or kept == raw:
+        return f"{own.program} has no switch for them; {_away(raw)}"
+    if kept:
+        return f"{_away(raw)} (its switch leaves {_listed(kept)} on)"
     also = f", which also drops {own.also_drops}" if own.also_drops else ""
+    away = MOVE_OUT if all(map(_outside, raw)) else WAY_OUT_CWD
     return (
         f'set own_instructions = "off" on the target (launch.json then sets {own.switch}{also}),'
-        f" or {WAY_OUT_CWD}"
+        f" or {away}"
     )

@@ -8,6 +8,7 @@ is what is on disk afterwards: which files exist, with which bytes and mtimes.
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import shutil
 import signal
@@ -64,6 +65,19 @@ def test_each_placed_file_is_the_artifact_with_a_marker_and_a_no_op_rewrites_not
     assert "0 rebuilt" in again.stdout
     assert [_stamp(project / p) for p in PLACED] == before
     assert hotplex("-C", str(project), "check").status == 0
+
+
+def test_stats_says_what_each_editor_makes_of_the_other_rule_files(project, hotplex):
+    """Cursor reads every rule in its folder beside the placed one; Zed uses only the first of
+    its list, which a placed ``.rules`` is."""
+    done = hotplex("-C", str(project), "stats", "--json")
+    copies = {a["target"]: a["copies"] for a in json.loads(done.stdout)["artifacts"]}
+    assert copies["cursor"].startswith("the compiled copy at .cursor/rules/cursor.mdc; the editor")
+    assert "also reads the other rule files it finds" in copies["cursor"]
+    assert copies["zed"] == (
+        "the compiled copy at .rules; Zed reads no other: of its rule files it uses the first it"
+        " finds, .rules"
+    )
 
 
 def test_a_forged_or_edited_marker_is_not_hotplex_s():

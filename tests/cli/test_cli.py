@@ -382,6 +382,33 @@ def test_build_json_reports_errors_as_json(make_project, hotplex):
     assert error["file"] == "hotplex.toml" and error["key"] == "target[0].worker"
 
 
+def test_names_differing_only_in_letter_case_are_refused_as_one_folder(make_project, hotplex):
+    """``dist/Pi/`` and ``dist/pi/`` are one folder on macOS and Windows: the second set would
+    overwrite the first. Refused at the key, naming both, as places are compared."""
+    manifest = (
+        '[variants]\nplatforms = ["Slack", "slack"]\n'
+        '[[target]]\nname = "Pi"\nworker = "pi"\n[[target]]\nname = "pi"\nworker = "pi"\n'
+    )
+    root = make_project({"agent-configs/SOUL.md": "S\n"}, manifest)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2 and not (root / "dist").exists()
+    assert (
+        "hotplex.toml: target[1].name: target names 'Pi' and 'pi' differ only in letter case:"
+        " dist/Pi/ and dist/pi/ are one folder on a case-insensitive file system" in result.stderr
+    )
+    assert "variants.platforms: platforms 'Slack' and 'slack' differ only in letter case" in (
+        result.stderr
+    )
+
+
+def test_a_target_name_s_first_character_rule_is_said(make_project, hotplex):
+    root = make_project(
+        {"agent-configs/SOUL.md": "S\n"}, '[[target]]\nname = ".x"\nworker = "pi"\n'
+    )
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 2 and "starting with a letter or digit" in result.stderr
+
+
 def test_directory_and_manifest_options_also_work_after_the_command(example_copy, hotplex):
     root = example_copy("basic")
     assert hotplex("build", "-C", str(root)).status == 0

@@ -207,6 +207,8 @@ def test_each_tool_gets_its_own_files(tmp_path):
         "pi": ("pi", ["rules"]),
         "copilot-cli": ("copilot-cli", ["rules"]),
         "cline": ("cline", ["rules"]),
+        "qwen": ("qwen-code", ["rules"]),
+        "kilo": ("kilo", ["rules"]),
     }
     for row in ("CLAUDE.md  ", "AGENTS.md  ", "GEMINI.md  "):
         assert row in report.stdout  # the mapping table
@@ -238,11 +240,12 @@ def test_qwen_kilo_and_aider_get_their_own_files(tmp_path):
     project, report = import_and_build(repo, installed=True)
     manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
     keeps = {t["name"]: (t["worker"], t.get("keep")) for t in manifest["target"]}
-    assert keeps["qwen"] == ("qwen-code", ["qwen"])
-    assert keeps["kilo"] == ("kilo", ["kilo-style", "kilo-tests", "kilocoderules"])
+    # both read the project's AGENTS.md too
+    assert keeps["qwen"] == ("qwen-code", ["rules", "qwen"])
+    assert keeps["kilo"] == ("kilo", ["rules", "kilo-style", "kilo-tests", "kilocoderules"])
     assert keeps["aider"] == ("aider", ["rules", "aider-docs-conventions"])
     assert sources(project)["kilo-style"]["file"] == ".kilo/rules/style.md"
-    assert "Qwen only" in prompt(project, "qwen") and "Shared." not in prompt(project, "qwen")
+    assert "Qwen only" in prompt(project, "qwen") and "Shared." in prompt(project, "qwen")
     assert "Shadowed" not in prompt(project, "kilo")
     assert "QWEN.md's @imports are left as text" in report.stdout
     assert "its read: names '../outside.md', outside the project" in report.stdout
@@ -348,7 +351,10 @@ def test_cline_rules_go_to_the_cline_target(tmp_path):
     project, report = import_and_build(repo)
     manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
     assert [(t["name"], t["worker"]) for t in manifest["target"]] == [("cline", "cline")]
-    assert [s["file"] for s in manifest["source"]] == [".clinerules/team.md", ".cline/rules/Style.TXT"]
+    assert [s["file"] for s in manifest["source"]] == [
+        ".clinerules/team.md",
+        ".cline/rules/Style.TXT",
+    ]
     xml = prompt(project, "cline")
     assert "Team rule." in xml and "Style rule." in xml
     assert "Not read by Cline." not in xml and "Off." not in xml

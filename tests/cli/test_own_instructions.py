@@ -37,7 +37,8 @@ def test_import_gives_a_lone_agents_md_to_claude_code_too(make_project, hotplex)
     must not leave it with neither copy."""
     root = imported(make_project, hotplex, {"AGENTS.md": "Be kind.\n"})
     assert set(targets(root)) == {
-        *("claude-code", "codex", "opencode-server", "pi", "copilot-cli", "cline")
+        *("claude-code", "codex", "opencode-server", "pi", "copilot-cli", "cline"),
+        *("qwen-code", "kilo"),
     }
     assert "Be kind." in hotplex("-C", str(root), "show", "cc").stdout
 
@@ -58,7 +59,9 @@ def test_check_names_each_raw_copy_once_per_target_with_the_way_out(make_project
     warnings = json.loads(done.stdout)["warnings"]
     raw = [w for w in warnings if "raw" in w]
     # once per target (cc builds two artifacts): all but Codex, whose loading is switched off
-    assert sorted(w.split("'")[1] for w in raw) == ["cc", "cline", "copilot-cli", "ocs", "pi"]
+    assert sorted(w.split("'")[1] for w in raw) == [
+        *("cc", "cline", "copilot-cli", "kilo", "ocs", "pi", "qwen")
+    ]
     (claude,) = [w for w in raw if w.startswith("target 'cc'")]
     assert "Claude Code also reads CLAUDE.md" in claude
     assert 'own_instructions = "off"' in claude and "CLAUDE_CODE_DISABLE_CLAUDE_MDS" in claude
@@ -98,13 +101,15 @@ def test_own_instructions_off_puts_the_switch_in_launch_json(make_project, hotpl
     add_keys(root, "claude-code", 'own_instructions = "off"\n')
     add_keys(root, "opencode-server", 'own_instructions = "off"\n')
     add_keys(root, "pi", 'own_instructions = "off"\n')
-    for worker in ("copilot-cli", "cline"):  # no switch: a session folder outside
+    add_keys(root, "kilo", 'own_instructions = "off"\n')
+    for worker in ("copilot-cli", "cline", "qwen-code"):  # no switch: a session folder outside
         add_keys(root, worker, 'cwd = "../session"\n')
     done = hotplex("-C", str(root), "build")
     assert done.status == 0 and "raw" not in done.stderr, done.stderr
     assert launch(root, "cc")["env"] == {"CLAUDE_CODE_DISABLE_CLAUDE_MDS": "1"}
     assert launch(root, "ocs")["env"] == {"OPENCODE_DISABLE_PROJECT_CONFIG": "1"}
     assert launch(root, "pi")["argv"][-1] == "--no-context-files"
+    assert launch(root, "kilo")["env"]["KILO_DISABLE_PROJECT_CONFIG"] == "1"
     shown = hotplex("-C", str(root), "stats", "--json")
     copies = json.loads(shown.stdout)["artifacts"][0]["copies"]
     assert copies.startswith("only the compiled copy") and "~/.claude/CLAUDE.md" in copies
@@ -123,7 +128,8 @@ def test_a_switch_that_drops_an_uncompiled_file_says_so(make_project, hotplex):
 
 def test_cwd_moves_the_session_folder_and_every_path_follows(make_project, hotplex):
     root = imported(make_project, hotplex, {"AGENTS.md": "A\n", "CLAUDE.md": "C\n"})
-    for worker in ("claude-code", "opencode-server", "codex", "pi", "copilot-cli", "cline"):
+    workers = ("claude-code", "opencode-server", "codex", "pi", "copilot-cli", "cline", "kilo")
+    for worker in (*workers, "qwen-code"):
         add_keys(root, worker, 'cwd = "../session"\n')
     done = hotplex("-C", str(root), "build")
     assert done.status == 0 and "raw" not in done.stderr, done.stderr
@@ -261,3 +267,89 @@ def test_a_compiled_rule_the_document_shadows_is_no_raw_copy(make_project, hotpl
     warnings = json.loads(hotplex("-C", str(root), "check", "--json").stdout)["warnings"]
     (warning,) = [w for w in warnings if ".clinerules/hotplex.md" in w]
     assert "is not read by Cline" in warning
+
+
+def copies_of(root, hotplex, target: str) -> str:
+    done = hotplex("-C", str(root), "stats", "--json")
+    return next(a["copies"] for a in json.loads(done.stdout)["artifacts"] if a["target"] == target)
+
+
+def test_every_report_names_the_copy_a_placed_file_adds(make_project, hotplex):
+    """A ``copilot`` target's ``.github/copilot-instructions.md`` reaches Copilot CLI beside the
+    document: ``stats`` (before the build that places it too), ``build`` and ``show`` say so."""
+    manifest = (
+        '[[target]]\nname = "cli"\nworker = "copilot-cli"\n\n'
+        '[[target]]\nname = "ide"\nworker = "copilot"\n'
+    )
+    root = make_project({"agent-configs/SOUL.md": "S\n"}, manifest)
+    said = ".github/copilot-instructions.md reaches Copilot CLI too"
+    assert said in copies_of(root, hotplex, "cli")
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0 and f"warning: target 'cli': {said}" in done.stderr, done.stderr
+    assert said in copies_of(root, hotplex, "cli")
+    assert "only the compiled copy" not in copies_of(root, hotplex, "cli")
+    assert said in hotplex("-C", str(root), "show", "cli").stderr
+
+
+@pytest.mark.parametrize(
+    ("worker", "file", "said"),
+    [
+        ("pi", ".pi/APPEND_SYSTEM.md", "../session/.pi/APPEND_SYSTEM.md is not read by Pi"),
+        ("cline", ".clinerules/hotplex.md", "../session/.clinerules/hotplex.md is not read by"),
+        ("copilot-cli", ".github/copilot-instructions.md", "Copilot CLI also reads ../session/"),
+        ("qwen-code", "AGENTS.md", "Qwen Code also reads ../session/AGENTS.md by itself"),
+        ("kilo", ".kilocode/rules/k.md", "Kilo also reads ../session/.kilocode/rules/k.md"),
+    ],
+)
+def test_a_session_folder_outside_the_project_is_looked_into(
+    make_project, hotplex, tmp_path, worker, file, said
+):
+    """The way out the warnings give is a session folder outside the project: a file the
+    program finds there is named too, by a no-op build as soon as it appears there."""
+    manifest = f'[[target]]\nname = "t"\nworker = "{worker}"\ncwd = "../session"\n'
+    root = make_project({"agent-configs/SOUL.md": "S\n"}, manifest)
+    first = hotplex("-C", str(root), "build")
+    assert first.status == 0 and "session" not in first.stderr, first.stderr
+    (tmp_path / "session" / file).parent.mkdir(parents=True)
+    (tmp_path / "session" / file).write_text("theirs\n", encoding="utf-8")
+    for command in ("build", "check", "build"):  # nothing to rebuild: the snapshot notices it
+        done = hotplex("-C", str(root), command)
+        (line,) = [line for line in done.stderr.splitlines() if said in line]
+        assert line.startswith("warning: target 't': ") and "out of the session folder" in line
+        assert 'cwd = "../session"' not in line  # the folder is outside already
+    assert f"../session/{file}" in copies_of(root, hotplex, "t")
+    assert f"../session/{file}" in hotplex("-C", str(root), "show", "t").stderr
+    (tmp_path / "session" / file).unlink()
+    assert said not in hotplex("-C", str(root), "build").stderr
+
+
+def test_stats_names_a_file_the_program_reads_that_the_target_does_not_compile(
+    make_project, hotplex
+):
+    """Not a second copy (no warning), but it reaches the program raw: ``copies`` says so."""
+    manifest = '[[target]]\nname = "q"\nworker = "qwen-code"\n'
+    root = make_project({"agent-configs/SOUL.md": "S\n", "AGENTS.md": "repo rules\n"}, manifest)
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0 and "AGENTS.md" not in done.stderr, done.stderr
+    said = "Qwen Code also reads AGENTS.md by itself, raw, which the target does not compile"
+    assert copies_of(root, hotplex, "q") == f"the compiled copy; {said}"
+    assert said in hotplex("-C", str(root), "show", "q").stderr
+
+
+def test_qwen_and_kilo_compile_the_agents_md_they_read_and_the_build_names_the_raw_copy(
+    make_project, hotplex
+):
+    """Both programs read the project's AGENTS.md by themselves: ``import`` gives it to their
+    targets, and ``build`` and ``stats`` name the raw copy beside the compiled one. Kilo's
+    switch would leave its legacy rules on, so its way out is ``cwd``."""
+    files = {"AGENTS.md": "Use pytest.\n", "QWEN.md": "q\n", ".kilocode/rules/k.md": "k\n"}
+    root = imported(make_project, hotplex, files)
+    assert targets(root)["qwen-code"]["keep"] == ["rules", "qwen"]
+    assert targets(root)["kilo"]["keep"] == ["rules", "kilo-k"]
+    done = hotplex("-C", str(root), "build")
+    assert "target 'qwen': Qwen Code also reads AGENTS.md, QWEN.md by itself" in done.stderr
+    (kilo,) = [w for w in done.stderr.splitlines() if w.startswith("warning: target 'kilo'")]
+    assert "Kilo also reads AGENTS.md, .kilocode/rules/k.md by itself" in kilo
+    assert kilo.endswith("on the target (its switch leaves .kilocode/rules/k.md on)"), kilo
+    assert copies_of(root, hotplex, "qwen").startswith("a raw copy too: Qwen Code reads AGENTS.md")
+    assert copies_of(root, hotplex, "kilo").startswith("a raw copy too: Kilo reads AGENTS.md")
