@@ -17,8 +17,9 @@ by hotplex: …]``, so the list stays a list), and a heading's ``#`` marks.
 The scan is the one a compile makes (secrets, hidden text, injection, with the manifest's
 allowances) on the body as loaded: frontmatter never reaches an artifact, so a finding there is
 not one, and line numbers count the frontmatter's lines. It reads the text as written, before
-``html_comments = "strip"`` and templates: an entry whose finding sits in a comment that would
-be stripped is blocked all the same.
+``html_comments = "strip"``: an entry whose finding sits in a comment that would be stripped is
+blocked all the same. An overlay is never a template (``Loaded.data``), so nothing rendering
+could add escapes the scan.
 """
 
 from __future__ import annotations

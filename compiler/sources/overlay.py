@@ -4,7 +4,10 @@ A gateway serves many users from one set of files; each user has their own USER.
 and daily logs in the gateway's store. ``OverlayInputs`` is the build's reader (``Inputs``) seen
 through those texts: an overlaid file is decoded, stripped of frontmatter and capped exactly as a
 file on disk would be, so the sanitizer, the limits, the secret and hidden-text scans and the
-daily-log selection treat it the same; every other file comes from the base reader and its cache.
+daily-log selection treat it the same; only it is never a template (``Loaded.data``): per-user
+text is the least trusted input, so nothing in it is executed (no include of the project's other
+files, no variable) and what the guard scans is what is sent. Every other file comes from the
+base reader and its cache.
 Nothing is written, and nothing of an overlay is stored where another call could see it: the
 overlaid texts live in this object alone, which the call drops.
 
@@ -217,6 +220,7 @@ class OverlayInputs:
                 capped,
                 meta,
                 read=len(_whole_characters(file.raw.data) if capped else file.raw.data),
+                data=True,
             )
         return self._own[display]
 
