@@ -102,6 +102,8 @@ def _block(body: str, found: Sequence[Found], first_line: int) -> tuple[str, lis
     starts = _line_starts(lines)
     for finding in found:
         for line in _lines_of(finding, starts, first_line, len(lines)):
+            if line not in owner and not lines[line].strip(" \t"):
+                continue  # a blank line between two entries of one finding holds none of it
             unit = owner.get(line, line)
             extent.setdefault(unit, unit)
             named = rules.setdefault(unit, [])
