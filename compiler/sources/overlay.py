@@ -231,10 +231,17 @@ class OverlayInputs:
         return file.raw
 
     def listing(self, display: str, span: Span) -> tuple[tuple[str, int], ...]:
+        """The folder's days with the overlaid ones; under ``block``, a day whose name (its
+        heading) holds a finding is left out whole, its findings blocked: a name is no entry."""
         found = dict(self.base.listing(display, span))
         for path, file in self.files.items():
             if file.day and posixpath.dirname(path) + "/" == display:
-                found[posixpath.basename(path)] = file.raw.size
+                named = blocking.scan_day_name(self.block, path, file.label) if self.block else []
+                if named:
+                    self.blocked[path] = [blocking.record(f, "blocked") for f in named]
+                    found.pop(posixpath.basename(path), None)
+                else:
+                    found[posixpath.basename(path)] = file.raw.size
         return tuple(sorted(found.items()))
 
     def digest(self, display: str) -> str | None:
