@@ -129,14 +129,15 @@ class Project:
         ``overlay`` maps files of the sources folder (``"USER.md"``, ``"memory/2026-11-29.md"``)
         to the text they hold for this call only (``str``, UTF-8 ``bytes``, or a
         ``pathlib.Path`` to read it from, capped like a source): a gateway's per-user files.
-        They get everything a file on disk gets (frontmatter, templates, sanitizer, limits,
-        secret, hidden-text and prompt-injection scans, daily-log selection); nothing is written
-        or kept for later calls. A key no source reads, or a value of another type, is a
-        ``HotplexError``. ``overlay_names`` says how messages name an overlaid file (default
-        ``overlay:USER.md``, or the path read). ``on_finding`` (default: the manifest's
-        ``[overlay] on_finding``, itself "error" by default) is what a finding in an overlaid
-        file does: "error" raises ``HotplexError``; "block" replaces the entry holding it with a
-        ``[blocked by hotplex: <rule>]`` line and reports it in ``Artifact.findings``.
+        They get everything a file on disk gets (frontmatter, sanitizer, limits, secret,
+        hidden-text and prompt-injection scans, daily-log selection) but templates: their text
+        is data, never rendered. Nothing is written or kept for later calls. A key no source
+        reads, or a value of another type, is a ``HotplexError``. ``overlay_names`` says how
+        messages name an overlaid file (default ``overlay:USER.md``, or the path read).
+        ``on_finding`` (default: the manifest's ``[overlay] on_finding``, itself "error" by
+        default) is what a finding in an overlaid file does: "error" raises ``HotplexError``;
+        "block" replaces the entry holding it with a ``[blocked by hotplex: <rule>]`` line and
+        reports it in ``Artifact.findings``.
         Thread-safe: calls on one ``Project`` run one at a time.
 
         .. versionchanged:: issue 15 ``overlay``.

@@ -62,6 +62,17 @@ FAKE_SECRETS: dict[str, str] = {
     "url-password": "postgres://app:" + "hotplexFake8@db.internal/app",
 }
 
+# An encrypted PEM key's layout (headers, a blank line, the base64 body), assembled as above.
+ENCRYPTED_KEY = (
+    "-----BEGIN RSA " + "PRIVATE KEY-----\n"
+    "Proc-Type: 4,ENCRYPTED\n"
+    "DEK-Info: AES-128-CBC,3F17F5316E2BAC89\n"
+    "\n"
+    "MIIEowIBAAKCAQEAvQ3mX0u9Yx0Zp8c2WQmZk9yQw8f3J5r7t1ZQp0xv2m1Hn4s6\n"
+    "b3FqY2d1eGhpY2xhcnl4Y3ZiZ2xhcnl4Y3ZiZ2xhcnl4Y3ZiZ2xhcnl4Y3ZiZ2xh\n"
+    "-----END RSA " + "PRIVATE KEY-----"
+)
+
 
 def source_body(raw: str | bytes) -> str:
     """An independent oracle of what a source contributes: UTF-8, BOM dropped, LF line ends,

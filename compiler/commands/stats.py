@@ -175,14 +175,13 @@ def _section_stats(
     measured = measure(text, size.unit)
     tokens = round(approx_tokens(text) * size.injected / measured) if measured else 0
     mine = [c for c in truncations if c.section == size.name or set(c.files) & set(size.files)]
+    own = _own_files(size.name, size.files)
     # Days of a daily log left out: for room (the newest named, the rest counted) or as repeats
     # of newer days (counted apart: they hold nothing the document lacks).
-    left_out = [c for c in mine if c.after == 0 and c.files and c.files[0] not in size.files]
+    left_out = [c for c in mine if c.after == 0 and c.files and c.files[0] not in own]
     days = [c for c in left_out if c.style != "repeat"]
     repeats = [c for c in left_out if c.style == "repeat"]
-    cuts = tuple(
-        _describe_cut(cut, size.files) for cut in mine if cut not in left_out or cut in days[:1]
-    )
+    cuts = tuple(_describe_cut(cut, own) for cut in mine if cut not in left_out or cut in days[:1])
     if len(days) > 1:
         older = len(days) - 1
         cuts += (f"{older} older day{'s' if older > 1 else ''} dropped",)
@@ -200,6 +199,14 @@ def _section_stats(
         _share(size.injected, budgets.total),
         cuts,
     )
+
+
+def _own_files(section: str, files: tuple[str, ...]) -> tuple[str, ...]:
+    """A section's own files: the memory section's size names the days it read too (they are
+    in its text)."""
+    from hotplex.sources.logs import LOG_SOURCE, is_day
+
+    return tuple(f for f in files if section != LOG_SOURCE or not is_day(f))
 
 
 def _describe_cut(cut: Truncation, files: tuple[str, ...]) -> str:
@@ -285,8 +292,16 @@ def _section_row(art: ArtifactStats, section: SectionStats) -> tuple[str, ...]:
         str(section.tokens),
         "; ".join(section.truncations),
         _commented(section),
-        ", ".join(section.files) or "(built in)",
+        _files_cell(section),
     )
+
+
+def _files_cell(section: SectionStats) -> str:
+    """The section's own files, and how many days of its logs it read (not each by name)."""
+    own = _own_files(section.name, section.files)
+    days = len(section.files) - len(own)
+    shown = [*own, f"{days} day{'s' if days > 1 else ''} of logs"] if days else own
+    return ", ".join(shown) or "(built in)"
 
 
 def _commented(section: SectionStats) -> str:

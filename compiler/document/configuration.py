@@ -91,7 +91,7 @@ def _document(
     sizes = tuple(
         SectionSize(
             c.name,
-            c.files,
+            c.files + tuple(day.display for day in c.logs.days) if c.logs else c.files,
             measure(c.text, unit),
             measure(by_name.get(c.name, ""), unit),
             unit,

@@ -54,6 +54,12 @@ def _not_placeholder(secret: str) -> bool:
     return _PLACEHOLDER.search(secret) is None
 
 
+def _label_not_placeholder(block: str) -> bool:
+    """A key block is a placeholder by its BEGIN line alone (``BEGIN XXXX PRIVATE KEY``): its
+    body is random, and a placeholder word in it by chance must not hide the key."""
+    return _not_placeholder(block.partition("\n")[0])
+
+
 @dataclass(frozen=True)
 class Rule:
     name: str
@@ -83,6 +89,21 @@ _CAPITAL_OR_DIGIT = re.compile(r"[A-Z0-9]")
 _KEY_NAME = (
     r"pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?key)?|client[_-]?secret|api(?:[_-]?key|[_-]?token)"
     r"|apikey|access[_-]?(?:key|token)|private[_-]?key|(?:auth|bearer|refresh)[_-]?token|token"
+)
+
+# A private key's secret is its whole block, BEGIN to END: an encrypted PEM has headers, a blank
+# line and the base64 body, and a key pasted into a list item or a quote is indented or marked.
+# Each line is matched whole and never tried again (possessive), so the match is linear and
+# stops at the first line that cannot be in a key: a block without its END runs to its last
+# line of base64 or header, never over the blank lines after it.
+_KEY_LABEL = "-----{edge}[A-Z0-9 ]{{0,40}}PRIVATE KEY(?: BLOCK)?-----"
+_PEM_BLANK = r"\n[ \t>]*+(?=\n)"
+_PEM_LINE = r"\n[ \t>]*+(?:[A-Za-z0-9+/=]++|[A-Za-z][A-Za-z0-9-]*+:[^\n]*+)[ \t]*+(?=\n|\Z)"
+_PRIVATE_KEY = (
+    _KEY_LABEL.format(edge="BEGIN")
+    + rf"(?:(?:{_PEM_BLANK})*+{_PEM_LINE})*+(?:(?:{_PEM_BLANK})*+\n[ \t>]*+"
+    + _KEY_LABEL.format(edge="END")
+    + ")?"
 )
 
 RULES: tuple[Rule, ...] = (
@@ -135,8 +156,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "private-key",
         "a private key block",
-        re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
+        re.compile(_PRIVATE_KEY),
         ("-----BEGIN",),
+        plausible=_label_not_placeholder,
         inside_word=_WORD,
     ),
     Rule(

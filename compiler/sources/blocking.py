@@ -17,13 +17,15 @@ by hotplex: …]``, so the list stays a list), and a heading's ``#`` marks.
 The scan is the one a compile makes (secrets, hidden text, injection, with the manifest's
 allowances) on the body as loaded: frontmatter never reaches an artifact, so a finding there is
 not one, and line numbers count the frontmatter's lines. It reads the text as written, before
-``html_comments = "strip"`` and templates: an entry whose finding sits in a comment that would
-be stripped is blocked all the same.
+``html_comments = "strip"``: an entry whose finding sits in a comment that would be stripped is
+blocked all the same. An overlay is never a template (``Loaded.data``), so nothing rendering
+could add escapes the scan.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 import re
 from collections.abc import Sequence
 
@@ -31,7 +33,7 @@ from hotplex.errors import Problem
 from hotplex.records import Finding
 from hotplex.scanning import hidden, injection, secrets
 from hotplex.scanning.origins import Origin
-from hotplex.sources.logs import blocks
+from hotplex.sources.logs import blocks, name_suffix
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,12 +46,15 @@ _KEPT_MARK = re.compile(r"(?:[-*+]|\d{1,9}[.)]|#{1,6})[ \t]+")
 KINDS = {secrets.Finding: "secret", hidden.Finding: "hidden-text", injection.Finding: "injection"}
 
 
-def scan(manifest: Manifest, body: str, file: str, first_line: int) -> list[Found]:
+def scan(
+    manifest: Manifest, body: str, file: str, first_line: int, named: bool = False
+) -> list[Found]:
     """Every finding of ``body`` (a file's text after its frontmatter, which starts at
-    ``first_line`` of the file named ``file``) that the manifest does not allow, in order."""
+    ``first_line`` of the file named ``file``; ``named``: the text is the file's name, a day's
+    heading) that the manifest does not allow, in order."""
     if not (secrets.scan(body) or hidden.scan(body) or injection.scan(body)):
         return []
-    places = [Origin(body, file, first_line)]
+    places = [Origin(body, file, first_line, named=named)]
     keys, chars, rules = manifest.secrets, manifest.unicode, manifest.injection
     found: list[Found] = []
     found += secrets.find(body, places, secrets.allowance(keys.allow, keys.allow_files))
@@ -73,6 +78,14 @@ def contain(manifest: Manifest, body: str, file: str, first_line: int) -> tuple[
         lines = [lines[index] for index in kept]
         found = scan(manifest, body, file, first_line)
     return body, every
+
+
+def scan_day_name(manifest: Manifest, display: str, file: str) -> list[Found]:
+    """The findings in an overlaid day's name (its heading, text of the document), placed at
+    the file named ``file`` without a line. A name is no entry: under ``block`` the whole day is
+    left out (``overlay.OverlayInputs.listing``)."""
+    name = posixpath.splitext(posixpath.basename(display))[0]
+    return scan(manifest, name_suffix(name), file, 1, named=True)
 
 
 def _moved(finding: Found, lines: list[int], first_line: int) -> Found:
@@ -101,6 +114,8 @@ def _block(body: str, found: Sequence[Found], first_line: int) -> tuple[str, lis
     starts = _line_starts(lines)
     for finding in found:
         for line in _lines_of(finding, starts, first_line, len(lines)):
+            if line not in owner and not lines[line].strip(" \t"):
+                continue  # a blank line between two entries of one finding holds none of it
             unit = owner.get(line, line)
             extent.setdefault(unit, unit)
             named = rules.setdefault(unit, [])

@@ -49,6 +49,8 @@ def findings(
         text = frontmatter.strip(file.text, file.label) if meta else None
         body, first = (text.body, text.body_line) if text else (file.text, 1)
         scanned = blocking.scan(model.manifest, body, file.label, first)
+        if file.day:  # its name is its heading, text of the document too
+            scanned = blocking.scan_day_name(model.manifest, display, file.label) + scanned
         records = [blocking.record(f, action) for f in scanned]
         records += [_tag(body, at, file.label, first) for at in tag_offsets(body, names)]
         records.sort(key=lambda f: (f.line or 0, f.column or 0))

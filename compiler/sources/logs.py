@@ -302,11 +302,13 @@ def attach(resolver: Reader, source: Source, section: Section | None) -> Section
     worker = job.worker
     resolver.consulted.append(f"{folder}/")
     listed = matching(resolver.inputs.listing(f"{folder}/", span), pattern)
+    labels: dict[str, str] = {}  # a day -> how messages name it (an overlay: its label)
 
     def load(display: str) -> str | None:
         loaded = resolver.file(display, span)
         if loaded is None:
             return None
+        labels[display] = loaded.display
         body = loaded.body
         if loaded.tail:  # the read began mid-entry: its cut reports what is left of the day
             body = whole_entries(loaded.body)
@@ -330,9 +332,10 @@ def attach(resolver: Reader, source: Source, section: Section | None) -> Section
         bound = max(limit - curated, 0)
     logs = read_days(listed, folder, load, lambda t: measure(t, budgets.unit), bound)
     for day in logs.days:
-        check_name(day)
-        suffix = day.name[len("YYYY-MM-DD") + 1 :]  # scanned on its own: "-" joins no key to it
-        resolver.guard(suffix, lambda s=suffix, d=day: [Origin(s, d.display, named=True)])
+        label = labels.get(day.display, day.display)
+        check_name(day.name, label)
+        suffix = name_suffix(day.name)
+        resolver.guard(suffix, lambda s=suffix, f=label: [Origin(s, f, named=True)])
     if section is None:
         if not logs.days and not logs.unread:
             return None
@@ -343,25 +346,32 @@ def attach(resolver: Reader, source: Source, section: Section | None) -> Section
     return attrs.evolve(section, text=full_text(section.text, logs.days), logs=logs)
 
 
-def check_name(day: Day) -> None:
+def name_suffix(name: str) -> str:
+    """What a day's name (its file name without ``.md``) adds to its date: text of the document,
+    scanned on its own ("-" joins no key to it)."""
+    return name[len("YYYY-MM-DD") + 1 :]
+
+
+def check_name(name: str, file: str) -> None:
     """A day's name is its heading: a line break in it would end the heading and start entries
-    (or a heading of another day) no file holds; any other control character is refused with it."""
+    (or a heading of another day) no file holds; any other control character is refused with it.
+    ``file``: how messages name the day (its path, or an overlay's label)."""
     from hotplex.errors import HotplexError, Span
     from hotplex.fs import is_utf8
     from hotplex.scanning.hidden import describe
 
-    bad = next((c for c in day.name if unicodedata.category(c) in _NOT_IN_A_LINE), None)
+    bad = next((c for c in name if unicodedata.category(c) in _NOT_IN_A_LINE), None)
     if bad is not None:
         raise HotplexError.single(
             f"a day's file name is its heading, one line of text; this one holds {describe(bad)}",
-            Span(day.display),
+            Span(file),
             hint=f"rename the file ({DAY_FORMS})",
         )
-    if not is_utf8(day.name):  # its heading could be written nowhere
+    if not is_utf8(name):  # its heading could be written nowhere
         raise HotplexError.single(
             "a day's file name is its heading, text; this one is not valid UTF-8 "
             "(a byte that is not shows as U+DCxx)",
-            Span(day.display),
+            Span(file),
             hint=f"rename the file ({DAY_FORMS})",
         )
 

@@ -4,7 +4,10 @@ A gateway serves many users from one set of files; each user has their own USER.
 and daily logs in the gateway's store. ``OverlayInputs`` is the build's reader (``Inputs``) seen
 through those texts: an overlaid file is decoded, stripped of frontmatter and capped exactly as a
 file on disk would be, so the sanitizer, the limits, the secret and hidden-text scans and the
-daily-log selection treat it the same; every other file comes from the base reader and its cache.
+daily-log selection treat it the same; only it is never a template (``Loaded.data``): per-user
+text is the least trusted input, so nothing in it is executed (no include of the project's other
+files, no variable) and what the guard scans is what is sent. Every other file comes from the
+base reader and its cache.
 Nothing is written, and nothing of an overlay is stored where another call could see it: the
 overlaid texts live in this object alone, which the call drops.
 
@@ -219,6 +222,7 @@ class OverlayInputs:
                 capped,
                 meta,
                 read=len(_whole_characters(file.raw.data) if capped else file.raw.data),
+                data=True,
             )
         return self._own[display]
 
@@ -229,10 +233,17 @@ class OverlayInputs:
         return file.raw
 
     def listing(self, display: str, span: Span) -> tuple[tuple[str, int], ...]:
+        """The folder's days with the overlaid ones; under ``block``, a day whose name (its
+        heading) holds a finding is left out whole, its findings blocked: a name is no entry."""
         found = dict(self.base.listing(display, span))
         for path, file in self.files.items():
             if file.day and posixpath.dirname(path) + "/" == display:
-                found[posixpath.basename(path)] = file.raw.size
+                named = blocking.scan_day_name(self.block, path, file.label) if self.block else []
+                if named:
+                    self.blocked[path] = [blocking.record(f, "blocked") for f in named]
+                    found.pop(posixpath.basename(path), None)
+                else:
+                    found[posixpath.basename(path)] = file.raw.size
         return tuple(sorted(found.items()))
 
     def digest(self, display: str) -> str | None:

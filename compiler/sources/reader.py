@@ -31,6 +31,9 @@ class Loaded:
     meta_read: bool = True  # frontmatter was looked for
     tail: bool = False  # the file's end was read (a day past the cap), from mid-line
     read: int = 0  # bytes read of it (of whole characters), before line ends are normalised
+    # Per-user text given for one call (an overlay): data, never a template, whatever its
+    # frontmatter says, so nothing in it is executed and what the guard scans is what is sent.
+    data: bool = False
 
 
 class SourceFiles(Protocol):

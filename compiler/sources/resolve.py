@@ -283,6 +283,8 @@ class Resolver:
         return rendered.text, rendered.includes
 
     def _templated(self, loaded: Loaded) -> bool:
+        if loaded.data:
+            return False
         flag = loaded.meta.get("template", True)
         if not isinstance(flag, bool):
             raise HotplexError.single(

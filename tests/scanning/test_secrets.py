@@ -9,7 +9,7 @@ import pytest
 from hotplex.build import Request, run
 from hotplex.errors import EXIT_CONFIG, EXIT_FAILED, BuildFailed, HotplexError
 from hotplex.scanning import secrets
-from hotplex_testing import FAKE_SECRETS, SHARED
+from hotplex_testing import ENCRYPTED_KEY, FAKE_SECRETS, SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +21,10 @@ platforms = ["slack"]
 name = "cc"
 worker = "claude-code"
 """
+
+
+PRIVATE = "PRIVATE" + " KEY-----"  # assembled: no file of the repository holds a key's shape
+AWS = FAKE_SECRETS["aws-access-key-id"]
 
 
 def found(text: str) -> list[tuple[str, str]]:
@@ -166,6 +170,32 @@ def test_a_glued_key_in_a_manifest_string_stops_the_build(make_project):
 def test_one_finding_per_secret_the_most_specific_rule():
     text = "GITHUB_TOKEN=" + FAKE_SECRETS["github-token"]
     assert found(text) == [("github-token", FAKE_SECRETS["github-token"])]
+
+
+@pytest.mark.parametrize(
+    ("text", "block"),
+    [
+        (f"Keys:\n{ENCRYPTED_KEY}\n\nafter", ENCRYPTED_KEY),  # headers, a blank line, the body
+        (  # in a quote, the body holding a token's shape: one finding, the block
+            f"> -----BEGIN EC {PRIVATE}\n> {AWS}\n>\n> -----END EC {PRIVATE}\n> after",
+            f"-----BEGIN EC {PRIVATE}\n> {AWS}\n>\n> -----END EC {PRIVATE}",
+        ),
+        (  # no END: to the last line that can be in a key, not over the blank lines after it
+            f"- key:\n  -----BEGIN OPENSSH {PRIVATE}\n  b3BlbnNz\n  aC1rZXkt\n\n\nthanks a lot",
+            f"-----BEGIN OPENSSH {PRIVATE}\n  b3BlbnNz\n  aC1rZXkt",
+        ),
+        (FAKE_SECRETS["private-key"], FAKE_SECRETS["private-key"]),  # a BEGIN line alone
+    ],
+    ids=["encrypted", "quoted", "no-end", "begin-alone"],
+)
+def test_a_private_key_is_its_whole_block_begin_to_end(text, block):
+    assert found(text) == [("private-key", block)]
+
+
+def test_a_placeholder_word_in_a_key_body_does_not_hide_it():
+    body = f"-----BEGIN {PRIVATE}\nMIIEyourxxxx\n-----END {PRIVATE}"
+    assert found(body) == [("private-key", body)]
+    assert found(f"-----BEGIN XXXX {PRIVATE}") == []
 
 
 def test_offsets_survive_the_one_character_whose_lower_case_is_longer():

