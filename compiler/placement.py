@@ -81,19 +81,22 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def refuse_foreign(root: Path, path: str, span: Span, recorded: str | None) -> None:
+def refuse_foreign(root: Path, path: str, span: Span, recorded: str | None, sources: str) -> None:
     """Raise unless the file at ``path`` is absent or hotplex's: the bytes the log recorded
     (``recorded``, their sha256) or a file with a valid marker. No folder on the way and not the
-    file itself may be a symlink: a placed file is written where its path says, nowhere else."""
+    file itself may be a symlink: a placed file is written where its path says, nowhere else.
+    ``sources`` is the project's sources folder, where the hint sends what the file says."""
     full = root
     for part in path.split("/"):
         full = full / part
         if os.path.islink(full):
+            link = full.relative_to(root).as_posix()
+            instead = "remove the symlink" if link == path else "replace the symlink with a folder"
             raise HotplexError.single(
-                f"'{full.relative_to(root).as_posix()}' is a symlink: hotplex places '{path}'"
-                " only through real folders, so it cannot land somewhere else",
+                f"'{link}' is a symlink: hotplex places '{path}' only through real folders, so it"
+                " cannot land somewhere else",
                 span,
-                hint="replace the symlink with a folder, or set place to another path",
+                hint=f"{instead}, or set place to another path",
             )
     try:
         info = os.lstat(full)
@@ -113,6 +116,15 @@ def refuse_foreign(root: Path, path: str, span: Span, recorded: str | None) -> N
         f"'{path}' exists and hotplex did not write it (or it was edited since): it is never"
         " overwritten",
         span,
-        hint=f"move what it says into the sources (`hotplex import {path}` maps it), then delete"
-        " or rename it and build again; or set place to another path",
+        hint=foreign_hint(sources),
+    )
+
+
+def foreign_hint(sources: str) -> str:
+    """The way out when a place holds the user's own file: ``import`` cannot take it into the
+    project whose target places there (the file would be that target's source and output)."""
+    folder = f" in '{sources}/'" if sources != "." else ""
+    return (
+        f"move what it says into the sources{folder} yourself (a new file needs a [[source]]),"
+        " then delete or rename it and build again; or set place to another path"
     )

@@ -106,8 +106,27 @@ def test_a_file_hotplex_did_not_write_is_never_overwritten(make_project, hotplex
             "hotplex.toml: target[1].place: '.rules' exists and hotplex did not write it (or it"
             " was edited since): it is never overwritten" in result.stderr
         )
-        assert "hint: move what it says into the sources" in result.stderr
+        assert "hint: move what it says into the sources in 'agent-configs/' yourself" in (
+            result.stderr
+        )
     assert _stamp(root / ".rules") == before
+
+
+def test_every_blocked_place_is_named_at_once_and_nothing_is_placed(make_project, hotplex):
+    """Errors are values: the user learns of both hand-written files in one run, and the hint
+    is one they can follow in this project (import refuses one with a manifest already)."""
+    root = make_project(SOURCES, manifest=IDE)
+    (root / ".rules").write_text("My zed rules.\n", encoding="utf-8")
+    (root / ".cursor/rules").mkdir(parents=True)
+    (root / ".cursor/rules/cursor.mdc").write_text("My cursor rules.\n", encoding="utf-8")
+    for command in ("build", "check"):
+        result = hotplex("-C", str(root), command)
+        assert result.status == 2, result.stderr
+        assert "target[0].place: '.cursor/rules/cursor.mdc' exists and hotplex" in result.stderr
+        assert "target[1].place: '.rules' exists and hotplex did not write it" in result.stderr
+        assert "hotplex import" not in result.stderr
+    assert (root / ".rules").read_text(encoding="utf-8") == "My zed rules.\n"
+    assert not (root / "dist").exists()
 
 
 def test_an_older_build_of_the_file_checked_out_again_is_still_hotplex_s(project, hotplex):
@@ -136,6 +155,22 @@ def test_a_symlink_on_the_way_is_refused(make_project, hotplex, tmp_path):
     result = hotplex("-C", str(root), "build")
     assert "target[1].place: '.rules' is a symlink" in result.stderr
     assert (root / "mine.md").read_text(encoding="utf-8") == "mine\n"
+
+
+def test_a_place_that_became_a_symlink_after_a_build_is_refused_at_its_place(
+    project, hotplex, tmp_path
+):
+    victim = tmp_path / "victim.md"
+    victim.write_bytes((project / ".rules").read_bytes())
+    (project / ".rules").unlink()
+    os.symlink(victim, project / ".rules")
+    (project / "agent-configs/SOUL.md").write_text("Be briefer.\n", encoding="utf-8")
+    for command in ("check", "build"):
+        result = hotplex("-C", str(project), command)
+        assert result.status == 2, result.stderr
+        assert "hotplex.toml: target[1].place: '.rules' is a symlink" in result.stderr
+        assert "project.out" not in result.stderr
+    assert victim.read_bytes() == (project / "dist/zed/default/rules.md").read_bytes()
 
 
 # --- deleting ---------------------------------------------------------------------------------
