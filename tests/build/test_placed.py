@@ -324,6 +324,36 @@ def test_a_place_the_tool_does_not_read_or_outside_the_project_is_refused(
     assert not (root / "dist").exists()
 
 
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            'bot = "U1"',
+            "target[0].bot: worker 'junie' writes one file per repository,"
+            " '.junie/guidelines.md': a bot overlay (<platform>/<bot>/) is read by no artifact",
+        ),
+        (
+            'own_instructions = "off"',
+            "target[0].own_instructions: 'own_instructions' does not apply to worker 'junie': the"
+            " editor runs where you open the repository and reads its rule files there",
+        ),
+        ('cwd = "../s"', "target[0].cwd: 'cwd' does not apply to worker 'junie': the editor runs"),
+    ],
+)
+def test_a_key_an_editor_target_would_ignore_is_refused_with_the_true_reason(
+    make_project, hotplex, line, message
+):
+    manifest = (
+        '[variants]\nplatforms = ["slack"]\nlayout = "directory"\n\n'
+        f'[[target]]\nname = "j"\nworker = "junie"\n{line}\n'
+    )
+    files = {**SOURCES, "agent-configs/slack/U1/SOUL.md": "Bot overlay.\n"}
+    result = hotplex("-C", str(make_project(files, manifest=manifest)), "build")
+    assert result.status == 2
+    assert message in result.stderr, result.stderr
+    assert "reads only the files hotplex writes" not in result.stderr
+
+
 def test_a_place_hotplex_would_read_back_is_refused(make_project, hotplex):
     manifest = """\
 [project]
