@@ -66,6 +66,15 @@ def test_each_placed_file_is_the_artifact_with_a_marker_and_a_no_op_rewrites_not
     assert hotplex("-C", str(project), "check").status == 0
 
 
+def test_show_file_takes_the_place_it_lists(project, hotplex):
+    for target, place in (("zed", ".rules"), ("cursor", ".cursor/rules/cursor.mdc")):
+        shown = hotplex("-C", str(project), "show", target, "--file", place)
+        assert shown.status == 0, shown.stderr
+        assert shown.stdout.encode() == (project / place).read_bytes()
+    wrong = hotplex("-C", str(project), "show", "zed", "--file", ".rule")
+    assert wrong.status == 2 and "did you mean '.rules'?" in wrong.stderr
+
+
 def test_a_forged_or_edited_marker_is_not_hotplex_s():
     text = marked("---\nx: 1\n---\n", "body\n", "hotplex.toml")
     assert is_hotplex_file(text.encode())
