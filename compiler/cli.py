@@ -91,9 +91,7 @@ def _error_report(command: str, exc: HotplexError) -> dict[str, object]:
 
 
 # Commands that read a project's manifest; init and import make one.
-_NEED_MANIFEST = frozenset(
-    {"build", "check", "clean", "graph", "show", "stats", "watch", "serve"}
-)
+_NEED_MANIFEST = frozenset({"build", "check", "clean", "graph", "show", "stats", "watch", "serve"})
 
 
 def _project(args: argparse.Namespace) -> tuple[Path, Path | None]:
@@ -270,8 +268,15 @@ def _print_build(outcome, explain: bool, elapsed: float) -> None:
         warn(warning)
     rebuilt = [j for j in outcome.jobs if j.rebuilt]
     _print_built(rebuilt, explain)
+    from hotplex.fs import temp_for
+
     for path in outcome.orphans:
-        print(f"  {colour('deleted', 'dim')} {path} (no longer in the manifest)")
+        why = (
+            "a killed write's temp file"
+            if temp_for(path.rpartition("/")[2])
+            else "no longer in the manifest"
+        )
+        print(f"  {colour('deleted', 'dim')} {path} ({why})")
     _print_truncations(outcome.jobs)
     current = len(outcome.jobs) - len(rebuilt)
     print(f"hotplex: {len(rebuilt)} rebuilt, {current} up to date ({elapsed:.2f} s)")

@@ -233,8 +233,30 @@ def test_clean_removes_the_placed_files_hotplex_still_owns_and_nothing_else(proj
     assert result.status == 0
     assert "removed .cursor/rules/cursor.mdc" in result.stdout
     assert "warning: .rules is left in place" in result.stderr
+    assert "clean removes it, but it was edited since" in result.stderr
+    assert "no longer places it" not in result.stderr  # it still does
     assert (project / ".cursor/rules/mine.mdc").exists() and (project / ".rules").exists()
     assert not (project / "dist").exists() or not any((project / "dist").rglob("*.*"))
+
+
+def test_only_hotplex_s_own_temp_names_beside_a_placed_file_are_deleted(project, hotplex):
+    folder = project / ".cursor/rules"
+    mine = (".cursor.mdc.tmp", ".cursor.mdc.abc.0.tmp", ".cursor.mdc.1.tmp")
+    for name in mine:
+        (folder / name).write_text("mine\n", encoding="utf-8")
+    (folder / ".cursor.mdc.4242.7.tmp").write_text(
+        "half a rule", encoding="utf-8"
+    )  # a killed write
+    (project / "agent-configs/SOUL.md").write_text("Be briefer.\n", encoding="utf-8")
+    result = hotplex("-C", str(project), "build")
+    assert result.status == 0, result.stderr
+    assert "deleted .cursor/rules/.cursor.mdc.4242.7.tmp (a killed write's temp file)" in (
+        result.stdout
+    )
+    assert not (folder / ".cursor.mdc.4242.7.tmp").exists()
+    for name in mine:
+        assert (folder / name).read_text(encoding="utf-8") == "mine\n"
+        assert name not in result.stdout
 
 
 # --- interrupted builds -----------------------------------------------------------------------
