@@ -76,12 +76,34 @@ def test_show_file_takes_the_place_it_lists(project, hotplex):
 
 
 def test_a_forged_or_edited_marker_is_not_hotplex_s():
-    text = marked("---\nx: 1\n---\n", "body\n", "hotplex.toml")
+    text = marked("---\nx: 1\n---\n", "body\n", "hotplex.toml", "zed")
     assert is_hotplex_file(text.encode())
     assert not is_hotplex_file((text + "my own line\n").encode())  # edited since
     marker = text.splitlines(keepends=True)[3]
     assert not is_hotplex_file((marker + "My own rules.\n").encode())  # the line copied
     assert not is_hotplex_file((text + marker).encode())  # two markers
+
+
+@pytest.mark.parametrize("name", ["a-->b.toml", "nl\nx.toml", 'q", target "x.toml', "50%41.toml"])
+def test_any_manifest_name_keeps_the_marker_one_comment_that_hotplex_knows_again(
+    make_project, hotplex, name
+):
+    """The name is encoded in the marker: nothing in it ends the comment early, splits the
+    line or forges the target, and a fresh clone's build still knows the file for its own."""
+    root = make_project(SOURCES, manifest=None)
+    (root / name).write_text(IDE.split("\n\n")[1], encoding="utf-8")  # zed alone
+    assert hotplex("-C", str(root), "-f", name, "build").status == 0
+    first = (root / ".rules").read_text(encoding="utf-8").split("\n", 1)[0]
+    assert first.startswith("<!-- hotplex: ") and first.endswith(" -->")
+    assert first.count("-->") == 1 and first.count('"') == 2
+    shutil.rmtree(root / ".hotplex")  # a fresh clone: the marker alone must be enough
+    (root / "agent-configs/SOUL.md").write_text("Be briefer.\n", encoding="utf-8")
+    result = hotplex("-C", str(root), "-f", name, "build")
+    assert result.status == 0, result.stderr
+    shutil.rmtree(root / ".hotplex")
+    (root / name).write_text(IDE.split("\n\n")[0], encoding="utf-8")  # cursor alone
+    result = hotplex("-C", str(root), "-f", name, "check")
+    assert ".rules carries hotplex's marker for target 'zed' of" in result.stderr, result.stderr
 
 
 @pytest.mark.parametrize(
