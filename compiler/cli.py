@@ -479,10 +479,19 @@ def cmd_init(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
         print(f"  {colour('created', 'green')} {path}")
     for path in done.kept:
         print(f"  {colour('exists', 'dim')}  {path} (left alone)")
+    from hotplex.console import warn
+
+    for problem in done.taken:
+        head, *rest = problem.render().split("\n")
+        warn(head)
+        sys.stderr.write("".join(f"{line}\n" for line in rest))
+    for text in done.not_added:
+        warn(text)
     where = [] if args.folder == "." else ["-C", args.folder]
+    after = " once the place(s) above are free" if done.taken else ""
     print(
         f"hotplex: created {len(done.created)} file(s), left {len(done.kept)} alone; "
-        f"next: {_command([*where, 'build'])}"
+        f"next: {_command([*where, 'build'])}{after}"
     )
     return EXIT_OK
 

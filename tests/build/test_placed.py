@@ -545,6 +545,27 @@ def test_init_scaffolds_an_editor_target_that_builds_and_places(tmp_path, hotple
     assert is_hotplex_file((folder / ".kiro/steering/kiro.md").read_bytes())
 
 
+def test_init_where_an_editor_s_rule_file_is_already_says_so_and_overwrites_nothing(
+    tmp_path, hotplex
+):
+    folder = tmp_path / "repo"
+    (folder / ".cursor/rules").mkdir(parents=True)
+    (folder / ".rules").write_text("My zed rules.\n", encoding="utf-8")
+    (folder / ".cursor/rules/cursor.mdc").write_text("My cursor rules.\n", encoding="utf-8")
+    result = hotplex("-C", str(folder), "init", "--worker", "zed", "--worker", "cursor")
+    assert result.status == 0, result.stderr
+    for index, place in enumerate((".rules", ".cursor/rules/cursor.mdc")):
+        assert f"warning: hotplex.toml: target[{index}].place: '{place}' exists and hotplex" in (
+            result.stderr
+        )
+    assert "hint: move what it says into the sources in 'agent-configs/'" in result.stderr
+    assert "next: hotplex build once the place(s) above are free" in result.stdout
+    assert (folder / ".rules").read_text(encoding="utf-8") == "My zed rules.\n"
+    again = hotplex("-C", str(folder), "init", "--worker", "kiro")
+    assert "hotplex.toml was there already and has no target of worker 'kiro'" in again.stderr
+    assert "worker 'zed'" not in again.stderr
+
+
 def test_a_fifo_or_a_huge_file_at_the_place_is_refused_without_a_blocking_read(
     make_project, hotplex
 ):
