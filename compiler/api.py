@@ -54,11 +54,13 @@ class Artifact:
     findings: tuple[Finding, ...] = ()
 
     def file(self, name: str) -> bytes:
-        """Another file of the artifact's folder by its name there (``agents/reviewer.md``)."""
+        """Another file of the artifact's folder by its name there (``agents/reviewer.md``), or
+        a file outside it by its project path (a placed ``.rules``): the names ``files`` lists."""
         folder = self.path.rpartition("/")[0]
-        found = self.files.get(f"{folder}/{name}")
+        by_name = {p.removeprefix(f"{folder}/"): data for p, data in self.files.items()}
+        found = by_name.get(name)
         if found is None:
-            names = [p.removeprefix(f"{folder}/") for p in self.files]
+            names = list(by_name)
             raise HotplexError.single(
                 f"target '{self.target}' writes no file '{name}'",
                 hint=suggest(name, names) or "files: " + ", ".join(names),

@@ -268,8 +268,15 @@ def _print_build(outcome, explain: bool, elapsed: float) -> None:
         warn(warning)
     rebuilt = [j for j in outcome.jobs if j.rebuilt]
     _print_built(rebuilt, explain)
+    from hotplex.fs import temp_for
+
     for path in outcome.orphans:
-        print(f"  {colour('deleted', 'dim')} {path} (no longer in the manifest)")
+        why = (
+            "a killed write's temp file"
+            if temp_for(path.rpartition("/")[2])
+            else "no longer in the manifest"
+        )
+        print(f"  {colour('deleted', 'dim')} {path} ({why})")
     _print_truncations(outcome.jobs)
     current = len(outcome.jobs) - len(rebuilt)
     print(f"hotplex: {len(rebuilt)} rebuilt, {current} up to date ({elapsed:.2f} s)")
@@ -473,10 +480,19 @@ def cmd_init(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
         print(f"  {colour('created', 'green')} {path}")
     for path in done.kept:
         print(f"  {colour('exists', 'dim')}  {path} (left alone)")
+    from hotplex.console import warn
+
+    for problem in done.taken:
+        head, *rest = problem.render().split("\n")
+        warn(head)
+        sys.stderr.write("".join(f"{line}\n" for line in rest))
+    for text in done.not_added:
+        warn(text)
     where = [] if args.folder == "." else ["-C", args.folder]
+    after = " once the place(s) above are free" if done.taken else ""
     print(
         f"hotplex: created {len(done.created)} file(s), left {len(done.kept)} alone; "
-        f"next: {_command([*where, 'build'])}"
+        f"next: {_command([*where, 'build'])}{after}"
     )
     return EXIT_OK
 

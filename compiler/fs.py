@@ -278,9 +278,21 @@ def _temp_file(path: Path, mode: int) -> tuple[int, str]:
             continue
 
 
+def temp_for(name: str) -> str | None:
+    """The file name a temp file ``write_atomic`` made is for: ``name`` is exactly
+    ``.<name>.<pid>.<n>.tmp``; None for any other name (a user's ``.x.mdc.tmp`` is theirs)."""
+    if not (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
+        return None
+    parts = name[1 : -len(TEMP_SUFFIX)].rsplit(".", 2)
+    numbers = parts[1:]
+    if len(parts) != 3 or not parts[0] or not all(n.isascii() and n.isdigit() for n in numbers):
+        return None
+    return parts[0]
+
+
 def is_temp_of(name: str, artifact_name: str) -> bool:
     """Whether ``name`` is a temp file ``write_atomic`` made for ``artifact_name``."""
-    return name.startswith(f".{artifact_name}.") and name.endswith(TEMP_SUFFIX)
+    return temp_for(name) == artifact_name
 
 
 def _mode_for(path: Path) -> int:

@@ -23,15 +23,29 @@ from hotplex.errors import HotplexError, Span
 _MARKER = re.compile(rb"^<!-- hotplex: [^\n]*? sha256:([0-9a-f]{16}) -->\n", re.MULTILINE)
 
 
-def marked(head: str, body: str, origin: str) -> str:
-    """``head`` (the format's frontmatter, or nothing), the marker line naming ``origin``, then
-    ``body``; the marker's digest covers everything but itself."""
+def marked(head: str, body: str, manifest: str, target: str) -> str:
+    """``head`` (the format's frontmatter, or nothing), the marker line naming the ``manifest``
+    file and the ``target``, then ``body``; the marker's digest covers everything but itself."""
     digest = _digest((head + body).encode("utf-8"))
     line = (
-        f"<!-- hotplex: written by `hotplex build` from {origin}; edit the sources, not this"
-        f" file. sha256:{digest} -->\n"
+        f"<!-- hotplex: written by `hotplex build` from {_quoted(manifest)}, target"
+        f' "{_quoted(target)}"; edit the sources, not this file. sha256:{digest} -->\n'
     )
     return head + line + body
+
+
+# In a name in the marker, what could end the comment (``-->``), split the line or pass for the
+# target's quotes is percent-encoded, as is ``%`` itself; a plain name reads as it is.
+_UNSAFE = frozenset('%"<>')
+
+
+def _quoted(name: str) -> str:
+    return "".join(
+        "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogateescape"))
+        if c in _UNSAFE or not c.isprintable()
+        else c
+        for c in name
+    )
 
 
 def is_hotplex_file(data: bytes) -> bool:
@@ -50,8 +64,13 @@ def origin(data: bytes) -> tuple[str, str] | None:
     """The manifest's file name and the target a hotplex file names in its marker, if it is one."""
     if not is_hotplex_file(data):
         return None
+    from urllib.parse import unquote
+
     found = _ORIGIN.search(_MARKER.search(data).group(0))
-    return (found.group(1).decode(), found.group(2).decode()) if found else None
+    if found is None:
+        return None
+    manifest, target = (unquote(found.group(i).decode(), errors="surrogateescape") for i in (1, 2))
+    return manifest, target
 
 
 # No rule file is larger: a bigger one is not read to find out (a 1 GB `.rules` is not hotplex's).
@@ -81,19 +100,22 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def refuse_foreign(root: Path, path: str, span: Span, recorded: str | None) -> None:
+def refuse_foreign(root: Path, path: str, span: Span, recorded: str | None, sources: str) -> None:
     """Raise unless the file at ``path`` is absent or hotplex's: the bytes the log recorded
     (``recorded``, their sha256) or a file with a valid marker. No folder on the way and not the
-    file itself may be a symlink: a placed file is written where its path says, nowhere else."""
+    file itself may be a symlink: a placed file is written where its path says, nowhere else.
+    ``sources`` is the project's sources folder, where the hint sends what the file says."""
     full = root
     for part in path.split("/"):
         full = full / part
         if os.path.islink(full):
+            link = full.relative_to(root).as_posix()
+            instead = "remove the symlink" if link == path else "replace the symlink with a folder"
             raise HotplexError.single(
-                f"'{full.relative_to(root).as_posix()}' is a symlink: hotplex places '{path}'"
-                " only through real folders, so it cannot land somewhere else",
+                f"'{link}' is a symlink: hotplex places '{path}' only through real folders, so it"
+                " cannot land somewhere else",
                 span,
-                hint="replace the symlink with a folder, or set place to another path",
+                hint=f"{instead}, or set place to another path",
             )
     try:
         info = os.lstat(full)
@@ -113,6 +135,15 @@ def refuse_foreign(root: Path, path: str, span: Span, recorded: str | None) -> N
         f"'{path}' exists and hotplex did not write it (or it was edited since): it is never"
         " overwritten",
         span,
-        hint=f"move what it says into the sources (`hotplex import {path}` maps it), then delete"
-        " or rename it and build again; or set place to another path",
+        hint=foreign_hint(sources),
+    )
+
+
+def foreign_hint(sources: str) -> str:
+    """The way out when a place holds the user's own file: ``import`` cannot take it into the
+    project whose target places there (the file would be that target's source and output)."""
+    folder = f" in '{sources}/'" if sources != "." else ""
+    return (
+        f"move what it says into the sources{folder} yourself (a new file needs a [[source]]),"
+        " then delete or rename it and build again; or set place to another path"
     )

@@ -87,11 +87,10 @@ class Placed(Worker):
             yield OptionProblem("max_chars", f"must be positive{most}, got {own}")
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
-        origin = f'{model.manifest_path.name}, target "{job.target.name}"'
-
         def wrapped(limited: Model) -> tuple[str, configuration.Document]:
             document = configuration.build(sections, limited)
-            return marked(self.format.frontmatter, document.text, origin), document
+            name = model.manifest_path.name
+            return marked(self.format.frontmatter, document.text, name, job.target.name), document
 
         text, document = wrapped(model)
         limit = self.limit(job.target)

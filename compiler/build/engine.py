@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 from hotplex.build import decide, orphans, snapshot
-from hotplex.build.execute import Check, Strategy, Write
+from hotplex.build.execute import Check, Strategy, Write, refuse_foreign_places
 from hotplex.build.outputs import Outputs
 from hotplex.build.pool import Pool
 from hotplex.errors import HotplexError
@@ -82,6 +82,7 @@ class Builder:
         log: state_log.Log | None,
     ) -> Outcome:
         before = dict(self.state.jobs)  # records are replaced, never mutated, by the log
+        refuse_foreign_places(self.model, jobs, before)
         work = functools.partial(self.strategy.execute, self.model, self.inputs)
         pool = Pool(work, self.request.processes)
         try:

@@ -54,7 +54,6 @@ class Strategy:
         """Compile one dirty job and apply this strategy to its files (in a pool process
         with ``-j``); bad input comes back as a value, to be raised in job order."""
         from hotplex.document.compile import compile_job
-        from hotplex.placement import refuse_foreign
 
         job, keys, record, reasons = decided
         recorded = record.outputs if record else {}
@@ -63,10 +62,6 @@ class Strategy:
             compiled = compile_job(model, job, inputs)
             emitted = compiled.emitted
             _refuse_reading_placed(model, job, compiled.inputs)
-            for path in placed:
-                known = recorded.get(path)
-                digest = known.digest if known else None
-                refuse_foreign(self.outputs.root, path, place_span(model, job), digest)
             result = self.apply(emitted, recorded, reasons)
         except HotplexError as error:
             return error
@@ -120,6 +115,28 @@ def _refuse_reading_placed(model: Model, job: Job, inputs: dict[str, str | None]
                 Span(model.manifest_display, key=f"target[{index}].place"),
                 hint="remove the include or import of it, or set place elsewhere",
             )
+
+
+def refuse_foreign_places(model: Model, jobs: list[Job], records: dict[str, JobRecord]) -> None:
+    """Each job's place is absent or hotplex's (``placement.refuse_foreign``), looked at before
+    any job is decided or written: every blocked place is named at once, and a symlink there
+    at its target's ``place`` (not as a path of ``out``)."""
+    from hotplex.placement import refuse_foreign
+
+    problems = []
+    for job in jobs:
+        place = job.worker.placed(job.target)
+        if place is None:
+            continue
+        record = records.get(job.id)
+        known = record.outputs.get(place) if record else None
+        digest = known.digest if known else None
+        try:
+            refuse_foreign(model.root, place, place_span(model, job), digest, model.sources_dir)
+        except HotplexError as error:
+            problems += error.problems
+    if problems:
+        raise HotplexError(problems)
 
 
 def place_span(model: Model, job: Job) -> Span:

@@ -19,7 +19,7 @@ import posixpath
 from pathlib import Path
 
 from hotplex.errors import BuildFailed, Problem
-from hotplex.fs import TEMP_SUFFIX, crash_point, is_temp_of, sha256
+from hotplex.fs import crash_point, is_temp_of, sha256, temp_for
 from hotplex.values import value
 
 TYPE_CHECKING = False  # not typing's: the no-op path imports this module
@@ -101,12 +101,16 @@ def find(scope: Scope, kept: set[str], records: dict[str, JobRecord], names: set
 
 
 def placed(
-    scope: Scope, kept: set[str], records: dict[str, JobRecord], places: set[str] = frozenset()
+    scope: Scope,
+    kept: set[str],
+    records: dict[str, JobRecord],
+    places: set[str] = frozenset(),
+    cleaning: bool = False,
 ) -> tuple[list[str], list[str]]:
     """Placed files the log recorded that no planned job produces any more (a removed target,
-    a changed ``place``): those still hotplex's, to delete, and a warning for each other one,
-    which is left where it is (edited since hotplex wrote it). Also the temp files of a killed
-    write beside any placed file, recorded or planned (``places``)."""
+    a changed ``place``; ``cleaning``: every one): those still hotplex's, to delete, and a
+    warning for each other one, which is left where it is (edited since hotplex wrote it). Also
+    the temp files of a killed write beside any placed file, recorded or planned (``places``)."""
     from hotplex.placement import is_hotplex_file, read_regular
 
     found, warnings = set(), []
@@ -130,10 +134,11 @@ def placed(
             if data is not None and (sha256(data) == digest or is_hotplex_file(data)):
                 found.add(path)
             else:
+                why = "clean removes it" if cleaning else "which no longer places it"
                 warnings.append(
                     f"{path} is left in place: hotplex placed it for target"
-                    f" '{record.target}', which no longer places it, but it was edited since"
-                    " (delete it yourself if it is no longer wanted)"
+                    f" '{record.target}', {why}, but it was edited since (delete it yourself if"
+                    " it is no longer wanted)"
                 )
     return sorted(found), warnings
 
@@ -206,15 +211,12 @@ def _gone_target_outputs(scope: Scope, job: os.DirEntry[str]) -> tuple[str, ...]
 def _artifact_like(inside: str, names: set[str], patterns: tuple[str, ...]) -> bool:
     """A file at ``inside`` (relative to its job folder) carries an artifact's name, is the temp
     file of one, or matches (or is the temp file of) one of the worker's declared outputs."""
-    if "/" not in inside and (inside in names or any(is_temp_of(inside, n) for n in names)):
+    if "/" not in inside and (inside in names or temp_for(inside) in names):
         return True
-    return any(declared_match(inside, p) or declared_match(inside, _temp_of(p)) for p in patterns)
-
-
-def _temp_of(pattern: str) -> str:
-    """The pattern of the temp files ``write_atomic`` makes for files matching ``pattern``."""
-    folder, _, name = pattern.rpartition("/")
-    return f"{folder}/.{name}.*{TEMP_SUFFIX}".lstrip("/")
+    folder, _, name = inside.rpartition("/")
+    made_for = temp_for(name)
+    of = f"{folder}/{made_for}".lstrip("/") if made_for is not None else None
+    return any(declared_match(inside, p) or (of and declared_match(of, p)) for p in patterns)
 
 
 def declared_match(path: str, pattern: str) -> bool:

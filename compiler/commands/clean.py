@@ -34,7 +34,9 @@ def clean(root: Path, manifest: Path | None, warnings: list[str] | None = None) 
                 unlink(root / path)
                 removed.append(path)
         # Outside `out`, only the files the log says hotplex placed, and only while still its own.
-        placed, left = orphans.placed(orphans.Scope(root, "", None), set(), state.jobs)
+        placed, left = orphans.placed(
+            orphans.Scope(root, "", None), set(), state.jobs, cleaning=True
+        )
         for path in placed:
             unlink(root / path)
             orphans.prune_upward((root / path).parent, root)

@@ -17,7 +17,7 @@ from pathlib import Path
 from string import Template
 
 from hotplex import registry
-from hotplex.errors import HotplexError, suggest
+from hotplex.errors import HotplexError, Problem, Span, suggest
 from hotplex.manifest.model import Source, Target
 from hotplex.manifest.read import MANIFEST_NAME
 
@@ -49,6 +49,10 @@ class Scaffolded:
 
     created: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # already there, left alone
+    # A new target's place that holds a file of the user's: its first build stops there.
+    taken: list[Problem] = field(default_factory=list)
+    # For each worker asked for that the manifest, there already, has no target of: so it says.
+    not_added: list[str] = field(default_factory=list)
 
 
 def scaffold(
@@ -59,6 +63,7 @@ def scaffold(
 ) -> Scaffolded:
     """Write the files of a new project under ``root`` that do not exist yet; by default with
     a target of each worker that declares itself a ``scaffold_default``."""
+    explicit = bool(workers)
     workers = workers or registry.scaffold_defaults()
     manifest = manifest or root / MANIFEST_NAME
     files = {manifest: render_manifest(name or _default_name(root), workers)}  # checks workers
@@ -71,7 +76,48 @@ def scaffold(
     for path, text in files.items():
         shown = relative(path, root)
         (done.created if write_if_missing(path, text) else done.kept).append(shown)
+    asked = tuple(dict.fromkeys(workers))
+    if relative(manifest, root) in done.created:
+        done.taken = _taken_places(root, relative(manifest, root), asked)
+    elif explicit:
+        done.not_added = [
+            f"{relative(manifest, root)} was there already and has no target of worker '{w}':"
+            f' init adds none to it (add a [[target]] with worker = "{w}")'
+            for w in _without_target(manifest, asked)
+        ]
     return done
+
+
+def _taken_places(root: Path, display: str, workers: tuple[str, ...]) -> list[Problem]:
+    """The places of the new targets where a file hotplex did not write already is (a
+    repository's own ``.rules``): each as its build will refuse it, way out included."""
+    from hotplex.placement import refuse_foreign
+
+    taken = []
+    for index, worker in enumerate(workers):
+        declared = registry.workers()[worker]
+        target = Target(declared.init_target[0], worker, options=declared.Options())
+        place = declared.placed(target)
+        if place is None:
+            continue
+        try:
+            span = Span(display, key=f"target[{index}].place")
+            refuse_foreign(root, place, span, None, SOURCES_DIR)
+        except HotplexError as error:
+            taken += error.problems
+    return taken
+
+
+def _without_target(manifest: Path, workers: tuple[str, ...]) -> list[str]:
+    """The ``workers`` no target of the existing ``manifest`` names (init adds none to it)."""
+    import tomllib
+
+    try:
+        targets = tomllib.loads(manifest.read_text(encoding="utf-8")).get("target", [])
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return []  # the build says what is wrong with it
+    have = {t.get("worker") for t in targets if isinstance(t, dict)}
+    return [w for w in workers if w not in have]
 
 
 def render_manifest(name: str, workers: tuple[str, ...]) -> str:

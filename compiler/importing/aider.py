@@ -16,7 +16,7 @@ def find(root: Path) -> Found | None:
     config = root / CONFIG
     if not config.is_file():
         return None
-    found = Found(KIND, root)
+    found = Found(KIND, root, config=config)
     for name in _read(config, found):
         path = root / name
         if not path.resolve().is_relative_to(root.resolve()):

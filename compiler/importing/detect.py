@@ -3,6 +3,7 @@ any other folder is searched for every tool's instruction files, one format modu
 
 from __future__ import annotations
 
+import os
 import re
 from importlib import import_module
 from pathlib import Path
@@ -70,12 +71,34 @@ def _worker_importers() -> list[ModuleType]:
     return [import_module(w.importer) for w in registry.workers().values() if w.importer]
 
 
-def detect(path: Path) -> list[Found]:
-    """Every format found at ``path`` (a folder, or one file of a folder)."""
-    if path.is_file():
-        return _only(detect(path.parent), path)
-    if not path.is_dir():
+def detect(path: Path, project: Path) -> list[Found]:
+    """Every format found at ``path``: a folder, or a file or folder inside one a tool reads
+    (``.cursor/rules/a.mdc``, ``.kiro/steering``, ``.aider.conf.yml``), found from the folder
+    that holds it, or holds the hidden folder it is in, and reduced to it. ``project`` is the
+    folder imported into: no folder above it is searched."""
+    if not path.is_dir() and not path.is_file():
         raise HotplexError.single(f"'{path}': no such file or folder")
+    found = _in_folder(path) if path.is_dir() else []
+    for root in _roots(Path(os.path.normpath(path.absolute())), project):
+        found = found or _only(_in_folder(root), path)
+    return found
+
+
+def _roots(path: Path, project: Path) -> list[Path]:
+    """The folders a tool may read ``path`` from: the one holding it, and the one holding the
+    hidden folder it is in (a tool's rules sit in ``.<tool>/`` at the root), unless that is
+    above the project."""
+    roots = [path.parent] if path.is_file() else []
+    hidden = next((p for p in (path, *path.parents) if p.name.startswith(".")), None)
+    if hidden is not None and hidden.parent not in roots:
+        above = Path(os.path.normpath(project.absolute())).is_relative_to(hidden.parent)
+        if not above or hidden.parent == project.absolute():
+            roots.append(hidden.parent)
+    return roots
+
+
+def _in_folder(path: Path) -> list[Found]:
+    """Every format found in the folder ``path``."""
     workspace = workspace_format(path)
     if workspace is not None:
         return [workspace.find(path)]
@@ -90,13 +113,19 @@ def detect(path: Path) -> list[Found]:
 
 
 def _only(found: list[Found], path: Path) -> list[Found]:
-    """The formats holding ``path``, reduced to it."""
+    """The formats holding ``path`` (a file, a folder, or the file naming the sources, Aider's
+    config), reduced to it: its entries, and what it left out there and why."""
+    wanted = path.resolve()
+
+    def inside(origin: Path) -> bool:
+        return origin.resolve() == wanted or origin.resolve().is_relative_to(wanted)
+
     kept = []
     for kind in found:
-        entries = [e for e in kind.entries if e.origin.resolve() == path.resolve()]
-        if entries:
-            kind.entries = entries
-            kind.skipped = []
+        if kind.config is None or kind.config.resolve() != wanted:
+            kind.entries = [e for e in kind.entries if inside(e.origin)]
+            kind.skipped = [s for s in kind.skipped if inside(s.origin)]
+        if kind.entries or kind.skipped:
             kept.append(kind)
     return kept
 

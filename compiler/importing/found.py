@@ -73,6 +73,7 @@ class Found:
     skipped: list[Skip] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     workspace: Path | None = None  # the folder, for a workspace format
+    config: Path | None = None  # the file naming the entries (Aider's): importing it takes them
     in_place: bool = True  # False: a workspace whose project must be written beside it
     variants: dict[str, Any] | None = None
     targets: list[dict[str, Any]] = field(default_factory=list)  # a workspace's own targets

@@ -64,16 +64,21 @@ def plan(
     paths: list[Path], into: Path, *, copy: bool = False, for_workers: tuple[str, ...] = ()
 ) -> Plan:
     """Detect, map and check everything; raises HotplexError before any file is written."""
-    found = _one_workspace([f for path in paths for f in detect(path)])
+    each = [(path, detect(path, into)) for path in paths]
+    _nothing_at(each)
+    found = _one_workspace([f for _, kinds in each for f in kinds])
     _skip_foreign_switch(found)
     if not any(f.entries for f in found):
-        raise HotplexError.single(
-            "nothing to import: no CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .cursor/rules/,"
-            " .github/copilot-instructions.md, .clinerules, .windsurf/rules/, .rules,"
-            " .junie/guidelines.md, .kiro/steering/, .ruler/, OpenClaw workspace or"
-            " agent-configs/ in "
-            + ", ".join(str(p) for p in paths),
-            hint="name the files or folders: hotplex import PATH...",
+        where = ", ".join(str(p) for p in paths)
+        raise HotplexError(
+            [
+                Problem(f"nothing to import in {where}: each file found is left out"),
+                *(
+                    Problem(f"left out: {skip.reason}", Span(str(skip.origin)))
+                    for kind in found
+                    for skip in kind.skipped
+                ),
+            ]
         )
     notes: list[str] = []
     workspace = next((f for f in found if f.workspace is not None), None)
@@ -99,6 +104,31 @@ def plan(
         result.writes = _writes(placed, into)
         result.gitignore = not os.path.lexists(into / GITIGNORE_NAME)
     return result
+
+
+KNOWN = (
+    "CLAUDE.md, AGENTS.md, GEMINI.md, QWEN.md, .cursorrules, .cursor/rules/,"
+    " .github/copilot-instructions.md, .clinerules, .windsurf/rules/, .rules, .junie/guidelines.md,"
+    " .kiro/steering/, .kilocode/rules/, .aider.conf.yml, .ruler/, an OpenClaw workspace or"
+    " agent-configs/"
+)
+
+
+def _nothing_at(each: list[tuple[Path, list[Found]]]) -> None:
+    """Each path named that holds nothing hotplex imports, nor anything it left out, is an
+    error: a name given is never dropped without a word."""
+    problems = [
+        Problem(
+            f"nothing to import: '{path}' is none of the files hotplex imports ({KNOWN})"
+            if path.is_file()
+            else f"nothing to import: no {KNOWN} in {path}"
+        )
+        for path, kinds in each
+        if not kinds
+    ]
+    if problems:
+        hint = "name the files or folders: hotplex import PATH..."
+        raise HotplexError([*problems[:-1], problems[-1].replace(hint=hint)])
 
 
 # --- where the project and its files go --------------------------------------------------------

@@ -378,19 +378,29 @@ def _validate_places(
                 f"{key}.base",
                 f"worker '{target.worker}' places the base artifact: base = false builds nothing",
             )
+        if target.bot is not None:
+            bad(
+                f"{key}.bot",
+                f"worker '{target.worker}' writes one file per repository, '{place}': a bot"
+                " overlay (<platform>/<bot>/) is read by no artifact of it",
+                "remove bot; a bot's text reaches a target that builds its platform",
+            )
 
 
 def _validate_session(target: Target, key: str, bad: typing.Callable[..., None]) -> None:
     """``cwd`` and ``own_instructions`` are about a program that loads files by itself."""
-    own = registry.workers()[target.worker].own_files
+    worker = registry.workers()[target.worker]
+    own = worker.own_files
     if own is None:
+        why = (
+            "the editor runs where you open the repository and reads its rule files there; hotplex"
+            " starts no program for it, so there is no session folder or switch to set"
+            if worker.places is not None
+            else "its program reads only the files hotplex writes"
+        )
         for name in ("cwd", "own_instructions"):
             if getattr(target, name) != attrs.fields_dict(Target)[name].default:
-                bad(
-                    f"{key}.{name}",
-                    f"'{name}' does not apply to worker '{target.worker}': its program reads only"
-                    " the files hotplex writes",
-                )
+                bad(f"{key}.{name}", f"'{name}' does not apply to worker '{target.worker}': {why}")
         return
     cwd = target.cwd.replace("\\", "/")
     if not cwd.strip():

@@ -27,7 +27,7 @@ import attrs
 from hotplex import registry
 from hotplex.errors import suggest
 from hotplex.fs import file_kind, skipped_folder
-from hotplex.manifest.jobs import Job
+from hotplex.manifest.jobs import Job, plan
 from hotplex.manifest.model import Limits, Model, Source, Target
 from hotplex.manifest.source_rule import worker_defaults
 from hotplex.sources import unmapped
@@ -378,7 +378,10 @@ def _why(model: Model, rel: str) -> str:
                 return f': a directory variant, but [variants] layout = "suffix" reads {name}'
             if platform not in manifest.variants.platforms or bot is None:
                 return _platform_why(model, platform, rel)
-            bots = sorted({t.bot for t in manifest.target if t.bot})
+            built = [(j.platform, j.target.bot) for j in plan(model) if j.target.bot and j.platform]
+            if bot in {b for _, b in built}:  # for other platforms only
+                return f": no target builds bot '{bot}' for platform '{platform}'"
+            bots = sorted({b for p, b in built if p == platform})
             hint = suggest(bot, bots) or "bots: " + (", ".join(bots) or "none")
             return f": no target has bot '{bot}' — {hint}"
     if (head, name) in by_file:

@@ -481,12 +481,12 @@ def test_deletion_never_leaves_the_out_folder(built, hotplex):
 def test_temp_files_of_a_killed_write_are_cleaned(built, hotplex):
     """A build killed between writing a temp file and renaming it leaves the temp file and a
     stale project: the next check names the temp file, the next build deletes it."""
-    temp = built / "dist/cc/slack/.prompt.xml.abc123.tmp"
+    temp = built / "dist/cc/slack/.prompt.xml.31337.0.tmp"
     temp.write_text("half a promp", encoding="utf-8")
     edit(built / "agent-configs/SOUL.slack.md", "The edit the killed build was writing.\n")
     result = hotplex("-C", str(built), "check")
     assert result.status == 1
-    assert "orphaned: dist/cc/slack/.prompt.xml.abc123.tmp" in result.stdout
+    assert "orphaned: dist/cc/slack/.prompt.xml.31337.0.tmp" in result.stdout
     build(hotplex, built)
     assert not temp.exists()
 

@@ -80,13 +80,44 @@ def test_stats_says_what_each_editor_makes_of_the_other_rule_files(project, hotp
     )
 
 
+def test_show_file_takes_the_place_it_lists(project, hotplex):
+    for target, place in (("zed", ".rules"), ("cursor", ".cursor/rules/cursor.mdc")):
+        shown = hotplex("-C", str(project), "show", target, "--file", place)
+        assert shown.status == 0, shown.stderr
+        assert shown.stdout.encode() == (project / place).read_bytes()
+    wrong = hotplex("-C", str(project), "show", "zed", "--file", ".rule")
+    assert wrong.status == 2 and "did you mean '.rules'?" in wrong.stderr
+
+
 def test_a_forged_or_edited_marker_is_not_hotplex_s():
-    text = marked("---\nx: 1\n---\n", "body\n", "hotplex.toml")
+    text = marked("---\nx: 1\n---\n", "body\n", "hotplex.toml", "zed")
     assert is_hotplex_file(text.encode())
     assert not is_hotplex_file((text + "my own line\n").encode())  # edited since
     marker = text.splitlines(keepends=True)[3]
     assert not is_hotplex_file((marker + "My own rules.\n").encode())  # the line copied
     assert not is_hotplex_file((text + marker).encode())  # two markers
+
+
+@pytest.mark.parametrize("name", ["a-->b.toml", "nl\nx.toml", 'q", target "x.toml', "50%41.toml"])
+def test_any_manifest_name_keeps_the_marker_one_comment_that_hotplex_knows_again(
+    make_project, hotplex, name
+):
+    """The name is encoded in the marker: nothing in it ends the comment early, splits the
+    line or forges the target, and a fresh clone's build still knows the file for its own."""
+    root = make_project(SOURCES, manifest=None)
+    (root / name).write_text(IDE.split("\n\n")[1], encoding="utf-8")  # zed alone
+    assert hotplex("-C", str(root), "-f", name, "build").status == 0
+    first = (root / ".rules").read_text(encoding="utf-8").split("\n", 1)[0]
+    assert first.startswith("<!-- hotplex: ") and first.endswith(" -->")
+    assert first.count("-->") == 1 and first.count('"') == 2
+    shutil.rmtree(root / ".hotplex")  # a fresh clone: the marker alone must be enough
+    (root / "agent-configs/SOUL.md").write_text("Be briefer.\n", encoding="utf-8")
+    result = hotplex("-C", str(root), "-f", name, "build")
+    assert result.status == 0, result.stderr
+    shutil.rmtree(root / ".hotplex")
+    (root / name).write_text(IDE.split("\n\n")[0], encoding="utf-8")  # cursor alone
+    result = hotplex("-C", str(root), "-f", name, "check")
+    assert ".rules carries hotplex's marker for target 'zed' of" in result.stderr, result.stderr
 
 
 @pytest.mark.parametrize(
@@ -120,8 +151,27 @@ def test_a_file_hotplex_did_not_write_is_never_overwritten(make_project, hotplex
             "hotplex.toml: target[1].place: '.rules' exists and hotplex did not write it (or it"
             " was edited since): it is never overwritten" in result.stderr
         )
-        assert "hint: move what it says into the sources" in result.stderr
+        assert "hint: move what it says into the sources in 'agent-configs/' yourself" in (
+            result.stderr
+        )
     assert _stamp(root / ".rules") == before
+
+
+def test_every_blocked_place_is_named_at_once_and_nothing_is_placed(make_project, hotplex):
+    """Errors are values: the user learns of both hand-written files in one run, and the hint
+    is one they can follow in this project (import refuses one with a manifest already)."""
+    root = make_project(SOURCES, manifest=IDE)
+    (root / ".rules").write_text("My zed rules.\n", encoding="utf-8")
+    (root / ".cursor/rules").mkdir(parents=True)
+    (root / ".cursor/rules/cursor.mdc").write_text("My cursor rules.\n", encoding="utf-8")
+    for command in ("build", "check"):
+        result = hotplex("-C", str(root), command)
+        assert result.status == 2, result.stderr
+        assert "target[0].place: '.cursor/rules/cursor.mdc' exists and hotplex" in result.stderr
+        assert "target[1].place: '.rules' exists and hotplex did not write it" in result.stderr
+        assert "hotplex import" not in result.stderr
+    assert (root / ".rules").read_text(encoding="utf-8") == "My zed rules.\n"
+    assert not (root / "dist").exists()
 
 
 def test_an_older_build_of_the_file_checked_out_again_is_still_hotplex_s(project, hotplex):
@@ -150,6 +200,22 @@ def test_a_symlink_on_the_way_is_refused(make_project, hotplex, tmp_path):
     result = hotplex("-C", str(root), "build")
     assert "target[1].place: '.rules' is a symlink" in result.stderr
     assert (root / "mine.md").read_text(encoding="utf-8") == "mine\n"
+
+
+def test_a_place_that_became_a_symlink_after_a_build_is_refused_at_its_place(
+    project, hotplex, tmp_path
+):
+    victim = tmp_path / "victim.md"
+    victim.write_bytes((project / ".rules").read_bytes())
+    (project / ".rules").unlink()
+    os.symlink(victim, project / ".rules")
+    (project / "agent-configs/SOUL.md").write_text("Be briefer.\n", encoding="utf-8")
+    for command in ("check", "build"):
+        result = hotplex("-C", str(project), command)
+        assert result.status == 2, result.stderr
+        assert "hotplex.toml: target[1].place: '.rules' is a symlink" in result.stderr
+        assert "project.out" not in result.stderr
+    assert victim.read_bytes() == (project / "dist/zed/default/rules.md").read_bytes()
 
 
 # --- deleting ---------------------------------------------------------------------------------
@@ -203,8 +269,30 @@ def test_clean_removes_the_placed_files_hotplex_still_owns_and_nothing_else(proj
     assert result.status == 0
     assert "removed .cursor/rules/cursor.mdc" in result.stdout
     assert "warning: .rules is left in place" in result.stderr
+    assert "clean removes it, but it was edited since" in result.stderr
+    assert "no longer places it" not in result.stderr  # it still does
     assert (project / ".cursor/rules/mine.mdc").exists() and (project / ".rules").exists()
     assert not (project / "dist").exists() or not any((project / "dist").rglob("*.*"))
+
+
+def test_only_hotplex_s_own_temp_names_beside_a_placed_file_are_deleted(project, hotplex):
+    folder = project / ".cursor/rules"
+    mine = (".cursor.mdc.tmp", ".cursor.mdc.abc.0.tmp", ".cursor.mdc.1.tmp")
+    for name in mine:
+        (folder / name).write_text("mine\n", encoding="utf-8")
+    (folder / ".cursor.mdc.4242.7.tmp").write_text(
+        "half a rule", encoding="utf-8"
+    )  # a killed write
+    (project / "agent-configs/SOUL.md").write_text("Be briefer.\n", encoding="utf-8")
+    result = hotplex("-C", str(project), "build")
+    assert result.status == 0, result.stderr
+    assert "deleted .cursor/rules/.cursor.mdc.4242.7.tmp (a killed write's temp file)" in (
+        result.stdout
+    )
+    assert not (folder / ".cursor.mdc.4242.7.tmp").exists()
+    for name in mine:
+        assert (folder / name).read_text(encoding="utf-8") == "mine\n"
+        assert name not in result.stdout
 
 
 # --- interrupted builds -----------------------------------------------------------------------
@@ -301,6 +389,36 @@ def test_a_place_the_tool_does_not_read_or_outside_the_project_is_refused(
     assert result.status == 2
     assert message in result.stderr, result.stderr
     assert not (root / "dist").exists()
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            'bot = "U1"',
+            "target[0].bot: worker 'junie' writes one file per repository,"
+            " '.junie/guidelines.md': a bot overlay (<platform>/<bot>/) is read by no artifact",
+        ),
+        (
+            'own_instructions = "off"',
+            "target[0].own_instructions: 'own_instructions' does not apply to worker 'junie': the"
+            " editor runs where you open the repository and reads its rule files there",
+        ),
+        ('cwd = "../s"', "target[0].cwd: 'cwd' does not apply to worker 'junie': the editor runs"),
+    ],
+)
+def test_a_key_an_editor_target_would_ignore_is_refused_with_the_true_reason(
+    make_project, hotplex, line, message
+):
+    manifest = (
+        '[variants]\nplatforms = ["slack"]\nlayout = "directory"\n\n'
+        f'[[target]]\nname = "j"\nworker = "junie"\n{line}\n'
+    )
+    files = {**SOURCES, "agent-configs/slack/U1/SOUL.md": "Bot overlay.\n"}
+    result = hotplex("-C", str(make_project(files, manifest=manifest)), "build")
+    assert result.status == 2
+    assert message in result.stderr, result.stderr
+    assert "reads only the files hotplex writes" not in result.stderr
 
 
 def test_a_place_hotplex_would_read_back_is_refused(make_project, hotplex):
@@ -439,6 +557,27 @@ def test_init_scaffolds_an_editor_target_that_builds_and_places(tmp_path, hotple
     assert hotplex("-C", str(folder), "build").status == 0
     assert is_hotplex_file((folder / ".cursor/rules/cursor.mdc").read_bytes())
     assert is_hotplex_file((folder / ".kiro/steering/kiro.md").read_bytes())
+
+
+def test_init_where_an_editor_s_rule_file_is_already_says_so_and_overwrites_nothing(
+    tmp_path, hotplex
+):
+    folder = tmp_path / "repo"
+    (folder / ".cursor/rules").mkdir(parents=True)
+    (folder / ".rules").write_text("My zed rules.\n", encoding="utf-8")
+    (folder / ".cursor/rules/cursor.mdc").write_text("My cursor rules.\n", encoding="utf-8")
+    result = hotplex("-C", str(folder), "init", "--worker", "zed", "--worker", "cursor")
+    assert result.status == 0, result.stderr
+    for index, place in enumerate((".rules", ".cursor/rules/cursor.mdc")):
+        assert f"warning: hotplex.toml: target[{index}].place: '{place}' exists and hotplex" in (
+            result.stderr
+        )
+    assert "hint: move what it says into the sources in 'agent-configs/'" in result.stderr
+    assert "next: hotplex build once the place(s) above are free" in result.stdout
+    assert (folder / ".rules").read_text(encoding="utf-8") == "My zed rules.\n"
+    again = hotplex("-C", str(folder), "init", "--worker", "kiro")
+    assert "hotplex.toml was there already and has no target of worker 'kiro'" in again.stderr
+    assert "worker 'zed'" not in again.stderr
 
 
 def test_a_fifo_or_a_huge_file_at_the_place_is_refused_without_a_blocking_read(

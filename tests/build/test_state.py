@@ -182,7 +182,7 @@ def test_check_never_writes_the_log(built, hotplex):
 
 
 def test_a_temp_file_of_a_killed_compaction_is_removed(built, hotplex):
-    leftover = built / ".hotplex/.log.x1y2z3.tmp"
+    leftover = built / ".hotplex/.log.31337.2.tmp"
     leftover.write_text(state_log.HEADER + "{", encoding="utf-8")
     soul = built / "agent-configs/SOUL.md"
     soul.write_text(soul.read_text(encoding="utf-8") + "Changed.\n", encoding="utf-8")

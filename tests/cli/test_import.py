@@ -411,6 +411,66 @@ def test_a_rule_file_hotplex_placed_is_never_imported_back(tmp_path):
     assert "[[source]] 'zed-rules'" in run_ok("-C", str(repo), "import", "--dry-run").stdout
 
 
+@pytest.mark.parametrize(
+    ("path", "source"),
+    [
+        (".cursor/rules/a.mdc", "cursor-a"),
+        (".cursor/rules", "cursor-a"),
+        (".cursor", "cursor-a"),
+        (".kiro/steering/k.md", "kiro-k"),
+        (".kiro/steering", "kiro-k"),
+        (".windsurf/rules", "windsurf-w"),
+        (".junie/guidelines.md", "junie-guidelines"),
+        (".github/copilot-instructions.md", "copilot"),
+        (".kilocode/rules/r.md", "kilo-r"),
+        (".aider.conf.yml", "aider-c"),  # the files its read: names
+    ],
+)
+def test_a_rule_file_or_folder_in_a_hidden_folder_is_imported_by_its_path(tmp_path, path, source):
+    """Each tool reads these from the folder above its hidden one: naming the file or folder
+    imports it alone, as `hotplex import` of that folder would."""
+    files = {
+        ".cursor/rules/a.mdc": "---\nalwaysApply: true\n---\nCursor rule.\n",
+        ".kiro/steering/k.md": "Kiro rule.\n",
+        ".windsurf/rules/w.md": "Windsurf rule.\n",
+        ".junie/guidelines.md": "Junie rule.\n",
+        ".github/copilot-instructions.md": "Copilot rule.\n",
+        ".kilocode/rules/r.md": "Kilo rule.\n",
+        ".aider.conf.yml": "read: [C.md]\n",
+        "C.md": "Aider's file.\n",
+    }
+    repo = write_tree(tmp_path / "repo", files)
+    project, _ = import_and_build(repo, path)
+    assert list(sources(project)) == [source]
+
+
+def test_a_named_file_nothing_imports_is_said_to_be_a_file(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"AGENTS.md": "Rules.\n", "notes.txt": "mine\n"})
+    result = run_cli("-C", str(repo), "import", "AGENTS.md", "notes.txt")
+    assert result.status == 2
+    assert f"'{repo / 'notes.txt'}' is none of the files hotplex imports" in result.stderr
+    assert f"in {repo / 'notes.txt'}" not in result.stderr
+    assert not (repo / "hotplex.toml").exists()
+
+
+def test_a_folder_holding_only_placed_files_says_it_left_them_out(tmp_path):
+    built = write_tree(tmp_path / "built", {"agent-configs/AGENTS.md": "Never push.\n"})
+    manifest = '[[target]]\nname = "zed"\nworker = "zed"\n'
+    manifest += '[[target]]\nname = "cursor"\nworker = "cursor"\n'
+    (built / "hotplex.toml").write_text(manifest, encoding="utf-8")
+    run_ok("-C", str(built), "build")
+    repo = tmp_path / "repo"
+    for placed in (".rules", ".cursor/rules/cursor.mdc"):
+        write_tree(repo, {placed: (built / placed).read_bytes()})
+    result = run_cli("-C", str(repo), "import", "--dry-run")
+    assert result.status == 2
+    assert "each file found is left out" in result.stderr
+    for placed in (".rules", ".cursor/rules/cursor.mdc"):
+        said = f"{repo / placed}: left out: written by hotplex build (a placed rule file)"
+        assert said in result.stderr
+    assert "no CLAUDE.md" not in result.stderr
+
+
 # --- ruler -------------------------------------------------------------------------------------
 
 

@@ -257,6 +257,23 @@ def test_a_misspelt_bot_folder_is_named(make_project, hotplex):
     )
 
 
+def test_a_bot_built_for_other_platforms_is_not_suggested_as_its_own_name(make_project, hotplex):
+    files = {**FIVE, "slack/U1/SOUL.md": "bot\n"}
+    rest = (
+        '\n[[target]]\nname = "bot"\nworker = "claude-code"\nbot = "U1"\nplatforms = ["discord"]\n'
+    )
+    variants = 'layout = "directory"'
+    root = _project(make_project, files=files, variants=variants, rest=rest)
+    manifest = root / "hotplex.toml"
+    text = manifest.read_text("utf-8").replace('["slack"]', '["slack", "discord"]')
+    manifest.write_text(text, encoding="utf-8")
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    said = "slack/U1/SOUL.md is read by no artifact: no target builds bot 'U1' for platform 'slack'"
+    assert said in result.stderr
+    assert "did you mean 'U1'" not in result.stderr
+
+
 # --- 5. the project root ------------------------------------------------------------------------
 
 
