@@ -3,16 +3,17 @@ markers that pretend to end the context and open a new turn.
 
 Persistent prompt injection through memory is a reported attack on agent gateways: an entry an
 agent was talked into saving is read back at every session start. Two channels are named here,
-each a rule that ``[injection] allow`` can turn off by name (or a finding by a part of its line,
-``allow_files`` by file), as ``[secrets]`` does:
+each a rule that ``[injection] allow`` can turn off by name (or one finding by what it is: a
+URL's host, a role line's text, a token; ``allow_files`` by file), as ``[secrets]`` does:
 
 ``image-url-data``
     a Markdown image (``![a](URL)``, or a reference image ``![a][label]`` whose definition
     ``[label]: URL`` is the finding) or an HTML element fetched to be shown (``<img src>``, each
     URL of a ``srcset``, ``<video poster>``) whose URL is absolute (a scheme and ``//``, or
-    ``//`` alone) and has a query (``?`` and at least one character). A client that renders the
-    answer fetches the image without a click, so the query is sent to that host: the classic
-    exfiltration channel. A relative image, or one without a query, is no finding.
+    ``//`` alone) and has a query (``?`` and at least one character), judged as a renderer reads
+    it: character references (``&#63;``, ``&quest;``) and backslash escapes decoded. A client
+    that renders the answer fetches the image without a click, so the query is sent to that
+    host: the classic exfiltration channel. A relative image, or one without a query, is no finding.
 ``link-url-data``
     any other absolute URL (a link's target, an autolink, a bare URL) whose query holds a value,
     or whose fragment is, at least ``LONG_VALUE`` characters long, or holds a run of at least
@@ -43,6 +44,7 @@ text as written, never in the skeleton: an invisible character cannot make a fen
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -88,7 +90,7 @@ _IMAGE = re.compile(
 )
 # Where a definition may be: a label and "]:". Its line starts at most this far before the
 # label (blanks, quote marks, a list marker), so a text of many labels costs its length.
-_LABEL_COLON = re.compile(r"\[[^\[\]]{1,999}\]:")
+_LABEL_COLON = re.compile(r"\[(?:[^\[\]\\]|\\.){1,999}\]:")
 _MARGIN_MAX = 100
 _DEFINITION = re.compile(
     r"[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?"
@@ -120,10 +122,18 @@ _ROLE_TAG = re.compile(
     r"(?:[ \t/][^<>\n]{0,200})?>",
     re.IGNORECASE,
 )
+# What a renderer decodes in a URL before it fetches it: CommonMark's backslash escapes of ASCII
+# punctuation and character references (HTML's too, in an attribute; ``&quest`` without its ";"
+# is decoded, a little wider than CommonMark).
+_ESCAPE_OR_REFERENCE = re.compile(
+    r"\\(?P<escaped>[!-/:-@\[-`{-~])"
+    r"|&(?:#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,8}|[A-Za-z][A-Za-z0-9]{0,31});?"
+)
 # A text that passes none of these looks (compatibility forms folded first) holds nothing a rule
-# can match: every URL has "//", every token and tag a "<" but "[INST]" and "[/INST]", every role
-# line its word. A single character is looked for first: one memchr where a substring search
-# would cost microseconds on an 8 KB memory (the patterns cost ten times that).
+# can match: every URL has "//" or is an image's (its "//" may be written as references), every
+# token and tag a "<" but "[INST]" and "[/INST]", every role line its word. A single character
+# is looked for first: one memchr where a substring search would cost microseconds on an 8 KB
+# memory (the patterns cost ten times that).
 _ROLE_WORD = re.compile("S(?:YSTEM|ystem)")
 
 
@@ -131,6 +141,7 @@ def _candidate(text: str) -> bool:
     return (
         "<" in text
         or ("/" in text and "//" in text)
+        or ("!" in text and "![" in text)
         or ("]" in text and "INST]" in text)
         or ("S" in text and _ROLE_WORD.search(text) is not None)
     )
@@ -172,7 +183,7 @@ def _candidates(view: str) -> Iterator[tuple[str, int, int]]:
     images: set[int] = set()
     for start, end in _image_urls(view):
         images.add(start)
-        if _absolute_with_query(view[start:end]):
+        if _absolute_with_query(decoded(view[start:end])):
             yield "image-url-data", start, end
     for m in _URL.finditer(view):
         if m.start() not in images and _carries_data(m.group()):
@@ -210,6 +221,13 @@ def _image_urls(view: str) -> Iterator[tuple[int, int]]:
                     continue
                 for url in re.finditer(r"[^\s,]+", m.group(group)):  # "URL 2x, URL 640w"
                     yield m.start(group) + url.start(), m.start(group) + url.end()
+
+
+def decoded(url: str) -> str:
+    """``url`` as a renderer fetches it: backslash escapes and character references decoded."""
+    if "&" not in url and "\\" not in url:
+        return url
+    return _ESCAPE_OR_REFERENCE.sub(lambda m: m["escaped"] or html.unescape(m.group()), url)
 
 
 def _label(text: str) -> str:
@@ -265,34 +283,65 @@ class Finding:
         return f'possible prompt injection, {RULES[self.rule]} (rule {self.rule}): "{shown}"'
 
     def problem(self) -> Problem:
+        host = _host(self.text) if self.rule in _URL_RULES else None
+        alone = f'["{host}"] (its host)' if host else "an entry it holds"
         return Problem(
             f"{self.summary()}; it must not reach an artifact from untrusted text",
             self.span,
-            "remove it; if it is meant, allow it: "
-            f'[injection] allow = ["{self.rule}"] or a part of its line',
+            f'remove it; if it is meant, allow it: [injection] allow = ["{self.rule}"] (the rule)'
+            f" or {alone}",
         )
 
 
 def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Finding]:
-    """The findings of ``text`` not allowed, each placed in the first origin holding it. A text
-    entry of the allowance allows a finding whose line holds it (``img.shields.io``, a whole
-    ``System: Ubuntu`` line), not only its match."""
+    """The findings of ``text`` not allowed, each placed in the first origin holding it."""
     findings = []
     for match in scan(text):
         end = match.start + len(match.text)
         found = locate(text, match.start, line_needles(text, match.start, end), origins)
         span = found[0].span(found[1]) if found else Span(origins[0].file)
-        line_end = text.find("\n", end)
-        line = text[text.rfind("\n", 0, match.start) + 1 : len(text) if line_end < 0 else line_end]
-        allowed = allowance.allows_name(match.rule) or allowance.allows_text(line)
+        allowed = allowance.allows_name(match.rule) or _allowed_alone(allowance, match, text)
         if not (allowed or allowance.allows_file(span.file)):
             findings.append(Finding(match.rule, match.text, span))
     return findings
 
 
+_URL_RULES = ("image-url-data", "link-url-data")
+
+
+def _allowed_alone(allowance: Allowance, match: Match, text: str) -> bool:
+    """Whether an entry that names no rule allows this one finding, by what the finding is, never
+    by what its line holds besides (an attacker writes the line): a URL whose host is the entry
+    or a name under it (``img.shields.io``, ``shields.io``); a role line whose text from its
+    word to its end is the entry (``System: Ubuntu``); a token or tag holding it."""
+    if not allowance.texts:
+        return False
+    if match.rule in _URL_RULES:
+        host = _host(match.text)
+        return host is not None and any(
+            host == entry or host.endswith("." + entry)
+            for entry in (t.lower().rstrip(".") for t in allowance.texts)
+        )
+    if match.rule == "role-line":
+        line_end = text.find("\n", match.start)
+        line = text[match.start : len(text) if line_end < 0 else line_end].strip()
+        return any(line == entry.strip() for entry in allowance.texts)
+    return allowance.allows_text(match.text)
+
+
+def _host(url: str) -> str | None:
+    """The host a URL as written is fetched from, as a renderer decodes it; None: none."""
+    import urllib.parse
+
+    try:
+        return urllib.parse.urlsplit(decoded(url)).hostname or None
+    except ValueError:  # a bracketed host that is no IPv6 address
+        return None
+
+
 def allowance(allow: Iterable[str], allow_files: Iterable[str]) -> Allowance:
-    """``[injection]``: an entry naming a rule turns it off; another allows the findings on a
-    line holding it."""
+    """``[injection]``: an entry naming a rule turns it off; another allows the one finding it
+    names (see ``_allowed_alone``)."""
     return rule_allowance(RULES, allow, allow_files)
 
 
