@@ -91,19 +91,32 @@ _KEY_NAME = (
     r"|apikey|access[_-]?(?:key|token)|private[_-]?key|(?:auth|bearer|refresh)[_-]?token|token"
 )
 
-# A private key's secret is its whole block, BEGIN to END: an encrypted PEM has headers, a blank
-# line and the base64 body, and a key pasted into a list item or a quote is indented or marked.
-# Each line is matched whole and never tried again (possessive), so the match is linear and
-# stops at the first line that cannot be in a key: a block without its END runs to its last
-# line of base64 or header, never over the blank lines after it.
-_KEY_LABEL = "-----{edge}[A-Z0-9 ]{{0,40}}PRIVATE KEY(?: BLOCK)?-----"
-_PEM_BLANK = r"\n[ \t>]*+(?=\n)"
-_PEM_LINE = r"\n[ \t>]*+(?:[A-Za-z0-9+/=]++|[A-Za-z][A-Za-z0-9-]*+:[^\n]*+)[ \t]*+(?=\n|\Z)"
+# A private key's secret is its whole block, BEGIN to the END of its kind: an encrypted PEM has
+# headers, a blank line and the base64 body; a key pasted into a list item or a quote is indented
+# or marked, and a code fence may be broken inside it. Each line is matched whole and never tried
+# again (possessive), so a try is linear. Where the END comes after lines that can be in a key
+# (base64, headers, blank lines, fences, another kind's END), the block runs to it. Without it,
+# the block is BEGIN, its headers and the run of base64 after them; past a blank line or a fence
+# only a line as long as a key's lines (``_KEY_LINE`` characters; prose words are shorter) goes
+# on with the block, so the block never takes in the paragraphs after a key cut short.
+_KEY_LINE = 40
+_KEY_LABEL = "-----{edge}(?P<kind>[A-Z0-9 ]{{0,40}})PRIVATE KEY(?: BLOCK)?-----"
+_KEY_END = r"-----END(?P=kind)PRIVATE KEY(?: BLOCK)?-----"
+_PEM_MARGIN = r"\n[ \t>]*+"
+_PEM_BASE64 = r"[A-Za-z0-9+/=]++[ \t]*+(?=\n|\Z)"
+_PEM_BODY = rf"(?:{_PEM_BASE64}|-----END [^\n]*+)"  # another kind's END: no end of this one
+_PEM_HEADER = r"[A-Za-z][A-Za-z0-9-]*+:[^\n]*+"
+_PEM_SEPARATOR = rf"{_PEM_MARGIN}(?:(?:```|~~~)[^\n]*+)?(?=\n|\Z)"  # a blank line or a fence
+_PEM_ANY = (
+    rf"{_PEM_MARGIN}(?!{_KEY_END})"
+    rf"(?:{_PEM_BASE64}|{_PEM_HEADER}|(?:```|~~~|-----END )[^\n]*+|(?=\n|\Z))"
+)
 _PRIVATE_KEY = (
     _KEY_LABEL.format(edge="BEGIN")
-    + rf"(?:(?:{_PEM_BLANK})*+{_PEM_LINE})*+(?:(?:{_PEM_BLANK})*+\n[ \t>]*+"
-    + _KEY_LABEL.format(edge="END")
-    + ")?"
+    + rf"(?:(?:{_PEM_ANY})*+{_PEM_MARGIN}{_KEY_END}"
+    + rf"|(?:{_PEM_MARGIN}{_PEM_HEADER})*+(?:{_PEM_MARGIN}{_PEM_BODY})*+"
+    + rf"(?:(?:{_PEM_SEPARATOR})++{_PEM_MARGIN}(?=[A-Za-z0-9+/=]{{{_KEY_LINE}}})"
+    + rf"(?:{_PEM_BASE64})(?:{_PEM_MARGIN}{_PEM_BODY})*+)*+)"
 )
 
 RULES: tuple[Rule, ...] = (

@@ -192,6 +192,35 @@ def test_a_private_key_is_its_whole_block_begin_to_end(text, block):
     assert found(text) == [("private-key", block)]
 
 
+KEY_LINE = st.from_regex(r"[A-Za-z0-9+/]{64}", fullmatch=True)
+WORD = st.from_regex(r"[A-Z]?[a-z]{1,12}", fullmatch=True)
+
+
+@given(
+    st.sampled_from(["", "RSA ", "EC ", "OPENSSH ", "ENCRYPTED "]),
+    st.lists(KEY_LINE, min_size=1, max_size=5),
+    st.from_regex(r"[A-Za-z0-9+/]{1,20}={0,2}", fullmatch=True),
+    st.lists(st.sampled_from(["", "\n", "\n```\n", "\n```pem\n\n"]), min_size=5, max_size=5),
+    st.booleans(),
+    st.lists(WORD, max_size=3),
+)
+def test_a_key_block_ends_at_its_end_or_its_last_base64_line(
+    kind, lines, tail, breaks, ended, words
+):
+    """BEGIN to the END of its kind, over blank lines and a fence broken into it; without the
+    END, to its last base64 line: never the one-word paragraphs after it."""
+    body = "".join(line + "\n" + breaks[i] for i, line in enumerate(lines[:-1]))
+    body += lines[-1] + "\n" + tail
+    block = f"-----BEGIN {kind}{PRIVATE}\n{body}" + (f"\n-----END {kind}{PRIVATE}" if ended else "")
+    after = "".join(f"\n\n{word}" for word in words)
+    assert found(f"- note\n\n{block}{after}\n\n- after\n") == [("private-key", block)]
+
+
+def test_an_end_of_another_kind_does_not_end_a_key():
+    block = f"-----BEGIN RSA {PRIVATE}\n{'A1b2' * 16}\n-----END EC {PRIVATE}\n\n{'Zz9+' * 16}"
+    assert found(f"{block}\n\nThanks\n") == [("private-key", block)]
+
+
 def test_a_placeholder_word_in_a_key_body_does_not_hide_it():
     body = f"-----BEGIN {PRIVATE}\nMIIEyourxxxx\n-----END {PRIVATE}"
     assert found(body) == [("private-key", body)]
