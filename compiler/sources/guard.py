@@ -46,7 +46,7 @@ def findings(
     found: list[Finding] = []
     for display, file in files.items():
         meta = _reads_frontmatter(model, jobs, display)
-        text = frontmatter.strip(file.text, file.label) if meta else None
+        text = frontmatter.strip_data(file.text, file.label) if meta else None
         body, first = (text.body, text.body_line) if text else (file.text, 1)
         scanned = blocking.scan(model.manifest, body, file.label, first)
         if file.day:  # its name is its heading, text of the document too
@@ -93,10 +93,13 @@ def checked_files(model: Model, files: dict[str, OverlayFile]) -> list[CheckedFi
 def checked_job(
     job: Job, truncations: tuple[Truncation, ...], sizes: tuple[SectionSize, ...], labels: set[str]
 ) -> CheckedJob:
-    """The cuts and sizes of ``job``'s artifact that concern the files named ``labels``."""
+    """The cuts and sizes of the sections of ``job``'s artifact the files named ``labels`` feed:
+    every cut a compile reports of them, an older day the files push out of its section too."""
+    fed = [s for s in sizes if labels & set(s.files)]
+    sections = {s.name for s in fed} | {t.section for t in truncations if labels & set(t.files)}
     return CheckedJob(
         job.target.name,
         job.platform,
-        tuple(t for t in truncations if labels & set(t.files)),
-        tuple(s for s in sizes if labels & set(s.files)),
+        tuple(t for t in truncations if t.section in sections),
+        tuple(fed),
     )

@@ -167,3 +167,13 @@ def test_the_memory_size_names_the_days_it_holds(project) -> None:
         "overlay:memory/2026-12-01.md",
         "agent-configs/memory/2026-11-01.md",
     )
+
+
+def test_the_older_days_a_new_day_pushes_out_are_cuts_as_a_compile_reports_them(project) -> None:
+    """The budget's cuts of the memory section are the compile's, a day dropped for room too."""
+    day = {"memory/2026-12-01.md": "".join(f"- entry {i} {'y' * 40}\n" for i in range(40))}
+    (job,) = project.check(day, "cc").jobs
+    compiled = project.compile("cc", overlay=day).truncations
+    assert job.truncations == tuple(t for t in compiled if t.section == "memory")
+    assert ("agent-configs/memory/2026-11-01.md",) in [t.files for t in job.truncations]
+
