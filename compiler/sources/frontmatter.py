@@ -23,7 +23,7 @@ _CLOSE = re.compile(r"(?:---|\.\.\.)[ \t]*")
 # A file an agent writes (MEMORY.md) may start with a Markdown rule that only looks like a fence.
 NOT_METADATA_HINT = (
     "if the '---' on line 1 is a Markdown rule, not metadata: set frontmatter = false on the"
-    " file's [[source]] (e.g. [[source]] name = \"memory\" frontmatter = false), or start the"
+    ' file\'s [[source]] (e.g. [[source]] name = "memory" frontmatter = false), or start the'
     " file with a blank line or write the rule as '***'"
 )
 
@@ -86,6 +86,17 @@ def strip(text: str, file: str) -> Stripped:
         hint="close the metadata block with a line of '---', or remove the opening line (a"
         " Markdown rule? set frontmatter = false on the file's [[source]])",
     )
+
+
+def strip_data(text: str, file: str) -> Stripped:
+    """``strip`` for a text that is data (an overlay, which the agent or user it belongs to
+    wrote): frontmatter that does not parse (a Markdown rule on line 1, YAML that is no mapping,
+    an unclosed block) is kept as text, never an error that would fail that user's every
+    compile; the text is scanned as any other body."""
+    try:
+        return strip(text, file)
+    except HotplexError:
+        return Stripped(text)
 
 
 def _parse_yaml(block: str, file: str) -> dict[str, Any]:

@@ -207,7 +207,8 @@ class OverlayInputs:
         own = self._own.get(display)
         if own is None or own.meta_read != meta:
             text = file.text
-            stripped = frontmatter.strip(text, file.label) if meta else frontmatter.Stripped(text)
+            strip = frontmatter.strip_data if meta else lambda text, _: frontmatter.Stripped(text)
+            stripped = strip(text, file.label)
             body = stripped.body
             if self.block is not None:
                 body, found = blocking.contain(self.block, body, file.label, stripped.body_line)

@@ -177,3 +177,23 @@ def test_the_older_days_a_new_day_pushes_out_are_cuts_as_a_compile_reports_them(
     assert job.truncations == tuple(t for t in compiled if t.section == "memory")
     assert ("agent-configs/memory/2026-11-01.md",) in [t.files for t in job.truncations]
 
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\n- a\n---\n- b\n",  # a Markdown rule: YAML that is no mapping
+        "---\nversion: 1\n- a\n",  # never closed
+        "---\nx: !custom 1\n---\n- b\n",  # does not parse
+    ],
+)
+def test_an_overlay_whose_frontmatter_does_not_parse_is_kept_as_text(project, text) -> None:
+    """One user's stored text cannot fail their every compile: it is data, kept as written."""
+    report = project.check({"MEMORY.md": text})
+    assert report.ok
+    for on_finding in ("error", "block"):
+        artifact = project.compile("cc", overlay={"MEMORY.md": text}, on_finding=on_finding)
+        assert "- a" in artifact.text or "- b" in artifact.text
+    assert (
+        project.compile("cc", overlay={"MEMORY.md": "---\nk: v\n---\n- c\n"}).text.count("k: v")
+        == 0
+    )
