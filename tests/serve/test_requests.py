@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
@@ -160,6 +161,21 @@ def test_a_trailing_slash_is_no_route_and_only_loopback_names_are_served(server:
         assert server.client.get("/v1/jobs", headers={"Host": host}).status_code == 200, host
 
 
+def test_healthz_answers_any_host_and_query_and_two_hosts_are_refused(server: Server) -> None:
+    for headers in ({"Host": "evil.example"}, {}):
+        answer = server.client.get("/healthz?probe=1", headers=headers)
+        assert (answer.status_code, answer.json()) == (200, {"status": "ok"})
+    assert server.client.get("/v1/jobs", headers={"Host": "localhost."}).status_code == 200
+    assert server.client.get("/v1/jobs", headers={"Host": "evil.example."}).status_code == 400
+    address = server.url.removeprefix("http://").rpartition(":")
+    for first, second in (("localhost", "evil.example"), ("localhost", "localhost")):
+        request = f"GET /v1/jobs HTTP/1.1\r\nHost: {first}\r\nHost: {second}\r\n"
+        with socket.create_connection((address[0], int(address[2]))) as sock:
+            sock.sendall(f"{request}Connection: close\r\n\r\n".encode())
+            head = sock.makefile("rb").readline()
+        assert head.startswith(b"HTTP/1.1 400 "), head
+
+
 def test_a_token_server_answers_any_host(tmp_path: Path) -> None:
     root = tmp_path / "basic"
     shutil.copytree(REPO / "examples/basic", root)
@@ -171,6 +187,10 @@ def test_a_token_server_answers_any_host(tmp_path: Path) -> None:
             headers={"Host": "hotplex.internal", "Authorization": f"Bearer {token}"},
         )
         assert answer.status_code == 200
+        address = server.url.removeprefix("http://").rpartition(":")
+        with socket.create_connection((address[0], int(address[2]))) as sock:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")
+            assert sock.makefile("rb").readline().startswith(b"HTTP/1.1 400 ")
 
 
 def test_artifacts_carry_the_warnings_build_prints(tmp_path: Path, hotplex) -> None:
