@@ -234,3 +234,31 @@ def test_a_sources_folder_moved_away_is_a_broken_project(tmp_path: Path, hotplex
         fixed = server.client.get("/v1/artifacts/cc")
         assert fixed.content == first.content and "hotplex-stale" not in fixed.headers
         assert server.client.get("/readyz").status_code == 200
+
+
+def test_a_sources_folder_swapped_for_a_symlink_out_is_refused_as_the_cli_does(
+    tmp_path: Path, hotplex
+) -> None:
+    root = tmp_path / "basic"
+    shutil.copytree(REPO / "examples/basic", root)
+    with running(root) as server:
+        first = server.client.get("/v1/artifacts/cc")
+        (root / "agent-configs").rename(tmp_path / "outside")
+        (root / "agent-configs").symlink_to(tmp_path / "outside")  # the same files
+        cli = hotplex("-C", str(root), "check")
+        assert cli.status == 2
+        assert cli.stderr.startswith("hotplex.toml: project.sources: 'agent-configs' resolves to")
+        stale = server.client.get("/v1/artifacts/cc")
+        assert stale.headers["hotplex-stale"] == "true" and stale.content == first.content
+        ready = _problem(server.client.get("/readyz"), 503)
+        assert ready["detail"] == cli.stderr.rstrip("\n")
+        assert str(tmp_path) not in json.dumps(ready)
+        (root / "agent-configs").unlink()
+        (root / "agent-configs").write_text("not a folder\n", encoding="utf-8")
+        ready = _problem(server.client.get("/readyz"), 503)
+        assert (
+            ready["problems"][0]["message"] == "the sources folder 'agent-configs' is not a folder"
+        )
+        (root / "agent-configs").unlink()
+        (tmp_path / "outside").rename(root / "agent-configs")
+        assert server.client.get("/readyz").status_code == 200
