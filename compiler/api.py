@@ -90,7 +90,6 @@ class Project:
         self._artifacts: dict[str, _Cached] = {}
         self._jobs: list = []
         self._read_cap = 0  # bytes worth reading of one file (sources.read_cap), with the model
-        self._sources_stamp: Stamp | None = None  # the sources folder's, when it was checked
         # ``warnings()``' last answer: the cached artifacts and folder stamps it was made from.
         self._warned: tuple[tuple, dict[str, Stamp | None], tuple[str, ...]] | None = None
         self._lock = threading.RLock()
@@ -334,14 +333,11 @@ class Project:
         """Reload the model when the manifest moved; forget everything compiled from the old one."""
         current = stamp(self._manifest_path)
         if self._model is not None and current == self._manifest_stamp:
-            # The sources folder moved away, deleted or replaced since: what a load says of it.
-            found = stamp(self.root / self._model.sources_dir)
-            if found != self._sources_stamp:
-                from hotplex.manifest.load import check_on_disk
+            # The sources folder moved away, deleted or replaced since (by a symlink to the same
+            # folder, which no stamp tells): what a load says of it, asked every time.
+            from hotplex.manifest.load import check_on_disk
 
-                model = self._model
-                check_on_disk(self.root, model.manifest, model.manifest_display)
-                self._sources_stamp = found
+            check_on_disk(self.root, self._model.manifest, self._model.manifest_display)
             return
         from hotplex.manifest import load as loading
         from hotplex.manifest.jobs import plan
@@ -351,7 +347,6 @@ class Project:
         self._jobs = plan(self._model)
         self._read_cap = read_cap(self._model)
         self._manifest_stamp = current
-        self._sources_stamp = stamp(self.root / self._model.sources_dir)
         self._inputs = None
         self._artifacts.clear()
 

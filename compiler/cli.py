@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from hotplex import arguments
-from hotplex.errors import EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, HotplexError
+from hotplex.errors import EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, HotplexError, shown
 from hotplex.fs import json_text
 
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a process killed by SIGPIPE (128 + 13)
@@ -213,7 +213,7 @@ def _json_report(outcome, check: bool) -> str:
                         for t in job.truncations
                         if (t.document or job.primary) == file.path
                     ],
-                    "warnings": list(job.warnings) if file.path == job.primary else [],
+                    "warnings": [shown(w) for w in job.warnings if file.path == job.primary],
                     "status": job.changes.get(file.path, "current") if check else job.status,
                     "rebuilt": job.rebuilt,
                     "written": file.path in job.written,
@@ -224,7 +224,7 @@ def _json_report(outcome, check: bool) -> str:
     report = {
         "artifacts": artifacts,
         key: outcome.orphans,
-        "warnings": outcome.warnings,
+        "warnings": [shown(w) for w in outcome.warnings],
         "errors": [],
     }
     return json_text(report, indent=2)
@@ -364,21 +364,20 @@ def _check_overlay(args: argparse.Namespace, root: Path, manifest: Path | None) 
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
         return EXIT_OK if report.ok else EXIT_FAILED
     from hotplex.console import colour
-    from hotplex.errors import visible
 
     for finding in report.findings:
         shade = "dim" if finding.action == "escaped" else "red"
-        print(f"{colour(finding.action, shade)}: {visible(finding.describe())}")
+        print(f"{colour(finding.action, shade)}: {shown(finding.describe())}")
         if finding.hint:
-            print(f"  hint: {visible(finding.hint)}")
+            print(f"  hint: {shown(finding.hint)}")
     for file in report.files:
-        print(f"{visible(file.file)}: {file.bytes} bytes, {file.chars} characters")
+        print(f"{shown(file.file)}: {file.bytes} bytes, {file.chars} characters")
     for job in report.jobs:
         where = f"{job.target}/{job.platform or 'default'}"
         for size in job.sizes:
             print(f"{where} {size.name}: {size.injected} of {size.raw} {size.unit} injected")
         for cut in job.truncations:
-            print(f"{where}: {visible(cut.describe())}")
+            print(f"{where}: {shown(cut.describe())}")
     failing = [f for f in report.findings if f.action != "escaped"]
     print(
         f"hotplex: {len(failing)} finding(s) to fix in {len(report.files)} file(s)"
@@ -431,7 +430,6 @@ def cmd_graph(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
 def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.api import Project
     from hotplex.console import warn
-    from hotplex.errors import visible
     from hotplex.sources import raw_copies
     from hotplex.sources.logs import describe_cuts
     from hotplex.sources.overlay import read_arguments
@@ -444,14 +442,14 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
     else:
         sys.stdout.buffer.write(artifact.file(args.file))
     folder = artifact.path.rpartition("/")[0]
-    shown = artifact.path if args.file is None else f"{folder}/{args.file}"
+    asked = artifact.path if args.file is None else f"{folder}/{args.file}"
     cuts = artifact.truncations
-    for line in describe_cuts(c for c in cuts if (c.document or artifact.path) == shown):
+    for line in describe_cuts(c for c in cuts if (c.document or artifact.path) == asked):
         warn(line)
     for text in artifact.warnings:
         warn(text)
     for text in artifact.notes:
-        sys.stderr.write(f"note: {visible(text)}\n")
+        sys.stderr.write(f"note: {shown(text)}\n")
     for finding in artifact.findings:
         warn(f"blocked an entry: {finding.describe()}")
     target = next(t for t in project.model.manifest.target if t.name == args.target)

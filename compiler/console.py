@@ -39,11 +39,11 @@ def colour(text: str, name: str, stream: TextIO | None = None) -> str:
 
 
 def warn(text: str) -> None:
-    """One warning on stderr, its non-printing characters shown (``errors.visible``): a file name
-    holding an escape sequence or a line break is quoted, never obeyed or split."""
-    from hotplex.errors import visible
+    """One warning on stderr, quoted as messages are (``errors.shown``): a file name holding an
+    escape sequence or a line break is shown, never obeyed or split; a secret in it redacted."""
+    from hotplex.errors import shown
 
-    sys.stderr.write(f"{colour('warning', 'yellow', sys.stderr)}: {visible(text)}\n")
+    sys.stderr.write(f"{colour('warning', 'yellow', sys.stderr)}: {shown(text)}\n")
 
 
 _DIFF_COLOURS = (("+++", "bold"), ("---", "bold"), ("+", "green"), ("-", "red"), ("@@", "dim"))

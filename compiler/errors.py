@@ -7,7 +7,7 @@ the CLI prints or exits.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from hotplex.values import value
 
@@ -21,6 +21,15 @@ EXIT_INTERNAL = 3  # a bug in hotplex itself
 # line under a caret): a key or value the user sent can be a megabyte long, and an error that
 # quotes it in each part would be several.
 SHOWN = 1000
+
+
+def _unredacted(text: str) -> str:
+    return text
+
+
+# The secret scanner's redaction of a text, set by the package (``hotplex/__init__.py``): the
+# scanner makes problems, so this module cannot import it.
+redact_secrets: Callable[[str], str] = _unredacted
 
 
 @value
@@ -81,19 +90,18 @@ class Problem:
 
     def render(self) -> str:
         message = shown(self.message)
-        head = f"{self.span.location()}: {message}" if self.span else message
-        lines = [visible(head)]
+        lines = [f"{self.span.location()}: {message}" if self.span else message]
         span = self.span
         if span is not None and span.source_line is not None and span.column is not None:
             line = span.source_line.replace("\t", " ")
             start = max(0, min(span.column - 1 - SHOWN // 2, len(line) - SHOWN))
             end = start + SHOWN
-            before = "…" * (start > 0) + visible(line[start : span.column - 1])
-            after = visible(line[span.column - 1 : end]) + "…" * (end < len(line))
+            before = "…" * (start > 0) + visible(redact_secrets(line[start : span.column - 1]))
+            after = visible(redact_secrets(line[span.column - 1 : end])) + "…" * (end < len(line))
             lines.append(f"    {before}{after}")
             lines.append("    " + " " * len(before) + "^")
         if self.hint:
-            lines.append(f"  hint: {visible(shown(self.hint))}")
+            lines.append(f"  hint: {shown(self.hint)}")
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, object]:
@@ -151,12 +159,18 @@ def _restore(kind: type[HotplexError], problems: list[Problem], exit_status: int
 
 
 def shown(text: str) -> str:
-    """``text``, or when it is longer than ``SHOWN`` characters its start and its end with how
-    much is left out between them."""
-    if len(text) <= SHOWN:
-        return text
-    half = SHOWN // 2
-    return f"{text[:half]}…({len(text) - 2 * half} more characters)…{text[-half:]}"
+    """``text`` as a message, a place or an answer quotes it: every secret in it redacted first
+    (a token in a key the client sent, a day's file name), then, when it is longer than ``SHOWN``
+    characters, its start and its end with how much is left out between them (cut between
+    grapheme clusters), its non-printing characters shown (``visible``)."""
+    text = redact_secrets(text)
+    if len(text) > SHOWN:
+        from hotplex.document.graphemes import floor
+
+        half = SHOWN // 2
+        head, tail = floor(text, half), floor(text, len(text) - half)
+        text = f"{text[:head]}…({tail - head} more characters)…{text[tail:]}"
+    return visible(text)
 
 
 def visible(text: str) -> str:

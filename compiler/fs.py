@@ -128,10 +128,17 @@ def confine(root: Path, rel: PurePosixPath, span: Span) -> Path:
     real_root = _real_root(str(root))
     if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
         raise HotplexError.single(
-            f"'{rel}' resolves to '{real}', outside '{real_root}' (a symlink leaving the project)",
+            f"'{rel}' resolves to '{from_project(real, real_root)}', outside the project (a"
+            " symlink leaving it)",
             span,
         )
     return joined
+
+
+def from_project(real: str, real_root: str) -> str:
+    """A resolved path as a message names it: relative to the project's real folder, so that
+    an error served over HTTP tells no client where the server's folders are."""
+    return os.path.relpath(real, real_root)
 
 
 @functools.lru_cache(maxsize=64)

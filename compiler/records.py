@@ -10,6 +10,7 @@ cost it a third of its time.
 from __future__ import annotations
 
 import attrs
+from hotplex.errors import shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -70,6 +71,11 @@ class Truncation:
             "style": self.style,
         } | ({"document": self.document} if self.document else {})
 
+    def quoted_json(self) -> dict[str, object]:
+        """``to_json`` as an answer quotes it: its files as messages show them (``shown``), so
+        a megabyte key a client sent is not sent back whole, nor a secret in a day's name."""
+        return self.to_json() | {"files": [shown(f) for f in self.files]}
+
 
 @attrs.frozen
 class SectionSize:
@@ -108,11 +114,11 @@ class Finding:
         return {
             "kind": self.kind,
             "rule": self.rule,
-            "file": self.file,
+            "file": shown(self.file),
             "line": self.line,
             "column": self.column,
-            "message": self.message,
-            "hint": self.hint,
+            "message": shown(self.message),
+            "hint": None if self.hint is None else shown(self.hint),
             "action": self.action,
         }
 
@@ -127,7 +133,8 @@ class CheckedFile:
     chars: int  # after decoding (no BOM, LF line ends), frontmatter included
 
     def to_json(self) -> dict[str, object]:
-        return {"key": self.key, "file": self.file, "bytes": self.bytes, "chars": self.chars}
+        quoted = {"key": shown(self.key), "file": shown(self.file)}
+        return quoted | {"bytes": self.bytes, "chars": self.chars}
 
 
 @attrs.frozen
@@ -144,9 +151,9 @@ class CheckedJob:
         return {
             "target": self.target,
             "platform": self.platform,
-            "truncations": [t.to_json() for t in self.truncations],
+            "truncations": [t.quoted_json() for t in self.truncations],
             "sizes": [
-                {"section": s.name, "files": list(s.files), "raw": s.raw}
+                {"section": s.name, "files": [shown(f) for f in s.files], "raw": s.raw}
                 | {"injected": s.injected, "unit": s.unit}
                 for s in self.sizes
             ],

@@ -11,7 +11,7 @@ from typing import NoReturn
 
 from hotplex import registry
 from hotplex.errors import HotplexError, Span, suggest
-from hotplex.fs import STATE_DIR
+from hotplex.fs import STATE_DIR, from_project
 from hotplex.manifest import read as manifest_file
 from hotplex.manifest.model import Manifest, Model, ProjectSettings
 from hotplex.manifest.source_rule import effective_sources, target_sources
@@ -72,15 +72,16 @@ def _check_folders_on_disk(root: Path, project: ProjectSettings, display: str) -
     ):
         if os.path.commonpath([top, folder]) != top:
             raise HotplexError.single(
-                f"'{value}' resolves to '{folder}', outside the project '{top}' (a symlink)",
+                f"'{value}' resolves to '{from_project(folder, top)}', outside the project (a"
+                " symlink)",
                 Span(display, key=key),
             )
     if not os.path.isdir(sources):
         _no_sources_folder(root, project.sources, display)
     if os.path.commonpath([sources, out]) == out:
         raise HotplexError.single(
-            f"the artifact folder '{project.out}' resolves to '{out}', which is or contains "
-            f"the sources folder '{sources}' (a symlink)",
+            f"the artifact folder '{project.out}' resolves to '{from_project(out, top)}', which"
+            f" is or contains the sources folder '{from_project(sources, top)}' (a symlink)",
             Span(display, key="project.out"),
         )
 
@@ -118,8 +119,10 @@ def _no_sources_folder(root: Path, sources: str, display: str) -> NoReturn:
         if folders
         else "create it, or set [project] sources to the folder holding your Markdown files"
     )
+    if os.path.lexists(root / rel):
+        raise HotplexError.single(
+            f"the sources folder '{rel}' is not a folder", Span(display, key="project.sources")
+        )
     raise HotplexError.single(
-        f"the sources folder '{rel}' does not exist in {root}",
-        Span(display, key="project.sources"),
-        hint=hint,
+        f"the sources folder '{rel}' does not exist", Span(display, key="project.sources"), hint
     )

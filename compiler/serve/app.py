@@ -23,9 +23,8 @@ from hotplex.serve.problems import problem_response
 from hotplex.serve.service import Refused, Service
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -55,11 +54,12 @@ class Settings:
 
 def read_token(path: str) -> str:
     """The token in ``path``: its first line, without surrounding white space (a blank first
-    line is an empty token, not a pointer to the next one)."""
+    line is an empty token, not a pointer to the next one) or a byte-order mark, as a source
+    file drops it (an editor may write one; a client never sends it)."""
     from hotplex.errors import HotplexError
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
         raise HotplexError.single(f"cannot read the token file '{path}': {reason}") from None
@@ -103,21 +103,45 @@ def create(settings: Settings | None = None) -> ASGIApp:
     app.state.service = service
     app.state.body_limit = settings.body_limit
     token = read_token(settings.token_file) if settings.token_file else None
-    if token is not None:
-        return _Metrics(_Token(app, token))
-    if settings.loopback_host is not None:
-        names = _loopback_names(settings.loopback_host)
-        return _Metrics(TrustedHostMiddleware(app, names, www_redirect=False))
-    return _Metrics(app)
+    guarded = app if token is None else _Token(app, token)
+    host = settings.loopback_host
+    return _Metrics(_Host(guarded, None if host is None else _loopback_names(host)))
 
 
-def _loopback_names(host: str) -> list[str]:
+def _loopback_names(host: str) -> frozenset[str]:
     """The Host names a loopback server without a token answers (any port): its own address
     and the loopback names. Anything else is a 400 (DNS rebinding: a page of evil.example whose
     name now resolves to 127.0.0.1 reaches this server with Host: evil.example)."""
-    names = ["localhost", "127.0.0.1", "[::1]"]
     own = f"[{host}]" if ":" in host else host
-    return names if own.lower() in names else [*names, own]
+    return frozenset({"localhost", "127.0.0.1", "[::1]", own.lower()})
+
+
+class _Host:
+    """A request with more than one ``Host`` is a 400 (RFC 9112: which one is meant?). With
+    ``names``, a Host naming another server is too, but on /healthz: a liveness probe may send
+    any name. A name is compared without its port, its letter case and a trailing dot
+    (``localhost.`` is the same name)."""
+
+    def __init__(self, app: ASGIApp, names: frozenset[str] | None) -> None:
+        self.app = app
+        self.names = names
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            hosts = [value for name, value in scope["headers"] if name == b"host"]
+            if len(hosts) > 1 or not self._answers(hosts, scope["path"]):
+                response = PlainTextResponse("Invalid host header", status_code=400)
+                return await response(scope, receive, send)
+        await self.app(scope, receive, send)
+
+    def _answers(self, hosts: list[bytes], path: str) -> bool:
+        if self.names is None or path in OPEN_PATHS:
+            return True
+        host = hosts[0].decode("latin-1") if hosts else ""
+        name, colon, port = host.rpartition(":")
+        if not (colon and port.isascii() and port.isdigit()):
+            name = host  # no port ('[::1]' ends in no digits)
+        return name.lower().removesuffix(".") in self.names
 
 
 @contextlib.asynccontextmanager

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 
 import anyio
-from hotplex.errors import HotplexError, Span, suggest
+from hotplex.errors import HotplexError, Span, shown, suggest
 from hotplex.fs import sha256
 from hotplex.serve import metrics
 from hotplex.serve.problems import error_response
@@ -161,8 +161,8 @@ async def check(request: Request) -> Response:
     return _json(report.to_json(), {})
 
 
-@takes()
 async def healthz(request: Request) -> Response:
+    """200 while the process answers, whatever the query (a probe may add its own parameters)."""
     return JSONResponse({"status": "ok"})
 
 
@@ -220,8 +220,8 @@ def artifact_json(served: Served) -> dict[str, object]:
         "sha256": served.digest,
         "text": artifact.text,
         "files": [_file(path, data) for path, data in artifact.files.items()],
-        "truncations": [cut.to_json() for cut in artifact.truncations],
-        "warnings": [*artifact.warnings, *served.warnings],
+        "truncations": [cut.quoted_json() for cut in artifact.truncations],
+        "warnings": [shown(w) for w in (*artifact.warnings, *served.warnings)],
         "findings": [finding.to_json() for finding in artifact.findings],
     }
 

@@ -159,7 +159,15 @@ def _tcp_socket(host: str, port: int) -> socket.socket:
 
 def _unix_socket(path: str) -> socket.socket:
     """A socket at ``path``, readable and writable by its owner and group; a socket file left
-    by a server that is gone is replaced, anything else there is refused."""
+    by a server that is gone is replaced, anything else there is refused. An empty path, or one
+    starting with NUL or '@', is refused: Linux would listen on an abstract socket, which has no
+    file and no mode, so any local user could connect."""
+    if not path or path[0] in "\0@":
+        raise HotplexError.single(
+            f"--unix {path!r}: not a file path (an abstract socket has no mode: any local user"
+            " could connect)",
+            hint="--unix PATH, e.g. --unix ./hotplex.sock",
+        )
     size = len(os.fsencode(path))
     if size > MAX_UNIX_PATH:
         raise HotplexError.single(

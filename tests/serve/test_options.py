@@ -37,6 +37,14 @@ def test_a_socket_file_left_behind_is_replaced(basic: Path, tmp_path: Path) -> N
         assert server.client.get("/healthz").status_code == 200
 
 
+def test_a_byte_order_mark_is_no_part_of_the_token(basic: Path, tmp_path: Path) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_bytes(b"\xef\xbb\xbf" + TOKEN.encode() + b"\r\n")
+    with running(basic, "--token-file", str(token_file)) as server:
+        bearer = {"Authorization": f"Bearer {TOKEN}"}
+        assert server.client.get("/v1/jobs", headers=bearer).status_code == 200
+
+
 def test_a_token_guards_every_route_but_healthz(basic: Path, tmp_path: Path) -> None:
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n", encoding="utf-8")
@@ -152,6 +160,12 @@ def _busy_port() -> tuple[socket.socket, int]:
         ),
         (["--port", "8000", "--unix", "s.sock"], None),
         (["--unix", "hotplex.toml"], "--unix hotplex.toml: a file that is not a socket is there\n"),
+        (
+            ["--unix", ""],
+            "--unix '': not a file path (an abstract socket has no mode: any local user could"
+            " connect)\n  hint: --unix PATH, e.g. --unix ./hotplex.sock\n",
+        ),
+        (["--unix", "@hotplex"], None),
         (["--host", "no.such.host.invalid"], None),
         (["--port", "BUSY"], None),
         (["--workers", "0"], None),

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
@@ -160,6 +161,21 @@ def test_a_trailing_slash_is_no_route_and_only_loopback_names_are_served(server:
         assert server.client.get("/v1/jobs", headers={"Host": host}).status_code == 200, host
 
 
+def test_healthz_answers_any_host_and_query_and_two_hosts_are_refused(server: Server) -> None:
+    for headers in ({"Host": "evil.example"}, {}):
+        answer = server.client.get("/healthz?probe=1", headers=headers)
+        assert (answer.status_code, answer.json()) == (200, {"status": "ok"})
+    assert server.client.get("/v1/jobs", headers={"Host": "localhost."}).status_code == 200
+    assert server.client.get("/v1/jobs", headers={"Host": "evil.example."}).status_code == 400
+    address = server.url.removeprefix("http://").rpartition(":")
+    for first, second in (("localhost", "evil.example"), ("localhost", "localhost")):
+        request = f"GET /v1/jobs HTTP/1.1\r\nHost: {first}\r\nHost: {second}\r\n"
+        with socket.create_connection((address[0], int(address[2]))) as sock:
+            sock.sendall(f"{request}Connection: close\r\n\r\n".encode())
+            head = sock.makefile("rb").readline()
+        assert head.startswith(b"HTTP/1.1 400 "), head
+
+
 def test_a_token_server_answers_any_host(tmp_path: Path) -> None:
     root = tmp_path / "basic"
     shutil.copytree(REPO / "examples/basic", root)
@@ -171,6 +187,10 @@ def test_a_token_server_answers_any_host(tmp_path: Path) -> None:
             headers={"Host": "hotplex.internal", "Authorization": f"Bearer {token}"},
         )
         assert answer.status_code == 200
+        address = server.url.removeprefix("http://").rpartition(":")
+        with socket.create_connection((address[0], int(address[2]))) as sock:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")
+            assert sock.makefile("rb").readline().startswith(b"HTTP/1.1 400 ")
 
 
 def test_artifacts_carry_the_warnings_build_prints(tmp_path: Path, hotplex) -> None:
@@ -213,4 +233,32 @@ def test_a_sources_folder_moved_away_is_a_broken_project(tmp_path: Path, hotplex
         (root / "moved").rename(root / "agent-configs")
         fixed = server.client.get("/v1/artifacts/cc")
         assert fixed.content == first.content and "hotplex-stale" not in fixed.headers
+        assert server.client.get("/readyz").status_code == 200
+
+
+def test_a_sources_folder_swapped_for_a_symlink_out_is_refused_as_the_cli_does(
+    tmp_path: Path, hotplex
+) -> None:
+    root = tmp_path / "basic"
+    shutil.copytree(REPO / "examples/basic", root)
+    with running(root) as server:
+        first = server.client.get("/v1/artifacts/cc")
+        (root / "agent-configs").rename(tmp_path / "outside")
+        (root / "agent-configs").symlink_to(tmp_path / "outside")  # the same files
+        cli = hotplex("-C", str(root), "check")
+        assert cli.status == 2
+        assert cli.stderr.startswith("hotplex.toml: project.sources: 'agent-configs' resolves to")
+        stale = server.client.get("/v1/artifacts/cc")
+        assert stale.headers["hotplex-stale"] == "true" and stale.content == first.content
+        ready = _problem(server.client.get("/readyz"), 503)
+        assert ready["detail"] == cli.stderr.rstrip("\n")
+        assert str(tmp_path) not in json.dumps(ready)
+        (root / "agent-configs").unlink()
+        (root / "agent-configs").write_text("not a folder\n", encoding="utf-8")
+        ready = _problem(server.client.get("/readyz"), 503)
+        assert (
+            ready["problems"][0]["message"] == "the sources folder 'agent-configs' is not a folder"
+        )
+        (root / "agent-configs").unlink()
+        (tmp_path / "outside").rename(root / "agent-configs")
         assert server.client.get("/readyz").status_code == 200
