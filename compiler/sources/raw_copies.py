@@ -238,8 +238,8 @@ def _reads(root: Path, own: OwnFiles, session: str, path: str, names: tuple[str,
         if rel is not None and folder == session and any(fnmatchcase(rel, s) for s in own.shadowed):
             return False
         if rel is not None and any(_named(rel, name) for name in names):
-            blockers = own.unless_beside.get(rel, ())
-            return not any((root / folder / b).is_file() for b in blockers)
+            where = _folders_up(session, own.above) if own.first_across else [folder]
+            return not any((root / f / b).is_file() for f in where for b in own.unless(rel))
     above_project = all(part == ".." for part in session.split("/"))  # the project is below
     below = above_project or _under(path, session) is not None
     return own.below and below and posixpath.basename(path) in names
