@@ -189,7 +189,7 @@ def in_session(job: Job, model: Model, path: str) -> str:
     (``cwd``), must be given it: programs resolve relative paths against their working folder.
     From a session folder outside the project the way back names every folder ``cwd`` climbs
     out of, down to the project's (``load`` refuses a ``cwd`` climbing above the root)."""
-    session = job.target.session_dir
+    session = model.session_dir(job.target)
     if session == ".":
         return path
     climbs = session_climbs(session)
@@ -207,6 +207,7 @@ def session_climbs(session: str) -> int:
 
 def launch_json(
     job: Job,
+    model: Model,
     argv: list[str] | None = None,
     env: dict[str, str] | None = None,
     files: dict[str, str] | None = None,
@@ -220,7 +221,7 @@ def launch_json(
     own credentials and provider settings on top; ``gateway_adds`` says what, where the program
     cannot start without more."""
     launch: dict[str, object] = {
-        "cwd": job.target.session_dir,
+        "cwd": model.session_dir(job.target),
         "platform": job.platform,  # None for the base artifact: null, as in every JSON report
         "target": job.target.name,
     }
