@@ -61,6 +61,12 @@ class OwnFiles:
     also_drops: str | None = None
     # A name read only when none of these sits in the same folder (AGENTS.md beside CLAUDE.md).
     unless_beside: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Names of which the program reads only the first found, in this order: in each folder
+    # (Pi: CLAUDE.md only where no AGENTS.md sits beside it), or with ``first_across`` on the
+    # whole way up, every folder's file of the first name found anywhere there (OpenCode: no
+    # CLAUDE.md at all once an AGENTS.md is found in one of the folders).
+    first_of: tuple[str, ...] = ()
+    first_across: bool = False
     # It also reads these names from the folders below the session folder.
     below: bool = False
     # Those of ``names`` the switch leaves on (Kilo's legacy rule folders): raw copies whatever
@@ -75,6 +81,12 @@ class OwnFiles:
     # Those of them the program does not read at all beside the document (it takes their place):
     # never a raw copy, even when compiled.
     shadowed: tuple[str, ...] = ()
+
+    def unless(self, name: str) -> tuple[str, ...]:
+        """The names whose presence keeps the program from reading ``name``: beside it, or with
+        ``first_across`` in any folder it reads."""
+        earlier = self.first_of[: self.first_of.index(name)] if name in self.first_of else ()
+        return (*self.unless_beside.get(name, ()), *earlier)
 
     def read(self, switched_off: bool) -> tuple[str, ...]:
         """The names the program reads with its loading switched on or off."""
@@ -177,7 +189,7 @@ def in_session(job: Job, model: Model, path: str) -> str:
     (``cwd``), must be given it: programs resolve relative paths against their working folder.
     From a session folder outside the project the way back names every folder ``cwd`` climbs
     out of, down to the project's (``load`` refuses a ``cwd`` climbing above the root)."""
-    session = job.target.session_dir
+    session = model.session_dir(job.target)
     if session == ".":
         return path
     climbs = session_climbs(session)
@@ -195,6 +207,7 @@ def session_climbs(session: str) -> int:
 
 def launch_json(
     job: Job,
+    model: Model,
     argv: list[str] | None = None,
     env: dict[str, str] | None = None,
     files: dict[str, str] | None = None,
@@ -208,7 +221,7 @@ def launch_json(
     own credentials and provider settings on top; ``gateway_adds`` says what, where the program
     cannot start without more."""
     launch: dict[str, object] = {
-        "cwd": job.target.session_dir,
+        "cwd": model.session_dir(job.target),
         "platform": job.platform,  # None for the base artifact: null, as in every JSON report
         "target": job.target.name,
     }

@@ -46,6 +46,7 @@ SWITCH_KEY = "project_doc_max_bytes"  # 0: Codex reads no project AGENTS.md
 OWN_FILES = OwnFiles(
     program="Codex CLI",
     names=("AGENTS.md", "AGENTS.override.md"),
+    first_of=("AGENTS.override.md", "AGENTS.md"),  # in each folder, the override first
     home="$CODEX_HOME/AGENTS.md (the codex-home folder hotplex writes: none there)",
     switch=f"{SWITCH_KEY} = 0 in codex-home/config.toml",
 )

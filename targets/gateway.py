@@ -75,8 +75,9 @@ class Gateway(subagents.SubagentWorker):
         files = {path: self.document_bytes(document.text), **beside.files}
         argv = self.argv(job, model, path, beside)
         env = {self.switch_env: "1"} if self.switch_env and self.switched_off(job.target) else None
-        if argv or env or agents.placed or job.target.session_dir != ".":
-            files[f"{folder}/{LAUNCH_FILE}"] = launch_json(job, argv, env, files=agents.placed)
+        if argv or env or agents.placed or model.session_dir(job.target) != ".":
+            launch = launch_json(job, model, argv, env, files=agents.placed)
+            files[f"{folder}/{LAUNCH_FILE}"] = launch
         return Emitted(
             files={**files, **agents.files},
             primary=path,

@@ -117,7 +117,7 @@ class HomeDocument(Worker):
         if self.switch_argv and self.switched_off(job.target):
             argv += self.switch_argv
         env.update(self.launch_env)
-        return launch_json(job, argv, env, gateway_adds=self.gateway_adds)
+        return launch_json(job, model, argv, env, gateway_adds=self.gateway_adds)
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         document = configuration.build(

@@ -26,10 +26,14 @@ from hotplex.targets.home import HomeDocument
 from hotplex.worker import OwnFiles
 
 SWITCH_ENV = "KILO_DISABLE_PROJECT_CONFIG"
+# As OpenCode reads them: by the first name found from the session folder up, wherever found.
+INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md", "CONTEXT.md")
 LEGACY_RULES = (".kilocode/rules/*.md", ".kilo/rules/*.md", ".kilocoderules")
 OWN_FILES = OwnFiles(
     program="Kilo",
-    names=("AGENTS.md", "CLAUDE.md", "CONTEXT.md", *LEGACY_RULES),
+    names=(*INSTRUCTION_FILES, *LEGACY_RULES),
+    first_of=INSTRUCTION_FILES,
+    first_across=True,
     home=(
         "$KILO_CONFIG_DIR/AGENTS.md (the kilo-config folder hotplex writes: the document, read"
         " instead of ~/.config/kilo/AGENTS.md or ~/.claude/CLAUDE.md), and ~/.kilocode/rules"

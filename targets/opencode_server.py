@@ -40,9 +40,14 @@ SUBAGENTS_NOTE = (
     "each from its agent file"
 )
 SWITCH_ENV = "OPENCODE_DISABLE_PROJECT_CONFIG"
+# Read by the first name found from the session folder up, wherever found: CLAUDE.md only
+# when no folder there holds an AGENTS.md.
+INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md", "CONTEXT.md")
 OWN_FILES = OwnFiles(
     program="OpenCode",
-    names=("AGENTS.md", "CLAUDE.md", "CONTEXT.md"),
+    names=INSTRUCTION_FILES,
+    first_of=INSTRUCTION_FILES,
+    first_across=True,
     home="~/.config/opencode/AGENTS.md, else ~/.claude/CLAUDE.md",
     switch=f"env {SWITCH_ENV}=1",
     also_drops="the project's opencode.json and .opencode/ folders",

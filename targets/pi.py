@@ -28,17 +28,14 @@ from hotplex.targets.home import HomeDocument
 from hotplex.worker import OwnFiles
 
 SWITCH = "--no-context-files"
+CONTEXT_FILES = ("AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")  # the first in each folder
 OWN_FILES = OwnFiles(
     program="Pi",
-    names=("AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"),
+    names=CONTEXT_FILES,
     home="the agent folder's AGENTS.md or CLAUDE.md (~/.pi/agent or PI_CODING_AGENT_DIR)",
     switch=f"the argument {SWITCH}",
     also_drops="the AGENTS.md or CLAUDE.md of the gateway's agent folder",
-    unless_beside={  # Pi reads the first of the names in a folder
-        "AGENTS.MD": ("AGENTS.md",),
-        "CLAUDE.md": ("AGENTS.md", "AGENTS.MD"),
-        "CLAUDE.MD": ("AGENTS.md", "AGENTS.MD", "CLAUDE.md"),
-    },
+    first_of=CONTEXT_FILES,
     rivals={
         ".pi/APPEND_SYSTEM.md": (
             "is not read by Pi: the document hotplex passes by --append-system-prompt takes its"

@@ -43,19 +43,20 @@ def load(root: Path, manifest_path: Path | None = None, cached: bool = False) ->
         validate(manifest, display)
     else:
         cache_key = None
-    check_on_disk(root, manifest, display)
+    session_dirs = check_on_disk(root, manifest, display)
     sources = effective_sources(manifest)
     read_by = target_sources(manifest, sources)
     workers = {t.name: registry.workers()[t.worker] for t in manifest.target}
-    return Model(manifest, root, path, display, sources, read_by, cache_key, workers)
+    return Model(manifest, root, path, display, sources, read_by, cache_key, workers, session_dirs)
 
 
-def check_on_disk(root: Path, manifest: Manifest, display: str) -> None:
+def check_on_disk(root: Path, manifest: Manifest, display: str) -> dict[str, str]:
     """What the manifest names that the disk can make wrong without the manifest changing: a
     sources folder moved away or deleted, a symlink, a session folder above the root. A
-    ``Project`` that keeps its model asks again when the sources folder's stamp moves."""
+    ``Project`` that keeps its model asks again when the sources folder's stamp moves. Returns
+    each target's session folder as the project names it (``sessions``)."""
     _check_folders_on_disk(root, manifest.project, display)
-    _check_sessions_on_disk(root, manifest, display)
+    return sessions(root, manifest, display)
 
 
 def _check_folders_on_disk(root: Path, project: ProjectSettings, display: str) -> None:
@@ -86,18 +87,42 @@ def _check_folders_on_disk(root: Path, project: ProjectSettings, display: str) -
         )
 
 
-def _check_sessions_on_disk(root: Path, manifest: Manifest, display: str) -> None:
-    """A ``cwd`` climbing above the filesystem root names no folder: launch.json could not
-    say how to get back to the project from it."""
-    depth = len(root.resolve().parts) - 1
+def sessions(root: Path, manifest: Manifest, display: str) -> dict[str, str]:
+    """By target name, the folder its ``cwd`` names, relative to the project and spelt one way,
+    worked out once against the project's real folder: ``../proj/run`` of a project in ``proj/``
+    is ``run``, inside it. A ``cwd`` climbing above the filesystem root names no folder; one
+    passing through a symlink names another folder than the program runs in (a process's working
+    folder is the physical one, and ``..`` leaves that), so the way back to the project and the
+    files looked for there would both be wrong: refused, with the folder's own name."""
+    resolved = root.resolve()
+    top, depth = resolved.as_posix(), len(resolved.parts) - 1
+    found = {}
     for index, target in enumerate(manifest.target):
-        if session_climbs(target.session_dir) > depth:
+        if target.cwd is None:
+            continue
+        cwd = target.cwd.replace("\\", "/")
+        where = Span(display, key=f"target[{index}].cwd")
+        if session_climbs(posixpath.normpath(cwd)) > depth:
             raise HotplexError.single(
                 f"cwd '{target.cwd}' climbs above the filesystem root: the project is"
                 f" {depth} folder(s) deep",
-                Span(display, key=f"target[{index}].cwd"),
+                where,
                 hint="name a session folder beside or inside the project ('../session')",
             )
+        named = posixpath.normpath(posixpath.join(top, cwd))
+        real = os.path.realpath(posixpath.join(top, cwd))
+        if real != named:
+            itself = posixpath.relpath(real, top)
+            raise HotplexError.single(
+                f"cwd '{target.cwd}' passes through a symlink: the program would run in '{real}',"
+                " while launch.json's paths back to the project, and the files hotplex looks for"
+                " there, would follow the link's name",
+                where,
+                hint=f'name that folder itself: cwd = "{itself}"'
+                + (" (the project)" if itself == "." else ""),
+            )
+        found[target.name] = posixpath.relpath(named, top)
+    return found
 
 
 def _no_sources_folder(root: Path, sources: str, display: str) -> NoReturn:

@@ -194,18 +194,15 @@ class Target:
     keep: tuple[str, ...] | None = None
     # The session folder the gateway starts the program in, relative to the project
     # (launch.json's ``cwd``): somewhere the raw sources are not, for a program with no switch.
-    cwd: str = "."
+    # None: not given (the project itself), so that a worker with no session folder can refuse
+    # the key however it is spelt; as the project names it: ``Model.session_dir``.
+    cwd: str | None = None
     own_instructions: OwnInstructions | None = None  # None: the worker's default
     # The worker's own keys, an instance of its ``Options`` class (``worker.py``); written in the
     # manifest beside the keys above (``max_chars = 500``), never as an ``options`` table.
     options: Any = None
     # Keys given to this target that are another worker's options: reported by validation.
     misplaced: tuple[str, ...] = ()
-
-    @property
-    def session_dir(self) -> str:
-        """``cwd`` spelt one way (``./run/`` is ``run``)."""
-        return posixpath.normpath(self.cwd.replace("\\", "/"))
 
     def kept_sources(self, sources: tuple[Source, ...]) -> tuple[Source, ...]:
         if self.profile == "main" and self.keep is None:
@@ -273,9 +270,17 @@ class Model:
     # By target name, its ``hotplex.worker.Worker`` (``registry``), resolved once when the
     # manifest is loaded. Typed ``Any``: the worker contract is built on this module, not under.
     workers: dict[str, Any] = attrs.field(factory=dict)
+    # By target name, its session folder (``cwd``) as the project names it, one spelling per
+    # folder, resolved against the project when the manifest is loaded (``load.sessions``).
+    sessions: dict[str, str] = attrs.field(factory=dict)
 
     def worker_of(self, target: Target) -> Any:
         return self.workers[target.name]
+
+    def session_dir(self, target: Target) -> str:
+        """The folder ``target``'s program is started in, relative to the project: ``.`` (the
+        project) unless its ``cwd`` names another (``./run/`` and ``../proj/run`` are ``run``)."""
+        return self.sessions.get(target.name, ".")
 
     def sources_of(self, target: Target) -> tuple[Source, ...]:
         """The sources ``target`` reads, in output order."""

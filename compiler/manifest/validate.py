@@ -7,7 +7,6 @@ import posixpath
 import re
 import typing
 
-import attrs
 from hotplex import registry
 from hotplex.document.assemble import BUILT_IN_TAGS
 from hotplex.errors import HotplexError, Problem, Span, suggest
@@ -399,10 +398,10 @@ def _validate_session(target: Target, key: str, bad: typing.Callable[..., None])
             else "its program reads only the files hotplex writes"
         )
         for name in ("cwd", "own_instructions"):
-            if getattr(target, name) != attrs.fields_dict(Target)[name].default:
+            if getattr(target, name) is not None:  # given, however spelt
                 bad(f"{key}.{name}", f"'{name}' does not apply to worker '{target.worker}': {why}")
         return
-    cwd = target.cwd.replace("\\", "/")
+    cwd = "." if target.cwd is None else target.cwd.replace("\\", "/")
     if not cwd.strip():
         bad(f"{key}.cwd", "an empty cwd names no folder", 'the project itself is cwd = "."')
     elif "\0" in cwd:

@@ -60,7 +60,7 @@ def copies(model: Model, target: Target) -> Copies | None:
     switched_off = worker.switched_off(target)
     names = own.read(switched_off)
     compiled = _compiled(model, target)
-    session = target.session_dir
+    session = model.session_dir(target)
     read = _on_disk(model, target, own, names)
     raw = (
         *(p for p in compiled if _reads(model.root, own, session, p, names)),
@@ -116,7 +116,8 @@ def _warnings(model: Model, target: Target) -> list[str]:
     if got.switch is None and target.own_instructions is None and got.raw:
         found.append(
             f"target '{name}': {program} also reads {_listed(got.raw)} by itself from its"
-            f" session folder '{target.session_dir}', raw (not sanitized, budgeted or scanned),"
+            f" session folder '{model.session_dir(target)}', raw (not sanitized, budgeted or"
+            " scanned),"
             f" beside the compiled copy: {_way_out(own, model, target, got.raw)}"
         )
     for path, effect in got.rivals:
@@ -138,10 +139,10 @@ def watched(model: Model) -> tuple[str, ...]:
         own = model.worker_of(target).own_files
         if own is None:
             continue
-        for folder in _folders_up(target.session_dir, own.above):
+        for folder in _folders_up(model.session_dir(target), own.above):
             for name in own.names:
                 found.append(posixpath.normpath(posixpath.join(folder, _stamped(name))))
-        for folder in _folders_up(target.session_dir, above=False):
+        for folder in _folders_up(model.session_dir(target), above=False):
             found += [posixpath.normpath(posixpath.join(folder, _stamped(r))) for r in own.rivals]
         found += [model.source_path(s.file) for s in model.sources_of(target)]
     return tuple(dict.fromkeys(found))
@@ -196,7 +197,7 @@ def _rivals(model: Model, target: Target, own: OwnFiles) -> list[tuple[str, str]
     happens: those on disk, and those a target of the manifest places there."""
     placed = [model.worker_of(t).placed(t) for t in model.manifest.target]
     found = []
-    for folder in _folders_up(target.session_dir, above=False):
+    for folder in _folders_up(model.session_dir(target), above=False):
         base = model.root / folder
         for pattern, effect in own.rivals.items():
             paths = sorted(p for p in base.glob(pattern) if p.is_file()) if base.is_dir() else []
@@ -218,14 +219,15 @@ def _on_disk(model: Model, target: Target, own: OwnFiles, names: tuple[str, ...]
     """The files of ``names`` the program would read from the session folder and the folders
     above it, as the project names them."""
     found = []
-    for folder in _folders_up(target.session_dir, own.above):
+    session = model.session_dir(target)
+    for folder in _folders_up(session, own.above):
         base = model.root / folder
         if not base.is_dir():
             continue
         for pattern in names:
             for path in sorted(base.glob(pattern.replace("*.md", "**/*.md"))):
                 rel = _in_project(folder, base, path)
-                if path.is_file() and _reads(model.root, own, target.session_dir, rel, names):
+                if path.is_file() and _reads(model.root, own, session, rel, names):
                     found.append(rel)
     return list(dict.fromkeys(found))
 
@@ -238,8 +240,8 @@ def _reads(root: Path, own: OwnFiles, session: str, path: str, names: tuple[str,
         if rel is not None and folder == session and any(fnmatchcase(rel, s) for s in own.shadowed):
             return False
         if rel is not None and any(_named(rel, name) for name in names):
-            blockers = own.unless_beside.get(rel, ())
-            return not any((root / folder / b).is_file() for b in blockers)
+            where = _folders_up(session, own.above) if own.first_across else [folder]
+            return not any((root / f / b).is_file() for f in where for b in own.unless(rel))
     above_project = all(part == ".." for part in session.split("/"))  # the project is below
     below = above_project or _under(path, session) is not None
     return own.below and below and posixpath.basename(path) in names
@@ -284,7 +286,8 @@ def _away(paths: tuple[str, ...]) -> str:
 
 
 def _way_out(own: OwnFiles, model: Model, target: Target, raw: tuple[str, ...]) -> str:
-    kept = tuple(p for p in raw if _reads(model.root, own, target.session_dir, p, own.unswitched))
+    session = model.session_dir(target)
+    kept = tuple(p for p in raw if _reads(model.root, own, session, p, own.unswitched))
     if own.switch is None or kept == raw:
         return f"{own.program} has no switch for them; {_away(raw)}"
     if kept:

@@ -353,3 +353,59 @@ def test_qwen_and_kilo_compile_the_agents_md_they_read_and_the_build_names_the_r
     assert kilo.endswith("on the target (its switch leaves .kilocode/rules/k.md on)"), kilo
     assert copies_of(root, hotplex, "qwen").startswith("a raw copy too: Qwen Code reads AGENTS.md")
     assert copies_of(root, hotplex, "kilo").startswith("a raw copy too: Kilo reads AGENTS.md")
+
+
+def test_a_program_that_reads_the_first_of_its_names_is_said_to_read_that_one(
+    make_project, hotplex
+):
+    """OpenCode and Kilo read the first of AGENTS.md, CLAUDE.md and CONTEXT.md found, as Pi
+    does in each folder: the two beside an AGENTS.md reach none of them."""
+    files = {"AGENTS.md": "A\n", "CLAUDE.md": "C\n", "CONTEXT.md": "X\n"}
+    root = imported(make_project, hotplex, files)
+    assert hotplex("-C", str(root), "build").status == 0
+    for target, program in (("ocs", "OpenCode"), ("kilo", "Kilo"), ("pi", "Pi")):
+        said = f"a raw copy too: {program} reads AGENTS.md by itself"
+        assert copies_of(root, hotplex, target) == said
+        assert "CLAUDE.md" not in hotplex("-C", str(root), "show", target).stderr
+
+
+@pytest.mark.parametrize(("worker", "program"), [("opencode-server", "OpenCode"), ("kilo", "Kilo")])
+def test_opencode_and_kilo_take_the_first_name_found_anywhere_up(
+    make_project, hotplex, worker, program
+):
+    """An AGENTS.md in any folder from the session folder up keeps a CLAUDE.md in another one
+    from OpenCode (Pi would read both: it takes the first name in each folder)."""
+    manifest = (
+        '[[source]]\nname = "rules"\nfile = "../AGENTS.md"\n'
+        f'[[target]]\nname = "t"\nworker = "{worker}"\ncwd = "sub"\n'
+    )
+    files = {"agent-configs/SOUL.md": "S\n", "AGENTS.md": "A\n", "sub/CLAUDE.md": "C\n"}
+    root = make_project(files, manifest)
+    assert hotplex("-C", str(root), "build").status == 0
+    assert copies_of(root, hotplex, "t") == f"a raw copy too: {program} reads AGENTS.md by itself"
+
+
+@pytest.mark.parametrize(
+    ("worker", "compiled", "beside"),
+    [
+        ("opencode-server", "AGENTS.md", "CLAUDE.md"),
+        ("kilo", "AGENTS.md", "CONTEXT.md"),
+        ("pi", "AGENTS.md", "CLAUDE.md"),
+        ("codex", "AGENTS.override.md", "AGENTS.md"),
+    ],
+)
+def test_a_switched_off_program_loses_no_file_it_would_not_read(
+    make_project, hotplex, worker, compiled, beside
+):
+    """With the program's loading switched off, a file it would never read beside the first of
+    its names is no file it gets "from neither copy"."""
+    off = "" if worker == "codex" else 'own_instructions = "off"\n'
+    manifest = (
+        f'[[source]]\nname = "rules"\nfile = "../{compiled}"\n'
+        f'[[target]]\nname = "t"\nworker = "{worker}"\n{off}'
+    )
+    files = {"agent-configs/SOUL.md": "S\n", compiled: "A\n", beside: "B\n"}
+    root = make_project(files, manifest)
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0 and "neither copy" not in done.stderr, done.stderr
+    assert copies_of(root, hotplex, "t").startswith("only the compiled copy")
