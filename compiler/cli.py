@@ -6,16 +6,19 @@ neither the manifest model nor the template grammar.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 import time
 from pathlib import Path
 
-from hotplex import arguments
+from hotplex import quick_args
 from hotplex.errors import EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, HotplexError
 from hotplex.fs import json_text
+
+TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
+if TYPE_CHECKING:
+    import argparse
 
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a process killed by SIGPIPE (128 + 13)
 
@@ -30,7 +33,11 @@ def _processes(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = arguments.parser(argv).parse_args(argv)
+    args = quick_args.parse(argv)
+    if args is None:
+        from hotplex import arguments
+
+        args = arguments.parser(argv).parse_args(argv)
     try:
         root, manifest = _project(args)
         return _COMMANDS[args.command](args, root, manifest)
