@@ -194,20 +194,22 @@ def load_closing(root: Path) -> Closing | None:
 
 def _last_lines(handle: Any, end: int, count: int) -> list[bytes] | None:
     """The last ``count`` lines of a file that ends with a newline (None for a torn one), read
-    backwards in doubling blocks, which keeps the re-concatenation linear."""
+    backwards in doubling blocks, each searched for newlines once and joined once."""
     handle.seek(end - 1)
     if end <= len(HEADER) or handle.read(1) != b"\n":
         return None
-    tail = b""
+    blocks: list[bytes] = []
     start = end - 1  # the final newline ends the last line; it is not part of it
-    block = TAIL_BLOCK
-    while start > 0 and tail.count(b"\n") < count:
-        step = min(block, start)
+    size = TAIL_BLOCK
+    found = 0
+    while start > 0 and found < count:
+        step = min(size, start)
         start -= step
         handle.seek(start)
-        tail = handle.read(step) + tail
-        block *= 2
-    lines = tail.split(b"\n")
+        blocks.append(handle.read(step))
+        found += blocks[-1].count(b"\n")
+        size *= 2
+    lines = b"".join(reversed(blocks)).split(b"\n")
     return lines[-count:] if len(lines) > count else None
 
 
