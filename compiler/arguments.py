@@ -1,8 +1,9 @@
 """The command line's grammar: the options and commands of ``hotplex``, for argparse.
 
-Only the command being run gets its arguments built (argparse formats a help text for every
-argument it is given, which a pre-commit hook would pay for at every commit); ``hotplex --help``,
-or a command that is not one, gets all of them.
+Only the command being run gets its parser and arguments built (argparse formats a help text
+for every argument it is given, and making a parser costs a tenth of a no-op build's
+instructions, which a pre-commit hook would pay for at every commit); ``hotplex --help``, or a
+command that is not one, gets all of them.
 """
 
 from __future__ import annotations
@@ -186,7 +187,8 @@ def _columns() -> int:
 
 
 def parser(argv: list[str]) -> argparse.ArgumentParser:
-    """The parser for ``argv``: every command is known, only the one named gets its arguments."""
+    """The parser for ``argv``: the command it names alone (every command when it names none
+    or one that is not, for the help and the "invalid choice" error)."""
     top = argparse.ArgumentParser(
         prog="hotplex",
         description="Compile agent-context Markdown into per-worker artifacts.",
@@ -207,8 +209,10 @@ def parser(argv: list[str]) -> argparse.ArgumentParser:
         )
     named = _command_in(argv)
     for name, (text, add_arguments) in COMMANDS.items():
-        command = commands.add_parser(name, parents=[common], help=text, formatter_class=_Formatter)
-        if named in (None, name):
+        if named in (None, name):  # the others are never parsed: a parser each costs a no-op
+            command = commands.add_parser(
+                name, parents=[common], help=text, formatter_class=_Formatter
+            )
             add_arguments(command)
     return top
 

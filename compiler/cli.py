@@ -6,16 +6,19 @@ neither the manifest model nor the template grammar.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 import time
 from pathlib import Path
 
-from hotplex import arguments
+from hotplex import quick_args
 from hotplex.errors import EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, HotplexError, shown
 from hotplex.fs import json_text
+
+TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
+if TYPE_CHECKING:
+    import argparse
 
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a process killed by SIGPIPE (128 + 13)
 
@@ -30,7 +33,11 @@ def _processes(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = arguments.parser(argv).parse_args(argv)
+    args = quick_args.parse(argv)
+    if args is None:
+        from hotplex import arguments
+
+        args = arguments.parser(argv).parse_args(argv)
     try:
         root, manifest = _project(args)
         return _COMMANDS[args.command](args, root, manifest)
@@ -244,53 +251,42 @@ def _print_truncations(jobs) -> None:
 def cmd_build(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     started = time.perf_counter()
     if not args.json:
-        from hotplex.build import run, up_to_date
+        from hotplex.build import Summary, run, up_to_date
 
         request = _request(args, root, manifest, check=False)
-        reports = up_to_date(request)
-        if reports is not None:  # said from the log's reports, without making records
-            _print_up_to_date(*reports, time.perf_counter() - started)
-            return EXIT_OK
-        outcome = run(request, fast=False)
-    else:
-        outcome = _run_build(args, root, manifest, check=False)
-    if args.json:
-        print(_json_report(outcome, check=False))
+        summary = up_to_date(request)  # a no-op, or a few inputs edited: the log is not read
+        if summary is None:
+            outcome = run(request, fast=False)
+            summary = Summary.of(outcome.jobs, outcome.orphans, outcome.warnings)
+        _print_build(summary, args.explain, time.perf_counter() - started)
         return EXIT_OK
-    _print_build(outcome, args.explain, time.perf_counter() - started)
+    outcome = _run_build(args, root, manifest, check=False)
+    print(_json_report(outcome, check=False))
     return EXIT_OK
 
 
-def _print_build(outcome, explain: bool, elapsed: float) -> None:
-    from hotplex.console import colour, warn
-
-    for warning in outcome.warnings:
-        warn(warning)
-    rebuilt = [j for j in outcome.jobs if j.rebuilt]
-    _print_built(rebuilt, explain)
-    from hotplex.fs import temp_for
-
-    for path in outcome.orphans:
-        why = (
-            "a killed write's temp file"
-            if temp_for(path.rpartition("/")[2])
-            else "no longer in the manifest"
-        )
-        print(f"  {colour('deleted', 'dim')} {path} ({why})")
-    _print_truncations(outcome.jobs)
-    current = len(outcome.jobs) - len(rebuilt)
-    print(f"hotplex: {len(rebuilt)} rebuilt, {current} up to date ({elapsed:.2f} s)")
-
-
-def _print_up_to_date(count: int, told: list, warnings: list[str], elapsed: float) -> None:
-    """A no-op build's output (``build.up_to_date``)."""
+def _print_build(summary, explain: bool, elapsed: float) -> None:
+    """A build's output, from its ``build.Summary``."""
     from hotplex.console import warn
 
-    for warning in warnings:
+    for warning in summary.warnings:
         warn(warning)
-    if told:
-        _print_truncations(told)
-    print(f"hotplex: 0 rebuilt, {count} up to date ({elapsed:.2f} s)")
+    rebuilt = [j for j in summary.jobs if j.rebuilt]
+    _print_built(rebuilt, explain)
+    if summary.orphans:
+        from hotplex.console import colour
+        from hotplex.fs import temp_for
+
+        for path in summary.orphans:
+            why = (
+                "a killed write's temp file"
+                if temp_for(path.rpartition("/")[2])
+                else "no longer in the manifest"
+            )
+            print(f"  {colour('deleted', 'dim')} {path} ({why})")
+    if summary.jobs:  # a no-op build of most projects imports nothing more
+        _print_truncations(summary.jobs)
+    print(f"hotplex: {len(rebuilt)} rebuilt, {summary.current} up to date ({elapsed:.2f} s)")
 
 
 def _print_built(rebuilt, explain: bool) -> None:
@@ -579,7 +575,10 @@ class _CyclePrinter:
             return
         self.warnings = outcome.warnings
         print(f"hotplex: {changed}")
-        _print_build(outcome, self.explain, cycle.seconds)
+        from hotplex.build import Summary
+
+        summary = Summary.of(outcome.jobs, outcome.orphans, outcome.warnings)
+        _print_build(summary, self.explain, cycle.seconds)
         if cycle.fixed:
             print(f"hotplex: {colour('fixed', 'green')}; changes take effect for the next session")
         elif cycle.number > 1 and built:

@@ -42,18 +42,36 @@ def names() -> tuple[str, ...]:
     return tuple(name for name, _ in BUILT_IN)
 
 
+# The workers imported so far, by name: ``workers()`` fills it in ``BUILT_IN`` order, ``get``
+# one at a time (a build imports only the workers its manifest names).
+_loaded: dict[str, Worker] = {}
+
+
 @functools.cache
 def workers() -> dict[str, Worker]:
     """Every worker, imported once; the one dict the core looks workers up in."""
-    loaded = {}
-    for name, spec in BUILT_IN:
-        module, _, cls = spec.partition(":")
-        loaded[name] = getattr(import_module(module), cls)()
-    return loaded
+    ordered = {name: _import(name, spec) for name, spec in BUILT_IN}
+    added = {name: w for name, w in _loaded.items() if name not in ordered}
+    _loaded.clear()
+    _loaded.update(ordered, **added)
+    return _loaded
 
 
 def get(name: str) -> Worker | None:
-    return workers().get(name)
+    """The worker named ``name`` (None: no such worker), importing it alone."""
+    if name not in _loaded:
+        spec = dict(BUILT_IN).get(name)
+        if spec is None:
+            return None
+        _import(name, spec)
+    return _loaded[name]
+
+
+def _import(name: str, spec: str) -> Worker:
+    if name not in _loaded:
+        module, _, cls = spec.partition(":")
+        _loaded[name] = getattr(import_module(module), cls)()
+    return _loaded[name]
 
 
 def scaffold_defaults() -> tuple[str, ...]:

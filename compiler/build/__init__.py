@@ -1,9 +1,11 @@
 """The build: plan jobs, decide which are dirty and why, compile those, write what changed, record.
 
-Two paths. The fast path reads only the build log's header and last line: when that is a
+Three paths. The fast path reads only the build log's header and last line: when that is a
 snapshot covering the request and every file it names (manifest, inputs, absent variant
 candidates, outputs, the artifact folders, hotplex's own files) has the same stamp, nothing can
-have changed, and the snapshot holds the report. Otherwise the slow path loads the manifest and
+have changed, and the snapshot holds the report. When only inputs moved, the touched path
+(``touched.py``) builds the jobs that read them, found in the index of the reports line before
+the snapshot, without reading the log's records. Otherwise the slow path loads the manifest and
 checks each job against its log record: key parts, each input's content hash, each output's
 bytes; it writes a new snapshot only when every planned job is then current. ``check`` runs the
 same decision but writes nothing: it compiles a dirty job in memory and calls the artifact
@@ -19,25 +21,21 @@ folder (``out/<target>/<platform>/``).
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 from hotplex.build import log as state_log
-from hotplex.build.request import Request
+from hotplex.build.request import Request, Summary
 from hotplex.build.snapshot import current_outcome, fast_current, fast_reports
-from hotplex.errors import HotplexError
 from hotplex.fs import STATE_DIR, ProjectLock
 from hotplex.manifest.read import MANIFEST_NAME
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from pathlib import Path
-    from typing import Any
 
     from hotplex.records import Outcome
 
-__all__ = ["Request", "current", "run", "up_to_date"]
+__all__ = ["Request", "Summary", "current", "run", "up_to_date"]
 
 
 def _lock_wait(default: float = 60.0) -> float:
@@ -67,25 +65,31 @@ def run(request: Request, fast: bool = True) -> Outcome:
         return _run(request, fast)
 
 
-def up_to_date(request: Request) -> tuple[int, list[Any], list[str]] | None:
-    """A no-op build, under the project's lock: how many sets are up to date, the reports of
-    those with a cut or a warning to repeat (records made of these only: most projects parse
-    no report and load neither the records nor attrs) and the warnings. None: run the build
-    with ``fast=False``."""
+def up_to_date(request: Request) -> Summary | None:
+    """A build that need not decide every job, under the project's lock: a no-op (the reports
+    of the sets with a cut or a warning to repeat are all it parses: most projects parse no
+    report and load neither the records nor attrs), or the touched path (``touched.py``: a few
+    inputs were edited, and only the jobs reading them are built). None: run the build with
+    ``fast=False``."""
     with ProjectLock(request.root / STATE_DIR, LOCK_WAIT_SECONDS):
         closing = state_log.load_closing(request.root)
-        found = fast_current(request.root, _manifest(request), request.targets, closing)
-    if found is None:
-        return None
+        manifest = _manifest(request)
+        found = fast_current(request.root, manifest, request.targets, closing)
+        if found is None:
+            if closing is None or request.check:
+                return None
+            from hotplex.build import touched
+
+            return touched.build(request, manifest, closing)
     count, told, warnings = found
     if not told:
-        return count, [], warnings
+        return Summary([], count, [], warnings)
     wanted = set(told)
     reports = closing.job_reports() or []
     outcome = current_outcome([r for r in reports if r.get("job") in wanted], warnings)
     if outcome is None or len(outcome.jobs) != len(wanted):
         return None
-    return count, outcome.jobs, warnings
+    return Summary(outcome.jobs, count, [], warnings)
 
 
 def current(request: Request) -> tuple[int, list[str], list[str]] | None:
@@ -108,33 +112,6 @@ def _run(request: Request, fast: bool) -> Outcome:
         outcome = current_outcome(*reports) if reports is not None else None
         if outcome is not None:
             return outcome
-    from hotplex.build.engine import Builder
+    from hotplex.build.engine import slow
 
-    with _no_cyclic_gc():
-        builder = Builder(request, manifest, state_log.load(request.root))
-        if request.check:
-            return builder.run(None)
-        log = state_log.Log(request.root, builder.state)
-        try:
-            return builder.run(log)
-        except BaseException:
-            with contextlib.suppress(HotplexError):
-                log.close(None)
-            raise
-
-
-@contextlib.contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """Pause Python's cycle collector for the slow path: the log's records are a large heap of
-    long-lived, acyclic objects that each full collection would traverse again (a third of a
-    10,000-artifact build). Reference counting still frees everything; collection resumes after.
-    """
-    import gc
-
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+    return slow(request, manifest)

@@ -81,13 +81,7 @@ def reasons(
     for path, old in record.inputs.items():
         new = input_digest(path)
         if new != old:
-            found.append(
-                f"new input {path}"
-                if old is None
-                else f"{path} removed"
-                if new is None
-                else f"{path} changed"
-            )
+            found.append(input_reason(path, old, new))
     for path, recorded in record.outputs.items():
         current = output_digest(path, recorded)
         if current is None:
@@ -95,6 +89,13 @@ def reasons(
         elif current != recorded.digest:
             found.append(f"output edited by hand: {path}")
     return found
+
+
+def input_reason(path: str, old: str | None, new: str | None) -> str:
+    """Why an input whose digest moved from ``old`` to ``new`` rebuilds (None: absent)."""
+    if old is None:
+        return f"new input {path}"
+    return f"{path} removed" if new is None else f"{path} changed"
 
 
 def changed_variables(record: JobRecord, current: dict[str, str]) -> list[str]:

@@ -3,6 +3,7 @@ ones (in parallel with ``-j``), execute, record, delete orphans, and close with 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import posixpath
 import time
@@ -10,7 +11,8 @@ from itertools import islice
 from typing import TYPE_CHECKING
 
 import attrs
-from hotplex.build import decide, orphans, snapshot
+from hotplex.build import decide, orphans, reports, snapshot
+from hotplex.build import log as state_log
 from hotplex.build.execute import Check, Strategy, Write, refuse_foreign_places
 from hotplex.build.outputs import Outputs
 from hotplex.build.pool import Pool
@@ -20,9 +22,9 @@ from hotplex.manifest.jobs import Job, plan, select
 from hotplex.records import Interrupted, JobRecord, JobReport, Outcome
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
 
-    from hotplex.build import log as state_log
     from hotplex.build.execute import Done
     from hotplex.build.request import Request
     from hotplex.manifest.model import Model
@@ -41,7 +43,7 @@ class Builder:
         self.state = state
         self.started = time.time_ns()  # every stamp this build records was taken after this
         self.manifest_stamp = stamp(manifest_path)
-        _remember_package(state.snapshot)
+        snapshot.remember_package(state.snapshot)
         self.model = loading.load(request.root, manifest_path, cached=True)
         known = {
             path: (Stamp(rec.mtime_ns, rec.size, rec.ino), rec.digest)
@@ -190,9 +192,10 @@ class Builder:
 
     def _closing(
         self, planned: list[Job], kept: set[str], names: set[str], decided: set[str]
-    ) -> tuple[dict, list[JobRecord]] | None:
-        """The snapshot and the records it covers, or None when some planned job is not
-        current (a `build TARGET` left others stale, or left orphans elsewhere)."""
+    ) -> tuple[dict, str] | None:
+        """The snapshot and the reports line of the records it covers, or None when some
+        planned job is not current (a `build TARGET` left others stale, or left orphans
+        elsewhere)."""
         if self.manifest_stamp is None:
             return None
         records = []
@@ -209,17 +212,7 @@ class Builder:
             if orphans.find(whole, everything, self.state.jobs, names):
                 return None
         taken = snapshot.take(self.model, self.manifest_stamp, records, self.inputs, self.started)
-        return taken, records
-
-
-def _remember_package(snapshot: dict | None) -> None:
-    """What the last build recorded of hotplex's own files, for ``fingerprint`` to take back
-    when none has moved (reading and hashing every file of the package is most of the CPU of
-    a build that compiles a hundred jobs)."""
-    from hotplex import fingerprint
-
-    if snapshot is not None:
-        fingerprint.remember({**snapshot.get("fingerprint", {}), "stamps": snapshot.get("package")})
+        return taken, reports.encode(records)
 
 
 def _declared_outputs(model: Model) -> dict[str, tuple[str, ...]]:
@@ -245,3 +238,36 @@ def _batches(jobs: list[Job], size: int):
     it = iter(jobs)
     while batch := list(islice(it, size)):
         yield batch
+
+
+def slow(request: Request, manifest: Path) -> Outcome:
+    """The slow path: every job decided against its record; the caller holds the lock when it
+    builds."""
+    with _no_cyclic_gc():
+        builder = Builder(request, manifest, state_log.load(request.root))
+        if request.check:
+            return builder.run(None)
+        log = state_log.Log(request.root, builder.state)
+        try:
+            return builder.run(log)
+        except BaseException:
+            with contextlib.suppress(HotplexError):
+                log.close(None)
+            raise
+
+
+@contextlib.contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Pause Python's cycle collector for the slow path: the log's records are a large heap of
+    long-lived, acyclic objects that each full collection would traverse again (a third of a
+    10,000-artifact build). Reference counting still frees everything; collection resumes after.
+    """
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -44,6 +44,19 @@ class Strategy:
     def __init__(self, outputs: Outputs, diff: bool = False) -> None:
         self.outputs = outputs
         self.diff = diff
+        self._places: tuple[Model, dict[str, int]] | None = None
+
+    def places(self, model: Model) -> dict[str, int]:
+        """Each file a target places -> the index of the first target placing it; worked out
+        once per model, not once per job (a job of a thousand would ask every target)."""
+        if self._places is None or self._places[0] is not model:
+            found: dict[str, int] = {}
+            for index, target in enumerate(model.manifest.target):
+                place = model.worker_of(target).placed(target)
+                if place is not None:
+                    found.setdefault(place, index)
+            self._places = (model, found)
+        return self._places[1]
 
     def execute(
         self,
@@ -61,7 +74,7 @@ class Strategy:
         try:
             compiled = compile_job(model, job, inputs)
             emitted = compiled.emitted
-            _refuse_reading_placed(model, job, compiled.inputs)
+            _refuse_reading_placed(model, job, compiled.inputs, self.places(model))
             result = self.apply(emitted, recorded, reasons)
         except HotplexError as error:
             return error
@@ -103,12 +116,14 @@ class Strategy:
         raise NotImplementedError
 
 
-def _refuse_reading_placed(model: Model, job: Job, inputs: dict[str, str | None]) -> None:
+def _refuse_reading_placed(
+    model: Model, job: Job, inputs: dict[str, str | None], places: dict[str, int]
+) -> None:
     """A job that reads a placed file (an include, a CLAUDE.md import of ``.rules``) would feed
     hotplex's output back in at every build: what validation cannot see before reading."""
-    for index, target in enumerate(model.manifest.target):
-        place = model.worker_of(target).placed(target)
-        if place is not None and place in inputs:
+    for place, index in places.items():
+        if place in inputs:
+            target = model.manifest.target[index]
             raise HotplexError.single(
                 f"{job.id} reads '{place}', the file target '{target.name}' places: hotplex"
                 " would read its own output back",

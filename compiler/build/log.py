@@ -46,7 +46,9 @@ COMPACT_RATIO = 1.5
 COMPACT_SLACK = 64 * 1024
 # The fast path reads the log's last line backwards in blocks of this size (doubling).
 TAIL_BLOCK = 64 * 1024
-# Lines are written with sorted keys, so a reports line is known by its start.
+# Lines are written with sorted keys, so a reports line is known by its start (``INDEXED``;
+# ``_REPORTS``: as hotplex wrote it before the line had its index, ``build/reports.py``).
+INDEXED = '{"at":'
 _REPORTS = '{"reports":'
 
 # What a job record must hold for the build to trust it (key -> type).
@@ -107,7 +109,7 @@ def load(root: Path) -> State:
     state = State(torn=lines[-1] != "")
     try:
         for number, line in enumerate(lines[:-1], start=2):
-            if line.startswith(_REPORTS):
+            if line.startswith((INDEXED, _REPORTS)):
                 state.size += len(line) + 1  # for the fast path only: counted, not parsed
             else:
                 _apply(state, line, number)
@@ -127,18 +129,25 @@ class Closing:
         # Where the reports line ends (its newline included): the snapshot line starts.
         self.reports_end = reports_end
 
-    def job_reports(self) -> list[dict[str, Any]] | None:
-        """The report part of each job's record (no keys, inputs or variables), as the log holds
-        it: the no-op path reads it without making records."""
+    def reports_line(self) -> bytes | None:
+        """The reports line, as the log holds it (None: not one)."""
         try:
             with open(self.path, "rb") as handle:
                 lines = _last_lines(handle, self.reports_end, 1)
         except OSError:
             return None
-        if lines is None or not lines[0].startswith(_REPORTS.encode()):
+        if lines is None or not lines[0].startswith((INDEXED.encode(), _REPORTS.encode())):
+            return None
+        return lines[0]
+
+    def job_reports(self) -> list[dict[str, Any]] | None:
+        """The report part of each job's record (no keys, inputs or variables), as the log holds
+        it: the no-op path reads it without making records."""
+        line = self.reports_line()
+        if line is None:
             return None
         try:
-            jobs = json.loads(lines[0])["reports"]
+            jobs = json.loads(line)["reports"]
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None  # ValueError includes a UnicodeDecodeError
         return jobs if isinstance(jobs, list) and all(isinstance(j, dict) for j in jobs) else None
@@ -185,20 +194,22 @@ def load_closing(root: Path) -> Closing | None:
 
 def _last_lines(handle: Any, end: int, count: int) -> list[bytes] | None:
     """The last ``count`` lines of a file that ends with a newline (None for a torn one), read
-    backwards in doubling blocks, which keeps the re-concatenation linear."""
+    backwards in doubling blocks, each searched for newlines once and joined once."""
     handle.seek(end - 1)
     if end <= len(HEADER) or handle.read(1) != b"\n":
         return None
-    tail = b""
+    blocks: list[bytes] = []
     start = end - 1  # the final newline ends the last line; it is not part of it
-    block = TAIL_BLOCK
-    while start > 0 and tail.count(b"\n") < count:
-        step = min(block, start)
+    size = TAIL_BLOCK
+    found = 0
+    while start > 0 and found < count:
+        step = min(size, start)
         start -= step
         handle.seek(start)
-        tail = handle.read(step) + tail
-        block *= 2
-    lines = tail.split(b"\n")
+        blocks.append(handle.read(step))
+        found += blocks[-1].count(b"\n")
+        size *= 2
+    lines = b"".join(reversed(blocks)).split(b"\n")
     return lines[-count:] if len(lines) > count else None
 
 
@@ -349,8 +360,10 @@ class Log:
             raise _log_failed(log_path(self.root), exc) from None
         crash_point()
 
-    def close(self, closing: tuple[dict[str, Any], list[JobRecord]] | None) -> None:
-        """End the build: reports and a snapshot when it finished, nothing when it failed.
+    def close(self, closing: tuple[dict[str, Any], str] | None) -> None:
+        """End the build: the reports line (``build/reports.py``) and a snapshot when it
+        finished, nothing when it failed. The snapshot records how long the live records are,
+        for a build that appends without reading them (``build/touched.py``).
 
         No fsync, as for the artifacts: what a killed process wrote is safe in the kernel, and
         surviving a power cut would take an fsync per artifact, which no fast build affords."""
@@ -358,9 +371,9 @@ class Log:
             return
         try:
             if closing is not None:
-                snapshot, records = closing
-                reports = [record_to_json(r, report_only=True) for r in records]
-                self._handle.write(_line({"reports": reports}) + _line({"snapshot": snapshot}))
+                snapshot, reports = closing
+                snapshot = {**snapshot, "live": snapshot.get("live", self.state.live)}
+                self._handle.write(reports + _line({"snapshot": snapshot}))
             self._handle.flush()
         except OSError as exc:
             raise _log_failed(log_path(self.root), exc) from None

@@ -9,6 +9,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path mil
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
+    from typing import Any
 
 
 @value
@@ -44,3 +45,28 @@ class Request:
             processes=processes,
             on_progress=on_progress,
         )
+
+
+@value
+class Summary:
+    """What a build says when it did not decide every job against its record (the no-op and
+    the touched paths), and what the CLI prints of any build: the sets it lists (rebuilt, or
+    with a cut or a warning to repeat; in plan order), how many are up to date, the orphans it
+    deleted and the warnings."""
+
+    FIELDS = ("jobs", "current", "orphans", "warnings")
+    jobs: list[Any]  # JobReports
+    current: int
+    orphans: list[str]
+    warnings: list[str]
+
+    def __init__(
+        self, jobs: list[Any], current: int, orphans: list[str], warnings: list[str]
+    ) -> None:
+        self.__dict__.update(jobs=jobs, current=current, orphans=orphans, warnings=warnings)
+
+    @classmethod
+    def of(cls, jobs: list[Any], orphans: list[str], warnings: list[str]) -> Summary:
+        """A build's outcome as the CLI prints it, from the reports of every job."""
+        listed = [j for j in jobs if j.rebuilt or j.truncations or j.warnings]
+        return cls(listed, sum(not j.rebuilt for j in jobs), orphans, warnings)

@@ -66,20 +66,50 @@ def _current(
     if any(t not in snap["targets"] for t in targets):
         return None  # the slow path names the unknown target
     chosen = targets or snap["targets"]
-    outputs = snap["outputs"]
-    checks = [
-        *((f"{root}/{p}", rec) for p, rec in snap["files"].items()),
-        *((f"{root}/{p}", rec) for p, rec in snap["dirs"].items()),
-        *((f"{root}/{p}", rec) for p, rec in snap.get("sources", {}).items()),
-        *(snap["package"].items()),
-        *((f"{root}/{p}", rec) for t in chosen for p, rec in outputs[t].items()),
-    ]
+    files = [(f"{root}/{p}", rec) for p, rec in snap["files"].items()]
+    checks = [*files, *_others(root, snap, chosen)]
     if not all(_matches(path, rec) for path, rec in checks):
         return None
     count = sum(snap["sets"][t] for t in chosen)
     told = [job for target, job in snap["told"] if target in chosen]
     warnings = list(snap.get("warnings", ()))  # the unused-file report of the last slow build
     return count, told, warnings
+
+
+def _others(
+    root: str, snap: dict[str, Any], chosen: list[str], sources: bool = True
+) -> list[tuple[str, Any]]:
+    """Every stamp of the snapshot but the inputs': folders, hotplex's files, outputs, and
+    (``sources``) what the unused-file and raw-copy reports depend on."""
+    outputs = snap["outputs"]
+    return [
+        *((f"{root}/{p}", rec) for p, rec in snap["dirs"].items()),
+        *((f"{root}/{p}", rec) for p, rec in (snap.get("sources", {}) if sources else {}).items()),
+        *(snap["package"].items()),
+        *((f"{root}/{p}", rec) for t in chosen for p, rec in outputs[t].items()),
+    ]
+
+
+def moved_inputs(root: Path, snap: dict[str, Any]) -> list[str] | None:
+    """The input files whose stamps moved since the snapshot, when nothing else did: not the
+    manifest, a folder, hotplex's own files nor an output (None then, as for a snapshot of
+    unexpected shape). Each stamp is taken once. The reports' stamps may move with an input's:
+    a compiled source is there because raw copies of it depend on its presence alone."""
+    base = os.fspath(root)
+    try:
+        moved = [p for p, rec in snap["files"].items() if not _matches(f"{base}/{p}", rec)]
+        if snap["manifest"] in moved:
+            return None
+        others = _others(base, snap, snap["targets"], sources=False)
+        if not all(_matches(path, rec) for path, rec in others):
+            return None
+        for path, rec in snap.get("sources", {}).items():
+            full = f"{base}/{path}"
+            if not _matches(full, rec) and (path not in moved or not os.path.isfile(full)):
+                return None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError):
+        return None
+    return moved
 
 
 def current_outcome(reports: list[dict[str, Any]], warnings: list[str]) -> Outcome | None:
@@ -120,12 +150,12 @@ def take(
 
     root = model.root
     manifest = os.path.relpath(model.manifest_path, root)
-    files: dict[str, list[Any] | None] = {manifest: _trusted(manifest_stamp, None, started_ns)}
+    files: dict[str, list[Any] | None] = {manifest: trusted(manifest_stamp, None, started_ns)}
     for record in records:
         for path in record.inputs:
             if path not in files:
                 digest = inputs.digest(path)
-                files[path] = _trusted(inputs.stamps.get(path), digest, started_ns)
+                files[path] = trusted(inputs.stamps.get(path), digest, started_ns)
     package = fingerprint.package_state()[0]
     outputs: dict[str, dict[str, list[int]]] = {t.name: {} for t in model.manifest.target}
     sets = dict.fromkeys(outputs, 0)
@@ -144,7 +174,7 @@ def take(
         "outputs": outputs,
         "sets": sets,
         "told": [[r.target, r.job] for r in records if r.truncations or r.warnings],
-        "package": {p: _trusted(s, None, started_ns) for p, s in package.items()},
+        "package": {p: trusted(s, None, started_ns) for p, s in package.items()},
         "fingerprint": fingerprint.recorded(),
     }
 
@@ -155,8 +185,18 @@ def unread(
     """What the snapshot adds for the unused-file report: the stamp of every folder of the
     sources folder (a file added to one moves it, so a no-op build still reports a new file
     no artifact reads), and the report itself, which a no-op build repeats."""
-    stamps = {f: _trusted(stamp(root / f), None, started_ns) for f in folders}
+    stamps = {f: trusted(stamp(root / f), None, started_ns) for f in folders}
     return {"sources": stamps, "warnings": warnings}
+
+
+def remember_package(snapshot: dict[str, Any] | None) -> None:
+    """What the last build recorded of hotplex's own files, for ``fingerprint`` to take back
+    when none has moved (reading and hashing every file of the package is most of the CPU of
+    a build that compiles a hundred jobs)."""
+    from hotplex import fingerprint
+
+    if snapshot is not None:
+        fingerprint.remember({**snapshot.get("fingerprint", {}), "stamps": snapshot.get("package")})
 
 
 def _dir_stamps(root: Path, out: str) -> dict[str, list[Any] | None]:
@@ -168,14 +208,17 @@ def _dir_stamps(root: Path, out: str) -> dict[str, list[Any] | None]:
         folder = pending.pop()
         folders.append(folder)
         pending += (f"{folder}/{e.name}" for e in entries(os.path.join(root, folder), folders=True))
-    stamps: dict[str, list[Any] | None] = {}
-    for folder in folders:
-        current = stamp(root / folder)
-        stamps[folder] = None if current is None else [*current.as_list(), None]
-    return stamps
+    return {folder: folder_stamp(root / folder) for folder in folders}
 
 
-def _trusted(current: Stamp | None, digest: str | None, started_ns: int) -> list[Any] | None:
+def folder_stamp(path: Path) -> list[Any] | None:
+    """An artifact folder's stamp as the snapshot records it (its entries, not its files'
+    bytes, are what it vouches for: no racy window)."""
+    current = stamp(path)
+    return None if current is None else [*current.as_list(), None]
+
+
+def trusted(current: Stamp | None, digest: str | None, started_ns: int) -> list[Any] | None:
     """A stamp to record: its mtime is replaced by -1 (never matches) when the file was
     modified so shortly before this build read it that a same-tick change could hide."""
     if current is None:

@@ -53,19 +53,33 @@ def save(loaded: model.Model, cache_key: str) -> None:
         write_atomic(loaded.root / STATE_DIR / CACHE_NAME, text.encode("utf-8"))
 
 
+class _Classes(dict):
+    """The classes a cached model may name: the model's own, and a worker's options class
+    (``worker:NAME``) or one it is made of (``worker:NAME:Class``), looked up when named, so
+    only the workers the manifest uses are imported."""
+
+    def __missing__(self, name: str) -> type:
+        from hotplex import registry
+
+        _, worker_name, *nested = name.split(":") if name.startswith("worker:") else ("", "")
+        worker = registry.get(worker_name)
+        if worker is None or len(nested) > 1:
+            raise KeyError(name)
+        found = {k.__name__: k for k in _nested(worker.Options)}
+        kind = found[nested[0]] if nested else worker.Options
+        self[name] = kind
+        return kind
+
+
 def _classes() -> dict[str, type]:
-    from hotplex import registry
     from hotplex.worker import NoOptions
 
-    found: dict[str, type] = {
-        name: value
+    found = _Classes(
+        (name, value)
         for name, value in vars(model).items()
         if isinstance(value, type) and attrs.has(value) and value.__module__ == model.__name__
-    }
+    )
     found["NoOptions"] = NoOptions
-    for name, worker in registry.workers().items():
-        found[f"worker:{name}"] = worker.Options
-        found.update((f"worker:{name}:{k.__name__}", k) for k in _nested(worker.Options))
     return found
 
 

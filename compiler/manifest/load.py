@@ -46,7 +46,7 @@ def load(root: Path, manifest_path: Path | None = None, cached: bool = False) ->
     session_dirs = check_on_disk(root, manifest, display)
     sources = effective_sources(manifest)
     read_by = target_sources(manifest, sources)
-    workers = {t.name: registry.workers()[t.worker] for t in manifest.target}
+    workers = {t.name: registry.get(t.worker) for t in manifest.target}
     return Model(manifest, root, path, display, sources, read_by, cache_key, workers, session_dirs)
 
 

@@ -108,6 +108,21 @@ _INTENDED = (
 )
 
 
+# The general categories of every character that is default-ignorable or a C1 control, in any
+# Unicode version (a reserved one is Cn), and the Hangul fillers, the only letters among them.
+_MAY_HIDE = frozenset(("Cc", "Cf", "Cn", "Co", "Cs", "Mn", "Me"))
+_FILLERS = frozenset("\u115f\u1160\u3164\uffa0")
+
+
+def _may_hide(text: str) -> bool:
+    """Whether ``text`` has a character outside ASCII that the hidden-text pattern could match:
+    most text outside ASCII (a dash, an accent, CJK) has none, and then the Unicode properties
+    are not needed (importing ``regex`` and compiling them: about 75 M instructions)."""
+    return any(
+        c in _FILLERS or unicodedata.category(c) in _MAY_HIDE for c in set(text) if c > "\x7f"
+    )
+
+
 @functools.cache
 def _unicode() -> Any:
     """The Unicode properties, compiled once; ``regex`` is imported only for non-ASCII text."""
@@ -152,7 +167,7 @@ class Match:
 def scan(text: str) -> tuple[Match, ...]:
     """Every run of hidden characters in ``text``, in order. Outside ASCII only controls can
     hide text, so ASCII text costs two quick checks."""
-    if text.isascii() and _ASCII_CONTROL.search(text) is None:
+    if _ASCII_CONTROL.search(text) is None and (text.isascii() or not _may_hide(text)):
         return ()
     props = _unicode()
     found: list[Match] = []

@@ -54,7 +54,7 @@ def test_the_log_is_a_versioned_header_then_json_lines(built):
     assert lines[-1] == ""  # every line is terminated
     records = [json.loads(line) for line in lines[1:-1]]
     assert {r["job"] for r in records if "job" in r} == JOBS
-    assert list(records[-2]) == ["reports"] and list(records[-1]) == ["snapshot"]
+    assert list(records[-2]) == ["at", "readers", "reports"] and list(records[-1]) == ["snapshot"]
     assert {r["job"] for r in records[-2]["reports"]} == JOBS
     job = next(r for r in records if r.get("job") == "cc/slack")
     assert set(job["keys"]) == {"compiler", "profile", "target", "layout", "limits"}

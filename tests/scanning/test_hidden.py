@@ -528,3 +528,15 @@ def test_a_file_name_with_an_escape_or_a_line_break_is_shown_visibly_in_warnings
     assert "\x1b" not in result.stderr
     assert "n<U+001B>[8mx<U+000A>warning: forged.md" in result.stderr
     assert not any(line.startswith("warning: forged") for line in result.stderr.splitlines())
+
+
+def test_the_pre_check_lets_through_every_character_the_pattern_matches():
+    """``scan`` skips the Unicode properties for text whose characters outside ASCII cannot
+    hide anything; that must hold for every code point the pattern matches."""
+    from hotplex.scanning.hidden import _may_hide, _unicode
+
+    pattern = _unicode().hidden
+    matched = [c for c in map(chr, range(0x80, 0x110000)) if pattern.fullmatch(c)]
+    assert len(matched) > 4000  # the tags, the variation selectors, C1 controls, ...
+    assert [c for c in matched if not _may_hide(c)] == []
+    assert not _may_hide("an em dash — and “quotes”, café, 日本語")

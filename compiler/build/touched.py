@@ -1,0 +1,263 @@
+"""The touched path: a build after a few inputs were edited, and nothing else moved.
+
+When the snapshot's stamps all hold but some inputs' (not the manifest, a folder, hotplex's own
+files nor an output), the jobs those inputs reach are found in the reports line's index
+(``build/reports.py``) instead of deciding every job against its record: the other jobs' keys,
+variables, inputs and outputs are exactly what the snapshot vouches for. Each moved input is
+hashed; a job that reads one whose bytes changed is dirty, with the reasons the slow path gives
+(``decide.input_reason``), and is compiled and written as there (``execute``). Its record is
+appended to the log; then the closing is the last one with the dirty jobs' reports, outputs and
+folders replaced, copied otherwise, and the log is not read.
+
+The slow path settles it instead, in the same lock, when a rebuilt job read other inputs than
+before (an include added) or wrote other files (a sub-agent removed: an orphan), or wrote a file
+another job reads: the unused-file report, the orphans and the snapshot's files are then its to
+redo, and it finds the rebuilt jobs current. Whatever else is unexpected (a log of another
+layout, one the slow path would compact) leaves the build to the slow path before anything is
+written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import posixpath
+import time
+
+from hotplex.build import log as state_log
+from hotplex.build import snapshot
+from hotplex.build.request import Summary
+from hotplex.fs import Stamp, stamp
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from hotplex.build.log import Closing
+    from hotplex.build.reports import Indexed
+    from hotplex.build.request import Request
+    from hotplex.records import JobRecord, JobReport
+
+# The touched path appends records and a closing without compacting the log; past this many
+# times its live records' length it leaves the build to the slow path, which compacts.
+APPEND_RATIO = 4
+
+
+def build(request: Request, manifest: Path, closing: Closing) -> Summary | None:
+    """Build what the moved inputs reach, under the caller's lock; None: decide slowly."""
+    snap = closing.snapshot
+    if request.targets or request.check or snap.get("manifest") != _rel(manifest, request.root):
+        return None
+    moved = snapshot.moved_inputs(request.root, snap)
+    live = snap.get("live")
+    if not moved or not isinstance(live, int) or isinstance(live, bool):
+        return None
+    try:
+        if os.path.getsize(closing.path) > APPEND_RATIO * live + state_log.COMPACT_SLACK:
+            return None
+    except OSError:
+        return None
+    from hotplex.build.reports import indexed
+
+    line = indexed(closing)
+    if line is None:
+        return None
+    return _Touched(request, manifest, snap, line).run(moved)
+
+
+def _rel(path: Path, root: Path) -> str:
+    return os.path.relpath(path, root)
+
+
+class _Touched:
+    def __init__(self, request: Request, manifest: Path, snap: dict[str, Any], line: Indexed):
+        from hotplex.manifest import load as loading
+        from hotplex.sources.logs import days_glob
+        from hotplex.sources.resolve import Inputs, read_cap
+
+        self.request = request
+        self.manifest = manifest
+        self.snap = snap
+        self.line = line
+        self.started = time.time_ns()
+        snapshot.remember_package(snap)
+        self.model = loading.load(request.root, manifest, cached=True)
+        known = {
+            path: (Stamp(rec[0], rec[1], rec[2]), rec[3])
+            for path, rec in snap["files"].items()
+            if rec is not None and rec[3]
+        }
+        logs = days_glob(self.model)
+        self.inputs = Inputs(request.root, read_cap(self.model), logs, known=known)
+
+    def run(self, moved: list[str]) -> Summary | None:
+        from hotplex.build.decide import input_reason
+        from hotplex.manifest.jobs import plan
+
+        files = self.snap["files"]
+        changed = {}
+        for path in moved:
+            old = files[path][3] if files[path] is not None else None
+            new = self.inputs.digest(path)
+            if new != old:
+                changed[path] = input_reason(path, old, new)
+        planned = plan(self.model)
+        if len(planned) != len(self.line) or self.model.uncached is not None:
+            return None
+        dirty: dict[int, list[str]] = {}
+        reads: dict[int, list[str]] = {}
+        for paths, indices in self.line.readers:
+            reasons = [changed[p] for p in paths if p in changed]
+            for index in indices if reasons else ():
+                dirty[index], reads[index] = reasons, paths
+        try:
+            decided = [self._decided(planned[i], i, dirty[i]) for i in sorted(dirty)]
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+            return None  # a report of unexpected shape, or of another job
+        return self._execute(planned, decided, reads, moved)
+
+    def _decided(self, job: Any, index: int, reasons: list[str]) -> tuple[Any, ...]:
+        from hotplex.build.decide import Keys
+        from hotplex.build.log import report_records
+
+        report = self.line.report(index)
+        if report["job"] != job.id:
+            raise ValueError(f"report {index} is not {job.id}'s")
+        if not hasattr(self, "keys"):
+            self.keys = Keys(self.model)
+        (record,) = report_records([report])
+        return index, (job, self.keys.of(job), record, reasons)
+
+    def _execute(
+        self,
+        planned: list[Any],
+        decided: list[tuple[int, tuple[Any, ...]]],
+        reads: dict[int, list[str]],
+        moved: list[str],
+    ) -> Summary:
+        import functools
+
+        from hotplex.build.execute import Write, refuse_foreign_places
+        from hotplex.build.outputs import Outputs
+        from hotplex.build.pool import Pool
+        from hotplex.errors import HotplexError
+        from hotplex.records import Interrupted, JobReport
+
+        jobs = [d[0] for _, d in decided]
+        refuse_foreign_places(self.model, jobs, {d[0].id: d[2] for _, d in decided if d[2]})
+        outputs = Outputs(self.request.root, self.model.manifest_display)
+        work = functools.partial(Write(outputs).execute, self.model, self.inputs)
+        log = state_log.Log(self.request.root, state_log.State())
+        pool = Pool(work, self.request.processes)
+        rebuilt: dict[int, JobReport] = {}
+        records: dict[int, JobRecord] = {}
+        settle = False
+        try:
+            for (index, (_job, _keys, old, _reasons)), done in zip(
+                decided, pool.map([d for _, d in decided]), strict=True
+            ):
+                if isinstance(done, HotplexError):
+                    raise done
+                record, result, stamps = done
+                for path, digest in record.inputs.items():
+                    self.inputs.digests.setdefault(path, digest)
+                    self.inputs.stamps.setdefault(path, stamps[path])
+                report = JobReport.of(record, result.status)
+                report.reasons, report.written = result.reasons, result.written
+                rebuilt[index], records[index] = report, record  # reported, then logged
+                log.append(record)
+                settle = settle or _moved_shape(old, record, reads[index], self.snap["files"])
+            if settle:
+                log.close(None)
+                return self._settled(rebuilt)
+            log.close((self._snapshot(planned, records, moved), self.line.replaced(records)))
+        except BaseException as exc:
+            with contextlib.suppress(HotplexError):
+                log.close(None)
+            if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, Interrupted):
+                raise self._interrupted(planned, decided, rebuilt) from None
+            raise
+        finally:
+            pool.close()
+        return self._summary(planned, rebuilt)
+
+    def _settled(self, rebuilt: dict[int, JobReport]) -> Summary:
+        """The slow path, after the jobs it will find current were rebuilt here."""
+        from hotplex.build.engine import slow
+
+        outcome = slow(self.request, self.manifest)
+        jobs = [rebuilt.get(i, job) for i, job in enumerate(outcome.jobs)]
+        return Summary.of(jobs, outcome.orphans, outcome.warnings)
+
+    def _interrupted(
+        self, planned: list[Any], decided: list[tuple[int, Any]], rebuilt: dict[int, JobReport]
+    ) -> Exception:
+        """Ctrl-C: the sets reached by then, as the slow path counts them (in plan order, up to
+        the first dirty set not finished)."""
+        from hotplex.records import Interrupted
+
+        left = [index for index, _ in decided if index not in rebuilt]
+        reached = left[0] if left else len(planned)
+        jobs = [rebuilt.get(i) or self._current(i) for i in range(reached)]
+        return Interrupted(jobs, len(planned))
+
+    def _current(self, index: int) -> JobReport:
+        from hotplex.build.log import report_records
+        from hotplex.records import JobReport
+
+        (record,) = report_records([self.line.report(index)])
+        return JobReport.of(record, "current")
+
+    def _summary(self, planned: list[Any], rebuilt: dict[int, JobReport]) -> Summary:
+        told = {job for _, job in self.snap["told"]}
+        jobs = []
+        for index, job in enumerate(planned):
+            if index in rebuilt:
+                jobs.append(rebuilt[index])
+            elif job.id in told:
+                jobs.append(self._current(index))
+        current = len(planned) - len(rebuilt)
+        return Summary(jobs, current, [], list(self.snap.get("warnings", ())))
+
+    def _snapshot(
+        self, planned: list[Any], records: dict[int, JobRecord], moved: list[str]
+    ) -> dict[str, Any]:
+        """The last snapshot with the moved inputs, the rebuilt jobs' outputs and reports, and
+        the folders they wrote in, stamped again."""
+        root = self.request.root
+        snap = {**self.snap, "files": dict(self.snap["files"]), "dirs": dict(self.snap["dirs"])}
+        sources = snap["sources"] = dict(snap.get("sources", {}))
+        for path in moved:
+            now = self.inputs.stamps.get(path)
+            snap["files"][path] = snapshot.trusted(now, self.inputs.digest(path), self.started)
+            if path in sources:  # a compiled source, for the raw-copy report
+                sources[path] = snapshot.trusted(now, None, self.started)
+        outputs = {target: dict(paths) for target, paths in snap["outputs"].items()}
+        folders = set()
+        for record in records.values():
+            for path, stamped in record.outputs.items():
+                outputs[record.target][path] = stamped.to_list()[:3]
+                folders.add(posixpath.dirname(path))
+        for folder in folders.intersection(snap["dirs"]):
+            snap["dirs"][folder] = snapshot.folder_stamp(root / folder)
+        for folder in folders.intersection(sources):  # a placed file in a sources folder
+            sources[folder] = snapshot.trusted(stamp(root / folder), None, self.started)
+        told = {job for _, job in snap["told"]}
+        for record in records.values():
+            if record.truncations or record.warnings:
+                told.add(record.job)
+            else:
+                told.discard(record.job)
+        snap["told"] = [[j.target.name, j.id] for j in planned if j.id in told]
+        snap["outputs"] = outputs
+        return snap
+
+
+def _moved_shape(old: JobRecord, new: JobRecord, reads: list[str], files: dict[str, Any]) -> bool:
+    """Whether a rebuilt job read other inputs, wrote other files, or wrote an input."""
+    return (
+        sorted(new.inputs) != reads
+        or set(new.outputs) != set(old.outputs)
+        or any(path in files for path in new.outputs)
+    )
