@@ -168,7 +168,7 @@ def take(
         "manifest": manifest,
         "targets": [t.name for t in model.manifest.target],
         "files": files,
-        "dirs": _dir_stamps(root, model.out_dir),
+        "dirs": _dir_stamps(root, model.out_dir, records),
         # Each target's outputs and sets, and the sets with something a no-op build repeats:
         # the no-op path reads these instead of the job reports.
         "outputs": outputs,
@@ -199,15 +199,17 @@ def remember_package(snapshot: dict[str, Any] | None) -> None:
         fingerprint.remember({**snapshot.get("fingerprint", {}), "stamps": snapshot.get("package")})
 
 
-def _dir_stamps(root: Path, out: str) -> dict[str, list[Any] | None]:
-    """`out` and every folder in it: an entry added to or removed from one (a stray artifact
-    folder, a file matching a declared output such as ``agents/x.md``) moves its stamp, so the
-    fast path stays exact about orphans."""
+def _dir_stamps(root: Path, out: str, records: list[JobRecord]) -> dict[str, list[Any] | None]:
+    """`out` and every folder in it, and the folder of each placed file: an entry added to or
+    removed from one (a stray artifact folder, a file matching a declared output such as
+    ``agents/x.md``, a killed write's temp file beside a placed rule) moves its stamp, so the
+    fast and touched paths stay exact about orphans."""
     folders, pending = [], [out]
     while pending:
         folder = pending.pop()
         folders.append(folder)
         pending += (f"{folder}/{e.name}" for e in entries(os.path.join(root, folder), folders=True))
+    folders += (os.path.dirname(place) or "." for r in records for place in r.placed)
     return {folder: folder_stamp(root / folder) for folder in folders}
 
 

@@ -238,7 +238,7 @@ class _Touched:
         for record in records.values():
             for path, stamped in record.outputs.items():
                 outputs[record.target][path] = stamped.to_list()[:3]
-                folders.add(posixpath.dirname(path))
+                folders.add(posixpath.dirname(path) or ".")
         for folder in folders.intersection(snap["dirs"]):
             snap["dirs"][folder] = snapshot.folder_stamp(root / folder)
         for folder in folders.intersection(sources):  # a placed file in a sources folder

@@ -593,3 +593,22 @@ def test_a_fifo_or_a_huge_file_at_the_place_is_refused_without_a_blocking_read(
         handle.truncate(100 * 1024 * 1024)  # sparse: 100 MiB of NUL, never read whole
     result = hotplex("-C", str(root), "build")
     assert result.status == 2 and "hotplex did not write it" in result.stderr
+
+
+def test_a_killed_writes_temp_file_beside_a_placed_file_is_seen_by_an_up_to_date_build(
+    project, hotplex
+):
+    """The folder of each placed file is stamped like the folders of ``out``: a temp file left
+    there by a killed write (the project's own folder, for Zed's ``.rules``) sends the next
+    build, with nothing else changed, past the up-to-date path to delete it."""
+    assert hotplex("-C", str(project), "build").status == 0
+    for left in (project / "..rules.4242.7.tmp", project / ".cursor/rules/.cursor.mdc.4242.8.tmp"):
+        left.write_text("half a rule", encoding="utf-8")
+    result = hotplex("-C", str(project), "build")
+    assert result.status == 0, result.stderr
+    assert "deleted ..rules.4242.7.tmp (a killed write's temp file)" in result.stdout
+    assert "deleted .cursor/rules/.cursor.mdc.4242.8.tmp (a killed write's temp file)" in (
+        result.stdout
+    )
+    assert not (project / "..rules.4242.7.tmp").exists()
+    assert hotplex("-C", str(project), "check").status == 0
