@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from hotplex.document import sanitize
-from hotplex.scanning import hidden, secrets
+from hotplex.scanning import hidden, secret_rules
 
 SIZE = 50 * 1024
 RESULT = Path(__file__).with_name("hidden_scan.txt")
@@ -96,7 +96,7 @@ def main() -> int:
     rows = ["file           bytes  chars  secrets ms  hidden ms  ratio  sanitize ms  findings"]
     met = True
     for name, text in files.items():
-        secret_s = median_seconds(secrets.scan.__wrapped__, text, args.repeat)
+        secret_s = median_seconds(secret_rules.scan.__wrapped__, text, args.repeat)
         hidden_s = median_seconds(hidden.scan.__wrapped__, text, args.repeat)
         sanitize_s = median_seconds(lambda t: sanitize.sanitize(t, RESERVED), text, args.repeat)
         met &= hidden_s <= secret_s or name in STRESS

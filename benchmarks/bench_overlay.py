@@ -20,7 +20,7 @@ from pathlib import Path
 
 from hotplex import Project
 from hotplex.document import sanitize
-from hotplex.scanning import hidden, secrets
+from hotplex.scanning import hidden, secret_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 BUDGET = 2000
@@ -65,7 +65,7 @@ def scans_seconds(overlays: list[dict[str, str]]) -> float:
     started = time.perf_counter()
     for overlay in overlays[:-1]:
         for text in overlay.values():
-            secrets.scan.__wrapped__(text)
+            secret_rules.scan.__wrapped__(text)
             hidden.scan.__wrapped__(text)
             sanitize.sanitize(text, RESERVED)
     return (time.perf_counter() - started) / (len(overlays) - 1)

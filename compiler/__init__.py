@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from hotplex import errors as _errors
-
 __version__ = "0.1.0"
 
 # Public name -> the submodule that defines it.
@@ -37,19 +35,6 @@ __all__ = [
     "Span",
     "__version__",
 ]
-
-
-def _redact_secrets(text: str) -> str:
-    """``text`` with every secret the scanner finds in it redacted, as a finding's place is: a
-    message quotes what the user or a client wrote (a key, a target, a file name)."""
-    from hotplex.scanning.secrets import redact, scan
-
-    for match in scan(text):
-        text = text.replace(match.secret, redact(match.secret))
-    return text
-
-
-_errors.redact_secrets = _redact_secrets
 
 
 def __getattr__(name: str) -> object:

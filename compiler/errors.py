@@ -7,7 +7,7 @@ the CLI prints or exits.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from hotplex.values import value
 
@@ -21,15 +21,6 @@ EXIT_INTERNAL = 3  # a bug in hotplex itself
 # line under a caret): a key or value the user sent can be a megabyte long, and an error that
 # quotes it in each part would be several.
 SHOWN = 1000
-
-
-def _unredacted(text: str) -> str:
-    return text
-
-
-# The secret scanner's redaction of a text, set by the package (``hotplex/__init__.py``): the
-# scanner makes problems, so this module cannot import it.
-redact_secrets: Callable[[str], str] = _unredacted
 
 
 @value
@@ -171,6 +162,17 @@ def shown(text: str) -> str:
         head, tail = floor(text, half), floor(text, len(text) - half)
         text = f"{text[:head]}…({tail - head} more characters)…{text[tail:]}"
     return visible(text)
+
+
+def redact_secrets(text: str) -> str:
+    """``text`` with every secret the scanner finds in it redacted, as a finding's place is: a
+    message quotes what the user or a client wrote (a key, a target, a file name)."""
+    # Imported here: the no-op path renders no message and loads neither the rules nor dataclasses.
+    from hotplex.scanning.secret_rules import redact, scan
+
+    for match in scan(text):
+        text = text.replace(match.secret, redact(match.secret))
+    return text
 
 
 def visible(text: str) -> str:

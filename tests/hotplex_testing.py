@@ -48,8 +48,9 @@ def run_hotplex(
     return Result(done.returncode, done.stdout, done.stderr)
 
 
-# One credential-shaped fake per rule of hotplex.scanning.secrets, assembled here so that no file in the
-# repository holds a string that secret scanners (or hotplex itself) would take for a real key.
+# One credential-shaped fake per rule of hotplex.scanning.secret_rules, assembled here so that no
+# file in the repository holds a string that secret scanners (or hotplex itself) would take for a
+# real key.
 FAKE_SECRETS: dict[str, str] = {
     "anthropic-api-key": "sk-ant-api03-" + "hotplexFAKE0" * 7 + "AA",
     "openai-api-key": "sk-proj-" + "hotplexFAKE1" * 5,

@@ -147,7 +147,7 @@ class Metacognition:
 
 @attrs.frozen
 class Secrets:
-    # A rule name (see hotplex.scanning.secrets.RULES) turns that rule off; any other entry
+    # A rule name (see hotplex.scanning.secret_rules.RULES) turns that rule off; any other entry
     # allows the findings whose matched text contains it.
     allow: tuple[str, ...] = ()
     # Globs of project-relative source paths whose findings are allowed ("agent-configs/demo/*").

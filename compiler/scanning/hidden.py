@@ -59,10 +59,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from hotplex.errors import Problem, Span, suggest
+from hotplex.scanning.memo import cached_for_short_texts
 from hotplex.scanning.origins import (
     Allowance,
     Origin,
-    cached_for_short_texts,
     line_needles,
     locate,
 )

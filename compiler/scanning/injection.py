@@ -51,10 +51,10 @@ from dataclasses import dataclass
 
 from hotplex.document.sanitize import skeleton
 from hotplex.errors import Problem, Span
+from hotplex.scanning.memo import cached_for_short_texts
 from hotplex.scanning.origins import (
     Allowance,
     Origin,
-    cached_for_short_texts,
     line_needles,
     locate,
     misspelt_rule,

@@ -1,5 +1,5 @@
-"""What the content scans share: where a match in rendered text was written, what the manifest
-allows, and a cache for the texts a build renders the same way for many jobs.
+"""What the content scans share: where a match in rendered text was written and what the manifest
+allows (their cache is ``memo.py``).
 
 The secret scan (``secrets.py``) and the hidden-text scan (``hidden.py``) both search a file's
 text *as rendered for a job* and must name the place the user wrote what they found: the file, an
@@ -11,30 +11,11 @@ manifest allow findings by name, by a part of their text or by the file they are
 from __future__ import annotations
 
 import fnmatch
-import functools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from hotplex.errors import Span, suggest
-
-Result = TypeVar("Result")
-
-# The cache keeps its texts alive: only short ones (nearly all sources) are worth keeping.
-CACHED_CHARS = 32_768
-
-
-def cached_for_short_texts(scan: Callable[[str], Result]) -> Callable[[str], Result]:
-    """``scan`` is pure, so a file rendered the same for many jobs (or sessions of a gateway) is
-    searched once; long texts are searched each time rather than kept alive."""
-    cached = functools.lru_cache(maxsize=1024)(scan)
-
-    @functools.wraps(scan)
-    def wrapper(text: str) -> Result:
-        return cached(text) if len(text) <= CACHED_CHARS else scan(text)
-
-    return wrapper
 
 
 @dataclass(frozen=True)

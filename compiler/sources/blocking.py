@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from hotplex.errors import Problem
 from hotplex.records import Finding
-from hotplex.scanning import hidden, injection, secrets
+from hotplex.scanning import hidden, injection, secret_rules, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources.logs import blocks, name_suffix
 
@@ -52,7 +52,7 @@ def scan(
     """Every finding of ``body`` (a file's text after its frontmatter, which starts at
     ``first_line`` of the file named ``file``; ``named``: the text is the file's name, a day's
     heading) that the manifest does not allow, in order."""
-    if not (secrets.scan(body) or hidden.scan(body) or injection.scan(body)):
+    if not (secret_rules.scan(body) or hidden.scan(body) or injection.scan(body)):
         return []
     places = [Origin(body, file, first_line, named=named)]
     keys, chars, rules = manifest.secrets, manifest.unicode, manifest.injection

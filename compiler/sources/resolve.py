@@ -38,7 +38,7 @@ from hotplex.fs import (
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import METACOGNITION_NOTE, HtmlComments, Model, Source
 from hotplex.records import Section, Truncation
-from hotplex.scanning import hidden, injection, manifest_texts, secrets
+from hotplex.scanning import hidden, injection, manifest_texts, secret_rules, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources import claude as claude_sources
 from hotplex.sources import comments, frontmatter
@@ -336,7 +336,9 @@ class Resolver:
         injected = display is not None and (
             manifest.injection.scope == "all" or self.inputs.overlaid((display,))
         )
-        if not (secrets.scan(text) or hidden.scan(text) or (injected and injection.scan(text))):
+        if not (
+            secret_rules.scan(text) or hidden.scan(text) or (injected and injection.scan(text))
+        ):
             return
         places = origins()
         settings = manifest.secrets

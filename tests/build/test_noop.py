@@ -45,3 +45,15 @@ def test_an_up_to_date_run_imports_only_the_standard_library(hotplex, example_co
     assert not [m for m in modules if m.split(".")[0] in NOT_ON_THE_NOOP_PATH]
     assert not [m for m in modules if m.startswith(NOT_UNDER)]
     assert foreign == []  # nothing outside the standard library but hotplex
+
+
+_IMPORT_ONLY = """
+import hotplex, json, sys
+print(json.dumps(sorted(m for m in sys.modules if m.startswith('hotplex.'))))
+"""
+
+
+def test_importing_the_package_imports_none_of_its_modules():
+    done = subprocess.run([sys.executable, "-c", _IMPORT_ONLY], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hotplex.build import Request, run
 from hotplex.errors import EXIT_CONFIG, EXIT_FAILED, BuildFailed, HotplexError
-from hotplex.scanning import secrets
+from hotplex.scanning import secret_rules
 from hotplex_testing import ENCRYPTED_KEY, FAKE_SECRETS, SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -28,7 +28,7 @@ AWS = FAKE_SECRETS["aws-access-key-id"]
 
 
 def found(text: str) -> list[tuple[str, str]]:
-    return [(m.rule.name, m.secret) for m in secrets.scan(text)]
+    return [(m.rule.name, m.secret) for m in secret_rules.scan(text)]
 
 
 def build_error(root: Path) -> HotplexError:
@@ -38,7 +38,7 @@ def build_error(root: Path) -> HotplexError:
 
 
 def test_every_rule_has_a_fake_to_test_it_with():
-    assert set(FAKE_SECRETS) == secrets.RULE_NAMES
+    assert set(FAKE_SECRETS) == secret_rules.RULE_NAMES
 
 
 @pytest.mark.parametrize("rule", sorted(FAKE_SECRETS))
@@ -153,7 +153,7 @@ KEY_PREFIX_RULES = {
 def test_ordinary_words_glued_any_way_are_no_key(pieces):
     """Words of real files joined by '-', '_' or nothing never make a key-prefix finding."""
     text = "".join(word + joint for word, joint in pieces)
-    assert [m for m in secrets.scan(text) if m.rule.name in KEY_PREFIX_RULES] == []
+    assert [m for m in secret_rules.scan(text) if m.rule.name in KEY_PREFIX_RULES] == []
 
 
 def test_a_glued_key_in_a_manifest_string_stops_the_build(make_project):
@@ -229,7 +229,7 @@ def test_a_placeholder_word_in_a_key_body_does_not_hide_it():
 
 def test_offsets_survive_the_one_character_whose_lower_case_is_longer():
     text = "İİ key İ " + FAKE_SECRETS["secret-assignment"]
-    (match,) = secrets.scan(text)
+    (match,) = secret_rules.scan(text)
     assert text[match.start : match.start + len(match.secret)] == match.secret
 
 
@@ -240,7 +240,7 @@ def test_real_instruction_files_yield_only_their_deliberate_bad_examples():
     places = set()
     for path in sorted((SHARED / "corpus").iterdir()):
         text = path.read_text(encoding="utf-8")
-        places |= {(path.name, text.count("\n", 0, m.start) + 1) for m in secrets.scan(text)}
+        places |= {(path.name, text.count("\n", 0, m.start) + 1) for m in secret_rules.scan(text)}
     assert places == {
         ("035-nevalions-ansible_base-AGENTS.md", 229),
         ("035-nevalions-ansible_base-AGENTS.md", 230),

@@ -1,0 +1,238 @@
+"""The shapes of likely credentials: each rule, and a scan of a text for every match of them.
+
+A leaf: it imports only the standard library and the memo, so anything that must redact a secret
+(``errors.py``, which renders every message) can use it without importing the places and
+problems of ``secrets.py``, which names where a match was written and how to report it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from hotplex.scanning.memo import cached_for_short_texts
+
+
+def _has_digit_or_symbol(secret: str) -> bool:
+    """Identifiers, words and dotted names (``password=password``, ``token: string``) are code."""
+    return any(c.isdigit() or not (c.isalnum() or c in "_-.") for c in secret)
+
+
+# Values that stand for a secret in documentation rather than being one.
+_PLACEHOLDER = re.compile(
+    r"your|example|placeholder|redacted|changeme|dummy|xxxx|\*\*\*|\.\.\.|^[$<%{\[(]", re.IGNORECASE
+)
+
+
+def _plausible_value(secret: str) -> bool:
+    return (
+        not secret.isdigit()
+        and _has_digit_or_symbol(secret)
+        and not _PLACEHOLDER.search(secret)
+        and len(set(secret)) > 2
+    )
+
+
+def _not_placeholder(secret: str) -> bool:
+    return _PLACEHOLDER.search(secret) is None
+
+
+def _label_not_placeholder(block: str) -> bool:
+    """A key block is a placeholder by its BEGIN line alone (``BEGIN XXXX PRIVATE KEY``): its
+    body is random, and a placeholder word in it by chance must not hide the key."""
+    return _not_placeholder(block.partition("\n")[0])
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    description: str  # what a match is, for the message: "an Anthropic API key"
+    # Tried where an anchor occurs; the secret itself is group "secret", else the whole match.
+    pattern: re.Pattern[str]
+    # Every match starts with one of these: ``str.find`` skips to the few places worth trying,
+    # far faster than a regular expression scanning every position. None is a prefix of another.
+    anchors: tuple[str, ...]
+    # Match the lower-cased text (key names are case-blind: PASSWORD, Api_Key); the pattern and
+    # the anchors are lower-case then.
+    fold: bool = False
+    plausible: Callable[[str], bool] = _not_placeholder
+    # A character that may not come just before a match (it would start inside a longer word);
+    # None when a match may start anywhere. A prefix too distinctive to occur in prose
+    # (``ghp_``, ``sk-ant-``) is a boundary itself: ``x-ghp_…``, ``aws_AKIA…`` are caught.
+    inside_word: re.Pattern[str] | None = None
+
+
+_END = r"(?![A-Za-z0-9_-])"
+# What may not come before a match: any word character or ``-`` (``mypassword=``); letters and
+# digits (``desk-ant-…`` is a word, ``my-sk-ant-…`` a key); upper-case letters and digits (an
+# all-capitals run holding ``AKIA`` is no key, ``awsAKIA…`` may be one).
+_WORD = re.compile(r"[\w-]")
+_ALNUM = re.compile(r"[^\W_]")
+_CAPITAL_OR_DIGIT = re.compile(r"[A-Z0-9]")
+_KEY_NAME = (
+    r"pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?key)?|client[_-]?secret|api(?:[_-]?key|[_-]?token)"
+    r"|apikey|access[_-]?(?:key|token)|private[_-]?key|(?:auth|bearer|refresh)[_-]?token|token"
+)
+
+# A private key's secret is its whole block, BEGIN to the END of its kind: an encrypted PEM has
+# headers, a blank line and the base64 body; a key pasted into a list item or a quote is indented
+# or marked, and a code fence may be broken inside it. Each line is matched whole and never tried
+# again (possessive), so a try is linear. Where the END comes after lines that can be in a key
+# (base64, headers, blank lines, fences, another kind's END), the block runs to it. Without it,
+# the block is BEGIN, its headers and the run of base64 after them; past a blank line or a fence
+# only a line as long as a key's lines (``_KEY_LINE`` characters; prose words are shorter) goes
+# on with the block, so the block never takes in the paragraphs after a key cut short.
+_KEY_LINE = 40
+_KEY_LABEL = "-----{edge}(?P<kind>[A-Z0-9 ]{{0,40}})PRIVATE KEY(?: BLOCK)?-----"
+_KEY_END = r"-----END(?P=kind)PRIVATE KEY(?: BLOCK)?-----"
+_PEM_MARGIN = r"\n[ \t>]*+"
+_PEM_BASE64 = r"[A-Za-z0-9+/=]++[ \t]*+(?=\n|\Z)"
+_PEM_BODY = rf"(?:{_PEM_BASE64}|-----END [^\n]*+)"  # another kind's END: no end of this one
+_PEM_HEADER = r"[A-Za-z][A-Za-z0-9-]*+:[^\n]*+"
+_PEM_SEPARATOR = rf"{_PEM_MARGIN}(?:(?:```|~~~)[^\n]*+)?(?=\n|\Z)"  # a blank line or a fence
+_PEM_ANY = (
+    rf"{_PEM_MARGIN}(?!{_KEY_END})"
+    rf"(?:{_PEM_BASE64}|{_PEM_HEADER}|(?:```|~~~|-----END )[^\n]*+|(?=\n|\Z))"
+)
+_PRIVATE_KEY = (
+    _KEY_LABEL.format(edge="BEGIN")
+    + rf"(?:(?:{_PEM_ANY})*+{_PEM_MARGIN}{_KEY_END}"
+    + rf"|(?:{_PEM_MARGIN}{_PEM_HEADER})*+(?:{_PEM_MARGIN}{_PEM_BODY})*+"
+    + rf"(?:(?:{_PEM_SEPARATOR})++{_PEM_MARGIN}(?=[A-Za-z0-9+/=]{{{_KEY_LINE}}})"
+    + rf"(?:{_PEM_BASE64})(?:{_PEM_MARGIN}{_PEM_BODY})*+)*+)"
+)
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "anthropic-api-key",
+        "an Anthropic API key",
+        re.compile(r"sk-ant-[a-z0-9]+-[A-Za-z0-9_-]{20,}+"),
+        ("sk-ant-",),
+        inside_word=_ALNUM,
+    ),
+    Rule(
+        "openai-api-key",
+        "an OpenAI API key",
+        re.compile(
+            r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}+"
+            r"|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|[A-Za-z0-9]{48}" + _END + ")"
+        ),
+        ("sk-",),
+        inside_word=_ALNUM,
+    ),
+    Rule(
+        "github-token",
+        "a GitHub token",
+        re.compile(r"(?:gh[pousr]_[A-Za-z0-9]{36,}+|github_pat_[A-Za-z0-9_]{50,}+)"),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
+    Rule(
+        "slack-token",
+        "a Slack token",
+        re.compile(r"(?:xox[abeoprs]-[A-Za-z0-9-]{10,}+|xapp-\d-[A-Za-z0-9-]{10,}+)"),
+        ("xox", "xapp-"),
+        inside_word=_ALNUM,
+    ),
+    Rule(
+        "slack-webhook",
+        "a Slack incoming-webhook URL",
+        re.compile(
+            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20,}+"
+        ),
+        ("https://hooks.slack.com/",),
+        inside_word=_WORD,
+    ),
+    Rule(
+        "aws-access-key-id",
+        "an AWS access key ID",
+        re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+        ("AKIA", "ASIA", "ABIA", "ACCA"),
+        inside_word=_CAPITAL_OR_DIGIT,
+    ),
+    Rule(
+        "private-key",
+        "a private key block",
+        re.compile(_PRIVATE_KEY),
+        ("-----BEGIN",),
+        plausible=_label_not_placeholder,
+        inside_word=_WORD,
+    ),
+    Rule(
+        "secret-assignment",
+        "a password, secret or token assigned a value",
+        re.compile(
+            r"(?:" + _KEY_NAME + r")(?![a-z0-9_])[\"']?[ \t]{0,8}(?:=>|:=|[:=])[ \t]{0,8}"
+            r"(?P<q>[\"'`]?)(?P<secret>[^\s\"'`,;(){}\[\]<>]{6,200}+)(?P=q)(?![(\w])"
+        ),
+        (
+            *("pass", "pwd", "secret", "client", "api", "access"),
+            *("private", "auth", "bearer", "refresh", "token"),
+        ),
+        fold=True,
+        plausible=_plausible_value,
+        inside_word=_ALNUM,  # DB_PASSWORD, GITHUB_TOKEN: the key name may end a longer one
+    ),
+    Rule(
+        "url-password",
+        "a password inside a URL",
+        re.compile(r"://[^\s:/@\"'`]*:(?P<secret>[^\s:/@\"'`]{3,}+)@"),
+        ("://",),
+        plausible=_plausible_value,
+    ),
+)
+RULE_NAMES = frozenset(rule.name for rule in RULES)
+
+
+@dataclass(frozen=True)
+class Match:
+    rule: Rule
+    start: int  # offset of the secret in the scanned text
+    secret: str
+    text: str  # the whole match (for a key = value rule: both sides)
+
+
+@cached_for_short_texts
+def scan(text: str) -> tuple[Match, ...]:
+    """Every likely credential in ``text``, in order."""
+    # U+0130 is the one character whose lower case is two characters; offsets must not move.
+    lowered: str | None = None
+    found: list[Match] = []
+    for rule in RULES:
+        if rule.fold and lowered is None:
+            lowered = text.replace("\u0130", "i").lower()
+        searched = lowered if rule.fold and lowered is not None else text
+        found.extend(_matches(rule, text, searched))
+    found.sort(key=lambda match: match.start)
+    return tuple(_first_per_place(found))
+
+
+def _first_per_place(found: list[Match]) -> Iterator[Match]:
+    """One finding per secret: ``GITHUB_TOKEN=ghp_…`` is a GitHub token, not also an assignment."""
+    end = -1
+    for match in found:
+        if match.start >= end:
+            yield match
+            end = match.start + len(match.secret)
+
+
+def _matches(rule: Rule, text: str, searched: str) -> Iterator[Match]:
+    group = "secret" if "secret" in rule.pattern.groupindex else 0
+    for anchor in rule.anchors:
+        at = searched.find(anchor)
+        while at >= 0:
+            inside_word = (
+                at > 0 and rule.inside_word is not None and rule.inside_word.match(searched, at - 1)
+            )
+            m = None if inside_word else rule.pattern.match(searched, at)
+            if m is not None:
+                secret = text[m.start(group) : m.end(group)]
+                if rule.plausible(secret):
+                    yield Match(rule, m.start(group), secret, text[m.start() : m.end()])
+            at = searched.find(anchor, at + 1)
+
+
+def redact(secret: str) -> str:
+    """Enough of a secret to recognise which one is meant (key prefixes are public), no more."""
+    shown = min(12, len(secret) // 8)
+    return f"{secret[:shown]}…({len(secret)} characters)"
