@@ -29,6 +29,15 @@ TEMP_SUFFIX = ".tmp"
 VENDORED_FOLDERS = frozenset({"node_modules"})
 
 
+def folded(name: str) -> str:
+    """``name`` as a file system that ignores letter case and Unicode normalisation (APFS and
+    HFS+ on macOS; NTFS ignores case) compares it: case-folded and canonically composed, so
+    ``Pi``/``pi``, ``ß``/``SS`` and ``é`` as one code point or as ``e`` + U+0301 are one name."""
+    import unicodedata  # only validation and deletion compare names: not on the no-op path
+
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", name).casefold())
+
+
 def skipped_folder(name: str) -> bool:
     """Whether a walk of the user's files leaves the folder ``name`` out: a hidden one (``.git``,
     ``.venv``) or a vendored one."""

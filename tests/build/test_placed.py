@@ -477,6 +477,32 @@ platforms = ["slack"]
     assert (root / ".rules").read_text(encoding="utf-8") == "Team rules.\n"
 
 
+NFC, NFD = "\u00e9", "e\u0301"  # é as one code point, and as e + a combining accent
+
+
+@pytest.mark.parametrize(
+    ("first", "second"), [(NFC, NFD), (NFD, NFC), ("Stra\u00dfe", "STRASSE"), (NFC, "E\u0301")]
+)
+def test_two_spellings_of_one_name_on_macos_are_one_place(make_project, hotplex, first, second):
+    """macOS composes and case-folds names (``é`` is one file however it is spelt): two places,
+    or a place and a declared source, that differ only so are one file, refused at the key."""
+    manifest = (
+        f'[[source]]\nname = "s"\nfile = "../.cursor/rules/src-{first}.mdc"\nchannel = "B"\n'
+        f'tag = "s"\n[[target]]\nname = "a"\nworker = "cursor"\nplace = ".cursor/rules/{first}.mdc"'
+        f'\n[[target]]\nname = "b"\nworker = "cursor"\nplace = ".cursor/rules/{second}.mdc"\n'
+        f'[[target]]\nname = "c"\nworker = "cursor"\nplace = ".cursor/rules/src-{second}.mdc"\n'
+    )
+    root = make_project({**SOURCES, f".cursor/rules/src-{first}.mdc": "Mine.\n"}, manifest)
+    result = hotplex("-C", str(root), "check")
+    assert result.status == 2, result.stderr
+    assert f"target[1].place: '.cursor/rules/{second}.mdc' is placed by target 'a' too" in (
+        result.stderr
+    )
+    assert f"target[2].place: '.cursor/rules/src-{second}.mdc' is the file of source 's'" in (
+        result.stderr
+    )
+
+
 def test_a_place_inside_a_dedicated_sources_folder_is_refused(make_project, hotplex):
     manifest = '[project]\nsources = ".github"\n[[target]]\nname = "c"\nworker = "copilot"\n'
     root = make_project({".github/SOUL.md": "Be brief.\n"}, manifest=manifest)
