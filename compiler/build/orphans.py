@@ -19,11 +19,13 @@ import posixpath
 from pathlib import Path
 
 from hotplex.errors import BuildFailed, Problem
-from hotplex.fs import crash_point, is_temp_of, sha256, temp_for
+from hotplex.fs import crash_point, folded, is_temp_of, sha256, temp_for
 from hotplex.values import value
 
 TYPE_CHECKING = False  # not typing's: the no-op path imports this module
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from hotplex.build.log import Log
     from hotplex.records import JobRecord
 
@@ -97,7 +99,35 @@ def find(scope: Scope, kept: set[str], records: dict[str, JobRecord], names: set
     not ``kept`` (produced by a planned job, or read by one)."""
     found = {posixpath.normpath(p) for record in records.values() for p in record.outputs}
     found.update(_strays(scope, names))
-    return sorted(p for p in found - kept if scope.covers(p) and os.path.lexists(scope.root / p))
+    is_kept = kept_file(scope.root, kept)
+    return sorted(
+        p
+        for p in found - kept
+        if scope.covers(p) and os.path.lexists(scope.root / p) and not is_kept(p)
+    )
+
+
+def kept_file(root: Path, kept: set[str]) -> Callable[[str], bool]:
+    """Whether a path is one file with a ``kept`` one under another name: on a file system that
+    ignores case (macOS, Windows), the old name of a target renamed in case only (``ed2`` to
+    ``ED2``) is the file just written. Only names that ``fs.folded`` makes equal are compared,
+    by ``os.path.samefile``: on Linux they are two files, and the old one goes."""
+    by_name: dict[str, list[str]] = {}
+
+    def is_kept(path: str) -> bool:
+        if not by_name and kept:
+            for other in kept:
+                by_name.setdefault(folded(other), []).append(other)
+        return any(_same_file(root / path, root / k) for k in by_name.get(folded(path), ()))
+
+    return is_kept
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return False
 
 
 def placed(
@@ -114,6 +144,7 @@ def placed(
     from hotplex.placement import is_hotplex_file, read_regular
 
     found, warnings = set(), []
+    is_kept = kept_file(scope.root, kept)
     recorded = {p for record in records.values() for p in record.placed}
     for path in recorded | places:
         folder, _, name = path.rpartition("/")
@@ -127,7 +158,7 @@ def placed(
             continue
         for path in record.placed:
             full = scope.root / path
-            if path in kept or path in found or not os.path.lexists(full):
+            if path in kept or path in found or not os.path.lexists(full) or is_kept(path):
                 continue
             data = read_regular(full)
             digest = record.outputs[path].digest

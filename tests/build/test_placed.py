@@ -244,6 +244,32 @@ def test_without_the_log_a_stale_placed_file_is_named_never_deleted(project, hot
     assert (project / ".cursor/rules/cursor.mdc").exists()
 
 
+@pytest.mark.parametrize("case_blind", [False, True])
+def test_a_target_renamed_in_case_only_keeps_the_files_it_just_wrote(
+    make_project, monkeypatch, capsys, case_blind
+):
+    """``ed2`` renamed ``ED2``: on macOS or Windows the old names are the files just written,
+    so the build must not delete them; on Linux they are other files, and go. A file system
+    that ignores case is simulated by ``os.path.samefile`` (no such one is mounted here)."""
+    from hotplex.cli import main
+    from hotplex.fs import folded
+
+    manifest = '[[target]]\nname = "ed2"\nworker = "windsurf"\n'
+    root = make_project(SOURCES, manifest=manifest)
+    assert main(["-C", str(root), "build", "-j", "1"]) == 0
+    _manifest(root, manifest.replace("ed2", "ED2"))
+    if case_blind:
+        monkeypatch.setattr(os.path, "samefile", lambda a, b: folded(str(a)) == folded(str(b)))
+    capsys.readouterr()
+    assert main(["-C", str(root), "build", "-j", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "built ED2/default: dist/ED2/default/rule.md, .windsurf/rules/ED2.md" in printed
+    old = ("dist/ed2/default/rule.md", ".windsurf/rules/ed2.md")
+    assert [f"deleted {path}" in printed for path in old] == [not case_blind] * 2
+    assert [(root / path).exists() for path in old] == [case_blind] * 2
+    assert (root / ".windsurf/rules/ED2.md").exists()
+
+
 def test_a_moved_place_deletes_the_old_file_unless_it_was_edited(project, hotplex):
     _manifest(
         project,
