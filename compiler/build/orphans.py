@@ -242,9 +242,9 @@ def _gone_target_outputs(scope: Scope, job: os.DirEntry[str]) -> tuple[str, ...]
 def _artifact_like(inside: str, names: set[str], patterns: tuple[str, ...]) -> bool:
     """A file at ``inside`` (relative to its job folder) carries an artifact's name, is the temp
     file of one, or matches (or is the temp file of) one of the worker's declared outputs."""
-    if "/" not in inside and (inside in names or temp_for(inside) in names):
-        return True
     folder, _, name = inside.rpartition("/")
+    if not folder and (name in names or any(is_temp_of(name, n) for n in names)):
+        return True
     made_for = temp_for(name)
     of = f"{folder}/{made_for}".lstrip("/") if made_for is not None else None
     return any(declared_match(inside, p) or (of and declared_match(of, p)) for p in patterns)

@@ -11,7 +11,7 @@ import attrs
 from hotplex import registry
 from hotplex.document.assemble import BUILT_IN_TAGS
 from hotplex.errors import HotplexError, Problem, Span, suggest
-from hotplex.fs import STATE_DIR
+from hotplex.fs import NAME_MAX, STATE_DIR
 from hotplex.fs import folded as folded_name
 from hotplex.manifest.jobs import BASE_FOLDER
 from hotplex.manifest.model import (
@@ -183,6 +183,17 @@ def _check_path_key(value: str, key: str, bad: typing.Callable[..., None]) -> No
         bad(key, f"absolute path '{value}' is not allowed", "name folders relative to the manifest")
     elif _escapes(posix):
         bad(key, f"path '{value}' escapes the project with '..'")
+    elif (longest := _longest_name(posix)) > NAME_MAX:
+        bad(
+            key,
+            f"path '{value}' has a name of {longest} bytes: no file system takes one over"
+            f" {NAME_MAX}",
+        )
+
+
+def _longest_name(posix: str) -> int:
+    """The bytes of the longest file or folder name on the path (UTF-8, as written on disk)."""
+    return max(len(name.encode("utf-8", "surrogateescape")) for name in posix.split("/"))
 
 
 def _escapes(posix: str) -> bool:

@@ -321,6 +321,42 @@ def test_only_hotplex_s_own_temp_names_beside_a_placed_file_are_deleted(project,
         assert name not in result.stdout
 
 
+def test_a_place_with_a_long_legal_name_builds_and_a_longer_one_is_refused_at_its_key(
+    make_project, hotplex
+):
+    """A 250-byte name is legal (255 is the limit) though `.<name>.<pid>.<n>.tmp` beside it
+    would not be: the temp name is shortened, still known as hotplex's. One over 255 bytes is
+    refused at `target[0].place` by check and build, before anything is written."""
+    from hotplex.fs import temp_stem
+
+    name = "\u00e9" * 123 + ".mdc"  # 250 bytes
+    manifest = f'[[target]]\nname = "a"\nworker = "cursor"\nplace = ".cursor/rules/{name}"\n'
+    root = make_project(SOURCES, manifest=manifest)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    placed = root / ".cursor/rules" / name
+    assert placed.read_bytes() == (root / "dist/a/default/rule.mdc").read_bytes()
+    assert hotplex("-C", str(root), "check").status == 0
+    stem = temp_stem(name)
+    assert stem.endswith(".mdc") and len(f".{stem}.4294967295.{2**64}.tmp".encode()) <= 255
+    (root / ".cursor/rules" / f".{stem}.4242.7.tmp").write_text("half", encoding="utf-8")
+    (root / ".cursor/rules" / f".{name}.tmp").write_text("mine", encoding="utf-8")  # 255 bytes
+    (root / "agent-configs/SOUL.md").write_text("Be briefer.\n", encoding="utf-8")
+    result = hotplex("-C", str(root), "build")
+    assert f".{stem}.4242.7.tmp (a killed write's temp file)" in result.stdout
+    assert sorted(p.name for p in placed.parent.iterdir()) == [f".{name}.tmp", name]
+
+    too_long = "a" * 252 + ".mdc"
+    _manifest(root, manifest.replace(name, too_long))
+    shutil.rmtree(root / "dist")
+    for command in ("check", "build"):
+        result = hotplex("-C", str(root), command)
+        assert result.status == 2
+        assert "target[0].place: path '.cursor/rules/aaa" in result.stderr
+        assert "has a name of 256 bytes: no file system takes one over 255" in result.stderr
+    assert not (root / "dist").exists()
+
+
 # --- interrupted builds -----------------------------------------------------------------------
 
 
