@@ -111,10 +111,13 @@ def _run(request: Request, fast: bool) -> Outcome:
     from hotplex.build.engine import Builder
 
     with _no_cyclic_gc():
-        builder = Builder(request, manifest, state_log.load(request.root))
+        state = state_log.load(request.root)
+        owner = os.path.relpath(manifest, request.root)
+        state_log.refuse_other_manifest(state, owner)
+        builder = Builder(request, manifest, state)
         if request.check:
             return builder.run(None)
-        log = state_log.Log(request.root, builder.state)
+        log = state_log.Log(request.root, builder.state, owner)
         try:
             return builder.run(log)
         except BaseException:

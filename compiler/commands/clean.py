@@ -13,7 +13,7 @@ from hotplex.errors import HotplexError
 from hotplex.fs import STATE_DIR, ProjectLock
 from hotplex.manifest.cache import CACHE_NAME
 from hotplex.manifest.model import ProjectSettings
-from hotplex.manifest.read import DEFAULT_OUT
+from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME
 
 
 def clean(root: Path, manifest: Path | None, warnings: list[str] | None = None) -> list[str]:
@@ -21,6 +21,8 @@ def clean(root: Path, manifest: Path | None, warnings: list[str] | None = None) 
     them)."""
     with ProjectLock(root / STATE_DIR, LOCK_WAIT_SECONDS):
         state = state_log.load(root)
+        owner = os.path.relpath(manifest or root / MANIFEST_NAME, root)
+        state_log.refuse_other_manifest(state, owner)
         outs, paths, sources = _planned(root, manifest)
         # An `out` the manifest named before: the log's files there are hotplex's too.
         earlier = earlier_outs(state.jobs, next(iter(outs)), sources)
