@@ -106,14 +106,16 @@ class Builder:
         places = {p for job in planned if (p := job.worker.placed(job.target)) is not None}
         placed, left = orphans.placed(self.scope, kept, before, places)
         found += placed
-        self.warnings += left
         manifest_name = self.model.manifest_path.name
-        self.warnings += orphans.unlogged_placed(self.scope, kept, before, manifest_name)
+        left.update(orphans.unlogged_placed(self.scope, kept, before, manifest_name))
+        self.warnings += left.values()
         if log is not None:
             orphans.delete(self.scope, found, {j.id for j in planned}, log)
             closing = self._closing(planned, kept, names, {j.id for j in jobs})
-            if closing is not None:
-                closing[0].update(snapshot.unread(self.model.root, folders, unread, self.started))
+            if closing is not None:  # a no-op build repeats what is still true, till it moves
+                told = [*unread, *left.values()]
+                watched = (*folders, *left)
+                closing[0].update(snapshot.unread(self.model.root, watched, told, self.started))
             log.close(closing)
             if self.model.uncached is not None:
                 from hotplex.manifest import cache as manifest_cache

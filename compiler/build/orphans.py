@@ -136,14 +136,16 @@ def placed(
     records: dict[str, JobRecord],
     places: set[str] = frozenset(),
     cleaning: bool = False,
-) -> tuple[list[str], list[str]]:
+) -> tuple[list[str], dict[str, str]]:
     """Placed files the log recorded that no planned job produces any more (a removed target,
     a changed ``place``; ``cleaning``: every one): those still hotplex's, to delete, and a
-    warning for each other one, which is left where it is (edited since hotplex wrote it). Also
-    the temp files of a killed write beside any placed file, recorded or planned (``places``)."""
+    warning for each other one by its path, which is left where it is (edited since hotplex
+    wrote it; once its record is gone, ``unlogged_placed`` names it by its marker). Also the
+    temp files of a killed write beside any placed file, recorded or planned (``places``)."""
     from hotplex.placement import is_hotplex_file, read_regular
 
-    found, warnings = set(), []
+    found: set[str] = set()
+    warnings: dict[str, str] = {}
     is_kept = kept_file(scope.root, kept)
     recorded = {p for record in records.values() for p in record.placed}
     for path in recorded | places:
@@ -165,22 +167,30 @@ def placed(
             if data is not None and (sha256(data) == digest or is_hotplex_file(data)):
                 found.add(path)
             else:
-                why = "clean removes it" if cleaning else "which no longer places it"
-                warnings.append(
-                    f"{path} is left in place: hotplex placed it for target"
-                    f" '{record.target}', {why}, but it was edited since (delete it yourself if"
-                    " it is no longer wanted)"
-                )
+                warnings[path] = _left_in_place(path, record.target, cleaning)
     return sorted(found), warnings
 
 
+def _left_in_place(path: str, target: str, cleaning: bool) -> str:
+    why = "clean removes it" if cleaning else "which no longer places it"
+    return (
+        f"{path} is left in place: hotplex placed it for target '{target}', {why}, but it was"
+        " edited since (delete it yourself if it is no longer wanted)"
+    )
+
+
 def unlogged_placed(
-    scope: Scope, kept: set[str], records: dict[str, JobRecord], manifest: str
-) -> list[str]:
-    """Warnings for files at the places the workers' tools read that carry hotplex's marker for
-    this manifest but that no planned job produces and the log does not know (a fresh clone
-    after a target was removed). Only named: without the log's record hotplex deletes nothing
-    outside ``out`` (the file may have been copied from elsewhere on purpose)."""
+    scope: Scope,
+    kept: set[str],
+    records: dict[str, JobRecord],
+    manifest: str,
+    cleaning: bool = False,
+) -> dict[str, str]:
+    """Warnings, by path, for files at the places the workers' tools read that carry hotplex's
+    marker for this manifest but that no planned job produces and the log does not know (a
+    fresh clone after a target was removed; an orphan left in place as edited, after the build
+    that left it forgot its record). Only named: without the log's record hotplex deletes
+    nothing outside ``out`` (the file may have been copied from elsewhere on purpose)."""
     import glob
 
     from hotplex import registry
@@ -188,7 +198,7 @@ def unlogged_placed(
 
     logged = {p for record in records.values() for p in record.placed}
     patterns = {w.places for w in registry.workers().values() if w.places}
-    warnings = []
+    warnings = {}
     for pattern in sorted(patterns):
         for full in sorted(glob.glob(pattern, root_dir=scope.root, recursive=True)):
             path = Path(full).as_posix()
@@ -198,8 +208,12 @@ def unlogged_placed(
             named = origin(data) if data is not None else None
             if named is None or named[0] != manifest:
                 continue
-            if scope.targets is None or named[1] in scope.targets:
-                warnings.append(
+            if scope.targets is not None and named[1] not in scope.targets:
+                continue
+            if not named[2]:
+                warnings[path] = _left_in_place(path, named[1], cleaning)
+            else:
+                warnings[path] = (
                     f"{path} carries hotplex's marker for target '{named[1]}' of {manifest},"
                     " which places nothing there now: delete it if it is stale (hotplex deletes"
                     " a placed file only when its build log recorded writing it)"

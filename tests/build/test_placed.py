@@ -270,6 +270,33 @@ def test_a_target_renamed_in_case_only_keeps_the_files_it_just_wrote(
     assert (root / ".windsurf/rules/ED2.md").exists()
 
 
+@pytest.mark.parametrize("leftover", ["marked, without the log", "edited"])
+def test_a_leftover_rule_file_is_named_by_every_run_while_it_is_there(project, hotplex, leftover):
+    """A stale file the editor still reads is said by every build (a no-op one too), check
+    (text and --json) and clean, not only by the build that found it; deleted, it is not."""
+    if leftover == "edited":
+        with open(project / ".cursor/rules/cursor.mdc", "a", encoding="utf-8") as handle:
+            handle.write("My edit.\n")
+        said = ".cursor/rules/cursor.mdc is left in place: hotplex placed it for target 'cursor'"
+    else:
+        shutil.rmtree(project / ".hotplex")  # a fresh clone
+        said = ".cursor/rules/cursor.mdc carries hotplex's marker for target 'cursor'"
+    _manifest(project, IDE.split("\n\n")[1])  # zed alone
+    for command in ("build", "build", "check", "build"):
+        result = hotplex("-C", str(project), command)
+        assert result.status == 0 and f"warning: {said}" in result.stderr, (command, result)
+    report = json.loads(hotplex("-C", str(project), "check", "--json").stdout)
+    assert [w for w in report["warnings"] if w.startswith(said)]
+    (project / "agent-configs/SOUL.md").write_text("Be briefer.\n", encoding="utf-8")
+    assert f"warning: {said}" in hotplex("-C", str(project), "build").stderr  # a slow build
+    assert f"warning: {said}" in hotplex("-C", str(project), "clean").stderr
+    assert (project / ".cursor/rules/cursor.mdc").exists()
+    assert hotplex("-C", str(project), "build").status == 0
+    (project / ".cursor/rules/cursor.mdc").unlink()
+    for command in ("build", "check", "build"):
+        assert "cursor.mdc" not in hotplex("-C", str(project), command).stderr
+
+
 def test_a_moved_place_deletes_the_old_file_unless_it_was_edited(project, hotplex):
     _manifest(
         project,
