@@ -12,6 +12,7 @@ import functools
 import itertools
 import json
 import os
+import posixpath
 import re
 import stat
 from pathlib import Path, PurePosixPath
@@ -25,8 +26,21 @@ if TYPE_CHECKING:
 
 STATE_DIR = ".hotplex"  # the build's own state beside the manifest: this log, the cached model
 TEMP_SUFFIX = ".tmp"
+NAME_MAX = 255  # bytes of one file or folder name, the most Linux, macOS or Windows takes
+# Of a temp file's name, what is left for the name it is for: the rest is two dots, the pid
+# (10 digits), a dot, a counter (20) and the suffix.
+_TEMP_ROOM = NAME_MAX - 2 - 10 - 1 - 20 - len(TEMP_SUFFIX)
 # Other people's packages: no walk of the user's files (import, the unread report) enters them.
 VENDORED_FOLDERS = frozenset({"node_modules"})
+
+
+def folded(name: str) -> str:
+    """``name`` as a file system that ignores letter case and Unicode normalisation (APFS and
+    HFS+ on macOS; NTFS ignores case) compares it: case-folded and canonically composed, so
+    ``Pi``/``pi``, ``ß``/``SS`` and ``é`` as one code point or as ``e`` + U+0301 are one name."""
+    import unicodedata  # only validation and deletion compare names: not on the no-op path
+
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", name).casefold())
 
 
 def skipped_folder(name: str) -> bool:
@@ -276,18 +290,35 @@ _PID = [os.getpid()]  # asked once, and again in a forked worker (register_at_fo
 
 def _temp_file(path: Path, mode: int) -> tuple[int, str]:
     """A new file beside ``path``, named ``.<name>.<pid>.<n>.tmp`` (a forked worker has its own
-    pid) and created with ``mode`` through the umask, so that a new artifact needs no chmod."""
+    pid; ``<name>`` is ``temp_stem``'s) and created with ``mode`` through the umask, so that a
+    new artifact needs no chmod."""
+    stem = temp_stem(path.name)
     while True:
-        tmp = f"{path.parent}/.{path.name}.{_PID[0]}.{next(_TEMP_NUMBERS)}{TEMP_SUFFIX}"
+        tmp = f"{path.parent}/.{stem}.{_PID[0]}.{next(_TEMP_NUMBERS)}{TEMP_SUFFIX}"
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode), tmp
         except FileExistsError:  # left by a killed build of an earlier process with this pid
             continue
 
 
+def temp_stem(name: str) -> str:
+    """What a temp file beside ``name`` carries of it: the name itself, or, when that would make
+    the temp file's name longer than ``NAME_MAX`` (a 250-byte name is legal, its temp name
+    would not be), its start, ``~``, 16 hex digits of its sha256 and its extension."""
+    raw = name.encode("utf-8", "surrogateescape")
+    if len(raw) <= _TEMP_ROOM:
+        return name
+    extension = posixpath.splitext(name)[1]
+    extension = extension if len(extension.encode("utf-8", "surrogateescape")) <= 16 else ""
+    room = _TEMP_ROOM - 17 - len(extension.encode("utf-8", "surrogateescape"))
+    start = raw[:room].decode("utf-8", "ignore")  # cut at a character's boundary
+    return f"{start}~{sha256(raw)[:16]}{extension}"
+
+
 def temp_for(name: str) -> str | None:
-    """The file name a temp file ``write_atomic`` made is for: ``name`` is exactly
-    ``.<name>.<pid>.<n>.tmp``; None for any other name (a user's ``.x.mdc.tmp`` is theirs)."""
+    """What a temp file ``write_atomic`` made carries of the name it is for (``temp_stem``):
+    ``name`` is exactly ``.<stem>.<pid>.<n>.tmp``; None for any other name (a user's
+    ``.x.mdc.tmp`` is theirs)."""
     if not (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
         return None
     parts = name[1 : -len(TEMP_SUFFIX)].rsplit(".", 2)
@@ -299,7 +330,7 @@ def temp_for(name: str) -> str | None:
 
 def is_temp_of(name: str, artifact_name: str) -> bool:
     """Whether ``name`` is a temp file ``write_atomic`` made for ``artifact_name``."""
-    return temp_for(name) == artifact_name
+    return temp_for(name) == temp_stem(artifact_name)
 
 
 def _mode_for(path: Path) -> int:

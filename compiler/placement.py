@@ -60,17 +60,18 @@ def is_hotplex_file(data: bytes) -> bool:
 _ORIGIN = re.compile(rb"written by `hotplex build` from (.+), target \"([^\"]*)\"; edit")
 
 
-def origin(data: bytes) -> tuple[str, str] | None:
-    """The manifest's file name and the target a hotplex file names in its marker, if it is one."""
-    if not is_hotplex_file(data):
+def origin(data: bytes) -> tuple[str, str, bool] | None:
+    """The manifest's file name and the target a file's one marker line names, and whether
+    the file is hotplex's (False: edited since, its digest no longer matches); None without
+    exactly one marker line."""
+    found = list(_MARKER.finditer(data))
+    named = _ORIGIN.search(found[0].group(0)) if len(found) == 1 else None
+    if named is None:
         return None
     from urllib.parse import unquote
 
-    found = _ORIGIN.search(_MARKER.search(data).group(0))
-    if found is None:
-        return None
-    manifest, target = (unquote(found.group(i).decode(), errors="surrogateescape") for i in (1, 2))
-    return manifest, target
+    manifest, target = (unquote(named.group(i).decode(), errors="surrogateescape") for i in (1, 2))
+    return manifest, target, is_hotplex_file(data)
 
 
 # No rule file is larger: a bigger one is not read to find out (a 1 GB `.rules` is not hotplex's).

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import posixpath
 import time
 from itertools import islice
@@ -108,14 +109,16 @@ class Builder:
         places = {p for job in planned if (p := job.worker.placed(job.target)) is not None}
         placed, left = orphans.placed(self.scope, kept, before, places)
         found += placed
-        self.warnings += left
         manifest_name = self.model.manifest_path.name
-        self.warnings += orphans.unlogged_placed(self.scope, kept, before, manifest_name)
+        left.update(orphans.unlogged_placed(self.scope, kept, before, manifest_name))
+        self.warnings += left.values()
         if log is not None:
             orphans.delete(self.scope, found, {j.id for j in planned}, log)
             closing = self._closing(planned, kept, names, {j.id for j in jobs})
-            if closing is not None:
-                closing[0].update(snapshot.unread(self.model.root, folders, unread, self.started))
+            if closing is not None:  # a no-op build repeats what is still true, till it moves
+                told = [*unread, *left.values()]
+                watched = (*folders, *left)
+                closing[0].update(snapshot.unread(self.model.root, watched, told, self.started))
             log.close(closing)
             if self.model.uncached is not None:
                 from hotplex.manifest import cache as manifest_cache
@@ -244,10 +247,13 @@ def slow(request: Request, manifest: Path) -> Outcome:
     """The slow path: every job decided against its record; the caller holds the lock when it
     builds."""
     with _no_cyclic_gc():
-        builder = Builder(request, manifest, state_log.load(request.root))
+        state = state_log.load(request.root)
+        owner = os.path.relpath(manifest, request.root)
+        state_log.refuse_other_manifest(state, owner)
+        builder = Builder(request, manifest, state)
         if request.check:
             return builder.run(None)
-        log = state_log.Log(request.root, builder.state)
+        log = state_log.Log(request.root, builder.state, owner)
         try:
             return builder.run(log)
         except BaseException:

@@ -27,7 +27,7 @@ import json
 import os
 from pathlib import Path
 
-from hotplex.errors import BuildFailed, Problem
+from hotplex.errors import BuildFailed, HotplexError, Problem, Span
 from hotplex.fs import STATE_DIR, crash_point, is_temp_of, json_text, write_atomic
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
@@ -79,6 +79,9 @@ class State:
         self.lines: dict[str, str] = {}  # job -> its record's line, as read
         self.torn = torn  # the last line was cut short by a killed build
         self.warning = warning
+        # The manifest whose builds the log records (its path from the project root), from the
+        # line after the header; None in a log of an older hotplex, which any manifest takes.
+        self.manifest: str | None = None
 
     @property
     def live(self) -> int:
@@ -232,6 +235,8 @@ def _apply(state: State, line: str, number: int) -> None:
         state.jobs[record["job"]] = _checked_job(record, number)
         state.lines[record["job"]] = line + "\n"
         state.snapshot = None
+    elif isinstance(record.get("manifest"), str) and len(record) == 1:
+        state.manifest = record["manifest"]
     elif isinstance(record.get("forget"), str):
         state.jobs.pop(record["forget"], None)
         state.lines.pop(record["forget"], None)
@@ -311,10 +316,26 @@ def _files_of(snapshot: dict[str, Any], number: int) -> dict[str, Stamped]:
     return {path: Stamped.from_list(rec) for path, rec in files.items() if rec is not None}
 
 
-class Log:
-    """Appends records for one build; the caller holds the project lock."""
+def refuse_other_manifest(state: State, manifest: str) -> None:
+    """Raise when the log records the builds of another manifest in the same folder (``-f``):
+    its outputs and placed files would be this build's orphans, and deleted."""
+    if state.manifest is None or state.manifest == manifest:
+        return
+    raise HotplexError.single(
+        f"'{STATE_DIR}/' holds the build state of {state.manifest}, not of {manifest}: a build"
+        f" of {manifest} here would take the files {state.manifest} built for its own orphans"
+        " and delete them",
+        Span(manifest),
+        hint=f"give each manifest a folder of its own; or, to make this folder {manifest}'s,"
+        f" delete {STATE_DIR}/ (no file {state.manifest} placed is deleted then, but what it"
+        f" built in the `out` of {manifest} may be)",
+    )
 
-    def __init__(self, root: Path, state: State) -> None:
+
+class Log:
+    """Appends records for one build of ``manifest``; the caller holds the project lock."""
+
+    def __init__(self, root: Path, state: State, manifest: str) -> None:
         self.root = root
         self.state = state
         path = log_path(root)
@@ -322,7 +343,9 @@ class Log:
             path.parent.mkdir(parents=True, exist_ok=True)
             _ignore_state_dir(path.parent)
             _remove_stale_temps(path)
-            if state.warning or state.torn or not path.exists() or self._needs_compaction():
+            fresh = state.warning or state.torn or not path.exists()
+            if fresh or state.manifest != manifest or self._needs_compaction():
+                state.manifest = manifest
                 self._rewrite()
             self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - held for the build
         except OSError as exc:
@@ -337,7 +360,8 @@ class Log:
             self.state.lines.get(job) or _line(record_to_json(record))
             for job, record in self.state.jobs.items()
         ]
-        write_atomic(log_path(self.root), (HEADER + "".join(lines)).encode("utf-8"))
+        owner = _line({"manifest": self.state.manifest})
+        write_atomic(log_path(self.root), (HEADER + owner + "".join(lines)).encode("utf-8"))
         self.state.size = sum(len(line) for line in lines)
         self.state.torn = False
 

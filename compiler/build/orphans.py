@@ -19,11 +19,13 @@ import posixpath
 from pathlib import Path
 
 from hotplex.errors import BuildFailed, Problem
-from hotplex.fs import crash_point, is_temp_of, sha256, temp_for
+from hotplex.fs import crash_point, folded, is_temp_of, sha256, temp_for
 from hotplex.values import value
 
 TYPE_CHECKING = False  # not typing's: the no-op path imports this module
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from hotplex.build.log import Log
     from hotplex.records import JobRecord
 
@@ -97,7 +99,35 @@ def find(scope: Scope, kept: set[str], records: dict[str, JobRecord], names: set
     not ``kept`` (produced by a planned job, or read by one)."""
     found = {posixpath.normpath(p) for record in records.values() for p in record.outputs}
     found.update(_strays(scope, names))
-    return sorted(p for p in found - kept if scope.covers(p) and os.path.lexists(scope.root / p))
+    is_kept = kept_file(scope.root, kept)
+    return sorted(
+        p
+        for p in found - kept
+        if scope.covers(p) and os.path.lexists(scope.root / p) and not is_kept(p)
+    )
+
+
+def kept_file(root: Path, kept: set[str]) -> Callable[[str], bool]:
+    """Whether a path is one file with a ``kept`` one under another name: on a file system that
+    ignores case (macOS, Windows), the old name of a target renamed in case only (``ed2`` to
+    ``ED2``) is the file just written. Only names that ``fs.folded`` makes equal are compared,
+    by ``os.path.samefile``: on Linux they are two files, and the old one goes."""
+    by_name: dict[str, list[str]] = {}
+
+    def is_kept(path: str) -> bool:
+        if not by_name and kept:
+            for other in kept:
+                by_name.setdefault(folded(other), []).append(other)
+        return any(_same_file(root / path, root / k) for k in by_name.get(folded(path), ()))
+
+    return is_kept
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return False
 
 
 def placed(
@@ -106,14 +136,17 @@ def placed(
     records: dict[str, JobRecord],
     places: set[str] = frozenset(),
     cleaning: bool = False,
-) -> tuple[list[str], list[str]]:
+) -> tuple[list[str], dict[str, str]]:
     """Placed files the log recorded that no planned job produces any more (a removed target,
     a changed ``place``; ``cleaning``: every one): those still hotplex's, to delete, and a
-    warning for each other one, which is left where it is (edited since hotplex wrote it). Also
-    the temp files of a killed write beside any placed file, recorded or planned (``places``)."""
+    warning for each other one by its path, which is left where it is (edited since hotplex
+    wrote it; once its record is gone, ``unlogged_placed`` names it by its marker). Also the
+    temp files of a killed write beside any placed file, recorded or planned (``places``)."""
     from hotplex.placement import is_hotplex_file, read_regular
 
-    found, warnings = set(), []
+    found: set[str] = set()
+    warnings: dict[str, str] = {}
+    is_kept = kept_file(scope.root, kept)
     recorded = {p for record in records.values() for p in record.placed}
     for path in recorded | places:
         folder, _, name = path.rpartition("/")
@@ -127,29 +160,37 @@ def placed(
             continue
         for path in record.placed:
             full = scope.root / path
-            if path in kept or path in found or not os.path.lexists(full):
+            if path in kept or path in found or not os.path.lexists(full) or is_kept(path):
                 continue
             data = read_regular(full)
             digest = record.outputs[path].digest
             if data is not None and (sha256(data) == digest or is_hotplex_file(data)):
                 found.add(path)
             else:
-                why = "clean removes it" if cleaning else "which no longer places it"
-                warnings.append(
-                    f"{path} is left in place: hotplex placed it for target"
-                    f" '{record.target}', {why}, but it was edited since (delete it yourself if"
-                    " it is no longer wanted)"
-                )
+                warnings[path] = _left_in_place(path, record.target, cleaning)
     return sorted(found), warnings
 
 
+def _left_in_place(path: str, target: str, cleaning: bool) -> str:
+    why = "clean removes it" if cleaning else "which no longer places it"
+    return (
+        f"{path} is left in place: hotplex placed it for target '{target}', {why}, but it was"
+        " edited since (delete it yourself if it is no longer wanted)"
+    )
+
+
 def unlogged_placed(
-    scope: Scope, kept: set[str], records: dict[str, JobRecord], manifest: str
-) -> list[str]:
-    """Warnings for files at the places the workers' tools read that carry hotplex's marker for
-    this manifest but that no planned job produces and the log does not know (a fresh clone
-    after a target was removed). Only named: without the log's record hotplex deletes nothing
-    outside ``out`` (the file may have been copied from elsewhere on purpose)."""
+    scope: Scope,
+    kept: set[str],
+    records: dict[str, JobRecord],
+    manifest: str,
+    cleaning: bool = False,
+) -> dict[str, str]:
+    """Warnings, by path, for files at the places the workers' tools read that carry hotplex's
+    marker for this manifest but that no planned job produces and the log does not know (a
+    fresh clone after a target was removed; an orphan left in place as edited, after the build
+    that left it forgot its record). Only named: without the log's record hotplex deletes
+    nothing outside ``out`` (the file may have been copied from elsewhere on purpose)."""
     import glob
 
     from hotplex import registry
@@ -157,7 +198,7 @@ def unlogged_placed(
 
     logged = {p for record in records.values() for p in record.placed}
     patterns = {w.places for w in registry.workers().values() if w.places}
-    warnings = []
+    warnings = {}
     for pattern in sorted(patterns):
         for full in sorted(glob.glob(pattern, root_dir=scope.root, recursive=True)):
             path = Path(full).as_posix()
@@ -167,8 +208,12 @@ def unlogged_placed(
             named = origin(data) if data is not None else None
             if named is None or named[0] != manifest:
                 continue
-            if scope.targets is None or named[1] in scope.targets:
-                warnings.append(
+            if scope.targets is not None and named[1] not in scope.targets:
+                continue
+            if not named[2]:
+                warnings[path] = _left_in_place(path, named[1], cleaning)
+            else:
+                warnings[path] = (
                     f"{path} carries hotplex's marker for target '{named[1]}' of {manifest},"
                     " which places nothing there now: delete it if it is stale (hotplex deletes"
                     " a placed file only when its build log recorded writing it)"
@@ -211,9 +256,9 @@ def _gone_target_outputs(scope: Scope, job: os.DirEntry[str]) -> tuple[str, ...]
 def _artifact_like(inside: str, names: set[str], patterns: tuple[str, ...]) -> bool:
     """A file at ``inside`` (relative to its job folder) carries an artifact's name, is the temp
     file of one, or matches (or is the temp file of) one of the worker's declared outputs."""
-    if "/" not in inside and (inside in names or temp_for(inside) in names):
-        return True
     folder, _, name = inside.rpartition("/")
+    if not folder and (name in names or any(is_temp_of(name, n) for n in names)):
+        return True
     made_for = temp_for(name)
     of = f"{folder}/{made_for}".lstrip("/") if made_for is not None else None
     return any(declared_match(inside, p) or (of and declared_match(of, p)) for p in patterns)

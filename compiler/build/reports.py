@@ -50,7 +50,7 @@ def _line(readers: list[Any], reports: list[str]) -> str:
     for text in reports:
         at.append(offset)
         offset += len(text) + 1
-    return f"{PREFIX}{_text(at)},\"readers\":{_text(readers)}{_REPORTS}{','.join(reports)}]}}\n"
+    return f'{PREFIX}{_text(at)},"readers":{_text(readers)}{_REPORTS}{",".join(reports)}]}}\n'
 
 
 class Indexed:

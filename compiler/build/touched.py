@@ -148,7 +148,12 @@ class _Touched:
         refuse_foreign_places(self.model, jobs, {d[0].id: d[2] for _, d in decided if d[2]})
         outputs = Outputs(self.request.root, self.model.manifest_display)
         work = functools.partial(Write(outputs).execute, self.model, self.inputs)
-        log = state_log.Log(self.request.root, state_log.State())
+        # The snapshot is this manifest's (``build``), so the log is: it is appended to, never
+        # rewritten from this empty state.
+        owner = _rel(self.manifest, self.request.root)
+        state = state_log.State()
+        state.manifest = owner
+        log = state_log.Log(self.request.root, state, owner)
         pool = Pool(work, self.request.processes)
         rebuilt: dict[int, JobReport] = {}
         records: dict[int, JobRecord] = {}

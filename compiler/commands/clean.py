@@ -13,7 +13,7 @@ from hotplex.errors import HotplexError
 from hotplex.fs import STATE_DIR, ProjectLock
 from hotplex.manifest.cache import CACHE_NAME
 from hotplex.manifest.model import ProjectSettings
-from hotplex.manifest.read import DEFAULT_OUT
+from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME
 
 
 def clean(root: Path, manifest: Path | None, warnings: list[str] | None = None) -> list[str]:
@@ -21,7 +21,10 @@ def clean(root: Path, manifest: Path | None, warnings: list[str] | None = None) 
     them)."""
     with ProjectLock(root / STATE_DIR, LOCK_WAIT_SECONDS):
         state = state_log.load(root)
-        outs, paths, sources = _planned(root, manifest)
+        owner = os.path.relpath(manifest or root / MANIFEST_NAME, root)
+        state_log.refuse_other_manifest(state, owner)
+        outs, paths, sources, places = _planned(root, manifest)
+        manifest_name = (manifest or root / MANIFEST_NAME).name
         # An `out` the manifest named before: the log's files there are hotplex's too.
         earlier = earlier_outs(state.jobs, next(iter(outs)), sources)
         outs.update(earlier)
@@ -34,15 +37,15 @@ def clean(root: Path, manifest: Path | None, warnings: list[str] | None = None) 
                 unlink(root / path)
                 removed.append(path)
         # Outside `out`, only the files the log says hotplex placed, and only while still its own.
-        placed, left = orphans.placed(
-            orphans.Scope(root, "", None), set(), state.jobs, cleaning=True
-        )
+        scope = orphans.Scope(root, "", None)
+        placed, left = orphans.placed(scope, set(), state.jobs, cleaning=True)
         for path in placed:
             unlink(root / path)
             orphans.prune_upward((root / path).parent, root)
             removed.append(path)
+        left.update(orphans.unlogged_placed(scope, places, state.jobs, manifest_name, True))
         if warnings is not None:
-            warnings += left
+            warnings += left.values()
         for out in outs:
             if _within(os.path.realpath(root / out), os.path.realpath(root)):
                 prune_empty(root / out)
@@ -69,9 +72,9 @@ def _deletable(root: Path, out: str, path: str) -> bool:
     return inside and (folder == real_out or _within(folder, real_out))
 
 
-def _planned(root: Path, manifest: Path | None) -> tuple[set[str], set[str], str]:
-    """The artifact folder, every file under the folders of the jobs the manifest plans, and
-    the sources folder.
+def _planned(root: Path, manifest: Path | None) -> tuple[set[str], set[str], str, set[str]]:
+    """The artifact folder, every file under the folders of the jobs the manifest plans, the
+    sources folder, and the files the jobs place.
 
     A broken manifest still lets ``clean`` remove what the log recorded under the default folder.
     """
@@ -80,12 +83,14 @@ def _planned(root: Path, manifest: Path | None) -> tuple[set[str], set[str], str
     try:
         project = Project.load(root, manifest)
     except HotplexError:
-        return {DEFAULT_OUT}, set(), ProjectSettings().sources
+        return {DEFAULT_OUT}, set(), ProjectSettings().sources, set()
     model = project.model
     out = model.out_dir
     found: set[str] = set()
+    places: set[str] = set()
     for job in project.jobs():
+        places.update(p for p in (job.worker.placed(job.target),) if p is not None)
         folder = root / job.out_dir(model)
         for current, _dirs, names in os.walk(folder):
             found.update((Path(current).relative_to(root) / n).as_posix() for n in names)
-    return {out}, found, model.sources_dir
+    return {out}, found, model.sources_dir, places

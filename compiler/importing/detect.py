@@ -11,7 +11,8 @@ from types import ModuleType
 
 from hotplex import registry
 from hotplex.commands.scaffold import SOURCE_FILES, SOURCES_DIR
-from hotplex.errors import HotplexError
+from hotplex.errors import HotplexError, Problem, Span
+from hotplex.fs import STATE_DIR
 from hotplex.importing import (
     agents,
     aider,
@@ -27,6 +28,7 @@ from hotplex.importing import (
 )
 from hotplex.importing.editors import JUNIE, KIRO, WINDSURF, ZED
 from hotplex.importing.found import Found, Skip
+from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME
 from hotplex.placement import read_is_hotplex_file
 
 # One module per format, each with the same interface: KIND and find(root) -> Found | None.
@@ -160,3 +162,46 @@ def _leave_rulers_output(found: list[Found]) -> None:
         why = "written by ruler from .ruler/ (imported from there instead)"
         kind.skipped += [Skip(e.origin, why) for e in made]
     found[:] = [f for f in found if f.entries or f.skipped]
+
+
+def refuse_state_folders(paths: list[Path], into: Path) -> None:
+    """A path in git's own folder, in hotplex's build state or in the artifact folder of the
+    manifest there is no source: no tool reads rules there, and what is there never reaches
+    a clone or is hotplex's own output."""
+    out = _existing_out(into)
+    reasons = {
+        ".git": "'.git/' is git's own store: no tool reads rules there, and git commits none",
+        STATE_DIR: f"'{STATE_DIR}/' is hotplex's build state, which git ignores: a source there"
+        " never reaches a clone",
+    }
+    problems = []
+    for path in paths:
+        pairs = (
+            (os.path.normpath(path.absolute()), os.path.normpath(into.absolute())),
+            (os.path.realpath(path), os.path.realpath(into)),  # a symlink into .git/ too
+        )
+        for full, root in pairs:
+            if os.path.commonpath([full, root]) != root:
+                continue
+            rel = Path(os.path.relpath(full, root))
+            why = next((reasons[p] for p in rel.parts if p in reasons), None)
+            if why is None and out is not None and rel.is_relative_to(out):
+                why = f"'{out}/' is the artifact folder of {MANIFEST_NAME}: hotplex's output"
+            if why is not None:
+                problems.append(Problem(f"not imported: {why}", Span(str(path))))
+                break
+    if problems:
+        hint = "import the file from where its tool reads it (copy it there first)"
+        raise HotplexError([*problems[:-1], problems[-1].replace(hint=hint)])
+
+
+def _existing_out(into: Path) -> str | None:
+    """The ``[project] out`` of the manifest in ``into``, when there is one that reads."""
+    import tomllib
+
+    try:
+        existing = tomllib.loads((into / MANIFEST_NAME).read_text(encoding="utf-8"))
+        out = existing.get("project", {}).get("out", DEFAULT_OUT)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError):
+        return None
+    return os.path.normpath(out) if isinstance(out, str) and out else None

@@ -23,7 +23,7 @@ from hotplex.commands.scaffold import GITIGNORE_NAME, SOURCES_DIR
 from hotplex.errors import HotplexError, Problem, Span
 from hotplex.fs import is_utf8
 from hotplex.importing import toml
-from hotplex.importing.detect import detect
+from hotplex.importing.detect import detect, refuse_state_folders
 from hotplex.importing.found import (
     RESERVED_TAGS,
     Entry,
@@ -64,6 +64,7 @@ def plan(
     paths: list[Path], into: Path, *, copy: bool = False, for_workers: tuple[str, ...] = ()
 ) -> Plan:
     """Detect, map and check everything; raises HotplexError before any file is written."""
+    refuse_state_folders(paths, into)
     each = [(path, detect(path, into)) for path in paths]
     _nothing_at(each)
     found = _one_workspace([f for _, kinds in each for f in kinds])

@@ -17,6 +17,7 @@ import posixpath
 
 import attrs
 from hotplex import registry
+from hotplex.fs import folded as folded_name
 from hotplex.manifest.model import Manifest, Source
 
 
@@ -74,5 +75,6 @@ def target_sources(
 
 
 def folded(file: str) -> str:
-    """A file name as two spellings of one file compare: normalised, case-folded."""
-    return posixpath.normpath(file.replace("\\", "/")).casefold()
+    """A file name as two spellings of one file compare: a normalised path, folded as a
+    case- and normalisation-insensitive file system compares names (``fs.folded``)."""
+    return folded_name(posixpath.normpath(file.replace("\\", "/")))

@@ -10,7 +10,8 @@ import typing
 from hotplex import registry
 from hotplex.document.assemble import BUILT_IN_TAGS
 from hotplex.errors import HotplexError, Problem, Span, suggest
-from hotplex.fs import STATE_DIR
+from hotplex.fs import NAME_MAX, STATE_DIR
+from hotplex.fs import folded as folded_name
 from hotplex.manifest.jobs import BASE_FOLDER
 from hotplex.manifest.model import (
     BUILTIN_VARS,
@@ -101,14 +102,14 @@ def _check_folder_name(
     must be a plain ASCII name that takes no other folder's or file's place."""
     if not _NAME.fullmatch(name):
         bad(key, _not_a_name(kind, name))
-    elif name.casefold() == BASE_FOLDER:
+    elif folded_name(name) == BASE_FOLDER:
         bad(
             key,
             f"'{name}' is reserved: the artifact without a platform is built in the folder"
             f" '{BASE_FOLDER}/' of each target",
             "pick another name; `base = true` on a target already builds the default artifact",
         )
-    elif name.casefold() in {posixpath.basename(s.file).casefold() for s in sources}:
+    elif folded_name(name) in {folded_name(posixpath.basename(s.file)) for s in sources}:
         bad(key, f"'{name}' is reserved: it is the file name of a source")
 
 
@@ -120,13 +121,13 @@ def _not_a_name(kind: str, name: str) -> str:
 
 
 def _claim(taken: dict[str, str], name: str, owner: str) -> str | None:
-    """Who claimed ``name`` (a file or folder name) before ``owner``, in any letter case, or None
-    and ``owner`` claims it: two names differing only in case are one file on a case-insensitive
-    file system (macOS, Windows)."""
-    folded = name.casefold()
-    if folded in taken:
-        return taken[folded]
-    taken[folded] = owner
+    """Who claimed ``name`` (a file or folder name) before ``owner``, in any letter case or
+    Unicode normalisation, or None and ``owner`` claims it: two names differing only in those
+    are one file on a case-insensitive file system (macOS, Windows; macOS also composes ``é``)."""
+    key = folded_name(name)
+    if key in taken:
+        return taken[key]
+    taken[key] = owner
     return None
 
 
@@ -181,6 +182,17 @@ def _check_path_key(value: str, key: str, bad: typing.Callable[..., None]) -> No
         bad(key, f"absolute path '{value}' is not allowed", "name folders relative to the manifest")
     elif _escapes(posix):
         bad(key, f"path '{value}' escapes the project with '..'")
+    elif (longest := _longest_name(posix)) > NAME_MAX:
+        bad(
+            key,
+            f"path '{value}' has a name of {longest} bytes: no file system takes one over"
+            f" {NAME_MAX}",
+        )
+
+
+def _longest_name(posix: str) -> int:
+    """The bytes of the longest file or folder name on the path (UTF-8, as written on disk)."""
+    return max(len(name.encode("utf-8", "surrogateescape")) for name in posix.split("/"))
 
 
 def _escapes(posix: str) -> bool:
@@ -320,7 +332,7 @@ def _validate_places(
     project = manifest.project
     folder = posixpath.normpath(project.sources.replace("\\", "/"))
     read = {
-        posixpath.normpath(posixpath.join(folder, name)).casefold(): source.name
+        folded(posixpath.join(folder, name)): source.name
         for source in sources
         for name in (
             source.file,
@@ -345,10 +357,10 @@ def _validate_places(
                 f"'{place}' is inside '{inside}': a placed file goes where the editor reads it,"
                 " beside the user's files",
             )
-        elif place.casefold() in read:
+        elif folded(place) in read:
             bad(
                 f"{key}.place",
-                f"'{place}' is the file of source '{read[place.casefold()]}': hotplex would"
+                f"'{place}' is the file of source '{read[folded(place)]}': hotplex would"
                 " read its own output back",
                 "to let hotplex write it, move the source to another file (`hotplex import --copy`"
                 " copies it into agent-configs/) and delete this one; or set place elsewhere",

@@ -53,6 +53,7 @@ from pathlib import Path
 import attrs
 from hotplex.document.measure import measure
 from hotplex.errors import suggest
+from hotplex.fs import folded
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Source, Target
 from hotplex.records import (
@@ -278,7 +279,7 @@ def _check_names(manifest: Manifest, sources: tuple[Source, ...]) -> Iterable[Op
     declared = [d.name for d in manifest.source]
     for source in sources:
         name = file_name(source)
-        other = seen.setdefault(name.casefold(), source.name)
+        other = seen.setdefault(folded(name), source.name)
         if other != source.name:
             index = declared.index(source.name) if source.name in declared else None
             yield OptionProblem(

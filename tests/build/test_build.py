@@ -21,6 +21,7 @@ import pytest
 from hotplex import Project, fs
 from hotplex.build import Request, run
 from hotplex.build import log as state_log
+from hotplex.errors import HotplexError
 from hotplex_testing import REPO
 
 SOURCES = {
@@ -317,6 +318,12 @@ def test_another_manifest_is_never_judged_by_the_snapshot(built):
     other = built / "other.toml"
     text = (built / "hotplex.toml").read_text(encoding="utf-8")
     other.write_text(text.replace('"feishu"', '"webchat"'), encoding="utf-8")
+    with pytest.raises(HotplexError, match=r"holds the build state of hotplex\.toml, not of other"):
+        run(Request(built, manifest=other, check=True))  # the log says whose it is
+    log = built / ".hotplex/log"
+    header, owner, rest = log.read_text(encoding="utf-8").split("\n", 2)
+    assert owner == '{"manifest":"hotplex.toml"}'
+    log.write_text(f"{header}\n{rest}", encoding="utf-8")  # as an older hotplex wrote it
     outcome = run(Request(built, manifest=other, check=True))
     assert not outcome.fast
     assert {j.id for j in outcome.stale} == {"cc/webchat", "ocs/webchat"}

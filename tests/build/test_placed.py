@@ -244,6 +244,59 @@ def test_without_the_log_a_stale_placed_file_is_named_never_deleted(project, hot
     assert (project / ".cursor/rules/cursor.mdc").exists()
 
 
+@pytest.mark.parametrize("case_blind", [False, True])
+def test_a_target_renamed_in_case_only_keeps_the_files_it_just_wrote(
+    make_project, monkeypatch, capsys, case_blind
+):
+    """``ed2`` renamed ``ED2``: on macOS or Windows the old names are the files just written,
+    so the build must not delete them; on Linux they are other files, and go. A file system
+    that ignores case is simulated by ``os.path.samefile`` (no such one is mounted here)."""
+    from hotplex.cli import main
+    from hotplex.fs import folded
+
+    manifest = '[[target]]\nname = "ed2"\nworker = "windsurf"\n'
+    root = make_project(SOURCES, manifest=manifest)
+    assert main(["-C", str(root), "build", "-j", "1"]) == 0
+    _manifest(root, manifest.replace("ed2", "ED2"))
+    if case_blind:
+        monkeypatch.setattr(os.path, "samefile", lambda a, b: folded(str(a)) == folded(str(b)))
+    capsys.readouterr()
+    assert main(["-C", str(root), "build", "-j", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "built ED2/default: dist/ED2/default/rule.md, .windsurf/rules/ED2.md" in printed
+    old = ("dist/ed2/default/rule.md", ".windsurf/rules/ed2.md")
+    assert [f"deleted {path}" in printed for path in old] == [not case_blind] * 2
+    assert [(root / path).exists() for path in old] == [case_blind] * 2
+    assert (root / ".windsurf/rules/ED2.md").exists()
+
+
+@pytest.mark.parametrize("leftover", ["marked, without the log", "edited"])
+def test_a_leftover_rule_file_is_named_by_every_run_while_it_is_there(project, hotplex, leftover):
+    """A stale file the editor still reads is said by every build (a no-op one too), check
+    (text and --json) and clean, not only by the build that found it; deleted, it is not."""
+    if leftover == "edited":
+        with open(project / ".cursor/rules/cursor.mdc", "a", encoding="utf-8") as handle:
+            handle.write("My edit.\n")
+        said = ".cursor/rules/cursor.mdc is left in place: hotplex placed it for target 'cursor'"
+    else:
+        shutil.rmtree(project / ".hotplex")  # a fresh clone
+        said = ".cursor/rules/cursor.mdc carries hotplex's marker for target 'cursor'"
+    _manifest(project, IDE.split("\n\n")[1])  # zed alone
+    for command in ("build", "build", "check", "build"):
+        result = hotplex("-C", str(project), command)
+        assert result.status == 0 and f"warning: {said}" in result.stderr, (command, result)
+    report = json.loads(hotplex("-C", str(project), "check", "--json").stdout)
+    assert [w for w in report["warnings"] if w.startswith(said)]
+    (project / "agent-configs/SOUL.md").write_text("Be briefer.\n", encoding="utf-8")
+    assert f"warning: {said}" in hotplex("-C", str(project), "build").stderr  # a slow build
+    assert f"warning: {said}" in hotplex("-C", str(project), "clean").stderr
+    assert (project / ".cursor/rules/cursor.mdc").exists()
+    assert hotplex("-C", str(project), "build").status == 0
+    (project / ".cursor/rules/cursor.mdc").unlink()
+    for command in ("build", "check", "build"):
+        assert "cursor.mdc" not in hotplex("-C", str(project), command).stderr
+
+
 def test_a_moved_place_deletes_the_old_file_unless_it_was_edited(project, hotplex):
     _manifest(
         project,
@@ -293,6 +346,42 @@ def test_only_hotplex_s_own_temp_names_beside_a_placed_file_are_deleted(project,
     for name in mine:
         assert (folder / name).read_text(encoding="utf-8") == "mine\n"
         assert name not in result.stdout
+
+
+def test_a_place_with_a_long_legal_name_builds_and_a_longer_one_is_refused_at_its_key(
+    make_project, hotplex
+):
+    """A 250-byte name is legal (255 is the limit) though `.<name>.<pid>.<n>.tmp` beside it
+    would not be: the temp name is shortened, still known as hotplex's. One over 255 bytes is
+    refused at `target[0].place` by check and build, before anything is written."""
+    from hotplex.fs import temp_stem
+
+    name = "\u00e9" * 123 + ".mdc"  # 250 bytes
+    manifest = f'[[target]]\nname = "a"\nworker = "cursor"\nplace = ".cursor/rules/{name}"\n'
+    root = make_project(SOURCES, manifest=manifest)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    placed = root / ".cursor/rules" / name
+    assert placed.read_bytes() == (root / "dist/a/default/rule.mdc").read_bytes()
+    assert hotplex("-C", str(root), "check").status == 0
+    stem = temp_stem(name)
+    assert stem.endswith(".mdc") and len(f".{stem}.4294967295.{2**64}.tmp".encode()) <= 255
+    (root / ".cursor/rules" / f".{stem}.4242.7.tmp").write_text("half", encoding="utf-8")
+    (root / ".cursor/rules" / f".{name}.tmp").write_text("mine", encoding="utf-8")  # 255 bytes
+    (root / "agent-configs/SOUL.md").write_text("Be briefer.\n", encoding="utf-8")
+    result = hotplex("-C", str(root), "build")
+    assert f".{stem}.4242.7.tmp (a killed write's temp file)" in result.stdout
+    assert sorted(p.name for p in placed.parent.iterdir()) == [f".{name}.tmp", name]
+
+    too_long = "a" * 252 + ".mdc"
+    _manifest(root, manifest.replace(name, too_long))
+    shutil.rmtree(root / "dist")
+    for command in ("check", "build"):
+        result = hotplex("-C", str(root), command)
+        assert result.status == 2
+        assert "target[0].place: path '.cursor/rules/aaa" in result.stderr
+        assert "has a name of 256 bytes: no file system takes one over 255" in result.stderr
+    assert not (root / "dist").exists()
 
 
 # --- interrupted builds -----------------------------------------------------------------------
@@ -475,6 +564,32 @@ platforms = ["slack"]
     ):
         assert expected in result.stderr, result.stderr
     assert (root / ".rules").read_text(encoding="utf-8") == "Team rules.\n"
+
+
+NFC, NFD = "\u00e9", "e\u0301"  # é as one code point, and as e + a combining accent
+
+
+@pytest.mark.parametrize(
+    ("first", "second"), [(NFC, NFD), (NFD, NFC), ("Stra\u00dfe", "STRASSE"), (NFC, "E\u0301")]
+)
+def test_two_spellings_of_one_name_on_macos_are_one_place(make_project, hotplex, first, second):
+    """macOS composes and case-folds names (``é`` is one file however it is spelt): two places,
+    or a place and a declared source, that differ only so are one file, refused at the key."""
+    manifest = (
+        f'[[source]]\nname = "s"\nfile = "../.cursor/rules/src-{first}.mdc"\nchannel = "B"\n'
+        f'tag = "s"\n[[target]]\nname = "a"\nworker = "cursor"\nplace = ".cursor/rules/{first}.mdc"'
+        f'\n[[target]]\nname = "b"\nworker = "cursor"\nplace = ".cursor/rules/{second}.mdc"\n'
+        f'[[target]]\nname = "c"\nworker = "cursor"\nplace = ".cursor/rules/src-{second}.mdc"\n'
+    )
+    root = make_project({**SOURCES, f".cursor/rules/src-{first}.mdc": "Mine.\n"}, manifest)
+    result = hotplex("-C", str(root), "check")
+    assert result.status == 2, result.stderr
+    assert f"target[1].place: '.cursor/rules/{second}.mdc' is placed by target 'a' too" in (
+        result.stderr
+    )
+    assert f"target[2].place: '.cursor/rules/src-{second}.mdc' is the file of source 's'" in (
+        result.stderr
+    )
 
 
 def test_a_place_inside_a_dedicated_sources_folder_is_refused(make_project, hotplex):

@@ -69,6 +69,32 @@ def test_the_log_is_a_versioned_header_then_json_lines(built):
     assert (built / ".hotplex/.gitignore").read_text() == "*\n"
 
 
+def test_a_second_manifest_in_the_folder_never_deletes_what_the_first_built(make_project, hotplex):
+    """``-f a.toml`` and ``-f b.toml`` share ``.hotplex/``: the log records whose it is, and
+    build, check and clean of the other manifest stop (exit 2) with the way out, deleting
+    nothing, instead of taking the first one's files for orphans."""
+    a = '[project]\nname = "a"\n[[target]]\nname = "cur"\nworker = "cursor"\n'
+    b = '[project]\nname = "b"\nout = "distb"\n[[target]]\nname = "pi"\nworker = "pi"\n'
+    root = make_project({"agent-configs/SOUL.md": "S\n", "a.toml": a, "b.toml": b}, None)
+    assert hotplex("-C", str(root), "-f", "a.toml", "build").status == 0
+    assert json.loads(log_lines(root)[1]) == {"manifest": "a.toml"}
+    built = ("dist/cur/default/rule.mdc", ".cursor/rules/cur.mdc")
+    for command in ("build", "check", "clean"):
+        result = hotplex("-C", str(root), "-f", "b.toml", command)
+        assert result.status == 2, result.stdout
+        assert (
+            "b.toml: '.hotplex/' holds the build state of a.toml, not of b.toml: a build of"
+            " b.toml here would take the files a.toml built for its own orphans" in result.stderr
+        )
+        assert "hint: give each manifest a folder of its own" in result.stderr
+        assert all((root / path).is_file() for path in built)
+    assert hotplex("-C", str(root), "-f", "a.toml", "check").status == 0
+    (root / ".hotplex/log").unlink()  # the way out: this folder becomes b.toml's
+    assert hotplex("-C", str(root), "-f", "b.toml", "build").status == 0
+    assert all((root / path).is_file() for path in built)
+    assert hotplex("-C", str(root), "-f", "a.toml", "build").status == 2
+
+
 def test_a_torn_last_line_is_dropped_silently_and_the_log_repaired(built, hotplex):
     """A build killed while appending leaves an unterminated line: not an error."""
     path = state_log.log_path(built)

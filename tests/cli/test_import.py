@@ -453,6 +453,35 @@ def test_a_named_file_nothing_imports_is_said_to_be_a_file(tmp_path):
     assert not (repo / "hotplex.toml").exists()
 
 
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [
+        (".git/x/AGENTS.md", "'.git/' is git's own store"),
+        (".git", "'.git/' is git's own store"),
+        ("sub/.git/AGENTS.md", "'.git/' is git's own store"),
+        ("link/AGENTS.md", "'.git/' is git's own store"),  # link -> .git/x
+        (".hotplex/AGENTS.md", "'.hotplex/' is hotplex's build state, which git ignores"),
+        (".hotplex", "'.hotplex/' is hotplex's build state, which git ignores"),
+        ("dist/x/AGENTS.md", "'dist/' is the artifact folder of hotplex.toml: hotplex's output"),
+    ],
+)
+def test_a_file_in_git_s_folder_the_build_state_or_out_is_no_source(tmp_path, path, why):
+    """Named by its path, a file there would become a source no clone has (or hotplex's own
+    output): refused with its reason, nothing written."""
+    files = {f"{f}/AGENTS.md": "Rules.\n" for f in (".git/x", "sub/.git", ".hotplex", "dist/x")}
+    repo = write_tree(tmp_path / "repo", files)
+    (repo / "link").symlink_to(".git/x")
+    if path.startswith("dist/"):  # an existing project: its out is dist/
+        (repo / "hotplex.toml").write_text('[[source]]\nname = "s"\nfile = "../AGENTS.md"\n')
+    manifest = (repo / "hotplex.toml").read_bytes() if path.startswith("dist/") else None
+    result = run_cli("-C", str(repo), "import", path)
+    assert result.status == 2, result.stdout
+    assert f"{repo / path}: not imported: {why}" in result.stderr
+    assert "hint: import the file from where its tool reads it" in result.stderr
+    written = (repo / "hotplex.toml").read_bytes() if (repo / "hotplex.toml").exists() else None
+    assert written == manifest  # untouched, or still none
+
+
 def test_a_folder_holding_only_placed_files_says_it_left_them_out(tmp_path):
     built = write_tree(tmp_path / "built", {"agent-configs/AGENTS.md": "Never push.\n"})
     manifest = '[[target]]\nname = "zed"\nworker = "zed"\n'
