@@ -90,6 +90,8 @@ class Project:
         self._artifacts: dict[str, _Cached] = {}
         self._jobs: list = []
         self._read_cap = 0  # bytes worth reading of one file (sources.read_cap), with the model
+        # ``load.disk_key`` when the on-disk checks last passed (None: ask them every time).
+        self._disk_key: tuple | None = None
         # ``warnings()``' last answer: the cached artifacts and folder stamps it was made from.
         self._warned: tuple[tuple, dict[str, Stamp | None], tuple[str, ...]] | None = None
         self._lock = threading.RLock()
@@ -334,15 +336,23 @@ class Project:
         current = stamp(self._manifest_path)
         if self._model is not None and current == self._manifest_stamp:
             # The sources folder moved away, deleted or replaced since (by a symlink to the same
-            # folder, which no stamp tells): what a load says of it, asked every time.
-            from hotplex.manifest.load import check_on_disk
+            # folder, which no stamp tells): what a load says of it, asked again whenever the
+            # lstat of a folder on the way moved (``disk_key``).
+            from hotplex.manifest.load import check_on_disk, disk_key
 
-            check_on_disk(self.root, self._model.manifest, self._model.manifest_display)
+            manifest = self._model.manifest
+            key = disk_key(self.root, manifest)
+            if key is None or key != self._disk_key:
+                self._disk_key = None
+                check_on_disk(self.root, manifest, self._model.manifest_display)
+                # Only a key that held all through the checks vouches for their answer.
+                self._disk_key = key if key == disk_key(self.root, manifest) else None
             return
         from hotplex.manifest import load as loading
         from hotplex.manifest.jobs import plan
         from hotplex.sources.resolve import read_cap
 
+        self._disk_key = None  # the load's checks ran before any key: the next call keys them
         self._model = loading.load(self.root, self._manifest_path)
         self._jobs = plan(self._model)
         self._read_cap = read_cap(self._model)

@@ -440,3 +440,56 @@ def test_an_overlay_is_data_never_a_template(make_project, text: str) -> None:
     # The project's own template still includes the file it names, the overlay as its text.
     included = project.compile("cc", overlay={"USER.md": text}).text
     assert included.count(body.strip()) == 2
+
+
+@pytest.mark.parametrize("sources", ["agent-configs", "config/agent"])
+@pytest.mark.parametrize("swapped", ["the folder", "a folder above it"])
+@pytest.mark.parametrize("overlay", [None, {"USER.md": "- a user"}])
+def test_a_folder_swapped_for_a_symlink_to_the_same_files_is_refused_at_the_next_call(
+    make_project, tmp_path: Path, sources: str, swapped: str, overlay
+) -> None:
+    """The on-disk checks are asked again when a folder on the sources' way moves, so a swap
+    no file's stamp tells (the same files, through a symlink out) fails the next call, every
+    call after it, and the swap back recovers."""
+    if swapped == "a folder above it" and "/" not in sources:
+        pytest.skip("the sources folder is the project's own")
+    manifest = (
+        f'[project]\nsources = "{sources}"\n\n[[target]]\nname = "cc"\nworker = "claude-code"\n'
+    )
+    root = make_project(
+        {f"{sources}/SOUL.md": "soul\n", f"{sources}/USER.md": "user\n"}, manifest=manifest
+    )
+    project = Project.load(root)
+    first = project.compile("cc", overlay=overlay)
+    assert project.compile("cc", overlay=overlay) == first
+    moved = sources if swapped == "the folder" else sources.split("/")[0]
+    (root / moved).rename(tmp_path / "outside")
+    (root / moved).symlink_to(tmp_path / "outside")
+    for _ in range(2):
+        with pytest.raises(HotplexError) as caught:
+            project.compile("cc", overlay=overlay)
+        assert (
+            "resolves to" in caught.value.render()
+            and "outside the project" in caught.value.render()
+        )
+    (root / moved).unlink()
+    (tmp_path / "outside").rename(root / moved)
+    assert project.compile("cc", overlay=overlay) == first
+
+
+def test_a_sources_folder_deleted_then_made_again_is_seen_each_time(make_project) -> None:
+    import shutil
+
+    root = make_project({"agent-configs/SOUL.md": "soul\n"})
+    project = Project.load(root)
+    assert "soul" in project.compile("cc").text
+    shutil.rmtree(root / "agent-configs")
+    with pytest.raises(HotplexError, match="does not exist"):
+        project.compile("cc", overlay={"USER.md": "- a user"})
+    (root / "agent-configs").write_text("a file\n", encoding="utf-8")
+    with pytest.raises(HotplexError, match="is not a folder"):
+        project.compile("cc")
+    (root / "agent-configs").unlink()
+    (root / "agent-configs").mkdir()
+    (root / "agent-configs/SOUL.md").write_text("soul again\n", encoding="utf-8")
+    assert "soul again" in project.compile("cc").text
