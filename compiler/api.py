@@ -152,7 +152,7 @@ class Project:
             # compile runs again on what is there now.
             for _ in range(COMPILE_TRIES):
                 artifact, read = self._compile(target, platform, overlay, overlay_names, on_finding)
-                if self._unmoved(read):
+                if read is None or self._unmoved(read):  # None: checked before, nothing read
                     return artifact
             raise BuildFailed(
                 [
@@ -263,9 +263,10 @@ class Project:
         overlay: Mapping[str, str | bytes | os.PathLike[str]] | None,
         labels: Mapping[str, str] | None,
         on_finding: str | None = None,
-    ) -> tuple[Artifact, dict[str, Stamp | None]]:
+    ) -> tuple[Artifact, dict[str, Stamp | None] | None]:
         """The artifact and the stamps of the files it was compiled from as they were read
-        (none for a cached one: its stamps were checked just now)."""
+        (None when every one came from memory and its stamp was checked just now, after the
+        manifest's: a cached artifact, an overlaid compile that read nothing)."""
         job = self._job(target, platform)
         policy = self._policy(on_finding)
         if overlay is not None or labels is not None:
@@ -276,7 +277,7 @@ class Project:
                 return self._compile_overlay(job, platform, files, policy == "block")
         cached = self._artifacts.get(job.id)
         if cached is not None and all(stamp(self.root / p) == s for p, s in cached.stamps.items()):
-            return cached.artifact, {}
+            return cached.artifact, None
         from hotplex.document.compile import compile_job
 
         inputs = self._fresh_inputs()
@@ -291,7 +292,7 @@ class Project:
 
     def _compile_overlay(
         self, job: Job, platform: str | None, files: dict[str, OverlayFile], block: bool = False
-    ) -> tuple[Artifact, dict[str, Stamp | None]]:
+    ) -> tuple[Artifact, dict[str, Stamp | None] | None]:
         """One call's compile through its overlay; the base files come from (and stay in) the
         shared reader, read again only when their stamps move. ``block``: an entry of an
         overlaid file holding a finding is replaced (``sources/blocking.py``)."""
@@ -299,13 +300,20 @@ class Project:
         from hotplex.sources import overlay as overlays
 
         base = self._inputs
-        if base is None or not self._base_current(base):
+        current = base is not None and self._base_current(base)
+        if not current:
             base = self._fresh_inputs()
+        reads = base.reads
         inputs = overlays.OverlayInputs(base, files, self._model.manifest if block else None)
         compiled = compile_job(self._model, job, inputs)
         overlays.check_used(files, list(compiled.inputs), self._model, self._jobs)
         names = {display: file.label for display, file in files.items()}
         blocked = tuple(f for found in inputs.blocked.values() for f in found)
+        if current and base.reads == reads:
+            # Every file came from memory whose stamps were all checked, after the manifest's,
+            # just before: the files were that one state at the manifest's stat, so no second
+            # stat of them can say more (``compile``'s check after is for files read now).
+            return _artifact(job, platform, compiled.emitted, names, blocked), None
         read = {p: base.stamps.get(p) for p in compiled.inputs if p not in files}
         return _artifact(job, platform, compiled.emitted, names, blocked), read
 
@@ -318,12 +326,18 @@ class Project:
         )
 
     def _base_current(self, inputs: Inputs) -> bool:
-        """Whether every file the shared reader holds still has the stamp it was read with."""
+        """Whether every file the shared reader holds still has the stamp it was read with, one
+        stat each: an absent file (a variant looked for) still absent too, or a variant saved
+        since would never be read by an overlaid compile."""
         root = f"{self.root}/"  # string paths: a pathlib join per file costs more than its stat
-        stamps = list(inputs.stamps.items())
-        return all(s is None or stamp(root + p) == s for p, s in stamps) and all(
-            settled(s, inputs.started_ns) for _, s in stamps if s is not None
-        )
+        started = inputs.started_ns
+        for p, s in list(inputs.stamps.items()):
+            if s is None:
+                if stamp(root + p) is not None:
+                    return False
+            elif stamp(root + p) != s or not settled(s, started):
+                return False
+        return True
 
     def _job(self, target: str, platform: str | None) -> Job:
         from hotplex.manifest.jobs import find

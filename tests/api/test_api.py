@@ -493,3 +493,40 @@ def test_a_sources_folder_deleted_then_made_again_is_seen_each_time(make_project
     (root / "agent-configs").mkdir()
     (root / "agent-configs/SOUL.md").write_text("soul again\n", encoding="utf-8")
     assert "soul again" in project.compile("cc").text
+
+
+def test_a_variant_file_created_later_is_picked_up_by_an_overlaid_compile(example_copy) -> None:
+    """The files a compile looked for and did not find are looked for again at every call."""
+    root = example_copy("basic")
+    project = Project.load(root)
+    user = {"USER.md": "- a user\n"}
+    for _ in range(2):
+        assert "Slack-only rule" not in project.compile("cc", "slack", overlay=user).text
+    (root / "agent-configs" / "AGENTS.slack.md").write_text("Slack-only rule.\n", encoding="utf-8")
+    assert "Slack-only rule." in project.compile("cc", "slack", overlay=user).text
+    (root / "agent-configs" / "AGENTS.slack.md").unlink()
+    assert "Slack-only rule" not in project.compile("cc", "slack", overlay=user).text
+
+
+def test_an_overlaid_compile_stats_each_file_once_and_reads_none(
+    example_copy, monkeypatch: pytest.MonkeyPatch, reads
+) -> None:
+    """Freshness costs one stat per file the compile consults (and the manifest), not more."""
+    from hotplex import fs
+
+    project = Project.load(example_copy("basic"))
+    user = {"USER.md": "- a user\n"}
+    project.compile("cc", "slack", overlay=user)
+    project.compile("cc", "slack", overlay=user)
+    stats: Counter[str] = Counter()
+    real = fs.os.stat
+
+    def counting(path, *args, **kwargs):
+        stats[Path(path).name] += 1
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(fs.os, "stat", counting)
+    reads.clear()
+    project.compile("cc", "slack", overlay={"USER.md": "- another user\n"})
+    assert sum(reads.values()) == 0
+    assert stats and max(stats.values()) == 1, stats
