@@ -397,13 +397,11 @@ def _artifact(
 ) -> Artifact:
     """The call's answer; an overlaid file is named by its label (``overlay_names``, the path
     it was read from, or ``overlay:USER.md``), never by the project file it stands in for."""
-    names = names or {}
-    truncations = tuple(
-        attrs.evolve(t, files=tuple(names.get(f, f) for f in t.files)) for t in emitted.truncations
-    )
-    sizes = tuple(
-        attrs.evolve(s, files=tuple(names.get(f, f) for f in s.files)) for s in emitted.sizes
-    )
+    if names:  # a record naming no overlaid file is kept as it is (they are frozen)
+        truncations = tuple(_renamed(t, names) for t in emitted.truncations)
+        sizes = tuple(_renamed(s, names) for s in emitted.sizes)
+    else:
+        truncations, sizes = tuple(emitted.truncations), tuple(emitted.sizes)
     return Artifact(
         target=job.target.name,
         worker=job.target.worker,
@@ -417,3 +415,12 @@ def _artifact(
         notes=emitted.notes,
         findings=findings,
     )
+
+
+def _renamed(record, names: Mapping[str, str]):
+    """``record`` (a ``Truncation`` or ``SectionSize``) with its overlaid files named by their
+    labels."""
+    files = record.files
+    if not any(f in names for f in files):
+        return record
+    return attrs.evolve(record, files=tuple(names.get(f, f) for f in files))

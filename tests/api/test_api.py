@@ -530,3 +530,27 @@ def test_an_overlaid_compile_stats_each_file_once_and_reads_none(
     project.compile("cc", "slack", overlay={"USER.md": "- another user\n"})
     assert sum(reads.values()) == 0
     assert stats and max(stats.values()) == 1, stats
+
+
+def test_launch_json_made_once_per_content_in_a_bounded_cache(
+    example_copy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hotplex import worker
+
+    monkeypatch.setattr(worker, "_LAUNCHES", {})
+    monkeypatch.setattr(worker, "LAUNCHES_KEPT", 2)
+    project = Project.load(example_copy("basic"))
+    for job in project.jobs():
+        artifact = project.compile(job.target.name, job.platform, overlay={"USER.md": "- u\n"})
+        if not any(name.endswith("/launch.json") for name in artifact.files):
+            continue  # a gateway worker sends the document itself
+        launch = artifact.file("launch.json")
+        again = worker.launch_json(job, project.model, *_launch_args(artifact))
+        assert again == launch and len(worker._LAUNCHES) <= 2
+
+
+def _launch_args(artifact) -> tuple:
+    import json
+
+    data = json.loads(artifact.file("launch.json"))
+    return data.get("argv"), data.get("env"), data.get("files")
