@@ -90,6 +90,8 @@ class Project:
         self._artifacts: dict[str, _Cached] = {}
         self._jobs: list = []
         self._read_cap = 0  # bytes worth reading of one file (sources.read_cap), with the model
+        # ``load.disk_key`` when the on-disk checks last passed (None: ask them every time).
+        self._disk_key: tuple | None = None
         # ``warnings()``' last answer: the cached artifacts and folder stamps it was made from.
         self._warned: tuple[tuple, dict[str, Stamp | None], tuple[str, ...]] | None = None
         self._lock = threading.RLock()
@@ -150,7 +152,7 @@ class Project:
             # compile runs again on what is there now.
             for _ in range(COMPILE_TRIES):
                 artifact, read = self._compile(target, platform, overlay, overlay_names, on_finding)
-                if self._unmoved(read):
+                if read is None or self._unmoved(read):  # None: checked before, nothing read
                     return artifact
             raise BuildFailed(
                 [
@@ -261,9 +263,10 @@ class Project:
         overlay: Mapping[str, str | bytes | os.PathLike[str]] | None,
         labels: Mapping[str, str] | None,
         on_finding: str | None = None,
-    ) -> tuple[Artifact, dict[str, Stamp | None]]:
+    ) -> tuple[Artifact, dict[str, Stamp | None] | None]:
         """The artifact and the stamps of the files it was compiled from as they were read
-        (none for a cached one: its stamps were checked just now)."""
+        (None when every one came from memory and its stamp was checked just now, after the
+        manifest's: a cached artifact, an overlaid compile that read nothing)."""
         job = self._job(target, platform)
         policy = self._policy(on_finding)
         if overlay is not None or labels is not None:
@@ -274,7 +277,7 @@ class Project:
                 return self._compile_overlay(job, platform, files, policy == "block")
         cached = self._artifacts.get(job.id)
         if cached is not None and all(stamp(self.root / p) == s for p, s in cached.stamps.items()):
-            return cached.artifact, {}
+            return cached.artifact, None
         from hotplex.document.compile import compile_job
 
         inputs = self._fresh_inputs()
@@ -289,7 +292,7 @@ class Project:
 
     def _compile_overlay(
         self, job: Job, platform: str | None, files: dict[str, OverlayFile], block: bool = False
-    ) -> tuple[Artifact, dict[str, Stamp | None]]:
+    ) -> tuple[Artifact, dict[str, Stamp | None] | None]:
         """One call's compile through its overlay; the base files come from (and stay in) the
         shared reader, read again only when their stamps move. ``block``: an entry of an
         overlaid file holding a finding is replaced (``sources/blocking.py``)."""
@@ -297,13 +300,20 @@ class Project:
         from hotplex.sources import overlay as overlays
 
         base = self._inputs
-        if base is None or not self._base_current(base):
+        current = base is not None and self._base_current(base)
+        if not current:
             base = self._fresh_inputs()
+        reads = base.reads
         inputs = overlays.OverlayInputs(base, files, self._model.manifest if block else None)
         compiled = compile_job(self._model, job, inputs)
         overlays.check_used(files, list(compiled.inputs), self._model, self._jobs)
         names = {display: file.label for display, file in files.items()}
         blocked = tuple(f for found in inputs.blocked.values() for f in found)
+        if current and base.reads == reads:
+            # Every file came from memory whose stamps were all checked, after the manifest's,
+            # just before: the files were that one state at the manifest's stat, so no second
+            # stat of them can say more (``compile``'s check after is for files read now).
+            return _artifact(job, platform, compiled.emitted, names, blocked), None
         read = {p: base.stamps.get(p) for p in compiled.inputs if p not in files}
         return _artifact(job, platform, compiled.emitted, names, blocked), read
 
@@ -316,12 +326,18 @@ class Project:
         )
 
     def _base_current(self, inputs: Inputs) -> bool:
-        """Whether every file the shared reader holds still has the stamp it was read with."""
+        """Whether every file the shared reader holds still has the stamp it was read with, one
+        stat each: an absent file (a variant looked for) still absent too, or a variant saved
+        since would never be read by an overlaid compile."""
         root = f"{self.root}/"  # string paths: a pathlib join per file costs more than its stat
-        stamps = list(inputs.stamps.items())
-        return all(s is None or stamp(root + p) == s for p, s in stamps) and all(
-            settled(s, inputs.started_ns) for _, s in stamps if s is not None
-        )
+        started = inputs.started_ns
+        for p, s in list(inputs.stamps.items()):
+            if s is None:
+                if stamp(root + p) is not None:
+                    return False
+            elif stamp(root + p) != s or not settled(s, started):
+                return False
+        return True
 
     def _job(self, target: str, platform: str | None) -> Job:
         from hotplex.manifest.jobs import find
@@ -334,15 +350,23 @@ class Project:
         current = stamp(self._manifest_path)
         if self._model is not None and current == self._manifest_stamp:
             # The sources folder moved away, deleted or replaced since (by a symlink to the same
-            # folder, which no stamp tells): what a load says of it, asked every time.
-            from hotplex.manifest.load import check_on_disk
+            # folder, which no stamp tells): what a load says of it, asked again whenever the
+            # lstat of a folder on the way moved (``disk_key``).
+            from hotplex.manifest.load import check_on_disk, disk_key
 
-            check_on_disk(self.root, self._model.manifest, self._model.manifest_display)
+            manifest = self._model.manifest
+            key = disk_key(self.root, manifest)
+            if key is None or key != self._disk_key:
+                self._disk_key = None
+                check_on_disk(self.root, manifest, self._model.manifest_display)
+                # Only a key that held all through the checks vouches for their answer.
+                self._disk_key = key if key == disk_key(self.root, manifest) else None
             return
         from hotplex.manifest import load as loading
         from hotplex.manifest.jobs import plan
         from hotplex.sources.resolve import read_cap
 
+        self._disk_key = None  # the load's checks ran before any key: the next call keys them
         self._model = loading.load(self.root, self._manifest_path)
         self._jobs = plan(self._model)
         self._read_cap = read_cap(self._model)
@@ -373,13 +397,11 @@ def _artifact(
 ) -> Artifact:
     """The call's answer; an overlaid file is named by its label (``overlay_names``, the path
     it was read from, or ``overlay:USER.md``), never by the project file it stands in for."""
-    names = names or {}
-    truncations = tuple(
-        attrs.evolve(t, files=tuple(names.get(f, f) for f in t.files)) for t in emitted.truncations
-    )
-    sizes = tuple(
-        attrs.evolve(s, files=tuple(names.get(f, f) for f in s.files)) for s in emitted.sizes
-    )
+    if names:  # a record naming no overlaid file is kept as it is (they are frozen)
+        truncations = tuple(_renamed(t, names) for t in emitted.truncations)
+        sizes = tuple(_renamed(s, names) for s in emitted.sizes)
+    else:
+        truncations, sizes = tuple(emitted.truncations), tuple(emitted.sizes)
     return Artifact(
         target=job.target.name,
         worker=job.target.worker,
@@ -393,3 +415,12 @@ def _artifact(
         notes=emitted.notes,
         findings=findings,
     )
+
+
+def _renamed(record, names: Mapping[str, str]):
+    """``record`` (a ``Truncation`` or ``SectionSize``) with its overlaid files named by their
+    labels."""
+    files = record.files
+    if not any(f in names for f in files):
+        return record
+    return attrs.evolve(record, files=tuple(names.get(f, f) for f in files))

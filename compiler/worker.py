@@ -14,6 +14,7 @@ stage; they become JSON only at the edges (``build/log.py``, ``cli.py`` for ``--
 
 from __future__ import annotations
 
+import contextlib
 import json
 import posixpath
 from dataclasses import dataclass, field
@@ -229,4 +230,28 @@ def launch_json(
     for key, value in pairs:
         if value:
             launch[key] = value
-    return json_bytes(launch)
+    # The same few for every call of a gateway: the JSON (an indented dump, in Python) once
+    # per content. The key is the whole content (strings, lists and maps of strings).
+    try:
+        key = tuple(
+            (name, tuple(value.items()) if isinstance(value, dict) else _frozen(value))
+            for name, value in launch.items()
+        )
+        found = _LAUNCHES.get(key)
+    except TypeError:  # a value no key can hold: made every time
+        return json_bytes(launch)
+    if found is None:
+        if len(_LAUNCHES) >= LAUNCHES_KEPT:
+            # The oldest first: the cache stays bounded (another thread may take it first).
+            with contextlib.suppress(KeyError, RuntimeError, StopIteration):
+                _LAUNCHES.pop(next(iter(_LAUNCHES)))
+        found = _LAUNCHES[key] = json_bytes(launch)
+    return found
+
+
+def _frozen(value: object) -> object:
+    return tuple(value) if isinstance(value, list) else value
+
+
+LAUNCHES_KEPT = 4096
+_LAUNCHES: dict[tuple, bytes] = {}

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from json.encoder import encode_basestring
 from typing import Any
 
 from hotplex.manifest.jobs import Job
@@ -31,7 +32,7 @@ from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.records import OptionProblem, Section, TargetSources
 from hotplex.targets import subagents
 from hotplex.targets.gateway import Beside, Gateway
-from hotplex.worker import OwnFiles, json_bytes
+from hotplex.worker import OwnFiles
 
 MODEL = re.compile(r"[^/\s]+/\S+")  # OpenCode names a model "<provider>/<model>"
 MODEL_EXAMPLE = "anthropic/claude-sonnet-4-5"
@@ -105,7 +106,10 @@ class OpenCodeServer(Gateway):
                 )
 
     def document_bytes(self, text: str) -> bytes:
-        return json_bytes({"parts": [], "system": text})
+        """``json_bytes({"parts": [], "system": text})``, byte for byte, without the indented
+        dump's pure-Python encoder walking a fixed envelope: only the text is escaped (the
+        encoder's own function for ``ensure_ascii=False``)."""
+        return f'{{\n  "parts": [],\n  "system": {encode_basestring(text)}\n}}\n'.encode()
 
     def beside(self, job: Job, sections: list[Section], model: Model) -> Beside:
         return Beside(notes=(SUBAGENTS_NOTE,))

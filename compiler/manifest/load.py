@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 from pathlib import Path
 from typing import NoReturn
 
@@ -53,10 +54,51 @@ def load(root: Path, manifest_path: Path | None = None, cached: bool = False) ->
 def check_on_disk(root: Path, manifest: Manifest, display: str) -> dict[str, str]:
     """What the manifest names that the disk can make wrong without the manifest changing: a
     sources folder moved away or deleted, a symlink, a session folder above the root. A
-    ``Project`` that keeps its model asks again when the sources folder's stamp moves. Returns
+    ``Project`` that keeps its model asks again whenever ``disk_key`` moves. Returns
     each target's session folder as the project names it (``sessions``)."""
     _check_folders_on_disk(root, manifest.project, display)
     return sessions(root, manifest, display)
+
+
+def disk_key(root: Path, manifest: Manifest) -> tuple | None:
+    """What ``check_on_disk``'s answer depends on, at a few ``lstat`` calls: the project
+    root's identity and, for every folder it resolves (the sources, `out`, each target's
+    ``cwd``), each step of the path as the project names it (device, inode, mode). With no
+    symlink on the way, what those paths resolve to is decided by these alone: an equal key
+    means the same answer, so a ``Project`` asks again only when the key moves (a folder
+    moved away, deleted, or swapped for a symlink, even to the same files: a link is a new
+    inode of another mode). None when no key can vouch for the answer (a symlink on the way,
+    whose target's own path would count too, or a ``..`` after a name): ask every time."""
+    base = str(root)
+    try:
+        top = os.stat(base)
+    except OSError:
+        return None
+    key: list = [(top.st_dev, top.st_ino)]
+    paths = [manifest.project.sources or ".", manifest.project.out]
+    paths += [t.cwd.replace("\\", "/") for t in manifest.target if t.cwd is not None]
+    for rel in paths:
+        parts = [p for p in rel.split("/") if p and p != "."]
+        climbs = session_climbs("/".join(parts)) if parts else 0
+        if ".." in parts[climbs:]:
+            return None
+        if climbs:  # above the project: its place on the disk counts (how deep, what is there)
+            key.append(os.path.realpath(base))
+        path = base
+        for part in parts:
+            path = f"{path}/{part}"
+            try:
+                found = os.lstat(path)
+            except (FileNotFoundError, NotADirectoryError):
+                key.append(None)  # resolved by its name alone from here on
+                break
+            except (OSError, ValueError):
+                return None
+            if stat.S_ISLNK(found.st_mode):
+                return None
+            key.append((found.st_dev, found.st_ino, found.st_mode))
+        key.append("/")
+    return tuple(key)
 
 
 def _check_folders_on_disk(root: Path, project: ProjectSettings, display: str) -> None:

@@ -80,6 +80,9 @@ class Inputs:
     # ``Project`` hands its cache on from one reader to the next.
     sections: SectionCache = field(default_factory=SectionCache)
     started_ns: int = field(default_factory=time.time_ns)  # reads happen after this
+    # How many times this reader went to the disk (a file read, a folder listed): a compile
+    # that left it unchanged read nothing its stamps, checked before, do not vouch for.
+    reads: int = 0
 
     def adopt(self, previous: Inputs) -> None:
         """Take over what ``previous`` read of each file whose stamp has not moved since (and
@@ -124,6 +127,7 @@ class Inputs:
 
             path = confine(self.root, check_relative(display.rstrip("/"), span), span)
             found = list_folder(path)
+            self.reads += 1
             if found is not None and self.logs is not None:
                 found = tuple(f for f in found if self._is_day(f"{display}{f[0]}"))
             self._listings[display] = found or ()
@@ -145,6 +149,7 @@ class Inputs:
             return self._raw[display]
         path = confine(self.root, check_relative(display, span), span)
         raw = read_capped(path, self.read_cap, span, display, self._is_day(display))
+        self.reads += 1
         self._raw[display] = raw
         self.stamps[display] = raw.stamp if raw else None
         self.digests[display] = f"{sha256(raw.data)}:{raw.size}" if raw else None
@@ -156,6 +161,7 @@ class Inputs:
         raw = self._read(display, span)
         assert raw is not None  # a tail was read
         path = confine(self.root, check_relative(display, span), span)
+        self.reads += 1
         return 1 + lines_before(path, raw.size - len(raw.data))
 
     def _is_day(self, display: str) -> bool:

@@ -440,3 +440,117 @@ def test_an_overlay_is_data_never_a_template(make_project, text: str) -> None:
     # The project's own template still includes the file it names, the overlay as its text.
     included = project.compile("cc", overlay={"USER.md": text}).text
     assert included.count(body.strip()) == 2
+
+
+@pytest.mark.parametrize("sources", ["agent-configs", "config/agent"])
+@pytest.mark.parametrize("swapped", ["the folder", "a folder above it"])
+@pytest.mark.parametrize("overlay", [None, {"USER.md": "- a user"}])
+def test_a_folder_swapped_for_a_symlink_to_the_same_files_is_refused_at_the_next_call(
+    make_project, tmp_path: Path, sources: str, swapped: str, overlay
+) -> None:
+    """The on-disk checks are asked again when a folder on the sources' way moves, so a swap
+    no file's stamp tells (the same files, through a symlink out) fails the next call, every
+    call after it, and the swap back recovers."""
+    if swapped == "a folder above it" and "/" not in sources:
+        pytest.skip("the sources folder is the project's own")
+    manifest = (
+        f'[project]\nsources = "{sources}"\n\n[[target]]\nname = "cc"\nworker = "claude-code"\n'
+    )
+    root = make_project(
+        {f"{sources}/SOUL.md": "soul\n", f"{sources}/USER.md": "user\n"}, manifest=manifest
+    )
+    project = Project.load(root)
+    first = project.compile("cc", overlay=overlay)
+    assert project.compile("cc", overlay=overlay) == first
+    moved = sources if swapped == "the folder" else sources.split("/")[0]
+    (root / moved).rename(tmp_path / "outside")
+    (root / moved).symlink_to(tmp_path / "outside")
+    for _ in range(2):
+        with pytest.raises(HotplexError) as caught:
+            project.compile("cc", overlay=overlay)
+        assert (
+            "resolves to" in caught.value.render()
+            and "outside the project" in caught.value.render()
+        )
+    (root / moved).unlink()
+    (tmp_path / "outside").rename(root / moved)
+    assert project.compile("cc", overlay=overlay) == first
+
+
+def test_a_sources_folder_deleted_then_made_again_is_seen_each_time(make_project) -> None:
+    import shutil
+
+    root = make_project({"agent-configs/SOUL.md": "soul\n"})
+    project = Project.load(root)
+    assert "soul" in project.compile("cc").text
+    shutil.rmtree(root / "agent-configs")
+    with pytest.raises(HotplexError, match="does not exist"):
+        project.compile("cc", overlay={"USER.md": "- a user"})
+    (root / "agent-configs").write_text("a file\n", encoding="utf-8")
+    with pytest.raises(HotplexError, match="is not a folder"):
+        project.compile("cc")
+    (root / "agent-configs").unlink()
+    (root / "agent-configs").mkdir()
+    (root / "agent-configs/SOUL.md").write_text("soul again\n", encoding="utf-8")
+    assert "soul again" in project.compile("cc").text
+
+
+def test_a_variant_file_created_later_is_picked_up_by_an_overlaid_compile(example_copy) -> None:
+    """The files a compile looked for and did not find are looked for again at every call."""
+    root = example_copy("basic")
+    project = Project.load(root)
+    user = {"USER.md": "- a user\n"}
+    for _ in range(2):
+        assert "Slack-only rule" not in project.compile("cc", "slack", overlay=user).text
+    (root / "agent-configs" / "AGENTS.slack.md").write_text("Slack-only rule.\n", encoding="utf-8")
+    assert "Slack-only rule." in project.compile("cc", "slack", overlay=user).text
+    (root / "agent-configs" / "AGENTS.slack.md").unlink()
+    assert "Slack-only rule" not in project.compile("cc", "slack", overlay=user).text
+
+
+def test_an_overlaid_compile_stats_each_file_once_and_reads_none(
+    example_copy, monkeypatch: pytest.MonkeyPatch, reads
+) -> None:
+    """Freshness costs one stat per file the compile consults (and the manifest), not more."""
+    from hotplex import fs
+
+    project = Project.load(example_copy("basic"))
+    user = {"USER.md": "- a user\n"}
+    project.compile("cc", "slack", overlay=user)
+    project.compile("cc", "slack", overlay=user)
+    stats: Counter[str] = Counter()
+    real = fs.os.stat
+
+    def counting(path, *args, **kwargs):
+        stats[Path(path).name] += 1
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(fs.os, "stat", counting)
+    reads.clear()
+    project.compile("cc", "slack", overlay={"USER.md": "- another user\n"})
+    assert sum(reads.values()) == 0
+    assert stats and max(stats.values()) == 1, stats
+
+
+def test_launch_json_made_once_per_content_in_a_bounded_cache(
+    example_copy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hotplex import worker
+
+    monkeypatch.setattr(worker, "_LAUNCHES", {})
+    monkeypatch.setattr(worker, "LAUNCHES_KEPT", 2)
+    project = Project.load(example_copy("basic"))
+    for job in project.jobs():
+        artifact = project.compile(job.target.name, job.platform, overlay={"USER.md": "- u\n"})
+        if not any(name.endswith("/launch.json") for name in artifact.files):
+            continue  # a gateway worker sends the document itself
+        launch = artifact.file("launch.json")
+        again = worker.launch_json(job, project.model, *_launch_args(artifact))
+        assert again == launch and len(worker._LAUNCHES) <= 2
+
+
+def _launch_args(artifact) -> tuple:
+    import json
+
+    data = json.loads(artifact.file("launch.json"))
+    return data.get("argv"), data.get("env"), data.get("files")

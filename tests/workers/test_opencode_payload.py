@@ -60,3 +60,14 @@ def test_a_message_with_parts_added_still_validates(request_validator, example_c
     assert not list(request_validator.iter_errors(body))
     body["sytem"] = "typo"
     assert list(request_validator.iter_errors(body)), "the schema rejects unknown keys"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "plain", 'quotes " and \\ backslash', "tab\tnew\nline\r\x00\x1f", "é ☺ \u2028 \ud7ff 😀"],
+)
+def test_the_payload_is_what_the_json_dump_gives_byte_for_byte(text: str) -> None:
+    from hotplex.targets.opencode_server import OpenCodeServer
+    from hotplex.worker import json_bytes
+
+    assert OpenCodeServer().document_bytes(text) == json_bytes({"parts": [], "system": text})
