@@ -17,8 +17,9 @@ from __future__ import annotations
 import contextlib
 import json
 import posixpath
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import attrs
 from hotplex.manifest.model import HOTPLEX_SOURCES
@@ -45,8 +46,10 @@ class NoOptions:
     """The options of a worker that has none: any key is an unknown key."""
 
 
-@dataclass(frozen=True)
-class OwnFiles:
+_NO_NAMES: Mapping[str, tuple[str, ...]] = MappingProxyType({})  # read-only: shared
+
+
+class OwnFiles(NamedTuple):
     """The instruction files a worker's program loads by itself, beside the compiled document:
     the raw copy of rules hotplex compiles. Established with the real program and declared by
     the worker; ``raw_copies.py`` tells the user where one will reach the program."""
@@ -61,7 +64,7 @@ class OwnFiles:
     # not None the switch is the target's explicit choice (``own_instructions = "off"``).
     also_drops: str | None = None
     # A name read only when none of these sits in the same folder (AGENTS.md beside CLAUDE.md).
-    unless_beside: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    unless_beside: Mapping[str, tuple[str, ...]] = _NO_NAMES
     # Names of which the program reads only the first found, in this order: in each folder
     # (Pi: CLAUDE.md only where no AGENTS.md sits beside it), or with ``first_across`` on the
     # whole way up, every folder's file of the first name found anywhere there (OpenCode: no
@@ -78,7 +81,7 @@ class OwnFiles:
     # Files in the session folder that compete with the delivered document, by glob, with what
     # happens to it or to them ("not read: the document takes its place"): ``check`` names each
     # one there, whoever wrote it.
-    rivals: dict[str, str] = field(default_factory=dict)
+    rivals: Mapping[str, str] = _NO_NAMES
     # Those of them the program does not read at all beside the document (it takes their place):
     # never a raw copy, even when compiled.
     shadowed: tuple[str, ...] = ()

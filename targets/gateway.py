@@ -10,7 +10,6 @@ environment switch that turns its program's own instruction files off, and its a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import ClassVar
 
 from hotplex.document import configuration
@@ -18,21 +17,41 @@ from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
 from hotplex.records import Emitted, Output, Section, SectionSize, Truncation
 from hotplex.targets import subagents
+from hotplex.values import value
 from hotplex.worker import LAUNCH_FILE, launch_json
 
 
-@dataclass(frozen=True)
+@value
 class Beside:
     """What a member emits beside its document, and what that did."""
 
-    files: dict[str, bytes] = field(default_factory=dict)
-    argv: tuple[str, ...] = ()  # after the document's own arguments
-    truncations: tuple[Truncation, ...] = ()
-    documents: tuple[tuple[str, tuple[SectionSize, ...]], ...] = ()
-    notes: tuple[str, ...] = ()
+    FIELDS = ("files", "argv", "truncations", "documents", "notes", "appended")
+    files: dict[str, bytes]
+    argv: tuple[str, ...]  # after the document's own arguments
+    truncations: tuple[Truncation, ...]
+    documents: tuple[tuple[str, tuple[SectionSize, ...]], ...]
+    notes: tuple[str, ...]
     # The sections every sub-agent already gets from a document its program appends to each
     # (``subagents.emit``'s ``appended``); None: nothing is appended.
-    appended: tuple[str, ...] | None = None
+    appended: tuple[str, ...] | None
+
+    def __init__(
+        self,
+        files: dict[str, bytes] | None = None,
+        argv: tuple[str, ...] = (),
+        truncations: tuple[Truncation, ...] = (),
+        documents: tuple[tuple[str, tuple[SectionSize, ...]], ...] = (),
+        notes: tuple[str, ...] = (),
+        appended: tuple[str, ...] | None = None,
+    ) -> None:
+        self.__dict__.update(
+            files={} if files is None else files,
+            argv=argv,
+            truncations=truncations,
+            documents=documents,
+            notes=notes,
+            appended=appended,
+        )
 
 
 class Gateway(subagents.SubagentWorker):

@@ -40,8 +40,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import attrs
 from hotplex.document import configuration as agent_configuration
@@ -94,8 +93,7 @@ class Options:
     subagent_keep: tuple[str, ...] | None = None  # what sub-agents get; None: rules, skills, tools
 
 
-@dataclass(frozen=True)
-class BuiltIn:
+class BuiltIn(NamedTuple):
     """A sub-agent the program ships: the description and role hotplex gives it instead."""
 
     description: str
@@ -116,8 +114,7 @@ EXPLORE = BuiltIn(
 )
 
 
-@dataclass(frozen=True)
-class Format:
+class Format(NamedTuple):
     """How one worker's program reads agent files."""
 
     program: str  # for messages: "Claude Code"
@@ -130,8 +127,7 @@ class Format:
     no_append: str  # for messages: why an agent file is the only way to reach a built-in
 
 
-@dataclass(frozen=True)
-class Agents:
+class Agents(NamedTuple):
     """The agent files of one job and what building them did."""
 
     files: dict[str, bytes]  # project-relative path -> bytes
@@ -354,8 +350,7 @@ def emit(
     return Agents(files, placed, tuple(cuts), tuple(warnings), tuple(sizes), tuple(notes))
 
 
-@dataclass(frozen=True)
-class _Replaced:
+class _Replaced(NamedTuple):
     file: bool  # whether the built-in gets an agent file (which replaces its own prompt)
     warnings: tuple[str, ...] = ()
 

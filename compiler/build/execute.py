@@ -4,7 +4,6 @@ what a build would do, so ``check`` writes nothing and needs no lock."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from hotplex.build.decide import check_verdict
@@ -12,6 +11,7 @@ from hotplex.build.outputs import Outputs
 from hotplex.errors import HotplexError, Span
 from hotplex.fs import Stamp, sha256
 from hotplex.records import Emitted, JobRecord, Stamped
+from hotplex.values import value
 
 if TYPE_CHECKING:
     from hotplex.manifest.jobs import Job
@@ -19,14 +19,33 @@ if TYPE_CHECKING:
     from hotplex.sources.resolve import Inputs
 
 
-@dataclass(frozen=True)
+@value
 class Result:
+    FIELDS = ("status", "reasons", "written", "digests", "diff", "changes")
     status: str
     reasons: list[str]
     written: list[str]
     digests: dict[str, str]  # path -> sha256 of the bytes the job produces
-    diff: str = ""
-    changes: dict[str, str] = field(default_factory=dict)  # check: see ``JobReport.changes``
+    diff: str
+    changes: dict[str, str]  # check: see ``JobReport.changes``
+
+    def __init__(
+        self,
+        status: str,
+        reasons: list[str],
+        written: list[str],
+        digests: dict[str, str],
+        diff: str = "",
+        changes: dict[str, str] | None = None,
+    ) -> None:
+        self.__dict__.update(
+            status=status,
+            reasons=reasons,
+            written=written,
+            digests=digests,
+            diff=diff,
+            changes={} if changes is None else changes,
+        )
 
 
 class Done(NamedTuple):

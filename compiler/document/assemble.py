@@ -9,7 +9,7 @@ empty. Line ends are ``\\n``; the document ends with one newline.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 WRAPPER_TAG = "agent-configuration"
 METACOGNITION_TAG = "hotplex"  # the built-in META-COGNITION section, first in <directives>
@@ -18,16 +18,14 @@ BUILT_IN_TAGS = frozenset({WRAPPER_TAG, METACOGNITION_TAG})
 CHANNEL_ORDER = ("B", "C")
 
 
-@dataclass(frozen=True)
-class Part:
+class Part(NamedTuple):
     tag: str
     channel: str
     note: str
     body: str
 
 
-@dataclass(frozen=True)
-class Assembled:
+class Assembled(NamedTuple):
     text: str
     # Where each placed part's body lies in ``text``: (index in the parts, start, end). A worker
     # that changes the text on the way (Gemini CLI) measures each section by it.

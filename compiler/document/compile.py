@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import attrs
 from hotplex.manifest.jobs import Job
@@ -11,8 +11,7 @@ from hotplex.records import Emitted, Section
 from hotplex.sources import resolve as sources
 
 
-@dataclass(frozen=True)
-class Compiled:
+class Compiled(NamedTuple):
     job: Job
     emitted: Emitted
     inputs: dict[str, str | None]  # every path consulted -> content digest, None when absent

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from hotplex.document import assemble, limits, sanitize
 from hotplex.document.measure import measure
@@ -19,8 +19,7 @@ from hotplex.records import Section, SectionSize, Truncation
 from hotplex.sources import logs as memory_logs
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(NamedTuple):
     text: str
     truncations: tuple[Truncation, ...]
     sizes: tuple[SectionSize, ...]

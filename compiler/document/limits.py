@@ -15,8 +15,7 @@ silently.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from hotplex.document import graphemes
 from hotplex.document.measure import measure
@@ -88,8 +87,7 @@ def cut_style(text: str) -> str:
     return "marker" if text.endswith(TRUNCATION_MARKER) else "head"
 
 
-@dataclass(frozen=True)
-class Limited:
+class Limited(NamedTuple):
     name: str
     files: tuple[str, ...]
     text: str

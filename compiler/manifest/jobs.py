@@ -6,8 +6,7 @@ build, the library API, ``stats``, ``graph`` and ``clean`` all ask it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hotplex.errors import HotplexError, suggest
 
@@ -17,8 +16,7 @@ if TYPE_CHECKING:
 BASE_FOLDER = "default"  # the folder of a target's artifact without a platform
 
 
-@dataclass(frozen=True)
-class Job:
+class Job(NamedTuple):
     """One artifact folder: a target, built for one platform or for the base (None)."""
 
     target: Target

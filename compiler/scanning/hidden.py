@@ -55,8 +55,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from hotplex.errors import Problem, Span, suggest
 from hotplex.scanning.memo import cached_for_short_texts
@@ -146,8 +145,7 @@ def _unicode() -> Any:
     )
 
 
-@dataclass(frozen=True)
-class _Properties:
+class _Properties(NamedTuple):
     hidden: Any  # runs of default-ignorable characters not used as intended
     ignorable: Any
     tag: Any
@@ -156,8 +154,7 @@ class _Properties:
     selector: Any
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     rule: str
     start: int  # offset of the hidden run in the scanned text
     chars: str  # consecutive characters of one rule
@@ -285,8 +282,7 @@ def visible(text: str) -> str:
     return "".join(f"<{code_point(c)}>" if not c.isprintable() or ignorable(c) else c for c in text)
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     rule: str
     chars: str
     excerpt: str  # the line around the characters, each shown as <U+XXXX>

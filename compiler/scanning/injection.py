@@ -47,7 +47,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from hotplex.document.sanitize import skeleton
 from hotplex.errors import Problem, Span
@@ -147,8 +147,7 @@ def _candidate(text: str) -> bool:
     )
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     rule: str
     start: int  # offset in the scanned text
     text: str  # what matched, as written
@@ -267,8 +266,7 @@ def _in_code(regions: list[tuple[int, int]], at: int) -> bool:
     return index >= 0 and regions[index][0] <= at < regions[index][1]
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     rule: str
     text: str  # what matched
     span: Span

@@ -13,13 +13,12 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from hotplex.errors import Span, suggest
 
 
-@dataclass(frozen=True)
-class Origin:
+class Origin(NamedTuple):
     """A text a rendered file may have copied a match from, and how to name a place in it."""
 
     text: str
@@ -71,8 +70,7 @@ def line_needles(text: str, start: int, end: int) -> list[tuple[str, int]]:
     return needles
 
 
-@dataclass(frozen=True)
-class Allowance:
+class Allowance(NamedTuple):
     """What a manifest table allows: findings by name (a rule, a code point), by a part of their
     text, or by the file they are in (globs of project-relative paths)."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from hotplex.scanning.memo import cached_for_short_texts
 
@@ -44,8 +44,7 @@ def _label_not_placeholder(block: str) -> bool:
     return _not_placeholder(block.partition("\n")[0])
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     name: str
     description: str  # what a match is, for the message: "an Anthropic API key"
     # Tried where an anchor occurs; the secret itself is group "secret", else the whole match.
@@ -184,8 +183,7 @@ RULES: tuple[Rule, ...] = (
 RULE_NAMES = frozenset(rule.name for rule in RULES)
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     rule: Rule
     start: int  # offset of the secret in the scanned text
     secret: str

@@ -17,15 +17,14 @@ terminal or a CI log.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from hotplex.errors import Problem, Span
 from hotplex.scanning.origins import Allowance, Origin, locate, misspelt_rule, rule_allowance
 from hotplex.scanning.secret_rules import RULE_NAMES, Match, redact, scan
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     rule: str
     description: str
     secret: str

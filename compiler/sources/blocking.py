@@ -24,7 +24,6 @@ could add escapes the scan.
 
 from __future__ import annotations
 
-import dataclasses
 import posixpath
 import re
 from collections.abc import Sequence
@@ -95,7 +94,7 @@ def _moved(finding: Found, lines: list[int], first_line: int) -> Found:
     if span.line is None:
         return finding
     line = lines[span.line - first_line] + first_line
-    return dataclasses.replace(finding, span=span.replace(line=line))
+    return finding._replace(span=span.replace(line=line))
 
 
 def _block(body: str, found: Sequence[Found], first_line: int) -> tuple[str, list[int]]:

@@ -8,10 +8,10 @@ into the prompt, and guessing where it ends would hide a typo.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from hotplex.errors import HotplexError, Span
+from hotplex.values import value
 
 _BOM = "\ufeff"
 # A frontmatter fence is a line of exactly three dashes (trailing blanks tolerated); a line such as
@@ -28,12 +28,16 @@ NOT_METADATA_HINT = (
 )
 
 
-@dataclass(frozen=True)
+@value
 class Stripped:
+    FIELDS = ("body", "meta", "body_line")
     body: str
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any]
     # 1-based line of the original file where ``body`` starts, to map template positions back.
-    body_line: int = 1
+    body_line: int
+
+    def __init__(self, body: str, meta: dict[str, Any] | None = None, body_line: int = 1):
+        self.__dict__.update(body=body, meta={} if meta is None else meta, body_line=body_line)
 
 
 def decode(data: bytes, file: str) -> str:

@@ -5,8 +5,7 @@ protocol in a leaf module, so they depend on it and not on ``resolve.py``, which
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -20,8 +19,7 @@ if TYPE_CHECKING:
     from hotplex.scanning.origins import Origin
 
 
-@dataclass(frozen=True)
-class Loaded:
+class Loaded(NamedTuple):
     display: str
     body: str
     meta: dict[str, object]

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from hotplex.records import Section, Truncation
@@ -47,8 +47,7 @@ MAX_CHARS = 64 << 20
 MAX_ENTRIES = 1 << 16
 
 
-@dataclass(frozen=True)
-class Product:
+class Product(NamedTuple):
     """One resolved section and what resolving it did, to replay into each job that takes it."""
 
     section: Section | None  # None: the source has no file for this job (an empty section)

@@ -112,5 +112,3 @@ def masked(text: str, regions: list[tuple[int, int]]) -> str:
         last = end
     parts.append(text[last:])
     return "".join(parts)
-
-

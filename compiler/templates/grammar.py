@@ -58,5 +58,3 @@ def _cache_file(grammar: str) -> str | None:
         return None
     digest = hashlib.sha256(f"{lark.__version__}\n{grammar}".encode()).hexdigest()[:16]
     return str(folder / f"template-{digest}.lark-cache")
-
-

@@ -20,7 +20,6 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hotplex.errors import HotplexError, Span, suggest
@@ -39,7 +38,6 @@ FILTERS: dict[str, int] = {"upper": 0, "lower": 0, "trim": 0, "default": 1}
 # Deeper nesting (if blocks, plus not/and/or and filter chains within them) is refused with a
 # positioned error, long before Python's recursion limit could turn it into a crash.
 MAX_NESTING = 50
-
 
 
 # --- the parsed template -------------------------------------------------------------------
@@ -122,8 +120,7 @@ class Include(NamedTuple):
 Node = Text | Output | If | Include
 
 
-@dataclass(frozen=True)
-class Template:
+class Template(NamedTuple):
     """A parsed source: immutable, so one parse serves every render of every target."""
 
     file: str
@@ -351,5 +348,3 @@ def _tag_groups(source: str, tags: list[tuple[int, int]]) -> Iterator[tuple[int,
 def _blank(source: str, start: int, end: int) -> bool:
     """Whether ``source[start:end]`` holds only spaces and tabs."""
     return not source[start:end].strip(" \t")
-
-
