@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import attrs
 from hotplex.errors import shown
+from hotplex.values import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,8 +20,8 @@ if TYPE_CHECKING:
     from hotplex.manifest.model import Source
 
 
-@attrs.frozen
-class Truncation:
+@attrs.frozen(repr=False)
+class Truncation(Record):
     section: str  # the source's name
     files: tuple[str, ...]  # the files the section came from
     limit: str  # "per_file", "total" or "read" (a file larger than reading will ever need)
@@ -77,8 +78,8 @@ class Truncation:
         return self.to_json() | {"files": [shown(f) for f in self.files]}
 
 
-@attrs.frozen
-class SectionSize:
+@attrs.frozen(repr=False)
+class SectionSize(Record):
     """How much of a section reaches the worker, in the unit of the budget that counts it."""
 
     name: str
@@ -88,8 +89,8 @@ class SectionSize:
     unit: str
 
 
-@attrs.frozen
-class Finding:
+@attrs.frozen(repr=False)
+class Finding(Record):
     """Something in a file's text that must not reach a prompt as written, and what is done
     with it: ``kind`` is "secret", "hidden-text", "injection" or "reserved-tag"; ``rule`` the
     rule that found it (``anthropic-api-key``, ``bidi-control``, ``image-url-data``,
@@ -123,8 +124,8 @@ class Finding:
         }
 
 
-@attrs.frozen
-class CheckedFile:
+@attrs.frozen(repr=False)
+class CheckedFile(Record):
     """One file given to ``Project.check``: its key, its name in messages, its size."""
 
     key: str  # as given ("MEMORY.md")
@@ -137,8 +138,8 @@ class CheckedFile:
         return quoted | {"bytes": self.bytes, "chars": self.chars}
 
 
-@attrs.frozen
-class CheckedJob:
+@attrs.frozen(repr=False)
+class CheckedJob(Record):
     """What one artifact would make of the checked files: the cuts and the sizes of the
     sections they feed (entries blocked, as ``on_finding = "block"`` would)."""
 
@@ -160,8 +161,8 @@ class CheckedJob:
         }
 
 
-@attrs.frozen
-class CheckReport:
+@attrs.frozen(repr=False)
+class CheckReport(Record):
     """``Project.check``: every finding in the files, their sizes, and per artifact what the
     budgets would cut. ``ok`` when nothing would fail a compile or be blocked."""
 
@@ -182,8 +183,8 @@ class CheckReport:
         }
 
 
-@attrs.frozen
-class Day:
+@attrs.frozen(repr=False)
+class Day(Record):
     """One daily log as read: its file, the heading naming it, its entries in file order (those
     repeated verbatim in a newer day already removed), the line breaks before each entry in the
     file (a tight list stays tight) and its text as the agent wrote it."""
@@ -207,16 +208,16 @@ class Day:
         return "".join(parts)
 
 
-@attrs.frozen
-class Unread:
+@attrs.frozen(repr=False)
+class Unread(Record):
     """A day older than anything the budget can use: listed, never opened."""
 
     display: str
     size: int  # bytes on disk
 
 
-@attrs.frozen
-class Logs:
+@attrs.frozen(repr=False)
+class Logs(Record):
     days: tuple[Day, ...]  # newest first
     unread: tuple[Unread, ...] = ()  # newest first, all older than ``days``
     # The section's own text (MEMORY.md and its variants) before the days. ``Section.text``
@@ -225,8 +226,8 @@ class Logs:
     curated: str = ""
 
 
-@attrs.frozen
-class Section:
+@attrs.frozen(repr=False)
+class Section(Record):
     """One source after resolution, frontmatter stripping and rendering; not yet sanitized."""
 
     name: str
@@ -241,8 +242,8 @@ class Section:
     logs: Logs | None = None
 
 
-@attrs.frozen
-class Emitted:
+@attrs.frozen(repr=False)
+class Emitted(Record):
     """A job's files and what the worker did to fit them: the worker's whole answer."""
 
     files: dict[str, bytes]  # project-relative path -> bytes, in a stable order
@@ -258,8 +259,8 @@ class Emitted:
     notes: tuple[str, ...] = ()
 
 
-@attrs.frozen
-class Output:
+@attrs.frozen(repr=False)
+class Output(Record):
     """A file a worker emits in each job folder: a name (``*`` matches one path segment's part)
     and its kind. Exactly one output of a worker is ``primary``."""
 
@@ -268,16 +269,16 @@ class Output:
     primary: bool = False
 
 
-@attrs.frozen
-class SourceTemplate:
+@attrs.frozen(repr=False)
+class SourceTemplate(Record):
     """A source file ``hotplex init`` writes for a worker, and how a manifest declares it."""
 
     source: Source
     text: str
 
 
-@attrs.frozen
-class TargetSources:
+@attrs.frozen(repr=False)
+class TargetSources(Record):
     """What ``validate`` knows of a target's sources: the ones it reads (its ``keep`` applied),
     and every source of the project, for a "did you mean"."""
 
@@ -285,8 +286,8 @@ class TargetSources:
     project: tuple[Source, ...]
 
 
-@attrs.frozen
-class Budgets:
+@attrs.frozen(repr=False)
+class Budgets(Record):
     """The budgets ``stats`` measures an artifact against."""
 
     per_file: int | None
@@ -294,8 +295,8 @@ class Budgets:
     unit: str
 
 
-@attrs.frozen
-class OptionProblem:
+@attrs.frozen(repr=False)
+class OptionProblem(Record):
     """A problem with a target, placed at ``target[i].<key>``, or at ``key`` itself when the
     problem lies elsewhere in the manifest (``at_target=False``: ``source[5].file``)."""
 
@@ -305,8 +306,8 @@ class OptionProblem:
     at_target: bool = True
 
 
-@attrs.frozen
-class Stamped:
+@attrs.frozen(repr=False)
+class Stamped(Record):
     """A file as last seen: its stamp and its content digest, one layout for inputs and outputs.
 
     ``mtime_ns`` is -1 when the stamp cannot vouch for the content (a write in the same tick as
@@ -331,8 +332,8 @@ class Stamped:
         return (self.mtime_ns, self.size, self.ino) == (mtime_ns, size, ino)
 
 
-@attrs.frozen
-class JobRecord:
+@attrs.frozen(repr=False)
+class JobRecord(Record):
     """How one job's artifacts were made: the log line the next build compares against."""
 
     job: str
@@ -352,15 +353,15 @@ class JobRecord:
     placed: tuple[str, ...] = ()
 
 
-@attrs.frozen
-class FileReport:
+@attrs.frozen(repr=False)
+class FileReport(Record):
     path: str
     sha256: str
     bytes: int
 
 
-@attrs.define
-class JobReport:
+@attrs.define(repr=False)
+class JobReport(Record):
     id: str
     target: str
     worker: str
@@ -400,8 +401,8 @@ class JobReport:
         )
 
 
-@attrs.define
-class Outcome:
+@attrs.define(repr=False)
+class Outcome(Record):
     jobs: list[JobReport]
     orphans: list[str]  # deleted by build, or that a build would delete (check)
     warnings: list[str]

@@ -54,3 +54,19 @@ def value(cls: type[T]) -> type[T]:
         function.__qualname__ = f"{cls.__qualname__}.{function.__name__}"
         setattr(cls, function.__name__, function)
     return cls
+
+
+class Record:
+    """The base of the attrs records (``records.py``, ``manifest/model.py``), declared with
+    ``repr=False``: one ``__repr__`` for them all, the one attrs would generate, where a
+    generated one costs each class about a million instructions at every start-up."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{a.name}={getattr(self, a.name)!r}"
+            for a in self.__attrs_attrs__  # type: ignore[attr-defined]
+            if a.repr
+        )
+        return f"{type(self).__qualname__.rsplit('>.', 1)[-1]}({shown})"

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import attrs
 from hotplex.manifest import read as manifest_file
+from hotplex.values import Record
 
 Unit = Literal["chars", "bytes"]
 Overflow = Literal["truncate", "error"]
@@ -51,8 +52,8 @@ METACOGNITION_NOTE = (
 DEFAULT_SUBAGENT_KEEP = ("rules", "skills", "tools")
 
 
-@attrs.frozen
-class ProjectSettings:
+@attrs.frozen(repr=False)
+class ProjectSettings(Record):
     name: str = ""
     sources: str = "agent-configs"
     out: str = manifest_file.DEFAULT_OUT
@@ -65,14 +66,14 @@ class ProjectSettings:
     ignore: tuple[str, ...] = ()
 
 
-@attrs.frozen
-class ChannelSettings:
+@attrs.frozen(repr=False)
+class ChannelSettings(Record):
     tag: str
     note: str = ""
 
 
-@attrs.frozen
-class Source:
+@attrs.frozen(repr=False)
+class Source(Record):
     """A source as the build uses it: a worker's default, a declaration, or both merged."""
 
     name: str
@@ -87,8 +88,8 @@ class Source:
     frontmatter: bool = True
 
 
-@attrs.frozen
-class DeclaredSource:
+@attrs.frozen(repr=False)
+class DeclaredSource(Record):
     """A ``[[source]]`` table as written: with a default's name it changes only the keys it sets;
     a new name needs ``file``, ``channel`` and ``tag``."""
 
@@ -106,8 +107,8 @@ class DeclaredSource:
         return {k: v for k, v in attrs.asdict(self).items() if v is not None and k != "name"}
 
 
-@attrs.frozen
-class Variants:
+@attrs.frozen(repr=False)
+class Variants(Record):
     platforms: tuple[str, ...] = ()
     mode: VariantMode = "append"
     # suffix: SOUL.slack.md beside SOUL.md; directory: slack/SOUL.md under the sources folder.
@@ -122,8 +123,8 @@ class Variants:
         return f"{stem}.{platform}.{ext}" if dot and "/" not in ext else f"{file}.{platform}"
 
 
-@attrs.frozen
-class Limits:
+@attrs.frozen(repr=False)
+class Limits(Record):
     per_file: int = 8000
     total: int = 40000
     unit: Unit = "chars"
@@ -131,22 +132,22 @@ class Limits:
     share: Share = "order"
 
 
-@attrs.frozen
-class Memory:
+@attrs.frozen(repr=False)
+class Memory(Record):
     # A glob inside the sources folder ("memory/*.md"): the daily logs that follow MEMORY.md in
     # the section of the source named "memory", newest first by file name (memory_logs.py).
     logs: str | None = None
 
 
-@attrs.frozen
-class Metacognition:
+@attrs.frozen(repr=False)
+class Metacognition(Record):
     enabled: bool = True
     file: str | None = None
     note: str = METACOGNITION_NOTE
 
 
-@attrs.frozen
-class Secrets:
+@attrs.frozen(repr=False)
+class Secrets(Record):
     # A rule name (see hotplex.scanning.secret_rules.RULES) turns that rule off; any other entry
     # allows the findings whose matched text contains it.
     allow: tuple[str, ...] = ()
@@ -154,16 +155,16 @@ class Secrets:
     allow_files: tuple[str, ...] = ()
 
 
-@attrs.frozen
-class Unicode:
+@attrs.frozen(repr=False)
+class Unicode(Record):
     # Code points ("U+200B"), character names ("ZERO WIDTH SPACE") or rule names (see
     # hotplex.scanning.hidden.RULES) the hidden-text scan lets through.
     allow: tuple[str, ...] = ()
     allow_files: tuple[str, ...] = ()  # globs, as in [secrets]
 
 
-@attrs.frozen
-class Injection:
+@attrs.frozen(repr=False)
+class Injection(Record):
     # Rule names (see hotplex.scanning.injection.RULES) or parts of a finding's text, as in
     # [secrets]; globs of files whose findings are allowed.
     allow: tuple[str, ...] = ()
@@ -172,15 +173,15 @@ class Injection:
     scope: InjectionScope = "overlays"
 
 
-@attrs.frozen
-class OverlaySettings:
+@attrs.frozen(repr=False)
+class OverlaySettings(Record):
     # "block": an entry of an overlaid file holding a finding is replaced by a
     # [blocked by hotplex: <rule>] line (scanning/blocking.py) instead of failing the compile.
     on_finding: OnFinding = "error"
 
 
-@attrs.frozen
-class Target:
+@attrs.frozen(repr=False)
+class Target(Record):
     name: str
     worker: str
     platforms: tuple[str, ...] | None = None
@@ -235,8 +236,8 @@ def default_channels() -> dict[str, ChannelSettings]:
     }
 
 
-@attrs.frozen
-class Manifest:
+@attrs.frozen(repr=False)
+class Manifest(Record):
     project: ProjectSettings = ProjectSettings()
     channels: dict[str, ChannelSettings] = attrs.field(factory=default_channels)
     source: tuple[DeclaredSource, ...] = ()
@@ -252,8 +253,8 @@ class Manifest:
     target: tuple[Target, ...] = ()
 
 
-@attrs.frozen
-class Model:
+@attrs.frozen(repr=False)
+class Model(Record):
     """A validated manifest and where it lives."""
 
     manifest: Manifest
