@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 
-from hotplex.templates.parse import code_regions
+from hotplex.templates.code_regions import code_regions
 
 _OPEN, _CLOSE = "<!--", "-->"
 

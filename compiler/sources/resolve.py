@@ -19,7 +19,6 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from hotplex.document.assemble import METACOGNITION_TAG
@@ -38,13 +37,18 @@ from hotplex.fs import (
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import METACOGNITION_NOTE, HtmlComments, Model, Source
 from hotplex.records import Section, Truncation
-from hotplex.scanning import hidden, injection, manifest_texts, secret_rules, secrets
+from hotplex.scanning import hidden, manifest_texts, secret_rules, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources import claude as claude_sources
 from hotplex.sources import comments, frontmatter
 from hotplex.sources import logs as memory_logs
 from hotplex.sources.reader import Loaded
 from hotplex.sources.sections import SectionCache
+from hotplex.templates import might_have_syntax
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hotplex.scanning import injection
 
 # Reading stops this far past what the per-file limit can use: 4 bytes per character at most,
 # times a margin for frontmatter and template branches that render to nothing.
@@ -57,8 +61,11 @@ READ_CEILING = 64 << 20
 
 @functools.lru_cache(maxsize=1)
 def builtin_metacognition() -> str:
-    """Read once per process: it is part of the installed package, not of the project."""
-    return (resources.files("hotplex.sources") / "metacognition.md").read_text(encoding="utf-8")
+    """Read once per process: it is part of the installed package, not of the project. Read
+    beside this module, as the package is installed as files (``importlib.resources`` would
+    import ``tempfile``, ``shutil``, ``zipfile`` and the compression modules for it)."""
+    with open(os.path.join(os.path.dirname(__file__), "metacognition.md"), encoding="utf-8") as f:
+        return f.read()
 
 
 @dataclass
@@ -275,8 +282,8 @@ class Resolver:
 
     def render(self, loaded: Loaded) -> tuple[str, tuple[str, ...]]:
         """The file's text for this job, and the files it included."""
-        if not self._templated(loaded):
-            return loaded.body, ()
+        if not self._templated(loaded) or not might_have_syntax(loaded.body):
+            return loaded.body, ()  # what rendering it gives, without importing the renderer
         from hotplex.templates.render import (
             render,  # lark is imported only when a file has templates
         )
@@ -342,6 +349,8 @@ class Resolver:
         injected = display is not None and (
             manifest.injection.scope == "all" or self.inputs.overlaid((display,))
         )
+        if injected:  # its rules are imported only by a build they read a file of
+            from hotplex.scanning import injection
         if not (
             secret_rules.scan(text) or hidden.scan(text) or (injected and injection.scan(text))
         ):

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hotplex.errors import HotplexError, Span, suggest
 from hotplex.templates import code_regions as markdown_code
+from hotplex.templates import might_have_syntax as might_have_syntax
 from hotplex.templates.code_regions import code_regions as code_regions
 from hotplex.templates.grammar import ENDRAW_TAG, RAW_TAG, parser
 from hotplex.templates.grammar import ESCAPE_HINT as ESCAPE_HINT
@@ -150,11 +151,6 @@ def has_template_syntax(text: str) -> bool:
     if not might_have_syntax(text):
         return False
     return might_have_syntax(markdown_code.masked(text, code_regions(text)))
-
-
-def might_have_syntax(text: str) -> bool:
-    """The cheap half of has_template_syntax(): any ``{{``, ``{%`` or ``{#`` at all."""
-    return "{{" in text or "{%" in text or "{#" in text
 
 
 # --- tree -> nodes, with whitespace control -------------------------------------------------

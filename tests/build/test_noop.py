@@ -57,3 +57,34 @@ def test_importing_the_package_imports_none_of_its_modules():
     done = subprocess.run([sys.executable, "-c", _IMPORT_ONLY], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []
+
+
+# What a build that recompiles a job whose files have no template syntax, under no injection
+# rule, must not import: the template parser and renderer (Lark), the injection rules, and
+# ``importlib.resources`` (with tempfile, shutil, zipfile and the compression modules).
+NOT_FOR_PLAIN_FILES = (
+    "hotplex.templates.parse",
+    "hotplex.templates.render",
+    "hotplex.scanning.injection",
+    "importlib.resources",
+    "lark",
+    "tempfile",
+)
+
+
+def test_a_build_of_plain_files_imports_neither_templates_nor_injection_rules(
+    hotplex, example_copy
+):
+    root = example_copy("basic")
+    assert hotplex("-C", str(root), "build").status == 0
+    with open(root / "agent-configs" / "SOUL.md", "a", encoding="utf-8") as soul:
+        soul.write("\nOne more line, with no template in it.\n")
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(root), "build"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    *output, last = done.stdout.splitlines()
+    assert "rebuilt" in output[-1] and " 0 rebuilt" not in output[-1]
+    status, modules, _ = json.loads(last)
+    assert status == 0
+    assert not [m for m in modules if m.startswith(NOT_FOR_PLAIN_FILES)]
