@@ -125,6 +125,18 @@ def days_in(
     return tuple(f for f in listing if fnmatch.fnmatchcase(f[0], pattern) and is_day(f[0]))
 
 
+def days_among(glob_path: str, paths: Iterable[str]) -> set[str]:
+    """The paths (each spelled one way, as the build names them) that are days of the logs glob
+    ``days_glob``: ``is_day_of`` of each, the glob split once."""
+    prefix, pattern = f"{posixpath.dirname(glob_path)}/", posixpath.basename(glob_path)
+    names = {p: p[len(prefix) :] for p in paths if p.startswith(prefix)}
+    return {
+        p
+        for p, name in names.items()
+        if "/" not in name and fnmatch.fnmatchcase(name, pattern) and is_day(name)
+    }
+
+
 def split_glob(glob: str) -> tuple[str, str]:
     """``"memory/*.md"`` -> (``"memory"``, ``"*.md"``)."""
     folder, pattern = posixpath.split(glob)

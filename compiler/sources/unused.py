@@ -31,7 +31,15 @@ from hotplex.manifest.jobs import Job, plan
 from hotplex.manifest.model import Limits, Model, Source, Target
 from hotplex.manifest.source_rule import worker_defaults
 from hotplex.sources import unmapped
-from hotplex.sources.logs import DAY_FORMS, days_glob, in_glob, is_day, is_day_of, split_glob
+from hotplex.sources.logs import (
+    DAY_FORMS,
+    days_among,
+    days_glob,
+    in_glob,
+    is_day,
+    is_day_of,
+    split_glob,
+)
 
 # The kinds of file a source can be: with ``sources = "."`` (the whole project, as ``import``
 # writes) only these are reported unread, not a repository's code, README images or lock files.
@@ -160,7 +168,7 @@ def report(model: Model, found: Listing, read: set[str], present: set[str]) -> l
     unread = []
     glob = days_glob(model)
     if glob is not None and f"{posixpath.dirname(glob)}/" in read:  # its days were listed
-        read = read | {f for f in found.files if is_day_of(glob, f)}
+        read = read | days_among(glob, found.files)
     read = read | _linked(model.root, [f for f in found.files if f not in read], read)
     for path in found.files:
         rel = _relative(path, sources_dir)
