@@ -238,14 +238,12 @@ def _json_report(outcome, check: bool) -> str:
 
 
 def _print_truncations(jobs) -> None:
+    from hotplex.build.snapshot import repeated
     from hotplex.console import warn
-    from hotplex.sources.logs import describe_cuts
 
     for job in jobs:
-        for line in describe_cuts(job.truncations):
+        for line in repeated(job):
             warn(f"{job.id}: {line}")
-        for text in job.warnings:
-            warn(f"{job.id}: {text}")
 
 
 def cmd_build(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
@@ -284,8 +282,10 @@ def _print_build(summary, explain: bool, elapsed: float) -> None:
                 else "no longer in the manifest"
             )
             print(f"  {colour('deleted', 'dim')} {path} ({why})")
-    if summary.jobs:  # a no-op build of most projects imports nothing more
+    if summary.jobs:  # a no-op build imports nothing more
         _print_truncations(summary.jobs)
+    for line in summary.told:
+        warn(line, shown=True)
     print(f"hotplex: {len(rebuilt)} rebuilt, {summary.current} up to date ({elapsed:.2f} s)")
 
 

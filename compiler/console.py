@@ -38,12 +38,15 @@ def colour(text: str, name: str, stream: TextIO | None = None) -> str:
     return f"\x1b[{_COLOURS[name]}m{text}\x1b[0m"
 
 
-def warn(text: str) -> None:
+def warn(text: str, shown: bool = False) -> None:
     """One warning on stderr, quoted as messages are (``errors.shown``): a file name holding an
-    escape sequence or a line break is shown, never obeyed or split; a secret in it redacted."""
-    from hotplex.errors import shown
+    escape sequence or a line break is shown, never obeyed or split; a secret in it redacted.
+    ``shown``: ``text`` was quoted so already (the lines a no-op build repeats)."""
+    if not shown:
+        from hotplex.errors import shown as quoted
 
-    sys.stderr.write(f"{colour('warning', 'yellow', sys.stderr)}: {shown(text)}\n")
+        text = quoted(text)
+    sys.stderr.write(f"{colour('warning', 'yellow', sys.stderr)}: {text}\n")
 
 
 _DIFF_COLOURS = (("+++", "bold"), ("---", "bold"), ("+", "green"), ("-", "red"), ("@@", "dim"))

@@ -66,9 +66,9 @@ def run(request: Request, fast: bool = True) -> Outcome:
 
 
 def up_to_date(request: Request) -> Summary | None:
-    """A build that need not decide every job, under the project's lock: a no-op (the reports
-    of the sets with a cut or a warning to repeat are all it parses: most projects parse no
-    report and load neither the records nor attrs), or the touched path (``touched.py``: a few
+    """A build that need not decide every job, under the project's lock: a no-op (it parses no
+    report: the lines of the sets with a cut or a warning to repeat are in the snapshot, so it
+    loads neither the records nor attrs), or the touched path (``touched.py``: a few
     inputs were edited, and only the jobs reading them are built). None: run the build with
     ``fast=False``."""
     with ProjectLock(request.root / STATE_DIR, LOCK_WAIT_SECONDS):
@@ -82,19 +82,12 @@ def up_to_date(request: Request) -> Summary | None:
 
             return touched.build(request, manifest, closing)
     count, told, warnings = found
-    if not told:
-        return Summary([], count, [], warnings)
-    wanted = set(told)
-    reports = closing.job_reports() or []
-    outcome = current_outcome([r for r in reports if r.get("job") in wanted], warnings)
-    if outcome is None or len(outcome.jobs) != len(wanted):
-        return None
-    return Summary(outcome.jobs, count, [], warnings)
+    return Summary([], count, [], warnings, told)
 
 
 def current(request: Request) -> tuple[int, list[str], list[str]] | None:
-    """The no-op path alone: how many sets are current, the ids of those with a cut or a
-    warning, and the warnings, when nothing can have changed since the last build, else None.
+    """The no-op path alone: how many sets are current, the lines their cuts and warnings
+    repeat, and the warnings, when nothing can have changed since the last build, else None.
     It parses no job report, so an up-to-date ``hotplex check`` stays a few stat calls."""
     closing = state_log.load_closing(request.root)
     return fast_current(request.root, _manifest(request), request.targets, closing)

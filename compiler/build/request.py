@@ -52,18 +52,27 @@ class Summary:
     """What a build says when it did not decide every job against its record (the no-op and
     the touched paths), and what the CLI prints of any build: the sets it lists (rebuilt, or
     with a cut or a warning to repeat; in plan order), how many are up to date, the orphans it
-    deleted and the warnings."""
+    deleted, the warnings, and (a no-op build, which lists no set) the lines the sets with a
+    cut or a warning repeat, each after its set's id and as shown (``snapshot.told``)."""
 
-    FIELDS = ("jobs", "current", "orphans", "warnings")
+    FIELDS = ("jobs", "current", "orphans", "warnings", "told")
     jobs: list[Any]  # JobReports
     current: int
     orphans: list[str]
     warnings: list[str]
+    told: list[str]
 
     def __init__(
-        self, jobs: list[Any], current: int, orphans: list[str], warnings: list[str]
+        self,
+        jobs: list[Any],
+        current: int,
+        orphans: list[str],
+        warnings: list[str],
+        told: list[str] | None = None,
     ) -> None:
-        self.__dict__.update(jobs=jobs, current=current, orphans=orphans, warnings=warnings)
+        self.__dict__.update(
+            jobs=jobs, current=current, orphans=orphans, warnings=warnings, told=told or []
+        )
 
     @classmethod
     def of(cls, jobs: list[Any], orphans: list[str], warnings: list[str]) -> Summary:

@@ -22,16 +22,16 @@ if TYPE_CHECKING:
     from hotplex.build.log import Closing
     from hotplex.fs import Stamp
     from hotplex.manifest.model import Model
-    from hotplex.records import JobRecord, Outcome
+    from hotplex.records import JobRecord, JobReport, Outcome
     from hotplex.sources.resolve import Inputs
 
 
 def fast_current(
     root: Path, manifest: Path, targets: tuple[str, ...], closing: Closing | None
 ) -> tuple[int, list[str], list[str]] | None:
-    """When nothing can have changed: how many sets are current, the ids of those with a cut
-    or a warning to repeat, and the warnings; else None. Reads the snapshot alone (every stamp,
-    the outputs' too, is in it): no job report is parsed, no record made."""
+    """When nothing can have changed: how many sets are current, the lines their cuts and
+    warnings repeat (``told``: as shown), and the warnings; else None. Reads the snapshot alone
+    (every stamp, the outputs' too, is in it): no job report is parsed, no record made."""
     from hotplex import __version__
 
     snap = closing.snapshot if closing is not None else None
@@ -71,7 +71,7 @@ def _current(
     if not all(_matches(path, rec) for path, rec in checks):
         return None
     count = sum(snap["sets"][t] for t in chosen)
-    told = [job for target, job in snap["told"] if target in chosen]
+    told = [line for target, _job, lines in snap["told"] if target in chosen for line in lines]
     warnings = list(snap.get("warnings", ()))  # the unused-file report of the last slow build
     return count, told, warnings
 
@@ -110,6 +110,23 @@ def moved_inputs(root: Path, snap: dict[str, Any]) -> list[str] | None:
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError):
         return None
     return moved
+
+
+def repeated(job: JobRecord | JobReport) -> list[str]:
+    """What every build says of a set while it holds: each cut (the days left out past the
+    first two folded into one line), then each warning."""
+    from hotplex.sources.logs import describe_cuts
+
+    return [*describe_cuts(job.truncations), *job.warnings]
+
+
+def told(record: JobRecord) -> list[str]:
+    """``repeated``, each line after the set's id and as a message shows it (``errors.shown``):
+    the snapshot keeps these, so a no-op build prints them without parsing the set's report
+    (1,000 days dropped are 1,000 cuts in it) or loading the secret rules."""
+    from hotplex.errors import shown
+
+    return [shown(f"{record.job}: {line}") for line in repeated(record)]
 
 
 def current_outcome(reports: list[dict[str, Any]], warnings: list[str]) -> Outcome | None:
@@ -173,7 +190,7 @@ def take(
         # the no-op path reads these instead of the job reports.
         "outputs": outputs,
         "sets": sets,
-        "told": [[r.target, r.job] for r in records if r.truncations or r.warnings],
+        "told": [[r.target, r.job, told(r)] for r in records if r.truncations or r.warnings],
         "package": {p: trusted(s, None, started_ns) for p, s in package.items()},
         "fingerprint": fingerprint.recorded(),
     }

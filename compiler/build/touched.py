@@ -215,7 +215,7 @@ class _Touched:
         return JobReport.of(record, "current")
 
     def _summary(self, planned: list[Any], rebuilt: dict[int, JobReport]) -> Summary:
-        told = {job for _, job in self.snap["told"]}
+        told = {job for _, job, _lines in self.snap["told"]}
         jobs = []
         for index, job in enumerate(planned):
             if index in rebuilt:
@@ -248,13 +248,12 @@ class _Touched:
             snap["dirs"][folder] = snapshot.folder_stamp(root / folder)
         for folder in folders.intersection(sources):  # a placed file in a sources folder
             sources[folder] = snapshot.trusted(stamp(root / folder), None, self.started)
-        told = {job for _, job in snap["told"]}
+        told = {job: lines for _, job, lines in snap["told"]}
         for record in records.values():
+            told.pop(record.job, None)
             if record.truncations or record.warnings:
-                told.add(record.job)
-            else:
-                told.discard(record.job)
-        snap["told"] = [[j.target.name, j.id] for j in planned if j.id in told]
+                told[record.job] = snapshot.told(record)
+        snap["told"] = [[j.target.name, j.id, told[j.id]] for j in planned if j.id in told]
         snap["outputs"] = outputs
         return snap
 

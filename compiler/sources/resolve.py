@@ -136,7 +136,7 @@ class Inputs:
             found = list_folder(path)
             self.reads += 1
             if found is not None and self.logs is not None:
-                found = tuple(f for f in found if self._is_day(f"{display}{f[0]}"))
+                found = memory_logs.days_in(self.logs, display.rstrip("/"), found)
             self._listings[display] = found or ()
             self.stamps[display] = stamp(path) if found is not None else None
             digest = sha256(repr(found).encode()) if found is not None else None

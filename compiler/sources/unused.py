@@ -31,7 +31,15 @@ from hotplex.manifest.jobs import Job, plan
 from hotplex.manifest.model import Limits, Model, Source, Target
 from hotplex.manifest.source_rule import worker_defaults
 from hotplex.sources import unmapped
-from hotplex.sources.logs import DAY_FORMS, days_glob, in_glob, is_day, is_day_of, split_glob
+from hotplex.sources.logs import (
+    DAY_FORMS,
+    days_among,
+    days_glob,
+    in_glob,
+    is_day,
+    is_day_of,
+    split_glob,
+)
 
 # The kinds of file a source can be: with ``sources = "."`` (the whole project, as ``import``
 # writes) only these are reported unread, not a repository's code, README images or lock files.
@@ -61,6 +69,9 @@ def _inside(path: str, folder: str) -> bool:
 class Listing:
     files: tuple[str, ...]  # project-relative paths, sorted
     folders: tuple[str, ...]  # every folder walked, the sources folder first
+    # The files whose folder entry is no regular file (a symlink, a FIFO): only a stat says
+    # what they are.
+    irregular: frozenset[str] = frozenset()
 
 
 def listing(model: Model, own: set[str]) -> Listing:
@@ -70,27 +81,40 @@ def listing(model: Model, own: set[str]) -> Listing:
     state, which can sit there when the sources folder is the project; there, only files that
     ``may_be_source``."""
     skip = {model.out_dir, os.path.relpath(model.manifest_path, model.root), *own}
+    # The walk enters no skipped folder: in a sources folder of its own, every file may be one.
+    dedicated = model.sources_dir != "."
     files: list[str] = []
     folders: list[str] = []
+    irregular: set[str] = set()
     pending = [model.sources_dir]
     while pending:
         folder = pending.pop()
         folders.append(folder)
         try:
             with os.scandir(model.root / folder) as entries:
-                found = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+                found = [(e.name, _kind(e)) for e in entries]
         except OSError:
             continue
-        for name, is_dir in found:
+        for name, kind in found:
             path = posixpath.normpath(posixpath.join(folder, name))
             if name.startswith(".") or path in skip:
                 continue
-            if is_dir:
+            if kind == "folder":
                 if not skipped_folder(name):
                     pending.append(path)
-            elif may_be_source(model, path):
+            elif dedicated or may_be_source(model, path):
                 files.append(path)
-    return Listing(tuple(sorted(files)), tuple(folders))
+                if kind != "file":
+                    irregular.add(path)
+    return Listing(tuple(sorted(files)), tuple(folders), frozenset(irregular))
+
+
+def _kind(entry: os.DirEntry[str]) -> str:
+    """A folder entry as its type says, without a stat where the folder's listing has it:
+    "folder", "file" (regular) or "other" (a symlink, a FIFO)."""
+    if entry.is_dir(follow_symlinks=False):
+        return "folder"
+    return "file" if entry.is_file(follow_symlinks=False) else "other"
 
 
 def after_build(
@@ -144,11 +168,12 @@ def report(model: Model, found: Listing, read: set[str], present: set[str]) -> l
     unread = []
     glob = days_glob(model)
     if glob is not None and f"{posixpath.dirname(glob)}/" in read:  # its days were listed
-        read = read | {f for f in found.files if is_day_of(glob, f)}
+        read = read | days_among(glob, found.files)
     read = read | _linked(model.root, [f for f in found.files if f not in read], read)
     for path in found.files:
         rel = _relative(path, sources_dir)
-        matching = [p for p, rx in patterns.items() if any(rx.fullmatch(r) for r in _prefixes(rel))]
+        prefixes = _prefixes(rel) if patterns else ()
+        matching = [p for p, rx in patterns.items() if any(rx.fullmatch(r) for r in prefixes)]
         used.update(matching)
         if path in read or matching:
             continue
@@ -201,12 +226,13 @@ def _absent_logs_folder(model: Model, found: Listing) -> list[str]:
 
 def _unreadable_days(model: Model, found: Listing) -> list[str]:
     """Entries of the logs folder named like a day that are no regular file (a FIFO, a folder, a
-    symlink to nothing): never read, so without a word an older day would pass for the newest."""
+    symlink to nothing): never read, so without a word an older day would pass for the newest.
+    A regular file's entry says so: only the others are stat'ed (1,000 days, no stat)."""
     glob = days_glob(model)
     if glob is None:
         return []
     warnings = []
-    for path in sorted({*found.files, *found.folders}):
+    for path in sorted({*found.irregular, *found.folders}):
         if not is_day_of(glob, path):
             continue
         try:
@@ -248,6 +274,9 @@ def _relative(path: str, sources_dir: str) -> str:
 
 def _unmatched(model: Model, found: Listing, used: set[str]) -> list[str]:
     """An ``ignore`` pattern that matches nothing is probably misspelt: it silences nothing."""
+    unused = [p for p in model.manifest.project.ignore if p not in used]
+    if not unused:
+        return []
     sources_dir = model.sources_dir
     names = {r for f in found.files for r in _prefixes(_relative(f, sources_dir))}
     choices = sorted(names | {f"{n}/**" for n in names})
@@ -274,14 +303,14 @@ def _unmatched_allow_files(model: Model, files: set[str]) -> list[str]:
 
     sources_dir = model.sources_dir
     prefix = "" if sources_dir == "." else f"{sources_dir}/"
-    example = min((f for f in files if f.startswith(prefix)), default=None)
-    relative_to = f", such as '{example}'" if example else ""
-    folders = {f"{posixpath.dirname(f)}/**" for f in files if "/" in f}
     warnings = []
     for table in ("secrets", "unicode", "injection"):
         for index, pattern in enumerate(getattr(model.manifest, table).allow_files):
             if matches(pattern):
                 continue
+            example = min((f for f in files if f.startswith(prefix)), default=None)
+            relative_to = f", such as '{example}'" if example else ""
+            folders = {f"{posixpath.dirname(f)}/**" for f in files if "/" in f}
             inside = posixpath.join(sources_dir, pattern)
             if sources_dir != "." and matches(inside):
                 hint = f"did you mean '{inside}'?"

@@ -88,3 +88,41 @@ def test_a_build_of_plain_files_imports_neither_templates_nor_injection_rules(
     status, modules, _ = json.loads(last)
     assert status == 0
     assert not [m for m in modules if m.startswith(NOT_FOR_PLAIN_FILES)]
+
+
+_DAYS_MANIFEST = """\
+[limits]
+per_file = 1000
+[memory]
+logs = "memory/*.md"
+[[target]]
+name = "cc"
+worker = "claude-code"
+"""
+
+
+def test_an_up_to_date_build_repeats_the_days_dropped_without_the_records(hotplex, make_project):
+    """A set with cuts to repeat (40 days, most dropped for room): a no-op build says them as
+    the build that made them did, from the snapshot, loading neither the records nor the secret
+    rules nor any worker."""
+    days = {
+        f"agent-configs/memory/2026-10-{n:02d}.md": f"- day {n} " + "x" * 200 for n in range(1, 32)
+    }
+    days |= {
+        f"agent-configs/memory/2026-11-{n:02d}.md": f"- day {n} " + "y" * 200 for n in range(1, 10)
+    }
+    root = make_project(days, manifest=_DAYS_MANIFEST)
+    first = hotplex("-C", str(root), "build")
+    assert first.status == 0, first.stderr
+    assert "older days, agent-configs/memory/2026-10-01.md" in first.stderr
+    assert hotplex("-C", str(root), "build").status == 0  # its stamps no longer racy
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(root), "build"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == first.stderr
+    status, modules, foreign = json.loads(done.stdout.splitlines()[-1])
+    assert status == 0 and foreign == []
+    assert not [m for m in modules if m.split(".")[0] in NOT_ON_THE_NOOP_PATH]
+    assert not [m for m in modules if m.startswith(NOT_UNDER)]
+    assert "hotplex.scanning.secret_rules" not in modules

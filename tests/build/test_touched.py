@@ -229,3 +229,23 @@ def test_a_touched_build_killed_at_any_step_leaves_whole_artifacts(make_project,
         assert artifacts(root) == expected  # a killed write's temp file deleted too
         assert closing(root) == closing(slow)
     assert expected is not None and point > 3
+
+
+def test_a_cut_the_touched_path_changes_is_what_a_no_op_build_repeats(make_project, hotplex):
+    """The snapshot keeps the lines a no-op build repeats: the touched path writes them anew for
+    the sets it rebuilt."""
+    manifest = '[limits]\nper_file = 1000\n[[target]]\nname = "cc"\nworker = "claude-code"\n'
+    root = make_project({"agent-configs/SOUL.md": "s" * 1500}, manifest=manifest)
+    settle(root)
+    for _ in range(2):
+        assert hotplex("-C", str(root), "build").status == 0
+    (root / "agent-configs/SOUL.md").write_text("t" * 2500, encoding="utf-8")
+    past = time.time_ns() - 10 * 10**9
+    os.utime(root / "agent-configs/SOUL.md", ns=(past, past))
+    done = subprocess.run([sys.executable, "-c", _PROBE, str(root)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "hotplex.build.touched" in done.stdout and "hotplex.build.engine" not in done.stdout
+    assert "agent-configs/SOUL.md: truncated 2500 → 1000 chars" in done.stderr
+    again = hotplex("-C", str(root), "build")
+    assert again.stdout.startswith("hotplex: 0 rebuilt, 1 up to date")
+    assert again.stderr == done.stderr

@@ -512,6 +512,26 @@ def test_days_left_out_for_room_are_reported_once_as_dropped_not_as_unread(make_
     ) in lines
 
 
+def test_the_days_left_out_come_back_from_the_build_log_one_cut_each(make_project, hotplex):
+    """The log keeps days left out in a row as one entry of [file, size] pairs; a build that
+    reads the records back (``--json`` of an up-to-date set) reports each day as built."""
+    files = dict(day(n, f"day {n} " + "x" * (300 + n)) for n in range(1, 9))
+    files["agent-configs/SOUL.md"] = "s" * 500  # a cut of another kind, between none of them
+    root = make_project(files, manifest=manifest(per_file=400))
+    built = build_json(root)
+    again = build_json(root)
+    assert [a["rebuilt"] for a in again["artifacts"]] == [False] * len(again["artifacts"])
+    for job in ("cc/default", "sub/default"):
+        assert cuts_of(again, job) == cuts_of(built, job)
+    dropped = [c for c in cuts_of(again) if c["style"] == "dropped"]
+    assert [c["files"] for c in dropped] == [
+        [f"agent-configs/memory/2026-11-{n:02d}.md"] for n in range(7, 0, -1)
+    ]
+    assert [c["before"] for c in dropped[1:]] == [
+        len(f"- day {n} ") + 301 + n for n in range(6, 0, -1)
+    ]
+
+
 def test_three_days_left_out_are_three_lines_and_an_empty_day_is_not_dropped(make_project, hotplex):
     files = dict(day(n, f"day {n} " + "x" * 300) for n in range(1, 5))
     files["agent-configs/memory/2026-10-31.md"] = ""
