@@ -72,11 +72,62 @@ def remember(recorded: dict[str, Any] | None) -> None:
 
 
 def recorded() -> dict[str, Any]:
-    """What ``remember`` takes back: the package's stamps, digests and workers' modules."""
-    return {
+    """What ``remember`` takes back: the package's stamps, digests, workers' modules and, once a
+    build has needed them, the facts of every registered worker (``registered``)."""
+    found = {
         "digests": package_state()[1],
         "workers": {_name(w): list(m) for w, m in _WORKER_MODULES.items()},
     }
+    facts = _REGISTERED or _RECORDED.get("registered")
+    return found | ({"registered": facts} if facts else {})
+
+
+# What ``registered`` found in this process.
+_REGISTERED: dict[str, Any] = {}
+
+
+def registered() -> dict[str, Any]:
+    """What a build needs of every registered worker, not only of those its manifest names:
+    ``places``, the globs of the files their tools read where hotplex places them (a placed
+    file whose target is gone, ``orphans.unlogged_placed``), and ``primaries``, each primary
+    output with the outputs of the workers sharing it (``engine``). Taken from what the last
+    build recorded while no file of the package has moved, unless every worker is imported
+    already (a plug-in or a test may have registered one): importing all of them costs a build
+    about 100 M instructions."""
+    from hotplex import registry
+
+    if not _REGISTERED:
+        package_state()  # decides whether what the last build recorded holds
+        known = _RECORDED.get("registered")
+        if registry.all_imported() or not _facts_shape(known):
+            known = _registered(registry.workers().values())
+        _REGISTERED.update(known)
+    elif registry.all_imported():
+        return _registered(registry.workers().values())
+    return _REGISTERED
+
+
+def _registered(workers: Any) -> dict[str, Any]:
+    primaries: dict[str, list[str]] = {}
+    for worker in workers:
+        (primary,) = (o.name for o in worker.outputs if o.primary)
+        primaries.setdefault(primary, []).extend(o.name for o in worker.outputs)
+    return {"places": sorted({w.places for w in workers if w.places}), "primaries": primaries}
+
+
+def _facts_shape(value: object) -> bool:
+    if not isinstance(value, dict) or set(value) != {"places", "primaries"}:
+        return False
+    places, primaries = value["places"], value["primaries"]
+    return (
+        isinstance(places, list)
+        and all(isinstance(p, str) for p in places)
+        and isinstance(primaries, dict)
+        and all(
+            isinstance(names, list) and all(isinstance(n, str) for n in names)
+            for names in primaries.values()
+        )
+    )
 
 
 @lru_cache(maxsize=1)

@@ -57,6 +57,12 @@ def workers() -> dict[str, Worker]:
     return _loaded
 
 
+def all_imported() -> bool:
+    """Whether ``workers()`` has been asked: every worker is imported (and a test or a plug-in
+    may have added one to its dict)."""
+    return workers.cache_info().currsize > 0
+
+
 def get(name: str) -> Worker | None:
     """The worker named ``name`` (None: no such worker), importing it alone."""
     if name not in _loaded:

@@ -228,13 +228,9 @@ def _declared_outputs(model: Model) -> dict[str, tuple[str, ...]]:
 
 def _primaries() -> dict[str, tuple[str, ...]]:
     """Each registered worker's primary output -> the outputs of the workers sharing it."""
-    from hotplex import registry
+    from hotplex import fingerprint
 
-    found: dict[str, tuple[str, ...]] = {}
-    for worker in registry.workers().values():
-        (primary,) = (o.name for o in worker.outputs if o.primary)
-        found[primary] = (*found.get(primary, ()), *(o.name for o in worker.outputs))
-    return found
+    return {k: tuple(v) for k, v in fingerprint.registered()["primaries"].items()}
 
 
 def _batches(jobs: list[Job], size: int):

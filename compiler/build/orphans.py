@@ -193,13 +193,12 @@ def unlogged_placed(
     nothing outside ``out`` (the file may have been copied from elsewhere on purpose)."""
     import glob
 
-    from hotplex import registry
+    from hotplex import fingerprint
     from hotplex.placement import origin, read_regular
 
     logged = {p for record in records.values() for p in record.placed}
-    patterns = {w.places for w in registry.workers().values() if w.places}
     warnings = {}
-    for pattern in sorted(patterns):
+    for pattern in fingerprint.registered()["places"]:
         for full in sorted(glob.glob(pattern, root_dir=scope.root, recursive=True)):
             path = Path(full).as_posix()
             if path in kept or path in logged:

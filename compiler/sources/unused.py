@@ -144,7 +144,7 @@ def _unapplied_limits(model: Model) -> list[str]:
         for field in attrs.fields(Limits)
         if getattr(manifest.limits, field.name) != field.default
     ]
-    own = {registry.workers()[t.worker].own_limits for t in manifest.target}
+    own = {getattr(registry.get(t.worker), "own_limits", None) for t in manifest.target}
     if not written or not manifest.target or None in own:
         return []
     return [

@@ -126,3 +126,23 @@ def test_an_up_to_date_build_repeats_the_days_dropped_without_the_records(hotple
     assert not [m for m in modules if m.split(".")[0] in NOT_ON_THE_NOOP_PATH]
     assert not [m for m in modules if m.startswith(NOT_UNDER)]
     assert "hotplex.scanning.secret_rules" not in modules
+
+
+def test_a_slow_build_imports_only_the_workers_its_manifest_names(hotplex, example_copy):
+    """The places every worker's tools read and the outputs their folders share come from what
+    the last build recorded while hotplex's files have not moved, not from importing all."""
+    from hotplex import registry
+
+    root = example_copy("basic")
+    assert hotplex("-C", str(root), "build").status == 0
+    (root / "dist" / "cc" / "default" / "prompt.xml").unlink()  # a slow build, the model cached
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(root), "build"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "hotplex: 1 rebuilt" in done.stdout
+    status, modules, _ = json.loads(done.stdout.splitlines()[-1])
+    assert status == 0
+    named = {"claude-code", "opencode-server"}
+    others = {spec.partition(":")[0] for name, spec in registry.BUILT_IN if name not in named}
+    assert others and not others.intersection(modules)
