@@ -71,7 +71,9 @@ class ChannelSettings:
     note: str = ""
 
 
-@attrs.frozen
+# Hashed at every job's every section (the section cache's key) and every document (the limits in
+# its key): the hash is kept on the object, which nothing changes.
+@attrs.frozen(cache_hash=True)
 class Source:
     """A source as the build uses it: a worker's default, a declaration, or both merged."""
 
@@ -122,7 +124,7 @@ class Variants:
         return f"{stem}.{platform}.{ext}" if dot and "/" not in ext else f"{file}.{platform}"
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)  # as ``Source``'s: in the key of every document
 class Limits:
     per_file: int = 8000
     total: int = 40000
