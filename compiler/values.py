@@ -21,7 +21,7 @@ def value(cls: type[T]) -> type[T]:
     names: tuple[str, ...] = cls.FIELDS  # type: ignore[attr-defined]
 
     def fields(self: Any) -> tuple[Any, ...]:
-        return tuple(self.__dict__[n] for n in names)
+        return tuple(map(self.__dict__.__getitem__, names))  # no generator frame per field
 
     def __eq__(self: Any, other: object) -> bool:
         if other.__class__ is not self.__class__:

@@ -9,6 +9,7 @@ empty. Line ends are ``\\n``; the document ends with one newline.
 
 from __future__ import annotations
 
+import itertools
 from typing import NamedTuple
 
 WRAPPER_TAG = "agent-configuration"
@@ -32,28 +33,35 @@ class Assembled(NamedTuple):
     bodies: tuple[tuple[int, int, int], ...]
 
 
-def _block(tag: str, note: str, inner: list[str | int]) -> list[str | int]:
-    return [f"<{tag}>", *([note] if note else []), *inner, f"</{tag}>"]
-
-
 def document(
     parts: list[Part], channel_tags: dict[str, str], channel_notes: dict[str, str]
 ) -> Assembled:
-    groups: list[str | int] = []
+    groups = []
     for channel in CHANNEL_ORDER:
-        sections: list[str | int] = []
-        for index, part in enumerate(parts):
-            if part.channel == channel and part.body.strip():
-                sections += _block(part.tag, part.note, [index])  # the body, by its index
-        if sections:
-            groups += _block(channel_tags[channel], channel_notes[channel], sections)
+        placed = [i for i, p in enumerate(parts) if p.channel == channel and p.body.strip()]
+        if placed:
+            groups.append((channel, placed))
     if not groups:
         return Assembled("", ())
-    lines, bodies, at = [], [], 0
-    for line in _block(WRAPPER_TAG, "", groups):
-        if isinstance(line, int):
-            bodies.append((line, at, at + len(parts[line].body)))
-            line = parts[line].body
-        lines.append(line)
-        at += len(line) + 1
+    lines = [f"<{WRAPPER_TAG}>"]
+    body_lines = []  # (index in the parts, index of its body's line)
+    for channel, placed in groups:
+        lines.append(f"<{channel_tags[channel]}>")
+        if channel_notes[channel]:
+            lines.append(channel_notes[channel])
+        for index in placed:
+            part = parts[index]
+            lines.append(f"<{part.tag}>")
+            if part.note:
+                lines.append(part.note)
+            body_lines.append((index, len(lines)))
+            lines += (part.body, f"</{part.tag}>")
+        lines.append(f"</{channel_tags[channel]}>")
+    lines.append(f"</{WRAPPER_TAG}>")
+    # A line starts after every line before it and its line end.
+    ends = list(itertools.accumulate(map(len, lines)))
+    bodies = []
+    for index, line in body_lines:
+        start = ends[line - 1] + line
+        bodies.append((index, start, start + len(parts[index].body)))
     return Assembled("\n".join(lines) + "\n", tuple(bodies))

@@ -59,7 +59,7 @@ def build(
     if found is None:
         held = [_held(s) for s in sections]
         cleaned = [_cleaned(h, s, reserved, as_sent) for h, s in zip(held, sections, strict=True)]
-        found = _document(sections, cleaned, reserved, manifest.limits, channels)
+        found = _document(sections, cleaned, held, reserved, manifest.limits, channels)
         if held:  # none: the empty document, not worth keeping
             _DOCUMENTS[key] = found
             for h in held:
@@ -70,35 +70,60 @@ def build(
 def _document(
     sections: list[Section],
     cleaned: list[limits.Limited],
+    held: list[_Held],
     reserved: frozenset[str],
     budgets: Limits,
     channels: tuple[tuple[str, str, str], ...],
 ) -> Document:
-    """Sanitized sections -> limit -> assemble."""
+    """Sanitized sections -> limit -> assemble. A section the limits keep whole has the same
+    part and size in every document (a gateway's persona beside each call's memory): made once,
+    kept beside it (``_Held.whole``)."""
     kept, cuts = limits.apply(cleaned, budgets)
-    by_name = {k.name: k.text for k in kept}
-    placed = [s for s in sections if s.name in by_name]
-    parts = [
-        assemble.Part(s.tag, s.channel, _note(s.note, reserved), by_name[s.name]) for s in placed
-    ]
+    by_name = {k.name: k for k in kept}
+    unit = budgets.unit
+    placed, parts, sizes = [], [], []
+    for section, limited, mine in zip(sections, cleaned, held, strict=True):
+        ours = by_name.get(limited.name)
+        if ours is limited:
+            pieces = mine.whole.get((id(limited), unit))
+            if pieces is None:
+                pieces = mine.whole[id(limited), unit] = _pieces(
+                    section, limited, limited, reserved, unit
+                )
+        else:
+            pieces = _pieces(section, limited, ours, reserved, unit)
+        part, size = pieces
+        if part is not None:
+            placed.append(section)
+            parts.append(part)
+        sizes.append(size)
     assembled = assemble.document(
         parts,
         {name: tag for name, tag, _ in channels},
         {name: _note(note, reserved) for name, _, note in channels},
     )
-    unit = budgets.unit
-    sizes = tuple(
-        SectionSize(
-            c.name,
-            c.files + tuple(day.display for day in c.logs.days) if c.logs else c.files,
-            measure(c.text, unit),
-            measure(by_name.get(c.name, ""), unit),
-            unit,
-        )
-        for c in cleaned
-    )
     spans = {placed[index].name: (start, end) for index, start, end in assembled.bodies}
-    return Document(assembled.text, tuple(cuts), sizes, spans)
+    return Document(assembled.text, tuple(cuts), tuple(sizes), spans)
+
+
+def _pieces(
+    section: Section,
+    cleaned: limits.Limited,
+    kept: limits.Limited | None,
+    reserved: frozenset[str],
+    unit: str,
+) -> tuple[assemble.Part | None, SectionSize]:
+    """A section's part of the document (None: nothing of it kept) and its size record."""
+    text = kept.text if kept is not None else ""
+    files = (
+        cleaned.files + tuple(day.display for day in cleaned.logs.days)
+        if cleaned.logs
+        else cleaned.files
+    )
+    size = SectionSize(cleaned.name, files, measure(cleaned.text, unit), measure(text, unit), unit)
+    if kept is None:
+        return None, size
+    return assemble.Part(section.tag, section.channel, _note(section.note, reserved), text), size
 
 
 # What is kept beside each live section, for exactly as long as it lives: its sanitized forms (by
@@ -107,11 +132,14 @@ def _document(
 # of one call's overlay takes its forms, and every document holding it, with it when it goes.
 # Keys hold ``id``s: an entry goes before its section's id can be another object's.
 class _Held:
-    __slots__ = ("cleaned", "documents", "ref")
+    __slots__ = ("cleaned", "documents", "ref", "whole")
 
     def __init__(self, section: Section) -> None:
         self.ref = weakref.ref(section, functools.partial(_forget, id(section)))
         self.cleaned: dict[Hashable, limits.Limited] = {}
+        # By sanitized form (the id of one of ``cleaned``, which lives as long) and unit, its
+        # part and size when the limits keep it whole.
+        self.whole: dict[tuple[int, str], tuple] = {}
         self.documents: set[tuple] = set()
 
 

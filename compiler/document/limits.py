@@ -136,7 +136,9 @@ def apply(sections: list[Limited], limits: Limits) -> tuple[list[Limited], list[
         cuts += own
         day_cuts += days
         remaining -= measure(text, unit)
-        if text:
+        if text and text is section.text and section.logs is None:
+            kept.append(section)  # kept whole: the same one, which a document's pieces reuse
+        elif text:
             kept.append(Limited(section.name, section.files, text))
     if cuts and limits.overflow == "error":
         raise HotplexError([_overflow(c, limits) for c in cuts])

@@ -72,7 +72,9 @@ class ChannelSettings(Record):
     note: str = ""
 
 
-@attrs.frozen(repr=False)
+# Hashed at every job's every section (the section cache's key) and every document (the limits in
+# its key): the hash is kept on the object, which nothing changes.
+@attrs.frozen(cache_hash=True, repr=False)
 class Source(Record):
     """A source as the build uses it: a worker's default, a declaration, or both merged."""
 
@@ -123,7 +125,7 @@ class Variants(Record):
         return f"{stem}.{platform}.{ext}" if dot and "/" not in ext else f"{file}.{platform}"
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(cache_hash=True, repr=False)  # as ``Source``'s: in the key of every document
 class Limits(Record):
     per_file: int = 8000
     total: int = 40000

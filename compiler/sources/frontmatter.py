@@ -60,6 +60,12 @@ def decode(data: bytes, file: str) -> str:
             Span(file),
             hint="save the file as UTF-8",
         ) from None
+    return checked(text, file)
+
+
+def checked(text: str, file: str) -> str:
+    """``decode`` of a text already decoded (an overlay given as ``str``): the NUL refused, the
+    BOM dropped, every line end turned into LF."""
     nul = text.find("\0")
     if nul >= 0:
         at = Span.at_offset(file, text, nul)  # its line is not shown: it may be a megabyte of NULs
@@ -77,9 +83,9 @@ def normalise_newlines(text: str) -> str:
 
 def strip(text: str, file: str) -> Stripped:
     """Split normalised text into frontmatter metadata and body."""
-    lines = text.split("\n")
-    if not lines or not _FENCE.fullmatch(lines[0]):
+    if not _FENCE.fullmatch(text.partition("\n")[0]):  # most files: no line split at all
         return Stripped(text)
+    lines = text.split("\n")
     for index in range(1, len(lines)):
         if _CLOSE.fullmatch(lines[index]):
             meta = _parse_yaml("\n".join(lines[1:index]), file)

@@ -96,7 +96,10 @@ def prepare(
                 raise unknown from None
             raise
         capped = raw.size > len(raw.data)
-        text = frontmatter.decode(_whole_characters(raw.data) if capped else raw.data, label)
+        if isinstance(value, str) and not capped:  # its bytes decode to it: no second pass
+            text = frontmatter.checked(value, label)
+        else:
+            text = frontmatter.decode(_whole_characters(raw.data) if capped else raw.data, label)
         files[display] = OverlayFile(display, label, raw, text, _is_day(model, display))
     return files
 

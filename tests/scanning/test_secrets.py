@@ -172,6 +172,52 @@ def test_one_finding_per_secret_the_most_specific_rule():
     assert found(text) == [("github-token", FAKE_SECRETS["github-token"])]
 
 
+def _tried_everywhere(text: str) -> list[tuple[str, str]]:
+    """The scan without its anchor search: every rule's pattern tried at every offset where one
+    of its anchors starts (``startswith`` at each), then one finding per place as ``scan``."""
+    lowered = text.replace("\u0130", "i").lower()
+    tries = []
+    for rule in secret_rules.RULES:
+        searched = lowered if rule.fold else text
+        group = "secret" if "secret" in rule.pattern.groupindex else 0
+        for anchor in rule.anchors:
+            for at in range(len(text)):
+                if not searched.startswith(anchor, at):
+                    continue
+                if at and rule.inside_word and rule.inside_word.match(searched, at - 1):
+                    continue
+                m = rule.pattern.match(searched, at)
+                if m and rule.plausible(text[m.start(group) : m.end(group)]):
+                    tries.append((m.start(group), rule.name, text[m.start(group) : m.end(group)]))
+    tries.sort(key=lambda t: t[0])
+    kept, end = [], -1
+    for start, name, secret in tries:
+        if start >= end:
+            kept.append((name, secret))
+            end = start + len(secret)
+    return kept
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                *(a for rule in secret_rules.RULES for a in rule.anchors),
+                *FAKE_SECRETS.values(),
+                *("AKIAKIA", "xoxox", "ghp_gh", "://", "=", ": ", "'", " ", "\n", "_", "-", "İ"),
+                *("x", "Z3MHQK4TPL2XWR7N", "hunter2$$", "api_token=", "sk-ant-", "ASIA"),
+            ]
+        ),
+        max_size=16,
+    )
+)
+def test_the_anchor_search_finds_every_place_a_rule_could_match(pieces):
+    """Anchors next to, inside or overlapping one another are all tried, in the rules' order."""
+    text = "".join(pieces)
+    assert found(text) == _tried_everywhere(text)
+
+
 @pytest.mark.parametrize(
     ("text", "block"),
     [
