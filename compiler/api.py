@@ -15,6 +15,7 @@ consulted moved). Example::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Mapping
@@ -25,6 +26,7 @@ import attrs
 from hotplex.errors import BuildFailed, HotplexError, Problem, suggest
 from hotplex.fs import Stamp, settled, stamp
 from hotplex.manifest.read import MANIFEST_NAME
+from hotplex.scanning import memo
 
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
@@ -146,7 +148,7 @@ class Project:
         .. versionchanged:: issue 15 ``overlay``.
         .. versionchanged:: issue 25 ``on_finding``; the injection rules read overlays.
         """
-        with self._lock:
+        with self._lock, memo.uncached() if overlay else contextlib.nullcontext():
             # One whole compile: a file saved while the compile read the others (a stamp that
             # moved since it was read, the manifest's too) would mix old and new text, so the
             # compile runs again on what is there now.
@@ -186,7 +188,7 @@ class Project:
 
         .. versionadded:: issue 25
         """
-        with self._lock:
+        with self._lock, memo.uncached():
             from hotplex.records import CheckReport
             from hotplex.sources import guard
             from hotplex.sources import overlay as overlays

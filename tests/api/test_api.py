@@ -558,3 +558,25 @@ def _launch_args(artifact) -> tuple:
 
     data = json.loads(artifact.file("launch.json"))
     return data.get("argv"), data.get("env"), data.get("files")
+
+
+def test_a_users_overlaid_text_is_kept_by_no_scan_after_the_call(tmp_path) -> None:
+    """The content scans memoise the texts many jobs share; an overlay (a user's memory) and the
+    files given to ``check`` are scanned uncached, so nothing of them outlives the call."""
+    import shutil
+
+    from hotplex.scanning import hidden, injection, secret_rules
+
+    root = tmp_path / "basic"
+    shutil.copytree(Path(__file__).parents[2] / "examples" / "basic", root)
+    project = Project.load(root)
+    project.compile("cc")  # the project's own texts are memoised
+    scans = (secret_rules.scan, hidden.scan, injection.scan)
+    before = [scan.cache_info().currsize for scan in scans]
+    memory = "# Memory\n\n- the user's private fact 41817\n"
+    artifact = project.compile("cc", overlay={"MEMORY.md": memory})
+    assert "private fact 41817" in artifact.text
+    project.check({"MEMORY.md": memory + "- and one more\n"})
+    assert [scan.cache_info().currsize for scan in scans] == before
+    project.compile("cc")
+    assert secret_rules.scan.cache_info().currsize >= before[0]  # the base compile still keeps
