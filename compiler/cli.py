@@ -6,6 +6,7 @@ neither the manifest model nor the template grammar.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -21,6 +22,30 @@ if TYPE_CHECKING:
     import argparse
 
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a process killed by SIGPIPE (128 + 13)
+
+# The collector's thresholds for a command that ends on its own (as mypy's): a build makes
+# hundreds of thousands of objects and hardly a cycle, and Python's defaults would look for
+# cycles among them every 700 allocations. ``serve`` and ``watch`` go back to the defaults.
+SHORT_PROCESS_GC = (100_000, 50, 50)
+LONG_PROCESS_GC = (700, 10, 10)
+
+
+def run() -> None:
+    """The ``hotplex`` command (``[project.scripts]``): ``main``, as a short process. Once its
+    output is flushed it ends without the interpreter's teardown, which frees every object the
+    build made one by one: with the collector's thresholds, about a fifth of a build that
+    rebuilds a hundred sets. Threads still running (none but a server's) get the usual exit."""
+    gc.set_threshold(*SHORT_PROCESS_GC)
+    status = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader has gone: what the command said is lost, as with SIGPIPE
+        status = EXIT_BROKEN_PIPE
+    threading = sys.modules.get("threading")  # not imported: no thread was started
+    if threading is None or threading.active_count() == 1:
+        os._exit(status)
+    sys.exit(status)
 
 
 def _processes(args: argparse.Namespace) -> int:
@@ -508,6 +533,7 @@ def cmd_import(args: argparse.Namespace, root: Path, manifest: Path | None) -> i
 
 
 def cmd_watch(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    gc.set_threshold(*LONG_PROCESS_GC)
     from hotplex.build import Request
     from hotplex.commands.watch import watch
 
@@ -596,6 +622,7 @@ def _describe_error(error: Exception) -> str:
 
 
 def cmd_serve(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    gc.set_threshold(*LONG_PROCESS_GC)
     from hotplex.serve.run import serve
 
     serve(
@@ -626,4 +653,4 @@ _COMMANDS = {
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -4,7 +4,7 @@ built at once, and each artifact is compared with the original files' text.
 The expected text is derived here from the fixture files themselves, by the rule the issue states
 (UTF-8, BOM dropped, CRLF -> LF, frontmatter stripped, blank lines around trimmed), with an
 independent implementation: the compiler's helpers are not used to compute what it must produce.
-The command runs in-process (``hotplex.cli.main``, what the installed script calls) to keep the
+The command runs in-process (``hotplex.cli.main``, what the installed script runs) to keep the
 file fast; the first test drives the installed command itself.
 """
 

@@ -120,7 +120,9 @@ def test_try_repo_check_fails_with_the_stale_list_and_the_fix(
     _project_repo(root, hotplex, root)
     _append(root / "agent-configs" / "USER.md", "Prefers short answers.")
     _commit_all(root, "a source edited, artifacts not rebuilt")
-    result = _pre_commit(root, tmp_path / "home", "try-repo", str(hooks), "hotplex-check", "--all-files")
+    result = _pre_commit(
+        root, tmp_path / "home", "try-repo", str(hooks), "hotplex-check", "--all-files"
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     out = result.stdout
     assert "hotplex check" in out and "Failed" in out and "- exit code: 1" in out

@@ -18,8 +18,8 @@ Special files are made by the test, so the repository holds none; ``@FAKE:<rule>
 file becomes a credential-shaped fake (``hotplex_testing.FAKE_SECRETS``) for the same reason, and
 ``@U+202E@`` the character itself, so no file of the repository hides text from its reviewers.
 
-The corpus runs through ``hotplex.cli.main``, the function the installed ``hotplex`` script
-calls, in-process (one case takes milliseconds, not a process start); the last test runs the
+The corpus runs through ``hotplex.cli.main``, the function the installed ``hotplex`` script runs
+(``cli.run``), in-process (one case takes milliseconds, not a process start); the last test runs the
 real installed command on a few cases to show the two agree.
 """
 

@@ -309,7 +309,14 @@ HOSTILE = [*"<>/ \n\t=\"'&;-.!?x", "&lt;", "</", "/>", "<!--", "-->", "<![CDATA[
 HOSTILE += [t for tag in TAGS for t in (tag, tag.upper(), tag.title(), tag.swapcase())]
 HOSTILE += ["PERSONA ", "user", "profile", "agent", "configuration", "\u00a0", "\u2028", "İ", "ſ"]
 # Disguises: invisible characters inside a tag, fullwidth '<', '/' and names.
-HOSTILE += ["\u200b", "\ufe0f", "\U000e0020", "\uff1c", "\uff0f", "\uff4d\uff45\uff4d\uff4f\uff52\uff59"]
+HOSTILE += [
+    "\u200b",
+    "\ufe0f",
+    "\U000e0020",
+    "\uff1c",
+    "\uff0f",
+    "\uff4d\uff45\uff4d\uff4f\uff52\uff59",
+]
 hostile = st.lists(st.sampled_from(HOSTILE), max_size=80).map("".join)
 FILES = ("SOUL.md", "AGENTS.md", "MEMORY.md", "USER.md")
 

@@ -40,7 +40,9 @@ def test_an_edited_manifest_is_structured_and_takes_effect(example_copy):
     root = example_copy("basic")
     run(Request(root))
     manifest = root / "hotplex.toml"
-    manifest.write_text(manifest.read_text().replace('platforms = ["slack", "feishu"]', 'platforms = ["slack"]'))
+    manifest.write_text(
+        manifest.read_text().replace('platforms = ["slack", "feishu"]', 'platforms = ["slack"]')
+    )
     outcome = run(Request(root))
     assert "feishu" not in {j.platform for j in outcome.jobs}
 

@@ -63,20 +63,59 @@ def test_misspelt_worker_is_named_with_its_path_and_a_suggestion(tmp_path):
 @pytest.mark.parametrize(
     ("snippet", "expected"),
     [
-        ("[limits]\nper_file = 8000.5\n", "hotplex.toml: limits.per_file: expected an integer, got a number (8000.5)"),
-        ("[limits]\nper_file = \"8000\"\n", "hotplex.toml: limits.per_file: expected an integer, got a string ('8000')"),
-        ("[metacognition]\nenabled = \"false\"\n", "hotplex.toml: metacognition.enabled: expected a boolean (true or false), got a string ('false')"),
-        ("[limits]\nunit = \"words\"\n", "hotplex.toml: limits.unit: expected one of 'chars', 'bytes'"),
-        ("[limits]\noverflow = \"drop\"\n", "hotplex.toml: limits.overflow: expected one of 'truncate', 'error'"),
-        ("[variants]\nplaforms = [\"slack\"]\n", "hotplex.toml: variants.plaforms: unknown key 'plaforms' — did you mean 'platforms'?"),
-        ("[variants]\nplatforms = \"slack\"\n", "hotplex.toml: variants.platforms: expected an array, got a string ('slack')"),
+        (
+            "[limits]\nper_file = 8000.5\n",
+            "hotplex.toml: limits.per_file: expected an integer, got a number (8000.5)",
+        ),
+        (
+            '[limits]\nper_file = "8000"\n',
+            "hotplex.toml: limits.per_file: expected an integer, got a string ('8000')",
+        ),
+        (
+            '[metacognition]\nenabled = "false"\n',
+            "hotplex.toml: metacognition.enabled: expected a boolean (true or false), got a string ('false')",
+        ),
+        (
+            '[limits]\nunit = "words"\n',
+            "hotplex.toml: limits.unit: expected one of 'chars', 'bytes'",
+        ),
+        (
+            '[limits]\noverflow = "drop"\n',
+            "hotplex.toml: limits.overflow: expected one of 'truncate', 'error'",
+        ),
+        (
+            '[variants]\nplaforms = ["slack"]\n',
+            "hotplex.toml: variants.plaforms: unknown key 'plaforms' — did you mean 'platforms'?",
+        ),
+        (
+            '[variants]\nplatforms = "slack"\n',
+            "hotplex.toml: variants.platforms: expected an array, got a string ('slack')",
+        ),
         ("[vars]\ncount = 3\n", "hotplex.toml: vars.count: expected a string, got an integer (3)"),
-        ("[projet]\nname = \"x\"\n", "hotplex.toml: projet: unknown key 'projet' — did you mean 'project'?"),
-        ("[limits]\nper_file = 0\n", "hotplex.toml: limits.per_file: must be a positive integer, got 0"),
-        ("[project]\nout = \"agent-configs\"\n", "hotplex.toml: project.out: the artifact folder 'agent-configs' must not be or contain the sources folder 'agent-configs'"),
-        ("[project]\nsources = \"../elsewhere\"\n", "hotplex.toml: project.sources: path '../elsewhere' escapes the project with '..'"),
-        ("[project]\nout = \"/tmp/out\"\n", "hotplex.toml: project.out: absolute path '/tmp/out' is not allowed"),
-        ("[vars]\nplatform = \"x\"\n", "hotplex.toml: vars.platform: 'platform' is a built-in variable and cannot be set"),
+        (
+            '[projet]\nname = "x"\n',
+            "hotplex.toml: projet: unknown key 'projet' — did you mean 'project'?",
+        ),
+        (
+            "[limits]\nper_file = 0\n",
+            "hotplex.toml: limits.per_file: must be a positive integer, got 0",
+        ),
+        (
+            '[project]\nout = "agent-configs"\n',
+            "hotplex.toml: project.out: the artifact folder 'agent-configs' must not be or contain the sources folder 'agent-configs'",
+        ),
+        (
+            '[project]\nsources = "../elsewhere"\n',
+            "hotplex.toml: project.sources: path '../elsewhere' escapes the project with '..'",
+        ),
+        (
+            '[project]\nout = "/tmp/out"\n',
+            "hotplex.toml: project.out: absolute path '/tmp/out' is not allowed",
+        ),
+        (
+            '[vars]\nplatform = "x"\n',
+            "hotplex.toml: vars.platform: 'platform' is a built-in variable and cannot be set",
+        ),
     ],
 )
 def test_bad_values_are_reported_with_key_paths(tmp_path, snippet, expected):
@@ -97,10 +136,15 @@ def test_target_errors(tmp_path):
         '[[target]]\nname = "cc"\nworker = "opencode-server"\ncompat = "2026.9"\n'
     )
     found = problems(tmp_path, text)
-    assert "hotplex.toml: target[0].platforms: platform 'slak' is not in variants.platforms" in found
+    assert (
+        "hotplex.toml: target[0].platforms: platform 'slak' is not in variants.platforms" in found
+    )
     assert "hotplex.toml: target[0].keep: no source is named 'rulez'" in found
     assert "hotplex.toml: target[1].name: target name 'cc' is used twice" in found
-    assert "hotplex.toml: target[1].compat: 'compat' does not apply to worker 'opencode-server'" in found
+    assert (
+        "hotplex.toml: target[1].compat: 'compat' does not apply to worker 'opencode-server'"
+        in found
+    )
 
 
 def test_no_target_is_an_error(tmp_path):
@@ -128,7 +172,9 @@ def test_source_semantics(tmp_path):
     )
     found = problems(tmp_path, text)
     assert "hotplex.toml: source[1].name: source name 'a' is used twice" in found
-    assert "hotplex.toml: source[1].tag: tag 'directives' is already used by another section" in found
+    assert (
+        "hotplex.toml: source[1].tag: tag 'directives' is already used by another section" in found
+    )
     assert "hotplex.toml: source[1].file: absolute path '/abs.md' is not allowed" in found
 
 

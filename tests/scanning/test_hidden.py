@@ -89,7 +89,11 @@ ATTACKS = {
     "soft-hyphen": ("ig\u00adnore", "invisible-character", ""),
     "zero-width-joiner-in-latin": ("a\u200db", "invisible-character", ""),
     "zero-width-non-joiner-in-latin": ("a\u200cb", "invisible-character", ""),
-    "zero-width-binary": ("x\u200b\u200c\u200b\u200b\u200cy", "invisible-character", "5 characters"),
+    "zero-width-binary": (
+        "x\u200b\u200c\u200b\u200b\u200cy",
+        "invisible-character",
+        "5 characters",
+    ),
     "variation-selector-on-latin": ("a\ufe01b", "variation-selector", ""),
     "emoji-variation-selector-on-latin": ("a\ufe0fb", "variation-selector", ""),
     "variation-selectors-behind-an-emoji": (
@@ -244,10 +248,15 @@ def test_attacks_in_an_html_comment_count_unless_it_is_stripped(make_project):
     assert _failures(make_project({"agent-configs/SOUL.md": soul}, manifest=_manifest()))
     stripped = make_project(
         {"agent-configs/SOUL.md": soul},
-        manifest=_manifest().replace("[variants]", '[project]\nhtml_comments = "strip"\n\n[variants]'),
+        manifest=_manifest().replace(
+            "[variants]", '[project]\nhtml_comments = "strip"\n\n[variants]'
+        ),
         name="stripped",
     )
-    assert "<persona>\nEmbody this persona naturally in all interactions.\n# Soul\nBe kind.\n</persona>" in _compile(stripped, None)
+    assert (
+        "<persona>\nEmbody this persona naturally in all interactions.\n# Soul\nBe kind.\n</persona>"
+        in _compile(stripped, None)
+    )
 
 
 def test_what_never_reaches_the_artifact_is_not_a_finding(make_project):
@@ -268,7 +277,10 @@ def test_a_template_line_is_placed_by_the_text_around_the_character(make_project
         {"agent-configs/SOUL.md": soul}, manifest=_manifest('[vars]\ngreeting = "Hello there"\n')
     )
     [problem] = _failures(root)
-    assert problem.span.location() == f"agent-configs/SOUL.md:2:{soul.split(chr(10))[1].index(chr(0x200B)) + 1}"
+    assert (
+        problem.span.location()
+        == f"agent-configs/SOUL.md:2:{soul.split(chr(10))[1].index(chr(0x200B)) + 1}"
+    )
 
 
 def test_two_findings_on_two_lines_are_each_placed(make_project):
@@ -485,7 +497,8 @@ def test_a_non_joiner_needs_visible_letters_on_both_sides():
 def test_taking_an_allowance_back_fails_the_next_build(make_project, hotplex):
     """``[unicode]`` is part of what decides an artifact: the next build scans again."""
     root = make_project(
-        {"agent-configs/SOUL.md": "a\u200bb\n"}, manifest=_manifest('[unicode]\nallow = ["U+200B"]\n')
+        {"agent-configs/SOUL.md": "a\u200bb\n"},
+        manifest=_manifest('[unicode]\nallow = ["U+200B"]\n'),
     )
     assert hotplex("-C", str(root), "build").status == 0
     prompt = root / "dist/cc/default/prompt.xml"

@@ -79,9 +79,27 @@ def _sections(root) -> dict[str, str]:
     ("project", "soul", "expected"),
     [
         ("keep", "", {"persona": SOUL.strip(), "rules": RULES.strip()}),
-        ("strip", "", {"persona": "# Soul\nBe kind.", "rules": "Rules  here; the rest of the file is plain, visible text."}),
-        ("keep", 'html_comments = "strip"', {"persona": "# Soul\nBe kind.", "rules": RULES.strip()}),
-        ("strip", 'html_comments = "keep"', {"persona": SOUL.strip(), "rules": "Rules  here; the rest of the file is plain, visible text."}),
+        (
+            "strip",
+            "",
+            {
+                "persona": "# Soul\nBe kind.",
+                "rules": "Rules  here; the rest of the file is plain, visible text.",
+            },
+        ),
+        (
+            "keep",
+            'html_comments = "strip"',
+            {"persona": "# Soul\nBe kind.", "rules": RULES.strip()},
+        ),
+        (
+            "strip",
+            'html_comments = "keep"',
+            {
+                "persona": SOUL.strip(),
+                "rules": "Rules  here; the rest of the file is plain, visible text.",
+            },
+        ),
     ],
 )
 def test_html_comments_per_project_and_per_source(make_project, project, soul, expected):
@@ -136,10 +154,16 @@ def test_stats_counts_the_characters_in_comments_per_file(make_project, hotplex)
         {"file": "agent-configs/SOUL.md", "in_comments": len(hidden_note), "chars": len(body)}
     ]
     assert found["rules"] == [
-        {"file": "agent-configs/AGENTS.md", "in_comments": len("<!-- hidden rule -->"), "chars": len(RULES)}
+        {
+            "file": "agent-configs/AGENTS.md",
+            "in_comments": len("<!-- hidden rule -->"),
+            "chars": len(RULES),
+        }
     ]
     table = hotplex("-C", str(root), "stats").stdout
     share = round(100 * len(hidden_note) / len(body))
-    assert re.search(rf"cc/default\s+soul\s.*\s{len(hidden_note)} \({share}%\)\s+agent-configs/SOUL.md", table)
+    assert re.search(
+        rf"cc/default\s+soul\s.*\s{len(hidden_note)} \({share}%\)\s+agent-configs/SOUL.md", table
+    )
     assert f"agent-configs/SOUL.md: {share}% of its characters are in HTML comments" in table
     assert "agent-configs/AGENTS.md:" not in table  # a few words in a comment are not worth a line

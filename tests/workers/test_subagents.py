@@ -496,9 +496,7 @@ def test_a_cut_only_a_sub_agent_document_makes_is_reported(make_project, setting
     )
     artifact = Project.load(make_project(files, manifest)).compile("cc")
     main, agent = artifact.truncations  # the same file, cut twice: reported twice
-    assert (
-        (main.section, main.limit) == (agent.section, agent.limit) == ("rules", "total")
-    )
+    assert (main.section, main.limit) == (agent.section, agent.limit) == ("rules", "total")
     # SOUL.md comes first in the main document and takes part of the total; not in the
     # sub-agents' (subagent.xml, or Plan's file where there is none).
     assert agent.after > main.after
