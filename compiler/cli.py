@@ -34,7 +34,8 @@ def run() -> None:
     """The ``hotplex`` command (``[project.scripts]``): ``main``, as a short process. Once its
     output is flushed it ends without the interpreter's teardown, which frees every object the
     build made one by one: with the collector's thresholds, about a fifth of a build that
-    rebuilds a hundred sets. Threads still running (none but a server's) get the usual exit."""
+    rebuilds a hundred sets. Threads still running (none but a server's), a profiler or a tracer
+    (cProfile, coverage) get the usual exit, and with it their reports."""
     gc.set_threshold(*SHORT_PROCESS_GC)
     status = main()
     try:
@@ -43,7 +44,8 @@ def run() -> None:
     except BrokenPipeError:  # the reader has gone: what the command said is lost, as with SIGPIPE
         status = EXIT_BROKEN_PIPE
     threading = sys.modules.get("threading")  # not imported: no thread was started
-    if threading is None or threading.active_count() == 1:
+    alone = threading is None or threading.active_count() == 1
+    if alone and sys.getprofile() is None and sys.gettrace() is None:
         os._exit(status)
     sys.exit(status)
 
