@@ -781,3 +781,35 @@ def test_ci_workflow_annotates_each_truncation(make_project, hotplex):
         "::warning file=./agent-configs/SOUL.md::dist/cc/default/prompt.xml: soul cut 3000 → 2000"
         " chars by limits.per_file" in log
     )
+
+
+def test_the_command_flushes_all_it_says_and_a_profiler_still_writes_its_report(
+    hotplex, example_copy, tmp_path
+):
+    """The command ends without the interpreter's teardown once its streams are flushed: a long
+    output piped away arrives whole, and under cProfile (which writes at the usual exit) the
+    profile is still written."""
+    root = example_copy("basic")
+    assert hotplex("-C", str(root), "build").status == 0
+    shown = hotplex("-C", str(root), "show", "cc")
+    assert shown.status == 0
+    assert shown.stdout == (root / "dist" / "cc" / "default" / "prompt.xml").read_text("utf-8")
+    profile = tmp_path / "build.prof"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cProfile",
+            "-o",
+            str(profile),
+            str(HOTPLEX),
+            "-C",
+            str(root),
+            "build",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "up to date" in done.stdout
+    assert profile.stat().st_size > 0
