@@ -6,6 +6,7 @@ neither the manifest model nor the template grammar.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
@@ -37,17 +38,30 @@ def run() -> None:
     rebuilds a hundred sets. Threads still running (none but a server's), a profiler or a tracer
     (cProfile, coverage) get the usual exit, and with it their reports."""
     gc.set_threshold(*SHORT_PROCESS_GC)
-    status = main()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:  # the reader has gone: what the command said is lost, as with SIGPIPE
-        status = EXIT_BROKEN_PIPE
+    for name in ("stdout", "stderr"):  # started closed (``>&-``): what goes there is lost
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
+    status = _flushed(main())
     threading = sys.modules.get("threading")  # not imported: no thread was started
     alone = threading is None or threading.active_count() == 1
     if alone and sys.getprofile() is None and sys.gettrace() is None:
         os._exit(status)
     sys.exit(status)
+
+
+def _flushed(status: int) -> int:
+    """``status``, once what the command wrote is out: a reader gone is SIGPIPE's status, a
+    full disk a failure."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            status = EXIT_BROKEN_PIPE
+        except (OSError, ValueError) as exc:  # ValueError: the stream was closed
+            with contextlib.suppress(OSError, ValueError):
+                os.write(2, f"hotplex: its output could not be written: {exc}\n".encode())
+            status = EXIT_FAILED if status == EXIT_OK else status
+    return status
 
 
 def _processes(args: argparse.Namespace) -> int:

@@ -813,3 +813,20 @@ def test_the_command_flushes_all_it_says_and_a_profiler_still_writes_its_report(
     assert done.returncode == 0, done.stderr
     assert "up to date" in done.stdout
     assert profile.stat().st_size > 0
+
+
+@pytest.mark.parametrize("closed", [">&-", "2>&-"])
+def test_a_command_run_with_a_stream_closed_keeps_its_exit_status(example_copy, closed):
+    """A hook may start hotplex with stdout or stderr closed: nothing to flush there, and the
+    status is the command's (0 built, 2 a bad directory), never a traceback's 1."""
+    root = example_copy("basic")
+    for argv, status in (
+        (f"-C '{root}' build", 0),
+        (f"-C '{root}' check", 0),
+        ("-C /no/such build", 2),
+    ):
+        done = subprocess.run(
+            ["sh", "-c", f"exec '{HOTPLEX}' {argv} {closed}"], capture_output=True, text=True
+        )
+        assert done.returncode == status, (argv, closed, done.stderr)
+        assert "Traceback" not in done.stderr + done.stdout
