@@ -7,6 +7,7 @@ neither the manifest model nor the template grammar.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import json
 import os
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
     import argparse
 
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a process killed by SIGPIPE (128 + 13)
+# A write that failed for want of room (the build's own writes are failures with a place of
+# their own: only the command's output reaches the edge with one of these).
+_NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 # The collector's thresholds for a command that ends on its own (as mypy's): a build makes
 # hundreds of thousands of objects and hardly a cycle, and Python's defaults would look for
@@ -99,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("HOTPLEX_DEBUG"):
             raise
         _clear_progress()
+        if isinstance(exc, OSError) and exc.errno in _NO_ROOM:  # stdout on a full disk
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the rest is lost
+            sys.stderr.write(f"hotplex: its output could not be written: {exc.strerror}\n")
+            return EXIT_FAILED
         sys.stderr.write(
             f"hotplex: internal error: {type(exc).__name__}: {exc}\n"
             "  this is a bug in hotplex; set HOTPLEX_DEBUG=1 for the traceback and report it\n"

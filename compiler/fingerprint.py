@@ -79,7 +79,7 @@ def recorded() -> dict[str, Any]:
         "workers": {_name(w): list(m) for w, m in _WORKER_MODULES.items()},
     }
     facts = _REGISTERED or _RECORDED.get("registered")
-    return found | ({"registered": facts} if facts else {})
+    return found | ({"registered": facts} if _facts_shape(facts) else {})
 
 
 # What ``registered`` found in this process.
@@ -118,16 +118,17 @@ def _registered(workers: Any) -> dict[str, Any]:
 def _facts_shape(value: object) -> bool:
     if not isinstance(value, dict) or set(value) != {"places", "primaries"}:
         return False
-    places, primaries = value["places"], value["primaries"]
+    primaries = value["primaries"]
     return (
-        isinstance(places, list)
-        and all(isinstance(p, str) for p in places)
+        _names(value["places"])
         and isinstance(primaries, dict)
-        and all(
-            isinstance(names, list) and all(isinstance(n, str) for n in names)
-            for names in primaries.values()
-        )
+        and all(_names(names) for names in primaries.values())
     )
+
+
+def _names(value: object) -> bool:
+    """A list of strings, as the snapshot recorded it (a hand-edited log may hold anything)."""
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 @lru_cache(maxsize=1)
@@ -188,9 +189,10 @@ def worker_modules(worker: type) -> tuple[str, ...]:
     a plug-in's own modules are those of its top package."""
     if worker not in _WORKER_MODULES:
         package_state()  # decides whether what the last build recorded holds
-        known = _RECORDED.get("workers", {}).get(_name(worker))
+        recorded = _RECORDED.get("workers")
+        known = recorded.get(_name(worker)) if isinstance(recorded, dict) else None
         own = worker.__module__.partition(".")[0] == "hotplex"  # a plug-in's files are not stamped
-        found = tuple(known) if own and isinstance(known, list) else _derive_modules(worker)
+        found = tuple(known) if own and _names(known) else _derive_modules(worker)
         _WORKER_MODULES[worker] = found
     return _WORKER_MODULES[worker]
 

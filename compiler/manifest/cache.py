@@ -3,9 +3,11 @@ structured and validated again (that needs cattrs, a third of a small rebuild's 
 
 The cache is keyed by the manifest's bytes and hotplex's own files, and holds the validated
 model as tagged JSON: each attrs instance names its class, which must be one of the model's or a
-registered worker's options class; anything else, or any other surprise, is a miss. Never
-pickle: the file is plain data that this module parses and checks. Like the build log it is
-disposable: deleting it costs one structuring.
+registered worker's options class; anything else, or any other surprise, is a miss. Its first
+line holds the key and the digest of the model's line, so a model edited by hand (a value of
+another type, which validation would have refused) is a miss too, not a model no check has seen.
+Never pickle: the file is plain data that this module parses and checks. Like the build log it
+is disposable: deleting it costs one structuring.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from hotplex.fs import STATE_DIR, write_atomic
 from hotplex.manifest import model
 
 CACHE_NAME = "manifest.json"
-FORMAT = 1
+FORMAT = 2
 
 
 def key(data: bytes, display: str) -> str:
@@ -35,10 +37,13 @@ def key(data: bytes, display: str) -> str:
 
 def load(state_dir: Path, wanted: str) -> model.Manifest | None:
     try:
-        data = json.loads((state_dir / CACHE_NAME).read_text(encoding="utf-8"))
+        head, _, body = (state_dir / CACHE_NAME).read_bytes().partition(b"\n")
+        data = json.loads(head)
         if data["format"] != FORMAT or data["key"] != wanted:
             return None
-        found = _decode(data["manifest"], _classes())
+        if data["digest"] != hashlib.sha256(body).hexdigest():
+            return None
+        found = _decode(json.loads(body), _classes())
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return found if isinstance(found, model.Manifest) else None
@@ -47,10 +52,14 @@ def load(state_dir: Path, wanted: str) -> model.Manifest | None:
 def save(loaded: model.Model, cache_key: str) -> None:
     """Keep the model for the next build, once a build has finished with it (the log comes
     first on a nearly full disk); a cache that cannot be written is only a miss next time."""
-    record = {"format": FORMAT, "key": cache_key, "manifest": _encode(loaded.manifest)}
-    text = json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    body = _compact(_encode(loaded.manifest))
+    head = {"format": FORMAT, "key": cache_key, "digest": hashlib.sha256(body).hexdigest()}
     with contextlib.suppress(HotplexError, OSError):
-        write_atomic(loaded.root / STATE_DIR / CACHE_NAME, text.encode("utf-8"))
+        write_atomic(loaded.root / STATE_DIR / CACHE_NAME, _compact(head) + b"\n" + body)
+
+
+def _compact(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
 
 
 class _Classes(dict):

@@ -317,3 +317,23 @@ def test_check_warns_about_a_log_it_ignores_and_still_judges_by_bytes(built, hot
     assert result.status == 0, result.stdout
     assert "warning: ignoring build log" in result.stderr
     assert "of another version ('# hotplex log v999')" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "recorded", ['"x"', "5", '{"hotplex.targets.claude_code.ClaudeCode": [1]}']
+)
+def test_a_hand_edited_package_record_in_the_snapshot_is_derived_again(built, hotplex, recorded):
+    """What the last build recorded of hotplex's files (the workers' modules, the registered
+    workers' facts) is only taken back as it was written; anything else is found again."""
+    path = state_log.log_path(built)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    closing = json.loads(lines[-2])
+    closing["snapshot"]["fingerprint"]["workers"] = json.loads(recorded)
+    closing["snapshot"]["fingerprint"]["registered"] = json.loads(recorded)
+    lines[-2] = json.dumps(closing)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    manifest = built / "hotplex.toml"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    result = hotplex("-C", str(built), "build")
+    assert result.status == 0, result.stderr
+    assert "internal error" not in result.stderr

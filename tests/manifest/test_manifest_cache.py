@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hotplex.build import Request, run
@@ -51,11 +52,14 @@ def test_an_edited_manifest_is_structured_and_takes_effect(example_copy):
     "tamper",
     [
         lambda text: text.replace('"$class":"Manifest"', '"$class":"os.system"'),
-        lambda text: text.replace('"format":1', '"format":99'),
+        lambda text: text.replace('"format":2', '"format":99'),
         lambda text: text.replace('"fields":{', '"fields":{"extra":1,', 1),
         lambda text: text[: len(text) // 2],
+        # A value of another type, which validation refuses: the digest of the model's line
+        # no longer holds (it would have been a model no check has seen, failing later).
+        lambda text: re.sub(r'"per_file":([0-9]+|null)', r'"per_file":"\1"', text, count=1),
     ],
-    ids=["foreign-class", "format", "extra-field", "torn"],
+    ids=["foreign-class", "format", "extra-field", "torn", "wrong-type"],
 )
 def test_a_tampered_cache_is_a_miss_never_trusted(example_copy, tamper):
     root = example_copy("basic")
