@@ -830,3 +830,19 @@ def test_a_command_run_with_a_stream_closed_keeps_its_exit_status(example_copy, 
         )
         assert done.returncode == status, (argv, closed, done.stderr)
         assert "Traceback" not in done.stderr + done.stdout
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("command", ["show cc", "build --json"])
+def test_output_to_a_full_disk_is_a_failure_said_in_one_line(example_copy, command):
+    root = example_copy("basic")
+    done = subprocess.run(
+        ["sh", "-c", f"exec '{HOTPLEX}' -C '{root}' {command} > /dev/full"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        "hotplex: its output could not be written: No space left on device"
+    )
+    assert "bug" not in done.stderr
