@@ -79,7 +79,7 @@ class CopilotCli(HomeDocument):
         """Refuses a folder whose path holds a comma: Copilot splits the variable at commas."""
         folder = in_session(job, model, home)
         if "," in folder:
-            index = model.manifest.target.index(job.target)
+            index = model.target_index(job.target)
             out = "," in model.manifest.project.out
             raise HotplexError.single(
                 f"Copilot CLI would split the folder '{folder}' at its comma: {HOME_VARIABLE} is"

@@ -115,7 +115,7 @@ class Placed(Worker):
     def _fit(self, job, model, wrapped, limit: int) -> tuple[str, configuration.Document]:
         """The largest total budget whose file fits ``limit``: the sections are cut, reported,
         never the file after the fact."""
-        index = model.manifest.target.index(job.target)
+        index = model.target_index(job.target)
         span = Span(model.manifest_display, key=f"target[{index}].max_chars")
         if model.manifest.limits.overflow == "error":
             raise HotplexError.single(

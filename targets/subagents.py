@@ -401,7 +401,7 @@ def _agent_file(frontmatter: dict[str, Any], body: str, job: Job, model: Model) 
     try:
         head = render_frontmatter(frontmatter)
     except ValueError as exc:
-        index = model.manifest.target.index(job.target)
+        index = model.target_index(job.target)
         raise HotplexError.single(
             f"its program would skip this agent file: {exc}",
             Span(model.manifest_display, key=f"target[{index}].subagents"),

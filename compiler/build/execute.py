@@ -175,7 +175,7 @@ def refuse_foreign_places(model: Model, jobs: list[Job], records: dict[str, JobR
 
 def place_span(model: Model, job: Job) -> Span:
     """The manifest key of a job's placed file: its target's ``place``."""
-    index = model.manifest.target.index(job.target)
+    index = model.target_index(job.target)
     return Span(model.manifest_display, key=f"target[{index}].place")
 
 

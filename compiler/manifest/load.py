@@ -48,7 +48,21 @@ def load(root: Path, manifest_path: Path | None = None, cached: bool = False) ->
     sources = effective_sources(manifest)
     read_by = target_sources(manifest, sources)
     workers = {t.name: registry.get(t.worker) for t in manifest.target}
-    return Model(manifest, root, path, display, sources, read_by, cache_key, workers, session_dirs)
+    positions = {t.name: index for index, t in enumerate(manifest.target)}
+    placed = tuple(p for t in manifest.target if (p := workers[t.name].placed(t)) is not None)
+    return Model(
+        manifest,
+        root,
+        path,
+        display,
+        sources,
+        read_by,
+        cache_key,
+        workers,
+        session_dirs,
+        positions,
+        placed,
+    )
 
 
 def check_on_disk(root: Path, manifest: Manifest, display: str) -> dict[str, str]:

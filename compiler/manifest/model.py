@@ -276,9 +276,19 @@ class Model(Record):
     # By target name, its session folder (``cwd``) as the project names it, one spelling per
     # folder, resolved against the project when the manifest is loaded (``load.sessions``).
     sessions: dict[str, str] = attrs.field(factory=dict)
+    # By target name, where it stands in ``[[target]]`` (``target[2]`` in messages); and the
+    # files the targets place in the repository (``Worker.placed``): both once per model, not
+    # once per job (a manifest of a thousand targets asked each target of every other).
+    positions: dict[str, int] = attrs.field(factory=dict)
+    placed: tuple[str, ...] = ()
 
     def worker_of(self, target: Target) -> Any:
         return self.workers[target.name]
+
+    def target_index(self, target: Target) -> int:
+        """Where ``target`` stands in ``[[target]]``."""
+        found = self.positions.get(target.name)
+        return found if found is not None else self.manifest.target.index(target)
 
     def session_dir(self, target: Target) -> str:
         """The folder ``target``'s program is started in, relative to the project: ``.`` (the

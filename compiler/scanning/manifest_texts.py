@@ -25,7 +25,7 @@ def check(resolver: Reader) -> None:
     if manifest.metacognition.enabled:
         resolver.check_setting(manifest.metacognition.note, "metacognition.note")
     target = resolver.job.target
-    key = f"target[{manifest.target.index(target)}]"
+    key = f"target[{model.target_index(target)}]"
     resolver.check_setting(target.cwd, f"{key}.cwd")  # launch.json's cwd
     for where, text in _option_texts(target.options, key):
         resolver.check_setting(text, where)

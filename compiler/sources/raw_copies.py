@@ -195,7 +195,6 @@ def _stamped(pattern: str) -> str:
 def _rivals(model: Model, target: Target, own: OwnFiles) -> list[tuple[str, str]]:
     """The files in the session folder that compete with the document, each with what
     happens: those on disk, and those a target of the manifest places there."""
-    placed = [model.worker_of(t).placed(t) for t in model.manifest.target]
     found = []
     for folder in _folders_up(model.session_dir(target), above=False):
         base = model.root / folder
@@ -203,7 +202,7 @@ def _rivals(model: Model, target: Target, own: OwnFiles) -> list[tuple[str, str]
             paths = sorted(p for p in base.glob(pattern) if p.is_file()) if base.is_dir() else []
             found += [(_in_project(folder, base, path), effect) for path in paths]
             # a placed file counts before the build that writes it
-            for place in (posixpath.normpath(p) for p in placed if p is not None):
+            for place in (posixpath.normpath(p) for p in model.placed):
                 rel = _under(place, folder)
                 if rel is not None and fnmatchcase(rel, pattern):
                     found.append((place, effect))

@@ -440,7 +440,7 @@ def variables(model: Model, job: Job) -> dict[str, str]:
 def _var_origins(model: Model, job: Job) -> list[Origin]:
     """Where each variable's value is written in the manifest, for placing a secret in it."""
     display = model.manifest_display
-    index = model.manifest.target.index(job.target)
+    index = model.target_index(job.target)
     origins = [
         Origin(value, display, key=f"target[{index}].vars.{name}")
         for name, value in job.target.vars.items()
