@@ -72,7 +72,9 @@ def test_the_payload_is_what_the_json_dump_gives_byte_for_byte(text: str) -> Non
     from hotplex.targets.opencode_server import OpenCodeServer
     from hotplex.worker import json_bytes
 
-    assert OpenCodeServer().document_bytes(text) == json_bytes({"parts": [], "system": text})
+    assert OpenCodeServer().document_bytes(text.encode()) == json_bytes(
+        {"parts": [], "system": text}
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -83,4 +85,6 @@ def test_any_text_is_escaped_as_the_json_encoder_escapes_it(text: str) -> None:
     from hotplex.targets.opencode_server import OpenCodeServer
     from hotplex.worker import json_bytes
 
-    assert OpenCodeServer().document_bytes(text) == json_bytes({"parts": [], "system": text})
+    assert OpenCodeServer().document_bytes(text.encode()) == json_bytes(
+        {"parts": [], "system": text}
+    )
