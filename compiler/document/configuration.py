@@ -36,8 +36,8 @@ def utf8(document: Document) -> bytes:
     marker's '…') makes the whole text two bytes a character, which UTF-8 encodes one character
     at a time (a tenth of an overlaid compile's time beside the scans); a line of ASCII is
     copied, and a cut section's head before its marker, sliced off, is ASCII again."""
-    if not document.lines:
-        return b""
+    if document.text.isascii():
+        return document.text.encode()
     encoded = [line.encode() if line.isascii() else _line_utf8(line) for line in document.lines]
     encoded.append(b"")
     return b"\n".join(encoded)
