@@ -423,6 +423,6 @@ def _renamed(record, names: Mapping[str, str]):
     """``record`` (a ``Truncation`` or ``SectionSize``) with its overlaid files named by their
     labels."""
     files = record.files
-    if not any(f in names for f in files):
+    if names.keys().isdisjoint(files):
         return record
-    return attrs.evolve(record, files=tuple(names.get(f, f) for f in files))
+    return attrs.evolve(record, files=tuple([names.get(f, f) for f in files]))

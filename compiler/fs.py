@@ -119,20 +119,26 @@ def is_utf8(name: str) -> bool:
 
 def check_relative(rel: str, span: Span) -> PurePosixPath:
     """Refuse a manifest or include path that is absolute or climbs out with '..'."""
-    pure = PurePosixPath(rel.replace("\\", "/"))
+    return PurePosixPath(checked_relative(rel, span))
+
+
+def checked_relative(rel: str, span: Span) -> str:
+    """``rel`` as ``check_relative`` checks it, '/'-separated, without making a path object (an
+    overlay's keys are checked on every call)."""
+    slashed = rel.replace("\\", "/")
     if rel.strip() == "":
         raise HotplexError.single("empty path", span)
     if "\0" in rel:
         raise HotplexError.single(f"path {rel!r} contains a NUL character", span)
-    if pure.is_absolute() or (len(rel) > 1 and rel[1] == ":"):
+    if slashed.startswith("/") or (len(rel) > 1 and rel[1] == ":"):
         raise HotplexError.single(
             f"absolute path '{rel}' is not allowed", span, hint="name files relative to the project"
         )
-    if ".." in pure.parts:
+    if ".." in slashed.split("/"):
         raise HotplexError.single(
             f"path '{rel}' escapes its folder with '..'", span, hint="keep every file inside it"
         )
-    return pure
+    return slashed
 
 
 def confine(root: Path, rel: PurePosixPath, span: Span) -> Path:

@@ -74,8 +74,9 @@ class Gateway(subagents.SubagentWorker):
                 Output(subagents.AGENT_FILES, "agent"),
             )
 
-    def document_bytes(self, text: str) -> bytes:
-        return text.encode("utf-8")
+    def document_bytes(self, data: bytes) -> bytes:
+        """The document file's bytes, given the document's UTF-8 bytes."""
+        return data
 
     def beside(self, job: Job, sections: list[Section], model: Model) -> Beside:
         return Beside()
@@ -91,7 +92,8 @@ class Gateway(subagents.SubagentWorker):
         agents = subagents.emit(job, sections, model, self.format, beside.appended)
         folder = job.out_dir(model)
         path = f"{folder}/{self.document_file}"
-        files = {path: self.document_bytes(document.text), **beside.files}
+        data = self.document_bytes(configuration.utf8(document))
+        files = {path: data, **beside.files}
         argv = self.argv(job, model, path, beside)
         env = {self.switch_env: "1"} if self.switch_env and self.switched_off(job.target) else None
         if argv or env or agents.placed or model.session_dir(job.target) != ".":

@@ -31,6 +31,7 @@ class Assembled(NamedTuple):
     # Where each placed part's body lies in ``text``: (index in the parts, start, end). A worker
     # that changes the text on the way (Gemini CLI) measures each section by it.
     bodies: tuple[tuple[int, int, int], ...]
+    lines: tuple[str, ...] = ()  # ``text`` is these, each followed by a line end
 
 
 def document(
@@ -64,4 +65,4 @@ def document(
     for index, line in body_lines:
         start = ends[line - 1] + line
         bodies.append((index, start, start + len(parts[index].body)))
-    return Assembled("\n".join(lines) + "\n", tuple(bodies))
+    return Assembled("\n".join(lines) + "\n", tuple(bodies), tuple(lines))

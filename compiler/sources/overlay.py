@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hotplex.errors import HotplexError, Span, suggest
-from hotplex.fs import ReadResult, check_relative, read_capped
+from hotplex.fs import ReadResult, checked_relative, read_capped
 from hotplex.records import Finding
 from hotplex.sources import blocking, frontmatter
 from hotplex.sources.logs import DAY_FORMS, days_glob, is_day, is_day_of, split_glob
@@ -130,7 +130,8 @@ def _display(model: Model, key: str, span: Span) -> str:
             span,
             hint=f"did you mean '{slashed}'?",
         )
-    return model.source_path(str(check_relative(key, span)))
+    # The source path is normalised: "./USER.md" is "USER.md", as a path object spells it.
+    return model.source_path(checked_relative(key, span))
 
 
 def key_of(model: Model, display: str) -> str:

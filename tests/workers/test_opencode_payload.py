@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -70,4 +72,19 @@ def test_the_payload_is_what_the_json_dump_gives_byte_for_byte(text: str) -> Non
     from hotplex.targets.opencode_server import OpenCodeServer
     from hotplex.worker import json_bytes
 
-    assert OpenCodeServer().document_bytes(text) == json_bytes({"parts": [], "system": text})
+    assert OpenCodeServer().document_bytes(text.encode()) == json_bytes(
+        {"parts": [], "system": text}
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from('ab"\\\n\t\r\x00\x08\x0c\x1f\x7f é…☺😀\u2028')))
+def test_any_text_is_escaped_as_the_json_encoder_escapes_it(text: str) -> None:
+    """The payload escapes the document's bytes; the encoder escapes its characters: the same
+    bytes, a control the replacements leave to the encoder or not."""
+    from hotplex.targets.opencode_server import OpenCodeServer
+    from hotplex.worker import json_bytes
+
+    assert OpenCodeServer().document_bytes(text.encode()) == json_bytes(
+        {"parts": [], "system": text}
+    )
