@@ -10,6 +10,7 @@ report, the log (appended by the parent alone) and the first error shown are the
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 from collections.abc import Callable, Iterator
@@ -57,6 +58,10 @@ class Pool:
 
             global _WORK
             _WORK = self.work
+            # The forked processes would otherwise copy the pages of every object the
+            # collector walks (each collection writes to the objects' headers): a full build
+            # of 1,000 sets at -j2 ran 7-10% longer.
+            gc.freeze()
             context = multiprocessing.get_context("fork")
             self._executor = ProcessPoolExecutor(
                 self.processes, mp_context=context, initializer=_die_with, initargs=(os.getpid(),)
@@ -69,6 +74,7 @@ class Pool:
         if self._executor is not None:
             self._executor.shutdown(cancel_futures=True)
             self._executor = None
+            gc.unfreeze()  # a long-running caller (serve, watch) collects them again
         _WORK = None
 
 
