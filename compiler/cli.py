@@ -53,6 +53,12 @@ def run() -> None:
     sys.exit(status)
 
 
+def _lose_stdout() -> None:
+    """What is still buffered for stdout goes nowhere: its reader has gone or its disk is full,
+    and the flush at exit must not fail on it again."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def _flushed(status: int) -> int:
     """``status``, once what the command wrote is out: a reader gone is SIGPIPE's status, a
     full disk a failure."""
@@ -93,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(exc.render() + "\n")
         return exc.exit_status
     except BrokenPipeError:  # `hotplex show cc | head`: the reader has gone, nothing to report
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _lose_stdout()
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt as exc:
         _clear_progress()
@@ -104,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         _clear_progress()
         if isinstance(exc, OSError) and exc.errno in _NO_ROOM:  # stdout on a full disk
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the rest is lost
+            _lose_stdout()
             sys.stderr.write(f"hotplex: its output could not be written: {exc.strerror}\n")
             return EXIT_FAILED
         sys.stderr.write(

@@ -105,6 +105,15 @@ def edit(roots: list[Path], rel: str, text: str) -> None:
         os.utime(path, ns=(past, past))
 
 
+def settled_slowly(touched: Path, slow: Path, hotplex, sets: set[str]) -> None:
+    """The build leaves the touched path for the slow one, builds ``sets`` and ends as a slow
+    build from the same state does."""
+    output, modules = build(touched)
+    assert built_sets(output) == sets
+    assert "hotplex.build.engine" in modules
+    same_as_slow(touched, slow, hotplex)
+
+
 def same_as_slow(touched: Path, slow: Path, hotplex) -> None:
     assert hotplex("-C", str(slow), "build", "--json").status == 0
     assert artifacts(touched) == artifacts(slow)
@@ -158,20 +167,14 @@ def test_a_new_include_is_settled_by_the_slow_path(twins, hotplex):
     unused-file report: the slow path redoes them, and finds the rebuilt sets current."""
     touched, slow = twins
     edit(twins, "agent-configs/SOUL.md", '{% include "shared/common.md" %}\n')
-    output, modules = build(touched)
-    assert built_sets(output) == ALL
-    assert "hotplex.build.engine" in modules
-    same_as_slow(touched, slow, hotplex)
+    settled_slowly(touched, slow, hotplex, ALL)
 
 
 def test_a_moved_manifest_takes_the_slow_path(twins, hotplex):
     touched, slow = twins
     edit(twins, "agent-configs/SOUL.slack.md", "More.\n")
     edit(twins, "hotplex.toml", "# a comment\n")
-    output, modules = build(touched)
-    assert built_sets(output) == SLACK
-    assert "hotplex.build.engine" in modules
-    same_as_slow(touched, slow, hotplex)
+    settled_slowly(touched, slow, hotplex, SLACK)
 
 
 def test_hotplex_itself_moving_takes_the_slow_path(twins, hotplex):
@@ -185,10 +188,7 @@ def test_hotplex_itself_moving_takes_the_slow_path(twins, hotplex):
     package[first] = [1, 1, 1, None]
     log.write_text("".join(lines) + json.dumps(snap) + "\n", encoding="utf-8")
     edit(twins, "agent-configs/SOUL.slack.md", "More.\n")
-    output, modules = build(touched)
-    assert built_sets(output) == SLACK
-    assert "hotplex.build.engine" in modules
-    same_as_slow(touched, slow, hotplex)
+    settled_slowly(touched, slow, hotplex, SLACK)
 
 
 def test_a_failing_set_fails_as_in_the_slow_path(twins, hotplex):
