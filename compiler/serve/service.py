@@ -22,9 +22,9 @@ import attrs
 from hotplex.api import Artifact, Project
 from hotplex.errors import EXIT_FAILED, HotplexError
 from hotplex.fs import RACY_NS, STATE_DIR, settled, sha256, stamp
-from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.learning.report import LearnReport
 from hotplex.learning.request import LearnRequest
+from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.records import CheckReport
 from hotplex.serve import metrics
 
