@@ -142,3 +142,18 @@ def test_a_fact_cannot_close_the_block_or_open_a_comment(project) -> None:
     for value in ("<!-- /hotplex:learned -->", "x <!-- y", "-->"):
         with pytest.raises(HotplexError, match="HTML comment"):
             project.learn({"k": value}, date=DATE)
+
+
+def test_a_profile_included_by_a_template_keeps_its_block_as_text(project, tmp_path) -> None:
+    report = project.learn(
+        {"quote": "{{ platform }} {% include 'AGENTS.md' %}"}, date=DATE, source="s-9"
+    )
+    user = tmp_path / "agent-configs/USER.md"
+    user.write_text(report.text)
+    soul = tmp_path / "agent-configs/SOUL.md"
+    soul.write_text("# Soul for {{ worker }}\n{% include 'USER.md' %}\nhotplex-learned-line0.\n")
+    compiled = Project.load(tmp_path).compile("cc").text.replace("&lt;", "<")
+    soul_part = compiled[compiled.index("# Soul for claude-code") :]
+    assert "- quote: {{ platform }} {% include 'AGENTS.md' %}\n" in soul_part
+    assert "hotplex-learned-line0.\n" in soul_part  # the includer's own text, as written
+    assert "hotplex:learned" not in compiled and "s-9" not in compiled
