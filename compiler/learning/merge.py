@@ -85,11 +85,14 @@ def _merged(
     outcomes: list[Outcome] = []
     retired: list[Retired] = []
     for fact in given:
-        found = screen(manifest, fact)
         size = profiles.worker_size(Fact(fact.key, fact.value, date, None, date))
-        if found or size > budget:
-            reason = None if found else f"its line is {size} characters: [learn] budget is {budget}"
-            outcomes.append(Outcome(fact.key, fact.value, "refused", None, found, reason))
+        if size > budget:  # before the scan: a megabyte of value costs nothing more
+            reason = f"its line is {size} characters: [learn] budget is {budget}"
+            outcomes.append(Outcome(fact.key, fact.value, "refused", reason=reason))
+            continue
+        found = screen(manifest, fact)
+        if found:
+            outcomes.append(Outcome(fact.key, fact.value, "refused", findings=found))
             continue
         old = facts.get(fact.key)
         if old is not None and old.value == fact.value:
