@@ -26,7 +26,7 @@ import attrs
 from hotplex.errors import BuildFailed, HotplexError, Problem, suggest
 from hotplex.fs import Stamp, settled, stamp
 from hotplex.manifest.read import MANIFEST_NAME
-from hotplex.scanning import memo
+from hotplex.text import memo
 
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
@@ -189,8 +189,8 @@ class Project:
         .. versionadded:: issue 25
         """
         with self._lock, memo.uncached():
+            from hotplex import guard
             from hotplex.records import CheckReport
-            from hotplex.sources import guard
             from hotplex.sources import overlay as overlays
 
             self._refresh()

@@ -44,12 +44,12 @@ from typing import Any, ClassVar, NamedTuple
 
 import attrs
 from hotplex.document import configuration as agent_configuration
-from hotplex.document import sanitize
-from hotplex.document.measure import measure
 from hotplex.errors import HotplexError, Span, suggest
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import DEFAULT_SUBAGENT_KEEP, Manifest, Model, Target
 from hotplex.records import OptionProblem, Section, SectionSize, TargetSources, Truncation
+from hotplex.scanning import sanitize
+from hotplex.text.measure import measure
 from hotplex.worker import Worker
 
 AGENTS_DIR = "agents"

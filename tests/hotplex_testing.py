@@ -48,7 +48,7 @@ def run_hotplex(
     return Result(done.returncode, done.stdout, done.stderr)
 
 
-# One credential-shaped fake per rule of hotplex.scanning.secret_rules, assembled here so that no
+# One credential-shaped fake per rule of hotplex.text.secret_rules, assembled here so that no
 # file in the repository holds a string that secret scanners (or hotplex itself) would take for a
 # real key.
 FAKE_SECRETS: dict[str, str] = {

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from hotplex.document.assemble import BUILT_IN_TAGS
 from hotplex.errors import HotplexError
 from hotplex.fs import skipped_folder
 from hotplex.manifest.model import HOTPLEX_SOURCES, Manifest, default_channels
+from hotplex.manifest.vocabulary import BUILT_IN_TAGS
 from hotplex.sources import frontmatter, unmapped
 from hotplex.templates import parse as template
 
