@@ -50,6 +50,7 @@ class Aider(HomeDocument):
     notes = (USER_LEVEL,)
     init_target = ("aider", "prompt.xml as a read-only file of aider-config/aider.conf.yml")
     imports_read = frozenset({"aider"})
+    import_formats = ("hotplex.importing.aider",)
 
     def home_bytes(self, job: Job, model: Model, sent: str) -> bytes:
         """``read:`` naming ``prompt.xml`` as Aider, started in the session folder, finds it

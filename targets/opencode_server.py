@@ -101,6 +101,7 @@ class OpenCodeServer(Gateway):
     init_target = ("ocs", "payload.json: a body for POST /session/{id}/message")
     format = FORMAT
     imports_read = frozenset({"agents"})
+    import_formats = ("hotplex.importing.agents",)
     own_files = OWN_FILES
     switch_env = SWITCH_ENV
 

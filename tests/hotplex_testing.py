@@ -14,6 +14,8 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 SHARED = REPO.parent / "shared"  # CI clones the repository beside a copy of shared/
 HOTPLEX = Path(sys.executable).parent / "hotplex"
+# The developers' guide: the layout, the floors and "Writing a worker", which tests hold to the code.
+DEVELOPERS_GUIDE = REPO / "docs" / "pages" / "contributing.md"
 
 
 @dataclass

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from hotplex import registry
+from hotplex_testing import DEVELOPERS_GUIDE
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -71,6 +72,19 @@ def test_import_table_matches_imports_read(file, audiences):
     assert named == expected
 
 
+def test_one_copy_table_has_a_row_for_every_program_that_loads_files_by_itself():
+    """A worker declaring ``own_files`` (its program reads instruction files on its own) needs
+    its row in "One copy of the rules", which says what hotplex does about them."""
+    rows = {row[0].partition(" (")[0] for row in _rows("| program | loads by itself |")}
+    declared = {w.own_files.program for w in registry.workers().values() if w.own_files}
+    assert declared <= rows, declared - rows
+
+
+def test_placed_table_lists_every_worker_that_places_a_file():
+    rows = [TICKED.fullmatch(row[0]).group(1) for row in _rows("| worker | default place |")]
+    assert rows == [name for name, w in registry.workers().items() if w.places]
+
+
 def _import_cycles_script():
     """``.ci/import-cycles`` as a module: the floors' table is its data."""
     path = REPO / ".ci" / "import-cycles"
@@ -81,8 +95,8 @@ def _import_cycles_script():
 
 
 def test_layout_states_the_floors_the_check_enforces():
-    """The README's numbered list of floors is ``FLOORS`` of ``.ci/import-cycles``, in order."""
-    lines = README.splitlines()
+    """The developers' guide's numbered list of floors is ``FLOORS`` of ``.ci/import-cycles``."""
+    lines = DEVELOPERS_GUIDE.read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("The package is built in"))
     stated = []
     for line in lines[start:]:
@@ -110,4 +124,3 @@ def test_floor_check_flags_an_import_of_a_floor_above_and_a_module_on_no_floor(t
         ["hotplex.elsewhere"],
         [("hotplex.errors", "hotplex.build.engine")],
     )
-
