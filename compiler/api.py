@@ -218,7 +218,7 @@ class Project:
         of the unread files while a job was not compiled from settled files.
         """
         with self._lock:
-            from hotplex.sources import raw_copies, unused
+            from hotplex.sources import build_warnings
 
             jobs = self.jobs()
             own: set[str] = set()
@@ -241,8 +241,8 @@ class Project:
                 for job, found in zip(jobs, cached, strict=True)
                 if found is not None
             }
-            unread, folders = unused.after_build(self._model, jobs, read, own)
-            warnings = (*unread, *raw_copies.warnings(self._model))
+            unread, folders = build_warnings.after_build(self._model, jobs, read, own)
+            warnings = tuple(unread)
             if None not in cached:
                 self._warned = (cached, {f: stamp(self.root / f) for f in folders}, warnings)
             return warnings
