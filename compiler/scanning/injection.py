@@ -49,9 +49,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-from hotplex.document.sanitize import skeleton
 from hotplex.errors import Problem, Span
-from hotplex.scanning.memo import cached_for_short_texts
 from hotplex.scanning.origins import (
     Allowance,
     Origin,
@@ -60,7 +58,9 @@ from hotplex.scanning.origins import (
     misspelt_rule,
     rule_allowance,
 )
+from hotplex.scanning.sanitize import skeleton
 from hotplex.templates.code_regions import code_regions
+from hotplex.text.memo import cached_for_short_texts
 
 RULES = {
     "image-url-data": "an image whose URL sends a query to another site when it is shown",
