@@ -22,7 +22,7 @@ import json
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
 from hotplex.targets.home import PROMPT_FILE, HomeDocument, Sent, Transform
-from hotplex.worker import in_session
+from hotplex.worker import Verified, in_session
 
 USER_LEVEL = (
     "Aider has no system-level way in: the document reaches it in a user message, as a read-only"
@@ -37,6 +37,11 @@ def universal_newlines(text: str) -> str:
 
 class Aider(HomeDocument):
     name = "aider"
+    delivery = (
+        "`aider --config dist/aider/slack/aider-config/aider.conf.yml`, which reads `prompt.xml`: "
+        "a **user** message (Aider has no system-level way in), after Aider's system prompt"
+    )
+    verified = Verified("Aider", "0.86.2", "tests/integration/test_aider.py")
     program = "aider"
     home_flag = "--config"
     home_dir = "aider-config"

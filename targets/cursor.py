@@ -13,6 +13,7 @@ from hotplex.targets.placed import Format, Placed
 
 class Cursor(Placed):
     name = "cursor"
+    delivery = "Cursor's project rule, `alwaysApply: true`: in every chat"
     format = Format(
         tool="Cursor",
         place=".cursor/rules/{target}.mdc",

@@ -12,6 +12,7 @@ from hotplex.targets.placed import Format, Placed
 
 class Junie(Placed):
     name = "junie"
+    delivery = "JetBrains Junie's guidelines"
     format = Format(
         tool="Junie",
         place=".junie/guidelines.md",

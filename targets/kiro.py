@@ -13,6 +13,7 @@ from hotplex.targets.placed import Format, Placed
 
 class Kiro(Placed):
     name = "kiro"
+    delivery = "Kiro's steering file, `inclusion: always`"
     format = Format(
         tool="Kiro",
         place=".kiro/steering/{target}.md",

@@ -32,7 +32,7 @@ from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.records import OptionProblem, Section, TargetSources
 from hotplex.targets import subagents
 from hotplex.targets.gateway import Beside, Gateway
-from hotplex.worker import OwnFiles
+from hotplex.worker import OwnFiles, Verified
 
 # What JSON's encoder (``ensure_ascii=False``) writes for each character it escapes, as UTF-8:
 # the backslash first, so that no escape written is escaped again.
@@ -96,6 +96,11 @@ FORMAT = subagents.Format(
 
 class OpenCodeServer(Gateway):
     name = "opencode-server"
+    delivery = (
+        "the body of `POST /session/{id}/message`, `system` set, `parts` filled per message; each "
+        "sub-agent's file in `.opencode/agent/`"
+    )
+    verified = Verified("OpenCode", "1.18.33", "tests/integration/test_opencode_server.py")
     Options = subagents.Options
     document_file = "payload.json"
     init_target = ("ocs", "payload.json: a body for POST /session/{id}/message")
