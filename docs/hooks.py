@@ -153,7 +153,10 @@ def key_docs() -> dict[str, dict[str, str]]:
 
 def example(key: Key) -> str:
     """A manifest fragment setting ``key`` to its example value: valid on its own."""
-    value = key_docs()[key.path]["example"]
+    entry = key_docs()[key.path]
+    if "snippet" in entry:
+        return entry["snippet"].strip()
+    value = entry["example"]
     head, _, last = key.path.rpartition(".")
     setting = f"{last} = {value}"
     if not head:
