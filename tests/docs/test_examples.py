@@ -6,6 +6,7 @@ name a page uses one that exists (the build's own check, run here without buildi
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -98,3 +99,21 @@ def test_each_script_line_uses_options_the_script_has(script, options):
     ).stdout
     for option in options:
         assert re.search(rf"(?<![\w-]){re.escape(option)}\b", shown), (script, option)
+
+
+def test_what_landed_where_is_what_the_first_build_writes(tmp_path, hotplex):
+    """Getting started lists the files the Quick start's build writes: every one, and no other."""
+    text = (hooks.PAGES / "getting-started.md").read_text(encoding="utf-8")
+    tree = next(body for body in blocks(text, "text") if "examples/basic/" in body)
+    listed = sorted(
+        line.split()[0] for line in tree.splitlines() if line.strip().startswith("dist/")
+    )
+    project = tmp_path / "basic"
+    shutil.copytree(
+        REPO / "examples/basic", project, ignore=shutil.ignore_patterns("dist", ".hotplex")
+    )
+    assert hotplex("-C", str(project), "build").status == 0
+    written = sorted(
+        str(p.relative_to(project)) for p in (project / "dist").rglob("*") if p.is_file()
+    )
+    assert listed == written

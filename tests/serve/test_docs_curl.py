@@ -22,9 +22,9 @@ STATUS = re.compile(r"\s+#\s*(\d{3})\b.*$")
 
 
 def _section() -> str:
-    """The guide's first part: the calls; the Go client's part after it runs in test_go_client."""
+    """The guide's part on the calls; the Go client's part after it runs in test_go_client."""
     text = GUIDE.read_text(encoding="utf-8")
-    return text[: text.index("\n## ")]
+    return text[: text.index("\n## `hotplex serve` from Go")]
 
 
 def _blocks() -> list[list[str]]:
