@@ -8,6 +8,7 @@ import re
 import pytest
 from docsite import hooks, written
 from hotplex import registry
+from hotplex_testing import REPO
 
 TICKED = re.compile(r"`([^`]+)`")
 
@@ -91,3 +92,29 @@ def test_import_table_matches_imports_read(name, file, audiences):
         w.init_target[0] for w in registry.workers().values() if set(audiences) & w.imports_read
     }
     assert named == expected
+
+
+def _pinned() -> dict[str, str]:
+    """The version .ci/install-components installs, by the live test that drives the program."""
+    script = (REPO / ".ci/install-components").read_text(encoding="utf-8")
+    versions = dict(re.findall(r'^\s+"(\S+) (\S+) \S+"$', script, re.M))
+    versions |= {
+        pkg: v for v, pkg in re.findall(r'^readonly \w+="(\S+)"\s+# PyPI (\S+)', script, re.M)
+    }
+    tests = re.findall(
+        r"^#\s+(\S+)(?: \(PyPI\))?\s+->.*\((tests/integration/\S+\.py)\)", script, re.M
+    )
+    return {test: versions[package] for package, test in tests}
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_each_worker_names_what_checks_it(name):
+    """A live-tested worker's version is the one CI installs; other evidence exists and names it."""
+    verified = registry.workers()[name].verified
+    assert verified is not None, f"{name} says nothing of what checked it"
+    evidence = REPO / verified.evidence
+    assert evidence.is_file(), verified.evidence
+    if verified.evidence in _pinned():
+        assert verified.version == _pinned()[verified.evidence]
+    elif verified.version is not None:
+        assert verified.version in evidence.read_text(encoding="utf-8")
