@@ -296,15 +296,29 @@ def worker_page(worker: Any) -> str:
     ]
     lines += ["## A target of it", "", "```toml", "[[target]]", f'name = "{target}"']
     lines += [f'worker = "{worker.name}"', "```", ""]
+    lines += [f"`hotplex init --worker {worker.name}` scaffolds one.", ""]
+    guides = guide_sections(worker)
+    if guides:
+        lines += ["More in the guide: " + ", ".join(guides) + ".", ""]
     lines += [
-        f"`hotplex init --worker {worker.name}` scaffolds one.",
-        "",
         "## How it works",
         "",
         docstring_markdown(worker),
         "",
     ]
     return "\n".join(lines)
+
+
+def guide_sections(worker: Any) -> list[str]:
+    """Links to the sections of workers.md whose heading names the worker's program (or, for a
+    worker that places its file, the section on placed files)."""
+    program = worker.verified.program if worker.verified else worker.name
+    text = (PAGES / "workers.md").read_text(encoding="utf-8")
+    return [
+        f"[{title}](../../workers.md#{anchor(title)})"
+        for title in re.findall(r"^## (.+)$", FENCE.sub("", text), re.M)
+        if re.search(rf"\b{re.escape(program)}\b", title) or (worker.places and "placed" in title)
+    ]
 
 
 def options_list(worker: Any) -> list[str]:
