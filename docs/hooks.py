@@ -264,7 +264,7 @@ def worker_page(worker: Any) -> str:
     """One worker's reference: what it emits, how its program gets it, the version it was
     checked against, its keys and own files, its budgets and where it places its file."""
     target, comment = worker.init_target
-    lines = [f"# `{worker.name}`", "", comment[:1].upper() + comment[1:] + ".", ""]
+    lines = [f"# `{worker.name}`", "", f"A `{worker.name}` target writes {comment}.", ""]
     lines += ["## How its program gets it", "", worker.delivery + ".", ""]
     lines += ["## Checked against", ""]
     if worker.verified is None:
@@ -345,10 +345,16 @@ def own_files(worker: Any) -> list[str]:
     where = "the folders from its session folder up" if own.above else "its session folder"
     names = ", ".join(f"`{n}`" for n in own.names)
     lines = [f"{own.program} reads {names} in {where}, and {own.home}."]
-    if own.switch:
-        lines += ["", f"Switched off by `{own.switch}` in `launch.json`."]
-    else:
+    if own.switch is None:
         lines += ["", "It has no switch to turn them off."]
+    elif own.also_drops is None:
+        lines += ["", f"hotplex switches them off by default: `{own.switch}`."]
+    else:
+        lines += [
+            "",
+            f"The switch, `{own.switch}`, also drops {own.also_drops}: it is on only where the"
+            ' target says `own_instructions = "off"`.',
+        ]
     lines += ["", "See [One copy of the rules](../../concepts/own-files.md)."]
     return lines
 
