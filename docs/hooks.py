@@ -423,13 +423,16 @@ SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 WORKER_SETTING = re.compile(r'\bworker\s*=\s*"([^"]*)"')
 TABLE = re.compile(r"^\[\[?([a-z_]+)(?:\.[\w<>-]+)*\]\]?$")
 DOTTED = re.compile(r"^([a-z_]+)((?:\[\d*\])?(?:\.[a-z_]+)+)$")
+# A file of this repository named in a page (a user's project has its own docs/ folder: not one).
+REPO_PATH = re.compile(r"^(?:examples|tests|benchmarks|compiler|targets|grammar|\.ci)/[\w./*-]*$")
 # Placeholders in a documented command line: <target>, DIR, …, [optional parts].
 PLACEHOLDER = re.compile(r"[<>…\[\]]|^[A-Z]+$")
 
 
 def unknown_names(markdown: str) -> list[str]:
     """What a page names that does not exist: a ``hotplex`` command line the CLI's parser
-    refuses, a manifest table or key the model lacks, a worker the registry lacks."""
+    refuses, a manifest table or key the model lacks, a worker the registry lacks, a file of the
+    repository that is not there."""
     found: list[str] = []
     blocks = [(lang, body) for lang, body in FENCE.findall(markdown)]
     prose = FENCE.sub("", markdown)
@@ -444,6 +447,8 @@ def unknown_names(markdown: str) -> list[str]:
         if span.startswith("hotplex "):
             found += _command_problems(span, whole=False)
         found += _worker_problems(span) + _key_problems(span)
+        if REPO_PATH.match(span) and not any(REPO.glob(span.rstrip("/"))):
+            found.append(f"`{span}`: no such file in the repository")
     return found
 
 

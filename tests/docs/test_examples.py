@@ -51,6 +51,7 @@ def test_each_page_names_only_what_exists(name):
         ('```toml\n[[target]]\nworker = "codx"\n```', 'worker "codx" is not registered'),
         ("Set `limits.totl` higher.", "manifest key `limits.totl` does not exist"),
         ("Set `target[2].wroker`.", "manifest key `target[2].wroker` does not exist"),
+        ("Run `tests/cli/test_readme.py`.", "`tests/cli/test_readme.py`: no such file"),
         ("See `[limit]`.", None),  # no table of that name: another program's, not checked
         ("See `[metacognition]` and `channels.B.tag`, `target[0].agents.x.role`.", None),
     ],
@@ -117,3 +118,13 @@ def test_what_landed_where_is_what_the_first_build_writes(tmp_path, hotplex):
         str(p.relative_to(project)) for p in (project / "dist").rglob("*") if p.is_file()
     )
     assert listed == written
+
+
+def test_the_pre_commit_example_names_the_hooks_this_repository_ships():
+    import yaml  # pre-commit's own dependency
+
+    shipped = {hook["id"] for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    text = (hooks.PAGES / "guides/pre-commit.md").read_text(encoding="utf-8")
+    (config,) = blocks(text, "yaml")
+    named = {hook["id"] for repo in yaml.safe_load(config)["repos"] for hook in repo["hooks"]}
+    assert named and named <= shipped
