@@ -30,7 +30,8 @@ def written() -> dict[str, str]:
         str(path.relative_to(hooks.PAGES)): path.read_text(encoding="utf-8")
         for path in sorted(hooks.PAGES.rglob("*.md"))
     }
-    pages["index.md"] = pages["index.md"].replace(hooks.WORKER_TABLE, hooks.worker_table())
+    for name, text in pages.items():
+        pages[name] = text.replace(hooks.WORKER_TABLE, hooks.worker_table())
     return {"README.md": (REPO / "README.md").read_text(encoding="utf-8"), **pages}
 
 

@@ -128,3 +128,27 @@ def test_the_pre_commit_example_names_the_hooks_this_repository_ships():
     (config,) = blocks(text, "yaml")
     named = {hook["id"] for repo in yaml.safe_load(config)["repos"] for hook in repo["hooks"]}
     assert named and named <= shipped
+
+
+DIST_PATH = re.compile(r"(?<![\w/.])dist/[\w./-]*\w")
+
+
+def test_the_paths_a_gateway_is_told_to_use_are_what_a_build_writes(tmp_path, hotplex):
+    """``cp -r dist/qwen/slack/qwen-home …``, ``CODEX_HOME=dist/codex/slack/codex-home``: each
+    ``dist/`` path in a shell example or a worker's delivery is written by a build of the example
+    project whose targets those are (examples/basic: cc and ocs; examples/coding-agents: the CLIs)."""
+    from hotplex import registry
+
+    texts = [line for _, line in SHELL] + [w.delivery for w in registry.workers().values()]
+    named = {path for text in texts for path in DIST_PATH.findall(text)}
+    assert "dist/codex/slack/codex-home" in named
+    built = []
+    for example in ("basic", "coding-agents"):
+        project = tmp_path / example
+        shutil.copytree(
+            REPO / "examples" / example, project, ignore=shutil.ignore_patterns("dist", ".hotplex")
+        )
+        assert hotplex("-C", str(project), "build").status == 0
+        built.append(project)
+    missing = sorted(p for p in named if not any((root / p).exists() for root in built))
+    assert missing == []
