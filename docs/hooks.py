@@ -1,13 +1,14 @@
-"""MkDocs hooks: the reference pages made from the code at build time, and the names every page
-uses checked against the code.
+"""MkDocs hooks: the pages made from the code at build time, and the names every page uses
+checked against the code.
 
-A page per registered worker (``reference/workers/<name>.md``), the manifest reference
-(``reference/manifest.md``), the command reference (``reference/cli.md``) and the worker table of
-the front page are written here from the registry, each worker's declaration, the manifest model
-and the CLI's parser: a worker added to ``BUILT_IN`` gets its page and its nav line with no hand
-edit, and a removed one loses both. Every page is then read for names that must exist (``hotplex``
-commands, manifest keys, worker names); one that does not is a warning, which ``strict`` makes a
-failed build. The tests import this file too (tests/docs/site.py).
+The front page (``index.md``: the README), a page per registered worker
+(``reference/workers/<name>.md``), the manifest reference (``reference/manifest.md``), the command
+reference (``reference/cli.md``) and the worker tables are written here from the README, the
+registry, each worker's declaration, the manifest model and the CLI's parser: a worker added to
+``BUILT_IN`` gets its page and its nav line with no hand edit, and a removed one loses both.
+Every page is then read for names that must exist (``hotplex`` commands, manifest keys, workers,
+repository files); one that does not is a warning, which ``strict`` makes a failed build. The
+tests import this file too (tests/docs/docsite.py).
 """
 
 from __future__ import annotations
@@ -559,9 +560,18 @@ def _key_problems(span: str) -> list[str]:
 # -- the MkDocs events ---------------------------------------------------------------------------
 
 
+def front_page() -> str:
+    """The site's front page: the README, its links into docs/pages/ made links of the site, its
+    worker table the one whose names link each worker's page."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = text.replace(worker_table(), WORKER_TABLE)
+    return text.replace("](docs/pages/", "](")
+
+
 def generated() -> dict[str, str]:
     """Every generated page, by its path under the pages folder."""
     return {
+        "index.md": front_page(),
         "reference/manifest.md": manifest_page(),
         "reference/cli.md": cli_page(),
         **worker_pages(),

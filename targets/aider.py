@@ -6,7 +6,7 @@ API, see tests/integration/test_aider.py): Aider has no system-level way in. A f
 your reference.`` … the file's path, the text in a fence), answered by a canned assistant turn,
 after Aider's system prompt, which stays. Aider reads the file with Python's universal newlines,
 so CR LF and a lone CR arrive as LF: the build turns them into LF already, and ``prompt.xml`` is
-what arrives. ``stats``, ``show`` and the README say that the document is at user level.
+what arrives. ``stats``, ``show`` and the documentation say that the document is at user level.
 
 Aider has no home folder to move: ``--config FILE`` makes FILE its only config file, in place of
 the ``.aider.conf.yml`` files it would read from its working folder, the repository root and the

@@ -89,7 +89,7 @@ FORMAT = subagents.Format(
     },
     placed=".opencode/agent/{name}.md",
     frontmatter=_frontmatter,
-    appended="no document",  # OpenCode appends nothing to its sub-agents only (README)
+    appended="no document",  # OpenCode appends nothing to its sub-agents only (sub-agents guide)
     no_append="OpenCode appends no text to sub-agents alone",
 )
 

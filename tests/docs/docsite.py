@@ -25,11 +25,13 @@ hooks = _load_hooks()
 
 
 def written() -> dict[str, str]:
-    """Every hand-written page, by its path under docs/pages/, and the README."""
+    """Every hand-written page, by its path under docs/pages/, the README and the front page
+    made from it (its worker table as the README's)."""
     pages = {
         str(path.relative_to(hooks.PAGES)): path.read_text(encoding="utf-8")
         for path in sorted(hooks.PAGES.rglob("*.md"))
     }
+    pages["index.md"] = hooks.front_page()
     for name, text in pages.items():
         pages[name] = text.replace(hooks.WORKER_TABLE, hooks.worker_table())
     return {"README.md": (REPO / "README.md").read_text(encoding="utf-8"), **pages}

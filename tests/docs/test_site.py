@@ -7,6 +7,8 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import posixpath
+import re
 import subprocess
 import sys
 import threading
@@ -96,3 +98,42 @@ def test_a_page_of_each_section_renders_without_console_errors(served: str):
             assert title.strip(), path
             errors = [m for m in page.console if m.startswith(("error", "exception"))]
             assert errors == [], path
+
+
+# What a newcomer on the front page looks for, and the page (and section) where it is.
+WANTED = {
+    "how to add the pre-commit hook": "guides/pre-commit/",
+    "how a Go gateway compiles a user's prompt": "guides/serve/#from-go",
+    "what Codex receives": "reference/workers/codex/",
+}
+ARTICLE = re.compile(r"<article\b.*?</article>", re.S)
+HREF = re.compile(r'<a\b[^>]*\bhref="([^"]+)"')
+
+
+def _article_links(site: Path, page: str) -> set[str]:
+    """The pages (with their anchors) the text of a built page links to, not its nav or sidebar:
+    what a reader of the page itself can click."""
+    html = (site / page.partition("#")[0] / "index.html").read_text(encoding="utf-8")
+    links = set()
+    for href in HREF.findall(ARTICLE.search(html).group(0)):
+        if "://" in href or href.startswith(("mailto:", "#")):
+            continue
+        target = posixpath.normpath(posixpath.join(page.partition("#")[0] or ".", href))
+        path, _, anchor = target.partition("#")
+        path = "" if path == "." else path.rstrip("/") + "/"
+        links.add(path + (f"#{anchor}" if anchor else ""))
+    return links
+
+
+@pytest.mark.parametrize("wanted", sorted(WANTED))
+def test_a_newcomer_on_the_front_page_finds_it_in_two_clicks(site: Path, wanted: str):
+    """Clicking only in the front page's text and then in the page it opens, as a reader would
+    who ignores the navigation; the place's anchor must exist on its page."""
+    first = _article_links(site, "")
+    pages = [p for p in first if (site / p.partition("#")[0] / "index.html").is_file()]
+    second = {link for page in pages for link in _article_links(site, page)}
+    place = WANTED[wanted]
+    assert place in first | second, wanted
+    page, _, anchor = place.partition("#")
+    if anchor:
+        assert f'id="{anchor}"' in (site / page / "index.html").read_text(encoding="utf-8")
