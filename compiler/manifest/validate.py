@@ -73,6 +73,8 @@ def validate(manifest: Manifest, display: str) -> None:
     for key, value in (
         ("limits.per_file", manifest.limits.per_file),
         ("limits.total", manifest.limits.total),
+        ("learn.budget", manifest.learn.budget),
+        ("learn.transcript", manifest.learn.transcript),
     ):
         if value <= 0:
             bad(key, f"must be a positive integer, got {value}")

@@ -143,6 +143,7 @@ class OpenClaw(Worker):
     )
     verified = Verified("OpenClaw", "2026.9.6", "tests/workers/test_openclaw_vectors_e2e.py")
     Options = Options
+    headless = False  # OpenClaw's own agent reads the workspace hotplex places
     outputs = (
         Output(CONTEXT_FILE, "document", primary=True),
         Output(f"{WORKSPACE_DIR}/*", "workspace"),
