@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from hotplex.worker import Worker
 
-# Name -> "module:Class"; this order is the order users see (hints, ``hotplex init``, README).
+# Name -> "module:Class"; this order is the order users see (hints, ``hotplex init``, the
+# README's worker table, the documentation site).
 BUILT_IN = (
     ("claude-code", "hotplex.targets.claude_code:ClaudeCode"),
     ("opencode-server", "hotplex.targets.opencode_server:OpenCodeServer"),

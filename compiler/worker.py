@@ -97,11 +97,31 @@ class OwnFiles(NamedTuple):
         return self.unswitched if switched_off else self.names
 
 
+class Verified(NamedTuple):
+    """What a worker's delivery was checked against: its real program at the version the live
+    tests pin, or (``version`` None) the tool's published format documentation."""
+
+    program: str  # as users name it: "Codex CLI"
+    version: str | None
+    evidence: str  # the test, fixture or reference file that checks it, repository-relative
+
+    def text(self) -> str:
+        """The check in words, as the README's worker table and the worker's page say it."""
+        if self.version is None:
+            return f"{self.program}'s format documentation"
+        return f"{self.program} {self.version}"
+
+
 class Worker:
     """Subclass it, set ``name`` and ``outputs``, implement ``emit``; the rest is optional."""
 
     name: ClassVar[str]
     outputs: ClassVar[tuple[Output, ...]]
+    # How its program gets the artifact, in Markdown: the README's worker table and the worker's
+    # page on the documentation site say it in these words.
+    delivery: ClassVar[str] = ""
+    # What the delivery was checked against (None: nothing yet).
+    verified: ClassVar[Verified | None] = None
     # An attrs class: the worker's own target keys, structured by the manifest's strict converter
     # (unknown keys and wrong types are errors with their key path).
     Options: ClassVar[type] = NoOptions

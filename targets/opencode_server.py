@@ -31,7 +31,7 @@ from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.records import OptionProblem, Section, TargetSources
 from hotplex.targets import subagents
 from hotplex.targets.gateway import Beside, Gateway, json_field
-from hotplex.worker import OwnFiles
+from hotplex.worker import OwnFiles, Verified
 
 MODEL = re.compile(r"[^/\s]+/\S+")  # OpenCode names a model "<provider>/<model>"
 MODEL_EXAMPLE = "anthropic/claude-sonnet-4-5"
@@ -70,13 +70,18 @@ FORMAT = subagents.Format(
     },
     placed=".opencode/agent/{name}.md",
     frontmatter=_frontmatter,
-    appended="no document",  # OpenCode appends nothing to its sub-agents only (README)
+    appended="no document",  # OpenCode appends nothing to its sub-agents only (sub-agents guide)
     no_append="OpenCode appends no text to sub-agents alone",
 )
 
 
 class OpenCodeServer(Gateway):
     name = "opencode-server"
+    delivery = (
+        "the body of `POST /session/{id}/message`, `system` set, `parts` filled per message; each "
+        "sub-agent's file in `.opencode/agent/`"
+    )
+    verified = Verified("OpenCode", "1.18.33", "tests/integration/test_opencode_server.py")
     Options = subagents.Options
     document_file = "payload.json"
     init_target = ("ocs", "payload.json: a body for POST /session/{id}/message")

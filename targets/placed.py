@@ -27,7 +27,7 @@ from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.placement import marked
 from hotplex.records import Emitted, OptionProblem, Output, Section, TargetSources
 from hotplex.text.measure import measure
-from hotplex.worker import Worker
+from hotplex.worker import Verified, Worker
 
 # The tools count a rule file's characters as JavaScript does (UTF-16 code units): an emoji is 2.
 LIMIT_UNIT = "utf16"
@@ -60,6 +60,9 @@ class Placed(Worker):
         if "format" in vars(cls):
             cls.outputs = (Output(cls.format.artifact, "document", primary=True),)
             cls.places = cls.format.pattern
+            # Checked against the tool's documentation, whose excerpt is the fixture.
+            fixture = f"tests/workers/fixtures/rule_formats/{cls.name}.md"
+            cls.verified = Verified(cls.format.tool, None, fixture)
 
     def placed(self, target: Target) -> str:
         place = target.options.place

@@ -6,7 +6,7 @@ from the frontmatter stripper, and exactly the structure the compiler emitted in
 prompt whatever the content tries. Never another exception.
 
 Short by default (the conftest profile: 150 examples per property). The long run, done before a
-release and whose figures the README quotes:
+release and whose figures the security page (docs/pages/security.md) quotes:
 
     HOTPLEX_FUZZ_EXAMPLES=100000 pytest tests/corpus/test_fuzz.py -k "frontmatter or sanitizer" -p no:randomly
 

@@ -46,6 +46,7 @@ class BriefCli(HomeDocument):
     home_dir = "brief-home"
     home_file = "BRIEF.md"
     init_target = ("brief", "prompt.xml as brief-home/BRIEF.md")
+    delivery = "a test's worker"
 ''',
     ),
     "relay": (
@@ -63,6 +64,7 @@ class Relay(Gateway):
     name = "relay"
     document_file = "relay.json"
     init_target = ("relay", "relay.json: the document as a JSON field")
+    delivery = "a test's worker"
 
     def document_bytes(self, data: bytes) -> bytes:
         return json_field({}, "instructions", data)
@@ -116,8 +118,8 @@ def _git(root: Path, *args: str) -> str:
     return done.stdout
 
 
-def _perform(step: str, root: Path, name: str, python: Path, env: dict[str, str]) -> str:
-    """Do ``step`` for the worker ``name`` as a newcomer would; the path it edited."""
+def _perform(step: str, root: Path, name: str, python: Path, env: dict[str, str]) -> list[str]:
+    """Do ``step`` for the worker ``name`` as a newcomer would; the paths it edited."""
     module, cls, source = WORKERS[name]
     path = _first_path(step, root)
     assert path is not None, f"a step names no file of the repository: {step}"
@@ -125,7 +127,7 @@ def _perform(step: str, root: Path, name: str, python: Path, env: dict[str, str]
         argv = [str(python), *path.split()[1:]]
         done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout[-3000:]
-        return path
+        return [path]
     target = root / path
     if target.is_dir():  # the worker's module goes in this folder
         (target / f"{module}.py").write_text(source, encoding="utf-8")
@@ -138,35 +140,57 @@ def _perform(step: str, root: Path, name: str, python: Path, env: dict[str, str]
         with target.open("a", encoding="utf-8") as manifest:
             manifest.write(f'\n[[target]]\nname = "{name}"\nworker = "{name}"\n')
     elif target.suffix == ".md":
-        _readme_rows(target, name, python, env)
+        return _page_rows(step, root, name, python, env)
     else:
         pytest.fail(f"the test cannot perform this step: {step}")
-    return path
+    return [path]
 
 
-def _readme_rows(readme: Path, name: str, python: Path, env: dict[str, str]) -> None:
-    """The worker table's row (its outputs, from the worker itself) and the ``worker =`` list."""
-    outputs = subprocess.run(
+def _page_rows(step: str, root: Path, name: str, python: Path, env: dict[str, str]) -> list[str]:
+    """The worker's rows in the pages the step names: the worker table (as the generator the
+    step names prints it) and the ``worker =`` list; a table of programs loading files by
+    themselves or of placed files applies to neither test worker."""
+    edited = []
+    for ticked in re.findall(r"`([^`]+)`", step):
+        page = root / ticked
+        if page.suffix != ".md" or not page.is_file():
+            continue
+        lines = page.read_text(encoding="utf-8").splitlines()
+        if any(line.startswith("| worker | artifact |") for line in lines):
+            _replace_worker_table(lines, root, python, env)
+        elif any(line.startswith("worker = ") and "# " in line for line in lines):
+            at = next(i for i, line in enumerate(lines) if line.startswith("worker = "))
+            while lines[at + 1].lstrip().startswith("# |"):
+                at += 1
+            lines[at] += f" | {name}"
+        else:
+            continue
+        page.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        edited.append(ticked)
+    assert edited, f"the step names no page the test can edit: {step}"
+    return edited
+
+
+def _replace_worker_table(lines: list[str], root: Path, python: Path, env: dict[str, str]) -> None:
+    """The README's worker table, replaced by what ``docs/hooks.py``'s ``worker_table()``
+    prints with the new worker registered."""
+    table = subprocess.run(
         [
             str(python),
             "-c",
-            f"from hotplex import registry; w = registry.get({name!r});"
-            "print(' + '.join(f'`{o.name}`' for o in w.outputs))",
+            "import runpy; print(runpy.run_path('docs/hooks.py')['worker_table']())",
         ],
+        cwd=root,
         env=env,
         capture_output=True,
         text=True,
         check=True,
-    ).stdout.strip()
-    lines = readme.read_text(encoding="utf-8").splitlines()
+    ).stdout.strip().splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("| worker | artifact |"))
-    last = next(i for i in range(header + 2, len(lines)) if not lines[i].startswith("|"))
-    lines.insert(last, f"| `{name}` | {outputs} | a test's worker |")
-    at = next(i for i, line in enumerate(lines) if line.startswith("worker = "))
-    while lines[at + 1].lstrip().startswith("# |"):
-        at += 1
-    lines[at] += f" | {name}"
-    readme.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    last = next(
+        (i for i in range(header + 2, len(lines)) if not lines[i].startswith("|")), len(lines)
+    )
+    lines[header:last] = table
 
 
 def _changed(root: Path) -> list[str]:
@@ -230,7 +254,7 @@ def test_the_steps_of_writing_a_worker_are_all_a_worker_needs(tmp_path):
     root, python, env = _scratch(tmp_path)
     hand_written, regenerated = stated_count()
     for name in WORKERS:
-        edited = [_perform(step, root, name, python, env) for step in steps()]
+        edited = [p for step in steps() for p in _perform(step, root, name, python, env)]
         changed = _changed(root)
         named = [p for p in edited if not p.startswith("python ")]
         unnamed = [c for c in changed if not any(c == p or c.startswith(p) for p in named)]
@@ -239,7 +263,13 @@ def test_the_steps_of_writing_a_worker_are_all_a_worker_needs(tmp_path):
         assert (len(changed) - len(snapshots), len(snapshots)) == (hand_written, regenerated)
         _git(root, "add", "-A")
         _git(root, "commit", "-qm", name)
-    suites = ["tests/workers/test_contract.py", "tests/cli", "tests/golden"]
+    suites = [
+        "tests/workers/test_contract.py",
+        "tests/cli",
+        "tests/golden",
+        "tests/docs/test_worker_lists.py",
+        "tests/docs/test_tables.py",
+    ]
     done = subprocess.run(
         [str(python), "-m", "pytest", "-q", "-x", "-m", "not slow", *suites],
         cwd=root,
