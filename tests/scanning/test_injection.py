@@ -77,7 +77,6 @@ BENIGN = [
     "[search](https://www.google.com/search?q=rust+lifetimes) and [issues](https://github.com/"
     "org/repo/issues?q=is%3Aissue+is%3Aopen+label%3Abug)",
     "![logo](img/logo.png) and ![diagram](./diagrams/flow.svg?raw=true)",
-    "![photo](https://example.com/photos/cat.jpg)",
     "A link with a fragment: [line](https://github.com/o/r/blob/main/a.py#L10-L20).",
     "[campaign](https://example.com/?utm_source=newsletter&utm_medium=email&utm_campaign=spring)",
     "[ticket](https://tracker.example/issue?id=123e4567-e89b-12d3-a456-426614174000)",
@@ -97,11 +96,11 @@ BENIGN = [
     "Email me: someone@example.com; call +1 555 0100.",
     "The systemd unit, the ecosystem: both fine. human beings, assistants, developers.",
     "<human-readable> is not a role tag; nor is <assistants>.",
-    # A reference link is no image; an image's definition without a query, or relative, is none;
-    # a definition no image uses is a link's (and a short query is no data).
+    # A reference link is no image; a relative image's definition is none; a definition no
+    # image uses is a link's (and a short query is no data).
     "See [the list][l].\n\n[l]: https://example.com/list?page=2",
-    "![logo][l] and ![badge]\n\n[l]: https://example.com/logo.png\n[badge]: img/b.svg?style=flat",
-    "![x][used]\n\n[used]: https://example.com/a.png\n[other]: https://example.com/b?page=2",
+    "![logo][l] and ![badge]\n\n[l]: img/logo.png\n[badge]: img/b.svg?style=flat",
+    "![x][used]\n\n[used]: ./a.png\n[other]: https://example.com/b?page=2",
     '<a href="https://example.com/?page=2">next</a> <img src="/avatar.png?s=64">',
     "![x]\n\nno definition, so text: [x] is a word in brackets ?d=1 //host",
 ]
@@ -185,7 +184,6 @@ BLOCK = st.one_of(
     SENTENCE.map(lambda s: f"- {s}"),
     SENTENCE.map(lambda s: f"## {s}"),
     st.tuples(SENTENCE, RELATIVE).map(lambda p: f"![{p[0]}]({p[1]})"),
-    st.tuples(SENTENCE, ABSOLUTE_PLAIN).map(lambda p: f"![{p[0]}]({p[1]})"),
     st.tuples(SENTENCE, ABSOLUTE_PLAIN, SHORT_QUERY).map(lambda p: f"[{p[0]}]({p[1]}{p[2]})"),
     st.sampled_from(["<|im_start|>", "[INST]", "SYSTEM: x", "</system>", "<<SYS>>"]).map(
         lambda token: f"```\n{token}\n```"
