@@ -173,11 +173,17 @@ def scan(text: str) -> tuple[Match, ...]:
 
     shown = rendered.read(text)
     view, origin = (text, None) if text.isascii() else skeleton(text)
+    # Markers are read with look-alike letters as their prototypes too; URLs never (a
+    # homograph host is another host).
+    marked, marked_origin = (view, origin) if origin is None else _prototype_view(view, origin)
     found = []
-    for rule, start, end, host in _candidates(view):
-        at = origin[start] if origin is not None else start
-        stop = origin[end - 1] + 1 if origin is not None else end
-        if not _in_code(shown.code, at):
+    for (rule, start, end, host), places in [
+        *((c, origin) for c in _url_candidates(view)),
+        *((c, marked_origin) for c in _marker_candidates(marked)),
+    ]:
+        at = places[start] if places is not None else start
+        stop = places[end - 1] + 1 if places is not None else end
+        if not _in_code(shown.code, at) and not any(m.start == at for m in found):
             found.append(Match(rule, at, text[at:stop], host))
     found += _rendered(text, shown, found)
     found.sort(key=lambda m: m.start)
@@ -206,13 +212,30 @@ def _rendered(text: str, shown: Rendering, wide: list[Match]) -> list[Match]:
 
 
 def _ascii_view(text: str) -> str:
-    """What a cheap look needs of a non-ASCII text: compatibility forms folded to ASCII."""
+    """What a cheap look needs of a non-ASCII text: compatibility forms folded, look-alike
+    letters read as their prototypes, to ASCII."""
     import unicodedata
 
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    from hotplex.scanning.confusables import prototypes
+
+    folded = unicodedata.normalize("NFKD", text)
+    if not folded.isascii():
+        folded = prototypes(folded)[0]
+    return folded.encode("ascii", "ignore").decode("ascii")
 
 
-def _candidates(view: str) -> Iterator[tuple[str, int, int, str | None]]:
+def _prototype_view(view: str, origin: list[int]) -> tuple[str, list[int]]:
+    """``view`` (a skeleton) with its look-alike letters as their prototypes, and the offset in
+    the text as written of each of its characters."""
+    if view.isascii():
+        return view, origin
+    from hotplex.scanning.confusables import prototypes
+
+    marked, places = prototypes(view)
+    return marked, [origin[at] for at in places]
+
+
+def _url_candidates(view: str) -> Iterator[tuple[str, int, int, str | None]]:
     images: set[int] = set()
     for start, end in _image_urls(view):
         images.add(start)
@@ -222,6 +245,9 @@ def _candidates(view: str) -> Iterator[tuple[str, int, int, str | None]]:
     for m in _URL.finditer(view):
         if m.start() not in images and _carries_data(m.group()):
             yield "link-url-data", m.start(), m.end(), _host(m.group())
+
+
+def _marker_candidates(view: str) -> Iterator[tuple[str, int, int, str | None]]:
     for pattern, rule in ((_TOKEN, "special-token"), (_ROLE_TAG, "role-tag")):
         for m in pattern.finditer(view):
             yield rule, m.start(), m.end(), None
