@@ -367,6 +367,19 @@ def test_an_allow_entry_exempts_only_the_finding_it_names(make_project, memory, 
     [
         ('allow = ["role-lines"]', "injection.allow[0]", "did you mean 'role-line'?"),
         ('allow = [""]', "injection.allow[0]", "an empty entry would allow every finding"),
+        (
+            'allow_hosts = ["Img.Shields.IO"]',
+            "injection.allow_hosts[0]",
+            'did you mean "img.shields.io"?',
+        ),
+        (
+            'allow_hosts = ["https://cdn.example/x"]',
+            "injection.allow_hosts[0]",
+            'did you mean "cdn.example"?',
+        ),
+        ('allow_hosts = [""]', "injection.allow_hosts[0]", "'' is not a host name"),
+        ('allow_hosts = ["a b"]', "injection.allow_hosts[0]", "'a b' is not a host name"),
+        ('allow_host = ["cdn.example"]', "injection.allow_host", "did you mean 'allow_hosts'?"),
         ('scope = "everything"', "injection.scope", "expected one of 'overlays', 'all'"),
         ('on_finding = "warn"', "overlay.on_finding", "expected one of 'error', 'block'"),
     ],
@@ -396,3 +409,26 @@ def test_look_alike_letters_come_from_unicodes_table_with_its_version() -> None:
 def test_a_homograph_host_is_its_own_host_not_its_look_alike() -> None:
     (found,) = injection.scan("![p](https://\u0435xample.com/p.png)")  # a Cyrillic е
     assert found.rule == "image-url-data" and found.host == "xn--xample-2of.com"
+
+
+def test_allow_hosts_lets_its_hosts_fetch_and_no_other(make_project) -> None:
+    """The allowlist: empty by default (every absolute fetch a finding, with or without a
+    query); a host on it, or a name under it, fetches freely; look-alikes are other hosts."""
+    root = make_project({"agent-configs/USER.md": ""}, manifest=MANIFEST)
+    memory = "- ![b](https://img.shields.io/badge/x)\n- <img src='//cdn.shields.io/y.svg'>\n"
+    report = Project.load(root).check({"USER.md": memory})
+    assert [(f.rule, f.line) for f in report.findings] == [
+        ("image-url-data", 1),
+        ("image-url-data", 2),
+    ]
+    assert 'allow_hosts = ["img.shields.io"]' in (report.findings[0].hint or "")
+    table = '\n[injection]\nallow_hosts = ["shields.io"]\n'
+    (root / "hotplex.toml").write_text(MANIFEST + table)
+    assert Project.load(root).check({"USER.md": memory}).ok
+    for other in (
+        "https://shields.io.evil.example/x",
+        "https://evil.example/?h=shields.io",
+        "https://xn--shilds-3of.io/x",
+    ):
+        report = Project.load(root).check({"USER.md": f"- ![x]({other})\n"})
+        assert [f.rule for f in report.findings] == ["image-url-data"], other
