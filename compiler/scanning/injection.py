@@ -116,7 +116,8 @@ _URL_ATTRIBUTE = re.compile(
     r"(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)'|(?P<bare>[^\"'\s>]+))",
     re.IGNORECASE,
 )
-_URL = re.compile(r"(?:\b[A-Za-z][A-Za-z0-9+.-]*:)?//[^\s<>\"'`()\[\]{}|\\^]+", re.ASCII)
+# A URL as a browser takes one for absolute: "//", or a backslash for either slash ("/\\host").
+_URL = re.compile(r"(?:\b[A-Za-z][A-Za-z0-9+.-]*:)?[/\\][/\\][^\s<>\"'`()\[\]{}|\\^]+", re.ASCII)
 _RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_RUN},}}=*", re.ASCII)
 _TOKEN = re.compile(r"<\|/?[\w.:\u2581-]{1,48}\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>")
 _ROLE_LINE = re.compile(
@@ -169,18 +170,21 @@ def scan(text: str) -> tuple[Match, ...]:
     folded = text if text.isascii() else _ascii_view(text)
     if not _candidate(folded) and not _candidate(text):
         return ()
-    from hotplex.scanning import rendered  # the parse: only a text with a candidate needs it
-
-    shown = rendered.read(text)
     view, origin = (text, None) if text.isascii() else skeleton(text)
     # Markers are read with look-alike letters as their prototypes too; URLs never (a
     # homograph host is another host).
     marked, marked_origin = (view, origin) if origin is None else _prototype_view(view, origin)
-    found = []
-    for (rule, start, end, host), places in [
+    wide = [
         *((c, origin) for c in _url_candidates(view)),
         *((c, marked_origin) for c in _marker_candidates(marked)),
-    ]:
+    ]
+    if not wide and not _may_fetch(text):
+        return ()  # no finding to take back for code, none the parse could add
+    from hotplex.scanning import rendered  # the parse: only a text with a candidate needs it
+
+    shown = rendered.read(text)
+    found: list[Match] = []
+    for (rule, start, end, host), places in wide:
         at = places[start] if places is not None else start
         stop = places[end - 1] + 1 if places is not None else end
         if not _in_code(shown.code, at) and not any(m.start == at for m in found):
@@ -188,6 +192,21 @@ def scan(text: str) -> tuple[Match, ...]:
     found += _rendered(text, shown, found)
     found.sort(key=lambda m: m.start)
     return tuple(found)
+
+
+# What the parse could find that the wide scan cannot: an image, HTML (a "<" opening a tag, a
+# comment or a declaration, or an autolink), or a link whose destination a browser may take for
+# absolute without "//" in it (a scheme, a backslash, a character reference).
+_TAG_OPEN = re.compile(r"<[A-Za-z!?/]")
+_ODD_DESTINATION = re.compile(r"\](?:\(|:)[ \t\n]*<?[^\s)>]*?(?::(?!//)|\\|&)")
+
+
+def _may_fetch(text: str) -> bool:
+    return (
+        "![" in text
+        or ("<" in text and _TAG_OPEN.search(text) is not None)
+        or ("]" in text and _ODD_DESTINATION.search(text) is not None)
+    )
 
 
 def _rendered(text: str, shown: Rendering, wide: list[Match]) -> list[Match]:
