@@ -5,9 +5,7 @@ media poster or refresh in that HTML is requested before anyone clicks, so a URL
 what it holds (in its query or its path) to its host. This module reads HTML with the standard
 library's tokenizer (``html.parser``, which decodes character references in attribute values by
 HTML5's rules), CSS with tinycss2 (escapes, comments and ``url()`` as CSS Syntax 3 reads them),
-and resolves each URL by the WHATWG URL standard (ada-url) against an ``https://`` page, as a
-browser does: ``http:evil.example/x``, ``/\\evil.example``, ``//evil.example`` or a scheme with a
-tab in it all leave the page's host.
+and resolves each URL as a browser does (``urls.py``).
 
 ``html.parser`` is not HTML5's tree builder: it ends a comment, a CDATA section or a ``<script>``
 where a browser may not (``<!-->`` opens a comment it closes at the next ``-->``; a browser shows
@@ -23,10 +21,7 @@ from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any, NamedTuple
 
-# The page a rendered answer is shown on. ".invalid" is reserved (RFC 2606): no URL written to
-# a real host resolves to it, so a URL whose host is this one was relative.
-PAGE = "https://hotplex.invalid/"
-_PAGE_HOST = "hotplex.invalid"
+from hotplex.scanning import urls
 
 # Attributes whose URL any element's rendering fetches (``background`` on body, table, td; SVG's
 # ``href`` on <image>, <use>, <feImage>), and per element those it fetches besides.
@@ -57,33 +52,9 @@ class Fetch(NamedTuple):
     """A URL the HTML fetches without a click, as written (references decoded) and resolved."""
 
     written: str
-    url: str  # resolved against PAGE
+    url: str  # resolved against urls.PAGE
     host: str  # "" for a URL with no host (data:, javascript:)
     at: int  # offset in the HTML of the tag (or text) that holds it
-
-
-def resolve(written: str) -> tuple[str, str] | None:
-    """``written`` resolved as a browser resolves it on an ``https://`` page: (URL, host), the
-    host "" when the URL names none; None when a browser would not parse it."""
-    import ada_url
-
-    try:
-        url = ada_url.URL(written, base=PAGE)
-    except ValueError:
-        return None
-    return url.href, url.hostname
-
-
-def foreign(host: str) -> bool:
-    """Whether a resolved URL's ``host`` is another than the page's own: it was absolute."""
-    return bool(host) and host != _PAGE_HOST
-
-
-def elsewhere(written: str) -> tuple[str, str] | None:
-    """(URL, host) of ``written`` when it resolves to another host than the page's own (an
-    absolute URL, as a browser reads it), else None."""
-    found = resolve(written)
-    return found if found is not None and foreign(found[1]) else None
 
 
 class Seen(NamedTuple):
@@ -177,7 +148,7 @@ class _Collector(HTMLParser):
         self._again(data, 2)
 
     def _add(self, written: str, at: int) -> None:
-        resolved = resolve(written)
+        resolved = urls.resolve(written)
         if resolved is not None:
             self.found.append(Fetch(written, resolved[0], resolved[1], at))
 

@@ -56,7 +56,7 @@ from typing import NamedTuple
 
 from hotplex.document.sanitize import skeleton
 from hotplex.errors import Problem, Span
-from hotplex.scanning import fetched
+from hotplex.scanning import urls
 from hotplex.scanning.memo import cached_for_short_texts
 from hotplex.scanning.origins import (
     Allowance,
@@ -215,8 +215,8 @@ def _rendered(text: str, shown: Rendering, wide: list[Match]) -> list[Match]:
     written in it (a reference image's is in its definition) when a finding names that host."""
     found: list[Match] = []
     for rule, placed in [
-        *(("image-url-data", p) for p in shown.fetches if fetched.foreign(p.host)),
-        *(("link-url-data", p) for p in shown.links if fetched.foreign(p.host)),
+        *(("image-url-data", p) for p in shown.fetches if urls.foreign(p.host)),
+        *(("link-url-data", p) for p in shown.links if urls.foreign(p.host)),
     ]:
         if rule == "link-url-data" and not _carries_data(placed.url):
             continue
@@ -258,7 +258,7 @@ def _url_candidates(view: str) -> Iterator[tuple[str, int, int, str | None]]:
     images: set[int] = set()
     for start, end in _image_urls(view):
         images.add(start)
-        elsewhere = fetched.elsewhere(decoded(view[start:end]))
+        elsewhere = urls.elsewhere(decoded(view[start:end]))
         if elsewhere is not None:
             yield "image-url-data", start, end, elsewhere[1]
     for m in _URL.finditer(view):
@@ -406,7 +406,7 @@ def _allowed_alone(allowance: Allowance, match: Match, text: str) -> bool:
 
 def _host(url: str) -> str | None:
     """The host a URL as written is fetched from, as a browser resolves it; None: none."""
-    found = fetched.resolve(decoded(url))
+    found = urls.resolve(decoded(url))
     return found[1] or None if found is not None else None
 
 
@@ -423,7 +423,7 @@ def host_entry_problem(entry: str) -> tuple[str, str | None] | None:
     if any(c in entry for c in "/:@?#"):  # a URL: its host is meant
         host = _host(entry)
         return f"'{entry}' is a URL, not a host", f'did you mean "{host}"?' if host else None
-    found = fetched.resolve(f"https://{entry}/") if entry.strip() else None
+    found = urls.resolve(f"https://{entry}/") if entry.strip() else None
     if found is None or not found[1]:
         return f"'{entry}' is not a host name", 'write a host alone, e.g. "img.shields.io"'
     if found[1] != entry:

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from hotplex.scanning import fetched
+from hotplex.scanning import fetched, urls
 
 
 class Placed(NamedTuple):
@@ -27,7 +27,7 @@ class Placed(NamedTuple):
 
     start: int
     end: int
-    url: str  # resolved against fetched.PAGE
+    url: str  # resolved against urls.PAGE
     host: str
     exact: bool  # the URL as written, not the whole block that rendered it
 
@@ -49,7 +49,7 @@ def read(text: str) -> Rendering:
     found = [_placed(text, starts, places, f.at, f.written, f.url, f.host) for f in seen.fetches]
     shown = []
     for written, at in seen.links:
-        resolved = fetched.resolve(written)
+        resolved = urls.resolve(written)
         if resolved is not None:
             shown.append(_placed(text, starts, places, at, written, *resolved))
     return Rendering(found, shown, sorted(_code(text, starts, tokens)))
