@@ -55,6 +55,7 @@ class Fetch(NamedTuple):
     url: str  # resolved against urls.PAGE
     host: str  # "" for a URL with no host (data:, javascript:)
     at: int  # offset in the HTML of the tag (or text) that holds it
+    end: int  # and where that tag (or text) ends
 
 
 class Seen(NamedTuple):
@@ -99,6 +100,7 @@ class _Collector(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         at = self._offset()
+        end = at + len(self.get_starttag_text() or "")
         wanted = _BY_ELEMENT.get(tag, ())
         refresh = tag == "meta" and any(
             name == "http-equiv" and (value or "").strip().lower() == "refresh"
@@ -109,14 +111,17 @@ class _Collector(HTMLParser):
                 continue
             if name in wanted or name in _ANY_ELEMENT:
                 for written in _srcset(value) if name in _SRCSETS else (value,):
-                    self._add(written, at)
+                    self._add(written, at, end)
             elif name == "style":
                 for written in css_urls(value):
-                    self._add(written, at)
+                    self._add(written, at, end)
             elif name == "content" and refresh:
-                self._add(refresh_url(value), at)
-            elif name == "srcdoc":  # an <iframe>'s document, shown as the page is
-                self._again(value, 0)
+                self._add(refresh_url(value), at, end)
+            elif name == "srcdoc":  # an <iframe>'s document, shown as the page is: its own
+                # offsets are not the text's, so each of its fetches is placed at this tag
+                inner = _Collector()
+                inner.read(value, 0)
+                self.found += [f._replace(at=at, end=end) for f in inner.found]
             elif name == "href" and tag == "a":
                 self.links.append((value, at))
         self._raw_text = tag if tag in ("style", "script") else None
@@ -127,8 +132,9 @@ class _Collector(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if self._raw_text == "style":
+            at = self._offset()
             for written in css_urls(data):
-                self._add(written, self._offset())
+                self._add(written, at, at + len(data))
         if self._raw_text is not None:
             self._again(data, 0)
 
@@ -147,10 +153,10 @@ class _Collector(HTMLParser):
     def handle_pi(self, data: str) -> None:
         self._again(data, 2)
 
-    def _add(self, written: str, at: int) -> None:
+    def _add(self, written: str, at: int, end: int) -> None:
         resolved = urls.resolve(written)
         if resolved is not None:
-            self.found.append(Fetch(written, resolved[0], resolved[1], at))
+            self.found.append(Fetch(written, resolved[0], resolved[1], at, end))
 
 
 def _srcset(value: str) -> Iterator[str]:

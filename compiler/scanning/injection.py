@@ -105,17 +105,6 @@ _DEFINITION = re.compile(
     rf"\[(?P<label>{_TEXT}{{1,999}})\]:[ \t]*(?:\n[ \t>]*)?<?"
     rf"(?P<url>{_DESTINATION})"
 )
-# An HTML element a client fetches when it shows it, and its attributes holding URLs (a
-# ``srcset`` holds several, each with a width or density after it).
-_MEDIA_TAG = re.compile(
-    r"<(?:img|image|source|video|audio|track|input|embed|iframe|object)\b[^<>]{0,4000}>",
-    re.IGNORECASE,
-)
-_URL_ATTRIBUTE = re.compile(
-    r"(?<![\w-])(?P<name>src|srcset|poster|data|href|xlink:href)[ \t\n]*=[ \t\n]*"
-    r"(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)'|(?P<bare>[^\"'\s>]+))",
-    re.IGNORECASE,
-)
 # A URL as a browser takes one for absolute: "//", or a backslash for either slash ("/\\host").
 _URL = re.compile(r"(?:\b[A-Za-z][A-Za-z0-9+.-]*:)?[/\\][/\\][^\s<>\"'`()\[\]{}|\\^]+", re.ASCII)
 _RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_RUN},}}=*", re.ASCII)
@@ -174,20 +163,25 @@ def scan(text: str) -> tuple[Match, ...]:
     # Markers are read with look-alike letters as their prototypes too; URLs never (a
     # homograph host is another host).
     marked, marked_origin = (view, origin) if origin is None else _prototype_view(view, origin)
+    tags = _html_fetches(text)
     wide = [
-        *((c, origin) for c in _url_candidates(view)),
+        *((c, origin) for c in _url_candidates(view, {m.start for m in tags})),
         *((c, marked_origin) for c in _marker_candidates(marked)),
     ]
-    if not wide and not _may_fetch(text):
+    if not wide and not tags and not _may_fetch(text):
         return ()  # no finding to take back for code, none the parse could add
     from hotplex.scanning import rendered  # the parse: only a text with a candidate needs it
 
     shown = rendered.read(text)
-    found: list[Match] = []
+    found: list[Match] = list(tags)
     for (rule, start, end, host), places in wide:
         at = places[start] if places is not None else start
         stop = places[end - 1] + 1 if places is not None else end
-        if not _in_code(shown.code, at) and not any(m.start == at for m in found):
+        # Code hides a marker only: what is code in this file alone need not be in the artifact
+        # (a fence another file left open ends at this file's first fence; an indented block
+        # after a paragraph continues it), and a URL there is fetched when it is not.
+        hidden = rule not in _URL_RULES and _in_code(shown.code, at)
+        if not hidden and not any(m.start == at for m in found):
             found.append(Match(rule, at, text[at:stop], host))
     found += _rendered(text, shown, found)
     found.sort(key=lambda m: m.start)
@@ -199,6 +193,38 @@ def scan(text: str) -> tuple[Match, ...]:
 # absolute without "//" in it (a scheme, a backslash, a character reference).
 _TAG_OPEN = re.compile(r"<[A-Za-z!?/]")
 _ODD_DESTINATION = re.compile(r"\](?:\(|:)[ \t\n]*<?[^\s)>]*?(?::(?!//)|\\|&)")
+
+
+def _html_fetches(text: str) -> list[Match]:
+    """Every URL a tag anywhere in ``text`` would fetch to another host, code or not, read by
+    the HTML tokenizer from the text as written: the widest reading of its HTML."""
+    if "<" not in text or _TAG_OPEN.search(text) is None:
+        return []
+    from hotplex.scanning import fetched
+
+    found = []
+    for fetch in fetched.read(text).fetches:
+        if urls.foreign(fetch.host):
+            start, end = _written_at(text, fetch.written, fetch.at, fetch.end)
+            found.append(Match("image-url-data", start, text[start:end], fetch.host))
+    return found
+
+
+# An attribute's value as written in a tag the tokenizer read, to place a URL it decoded.
+_ATTRIBUTE_VALUE = re.compile(r"""=[ \t\n\r\f]*(?:"([^"]*)"|'([^']*)'|([^ \t\n\r\f>]+))""")
+
+
+def _written_at(text: str, url: str, start: int, end: int) -> tuple[int, int]:
+    """Where in the tag ``text[start:end]`` the URL ``url`` (references decoded) is written: as
+    it is, or as an attribute's whole value; else the whole tag."""
+    at = text.find(url, start, end) if url else -1
+    if at >= 0:
+        return at, at + len(url)
+    for value in _ATTRIBUTE_VALUE.finditer(text, start, end):
+        group = next(g for g in (1, 2, 3) if value.group(g) is not None)
+        if html.unescape(value.group(group)).strip() == url:
+            return value.start(group), value.end(group)
+    return start, end
 
 
 def _may_fetch(text: str) -> bool:
@@ -254,8 +280,8 @@ def _prototype_view(view: str, origin: list[int]) -> tuple[str, list[int]]:
     return marked, [origin[at] for at in places]
 
 
-def _url_candidates(view: str) -> Iterator[tuple[str, int, int, str | None]]:
-    images: set[int] = set()
+def _url_candidates(view: str, tags: set[int]) -> Iterator[tuple[str, int, int, str | None]]:
+    images = set(tags)  # a URL an image is fetched from is no link
     for start, end in _image_urls(view):
         images.add(start)
         elsewhere = urls.elsewhere(decoded(view[start:end]))
@@ -275,9 +301,8 @@ def _marker_candidates(view: str) -> Iterator[tuple[str, int, int, str | None]]:
 
 
 def _image_urls(view: str) -> Iterator[tuple[int, int]]:
-    """Where each URL an image is fetched from sits in ``view``: an inline image's destination,
-    the definition a reference image takes its URL from, each URL of a media element's
-    attributes."""
+    """Where each URL a Markdown image is fetched from sits in ``view``: an inline image's
+    destination, the definition a reference image takes its URL from (tags: ``_html_fetches``)."""
     labels: set[str] = set()
     for m in _IMAGE.finditer(view):
         if m.group("url") is not None:
@@ -291,15 +316,6 @@ def _image_urls(view: str) -> Iterator[tuple[int, int]]:
         m = _DEFINITION.match(view, line) if line or opened <= _MARGIN_MAX else None
         if m is not None and m.start("label") == opened + 1 and _label(m["label"]) in labels:
             yield m.start("url"), m.end("url")
-    if "<" in view:
-        for tag in _MEDIA_TAG.finditer(view):
-            for m in _URL_ATTRIBUTE.finditer(view, tag.start(), tag.end()):
-                group = next(g for g in ("dq", "sq", "bare") if m.group(g) is not None)
-                if m.group("name").lower() != "srcset":
-                    yield m.start(group), m.end(group)
-                    continue
-                for url in re.finditer(r"[^\s,]+", m.group(group)):  # "URL 2x, URL 640w"
-                    yield m.start(group) + url.start(), m.start(group) + url.end()
 
 
 def decoded(url: str) -> str:

@@ -104,3 +104,38 @@ def test_a_compile_refusing_findings_refuses_an_image_to_another_host(
     )
     assert result.status == 1 and "evil.example" not in result.stdout
     assert f"{path}:2:8: possible prompt injection" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("user", "memory"),
+    [
+        # USER.md leaves a fence open: in the artifact MEMORY.md's first fence closes it.
+        ("- likes Go\n\n```\nunclosed\n", "```\n![x](https://evil.example/x.png)\n```\n"),
+        # After the section's opening line, an indented block continues that paragraph.
+        ("- likes Go\n", "    ![x](https://evil.example/x.png)\n- tea\n"),
+    ],
+)
+def test_code_in_a_file_alone_is_no_cover_in_the_artifact(
+    example_copy, hotplex, tmp_path, user, memory
+) -> None:
+    """What is code in a memory read alone may render in the artifact, where other files and
+    the document come before it: a blocked compile shows no image a renderer would load."""
+    from markdown_it import MarkdownIt
+
+    (tmp_path / "user.md").write_text(user, encoding="utf-8")
+    (tmp_path / "memory.md").write_text(memory, encoding="utf-8")
+    result = hotplex(
+        "-C",
+        str(example_copy("basic")),
+        "show",
+        "cc",
+        "--on-finding",
+        "block",
+        "--overlay",
+        f"USER.md={tmp_path / 'user.md'}",
+        "--overlay",
+        f"MEMORY.md={tmp_path / 'memory.md'}",
+    )
+    assert result.status == 0, result.stderr
+    assert "[blocked by hotplex: image-url-data]" in result.stdout
+    assert "evil.example" not in MarkdownIt("commonmark").render(result.stdout)
