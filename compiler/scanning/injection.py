@@ -37,11 +37,13 @@ URL's host, a role line's text, a token; ``allow_files`` by file), as ``[secrets
     ``system-reminder``, ``assistant``, ``human`` or ``developer`` (any letter case, attributes
     allowed). The document's own tags (``</memory>``) are escaped by the sanitizer instead.
 
-Two readings find them. A wide scan by patterns, a little wider than any one renderer (images
-whose alt text breaks lines, reference definitions in quotes), and, when the text holds a
-candidate at all, markdown-it-py's CommonMark parse (``rendered.py``): the HTML it renders is
-read for every fetch and link, and only what it renders as code (fenced and indented blocks,
-code spans) hides a wide finding, since a chat template's tokens quoted in a note are no attack.
+Two readings find them. A wide scan, a little wider than any one renderer: patterns (images
+whose alt text breaks lines, reference definitions in quotes) and the HTML tokenizer on the text
+as written (every tag, code or not). And, when the text holds a candidate at all, markdown-it-py's
+CommonMark parse (``rendered.py``): the HTML it renders is read for every fetch and link, and
+what it renders as code (fenced and indented blocks, code spans) hides a marker the wide scan
+found, since a chat template's tokens quoted in a note are no attack. Code hides no URL: what is
+code in this file alone need not be in the artifact, where other files come before it.
 Disguises count: each rule is matched on the text's skeleton as the sanitizer builds it
 (compatibility forms folded, invisible characters dropped), so ``＜｜im_start｜＞`` and
 ``<|im_st\\u200bart|>`` are the token they spell.
