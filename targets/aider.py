@@ -17,8 +17,7 @@ in ``AIDER_*`` variables (a ``--read`` of its own would replace the config file'
 
 from __future__ import annotations
 
-import json
-
+from hotplex.fs import json_text
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
 from hotplex.targets.home import PROMPT_FILE, HomeDocument, Sent, Transform
@@ -50,9 +49,10 @@ class Aider(HomeDocument):
     notes = (USER_LEVEL,)
     init_target = ("aider", "prompt.xml as a read-only file of aider-config/aider.conf.yml")
     imports_read = frozenset({"aider"})
+    import_formats = ("hotplex.importing.aider",)
 
     def home_bytes(self, job: Job, model: Model, sent: str) -> bytes:
         """``read:`` naming ``prompt.xml`` as Aider, started in the session folder, finds it
         (a JSON string is a YAML string)."""
         prompt = in_session(job, model, f"{job.out_dir(model)}/{PROMPT_FILE}")
-        return f"read:\n  - {json.dumps(prompt, ensure_ascii=False)}\n".encode()
+        return f"read:\n  - {json_text(prompt)}\n".encode()

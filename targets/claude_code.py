@@ -146,6 +146,7 @@ class ClaudeCode(Gateway):
     own_files = OWN_FILES
     switch_env = SWITCH_ENV
     imports_read = frozenset({"claude-code"})
+    import_formats = ("hotplex.importing.claude",)
 
     def appends(self, target: Target) -> bool:
         return appends(target.options)

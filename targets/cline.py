@@ -85,3 +85,4 @@ class Cline(HomeDocument):
     init_target = ("cline", "prompt.xml as cline-home/rules/hotplex.md, a global Cline rule")
     own_files = OWN_FILES
     imports_read = frozenset({"agents", "cline"})
+    import_formats = ("hotplex.importing.agents", "hotplex.importing.cline")

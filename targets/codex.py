@@ -73,6 +73,7 @@ class Codex(HomeDocument):
     init_target = ("codex", "prompt.xml as Codex's developer_instructions: codex-home/config.toml")
     own_files = OWN_FILES
     imports_read = frozenset({"agents"})
+    import_formats = ("hotplex.importing.agents",)
 
     def home_bytes(self, job: Job, model: Model, sent: str) -> bytes:
         return config_toml(sent, self.switched_off(job.target))

@@ -14,6 +14,7 @@ from hotplex.targets.placed import Format, Placed
 
 class Copilot(Placed):
     name = "copilot"
+    import_formats = ("hotplex.importing.copilot",)
     format = Format(
         tool="GitHub Copilot",
         place=".github/copilot-instructions.md",

@@ -74,6 +74,7 @@ class CopilotCli(HomeDocument):
     )
     own_files = OWN_FILES
     imports_read = frozenset({"agents", "copilot"})
+    import_formats = ("hotplex.importing.agents",)
 
     def launch(self, job: Job, model: Model, home: str) -> bytes:
         """Refuses a folder whose path holds a comma: Copilot splits the variable at commas."""

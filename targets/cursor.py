@@ -13,6 +13,7 @@ from hotplex.targets.placed import Format, Placed
 
 class Cursor(Placed):
     name = "cursor"
+    import_formats = ("hotplex.importing.cursor",)
     format = Format(
         tool="Cursor",
         place=".cursor/rules/{target}.mdc",

@@ -171,3 +171,4 @@ class GeminiCli(HomeDocument):
     init_target = ("gemini", "prompt.xml as gemini-home/.gemini/GEMINI.md, as Gemini sends it")
     own_files = OWN_FILES
     imports_read = frozenset({"gemini"})
+    import_formats = ("hotplex.importing.gemini",)

@@ -12,6 +12,7 @@ from hotplex.targets.placed import Format, Placed
 
 class Junie(Placed):
     name = "junie"
+    import_formats = ("hotplex.importing.editors:JUNIE",)
     format = Format(
         tool="Junie",
         place=".junie/guidelines.md",

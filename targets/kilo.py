@@ -58,3 +58,4 @@ class Kilo(HomeDocument):
     init_target = ("kilo", "prompt.xml as kilo-config/AGENTS.md, Kilo's global instructions")
     own_files = OWN_FILES
     imports_read = frozenset({"agents", "kilo"})
+    import_formats = ("hotplex.importing.agents", "hotplex.importing.kilo")

@@ -13,6 +13,7 @@ from hotplex.targets.placed import Format, Placed
 
 class Kiro(Placed):
     name = "kiro"
+    import_formats = ("hotplex.importing.editors:KIRO",)
     format = Format(
         tool="Kiro",
         place=".kiro/steering/{target}.md",

@@ -60,3 +60,4 @@ class Pi(HomeDocument):
     init_target = ("pi", "prompt.xml as pi/APPEND_SYSTEM.md, for pi --append-system-prompt")
     own_files = OWN_FILES
     imports_read = frozenset({"agents"})
+    import_formats = ("hotplex.importing.agents",)

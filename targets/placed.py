@@ -21,12 +21,12 @@ from typing import ClassVar
 import attrs
 from hotplex.build.orphans import declared_match
 from hotplex.document import configuration
-from hotplex.document.measure import measure
 from hotplex.errors import HotplexError, Span
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.placement import marked
 from hotplex.records import Emitted, OptionProblem, Output, Section, TargetSources
+from hotplex.text.measure import measure
 from hotplex.worker import Worker
 
 # The tools count a rule file's characters as JavaScript does (UTF-16 code units): an emoji is 2.
@@ -53,6 +53,7 @@ class Placed(Worker):
     format: ClassVar[Format]
     Options = PlacedOptions
     document = "agent-configuration"
+    headless = False  # the editor's agent reads the placed file; no gateway starts it
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

@@ -47,3 +47,4 @@ class QwenCode(HomeDocument):
     init_target = ("qwen", "prompt.xml as qwen-home/QWEN.md, as Qwen Code sends it")
     own_files = OWN_FILES
     imports_read = frozenset({"agents", "qwen"})
+    import_formats = ("hotplex.importing.agents", "hotplex.importing.qwen")

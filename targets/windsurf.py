@@ -16,6 +16,7 @@ from hotplex.targets.placed import Format, Placed
 
 class Windsurf(Placed):
     name = "windsurf"
+    import_formats = ("hotplex.importing.editors:WINDSURF",)
     format = Format(
         tool="Windsurf",
         place=".windsurf/rules/{target}.md",

@@ -14,6 +14,7 @@ from hotplex.targets.placed import Format, Placed
 
 class Zed(Placed):
     name = "zed"
+    import_formats = ("hotplex.importing.editors:ZED",)
     format = Format(tool="Zed", place=".rules", pattern=".rules", artifact="rules.md")
     init_target = ("zed", "Zed's project rules: .rules")
     places_beside = "Zed reads no other: of its rule files it uses the first it finds, .rules"

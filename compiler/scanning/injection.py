@@ -56,10 +56,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-from hotplex.document.sanitize import skeleton
 from hotplex.errors import Problem, Span
 from hotplex.scanning import urls
-from hotplex.scanning.memo import cached_for_short_texts
 from hotplex.scanning.origins import (
     Allowance,
     Origin,
@@ -68,13 +66,15 @@ from hotplex.scanning.origins import (
     misspelt_rule,
     rule_allowance,
 )
+from hotplex.scanning.sanitize import skeleton
+from hotplex.text.memo import cached_for_short_texts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hotplex.scanning.rendered import Rendering
 
 RULES = {
-    "image-url-data": "an image whose URL sends a query to another site when it is shown",
+    "image-url-data": "a URL fetched from another site, unclicked, when the text is shown",
     "link-url-data": "a URL carrying encoded or long data in its query or fragment",
     "special-token": "a chat template's special token",
     "role-line": "a line opening a system turn",

@@ -30,9 +30,10 @@ from collections.abc import Sequence
 
 from hotplex.errors import Problem
 from hotplex.records import Finding
-from hotplex.scanning import hidden, injection, secret_rules, secrets
+from hotplex.scanning import hidden, injection, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources.logs import blocks, name_suffix
+from hotplex.text import secret_rules
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

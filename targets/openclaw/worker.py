@@ -51,7 +51,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import attrs
-from hotplex.document.measure import measure
 from hotplex.errors import suggest
 from hotplex.fs import folded
 from hotplex.manifest.jobs import Job
@@ -78,6 +77,7 @@ from hotplex.targets.openclaw.context import (
     ProjectContext,
 )
 from hotplex.targets.openclaw.templates import TEMPLATES
+from hotplex.text.measure import measure
 from hotplex.worker import Worker
 
 CONTEXT_FILE = "context.md"
@@ -138,6 +138,7 @@ def predict(files: Mapping[str, str], options: Settings) -> ProjectContext:
 class OpenClaw(Worker):
     name = "openclaw"
     Options = Options
+    headless = False  # OpenClaw's own agent reads the workspace hotplex places
     outputs = (
         Output(CONTEXT_FILE, "document", primary=True),
         Output(f"{WORKSPACE_DIR}/*", "workspace"),

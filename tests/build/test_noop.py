@@ -127,7 +127,7 @@ def test_an_up_to_date_build_repeats_the_days_dropped_without_the_records(hotple
     assert status == 0 and foreign == []
     assert not [m for m in modules if m.split(".")[0] in NOT_ON_THE_NOOP_PATH]
     assert not [m for m in modules if m.startswith(NOT_UNDER)]
-    assert "hotplex.scanning.secret_rules" not in modules
+    assert "hotplex.text.secret_rules" not in modules
 
 
 def test_a_slow_build_imports_only_the_workers_its_manifest_names(hotplex, example_copy):

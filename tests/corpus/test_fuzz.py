@@ -25,10 +25,10 @@ import tomli_w
 import yaml
 from hotplex import Project
 from hotplex.build import Request, run
-from hotplex.document.sanitize import count_tags
 from hotplex.errors import HotplexError
 from hotplex.manifest import load as loading
 from hotplex.manifest import model
+from hotplex.scanning.sanitize import count_tags
 from hotplex.sources import frontmatter
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
