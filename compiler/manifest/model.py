@@ -171,6 +171,9 @@ class Injection(Record):
     # [secrets]; globs of files whose findings are allowed.
     allow: tuple[str, ...] = ()
     allow_files: tuple[str, ...] = ()
+    # Hosts (and the names under them) an image, stylesheet, frame or other URL fetched without
+    # a click may come from; every other host is a finding.
+    allow_hosts: tuple[str, ...] = ()
     # "overlays": a gateway's per-user files (and Project.check); "all": the project's own too.
     scope: InjectionScope = "overlays"
 

@@ -85,6 +85,7 @@ def validate(manifest: Manifest, display: str) -> None:
     _validate_rule_allow("secrets", manifest.secrets.allow, bad)
     _validate_unicode(manifest.unicode, bad)
     _validate_rule_allow("injection", manifest.injection.allow, bad)
+    _validate_allow_hosts(manifest.injection.allow_hosts, bad)
     if manifest.memory.logs is not None:
         validate_glob(manifest, sources, bad)
     _validate_targets(manifest, sources, bad)
@@ -152,6 +153,16 @@ def _validate_rule_allow(
             bad(f"{table}.allow[{index}]", f"no rule named '{entry}'", hint)
         elif not entry.strip():
             bad(f"{table}.allow[{index}]", "an empty entry would allow every finding")
+
+
+def _validate_allow_hosts(hosts: tuple[str, ...], bad: typing.Callable[..., None]) -> None:
+    """``[injection] allow_hosts``: each a host name as a URL holds it."""
+    from hotplex.scanning.injection import host_entry_problem
+
+    for index, entry in enumerate(hosts):
+        problem = host_entry_problem(entry)
+        if problem is not None:
+            bad(f"injection.allow_hosts[{index}]", *problem)
 
 
 def _validate_unicode(unicode: Unicode, bad: typing.Callable[..., None]) -> None:

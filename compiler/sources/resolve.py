@@ -386,7 +386,7 @@ class Resolver:
         self.findings += hidden.find(text, places, allowed)
         if injected:
             rules = manifest.injection
-            allowed = injection.allowance(rules.allow, rules.allow_files)
+            allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
             self.findings += injection.find(text, places, allowed)
 
     def check_setting(self, text: str, key: str) -> None:

@@ -60,12 +60,14 @@ def test_importing_the_package_imports_none_of_its_modules():
 
 
 # What a build that recompiles a job whose files have no template syntax, under no injection
-# rule, must not import: the template parser and renderer (Lark), the injection rules, and
+# rule, must not import: the template parser and renderer (Lark), the injection rules (and the
+# CommonMark parse they run), and
 # ``importlib.resources`` (with tempfile, shutil, zipfile and the compression modules).
 NOT_FOR_PLAIN_FILES = (
     "hotplex.templates.parse",
     "hotplex.templates.render",
     "hotplex.scanning.injection",
+    "markdown_it",
     "importlib.resources",
     "lark",
     "tempfile",
