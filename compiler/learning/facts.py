@@ -61,6 +61,11 @@ def checked_source(source: object, where: Span) -> str | None:
     return source
 
 
+def line_break(value: str) -> str | None:
+    """The first character of ``value`` that would end its line of the block, or None."""
+    return next((b for b in _BREAKS if b in value), None)
+
+
 def from_arguments(pairs: Iterable[str]) -> list[dict[str, str]]:
     """``KEY=VALUE`` arguments as the JSON list's objects."""
     facts = []
@@ -136,7 +141,7 @@ def _one(item: object, place: str, file: str, source: str | None) -> Given:
     value = value.strip(" \t")
     if not value:
         raise HotplexError.single(f"the value of {key!r} is empty", at("value"))
-    broken = next((b for b in _BREAKS if b in value), None)
+    broken = line_break(value)
     if broken is not None:
         raise HotplexError.single(
             f"the value of {key!r} breaks its line ({broken!r}): a fact is one line",

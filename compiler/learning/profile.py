@@ -9,30 +9,36 @@ never closed is an error with its line, never a fact silently dropped.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from hotplex.errors import HotplexError, Problem, Span
 from hotplex.learning import keys
-from hotplex.learning.facts import checked_date
+from hotplex.learning.facts import checked_date, line_break
 from hotplex.learning.report import Fact
 from hotplex.sources import learned
 
 
+# A line ends where Markdown ends it: at a CRLF, a lone CR or a lone LF.
+_LINE_END = re.compile(r"(\r\n|\r|\n)")
+
+
 class Profile(NamedTuple):
-    before: list[str]  # the lines before the block (all of them when there is none)
+    before: str  # the text before the block, its line ends as written (all of it: no block)
     facts: dict[str, Fact]  # the block's facts by key
-    after: list[str] | None  # the lines after the block; None: the file has no block
-    # "\r" when the file's lines end in CRLF: the block's lines are written so too, and every
-    # other line keeps its own ending, as written.
-    eol: str = ""
+    after: str | None  # the text after the block's last line, from its line end; None: no block
+    # The file's line end (its first one's: CRLF, CR or LF): the block's lines are written so,
+    # and every other line keeps its own ending, as written.
+    eol: str = "\n"
 
 
 def parse(text: str, file: str) -> Profile:
-    lines = text.split("\n")
-    eol = "\r" if "\r\n" in text else ""
+    parts = _LINE_END.split(text)
+    lines, ends = parts[0::2], [*parts[1::2], ""]
+    eol = ends[0] or "\n"
     found = learned.bounds(lines)
     if found is None:
-        return Profile(lines, {}, None, eol)
+        return Profile(text, {}, None, eol)
     start, end = found
     if end == len(lines):
         raise HotplexError.single(
@@ -42,7 +48,7 @@ def parse(text: str, file: str) -> Profile:
     problems: list[Problem] = []
     facts: dict[str, Fact] = {}
     for index in range(start + 1, end):
-        line = lines[index].removesuffix("\r")
+        line = lines[index]
         where = Span(file, index + 1, 1, source_line=line)
         if not line.strip() or line.startswith("#"):
             continue
@@ -58,6 +64,12 @@ def parse(text: str, file: str) -> Profile:
             )
             continue
         key, why = keys.canonical(fact.key)
+        broken = line_break(fact.value)
+        if broken is not None:
+            problems.append(
+                Problem(f"the value breaks its line ({broken!r}): a fact is one line", where)
+            )
+            continue
         try:
             checked_date(fact.learned, where)
             checked_date(fact.confirmed, where)
@@ -72,32 +84,35 @@ def parse(text: str, file: str) -> Profile:
             facts[key] = Fact(key, fact.value, fact.learned, fact.source, fact.confirmed)
     if problems:
         raise HotplexError(problems)
-    return Profile(lines[:start], facts, lines[end + 1 :], eol)
+    after = ends[end] + _text(lines[end + 1 :], ends[end + 1 :])
+    return Profile(_text(lines[:start], ends[:start]), facts, after, eol)
 
 
-def block(facts: dict[str, Fact], eol: str = "") -> list[str]:
-    """The block's lines for these facts (each ending in ``eol`` before its line feed)."""
+def _text(lines: list[str], ends: list[str]) -> str:
+    return "".join(line + ending for line, ending in zip(lines, ends, strict=True))
+
+
+def block(facts: dict[str, Fact]) -> list[str]:
+    """The block's lines for these facts, without their line ends."""
     items = [
         learned.fact_line(f.key, f.value, f.learned, f.source, f.confirmed)
         for _key, f in sorted(facts.items())
     ]
-    lines = [learned.START, learned.HEADING, *(["", *items] if items else []), learned.END]
-    return [line + eol for line in lines]
+    return [learned.START, learned.HEADING, *(["", *items] if items else []), learned.END]
 
 
 def join(profile: Profile, facts: dict[str, Fact]) -> str:
     """The profile's text with its block holding ``facts``; a file without one gets it at its
     end, after a blank line."""
     eol = profile.eol
+    lines = eol.join(block(facts))
     if profile.after is not None:
-        return "\n".join([*profile.before, *block(facts, eol), *profile.after])
-    before = list(profile.before)
-    if before and before[-1] == "":
-        before.pop()  # the text's final line end
-    elif before and eol and not before[-1].endswith(eol):
-        before[-1] += eol  # the last line had no ending: it gets the file's
-    spacer = [eol] if before else []
-    return "\n".join([*before, *spacer, *block(facts, eol), ""])
+        return profile.before + lines + profile.after
+    before = profile.before
+    if before and not before.endswith(("\n", "\r")):
+        before += eol  # the last line had no ending: it gets the file's
+    spacer = eol if before else ""
+    return before + spacer + lines + eol
 
 
 def worker_size(fact: Fact) -> int:

@@ -9,6 +9,7 @@ from hotplex.errors import HotplexError
 from hotplex.learning import facts as given_facts
 from hotplex.learning import merge, profile
 from hotplex.manifest.model import Learn, Manifest
+from hotplex.sources import learned as learned_block
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -225,3 +226,30 @@ def test_a_call_takes_a_bounded_number_of_facts() -> None:
     report = learned("", dict(list(many.items())[:-1]), "2026-01-01")
     assert {o.status for o in report.outcomes} <= {"added", "evicted"}
     assert sum(profile.worker_size(f) for f in report.facts) <= MANIFEST.learn.budget
+
+
+def test_a_cr_profile_keeps_its_line_ends_and_its_one_block() -> None:
+    """A lone CR ends a line, as Markdown reads it: the block of a CR-ended file is found
+    again, not appended a second time."""
+    text = "# Me\r- Name: Ada\r"
+    first = learned(text, {"editor": "tabs"}, "2026-01-01")
+    assert first.text.startswith(text) and "\n" not in first.text
+    again = learned(first.text, {"editor": "spaces", "shell": "zsh"}, "2026-01-02")
+    assert [o.status for o in again.outcomes] == ["superseded", "added"]
+    assert again.text.count(learned_block.START) == 1
+    assert "\r- shell: zsh <!-- learned 2026-01-02 -->\r" in again.text
+
+
+@pytest.mark.parametrize(
+    ("smuggled", "line_of_error"),
+    [("\r", 5), ("\x85", 4), ("\u2028", 4), ("\u2029", 4), ("\v", 4)],
+)
+def test_a_block_line_holding_a_line_break_is_no_one_fact(smuggled: str, line_of_error) -> None:
+    """A CR in a fact line is two lines to Markdown, the second (line 5) no fact; U+0085,
+    U+2028 and U+2029 (line breaks to other readers) are refused inside a value as a caller's
+    are."""
+    line = f"- a: b <!-- learned 2026-01-01 -->{smuggled}<img src=x> <!-- learned 2026-01-01 -->"
+    text = f"{learned_block.START}\n{learned_block.HEADING}\n\n{line}\n{learned_block.END}\n"
+    with pytest.raises(HotplexError) as raised:
+        learned(text, {"c": "d"}, "2026-01-02")
+    assert [p.span.line for p in raised.value.problems] == [line_of_error]
