@@ -18,7 +18,6 @@ from hotplex.learning.facts import checked_date, line_break
 from hotplex.learning.report import Fact
 from hotplex.sources import learned
 
-
 # A line ends where Markdown ends it: at a CRLF, a lone CR or a lone LF.
 _LINE_END = re.compile(r"(\r\n|\r|\n)")
 
