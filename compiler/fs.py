@@ -220,6 +220,26 @@ def read_capped(
         os.close(fd)
 
 
+# The most bytes of a file given on the command line (facts, a transcript, a profile) read.
+INPUT_CAP = 16 << 20
+
+
+def read_input(path: Path, name: str, cap: int = INPUT_CAP) -> str | None:
+    """A file the command line names, as UTF-8 text; None when it does not exist. Read like an
+    overlay's file (``read_capped``): a device or a FIFO is refused without a blocking read, a
+    file over ``cap`` bytes is refused, each with the file's name."""
+    span = Span(name)
+    found = read_capped(path, cap + 1, span, name)
+    if found is None:
+        return None
+    if max(found.size, len(found.data)) > cap:
+        raise HotplexError.single(f"'{name}' is larger than {cap >> 20} MiB", span)
+    try:
+        return found.data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HotplexError.single(f"not UTF-8 text: {exc.reason}", span) from None
+
+
 def lines_before(path: Path, stop: int) -> int:
     """How many line breaks the first ``stop`` bytes of a file hold: the line a tail read
     starts at, counted only to place a finding in it."""
@@ -411,29 +431,44 @@ if hasattr(os, "register_at_fork"):
 _PID_WIDTH = 10  # digits of the largest pid (2**32)
 
 
-class ProjectLock:
-    """An exclusive lock on the project's state folder, so two builds never interleave.
+def _lock_wait(default: float = 60.0) -> float:
+    """Seconds a command waits for a lock another holds (HOTPLEX_LOCK_TIMEOUT); a bad value is
+    ignored."""
+    try:
+        return float(os.environ.get("HOTPLEX_LOCK_TIMEOUT") or default)
+    except ValueError:
+        return default
 
-    ``flock`` is released by the kernel when its holder dies, even by SIGKILL: a killed build
+
+LOCK_WAIT_SECONDS = _lock_wait()
+
+
+class FileLock:
+    """An exclusive lock on the file ``path`` (made when missing), so that two commands that
+    read, change and replace the same files never interleave: ``holder`` names them in the
+    message a waiting one gives up with.
+
+    ``flock`` is released by the kernel when its holder dies, even by SIGKILL: a killed command
     never leaves a stale lock behind (and a forked worker never holds it). The holder writes its
-    pid into the file for the message a waiting build gives up with.
+    pid into the file for that message.
     """
 
-    def __init__(self, folder: Path, wait_seconds: float) -> None:
-        self.path = folder / "lock"
+    def __init__(self, path: Path, wait_seconds: float, holder: str) -> None:
+        self.path = path
         self.wait_seconds = wait_seconds
+        self.holder = holder
         self._fd: int | None = None
 
-    def __enter__(self) -> ProjectLock:
+    def __enter__(self) -> FileLock:
         import fcntl
         import time
 
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
             raise BuildFailed(
-                [Problem(f"cannot create the build lock '{self.path}': {exc.strerror or exc}")]
+                [Problem(f"cannot create the lock '{self.path}': {exc.strerror or exc}")]
             ) from None
         deadline = time.monotonic() + self.wait_seconds
         while True:
@@ -455,7 +490,7 @@ class ProjectLock:
     def _busy(self, holder: str) -> str:
         who = f" (pid {holder})" if holder.isdigit() else ""
         return (
-            f"another hotplex build{who} holds {self.path}; gave up after "
+            f"another {self.holder}{who} holds {self.path}; gave up after "
             f"{self.wait_seconds:g} s (set HOTPLEX_LOCK_TIMEOUT to wait longer)"
         )
 
@@ -464,6 +499,13 @@ class ProjectLock:
             _HELD_LOCKS.discard(self._fd)
             os.close(self._fd)  # closing releases the flock
             self._fd = None
+
+
+class ProjectLock(FileLock):
+    """The lock on the project's state folder, so two builds never interleave."""
+
+    def __init__(self, folder: Path, wait_seconds: float) -> None:
+        super().__init__(folder / "lock", wait_seconds, "hotplex build")
 
 
 def _read_quietly(fd: int) -> str:

@@ -26,7 +26,7 @@ import os
 from hotplex.build import log as state_log
 from hotplex.build.request import Request, Summary
 from hotplex.build.snapshot import current_outcome, fast_current, fast_reports
-from hotplex.fs import STATE_DIR, ProjectLock
+from hotplex.fs import LOCK_WAIT_SECONDS, STATE_DIR, ProjectLock
 from hotplex.manifest.read import MANIFEST_NAME
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
@@ -36,17 +36,6 @@ if TYPE_CHECKING:
     from hotplex.records import Outcome
 
 __all__ = ["Request", "Summary", "current", "run", "up_to_date"]
-
-
-def _lock_wait(default: float = 60.0) -> float:
-    """Seconds a build waits for another one (HOTPLEX_LOCK_TIMEOUT); a bad value is ignored."""
-    try:
-        return float(os.environ.get("HOTPLEX_LOCK_TIMEOUT") or default)
-    except ValueError:
-        return default
-
-
-LOCK_WAIT_SECONDS = _lock_wait()
 
 
 def default_processes() -> int:

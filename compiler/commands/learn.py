@@ -8,19 +8,21 @@ extraction request for a target's worker; its text and JSON output.
 
 The profile is the sources folder's USER.md, or ``--file`` (a path as the shell gives it: a
 platform variant, a user's own file). It is written atomically, and what the call retired is
-appended to its history (``learning/history.py``). Exit 1 when a fact was refused (the others
-are written), 2 for input that is wrong.
+appended to its history (``learning/history.py``), under a lock beside it (``.USER.md.lock``)
+held from the read to the last rename, so that two runs at once each merge into what the other
+wrote. Exit 1 when a fact was refused (the others are written), 2 for input that is wrong.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import sys
 from pathlib import Path
 
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Span, shown
-from hotplex.fs import json_text, write_atomic
+from hotplex.fs import LOCK_WAIT_SECONDS, FileLock, json_text, read_input, write_atomic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,28 +41,43 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
         path, display = Path(args.file), args.file
     else:
         path, display = calls.profile_path(project.model, calls.PROFILE)
+    # Read before any lock file is made beside it: a device or a FIFO is refused first.
     text = calls.read_profile(path, display)
     if args.request is not None:
         return _request(args, project, text, display)
     facts = _facts(args)
-    restored = None
-    if args.restore is not None:
-        name = _history_name(display)
-        restored = _restored(args, history.read(history.path_of(path), name), name)
-    elif args.at is not None:
+    if args.at is not None and args.restore is None:
         raise HotplexError.single("--at goes with --restore KEY", Span("arguments", key="--at"))
-    elif not facts:
+    if not facts and args.restore is None:
         raise HotplexError.single(
             "no facts to learn",
             Span("arguments"),
             "give KEY=VALUE arguments, --facts FILE, --restore KEY or --request TRANSCRIPT",
         )
-    report = calls.learn(project.model, facts, args.date, text, display, args.source, restored)
+    if args.date is None:
+        raise HotplexError.single(
+            "--date YYYY-MM-DD is required: the day the facts were said (hotplex never reads"
+            " the clock)",
+            Span("arguments", key="--date"),
+        )
+    writing = (
+        contextlib.nullcontext()
+        if args.dry_run
+        else FileLock(calls.lock_of(path), LOCK_WAIT_SECONDS, "hotplex learn")
+    )
+    with writing:
+        if not args.dry_run:
+            text = calls.read_profile(path, display)  # as the run before this one left it
+        restored = None
+        if args.restore is not None:
+            name = _history_name(display)
+            restored = _restored(args, history.read(history.path_of(path), name), name)
+        report = calls.learn(project.model, facts, args.date, text, display, args.source, restored)
+        if report.changed and not args.dry_run:
+            write_atomic(path, report.text.encode("utf-8"))
+        if not args.dry_run:
+            history.append(history.path_of(path), report.retired)
     diff = _diff(text, report.text, display)
-    if report.changed and not args.dry_run:
-        write_atomic(path, report.text.encode("utf-8"))
-    if not args.dry_run:
-        history.append(history.path_of(path), report.retired)
     if args.json:
         out = report.to_json()
         out.update(written=report.changed and not args.dry_run, diff=diff if args.dry_run else None)
@@ -77,10 +94,7 @@ def _facts(args: argparse.Namespace) -> list[object]:
 
     facts: list[object] = list(from_arguments(args.facts))
     if args.facts_file is not None:
-        try:
-            data = Path(args.facts_file).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise HotplexError.single(f"cannot read it: {exc}", Span(args.facts_file)) from None
+        data = _input(args.facts_file)
         try:
             listed = json.loads(data)
         except json.JSONDecodeError as exc:
@@ -92,6 +106,14 @@ def _facts(args: argparse.Namespace) -> list[object]:
             )
         facts += listed
     return facts
+
+
+def _input(name: str) -> str:
+    """A file the command line names (facts, a transcript), read as ``--overlay``'s are."""
+    text = read_input(Path(name), name)
+    if text is None:
+        raise HotplexError.single("cannot read it: no such file", Span(name))
+    return text
 
 
 def _history_name(display: str) -> str:
@@ -143,10 +165,7 @@ def _request(args: argparse.Namespace, project, text: str, display: str) -> int:
             Span("arguments", key="--target"),
             "targets: " + ", ".join(project.targets()),
         )
-    try:
-        transcript = Path(args.request).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HotplexError.single(f"cannot read it: {exc}", Span(args.request)) from None
+    transcript = _input(args.request)
     request = project.learn_request(transcript, args.target, args.platform, text=text, file=display)
     if args.json:
         print(json_text(request.to_json()))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hotplex.errors import HotplexError, Span
+from hotplex.errors import Span
 from hotplex.learning import facts as given_facts
 from hotplex.learning import merge
 from hotplex.learning.report import LearnReport
@@ -28,15 +28,17 @@ def profile_path(model: Model, file: str) -> tuple[Path, str]:
 
 
 def read_profile(path: Path, display: str) -> str:
-    """The profile's text; a profile not written yet is empty."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return ""
-    except UnicodeDecodeError as exc:
-        raise HotplexError.single(f"not UTF-8 text: {exc.reason}", Span(display)) from None
-    except OSError as exc:
-        raise HotplexError.single(f"cannot read it: {exc.strerror}", Span(display)) from None
+    """The profile's text; a profile not written yet is empty. A device or a FIFO is refused
+    without a read (``--file`` may name any path)."""
+    from hotplex.fs import read_input
+
+    text = read_input(path, display)
+    return "" if text is None else text
+
+
+def lock_of(profile: Path) -> Path:
+    """The lock file a writer of ``profile`` and its history holds: beside it, hidden."""
+    return profile.with_name(f".{profile.name}.lock")
 
 
 def learn(

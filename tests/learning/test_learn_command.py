@@ -4,10 +4,13 @@ runs, the history and its restore, the request, and its errors (exit 2, a place,
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
-from hotplex_testing import run_hotplex
+from hotplex.fs import INPUT_CAP
+from hotplex_testing import HOTPLEX, run_hotplex
 
 
 @pytest.fixture
@@ -50,6 +53,36 @@ def test_supersede_goes_to_the_history_and_restore_brings_it_back(root: Path) ->
     assert [json.loads(line)["value"] for line in history] == ["tabs", "spaces"]
     build = run_hotplex("-C", str(root), "build")
     assert build.status == 0 and "history" not in build.stderr  # no unread-file warning
+    assert ".USER.md.lock" not in build.stderr and (root / "agent-configs/.USER.md.lock").exists()
+
+
+def test_runs_at_once_each_land_their_fact_and_history(root: Path) -> None:
+    """Each run adds a key of its own and supersedes one all of them set: with no lock, a later
+    rename dropped another run's merge (it printed "added" and exited 0)."""
+    user = root / "agent-configs/USER.md"
+    assert learn(root, "shared=start", "--date", "2026-12-01").status == 0
+    names = [f"run{n}" for n in range(4)]
+    day = ("--date", "2026-12-02")
+    env = {**os.environ, "NO_COLOR": "1"}
+    runs = [
+        subprocess.Popen(
+            [str(HOTPLEX), "-C", str(root), "learn", f"{name}=yes", f"shared={name}", *day],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for name in names
+    ]
+    for run in runs:
+        _out, err = run.communicate(timeout=120)
+        assert run.returncode == 0, err
+    text = user.read_text()
+    assert [name for name in names if f"- {name}: yes <!--" not in text] == []
+    history = (root / "agent-configs/.USER.md.history.jsonl").read_text().splitlines()
+    retired = sorted(json.loads(line)["value"] for line in history)
+    last = next(name for name in names if f"- shared: {name} <!--" in text)
+    assert retired == sorted({"start", *names} - {last})
 
 
 def test_dry_run_prints_the_diff_and_writes_nothing(root: Path) -> None:
@@ -92,7 +125,8 @@ def test_file_names_another_profile(root: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (("editor=tabs",), "date must be YYYY-MM-DD"),
+        (("editor=tabs",), "--date YYYY-MM-DD is required"),
+        (("--restore", "editor"), "--date YYYY-MM-DD is required"),
         (("editor=tabs", "--date", "2026-02-30"), "no day of the calendar"),
         (("edi\u200btor=tabs", "--date", "2026-12-01"), "invisible character"),
         (("a=1", "A=2", "--date", "2026-12-01"), "given twice"),
@@ -108,6 +142,37 @@ def test_wrong_input_is_exit_2_with_its_place(root: Path, args, said) -> None:
     assert done.status == 2, done.stdout + done.stderr
     assert said in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "extra"),
+    [
+        ("--facts", ("--date", "2026-12-01")),
+        ("--request", ("--target", "cc")),
+        ("--file", ("editor=tabs", "--date", "2026-12-01")),
+    ],
+)
+def test_a_device_or_fifo_given_as_a_file_is_refused_without_a_read(
+    root: Path, tmp_path: Path, option: str, extra: tuple[str, ...]
+) -> None:
+    """`/dev/zero` read until the kernel killed the process; a FIFO blocked forever."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for name, kind in (("/dev/zero", "a device"), (str(fifo), "a FIFO (named pipe)")):
+        done = run_hotplex("-C", str(root), "learn", option, name, *extra, timeout=20)
+        assert done.status == 2, done.stdout + done.stderr
+        assert f"'{name}' is {kind}, not a regular file" in done.stderr
+        assert "Traceback" not in done.stderr
+
+
+def test_a_file_over_the_input_cap_is_refused_unread(root: Path, tmp_path: Path) -> None:
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as handle:
+        handle.truncate(INPUT_CAP + 1)  # sparse: no disk, and nothing to read
+    for option, extra in (("--facts", ("--date", "2026-12-01")), ("--request", ("--target", "cc"))):
+        done = learn(root, option, str(huge), *extra)
+        assert done.status == 2, done.stdout + done.stderr
+        assert f"larger than {INPUT_CAP >> 20} MiB" in done.stderr and str(huge) in done.stderr
 
 
 def test_the_request_prints_the_workers_form(root: Path, tmp_path: Path) -> None:
