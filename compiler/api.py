@@ -209,6 +209,22 @@ class Project:
                 tuple(found), tuple(guard.checked_files(model, prepared)), tuple(checked)
             )
 
+    def compact_memory(self, *, dry_run: bool = False, archive: bool = False):
+        """Fold the daily logs older than ``[memory] compact_after_days`` into one file per
+        month with the built-in compactor (``hotplex memory compact``), and return the
+        ``memory.local.Compaction`` it made; ``dry_run``: write nothing. ``archive``: move
+        the covered days into ``archive/`` beside them, where no artifact reads them.
+
+        .. versionadded:: issue 38
+        """
+        from hotplex.memory import local
+
+        with self._lock:
+            done = local.plan(self.model, archive)
+            if not dry_run:
+                local.apply(self.root, done)
+            return done
+
     def warnings(self) -> tuple[str, ...]:
         """What ``hotplex build`` warns of the project beyond each artifact's own warnings:
         files of the sources folder no artifact reads, names the ``[memory] logs`` glob

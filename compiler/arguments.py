@@ -140,6 +140,19 @@ def _serve(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _memory(command: argparse.ArgumentParser) -> None:
+    command.add_argument("action", choices=("compact",), help="compact: fold old days into months")
+    command.add_argument(
+        "--dry-run", action="store_true", help="say what would change; write nothing"
+    )
+    command.add_argument("--json", action="store_true", help="print a JSON report")
+    command.add_argument(
+        "--archive",
+        action="store_true",
+        help="move the compacted days into archive/ beside them (read by no artifact)",
+    )
+
+
 def _port(text: str) -> int:
     value = int(text)
     if not 0 <= value <= 65535:
@@ -163,6 +176,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "import": ("adopt CLAUDE.md, AGENTS.md, Cursor rules, ... as a new project", _import),
     "watch": ("rebuild on every change", _watch),
     "serve": ("answer compiles over HTTP (needs hotplex[serve])", _serve),
+    "memory": ("compact the daily logs' old days into one file per month", _memory),
 }
 
 

@@ -153,7 +153,9 @@ def _error_report(command: str, exc: HotplexError) -> dict[str, object]:
 
 
 # Commands that read a project's manifest; init and import make one.
-_NEED_MANIFEST = frozenset({"build", "check", "clean", "graph", "show", "stats", "watch", "serve"})
+_NEED_MANIFEST = frozenset(
+    {"build", "check", "clean", "graph", "show", "stats", "watch", "serve", "memory"}
+)
 
 
 def _project(args: argparse.Namespace) -> tuple[Path, Path | None]:
@@ -668,6 +670,12 @@ def cmd_serve(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
     return EXIT_OK
 
 
+def cmd_memory(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    from hotplex.commands.memory import cmd_memory as run_memory
+
+    return run_memory(args, root, manifest)
+
+
 _COMMANDS = {
     "build": cmd_build,
     "check": cmd_check,
@@ -679,6 +687,7 @@ _COMMANDS = {
     "import": cmd_import,
     "watch": cmd_watch,
     "serve": cmd_serve,
+    "memory": cmd_memory,
 }
 
 

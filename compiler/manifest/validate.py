@@ -73,6 +73,8 @@ def validate(manifest: Manifest, display: str) -> None:
     for key, value in (
         ("limits.per_file", manifest.limits.per_file),
         ("limits.total", manifest.limits.total),
+        ("memory.compact_after_days", manifest.memory.compact_after_days or 1),
+        ("memory.digest_chars", manifest.memory.digest_chars),
     ):
         if value <= 0:
             bad(key, f"must be a positive integer, got {value}")

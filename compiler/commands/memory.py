@@ -1,0 +1,79 @@
+"""``hotplex memory compact``: fold old days of the daily logs into months, and say what it did.
+
+The compacting is ``hotplex.memory`` (through ``api.Project.compact_memory``); this module is
+the command's edge: its text and its ``--json`` report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from hotplex.errors import EXIT_OK
+from hotplex.fs import json_text
+
+
+def cmd_memory(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    from hotplex.api import Project
+
+    project = Project.load(root, manifest)
+    done = project.compact_memory(dry_run=args.dry_run, archive=args.archive)
+    if args.json:
+        print(json_text(report(done, args.dry_run), indent=2))
+    else:
+        sys.stdout.write(text(done, args.dry_run))
+    return EXIT_OK
+
+
+def report(done, dry_run: bool) -> dict[str, object]:
+    """The ``--json`` report: each month, the files written and the days archived."""
+    return {
+        "newest_day": done.newest,
+        "compact_after_days": done.after_days,
+        "dry_run": dry_run,
+        "months": [
+            {
+                "month": m.month,
+                "path": m.path,
+                "days": list(m.days),
+                "new_days": list(m.new_days),
+                "history_entries": m.history,
+                "changed": m.changed,
+            }
+            for m in done.months
+        ],
+        "written": [w.path for w in done.writes],
+        "archived": [{"from": a, "to": b} for a, b in done.archived],
+        "errors": [],
+    }
+
+
+def text(done, dry_run: bool) -> str:
+    """The command's text: each month, each file, each move, then one line in all."""
+    verb = "would write" if dry_run else "wrote"
+    lines = []
+    for month in done.months:
+        new = month.new_days
+        lines.append(
+            f"  {month.month}: {len(month.days)} day(s) in {month.path}, {len(new)} new"
+            f" ({new[0].removesuffix('.md')} … {new[-1].removesuffix('.md')})"
+        )
+        if month.history:
+            lines.append(f"    {month.history} entry(ies) the digest had no room for: to history")
+    lines += [f"  {verb} {w.path}" for w in done.writes]
+    lines += [f"  {'would move' if dry_run else 'moved'} {a} to {b}" for a, b in done.archived]
+    if done.newest is None:
+        lines.append("hotplex: no daily logs to compact")
+    elif not done.changed:
+        lines.append(
+            f"hotplex: nothing to compact: every day more than {done.after_days} days before"
+            f" {done.newest.removesuffix('.md')} is compacted"
+        )
+    else:
+        tail = " (--dry-run: nothing written)" if dry_run else ""
+        lines.append(
+            f"hotplex: {len(done.months)} month(s) compacted; {verb} {len(done.writes)} file(s),"
+            f" {'would archive' if dry_run else 'archived'} {len(done.archived)} day(s){tail}"
+        )
+    return "\n".join(lines) + "\n"
