@@ -58,7 +58,9 @@ def test_a_build_warns_of_old_days_then_reads_the_month_between_memory_and_the_d
     )
     done = hotplex("memory", "compact", cwd=project)
     assert done.status == 0, done.stderr
-    assert "  2026-09: 11 day(s) in agent-configs/memory/compacted/2026-09.md, 11 new" in done.stdout
+    assert (
+        "  2026-09: 11 day(s) in agent-configs/memory/compacted/2026-09.md, 11 new" in done.stdout
+    )
     assert "  2026-10: 3 day(s) in agent-configs/memory/compacted/2026-10.md, 3 new" in done.stdout
     rebuilt = hotplex("build", cwd=project)
     assert "not compacted" not in rebuilt.stderr
@@ -142,7 +144,9 @@ def test_the_history_holds_what_the_digest_had_no_room_for(make_project, hotplex
     done = hotplex("memory", "compact", cwd=root)
     assert "entry(ies) the digest had no room for: to history" in done.stdout
     history = (root / "agent-configs/memory/compacted/history/2026-09.md").read_text()
-    assert history.startswith("## 2026-09: entries its digest had no room for, whole\n\n#### 2026-09-20\n\n- ticket 0 done\n")
+    assert history.startswith(
+        "## 2026-09: entries its digest had no room for, whole\n\n#### 2026-09-20\n\n- ticket 0 done\n"
+    )
     month = (root / "agent-configs/memory/compacted/2026-09.md").read_text()
     assert "more entries of 2026-09 are kept whole in compacted/history/2026-09.md" in month
     built = hotplex("build", cwd=root)
@@ -174,7 +178,10 @@ def test_a_covered_day_gone_from_everywhere_is_an_error_not_a_loss(project, hotp
 @pytest.mark.parametrize(
     ("manifest", "key"),
     [
-        (MANIFEST.format(extra="").replace("compact_after_days = 10\n", ""), "memory.compact_after_days"),
+        (
+            MANIFEST.format(extra="").replace("compact_after_days = 10\n", ""),
+            "memory.compact_after_days",
+        ),
         ('[[target]]\nname = "cc"\nworker = "claude-code"\n', "memory.logs"),
         (MANIFEST.format(extra="").replace("= 10", "= -1"), "memory.compact_after_days"),
         (MANIFEST.format(extra="digest_chars = 0"), "memory.digest_chars"),
@@ -198,4 +205,8 @@ def test_openclaw_gets_the_month_beside_the_days_it_covers(make_project, hotplex
     names = sorted(p.name for p in workspace.iterdir())
     assert names[:2] == ["2026-10-04.md", "2026-10-05.md"]
     assert names[-2:] == ["compacted-2026-09.md", "compacted-2026-10.md"]
-    assert (workspace / "compacted-2026-09.md").read_text().startswith("### Digest\n\n- 2026-09-20: ticket 0 done")
+    assert (
+        (workspace / "compacted-2026-09.md")
+        .read_text()
+        .startswith("### Digest\n\n- 2026-09-20: ticket 0 done")
+    )

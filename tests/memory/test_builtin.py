@@ -96,7 +96,9 @@ def test_the_digest_keeps_the_newest_entries_within_its_budget():
     assert len(digest) <= 400
     assert "entry number 30 " in digest and "entry number 1 " not in digest
     assert ("2026-10-01", "- entry number 1 of the month") in folded.history
-    assert digest.endswith(f"- {len(folded.history)} more entries of 2026-10 are kept whole in history/2026-10.md")
+    assert digest.endswith(
+        f"- {len(folded.history)} more entries of 2026-10 are kept whole in history/2026-10.md"
+    )
 
 
 def test_a_durable_entry_is_kept_whole_even_past_the_budget():
