@@ -30,6 +30,8 @@ from hotplex.scanning import memo
 
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
+    from hotplex.learning.report import LearnReport
+    from hotplex.learning.request import LearnRequest
     from hotplex.manifest.jobs import Job
     from hotplex.records import CheckReport, Emitted, Finding, SectionSize, Truncation
     from hotplex.sources.overlay import OverlayFile
@@ -224,6 +226,50 @@ class Project:
             if not dry_run:
                 local.apply(self.root, done)
             return done
+
+    def learn(
+        self,
+        facts: object,
+        *,
+        date: str,
+        text: str | None = None,
+        file: str = "USER.md",
+        source: str | None = None,
+    ) -> LearnReport:
+        """``facts`` (a list of ``{"key", "value", "source"?}`` objects, or a mapping of key to
+        value) merged on ``date`` (YYYY-MM-DD: hotplex never reads the clock) into the learned
+        block of ``text``, or of ``file`` of the sources folder as it is on disk. Returns the
+        report with the new text and the facts it retired; writes nothing
+        (``hotplex.learning``).
+
+        .. versionadded:: issue 37
+        """
+        with self._lock:
+            from hotplex.learning import calls
+
+            self._refresh()
+            return calls.learn(self._model, facts, date, text, file, source)
+
+    def learn_request(
+        self,
+        transcript: str,
+        target: str,
+        platform: str | None = None,
+        *,
+        text: str | None = None,
+        file: str = "USER.md",
+    ) -> LearnRequest:
+        """What ``target``'s worker needs to extract facts from ``transcript``, in its own
+        form (``hotplex.learning.request``): run it on the gateway's worker and give the
+        answer to ``learn``. Refused for a worker with no headless program.
+
+        .. versionadded:: issue 37
+        """
+        with self._lock:
+            from hotplex.learning import request
+
+            job = self._job(target, platform)
+            return request.compile_request(self._model, job, transcript, text, file)
 
     def warnings(self) -> tuple[str, ...]:
         """What ``hotplex build`` warns of the project beyond each artifact's own warnings:

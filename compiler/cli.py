@@ -154,7 +154,7 @@ def _error_report(command: str, exc: HotplexError) -> dict[str, object]:
 
 # Commands that read a project's manifest; init and import make one.
 _NEED_MANIFEST = frozenset(
-    {"build", "check", "clean", "graph", "show", "stats", "watch", "serve", "memory"}
+    {"build", "check", "clean", "graph", "show", "stats", "watch", "serve", "memory", "learn"}
 )
 
 
@@ -676,6 +676,12 @@ def cmd_memory(args: argparse.Namespace, root: Path, manifest: Path | None) -> i
     return run_memory(args, root, manifest)
 
 
+def cmd_learn(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    from hotplex.commands.learn import run
+
+    return run(args, root, manifest)
+
+
 _COMMANDS = {
     "build": cmd_build,
     "check": cmd_check,
@@ -688,6 +694,7 @@ _COMMANDS = {
     "watch": cmd_watch,
     "serve": cmd_serve,
     "memory": cmd_memory,
+    "learn": cmd_learn,
 }
 
 

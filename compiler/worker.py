@@ -105,6 +105,10 @@ class Worker:
     # An attrs class: the worker's own target keys, structured by the manifest's strict converter
     # (unknown keys and wrong types are errors with their key path).
     Options: ClassVar[type] = NoOptions
+    # Whether a gateway starts its program itself, headless, with the files hotplex compiles (a
+    # launch.json, an HTTP payload): False for an editor's rules file or a workspace its own
+    # program reads, which cannot run an extraction request (``learning/request.py``).
+    headless: ClassVar[bool] = True
     # ``hotplex init``: the target name it scaffolds and a comment on what the artifact is for.
     init_target: ClassVar[tuple[str, str]]
     # Daily memory logs: "section" folds the days that fit into the memory section; "files"

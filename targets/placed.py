@@ -53,6 +53,7 @@ class Placed(Worker):
     format: ClassVar[Format]
     Options = PlacedOptions
     document = "agent-configuration"
+    headless = False  # the editor's agent reads the placed file; no gateway starts it
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

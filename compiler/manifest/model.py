@@ -188,6 +188,16 @@ class OverlaySettings(Record):
 
 
 @attrs.frozen(repr=False)
+class Learn(Record):
+    # The learned block of a profile (``hotplex learn``): the most characters of its facts as
+    # the worker reads them (``- key: value`` lines), whatever the workers' own limits; the
+    # least recently confirmed facts leave first.
+    budget: int = 4000
+    # The most characters of a transcript an extraction request carries (its end is kept).
+    transcript: int = 40000
+
+
+@attrs.frozen(repr=False)
 class Target(Record):
     name: str
     worker: str
@@ -257,6 +267,7 @@ class Manifest(Record):
     injection: Injection = Injection()
     overlay: OverlaySettings = OverlaySettings()
     memory: Memory = Memory()
+    learn: Learn = Learn()
     target: tuple[Target, ...] = ()
 
 

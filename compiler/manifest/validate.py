@@ -74,6 +74,8 @@ def validate(manifest: Manifest, display: str) -> None:
         ("limits.per_file", manifest.limits.per_file),
         ("limits.total", manifest.limits.total),
         ("memory.digest_chars", manifest.memory.digest_chars),
+        ("learn.budget", manifest.learn.budget),
+        ("learn.transcript", manifest.learn.transcript),
     ):
         if value <= 0:
             bad(key, f"must be a positive integer, got {value}")

@@ -40,7 +40,7 @@ from hotplex.records import Section, Truncation
 from hotplex.scanning import hidden, manifest_texts, secret_rules, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources import claude as claude_sources
-from hotplex.sources import comments, frontmatter
+from hotplex.sources import comments, frontmatter, learned
 from hotplex.sources import logs as memory_logs
 from hotplex.sources.reader import Loaded
 from hotplex.sources.sections import SectionCache
@@ -281,19 +281,24 @@ class Resolver:
         return loaded
 
     def render(self, loaded: Loaded) -> tuple[str, tuple[str, ...]]:
-        """The file's text for this job, and the files it included."""
-        if not self._templated(loaded) or not might_have_syntax(loaded.body):
-            return loaded.body, ()  # what rendering it gives, without importing the renderer
+        """The file's text for this job, and the files it included. A learned block
+        (``learned.py``) is never rendered, and reaches the worker without its provenance."""
+        aside = learned.set_aside(loaded.body)
+        body = loaded.body if aside is None else aside.body
+        if not self._templated(loaded) or not might_have_syntax(body):
+            # what rendering it gives, without importing the renderer
+            return (body if aside is None else learned.put_back(body, aside)), ()
         from hotplex.templates.render import (
             render,  # lark is imported only when a file has templates
         )
 
         try:
-            rendered = render(loaded.body, loaded.display, self.variables, self._include)
+            rendered = render(body, loaded.display, self.variables, self._include)
         except HotplexError as exc:
             raise _shift(exc, self.inputs) from None
         self.read_variables.update(rendered.variables)
-        return rendered.text, rendered.includes
+        text = rendered.text if aside is None else learned.put_back(rendered.text, aside)
+        return text, rendered.includes
 
     def _templated(self, loaded: Loaded) -> bool:
         if loaded.data:

@@ -138,6 +138,7 @@ def predict(files: Mapping[str, str], options: Settings) -> ProjectContext:
 class OpenClaw(Worker):
     name = "openclaw"
     Options = Options
+    headless = False  # OpenClaw's own agent reads the workspace hotplex places
     outputs = (
         Output(CONTEXT_FILE, "document", primary=True),
         Output(f"{WORKSPACE_DIR}/*", "workspace"),
