@@ -151,6 +151,19 @@ def _memory(command: argparse.ArgumentParser) -> None:
         action="store_true",
         help="move the compacted days into archive/ beside them (read by no artifact)",
     )
+    command.add_argument(
+        "--request",
+        action="store_true",
+        help="print the compaction request for a month, in --target's worker's own form",
+    )
+    command.add_argument(
+        "--answer", metavar="FILE", help="file FILE, a worker's answer to --request, as the month"
+    )
+    command.add_argument("--target", help="with --request: the target whose worker runs it")
+    command.add_argument("--platform", default=None, help="with --request: its platform")
+    command.add_argument(
+        "--month", metavar="YYYY-MM", help="with --request/--answer (default: the oldest to do)"
+    )
 
 
 def _learn(command: argparse.ArgumentParser) -> None:

@@ -10,20 +10,62 @@ import argparse
 import sys
 from pathlib import Path
 
-from hotplex.errors import EXIT_OK
+from hotplex.errors import EXIT_OK, HotplexError, Span
 from hotplex.fs import json_text
 
 
 def cmd_memory(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.api import Project
 
+    _check_options(args)
     project = Project.load(root, manifest)
-    done = project.compact_memory(dry_run=args.dry_run, archive=args.archive)
+    if args.request:
+        request = project.compaction_request(args.target, args.platform, args.month)
+        if args.json:
+            print(json_text(request.to_json(), indent=2))
+        else:
+            sys.stdout.write(request.text)
+        return EXIT_OK
+    answer = _read_answer(args.answer) if args.answer is not None else None
+    done = project.compact_memory(
+        dry_run=args.dry_run,
+        archive=args.archive,
+        answer=answer,
+        month=args.month,
+        label=args.answer or "answer",
+    )
     if args.json:
         print(json_text(report(done, args.dry_run), indent=2))
     else:
         sys.stdout.write(text(done, args.dry_run))
     return EXIT_OK
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """The options that go together: --request needs --target; --answer, --request and
+    --archive are three different runs."""
+    chosen = [name for name in ("request", "answer", "archive") if getattr(args, name)]
+    if len(chosen) > 1:
+        raise HotplexError.single(
+            f"--{chosen[0]} and --{chosen[1]} are two different runs: give one",
+            hint="hotplex memory compact --request --target cc, then --answer FILE",
+        )
+    if args.request and args.target is None:
+        raise HotplexError.single(
+            "--request compiles the request for a target's worker: name it with --target",
+            hint="hotplex memory compact --request --target cc",
+        )
+    if not args.request and (args.target or args.platform):
+        raise HotplexError.single("--target and --platform go with --request")
+    if args.month and not (args.request or args.answer):
+        raise HotplexError.single("--month goes with --request or --answer")
+
+
+def _read_answer(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise HotplexError.single(f"cannot read the answer: {exc.strerror}", Span(path)) from None
 
 
 def report(done, dry_run: bool) -> dict[str, object]:
@@ -55,9 +97,9 @@ def text(done, dry_run: bool) -> str:
     lines = []
     for month in done.months:
         new = month.new_days
+        span = f" ({new[0].removesuffix('.md')} … {new[-1].removesuffix('.md')})" if new else ""
         lines.append(
-            f"  {month.month}: {len(month.days)} day(s) in {month.path}, {len(new)} new"
-            f" ({new[0].removesuffix('.md')} … {new[-1].removesuffix('.md')})"
+            f"  {month.month}: {len(month.days)} day(s) in {month.path}, {len(new)} new{span}"
         )
         if month.history:
             lines.append(f"    {month.history} entry(ies) the digest had no room for: to history")

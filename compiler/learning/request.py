@@ -24,7 +24,7 @@ import attrs
 from hotplex.errors import HotplexError, Span, shown
 from hotplex.learning import calls, keys
 from hotplex.learning import profile as profiles
-from hotplex.records import Finding, Section, Truncation
+from hotplex.records import Emitted, Finding, Section, Truncation
 from hotplex.scanning import hidden
 from hotplex.sources.learned import SOURCE
 from hotplex.values import Record
@@ -117,17 +117,7 @@ def compile_request(
         Section("transcript", "transcript", "C", "", kept, ("transcript",)),
         Section("answer-schema", "answer-schema", "B", "", json.dumps(schema, indent=2), ()),
     ]
-    if not job.worker.headless:
-        index = model.manifest.target.index(job.target)
-        raise HotplexError.single(
-            f"target '{job.target.name}' (worker {job.target.worker}) has no headless program"
-            " to run an extraction request: its artifact is read by an editor or a workspace"
-            " program, not started by a gateway",
-            Span(model.manifest_display, key=f"target[{index}].worker"),
-            "name a target whose worker a gateway starts (its artifact has a launch.json or"
-            " a payload)",
-        )
-    emitted = job.worker.emit(job, sections, model)
+    emitted = in_worker_form(model, job, sections, "an extraction request")
     truncations = (*cut, *emitted.truncations)
     primary = emitted.primary
     return LearnRequest(
@@ -141,6 +131,23 @@ def compile_request(
         tuple(findings),
         schema,
     )
+
+
+def in_worker_form(model: Model, job: Job, sections: list[Section], what: str) -> Emitted:
+    """``sections`` as ``job``'s worker emits a job's sources (sanitized, cut to its limits, in
+    its own form): a request a gateway runs on that worker (``what`` names it in the error a
+    worker with no headless program gets). The memory compaction request uses it too."""
+    if not job.worker.headless:
+        index = model.manifest.target.index(job.target)
+        raise HotplexError.single(
+            f"target '{job.target.name}' (worker {job.target.worker}) has no headless program"
+            f" to run {what}: its artifact is read by an editor or a workspace"
+            " program, not started by a gateway",
+            Span(model.manifest_display, key=f"target[{index}].worker"),
+            "name a target whose worker a gateway starts (its artifact has a launch.json or"
+            " a payload)",
+        )
+    return job.worker.emit(job, sections, model)
 
 
 def without_hidden(transcript: str) -> tuple[str, list[Finding]]:

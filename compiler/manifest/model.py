@@ -144,6 +144,8 @@ class Memory(Record):
     compact_after_days: int | None = None
     # Characters of the built-in compactor's digest of a month (``memory/builtin.py``).
     digest_chars: int = 2000
+    # Characters of the days one compaction request (``memory compact --request``) carries.
+    request_chars: int = 32000
 
 
 @attrs.frozen(repr=False)

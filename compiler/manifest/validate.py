@@ -74,6 +74,7 @@ def validate(manifest: Manifest, display: str) -> None:
         ("limits.per_file", manifest.limits.per_file),
         ("limits.total", manifest.limits.total),
         ("memory.digest_chars", manifest.memory.digest_chars),
+        ("memory.request_chars", manifest.memory.request_chars),
         ("learn.budget", manifest.learn.budget),
         ("learn.transcript", manifest.learn.transcript),
     ):

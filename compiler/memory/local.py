@@ -108,31 +108,116 @@ def folders(model: Model) -> _Folders:
     )
 
 
-def plan(model: Model, archive: bool = False) -> Compaction:
-    """What compacting the project's daily logs would write; nothing is written."""
+@attrs.frozen
+class _Survey:
+    """The logs as they are: the days (name -> size), the newest day of the folder and the
+    archive, each month's header, and the months with days to compact -> those days."""
+
+    where: _Folders
+    days: dict[str, int]
+    newest: str | None
+    headers: dict[str, dict[str, tuple[int, str]]]
+    pending: dict[str, list[str]]
+
+
+def survey(model: Model) -> _Survey:
     where = folders(model)
     root = model.root
     after = model.manifest.memory.compact_after_days
     days = dict(matching(list_folder(str(root / where.logs)) or (), where.pattern))
     archived = {n for n, _ in list_folder(str(root / where.archive)) or () if is_day(n)}
     if not days and not archived:
-        return Compaction((), (), (), None, after)
+        return _Survey(where, days, None, {}, {})
     newest = max([*days, *archived], key=compacted.day_date)
     headers = _headers(root, where)
+    return _Survey(
+        where, days, newest, headers, _pending(root, where, days, headers, newest, after)
+    )
+
+
+def plan(model: Model, archive: bool = False) -> Compaction:
+    """What compacting the project's daily logs would write; nothing is written."""
+    found = survey(model)
+    where, days, after = found.where, found.days, model.manifest.memory.compact_after_days
     months: list[Month] = []
     writes: list[Write] = []
-    for month, fresh in _pending(root, where, days, headers, newest, after).items():
-        done = _compact_month(model, where, month, headers.get(month, {}), fresh)
+    for month, fresh in found.pending.items():
+        done = _compact_month(model, where, month, found.headers.get(month, {}), fresh)
         months.append(done[0])
         writes += done[1]
-    covered = {n for cover in headers.values() for n in cover}
+    covered = {n for cover in found.headers.values() for n in cover}
     covered |= {n for m in months for n in m.days}
     moves = []
     if archive:
         moves = [
             (f"{where.logs}/{n}", f"{where.archive}/{n}") for n in sorted(days) if n in covered
         ]
-    return Compaction(tuple(months), tuple(writes), tuple(moves), newest, after)
+    return Compaction(tuple(months), tuple(writes), tuple(moves), found.newest, after)
+
+
+def month_days(model: Model, month: str | None) -> tuple[_Survey, str, list[tuple[str, str]], dict]:
+    """The month a request and its answer are for (``month``, or the oldest with days to
+    compact) and its days past the age, oldest first, while their text fits ``[memory]
+    request_chars`` (the rest wait for the next round): (name, text) and their header lines."""
+    found = survey(model)
+    if month is None:
+        if not found.pending:
+            raise HotplexError.single(
+                "nothing to compact: every day past memory.compact_after_days is compacted",
+                Span(model.manifest_display, key="memory.compact_after_days"),
+            )
+        month = min(found.pending)
+    after = model.manifest.memory.compact_after_days
+    names = [n for n in compacted.past_age(found.days, found.newest or "", after) if n[:7] == month]
+    if not names:
+        raise HotplexError.single(
+            f"no day of {month} is more than memory.compact_after_days ({after}) before the"
+            f" newest day",
+            Span("arguments", key="month"),
+            hint="months with days to compact: " + (", ".join(sorted(found.pending)) or "none"),
+        )
+    names = sorted({*names, *found.headers.get(month, {})})
+    texts, header_days = _month_texts(model, found.where, month, names)
+    budget, used, kept = model.manifest.memory.request_chars, 0, 0
+    while kept < len(texts) and used + len(texts[kept][1]) <= budget:
+        used += len(texts[kept][1])
+        kept += 1
+    kept = max(kept, 1)  # one day alone over the budget: the request cuts it
+    chosen = {f"{name}.md" for name, _ in texts[:kept]}
+    return found, month, texts[:kept], {n: h for n, h in header_days.items() if n in chosen}
+
+
+def plan_answer(model: Model, answer: str, label: str, month: str | None = None) -> Compaction:
+    """The answer to ``--request`` guarded and filed as the month's file, covering the days
+    the request held; the text it replaces goes to the month's history."""
+    from hotplex.memory.answer import guarded
+
+    found, month, _texts, header_days = month_days(model, month)
+    body = guarded(model, answer, label)
+    where = found.where
+    path = f"{where.compacted}/{month}.md"
+    text = compacted.header(month, "answer", header_days) + body + "\n"
+    before = _bytes(model.root / path)
+    writes = []
+    if before != text.encode():
+        writes.append(Write(path, text.encode(), before))
+        if before is not None:
+            old = strip(decode(before, path), path).body.strip()
+            history = f"{where.history}/{month}.md"
+            kept = _bytes(model.root / history)
+            added = _replaced(month, old, bool(kept)).encode()
+            writes.append(Write(history, (kept or b"") + added, kept))
+    fresh = tuple(n for n in header_days if n in found.pending.get(month, ()))
+    done = Month(month, path, tuple(sorted(header_days)), fresh, 0, before != text.encode())
+    after = model.manifest.memory.compact_after_days
+    return Compaction((done,), tuple(writes), (), found.newest, after)
+
+
+def _replaced(month: str, old: str, after: bool) -> str:
+    """A month's earlier text, for its history, when an answer replaces it."""
+    parts = [""] if after else []
+    parts += [f"## {month}: the text its file held before an answer replaced it", old]
+    return "\n\n".join(parts) + "\n"
 
 
 def _headers(root: Path, where: _Folders) -> dict[str, dict[str, tuple[int, str]]]:
@@ -173,22 +258,7 @@ def _compact_month(
     root = model.root
     path = f"{where.compacted}/{month}.md"
     history_path = f"{where.history}/{month}.md"
-    texts: list[tuple[str, str]] = []
-    header_days: dict[str, tuple[int, str]] = {}
-    for name in sorted({*cover, *fresh}):
-        found = _original(root, where, name)
-        if found is None:
-            raise HotplexError.single(
-                f"the compacted month covers {name}, which is in neither {where.logs}/ nor"
-                f" {where.archive}/: compacting {month} again would lose its entries",
-                Span(path),
-                hint=f"restore {name}, or remove {path} to compact {month} from the days left",
-            )
-        data, shown = found
-        header_days[name] = (len(data), sha256(data)[:DIGEST_HEX])
-        body = strip(decode(data, shown), shown)
-        _refuse_findings(model, body.body, shown, body.body_line)
-        texts.append((name.removesuffix(".md"), trim(body.body)))
+    texts, header_days = _month_texts(model, where, month, sorted({*cover, *fresh}))
     history_name = posixpath.relpath(history_path, where.logs)
     folded = builtin.compact(month, texts, model.manifest.memory.digest_chars, history_name)
     text = compacted.header(month, "builtin", header_days) + folded.body + "\n"
@@ -204,6 +274,31 @@ def _compact_month(
         writes.append(Write(history_path, (old_history or b"") + added, old_history))
     changed = before != text.encode()
     return Month(month, path, tuple(sorted(header_days)), tuple(fresh), len(new), changed), writes
+
+
+def _month_texts(
+    model: Model, where: _Folders, month: str, names: list[str]
+) -> tuple[list[tuple[str, str]], dict[str, tuple[int, str]]]:
+    """The days ``names`` of ``month`` (oldest first) as (name without ``.md``, text), each
+    scanned as a build would, and their header lines; a day found nowhere is an error."""
+    path = f"{where.compacted}/{month}.md"
+    texts: list[tuple[str, str]] = []
+    header_days: dict[str, tuple[int, str]] = {}
+    for name in names:
+        found = _original(model.root, where, name)
+        if found is None:
+            raise HotplexError.single(
+                f"the compacted month covers {name}, which is in neither {where.logs}/ nor"
+                f" {where.archive}/: compacting {month} again would lose its entries",
+                Span(path),
+                hint=f"restore {name}, or remove {path} to compact {month} from the days left",
+            )
+        data, shown = found
+        header_days[name] = (len(data), sha256(data)[:DIGEST_HEX])
+        body = strip(decode(data, shown), shown)
+        _refuse_findings(model, body.body, shown, body.body_line)
+        texts.append((name.removesuffix(".md"), trim(body.body)))
+    return texts, header_days
 
 
 def _original(root: Path, where: _Folders, name: str) -> tuple[bytes, str] | None:
