@@ -242,21 +242,43 @@ class Project:
             return done
 
     def compaction_request(
-        self, target: str, platform: str | None = None, month: str | None = None
+        self,
+        target: str,
+        platform: str | None = None,
+        month: str | None = None,
+        *,
+        days: Mapping[str, str] | None = None,
     ):
         """What ``target``'s worker needs to summarise ``month`` of the daily logs (default: the
         oldest with days to compact), in its own form (``memory.request``); give its answer to
-        ``compact_memory(answer=...)``. Refused for a worker with no headless program.
+        ``compact_memory(answer=...)``. ``days`` (file name -> text, one month's): those days
+        instead of the project's, as ``POST /v1/memory/compact/request`` sends them. Refused
+        for a worker with no headless program.
 
         .. versionadded:: issue 38
         """
-        from hotplex.memory import local
+        from hotplex.memory import local, stateless
         from hotplex.memory.request import compile_request
 
         with self._lock:
             job = self._job(target, platform)
+            if days is not None:
+                return stateless.request(self._model, job, days)
             _found, chosen, texts, _header = local.month_days(self._model, month)
             return compile_request(self._model, job, chosen, texts)
+
+    def compact_days(self, days: Mapping[str, str], answer: str | None = None):
+        """``days`` (file name -> text) compacted by the built-in compactor, a file per month,
+        or, with ``answer`` (a worker's summary of their one month), that answer guarded and
+        filed; nothing is read but the manifest, nothing written (``memory.stateless``).
+
+        .. versionadded:: issue 38
+        """
+        from hotplex.memory import stateless
+
+        with self._lock:
+            self._refresh()
+            return stateless.compact(self._model, days, answer)
 
     def learn(
         self,

@@ -10,7 +10,7 @@ compile and ``hotplex check`` run (``sources.blocking.scan``).
 
 from __future__ import annotations
 
-from hotplex.errors import HotplexError, Span
+from hotplex.errors import EXIT_FAILED, HotplexError, Span
 from hotplex.sources import blocking
 from hotplex.sources.frontmatter import checked, trim
 
@@ -52,5 +52,6 @@ def guarded(model: Model, answer: str | bytes, label: str) -> str:
             f"the answer is not filed: {problem.message}{more}",
             found[0].span,
             hint=problem.hint or "the days stay as they are; run the request again",
+            exit_status=EXIT_FAILED,
         )
     return text

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import attrs
-from hotplex.errors import HotplexError, Span
+from hotplex.errors import EXIT_FAILED, HotplexError, Span
 from hotplex.fs import sha256, write_atomic
 from hotplex.memory import builtin
 from hotplex.sources import blocking, compacted
@@ -178,13 +178,9 @@ def month_days(model: Model, month: str | None) -> tuple[_Survey, str, list[tupl
         )
     names = sorted({*names, *found.headers.get(month, {})})
     texts, header_days = _month_texts(model, found.where, month, names)
-    budget, used, kept = model.manifest.memory.request_chars, 0, 0
-    while kept < len(texts) and used + len(texts[kept][1]) <= budget:
-        used += len(texts[kept][1])
-        kept += 1
-    kept = max(kept, 1)  # one day alone over the budget: the request cuts it
-    chosen = {f"{name}.md" for name, _ in texts[:kept]}
-    return found, month, texts[:kept], {n: h for n, h in header_days.items() if n in chosen}
+    texts = within_request(model, texts)
+    chosen = {f"{name}.md" for name, _ in texts}
+    return found, month, texts, {n: h for n, h in header_days.items() if n in chosen}
 
 
 def plan_answer(model: Model, answer: str, label: str, month: str | None = None) -> Compaction:
@@ -260,8 +256,7 @@ def _compact_month(
     history_path = f"{where.history}/{month}.md"
     texts, header_days = _month_texts(model, where, month, sorted({*cover, *fresh}))
     history_name = posixpath.relpath(history_path, where.logs)
-    folded = builtin.compact(month, texts, model.manifest.memory.digest_chars, history_name)
-    text = compacted.header(month, "builtin", header_days) + folded.body + "\n"
+    text, folded = builtin_file(model, month, texts, header_days, history_name)
     writes = []
     before = _bytes(root / path)
     if before != text.encode():
@@ -270,10 +265,45 @@ def _compact_month(
     old = (old_history or b"").decode("utf-8", "replace")
     new = [(day, entry) for day, entry in folded.history if entry not in old]
     if new:
-        added = _history(month, new, bool(old)).encode()
+        added = history_text(month, new, bool(old)).encode()
         writes.append(Write(history_path, (old_history or b"") + added, old_history))
     changed = before != text.encode()
     return Month(month, path, tuple(sorted(header_days)), tuple(fresh), len(new), changed), writes
+
+
+def builtin_file(
+    model: Model,
+    month: str,
+    texts: list[tuple[str, str]],
+    header_days: dict[str, tuple[int, str]],
+    history_name: str,
+) -> tuple[str, builtin.Folded]:
+    """A month's file by the built-in compactor (its header and body), and what it folded."""
+    folded = builtin.compact(month, texts, model.manifest.memory.digest_chars, history_name)
+    return compacted.header(month, "builtin", header_days) + folded.body + "\n", folded
+
+
+def header_line(data: bytes) -> tuple[int, str]:
+    """What a month's header keeps of a day: its size and the start of its digest."""
+    return len(data), sha256(data)[:DIGEST_HEX]
+
+
+def scanned_day(model: Model, data: bytes, shown: str) -> str:
+    """A day's text as the compactor folds it: decoded, its frontmatter stripped, scanned as a
+    build scans it (a finding stops the compaction), trimmed."""
+    body = strip(decode(data, shown), shown)
+    _refuse_findings(model, body.body, shown, body.body_line)
+    return trim(body.body)
+
+
+def within_request(model: Model, texts: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The days (oldest first) a request carries: while their text fits ``[memory]
+    request_chars``, and at least one (the request's worker form cuts a day alone over it)."""
+    budget, used, kept = model.manifest.memory.request_chars, 0, 0
+    while kept < len(texts) and used + len(texts[kept][1]) <= budget:
+        used += len(texts[kept][1])
+        kept += 1
+    return texts[: max(kept, 1)]
 
 
 def _month_texts(
@@ -294,10 +324,8 @@ def _month_texts(
                 hint=f"restore {name}, or remove {path} to compact {month} from the days left",
             )
         data, shown = found
-        header_days[name] = (len(data), sha256(data)[:DIGEST_HEX])
-        body = strip(decode(data, shown), shown)
-        _refuse_findings(model, body.body, shown, body.body_line)
-        texts.append((name.removesuffix(".md"), trim(body.body)))
+        header_days[name] = header_line(data)
+        texts.append((name.removesuffix(".md"), scanned_day(model, data, shown)))
     return texts, header_days
 
 
@@ -320,10 +348,11 @@ def _refuse_findings(model: Model, body: str, shown: str, first_line: int) -> No
             f"not compacted: {problem.message}",
             found[0].span,
             hint=problem.hint or f"fix {shown}, then run {compacted.COMMAND} again",
+            exit_status=EXIT_FAILED,
         )
 
 
-def _history(month: str, entries: Iterable[tuple[str, str]], after: bool) -> str:
+def history_text(month: str, entries: Iterable[tuple[str, str]], after: bool) -> str:
     """What a month's history gets appended (``after``: to what it holds): the entries, each
     under the day first written on, after a heading naming the month."""
     parts = [""] if after else []

@@ -32,6 +32,8 @@ COMPILE_KEYS = ("target", "platform", "overlay", "on_finding")
 CHECK_KEYS = ("files", "target", "platform", "on_finding")
 LEARN_KEYS = ("text", "facts", "date", "source", "file")
 LEARN_REQUEST_KEYS = ("transcript", "target", "platform", "text", "file")
+COMPACT_KEYS = ("days", "answer")
+COMPACT_REQUEST_KEYS = ("days", "target", "platform")
 POLICIES = ("error", "block")
 # Files in one request's `overlay` or `files`: a user's own files and a few years of days. Each
 # key costs the library a path check before the first one can be refused, so the count is
@@ -193,6 +195,27 @@ async def learn_request(request: Request) -> Response:
     file = _string(body, "file") or "USER.md"
     service = request.app.state.service
     compiled = await service.learn_request(transcript, target, platform, text, file)
+    return _json(compiled.to_json(), {})
+
+
+@takes()
+async def memory_compact(request: Request) -> Response:
+    """Days in, each month's compacted file out (or, with an answer, the one month filed from
+    it), with the days each covers: the gateway keeps the files."""
+    body = await _json_body(request, COMPACT_KEYS)
+    answer = _text(body, "answer")
+    months = await request.app.state.service.compact_days(body.get("days"), answer)
+    return _json({"months": [month.to_json() for month in months]}, {})
+
+
+@takes()
+async def memory_compact_request(request: Request) -> Response:
+    body = await _json_body(request, COMPACT_REQUEST_KEYS)
+    target = _string(body, "target", required=True)
+    assert target is not None
+    platform = _string(body, "platform")
+    service = request.app.state.service
+    compiled = await service.compaction_request(body.get("days"), target, platform)
     return _json(compiled.to_json(), {})
 
 
