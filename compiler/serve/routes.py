@@ -172,8 +172,11 @@ async def learn(request: Request) -> Response:
     body = await _json_body(request, LEARN_KEYS)
     text = _text(body, "text", required=True)
     assert text is not None
-    if "facts" not in body:
-        raise BadRequest("'facts' is missing", _body_at("facts"), 'e.g. [{"key": "editor", ...}]')
+    if not isinstance(body.get("facts"), list):
+        what = "missing" if "facts" not in body else f"{_kind(body['facts'])}, not an array"
+        raise BadRequest(
+            f"'facts' is {what}", _body_at("facts"), 'e.g. [{"key": "editor", "value": "tabs"}]'
+        )
     date = _string(body, "date", required=True)
     file = _string(body, "file") or "USER.md"
     source = _string(body, "source")
