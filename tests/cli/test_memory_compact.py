@@ -296,3 +296,14 @@ def test_options_that_do_not_go_together_are_refused(project, hotplex, args, err
     assert done.status == 2
     assert error in done.stderr and "Traceback" not in done.stderr
     assert _files(project) == before
+
+
+def test_the_learning_example_is_compacted_as_the_command_compacts_it(example_copy, hotplex):
+    root = example_copy("learning")
+    before = _files(root)
+    assert len([p for p in before if p.startswith("agent-configs/memory/2026-")]) == 60
+    again = hotplex("memory", "compact", cwd=root)
+    assert again.stdout.startswith("hotplex: nothing to compact"), again.stdout
+    assert _files(root) == before
+    built = hotplex("build", cwd=root)
+    assert built.status == 0 and "compact" not in built.stderr and "no artifact" not in built.stderr
