@@ -22,7 +22,7 @@ from pathlib import Path
 
 import attrs
 from hotplex.errors import EXIT_FAILED, HotplexError, Span
-from hotplex.fs import sha256, write_atomic
+from hotplex.fs import check_relative, confine, sha256, write_atomic
 from hotplex.memory import builtin
 from hotplex.sources import blocking, compacted
 from hotplex.sources.compacted import ARCHIVE_FOLDER, COMPACTED_FOLDER, HISTORY_FOLDER, folder_of
@@ -160,6 +160,11 @@ def month_days(model: Model, month: str | None) -> tuple[_Survey, str, list[tupl
     compact) and its days past the age, oldest first, while their text fits ``[memory]
     request_chars`` (the rest wait for the next round): (name, text) and their header lines."""
     found = survey(model)
+    if month is not None and not compacted.is_month(f"{month}.md"):
+        raise HotplexError.single(
+            f"--month {month!r} names no month: give it as YYYY-MM, e.g. 2026-10",
+            Span("arguments", key="month"),
+        )
     if month is None:
         if not found.pending:
             raise HotplexError.single(
@@ -222,7 +227,8 @@ def _headers(root: Path, where: _Folders) -> dict[str, dict[str, tuple[int, str]
     for name, _ in compacted.months_in(list_folder(str(root / where.compacted)) or ()):
         path = f"{where.compacted}/{name}"
         text = decode((root / path).read_bytes(), path)
-        found[name.removesuffix(".md")] = compacted.covered(strip(text, path).meta)
+        month = name.removesuffix(".md")
+        found[month] = compacted.covered(strip(text, path).meta, month)
     return found
 
 
@@ -240,7 +246,9 @@ def _pending(
         month = name[:7]
         known = headers.get(month, {}).get(name)
         if known is not None and known[0] == days[name]:
-            digest = sha256((root / where.logs / name).read_bytes())[:DIGEST_HEX]
+            shown = f"{where.logs}/{name}"
+            data = confine(root, check_relative(shown, Span(shown)), Span(shown)).read_bytes()
+            digest = sha256(data)[:DIGEST_HEX]
             if digest == known[1]:
                 continue
         pending.setdefault(month, []).append(name)
@@ -330,11 +338,14 @@ def _month_texts(
 
 
 def _original(root: Path, where: _Folders, name: str) -> tuple[bytes, str] | None:
-    """A day's bytes and path, from the logs folder or the archive."""
+    """A day's bytes and path, from the logs folder or the archive; a day that is a symlink
+    leaving the project is refused, as a build refuses it."""
     for folder in (where.logs, where.archive):
-        data = _bytes(root / folder / name)
+        shown = f"{folder}/{name}"
+        span = Span(shown)
+        data = _bytes(confine(root, check_relative(shown, span), span))
         if data is not None:
-            return data, f"{folder}/{name}"
+            return data, shown
     return None
 
 

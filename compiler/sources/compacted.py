@@ -66,16 +66,18 @@ def past_age(names: Iterable[str], newest: str, after_days: int) -> list[str]:
     return [n for n in names if (last - day_date(n)).days > after_days]
 
 
-def covered(meta: Mapping[str, object]) -> dict[str, tuple[int, str]]:
+def covered(meta: Mapping[str, object], month: str) -> dict[str, tuple[int, str]]:
     """The days a compacted month's frontmatter lists: name -> (size, digest start). A header
-    that is not one (edited by hand into another shape) covers nothing: its days are read."""
+    that is not one (edited by hand into another shape) covers nothing, and a month covers
+    none of another month's days (a header edited to name the newest day hides no day): those
+    days are read."""
     days = meta.get("days")
     if not isinstance(days, Mapping):
         return {}
     found = {}
     for name, value in days.items():
         size, _, digest = str(value).partition(" ")
-        if isinstance(name, str) and size.isdigit():
+        if isinstance(name, str) and name.startswith(f"{month}-") and size.isdigit():
             found[name] = (int(size), digest)
     return found
 
@@ -88,13 +90,19 @@ def header(month: str, compactor: str, days: Mapping[str, tuple[int, str]]) -> s
 
 
 def still_covered(
-    months: Mapping[str, Mapping[str, tuple[int, str]]], sizes: Mapping[str, int]
+    months: Mapping[str, Mapping[str, tuple[int, str]]],
+    sizes: Mapping[str, int],
+    after_days: int | None,
 ) -> set[str]:
     """The days (names in the logs folder, with their sizes) a compacted month covers as they
-    are now: listed in a month's header with the size they still have."""
-    return {
+    are now: listed in a month's header with the size they still have, and past the age (a
+    header edited to name a recent day hides none; with no age set, every day listed)."""
+    found = {
         name
         for days in months.values()
         for name, (size, _) in days.items()
         if sizes.get(name) == size
     }
+    if after_days is None or not found:
+        return found
+    return set(past_age(found, max(sizes, key=day_date), after_days))

@@ -415,10 +415,10 @@ def compacted_months(
         text = load(display)
         if loaded is None or text is None:
             continue
-        coverage[name] = covered(loaded.meta)
+        coverage[name] = covered(loaded.meta, name.removesuffix(".md"))
         months.append((display, f"{name.removesuffix('.md')} (compacted)", text))
     sizes = dict(resolver.inputs.listing(f"{folder}/", span))
-    return months, still_covered(coverage, sizes)
+    return months, still_covered(coverage, sizes, resolver.model.manifest.memory.compact_after_days)
 
 
 def name_suffix(name: str) -> str:

@@ -247,10 +247,10 @@ def _uncompacted(model: Model) -> list[str]:
     for name, _ in months_in(list_folder(str(model.root / where)) or ()):
         try:
             text = decode((model.root / where / name).read_bytes(), f"{where}/{name}")
-            headers[name] = covered(strip(text, f"{where}/{name}").meta)
+            headers[name] = covered(strip(text, f"{where}/{name}").meta, name.removesuffix(".md"))
         except (OSError, HotplexError):  # the build reads it and says what is wrong
             continue
-    done = still_covered(headers, days)
+    done = still_covered(headers, days, after)
     newest = max(days, key=day_date)
     old = sorted(n for n in past_age(days, newest, after) if n not in done)
     if not old:

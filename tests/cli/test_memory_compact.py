@@ -288,6 +288,8 @@ def test_a_hostile_or_garbage_answer_changes_nothing_with_one_error(
         (["--target", "cc"], "--target and --platform go with --request"),
         (["--month", "2026-09"], "--month goes with --request or --answer"),
         (["--answer", "absent.md"], "absent.md: cannot read the answer: No such file"),
+        (["--request", "--target", "cc", "--month", "../x"], "--month '../x' names no month"),
+        (["--request", "--target", "cc", "--month", "2026-11"], "no day of 2026-11 is more than"),
     ],
 )
 def test_options_that_do_not_go_together_are_refused(project, hotplex, args, error):
@@ -307,3 +309,27 @@ def test_the_learning_example_is_compacted_as_the_command_compacts_it(example_co
     assert _files(root) == before
     built = hotplex("build", cwd=root)
     assert built.status == 0 and "compact" not in built.stderr and "no artifact" not in built.stderr
+
+
+def test_a_header_edited_to_name_a_recent_day_hides_no_day(project, hotplex):
+    """Not the newest day (at its size), in the month's own header; nor another month's day."""
+    assert hotplex("memory", "compact", cwd=project).status == 0
+    month = project / "agent-configs/memory/compacted/2026-10.md"
+    size = (project / "agent-configs/memory/2026-10-14.md").stat().st_size
+    month.write_text(
+        month.read_text().replace("days:\n", f'days:\n  "2026-10-14.md": "{size} x"\n')
+    )
+    hotplex("build", cwd=project)
+    assert "## 2026-10-14\n\n- ticket 24 done" in _memory(project)
+
+
+def test_a_day_that_is_a_symlink_out_of_the_project_is_not_compacted(project, hotplex, tmp_path):
+    outside = tmp_path / "outside.md"
+    outside.write_text("- the server's own notes\n")
+    day = project / "agent-configs/memory/2026-09-22.md"
+    day.unlink()
+    day.symlink_to(outside)
+    done = hotplex("memory", "compact", cwd=project)
+    assert done.status == 2
+    assert "outside the project (a symlink leaving it)" in done.stderr
+    assert not (project / "agent-configs/memory/compacted").exists()

@@ -105,3 +105,11 @@ def test_a_durable_entry_is_kept_whole_even_past_the_budget():
     entry = "- [Durable] the deploy key lives in the vault\n  ask Lin for access\n  (since May)"
     body = builtin.compact("2026-10", [("2026-10-04", entry)], 10, "h").body
     assert body == f"{builtin.KEPT_HEADING}\n\n#### 2026-10-04\n\n{entry}"
+
+
+def test_a_month_s_header_covers_its_own_days_only():
+    from hotplex.sources.compacted import covered
+
+    meta = {"days": {"2026-11-12.md": "9 ab", "2026-10-01.md": "5 cd", "2026-10-02.md": "x"}}
+    assert covered(meta, "2026-10") == {"2026-10-01.md": (5, "cd")}
+    assert covered({"days": ["2026-10-01.md"]}, "2026-10") == {}
