@@ -333,3 +333,14 @@ def test_a_day_that_is_a_symlink_out_of_the_project_is_not_compacted(project, ho
     assert done.status == 2
     assert "outside the project (a symlink leaving it)" in done.stderr
     assert not (project / "agent-configs/memory/compacted").exists()
+
+
+def test_a_failed_archive_undoes_the_months_written_before_it(project, hotplex):
+    taken = project / "agent-configs/memory/archive/2026-09-25.md"
+    taken.parent.mkdir(parents=True)
+    taken.write_text("- another file by that name\n")
+    before = _files(project)
+    done = hotplex("memory", "compact", "--archive", cwd=project)
+    assert done.status == 2
+    assert "cannot archive agent-configs/memory/2026-09-25.md" in done.stderr
+    assert _files(project) == before
