@@ -119,18 +119,7 @@ def compile_request(
     ]
     emitted = in_worker_form(model, job, sections, "an extraction request")
     truncations = (*cut, *emitted.truncations)
-    primary = emitted.primary
-    return LearnRequest(
-        job.target.name,
-        job.target.worker,
-        job.platform,
-        primary,
-        emitted.files[primary].decode("utf-8"),
-        dict(emitted.files),
-        truncations,
-        tuple(findings),
-        schema,
-    )
+    return LearnRequest(*request_head(job, emitted), truncations, tuple(findings), schema)
 
 
 def in_worker_form(model: Model, job: Job, sections: list[Section], what: str) -> Emitted:
@@ -148,6 +137,14 @@ def in_worker_form(model: Model, job: Job, sections: list[Section], what: str) -
             " a payload)",
         )
     return job.worker.emit(job, sections, model)
+
+
+def request_head(job: Job, emitted: Emitted) -> tuple[str, str, str | None, str, str, dict]:
+    """What every request record starts with: the target, its worker and platform, the primary
+    file's path and text, and every file of the request by its path."""
+    primary = emitted.primary
+    text = emitted.files[primary].decode("utf-8")
+    return job.target.name, job.target.worker, job.platform, primary, text, dict(emitted.files)
 
 
 def without_hidden(transcript: str) -> tuple[str, list[Finding]]:

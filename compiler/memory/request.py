@@ -11,7 +11,7 @@ the form of the answer (channel B).
 from __future__ import annotations
 
 import attrs
-from hotplex.learning.request import in_worker_form, without_hidden
+from hotplex.learning.request import in_worker_form, request_head, without_hidden
 from hotplex.memory.builtin import DURABLE
 from hotplex.records import Finding, Section, Truncation
 from hotplex.values import Record
@@ -79,16 +79,7 @@ def compile_request(
         Section("answer-form", "answer-form", "B", "", ANSWER_FORM.format(budget=budget), ()),
     ]
     emitted = in_worker_form(model, job, sections, "a compaction request")
-    primary = emitted.primary
+    names = tuple(f"{n}.md" for n, _ in days)
     return CompactionRequest(
-        job.target.name,
-        job.target.worker,
-        job.platform,
-        primary,
-        emitted.files[primary].decode("utf-8"),
-        dict(emitted.files),
-        month,
-        tuple(f"{n}.md" for n, _ in days),
-        tuple(emitted.truncations),
-        tuple(findings),
+        *request_head(job, emitted), month, names, tuple(emitted.truncations), tuple(findings)
     )
