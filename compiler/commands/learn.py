@@ -100,13 +100,16 @@ def _history_name(display: str) -> str:
 
 
 def _restored(args: argparse.Namespace, entries: list, name: str):
-    from hotplex.learning.facts import Given, checked_date
+    """The retired fact ``--restore`` names, read as a fact a caller gives (a history edited
+    by hand is no more trusted than a request), keeping the day it was first learned."""
+    from hotplex.learning.facts import checked_date, read
     from hotplex.learning.history import restorable
 
     at = None if args.at is None else checked_date(args.at, Span("arguments", key="--at"))
-    entry = restorable(entries, args.restore, at, name)
-    fact = entry.fact
-    return Given(fact.key, fact.key, fact.value, fact.source, "restore", fact.learned)
+    fact = restorable(entries, args.restore, at, name).fact
+    learned = checked_date(fact.learned, Span(name, key=fact.key))
+    (given,) = read([{"key": fact.key, "value": fact.value, "source": fact.source}], None, name)
+    return given._replace(place="restore", learned=learned)
 
 
 def _diff(old: str, new: str, display: str) -> str:

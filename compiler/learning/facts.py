@@ -18,6 +18,9 @@ from hotplex.learning import keys
 from hotplex.sources.learned import SOURCE
 
 FACT_KEYS = ("key", "value", "source")
+# The most facts one call takes: each is scanned alone, and in the whole profile when the
+# profile with all of them holds something new (``merge.py``).
+MOST_FACTS = 200
 _SOURCE = re.compile(SOURCE)
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 # What would end a line of the block, or its provenance comment, inside a value.
@@ -80,6 +83,12 @@ def read(facts: object, source: str | None, file: str = "facts") -> list[Given]:
         raise HotplexError.single(
             'the facts must be a list of {"key": ..., "value": ...} objects',
             Span(file),
+        )
+    if len(facts) > MOST_FACTS:
+        raise HotplexError.single(
+            f"{len(facts)} facts in one call: at most {MOST_FACTS}",
+            Span(file),
+            "a conversation teaches a few; split a bulk import into several calls",
         )
     problems: list[Problem] = []
     given: list[Given] = []

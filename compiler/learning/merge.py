@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import NamedTuple
 
 import attrs
 from hotplex.learning import profile as profiles
@@ -36,35 +37,21 @@ if TYPE_CHECKING:
 def learn(manifest: Manifest, text: str, file: str, given: list[Given], date: str) -> LearnReport:
     """The profile ``text`` (named ``file``) with ``given`` merged on ``date``."""
     profile = profiles.parse(text, file)
-    budget = manifest.learn.budget
-    facts = dict(profile.facts)
     context = _Context(manifest, profile, file)
-    outcomes: list[Outcome] = []
-    retired: list[Retired] = []
-    for fact in given:
-        found = screen(manifest, fact)
-        size = profiles.worker_size(Fact(fact.key, fact.value, date, None, date))
-        if found or size > budget:
-            reason = None if found else f"its line is {size} characters: [learn] budget is {budget}"
-            outcomes.append(Outcome(fact.key, fact.value, "refused", None, found, reason))
-            continue
-        old = facts.get(fact.key)
-        if old is None or old.value != fact.value:
-            found = context.screen(fact, {**facts, fact.key: _new(fact, date)})
-            if found:
-                outcomes.append(Outcome(fact.key, fact.value, "refused", None, found))
-                continue
-        if old is not None and old.value == fact.value:
-            facts[fact.key] = attrs.evolve(old, confirmed=max(old.confirmed, date))
-            outcomes.append(Outcome(fact.key, fact.value, "unchanged"))
-            continue
-        facts[fact.key] = _new(fact, date)
-        if old is None:
-            outcomes.append(Outcome(fact.key, fact.value, "added"))
-        else:
-            retired.append(Retired(old, "superseded", date))
-            outcomes.append(Outcome(fact.key, fact.value, "superseded", old.value))
-    for fact in _over_budget(facts, budget):
+    # The whole profile is scanned once with every new value in it; only when that finds
+    # something new are the values halved until each one that brings a finding is found.
+    merged = _merged(manifest, profile.facts, given, date, {})
+    old = profile.facts
+    fresh = [
+        merged.facts[g.key]
+        for g in given
+        if g.key in merged.facts and (g.key not in old or old[g.key].value != g.value)
+    ]
+    refused = context.offenders(fresh, dict(old))
+    if refused:
+        merged = _merged(manifest, profile.facts, given, date, refused)
+    facts, outcomes, retired = merged
+    for fact in _over_budget(facts, manifest.learn.budget):
         del facts[fact.key]
         retired.append(Retired(fact, "evicted", date))
         mine = [i for i, o in enumerate(outcomes) if o.key == fact.key and o.status != "refused"]
@@ -76,6 +63,52 @@ def learn(manifest: Manifest, text: str, file: str, given: list[Given], date: st
     new = profiles.join(profile, facts) if changed else text
     ordered = tuple(f for _key, f in sorted(facts.items()))
     return LearnReport(file, date, new, changed, tuple(outcomes), tuple(retired), ordered)
+
+
+class _Merged(NamedTuple):
+    facts: dict[str, Fact]
+    outcomes: list[Outcome]
+    retired: list[Retired]
+
+
+def _merged(
+    manifest: Manifest,
+    known: dict[str, Fact],
+    given: list[Given],
+    date: str,
+    refused: dict[str, tuple[Finding, ...]],
+) -> _Merged:
+    """``given`` merged into ``known`` in order, before the budget; the keys of ``refused``
+    are refused with those findings (what they bring to the profile)."""
+    budget = manifest.learn.budget
+    facts = dict(known)
+    outcomes: list[Outcome] = []
+    retired: list[Retired] = []
+    for fact in given:
+        size = profiles.worker_size(Fact(fact.key, fact.value, date, None, date))
+        if size > budget:  # before the scan: a megabyte of value costs nothing more
+            reason = f"its line is {size} characters: [learn] budget is {budget}"
+            outcomes.append(Outcome(fact.key, fact.value, "refused", reason=reason))
+            continue
+        found = screen(manifest, fact)
+        if found:
+            outcomes.append(Outcome(fact.key, fact.value, "refused", findings=found))
+            continue
+        old = facts.get(fact.key)
+        if old is not None and old.value == fact.value:
+            facts[fact.key] = attrs.evolve(old, confirmed=max(old.confirmed, date))
+            outcomes.append(Outcome(fact.key, fact.value, "unchanged"))
+            continue
+        if fact.key in refused:
+            outcomes.append(Outcome(fact.key, fact.value, "refused", None, refused[fact.key]))
+            continue
+        facts[fact.key] = _new(fact, date)
+        if old is None:
+            outcomes.append(Outcome(fact.key, fact.value, "added"))
+        else:
+            retired.append(Retired(old, "superseded", date))
+            outcomes.append(Outcome(fact.key, fact.value, "superseded", old.value))
+    return _Merged(facts, outcomes, retired)
 
 
 def _new(fact: Given, date: str) -> Fact:
@@ -98,18 +131,31 @@ class _Context:
             for f in map(_refused, blocking.scan(self.manifest, text, self.file, 1))
         )
 
-    def screen(self, fact: Given, facts: dict[str, Fact]) -> tuple[Finding, ...]:
-        now = self._found(facts)
-        new = now - self.known
+    def offenders(
+        self, values: list[Fact], accepted: dict[str, Fact]
+    ) -> dict[str, tuple[Finding, ...]]:
+        """The keys of ``values`` whose value brings the profile (holding ``accepted`` and the
+        values before it) a finding, and those findings: the whole set scanned at once, halves
+        only when it finds something (a scan of the profile per halving, not per fact).
+        ``accepted`` gains every value that brings none."""
+        trial = {**accepted, **{f.key: f for f in values}}
+        new = self._found(trial) - self.known
         if not new:
-            self.known = now
-            return ()
-        text = profiles.join(self.profile, facts)
-        return tuple(
-            f
-            for f in map(_refused, blocking.scan(self.manifest, text, self.file, 1))
-            if (f.kind, f.rule, f.message) in new
-        )
+            accepted.update(trial)
+            return {}
+        if len(values) == 1:
+            text = profiles.join(self.profile, trial)
+            return {
+                values[0].key: tuple(
+                    f
+                    for f in map(_refused, blocking.scan(self.manifest, text, self.file, 1))
+                    if (f.kind, f.rule, f.message) in new
+                )
+            }
+        half = len(values) // 2
+        refused = self.offenders(values[:half], accepted)
+        refused.update(self.offenders(values[half:], accepted))
+        return refused
 
 
 def _refused(finding) -> Finding:

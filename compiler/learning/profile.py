@@ -22,13 +22,17 @@ class Profile(NamedTuple):
     before: list[str]  # the lines before the block (all of them when there is none)
     facts: dict[str, Fact]  # the block's facts by key
     after: list[str] | None  # the lines after the block; None: the file has no block
+    # "\r" when the file's lines end in CRLF: the block's lines are written so too, and every
+    # other line keeps its own ending, as written.
+    eol: str = ""
 
 
 def parse(text: str, file: str) -> Profile:
     lines = text.split("\n")
+    eol = "\r" if "\r\n" in text else ""
     found = learned.bounds(lines)
     if found is None:
-        return Profile(lines, {}, None)
+        return Profile(lines, {}, None, eol)
     start, end = found
     if end == len(lines):
         raise HotplexError.single(
@@ -38,7 +42,7 @@ def parse(text: str, file: str) -> Profile:
     problems: list[Problem] = []
     facts: dict[str, Fact] = {}
     for index in range(start + 1, end):
-        line = lines[index]
+        line = lines[index].removesuffix("\r")
         where = Span(file, index + 1, 1, source_line=line)
         if not line.strip() or line.startswith("#"):
             continue
@@ -68,28 +72,32 @@ def parse(text: str, file: str) -> Profile:
             facts[key] = Fact(key, fact.value, fact.learned, fact.source, fact.confirmed)
     if problems:
         raise HotplexError(problems)
-    return Profile(lines[:start], facts, lines[end + 1 :])
+    return Profile(lines[:start], facts, lines[end + 1 :], eol)
 
 
-def block(facts: dict[str, Fact]) -> list[str]:
-    """The block's lines for these facts."""
+def block(facts: dict[str, Fact], eol: str = "") -> list[str]:
+    """The block's lines for these facts (each ending in ``eol`` before its line feed)."""
     items = [
         learned.fact_line(f.key, f.value, f.learned, f.source, f.confirmed)
         for _key, f in sorted(facts.items())
     ]
-    return [learned.START, learned.HEADING, *(["", *items] if items else []), learned.END]
+    lines = [learned.START, learned.HEADING, *(["", *items] if items else []), learned.END]
+    return [line + eol for line in lines]
 
 
 def join(profile: Profile, facts: dict[str, Fact]) -> str:
     """The profile's text with its block holding ``facts``; a file without one gets it at its
     end, after a blank line."""
+    eol = profile.eol
     if profile.after is not None:
-        return "\n".join([*profile.before, *block(facts), *profile.after])
+        return "\n".join([*profile.before, *block(facts, eol), *profile.after])
     before = list(profile.before)
     if before and before[-1] == "":
         before.pop()  # the text's final line end
-    spacer = [""] if before else []
-    return "\n".join([*before, *spacer, *block(facts), ""])
+    elif before and eol and not before[-1].endswith(eol):
+        before[-1] += eol  # the last line had no ending: it gets the file's
+    spacer = [eol] if before else []
+    return "\n".join([*before, *spacer, *block(facts, eol), ""])
 
 
 def worker_size(fact: Fact) -> int:

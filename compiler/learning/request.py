@@ -107,8 +107,14 @@ def compile_request(
     if text is None:
         text = calls.read_profile(*calls.profile_path(model, file))
     profile = profiles.parse(text, file)
-    clean, findings = without_hidden(transcript)
-    kept, cut = within(clean, model.manifest.learn.transcript)
+    # Cut first (the scan then reads no more than the budget), remove the hidden text, and cut
+    # again: the visible marks may have made the text longer.
+    budget = model.manifest.learn.transcript
+    tail, cut = within(transcript, budget)
+    first_line = transcript.count("\n", 0, len(transcript) - len(tail)) + 1
+    clean, findings = without_hidden(tail, first_line)
+    kept, recut = within(clean, budget)
+    cut += recut
     facts = "\n".join(f"- {f.key}: {f.value}" for _k, f in sorted(profile.facts.items()))
     schema = answer_schema()
     sections = [
@@ -147,34 +153,30 @@ def request_head(job: Job, emitted: Emitted) -> tuple[str, str, str | None, str,
     return job.target.name, job.target.worker, job.platform, primary, text, dict(emitted.files)
 
 
-def without_hidden(transcript: str) -> tuple[str, list[Finding]]:
-    """The transcript with every run of hidden characters replaced by a visible mark, and a
-    finding for each (what tag characters spelt shown in its message)."""
+def without_hidden(transcript: str, first_line: int = 1) -> tuple[str, list[Finding]]:
+    """The transcript (whose first line is ``first_line`` of the whole) with every run of
+    hidden characters replaced by a visible mark, and a finding for each (what tag characters
+    spelt shown in its message)."""
     found = hidden.scan(transcript)
     if not found:
         return transcript, []
     out: list[str] = []
     findings: list[Finding] = []
     at = 0
+    line, line_start = first_line, 0  # counted as the matches go: each is placed once
     for match in found:
+        line += transcript.count("\n", at, match.start)
+        newline = transcript.rfind("\n", at, match.start)
+        line_start = newline + 1 if newline >= 0 else line_start
         out += [transcript[at : match.start], REMOVED.format(rule=match.rule)]
         at = match.start + len(match.chars)
-        place = Span.at_offset("transcript", transcript, match.start)
         spelt = hidden.decode_tags(match.chars) if match.rule == "tag-characters" else ""
         message = f"{len(match.chars)} hidden character(s) removed ({match.rule})"
         if spelt:
             message += f"; they spelt {shown(spelt)!r}"
+        column = match.start - line_start + 1
         findings.append(
-            Finding(
-                "hidden-text",
-                match.rule,
-                "transcript",
-                place.line,
-                place.column,
-                message,
-                None,
-                "removed",
-            )
+            Finding("hidden-text", match.rule, "transcript", line, column, message, None, "removed")
         )
     out.append(transcript[at:])
     return "".join(out), findings

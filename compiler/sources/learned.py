@@ -96,9 +96,11 @@ class SetAside(NamedTuple):
     lines: list[str | None]  # what each placeholder stands for (None: nothing)
 
 
-def set_aside(body: str) -> SetAside | None:
+def set_aside(body: str, taken: str | None = None) -> SetAside | None:
     """``body`` with its learned block hidden from the template renderer, line for line (so
-    that a template error after it keeps its line number), or None when it has no block."""
+    that a template error after it keeps its line number), or None when it has no block. The
+    placeholders' stem is found neither in ``body`` nor in ``taken`` (the includer's text and
+    stems, for a file a template includes)."""
     if START not in body:
         return None
     lines = body.split("\n")
@@ -108,7 +110,8 @@ def set_aside(body: str) -> SetAside | None:
     start, end = found
     stop = min(end + 1, len(lines))
     token = "hotplex-learned-line"
-    while token in body:
+    seen = body if taken is None else taken
+    while token in seen:
         token += "-"
     held = [worker_line(line) for line in lines[start:stop]]
     lines[start:stop] = [f"{token}{index}." for index in range(stop - start)]

@@ -261,6 +261,9 @@ class Resolver:
     )
     read_variables: set[str] = field(default_factory=set)
     claude_seen: set[str] = field(default_factory=set)  # files Claude Code loaded this session
+    # The learned blocks of the files the render under way has included, set aside as its own.
+    included_blocks: list[learned.SetAside] = field(default_factory=list)
+    rendering: str = ""  # the text of the file being rendered: no stem may be found in it
 
     def file(self, display: str, span: Span, meta: bool = True) -> Loaded | None:
         if display not in self.consulted:
@@ -292,12 +295,16 @@ class Resolver:
             render,  # lark is imported only when a file has templates
         )
 
+        self.included_blocks = [aside] if aside is not None else []
+        self.rendering = body
         try:
             rendered = render(body, loaded.display, self.variables, self._include)
         except HotplexError as exc:
             raise _shift(exc, self.inputs) from None
         self.read_variables.update(rendered.variables)
-        text = rendered.text if aside is None else learned.put_back(rendered.text, aside)
+        text = rendered.text
+        for block in self.included_blocks:
+            text = learned.put_back(text, block)
         return text, rendered.includes
 
     def _templated(self, loaded: Loaded) -> bool:
@@ -324,7 +331,16 @@ class Resolver:
                 span,
                 hint=_near_file(self.model, display),
             )
-        return IncludedSource(display, loaded.body, self._templated(loaded))
+        body = loaded.body
+        if self._templated(loaded):  # its learned block is set aside as the includer's is
+            stems = "".join(block.token for block in self.included_blocks)
+            aside = learned.set_aside(body, "\n".join((self.rendering, stems, body)))
+            if aside is not None:
+                self.included_blocks.append(aside)
+                body = aside.body
+        else:
+            body = learned.for_worker(body)
+        return IncludedSource(display, body, self._templated(loaded))
 
     def source_text(
         self, display: str, span: Span, html_comments: HtmlComments = "keep", meta: bool = True

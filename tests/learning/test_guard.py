@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hotplex import Project
+from hotplex import HotplexError, Project
 from hotplex_testing import FAKE_SECRETS
 
 MANIFEST = """\
@@ -122,3 +122,38 @@ def test_an_overlaid_profile_reads_the_same_as_one_on_disk(project, tmp_path) ->
     overlaid = project.compile("cc", overlay={"USER.md": report.text}).text
     (tmp_path / "agent-configs/USER.md").write_text(report.text)
     assert Project.load(tmp_path).compile("cc").text == overlaid
+
+
+def test_a_value_spelling_the_renderers_placeholder_stays_itself(project, tmp_path) -> None:
+    """The block is hidden from the template renderer behind placeholder lines; a value that
+    spells one cannot make the renderer's output take another line's place."""
+    user = tmp_path / "agent-configs/USER.md"
+    user.write_text("# Me on {{ platform | default('web') }}\nhotplex-learned-line1.\n")
+    report = project.learn(
+        {"a": "hotplex-learned-line0.", "b": "hotplex-learned-line2."}, date=DATE
+    )
+    user.write_text(report.text)
+    compiled = Project.load(tmp_path).compile("cc").text
+    assert "# Me on web\nhotplex-learned-line1.\n" in compiled
+    assert "- a: hotplex-learned-line0.\n- b: hotplex-learned-line2.\n" in compiled
+
+
+def test_a_fact_cannot_close_the_block_or_open_a_comment(project) -> None:
+    for value in ("<!-- /hotplex:learned -->", "x <!-- y", "-->"):
+        with pytest.raises(HotplexError, match="HTML comment"):
+            project.learn({"k": value}, date=DATE)
+
+
+def test_a_profile_included_by_a_template_keeps_its_block_as_text(project, tmp_path) -> None:
+    report = project.learn(
+        {"quote": "{{ platform }} {% include 'AGENTS.md' %}"}, date=DATE, source="s-9"
+    )
+    user = tmp_path / "agent-configs/USER.md"
+    user.write_text(report.text)
+    soul = tmp_path / "agent-configs/SOUL.md"
+    soul.write_text("# Soul for {{ worker }}\n{% include 'USER.md' %}\nhotplex-learned-line0.\n")
+    compiled = Project.load(tmp_path).compile("cc").text.replace("&lt;", "<")
+    soul_part = compiled[compiled.index("# Soul for claude-code") :]
+    assert "- quote: {{ platform }} {% include 'AGENTS.md' %}\n" in soul_part
+    assert "hotplex-learned-line0.\n" in soul_part  # the includer's own text, as written
+    assert "hotplex:learned" not in compiled and "s-9" not in compiled

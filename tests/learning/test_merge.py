@@ -196,3 +196,32 @@ def test_a_block_never_closed_is_an_error() -> None:
 def test_the_date_is_the_callers_and_must_be_a_day(date) -> None:
     with pytest.raises(HotplexError):
         given_facts.checked_date(date, None)
+
+
+def test_a_crlf_profile_keeps_its_line_ends_and_reads_back() -> None:
+    text = "# Me\r\n- Name: Ada\r\n"
+    first = learned(text, {"editor": "tabs"}, "2026-01-01")
+    assert first.text.startswith(text)
+    assert all(line.endswith("\r") for line in first.text.split("\n")[:-1])
+    again = learned(first.text, {"editor": "tabs", "shell": "zsh"}, "2026-01-01")
+    assert [o.status for o in again.outcomes] == ["unchanged", "added"]
+    assert (
+        again.text.startswith(text)
+        and "\r\n- shell: zsh <!-- learned 2026-01-01 -->\r\n" in again.text
+    )
+
+
+def test_keys_differing_in_composition_or_blanks_are_one_key() -> None:
+    first = learned("", {"cafe\u0301 order": "flat white"}, "2026-01-01")  # e + combining acute
+    second = learned(first.text, {"café   ORDER": "espresso"}, "2026-01-02")
+    assert [o.status for o in second.outcomes] == ["superseded"]
+    assert len(second.facts) == 1
+
+
+def test_a_call_takes_a_bounded_number_of_facts() -> None:
+    many = {f"k{n}": "v" for n in range(given_facts.MOST_FACTS + 1)}
+    with pytest.raises(HotplexError, match="at most"):
+        given_facts.read(many, None)
+    report = learned("", dict(list(many.items())[:-1]), "2026-01-01")
+    assert {o.status for o in report.outcomes} <= {"added", "evicted"}
+    assert sum(profile.worker_size(f) for f in report.facts) <= MANIFEST.learn.budget
