@@ -1,6 +1,6 @@
 """The built-in compactor: a month of daily logs folded into one file, offline and deterministic.
 
-The rules (the README's "Compacting daily memory" states them for users):
+The rules (the README's "Compacting old days" states them for users):
 
 - An entry is what the build counts as one (``logs.entries``: a top-level list item with its
   indented lines, or a paragraph); headings are structure and are not kept.

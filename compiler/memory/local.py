@@ -11,6 +11,10 @@ never the clock), not yet covered by their month's file as they are now (same si
 A month with such days is compacted again from all its days: those its file covered (found in
 the logs folder or in ``archive/``) and the new ones, so the file depends on the days alone and a
 second run with nothing new changes nothing.
+
+A worker's answer (``plan_answer``) is filed as one month instead, covering the days its request
+held (``month_days``: the same days for the request and the answer while no new day comes); the
+text it replaces goes to the month's history.
 """
 
 from __future__ import annotations
