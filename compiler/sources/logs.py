@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 from hotplex.records import Day, Logs, Unread
-from hotplex.sources.compacted import COMPACTED_FOLDER, folder_of, months_in
+from hotplex.sources.compacted import COMPACTED_FOLDER, folder_of, is_month, months_in
 
 if TYPE_CHECKING:
     from hotplex.errors import Span
@@ -454,22 +454,36 @@ def check_name(name: str, file: str) -> None:
 def describe_cuts(truncations: Iterable[Truncation]) -> list[str]:
     """Each cut as a line, the days left out past the first two folded into one line (1,000
     days of logs are one line, not a thousand); ``--json`` and ``stats --json`` list each."""
-    lines, days = [], []
+    lines, days, months = [], [], []
     for cut in truncations:
         if cut.after == 0 and cut.style == "dropped" and _is_day(cut):
             days.append(cut)
+        elif cut.after == 0 and cut.style == "dropped" and _is_month(cut):
+            months.append(cut)
         else:
             lines.append(cut.describe())
-    if len(days) <= 3:  # a fold would name no fewer lines
-        return lines + [cut.describe() for cut in days]
-    rest = days[2:]
+    return lines + _folded(days, "days") + _folded(months, "compacted months")
+
+
+def _folded(cuts: list[Truncation], what: str) -> list[str]:
+    """The first two cuts, and the rest as one line (three or fewer: each)."""
+    if len(cuts) <= 3:  # a fold would name no fewer lines
+        return [cut.describe() for cut in cuts]
+    rest = cuts[2:]
     return [
-        *lines,
-        *(cut.describe() for cut in days[:2]),
-        f"{len(rest)} older days, {rest[-1].files[0]} … {rest[0].files[0]}: dropped; "
+        *(cut.describe() for cut in cuts[:2]),
+        f"{len(rest)} older {what}, {rest[-1].files[0]} … {rest[0].files[0]}: dropped; "
         f"no room left in limits.{rest[0].limit}",
     ]
 
 
 def _is_day(cut: Truncation) -> bool:
     return cut.section == LOG_SOURCE and len(cut.files) == 1 and is_day(cut.files[0])
+
+
+def _is_month(cut: Truncation) -> bool:
+    """A compacted month's cut (``compacted/2026-10.md``), folded as the days' are."""
+    if cut.section != LOG_SOURCE or len(cut.files) != 1:
+        return False
+    folder, name = posixpath.split(cut.files[0])
+    return posixpath.basename(folder) == COMPACTED_FOLDER and is_month(name)

@@ -113,3 +113,21 @@ def test_a_month_s_header_covers_its_own_days_only():
     meta = {"days": {"2026-11-12.md": "9 ab", "2026-10-01.md": "5 cd", "2026-10-02.md": "x"}}
     assert covered(meta, "2026-10") == {"2026-10-01.md": (5, "cd")}
     assert covered({"days": ["2026-10-01.md"]}, "2026-10") == {}
+
+
+def test_compacted_months_left_out_are_folded_into_one_line_as_days_are():
+    from hotplex.records import Truncation
+    from hotplex.sources.logs import describe_cuts
+
+    cuts = [
+        Truncation(
+            "memory", (f"m/compacted/2025-{n:02}.md",), "per_file", 900, 0, "chars", "dropped"
+        )
+        for n in range(12, 0, -1)
+    ]
+    lines = describe_cuts(cuts)
+    assert len(lines) == 3
+    assert lines[2] == (
+        "10 older compacted months, m/compacted/2025-01.md … m/compacted/2025-10.md: dropped;"
+        " no room left in limits.per_file"
+    )
