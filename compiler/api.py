@@ -26,7 +26,7 @@ import attrs
 from hotplex.errors import BuildFailed, HotplexError, Problem, suggest
 from hotplex.fs import Stamp, settled, stamp
 from hotplex.manifest.read import MANIFEST_NAME
-from hotplex.scanning import memo
+from hotplex.text import memo
 
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
@@ -191,8 +191,8 @@ class Project:
         .. versionadded:: issue 25
         """
         with self._lock, memo.uncached():
+            from hotplex import guard
             from hotplex.records import CheckReport
-            from hotplex.sources import guard
             from hotplex.sources import overlay as overlays
 
             self._refresh()
@@ -333,7 +333,7 @@ class Project:
         of the unread files while a job was not compiled from settled files.
         """
         with self._lock:
-            from hotplex.sources import raw_copies, unused
+            from hotplex.sources import build_warnings
 
             jobs = self.jobs()
             own: set[str] = set()
@@ -356,8 +356,8 @@ class Project:
                 for job, found in zip(jobs, cached, strict=True)
                 if found is not None
             }
-            unread, folders = unused.after_build(self._model, jobs, read, own)
-            warnings = (*unread, *raw_copies.warnings(self._model))
+            unread, folders = build_warnings.after_build(self._model, jobs, read, own)
+            warnings = tuple(unread)
             if None not in cached:
                 self._warned = (cached, {f: stamp(self.root / f) for f in folders}, warnings)
             return warnings

@@ -48,9 +48,21 @@ def run() -> None:
     status = _flushed(main())
     threading = sys.modules.get("threading")  # not imported: no thread was started
     alone = threading is None or threading.active_count() == 1
-    if alone and sys.getprofile() is None and sys.gettrace() is None:
+    if alone and not _observed():
         os._exit(status)
     sys.exit(status)
+
+
+def _observed() -> bool:
+    """Whether a profiler, tracer or debugger watches: through ``sys.setprofile`` or
+    ``settrace``, or (Python 3.12 on) as a ``sys.monitoring`` tool, which cProfile is there."""
+    monitoring = getattr(sys, "monitoring", None)
+    tools = range(6) if monitoring is not None else ()  # its tool ids are 0 to 5
+    return (
+        sys.getprofile() is not None
+        or sys.gettrace() is not None
+        or any(monitoring.get_tool(tool) is not None for tool in tools)
+    )
 
 
 def _lose_stdout() -> None:

@@ -157,7 +157,7 @@ class Metacognition(Record):
 
 @attrs.frozen(repr=False)
 class Secrets(Record):
-    # A rule name (see hotplex.scanning.secret_rules.RULES) turns that rule off; any other entry
+    # A rule name (see hotplex.text.secret_rules.RULES) turns that rule off; any other entry
     # allows the findings whose matched text contains it.
     allow: tuple[str, ...] = ()
     # Globs of project-relative source paths whose findings are allowed ("agent-configs/demo/*").
@@ -178,6 +178,9 @@ class Injection(Record):
     # [secrets]; globs of files whose findings are allowed.
     allow: tuple[str, ...] = ()
     allow_files: tuple[str, ...] = ()
+    # Hosts (and the names under them) an image, stylesheet, frame or other URL fetched without
+    # a click may come from; every other host is a finding.
+    allow_hosts: tuple[str, ...] = ()
     # "overlays": a gateway's per-user files (and Project.check); "all": the project's own too.
     scope: InjectionScope = "overlays"
 

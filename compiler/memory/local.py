@@ -27,11 +27,12 @@ from pathlib import Path
 import attrs
 from hotplex.errors import EXIT_FAILED, HotplexError, Span
 from hotplex.fs import check_relative, confine, sha256, write_atomic
+from hotplex.manifest.vocabulary import split_glob
 from hotplex.memory import builtin
 from hotplex.sources import blocking, compacted
 from hotplex.sources.compacted import ARCHIVE_FOLDER, COMPACTED_FOLDER, HISTORY_FOLDER, folder_of
 from hotplex.sources.frontmatter import decode, strip, trim
-from hotplex.sources.logs import is_day, list_folder, matching, split_glob
+from hotplex.sources.logs import is_day, list_folder, matching
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

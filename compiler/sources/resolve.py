@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hotplex.document.assemble import METACOGNITION_TAG
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span, suggest
 from hotplex.fs import (
     ReadResult,
@@ -36,15 +35,17 @@ from hotplex.fs import (
 )
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import METACOGNITION_NOTE, HtmlComments, Model, Source
+from hotplex.manifest.vocabulary import LOG_SOURCE, METACOGNITION_TAG
 from hotplex.records import Section, Truncation
-from hotplex.scanning import hidden, manifest_texts, secret_rules, secrets
+from hotplex.scanning import hidden, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources import claude as claude_sources
-from hotplex.sources import comments, frontmatter, learned
+from hotplex.sources import comments, frontmatter, learned, manifest_texts
 from hotplex.sources import logs as memory_logs
 from hotplex.sources.reader import Loaded
 from hotplex.sources.sections import SectionCache
 from hotplex.templates import might_have_syntax
+from hotplex.text import secret_rules
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -385,7 +386,7 @@ class Resolver:
         self.findings += hidden.find(text, places, allowed)
         if injected:
             rules = manifest.injection
-            allowed = injection.allowance(rules.allow, rules.allow_files)
+            allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
             self.findings += injection.find(text, places, allowed)
 
     def check_setting(self, text: str, key: str) -> None:
@@ -507,7 +508,7 @@ def _key(model: Model, job: Job, source: Source) -> tuple:
     base (``overlay_paths``), and for the memory section with daily logs the budget that bounds
     the days read and how the worker takes them."""
     extra = None
-    if source.name == memory_logs.LOG_SOURCE and model.manifest.memory.logs is not None:
+    if source.name == LOG_SOURCE and model.manifest.memory.logs is not None:
         worker = job.worker
         extra = (worker.daily_logs, worker.budgets(job.target, model.manifest))
     bot = job.target.bot if job.platform else None
@@ -516,7 +517,7 @@ def _key(model: Model, job: Job, source: Source) -> tuple:
 
 def _section(resolver: Resolver, source: Source) -> Section | None:
     section = _source_section(resolver, source)
-    if resolver.model.manifest.memory.logs is not None and source.name == memory_logs.LOG_SOURCE:
+    if resolver.model.manifest.memory.logs is not None and source.name == LOG_SOURCE:
         section = memory_logs.attach(resolver, source, section)
     return section
 

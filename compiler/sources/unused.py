@@ -30,6 +30,7 @@ from hotplex.fs import file_kind, skipped_folder
 from hotplex.manifest.jobs import Job, plan
 from hotplex.manifest.model import Limits, Model, Source, Target
 from hotplex.manifest.source_rule import worker_defaults
+from hotplex.manifest.vocabulary import DAY_FORMS, split_glob
 from hotplex.sources import unmapped
 from hotplex.sources.compacted import (
     ARCHIVE_FOLDER,
@@ -45,7 +46,6 @@ from hotplex.sources.compacted import (
 )
 from hotplex.sources.frontmatter import decode, strip
 from hotplex.sources.logs import (
-    DAY_FORMS,
     days_among,
     days_glob,
     in_glob,
@@ -53,7 +53,6 @@ from hotplex.sources.logs import (
     is_day_of,
     list_folder,
     matching,
-    split_glob,
 )
 
 # The kinds of file a source can be: with ``sources = "."`` (the whole project, as ``import``

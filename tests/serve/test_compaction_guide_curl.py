@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-import test_readme_curl as readme
+import test_docs_curl as readme
 from hotplex_testing import REPO
 from serving import running
 

@@ -1,5 +1,5 @@
 """The curl lines of the learning guide (docs/pages/guides/learning.md), run as written against a
-live server on a copy of examples/learning, as the README's are (``test_readme_curl``): each gets
+live server on a copy of examples/learning, as the serve guide's are (``test_docs_curl``): each gets
 the status its comment says, and both learn routes have a line."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-import test_readme_curl as readme
+import test_docs_curl as readme
 from hotplex_testing import REPO
 from serving import running
 
