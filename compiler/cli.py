@@ -132,14 +132,20 @@ def _say_interrupted(args: argparse.Namespace, exc: KeyboardInterrupt) -> None:
     if not isinstance(exc, Interrupted):  # not in a build
         sys.stderr.write("hotplex: interrupted\n")
         return
+    from hotplex.records import Outcome
+
     rebuilt = [job for job in exc.jobs if job.rebuilt]
-    if not getattr(args, "json", False):  # stdout stays JSON, or nothing
-        _print_built(rebuilt, False)
-    sys.stderr.write(
-        f"hotplex: interrupted: {len(rebuilt)} artifact set(s) rebuilt, {exc.total - len(exc.jobs)}"
+    said = (
+        f"interrupted: {len(rebuilt)} artifact set(s) rebuilt, {exc.total - len(exc.jobs)}"
         f" of {exc.total} not reached; every file is whole (old or new); run {_fix_command(args)}"
-        " to finish the job\n"
+        " to finish the job"
     )
+    if getattr(args, "json", False):  # the document of the sets reached, as a build's
+        outcome = Outcome(exc.jobs, [], [], fast=False)
+        print(_json_report(outcome, False, [{"message": said}]))
+    else:
+        _print_built(rebuilt, False)
+    sys.stderr.write(f"hotplex: {said}\n")
 
 
 def _error_report(command: str, exc: HotplexError) -> dict[str, object]:
@@ -258,7 +264,7 @@ def _run_build(args: argparse.Namespace, root: Path, manifest: Path | None, chec
     return run(_request(args, root, manifest, check))
 
 
-def _json_report(outcome, check: bool) -> str:
+def _json_report(outcome, check: bool, errors: list[dict[str, str]] | None = None) -> str:
     artifacts = []
     for job in outcome.jobs:
         for file in job.files:
@@ -287,7 +293,7 @@ def _json_report(outcome, check: bool) -> str:
         "artifacts": artifacts,
         key: outcome.orphans,
         "warnings": [shown(w) for w in outcome.warnings],
-        "errors": [],
+        "errors": errors or [],
     }
     return json_text(report, indent=2)
 
