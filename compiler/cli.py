@@ -42,9 +42,12 @@ def run() -> None:
     rebuilds a hundred sets. Threads still running (none but a server's), a profiler or a tracer
     (cProfile, coverage) get the usual exit, and with it their reports."""
     gc.set_threshold(*SHORT_PROCESS_GC)
+    from hotplex.console import Shown
+
     for name in ("stdout", "stderr"):  # started closed (``>&-``): what goes there is lost
         if getattr(sys, name) is None:
             setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
+        setattr(sys, name, Shown(getattr(sys, name)))
     status = _flushed(main())
     threading = sys.modules.get("threading")  # not imported: no thread was started
     alone = threading is None or threading.active_count() == 1
@@ -418,7 +421,7 @@ def _check_overlay(args: argparse.Namespace, root: Path, manifest: Path | None) 
     target = args.targets[0] if args.targets else None
     report = project.check(files, target, args.platform, on_finding=args.on_finding)
     if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        print(json_text(report.to_json(), indent=2))
         return EXIT_OK if report.ok else EXIT_FAILED
     from hotplex.console import colour
 
@@ -495,7 +498,7 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
     project = Project.load(root, manifest)
     artifact = project.compile(args.target, args.platform, overlay, on_finding=args.on_finding)
     if args.file is None:
-        sys.stdout.write(artifact.text)
+        sys.stdout.buffer.write(artifact.text.encode("utf-8"))
     else:
         sys.stdout.buffer.write(artifact.file(args.file))
     folder = artifact.path.rpartition("/")[0]
