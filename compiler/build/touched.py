@@ -40,7 +40,8 @@ if TYPE_CHECKING:
     from hotplex.records import JobRecord, JobReport
 
 # The touched path appends records and a closing without compacting the log; past this many
-# times its live records' length it leaves the build to the slow path, which compacts.
+# times the length of the log as compacted (its live records and one closing) it leaves the
+# build to the slow path, which compacts.
 APPEND_RATIO = 4
 
 
@@ -53,17 +54,27 @@ def build(request: Request, manifest: Path, closing: Closing) -> Summary | None:
     live = snap.get("live")
     if not moved or not isinstance(live, int) or isinstance(live, bool):
         return None
-    try:
-        if os.path.getsize(closing.path) > APPEND_RATIO * live + state_log.COMPACT_SLACK:
-            return None
-    except OSError:
-        return None
     from hotplex.build.reports import indexed
 
     line = indexed(closing)
     if line is None:
         return None
+    try:
+        size = os.path.getsize(closing.path)
+    except OSError:
+        return None
+    if size > APPEND_RATIO * _compacted(live, line, closing, size) + state_log.COMPACT_SLACK:
+        return None
     return _Touched(request, manifest, snap, line).run(moved)
+
+
+def _compacted(live: int, line: Indexed, closing: Closing, size: int) -> int:
+    """How long the log is once compacted: the live records and the closing lines
+    (the reports line and the snapshot). The closing is counted because it does not follow the
+    records' length: the snapshot stamps every folder of the sources folder and every file of
+    hotplex by its path, longer in a virtual environment's site-packages than in a clone, and
+    counting the records alone let how many edits in a row take this path depend on that."""
+    return live + len(line.text) + 1 + size - closing.reports_end
 
 
 def _rel(path: Path, root: Path) -> str:

@@ -14,7 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
+from hotplex.build import Request, run, up_to_date
 from hotplex.build import log as state_log
+from hotplex.build.touched import APPEND_RATIO
 from hotplex_testing import FAKE_SECRETS
 
 SOURCES = {
@@ -143,8 +145,19 @@ def test_an_edited_input_rebuilds_exactly_the_sets_that_read_it(twins, hotplex, 
     same_as_slow(touched, slow, hotplex)
 
 
-def test_edits_in_a_row_each_take_the_touched_path(twins, hotplex):
+@pytest.mark.parametrize("folders", [0, 200])
+def test_edits_in_a_row_each_take_the_touched_path(twins, hotplex, folders):
+    """However long the closing lines are beside the job records (hotplex's own files are
+    stamped in the snapshot by their paths, longer in a virtual environment's site-packages
+    than in a clone; each folder of the sources folder is stamped too), three edits in a row
+    take the touched path."""
     touched, slow = twins
+    for root in twins if folders else ():
+        for n in range(folders):
+            (root / "agent-configs/notes" / f"{n:03}-{'long-name-' * 6}").mkdir(parents=True)
+        settle(root)
+        for _ in range(2):
+            assert hotplex("-C", str(root), "build").status == 0
     for n in range(3):
         edit(twins, "agent-configs/SOUL.slack.md", f"Edit {n}.\n")
         output, modules = build(touched)
@@ -249,3 +262,28 @@ def test_a_cut_the_touched_path_changes_is_what_a_no_op_build_repeats(make_proje
     again = hotplex("-C", str(root), "build")
     assert again.stdout.startswith("hotplex: 0 rebuilt, 1 up to date")
     assert again.stderr == done.stderr
+
+
+def test_the_slow_path_compacts_the_log_once_it_is_a_few_times_as_long(make_project, monkeypatch):
+    """Each touched build appends its records and a closing: edits in a row take the touched
+    path until the log is ``APPEND_RATIO`` times as long as compacted, then the slow path
+    compacts it. In-process, with no slack, so that a few edits reach the bound."""
+    monkeypatch.setattr(state_log, "COMPACT_SLACK", 0)
+    root = make_project(SOURCES)
+    settle(root)
+    for _ in range(2):
+        run(Request(root))
+    path = state_log.log_path(root)
+    compacted = path.stat().st_size
+    paths, sizes = [], []
+    for n in range(8):
+        edit([root], "agent-configs/SOUL.slack.md", f"Edit {n}.\n")
+        touched = up_to_date(Request(root)) is not None
+        if not touched:
+            run(Request(root), fast=False)
+        paths.append("touched" if touched else "slow")
+        sizes.append(path.stat().st_size)
+    first = paths.index("slow")
+    assert first >= APPEND_RATIO - 1, paths
+    assert sizes[first] < sizes[first - 1]  # compacted
+    assert max(sizes) < (APPEND_RATIO + 1) * compacted

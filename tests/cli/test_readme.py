@@ -3,7 +3,9 @@ its README row fails here."""
 
 from __future__ import annotations
 
+import ast
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -66,3 +68,21 @@ def test_import_table_matches_imports_read(file, audiences):
         w.init_target[0] for w in registry.workers().values() if set(audiences) & w.imports_read
     }
     assert named == expected
+
+
+def test_the_supported_pythons_are_one_list():
+    """pyproject's requires-python and classifiers, the versions CI runs the suite on
+    (``.ci/noxfile.py``, read without importing nox) and the README's say the same."""
+    root = Path(__file__).resolve().parents[2]
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    prefix = "Programming Language :: Python :: "
+    classified = [c.removeprefix(prefix) for c in project["classifiers"] if c.startswith(prefix)]
+    noxfile = ast.parse((root / ".ci/noxfile.py").read_text(encoding="utf-8"))
+    (tested,) = (
+        ast.literal_eval(node.value)
+        for node in noxfile.body
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "PYTHONS"
+    )
+    assert [v for v in classified if re.fullmatch(r"3\.\d+", v)] == tested
+    assert project["requires-python"] == f">={tested[0]}"
+    assert f"Python {', '.join(tested[:-1])} or {tested[-1]}" in " ".join(README.split())
