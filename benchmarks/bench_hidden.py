@@ -25,8 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-from hotplex.document import sanitize
-from hotplex.scanning import hidden, secret_rules
+from hotplex.scanning import hidden, sanitize
+from hotplex.text import secret_rules
 
 SIZE = 50 * 1024
 RESULT = Path(__file__).with_name("hidden_scan.txt")

@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from hotplex import Project
-from hotplex.document import sanitize
-from hotplex.scanning import hidden, injection, secret_rules
+from hotplex.scanning import hidden, injection, sanitize
+from hotplex.text import secret_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 BUDGET = 2000

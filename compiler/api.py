@@ -26,10 +26,12 @@ import attrs
 from hotplex.errors import BuildFailed, HotplexError, Problem, suggest
 from hotplex.fs import Stamp, settled, stamp
 from hotplex.manifest.read import MANIFEST_NAME
-from hotplex.scanning import memo
+from hotplex.text import memo
 
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
+    from hotplex.learning.report import LearnReport
+    from hotplex.learning.request import LearnRequest
     from hotplex.manifest.jobs import Job
     from hotplex.records import CheckReport, Emitted, Finding, SectionSize, Truncation
     from hotplex.sources.overlay import OverlayFile
@@ -189,8 +191,8 @@ class Project:
         .. versionadded:: issue 25
         """
         with self._lock, memo.uncached():
+            from hotplex import guard
             from hotplex.records import CheckReport
-            from hotplex.sources import guard
             from hotplex.sources import overlay as overlays
 
             self._refresh()
@@ -209,6 +211,50 @@ class Project:
                 tuple(found), tuple(guard.checked_files(model, prepared)), tuple(checked)
             )
 
+    def learn(
+        self,
+        facts: object,
+        *,
+        date: str,
+        text: str | None = None,
+        file: str = "USER.md",
+        source: str | None = None,
+    ) -> LearnReport:
+        """``facts`` (a list of ``{"key", "value", "source"?}`` objects, or a mapping of key to
+        value) merged on ``date`` (YYYY-MM-DD: hotplex never reads the clock) into the learned
+        block of ``text``, or of ``file`` of the sources folder as it is on disk. Returns the
+        report with the new text and the facts it retired; writes nothing
+        (``hotplex.learning``).
+
+        .. versionadded:: issue 37
+        """
+        with self._lock:
+            from hotplex.learning import calls
+
+            self._refresh()
+            return calls.learn(self._model, facts, date, text, file, source)
+
+    def learn_request(
+        self,
+        transcript: str,
+        target: str,
+        platform: str | None = None,
+        *,
+        text: str | None = None,
+        file: str = "USER.md",
+    ) -> LearnRequest:
+        """What ``target``'s worker needs to extract facts from ``transcript``, in its own
+        form (``hotplex.learning.request``): run it on the gateway's worker and give the
+        answer to ``learn``. Refused for a worker with no headless program.
+
+        .. versionadded:: issue 37
+        """
+        with self._lock:
+            from hotplex.learning import request
+
+            job = self._job(target, platform)
+            return request.compile_request(self._model, job, transcript, text, file)
+
     def warnings(self) -> tuple[str, ...]:
         """What ``hotplex build`` warns of the project beyond each artifact's own warnings:
         files of the sources folder no artifact reads, names the ``[memory] logs`` glob
@@ -218,7 +264,7 @@ class Project:
         of the unread files while a job was not compiled from settled files.
         """
         with self._lock:
-            from hotplex.sources import raw_copies, unused
+            from hotplex.sources import build_warnings
 
             jobs = self.jobs()
             own: set[str] = set()
@@ -241,8 +287,8 @@ class Project:
                 for job, found in zip(jobs, cached, strict=True)
                 if found is not None
             }
-            unread, folders = unused.after_build(self._model, jobs, read, own)
-            warnings = (*unread, *raw_copies.warnings(self._model))
+            unread, folders = build_warnings.after_build(self._model, jobs, read, own)
+            warnings = tuple(unread)
             if None not in cached:
                 self._warned = (cached, {f: stamp(self.root / f) for f in folders}, warnings)
             return warnings

@@ -140,6 +140,27 @@ def _serve(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _learn(command: argparse.ArgumentParser) -> None:
+    command.add_argument("facts", nargs="*", metavar="KEY=VALUE", help="facts to learn")
+    command.add_argument(
+        "--facts", dest="facts_file", metavar="FILE", help="a JSON list of {key, value} objects"
+    )
+    command.add_argument(
+        "--file", metavar="PATH", help="the profile (default: USER.md of the sources folder)"
+    )
+    command.add_argument("--source", metavar="S", help="who said them: a session or channel id")
+    command.add_argument("--date", metavar="YYYY-MM-DD", help="the day they were said")
+    command.add_argument("--dry-run", action="store_true", help="print the diff; write nothing")
+    command.add_argument("--json", action="store_true", help="print a JSON report")
+    command.add_argument("--restore", metavar="KEY", help="learn a retired value again")
+    command.add_argument("--at", metavar="DATE", help="with --restore: the value held that day")
+    command.add_argument(
+        "--request", metavar="TRANSCRIPT", help="print the extraction request for a transcript"
+    )
+    command.add_argument("--target", help="with --request: the target whose worker runs it")
+    command.add_argument("--platform", default=None, help="with --request: its platform")
+
+
 def _port(text: str) -> int:
     value = int(text)
     if not 0 <= value <= 65535:
@@ -163,6 +184,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "import": ("adopt CLAUDE.md, AGENTS.md, Cursor rules, ... as a new project", _import),
     "watch": ("rebuild on every change", _watch),
     "serve": ("answer compiles over HTTP (needs hotplex[serve])", _serve),
+    "learn": ("merge learned facts into USER.md, or compile an extraction request", _learn),
 }
 
 

@@ -51,9 +51,21 @@ def run() -> None:
     status = _flushed(main())
     threading = sys.modules.get("threading")  # not imported: no thread was started
     alone = threading is None or threading.active_count() == 1
-    if alone and sys.getprofile() is None and sys.gettrace() is None:
+    if alone and not _observed():
         os._exit(status)
     sys.exit(status)
+
+
+def _observed() -> bool:
+    """Whether a profiler, tracer or debugger watches: through ``sys.setprofile`` or
+    ``settrace``, or (Python 3.12 on) as a ``sys.monitoring`` tool, which cProfile is there."""
+    monitoring = getattr(sys, "monitoring", None)
+    tools = range(6) if monitoring is not None else ()  # its tool ids are 0 to 5
+    return (
+        sys.getprofile() is not None
+        or sys.gettrace() is not None
+        or any(monitoring.get_tool(tool) is not None for tool in tools)
+    )
 
 
 def _lose_stdout() -> None:
@@ -162,7 +174,9 @@ def _error_report(command: str, exc: HotplexError) -> dict[str, object]:
 
 
 # Commands that read a project's manifest; init and import make one.
-_NEED_MANIFEST = frozenset({"build", "check", "clean", "graph", "show", "stats", "watch", "serve"})
+_NEED_MANIFEST = frozenset(
+    {"build", "check", "clean", "graph", "show", "stats", "watch", "serve", "learn"}
+)
 
 
 def _project(args: argparse.Namespace) -> tuple[Path, Path | None]:
@@ -677,6 +691,12 @@ def cmd_serve(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
     return EXIT_OK
 
 
+def cmd_learn(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    from hotplex.commands.learn import run
+
+    return run(args, root, manifest)
+
+
 _COMMANDS = {
     "build": cmd_build,
     "check": cmd_check,
@@ -688,6 +708,7 @@ _COMMANDS = {
     "import": cmd_import,
     "watch": cmd_watch,
     "serve": cmd_serve,
+    "learn": cmd_learn,
 }
 
 

@@ -156,7 +156,7 @@ def shown(text: str) -> str:
     grapheme clusters), its non-printing characters shown (``visible``)."""
     text = redact_secrets(text)
     if len(text) > SHOWN:
-        from hotplex.document.graphemes import floor
+        from hotplex.text.graphemes import floor
 
         half = SHOWN // 2
         head, tail = floor(text, half), floor(text, len(text) - half)
@@ -168,7 +168,7 @@ def redact_secrets(text: str) -> str:
     """``text`` with every secret the scanner finds in it redacted, as a finding's place is: a
     message quotes what the user or a client wrote (a key, a target, a file name)."""
     # Imported here: the no-op path renders no message and loads neither the rules nor dataclasses.
-    from hotplex.scanning.secret_rules import redact, scan
+    from hotplex.text.secret_rules import redact, scan
 
     for match in scan(text):
         text = text.replace(match.secret, redact(match.secret))

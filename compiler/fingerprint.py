@@ -27,6 +27,7 @@ _PACKAGES = (
     "hotplex.templates",
     "hotplex.sources",
     "hotplex.scanning",
+    "hotplex.text",
     "hotplex.document",
     "hotplex.build",
     "hotplex.commands",

@@ -1,4 +1,5 @@
-"""All disk access of the compiler: confined reads, stamps, atomic writes.
+"""The compiler's disk access that needs a rule: confined reads, stamps, atomic writes (what
+else touches the disk, and where: docs/pages/contributing.md, after "Writing a worker").
 
 Every path a manifest names is checked here, so no other module can read outside the project or
 follow a symlink out of it, and every artifact is written by temp file + rename, so a reader (or a

@@ -96,7 +96,9 @@ class Finding(Record):
     rule that found it (``anthropic-api-key``, ``bidi-control``, ``image-url-data``,
     ``reserved-tag``); ``file`` the file as messages name it (an overlay's label); ``action``
     "error" (the compile fails), "blocked" (its entry is replaced by a ``[blocked by hotplex:
-    <rule>]`` line) or "escaped" (the sanitizer makes it inert: a reserved tag's ``<``)."""
+    <rule>]`` line), "escaped" (the sanitizer makes it inert: a reserved tag's ``<``),
+    "refused" (a learned fact not written) or "removed" (hidden text taken out of a transcript:
+    ``hotplex.learning``)."""
 
     kind: str
     rule: str

@@ -2,8 +2,8 @@
 
 Each is named by a ``"module:Class"`` string and imported on first use, so no core module has an
 import edge to a worker: the core asks this module, and the model hands each target's worker to
-the stages after the manifest (``Model.workers``, ``Job.worker``). Adding a worker is its module
-and one line in ``BUILT_IN``.
+the stages after the manifest (``Model.workers``, ``Job.worker``). Adding a worker is its module,
+one line in ``BUILT_IN`` and the few more steps of "Writing a worker" (docs/pages/contributing.md).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from hotplex.worker import Worker
 
-# Name -> "module:Class"; this order is the order users see (hints, ``hotplex init``, README).
+# Name -> "module:Class"; this order is the order users see (hints, ``hotplex init``, the
+# README's worker table, the documentation site).
 BUILT_IN = (
     ("claude-code", "hotplex.targets.claude_code:ClaudeCode"),
     ("opencode-server", "hotplex.targets.opencode_server:OpenCodeServer"),

@@ -15,13 +15,13 @@ stage; they become JSON only at the edges (``build/log.py``, ``cli.py`` for ``--
 from __future__ import annotations
 
 import contextlib
-import json
 import posixpath
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import attrs
+from hotplex.fs import json_text
 from hotplex.manifest.model import HOTPLEX_SOURCES
 from hotplex.records import Budgets
 
@@ -97,14 +97,38 @@ class OwnFiles(NamedTuple):
         return self.unswitched if switched_off else self.names
 
 
+class Verified(NamedTuple):
+    """What a worker's delivery was checked against: its real program at the version the live
+    tests pin, or (``version`` None) the tool's published format documentation."""
+
+    program: str  # as users name it: "Codex CLI"
+    version: str | None
+    evidence: str  # the test, fixture or reference file that checks it, repository-relative
+
+    def text(self) -> str:
+        """The check in words, as the README's worker table and the worker's page say it."""
+        if self.version is None:
+            return f"{self.program}'s format documentation"
+        return f"{self.program} {self.version}"
+
+
 class Worker:
     """Subclass it, set ``name`` and ``outputs``, implement ``emit``; the rest is optional."""
 
     name: ClassVar[str]
     outputs: ClassVar[tuple[Output, ...]]
+    # How its program gets the artifact, in Markdown: the README's worker table and the worker's
+    # page on the documentation site say it in these words.
+    delivery: ClassVar[str] = ""
+    # What the delivery was checked against (None: nothing yet).
+    verified: ClassVar[Verified | None] = None
     # An attrs class: the worker's own target keys, structured by the manifest's strict converter
     # (unknown keys and wrong types are errors with their key path).
     Options: ClassVar[type] = NoOptions
+    # Whether a gateway starts its program itself, headless, with the files hotplex compiles (a
+    # launch.json, an HTTP payload): False for an editor's rules file or a workspace its own
+    # program reads, which cannot run an extraction request (``learning/request.py``).
+    headless: ClassVar[bool] = True
     # ``hotplex init``: the target name it scaffolds and a comment on what the artifact is for.
     init_target: ClassVar[tuple[str, str]]
     # Daily memory logs: "section" folds the days that fit into the memory section; "files"
@@ -122,6 +146,11 @@ class Worker:
     # The audiences of imported instruction files its program reads (``hotplex import``):
     # "claude-code" (CLAUDE.md), "agents" (AGENTS.md), "gemini" (GEMINI.md).
     imports_read: ClassVar[frozenset[str]] = frozenset()
+    # The instruction-file formats ``hotplex import`` finds for its program, each a "module" or
+    # "module:NAME" naming an object with ``KIND`` and ``find(root) -> Found | None``
+    # (``hotplex.importing.found``); a format several programs read (AGENTS.md) is declared by
+    # each, and found once, in registry order.
+    import_formats: ClassVar[tuple[str, ...]] = ()
     # The module of a workspace format ``hotplex import`` recognises as its program's own
     # (``KIND``, ``find(root)``, ``claims(names)``), if any.
     importer: ClassVar[str | None] = None
@@ -181,8 +210,9 @@ class Worker:
 
 
 def json_bytes(value: object) -> bytes:
-    """Deterministic JSON for emitted files: sorted keys, two-space indent, UTF-8, final newline."""
-    return (json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    """Deterministic JSON for emitted files: sorted keys, two-space indent, UTF-8, final newline;
+    written by ``fs.json_text``, the one JSON writer (a lone surrogate as its escape)."""
+    return (json_text(value, indent=2, sort_keys=True) + "\n").encode("utf-8")
 
 
 LAUNCH_FILE = "launch.json"

@@ -6,7 +6,7 @@ API, see tests/integration/test_aider.py): Aider has no system-level way in. A f
 your reference.`` … the file's path, the text in a fence), answered by a canned assistant turn,
 after Aider's system prompt, which stays. Aider reads the file with Python's universal newlines,
 so CR LF and a lone CR arrive as LF: the build turns them into LF already, and ``prompt.xml`` is
-what arrives. ``stats``, ``show`` and the README say that the document is at user level.
+what arrives. ``stats``, ``show`` and the documentation say that the document is at user level.
 
 Aider has no home folder to move: ``--config FILE`` makes FILE its only config file, in place of
 the ``.aider.conf.yml`` files it would read from its working folder, the repository root and the
@@ -20,7 +20,7 @@ from __future__ import annotations
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
 from hotplex.targets.home import PROMPT_FILE, HomeDocument, Sent, Transform
-from hotplex.worker import in_session, yaml_text
+from hotplex.worker import Verified, in_session, yaml_text
 
 USER_LEVEL = (
     "Aider has no system-level way in: the document reaches it in a user message, as a read-only"
@@ -35,6 +35,11 @@ def universal_newlines(text: str) -> str:
 
 class Aider(HomeDocument):
     name = "aider"
+    delivery = (
+        "`aider --config dist/aider/slack/aider-config/aider.conf.yml`, which reads `prompt.xml`: "
+        "a **user** message (Aider has no system-level way in), after Aider's system prompt"
+    )
+    verified = Verified("Aider", "0.86.2", "tests/integration/test_aider.py")
     program = "aider"
     home_flag = "--config"
     home_dir = "aider-config"
@@ -48,6 +53,7 @@ class Aider(HomeDocument):
     notes = (USER_LEVEL,)
     init_target = ("aider", "prompt.xml as a read-only file of aider-config/aider.conf.yml")
     imports_read = frozenset({"aider"})
+    import_formats = ("hotplex.importing.aider",)
 
     def home_bytes(self, job: Job, model: Model, sent: str) -> bytes:
         """``read:`` naming ``prompt.xml`` as Aider, started in the session folder, finds it,

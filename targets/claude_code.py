@@ -41,7 +41,7 @@ from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.records import OptionProblem, Output, Section, TargetSources
 from hotplex.targets import claude_code_tools, subagents
 from hotplex.targets.gateway import Beside, Gateway
-from hotplex.worker import OwnFiles, in_session
+from hotplex.worker import OwnFiles, Verified, in_session
 
 SWITCH_ENV = "CLAUDE_CODE_DISABLE_CLAUDE_MDS"
 SUBAGENT_FILE = "subagent.xml"
@@ -135,6 +135,12 @@ FORMAT = subagents.Format(
 
 class ClaudeCode(Gateway):
     name = "claude-code"
+    delivery = (
+        "`claude --append-system-prompt-file dist/cc/slack/prompt.xml "
+        "--append-subagent-system-prompt-file dist/cc/slack/subagent.xml`; each custom sub-agent's "
+        "file in `.claude/agents/`"
+    )
+    verified = Verified("Claude Code", TESTED, "tests/integration/test_claude_code.py")
     Options = Options
     document_file = "prompt.xml"
     beside_outputs = (Output(SUBAGENT_FILE, "document"),)
@@ -146,6 +152,7 @@ class ClaudeCode(Gateway):
     own_files = OWN_FILES
     switch_env = SWITCH_ENV
     imports_read = frozenset({"claude-code"})
+    import_formats = ("hotplex.importing.claude",)
 
     def appends(self, target: Target) -> bool:
         return appends(target.options)

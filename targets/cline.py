@@ -32,7 +32,7 @@ where a compiled source sits there, and ``cwd`` is the way out.
 from __future__ import annotations
 
 from hotplex.targets.home import TRIMMED, HomeDocument
-from hotplex.worker import OwnFiles
+from hotplex.worker import OwnFiles, Verified
 
 RULE = "hotplex"  # the rule's name: the stem of its file
 RULE_TEXTS = (".md", ".markdown", ".txt")  # the file extensions Cline reads as rules
@@ -72,6 +72,11 @@ OWN_FILES = OwnFiles(
 
 class Cline(HomeDocument):
     name = "cline"
+    delivery = (
+        "`CLINE_DIR=dist/cline/slack/cline-home cline`: the global rule `hotplex`, in the "
+        "**system** message's `# Rules` after Cline's base prompt"
+    )
+    verified = Verified("Cline", "3.0.65", "tests/integration/test_cline.py")
     program = "cline"
     home_variable = "CLINE_DIR"
     home_dir = "cline-home"
@@ -85,3 +90,4 @@ class Cline(HomeDocument):
     init_target = ("cline", "prompt.xml as cline-home/rules/hotplex.md, a global Cline rule")
     own_files = OWN_FILES
     imports_read = frozenset({"agents", "cline"})
+    import_formats = ("hotplex.importing.agents", "hotplex.importing.cline")

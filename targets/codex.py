@@ -39,7 +39,7 @@ from __future__ import annotations
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
 from hotplex.targets.home import HomeDocument
-from hotplex.worker import OwnFiles
+from hotplex.worker import OwnFiles, Verified
 
 CONFIG_KEY = "developer_instructions"
 SWITCH_KEY = "project_doc_max_bytes"  # 0: Codex reads no project AGENTS.md
@@ -65,6 +65,11 @@ def config_toml(document: str, own_files_off: bool = False) -> bytes:
 
 class Codex(HomeDocument):
     name = "codex"
+    delivery = (
+        "`CODEX_HOME=dist/codex/slack/codex-home codex`: `developer_instructions` in that "
+        "`config.toml`, sent right after Codex's base prompt"
+    )
+    verified = Verified("Codex CLI", "0.169.0", "tests/integration/test_codex.py")
     program = "codex"
     home_variable = "CODEX_HOME"
     home_dir = "codex-home"
@@ -73,6 +78,7 @@ class Codex(HomeDocument):
     init_target = ("codex", "prompt.xml as Codex's developer_instructions: codex-home/config.toml")
     own_files = OWN_FILES
     imports_read = frozenset({"agents"})
+    import_formats = ("hotplex.importing.agents",)
 
     def home_bytes(self, job: Job, model: Model, sent: str) -> bytes:
         return config_toml(sent, self.switched_off(job.target))

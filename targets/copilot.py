@@ -14,6 +14,8 @@ from hotplex.targets.placed import Format, Placed
 
 class Copilot(Placed):
     name = "copilot"
+    import_formats = ("hotplex.importing.copilot",)
+    delivery = "GitHub Copilot's repository instructions, every request in the repository"
     format = Format(
         tool="GitHub Copilot",
         place=".github/copilot-instructions.md",

@@ -30,7 +30,7 @@ from hotplex.errors import HotplexError, Span
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
 from hotplex.targets.home import HomeDocument
-from hotplex.worker import OwnFiles, in_session
+from hotplex.worker import OwnFiles, Verified, in_session
 
 HOME_VARIABLE = "COPILOT_CUSTOM_INSTRUCTIONS_DIRS"
 
@@ -59,6 +59,11 @@ OWN_FILES = OwnFiles(
 
 class CopilotCli(HomeDocument):
     name = "copilot-cli"
+    delivery = (
+        "`COPILOT_CUSTOM_INSTRUCTIONS_DIRS=dist/copilot-cli/slack/copilot-instructions copilot`: "
+        "in the **system** message after Copilot's base prompt and tools"
+    )
+    verified = Verified("Copilot CLI", "1.0.102", "tests/integration/test_copilot_cli.py")
     program = "copilot"
     home_variable = HOME_VARIABLE
     home_dir = "copilot-instructions"
@@ -74,6 +79,7 @@ class CopilotCli(HomeDocument):
     )
     own_files = OWN_FILES
     imports_read = frozenset({"agents", "copilot"})
+    import_formats = ("hotplex.importing.agents",)
 
     def launch(self, job: Job, model: Model, home: str) -> bytes:
         """Refuses a folder whose path holds a comma: Copilot splits the variable at commas."""

@@ -13,6 +13,8 @@ from hotplex.targets.placed import Format, Placed
 
 class Cursor(Placed):
     name = "cursor"
+    import_formats = ("hotplex.importing.cursor",)
+    delivery = "Cursor's project rule, `alwaysApply: true`: in every chat"
     format = Format(
         tool="Cursor",
         place=".cursor/rules/{target}.mdc",

@@ -1,24 +1,36 @@
 """The gateway family: programs a gateway (HotPlex) drives per message or session, sent the agent
-configuration as one document, with an agent file per sub-agent the target lists (Claude Code,
-OpenCode Server).
+configuration as one document (Claude Code, OpenCode Server).
 
 For each job a member writes its document, what it adds beside it (``Beside``: Claude Code's
-sub-agent document), ``launch.json`` when there is anything to launch with, and the agent files
-(``subagents.emit``). A member declares the document's file and bytes, its sub-agent format, the
-environment switch that turns its program's own instruction files off, and its argv.
+sub-agent document) and ``launch.json`` when there is anything to launch with. A member declares
+the document's file and bytes, the environment switch that turns its program's own instruction
+files off, and its argv. Sub-agents are a capability a member declares, not the family's: one
+whose program has them declares their file ``format`` (``subagents.Format``) and ``Options``
+with ``subagents`` (``subagents.Options``); its targets may then list sub-agents, each checked
+and given an agent file (``subagents.emit``). One without declares neither.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from json.encoder import encode_basestring
 from typing import ClassVar
 
 from hotplex.document import configuration
 from hotplex.manifest.jobs import Job
-from hotplex.manifest.model import Model
-from hotplex.records import Emitted, Output, Section, SectionSize, Truncation
+from hotplex.manifest.model import Manifest, Model, Target
+from hotplex.records import (
+    Emitted,
+    OptionProblem,
+    Output,
+    Section,
+    SectionSize,
+    TargetSources,
+    Truncation,
+)
 from hotplex.targets import subagents
 from hotplex.values import value
-from hotplex.worker import LAUNCH_FILE, launch_json
+from hotplex.worker import LAUNCH_FILE, Worker, json_bytes, launch_json
 
 
 @value
@@ -54,10 +66,13 @@ class Beside:
         )
 
 
-class Gateway(subagents.SubagentWorker):
-    """A program sent the agent configuration as one document, with files for its sub-agents."""
+class Gateway(Worker):
+    """A program sent the agent configuration as one document."""
 
     document_file: ClassVar[str]  # "prompt.xml", "payload.json"
+    # Its sub-agents' file format, when its program has sub-agents (then ``Options`` must be a
+    # ``subagents.Options``); None: no sub-agents, no agent files.
+    format: ClassVar[subagents.Format | None] = None
     beside_outputs: ClassVar[tuple[Output, ...]] = ()  # declared after the document
     # The environment variable that, set to "1", turns the program's own files off.
     switch_env: ClassVar[str | None] = None
@@ -71,8 +86,19 @@ class Gateway(subagents.SubagentWorker):
                 Output(cls.document_file, "document", primary=True),
                 *cls.beside_outputs,
                 Output(LAUNCH_FILE, "launch"),
-                Output(subagents.AGENT_FILES, "agent"),
+                *((Output(subagents.AGENT_FILES, "agent"),) if cls.format is not None else ()),
             )
+
+    def appends(self, target: Target) -> bool:
+        """Whether the program appends a document to every sub-agent for this target."""
+        return False
+
+    def validate(
+        self, target: Target, manifest: Manifest, sources: TargetSources
+    ) -> Iterable[OptionProblem]:
+        if self.format is None:
+            return ()
+        return subagents.check(target, manifest, sources, self.format, self.appends(target))
 
     def document_bytes(self, data: bytes) -> bytes:
         """The document file's bytes, given the document's UTF-8 bytes."""
@@ -89,7 +115,11 @@ class Gateway(subagents.SubagentWorker):
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         document = configuration.build(sections, model)
         beside = self.beside(job, sections, model)
-        agents = subagents.emit(job, sections, model, self.format, beside.appended)
+        agents = (
+            subagents.emit(job, sections, model, self.format, beside.appended)
+            if self.format is not None
+            else subagents.Agents.none()
+        )
         folder = job.out_dir(model)
         path = f"{folder}/{self.document_file}"
         data = self.document_bytes(configuration.utf8(document))
@@ -108,3 +138,33 @@ class Gateway(subagents.SubagentWorker):
             documents=(*beside.documents, *agents.sizes),
             notes=(*beside.notes, *agents.notes),
         )
+
+
+# What JSON's encoder (``ensure_ascii=False``) writes for each character it escapes, as UTF-8:
+# the backslash first, so that no escape written is escaped again.
+_ESCAPES = tuple(
+    (bytes([c]), encode_basestring(chr(c))[1:-1].encode()) for c in (0x5C, 0x22, *range(0x20))
+)
+
+
+def _escaped(data: bytes) -> bytes:
+    """The UTF-8 bytes of ``encode_basestring(text)`` without its quotes, from ``data``, those
+    of ``text``. The encoder visits every character, a tenth of an overlaid compile's time on a
+    12 K document; a replacement of bytes absent from the text is one memchr, a line end
+    escaped a copy. No byte of a UTF-8 sequence is below 0x80: escaping the bytes is escaping
+    the characters."""
+    for byte, escape in _ESCAPES:
+        data = data.replace(byte, escape)
+    return data
+
+
+_HOLE = b'"hotplex-document"'  # stands for the text while the envelope is dumped
+
+
+def json_field(envelope: dict[str, object], field: str, data: bytes) -> bytes:
+    """``json_bytes({**envelope, field: text})`` for the document ``text`` whose UTF-8 is
+    ``data``, byte for byte: the members that send their document as a JSON field write it this
+    one way. The small envelope goes through ``json_bytes``; the text is escaped in its bytes
+    (``_escaped``), never walked by the pure-Python encoder of an indented dump."""
+    head, _, tail = json_bytes({**envelope, field: _HOLE[1:-1].decode()}).partition(_HOLE)
+    return head + b'"' + _escaped(data) + b'"' + tail

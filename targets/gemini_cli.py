@@ -63,7 +63,7 @@ from dataclasses import dataclass
 
 from hotplex.targets.home import JS_WHITESPACE as _JS_TRIMMED
 from hotplex.targets.home import HomeDocument, Sent, Transform
-from hotplex.worker import OwnFiles
+from hotplex.worker import OwnFiles, Verified
 
 # The tags Gemini wraps the global GEMINI.md in (string and structured memory).
 WRAPPER_TAGS = frozenset({"loaded_context", "global_context"})
@@ -162,6 +162,11 @@ def _import_warning(program: str, imports: list[str]) -> str:
 
 class GeminiCli(HomeDocument):
     name = "gemini-cli"
+    delivery = (
+        "`GEMINI_CLI_HOME=dist/gemini/slack/gemini-home gemini`: the home's global GEMINI.md, the "
+        "end of `systemInstruction` after Gemini's base prompt"
+    )
+    verified = Verified("Gemini CLI", "0.61.0", "tests/integration/test_gemini_cli.py")
     program = "gemini"
     home_variable = "GEMINI_CLI_HOME"
     home_dir = "gemini-home"
@@ -171,3 +176,4 @@ class GeminiCli(HomeDocument):
     init_target = ("gemini", "prompt.xml as gemini-home/.gemini/GEMINI.md, as Gemini sends it")
     own_files = OWN_FILES
     imports_read = frozenset({"gemini"})
+    import_formats = ("hotplex.importing.gemini",)

@@ -16,10 +16,10 @@ from typing import ClassVar
 
 import attrs
 from hotplex.document import configuration
-from hotplex.document.measure import measure
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
 from hotplex.records import Emitted, Output, Section, SectionSize
+from hotplex.text.measure import measure
 from hotplex.worker import LAUNCH_FILE, Worker, in_session, launch_json
 
 PROMPT_FILE = "prompt.xml"

@@ -12,6 +12,8 @@ from hotplex.targets.placed import Format, Placed
 
 class Junie(Placed):
     name = "junie"
+    import_formats = ("hotplex.importing.editors:JUNIE",)
+    delivery = "JetBrains Junie's guidelines"
     format = Format(
         tool="Junie",
         place=".junie/guidelines.md",

@@ -23,7 +23,7 @@ outside the project keeps them out.
 from __future__ import annotations
 
 from hotplex.targets.home import HomeDocument
-from hotplex.worker import OwnFiles
+from hotplex.worker import OwnFiles, Verified
 
 SWITCH_ENV = "KILO_DISABLE_PROJECT_CONFIG"
 # As OpenCode reads them: by the first name found from the session folder up, wherever found.
@@ -46,6 +46,11 @@ OWN_FILES = OwnFiles(
 
 class Kilo(HomeDocument):
     name = "kilo"
+    delivery = (
+        "`KILO_CONFIG_DIR=dist/kilo/slack/kilo-config kilo`: that folder's AGENTS.md, in the "
+        "**system** message after Kilo's base prompt"
+    )
+    verified = Verified("Kilo", "7.7.7", "tests/integration/test_kilo.py")
     program = "kilo"
     home_variable = "KILO_CONFIG_DIR"
     home_dir = "kilo-config"
@@ -58,3 +63,4 @@ class Kilo(HomeDocument):
     init_target = ("kilo", "prompt.xml as kilo-config/AGENTS.md, Kilo's global instructions")
     own_files = OWN_FILES
     imports_read = frozenset({"agents", "kilo"})
+    import_formats = ("hotplex.importing.agents", "hotplex.importing.kilo")

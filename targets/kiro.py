@@ -13,6 +13,8 @@ from hotplex.targets.placed import Format, Placed
 
 class Kiro(Placed):
     name = "kiro"
+    import_formats = ("hotplex.importing.editors:KIRO",)
+    delivery = "Kiro's steering file, `inclusion: always`"
     format = Format(
         tool="Kiro",
         place=".kiro/steering/{target}.md",

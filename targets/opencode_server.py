@@ -24,33 +24,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from json.encoder import encode_basestring
 from typing import Any
 
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.records import OptionProblem, Section, TargetSources
 from hotplex.targets import subagents
-from hotplex.targets.gateway import Beside, Gateway
-from hotplex.worker import OwnFiles
-
-# What JSON's encoder (``ensure_ascii=False``) writes for each character it escapes, as UTF-8:
-# the backslash first, so that no escape written is escaped again.
-_ESCAPES = tuple(
-    (bytes([c]), encode_basestring(chr(c))[1:-1].encode()) for c in (0x5C, 0x22, *range(0x20))
-)
-
-
-def _escaped(data: bytes) -> bytes:
-    """The UTF-8 bytes of ``encode_basestring(text)`` without its quotes, from ``data``, those
-    of ``text``. The encoder visits every character, a tenth of an overlaid compile's time on a
-    12 K document; a replacement of bytes absent from the text is one memchr, a line end
-    escaped a copy. No byte of a UTF-8 sequence is below 0x80: escaping the bytes is escaping
-    the characters."""
-    for byte, escape in _ESCAPES:
-        data = data.replace(byte, escape)
-    return data
-
+from hotplex.targets.gateway import Beside, Gateway, json_field
+from hotplex.worker import OwnFiles, Verified
 
 MODEL = re.compile(r"[^/\s]+/\S+")  # OpenCode names a model "<provider>/<model>"
 MODEL_EXAMPLE = "anthropic/claude-sonnet-4-5"
@@ -89,18 +70,24 @@ FORMAT = subagents.Format(
     },
     placed=".opencode/agent/{name}.md",
     frontmatter=_frontmatter,
-    appended="no document",  # OpenCode appends nothing to its sub-agents only (README)
+    appended="no document",  # OpenCode appends nothing to its sub-agents only (sub-agents guide)
     no_append="OpenCode appends no text to sub-agents alone",
 )
 
 
 class OpenCodeServer(Gateway):
     name = "opencode-server"
+    delivery = (
+        "the body of `POST /session/{id}/message`, `system` set, `parts` filled per message; each "
+        "sub-agent's file in `.opencode/agent/`"
+    )
+    verified = Verified("OpenCode", "1.18.33", "tests/integration/test_opencode_server.py")
     Options = subagents.Options
     document_file = "payload.json"
     init_target = ("ocs", "payload.json: a body for POST /session/{id}/message")
     format = FORMAT
     imports_read = frozenset({"agents"})
+    import_formats = ("hotplex.importing.agents",)
     own_files = OWN_FILES
     switch_env = SWITCH_ENV
 
@@ -124,10 +111,8 @@ class OpenCodeServer(Gateway):
                 )
 
     def document_bytes(self, data: bytes) -> bytes:
-        """``json_bytes({"parts": [], "system": text})`` for the document ``text`` whose UTF-8
-        is ``data``, byte for byte, without the indented dump's pure-Python encoder walking a
-        fixed envelope: only the text is escaped, in its bytes (``_escaped``)."""
-        return b'{\n  "parts": [],\n  "system": "' + _escaped(data) + b'"\n}\n'
+        """The body of POST /session/{id}/message: the document as its ``system``."""
+        return json_field({"parts": []}, "system", data)
 
     def beside(self, job: Job, sections: list[Section], model: Model) -> Beside:
         return Beside(notes=(SUBAGENTS_NOTE,))

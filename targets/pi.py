@@ -25,7 +25,7 @@ either when it sits in the session folder.
 from __future__ import annotations
 
 from hotplex.targets.home import HomeDocument
-from hotplex.worker import OwnFiles
+from hotplex.worker import OwnFiles, Verified
 
 SWITCH = "--no-context-files"
 CONTEXT_FILES = ("AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")  # the first in each folder
@@ -48,6 +48,11 @@ OWN_FILES = OwnFiles(
 
 class Pi(HomeDocument):
     name = "pi"
+    delivery = (
+        "`pi --append-system-prompt dist/pi/slack/pi/APPEND_SYSTEM.md`: in the **system** message "
+        "right after Pi's base prompt"
+    )
+    verified = Verified("Pi", "0.73.1", "tests/integration/test_pi.py")
     program = "pi"
     home_flag = "--append-system-prompt"
     home_dir = "pi"
@@ -60,3 +65,4 @@ class Pi(HomeDocument):
     init_target = ("pi", "prompt.xml as pi/APPEND_SYSTEM.md, for pi --append-system-prompt")
     own_files = OWN_FILES
     imports_read = frozenset({"agents"})
+    import_formats = ("hotplex.importing.agents",)

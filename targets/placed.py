@@ -21,13 +21,13 @@ from typing import ClassVar
 import attrs
 from hotplex.build.orphans import declared_match
 from hotplex.document import configuration
-from hotplex.document.measure import measure
 from hotplex.errors import HotplexError, Span
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.placement import marked
 from hotplex.records import Emitted, OptionProblem, Output, Section, TargetSources
-from hotplex.worker import Worker
+from hotplex.text.measure import measure
+from hotplex.worker import Verified, Worker
 
 # The tools count a rule file's characters as JavaScript does (UTF-16 code units): an emoji is 2.
 LIMIT_UNIT = "utf16"
@@ -53,12 +53,16 @@ class Placed(Worker):
     format: ClassVar[Format]
     Options = PlacedOptions
     document = "agent-configuration"
+    headless = False  # the editor's agent reads the placed file; no gateway starts it
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         if "format" in vars(cls):
             cls.outputs = (Output(cls.format.artifact, "document", primary=True),)
             cls.places = cls.format.pattern
+            # Checked against the tool's documentation, whose excerpt is the fixture.
+            fixture = f"tests/workers/fixtures/rule_formats/{cls.name}.md"
+            cls.verified = Verified(cls.format.tool, None, fixture)
 
     def placed(self, target: Target) -> str:
         place = target.options.place

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from hotplex.targets.gemini_cli import at_imports
 from hotplex.targets.home import HomeDocument
-from hotplex.worker import OwnFiles
+from hotplex.worker import OwnFiles, Verified
 
 OWN_FILES = OwnFiles(
     program="Qwen Code",
@@ -35,6 +35,11 @@ OWN_FILES = OwnFiles(
 
 class QwenCode(HomeDocument):
     name = "qwen-code"
+    delivery = (
+        "`QWEN_HOME=dist/qwen/slack/qwen-home qwen`: the home's QWEN.md, in the **system** message "
+        "after Qwen Code's base prompt"
+    )
+    verified = Verified("Qwen Code", "0.24.4", "tests/integration/test_qwen_code.py")
     program = "qwen"
     home_variable = "QWEN_HOME"
     home_dir = "qwen-home"
@@ -47,3 +52,4 @@ class QwenCode(HomeDocument):
     init_target = ("qwen", "prompt.xml as qwen-home/QWEN.md, as Qwen Code sends it")
     own_files = OWN_FILES
     imports_read = frozenset({"agents", "qwen"})
+    import_formats = ("hotplex.importing.agents", "hotplex.importing.qwen")

@@ -9,7 +9,7 @@ trimmed, is the prompt) defines an agent, and one named like a built-in replaces
 prompt. OpenCode reads ``.opencode/agent/<name>.md`` (frontmatter ``description``,
 ``mode: subagent``) the same way. Claude Code 2.1.261 and later also append one document to every
 sub-agent's own prompt (``--append-subagent-system-prompt-file``): where a worker has its program
-do that (``SubagentWorker.appends``), the sections that document holds reach every sub-agent
+do that (``Gateway.appends``), the sections that document holds reach every sub-agent
 already, and a built-in keeps its prompt unless its ``replace`` says otherwise.
 
 So each name in a target's ``subagents`` that needs one (a custom agent; a built-in replaced)
@@ -40,17 +40,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, NamedTuple
 
 import attrs
 from hotplex.document import configuration as agent_configuration
-from hotplex.document import sanitize
-from hotplex.document.measure import measure
 from hotplex.errors import HotplexError, Span, suggest
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import DEFAULT_SUBAGENT_KEEP, Manifest, Model, Target
 from hotplex.records import OptionProblem, Section, SectionSize, TargetSources, Truncation
-from hotplex.worker import Worker, yaml_text
+from hotplex.scanning import sanitize
+from hotplex.text.measure import measure
+from hotplex.worker import yaml_text
 
 AGENTS_DIR = "agents"
 AGENT_FILES = f"{AGENTS_DIR}/*.md"  # the worker's ``outputs`` entry
@@ -137,23 +137,13 @@ class Agents(NamedTuple):
     sizes: tuple[tuple[str, tuple[SectionSize, ...]], ...]  # per file, its document's sections
     notes: tuple[str, ...]  # what a user should know of who gets what (``stats`` shows them)
 
+    @classmethod
+    def none(cls) -> Agents:
+        """A job of a program without sub-agents: no file, nothing done."""
+        return cls({}, {}, (), (), (), ())
+
 
 # --- validation ---------------------------------------------------------------------------------
-
-
-class SubagentWorker(Worker):
-    """A worker whose target may list ``subagents``: their options are checked in its ``format``."""
-
-    format: ClassVar[Format]
-
-    def appends(self, target: Target) -> bool:
-        """Whether the program appends a document to every sub-agent for this target."""
-        return False
-
-    def validate(
-        self, target: Target, manifest: Manifest, sources: TargetSources
-    ) -> Iterable[OptionProblem]:
-        return check(target, manifest, sources, self.format, self.appends(target))
 
 
 def check(

@@ -16,6 +16,8 @@ from hotplex.targets.placed import Format, Placed
 
 class Windsurf(Placed):
     name = "windsurf"
+    import_formats = ("hotplex.importing.editors:WINDSURF",)
+    delivery = "Windsurf's workspace rule, `trigger: always_on`, cut to its 12,000 characters"
     format = Format(
         tool="Windsurf",
         place=".windsurf/rules/{target}.md",

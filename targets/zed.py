@@ -14,6 +14,8 @@ from hotplex.targets.placed import Format, Placed
 
 class Zed(Placed):
     name = "zed"
+    import_formats = ("hotplex.importing.editors:ZED",)
+    delivery = "Zed's project rules, first of the files Zed's agent reads"
     format = Format(tool="Zed", place=".rules", pattern=".rules", artifact="rules.md")
     init_target = ("zed", "Zed's project rules: .rules")
     places_beside = "Zed reads no other: of its rule files it uses the first it finds, .rules"

@@ -14,6 +14,8 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 SHARED = REPO.parent / "shared"  # CI clones the repository beside a copy of shared/
 HOTPLEX = Path(sys.executable).parent / "hotplex"
+# The developers' guide: the layout, the floors and "Writing a worker", which tests hold to the code.
+DEVELOPERS_GUIDE = REPO / "docs" / "pages" / "contributing.md"
 
 
 @dataclass
@@ -48,7 +50,7 @@ def run_hotplex(
     return Result(done.returncode, done.stdout, done.stderr)
 
 
-# One credential-shaped fake per rule of hotplex.scanning.secret_rules, assembled here so that no
+# One credential-shaped fake per rule of hotplex.text.secret_rules, assembled here so that no
 # file in the repository holds a string that secret scanners (or hotplex itself) would take for a
 # real key.
 FAKE_SECRETS: dict[str, str] = {

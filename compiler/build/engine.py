@@ -93,14 +93,12 @@ class Builder:
                 self._run_batch(batch, pool, log, reports, len(jobs))
         finally:
             pool.close()
-        from hotplex.sources import raw_copies, unused
+        from hotplex.sources import build_warnings
 
         read = {**{job: r.inputs for job, r in before.items()}, **self.read}
         produced = {posixpath.normpath(f.path) for r in reports for f in r.files}
         own = produced | {posixpath.normpath(p) for r in before.values() for p in r.outputs}
-        unread, folders = unused.after_build(self.model, planned, read, own)
-        unread += raw_copies.warnings(self.model)
-        folders = (*folders, *raw_copies.watched(self.model))
+        unread, folders = build_warnings.after_build(self.model, planned, read, own)
         self.warnings += unread
         names = orphans.artifact_names(produced, before)
         # Never delete what an artifact reads (an earlier `out` inside the sources folder).

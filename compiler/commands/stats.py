@@ -20,11 +20,11 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from hotplex.document.measure import measure
 from hotplex.errors import HotplexError
 from hotplex.fs import json_text
 from hotplex.manifest.jobs import select
 from hotplex.records import Budgets, SectionSize, Truncation
+from hotplex.text.measure import measure
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -204,7 +204,8 @@ def _section_stats(
 def _own_files(section: str, files: tuple[str, ...]) -> tuple[str, ...]:
     """A section's own files: the memory section's size names the days it read too (they are
     in its text)."""
-    from hotplex.sources.logs import LOG_SOURCE, is_day
+    from hotplex.manifest.vocabulary import LOG_SOURCE
+    from hotplex.sources.logs import is_day
 
     return tuple(f for f in files if section != LOG_SOURCE or not is_day(f))
 

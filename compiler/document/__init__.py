@@ -1,1 +1,2 @@
-"""The document stage: sections sanitized, measured against limits, assembled, emitted."""
+"""The document stage: the sources stage's sections sanitized (``scanning.sanitize``), cut to the
+limits, assembled, emitted."""

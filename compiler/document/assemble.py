@@ -12,10 +12,8 @@ from __future__ import annotations
 import itertools
 from typing import NamedTuple
 
-WRAPPER_TAG = "agent-configuration"
-METACOGNITION_TAG = "hotplex"  # the built-in META-COGNITION section, first in <directives>
-# Tags no source may take: the document's own (the channels' are the manifest's).
-BUILT_IN_TAGS = frozenset({WRAPPER_TAG, METACOGNITION_TAG})
+from hotplex.manifest.vocabulary import WRAPPER_TAG
+
 CHANNEL_ORDER = ("B", "C")
 
 

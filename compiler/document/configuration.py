@@ -12,11 +12,13 @@ import weakref
 from collections.abc import Callable, Hashable
 from typing import NamedTuple
 
-from hotplex.document import assemble, limits, sanitize
-from hotplex.document.measure import measure
+from hotplex.document import assemble, limits
 from hotplex.manifest.model import Limits, Model
+from hotplex.manifest.vocabulary import WRAPPER_TAG
 from hotplex.records import Section, SectionSize, Truncation
+from hotplex.scanning import sanitize
 from hotplex.sources import logs as memory_logs
+from hotplex.text.measure import measure
 
 
 class Document(NamedTuple):
@@ -58,9 +60,7 @@ def reserved_tags(
     ``also``: tags of the worker's own wrapper around the document (Gemini CLI has one)."""
     channel_tags = {c.tag for c in model.manifest.channels.values()}
     source_tags = {s.tag for s in model.sources}
-    return frozenset(
-        {assemble.WRAPPER_TAG, *channel_tags, *source_tags, *(s.tag for s in sections), *also}
-    )
+    return frozenset({WRAPPER_TAG, *channel_tags, *source_tags, *(s.tag for s in sections), *also})
 
 
 def build(

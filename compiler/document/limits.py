@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from hotplex.document import graphemes
-from hotplex.document.measure import measure
-from hotplex.document.sanitize import ESCAPED_LT, open_tag_tail
 from hotplex.errors import HotplexError, Problem, Span
 from hotplex.records import Truncation
 from hotplex.scanning import hidden
+from hotplex.scanning.sanitize import ESCAPED_LT, open_tag_tail
+from hotplex.text import graphemes
+from hotplex.text.measure import measure
 
 if TYPE_CHECKING:
     from hotplex.manifest.model import Limits

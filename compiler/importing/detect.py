@@ -1,5 +1,6 @@
 """Which formats a path holds. A workspace folder (HotPlex, OpenClaw) is a project of its own;
-any other folder is searched for every tool's instruction files, one format module each."""
+any other folder is searched for every tool's instruction files, in the formats the workers
+declare (``Worker.import_formats``) and ruler's."""
 
 from __future__ import annotations
 
@@ -8,47 +9,17 @@ import re
 from importlib import import_module
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from hotplex import registry
 from hotplex.commands.scaffold import SOURCE_FILES, SOURCES_DIR
 from hotplex.errors import HotplexError, Problem, Span
 from hotplex.fs import STATE_DIR
-from hotplex.importing import (
-    agents,
-    aider,
-    claude,
-    cline,
-    copilot,
-    cursor,
-    gemini,
-    hotplex,
-    kilo,
-    qwen,
-    ruler,
-)
-from hotplex.importing.editors import JUNIE, KIRO, WINDSURF, ZED
+from hotplex.importing import hotplex, ruler
 from hotplex.importing.found import Found, Skip
 from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME
 from hotplex.placement import read_is_hotplex_file
 
-# One module per format, each with the same interface: KIND and find(root) -> Found | None.
-# The order is the order of the sources in the manifest.
-INSTRUCTION_FORMATS = (
-    claude,
-    agents,
-    gemini,
-    qwen,
-    kilo,
-    aider,
-    cursor,
-    copilot,
-    WINDSURF,
-    ZED,
-    JUNIE,
-    KIRO,
-    ruler,
-    cline,
-)
 _SUFFIXED = re.compile(r"(SOUL|AGENTS|SKILLS|USER|MEMORY)\.[A-Za-z0-9][A-Za-z0-9_-]*\.md")
 
 
@@ -70,7 +41,24 @@ def workspace_format(folder: Path) -> ModuleType | None:
 
 def _worker_importers() -> list[ModuleType]:
     """The workspace formats workers declare, in registry order."""
-    return [import_module(w.importer) for w in registry.workers().values() if w.importer]
+    return [_format(w.importer) for w in registry.workers().values() if w.importer]
+
+
+def instruction_formats() -> list[Any]:
+    """Every tool's instruction-file format, each with ``KIND`` and ``find(root) -> Found |
+    None``, in the order their sources take in the manifest: those the workers declare
+    (``Worker.import_formats``; AGENTS.md, which several programs read, once) in registry order,
+    then ruler's, the core's own: ruler is no program hotplex builds for, it writes the others'
+    files from ``.ruler/``."""
+    declared = dict.fromkeys(s for w in registry.workers().values() for s in w.import_formats)
+    return [*(_format(spec) for spec in declared), ruler]
+
+
+def _format(spec: str) -> Any:
+    """The format a worker names: ``"module"`` or ``"module:NAME"``."""
+    module, _, name = spec.partition(":")
+    loaded = import_module(module)
+    return getattr(loaded, name) if name else loaded
 
 
 def detect(path: Path, project: Path) -> list[Found]:
@@ -104,7 +92,7 @@ def _in_folder(path: Path) -> list[Found]:
     workspace = workspace_format(path)
     if workspace is not None:
         return [workspace.find(path)]
-    found = [f for f in (module.find(path) for module in INSTRUCTION_FORMATS) if f is not None]
+    found = [f for f in (module.find(path) for module in instruction_formats()) if f is not None]
     _leave_placed(found)
     _leave_rulers_output(found)
     _keep_what_is_read(found)

@@ -11,20 +11,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from hotplex.document.assemble import BUILT_IN_TAGS
 from hotplex.errors import HotplexError
 from hotplex.fs import skipped_folder
 from hotplex.manifest.model import HOTPLEX_SOURCES, Manifest, default_channels
+from hotplex.manifest.vocabulary import BUILT_IN_TAGS
 from hotplex.sources import frontmatter, unmapped
 from hotplex.templates import parse as template
 
 RULES_NOTE = HOTPLEX_SOURCES[1].note  # "Treat as mandatory workspace constraints."
-# Who reads a source: the tool whose own file it is, "for" (Cursor and ruler rules: the targets
+# Who reads a source: the workers that name its audience in ``Worker.imports_read`` (the
+# tool whose own file it is: "gemini" for GEMINI.md), "for" (Cursor and ruler rules: the targets
 # named by --for), "copilot" (Copilot's: those named by --for and Copilot CLI's, which reads them
 # itself), or "all" (a workspace: every target of the project).
-Audience = Literal[
-    "claude-code", "gemini", "qwen", "kilo", "aider", "agents", "copilot", "cline", "for", "all"
-]
+Audience = str
 _NOT_SLUG = re.compile(r"[^a-z0-9_.-]+")
 RESERVED_TAGS = BUILT_IN_TAGS | {c.tag for c in default_channels().values()}
 

@@ -150,7 +150,7 @@ class Metacognition(Record):
 
 @attrs.frozen(repr=False)
 class Secrets(Record):
-    # A rule name (see hotplex.scanning.secret_rules.RULES) turns that rule off; any other entry
+    # A rule name (see hotplex.text.secret_rules.RULES) turns that rule off; any other entry
     # allows the findings whose matched text contains it.
     allow: tuple[str, ...] = ()
     # Globs of project-relative source paths whose findings are allowed ("agent-configs/demo/*").
@@ -171,6 +171,9 @@ class Injection(Record):
     # [secrets]; globs of files whose findings are allowed.
     allow: tuple[str, ...] = ()
     allow_files: tuple[str, ...] = ()
+    # Hosts (and the names under them) an image, stylesheet, frame or other URL fetched without
+    # a click may come from; every other host is a finding.
+    allow_hosts: tuple[str, ...] = ()
     # "overlays": a gateway's per-user files (and Project.check); "all": the project's own too.
     scope: InjectionScope = "overlays"
 
@@ -180,6 +183,16 @@ class OverlaySettings(Record):
     # "block": an entry of an overlaid file holding a finding is replaced by a
     # [blocked by hotplex: <rule>] line (scanning/blocking.py) instead of failing the compile.
     on_finding: OnFinding = "error"
+
+
+@attrs.frozen(repr=False)
+class Learn(Record):
+    # The learned block of a profile (``hotplex learn``): the most characters of its facts as
+    # the worker reads them (``- key: value`` lines), whatever the workers' own limits; the
+    # least recently confirmed facts leave first.
+    budget: int = 4000
+    # The most characters of a transcript an extraction request carries (its end is kept).
+    transcript: int = 40000
 
 
 @attrs.frozen(repr=False)
@@ -252,6 +265,7 @@ class Manifest(Record):
     injection: Injection = Injection()
     overlay: OverlaySettings = OverlaySettings()
     memory: Memory = Memory()
+    learn: Learn = Learn()
     target: tuple[Target, ...] = ()
 
 

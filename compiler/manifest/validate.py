@@ -8,7 +8,6 @@ import re
 import typing
 
 from hotplex import registry
-from hotplex.document.assemble import BUILT_IN_TAGS
 from hotplex.errors import HotplexError, Problem, Span, suggest
 from hotplex.fs import NAME_MAX, STATE_DIR
 from hotplex.fs import folded as folded_name
@@ -21,8 +20,8 @@ from hotplex.manifest.model import (
     Unicode,
 )
 from hotplex.manifest.source_rule import effective_sources, folded, target_sources, worker_defaults
+from hotplex.manifest.vocabulary import BUILT_IN_TAGS, DAY_FORMS, LOG_SOURCE, split_glob
 from hotplex.records import TargetSources
-from hotplex.sources.logs import validate_glob
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _TAG = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
@@ -73,6 +72,8 @@ def validate(manifest: Manifest, display: str) -> None:
     for key, value in (
         ("limits.per_file", manifest.limits.per_file),
         ("limits.total", manifest.limits.total),
+        ("learn.budget", manifest.learn.budget),
+        ("learn.transcript", manifest.learn.transcript),
     ):
         if value <= 0:
             bad(key, f"must be a positive integer, got {value}")
@@ -84,6 +85,7 @@ def validate(manifest: Manifest, display: str) -> None:
     _validate_rule_allow("secrets", manifest.secrets.allow, bad)
     _validate_unicode(manifest.unicode, bad)
     _validate_rule_allow("injection", manifest.injection.allow, bad)
+    _validate_allow_hosts(manifest.injection.allow_hosts, bad)
     if manifest.memory.logs is not None:
         validate_glob(manifest, sources, bad)
     _validate_targets(manifest, sources, bad)
@@ -151,6 +153,16 @@ def _validate_rule_allow(
             bad(f"{table}.allow[{index}]", f"no rule named '{entry}'", hint)
         elif not entry.strip():
             bad(f"{table}.allow[{index}]", "an empty entry would allow every finding")
+
+
+def _validate_allow_hosts(hosts: tuple[str, ...], bad: typing.Callable[..., None]) -> None:
+    """``[injection] allow_hosts``: each a host name as a URL holds it."""
+    from hotplex.scanning.injection import host_entry_problem
+
+    for index, entry in enumerate(hosts):
+        problem = host_entry_problem(entry)
+        if problem is not None:
+            bad(f"injection.allow_hosts[{index}]", *problem)
 
 
 def _validate_unicode(unicode: Unicode, bad: typing.Callable[..., None]) -> None:
@@ -446,3 +458,54 @@ def _validate_bot(
     platforms = target.platforms if target.platforms is not None else manifest.variants.platforms
     if not platforms:
         bad(f"{key}.bot", "a bot overlay needs a platform: give the target platforms = [...]")
+
+
+_WILDCARDS = frozenset("*?[")
+
+
+def validate_glob(
+    manifest: Manifest, sources: tuple[Source, ...], bad: typing.Callable[..., None]
+) -> None:
+    """The logs' glob names files in one folder of the sources folder, and a source to join."""
+    glob = manifest.memory.logs
+    folder, pattern = split_glob(glob)
+    if "\\" in glob:  # a folder separator on Windows, an escape in a glob: neither is meant
+        bad(
+            "memory.logs",
+            f"'{glob}': a backslash; hotplex paths separate folders with '/'",
+            hint=f"did you mean '{glob.replace(chr(92), '/')}'?",
+        )
+    elif _WILDCARDS & set(folder):
+        bad(
+            "memory.logs",
+            f"'{glob}': only the file name may hold wildcards, the folder must be literal",
+            hint="keep the logs in one folder, e.g. 'memory/*.md'",
+        )
+    elif not pattern or not _WILDCARDS & set(pattern):
+        bad("memory.logs", f"'{glob}' names no files: give a glob such as 'memory/*.md'")
+    variants = manifest.variants
+    matched = [
+        f"'{source.name}' ({file})"
+        for source in sources
+        for file in (source.file, *(variants.file(source.file, p) for p in variants.platforms))
+        if posixpath.normpath(split_glob(file)[0]) == posixpath.normpath(folder)
+        and fnmatch.fnmatchcase(split_glob(file)[1], pattern)
+    ]
+    if matched:
+        named = ", ".join(matched[:3]) + (f" and {len(matched) - 3} more" if matched[3:] else "")
+        plural = "s" if matched[1:] else ""
+        bad(
+            "memory.logs",
+            f"'{glob}' matches the file{plural} of source{plural} {named}: a source is not a day",
+            hint=f"keep the days in a folder of their own, e.g. 'memory/*.md' (a day is named by"
+            f" its date: {DAY_FORMS})",
+        )
+    if glob.startswith("/") or ".." in folder.split("/"):
+        bad("memory.logs", f"'{glob}' must stay inside the sources folder")
+    if not any(s.name == LOG_SOURCE for s in sources):
+        bad(
+            "memory.logs",
+            f"daily logs join the '{LOG_SOURCE}' source's section, and there is no source "
+            f"named '{LOG_SOURCE}'",
+            hint=f"add a [[source]] named '{LOG_SOURCE}' (its file may be absent)",
+        )

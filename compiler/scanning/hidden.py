@@ -58,13 +58,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from hotplex.errors import Problem, Span, suggest
-from hotplex.scanning.memo import cached_for_short_texts
 from hotplex.scanning.origins import (
     Allowance,
     Origin,
     line_needles,
     locate,
 )
+from hotplex.text.memo import cached_for_short_texts
 
 RULES = {
     "control-character": "a control character, which a terminal obeys rather than shows",

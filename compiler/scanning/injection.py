@@ -7,13 +7,15 @@ each a rule that ``[injection] allow`` can turn off by name (or one finding by w
 URL's host, a role line's text, a token; ``allow_files`` by file), as ``[secrets]`` does:
 
 ``image-url-data``
-    a Markdown image (``![a](URL)``, or a reference image ``![a][label]`` whose definition
-    ``[label]: URL`` is the finding) or an HTML element fetched to be shown (``<img src>``, each
-    URL of a ``srcset``, ``<video poster>``) whose URL is absolute (a scheme and ``//``, or
-    ``//`` alone) and has a query (``?`` and at least one character), judged as a renderer reads
-    it: character references (``&#63;``, ``&quest;``) and backslash escapes decoded. A client
-    that renders the answer fetches the image without a click, so the query is sent to that
-    host: the classic exfiltration channel. A relative image, or one without a query, is no finding.
+    a URL fetched without a click, to a host not on ``[injection] allow_hosts``, when the text
+    is shown: a Markdown image (inline, reference-style, nested alt text, ``<…>`` destinations)
+    or an HTML element or attribute that fetches (``<img src/srcset>``, ``<picture><source>``,
+    ``<link href>``, ``style="…url(…)"``, ``background=``, ``<video poster>``, media ``src``,
+    ``<iframe>``, ``<embed>``, ``<object data>``, SVG ``<image href>``, ``<meta http-equiv=
+    refresh>``; ``fetched.py`` has the list). Each URL is resolved as a browser resolves it
+    (WHATWG URL, against an ``https://`` page), so ``http:evil.example/x``, ``/\\evil.example``
+    and ``//evil.example`` are other hosts. With or without a query: data in the path
+    (``https://evil.example/<data>.png``) leaks as well. A relative image is no finding.
 ``link-url-data``
     any other absolute URL (a link's target, an autolink, a bare URL) whose query holds a value,
     or whose fragment is, at least ``LONG_VALUE`` characters long, or holds a run of at least
@@ -35,11 +37,16 @@ URL's host, a role line's text, a token; ``allow_files`` by file), as ``[secrets
     ``system-reminder``, ``assistant``, ``human`` or ``developer`` (any letter case, attributes
     allowed). The document's own tags (``</memory>``) are escaped by the sanitizer instead.
 
-Text inside Markdown code (fenced blocks, inline code spans) is never a finding: a note on how a
-chat template works quotes its tokens. Disguises count: each rule is matched on the text's
-skeleton as the sanitizer builds it (compatibility forms folded, invisible characters dropped),
-so ``＜｜im_start｜＞`` and ``<|im_st\\u200bart|>`` are the token they spell. Code is found in the
-text as written, never in the skeleton: an invisible character cannot make a fence.
+Two readings find them. A wide scan, a little wider than any one renderer: patterns (images
+whose alt text breaks lines, reference definitions in quotes) and the HTML tokenizer on the text
+as written (every tag, code or not). And, when the text holds a candidate at all, markdown-it-py's
+CommonMark parse (``rendered.py``): the HTML it renders is read for every fetch and link, and
+what it renders as code (fenced and indented blocks, code spans) hides a marker the wide scan
+found, since a chat template's tokens quoted in a note are no attack. Code hides no URL: what is
+code in this file alone need not be in the artifact, where other files come before it.
+Disguises count: each rule is matched on the text's skeleton as the sanitizer builds it
+(compatibility forms folded, invisible characters dropped), so ``＜｜im_start｜＞`` and
+``<|im_st\\u200bart|>`` are the token they spell.
 """
 
 from __future__ import annotations
@@ -49,9 +56,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-from hotplex.document.sanitize import skeleton
 from hotplex.errors import Problem, Span
-from hotplex.scanning.memo import cached_for_short_texts
+from hotplex.scanning import urls
 from hotplex.scanning.origins import (
     Allowance,
     Origin,
@@ -60,10 +66,15 @@ from hotplex.scanning.origins import (
     misspelt_rule,
     rule_allowance,
 )
-from hotplex.templates.code_regions import code_regions
+from hotplex.scanning.sanitize import skeleton
+from hotplex.text.memo import cached_for_short_texts
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hotplex.scanning.rendered import Rendering
 
 RULES = {
-    "image-url-data": "an image whose URL sends a query to another site when it is shown",
+    "image-url-data": "a URL fetched from another site, unclicked, when the text is shown",
     "link-url-data": "a URL carrying encoded or long data in its query or fragment",
     "special-token": "a chat template's special token",
     "role-line": "a line opening a system turn",
@@ -74,13 +85,12 @@ LONG_VALUE = 100
 # A run of the base64 alphabet this long, mixing capitals, small letters and digits, is encoded.
 ENCODED_RUN = 32
 
-_ABSOLUTE = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:)?//", re.ASCII)
 # Images as CommonMark reads them, a little wider so that no renderer takes one for text: the
 # alt text may break lines (not at a blank line), the destination may start on the next line
 # and hold backslash escapes and balanced parentheses; ``![a][label]``, ``![label][]`` and
 # ``![label]`` take their URL from a definition ``[label]: URL`` anywhere in the text (in a list
-# item or a quote too). No Markdown parser is run: mistune costs about 10 ms on an 8 KB
-# memory, thirty times a whole compile, and reads it as one renderer does, not as any may.
+# item or a quote too). The CommonMark parse (rendered.py) reads the text as renderers do; this
+# reads it as any may.
 _TEXT = r"(?:[^\[\]\\\n]|\\.|\n(?![ \t>]*\n))"  # of a link's text or label: one line break
 _ALT = rf"\[(?P<alt>(?:{_TEXT}|\[{_TEXT}{{0,200}}\]){{0,1000}})\]"  # brackets nest, balanced
 _DESTINATION = r"(?:[^\s()<>\\]|\\.|\((?:[^\s()\\]|\\.){0,200}\)){1,4000}"
@@ -97,18 +107,8 @@ _DEFINITION = re.compile(
     rf"\[(?P<label>{_TEXT}{{1,999}})\]:[ \t]*(?:\n[ \t>]*)?<?"
     rf"(?P<url>{_DESTINATION})"
 )
-# An HTML element a client fetches when it shows it, and its attributes holding URLs (a
-# ``srcset`` holds several, each with a width or density after it).
-_MEDIA_TAG = re.compile(
-    r"<(?:img|image|source|video|audio|track|input|embed|iframe|object)\b[^<>]{0,4000}>",
-    re.IGNORECASE,
-)
-_URL_ATTRIBUTE = re.compile(
-    r"(?<![\w-])(?P<name>src|srcset|poster|data|href|xlink:href)[ \t\n]*=[ \t\n]*"
-    r"(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)'|(?P<bare>[^\"'\s>]+))",
-    re.IGNORECASE,
-)
-_URL = re.compile(r"(?:\b[A-Za-z][A-Za-z0-9+.-]*:)?//[^\s<>\"'`()\[\]{}|\\^]+", re.ASCII)
+# A URL as a browser takes one for absolute: "//", or a backslash for either slash ("/\\host").
+_URL = re.compile(r"(?:\b[A-Za-z][A-Za-z0-9+.-]*:)?[/\\][/\\][^\s<>\"'`()\[\]{}|\\^]+", re.ASCII)
 _RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_RUN},}}=*", re.ASCII)
 _TOKEN = re.compile(r"<\|/?[\w.:\u2581-]{1,48}\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>")
 _ROLE_LINE = re.compile(
@@ -142,7 +142,7 @@ def _candidate(text: str) -> bool:
         "<" in text
         or ("/" in text and "//" in text)
         or ("!" in text and "![" in text)
-        or ("]" in text and "INST]" in text)
+        or ("]" in text and ("INST]" in text or "](" in text or "]:" in text))
         or ("S" in text and _ROLE_WORD.search(text) is not None)
     )
 
@@ -151,53 +151,160 @@ class Match(NamedTuple):
     rule: str
     start: int  # offset in the scanned text
     text: str  # what matched, as written
+    host: str | None = None  # a URL rule's: the host the URL is fetched from
 
 
 @cached_for_short_texts
 def scan(text: str) -> tuple[Match, ...]:
-    """Every finding of the rules in ``text``, in order of place."""
+    """Every finding of the rules in ``text``, in order of place: the wide scan's outside what
+    CommonMark renders as code, and every fetch and link of the text as rendered."""
     folded = text if text.isascii() else _ascii_view(text)
-    if not _candidate(folded):
+    if not _candidate(folded) and not _candidate(text):
         return ()
     view, origin = (text, None) if text.isascii() else skeleton(text)
-    code = code_regions(text)
-    found = []
-    for rule, start, end in _candidates(view):
-        at = origin[start] if origin is not None else start
-        stop = origin[end - 1] + 1 if origin is not None else end
-        if not _in_code(code, at):
-            found.append(Match(rule, at, text[at:stop]))
+    # Markers are read with look-alike letters as their prototypes too; URLs never (a
+    # homograph host is another host).
+    marked, marked_origin = (view, origin) if origin is None else _prototype_view(view, origin)
+    tags = _html_fetches(text)
+    wide = [
+        *((c, origin) for c in _url_candidates(view, {m.start for m in tags})),
+        *((c, marked_origin) for c in _marker_candidates(marked)),
+    ]
+    if not wide and not tags and not _may_fetch(text):
+        return ()  # no finding to take back for code, none the parse could add
+    from hotplex.scanning import rendered  # the parse: only a text with a candidate needs it
+
+    shown = rendered.read(text)
+    found: list[Match] = list(tags)
+    for (rule, start, end, host), places in wide:
+        at = places[start] if places is not None else start
+        stop = places[end - 1] + 1 if places is not None else end
+        # Code hides a marker only: what is code in this file alone need not be in the artifact
+        # (a fence another file left open ends at this file's first fence; an indented block
+        # after a paragraph continues it), and a URL there is fetched when it is not.
+        hidden = rule not in _URL_RULES and _in_code(shown.code, at)
+        if not hidden and not any(m.start == at for m in found):
+            found.append(Match(rule, at, text[at:stop], host))
+    found += _rendered(text, shown, found)
     found.sort(key=lambda m: m.start)
     return tuple(found)
 
 
+# What the parse could find that the wide scan cannot: an image, HTML (a "<" opening a tag, a
+# comment or a declaration, or an autolink), or a link whose destination a browser may take for
+# absolute without "//" in it (a scheme, a backslash, a character reference).
+_TAG_OPEN = re.compile(r"<[A-Za-z!?/]")
+_ODD_DESTINATION = re.compile(r"\](?:\(|:)[ \t\n]*<?[^\s)>]*?(?::(?!//)|\\|&)")
+
+
+def _html_fetches(text: str) -> list[Match]:
+    """Every URL a tag anywhere in ``text`` would fetch to another host, code or not, read by
+    the HTML tokenizer from the text as written: the widest reading of its HTML."""
+    if "<" not in text or _TAG_OPEN.search(text) is None:
+        return []
+    from hotplex.scanning import fetched
+
+    found = []
+    for fetch in fetched.read(text).fetches:
+        if urls.foreign(fetch.host):
+            start, end = _written_at(text, fetch.written, fetch.at, fetch.end)
+            found.append(Match("image-url-data", start, text[start:end], fetch.host))
+    return found
+
+
+# An attribute's value as written in a tag the tokenizer read, to place a URL it decoded.
+_ATTRIBUTE_VALUE = re.compile(r"""=[ \t\n\r\f]*(?:"([^"]*)"|'([^']*)'|([^ \t\n\r\f>]+))""")
+
+
+def _written_at(text: str, url: str, start: int, end: int) -> tuple[int, int]:
+    """Where in the tag ``text[start:end]`` the URL ``url`` (references decoded) is written: as
+    it is, or as an attribute's whole value; else the whole tag."""
+    at = text.find(url, start, end) if url else -1
+    if at >= 0:
+        return at, at + len(url)
+    for value in _ATTRIBUTE_VALUE.finditer(text, start, end):
+        group = next(g for g in (1, 2, 3) if value.group(g) is not None)
+        if html.unescape(value.group(group)).strip() == url:
+            return value.start(group), value.end(group)
+    return start, end
+
+
+def _may_fetch(text: str) -> bool:
+    return (
+        "![" in text
+        or ("<" in text and _TAG_OPEN.search(text) is not None)
+        or ("]" in text and _ODD_DESTINATION.search(text) is not None)
+    )
+
+
+def _rendered(text: str, shown: Rendering, wide: list[Match]) -> list[Match]:
+    """The fetches to other hosts and the links carrying data of the rendered text, each once:
+    not where the wide scan already found the same URL's host, nor for a block whose URL is not
+    written in it (a reference image's is in its definition) when a finding names that host."""
+    found: list[Match] = []
+    for rule, placed in [
+        *(("image-url-data", p) for p in shown.fetches if urls.foreign(p.host)),
+        *(("link-url-data", p) for p in shown.links if urls.foreign(p.host)),
+    ]:
+        if rule == "link-url-data" and not _carries_data(placed.url):
+            continue
+        if not any(
+            m.rule == rule
+            and m.host == placed.host
+            and (not placed.exact or placed.start <= m.start < placed.end)
+            for m in (*wide, *found)
+        ):
+            found.append(Match(rule, placed.start, text[placed.start : placed.end], placed.host))
+    return found
+
+
 def _ascii_view(text: str) -> str:
-    """What a cheap look needs of a non-ASCII text: compatibility forms folded to ASCII."""
+    """What a cheap look needs of a non-ASCII text: compatibility forms folded, look-alike
+    letters read as their prototypes, to ASCII."""
     import unicodedata
 
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    from hotplex.scanning.confusables import prototypes
+
+    folded = unicodedata.normalize("NFKD", text)
+    if not folded.isascii():
+        folded = prototypes(folded)[0]
+    return folded.encode("ascii", "ignore").decode("ascii")
 
 
-def _candidates(view: str) -> Iterator[tuple[str, int, int]]:
-    images: set[int] = set()
+def _prototype_view(view: str, origin: list[int]) -> tuple[str, list[int]]:
+    """``view`` (a skeleton) with its look-alike letters as their prototypes, and the offset in
+    the text as written of each of its characters."""
+    if view.isascii():
+        return view, origin
+    from hotplex.scanning.confusables import prototypes
+
+    marked, places = prototypes(view)
+    return marked, [origin[at] for at in places]
+
+
+def _url_candidates(view: str, tags: set[int]) -> Iterator[tuple[str, int, int, str | None]]:
+    images = set(tags)  # a URL an image is fetched from is no link
     for start, end in _image_urls(view):
         images.add(start)
-        if _absolute_with_query(decoded(view[start:end])):
-            yield "image-url-data", start, end
+        elsewhere = urls.elsewhere(decoded(view[start:end]))
+        if elsewhere is not None:
+            yield "image-url-data", start, end, elsewhere[1]
     for m in _URL.finditer(view):
         if m.start() not in images and _carries_data(m.group()):
-            yield "link-url-data", m.start(), m.end()
+            yield "link-url-data", m.start(), m.end(), _host(m.group())
+
+
+def _marker_candidates(view: str) -> Iterator[tuple[str, int, int, str | None]]:
     for pattern, rule in ((_TOKEN, "special-token"), (_ROLE_TAG, "role-tag")):
         for m in pattern.finditer(view):
-            yield rule, m.start(), m.end()
+            yield rule, m.start(), m.end(), None
     for m in _ROLE_LINE.finditer(view):
-        yield "role-line", m.start() + m.group().index("S"), m.end()  # no S in the markers
+        yield "role-line", m.start() + m.group().index("S"), m.end(), None  # no S in the markers
 
 
 def _image_urls(view: str) -> Iterator[tuple[int, int]]:
-    """Where each URL an image is fetched from sits in ``view``: an inline image's destination,
-    the definition a reference image takes its URL from, each URL of a media element's
-    attributes."""
+    """Where each URL a Markdown image is fetched from sits in ``view``: an inline image's
+    destination, the definition a reference image takes its URL from (tags: ``_html_fetches``)."""
     labels: set[str] = set()
     for m in _IMAGE.finditer(view):
         if m.group("url") is not None:
@@ -211,15 +318,6 @@ def _image_urls(view: str) -> Iterator[tuple[int, int]]:
         m = _DEFINITION.match(view, line) if line or opened <= _MARGIN_MAX else None
         if m is not None and m.start("label") == opened + 1 and _label(m["label"]) in labels:
             yield m.start("url"), m.end("url")
-    if "<" in view:
-        for tag in _MEDIA_TAG.finditer(view):
-            for m in _URL_ATTRIBUTE.finditer(view, tag.start(), tag.end()):
-                group = next(g for g in ("dq", "sq", "bare") if m.group(g) is not None)
-                if m.group("name").lower() != "srcset":
-                    yield m.start(group), m.end(group)
-                    continue
-                for url in re.finditer(r"[^\s,]+", m.group(group)):  # "URL 2x, URL 640w"
-                    yield m.start(group) + url.start(), m.start(group) + url.end()
 
 
 def decoded(url: str) -> str:
@@ -232,13 +330,6 @@ def decoded(url: str) -> str:
 def _label(text: str) -> str:
     """A link label as CommonMark matches it: case-folded, runs of white space one space."""
     return " ".join(text.split()).casefold()
-
-
-def _absolute_with_query(url: str) -> bool:
-    if not _ABSOLUTE.match(url):
-        return False
-    query = url.partition("#")[0].partition("?")
-    return bool(query[1] and query[2])
 
 
 def _carries_data(url: str) -> bool:
@@ -270,6 +361,7 @@ class Finding(NamedTuple):
     rule: str
     text: str  # what matched
     span: Span
+    host: str | None = None  # a URL rule's: the host the URL is fetched from
 
     @property
     def size(self) -> int:
@@ -281,13 +373,15 @@ class Finding(NamedTuple):
         return f'possible prompt injection, {RULES[self.rule]} (rule {self.rule}): "{shown}"'
 
     def problem(self) -> Problem:
-        host = _host(self.text) if self.rule in _URL_RULES else None
-        alone = f'["{host}"] (its host)' if host else "an entry it holds"
+        if self.host:
+            alone = f'; or allow its host: [injection] allow_hosts = ["{self.host}"]'
+        else:
+            alone = " or an entry it holds"
         return Problem(
             f"{self.summary()}; it must not reach an artifact from untrusted text",
             self.span,
             f'remove it; if it is meant, allow it: [injection] allow = ["{self.rule}"] (the rule)'
-            f" or {alone}",
+            f"{alone}",
         )
 
 
@@ -300,7 +394,7 @@ def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Fin
         span = found[0].span(found[1]) if found else Span(origins[0].file)
         allowed = allowance.allows_name(match.rule) or _allowed_alone(allowance, match, text)
         if not (allowed or allowance.allows_file(span.file)):
-            findings.append(Finding(match.rule, match.text, span))
+            findings.append(Finding(match.rule, match.text, span, match.host))
     return findings
 
 
@@ -311,15 +405,16 @@ def _allowed_alone(allowance: Allowance, match: Match, text: str) -> bool:
     """Whether an entry that names no rule allows this one finding, by what the finding is, never
     by what its line holds besides (an attacker writes the line): a URL whose host is the entry
     or a name under it (``img.shields.io``, ``shields.io``); a role line whose text from its
-    word to its end is the entry (``System: Ubuntu``); a token or tag holding it."""
-    if not allowance.texts:
-        return False
+    word to its end is the entry (``System: Ubuntu``); a token or tag holding it. A URL whose
+    host is on ``allow_hosts`` (or under one) is allowed too."""
     if match.rule in _URL_RULES:
-        host = _host(match.text)
+        host = match.host
         return host is not None and any(
             host == entry or host.endswith("." + entry)
-            for entry in (t.lower().rstrip(".") for t in allowance.texts)
+            for entry in (t.lower().rstrip(".") for t in (*allowance.texts, *allowance.hosts))
         )
+    if not allowance.texts:
+        return False
     if match.rule == "role-line":
         line_end = text.find("\n", match.start)
         line = text[match.start : len(text) if line_end < 0 else line_end].strip()
@@ -328,19 +423,30 @@ def _allowed_alone(allowance: Allowance, match: Match, text: str) -> bool:
 
 
 def _host(url: str) -> str | None:
-    """The host a URL as written is fetched from, as a renderer decodes it; None: none."""
-    import urllib.parse
-
-    try:
-        return urllib.parse.urlsplit(decoded(url)).hostname or None
-    except ValueError:  # a bracketed host that is no IPv6 address
-        return None
+    """The host a URL as written is fetched from, as a browser resolves it; None: none."""
+    found = urls.resolve(decoded(url))
+    return found[1] or None if found is not None else None
 
 
-def allowance(allow: Iterable[str], allow_files: Iterable[str]) -> Allowance:
+def allowance(
+    allow: Iterable[str], allow_files: Iterable[str], allow_hosts: Iterable[str] = ()
+) -> Allowance:
     """``[injection]``: an entry naming a rule turns it off; another allows the one finding it
-    names (see ``_allowed_alone``)."""
-    return rule_allowance(RULES, allow, allow_files)
+    names (see ``_allowed_alone``); ``allow_hosts`` the URLs fetched from those hosts."""
+    return rule_allowance(RULES, allow, allow_files)._replace(hosts=tuple(allow_hosts))
+
+
+def host_entry_problem(entry: str) -> tuple[str, str | None] | None:
+    """Why an ``allow_hosts`` entry names no host a URL can have (message, hint), or None."""
+    if any(c in entry for c in "/:@?#"):  # a URL: its host is meant
+        host = _host(entry)
+        return f"'{entry}' is a URL, not a host", f'did you mean "{host}"?' if host else None
+    found = urls.resolve(f"https://{entry}/") if entry.strip() else None
+    if found is None or not found[1]:
+        return f"'{entry}' is not a host name", 'write a host alone, e.g. "img.shields.io"'
+    if found[1] != entry:
+        return f"'{entry}' is not a host as a URL holds it", f'did you mean "{found[1]}"?'
+    return None
 
 
 def unknown_rule_hint(entry: str) -> str | None:

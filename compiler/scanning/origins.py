@@ -77,6 +77,7 @@ class Allowance(NamedTuple):
     names: frozenset[str] = frozenset()
     texts: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
+    hosts: tuple[str, ...] = ()  # hosts a URL may be fetched from, with the names under them
 
     def allows_name(self, name: str) -> bool:
         return name in self.names

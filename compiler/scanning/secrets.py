@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from hotplex.errors import Problem, Span
 from hotplex.scanning.origins import Allowance, Origin, locate, misspelt_rule, rule_allowance
-from hotplex.scanning.secret_rules import RULE_NAMES, Match, redact, scan
+from hotplex.text.secret_rules import RULE_NAMES, Match, redact, scan
 
 
 class Finding(NamedTuple):

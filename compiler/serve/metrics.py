@@ -43,6 +43,12 @@ FINDINGS = Counter(
     "Findings (secrets, hidden text, injection) reported to clients, by what they caused",
     ["route", "action"],
 )
+LEARNED = Counter(
+    "hotplex_learned_facts_total",
+    "Facts given to /v1/learn, by what became of them (added, superseded, unchanged, refused,"
+    " evicted)",
+    ["status"],
+)
 RELOADS = Counter("hotplex_reloads_total", "Artifacts served anew because their files changed")
 WAITING = Gauge(
     "hotplex_waiting_requests",

@@ -31,6 +31,8 @@ WAIT_SECONDS = 30.0  # ?wait= without ?timeout=
 MAX_WAIT_SECONDS = 300.0
 COMPILE_KEYS = ("target", "platform", "overlay", "on_finding")
 CHECK_KEYS = ("files", "target", "platform", "on_finding")
+LEARN_KEYS = ("text", "facts", "date", "source", "file")
+LEARN_REQUEST_KEYS = ("transcript", "target", "platform", "text", "file")
 POLICIES = ("error", "block")
 # Files in one request's `overlay` or `files`: a user's own files and a few years of days. Each
 # key costs the library a path check before the first one can be refused, so the count is
@@ -158,6 +160,53 @@ async def check(request: Request) -> Response:
     for finding in report.findings:
         metrics.FINDINGS.labels("/v1/check", finding.action).inc()
     return _json(report.to_json(), {})
+
+
+@takes()
+async def learn(request: Request) -> Response:
+    """Facts merged into the text the gateway sends; the new text and the report come back,
+    with what was retired: the gateway keeps its users' profiles and histories itself."""
+    body = await _json_body(request, LEARN_KEYS)
+    text = _text(body, "text", required=True)
+    assert text is not None
+    if not isinstance(body.get("facts"), list):
+        what = "missing" if "facts" not in body else f"{_kind(body['facts'])}, not an array"
+        raise BadRequest(
+            f"'facts' is {what}", _body_at("facts"), 'e.g. [{"key": "editor", "value": "tabs"}]'
+        )
+    date = _string(body, "date", required=True)
+    file = _string(body, "file") or "USER.md"
+    source = _string(body, "source")
+    service = request.app.state.service
+    report = await service.learn(body["facts"], date, text, file, source)
+    for outcome in report.outcomes:
+        metrics.LEARNED.labels(outcome.status).inc()
+    return _json({**report.to_json(), "text": report.text}, {})
+
+
+@takes()
+async def learn_request(request: Request) -> Response:
+    body = await _json_body(request, LEARN_REQUEST_KEYS)
+    transcript = _text(body, "transcript", required=True)
+    target = _string(body, "target", required=True)
+    assert transcript is not None and target is not None
+    platform = _string(body, "platform")
+    text = _text(body, "text")
+    file = _string(body, "file") or "USER.md"
+    service = request.app.state.service
+    compiled = await service.learn_request(transcript, target, platform, text, file)
+    return _json(compiled.to_json(), {})
+
+
+def _text(body: Mapping[str, object], key: str, required: bool = False) -> str | None:
+    """A string that may be empty (a profile not written yet)."""
+    value = body.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        what = "missing" if key not in body else f"{_kind(value)}, not a string"
+        raise BadRequest(f"{key!r} is {what}", _body_at(key))
+    return value
 
 
 async def healthz(request: Request) -> Response:

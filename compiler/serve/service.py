@@ -22,6 +22,8 @@ import attrs
 from hotplex.api import Artifact, Project
 from hotplex.errors import EXIT_FAILED, HotplexError
 from hotplex.fs import RACY_NS, STATE_DIR, settled, sha256, stamp
+from hotplex.learning.report import LearnReport
+from hotplex.learning.request import LearnRequest
 from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.records import CheckReport
 from hotplex.serve import metrics
@@ -168,6 +170,34 @@ class Service:
         except Refused:
             await builds()
             raise
+
+    async def learn(
+        self, facts: object, date: str, text: str, file: str, source: str | None
+    ) -> LearnReport:
+        """``Project.learn`` on the request's text: stateless, nothing written. The manifest
+        must load first (its budget and the guard's allowances are the project's)."""
+        await self.jobs()
+        learn = functools.partial(
+            self.project.learn, facts, date=date, text=text, file=file, source=source
+        )
+        return await self._run(learn, Fault.REQUEST)
+
+    async def learn_request(
+        self, transcript: str, target: str, platform: str | None, text: str | None, file: str
+    ) -> LearnRequest:
+        """``Project.learn_request``; an unknown target or platform is a 404, as a compile's."""
+        jobs = await self.jobs()
+        if not any(t == target and p == platform for t, _w, p in jobs):
+            from hotplex.manifest.jobs import find
+
+            try:
+                find(self.project.model, self.project.jobs(), target, platform)
+            except HotplexError as exc:
+                raise Refused(Fault.UNKNOWN, exc) from None
+        request = functools.partial(
+            self.project.learn_request, transcript, target, platform, text=text, file=file
+        )
+        return await self._run(request, Fault.REQUEST)
 
     async def ready(self) -> int:
         """How many jobs build now, each kept as its last good artifact; ``Refused`` with the

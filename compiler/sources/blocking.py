@@ -30,9 +30,10 @@ from collections.abc import Sequence
 
 from hotplex.errors import Problem
 from hotplex.records import Finding
-from hotplex.scanning import hidden, injection, secret_rules, secrets
+from hotplex.scanning import hidden, injection, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources.logs import blocks, name_suffix
+from hotplex.text import secret_rules
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,7 +59,8 @@ def scan(
     found: list[Found] = []
     found += secrets.find(body, places, secrets.allowance(keys.allow, keys.allow_files))
     found += hidden.find(body, places, hidden.allowance(chars.allow, chars.allow_files))
-    found += injection.find(body, places, injection.allowance(rules.allow, rules.allow_files))
+    allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
+    found += injection.find(body, places, allowed)
     found.sort(key=lambda f: (f.span.line or 0, f.span.column or 0))
     return found
 

@@ -34,6 +34,7 @@ import posixpath
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 # Claude Code loads at most this many levels: the file itself and four levels of imports.
 MAX_DEPTH = 5
@@ -59,7 +60,7 @@ _JS_SPACE = (
 _IMPORT = re.compile(r"(?:^|\s)@((?:[^\s\\]|\\ )+)")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _VALID_START = re.compile(r"[A-Za-z0-9._-]")
-_SKIPPED = frozenset({"block_code", "codespan", "inline_html", "image"})
+_SKIPPED = frozenset({"fence", "code_block", "code_inline", "html_inline", "image"})
 
 
 def body_of(text: str) -> str:
@@ -78,15 +79,15 @@ def js_trim(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _markdown() -> Callable[[str], list[dict]]:
-    import mistune  # only projects with imports = "claude" pay for it
+def _markdown() -> Callable[[str], list[Any]]:
+    from markdown_it import MarkdownIt  # only projects with imports = "claude" pay for it
 
-    return mistune.create_markdown(renderer=None)
+    return MarkdownIt("commonmark").parse
 
 
-def _comment_block(token: dict) -> bool:
-    raw = token.get("raw", "").lstrip()
-    return token["type"] == "block_html" and raw.startswith("<!--") and "-->" in raw
+def _comment_block(token: Any) -> bool:
+    raw = token.content.lstrip()
+    return token.type == "html_block" and raw.startswith("<!--") and "-->" in raw
 
 
 def visible_text(body: str) -> str:
@@ -96,9 +97,9 @@ def visible_text(body: str) -> str:
         return js_trim(body)
     out, cursor = [], 0
     for token in _markdown()(body):
-        if not _comment_block(token):
+        if token.level or not _comment_block(token):
             continue
-        raw = token["raw"].rstrip("\n")  # mistune ends the last block with a newline of its own
+        raw = token.content.rstrip("\n")  # the parser ends the last block with a newline
         start = body.find(raw, cursor)
         if start < 0:
             continue
@@ -124,20 +125,20 @@ def written_imports(body: str) -> list[str]:
             if path and _well_formed(path):
                 found.setdefault(path)
 
-    def walk(tokens: list[dict]) -> None:
+    def walk(tokens: list[Any]) -> None:
         for token in tokens:
-            kind = token["type"]
+            kind = token.type
             if kind in _SKIPPED:
                 continue
-            if kind == "block_html":
+            if kind == "html_block":
                 if _comment_block(token):
-                    rest = _COMMENT.sub("", token["raw"])
+                    rest = _COMMENT.sub("", token.content)
                     if js_trim(rest):
                         scan(rest)
                 continue
             if kind == "text":
-                scan(token.get("raw", ""))
-            walk(token.get("children", ()))
+                scan(token.content)
+            walk(token.children or ())
 
     walk(_markdown()(body.replace("\\@", "\\\x00")))  # an escaped "@" starts nothing
     return list(found)

@@ -38,23 +38,21 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 import attrs
+from hotplex.manifest.vocabulary import DAY_FORMS, LOG_SOURCE, split_glob
 from hotplex.records import Day, Logs, Unread
 
 if TYPE_CHECKING:
-    from hotplex.manifest.model import Manifest, Model, Source
+    from hotplex.manifest.model import Model, Source
     from hotplex.records import Section, Truncation
     from hotplex.sources.reader import Reader
 
-LOG_SOURCE = "memory"  # the source whose section the logs join
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
-_WILDCARDS = frozenset("*?[")
 # A day's file name: its date, then optionally a suffix after '-', '_' or '.', then ".md".
 _DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[-_.][^/]*)?\.md", re.IGNORECASE)
 # Controls (line feed among them) and the Unicode line and paragraph separators.
 _NOT_IN_A_LINE = frozenset({"Cc", "Zl", "Zp"})
-DAY_FORMS = "YYYY-MM-DD.md, or with a suffix after '-', '_' or '.' as in 2026-11-29-standup.md"
 
 
 def full_text(curated: str, days: Iterable[Day]) -> str:
@@ -135,60 +133,6 @@ def days_among(glob_path: str, paths: Iterable[str]) -> set[str]:
         for p, name in names.items()
         if "/" not in name and fnmatch.fnmatchcase(name, pattern) and is_day(name)
     }
-
-
-def split_glob(glob: str) -> tuple[str, str]:
-    """``"memory/*.md"`` -> (``"memory"``, ``"*.md"``)."""
-    folder, pattern = posixpath.split(glob)
-    return posixpath.normpath(folder or "."), pattern
-
-
-def validate_glob(
-    manifest: Manifest, sources: tuple[Source, ...], bad: Callable[..., None]
-) -> None:
-    """The logs' glob names files in one folder of the sources folder, and a source to join."""
-    glob = manifest.memory.logs
-    folder, pattern = split_glob(glob)
-    if "\\" in glob:  # a folder separator on Windows, an escape in a glob: neither is meant
-        bad(
-            "memory.logs",
-            f"'{glob}': a backslash; hotplex paths separate folders with '/'",
-            hint=f"did you mean '{glob.replace(chr(92), '/')}'?",
-        )
-    elif _WILDCARDS & set(folder):
-        bad(
-            "memory.logs",
-            f"'{glob}': only the file name may hold wildcards, the folder must be literal",
-            hint="keep the logs in one folder, e.g. 'memory/*.md'",
-        )
-    elif not pattern or not _WILDCARDS & set(pattern):
-        bad("memory.logs", f"'{glob}' names no files: give a glob such as 'memory/*.md'")
-    variants = manifest.variants
-    matched = [
-        f"'{source.name}' ({file})"
-        for source in sources
-        for file in (source.file, *(variants.file(source.file, p) for p in variants.platforms))
-        if posixpath.normpath(split_glob(file)[0]) == posixpath.normpath(folder)
-        and fnmatch.fnmatchcase(split_glob(file)[1], pattern)
-    ]
-    if matched:
-        named = ", ".join(matched[:3]) + (f" and {len(matched) - 3} more" if matched[3:] else "")
-        plural = "s" if matched[1:] else ""
-        bad(
-            "memory.logs",
-            f"'{glob}' matches the file{plural} of source{plural} {named}: a source is not a day",
-            hint=f"keep the days in a folder of their own, e.g. 'memory/*.md' (a day is named by"
-            f" its date: {DAY_FORMS})",
-        )
-    if glob.startswith("/") or ".." in folder.split("/"):
-        bad("memory.logs", f"'{glob}' must stay inside the sources folder")
-    if not any(s.name == LOG_SOURCE for s in sources):
-        bad(
-            "memory.logs",
-            f"daily logs join the '{LOG_SOURCE}' source's section, and there is no source "
-            f"named '{LOG_SOURCE}'",
-            hint=f"add a [[source]] named '{LOG_SOURCE}' (its file may be absent)",
-        )
 
 
 def list_folder(path: str) -> tuple[tuple[str, int], ...] | None:
@@ -313,14 +257,14 @@ def read_days(
 
 def attach(resolver: Reader, source: Source, section: Section | None) -> Section | None:
     """The memory source's section with its daily logs (``sources.resolve``'s one hook): read
-    through the job's ``Inputs``, scanned like any source, no templates. Imports here: this
-    module is below ``limits`` and ``sources``, which it uses only once a project has logs."""
-    from hotplex.document.measure import measure
+    through the job's ``Inputs``, scanned like any source, no templates. Imports here: the
+    touched path imports this module, and uses these only once a project has logs."""
     from hotplex.errors import Span
     from hotplex.records import Section
     from hotplex.scanning.origins import Origin
     from hotplex.sources import comments
     from hotplex.sources.frontmatter import trim
+    from hotplex.text.measure import measure
 
     model, job = resolver.model, resolver.job
     folder_glob, pattern = split_glob(model.manifest.memory.logs)

@@ -28,9 +28,10 @@ from pathlib import Path
 
 from hotplex.errors import HotplexError, Span, suggest
 from hotplex.fs import ReadResult, checked_relative, read_capped
+from hotplex.manifest.vocabulary import DAY_FORMS, split_glob
 from hotplex.records import Finding
 from hotplex.sources import blocking, frontmatter
-from hotplex.sources.logs import DAY_FORMS, days_glob, is_day, is_day_of, split_glob
+from hotplex.sources.logs import days_glob, is_day, is_day_of
 from hotplex.sources.reader import Loaded
 from hotplex.sources.resolve import Inputs, _whole_characters, overlay_paths
 

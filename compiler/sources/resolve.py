@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hotplex.document.assemble import METACOGNITION_TAG
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span, suggest
 from hotplex.fs import (
     ReadResult,
@@ -36,15 +35,17 @@ from hotplex.fs import (
 )
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import METACOGNITION_NOTE, HtmlComments, Model, Source
+from hotplex.manifest.vocabulary import LOG_SOURCE, METACOGNITION_TAG
 from hotplex.records import Section, Truncation
-from hotplex.scanning import hidden, manifest_texts, secret_rules, secrets
+from hotplex.scanning import hidden, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources import claude as claude_sources
-from hotplex.sources import comments, frontmatter
+from hotplex.sources import comments, frontmatter, learned, manifest_texts
 from hotplex.sources import logs as memory_logs
 from hotplex.sources.reader import Loaded
 from hotplex.sources.sections import SectionCache
 from hotplex.templates import might_have_syntax
+from hotplex.text import secret_rules
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -261,6 +262,9 @@ class Resolver:
     )
     read_variables: set[str] = field(default_factory=set)
     claude_seen: set[str] = field(default_factory=set)  # files Claude Code loaded this session
+    # The learned blocks of the files the render under way has included, set aside as its own.
+    included_blocks: list[learned.SetAside] = field(default_factory=list)
+    rendering: str = ""  # the text of the file being rendered: no stem may be found in it
 
     def file(self, display: str, span: Span, meta: bool = True) -> Loaded | None:
         if display not in self.consulted:
@@ -281,19 +285,28 @@ class Resolver:
         return loaded
 
     def render(self, loaded: Loaded) -> tuple[str, tuple[str, ...]]:
-        """The file's text for this job, and the files it included."""
-        if not self._templated(loaded) or not might_have_syntax(loaded.body):
-            return loaded.body, ()  # what rendering it gives, without importing the renderer
+        """The file's text for this job, and the files it included. A learned block
+        (``learned.py``) is never rendered, and reaches the worker without its provenance."""
+        aside = learned.set_aside(loaded.body)
+        body = loaded.body if aside is None else aside.body
+        if not self._templated(loaded) or not might_have_syntax(body):
+            # what rendering it gives, without importing the renderer
+            return (body if aside is None else learned.put_back(body, aside)), ()
         from hotplex.templates.render import (
             render,  # lark is imported only when a file has templates
         )
 
+        self.included_blocks = [aside] if aside is not None else []
+        self.rendering = body
         try:
-            rendered = render(loaded.body, loaded.display, self.variables, self._include)
+            rendered = render(body, loaded.display, self.variables, self._include)
         except HotplexError as exc:
             raise _shift(exc, self.inputs) from None
         self.read_variables.update(rendered.variables)
-        return rendered.text, rendered.includes
+        text = rendered.text
+        for block in self.included_blocks:
+            text = learned.put_back(text, block)
+        return text, rendered.includes
 
     def _templated(self, loaded: Loaded) -> bool:
         if loaded.data:
@@ -319,7 +332,16 @@ class Resolver:
                 span,
                 hint=_near_file(self.model, display),
             )
-        return IncludedSource(display, loaded.body, self._templated(loaded))
+        body = loaded.body
+        if self._templated(loaded):  # its learned block is set aside as the includer's is
+            stems = "".join(block.token for block in self.included_blocks)
+            aside = learned.set_aside(body, "\n".join((self.rendering, stems, body)))
+            if aside is not None:
+                self.included_blocks.append(aside)
+                body = aside.body
+        else:
+            body = learned.for_worker(body)
+        return IncludedSource(display, body, self._templated(loaded))
 
     def source_text(
         self, display: str, span: Span, html_comments: HtmlComments = "keep", meta: bool = True
@@ -364,7 +386,7 @@ class Resolver:
         self.findings += hidden.find(text, places, allowed)
         if injected:
             rules = manifest.injection
-            allowed = injection.allowance(rules.allow, rules.allow_files)
+            allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
             self.findings += injection.find(text, places, allowed)
 
     def check_setting(self, text: str, key: str) -> None:
@@ -486,7 +508,7 @@ def _key(model: Model, job: Job, source: Source) -> tuple:
     base (``overlay_paths``), and for the memory section with daily logs the budget that bounds
     the days read and how the worker takes them."""
     extra = None
-    if source.name == memory_logs.LOG_SOURCE and model.manifest.memory.logs is not None:
+    if source.name == LOG_SOURCE and model.manifest.memory.logs is not None:
         worker = job.worker
         extra = (worker.daily_logs, worker.budgets(job.target, model.manifest))
     bot = job.target.bot if job.platform else None
@@ -495,7 +517,7 @@ def _key(model: Model, job: Job, source: Source) -> tuple:
 
 def _section(resolver: Resolver, source: Source) -> Section | None:
     section = _source_section(resolver, source)
-    if resolver.model.manifest.memory.logs is not None and source.name == memory_logs.LOG_SOURCE:
+    if resolver.model.manifest.memory.logs is not None and source.name == LOG_SOURCE:
         section = memory_logs.attach(resolver, source, section)
     return section
 

@@ -30,16 +30,9 @@ from hotplex.fs import file_kind, skipped_folder
 from hotplex.manifest.jobs import Job, plan
 from hotplex.manifest.model import Limits, Model, Source, Target
 from hotplex.manifest.source_rule import worker_defaults
+from hotplex.manifest.vocabulary import DAY_FORMS, split_glob
 from hotplex.sources import unmapped
-from hotplex.sources.logs import (
-    DAY_FORMS,
-    days_among,
-    days_glob,
-    in_glob,
-    is_day,
-    is_day_of,
-    split_glob,
-)
+from hotplex.sources.logs import days_among, days_glob, in_glob, is_day, is_day_of
 
 # The kinds of file a source can be: with ``sources = "."`` (the whole project, as ``import``
 # writes) only these are reported unread, not a repository's code, README images or lock files.

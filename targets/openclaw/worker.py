@@ -51,7 +51,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import attrs
-from hotplex.document.measure import measure
 from hotplex.errors import suggest
 from hotplex.fs import folded
 from hotplex.manifest.jobs import Job
@@ -78,7 +77,8 @@ from hotplex.targets.openclaw.context import (
     ProjectContext,
 )
 from hotplex.targets.openclaw.templates import TEMPLATES
-from hotplex.worker import Worker
+from hotplex.text.measure import measure
+from hotplex.worker import Verified, Worker
 
 CONTEXT_FILE = "context.md"
 WORKSPACE_DIR = "workspace"
@@ -137,7 +137,13 @@ def predict(files: Mapping[str, str], options: Settings) -> ProjectContext:
 
 class OpenClaw(Worker):
     name = "openclaw"
+    delivery = (
+        "the workspace files OpenClaw reads, and the exact `# Project Context` it will build from "
+        "them"
+    )
+    verified = Verified("OpenClaw", "2026.9.6", "tests/workers/test_openclaw_vectors_e2e.py")
     Options = Options
+    headless = False  # OpenClaw's own agent reads the workspace hotplex places
     outputs = (
         Output(CONTEXT_FILE, "document", primary=True),
         Output(f"{WORKSPACE_DIR}/*", "workspace"),

@@ -565,7 +565,8 @@ def test_a_users_overlaid_text_is_kept_by_no_scan_after_the_call(tmp_path) -> No
     files given to ``check`` are scanned uncached, so nothing of them outlives the call."""
     import shutil
 
-    from hotplex.scanning import hidden, injection, secret_rules
+    from hotplex.scanning import hidden, injection
+    from hotplex.text import secret_rules
 
     root = tmp_path / "basic"
     shutil.copytree(Path(__file__).parents[2] / "examples" / "basic", root)

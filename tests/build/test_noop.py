@@ -60,12 +60,14 @@ def test_importing_the_package_imports_none_of_its_modules():
 
 
 # What a build that recompiles a job whose files have no template syntax, under no injection
-# rule, must not import: the template parser and renderer (Lark), the injection rules, and
+# rule, must not import: the template parser and renderer (Lark), the injection rules (and the
+# CommonMark parse they run), and
 # ``importlib.resources`` (with tempfile, shutil, zipfile and the compression modules).
 NOT_FOR_PLAIN_FILES = (
     "hotplex.templates.parse",
     "hotplex.templates.render",
     "hotplex.scanning.injection",
+    "markdown_it",
     "importlib.resources",
     "lark",
     "tempfile",
@@ -125,7 +127,7 @@ def test_an_up_to_date_build_repeats_the_days_dropped_without_the_records(hotple
     assert status == 0 and foreign == []
     assert not [m for m in modules if m.split(".")[0] in NOT_ON_THE_NOOP_PATH]
     assert not [m for m in modules if m.startswith(NOT_UNDER)]
-    assert "hotplex.scanning.secret_rules" not in modules
+    assert "hotplex.text.secret_rules" not in modules
 
 
 def test_a_slow_build_imports_only_the_workers_its_manifest_names(hotplex, example_copy):

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+from guard_cases import REPRODUCTIONS
+
 
 def _poisoned(tmp_path):
     path = tmp_path / "memory.md"
@@ -74,3 +77,65 @@ def test_check_options_that_need_an_overlay_are_usage_errors(example_copy, hotpl
     assert "--platform and --on-finding go with --overlay" in result.stderr
     result = hotplex("-C", str(root), "check", "cc", "ocs", "--overlay", "USER.md=x")
     assert result.status == 2 and "sizes one target's artifact, not 2" in result.stderr
+
+
+@pytest.mark.parametrize("case", sorted(REPRODUCTIONS))
+def test_check_overlay_finds_what_a_renderer_would_fetch(example_copy, hotplex, tmp_path, case):
+    """Issue 34's reproductions, through the command a gateway runs before it saves a memory."""
+    text, expected = REPRODUCTIONS[case]
+    path = tmp_path / "memory.md"
+    path.write_text(text, encoding="utf-8")
+    result = hotplex(
+        "-C", str(example_copy("basic")), "check", "--overlay", f"MEMORY.md={path}", "--json"
+    )
+    assert result.status == 1, result.stderr
+    found = json.loads(result.stdout)["findings"]
+    assert [(f["line"], f["rule"]) for f in found] == expected
+
+
+def test_a_compile_refusing_findings_refuses_an_image_to_another_host(
+    example_copy, hotplex, tmp_path
+) -> None:
+    """``on_finding = "error"`` (the default) fails the compile; it returned the image before."""
+    path = tmp_path / "memory.md"
+    path.write_text("- likes tea\n- ![p](https://evil.example/alice.png)\n", encoding="utf-8")
+    result = hotplex(
+        "-C", str(example_copy("basic")), "show", "cc", "--overlay", f"MEMORY.md={path}"
+    )
+    assert result.status == 1 and "evil.example" not in result.stdout
+    assert f"{path}:2:8: possible prompt injection" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("user", "memory"),
+    [
+        # USER.md leaves a fence open: in the artifact MEMORY.md's first fence closes it.
+        ("- likes Go\n\n```\nunclosed\n", "```\n![x](https://evil.example/x.png)\n```\n"),
+        # After the section's opening line, an indented block continues that paragraph.
+        ("- likes Go\n", "    ![x](https://evil.example/x.png)\n- tea\n"),
+    ],
+)
+def test_code_in_a_file_alone_is_no_cover_in_the_artifact(
+    example_copy, hotplex, tmp_path, user, memory
+) -> None:
+    """What is code in a memory read alone may render in the artifact, where other files and
+    the document come before it: a blocked compile shows no image a renderer would load."""
+    from markdown_it import MarkdownIt
+
+    (tmp_path / "user.md").write_text(user, encoding="utf-8")
+    (tmp_path / "memory.md").write_text(memory, encoding="utf-8")
+    result = hotplex(
+        "-C",
+        str(example_copy("basic")),
+        "show",
+        "cc",
+        "--on-finding",
+        "block",
+        "--overlay",
+        f"USER.md={tmp_path / 'user.md'}",
+        "--overlay",
+        f"MEMORY.md={tmp_path / 'memory.md'}",
+    )
+    assert result.status == 0, result.stderr
+    assert "[blocked by hotplex: image-url-data]" in result.stdout
+    assert "evil.example" not in MarkdownIt("commonmark").render(result.stdout)

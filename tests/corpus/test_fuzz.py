@@ -6,7 +6,7 @@ from the frontmatter stripper, and exactly the structure the compiler emitted in
 prompt whatever the content tries. Never another exception.
 
 Short by default (the conftest profile: 150 examples per property). The long run, done before a
-release and whose figures the README quotes:
+release and whose figures the security page (docs/pages/security.md) quotes:
 
     HOTPLEX_FUZZ_EXAMPLES=100000 pytest tests/corpus/test_fuzz.py -k "frontmatter or sanitizer" -p no:randomly
 
@@ -25,10 +25,10 @@ import tomli_w
 import yaml
 from hotplex import Project
 from hotplex.build import Request, run
-from hotplex.document.sanitize import count_tags
 from hotplex.errors import HotplexError
 from hotplex.manifest import load as loading
 from hotplex.manifest import model
+from hotplex.scanning.sanitize import count_tags
 from hotplex.sources import frontmatter
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st

@@ -7,9 +7,9 @@ import json
 import pytest
 import regex
 from hotplex.document.limits import TRUNCATION_MARKER, Limited, apply, fair_shares
-from hotplex.document.measure import measure
 from hotplex.errors import HotplexError
 from hotplex.manifest.model import Limits
+from hotplex.text.measure import measure
 from hypothesis import given
 from hypothesis import strategies as st
 

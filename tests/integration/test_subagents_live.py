@@ -438,7 +438,7 @@ class TaskCalling(AgentCalling):
 
 
 def test_opencode_has_no_text_for_sub_agents_alone(opencode_server, tmp_path):
-    """What the README says of OpenCode: ``explore`` has a prompt of its own and ``general``
+    """What the sub-agents guide says of OpenCode: ``explore`` has a prompt of its own and ``general``
     runs on the provider's, which an agent file replaces; ``system`` reaches the main agent
     only; ``instructions`` reach every agent, the main one too."""
     session = tmp_path / "session"

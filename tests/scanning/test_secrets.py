@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hotplex.build import Request, run
 from hotplex.errors import EXIT_CONFIG, EXIT_FAILED, BuildFailed, HotplexError
-from hotplex.scanning import secret_rules
+from hotplex.text import secret_rules
 from hotplex_testing import ENCRYPTED_KEY, FAKE_SECRETS, SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -1,5 +1,5 @@
 """The Go client example (``examples/go-client``, standard library only) against a real server,
-over TCP and over a Unix socket: the gateway's calls, as the README shows them with curl.
+over TCP and over a Unix socket: the gateway's calls, as the serve guide (docs/pages/guides/serve.md) shows them with curl.
 
 Needs ``go`` (Debian's ``golang-go``; ``.ci/run`` installs it): skipped with the reason where it
 is missing, failed in CI (``CI=true``), where nothing may skip.

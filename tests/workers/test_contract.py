@@ -2,7 +2,8 @@
 parser backend: a worker that passes it is done as far as the core is concerned.
 
 ``Markdown`` below is a worker that exists only in this file: registering it is one line, and
-the whole suite runs over it as over the built-in ones.
+the whole suite runs over it as over the built-in ones. So is ``Payload``, a gateway whose
+program has no sub-agents: the family asks nothing more of it than its declarations.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from hotplex.errors import HotplexError
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
 from hotplex.records import Emitted, Output, Section, SectionSize
+from hotplex.targets.gateway import Gateway, json_field
 from hotplex.targets.home import HomeDocument
 from hotplex.worker import Worker
 
@@ -49,12 +51,27 @@ class Markdown(Worker):
         return Emitted({path: text.encode()}, path, sizes=sizes)
 
 
+class Payload(Gateway):
+    """A gateway's program taking the document as a JSON field, with no agent files."""
+
+    name = "payload"
+    document_file = "payload.json"
+    init_target = ("pl", "payload.json: the document as a JSON field")
+
+    def document_bytes(self, data: bytes) -> bytes:
+        return json_field({"model": "m"}, "instructions", data)
+
+
+TEST_ONLY = (Markdown(), Payload())
+
+
 @pytest.fixture
 def with_markdown(monkeypatch):
-    monkeypatch.setitem(registry.workers(), Markdown.name, Markdown())  # one line registers it
+    for test_only in TEST_ONLY:
+        monkeypatch.setitem(registry.workers(), test_only.name, test_only)  # one line registers it
 
 
-NAMES = sorted([*registry.names(), Markdown.name])
+NAMES = sorted([*registry.names(), *(w.name for w in TEST_ONLY)])
 FILES = {
     "agent-configs/SOUL.md": "# Soul\nBe brief.\n",
     "agent-configs/SOUL.slack.md": "On Slack: threads.\n",
@@ -316,3 +333,17 @@ def test_daily_logs_reach_the_worker(worker, make_project):
     assert "Curated." in emitted and "today's entry" in emitted
     if "yesterday's entry" not in emitted:
         assert any("2026-11-28.md" in c.files[0] for c in job.truncations)
+
+
+def test_a_gateway_without_sub_agents_writes_its_document_as_a_json_field(make_project):
+    """No ``format`` declared: no agent files among its outputs, no ``subagents`` key."""
+    assert [o.name for o in Payload.outputs] == ["payload.json", "launch.json"]
+    text = 'Be brief.\n"quoted" \\ \u00e9 \U0001f600\t'
+    data = Payload().document_bytes(text.encode())
+    assert json.loads(data) == {"instructions": text, "model": "m"}
+    assert (
+        data
+        == (
+            json.dumps(json.loads(data), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+        ).encode()
+    )

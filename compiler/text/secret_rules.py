@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from hotplex.scanning.memo import cached_for_short_texts
+from hotplex.text.memo import cached_for_short_texts
 
 
 def _has_digit_or_symbol(secret: str) -> bool:

@@ -1,5 +1,6 @@
-"""The README's curl lines for ``hotplex serve``, run as written against a live server on a copy
-of examples/basic: each gets the status its comment says, and every route has a line."""
+"""The curl lines of the ``hotplex serve`` guide (docs/pages/guides/serve.md, moved there from the
+README), run as written against a live server on a copy of examples/basic: each gets the status
+its comment says, and every route has a line."""
 
 from __future__ import annotations
 
@@ -14,15 +15,16 @@ from hotplex.serve.app import ROUTES
 from hotplex_testing import REPO
 from serving import running
 
-README_URL = "http://127.0.0.1:8765"
+GUIDE = REPO / "docs/pages/guides/serve.md"
+GUIDE_URL = "http://127.0.0.1:8765"
 ASSIGNMENT = re.compile(r"^(\w+)=\$\((.*)\)$")
 STATUS = re.compile(r"\s+#\s*(\d{3})\b.*$")
 
 
 def _section() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    start = text.index("### `hotplex serve`: compiles over HTTP")
-    return text[start : text.index("\n### ", start + 1)]
+    """The guide's part on the calls; the Go client's part after it runs in test_go_client."""
+    text = GUIDE.read_text(encoding="utf-8")
+    return text[: text.index("\n## `hotplex serve` from Go")]
 
 
 def _blocks() -> list[list[str]]:
@@ -43,7 +45,7 @@ def _run(lines: list[str], url: str, cwd: Path) -> list[tuple[str, int, int, str
     env: dict[str, str] = {}
     done = []
     for line in _commands(lines):
-        command = line.replace(README_URL, url)
+        command = line.replace(GUIDE_URL, url)
         assigned = ASSIGNMENT.match(command)
         if assigned:
             value = _bash(assigned.group(2), env, cwd)
@@ -90,11 +92,11 @@ def test_every_route_has_a_curl_line() -> None:
 @pytest.mark.skipif(
     shutil.which("curl") is None and not os.environ.get("CI"), reason="curl is not installed"
 )
-def test_the_readme_curl_lines_answer_as_documented(project: Path, tmp_path: Path) -> None:
+def test_the_guide_curl_lines_answer_as_documented(project: Path, tmp_path: Path) -> None:
     blocks = _blocks()
     plain = [b for b in blocks if not any("--token-file" in line for line in b)]
     guarded = [b for b in blocks if any("--token-file" in line for line in b)]
-    assert guarded, "the README shows a server with a token"
+    assert guarded, "the guide shows a server with a token"
     with running(project) as server:
         for block in plain:
             for line, expected, got, body in _run(block, server.url, tmp_path):

@@ -11,11 +11,11 @@ at write time. What the budgets would cut comes from real compiles of the jobs a
 from __future__ import annotations
 
 from hotplex.document.configuration import reserved_tags
-from hotplex.document.sanitize import tag_offsets
 from hotplex.errors import Span
 from hotplex.manifest.jobs import Job, find
 from hotplex.manifest.model import Model
 from hotplex.records import CheckedFile, CheckedJob, Finding, SectionSize, Truncation
+from hotplex.scanning.sanitize import tag_offsets
 from hotplex.sources import blocking, frontmatter
 from hotplex.sources.overlay import OverlayFile, key_of
 from hotplex.sources.resolve import overlay_paths

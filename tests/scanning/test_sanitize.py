@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import regex
 from hotplex.document import configuration as agent_configuration
-from hotplex.document.sanitize import count_tags, sanitize
 from hotplex.manifest import model
 from hotplex.manifest.structure import structure
 from hotplex.records import Section
+from hotplex.scanning.sanitize import count_tags, sanitize
 from hypothesis import example, given
 from hypothesis import strategies as st
 

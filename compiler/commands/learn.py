@@ -1,0 +1,165 @@
+"""``hotplex learn``: merge facts into a local profile, restore a retired one, or print the
+extraction request for a target's worker; its text and JSON output.
+
+    hotplex learn KEY=VALUE … [--facts FILE] [--file PATH] [--source S] --date YYYY-MM-DD
+                  [--dry-run] [--json]
+    hotplex learn --restore KEY [--at DATE] --date YYYY-MM-DD [--file PATH]
+    hotplex learn --request TRANSCRIPT --target NAME [--platform P] [--file PATH] [--json]
+
+The profile is the sources folder's USER.md, or ``--file`` (a path as the shell gives it: a
+platform variant, a user's own file). It is written atomically, and what the call retired is
+appended to its history (``learning/history.py``). Exit 1 when a fact was refused (the others
+are written), 2 for input that is wrong.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+from pathlib import Path
+
+from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Span, shown
+from hotplex.fs import json_text, write_atomic
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+    from hotplex.learning.report import LearnReport
+    from hotplex.learning.request import LearnRequest
+
+
+def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    from hotplex.api import Project
+    from hotplex.learning import calls, history
+
+    project = Project.load(root, manifest)
+    if args.file is not None:
+        path, display = Path(args.file), args.file
+    else:
+        path, display = calls.profile_path(project.model, calls.PROFILE)
+    text = calls.read_profile(path, display)
+    if args.request is not None:
+        return _request(args, project, text, display)
+    facts = _facts(args)
+    restored = None
+    if args.restore is not None:
+        name = _history_name(display)
+        restored = _restored(args, history.read(history.path_of(path), name), name)
+    elif args.at is not None:
+        raise HotplexError.single("--at goes with --restore KEY", Span("arguments", key="--at"))
+    elif not facts:
+        raise HotplexError.single(
+            "no facts to learn",
+            Span("arguments"),
+            "give KEY=VALUE arguments, --facts FILE, --restore KEY or --request TRANSCRIPT",
+        )
+    report = calls.learn(project.model, facts, args.date, text, display, args.source, restored)
+    diff = _diff(text, report.text, display)
+    if report.changed and not args.dry_run:
+        write_atomic(path, report.text.encode("utf-8"))
+    if not args.dry_run:
+        history.append(history.path_of(path), report.retired)
+    if args.json:
+        out = report.to_json()
+        out.update(written=report.changed and not args.dry_run, diff=diff if args.dry_run else None)
+        print(json_text(out))
+    else:
+        if args.dry_run:
+            sys.stdout.write(diff)
+        _print_report(report, args.dry_run)
+    return EXIT_FAILED if report.refused else EXIT_OK
+
+
+def _facts(args: argparse.Namespace) -> list[object]:
+    from hotplex.learning.facts import from_arguments
+
+    facts: list[object] = list(from_arguments(args.facts))
+    if args.facts_file is not None:
+        try:
+            data = Path(args.facts_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise HotplexError.single(f"cannot read it: {exc}", Span(args.facts_file)) from None
+        try:
+            listed = json.loads(data)
+        except json.JSONDecodeError as exc:
+            where = Span.at_offset(args.facts_file, exc.doc, exc.pos)
+            raise HotplexError.single(f"not JSON: {exc.msg}", where) from None
+        if not isinstance(listed, list):
+            raise HotplexError.single(
+                'not a JSON list of {"key": ..., "value": ...} objects', Span(args.facts_file)
+            )
+        facts += listed
+    return facts
+
+
+def _history_name(display: str) -> str:
+    folder, _, name = display.rpartition("/")
+    return f"{folder}/.{name}.history.jsonl" if folder else f".{name}.history.jsonl"
+
+
+def _restored(args: argparse.Namespace, entries: list, name: str):
+    """The retired fact ``--restore`` names, read as a fact a caller gives (a history edited
+    by hand is no more trusted than a request), keeping the day it was first learned."""
+    from hotplex.learning.facts import checked_date, read
+    from hotplex.learning.history import restorable
+
+    at = None if args.at is None else checked_date(args.at, Span("arguments", key="--at"))
+    fact = restorable(entries, args.restore, at, name).fact
+    learned = checked_date(fact.learned, Span(name, key=fact.key))
+    (given,) = read([{"key": fact.key, "value": fact.value, "source": fact.source}], None, name)
+    return given._replace(place="restore", learned=learned)
+
+
+def _diff(old: str, new: str, display: str) -> str:
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        f"a/{display}",
+        f"b/{display}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _print_report(report: LearnReport, dry_run: bool) -> None:
+    counts = {
+        status: sum(o.status == status for o in report.outcomes)
+        for status in ("added", "superseded", "unchanged", "refused", "evicted")
+    }
+    said = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+    verb = "would learn" if dry_run else "learned"
+    print(f"hotplex: {verb} in {shown(report.file)} on {report.date}: {said or 'nothing'}")
+    for outcome in report.outcomes:
+        print(f"  {outcome.describe()}")
+    if not report.changed:
+        print("  the profile is unchanged")
+
+
+def _request(args: argparse.Namespace, project, text: str, display: str) -> int:
+    if args.target is None:
+        raise HotplexError.single(
+            "--request needs --target NAME: the worker that runs it",
+            Span("arguments", key="--target"),
+            "targets: " + ", ".join(project.targets()),
+        )
+    try:
+        transcript = Path(args.request).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HotplexError.single(f"cannot read it: {exc}", Span(args.request)) from None
+    request = project.learn_request(transcript, args.target, args.platform, text=text, file=display)
+    if args.json:
+        print(json_text(request.to_json()))
+    else:
+        sys.stdout.write(request.text)
+        _warn_request(request)
+    return EXIT_OK
+
+
+def _warn_request(request: LearnRequest) -> None:
+    from hotplex.console import warn
+
+    for cut in request.truncations:
+        warn(cut.describe())
+    for finding in request.findings:
+        warn(finding.describe())

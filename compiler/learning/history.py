@@ -1,0 +1,88 @@
+"""The local history of a profile's learned facts: what left the block, and why.
+
+Beside the profile, hidden (a walk of the sources folder leaves it out, so no build reads or
+reports it): ``.USER.md.history.jsonl`` for ``USER.md``. One JSON object a line, a ``Retired``
+record (``key``, ``value``, ``learned``, ``source``, ``confirmed``, ``why``: superseded or
+evicted, ``until``: the date of the call that retired it), in the order they left. Lines are
+only ever added: each call writes the old bytes and its new lines to a new file and renames it
+over the old (``fs.write_atomic``), so a reader sees the history before or after a call, whole.
+
+``hotplex learn --restore KEY [--at DATE]`` learns a retired value again (``restorable``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hotplex.errors import HotplexError, Span, suggest
+from hotplex.fs import write_atomic
+from hotplex.learning import keys
+from hotplex.learning.report import Retired
+
+
+def path_of(profile: Path) -> Path:
+    return profile.with_name(f".{profile.name}.history.jsonl")
+
+
+def lines(retired: tuple[Retired, ...]) -> bytes:
+    return "".join(
+        json.dumps(r.to_json(), ensure_ascii=False, sort_keys=True) + "\n" for r in retired
+    ).encode("utf-8")
+
+
+def append(path: Path, retired: tuple[Retired, ...]) -> None:
+    if not retired:
+        return
+    try:
+        old = path.read_bytes()
+    except FileNotFoundError:
+        old = b""
+    if old and not old.endswith(b"\n"):
+        old += b"\n"  # a line cut short by hand stays a line of its own
+    write_atomic(path, old + lines(retired))
+
+
+def read(path: Path, shown_as: str) -> list[Retired]:
+    """Every retired fact of the history, oldest first; a line that is no record is an error
+    with its line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HotplexError.single(f"cannot read the history: {exc}", Span(shown_as)) from None
+    entries = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            entries.append(Retired.from_json(json.loads(line)))
+        except (ValueError, KeyError, TypeError):
+            where = Span(shown_as, number, 1, source_line=line)
+            raise HotplexError.single("a line of the history that is no record", where) from None
+    return entries
+
+
+def restorable(entries: list[Retired], key: str, at: str | None, shown_as: str) -> Retired:
+    """The retired fact of ``key`` to restore: the last one to leave, or with ``at`` the last
+    one that was in the block on that day (learned on or before it, retired on or after it)."""
+    wanted, why = keys.canonical(key)
+    if wanted is None:
+        raise HotplexError.single(f"{why}: {key!r}", Span("arguments", key="--restore"))
+    own = [e for e in entries if e.fact.key == wanted]
+    if at is not None:
+        own = [e for e in own if e.fact.learned <= at <= e.until]
+    if own:
+        return own[-1]
+    names = sorted({e.fact.key for e in entries})
+    if at is not None and any(e.fact.key == wanted for e in entries):
+        spans = ", ".join(f"{e.fact.learned} to {e.until}" for e in entries if e.fact.key == wanted)
+        raise HotplexError.single(
+            f"no value of {wanted!r} was in the block on {at}", Span(shown_as), f"it held: {spans}"
+        )
+    raise HotplexError.single(
+        f"the history holds no fact {wanted!r}",
+        Span(shown_as),
+        suggest(wanted, names) or ("keys: " + ", ".join(names) if names else "it is empty"),
+    )

@@ -1,0 +1,48 @@
+"""When two keys are one: compared after NFKC and case folding, blanks collapsed.
+
+A key holding an invisible character (a format control such as U+200B, a variation selector, a
+default-ignorable or private-use code point, a control) is an error, never a second key that
+looks like the first: ``editor`` and ``edi\u200btor`` cannot both be facts.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+
+# The most characters of a key once normalised.
+MAX_KEY = 80
+
+
+@functools.cache
+def _invisible():
+    import regex
+
+    return regex.compile(
+        r"[\p{Default_Ignorable_Code_Point}\p{Variation_Selector}\p{Cc}\p{Cf}\p{Co}\p{Cs}"
+        r"\p{Cn}\p{Zl}\p{Zp}]",
+        regex.V1,
+    )
+
+
+def canonical(key: str) -> tuple[str | None, str | None]:
+    """The key as it is compared and written (NFKC, case-folded, blanks collapsed), or None
+    and why it cannot be a key."""
+    hidden = _invisible().search(key)
+    if hidden is not None:
+        char = hidden.group()
+        name = unicodedata.name(char, "unnamed")
+        return None, f"the key holds an invisible character (U+{ord(char):04X} {name})"
+    folded = " ".join(unicodedata.normalize("NFKC", key).casefold().split())
+    if _invisible().search(folded) is not None:  # NFKC can make one of a visible character
+        return None, "the key holds an invisible character once normalised"
+    if not folded:
+        return None, "the key is empty"
+    if len(folded) > MAX_KEY:
+        return None, f"the key is {len(folded)} characters long: at most {MAX_KEY}"
+    for mark in (":", "<", ">", "`"):
+        if mark in folded:
+            return None, f"the key holds {mark!r}, which the line's form gives a meaning"
+    if folded[0] in "-*+#>":
+        return None, "the key starts like a Markdown list or heading marker"
+    return folded, None

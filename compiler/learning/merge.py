@@ -1,0 +1,193 @@
+"""Merge given facts into a profile's learned block: the semantics of ``hotplex learn``.
+
+- A fact whose key is new is added; one whose key holds another value supersedes it (the old
+  one is retired, ``superseded``); an identical one re-confirms it: its confirmed date becomes
+  the call's (never earlier than it was), nothing else moves. The same facts on the same date
+  twice change nothing.
+- The guard reads every fact before it counts (``screen``): the scan a compile makes of a
+  gateway's files (secrets, hidden text, injection and exfiltration, with the manifest's
+  allowances), on the key as written, the value, the source and the line the worker would
+  read; then on the whole profile with the fact in it, so that a fact cannot finish what
+  another line began (an image whose link definition is elsewhere): what the guard finds there
+  that it did not before is the fact's. A fact it flags is refused and never written; the
+  findings are in its outcome. So is a
+  fact longer by itself than the whole budget, which would otherwise evict every other.
+- The block has one budget, ``[learn] budget``: while its facts (as the worker reads them) are
+  over it, the least recently confirmed leaves first (then the earliest learned, then by key),
+  retired as ``evicted``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import NamedTuple
+
+import attrs
+from hotplex.learning import profile as profiles
+from hotplex.learning.facts import Given
+from hotplex.learning.report import Fact, LearnReport, Outcome, Retired
+from hotplex.records import Finding
+from hotplex.sources import blocking
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hotplex.manifest.model import Manifest
+
+
+def learn(manifest: Manifest, text: str, file: str, given: list[Given], date: str) -> LearnReport:
+    """The profile ``text`` (named ``file``) with ``given`` merged on ``date``."""
+    profile = profiles.parse(text, file)
+    context = _Context(manifest, profile, file)
+    # The whole profile is scanned once with every new value in it; only when that finds
+    # something new are the values halved until each one that brings a finding is found.
+    merged = _merged(manifest, profile.facts, given, date, {})
+    old = profile.facts
+    fresh = [
+        merged.facts[g.key]
+        for g in given
+        if g.key in merged.facts and (g.key not in old or old[g.key].value != g.value)
+    ]
+    refused = context.offenders(fresh, dict(old))
+    if refused:
+        merged = _merged(manifest, profile.facts, given, date, refused)
+    facts, outcomes, retired = merged
+    for fact in _over_budget(facts, manifest.learn.budget):
+        del facts[fact.key]
+        retired.append(Retired(fact, "evicted", date))
+        mine = [i for i, o in enumerate(outcomes) if o.key == fact.key and o.status != "refused"]
+        if mine:
+            outcomes[mine[0]] = attrs.evolve(outcomes[mine[0]], status="evicted")
+        else:
+            outcomes.append(Outcome(fact.key, fact.value, "evicted"))
+    changed = facts != profile.facts
+    new = profiles.join(profile, facts) if changed else text
+    ordered = tuple(f for _key, f in sorted(facts.items()))
+    return LearnReport(file, date, new, changed, tuple(outcomes), tuple(retired), ordered)
+
+
+class _Merged(NamedTuple):
+    facts: dict[str, Fact]
+    outcomes: list[Outcome]
+    retired: list[Retired]
+
+
+def _merged(
+    manifest: Manifest,
+    known: dict[str, Fact],
+    given: list[Given],
+    date: str,
+    refused: dict[str, tuple[Finding, ...]],
+) -> _Merged:
+    """``given`` merged into ``known`` in order, before the budget; the keys of ``refused``
+    are refused with those findings (what they bring to the profile)."""
+    budget = manifest.learn.budget
+    facts = dict(known)
+    outcomes: list[Outcome] = []
+    retired: list[Retired] = []
+    for fact in given:
+        size = profiles.worker_size(Fact(fact.key, fact.value, date, None, date))
+        if size > budget:  # before the scan: a megabyte of value costs nothing more
+            reason = f"its line is {size} characters: [learn] budget is {budget}"
+            outcomes.append(Outcome(fact.key, fact.value, "refused", reason=reason))
+            continue
+        found = screen(manifest, fact)
+        if found:
+            outcomes.append(Outcome(fact.key, fact.value, "refused", findings=found))
+            continue
+        old = facts.get(fact.key)
+        if old is not None and old.value == fact.value:
+            facts[fact.key] = attrs.evolve(old, confirmed=max(old.confirmed, date))
+            outcomes.append(Outcome(fact.key, fact.value, "unchanged"))
+            continue
+        if fact.key in refused:
+            outcomes.append(Outcome(fact.key, fact.value, "refused", None, refused[fact.key]))
+            continue
+        facts[fact.key] = _new(fact, date)
+        if old is None:
+            outcomes.append(Outcome(fact.key, fact.value, "added"))
+        else:
+            retired.append(Retired(old, "superseded", date))
+            outcomes.append(Outcome(fact.key, fact.value, "superseded", old.value))
+    return _Merged(facts, outcomes, retired)
+
+
+def _new(fact: Given, date: str) -> Fact:
+    return Fact(fact.key, fact.value, fact.learned or date, fact.source, date)
+
+
+class _Context:
+    """What the guard finds in the whole profile once a fact joins it that it did not find
+    before: a fact harmless alone can complete what another line started (``![x][l]`` whose
+    definition ``[l]: https://evil.example/?d=`` another line holds)."""
+
+    def __init__(self, manifest: Manifest, profile: profiles.Profile, file: str) -> None:
+        self.manifest, self.profile, self.file = manifest, profile, file
+        self.known = self._found(profile.facts)
+
+    def _found(self, facts: dict[str, Fact]) -> Counter[tuple[str, str, str]]:
+        text = profiles.join(self.profile, facts)
+        return Counter(
+            (f.kind, f.rule, f.message)
+            for f in map(_refused, blocking.scan(self.manifest, text, self.file, 1))
+        )
+
+    def offenders(
+        self, values: list[Fact], accepted: dict[str, Fact]
+    ) -> dict[str, tuple[Finding, ...]]:
+        """The keys of ``values`` whose value brings the profile (holding ``accepted`` and the
+        values before it) a finding, and those findings: the whole set scanned at once, halves
+        only when it finds something (a scan of the profile per halving, not per fact).
+        ``accepted`` gains every value that brings none."""
+        trial = {**accepted, **{f.key: f for f in values}}
+        new = self._found(trial) - self.known
+        if not new:
+            accepted.update(trial)
+            return {}
+        if len(values) == 1:
+            text = profiles.join(self.profile, trial)
+            return {
+                values[0].key: tuple(
+                    f
+                    for f in map(_refused, blocking.scan(self.manifest, text, self.file, 1))
+                    if (f.kind, f.rule, f.message) in new
+                )
+            }
+        half = len(values) // 2
+        refused = self.offenders(values[:half], accepted)
+        refused.update(self.offenders(values[half:], accepted))
+        return refused
+
+
+def _refused(finding) -> Finding:
+    return blocking.record(finding, "refused")
+
+
+def _over_budget(facts: dict[str, Fact], budget: int) -> list[Fact]:
+    """The facts to evict, least recently confirmed first, until the rest fit ``budget``."""
+    total = sum(profiles.worker_size(f) for f in facts.values())
+    evicted = []
+    for fact in sorted(facts.values(), key=lambda f: (f.confirmed, f.learned, f.key)):
+        if total <= budget:
+            break
+        evicted.append(fact)
+        total -= profiles.worker_size(fact)
+    return evicted
+
+
+def screen(manifest: Manifest, fact: Given) -> tuple[Finding, ...]:
+    """What the guard finds in a fact, each part placed by its key path (``facts[0].value``)."""
+    parts = (
+        ("key", fact.written),
+        ("value", fact.value),
+        ("source", fact.source or ""),
+        ("line", f"- {fact.key}: {fact.value}"),
+    )
+    found: list[Finding] = []
+    seen: set[tuple[str, str]] = set()
+    for name, text in parts:
+        for finding in blocking.scan(manifest, text, f"{fact.place}.{name}", 1):
+            record = _refused(finding)
+            if (record.rule, record.message) not in seen:
+                seen.add((record.rule, record.message))
+                found.append(record)
+    return tuple(found)

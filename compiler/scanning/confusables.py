@@ -1,0 +1,43 @@
+"""Look-alike letters, as Unicode's confusables table (UTS #39) names them.
+
+A role marker can be spelt in letters that only look Latin (``SYSTEМ:`` with a Cyrillic М,
+``‹sуstem>`` with a Cyrillic у and an angle quotation mark); compatibility folding does not
+touch them, as it does fullwidth forms. UTS #39's skeleton maps each such character to its
+prototype, and the table is Unicode's own data file, vendored unchanged with its version in its
+name (``confusables-17.0.0.txt``, Unicode 17.0.0, 2025-07-22) and read at first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+VERSION = "17.0.0"
+_DATA = os.path.join(os.path.dirname(__file__), f"confusables-{VERSION}.txt")
+
+
+def prototypes(text: str) -> tuple[str, list[int]]:
+    """``text`` with each non-ASCII character replaced by its prototype (ASCII stays as it is,
+    so ``m`` is not read as ``rn``), and for each character of the result the offset in ``text``
+    of the character it came from."""
+    table = _table()
+    pieces: list[str] = []
+    origin: list[int] = []
+    for at, char in enumerate(text):
+        mapped = char if char.isascii() else table.get(char, char)
+        pieces.append(mapped)
+        origin.extend([at] * len(mapped))
+    return "".join(pieces), origin
+
+
+@functools.cache
+def _table() -> dict[str, str]:
+    """Source character -> prototype, from the data file's lines ``XXXX ; YYYY ZZZZ ; MA``."""
+    table: dict[str, str] = {}
+    with open(_DATA, encoding="utf-8-sig") as data:
+        for line in data:
+            fields = line.split("#", 1)[0].split(";")
+            if len(fields) >= 2 and fields[0].strip():
+                source = chr(int(fields[0], 16))
+                table[source] = "".join(chr(int(code, 16)) for code in fields[1].split())
+    return table

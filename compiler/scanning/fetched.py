@@ -1,0 +1,206 @@
+"""What a browser fetches, unclicked, when it shows a piece of HTML, and where each URL goes.
+
+A chat client renders an agent's Markdown to HTML and shows it: every image, stylesheet, frame,
+media poster or refresh in that HTML is requested before anyone clicks, so a URL there sends
+what it holds (in its query or its path) to its host. This module reads HTML with the standard
+library's tokenizer (``html.parser``, which decodes character references in attribute values by
+HTML5's rules), CSS with tinycss2 (escapes, comments and ``url()`` as CSS Syntax 3 reads them),
+and resolves each URL as a browser does (``urls.py``).
+
+``html.parser`` is not HTML5's tree builder: it ends a comment, a CDATA section or a ``<script>``
+where a browser may not (``<!-->`` opens a comment it closes at the next ``-->``; a browser shows
+the ``<img>`` after it). So what it takes for a comment, a declaration or raw text is read again
+as HTML: a tag in there counts as if shown, wider than any browser, never narrower.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from typing import Any, NamedTuple
+
+from hotplex.scanning import urls
+
+# Attributes whose URL any element's rendering fetches (``background`` on body, table, td; SVG's
+# ``href`` on <image>, <use>, <feImage>), and per element those it fetches besides.
+_ANY_ELEMENT = ("background",)
+_BY_ELEMENT = {
+    "img": ("src", "srcset", "lowsrc", "dynsrc"),
+    "image": ("href", "xlink:href", "src"),
+    "use": ("href", "xlink:href"),
+    "feimage": ("href", "xlink:href"),
+    "source": ("src", "srcset"),
+    "video": ("src", "poster"),
+    "audio": ("src",),
+    "track": ("src",),
+    "input": ("src",),  # <input type=image>
+    "iframe": ("src",),
+    "frame": ("src",),
+    "embed": ("src",),
+    "object": ("data", "codebase"),
+    "script": ("src",),
+    "link": ("href", "imagesrcset"),  # any rel: stylesheet, preload, icon, prefetch …
+    "base": ("href",),  # moves every relative URL of the page to its host
+}
+_SRCSETS = ("srcset", "imagesrcset")
+_NEWLINE = re.compile("\n")
+
+
+class Fetch(NamedTuple):
+    """A URL the HTML fetches without a click, as written (references decoded) and resolved."""
+
+    written: str
+    url: str  # resolved against urls.PAGE
+    host: str  # "" for a URL with no host (data:, javascript:)
+    at: int  # offset in the HTML of the tag (or text) that holds it
+    end: int  # and where that tag (or text) ends
+
+
+class Seen(NamedTuple):
+    fetches: list[Fetch]  # every URL the HTML fetches when shown
+    links: list[tuple[str, int]]  # each <a>'s href (a link preview fetches it), with its offset
+
+
+def read(html: str) -> Seen:
+    """What ``html`` fetches when shown, and its links, each with the offset of its tag."""
+    collector = _Collector()
+    collector.read(html, 0)
+    return Seen(collector.found, collector.links)
+
+
+class _Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[Fetch] = []
+        self.links: list[tuple[str, int]] = []
+        self._base = 0  # offset in the whole HTML of what this parser is fed
+        self._lines: list[int] = [0]
+        self._raw_text: str | None = None  # the element whose raw text (style, script) is read
+
+    def read(self, html: str, base: int) -> None:
+        self._base = base
+        self._lines = [0, *(m.end() for m in _NEWLINE.finditer(html))]
+        self.feed(html)
+        self.close()
+
+    def _offset(self) -> int:
+        line, column = self.getpos()
+        return self._base + self._lines[line - 1] + column
+
+    def _again(self, text: str, skipped: int) -> None:
+        """Read ``text`` (what the tokenizer took for a comment or raw text) as HTML too."""
+        if "<" not in text and "url" not in text.casefold() and "\\" not in text:
+            return
+        inner = _Collector()
+        inner.read(text, self._offset() + skipped)
+        self.found += inner.found
+        self.links += inner.links
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        at = self._offset()
+        end = at + len(self.get_starttag_text() or "")
+        wanted = _BY_ELEMENT.get(tag, ())
+        refresh = tag == "meta" and any(
+            name == "http-equiv" and (value or "").strip().lower() == "refresh"
+            for name, value in attrs
+        )
+        for name, value in attrs:
+            if value is None:
+                continue
+            if name in wanted or name in _ANY_ELEMENT:
+                for written in _srcset(value) if name in _SRCSETS else (value,):
+                    self._add(written, at, end)
+            elif name == "style":
+                for written in css_urls(value):
+                    self._add(written, at, end)
+            elif name == "content" and refresh:
+                self._add(refresh_url(value), at, end)
+            elif name == "srcdoc":  # an <iframe>'s document, shown as the page is: its own
+                # offsets are not the text's, so each of its fetches is placed at this tag
+                inner = _Collector()
+                inner.read(value, 0)
+                self.found += [f._replace(at=at, end=end) for f in inner.found]
+            elif name == "href" and tag == "a":
+                self.links.append((value, at))
+        self._raw_text = tag if tag in ("style", "script") else None
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        self._raw_text = None
+
+    def handle_data(self, data: str) -> None:
+        if self._raw_text == "style":
+            at = self._offset()
+            for written in css_urls(data):
+                self._add(written, at, at + len(data))
+        if self._raw_text is not None:
+            self._again(data, 0)
+
+    def handle_endtag(self, tag: str) -> None:
+        self._raw_text = None
+
+    def handle_comment(self, data: str) -> None:
+        self._again(data, 4)  # after "<!--"
+
+    def handle_decl(self, decl: str) -> None:
+        self._again(decl, 2)
+
+    def unknown_decl(self, data: str) -> None:
+        self._again(data, 3)
+
+    def handle_pi(self, data: str) -> None:
+        self._again(data, 2)
+
+    def _add(self, written: str, at: int, end: int) -> None:
+        resolved = urls.resolve(written)
+        if resolved is not None:
+            self.found.append(Fetch(written, resolved[0], resolved[1], at, end))
+
+
+def _srcset(value: str) -> Iterator[str]:
+    """The URLs of a ``srcset`` ("URL 2x, URL 640w"): a candidate's URL runs to white space."""
+    for candidate in value.split(","):
+        words = candidate.split()
+        if words:
+            yield words[0]
+
+
+def refresh_url(content: str) -> str:
+    """The URL of a ``<meta http-equiv=refresh content="0; url=…">``: after the delay and an
+    optional ``url=``, as HTML's refresh parsing reads it (quotes dropped)."""
+    rest = content.lstrip(" \t\n\f\r0123456789.")
+    rest = rest.lstrip(" \t\n\f\r;,")
+    if rest[:3].lower() == "url":
+        after = rest[3:].lstrip(" \t\n\f\r")
+        if after.startswith("="):
+            rest = after[1:].lstrip(" \t\n\f\r")
+    if rest[:1] in ("'", '"'):
+        rest = rest[1:].split(rest[0], 1)[0]
+    return rest.strip()
+
+
+def css_urls(css: str) -> list[str]:
+    """Every ``url()`` of a piece of CSS and every string in it (``@import "…"``,
+    ``image-set("…")``, ``url("…")``): wider than what a browser fetches, never narrower."""
+    if "url" not in css.casefold() and '"' not in css and "'" not in css and "\\" not in css:
+        return []
+    return list(_css_values(_css().parse_component_value_list(css)))
+
+
+def _css_values(tokens: list[Any]) -> Iterator[str]:
+    for token in tokens:
+        if token.type in ("url", "string"):
+            yield token.value
+        for nested in ("arguments", "content"):
+            inner = getattr(token, nested, None)
+            if isinstance(inner, list):
+                yield from _css_values(inner)
+
+
+@functools.cache
+def _css() -> Any:
+    import tinycss2  # only HTML with a style attribute or element needs it
+
+    return tinycss2

@@ -1,0 +1,162 @@
+"""A text as a CommonMark renderer shows it: what its HTML fetches, which links it shows, and
+which parts of the text are code.
+
+The chat client that shows an agent's answer renders its Markdown (markdown-it-py's CommonMark,
+HTML blocks and inline HTML on, as those clients parse it) and a browser fetches what that HTML
+asks for. Reading the text any other way disagrees with them somewhere: a hand-written pairing of
+fences and backticks hid every entry after a fence opened in a list item (CommonMark closes it
+with the item) and paired code spans across blocks. So code is what the parse renders as code,
+and each fetch is found in the HTML the parse renders (``fetched.read``), then placed at the
+block of the text that rendered it: its line range, narrowed to the URL as written when the
+block holds it, so that blocking the entry at that place removes the fetch.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+from hotplex.scanning import fetched, urls
+
+
+class Placed(NamedTuple):
+    """A URL the rendered text fetches (or links to), and the part of the text that wrote it."""
+
+    start: int
+    end: int
+    url: str  # resolved against urls.PAGE
+    host: str
+    exact: bool  # the URL as written, not the whole block that rendered it
+
+
+class Rendering(NamedTuple):
+    fetches: list[Placed]  # URLs fetched without a click
+    links: list[Placed]  # link targets (a link preview fetches them too)
+    code: list[tuple[int, int]]  # sorted (start, end) offsets of code: fenced, indented, spans
+
+
+def read(text: str) -> Rendering:
+    """``text`` as markdown-it-py's CommonMark renders it."""
+    parser = _parser()
+    env: dict[str, Any] = {}
+    tokens = parser.parse(text, env)
+    html, places = _render_placed(parser, tokens, env)
+    starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+    seen = fetched.read(html)
+    found = [_placed(text, starts, places, f.at, f.written, f.url, f.host) for f in seen.fetches]
+    shown = []
+    for written, at in seen.links:
+        resolved = urls.resolve(written)
+        if resolved is not None:
+            shown.append(_placed(text, starts, places, at, written, *resolved))
+    return Rendering(found, shown, sorted(_code(text, starts, tokens)))
+
+
+_NEWLINE = re.compile("\n")
+
+
+@functools.cache
+def _parser() -> Any:
+    from markdown_it import MarkdownIt  # only a text with a candidate for a finding needs it
+
+    return MarkdownIt("commonmark")  # HTML blocks and inline HTML on, as CommonMark has them
+
+
+def _render_placed(
+    parser: Any, tokens: list[Any], env: dict[str, Any]
+) -> tuple[str, list[tuple[int, tuple[int, int]]]]:
+    """The HTML ``parser`` renders of ``tokens`` (its own renderer's loop, token by token), and
+    for each token's piece the offset it starts at in the HTML and the source lines of the
+    innermost block it came from."""
+    renderer, options = parser.renderer, parser.options
+    out: list[str] = []
+    places: list[tuple[int, tuple[int, int]]] = []
+    size, lines = 0, (0, 1)
+    for index, token in enumerate(tokens):
+        if token.map:
+            lines = (token.map[0], token.map[1])
+        if token.type == "inline":
+            piece = renderer.renderInline(token.children or [], options, env)
+        elif token.type in renderer.rules:
+            piece = renderer.rules[token.type](tokens, index, options, env)
+        else:
+            piece = renderer.renderToken(tokens, index, options, env)
+        places.append((size, lines))
+        out.append(piece)
+        size += len(piece)
+    return "".join(out), places
+
+
+def _placed(
+    text: str,
+    starts: list[int],
+    places: list[tuple[int, tuple[int, int]]],
+    at: int,
+    written: str,
+    url: str,
+    host: str,
+) -> Placed:
+    """Where in ``text`` the HTML at offset ``at`` was written: the URL as written, if the block
+    holds it, else the whole block."""
+    index = bisect.bisect_right(places, (at, (len(starts) + 1, 0))) - 1
+    first, last = places[max(index, 0)][1]
+    start, end = starts[min(first, len(starts) - 1)], _line_end(text, starts, last)
+    for needle in dict.fromkeys((written, _parser().normalizeLinkText(written))):
+        found = text.find(needle, start, end) if needle else -1
+        if found >= 0:
+            return Placed(found, found + len(needle), url, host, True)
+    while end > start and text[end - 1] in "\r\n":
+        end -= 1
+    return Placed(start, max(end, start + 1), url, host, False)
+
+
+def _line_end(text: str, starts: list[int], line: int) -> int:
+    """The offset where line ``line`` (counted from 0) starts, or the text's end."""
+    return starts[line] if line < len(starts) else len(text)
+
+
+def _code(text: str, starts: list[int], tokens: list[Any]) -> Iterator[tuple[int, int]]:
+    """What the parse renders as code: fenced and indented blocks by their lines, code spans
+    where their backtick runs are, each found again in its block's lines and checked (its
+    content read back must be the span's), so a span not found is no code."""
+    for token in tokens:
+        if token.type in ("fence", "code_block") and token.map:
+            yield starts[token.map[0]], _line_end(text, starts, token.map[1])
+        elif token.type == "inline" and token.map and token.children:
+            spans = [c for c in token.children if c.type == "code_inline"]
+            if spans:
+                begin, end = starts[token.map[0]], _line_end(text, starts, token.map[1])
+                yield from _spans(text, begin, end, spans)
+
+
+_BACKTICKS = re.compile(r"`+")
+
+
+def _spans(text: str, begin: int, end: int, spans: list[Any]) -> Iterator[tuple[int, int]]:
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text, begin, end)]
+    cursor = 0  # index of the first run a later span may open at
+    for span in spans:
+        width = len(span.markup)
+        for opening in range(cursor, len(runs)):
+            open_start, open_end = runs[opening]
+            if open_end - open_start != width or text[open_start - 1 : open_start] == "\\":
+                continue
+            closing = next(
+                (k for k in range(opening + 1, len(runs)) if runs[k][1] - runs[k][0] == width),
+                None,
+            )
+            if closing is not None and _content(text[open_end : runs[closing][0]]) == span.content:
+                yield open_start, runs[closing][1]
+                cursor = closing + 1
+                break
+
+
+def _content(inside: str) -> str:
+    """A code span's content as CommonMark reads it from between its backtick runs."""
+    inside = inside.replace("\r\n", " ").replace("\n", " ")
+    if len(inside) >= 2 and inside[0] == inside[-1] == " " and inside.strip(" "):
+        return inside[1:-1]
+    return inside

@@ -1,0 +1,36 @@
+"""URLs as a browser resolves them: the WHATWG URL standard (ada-url), against an ``https://``
+page. ``http:evil.example/x``, ``https:\\\\evil.example``, ``/\\evil.example``,
+``//evil.example``, or a scheme with a tab or a line break in it all leave the page's host; a
+relative URL stays on it.
+"""
+
+from __future__ import annotations
+
+# The page a rendered answer is shown on. ".invalid" is reserved (RFC 2606): no URL written to
+# a real host resolves to it, so a URL whose host is this one was relative.
+PAGE = "https://hotplex.invalid/"
+_PAGE_HOST = "hotplex.invalid"
+
+
+def resolve(written: str) -> tuple[str, str] | None:
+    """``written`` resolved as a browser resolves it on an ``https://`` page: (URL, host), the
+    host "" when the URL names none; None when a browser would not parse it."""
+    import ada_url
+
+    try:
+        url = ada_url.URL(written, base=PAGE)
+    except ValueError:
+        return None
+    return url.href, url.hostname
+
+
+def foreign(host: str) -> bool:
+    """Whether a resolved URL's ``host`` is another than the page's own: it was absolute."""
+    return bool(host) and host != _PAGE_HOST
+
+
+def elsewhere(written: str) -> tuple[str, str] | None:
+    """(URL, host) of ``written`` when it resolves to another host than the page's own (an
+    absolute URL, as a browser reads it), else None."""
+    found = resolve(written)
+    return found if found is not None and foreign(found[1]) else None

