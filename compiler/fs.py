@@ -245,19 +245,28 @@ INPUT_CAP = 16 << 20
 
 
 def read_input(path: Path, name: str, cap: int = INPUT_CAP) -> str | None:
-    """A file the command line names, as UTF-8 text; None when it does not exist. Read like an
-    overlay's file (``read_capped``): a device or a FIFO is refused without a blocking read, a
-    file over ``cap`` bytes is refused, each with the file's name."""
+    """A file the command line names, as UTF-8 text; None when it does not exist
+    (``read_input_bytes``)."""
+    data = read_input_bytes(path, name, cap)
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HotplexError.single(f"not UTF-8 text: {exc.reason}", Span(name)) from None
+
+
+def read_input_bytes(path: Path, name: str, cap: int = INPUT_CAP) -> bytes | None:
+    """A file the command line names; None when it does not exist. Read like an overlay's file
+    (``read_capped``): a device or a FIFO is refused without a blocking read, a file over
+    ``cap`` bytes is refused, each with the file's name."""
     span = Span(name)
     found = read_capped(path, cap + 1, span, name)
     if found is None:
         return None
     if max(found.size, len(found.data)) > cap:
         raise HotplexError.single(f"'{name}' is larger than {cap >> 20} MiB", span)
-    try:
-        return found.data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise HotplexError.single(f"not UTF-8 text: {exc.reason}", span) from None
+    return found.data
 
 
 def lines_before(path: Path, stop: int) -> int:

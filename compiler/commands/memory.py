@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from hotplex.errors import EXIT_OK, HotplexError, Span
-from hotplex.fs import json_text
+from hotplex.fs import json_text, read_input_bytes
 
 
 def cmd_memory(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
@@ -62,10 +62,11 @@ def _check_options(args: argparse.Namespace) -> None:
 
 
 def _read_answer(path: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise HotplexError.single(f"cannot read the answer: {exc.strerror}", Span(path)) from None
+    """The answer file, read as ``--overlay``'s are: a device or a FIFO is refused unread."""
+    data = read_input_bytes(Path(path), path)
+    if data is None:
+        raise HotplexError.single("cannot read the answer: No such file", Span(path))
+    return data
 
 
 def report(done, dry_run: bool) -> dict[str, object]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -343,4 +344,17 @@ def test_a_failed_archive_undoes_the_months_written_before_it(project, hotplex):
     done = hotplex("memory", "compact", "--archive", cwd=project)
     assert done.status == 2
     assert "cannot archive agent-configs/memory/2026-09-25.md" in done.stderr
+    assert _files(project) == before
+
+
+def test_a_device_or_fifo_answer_is_refused_without_a_read(project, hotplex, tmp_path):
+    """`--answer /dev/zero` read until memory ran out; a FIFO blocked forever."""
+    fifo = tmp_path / "answer.pipe"
+    os.mkfifo(fifo)
+    before = _files(project)
+    for name, kind in (("/dev/zero", "a device"), (str(fifo), "a FIFO (named pipe)")):
+        done = hotplex("memory", "compact", "--answer", name, cwd=project, timeout=20)
+        assert done.status == 2, done.stdout + done.stderr
+        assert f"'{name}' is {kind}, not a regular file" in done.stderr
+        assert "Traceback" not in done.stderr
     assert _files(project) == before
