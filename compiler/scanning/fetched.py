@@ -10,7 +10,13 @@ and resolves each URL as a browser does (``urls.py``).
 ``html.parser`` is not HTML5's tree builder: it ends a comment, a CDATA section or a ``<script>``
 where a browser may not (``<!-->`` opens a comment it closes at the next ``-->``; a browser shows
 the ``<img>`` after it). So what it takes for a comment, a declaration or raw text is read again
-as HTML: a tag in there counts as if shown, wider than any browser, never narrower.
+as HTML: a tag in there counts as if shown, wider than any browser, never narrower. And where it
+reads markup a browser reads as raw text (``<textarea>``, ``<title>``, ``<iframe>``, ``<xmp>``,
+``<noembed>``, ``<noframes>``, and ``<noscript>`` in a client that runs JavaScript), a browser
+ends that text at the first ``</name`` followed by a blank, ``/`` or ``>``, inside quotes or not:
+unless ``html.parser`` saw an end tag there too, the HTML from that end tag on is read again, as
+the browser goes on reading it. So both readings of ``<noscript>`` count, with scripting and
+without.
 """
 
 from __future__ import annotations
@@ -45,6 +51,15 @@ _BY_ELEMENT = {
     "base": ("href",),  # moves every relative URL of the page to its host
 }
 _SRCSETS = ("srcset", "imagesrcset")
+# SVG animations (SMIL) that set an attribute on load; when it is an address (``href``) of an
+# <image>, <use> or <feImage>, each value it sets is fetched.
+_ANIMATIONS = ("set", "animate")
+_ANIMATED_VALUES = ("to", "from", "by", "values")
+# Elements whose content a browser reads as raw text (RCDATA) up to their end tag: those that
+# html.parser reads as markup, and <script> and <style>, which it ends only at "</name>".
+_RAW_TEXT = frozenset(
+    ["title", "textarea", "iframe", "xmp", "noembed", "noframes", "noscript", "script", "style"]
+)
 _NEWLINE = re.compile("\n")
 
 
@@ -71,19 +86,35 @@ def read(html: str) -> Seen:
 
 
 class _Collector(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, reread: set[int] | None = None) -> None:
         super().__init__(convert_charrefs=True)
         self.found: list[Fetch] = []
         self.links: list[tuple[str, int]] = []
         self._base = 0  # offset in the whole HTML of what this parser is fed
+        self._html = ""
         self._lines: list[int] = [0]
         self._raw_text: str | None = None  # the element whose raw text (style, script) is read
+        self._raw_ends: set[int] = set()  # where a browser ends an element's raw text
+        self._end_tags: set[int] = set()  # where this reading saw an end tag
+        # Offsets (in the whole HTML) already read again from, shared by every nested reading:
+        # each is read once, however many raw-text elements end there.
+        self._reread = set() if reread is None else reread
 
     def read(self, html: str, base: int) -> None:
-        self._base = base
+        self._base, self._html = base, html
         self._lines = [0, *(m.end() for m in _NEWLINE.finditer(html))]
         self.feed(html)
         self.close()
+        for end in sorted(self._raw_ends - self._end_tags):
+            if self._base + end not in self._reread:
+                self._reread.add(self._base + end)
+                self._merge(self._html[end:], self._base + end)
+
+    def _merge(self, html: str, base: int) -> None:
+        inner = _Collector(self._reread)
+        inner.read(html, base)
+        self.found += inner.found
+        self.links += inner.links
 
     def _offset(self) -> int:
         line, column = self.getpos()
@@ -93,10 +124,7 @@ class _Collector(HTMLParser):
         """Read ``text`` (what the tokenizer took for a comment or raw text) as HTML too."""
         if "<" not in text and "url" not in text.casefold() and "\\" not in text:
             return
-        inner = _Collector()
-        inner.read(text, self._offset() + skipped)
-        self.found += inner.found
-        self.links += inner.links
+        self._merge(text, self._offset() + skipped)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         at = self._offset()
@@ -124,6 +152,15 @@ class _Collector(HTMLParser):
                 self.found += [f._replace(at=at, end=end) for f in inner.found]
             elif name == "href" and tag == "a":
                 self.links.append((value, at))
+        if tag in _ANIMATIONS and _animates_an_address(attrs):
+            for name, value in attrs:
+                if name in _ANIMATED_VALUES and value is not None:
+                    for written in value.split(";") if name == "values" else (value,):
+                        self._add(written.strip(), at, end)
+        if tag in _RAW_TEXT:
+            ends = _raw_text_end(tag).search(self._html, end - self._base)
+            if ends is not None:
+                self._raw_ends.add(ends.start())
         self._raw_text = tag if tag in ("style", "script") else None
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -139,6 +176,7 @@ class _Collector(HTMLParser):
             self._again(data, 0)
 
     def handle_endtag(self, tag: str) -> None:
+        self._end_tags.add(self._offset() - self._base)
         self._raw_text = None
 
     def handle_comment(self, data: str) -> None:
@@ -157,6 +195,19 @@ class _Collector(HTMLParser):
         resolved = urls.resolve(written)
         if resolved is not None:
             self.found.append(Fetch(written, resolved[0], resolved[1], at, end))
+
+
+def _animates_an_address(attrs: list[tuple[str, str | None]]) -> bool:
+    return any(
+        name == "attributename" and (value or "").strip().lower() in ("href", "xlink:href")
+        for name, value in attrs
+    )
+
+
+@functools.cache
+def _raw_text_end(tag: str) -> re.Pattern[str]:
+    """The end tag a browser ends ``tag``'s raw text at: "</tag" and a blank, "/" or ">"."""
+    return re.compile(rf"</{tag}[\t\n\f\r />]", re.IGNORECASE)
 
 
 def _srcset(value: str) -> Iterator[str]:
