@@ -21,6 +21,8 @@ without.
 
 from __future__ import annotations
 
+import bisect
+import collections
 import functools
 import re
 from collections.abc import Iterator
@@ -80,38 +82,70 @@ class Seen(NamedTuple):
 
 def read(html: str) -> Seen:
     """What ``html`` fetches when shown, and its links, each with the offset of its tag."""
-    collector = _Collector()
-    collector.read(html, 0)
-    return Seen(collector.found, collector.links)
+    readings = _Readings(len(html))
+    whole = _Collector(readings)
+    whole.read(html, 0)
+    while readings.pending:  # a loop, not a recursion: raw text may nest deeper than the stack
+        text, base, start = readings.pending.popleft()
+        if base + start not in readings.done:
+            readings.done.add(base + start)
+            whole.merge(text[start:], base + start)
+    return Seen(whole.found, whole.links)
+
+
+class _Readings:
+    """What every reading of one piece of HTML shares: the places a browser ends raw text where
+    a reading saw no end tag (each read again once, from there), and the offsets where a reading
+    to the HTML's end stood between tags: a later reading that stands between tags there too
+    would read on as that one did, so it stops (each raw-text trick costs one reading of the
+    span it disagrees over, not of the rest of the HTML)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.pending: collections.deque[tuple[str, int, int]] = collections.deque()
+        self.done: set[int] = set()
+        self.clean: list[int] = []
+
+    def note_clean(self, collector: _Collector, base: int, length: int) -> None:
+        if base + length == self.size:
+            self.clean = sorted(set(self.clean) | collector.clean)
 
 
 class _Collector(HTMLParser):
-    def __init__(self, reread: set[int] | None = None) -> None:
+    def __init__(self, readings: _Readings) -> None:
         super().__init__(convert_charrefs=True)
         self.found: list[Fetch] = []
         self.links: list[tuple[str, int]] = []
+        self.clean: set[int] = set()  # offsets (in the whole HTML) of tags read from no raw text
+        self._readings = readings
         self._base = 0  # offset in the whole HTML of what this parser is fed
         self._html = ""
         self._lines: list[int] = [0]
         self._raw_text: str | None = None  # the element whose raw text (style, script) is read
         self._raw_ends: set[int] = set()  # where a browser ends an element's raw text
         self._end_tags: set[int] = set()  # where this reading saw an end tag
-        # Offsets (in the whole HTML) already read again from, shared by every nested reading:
-        # each is read once, however many raw-text elements end there.
-        self._reread = set() if reread is None else reread
 
     def read(self, html: str, base: int) -> None:
+        """Read ``html`` (at ``base`` in the whole HTML) up to the first tag where it stands
+        between tags as the whole reading does (from there on both read alike), or to its end."""
         self._base, self._html = base, html
         self._lines = [0, *(m.end() for m in _NEWLINE.finditer(html))]
-        self.feed(html)
+        clean = self._readings.clean
+        start = 0
+        cuts = clean[bisect.bisect_right(clean, base) : bisect.bisect_left(clean, base + len(html))]
+        for cut in (*(cut - base for cut in cuts), len(html)):
+            self.feed(html[start:cut])
+            start = cut
+            if not self.rawdata and self.cdata_elem is None:
+                break
         self.close()
+        self._readings.note_clean(self, base, len(html))
         for end in sorted(self._raw_ends - self._end_tags):
-            if self._base + end not in self._reread:
-                self._reread.add(self._base + end)
-                self._merge(self._html[end:], self._base + end)
+            self._readings.pending.append((html, base, end))
 
-    def _merge(self, html: str, base: int) -> None:
-        inner = _Collector(self._reread)
+    def merge(self, html: str, base: int) -> None:
+        """Read ``html`` (at ``base`` in the whole HTML) again, its fetches and links as ours."""
+        inner = _Collector(self._readings)
         inner.read(html, base)
         self.found += inner.found
         self.links += inner.links
@@ -124,10 +158,11 @@ class _Collector(HTMLParser):
         """Read ``text`` (what the tokenizer took for a comment or raw text) as HTML too."""
         if "<" not in text and "url" not in text.casefold() and "\\" not in text:
             return
-        self._merge(text, self._offset() + skipped)
+        self.merge(text, self._offset() + skipped)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         at = self._offset()
+        self.clean.add(at)
         end = at + len(self.get_starttag_text() or "")
         wanted = _BY_ELEMENT.get(tag, ())
         refresh = tag == "meta" and any(
@@ -147,9 +182,7 @@ class _Collector(HTMLParser):
                 self._add(refresh_url(value), at, end)
             elif name == "srcdoc":  # an <iframe>'s document, shown as the page is: its own
                 # offsets are not the text's, so each of its fetches is placed at this tag
-                inner = _Collector()
-                inner.read(value, 0)
-                self.found += [f._replace(at=at, end=end) for f in inner.found]
+                self.found += [f._replace(at=at, end=end) for f in read(value).fetches]
             elif name == "href" and tag == "a":
                 self.links.append((value, at))
         if tag in _ANIMATIONS and _animates_an_address(attrs):
@@ -176,7 +209,10 @@ class _Collector(HTMLParser):
             self._again(data, 0)
 
     def handle_endtag(self, tag: str) -> None:
-        self._end_tags.add(self._offset() - self._base)
+        at = self._offset()
+        self._end_tags.add(at - self._base)
+        if self._raw_text is None:
+            self.clean.add(at)
         self._raw_text = None
 
     def handle_comment(self, data: str) -> None:
