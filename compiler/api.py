@@ -211,6 +211,75 @@ class Project:
                 tuple(found), tuple(guard.checked_files(model, prepared)), tuple(checked)
             )
 
+    def compact_memory(
+        self,
+        *,
+        dry_run: bool = False,
+        archive: bool = False,
+        answer: str | bytes | None = None,
+        month: str | None = None,
+        label: str = "answer",
+    ):
+        """Fold the daily logs older than ``[memory] compact_after_days`` into one file per
+        month with the built-in compactor (``hotplex memory compact``), and return the
+        ``memory.local.Compaction`` it made; ``dry_run``: write nothing. ``archive``: move
+        the covered days into ``archive/`` beside them, where no artifact reads them.
+        ``answer``: a worker's summary of ``month`` (default: the oldest with days to
+        compact), answering ``compaction_request``: guarded, then filed as that month's file
+        (``label`` names it in errors).
+
+        .. versionadded:: issue 38
+        """
+        from hotplex.memory import local
+
+        with self._lock:
+            if answer is None:
+                done = local.plan(self.model, archive)
+            else:
+                done = local.plan_answer(self.model, answer, label, month)
+            if not dry_run:
+                local.apply(self.root, done)
+            return done
+
+    def compaction_request(
+        self,
+        target: str,
+        platform: str | None = None,
+        month: str | None = None,
+        *,
+        days: Mapping[str, str] | None = None,
+    ):
+        """What ``target``'s worker needs to summarise ``month`` of the daily logs (default: the
+        oldest with days to compact), in its own form (``memory.request``); give its answer to
+        ``compact_memory(answer=...)``. ``days`` (file name -> text, one month's): those days
+        instead of the project's, as ``POST /v1/memory/compact/request`` sends them. Refused
+        for a worker with no headless program.
+
+        .. versionadded:: issue 38
+        """
+        from hotplex.memory import local, stateless
+        from hotplex.memory.request import compile_request
+
+        with self._lock:
+            job = self._job(target, platform)
+            if days is not None:
+                return stateless.request(self._model, job, days)
+            _found, chosen, texts, _header = local.month_days(self._model, month)
+            return compile_request(self._model, job, chosen, texts)
+
+    def compact_days(self, days: Mapping[str, str], answer: str | None = None):
+        """``days`` (file name -> text) compacted by the built-in compactor, a file per month,
+        or, with ``answer`` (a worker's summary of their one month), that answer guarded and
+        filed; nothing is read but the manifest, nothing written (``memory.stateless``).
+
+        .. versionadded:: issue 38
+        """
+        from hotplex.memory import stateless
+
+        with self._lock:
+            self._refresh()
+            return stateless.compact(self._model, days, answer)
+
     def learn(
         self,
         facts: object,

@@ -140,6 +140,32 @@ def _serve(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _memory(command: argparse.ArgumentParser) -> None:
+    command.add_argument("action", choices=("compact",), help="compact: fold old days into months")
+    command.add_argument(
+        "--dry-run", action="store_true", help="say what would change; write nothing"
+    )
+    command.add_argument("--json", action="store_true", help="print a JSON report")
+    command.add_argument(
+        "--archive",
+        action="store_true",
+        help="move the compacted days into archive/ beside them (read by no artifact)",
+    )
+    command.add_argument(
+        "--request",
+        action="store_true",
+        help="print the compaction request for a month, in --target's worker's own form",
+    )
+    command.add_argument(
+        "--answer", metavar="FILE", help="file FILE, a worker's answer to --request, as the month"
+    )
+    command.add_argument("--target", help="with --request: the target whose worker runs it")
+    command.add_argument("--platform", default=None, help="with --request: its platform")
+    command.add_argument(
+        "--month", metavar="YYYY-MM", help="with --request/--answer (default: the oldest to do)"
+    )
+
+
 def _learn(command: argparse.ArgumentParser) -> None:
     command.add_argument("facts", nargs="*", metavar="KEY=VALUE", help="facts to learn")
     command.add_argument(
@@ -184,6 +210,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "import": ("adopt CLAUDE.md, AGENTS.md, Cursor rules, ... as a new project", _import),
     "watch": ("rebuild on every change", _watch),
     "serve": ("answer compiles over HTTP (needs hotplex[serve])", _serve),
+    "memory": ("compact the daily logs' old days into one file per month", _memory),
     "learn": ("merge learned facts into USER.md, or compile an extraction request", _learn),
 }
 

@@ -42,9 +42,12 @@ def run() -> None:
     rebuilds a hundred sets. Threads still running (none but a server's), a profiler or a tracer
     (cProfile, coverage) get the usual exit, and with it their reports."""
     gc.set_threshold(*SHORT_PROCESS_GC)
+    from hotplex.console import Shown
+
     for name in ("stdout", "stderr"):  # started closed (``>&-``): what goes there is lost
         if getattr(sys, name) is None:
             setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
+        setattr(sys, name, Shown(getattr(sys, name)))
     status = _flushed(main())
     threading = sys.modules.get("threading")  # not imported: no thread was started
     alone = threading is None or threading.active_count() == 1
@@ -144,14 +147,20 @@ def _say_interrupted(args: argparse.Namespace, exc: KeyboardInterrupt) -> None:
     if not isinstance(exc, Interrupted):  # not in a build
         sys.stderr.write("hotplex: interrupted\n")
         return
+    from hotplex.records import Outcome
+
     rebuilt = [job for job in exc.jobs if job.rebuilt]
-    if not getattr(args, "json", False):  # stdout stays JSON, or nothing
-        _print_built(rebuilt, False)
-    sys.stderr.write(
-        f"hotplex: interrupted: {len(rebuilt)} artifact set(s) rebuilt, {exc.total - len(exc.jobs)}"
+    said = (
+        f"interrupted: {len(rebuilt)} artifact set(s) rebuilt, {exc.total - len(exc.jobs)}"
         f" of {exc.total} not reached; every file is whole (old or new); run {_fix_command(args)}"
-        " to finish the job\n"
+        " to finish the job"
     )
+    if getattr(args, "json", False):  # the document of the sets reached, as a build's
+        outcome = Outcome(exc.jobs, [], [], fast=False)
+        print(_json_report(outcome, False, [{"message": said}]))
+    else:
+        _print_built(rebuilt, False)
+    sys.stderr.write(f"hotplex: {said}\n")
 
 
 def _error_report(command: str, exc: HotplexError) -> dict[str, object]:
@@ -166,7 +175,7 @@ def _error_report(command: str, exc: HotplexError) -> dict[str, object]:
 
 # Commands that read a project's manifest; init and import make one.
 _NEED_MANIFEST = frozenset(
-    {"build", "check", "clean", "graph", "show", "stats", "watch", "serve", "learn"}
+    {"build", "check", "clean", "graph", "show", "stats", "watch", "serve", "memory", "learn"}
 )
 
 
@@ -272,7 +281,7 @@ def _run_build(args: argparse.Namespace, root: Path, manifest: Path | None, chec
     return run(_request(args, root, manifest, check))
 
 
-def _json_report(outcome, check: bool) -> str:
+def _json_report(outcome, check: bool, errors: list[dict[str, str]] | None = None) -> str:
     artifacts = []
     for job in outcome.jobs:
         for file in job.files:
@@ -301,7 +310,7 @@ def _json_report(outcome, check: bool) -> str:
         "artifacts": artifacts,
         key: outcome.orphans,
         "warnings": [shown(w) for w in outcome.warnings],
-        "errors": [],
+        "errors": errors or [],
     }
     return json_text(report, indent=2)
 
@@ -426,7 +435,7 @@ def _check_overlay(args: argparse.Namespace, root: Path, manifest: Path | None) 
     target = args.targets[0] if args.targets else None
     report = project.check(files, target, args.platform, on_finding=args.on_finding)
     if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        print(json_text(report.to_json(), indent=2))
         return EXIT_OK if report.ok else EXIT_FAILED
     from hotplex.console import colour
 
@@ -503,7 +512,7 @@ def cmd_show(args: argparse.Namespace, root: Path, manifest: Path | None) -> int
     project = Project.load(root, manifest)
     artifact = project.compile(args.target, args.platform, overlay, on_finding=args.on_finding)
     if args.file is None:
-        sys.stdout.write(artifact.text)
+        sys.stdout.buffer.write(artifact.text.encode("utf-8"))
     else:
         sys.stdout.buffer.write(artifact.file(args.file))
     folder = artifact.path.rpartition("/")[0]
@@ -682,6 +691,12 @@ def cmd_serve(args: argparse.Namespace, root: Path, manifest: Path | None) -> in
     return EXIT_OK
 
 
+def cmd_memory(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    from hotplex.commands.memory import cmd_memory as run_memory
+
+    return run_memory(args, root, manifest)
+
+
 def cmd_learn(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.commands.learn import run
 
@@ -699,6 +714,7 @@ _COMMANDS = {
     "import": cmd_import,
     "watch": cmd_watch,
     "serve": cmd_serve,
+    "memory": cmd_memory,
     "learn": cmd_learn,
 }
 

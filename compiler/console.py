@@ -19,7 +19,37 @@ PROGRESS_MIN_JOBS = 8
 # Redraw at most this often: a 10,000-artifact build should not spend its time on the terminal.
 PROGRESS_INTERVAL_S = 0.05
 _COLOURS = {"red": "31", "yellow": "33", "green": "32", "bold": "1", "dim": "2"}
-_ERASE_LINE = "\r\x1b[2K"
+# This module's own control characters travel to the stream as these tokens, random in each
+# process so that no text hotplex quotes can spell them: ``Shown`` escapes every other one.
+_TOKEN = os.urandom(8).hex()
+_OWN = {f"[esc-{_TOKEN}]": "\x1b", f"[cr-{_TOKEN}]": "\r"}
+_ESC, _CR = _OWN
+_ERASE_LINE = f"{_CR}{_ESC}[2K"
+
+
+class Shown:
+    """stdout or stderr as hotplex writes to it (``cli.run`` puts one in place of each): every
+    character that does not print itself (a C0 or C1 control, U+0085, an escape sequence, a bidi
+    override, in a file name, a key or a message) written as ``<U+001B>``, as ``errors.visible``
+    shows it, at this one edge; line breaks and tabs kept, and this module's own colours and
+    progress line written as themselves. The bytes underneath (``buffer``) are not touched: an
+    artifact ``show`` prints is the artifact."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        if not (text.isprintable() or text == "\n"):
+            text = "".join(
+                c if c.isprintable() or c in "\n\t" else f"<U+{ord(c):04X}>" for c in text
+            )
+        if "-" + _TOKEN in text:
+            for token, own in _OWN.items():
+                text = text.replace(token, own)
+        return self.stream.write(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
 
 
 def _terminal(stream: TextIO) -> bool:
@@ -35,7 +65,7 @@ def colour(text: str, name: str, stream: TextIO | None = None) -> str:
     """
     if os.environ.get("NO_COLOR") or not _terminal(stream or sys.stdout):
         return text
-    return f"\x1b[{_COLOURS[name]}m{text}\x1b[0m"
+    return f"{_ESC}[{_COLOURS[name]}m{text}{_ESC}[0m"
 
 
 def warn(text: str, shown: bool = False) -> None:

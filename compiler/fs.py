@@ -105,11 +105,31 @@ def sha256(data: bytes) -> str:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+# What JSON leaves raw in a string and may not print itself: DEL, and anything beyond ASCII.
+_BEYOND_ASCII = re.compile("[\x7f-\U0010ffff]")
+
+
 def json_text(value: object, **options: Any) -> str:
-    """JSON that encodes as UTF-8: a lone surrogate in a file name is written as its ``\\u``
-    escape (it reads back as the same name), never raw, which no UTF-8 file or pipe takes."""
+    """JSON that encodes as UTF-8 and prints as itself: a character that does not print itself
+    (a lone surrogate, which is how a file name's byte that is not UTF-8 is read, and no UTF-8
+    file or pipe takes; U+0085, a bidi override, DEL) is written as its ``\\u`` escape, which
+    reads back as the same text, so a terminal shows it as it is and ``console.Shown`` has
+    nothing to change in it."""
     text = json.dumps(value, ensure_ascii=False, **options)
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return _BEYOND_ASCII.sub(_json_escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    char = match[0]
+    if char.isprintable():
+        return char
+    code = ord(char)
+    if code > 0xFFFF:  # as a UTF-16 surrogate pair, as JSON spells it
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
 
 
 def is_utf8(name: str) -> bool:

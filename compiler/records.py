@@ -189,13 +189,16 @@ class CheckReport(Record):
 class Day(Record):
     """One daily log as read: its file, the heading naming it, its entries in file order (those
     repeated verbatim in a newer day already removed), the line breaks before each entry in the
-    file (a tight list stays tight) and its text as the agent wrote it."""
+    file (a tight list stays tight) and its text as the agent wrote it. A compacted month
+    (``sources/compacted.py``) is one too, ``month`` set: older than every day, it follows them
+    in ``Logs.days`` (the order the budget keeps them in) and precedes them in the text."""
 
     display: str
     name: str
     entries: tuple[str, ...]
     body: str = ""
     gaps: tuple[str, ...] = ()  # before each entry; none given: a blank line
+    month: bool = False
 
     @property
     def heading(self) -> str:
@@ -220,7 +223,7 @@ class Unread(Record):
 
 @attrs.frozen(repr=False)
 class Logs(Record):
-    days: tuple[Day, ...]  # newest first
+    days: tuple[Day, ...]  # newest first, then the compacted months, newest first
     unread: tuple[Unread, ...] = ()  # newest first, all older than ``days``
     # The section's own text (MEMORY.md and its variants) before the days. ``Section.text``
     # holds it followed by every day read, so a worker that knows nothing of logs still loses

@@ -218,6 +218,34 @@ def json_bytes(value: object) -> bytes:
 LAUNCH_FILE = "launch.json"
 
 
+def yaml_text(value: object) -> str:
+    """``value`` as YAML by PyYAML's safe emitter, which quotes and escapes what needs it (a
+    line break, U+0085, a control character: a JSON string is no YAML string for these); in
+    block style, keys in their order, characters beyond ASCII as they are, one line a scalar.
+    Read back before it is accepted; when it does not read as ``value`` (PyYAML 6 writes a
+    U+0085 in a single-quoted string, where it reads as a line break), every string is written
+    double-quoted, escapes and all; ValueError when even that would give a program another
+    value."""
+    import yaml  # only a worker that writes YAML needs it
+
+    for style in (None, '"'):
+        emitted = yaml.safe_dump(
+            value,
+            sort_keys=False,
+            allow_unicode=True,
+            default_flow_style=False,
+            default_style=style,
+            width=2**16,
+        )
+        try:
+            read = yaml.safe_load(emitted)
+        except yaml.YAMLError as exc:
+            raise ValueError(f"it is no valid YAML ({exc})") from None
+        if read == value:
+            return emitted
+    raise ValueError("it does not read back as written")
+
+
 def in_session(job: Job, model: Model, path: str) -> str:
     """A project-relative ``path`` as the program, started in the target's session folder
     (``cwd``), must be given it: programs resolve relative paths against their working folder.

@@ -17,11 +17,10 @@ in ``AIDER_*`` variables (a ``--read`` of its own would replace the config file'
 
 from __future__ import annotations
 
-from hotplex.fs import json_text
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
 from hotplex.targets.home import PROMPT_FILE, HomeDocument, Sent, Transform
-from hotplex.worker import Verified, in_session
+from hotplex.worker import Verified, in_session, yaml_text
 
 USER_LEVEL = (
     "Aider has no system-level way in: the document reaches it in a user message, as a read-only"
@@ -57,7 +56,8 @@ class Aider(HomeDocument):
     import_formats = ("hotplex.importing.aider",)
 
     def home_bytes(self, job: Job, model: Model, sent: str) -> bytes:
-        """``read:`` naming ``prompt.xml`` as Aider, started in the session folder, finds it
-        (a JSON string is a YAML string)."""
+        """``read:`` naming ``prompt.xml`` as Aider, started in the session folder, finds it,
+        written by PyYAML as Aider reads it with PyYAML: a path holding a line break or a
+        control character (``[project] out`` may) arrives as it is."""
         prompt = in_session(job, model, f"{job.out_dir(model)}/{PROMPT_FILE}")
-        return f"read:\n  - {json_text(prompt)}\n".encode()
+        return yaml_text({"read": [prompt]}).encode()

@@ -50,6 +50,7 @@ from hotplex.manifest.model import DEFAULT_SUBAGENT_KEEP, Manifest, Model, Targe
 from hotplex.records import OptionProblem, Section, SectionSize, TargetSources, Truncation
 from hotplex.scanning import sanitize
 from hotplex.text.measure import measure
+from hotplex.worker import yaml_text
 
 AGENTS_DIR = "agents"
 AGENT_FILES = f"{AGENTS_DIR}/*.md"  # the worker's ``outputs`` entry
@@ -402,18 +403,11 @@ def render_frontmatter(fields: dict[str, Any]) -> str:
     """``fields`` as a frontmatter block (``---`` lines included), or ValueError saying why a
     program would skip the file: it must read back as written, with a one-line description and
     no line that ends the block early."""
-    import yaml  # PyYAML, already installed with python-frontmatter; only when agents are built
-
-    emitted = yaml.safe_dump(
-        fields, sort_keys=False, allow_unicode=True, default_flow_style=False, width=2**16
-    )
     try:
-        read = yaml.safe_load(emitted)
-    except yaml.YAMLError as exc:
-        raise ValueError(f"its frontmatter is no valid YAML ({exc})") from None
-    if read != fields:
-        raise ValueError("its frontmatter does not read back as written")
-    description = read.get("description")
+        emitted = yaml_text(fields)
+    except ValueError as exc:
+        raise ValueError(f"its frontmatter: {exc}") from None
+    description = fields.get("description")
     if not isinstance(description, str) or not description.strip():
         raise ValueError("it has no description")
     if emitted.startswith("\ufeff") or any(line.strip() == "---" for line in emitted.split("\n")):

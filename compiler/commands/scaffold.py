@@ -9,13 +9,13 @@ placeholders are rendered at build time from the ``[vars]`` the manifest templat
 
 from __future__ import annotations
 
-import json
 import textwrap
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from string import Template
 
+import tomli_w
 from hotplex import registry
 from hotplex.errors import HotplexError, Problem, Span, suggest
 from hotplex.manifest.model import Source, Target
@@ -139,9 +139,11 @@ def render_manifest(name: str, workers: tuple[str, ...]) -> str:
         for w in workers
     )
     targets = "".join(_target(worker) for worker in workers)
-    # A JSON string is a valid TOML basic string (quotes, backslashes, control chars escaped).
+    # The name as tomli-w writes a TOML string: a folder's name may hold DEL, which TOML needs
+    # escaped and a JSON string does not escape.
+    quoted = tomli_w.dumps({"name": name}).removeprefix("name = ").removesuffix("\n")
     return Template(_template(MANIFEST_TEMPLATE)).substitute(
-        name=json.dumps(name, ensure_ascii=False), sources=SOURCES_NOTE + listed, targets=targets
+        name=quoted, sources=SOURCES_NOTE + listed, targets=targets
     )
 
 

@@ -237,9 +237,11 @@ def fit_days(
 ) -> tuple[str, list[Truncation]]:
     """``text`` followed by the section's days, newest first, while whole days fit ``budget``;
     the newest day, when it alone does not fit, keeps its newest entries. Every day left out
-    (or cut) is a ``Truncation`` naming its file."""
+    (or cut) is a ``Truncation`` naming its file. Compacted months are kept after the days (they
+    are older) and shown before them."""
     logs = section.logs
     parts = [text] if text else []
+    months: list[str] = []  # the compacted months kept, shown between ``text`` and the days
     used = measure(text, unit)
     cuts: list[Truncation] = []
     days = [day for day in logs.days if day.entries]
@@ -250,16 +252,16 @@ def fit_days(
     for position, day in enumerate(days):
         whole = day.text()
         before = measure(whole, unit)
-        gap = 2 if parts else 0
+        gap = 2 if parts or months else 0
         if used + gap + before <= budget:
-            parts.append(whole)
+            (months if day.month else parts).append(whole)
             used += gap + before
             continue
         kept, style = "", "dropped"
         if position == 0:
             kept, style = _newest_entries(day, budget - used - gap, unit, parts)
         if kept:
-            parts.append(kept)
+            (months if day.month else parts).append(kept)
             used += gap + measure(kept, unit)
         after = measure(kept, unit)
         cuts.append(Truncation(section.name, (day.display,), limit, before, after, unit, style))
@@ -273,6 +275,8 @@ def fit_days(
         cuts.append(
             Truncation(section.name, (unread.display,), limit, unread.size, 0, "bytes", "dropped")
         )
+    if months:
+        parts[1 if text else 0 : 1 if text else 0] = months
     return "\n\n".join(parts), cuts
 
 

@@ -24,7 +24,7 @@ import attrs
 from hotplex.errors import HotplexError, Span, shown
 from hotplex.learning import calls, keys
 from hotplex.learning import profile as profiles
-from hotplex.records import Finding, Section, Truncation
+from hotplex.records import Emitted, Finding, Section, Truncation
 from hotplex.scanning import hidden
 from hotplex.sources.learned import SOURCE
 from hotplex.values import Record
@@ -123,30 +123,34 @@ def compile_request(
         Section("transcript", "transcript", "C", "", kept, ("transcript",)),
         Section("answer-schema", "answer-schema", "B", "", json.dumps(schema, indent=2), ()),
     ]
+    emitted = in_worker_form(model, job, sections, "an extraction request")
+    truncations = (*cut, *emitted.truncations)
+    return LearnRequest(*request_head(job, emitted), truncations, tuple(findings), schema)
+
+
+def in_worker_form(model: Model, job: Job, sections: list[Section], what: str) -> Emitted:
+    """``sections`` as ``job``'s worker emits a job's sources (sanitized, cut to its limits, in
+    its own form): a request a gateway runs on that worker (``what`` names it in the error a
+    worker with no headless program gets). The memory compaction request uses it too."""
     if not job.worker.headless:
         index = model.manifest.target.index(job.target)
         raise HotplexError.single(
             f"target '{job.target.name}' (worker {job.target.worker}) has no headless program"
-            " to run an extraction request: its artifact is read by an editor or a workspace"
+            f" to run {what}: its artifact is read by an editor or a workspace"
             " program, not started by a gateway",
             Span(model.manifest_display, key=f"target[{index}].worker"),
             "name a target whose worker a gateway starts (its artifact has a launch.json or"
             " a payload)",
         )
-    emitted = job.worker.emit(job, sections, model)
-    truncations = (*cut, *emitted.truncations)
+    return job.worker.emit(job, sections, model)
+
+
+def request_head(job: Job, emitted: Emitted) -> tuple[str, str, str | None, str, str, dict]:
+    """What every request record starts with: the target, its worker and platform, the primary
+    file's path and text, and every file of the request by its path."""
     primary = emitted.primary
-    return LearnRequest(
-        job.target.name,
-        job.target.worker,
-        job.platform,
-        primary,
-        emitted.files[primary].decode("utf-8"),
-        dict(emitted.files),
-        truncations,
-        tuple(findings),
-        schema,
-    )
+    text = emitted.files[primary].decode("utf-8")
+    return job.target.name, job.target.worker, job.platform, primary, text, dict(emitted.files)
 
 
 def without_hidden(transcript: str, first_line: int = 1) -> tuple[str, list[Finding]]:

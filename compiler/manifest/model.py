@@ -139,6 +139,13 @@ class Memory(Record):
     # A glob inside the sources folder ("memory/*.md"): the daily logs that follow MEMORY.md in
     # the section of the source named "memory", newest first by file name (memory_logs.py).
     logs: str | None = None
+    # ``hotplex memory compact`` folds the days more than this many days older than the newest
+    # day into one file per month (``sources/compacted.py``); None: days are never compacted.
+    compact_after_days: int | None = None
+    # Characters of the built-in compactor's digest of a month (``memory/builtin.py``).
+    digest_chars: int = 2000
+    # Characters of the days one compaction request (``memory compact --request``) carries.
+    request_chars: int = 32000
 
 
 @attrs.frozen(repr=False)

@@ -72,11 +72,16 @@ def validate(manifest: Manifest, display: str) -> None:
     for key, value in (
         ("limits.per_file", manifest.limits.per_file),
         ("limits.total", manifest.limits.total),
+        ("memory.digest_chars", manifest.memory.digest_chars),
+        ("memory.request_chars", manifest.memory.request_chars),
         ("learn.budget", manifest.learn.budget),
         ("learn.transcript", manifest.learn.transcript),
     ):
         if value <= 0:
             bad(key, f"must be a positive integer, got {value}")
+    after = manifest.memory.compact_after_days
+    if after is not None and after < 0:
+        bad("memory.compact_after_days", f"must be 0 or more (days before the newest), got {after}")
     for name in manifest.vars:
         if name in BUILTIN_VARS:
             bad(f"vars.{name}", f"'{name}' is a built-in variable and cannot be set")

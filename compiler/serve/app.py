@@ -18,15 +18,16 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import attrs
+from hotplex.errors import HotplexError, Span
 from hotplex.serve import metrics, routes
-from hotplex.serve.problems import problem_response
+from hotplex.serve.problems import error_response, problem_response
 from hotplex.serve.service import Refused, Service
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
 from starlette.routing import Match, Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 SETTINGS_VARIABLE = "HOTPLEX_SERVE_SETTINGS"
 OPEN_PATHS = frozenset({"/healthz"})  # answered without the token: a liveness probe has none
@@ -56,8 +57,6 @@ def read_token(path: str) -> str:
     """The token in ``path``: its first line, without surrounding white space (a blank first
     line is an empty token, not a pointer to the next one) or a byte-order mark, as a source
     file drops it (an editor may write one; a client never sends it)."""
-    from hotplex.errors import HotplexError
-
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
@@ -80,6 +79,8 @@ ROUTES = [
     Route("/v1/check", routes.check, methods=["POST"]),
     Route("/v1/learn", routes.learn, methods=["POST"]),
     Route("/v1/learn/request", routes.learn_request, methods=["POST"]),
+    Route("/v1/memory/compact", routes.memory_compact, methods=["POST"]),
+    Route("/v1/memory/compact/request", routes.memory_compact_request, methods=["POST"]),
     Route("/healthz", routes.healthz, methods=["GET"]),
     Route("/readyz", routes.readyz, methods=["GET"]),
     Route("/metrics", routes.metrics_route, methods=["GET"]),
@@ -97,6 +98,7 @@ def create(settings: Settings | None = None) -> ASGIApp:
             Refused: routes.refused,
             routes.BadRequest: routes.bad_request,
             HTTPException: _http_error,
+            ClientDisconnect: _hung_up,
             Exception: _internal_error,
         },
     )
@@ -119,10 +121,13 @@ def _loopback_names(host: str) -> frozenset[str]:
 
 
 class _Host:
-    """A request with more than one ``Host`` is a 400 (RFC 9112: which one is meant?). With
-    ``names``, a Host naming another server is too, but on /healthz: a liveness probe may send
-    any name. A name is compared without its port, its letter case and a trailing dot
-    (``localhost.`` is the same name)."""
+    """A request with more than one ``Host`` or ``Authorization`` is a 400 (RFC 9112, RFC 9110:
+    which one is meant? a proxy in front may have read the other). With ``names``, a Host
+    naming another server is too, but on /healthz: a liveness probe may send any name. A name
+    is compared without its port, its letter case and a trailing dot (``localhost.`` is the
+    same name). Refused as every 400 is, with a problem document."""
+
+    ONCE = (b"host", b"authorization")
 
     def __init__(self, app: ASGIApp, names: frozenset[str] | None) -> None:
         self.app = app
@@ -130,11 +135,24 @@ class _Host:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            hosts = [value for name, value in scope["headers"] if name == b"host"]
-            if len(hosts) > 1 or not self._answers(hosts, scope["path"]):
-                response = PlainTextResponse("Invalid host header", status_code=400)
-                return await response(scope, receive, send)
+            error = self._refusal(scope)
+            if error is not None:
+                return await error_response(400, error)(scope, receive, send)
         await self.app(scope, receive, send)
+
+    def _refusal(self, scope: Scope) -> HotplexError | None:
+        for header in self.ONCE:
+            count = sum(name == header for name, _value in scope["headers"])
+            if count > 1:
+                return HotplexError.single(f"given {count} times: which is meant?", _header(header))
+        hosts = [value for name, value in scope["headers"] if name == b"host"]
+        if self._answers(hosts, scope["path"]):
+            return None
+        return HotplexError.single(
+            f"{hosts[0].decode('latin-1') if hosts else ''!r} names another server",
+            _header(b"host"),
+            "without --token-file, this server answers its own address and loopback names",
+        )
 
     def _answers(self, hosts: list[bytes], path: str) -> bool:
         if self.names is None or path in OPEN_PATHS:
@@ -144,6 +162,10 @@ class _Host:
         if not (colon and port.isascii() and port.isdigit()):
             name = host  # no port ('[::1]' ends in no digits)
         return name.lower().removesuffix(".") in self.names
+
+
+def _header(name: bytes) -> Span:
+    return Span("request", key=name.decode("ascii").title())
 
 
 @contextlib.asynccontextmanager
@@ -189,6 +211,11 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     )
 
 
+async def _hung_up(request: Request, exc: Exception) -> None:
+    """The client hung up before its request was whole: no one is left to answer (the
+    metrics count it as aborted)."""
+
+
 async def _internal_error(request: Request, exc: Exception) -> Response:
     """A bug in hotplex: the request fails, the process goes on."""
     return problem_response(
@@ -222,7 +249,8 @@ class _Token:
 
 class _Metrics:
     """Requests and latency by route (its template, /v1/artifacts/{target}; 'other' for a path
-    no route matches, so a scan of random paths cannot grow the metrics)."""
+    no route matches, so a scan of random paths cannot grow the metrics); a request whose
+    client hung up before its answer (while sending its body, or waiting) counts as aborted."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -232,20 +260,30 @@ class _Metrics:
             return await self.app(scope, receive, send)
         started = time.perf_counter()
         status = 500
+        hung_up = False
 
-        async def sending(message) -> None:
+        async def receiving() -> Message:
+            nonlocal hung_up
+            message = await receive()
+            hung_up = hung_up or message["type"] == "http.disconnect"
+            return message
+
+        async def sending(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
             await send(message)
 
         try:
-            await self.app(scope, receive, sending)
+            await self.app(scope, receiving, sending)
         finally:
             route = _route_of(scope)
             method = scope["method"] if scope["method"] in METHODS else "other"
-            metrics.LATENCY.labels(route, method).observe(time.perf_counter() - started)
-            metrics.REQUESTS.labels(route, method, str(status)).inc()
+            if hung_up:
+                metrics.ABORTED.labels(route, method).inc()
+            else:
+                metrics.LATENCY.labels(route, method).observe(time.perf_counter() - started)
+                metrics.REQUESTS.labels(route, method, str(status)).inc()
 
 
 def _route_of(scope: Scope) -> str:

@@ -22,6 +22,11 @@ disable_created_metrics()  # no *_created series: a start time per label set is 
 REQUESTS = Counter(
     "hotplex_http_requests_total", "HTTP requests answered", ["route", "method", "status"]
 )
+ABORTED = Counter(
+    "hotplex_http_aborted_requests_total",
+    "Requests whose client hung up before the answer (while sending its body, or waiting)",
+    ["route", "method"],
+)
 LATENCY = Histogram(
     "hotplex_http_request_duration_seconds",
     "Time from request to the end of the response",

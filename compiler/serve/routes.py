@@ -9,6 +9,7 @@ library checks the rest (overlay keys, findings) and says why, with a place.
 from __future__ import annotations
 
 import base64
+import codecs
 import functools
 import json
 import math
@@ -32,6 +33,8 @@ COMPILE_KEYS = ("target", "platform", "overlay", "on_finding")
 CHECK_KEYS = ("files", "target", "platform", "on_finding")
 LEARN_KEYS = ("text", "facts", "date", "source", "file")
 LEARN_REQUEST_KEYS = ("transcript", "target", "platform", "text", "file")
+COMPACT_KEYS = ("days", "answer")
+COMPACT_REQUEST_KEYS = ("days", "target", "platform")
 POLICIES = ("error", "block")
 # Files in one request's `overlay` or `files`: a user's own files and a few years of days. Each
 # key costs the library a path check before the first one can be refused, so the count is
@@ -69,13 +72,13 @@ def takes(*names: str) -> Callable:
             for name, _value in request.query_params.multi_items():
                 if name not in names:
                     raise BadRequest(
-                        f"unknown query parameter {name!r}",
+                        "unknown query parameter",
                         _query(name),
                         suggest(name, names)
                         or (f"parameters: {', '.join(names)}" if names else "it takes none"),
                     )
                 if name in seen:
-                    raise BadRequest(f"{name}= is given twice: which is meant?", _query(name))
+                    raise BadRequest("given twice: which is meant?", _query(name))
                 seen.add(name)
             return await route(request)
 
@@ -103,9 +106,7 @@ async def artifact(request: Request) -> Response:
     target = request.path_params["target"]
     platform = request.query_params.get("platform")
     if platform == "":
-        raise BadRequest(
-            "platform= is empty", _query("platform"), "leave it out for the base artifact"
-        )
+        raise BadRequest("empty", _query("platform"), "leave it out for the base artifact")
     wait = request.query_params.get("wait")
     timeout = _timeout(request.query_params.get("timeout"), wait is not None)
     if wait is None:
@@ -150,7 +151,7 @@ async def check(request: Request) -> Response:
     files = _texts(body, "files")
     if not files:
         raise BadRequest(
-            "'files' is missing or empty: nothing to check",
+            "missing or empty: nothing to check",
             _body_at("files"),
             'e.g. {"files": {"MEMORY.md": "..."}}',
         )
@@ -196,6 +197,27 @@ async def learn_request(request: Request) -> Response:
     file = _string(body, "file") or "USER.md"
     service = request.app.state.service
     compiled = await service.learn_request(transcript, target, platform, text, file)
+    return _json(compiled.to_json(), {})
+
+
+@takes()
+async def memory_compact(request: Request) -> Response:
+    """Days in, each month's compacted file out (or, with an answer, the one month filed from
+    it), with the days each covers: the gateway keeps the files."""
+    body = await _json_body(request, COMPACT_KEYS)
+    answer = _text(body, "answer")
+    months = await request.app.state.service.compact_days(body.get("days"), answer)
+    return _json({"months": [month.to_json() for month in months]}, {})
+
+
+@takes()
+async def memory_compact_request(request: Request) -> Response:
+    body = await _json_body(request, COMPACT_REQUEST_KEYS)
+    target = _string(body, "target", required=True)
+    assert target is not None
+    platform = _string(body, "platform")
+    service = request.app.state.service
+    compiled = await service.compaction_request(body.get("days"), target, platform)
     return _json(compiled.to_json(), {})
 
 
@@ -334,7 +356,7 @@ def _etag(text: str) -> str:
     tag = text.removeprefix("W/").strip('"')
     if len(tag) != 64 or not all(c in "0123456789abcdef" for c in tag):
         raise BadRequest(
-            "wait: not an ETag of this server (64 hex digits, quoted or not)",
+            "not an ETag of this server (64 hex digits, quoted or not)",
             _query("wait"),
             "pass the ETag header of the artifact you hold",
         )
@@ -354,7 +376,7 @@ def _timeout(text: str | None, waiting: bool) -> float:
             if waiting
             else "only a request with ?wait= waits"
         )
-        raise BadRequest(f"timeout={text!r}: {why}", _query("timeout"))
+        raise BadRequest(f"{text!r}: {why}", _query("timeout"))
     return seconds
 
 
@@ -369,13 +391,10 @@ def _parse(data: bytes, known: tuple[str, ...]) -> dict[str, object]:
     try:
         # No key takes a number: an integer is read as a float, which Python reads at any
         # length (int() refuses more than 4,300 digits).
-        body = json.loads(data, object_pairs_hook=_object, parse_int=float)
+        body = json.loads(_utf8(data), object_pairs_hook=_object, parse_int=float)
     except json.JSONDecodeError as exc:
         where = Span.at_offset("request body", exc.doc, exc.pos)
         raise BadRequest(f"not JSON: {exc.msg}", where) from None
-    except UnicodeDecodeError as exc:
-        message = f"not UTF-8 text: byte {data[exc.start]:#04x} at offset {exc.start}"
-        raise BadRequest(message, _body_at()) from None
     except RecursionError:
         raise BadRequest("not JSON this server reads: nested too deeply", _body_at()) from None
     if not isinstance(body, dict):
@@ -384,11 +403,30 @@ def _parse(data: bytes, known: tuple[str, ...]) -> dict[str, object]:
     for key, value in body.items():
         if isinstance(value, dict) and len(value) > MAX_FILES:
             raise BadRequest(
-                f"{key!r} holds {len(value)} files: at most {MAX_FILES} in one request",
+                f"{len(value)} files: at most {MAX_FILES} in one request",
                 _body_at(key),
             )
     _unicode(body)
     return body
+
+
+def _utf8(data: bytes) -> str:
+    """The body as UTF-8 text (RFC 8259: JSON between systems is UTF-8, without a byte-order
+    mark), decoded here: ``json.loads`` given bytes guesses UTF-16 or UTF-32 from the NUL
+    bytes of the first characters and drops any BOM, reading another text than a proxy or a
+    guard in front that reads UTF-8. JSON holds no raw NUL, so one is the first sign of
+    UTF-16 or UTF-32 (whose BOMs are no UTF-8 at all)."""
+    bom = codecs.BOM_UTF8
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = exc.start
+    else:
+        offset = 0 if data.startswith(bom) else data.find(b"\0")
+        if offset < 0:
+            return text
+    what = "a byte-order mark" if data.startswith(bom) else f"byte {data[offset]:#04x}"
+    raise BadRequest(f"not UTF-8 text: {what} at offset {offset}", _body_at())
 
 
 def _object(pairs: list[tuple[str, object]]) -> dict[str, object]:
@@ -460,7 +498,7 @@ def _known_keys(body: Mapping[str, object], known: tuple[str, ...]) -> None:
     for key in body:
         if key not in known:
             raise BadRequest(
-                f"unknown key {key!r}",
+                "unknown key",
                 _body_at(key),
                 suggest(key, known) or "keys: " + ", ".join(known),
             )
@@ -478,7 +516,7 @@ def _string(body: Mapping[str, object], key: str, required: bool = False) -> str
             if value == ""
             else f"{_kind(value)}, not a string"
         )
-        raise BadRequest(f"{key!r} is {what}", _body_at(key))
+        raise BadRequest(what, _body_at(key))
     return value
 
 
@@ -487,7 +525,7 @@ def _policy(body: Mapping[str, object]) -> str | None:
     value = _string(body, "on_finding")
     if value is not None and value not in POLICIES:
         raise BadRequest(
-            f"on_finding must be 'error' or 'block', not {value!r}",
+            f"'error' or 'block', not {value!r}",
             _body_at("on_finding"),
             suggest(value, POLICIES),
         )
@@ -500,13 +538,11 @@ def _texts(body: Mapping[str, object], key: str) -> dict[str, str]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise BadRequest(
-            f"{key!r} is {_kind(value)}, not an object of file name -> text", _body_at(key)
-        )
+        raise BadRequest(f"{_kind(value)}, not an object of file name -> text", _body_at(key))
     for name, text in value.items():
         if not isinstance(text, str):
             raise BadRequest(
-                f"{key}[{name!r}] is {_kind(text)}, not a string: give the file's text",
+                f"{_kind(text)}, not a string: give the file's text",
                 _body_at(f"{key}.{name}"),
             )
     return value

@@ -186,6 +186,26 @@ class Service:
         self, transcript: str, target: str, platform: str | None, text: str | None, file: str
     ) -> LearnRequest:
         """``Project.learn_request``; an unknown target or platform is a 404, as a compile's."""
+        await self._known(target, platform)
+        request = functools.partial(
+            self.project.learn_request, transcript, target, platform, text=text, file=file
+        )
+        return await self._run(request, Fault.REQUEST)
+
+    async def compact_days(self, days: object, answer: str | None):
+        """``Project.compact_days``: stateless, nothing written; the manifest loads first."""
+        await self.jobs()
+        compact = functools.partial(self.project.compact_days, days, answer)
+        return await self._run(compact, Fault.REQUEST)
+
+    async def compaction_request(self, days: object, target: str, platform: str | None):
+        """``Project.compaction_request`` for the request's days; an unknown target is a 404."""
+        await self._known(target, platform)
+        request = functools.partial(self.project.compaction_request, target, platform, days=days)
+        return await self._run(request, Fault.REQUEST)
+
+    async def _known(self, target: str, platform: str | None) -> None:
+        """Nothing, when the project builds ``target`` at ``platform``; else a 404's refusal."""
         jobs = await self.jobs()
         if not any(t == target and p == platform for t, _w, p in jobs):
             from hotplex.manifest.jobs import find
@@ -194,10 +214,6 @@ class Service:
                 find(self.project.model, self.project.jobs(), target, platform)
             except HotplexError as exc:
                 raise Refused(Fault.UNKNOWN, exc) from None
-        request = functools.partial(
-            self.project.learn_request, transcript, target, platform, text=text, file=file
-        )
-        return await self._run(request, Fault.REQUEST)
 
     async def ready(self) -> int:
         """How many jobs build now, each kept as its last good artifact; ``Refused`` with the

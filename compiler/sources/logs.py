@@ -40,8 +40,10 @@ from typing import TYPE_CHECKING
 import attrs
 from hotplex.manifest.vocabulary import DAY_FORMS, LOG_SOURCE, split_glob
 from hotplex.records import Day, Logs, Unread
+from hotplex.sources.compacted import COMPACTED_FOLDER, folder_of, is_month, months_in
 
 if TYPE_CHECKING:
+    from hotplex.errors import Span
     from hotplex.manifest.model import Model, Source
     from hotplex.records import Section, Truncation
     from hotplex.sources.reader import Reader
@@ -56,9 +58,16 @@ _NOT_IN_A_LINE = frozenset({"Cc", "Zl", "Zp"})
 
 
 def full_text(curated: str, days: Iterable[Day]) -> str:
-    """A section's text with every day it read: what it would hold with room for all."""
-    texts = [d.text() for d in days if d.entries]
-    return "\n\n".join(t for t in (curated, *texts) if t)
+    """A section's text with every day it read: what it would hold with room for all. The
+    compacted months come between the curated text and the days."""
+    return "\n\n".join(t for t in (curated, *(d.text() for d in in_text_order(days))) if t)
+
+
+def in_text_order(days: Iterable[Day]) -> list[Day]:
+    """The days with entries as the section's text shows them: the compacted months first (the
+    curated text's older neighbours), then the days, each newest first."""
+    kept = [d for d in days if d.entries]
+    return [d for d in kept if d.month] + [d for d in kept if not d.month]
 
 
 def mapped(logs: Logs | None, change: Callable[[str], str]) -> Logs | None:
@@ -66,7 +75,7 @@ def mapped(logs: Logs | None, change: Callable[[str], str]) -> Logs | None:
     if logs is None:
         return None
     days = tuple(
-        Day(d.display, change(d.name), tuple(change(e) for e in d.entries), d.body, d.gaps)
+        attrs.evolve(d, name=change(d.name), entries=tuple(change(e) for e in d.entries))
         for d in logs.days
     )
     return Logs(days, logs.unread, change(logs.curated))
@@ -118,6 +127,8 @@ def days_in(
     ``days_glob`` (none unless it is the glob's folder): ``is_day_of`` of each, the folder
     compared once."""
     head, pattern = posixpath.split(glob_path)
+    if folder == folder_of(head, COMPACTED_FOLDER):
+        return months_in(listing)
     if folder != head:
         return ()
     return tuple(f for f in listing if fnmatch.fnmatchcase(f[0], pattern) and is_day(f[0]))
@@ -222,9 +233,12 @@ def read_days(
     load: Callable[[str], str | None],
     measure: Callable[[str], int],
     bound: int | None,
+    months: Iterable[tuple[str, str, str]] = (),
 ) -> Logs:
     """Read days newest first while what was read could still fit ``bound`` units (None: read
-    every day); remove from each day the entries a newer day holds verbatim."""
+    every day); remove from each day the entries a newer day holds verbatim. ``months``: the
+    compacted months (display, month, text), newest first, read already; older than every day,
+    they follow the days and lose the entries a day holds."""
     seen: set[str] = set()
     days: list[Day] = []
     unread: list[Unread] = []
@@ -237,22 +251,29 @@ def read_days(
         body = load(display)
         if body is None:  # gone since the listing: a later build sees the new listing
             continue
-        kept, gaps, new, repeated = [], [], False, False
-        for block, is_entry, gap in entries(body):
-            if is_entry and block in seen:
-                repeated = True
-                continue
-            if is_entry:
-                seen.add(block)
-                new = True
-            kept.append(block)
-            gaps.append(gap)
-        if repeated and not new:  # headings alone left: nothing a newer day does not hold
-            kept, gaps = [], []
-        day = Day(display, posixpath.splitext(name)[0], tuple(kept), body, tuple(gaps))
+        day = _new_entries(display, posixpath.splitext(name)[0], body, seen)
         days.append(day)
         used += measure(day.text()) + 2
+    for display, month, body in months:
+        days.append(attrs.evolve(_new_entries(display, month, body, seen), month=True))
     return Logs(tuple(days), tuple(unread))
+
+
+def _new_entries(display: str, name: str, body: str, seen: set[str]) -> Day:
+    """A day with the entries ``seen`` in a newer one left out (and added to ``seen``)."""
+    kept, gaps, new, repeated = [], [], False, False
+    for block, is_entry, gap in entries(body):
+        if is_entry and block in seen:
+            repeated = True
+            continue
+        if is_entry:
+            seen.add(block)
+            new = True
+        kept.append(block)
+        gaps.append(gap)
+    if repeated and not new:  # headings alone left: nothing a newer day does not hold
+        kept, gaps = [], []
+    return Day(display, name, tuple(kept), body, tuple(gaps))
 
 
 def attach(resolver: Reader, source: Source, section: Section | None) -> Section | None:
@@ -273,7 +294,6 @@ def attach(resolver: Reader, source: Source, section: Section | None) -> Section
     html = source.html_comments or model.manifest.project.html_comments
     worker = job.worker
     resolver.consulted.append(f"{folder}/")
-    listed = matching(resolver.inputs.listing(f"{folder}/", span), pattern)
     labels: dict[str, str] = {}  # a day -> how messages name it (an overlay: its label)
 
     def load(display: str) -> str | None:
@@ -296,14 +316,19 @@ def attach(resolver: Reader, source: Source, section: Section | None) -> Section
         resolver.guard(text, origins, display)
         return text
 
+    listed = matching(resolver.inputs.listing(f"{folder}/", span), pattern)
+    months, covered = compacted_months(resolver, folder, span, load)
+    listed = [day for day in listed if day[0] not in covered]
     budgets = worker.budgets(job.target, model.manifest)
     bound = None
     if worker.daily_logs == "section":
         curated = measure(section.text, budgets.unit) if section is not None else 0
         limit = min(b for b in (budgets.per_file, budgets.total, 1 << 62) if b is not None)
         bound = max(limit - curated, 0)
-    logs = read_days(listed, folder, load, lambda t: measure(t, budgets.unit), bound)
+    logs = read_days(listed, folder, load, lambda t: measure(t, budgets.unit), bound, months)
     for day in logs.days:
+        if day.month:  # named by hotplex from a file name that is a month
+            continue
         label = labels.get(day.display, day.display)
         check_name(day.name, label)
         suffix = name_suffix(day.name)
@@ -316,6 +341,28 @@ def attach(resolver: Reader, source: Source, section: Section | None) -> Section
     if worker.daily_logs == "files":
         return attrs.evolve(section, logs=logs)
     return attrs.evolve(section, text=full_text(section.text, logs.days), logs=logs)
+
+
+def compacted_months(
+    resolver: Reader, folder: str, span: Span, load: Callable[[str], str | None]
+) -> tuple[list[tuple[str, str, str]], set[str]]:
+    """The compacted months beside the days (``compacted.py``), newest first, as (display,
+    heading name, text), and the names of the days they cover as the days are now."""
+    from hotplex.sources.compacted import covered, still_covered
+
+    where = folder_of(folder, COMPACTED_FOLDER)
+    resolver.consulted.append(f"{where}/")
+    months, coverage = [], {}
+    for name, _ in resolver.inputs.listing(f"{where}/", span):
+        display = f"{where}/{name}"
+        loaded = resolver.file(display, span)
+        text = load(display)
+        if loaded is None or text is None:
+            continue
+        coverage[name] = covered(loaded.meta, name.removesuffix(".md"))
+        months.append((display, f"{name.removesuffix('.md')} (compacted)", text))
+    sizes = dict(resolver.inputs.listing(f"{folder}/", span))
+    return months, still_covered(coverage, sizes, resolver.model.manifest.memory.compact_after_days)
 
 
 def name_suffix(name: str) -> str:
@@ -351,22 +398,36 @@ def check_name(name: str, file: str) -> None:
 def describe_cuts(truncations: Iterable[Truncation]) -> list[str]:
     """Each cut as a line, the days left out past the first two folded into one line (1,000
     days of logs are one line, not a thousand); ``--json`` and ``stats --json`` list each."""
-    lines, days = [], []
+    lines, days, months = [], [], []
     for cut in truncations:
         if cut.after == 0 and cut.style == "dropped" and _is_day(cut):
             days.append(cut)
+        elif cut.after == 0 and cut.style == "dropped" and _is_month(cut):
+            months.append(cut)
         else:
             lines.append(cut.describe())
-    if len(days) <= 3:  # a fold would name no fewer lines
-        return lines + [cut.describe() for cut in days]
-    rest = days[2:]
+    return lines + _folded(days, "days") + _folded(months, "compacted months")
+
+
+def _folded(cuts: list[Truncation], what: str) -> list[str]:
+    """The first two cuts, and the rest as one line (three or fewer: each)."""
+    if len(cuts) <= 3:  # a fold would name no fewer lines
+        return [cut.describe() for cut in cuts]
+    rest = cuts[2:]
     return [
-        *lines,
-        *(cut.describe() for cut in days[:2]),
-        f"{len(rest)} older days, {rest[-1].files[0]} … {rest[0].files[0]}: dropped; "
+        *(cut.describe() for cut in cuts[:2]),
+        f"{len(rest)} older {what}, {rest[-1].files[0]} … {rest[0].files[0]}: dropped; "
         f"no room left in limits.{rest[0].limit}",
     ]
 
 
 def _is_day(cut: Truncation) -> bool:
     return cut.section == LOG_SOURCE and len(cut.files) == 1 and is_day(cut.files[0])
+
+
+def _is_month(cut: Truncation) -> bool:
+    """A compacted month's cut (``compacted/2026-10.md``), folded as the days' are."""
+    if cut.section != LOG_SOURCE or len(cut.files) != 1:
+        return False
+    folder, name = posixpath.split(cut.files[0])
+    return posixpath.basename(folder) == COMPACTED_FOLDER and is_month(name)

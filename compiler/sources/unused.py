@@ -25,14 +25,35 @@ from pathlib import Path
 
 import attrs
 from hotplex import registry
-from hotplex.errors import suggest
+from hotplex.errors import HotplexError, suggest
 from hotplex.fs import file_kind, skipped_folder
 from hotplex.manifest.jobs import Job, plan
 from hotplex.manifest.model import Limits, Model, Source, Target
 from hotplex.manifest.source_rule import worker_defaults
 from hotplex.manifest.vocabulary import DAY_FORMS, split_glob
 from hotplex.sources import unmapped
-from hotplex.sources.logs import days_among, days_glob, in_glob, is_day, is_day_of
+from hotplex.sources.compacted import (
+    ARCHIVE_FOLDER,
+    COMMAND,
+    COMPACTED_FOLDER,
+    HISTORY_FOLDER,
+    covered,
+    day_date,
+    folder_of,
+    months_in,
+    past_age,
+    still_covered,
+)
+from hotplex.sources.frontmatter import decode, strip
+from hotplex.sources.logs import (
+    days_among,
+    days_glob,
+    in_glob,
+    is_day,
+    is_day_of,
+    list_folder,
+    matching,
+)
 
 # The kinds of file a source can be: with ``sources = "."`` (the whole project, as ``import``
 # writes) only these are reported unread, not a repository's code, README images or lock files.
@@ -163,12 +184,13 @@ def report(model: Model, found: Listing, read: set[str], present: set[str]) -> l
     if glob is not None and f"{posixpath.dirname(glob)}/" in read:  # its days were listed
         read = read | days_among(glob, found.files)
     read = read | _linked(model.root, [f for f in found.files if f not in read], read)
+    kept = _kept_unread(glob)
     for path in found.files:
         rel = _relative(path, sources_dir)
         prefixes = _prefixes(rel) if patterns else ()
         matching = [p for p, rx in patterns.items() if any(rx.fullmatch(r) for r in prefixes)]
         used.update(matching)
-        if path in read or matching:
+        if path in read or matching or path.startswith(kept):
             continue
         if glob is not None and is_day_of(glob, path):
             # A day the logs read, or left unread for lack of room (reported as dropped).
@@ -192,10 +214,52 @@ def report(model: Model, found: Listing, read: set[str], present: set[str]) -> l
     return (
         _declared_but_absent(model)
         + _absent_logs_folder(model, found)
+        + _uncompacted(model)
         + _unreadable_days(model, found)
         + _unmatched(model, found, used)
         + unread
     )
+
+
+def _kept_unread(glob: str | None) -> tuple[str, ...]:
+    """The folders beside the days that no artifact reads on purpose (``compacted.py``): the
+    months' history and the archived days. Their files are never reported unread."""
+    if glob is None:
+        return ()
+    logs = posixpath.dirname(glob)
+    return tuple(f"{folder_of(logs, kind)}/" for kind in (HISTORY_FOLDER, ARCHIVE_FOLDER))
+
+
+def _uncompacted(model: Model) -> list[str]:
+    """Days past ``[memory] compact_after_days`` that no compacted month covers as they are
+    now: one warning naming the command that folds them (a build never does)."""
+    glob = days_glob(model)
+    after = model.manifest.memory.compact_after_days
+    if glob is None or after is None:
+        return []
+    logs, pattern = posixpath.split(glob)
+    days = dict(matching(list_folder(str(model.root / logs)) or (), pattern))
+    if not days:
+        return []
+    where = folder_of(logs, COMPACTED_FOLDER)
+    headers = {}
+    for name, _ in months_in(list_folder(str(model.root / where)) or ()):
+        try:
+            text = decode((model.root / where / name).read_bytes(), f"{where}/{name}")
+            headers[name] = covered(strip(text, f"{where}/{name}").meta, name.removesuffix(".md"))
+        except (OSError, HotplexError):  # the build reads it and says what is wrong
+            continue
+    done = still_covered(headers, days, after)
+    newest = max(days, key=day_date)
+    old = sorted(n for n in past_age(days, newest, after) if n not in done)
+    if not old:
+        return []
+    first, last = old[0].removesuffix(".md"), old[-1].removesuffix(".md")
+    return [
+        f"{logs}/: {len(old)} day(s) more than memory.compact_after_days ({after}) before the"
+        f" newest day {newest.removesuffix('.md')} are not compacted ({first} … {last}):"
+        f" run {COMMAND}"
+    ]
 
 
 def _absent_logs_folder(model: Model, found: Listing) -> list[str]:

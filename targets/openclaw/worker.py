@@ -318,12 +318,16 @@ def _workspace_files(sections: list[Section], model: Model, target: Target) -> l
 def _daily_logs(sections: list[Section], model: Model, workspace: str) -> dict[str, bytes]:
     """Every daily log, as the file OpenClaw's memory tools read (``memory/2026-11-29.md``):
     OpenClaw loads MEMORY.md at start and searches the days itself, so they are not folded into
-    MEMORY.md and its budget is not spent on them."""
+    MEMORY.md and its budget is not spent on them. A compacted month stands in for the days it
+    covers, as ``memory/compacted-2026-10.md``."""
     files = {}
     folder = "" if model.sources_dir == "." else f"{model.sources_dir}/"
     for section in sections:
         for day in section.logs.days if section.logs is not None else ():
             name = day.display.removeprefix(folder)
+            if day.month:  # beside the days, where OpenClaw's memory search looks (memory/*.md)
+                logs, month = posixpath.split(posixpath.dirname(name))[0], posixpath.basename(name)
+                name = posixpath.join(logs, f"compacted-{month}")
             files[f"{workspace}/{name}"] = f"{day.body}\n".encode() if day.body else b""
     return dict(sorted(files.items()))
 

@@ -144,25 +144,74 @@ def test_ctrl_c_during_a_build_says_which_sets_it_rebuilt_and_that_the_next_buil
     new = expected_after(built, edit_all, tmp_path, hotplex)
     edit_all(built)
     # Ctrl-C at the 7th write step: two sets written and recorded (3 steps each), the third's
-    # temp file about to be renamed.
+    # temp file about to be renamed: the build finishes that set, records it and stops.
     crash = {"HOTPLEX_CRASH_AT": "7", "HOTPLEX_CRASH_SIGNAL": "INT"}
     result = hotplex("-C", str(built), "build", env=crash)
     assert result.status == 130
     finished = [line.split()[1].rstrip(":") for line in result.stdout.splitlines()]
-    assert finished == ["cc/default", "cc/slack"]
+    assert finished == ["cc/default", "cc/slack", "cc/feishu"]
     assert result.stderr == (
-        "hotplex: interrupted: 2 artifact set(s) rebuilt, 4 of 6 not reached; every file is"
+        "hotplex: interrupted: 3 artifact set(s) rebuilt, 3 of 6 not reached; every file is"
         f" whole (old or new); run hotplex -C {built} build to finish the job\n"
     )
-    as_json = hotplex("-C", str(built), "build", "--json", env=crash)  # cc/ocs slack, default
-    assert as_json.status == 130 and as_json.stdout == ""
-    assert "interrupted: 2 artifact set(s) rebuilt, 2 of 6 not reached" in as_json.stderr
+    crash["HOTPLEX_CRASH_AT"] = "4"  # in ocs/slack, the second of the three left
+    as_json = hotplex("-C", str(built), "build", "--json", env=crash)
+    assert as_json.status == 130
+    said = "interrupted: 2 artifact set(s) rebuilt, 1 of 6 not reached"
+    assert said in as_json.stderr
+    document = json.loads(as_json.stdout)  # still the build's document, of the sets reached
+    assert [e["message"] for e in document["errors"]] == [as_json.stderr[9:-1]]
+    rebuilt = {a["path"].rpartition("/")[0] for a in document["artifacts"] if a["rebuilt"]}
+    assert rebuilt == {"dist/ocs/default", "dist/ocs/slack"}
+    assert len({a["path"].rpartition("/")[0] for a in document["artifacts"]}) == 5
     now = artifacts(built)
     assert_whole_versions(now, old, new)
-    assert len([p for p in now if now[p] != old[p]]) == 4
+    assert len([p for p in now if now[p] != old[p]]) == 5
     rebuilt = hotplex("-C", str(built), "build")
-    assert "2 rebuilt, 4 up to date" in rebuilt.stdout
+    assert "1 rebuilt, 5 up to date" in rebuilt.stdout
     assert artifacts(built) == new
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("as_json", [False, True], ids=["lines", "json"])
+def test_ctrl_c_in_a_parallel_build_reports_and_logs_every_set_written(tmp_path, as_json):
+    """Ctrl-C reaches the build's whole process group: the pool's processes finish the sets
+    they started, the build records them and stops; the closing line, the --json document,
+    the log and the disk agree."""
+    root = tmp_path / "fleet"
+    maker = REPO / "benchmarks/make_fake_project.py"
+    subprocess.run([sys.executable, str(maker), str(root), "--artifacts", "600"], check=True)
+    command = [str(HOTPLEX), "-C", str(root), "build", "-j2", *(["--json"] * as_json)]
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+        start_new_session=True,
+    )
+    dist = root / "dist"
+    while not (dist.is_dir() and any(dist.iterdir())):  # the first set written
+        assert process.poll() is None, process.communicate()
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to every process
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    on_disk = {p.parent.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file()}
+    assert not temp_files(root)
+    logged = set(state_log.load(root).jobs)
+    count = int(err.split("interrupted: ")[1].split()[0])
+    assert 0 < count < 600 and count == len(logged), err
+    assert on_disk == logged
+    if as_json:
+        document = json.loads(out)
+        reported = {
+            a["path"].split("/")[1] + "/" + a["path"].split("/")[2] for a in document["artifacts"]
+        }
+        assert reported == logged
+        assert document["errors"][0]["message"].startswith(f"interrupted: {count} artifact set")
+    else:
+        built = {line.split()[1].rstrip(":") for line in out.splitlines() if "built" in line}
+        assert built == logged
 
 
 @pytest.mark.slow

@@ -239,6 +239,16 @@ def test_init_with_chosen_workers_and_a_name_that_needs_quoting(tmp_path, hotple
     assert hotplex("-C", str(tmp_path / "p"), "build").status == 0
 
 
+def test_init_writes_a_name_of_control_characters_as_toml_reads_it(tmp_path, hotplex):
+    """DEL needs escaping in TOML and not in JSON; U+0085 and a bidi override need neither."""
+    import tomllib
+
+    name = "a\x7fb\u0085c\u202ed\x1b[31m"
+    result = hotplex("init", str(tmp_path / "p"), "--worker", "opencode-server", "--name", name)
+    assert result.status == 0, result.stderr
+    assert tomllib.loads(_text(tmp_path / "p", "hotplex.toml"))["project"]["name"] == name
+
+
 def test_init_rejects_an_unknown_worker(tmp_path, hotplex):
     result = hotplex("-C", str(tmp_path), "init", "--worker", "claude")
     assert result.status == 2 and "init knows no worker 'claude'" in result.stderr
@@ -846,3 +856,40 @@ def test_output_to_a_full_disk_is_a_failure_said_in_one_line(example_copy, comma
         "hotplex: its output could not be written: No space left on device"
     )
     assert "bug" not in done.stderr
+
+
+# What a terminal would obey or reorder in a name: an escape sequence, U+0085, a bidi override.
+ODD = "o\x1b[31mu\u0085t\u202e"
+ODD_SHOWN = "o<U+001B>[31mu<U+0085>t<U+202E>"
+
+
+def _unobeyed(text: str) -> None:
+    assert not any(c in text for c in "\x1b\u0085\u202e"), text
+    assert ODD_SHOWN in text, text
+
+
+def test_terminal_output_shows_control_characters_in_names_escaped(example_copy, hotplex):
+    """Build lines, the --json document, clean's list and an error: each names the folder,
+    none hands the terminal its characters (the JSON as escapes that read back exact)."""
+    root = example_copy("basic")
+    manifest = root / "hotplex.toml"
+    text = manifest.read_text(encoding="utf-8").replace('out = "dist"\n', "")
+    manifest.write_text(text.replace("[project]\n", f"[project]\nout = {json.dumps(ODD)}\n", 1))
+    built = hotplex("-C", str(root), "build")
+    assert built.status == 0, built.stderr
+    _unobeyed(built.stdout)
+    (root / ODD / "cc/default/prompt.xml").write_text("hand-edited\n", encoding="utf-8")
+    checked = hotplex("-C", str(root), "check")
+    assert checked.status == 1
+    _unobeyed(checked.stdout)
+    as_json = hotplex("-C", str(root), "build", "--json")
+    assert not any(c in as_json.stdout for c in "\x1b\u0085\u202e")
+    paths = [a["path"] for a in json.loads(as_json.stdout)["artifacts"]]
+    assert paths and all(p.startswith(f"{ODD}/") for p in paths)
+    cleaned = hotplex("-C", str(root), "clean")
+    _unobeyed(cleaned.stdout)
+    odd_sources = f"sources = {json.dumps(ODD + '-gone')}\n"
+    manifest.write_text(text.replace('sources = "agent-configs"\n', odd_sources))
+    failed = hotplex("-C", str(root), "build")
+    assert failed.status == 2
+    _unobeyed(failed.stderr)

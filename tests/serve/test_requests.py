@@ -61,18 +61,17 @@ def test_a_key_given_twice_is_refused_not_read_as_its_last(
         (
             "/v1/compile",
             '{"target": "cc", "platform": ' + "9" * 5000 + "}",
-            "request body: platform: 'platform' is a number, not a string",
+            "request body: platform: a number, not a string",
         ),
         (
             "/v1/compile",
             '{"target": "cc", "overlay": {"USER.md": ' + "9" * 5000 + "}}",
-            "request body: overlay.USER.md: overlay['USER.md'] is a number, not a string:"
-            " give the file's text",
+            "request body: overlay.USER.md: a number, not a string: give the file's text",
         ),
         (
             "/v1/check",
             '{"files": {"MEMORY.md": "x"}, "target": -' + "9" * 5000 + "}",
-            "request body: target: 'target' is a number, not a string",
+            "request body: target: a number, not a string",
         ),
     ],
 )
@@ -91,7 +90,7 @@ def test_more_files_than_the_limit_are_refused_before_any_is_read(server: Server
         problem = _problem(server.client.post(route, json=body), 400)
         key = next(k for k in body if k != "target")
         assert problem["detail"] == (
-            f"request body: {key}: '{key}' holds 1001 files: at most 1000 in one request"
+            f"request body: {key}: 1001 files: at most 1000 in one request"
         )
     at_limit = {f"x{i}.md": "a" for i in range(1000)}
     answer = server.client.post("/v1/compile", json={"target": "cc", "overlay": at_limit})
@@ -132,15 +131,15 @@ def test_the_cli_quotes_as_little(tmp_path: Path, hotplex) -> None:
     [
         (
             "/v1/artifacts/cc?plaform=slack",
-            "request: plaform: unknown query parameter 'plaform'\n  hint: did you mean 'platform'?",
+            "request: plaform: unknown query parameter\n  hint: did you mean 'platform'?",
         ),
         (
             "/v1/artifacts/cc?platform=slack&platform=feishu",
-            "request: platform: platform= is given twice: which is meant?",
+            "request: platform: given twice: which is meant?",
         ),
         (
             "/v1/jobs?target=cc",
-            "request: target: unknown query parameter 'target'\n  hint: it takes none",
+            "request: target: unknown query parameter\n  hint: it takes none",
         ),
     ],
 )
@@ -156,7 +155,7 @@ def test_a_trailing_slash_is_no_route_and_only_loopback_names_are_served(server:
     assert "location" not in slash.headers
     for host in ("evil.example", "evil.example:8765", "127.0.0.1.evil.example"):
         answer = server.client.get("/v1/artifacts/cc", headers={"Host": host})
-        assert (answer.status_code, answer.text) == (400, "Invalid host header"), host
+        assert _problem(answer, 400)["detail"].startswith(f"request: Host: {host!r} names"), host
     for host in ("localhost", "LOCALHOST:1", "127.0.0.1:9", "[::1]", "[::1]:8765"):
         assert server.client.get("/v1/jobs", headers={"Host": host}).status_code == 200, host
 

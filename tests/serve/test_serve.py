@@ -147,16 +147,15 @@ def test_a_secret_in_an_overlay_is_422_at_its_place(server: Server) -> None:
             'request body:2:13: not JSON: Expecting value\n     "overlay": }\n                ^',
         ),
         (b"[1]", "request body: the body is an array, not a JSON object"),
-        (b'{"target": 7}', "request body: target: 'target' is a number, not a string"),
-        (b"{}", "request body: target: 'target' is missing"),
+        (b'{"target": 7}', "request body: target: a number, not a string"),
+        (b"{}", "request body: target: missing"),
         (
             b'{"target": "cc", "overlays": {}}',
-            "request body: overlays: unknown key 'overlays'\n  hint: did you mean 'overlay'?",
+            "request body: overlays: unknown key\n  hint: did you mean 'overlay'?",
         ),
         (
             b'{"target": "cc", "overlay": {"USER.md": 1}}',
-            "request body: overlay.USER.md: overlay['USER.md'] is a number, not a string:"
-            " give the file's text",
+            "request body: overlay.USER.md: a number, not a string: give the file's text",
         ),
         (
             b'{"target": "cc", "overlay": {"../../etc/passwd": "x"}}',
@@ -172,7 +171,7 @@ def test_a_secret_in_an_overlay_is_422_at_its_place(server: Server) -> None:
             None,
         ),
         (b"[" * 100_000, "request body: not JSON this server reads: nested too deeply"),
-        (b'{"target": "cc", "platform": ""}', "request body: platform: 'platform' is empty"),
+        (b'{"target": "cc", "platform": ""}', "request body: platform: empty"),
         (
             b'{"target": "\\ud800"}',
             "request body: target: a lone surrogate ('\\ud800') in a string: not Unicode text",
@@ -404,7 +403,7 @@ def test_check_reports_every_finding_without_compiling(server: Server, basic: Pa
 @pytest.mark.parametrize(
     ("body", "status", "detail"),
     [
-        ({}, 400, "request body: files: 'files' is missing or empty: nothing to check"),
+        ({}, 400, "request body: files: missing or empty: nothing to check"),
         ({"files": {"USR.md": "x"}}, 400, None),
         ({"files": {"USER.md": "x"}, "on_finding": "blok"}, 400, None),
         ({"files": {"USER.md": "x"}, "target": "nope"}, 404, None),

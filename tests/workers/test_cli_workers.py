@@ -66,7 +66,7 @@ def test_init_build_show_stats_check(worker, tmp_path, hotplex):
     prompt_path = f"dist/{name}/slack/prompt.xml"
     assert "@alice." in (root / prompt_path).read_text("utf-8")
     home = delivered.read_text("utf-8")
-    assert "@alice." in home or f'"{prompt_path}"' in home  # the text, or where it is (Aider)
+    assert "@alice." in home or f"- {prompt_path}\n" in home  # the text, or where it is (Aider)
 
     delivered.write_text("edited by the CLI or a person\n", encoding="utf-8")
     edited = hotplex("-C", str(root), "check")

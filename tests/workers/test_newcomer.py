@@ -174,18 +174,22 @@ def _page_rows(step: str, root: Path, name: str, python: Path, env: dict[str, st
 def _replace_worker_table(lines: list[str], root: Path, python: Path, env: dict[str, str]) -> None:
     """The README's worker table, replaced by what ``docs/hooks.py``'s ``worker_table()``
     prints with the new worker registered."""
-    table = subprocess.run(
-        [
-            str(python),
-            "-c",
-            "import runpy; print(runpy.run_path('docs/hooks.py')['worker_table']())",
-        ],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip().splitlines()
+    table = (
+        subprocess.run(
+            [
+                str(python),
+                "-c",
+                "import runpy; print(runpy.run_path('docs/hooks.py')['worker_table']())",
+            ],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        .stdout.strip()
+        .splitlines()
+    )
     header = next(i for i, line in enumerate(lines) if line.startswith("| worker | artifact |"))
     last = next(
         (i for i in range(header + 2, len(lines)) if not lines[i].startswith("|")), len(lines)

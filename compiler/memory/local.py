@@ -1,0 +1,419 @@
+"""``hotplex memory compact`` on a local project: which months, what to write, written whole.
+
+A plan is made first and nothing is written until every month of it is compacted and scanned:
+a day that does not decode, a finding the build would fail on, a covered day that is gone, each
+stops the command with one error and no file touched. The writes then go through
+``fs.write_atomic`` one by one; should one fail, the files already written get their old bytes
+back (and archived days their old place), so a failure still leaves every file as it was.
+
+Which days: those more than ``[memory] compact_after_days`` older than the newest day (by name,
+never the clock), not yet covered by their month's file as they are now (same size and digest).
+A month with such days is compacted again from all its days: those its file covered (found in
+the logs folder or in ``archive/``) and the new ones, so the file depends on the days alone and a
+second run with nothing new changes nothing.
+
+A worker's answer (``plan_answer``) is filed as one month instead, covering the days its request
+held (``month_days``: the same days for the request and the answer while no new day comes); the
+text it replaces goes to the month's history.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterable
+from pathlib import Path
+
+import attrs
+from hotplex.errors import EXIT_FAILED, HotplexError, Span
+from hotplex.fs import check_relative, confine, sha256, write_atomic
+from hotplex.manifest.vocabulary import split_glob
+from hotplex.memory import builtin
+from hotplex.sources import blocking, compacted
+from hotplex.sources.compacted import ARCHIVE_FOLDER, COMPACTED_FOLDER, HISTORY_FOLDER, folder_of
+from hotplex.sources.frontmatter import decode, strip, trim
+from hotplex.sources.logs import is_day, list_folder, matching
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hotplex.manifest.model import Model
+
+DIGEST_HEX = 16  # the digest start a header keeps per day
+
+
+@attrs.frozen
+class Write:
+    """One file the command writes: its project path, its new bytes and what it held (None: new)."""
+
+    path: str
+    data: bytes
+    before: bytes | None
+
+
+@attrs.frozen
+class Month:
+    """One month compacted: its file, the days it covers, and the entries sent to its history."""
+
+    month: str
+    path: str
+    days: tuple[str, ...]
+    new_days: tuple[str, ...]
+    history: int  # entries newly appended to the history
+    changed: bool
+
+
+@attrs.frozen
+class Compaction:
+    """What ``memory compact`` does (or did): the months, the writes, the days archived."""
+
+    months: tuple[Month, ...]
+    writes: tuple[Write, ...]
+    archived: tuple[tuple[str, str], ...]  # (from, to), project paths
+    newest: str | None  # the newest day, from which the age is counted
+    after_days: int
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.writes or self.archived)
+
+
+@attrs.frozen
+class _Folders:
+    logs: str
+    pattern: str
+    compacted: str
+    history: str
+    archive: str
+
+
+def folders(model: Model) -> _Folders:
+    """The logs' folder and its companions, as project paths; an error without ``[memory]``."""
+    memory = model.manifest.memory
+    span = Span(model.manifest_display, key="memory.logs")
+    if memory.logs is None:
+        raise HotplexError.single(
+            "no daily logs to compact: [memory] logs is not set",
+            span,
+            hint='[memory] logs = "memory/*.md" and compact_after_days = 30',
+        )
+    if memory.compact_after_days is None:
+        raise HotplexError.single(
+            "[memory] compact_after_days is not set: no day is old enough to compact",
+            Span(model.manifest_display, key="memory.compact_after_days"),
+            hint="[memory] compact_after_days = 30  (days before the newest day)",
+        )
+    folder, pattern = split_glob(memory.logs)
+    logs = model.source_path(folder)
+    return _Folders(
+        logs,
+        pattern,
+        folder_of(logs, COMPACTED_FOLDER),
+        folder_of(logs, HISTORY_FOLDER),
+        folder_of(logs, ARCHIVE_FOLDER),
+    )
+
+
+@attrs.frozen
+class _Survey:
+    """The logs as they are: the days (name -> size), the newest day of the folder and the
+    archive, each month's header, and the months with days to compact -> those days."""
+
+    where: _Folders
+    days: dict[str, int]
+    newest: str | None
+    headers: dict[str, dict[str, tuple[int, str]]]
+    pending: dict[str, list[str]]
+
+
+def survey(model: Model) -> _Survey:
+    where = folders(model)
+    root = model.root
+    after = model.manifest.memory.compact_after_days
+    days = dict(matching(list_folder(str(root / where.logs)) or (), where.pattern))
+    archived = {n for n, _ in list_folder(str(root / where.archive)) or () if is_day(n)}
+    if not days and not archived:
+        return _Survey(where, days, None, {}, {})
+    newest = max([*days, *archived], key=compacted.day_date)
+    headers = _headers(root, where)
+    return _Survey(
+        where, days, newest, headers, _pending(root, where, days, headers, newest, after)
+    )
+
+
+def plan(model: Model, archive: bool = False) -> Compaction:
+    """What compacting the project's daily logs would write; nothing is written."""
+    found = survey(model)
+    where, days, after = found.where, found.days, model.manifest.memory.compact_after_days
+    months: list[Month] = []
+    writes: list[Write] = []
+    for month, fresh in found.pending.items():
+        done = _compact_month(model, where, month, found.headers.get(month, {}), fresh)
+        months.append(done[0])
+        writes += done[1]
+    covered = {n for cover in found.headers.values() for n in cover}
+    covered |= {n for m in months for n in m.days}
+    moves = []
+    if archive:
+        moves = [
+            (f"{where.logs}/{n}", f"{where.archive}/{n}") for n in sorted(days) if n in covered
+        ]
+    return Compaction(tuple(months), tuple(writes), tuple(moves), found.newest, after)
+
+
+def month_days(model: Model, month: str | None) -> tuple[_Survey, str, list[tuple[str, str]], dict]:
+    """The month a request and its answer are for (``month``, or the oldest with days to
+    compact) and its days past the age, oldest first, while their text fits ``[memory]
+    request_chars`` (the rest wait for the next round): (name, text) and their header lines."""
+    found = survey(model)
+    if month is not None and not compacted.is_month(f"{month}.md"):
+        raise HotplexError.single(
+            f"--month {month!r} names no month: give it as YYYY-MM, e.g. 2026-10",
+            Span("arguments", key="month"),
+        )
+    if month is None:
+        if not found.pending:
+            raise HotplexError.single(
+                "nothing to compact: every day past memory.compact_after_days is compacted",
+                Span(model.manifest_display, key="memory.compact_after_days"),
+            )
+        month = min(found.pending)
+    after = model.manifest.memory.compact_after_days
+    names = [n for n in compacted.past_age(found.days, found.newest or "", after) if n[:7] == month]
+    if not names:
+        raise HotplexError.single(
+            f"no day of {month} is more than memory.compact_after_days ({after}) before the"
+            f" newest day",
+            Span("arguments", key="month"),
+            hint="months with days to compact: " + (", ".join(sorted(found.pending)) or "none"),
+        )
+    names = sorted({*names, *found.headers.get(month, {})})
+    texts, header_days = _month_texts(model, found.where, month, names)
+    texts = within_request(model, texts)
+    chosen = {f"{name}.md" for name, _ in texts}
+    return found, month, texts, {n: h for n, h in header_days.items() if n in chosen}
+
+
+def plan_answer(model: Model, answer: str, label: str, month: str | None = None) -> Compaction:
+    """The answer to ``--request`` guarded and filed as the month's file, covering the days
+    the request held; the text it replaces goes to the month's history."""
+    from hotplex.memory.answer import guarded
+
+    found, month, _texts, header_days = month_days(model, month)
+    body = guarded(model, answer, label)
+    where = found.where
+    path = f"{where.compacted}/{month}.md"
+    text = compacted.header(month, "answer", header_days) + body + "\n"
+    before = _bytes(model.root / path)
+    writes = []
+    if before != text.encode():
+        writes.append(Write(path, text.encode(), before))
+        if before is not None:
+            old = strip(decode(before, path), path).body.strip()
+            history = f"{where.history}/{month}.md"
+            kept = _bytes(model.root / history)
+            added = _replaced(month, old, bool(kept)).encode()
+            writes.append(Write(history, (kept or b"") + added, kept))
+    fresh = tuple(n for n in header_days if n in found.pending.get(month, ()))
+    done = Month(month, path, tuple(sorted(header_days)), fresh, 0, before != text.encode())
+    after = model.manifest.memory.compact_after_days
+    return Compaction((done,), tuple(writes), (), found.newest, after)
+
+
+def _replaced(month: str, old: str, after: bool) -> str:
+    """A month's earlier text, for its history, when an answer replaces it."""
+    parts = [""] if after else []
+    parts += [f"## {month}: the text its file held before an answer replaced it", old]
+    return "\n\n".join(parts) + "\n"
+
+
+def _headers(root: Path, where: _Folders) -> dict[str, dict[str, tuple[int, str]]]:
+    """Each compacted month (``2026-10``) -> the days its header covers."""
+    found = {}
+    for name, _ in compacted.months_in(list_folder(str(root / where.compacted)) or ()):
+        path = f"{where.compacted}/{name}"
+        text = decode((root / path).read_bytes(), path)
+        month = name.removesuffix(".md")
+        found[month] = compacted.covered(strip(text, path).meta, month)
+    return found
+
+
+def _pending(
+    root: Path,
+    where: _Folders,
+    days: dict[str, int],
+    headers: dict[str, dict[str, tuple[int, str]]],
+    newest: str,
+    after: int,
+) -> dict[str, list[str]]:
+    """The months with days past the age not covered as they are now -> those days."""
+    pending: dict[str, list[str]] = {}
+    for name in sorted(compacted.past_age(days, newest, after)):
+        month = name[:7]
+        known = headers.get(month, {}).get(name)
+        if known is not None and known[0] == days[name]:
+            # Hashed only, never folded (``_original`` confines what it reads): a stat's worth.
+            digest = sha256((root / where.logs / name).read_bytes())[:DIGEST_HEX]
+            if digest == known[1]:
+                continue
+        pending.setdefault(month, []).append(name)
+    return pending
+
+
+def _compact_month(
+    model: Model, where: _Folders, month: str, cover: dict[str, tuple[int, str]], fresh: list[str]
+) -> tuple[Month, list[Write]]:
+    """One month compacted again from all its days, and its file's and history's writes."""
+    root = model.root
+    path = f"{where.compacted}/{month}.md"
+    history_path = f"{where.history}/{month}.md"
+    texts, header_days = _month_texts(model, where, month, sorted({*cover, *fresh}))
+    history_name = posixpath.relpath(history_path, where.logs)
+    text, folded = builtin_file(model, month, texts, header_days, history_name)
+    writes = []
+    before = _bytes(root / path)
+    if before != text.encode():
+        writes.append(Write(path, text.encode(), before))
+    old_history = _bytes(root / history_path)
+    old = (old_history or b"").decode("utf-8", "replace")
+    new = [(day, entry) for day, entry in folded.history if entry not in old]
+    if new:
+        added = history_text(month, new, bool(old)).encode()
+        writes.append(Write(history_path, (old_history or b"") + added, old_history))
+    changed = before != text.encode()
+    return Month(month, path, tuple(sorted(header_days)), tuple(fresh), len(new), changed), writes
+
+
+def builtin_file(
+    model: Model,
+    month: str,
+    texts: list[tuple[str, str]],
+    header_days: dict[str, tuple[int, str]],
+    history_name: str,
+) -> tuple[str, builtin.Folded]:
+    """A month's file by the built-in compactor (its header and body), and what it folded."""
+    folded = builtin.compact(month, texts, model.manifest.memory.digest_chars, history_name)
+    return compacted.header(month, "builtin", header_days) + folded.body + "\n", folded
+
+
+def header_line(data: bytes) -> tuple[int, str]:
+    """What a month's header keeps of a day: its size and the start of its digest."""
+    return len(data), sha256(data)[:DIGEST_HEX]
+
+
+def scanned_day(model: Model, data: bytes, shown: str) -> str:
+    """A day's text as the compactor folds it: decoded, its frontmatter stripped, scanned as a
+    build scans it (a finding stops the compaction), trimmed."""
+    body = strip(decode(data, shown), shown)
+    _refuse_findings(model, body.body, shown, body.body_line)
+    return trim(body.body)
+
+
+def within_request(model: Model, texts: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The days (oldest first) a request carries: while their text fits ``[memory]
+    request_chars``, and at least one (the request's worker form cuts a day alone over it)."""
+    budget, used, kept = model.manifest.memory.request_chars, 0, 0
+    while kept < len(texts) and used + len(texts[kept][1]) <= budget:
+        used += len(texts[kept][1])
+        kept += 1
+    return texts[: max(kept, 1)]
+
+
+def _month_texts(
+    model: Model, where: _Folders, month: str, names: list[str]
+) -> tuple[list[tuple[str, str]], dict[str, tuple[int, str]]]:
+    """The days ``names`` of ``month`` (oldest first) as (name without ``.md``, text), each
+    scanned as a build would, and their header lines; a day found nowhere is an error."""
+    path = f"{where.compacted}/{month}.md"
+    texts: list[tuple[str, str]] = []
+    header_days: dict[str, tuple[int, str]] = {}
+    for name in names:
+        found = _original(model.root, where, name)
+        if found is None:
+            raise HotplexError.single(
+                f"the compacted month covers {name}, which is in neither {where.logs}/ nor"
+                f" {where.archive}/: compacting {month} again would lose its entries",
+                Span(path),
+                hint=f"restore {name}, or remove {path} to compact {month} from the days left",
+            )
+        data, shown = found
+        header_days[name] = header_line(data)
+        texts.append((name.removesuffix(".md"), scanned_day(model, data, shown)))
+    return texts, header_days
+
+
+def _original(root: Path, where: _Folders, name: str) -> tuple[bytes, str] | None:
+    """A day's bytes and path, from the logs folder or the archive; a day that is a symlink
+    leaving the project is refused, as a build refuses it."""
+    for folder in (where.logs, where.archive):
+        shown = f"{folder}/{name}"
+        span = Span(shown)
+        data = _bytes(confine(root, check_relative(shown, span), span))
+        if data is not None:
+            return data, shown
+    return None
+
+
+def _refuse_findings(model: Model, body: str, shown: str, first_line: int) -> None:
+    """A day whose text the build would refuse is not folded into a month it would then fail on
+    (an old day's secret, never scanned while the budget left it out): one error naming it."""
+    found = blocking.scan(model.manifest, body, shown, first_line)
+    if found:
+        problem = found[0].problem()
+        raise HotplexError.single(
+            f"not compacted: {problem.message}",
+            found[0].span,
+            hint=problem.hint or f"fix {shown}, then run {compacted.COMMAND} again",
+            exit_status=EXIT_FAILED,
+        )
+
+
+def history_text(month: str, entries: Iterable[tuple[str, str]], after: bool) -> str:
+    """What a month's history gets appended (``after``: to what it holds): the entries, each
+    under the day first written on, after a heading naming the month."""
+    parts = [""] if after else []
+    parts.append(f"## {month}: entries its digest had no room for, whole")
+    for day, entry in entries:
+        parts += [f"#### {day}", entry]
+    return "\n\n".join(parts) + "\n"
+
+
+def _bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def apply(root: Path, done: Compaction) -> None:
+    """Write the plan: each file atomically, then the archive moves; on a failure, undo what
+    was done and raise it."""
+    written: list[Write] = []
+    moved: list[tuple[str, str]] = []
+    try:
+        for write in done.writes:
+            write_atomic(root / write.path, write.data)
+            written.append(write)
+        for source, target in done.archived:
+            (root / target).parent.mkdir(parents=True, exist_ok=True)
+            if (root / target).exists():
+                raise HotplexError.single(
+                    f"cannot archive {source}: {target} exists",
+                    Span(target),
+                    hint="compare the two files and keep one",
+                )
+            os.rename(root / source, root / target)
+            moved.append((source, target))
+    except BaseException as exc:
+        for source, target in reversed(moved):
+            os.rename(root / target, root / source)
+        for write in reversed(written):
+            if write.before is None:
+                (root / write.path).unlink(missing_ok=True)
+            else:
+                write_atomic(root / write.path, write.before)
+        if isinstance(exc, OSError):
+            raise HotplexError.single(
+                f"memory compact failed, every file is as it was: {exc.strerror or exc}",
+                Span(str(exc.filename or root)),
+            ) from None
+        raise

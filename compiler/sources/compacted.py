@@ -1,0 +1,108 @@
+"""Compacted daily memory, as a build reads it: ``memory/compacted/2026-10.md`` and its header.
+
+``hotplex memory compact`` (``hotplex.memory``) folds the days older than ``[memory]
+compact_after_days`` into one file per month in the ``compacted/`` folder beside the days. The
+file is a source, committed like the days: a build reads it, never writes it. Its frontmatter
+says which days it covers, each with its size in bytes and the start of its SHA-256::
+
+    ---
+    compacted: "2026-10"
+    compactor: builtin
+    days:
+      "2026-10-01.md": "412 3f2a9c0d1e2b4a5c"
+    ---
+
+A covered day whose size on disk is still the one written is not read as a day (its entries are
+in the month's file); one that grew or shrank since is read as a day again, and the build warns
+(``memory compact`` folds it in). Only the size is compared by a build, from the folder's
+listing: a build never opens a day it does not need.
+
+Beside the months, two folders no artifact reads: ``compacted/history/`` (append-only: the
+entries a month's digest had no room for, whole) and ``archive/`` (the days ``memory compact
+--archive`` moved out of the logs folder). The unread-file report knows both.
+"""
+
+from __future__ import annotations
+
+import datetime
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+
+COMPACTED_FOLDER = "compacted"  # beside the days: <logs folder>/compacted/2026-10.md
+HISTORY_FOLDER = "compacted/history"  # append-only, read by no artifact
+ARCHIVE_FOLDER = "archive"  # days moved out by `memory compact --archive`, read by no artifact
+COMMAND = "hotplex memory compact"
+_MONTH = re.compile(r"([0-9]{4})-(0[1-9]|1[0-2])\.md")
+_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+
+
+def is_month(name: str) -> bool:
+    """Whether a file name of the compacted folder names a month (``2026-10.md``)."""
+    return _MONTH.fullmatch(name) is not None
+
+
+def months_in(listing: Iterable[tuple[str, int]]) -> tuple[tuple[str, int], ...]:
+    """The compacted months of a listing of the compacted folder, newest first."""
+    return tuple(sorted((f for f in listing if is_month(f[0])), reverse=True))
+
+
+def folder_of(logs_folder: str, kind: str) -> str:
+    """``compacted``, ``compacted/history`` or ``archive`` under the logs' folder (a path)."""
+    return posixpath.normpath(posixpath.join(logs_folder, kind))
+
+
+def day_date(name: str) -> datetime.date:
+    """The date a day's file name starts with (``2026-11-29-standup.md``); names are days."""
+    found = _DATE.match(name)
+    assert found is not None, name
+    return datetime.date(int(found[1]), int(found[2]), int(found[3]))
+
+
+def past_age(names: Iterable[str], newest: str, after_days: int) -> list[str]:
+    """The day names more than ``after_days`` days older than the day ``newest``: counted from
+    the newest day's name, never the clock, so the same days give the same answer."""
+    last = day_date(newest)
+    return [n for n in names if (last - day_date(n)).days > after_days]
+
+
+def covered(meta: Mapping[str, object], month: str) -> dict[str, tuple[int, str]]:
+    """The days a compacted month's frontmatter lists: name -> (size, digest start). A header
+    that is not one (edited by hand into another shape) covers nothing, and a month covers
+    none of another month's days (a header edited to name the newest day hides no day): those
+    days are read."""
+    days = meta.get("days")
+    if not isinstance(days, Mapping):
+        return {}
+    found = {}
+    for name, value in days.items():
+        size, _, digest = str(value).partition(" ")
+        if isinstance(name, str) and name.startswith(f"{month}-") and size.isdigit():
+            found[name] = (int(size), digest)
+    return found
+
+
+def header(month: str, compactor: str, days: Mapping[str, tuple[int, str]]) -> str:
+    """The frontmatter of a compacted month, every value quoted (``2026-10`` stays text)."""
+    lines = ["---", f'compacted: "{month}"', f"compactor: {compactor}", "days:"]
+    lines += [f'  "{name}": "{size} {digest}"' for name, (size, digest) in sorted(days.items())]
+    return "\n".join([*lines, "---", ""])
+
+
+def still_covered(
+    months: Mapping[str, Mapping[str, tuple[int, str]]],
+    sizes: Mapping[str, int],
+    after_days: int | None,
+) -> set[str]:
+    """The days (names in the logs folder, with their sizes) a compacted month covers as they
+    are now: listed in a month's header with the size they still have, and past the age (a
+    header edited to name a recent day hides none; with no age set, every day listed)."""
+    found = {
+        name
+        for days in months.values()
+        for name, (size, _) in days.items()
+        if sizes.get(name) == size
+    }
+    if after_days is None or not found:
+        return found
+    return set(past_age(found, max(sizes, key=day_date), after_days))

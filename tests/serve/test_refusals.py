@@ -1,0 +1,153 @@
+"""``hotplex serve`` refusing what a client sends at the edge of HTTP: a body cut off by a client
+that hangs up, a header given twice, a body in another encoding than UTF-8; every refusal a
+problem document that names its key once."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+from hotplex_testing import REPO
+from serving import Server, metric, running
+
+PROBLEM = "application/problem+json"
+TOKEN = "hotplex-test-token-0123456789abcdef"
+CHECK = {"files": {"MEMORY.md": "- a note\n"}}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with running(_project(tmp_path_factory.mktemp("refusals"))) as started:
+        yield started
+
+
+def _project(folder: Path) -> Path:
+    root = folder / "basic"
+    shutil.copytree(
+        REPO / "examples/basic", root, ignore=shutil.ignore_patterns("dist", ".hotplex")
+    )
+    return root
+
+
+def _problem(answer, status: int = 400) -> str:
+    assert answer.status_code == status, answer.text
+    assert answer.headers["content-type"] == PROBLEM
+    return answer.json()["detail"]
+
+
+def _raw(server: Server, request: bytes) -> tuple[bytes, dict[str, str], bytes]:
+    """``request`` sent as it is; the status line, headers and body of the answer."""
+    host, _, port = server.url.removeprefix("http://").rpartition(":")
+    with socket.create_connection((host, int(port))) as sock:
+        sock.sendall(request)
+        answer = sock.makefile("rb")
+        status = answer.readline()
+        headers = {}
+        while (line := answer.readline().rstrip(b"\r\n")) != b"":
+            name, _, value = line.decode("latin-1").partition(":")
+            headers[name.lower()] = value.strip()
+        body = answer.read(int(headers.get("content-length", "0")))
+    return status, headers, body
+
+
+def test_a_client_that_hangs_up_mid_body_is_an_aborted_request_not_a_bug(tmp_path: Path) -> None:
+    body = json.dumps(CHECK).encode()
+    aborted = 'hotplex_http_aborted_requests_total{method="POST",route="/v1/check"}'
+    with running(_project(tmp_path)) as server:
+        for count in (1, 2):
+            host, _, port = server.url.removeprefix("http://").rpartition(":")
+            with socket.create_connection((host, int(port))) as sock:
+                sock.sendall(
+                    b"POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                    b"\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body[: len(body) // 2])
+                )
+            for _ in range(10_000):  # until the server has seen the hang-up (the metric)
+                if metric(server, aborted) == count:
+                    break
+            assert metric(server, aborted) == count
+        text = server.client.get("/metrics").text
+        assert 'status="500"' not in text
+        assert 'route="/v1/check"' not in text.split(aborted)[0]  # no request counted besides
+        assert server.client.post("/v1/check", json=CHECK).status_code == 200
+        status, _out, err = server.stop()
+    assert status == 0
+    assert "Traceback" not in err and "bug in hotplex" not in err, err
+
+
+def test_two_authorization_headers_are_refused_as_two_hosts_are(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    (root / "token").write_text(f"{TOKEN}\n", encoding="utf-8")
+    bearer = f"Authorization: Bearer {TOKEN}\r\n".encode()
+    with running(root, "--token-file", str(root / "token")) as server:
+        ok = b"GET /v1/jobs HTTP/1.1\r\nHost: a\r\n%sConnection: close\r\n\r\n" % bearer
+        assert _raw(server, ok)[0].startswith(b"HTTP/1.1 200 ")
+        for second in (bearer, b"Authorization: Bearer someone-else-entirely\r\n"):
+            request = ok.replace(b"Connection", second + b"Connection")
+            status, headers, body = _raw(server, request)
+            assert status.startswith(b"HTTP/1.1 400 "), status
+            assert headers["content-type"] == PROBLEM
+            detail = json.loads(body)["detail"]
+            assert detail == "request: Authorization: given 2 times: which is meant?"
+
+
+def test_two_hosts_and_a_foreign_host_are_problem_documents(server: Server) -> None:
+    request = (
+        b"GET /v1/jobs HTTP/1.1\r\nHost: localhost\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    status, headers, body = _raw(server, request)
+    assert status.startswith(b"HTTP/1.1 400 ")
+    assert headers["content-type"] == PROBLEM
+    assert json.loads(body)["detail"] == "request: Host: given 2 times: which is meant?"
+    detail = _problem(server.client.get("/v1/jobs", headers={"Host": "evil.example"}))
+    assert detail.startswith("request: Host: 'evil.example' names another server\n  hint: ")
+
+
+@pytest.mark.parametrize(
+    ("encoding", "detail"),
+    [
+        ("utf-16", "not UTF-8 text: byte 0xff at offset 0"),
+        ("utf-16-le", "not UTF-8 text: byte 0x00 at offset 1"),
+        ("utf-16-be", "not UTF-8 text: byte 0x00 at offset 0"),
+        ("utf-32", "not UTF-8 text: byte 0xff at offset 0"),
+        ("utf-32-le", "not UTF-8 text: byte 0x00 at offset 1"),
+        ("utf-32-be", "not UTF-8 text: byte 0x00 at offset 0"),
+        ("utf-8-sig", "not UTF-8 text: a byte-order mark at offset 0"),
+    ],
+)
+def test_a_body_in_another_encoding_or_with_a_bom_is_not_utf8(
+    server: Server, encoding: str, detail: str
+) -> None:
+    body = json.dumps(CHECK).encode(encoding)
+    answer = server.client.post(
+        "/v1/check", content=body, headers={"Content-Type": "application/json"}
+    )
+    assert _problem(answer) == f"request body: {detail}"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "key"),
+    [
+        ("/v1/artifacts/cc?wait=abc", None, "wait"),
+        ("/v1/artifacts/cc?timeout=5", None, "timeout"),
+        ("/v1/artifacts/cc?wait=abc&timeout=0", None, "timeout"),
+        ("/v1/artifacts/cc?platform=", None, "platform"),
+        ("/v1/artifacts/cc?plaform=slack", None, "plaform"),
+        ("/v1/artifacts/cc?platform=a&platform=b", None, "platform"),
+        ("/v1/compile", {}, "target"),
+        ("/v1/compile", {"target": ""}, "target"),
+        ("/v1/compile", {"target": 7}, "target"),
+        ("/v1/compile", {"target": "cc", "overlays": {}}, "overlays"),
+        ("/v1/compile", {"target": "cc", "overlay": []}, "overlay"),
+        ("/v1/compile", {"target": "cc", "overlay": {"USER.md": 1}}, "USER.md"),
+        ("/v1/compile", {"target": "cc", "on_finding": "warn"}, "on_finding"),
+        ("/v1/check", {}, "files"),
+        ("/v1/compile", {"overlay": {f"{n}.md": "" for n in range(1001)}}, "overlay"),
+    ],
+)
+def test_a_problem_names_its_key_once(server: Server, path: str, body, key: str) -> None:
+    answer = server.client.get(path) if body is None else server.client.post(path, json=body)
+    detail = _problem(answer).partition("\n")[0]
+    assert detail.count(key) == 1, detail
