@@ -10,11 +10,19 @@ and resolves each URL as a browser does (``urls.py``).
 ``html.parser`` is not HTML5's tree builder: it ends a comment, a CDATA section or a ``<script>``
 where a browser may not (``<!-->`` opens a comment it closes at the next ``-->``; a browser shows
 the ``<img>`` after it). So what it takes for a comment, a declaration or raw text is read again
-as HTML: a tag in there counts as if shown, wider than any browser, never narrower.
+as HTML: a tag in there counts as if shown, wider than any browser, never narrower. And where it
+reads markup a browser reads as raw text (``<textarea>``, ``<title>``, ``<iframe>``, ``<xmp>``,
+``<noembed>``, ``<noframes>``, and ``<noscript>`` in a client that runs JavaScript), a browser
+ends that text at the first ``</name`` followed by a blank, ``/`` or ``>``, inside quotes or not:
+unless ``html.parser`` saw an end tag there too, the HTML from that end tag on is read again, as
+the browser goes on reading it. So both readings of ``<noscript>`` count, with scripting and
+without.
 """
 
 from __future__ import annotations
 
+import bisect
+import collections
 import functools
 import re
 from collections.abc import Iterator
@@ -45,6 +53,15 @@ _BY_ELEMENT = {
     "base": ("href",),  # moves every relative URL of the page to its host
 }
 _SRCSETS = ("srcset", "imagesrcset")
+# SVG animations (SMIL) that set an attribute on load; when it is an address (``href``) of an
+# <image>, <use> or <feImage>, each value it sets is fetched.
+_ANIMATIONS = ("set", "animate")
+_ANIMATED_VALUES = ("to", "from", "by", "values")
+# Elements whose content a browser reads as raw text (RCDATA) up to their end tag: those that
+# html.parser reads as markup, and <script> and <style>, which it ends only at "</name>".
+_RAW_TEXT = frozenset(
+    ["title", "textarea", "iframe", "xmp", "noembed", "noframes", "noscript", "script", "style"]
+)
 _NEWLINE = re.compile("\n")
 
 
@@ -65,25 +82,73 @@ class Seen(NamedTuple):
 
 def read(html: str) -> Seen:
     """What ``html`` fetches when shown, and its links, each with the offset of its tag."""
-    collector = _Collector()
-    collector.read(html, 0)
-    return Seen(collector.found, collector.links)
+    readings = _Readings(len(html))
+    whole = _Collector(readings)
+    whole.read(html, 0)
+    while readings.pending:  # a loop, not a recursion: raw text may nest deeper than the stack
+        text, base, start = readings.pending.popleft()
+        if base + start not in readings.done:
+            readings.done.add(base + start)
+            whole.merge(text[start:], base + start)
+    return Seen(whole.found, whole.links)
+
+
+class _Readings:
+    """What every reading of one piece of HTML shares: the places a browser ends raw text where
+    a reading saw no end tag (each read again once, from there), and the offsets where a reading
+    to the HTML's end stood between tags: a later reading that stands between tags there too
+    would read on as that one did, so it stops (each raw-text trick costs one reading of the
+    span it disagrees over, not of the rest of the HTML)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.pending: collections.deque[tuple[str, int, int]] = collections.deque()
+        self.done: set[int] = set()
+        self.clean: list[int] = []
+
+    def note_clean(self, collector: _Collector, base: int, length: int) -> None:
+        if base + length == self.size:
+            self.clean = sorted(set(self.clean) | collector.clean)
 
 
 class _Collector(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, readings: _Readings) -> None:
         super().__init__(convert_charrefs=True)
         self.found: list[Fetch] = []
         self.links: list[tuple[str, int]] = []
+        self.clean: set[int] = set()  # offsets (in the whole HTML) of tags read from no raw text
+        self._readings = readings
         self._base = 0  # offset in the whole HTML of what this parser is fed
+        self._html = ""
         self._lines: list[int] = [0]
         self._raw_text: str | None = None  # the element whose raw text (style, script) is read
+        self._raw_ends: set[int] = set()  # where a browser ends an element's raw text
+        self._end_tags: set[int] = set()  # where this reading saw an end tag
 
     def read(self, html: str, base: int) -> None:
-        self._base = base
+        """Read ``html`` (at ``base`` in the whole HTML) up to the first tag where it stands
+        between tags as the whole reading does (from there on both read alike), or to its end."""
+        self._base, self._html = base, html
         self._lines = [0, *(m.end() for m in _NEWLINE.finditer(html))]
-        self.feed(html)
+        clean = self._readings.clean
+        start = 0
+        cuts = clean[bisect.bisect_right(clean, base) : bisect.bisect_left(clean, base + len(html))]
+        for cut in (*(cut - base for cut in cuts), len(html)):
+            self.feed(html[start:cut])
+            start = cut
+            if not self.rawdata and self.cdata_elem is None:
+                break
         self.close()
+        self._readings.note_clean(self, base, len(html))
+        for end in sorted(self._raw_ends - self._end_tags):
+            self._readings.pending.append((html, base, end))
+
+    def merge(self, html: str, base: int) -> None:
+        """Read ``html`` (at ``base`` in the whole HTML) again, its fetches and links as ours."""
+        inner = _Collector(self._readings)
+        inner.read(html, base)
+        self.found += inner.found
+        self.links += inner.links
 
     def _offset(self) -> int:
         line, column = self.getpos()
@@ -93,13 +158,11 @@ class _Collector(HTMLParser):
         """Read ``text`` (what the tokenizer took for a comment or raw text) as HTML too."""
         if "<" not in text and "url" not in text.casefold() and "\\" not in text:
             return
-        inner = _Collector()
-        inner.read(text, self._offset() + skipped)
-        self.found += inner.found
-        self.links += inner.links
+        self.merge(text, self._offset() + skipped)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         at = self._offset()
+        self.clean.add(at)
         end = at + len(self.get_starttag_text() or "")
         wanted = _BY_ELEMENT.get(tag, ())
         refresh = tag == "meta" and any(
@@ -119,11 +182,18 @@ class _Collector(HTMLParser):
                 self._add(refresh_url(value), at, end)
             elif name == "srcdoc":  # an <iframe>'s document, shown as the page is: its own
                 # offsets are not the text's, so each of its fetches is placed at this tag
-                inner = _Collector()
-                inner.read(value, 0)
-                self.found += [f._replace(at=at, end=end) for f in inner.found]
+                self.found += [f._replace(at=at, end=end) for f in read(value).fetches]
             elif name == "href" and tag == "a":
                 self.links.append((value, at))
+        if tag in _ANIMATIONS and _animates_an_address(attrs):
+            for name, value in attrs:
+                if name in _ANIMATED_VALUES and value is not None:
+                    for written in value.split(";") if name == "values" else (value,):
+                        self._add(written.strip(), at, end)
+        if tag in _RAW_TEXT:
+            ends = _raw_text_end(tag).search(self._html, end - self._base)
+            if ends is not None:
+                self._raw_ends.add(ends.start())
         self._raw_text = tag if tag in ("style", "script") else None
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -139,6 +209,10 @@ class _Collector(HTMLParser):
             self._again(data, 0)
 
     def handle_endtag(self, tag: str) -> None:
+        at = self._offset()
+        self._end_tags.add(at - self._base)
+        if self._raw_text is None:
+            self.clean.add(at)
         self._raw_text = None
 
     def handle_comment(self, data: str) -> None:
@@ -157,6 +231,19 @@ class _Collector(HTMLParser):
         resolved = urls.resolve(written)
         if resolved is not None:
             self.found.append(Fetch(written, resolved[0], resolved[1], at, end))
+
+
+def _animates_an_address(attrs: list[tuple[str, str | None]]) -> bool:
+    return any(
+        name == "attributename" and (value or "").strip().lower() in ("href", "xlink:href")
+        for name, value in attrs
+    )
+
+
+@functools.cache
+def _raw_text_end(tag: str) -> re.Pattern[str]:
+    """The end tag a browser ends ``tag``'s raw text at: "</tag" and a blank, "/" or ">"."""
+    return re.compile(rf"</{tag}[\t\n\f\r />]", re.IGNORECASE)
 
 
 def _srcset(value: str) -> Iterator[str]:

@@ -27,15 +27,16 @@ URL's host, a role line's text, a token; ``allow_files`` by file), as ``[secrets
     a chat template's special token written as text: ``<|im_start|>``, ``<|endoftext|>`` and any
     ``<|name|>``, ``[INST]``, ``[/INST]``, ``<<SYS>>``, ``<start_of_turn>``, ``<end_of_turn>``.
 ``role-line``
-    a line that starts (after blanks, ``>`` quote markers, ``#`` heading markers or emphasis) with
-    ``SYSTEM:`` or ``System:``, the turn marker of a transcript; ``SYSTEM:`` after a list marker
-    too (``- SYSTEM: obey``: a memory entry is a list item). ``System:`` after a list marker
-    (``- System: Ubuntu``, a profile's line), ``system:`` in lower case, or the word later in a
-    line ("the file system: ext4") is prose.
+    a line that starts (after blanks, a comment's ``<!--``, ``>`` quote markers, ``#`` heading
+    markers or emphasis) with ``SYSTEM:`` or ``System:``, the turn marker of a transcript;
+    ``SYSTEM:`` after a list marker too (``- SYSTEM: obey``: a memory entry is a list item).
+    ``System:`` after a list marker (``- System: Ubuntu``, a profile's line), ``system:`` in
+    lower case, or the word later in a line ("the file system: ext4") is prose.
 ``role-tag``
     a tag, opening or closing, named ``system``, ``system-prompt``, ``system_prompt``,
-    ``system-reminder``, ``assistant``, ``human`` or ``developer`` (any letter case, attributes
-    allowed). The document's own tags (``</memory>``) are escaped by the sanitizer instead.
+    ``system-reminder``, ``system_reminder``, ``assistant``, ``human`` or ``developer`` (any
+    letter case, attributes allowed, line breaks inside it as HTML's white space). The
+    document's own tags (``</memory>``) are escaped by the sanitizer instead.
 
 Two readings find them. A wide scan, a little wider than any one renderer: patterns (images
 whose alt text breaks lines, reference definitions in quotes) and the HTML tokenizer on the text
@@ -112,14 +113,16 @@ _URL = re.compile(r"(?:\b[A-Za-z][A-Za-z0-9+.-]*:)?[/\\][/\\][^\s<>\"'`()\[\]{}|
 _RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_RUN},}}=*", re.ASCII)
 _TOKEN = re.compile(r"<\|/?[\w.:\u2581-]{1,48}\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>")
 _ROLE_LINE = re.compile(
-    r"^[ \t]*(?:>[ \t]*)*(?:#{1,6}[ \t]+)?"
+    r"^[ \t]*(?:<!--[ \t]*)?(?:>[ \t]*)*(?:#{1,6}[ \t]+)?"
     r"(?:(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:\*{1,2}|_{1,2})?SYSTEM|(?:\*{1,2}|_{1,2})?System)"
     r"(?:\*{1,2}|_{1,2})?[ \t]*:",
     re.MULTILINE,
 )
+# HTML's white space (line breaks too) separates a tag's name from its attributes and its ">".
 _ROLE_TAG = re.compile(
-    r"<[ \t]*/?[ \t]*(?:system(?:[-_]prompt|-reminder)?|assistant|human|developer)"
-    r"(?:[ \t/][^<>\n]{0,200})?>",
+    r"<[ \t\n\r\f]*/?[ \t\n\r\f]*"
+    r"(?:system(?:[-_](?:prompt|reminder))?|assistant|human|developer)"
+    r"(?:[ \t\n\r\f/][^<>]{0,200})?>",
     re.IGNORECASE,
 )
 # What a renderer decodes in a URL before it fetches it: CommonMark's backslash escapes of ASCII

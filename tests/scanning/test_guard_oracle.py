@@ -3,7 +3,8 @@
 For generated Markdown (images inline and by reference, nested alt text, links, HTML that
 fetches, fences and code spans, list items, entity-written and odd schemes) the oracle renders
 the text as a chat client does (markdown-it-py's CommonMark, HTML on), parses that HTML with
-html5lib (the HTML5 parsing algorithm a browser runs), lists every URL the document fetches
+html5lib (the HTML5 parsing algorithm a browser runs) twice, with scripting off and on (a client
+running JavaScript reads ``<noscript>`` as raw text), lists every URL either document fetches
 without a click, and resolves each against an ``https://`` page. Every such URL to another host
 must be an ``image-url-data`` finding of the guard naming that host. The oracle's extraction is
 its own (html5lib's tree, its own tables and patterns); nothing of it is the guard's code.
@@ -41,10 +42,32 @@ CSS_URL = re.compile(r"""url\(\s*['"]?([^'")\s]+)""", re.IGNORECASE)
 REFRESH_URL = re.compile(r"""^\s*[\d.]*\s*[;,]?\s*(?:url\s*=\s*)?['"]?([^'"]+)""", re.IGNORECASE)
 
 
+ANIMATED = {"image", "use", "feImage"}  # SVG elements whose href an animation sets on load
+
+
 def oracle(markdown: str) -> set[str]:
-    """The hosts other than the page's that the rendered ``markdown`` fetches unclicked."""
+    """The hosts other than the page's that the rendered ``markdown`` fetches unclicked, with
+    scripting off or on."""
     page = MarkdownIt("commonmark", {"html": True}).render(markdown)
-    tree = html5lib.parse(page, treebuilder="etree", namespaceHTMLElements=False)
+    written: list[str] = []
+    for scripting in (False, True):
+        tree = html5lib.parse(
+            page, treebuilder="etree", namespaceHTMLElements=False, scripting=scripting
+        )
+        written += _fetched(tree)
+    hosts = set()
+    for url in written:
+        try:
+            host = ada_url.URL(url, base=PAGE).hostname
+        except ValueError:
+            continue
+        if host and host != "page.example":
+            hosts.add(host)
+    return hosts
+
+
+def _fetched(tree) -> list[str]:
+    """Every URL the document ``tree`` fetches unclicked, as written."""
     written: list[str] = []
     for element in tree.iter():
         if not isinstance(element.tag, str):
@@ -64,15 +87,16 @@ def oracle(markdown: str) -> set[str]:
         written += CSS_URL.findall(css)
         if tag == "meta" and (element.get("http-equiv") or "").lower() == "refresh":
             written += REFRESH_URL.findall(element.get("content") or "")
-    hosts = set()
-    for url in written:
-        try:
-            host = ada_url.URL(url, base=PAGE).hostname
-        except ValueError:
-            continue
-        if host and host != "page.example":
-            hosts.add(host)
-    return hosts
+        if tag in ANIMATED:
+            for child in element:
+                name = child.get("attributeName") if isinstance(child.tag, str) else None
+                if child.tag.rpartition("}")[2] in ("set", "animate") and name in (
+                    "href",
+                    "xlink:href",
+                ):
+                    written += [child.get(a) for a in ("to", "from", "by") if child.get(a)]
+                    written += [v.strip() for v in (child.get("values") or "").split(";")]
+    return written
 
 
 HOST = st.integers(0, 9).map(lambda n: f"h{n}.example")
@@ -115,11 +139,27 @@ TAG = st.tuples(
             "<object data={u}></object>",
             "<svg><image href={u} /></svg>",
             '<meta http-equiv="refresh" content="0;url={v}">',
+            '<svg><image><set attributeName="href" to="{v}"/></image></svg>',
+            '<svg><use><animate attributeName="xlink:href" values="a.png; {v}"/></use></svg>',
+            '<svg><feImage><animate attributeName="href" from={u} /></feImage></svg>',
         ]
     ),
     HTML_URL,
     QUOTE,
 ).map(lambda t: t[0].format(u=_attribute(t[1], t[2]), v=t[1]))
+# Elements a browser reads as raw text up to their first end tag, quotes or not; <noscript>
+# when scripting is on (and <plaintext> to the end).
+RAW_TEXT = st.sampled_from(
+    ["textarea", "title", "iframe", "xmp", "noembed", "noframes", "noscript", "style", "script"]
+)
+RAW_WRAPPED = st.one_of(
+    st.tuples(RAW_TEXT, TAG).map(lambda p: f'<{p[0]}><p title="</{p[0]}>{p[1]}">'),
+    st.tuples(RAW_TEXT, TAG).map(lambda p: f"<{p[0]}><a title='</{p[0]}\n>{p[1]}'>a</a>"),
+    st.tuples(RAW_TEXT, TAG).map(lambda p: f"<{p[0]}><!--</{p[0]}/>{p[1]}-->"),
+    st.tuples(RAW_TEXT, TAG).map(lambda p: f"<noscript><{p[0]}></noscript>{p[1]}"),
+    st.tuples(RAW_TEXT, TAG).map(lambda p: f"<{p[0]}>{p[1]}</{p[0]}>"),
+    TAG.map(lambda t: f"<plaintext>{t}"),
+)
 INLINE = st.one_of(
     WORD,
     st.tuples(WORD, URL).map(lambda p: f"![{p[0]}]({p[1]})"),
@@ -129,6 +169,7 @@ INLINE = st.one_of(
     st.integers(0, 3).map(lambda n: f"![r{n}]"),
     st.integers(0, 3).map(lambda n: f"![x][r{n}]"),
     TAG,
+    RAW_WRAPPED,
     st.tuples(st.sampled_from(["`", "``"]), TAG).map(lambda p: f"{p[0]}{p[1]}{p[0]}"),
 )
 LINE = st.lists(INLINE, min_size=1, max_size=4).map(" ".join)
@@ -137,6 +178,7 @@ BLOCK = st.one_of(
     LINE.map(lambda s: f"- {s}"),
     LINE.map(lambda s: f"> {s}"),
     TAG,
+    RAW_WRAPPED,
     st.tuples(st.integers(0, 3), URL).map(lambda p: f"[r{p[0]}]: {p[1]}"),
     st.tuples(st.integers(0, 3), URL).map(lambda p: f"- [r{p[0]}]: <{p[1]}>"),
     LINE.map(lambda s: f"```\n{s}\n```"),
@@ -162,3 +204,9 @@ def test_the_oracle_sees_what_it_should() -> None:
     assert oracle("- a\n  ```\n- ![b](https://h4.example/p)") == {"h4.example"}  # the item's
     assert oracle("![c][r]\n\n[r]: http:h5.example/p") == {"h5.example"}
     assert oracle("<div style=\"background: url('/\\h6.example')\">") == set()  # CSS: /h6…
+    assert oracle('<textarea><p title="</textarea><img src=//h7.example>">') == {"h7.example"}
+    assert oracle('<noscript><p title="</noscript><img src=//h8.example>">') == {"h8.example"}
+    assert oracle('<textarea><img src="//h9.example"></textarea>') == set()  # text
+    assert oracle('<svg><image><set attributeName="href" to="//h0.example"/></image></svg>') == {
+        "h0.example"
+    }

@@ -432,3 +432,11 @@ def test_allow_hosts_lets_its_hosts_fetch_and_no_other(make_project) -> None:
     ):
         report = Project.load(root).check({"USER.md": f"- ![x]({other})\n"})
         assert [f.rule for f in report.findings] == ["image-url-data"], other
+
+
+def test_raw_text_tricks_nested_deeper_than_the_stack_are_read() -> None:
+    """Each raw-text end a browser sees inside an attribute is read again: in a loop, not a
+    recursion (six hundred of them crashed the scan with RecursionError, exit 3)."""
+    trick = "<textarea><p title=\"</textarea><title><a title='</title>"
+    text = trick * 600 + '<img src="https://evil.example/x">\n'
+    assert {m.host for m in injection.scan(text) if m.rule == "image-url-data"} == {"evil.example"}
