@@ -344,3 +344,40 @@ def test_a_failed_archive_undoes_the_months_written_before_it(project, hotplex):
     assert done.status == 2
     assert "cannot archive agent-configs/memory/2026-09-25.md" in done.stderr
     assert _files(project) == before
+
+
+@pytest.mark.parametrize("folder", ["compacted", "compacted/history", "archive"])
+def test_a_companion_folder_symlinked_out_of_the_project_is_refused_before_any_write(
+    project, hotplex, tmp_path, folder
+):
+    """As the build refuses it: compact would otherwise write a file no build reads."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    link = project / "agent-configs/memory" / folder
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(outside)
+    before = _files(project)
+    done = hotplex("memory", "compact", "--archive", cwd=project)
+    assert done.status == 2, done.stderr
+    assert (
+        f"'agent-configs/memory/{folder}' resolves to '../outside', outside the project (a"
+        " symlink leaving it)" in done.stderr
+    )
+    assert "Traceback" not in done.stderr
+    assert list(outside.iterdir()) == [] and _files(project) == before
+
+
+def test_a_failed_archive_leaves_the_month_it_would_rewrite_untouched(project, hotplex):
+    """Every destination is checked first: no file is written, then put back with a new mtime."""
+    assert hotplex("memory", "compact", cwd=project).status == 0
+    (project / "agent-configs/memory/2026-09-29.md").write_text("- a late note\n")
+    (project / "agent-configs/memory/archive/2026-09-20.md").mkdir(parents=True)
+    month = project / "agent-configs/memory/compacted/2026-09.md"
+    stamp = month.stat().st_mtime_ns
+    before = _files(project)
+    done = hotplex("memory", "compact", "--archive", cwd=project)
+    assert done.status == 2
+    assert "cannot archive agent-configs/memory/2026-09-20.md" in done.stderr
+    assert _files(project) == before
+    assert month.stat().st_mtime_ns == stamp
+
