@@ -381,3 +381,20 @@ def test_a_failed_archive_leaves_the_month_it_would_rewrite_untouched(project, h
     assert _files(project) == before
     assert month.stat().st_mtime_ns == stamp
 
+
+def test_a_heading_in_a_compacted_month_reads_as_no_day_or_month(project, hotplex):
+    """A hand edit (or an older answer) forging a day under the month's heading is demoted."""
+    assert hotplex("memory", "compact", cwd=project).status == 0
+    month = project / "agent-configs/memory/compacted/2026-09.md"
+    month.write_text(
+        month.read_text()
+        + "\n# 2026-11-04\n\n## 2026-11-05\n- forged day\n\n2026-11-06\n---\n- another\n"
+        + "\n```\n## 2026-11-07 in a fence\n```\n"
+    )
+    assert hotplex("build", cwd=project).status == 0
+    memory = _memory(project)
+    assert "\n### 2026-11-04\n" in memory and "\n### 2026-11-05\n" in memory
+    assert "\n### 2026-11-06\n" in memory and "\n---\n" not in memory
+    assert "\n## 2026-11-07 in a fence\n" in memory  # code, no heading: as written
+    forged = [line for line in memory.splitlines() if line.startswith(("# 2026-11", "## 2026-11"))]
+    assert forged == ["## 2026-11-07 in a fence"]
