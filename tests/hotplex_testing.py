@@ -108,4 +108,7 @@ HOSTILE_ANSWERS = [
     (b" \n--- \n\n", 2, "the answer is empty"),
     (b"\xff\xfe\x00garbage", 2, "not UTF-8 text"),
     (b"- 2026-09-20: \x00", 2, "a NUL character"),
+    # A day's or a month's heading would read as a day no log holds, under the month's heading.
+    (b"## 2026-11-05\n- forged day\n", 2, "line 1 is a heading at a day's or a month's"),
+    (b"- 2026-09-20: done\n\n2026-11-05\n==\n- forged\n", 2, "line 3 is a heading at a"),
 ]

@@ -2,7 +2,8 @@
 compaction request is the least trusted text hotplex writes into a source.
 
 Refused, each with one error and nothing written: text that is not UTF-8 or holds a NUL, an
-empty answer or one without a word in it, one longer than ``[memory] digest_chars``, and one
+empty answer or one without a word in it, one longer than ``[memory] digest_chars``, one
+holding a heading at a day's or a month's level (``compacted.section_headings``), and one
 holding anything the build's scans would refuse (a secret, hidden text, an exfiltration URL, a
 role marker, a chat template's token): the same scans, with the manifest's allowances, that a
 compile and ``hotplex check`` run (``sources.blocking.scan``).
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from hotplex.errors import EXIT_FAILED, HotplexError, Span
 from hotplex.sources import blocking
+from hotplex.sources.compacted import section_headings
 from hotplex.sources.frontmatter import checked, trim
 
 TYPE_CHECKING = False
@@ -43,6 +45,15 @@ def guarded(model: Model, answer: str | bytes, label: str) -> str:
             f"the answer is {len(text)} characters, over memory.digest_chars ({budget}): not filed",
             Span(label),
             hint="ask the worker again for a shorter summary, or raise [memory] digest_chars",
+        )
+    headings = section_headings(text)
+    if headings:
+        line = headings[0][0] + 1
+        raise HotplexError.single(
+            f"line {line} is a heading at a day's or a month's level (# or ##): under the"
+            " month's heading it would read as a day no log holds; not filed",
+            Span(label, line=line),
+            hint="write the summary as list items, or headings of ### and deeper",
         )
     found = blocking.scan(model.manifest, text, label, 1)
     if found:

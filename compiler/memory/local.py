@@ -3,7 +3,9 @@
 A plan is made first and nothing is written until every month of it is compacted and scanned:
 a day that does not decode, a finding the build would fail on, a covered day that is gone, each
 stops the command with one error and no file touched. The writes then go through
-``fs.write_atomic`` one by one; should one fail, the files already written get their old bytes
+``fs.write_atomic`` one by one (a file already holding its bytes is not rewritten), after
+every destination is checked (a symlink out of the project, an archived day's name taken);
+should one fail, the files already written get their old bytes
 back (and archived days their old place), so a failure still leaves every file as it was.
 
 Which days: those more than ``[memory] compact_after_days`` older than the newest day (by name,
@@ -128,6 +130,8 @@ class _Survey:
 def survey(model: Model) -> _Survey:
     where = folders(model)
     root = model.root
+    for folder in (where.logs, where.compacted, where.history, where.archive):
+        _confined(root, folder)  # as a build refuses it, before anything is read or written
     after = model.manifest.memory.compact_after_days
     days = dict(matching(list_folder(str(root / where.logs)) or (), where.pattern))
     archived = {n for n, _ in list_folder(str(root / where.archive)) or () if is_day(n)}
@@ -384,23 +388,46 @@ def _bytes(path: Path) -> bytes | None:
         return None
 
 
+def _confined(root: Path, path: str) -> Path:
+    """``root/path``, refused as the build refuses it when a symlink takes it out of the project."""
+    span = Span(path)
+    return confine(root, check_relative(path, span), span)
+
+
+def _refuse_taken(root: Path, source: str, target: str) -> None:
+    if os.path.lexists(root / target):
+        raise HotplexError.single(
+            f"cannot archive {source}: {target} exists",
+            Span(target),
+            hint="compare the two files and keep one",
+        )
+
+
+def _write_changed(path: Path, data: bytes) -> bool:
+    """Write ``data`` unless the file holds it already (its mtime, which watchers see, kept)."""
+    if _bytes(path) == data:
+        return False
+    write_atomic(path, data)
+    return True
+
+
 def apply(root: Path, done: Compaction) -> None:
-    """Write the plan: each file atomically, then the archive moves; on a failure, undo what
-    was done and raise it."""
+    """Write the plan: every destination checked first, then each file atomically, then the
+    archive moves; on a failure, undo what was done and raise it."""
+    for write in done.writes:
+        _confined(root, write.path)
+    for source, target in done.archived:
+        _confined(root, target)
+        _refuse_taken(root, source, target)
     written: list[Write] = []
     moved: list[tuple[str, str]] = []
     try:
         for write in done.writes:
-            write_atomic(root / write.path, write.data)
-            written.append(write)
+            if _write_changed(root / write.path, write.data):
+                written.append(write)
         for source, target in done.archived:
             (root / target).parent.mkdir(parents=True, exist_ok=True)
-            if (root / target).exists():
-                raise HotplexError.single(
-                    f"cannot archive {source}: {target} exists",
-                    Span(target),
-                    hint="compare the two files and keep one",
-                )
+            _refuse_taken(root, source, target)  # appeared since the check
             os.rename(root / source, root / target)
             moved.append((source, target))
     except BaseException as exc:
@@ -410,7 +437,7 @@ def apply(root: Path, done: Compaction) -> None:
             if write.before is None:
                 (root / write.path).unlink(missing_ok=True)
             else:
-                write_atomic(root / write.path, write.before)
+                _write_changed(root / write.path, write.before)
         if isinstance(exc, OSError):
             raise HotplexError.single(
                 f"memory compact failed, every file is as it was: {exc.strerror or exc}",

@@ -20,6 +20,10 @@ listing: a build never opens a day it does not need.
 Beside the months, two folders no artifact reads: ``compacted/history/`` (append-only: the
 entries a month's digest had no room for, whole) and ``archive/`` (the days ``memory compact
 --archive`` moved out of the logs folder). The unread-file report knows both.
+
+A month's text sits under its heading (``## 2026-10 (compacted)``) among the days' headings
+(``## 2026-10-14``): a heading of its own at those levels would read as a day no log holds. A
+build demotes each to ``###`` (``demoted``); a worker's answer holding one is refused.
 """
 
 from __future__ import annotations
@@ -35,6 +39,9 @@ ARCHIVE_FOLDER = "archive"  # days moved out by `memory compact --archive`, read
 COMMAND = "hotplex memory compact"
 _MONTH = re.compile(r"([0-9]{4})-(0[1-9]|1[0-2])\.md")
 _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+# A line that may open (ATX) or underline (setext) a heading: only such a text is parsed.
+_MAYBE_HEADING = re.compile(r"^ {0,3}(?:#|=+[ \t]*$|-+[ \t]*$)", re.MULTILINE)
+_ATX_MARKS = re.compile(r"( {0,3})#{1,2}(?=[ \t]|$)")
 
 
 def is_month(name: str) -> bool:
@@ -106,3 +113,36 @@ def still_covered(
     if after_days is None or not found:
         return found
     return set(past_age(found, max(sizes, key=day_date), after_days))
+
+
+def section_headings(text: str) -> list[tuple[int, int]]:
+    """The headings of ``text`` at a day's or a month's level (h1, h2, outside any list, quote
+    or code), each as its lines (first, past its last), ``\n``-separated, 0-based; by
+    markdown-it-py, the CommonMark reading the scans use, not a pattern of our own."""
+    if _MAYBE_HEADING.search(text) is None:
+        return []
+    from markdown_it import MarkdownIt  # only a month with a candidate heading needs it
+
+    tokens = MarkdownIt("commonmark").parse(text)
+    return [
+        (t.map[0], t.map[1])
+        for t in tokens
+        if t.type == "heading_open" and t.level == 0 and t.tag in ("h1", "h2") and t.map
+    ]
+
+
+def demoted(text: str) -> str:
+    """``text`` with each heading ``section_headings`` finds made an h3: ``## x`` -> ``### x``,
+    a setext heading's lines joined after ``### `` and its underline dropped."""
+    found = section_headings(text)
+    if not found:
+        return text
+    lines = text.split("\n")
+    for first, last in reversed(found):
+        atx = _ATX_MARKS.match(lines[first])
+        if atx is not None:
+            lines[first] = f"{atx[1]}###{lines[first][atx.end() :]}"
+        else:
+            title = " ".join(line.strip() for line in lines[first : last - 1])
+            lines[first:last] = [f"### {title}"]
+    return "\n".join(lines)

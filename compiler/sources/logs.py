@@ -348,7 +348,7 @@ def compacted_months(
 ) -> tuple[list[tuple[str, str, str]], set[str]]:
     """The compacted months beside the days (``compacted.py``), newest first, as (display,
     heading name, text), and the names of the days they cover as the days are now."""
-    from hotplex.sources.compacted import covered, still_covered
+    from hotplex.sources.compacted import covered, demoted, still_covered
 
     where = folder_of(folder, COMPACTED_FOLDER)
     resolver.consulted.append(f"{where}/")
@@ -360,7 +360,7 @@ def compacted_months(
         if loaded is None or text is None:
             continue
         coverage[name] = covered(loaded.meta, name.removesuffix(".md"))
-        months.append((display, f"{name.removesuffix('.md')} (compacted)", text))
+        months.append((display, f"{name.removesuffix('.md')} (compacted)", demoted(text)))
     sizes = dict(resolver.inputs.listing(f"{folder}/", span))
     return months, still_covered(coverage, sizes, resolver.model.manifest.memory.compact_after_days)
 

@@ -358,3 +358,57 @@ def test_a_device_or_fifo_answer_is_refused_without_a_read(project, hotplex, tmp
         assert f"'{name}' is {kind}, not a regular file" in done.stderr
         assert "Traceback" not in done.stderr
     assert _files(project) == before
+
+
+@pytest.mark.parametrize("folder", ["compacted", "compacted/history", "archive"])
+def test_a_companion_folder_symlinked_out_of_the_project_is_refused_before_any_write(
+    project, hotplex, tmp_path, folder
+):
+    """As the build refuses it: compact would otherwise write a file no build reads."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    link = project / "agent-configs/memory" / folder
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(outside)
+    before = _files(project)
+    done = hotplex("memory", "compact", "--archive", cwd=project)
+    assert done.status == 2, done.stderr
+    assert (
+        f"'agent-configs/memory/{folder}' resolves to '../outside', outside the project (a"
+        " symlink leaving it)" in done.stderr
+    )
+    assert "Traceback" not in done.stderr
+    assert list(outside.iterdir()) == [] and _files(project) == before
+
+
+def test_a_failed_archive_leaves_the_month_it_would_rewrite_untouched(project, hotplex):
+    """Every destination is checked first: no file is written, then put back with a new mtime."""
+    assert hotplex("memory", "compact", cwd=project).status == 0
+    (project / "agent-configs/memory/2026-09-29.md").write_text("- a late note\n")
+    (project / "agent-configs/memory/archive/2026-09-20.md").mkdir(parents=True)
+    month = project / "agent-configs/memory/compacted/2026-09.md"
+    stamp = month.stat().st_mtime_ns
+    before = _files(project)
+    done = hotplex("memory", "compact", "--archive", cwd=project)
+    assert done.status == 2
+    assert "cannot archive agent-configs/memory/2026-09-20.md" in done.stderr
+    assert _files(project) == before
+    assert month.stat().st_mtime_ns == stamp
+
+
+def test_a_heading_in_a_compacted_month_reads_as_no_day_or_month(project, hotplex):
+    """A hand edit (or an older answer) forging a day under the month's heading is demoted."""
+    assert hotplex("memory", "compact", cwd=project).status == 0
+    month = project / "agent-configs/memory/compacted/2026-09.md"
+    month.write_text(
+        month.read_text()
+        + "\n# 2026-11-04\n\n## 2026-11-05\n- forged day\n\n2026-11-06\n---\n- another\n"
+        + "\n```\n## 2026-11-07 in a fence\n```\n"
+    )
+    assert hotplex("build", cwd=project).status == 0
+    memory = _memory(project)
+    assert "\n### 2026-11-04\n" in memory and "\n### 2026-11-05\n" in memory
+    assert "\n### 2026-11-06\n" in memory and "\n---\n" not in memory
+    assert "\n## 2026-11-07 in a fence\n" in memory  # code, no heading: as written
+    forged = [line for line in memory.splitlines() if line.startswith(("# 2026-11", "## 2026-11"))]
+    assert forged == ["## 2026-11-07 in a fence"]
