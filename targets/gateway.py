@@ -17,6 +17,7 @@ from json.encoder import encode_basestring
 from typing import ClassVar
 
 from hotplex.document import configuration
+from hotplex.fs import printable_json
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.records import (
@@ -167,4 +168,7 @@ def json_field(envelope: dict[str, object], field: str, data: bytes) -> bytes:
     one way. The small envelope goes through ``json_bytes``; the text is escaped in its bytes
     (``_escaped``), never walked by the pure-Python encoder of an indented dump."""
     head, _, tail = json_bytes({**envelope, field: _HOLE[1:-1].decode()}).partition(_HOLE)
-    return head + b'"' + _escaped(data) + b'"' + tail
+    escaped = _escaped(data)
+    if not escaped.isascii() or b"\x7f" in escaped:  # as json_text writes what does not print
+        escaped = printable_json(escaped.decode("utf-8")).encode("utf-8")
+    return head + b'"' + escaped + b'"' + tail
