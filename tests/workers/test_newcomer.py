@@ -37,6 +37,7 @@ WORKERS = {
 from __future__ import annotations
 
 from hotplex.targets.home import HomeDocument
+from hotplex.worker import Verified
 
 
 class BriefCli(HomeDocument):
@@ -47,6 +48,7 @@ class BriefCli(HomeDocument):
     home_file = "BRIEF.md"
     init_target = ("brief", "prompt.xml as brief-home/BRIEF.md")
     delivery = "a test's worker"
+    verified = Verified("A test's program", None, "tests/workers/test_contract.py")
 ''',
     ),
     "relay": (
@@ -58,6 +60,7 @@ has no sub-agents."""
 from __future__ import annotations
 
 from hotplex.targets.gateway import Gateway, json_field
+from hotplex.worker import Verified
 
 
 class Relay(Gateway):
@@ -65,6 +68,7 @@ class Relay(Gateway):
     document_file = "relay.json"
     init_target = ("relay", "relay.json: the document as a JSON field")
     delivery = "a test's worker"
+    verified = Verified("A test's program", None, "tests/workers/test_contract.py")
 
     def document_bytes(self, data: bytes) -> bytes:
         return json_field({}, "instructions", data)
