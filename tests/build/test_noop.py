@@ -29,18 +29,23 @@ print(json.dumps([status, sorted(sys.modules), sorted(foreign)]))
 """
 
 
-@pytest.mark.parametrize("command", ["build", "check"])
-def test_an_up_to_date_run_imports_only_the_standard_library(hotplex, example_copy, command):
+def _up_to_date_run(hotplex, example_copy, probe: str, command: str) -> list:
+    """What ``probe`` prints last, run as an up-to-date ``command`` of the basic example."""
     root = example_copy("basic")
     assert hotplex("-C", str(root), "build").status == 0
     assert hotplex("-C", str(root), "build").status == 0  # its stamps no longer racy
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(root), command], capture_output=True, text=True
+        [sys.executable, "-c", probe, str(root), command], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
     *output, last = done.stdout.splitlines()
     assert "up to date" in output[-1]
-    status, modules, foreign = json.loads(last)
+    return json.loads(last)
+
+
+@pytest.mark.parametrize("command", ["build", "check"])
+def test_an_up_to_date_run_imports_only_the_standard_library(hotplex, example_copy, command):
+    status, modules, foreign = _up_to_date_run(hotplex, example_copy, _PROBE, command)
     assert status == 0
     assert not [m for m in modules if m.split(".")[0] in NOT_ON_THE_NOOP_PATH]
     assert not [m for m in modules if m.startswith(NOT_UNDER)]
@@ -92,16 +97,7 @@ print(json.dumps([status, costs]))
 
 @pytest.mark.parametrize("command", ["build", "check"])
 def test_an_up_to_date_run_compiles_no_costly_pattern(hotplex, example_copy, command):
-    root = example_copy("basic")
-    assert hotplex("-C", str(root), "build").status == 0
-    assert hotplex("-C", str(root), "build").status == 0  # its stamps no longer racy
-    done = subprocess.run(
-        [sys.executable, "-c", _PATTERNS, str(root), command], capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    *output, last = done.stdout.splitlines()
-    assert "up to date" in output[-1]
-    status, costs = json.loads(last)
+    status, costs = _up_to_date_run(hotplex, example_copy, _PATTERNS, command)
     assert status == 0
     assert costs  # the spy saw the patterns the run compiled
     assert [c for c in costs if c[0] > MOST_LINES_PER_PATTERN] == []
