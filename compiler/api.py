@@ -24,7 +24,7 @@ from pathlib import Path
 
 import attrs
 from hotplex.errors import BuildFailed, HotplexError, Problem, suggest
-from hotplex.fs import Stamp, settled, stamp
+from hotplex.fs import LOCK_WAIT_SECONDS, STATE_DIR, FileLock, Stamp, settled, stamp
 from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.text import memo
 
@@ -74,6 +74,10 @@ class Artifact:
 
 # How often a compile is run again while the files it read keep changing under it.
 COMPILE_TRIES = 5
+
+# The lock `memory compact` holds while it writes: in the state folder (the build's is
+# STATE_DIR/lock), so that no run adds a file to the sources folder.
+MEMORY_LOCK = f"{STATE_DIR}/memory.lock"
 
 
 @dataclass(frozen=True)
@@ -226,13 +230,14 @@ class Project:
         the covered days into ``archive/`` beside them, where no artifact reads them.
         ``answer``: a worker's summary of ``month`` (default: the oldest with days to
         compact), answering ``compaction_request``: guarded, then filed as that month's file
-        (``label`` names it in errors).
+        (``label`` names it in errors). A run that writes holds ``MEMORY_LOCK`` throughout.
 
         .. versionadded:: issue 38
         """
         from hotplex.memory import local
 
-        with self._lock:
+        writing = contextlib.nullcontext() if dry_run else self._memory_lock()
+        with self._lock, writing:
             if answer is None:
                 done = local.plan(self.model, archive)
             else:
@@ -240,6 +245,11 @@ class Project:
             if not dry_run:
                 local.apply(self.root, done)
             return done
+
+    def _memory_lock(self) -> FileLock:
+        """The lock a compaction holds from its first read of the days to its last write, so
+        that two at once never file a month from days the other has moved (``MEMORY_LOCK``)."""
+        return FileLock(self.root / MEMORY_LOCK, LOCK_WAIT_SECONDS, "hotplex memory compact")
 
     def compaction_request(
         self,

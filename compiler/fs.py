@@ -106,7 +106,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # What JSON leaves raw in a string and may not print itself: DEL, and anything beyond ASCII.
-_BEYOND_ASCII = re.compile("[\x7f-\U0010ffff]")
+# Spelt as the complement of the rest: ``re`` compiles a range over the Basic Multilingual
+# Plane by marking each code point, 10 ms of every command's start-up.
+_BEYOND_ASCII = re.compile("[^\x00-\x7e]")
 
 
 def json_text(value: object, **options: Any) -> str:
@@ -419,6 +421,55 @@ def _write_failed(path: Path, exc: OSError) -> BuildFailed:
             )
         ]
     )
+
+
+class Changes:
+    """Files changed one at a time, all or none: should one change fail (the caller's code
+    between them included), those already made are undone, newest first, and an ``OSError``
+    becomes one error saying every file is as it was (``what`` names the command). A file
+    already holding its bytes is not rewritten (its mtime, which watchers see, kept). What
+    ``hotplex learn`` (a profile and its history) and ``memory compact`` (months, histories,
+    archived days) write goes through it."""
+
+    def __init__(self, what: str, root: Path) -> None:
+        self.what = what
+        self.root = root  # named in the error when the failing call names no file
+        self._undo: list[tuple[Path, Path | None, bytes | None]] = []
+
+    def write(self, path: Path, data: bytes) -> bool:
+        """``data`` written to ``path`` atomically, unless it holds them; whether it changed."""
+        try:
+            before: bytes | None = path.read_bytes()
+        except FileNotFoundError:
+            before = None
+        if before == data:
+            return False
+        write_atomic(path, data)
+        self._undo.append((path, None, before))
+        return True
+
+    def rename(self, source: Path, target: Path) -> None:
+        os.rename(source, target)
+        self._undo.append((target, source, None))
+
+    def __enter__(self) -> Changes:
+        return self
+
+    def __exit__(self, kind: type | None, exc: BaseException | None, _tb: object) -> None:
+        if exc is None:
+            return
+        for path, moved_from, before in reversed(self._undo):
+            if moved_from is not None:
+                os.rename(path, moved_from)
+            elif before is None:
+                path.unlink(missing_ok=True)
+            elif path.read_bytes() != before:
+                write_atomic(path, before)
+        if isinstance(exc, OSError):
+            raise HotplexError.single(
+                f"{self.what} failed, every file is as it was: {exc.strerror or exc}",
+                Span(str(exc.filename or self.root)),
+            ) from None
 
 
 def crash_point() -> None:

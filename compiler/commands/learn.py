@@ -8,9 +8,10 @@ extraction request for a target's worker; its text and JSON output.
 
 The profile is the sources folder's USER.md, or ``--file`` (a path as the shell gives it: a
 platform variant, a user's own file). It is written atomically, and what the call retired is
-appended to its history (``learning/history.py``), under a lock beside it (``.USER.md.lock``)
-held from the read to the last rename, so that two runs at once each merge into what the other
-wrote. Exit 1 when a fact was refused (the others are written), 2 for input that is wrong.
+appended to its history (``learning/history.py``), both or neither (``fs.Changes``), under a
+lock beside it (``.USER.md.lock``) held from the read to the last rename, so that two runs at
+once each merge into what the other wrote. Exit 1 when a fact was refused (the others are
+written), 2 for input that is wrong.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import sys
 from pathlib import Path
 
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Span, shown
-from hotplex.fs import LOCK_WAIT_SECONDS, FileLock, json_text, read_input, write_atomic
+from hotplex.fs import LOCK_WAIT_SECONDS, Changes, FileLock, json_text, read_input
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -73,10 +74,13 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
             name = _history_name(display)
             restored = _restored(args, history.read(history.path_of(path), name), name)
         report = calls.learn(project.model, facts, args.date, text, display, args.source, restored)
-        if report.changed and not args.dry_run:
-            write_atomic(path, report.text.encode("utf-8"))
         if not args.dry_run:
-            history.append(history.path_of(path), report.retired)
+            with Changes("hotplex learn", path.parent) as changes:
+                if report.changed:
+                    changes.write(path, report.text.encode("utf-8"))
+                retired = history.appended(history.path_of(path), report.retired)
+                if retired is not None:
+                    changes.write(history.path_of(path), retired)
     diff = _diff(text, report.text, display)
     if args.json:
         out = report.to_json()

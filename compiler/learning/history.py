@@ -5,7 +5,8 @@ reports it): ``.USER.md.history.jsonl`` for ``USER.md``. One JSON object a line,
 record (``key``, ``value``, ``learned``, ``source``, ``confirmed``, ``why``: superseded or
 evicted, ``until``: the date of the call that retired it), in the order they left. Lines are
 only ever added: each call writes the old bytes and its new lines to a new file and renames it
-over the old (``fs.write_atomic``), so a reader sees the history before or after a call, whole.
+over the old (``fs.Changes``, with the profile: both or neither), so a reader sees the history
+before or after a call, whole.
 
 ``hotplex learn --restore KEY [--at DATE]`` learns a retired value again (``restorable``).
 """
@@ -16,7 +17,6 @@ import json
 from pathlib import Path
 
 from hotplex.errors import HotplexError, Span, suggest
-from hotplex.fs import write_atomic
 from hotplex.learning import keys
 from hotplex.learning.report import Retired
 
@@ -31,16 +31,17 @@ def lines(retired: tuple[Retired, ...]) -> bytes:
     ).encode("utf-8")
 
 
-def append(path: Path, retired: tuple[Retired, ...]) -> None:
+def appended(path: Path, retired: tuple[Retired, ...]) -> bytes | None:
+    """The history's bytes with ``retired`` added, or None when there is nothing to add."""
     if not retired:
-        return
+        return None
     try:
         old = path.read_bytes()
     except FileNotFoundError:
         old = b""
     if old and not old.endswith(b"\n"):
         old += b"\n"  # a line cut short by hand stays a line of its own
-    write_atomic(path, old + lines(retired))
+    return old + lines(retired)
 
 
 def read(path: Path, shown_as: str) -> list[Retired]:

@@ -19,6 +19,7 @@ agent reads a rules file, and OpenClaw's workspace) is refused with a clear erro
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 import attrs
 from hotplex.errors import HotplexError, Span, shown
@@ -31,6 +32,8 @@ from hotplex.values import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Self
+
     from hotplex.manifest.jobs import Job
     from hotplex.manifest.model import Model
 
@@ -71,9 +74,10 @@ def answer_schema() -> dict[str, object]:
 
 
 @attrs.frozen(repr=False)
-class LearnRequest(Record):
-    """The request in the worker's form: its files as a build would lay them out (``path`` the
-    primary, ``text`` its text), the cuts, the hidden text removed, the answer's schema."""
+class WorkerRequest(Record):
+    """A request a gateway runs on a target's worker, in the worker's form: its files as a
+    build would lay them out (``path`` the primary, ``text`` its text), the cuts, the hidden
+    text removed. The extraction and the compaction requests extend it."""
 
     target: str
     worker: str
@@ -83,7 +87,6 @@ class LearnRequest(Record):
     files: dict[str, bytes]
     truncations: tuple[Truncation, ...]
     findings: tuple[Finding, ...]
-    schema: dict[str, object]
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -97,8 +100,40 @@ class LearnRequest(Record):
             ],
             "truncations": [cut.quoted_json() for cut in self.truncations],
             "findings": [finding.to_json() for finding in self.findings],
-            "schema": self.schema,
         }
+
+    @classmethod
+    def of(
+        cls,
+        job: Job,
+        emitted: Emitted,
+        truncations: Iterable[Truncation],
+        findings: Iterable[Finding],
+        **more: object,
+    ) -> Self:
+        """The request ``emitted`` for ``job`` (``more``: a subclass's own fields)."""
+        primary = emitted.primary
+        return cls(
+            target=job.target.name,
+            worker=job.target.worker,
+            platform=job.platform,
+            path=primary,
+            text=emitted.files[primary].decode("utf-8"),
+            files=dict(emitted.files),
+            truncations=tuple(truncations),
+            findings=tuple(findings),
+            **more,
+        )
+
+
+@attrs.frozen(repr=False)
+class LearnRequest(WorkerRequest):
+    """The extraction request in the worker's form, with the answer's schema."""
+
+    schema: dict[str, object]
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), "schema": self.schema}
 
 
 def compile_request(
@@ -125,7 +160,7 @@ def compile_request(
     ]
     emitted = in_worker_form(model, job, sections, "an extraction request")
     truncations = (*cut, *emitted.truncations)
-    return LearnRequest(*request_head(job, emitted), truncations, tuple(findings), schema)
+    return LearnRequest.of(job, emitted, truncations, findings, schema=schema)
 
 
 def in_worker_form(model: Model, job: Job, sections: list[Section], what: str) -> Emitted:
@@ -143,14 +178,6 @@ def in_worker_form(model: Model, job: Job, sections: list[Section], what: str) -
             " a payload)",
         )
     return job.worker.emit(job, sections, model)
-
-
-def request_head(job: Job, emitted: Emitted) -> tuple[str, str, str | None, str, str, dict]:
-    """What every request record starts with: the target, its worker and platform, the primary
-    file's path and text, and every file of the request by its path."""
-    primary = emitted.primary
-    text = emitted.files[primary].decode("utf-8")
-    return job.target.name, job.target.worker, job.platform, primary, text, dict(emitted.files)
 
 
 def without_hidden(transcript: str, first_line: int = 1) -> tuple[str, list[Finding]]:

@@ -3,10 +3,10 @@
 A plan is made first and nothing is written until every month of it is compacted and scanned:
 a day that does not decode, a finding the build would fail on, a covered day that is gone, each
 stops the command with one error and no file touched. The writes then go through
-``fs.write_atomic`` one by one (a file already holding its bytes is not rewritten), after
-every destination is checked (a symlink out of the project, an archived day's name taken);
-should one fail, the files already written get their old bytes
-back (and archived days their old place), so a failure still leaves every file as it was.
+``fs.Changes`` one by one (a file already holding its bytes is not rewritten), after every
+destination is checked (a symlink out of the project, an archived day's name taken); should
+one fail, the files already written get their old bytes back (and archived days their old
+place), so a failure still leaves every file as it was.
 
 Which days: those more than ``[memory] compact_after_days`` older than the newest day (by name,
 never the clock), not yet covered by their month's file as they are now (same size and digest).
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import attrs
 from hotplex.errors import EXIT_FAILED, HotplexError, Span
-from hotplex.fs import check_relative, confine, sha256, write_atomic
+from hotplex.fs import Changes, check_relative, confine, sha256
 from hotplex.manifest.vocabulary import split_glob
 from hotplex.memory import builtin
 from hotplex.sources import blocking, compacted
@@ -45,11 +45,10 @@ DIGEST_HEX = 16  # the digest start a header keeps per day
 
 @attrs.frozen
 class Write:
-    """One file the command writes: its project path, its new bytes and what it held (None: new)."""
+    """One file the command writes: its project path and its new bytes."""
 
     path: str
     data: bytes
-    before: bytes | None
 
 
 @attrs.frozen
@@ -210,13 +209,13 @@ def plan_answer(model: Model, answer: str, label: str, month: str | None = None)
     before = _bytes(model.root / path)
     writes = []
     if before != text.encode():
-        writes.append(Write(path, text.encode(), before))
+        writes.append(Write(path, text.encode()))
         if before is not None:
             old = strip(decode(before, path), path).body.strip()
             history = f"{where.history}/{month}.md"
             kept = _bytes(model.root / history)
             added = _replaced(month, old, bool(kept)).encode()
-            writes.append(Write(history, (kept or b"") + added, kept))
+            writes.append(Write(history, (kept or b"") + added))
     fresh = tuple(n for n in header_days if n in found.pending.get(month, ()))
     done = Month(month, path, tuple(sorted(header_days)), fresh, 0, before != text.encode())
     after = model.manifest.memory.compact_after_days
@@ -276,13 +275,13 @@ def _compact_month(
     writes = []
     before = _bytes(root / path)
     if before != text.encode():
-        writes.append(Write(path, text.encode(), before))
+        writes.append(Write(path, text.encode()))
     old_history = _bytes(root / history_path)
     old = (old_history or b"").decode("utf-8", "replace")
     new = [(day, entry) for day, entry in folded.history if entry not in old]
     if new:
         added = history_text(month, new, bool(old)).encode()
-        writes.append(Write(history_path, (old_history or b"") + added, old_history))
+        writes.append(Write(history_path, (old_history or b"") + added))
     changed = before != text.encode()
     return Month(month, path, tuple(sorted(header_days)), tuple(fresh), len(new), changed), writes
 
@@ -403,44 +402,18 @@ def _refuse_taken(root: Path, source: str, target: str) -> None:
         )
 
 
-def _write_changed(path: Path, data: bytes) -> bool:
-    """Write ``data`` unless the file holds it already (its mtime, which watchers see, kept)."""
-    if _bytes(path) == data:
-        return False
-    write_atomic(path, data)
-    return True
-
-
 def apply(root: Path, done: Compaction) -> None:
     """Write the plan: every destination checked first, then each file atomically, then the
-    archive moves; on a failure, undo what was done and raise it."""
+    archive moves; on a failure, undo what was done and raise it (``fs.Changes``)."""
     for write in done.writes:
         _confined(root, write.path)
     for source, target in done.archived:
         _confined(root, target)
         _refuse_taken(root, source, target)
-    written: list[Write] = []
-    moved: list[tuple[str, str]] = []
-    try:
+    with Changes("memory compact", root) as changes:
         for write in done.writes:
-            if _write_changed(root / write.path, write.data):
-                written.append(write)
+            changes.write(root / write.path, write.data)
         for source, target in done.archived:
             (root / target).parent.mkdir(parents=True, exist_ok=True)
             _refuse_taken(root, source, target)  # appeared since the check
-            os.rename(root / source, root / target)
-            moved.append((source, target))
-    except BaseException as exc:
-        for source, target in reversed(moved):
-            os.rename(root / target, root / source)
-        for write in reversed(written):
-            if write.before is None:
-                (root / write.path).unlink(missing_ok=True)
-            else:
-                _write_changed(root / write.path, write.before)
-        if isinstance(exc, OSError):
-            raise HotplexError.single(
-                f"memory compact failed, every file is as it was: {exc.strerror or exc}",
-                Span(str(exc.filename or root)),
-            ) from None
-        raise
+            changes.rename(root / source, root / target)

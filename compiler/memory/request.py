@@ -11,10 +11,9 @@ the form of the answer (channel B).
 from __future__ import annotations
 
 import attrs
-from hotplex.learning.request import in_worker_form, request_head, without_hidden
+from hotplex.learning.request import WorkerRequest, in_worker_form, without_hidden
 from hotplex.memory.builtin import DURABLE
-from hotplex.records import Finding, Section, Truncation
-from hotplex.values import Record
+from hotplex.records import Section
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,34 +35,14 @@ Answer with the summary only: Markdown, a list of short entries, each starting w
 
 
 @attrs.frozen(repr=False)
-class CompactionRequest(Record):
-    """The request in the worker's form (``path`` its primary file, ``text`` that file's
-    text), the month and the days it holds, its cuts and the hidden text removed."""
+class CompactionRequest(WorkerRequest):
+    """The compaction request in the worker's form, with the month and the days it holds."""
 
-    target: str
-    worker: str
-    platform: str | None
-    path: str
-    text: str
-    files: dict[str, bytes]
     month: str
     days: tuple[str, ...]
-    truncations: tuple[Truncation, ...]
-    findings: tuple[Finding, ...]
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "target": self.target,
-            "worker": self.worker,
-            "platform": self.platform,
-            "month": self.month,
-            "days": list(self.days),
-            "path": self.path,
-            "text": self.text,
-            "files": [{"path": p, "text": d.decode("utf-8")} for p, d in self.files.items()],
-            "truncations": [cut.quoted_json() for cut in self.truncations],
-            "findings": [finding.to_json() for finding in self.findings],
-        }
+        return {**super().to_json(), "month": self.month, "days": list(self.days)}
 
 
 def compile_request(
@@ -80,6 +59,6 @@ def compile_request(
     ]
     emitted = in_worker_form(model, job, sections, "a compaction request")
     names = tuple(f"{n}.md" for n, _ in days)
-    return CompactionRequest(
-        *request_head(job, emitted), month, names, tuple(emitted.truncations), tuple(findings)
+    return CompactionRequest.of(
+        job, emitted, emitted.truncations, findings, month=month, days=names
     )

@@ -22,11 +22,14 @@ import attrs
 from hotplex.api import Artifact, Project
 from hotplex.errors import EXIT_FAILED, HotplexError
 from hotplex.fs import RACY_NS, STATE_DIR, settled, sha256, stamp
-from hotplex.learning.report import LearnReport
-from hotplex.learning.request import LearnRequest
 from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.records import CheckReport
 from hotplex.serve import metrics
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the learning modules load on the first learn call, not at start-up
+    from hotplex.learning.report import LearnReport
+    from hotplex.learning.request import LearnRequest
 
 log = logging.getLogger("hotplex.serve")
 

@@ -29,22 +29,78 @@ print(json.dumps([status, sorted(sys.modules), sorted(foreign)]))
 """
 
 
-@pytest.mark.parametrize("command", ["build", "check"])
-def test_an_up_to_date_run_imports_only_the_standard_library(hotplex, example_copy, command):
+def _up_to_date_run(hotplex, example_copy, probe: str, command: str) -> list:
+    """What ``probe`` prints last, run as an up-to-date ``command`` of the basic example."""
     root = example_copy("basic")
     assert hotplex("-C", str(root), "build").status == 0
     assert hotplex("-C", str(root), "build").status == 0  # its stamps no longer racy
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(root), command], capture_output=True, text=True
+        [sys.executable, "-c", probe, str(root), command], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
     *output, last = done.stdout.splitlines()
     assert "up to date" in output[-1]
-    status, modules, foreign = json.loads(last)
+    return json.loads(last)
+
+
+@pytest.mark.parametrize("command", ["build", "check"])
+def test_an_up_to_date_run_imports_only_the_standard_library(hotplex, example_copy, command):
+    status, modules, foreign = _up_to_date_run(hotplex, example_copy, _PROBE, command)
     assert status == 0
     assert not [m for m in modules if m.split(".")[0] in NOT_ON_THE_NOOP_PATH]
     assert not [m for m in modules if m.startswith(NOT_UNDER)]
     assert foreign == []  # nothing outside the standard library but hotplex
+
+
+# The most lines of Python ``re`` may run to compile one pattern of the no-op path (counted,
+# so the figure is the same on any machine): a character class spanning the Basic Multilingual
+# Plane (``[\x7f-\U0010ffff]``) makes it mark each code point in turn, over 130,000 lines and
+# 10 ms, a tenth of a no-op run; its complement (``[^\x00-\x7e]``) a few hundred.
+MOST_LINES_PER_PATTERN = 20_000
+
+_PATTERNS = """
+import json, re, sys
+compiled, real = [], re._compile
+
+
+def spy(pattern, flags):
+    compiled.append((pattern, flags))
+    return real(pattern, flags)
+
+
+re._compile = spy
+from hotplex.cli import main
+status = main(['-C', sys.argv[1], sys.argv[2]])
+re._compile = real
+lines = 0
+
+
+def count(frame, event, arg):
+    global lines
+    lines += event == "line"
+    return count
+
+
+costs = []
+for pattern, flags in dict.fromkeys(compiled):
+    if not isinstance(pattern, (str, bytes)):
+        continue
+    re.purge()
+    lines = 0
+    sys.settrace(count)
+    re.compile(pattern, flags)
+    sys.settrace(None)
+    costs.append([lines, repr(pattern)])
+print(json.dumps([status, costs]))
+"""
+
+
+@pytest.mark.parametrize("command", ["build", "check"])
+def test_an_up_to_date_run_compiles_no_costly_pattern(hotplex, example_copy, command):
+    status, costs = _up_to_date_run(hotplex, example_copy, _PATTERNS, command)
+    assert status == 0
+    assert costs  # the spy saw the patterns the run compiled
+    assert [c for c in costs if c[0] > MOST_LINES_PER_PATTERN] == []
 
 
 _IMPORT_ONLY = """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import fcntl
 import json
 import os
 from pathlib import Path
@@ -412,3 +413,25 @@ def test_a_heading_in_a_compacted_month_reads_as_no_day_or_month(project, hotple
     assert "\n## 2026-11-07 in a fence\n" in memory  # code, no heading: as written
     forged = [line for line in memory.splitlines() if line.startswith(("# 2026-11", "## 2026-11"))]
     assert forged == ["## 2026-11-07 in a fence"]
+
+
+def test_a_run_waits_for_the_lock_another_compaction_holds_and_gives_up_clearly(project, hotplex):
+    """Two runs at once each read the days, then wrote and archived: the later one filed a
+    month from days the other had moved (memory compact took no lock, as learn does)."""
+    before = _files(project)
+    lock = project / ".hotplex/memory.lock"
+    lock.parent.mkdir(exist_ok=True)
+    with lock.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        handle.write("4242\n")
+        handle.flush()
+        done = hotplex(
+            "memory", "compact", "--archive", cwd=project, env={"HOTPLEX_LOCK_TIMEOUT": "0.3"}
+        )
+        assert done.status == 1
+        assert "another hotplex memory compact (pid 4242) holds" in done.stderr
+        assert _files(project) == before
+        dry = hotplex("memory", "compact", "--dry-run", cwd=project)
+        assert dry.status == 0  # writes nothing: needs no lock
+    assert hotplex("memory", "compact", "--archive", cwd=project).status == 0
+    assert _files(project) != before

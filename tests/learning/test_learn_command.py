@@ -208,3 +208,18 @@ def test_a_history_edited_into_poison_is_guarded_on_restore(root: Path) -> None:
     closing = learn(root, "--restore", "editor", "--date", "2026-12-01")
     assert closing.status == 2 and "breaks its line" in closing.stderr
     assert (root / "agent-configs/USER.md").read_text() == before
+
+
+def test_a_history_that_cannot_be_written_leaves_the_profile_as_it_was(root: Path) -> None:
+    """The profile was renamed into place before the history was read: a history that could
+    not be (a folder by that name) ended the run with an internal error, the old value gone
+    from the profile and never in the history."""
+    user = root / "agent-configs/USER.md"
+    assert learn(root, "editor=tabs", "--date", "2026-11-01").status == 0
+    before = user.read_bytes()
+    (root / "agent-configs/.USER.md.history.jsonl").mkdir()
+    done = learn(root, "editor=spaces", "--date", "2026-12-01")
+    assert done.status == 2, done.stderr
+    assert "hotplex learn failed, every file is as it was" in done.stderr
+    assert "internal error" not in done.stderr
+    assert user.read_bytes() == before

@@ -4,7 +4,10 @@ problem document naming its key."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 
 import pytest
 from hotplex_testing import REPO
@@ -123,3 +126,16 @@ def test_the_request_for_an_unknown_target_is_404(served) -> None:
     answer = server.client.post("/v1/learn/request", json={"transcript": "x", "target": "nope"})
     assert answer.status_code == 404
     assert answer.headers["content-type"] == PROBLEM
+
+
+def test_the_server_loads_the_learning_modules_on_the_first_learn_call_only() -> None:
+    """service.py imported them for its annotations: every `hotplex serve` loaded the merge,
+    the guard's facts and the extraction request at start-up, with or without a learn call."""
+    probe = (
+        "import json, sys\n"
+        "import hotplex.serve.app\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('hotplex.learning'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
