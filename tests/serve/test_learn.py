@@ -4,10 +4,8 @@ problem document naming its key."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from hotplex_testing import REPO
+from hotplex_testing import copy_example
 from serving import running
 
 PROBLEM = "application/problem+json"
@@ -15,10 +13,7 @@ PROBLEM = "application/problem+json"
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    root = tmp_path_factory.mktemp("learn") / "basic"
-    shutil.copytree(
-        REPO / "examples/basic", root, ignore=shutil.ignore_patterns("dist", ".hotplex")
-    )
+    root = copy_example(tmp_path_factory.mktemp("learn"))
     with running(root) as server:
         yield server, root
 
