@@ -92,6 +92,20 @@ def test_every_route_has_a_curl_line() -> None:
         assert route.path.split("{")[0] in lines, route.path
 
 
+# The routes of each guide but the serve guide's (every route, above): each has a curl line.
+GUIDE_ROUTES = {
+    "memory-compaction.md": ("/v1/memory/compact ", "/v1/memory/compact/request"),
+    "learning.md": ("/v1/learn ", "/v1/learn/request"),
+}
+
+
+@pytest.mark.parametrize(("guide", "routes"), GUIDE_ROUTES.items())
+def test_each_route_of_a_guide_has_a_curl_line(guide: str, routes: tuple[str, ...]) -> None:
+    lines = commands(sh_blocks((GUIDE.parent / guide).read_text(encoding="utf-8")))
+    for route in routes:
+        assert route in lines
+
+
 # CI installs curl (Debian's package); elsewhere a machine without it skips, saying so.
 needs_curl = pytest.mark.skipif(
     shutil.which("curl") is None and not os.environ.get("CI"), reason="curl is not installed"
