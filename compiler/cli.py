@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import gc
-import json
 import os
 import sys
 import time
@@ -110,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     except HotplexError as exc:
         _clear_progress()
         if getattr(args, "json", False):
-            print(json.dumps(_error_report(args.command, exc)))
+            print(json_text(_error_report(args.command, exc)))
         sys.stderr.write(exc.render() + "\n")
         return exc.exit_status
     except BrokenPipeError:  # `hotplex show cc | head`: the reader has gone, nothing to report

@@ -39,11 +39,11 @@ class Shown:
         self.stream = stream
 
     def write(self, text: str) -> int:
-        if not (text.isprintable() or text == "\n"):
-            text = "".join(
-                c if c.isprintable() or c in "\n\t" else f"<U+{ord(c):04X}>" for c in text
-            )
-        if "-" + _TOKEN in text:
+        if not text.isprintable() and not text.replace("\n", " ").replace("\t", " ").isprintable():
+            from hotplex.errors import visible
+
+            text = "\n".join("\t".join(map(visible, line.split("\t"))) for line in text.split("\n"))
+        if _TOKEN in text:
             for token, own in _OWN.items():
                 text = text.replace(token, own)
         return self.stream.write(text)

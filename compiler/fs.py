@@ -16,6 +16,7 @@ import os
 import posixpath
 import re
 import stat
+from json.encoder import encode_basestring
 from pathlib import Path, PurePosixPath
 
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
@@ -117,14 +118,33 @@ def json_text(value: object, **options: Any) -> str:
     file or pipe takes; U+0085, a bidi override, DEL) is written as its ``\\u`` escape, which
     reads back as the same text, so a terminal shows it as it is and ``console.Shown`` has
     nothing to change in it."""
-    return printable_json(json.dumps(value, ensure_ascii=False, **options))
+    return _printable(json.dumps(value, ensure_ascii=False, **options))
 
 
-def printable_json(text: str) -> str:
-    """``text``, JSON as the encoder wrote it (``ensure_ascii=False``), with every character
-    that does not print itself written as its ``\\u`` escape: what ``json_text`` adds to the
-    encoder, for a writer that escapes a string its own faster way."""
-    if text.isascii() and "\x7f" not in text:
+# What JSON's encoder (``ensure_ascii=False``) writes for each character it escapes, as UTF-8:
+# the backslash first, so that no escape written is escaped again.
+_ESCAPES = tuple(
+    (bytes([c]), encode_basestring(chr(c))[1:-1].encode()) for c in (0x5C, 0x22, *range(0x20))
+)
+
+
+def json_string_bytes(data: bytes) -> bytes:
+    """``json_text(text)`` without its quotes, as UTF-8, for the ``text`` whose UTF-8 is
+    ``data``, byte for byte, escaped in its bytes: the encoder visits every character, a tenth
+    of an overlaid compile's time on a 12 K document; a replacement of bytes absent from the
+    text is one memchr, a line end escaped a copy. No byte of a UTF-8 sequence is below 0x80:
+    escaping the bytes is escaping the characters."""
+    for byte, escape in _ESCAPES:
+        data = data.replace(byte, escape)
+    return _printable(data.decode("utf-8")).encode("utf-8")
+
+
+def _printable(text: str) -> str:
+    """``text``, JSON as the encoder wrote it, with every character that does not print itself
+    written as its ``\\u`` escape. Text that prints (most, beyond ASCII too) is checked in C:
+    a Python call for each character beyond ASCII took 3.7 ms on a 20 K Chinese document. Line
+    breaks, an indented dump's, are the only characters JSON text holds raw that do not print."""
+    if (text.isascii() and "\x7f" not in text) or text.replace("\n", " ").isprintable():
         return text
     return _BEYOND_ASCII.sub(_json_escape, text)
 

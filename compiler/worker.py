@@ -147,9 +147,9 @@ class Worker:
     # "claude-code" (CLAUDE.md), "agents" (AGENTS.md), "gemini" (GEMINI.md).
     imports_read: ClassVar[frozenset[str]] = frozenset()
     # The instruction-file formats ``hotplex import`` finds for its program, each a "module" or
-    # "module:NAME" naming an object with ``KIND`` and ``find(root) -> Found | None``
-    # (``hotplex.importing.found``); a format several programs read (AGENTS.md) is declared by
-    # each, and found once, in registry order.
+    # "module:NAME" (as ``pkgutil.resolve_name`` reads it) naming an object with ``KIND`` and
+    # ``find(root) -> Found | None`` (``hotplex.importing.found``); a format several programs
+    # read (AGENTS.md) is declared by each, and found once, in registry order.
     import_formats: ClassVar[tuple[str, ...]] = ()
     # The module of a workspace format ``hotplex import`` recognises as its program's own
     # (``KIND``, ``find(root)``, ``claims(names)``), if any.

@@ -13,11 +13,10 @@ and given an agent file (``subagents.emit``). One without declares neither.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from json.encoder import encode_basestring
 from typing import ClassVar
 
 from hotplex.document import configuration
-from hotplex.fs import printable_json
+from hotplex.fs import json_string_bytes
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.records import (
@@ -141,24 +140,6 @@ class Gateway(Worker):
         )
 
 
-# What JSON's encoder (``ensure_ascii=False``) writes for each character it escapes, as UTF-8:
-# the backslash first, so that no escape written is escaped again.
-_ESCAPES = tuple(
-    (bytes([c]), encode_basestring(chr(c))[1:-1].encode()) for c in (0x5C, 0x22, *range(0x20))
-)
-
-
-def _escaped(data: bytes) -> bytes:
-    """The UTF-8 bytes of ``encode_basestring(text)`` without its quotes, from ``data``, those
-    of ``text``. The encoder visits every character, a tenth of an overlaid compile's time on a
-    12 K document; a replacement of bytes absent from the text is one memchr, a line end
-    escaped a copy. No byte of a UTF-8 sequence is below 0x80: escaping the bytes is escaping
-    the characters."""
-    for byte, escape in _ESCAPES:
-        data = data.replace(byte, escape)
-    return data
-
-
 _HOLE = b'"hotplex-document"'  # stands for the text while the envelope is dumped
 
 
@@ -166,9 +147,6 @@ def json_field(envelope: dict[str, object], field: str, data: bytes) -> bytes:
     """``json_bytes({**envelope, field: text})`` for the document ``text`` whose UTF-8 is
     ``data``, byte for byte: the members that send their document as a JSON field write it this
     one way. The small envelope goes through ``json_bytes``; the text is escaped in its bytes
-    (``_escaped``), never walked by the pure-Python encoder of an indented dump."""
+    (``fs.json_string_bytes``), never walked by the pure-Python encoder of an indented dump."""
     head, _, tail = json_bytes({**envelope, field: _HOLE[1:-1].decode()}).partition(_HOLE)
-    escaped = _escaped(data)
-    if not escaped.isascii() or b"\x7f" in escaped:  # as json_text writes what does not print
-        escaped = printable_json(escaped.decode("utf-8")).encode("utf-8")
-    return head + b'"' + escaped + b'"' + tail
+    return head + b'"' + json_string_bytes(data) + b'"' + tail

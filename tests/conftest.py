@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hotplex_testing import EXAMPLES, REPO, SHARED, Result, run_hotplex  # noqa: F401
+from hotplex_testing import EXAMPLES, REPO, SHARED, Result, copy_example, run_hotplex  # noqa: F401
 from hypothesis import settings
 
 # Property tests: a short run by default; HOTPLEX_FUZZ_EXAMPLES=100000 for the long one.
@@ -76,9 +75,4 @@ def make_project(tmp_path: Path) -> Callable[..., Path]:
 def example_copy(tmp_path: Path) -> Callable[[str], Path]:
     """A private copy of examples/<name>, without any build output."""
 
-    def copy(name: str) -> Path:
-        target = tmp_path / name
-        shutil.copytree(EXAMPLES / name, target, ignore=shutil.ignore_patterns("dist", ".hotplex"))
-        return target
-
-    return copy
+    return lambda name: copy_example(tmp_path, name)

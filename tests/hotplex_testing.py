@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -16,6 +17,14 @@ SHARED = REPO.parent / "shared"  # CI clones the repository beside a copy of sha
 HOTPLEX = Path(sys.executable).parent / "hotplex"
 # The developers' guide: the layout, the floors and "Writing a worker", which tests hold to the code.
 DEVELOPERS_GUIDE = REPO / "docs" / "pages" / "contributing.md"
+
+
+def copy_example(folder: Path, name: str = "basic") -> Path:
+    """A copy of examples/``name`` as ``folder/name``, without what a build in the repository
+    left there (dist/, .hotplex/): a project of the test's own."""
+    target = folder / name
+    shutil.copytree(EXAMPLES / name, target, ignore=shutil.ignore_patterns("dist", ".hotplex"))
+    return target
 
 
 @dataclass

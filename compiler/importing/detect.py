@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import os
 import re
-from importlib import import_module
 from pathlib import Path
+from pkgutil import resolve_name
 from types import ModuleType
 from typing import Any
 
@@ -41,7 +41,7 @@ def workspace_format(folder: Path) -> ModuleType | None:
 
 def _worker_importers() -> list[ModuleType]:
     """The workspace formats workers declare, in registry order."""
-    return [_format(w.importer) for w in registry.workers().values() if w.importer]
+    return [resolve_name(w.importer) for w in registry.workers().values() if w.importer]
 
 
 def instruction_formats() -> list[Any]:
@@ -51,14 +51,7 @@ def instruction_formats() -> list[Any]:
     then ruler's, the core's own: ruler is no program hotplex builds for, it writes the others'
     files from ``.ruler/``."""
     declared = dict.fromkeys(s for w in registry.workers().values() for s in w.import_formats)
-    return [*(_format(spec) for spec in declared), ruler]
-
-
-def _format(spec: str) -> Any:
-    """The format a worker names: ``"module"`` or ``"module:NAME"``."""
-    module, _, name = spec.partition(":")
-    loaded = import_module(module)
-    return getattr(loaded, name) if name else loaded
+    return [*(resolve_name(spec) for spec in declared), ruler]
 
 
 def detect(path: Path, project: Path) -> list[Found]:

@@ -392,6 +392,16 @@ def test_build_json_reports_errors_as_json(make_project, hotplex):
     assert error["file"] == "hotplex.toml" and error["key"] == "target[0].worker"
 
 
+def test_build_json_writes_an_errors_text_as_its_other_documents_do(make_project, hotplex):
+    """Through fs.json_text, as the document of a build that succeeds: what prints as itself
+    (a name beyond ASCII), not as a \\u escape."""
+    root = make_project(manifest='[[target]]\nname = "cc"\nworker = "clàude"\n')
+    result = hotplex("-C", str(root), "build", "--json")
+    assert result.status == 2
+    assert "clàude" in result.stdout and "\\u00e0" not in result.stdout
+    assert "clàude" in json.loads(result.stdout)["errors"][0]["message"]
+
+
 def test_names_differing_only_in_letter_case_are_refused_as_one_folder(make_project, hotplex):
     """``dist/Pi/`` and ``dist/pi/`` are one folder on macOS and Windows: the second set would
     overwrite the first. Refused at the key, naming both, as places are compared."""

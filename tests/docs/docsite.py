@@ -47,5 +47,17 @@ def blocks(text: str, *languages: str) -> list[str]:
     return [body for lang, body in FENCE.findall(text) if lang in languages]
 
 
+def table_rows(text: str, header: str) -> list[list[str]]:
+    """The cells of each row of the table in ``text`` whose header line starts with ``header``."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split(" | ")])
+    return rows
+
+
 def page(path: str) -> Path:
     return hooks.PAGES / path

@@ -8,7 +8,7 @@ import importlib.machinery
 import importlib.util
 import re
 
-from docsite import written
+from docsite import table_rows, written
 from hotplex import registry
 from hotplex_testing import DEVELOPERS_GUIDE, REPO
 
@@ -18,14 +18,7 @@ TICKED = re.compile(r"`([^`]+)`")
 def _rows(header: str) -> list[list[str]]:
     """The cells of each row of the one table, on any page, whose header starts with ``header``."""
     (text,) = [text for text in written().values() if f"\n{header}" in text]
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(header))
-    rows = []
-    for line in lines[start + 2 :]:
-        if not line.startswith("|"):
-            break
-        rows.append([cell.strip() for cell in line.strip("|").split(" | ")])
-    return rows
+    return table_rows(text, header)
 
 
 def test_one_copy_table_has_a_row_for_every_program_that_loads_files_by_itself():

@@ -6,23 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from docsite import hooks, written
+from docsite import hooks, table_rows, written
 from hotplex import registry
 from hotplex_testing import REPO
 
 TICKED = re.compile(r"`([^`]+)`")
-
-
-def _rows(text: str, header: str) -> list[list[str]]:
-    """The cells of each row of the table whose header line starts with ``header``."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(header))
-    rows = []
-    for line in lines[start + 2 :]:
-        if not line.startswith("|"):
-            break
-        rows.append([cell.strip() for cell in line.strip("|").split(" | ")])
-    return rows
 
 
 # The manifest example's `worker =` line, whose comment lists the workers: "# a | b | ...".
@@ -42,7 +30,7 @@ def _holding(marker: str | re.Pattern) -> dict[str, str]:
 @pytest.mark.parametrize("name", ["README.md", "index.md"])
 def test_worker_table_matches_registry(name):
     text = written()[name]
-    rows = _rows(text, "| worker | artifact |")
+    rows = table_rows(text, "| worker | artifact |")
     assert [TICKED.fullmatch(row[0]).group(1) for row in rows] == list(registry.names())
     for row, worker in zip(rows, registry.workers().values(), strict=True):
         for output in worker.outputs:
@@ -84,7 +72,7 @@ def test_worker_key_comment_lists_every_worker(name):
 def test_import_table_matches_imports_read(name, file, audiences):
     """The targets ``hotplex import`` gives each tool's file: its readers' (AGENTS.md also Claude
     Code's, where no CLAUDE.md sits beside it)."""
-    rows = _rows(written()[name], "| you have | source | target |")
+    rows = table_rows(written()[name], "| you have | source | target |")
     row = next(r for r in rows if r[0].startswith(file))
     targets = {w.init_target[0] for w in registry.workers().values()}
     named = set(TICKED.findall(row[2])) & targets

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from hotplex.serve.app import ROUTES
-from hotplex_testing import REPO
+from hotplex_testing import REPO, copy_example
 from serving import running
 
 GUIDE = REPO / "docs/pages/guides/serve.md"
@@ -27,12 +27,20 @@ def _section() -> str:
     return text[: text.index("\n## `hotplex serve` from Go")]
 
 
+def sh_blocks(text: str) -> list[list[str]]:
+    """Each ```sh block's lines in ``text``, continuation lines joined."""
+    return [
+        body.replace("\\\n", "").splitlines() for body in re.findall(r"```sh\n(.*?)```", text, re.S)
+    ]
+
+
 def _blocks() -> list[list[str]]:
-    """Each ```sh block's commands, continuation lines joined."""
-    blocks = []
-    for body in re.findall(r"```sh\n(.*?)```", _section(), re.S):
-        blocks.append(body.replace("\\\n", "").splitlines())
-    return blocks
+    return sh_blocks(_section())
+
+
+def commands(blocks: list[list[str]]) -> str:
+    """The curl lines and assignments of all ``blocks``, in one line (to look for a route)."""
+    return " ".join(c for block in blocks for c in _commands(block))
 
 
 def _commands(lines: list[str]) -> list[str]:
@@ -75,23 +83,49 @@ def _bash(command: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedP
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "basic"
-    shutil.copytree(
-        REPO / "examples/basic", root, ignore=shutil.ignore_patterns("dist", ".hotplex")
-    )
-    return root
+    return copy_example(tmp_path)
 
 
 def test_every_route_has_a_curl_line() -> None:
-    lines = " ".join(c for block in _blocks() for c in _commands(block))
+    lines = commands(_blocks())
     for route in ROUTES:
         assert route.path.split("{")[0] in lines, route.path
 
 
+# The routes of each guide but the serve guide's (every route, above): each has a curl line.
+GUIDE_ROUTES = {
+    "memory-compaction.md": ("/v1/memory/compact ", "/v1/memory/compact/request"),
+    "learning.md": ("/v1/learn ", "/v1/learn/request"),
+}
+
+
+@pytest.mark.parametrize(("guide", "routes"), GUIDE_ROUTES.items())
+def test_each_route_of_a_guide_has_a_curl_line(guide: str, routes: tuple[str, ...]) -> None:
+    lines = commands(sh_blocks((GUIDE.parent / guide).read_text(encoding="utf-8")))
+    for route in routes:
+        assert route in lines
+
+
 # CI installs curl (Debian's package); elsewhere a machine without it skips, saying so.
-@pytest.mark.skipif(
+needs_curl = pytest.mark.skipif(
     shutil.which("curl") is None and not os.environ.get("CI"), reason="curl is not installed"
 )
+
+
+def served_answers(guide: Path, example: str, tmp_path: Path) -> list[tuple[str, str]]:
+    """Each curl line of ``guide``'s sh blocks and its output, run against a server on a copy
+    of examples/``example``: each line gets the status its comment says, and some output."""
+    answers = []
+    with running(copy_example(tmp_path, example)) as server:
+        for block in sh_blocks(guide.read_text(encoding="utf-8")):
+            for line, expected, got, body in _run(block, server.url, tmp_path):
+                assert got == expected, f"{line}\n{body}"
+                assert body, line
+                answers.append((line, body))
+    return answers
+
+
+@needs_curl
 def test_the_guide_curl_lines_answer_as_documented(project: Path, tmp_path: Path) -> None:
     blocks = _blocks()
     plain = [b for b in blocks if not any("--token-file" in line for line in b)]

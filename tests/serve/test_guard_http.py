@@ -4,22 +4,17 @@ image to another host instead of returning it in the artifact."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from guard_cases import REPRODUCTIONS
-from hotplex_testing import REPO
+from hotplex_testing import copy_example
 from serving import Server, running
 
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("guard") / "basic"
-    shutil.copytree(
-        REPO / "examples/basic", root, ignore=shutil.ignore_patterns("dist", ".hotplex")
-    )
-    return root
+    return copy_example(tmp_path_factory.mktemp("guard"))
 
 
 @pytest.fixture(scope="module")

@@ -5,12 +5,11 @@ problem document naming its key."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 
 import pytest
-from hotplex_testing import REPO
+from hotplex_testing import copy_example
 from serving import running
 
 PROBLEM = "application/problem+json"
@@ -18,10 +17,7 @@ PROBLEM = "application/problem+json"
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    root = tmp_path_factory.mktemp("learn") / "basic"
-    shutil.copytree(
-        REPO / "examples/basic", root, ignore=shutil.ignore_patterns("dist", ".hotplex")
-    )
+    root = copy_example(tmp_path_factory.mktemp("learn"))
     with running(root) as server:
         yield server, root
 

@@ -7,12 +7,11 @@ successful answer too."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from hotplex.errors import visible
-from hotplex_testing import FAKE_SECRETS, REPO
+from hotplex_testing import FAKE_SECRETS, copy_example
 from serving import Server, running
 
 TOKEN = FAKE_SECRETS["github-token"]
@@ -21,10 +20,7 @@ RAW = ("\x1b", "\n", "\u202e", "\U000e0041")
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("quoting") / "basic"
-    shutil.copytree(
-        REPO / "examples/basic", root, ignore=shutil.ignore_patterns("dist", ".hotplex")
-    )
+    root = copy_example(tmp_path_factory.mktemp("quoting"))
     with (root / "hotplex.toml").open("a", encoding="utf-8") as manifest:
         manifest.write('\n[memory]\nlogs = "memory/*.md"\n')
     (root / "agent-configs/memory").mkdir()

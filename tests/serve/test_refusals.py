@@ -5,12 +5,11 @@ problem document that names its key once."""
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 from pathlib import Path
 
 import pytest
-from hotplex_testing import REPO
+from hotplex_testing import copy_example
 from serving import Server, metric, running
 
 PROBLEM = "application/problem+json"
@@ -25,11 +24,7 @@ def server(tmp_path_factory):
 
 
 def _project(folder: Path) -> Path:
-    root = folder / "basic"
-    shutil.copytree(
-        REPO / "examples/basic", root, ignore=shutil.ignore_patterns("dist", ".hotplex")
-    )
-    return root
+    return copy_example(folder)
 
 
 def _problem(answer, status: int = 400) -> str:

@@ -13,7 +13,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from hotplex_testing import REPO
+from hotplex_testing import REPO, copy_example
 from serving import Server, running
 
 PROBLEM = "application/problem+json"
@@ -21,10 +21,7 @@ PROBLEM = "application/problem+json"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    root = tmp_path_factory.mktemp("requests") / "basic"
-    shutil.copytree(
-        REPO / "examples/basic", root, ignore=shutil.ignore_patterns("dist", ".hotplex")
-    )
+    root = copy_example(tmp_path_factory.mktemp("requests"))
     with running(root) as started:
         yield started
 

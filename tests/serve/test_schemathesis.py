@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from hotplex_testing import REPO
+from hotplex_testing import copy_example
 from serving import running
 
 # The one warning tolerated, and for the one operation: POST /v1/check needs at least one file,
@@ -31,10 +30,7 @@ CHECKS = (
 
 @pytest.mark.slow
 def test_every_generated_request_gets_a_documented_answer(tmp_path: Path) -> None:
-    root = tmp_path / "basic"
-    shutil.copytree(
-        REPO / "examples/basic", root, ignore=shutil.ignore_patterns("dist", ".hotplex")
-    )
+    root = copy_example(tmp_path)
     examples = os.environ.get("HOTPLEX_SCHEMATHESIS_EXAMPLES", "100")
     st = Path(sys.executable).parent / "st"
     with running(root) as server:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hotplex import Project
 from hotplex.serve.service import set_digest
-from hotplex_testing import FAKE_SECRETS, REPO
+from hotplex_testing import FAKE_SECRETS, REPO, copy_example
 from serving import Server, metric, running, wait_for_waiters
 
 PROBLEM = "application/problem+json"
@@ -21,13 +21,7 @@ PROBLEM = "application/problem+json"
 
 @pytest.fixture(scope="module")
 def basic(tmp_path_factory) -> Path:
-    import shutil
-
-    root = tmp_path_factory.mktemp("serve") / "basic"
-    shutil.copytree(
-        REPO / "examples/basic", root, ignore=shutil.ignore_patterns("dist", ".hotplex")
-    )
-    return root
+    return copy_example(tmp_path_factory.mktemp("serve"))
 
 
 @pytest.fixture(scope="module")
@@ -418,12 +412,7 @@ def test_check_s_bad_requests(server: Server, body, status, detail) -> None:
 
 def test_a_manifest_outside_the_project_wakes_waiters_too(tmp_path: Path) -> None:
     """``-C proj -f ../alt.toml``: the watcher also watches the manifest's folder (for it alone)."""
-    import shutil
-
-    root = tmp_path / "proj"
-    shutil.copytree(
-        REPO / "examples/basic", root, ignore=shutil.ignore_patterns("dist", ".hotplex")
-    )
+    root = copy_example(tmp_path)
     manifest = tmp_path / "alt.toml"
     (root / "hotplex.toml").rename(manifest)
     with running(root, "-f", "../alt.toml") as server:
