@@ -161,8 +161,8 @@ class Match(NamedTuple):
 def scan(text: str) -> tuple[Match, ...]:
     """Every finding of the rules in ``text``, in order of place: the wide scan's outside what
     CommonMark renders as code, and every fetch and link of the text as rendered."""
-    folded = text if text.isascii() else _ascii_view(text)
-    if not _candidate(folded) and not _candidate(text):
+    # Every candidate is ASCII and the view keeps each ASCII run of the text as it is: one look.
+    if not _candidate(text if text.isascii() else _ascii_view(text)):
         return ()
     view, origin = (text, None) if text.isascii() else skeleton(text)
     # Markers are read with look-alike letters as their prototypes too; URLs never (a
@@ -266,11 +266,11 @@ def _ascii_view(text: str) -> str:
     letters read as their prototypes, to ASCII."""
     import unicodedata
 
-    from hotplex.scanning.confusables import prototypes
+    from hotplex.scanning.confusables import prototype_text
 
     folded = unicodedata.normalize("NFKD", text)
     if not folded.isascii():
-        folded = prototypes(folded)[0]
+        folded = prototype_text(folded)
     return folded.encode("ascii", "ignore").decode("ascii")
 
 

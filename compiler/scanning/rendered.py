@@ -14,12 +14,12 @@ block holds it, so that blocking the entry at that place removes the fetch.
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from hotplex.scanning import fetched, urls
+from hotplex.text import commonmark
 
 
 class Placed(NamedTuple):
@@ -40,7 +40,7 @@ class Rendering(NamedTuple):
 
 def read(text: str) -> Rendering:
     """``text`` as markdown-it-py's CommonMark renders it."""
-    parser = _parser()
+    parser = commonmark.parser()
     env: dict[str, Any] = {}
     tokens = parser.parse(text, env)
     html, places = _render_placed(parser, tokens, env)
@@ -56,13 +56,6 @@ def read(text: str) -> Rendering:
 
 
 _NEWLINE = re.compile("\n")
-
-
-@functools.cache
-def _parser() -> Any:
-    from markdown_it import MarkdownIt  # only a text with a candidate for a finding needs it
-
-    return MarkdownIt("commonmark")  # HTML blocks and inline HTML on, as CommonMark has them
 
 
 def _render_placed(
@@ -104,7 +97,7 @@ def _placed(
     index = bisect.bisect_right(places, (at, (len(starts) + 1, 0))) - 1
     first, last = places[max(index, 0)][1]
     start, end = starts[min(first, len(starts) - 1)], _line_end(text, starts, last)
-    for needle in dict.fromkeys((written, _parser().normalizeLinkText(written))):
+    for needle in dict.fromkeys((written, commonmark.parser().normalizeLinkText(written))):
         found = text.find(needle, start, end) if needle else -1
         if found >= 0:
             return Placed(found, found + len(needle), url, host, True)

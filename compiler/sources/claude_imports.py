@@ -28,13 +28,14 @@ tests/integration/test_claude_imports_live.py):
 
 from __future__ import annotations
 
-import functools
 import os
 import posixpath
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from hotplex.text import commonmark
 
 # Claude Code loads at most this many levels: the file itself and four levels of imports.
 MAX_DEPTH = 5
@@ -78,13 +79,6 @@ def js_trim(text: str) -> str:
     return text.strip(_JS_SPACE)
 
 
-@functools.lru_cache(maxsize=1)
-def _markdown() -> Callable[[str], list[Any]]:
-    from markdown_it import MarkdownIt  # only projects with imports = "claude" pay for it
-
-    return MarkdownIt("commonmark").parse
-
-
 def _comment_block(token: Any) -> bool:
     raw = token.content.lstrip()
     return token.type == "html_block" and raw.startswith("<!--") and "-->" in raw
@@ -96,7 +90,7 @@ def visible_text(body: str) -> str:
     if "<!--" not in body:
         return js_trim(body)
     out, cursor = [], 0
-    for token in _markdown()(body):
+    for token in commonmark.parser().parse(body):
         if token.level or not _comment_block(token):
             continue
         raw = token.content.rstrip("\n")  # the parser ends the last block with a newline
@@ -140,7 +134,8 @@ def written_imports(body: str) -> list[str]:
                 scan(token.content)
             walk(token.children or ())
 
-    walk(_markdown()(body.replace("\\@", "\\\x00")))  # an escaped "@" starts nothing
+    escaped = body.replace("\\@", "\\\x00")  # an escaped "@" starts nothing
+    walk(commonmark.parser().parse(escaped))
     return list(found)
 
 

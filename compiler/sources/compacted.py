@@ -33,6 +33,8 @@ import posixpath
 import re
 from collections.abc import Iterable, Mapping
 
+from hotplex.text import commonmark
+
 COMPACTED_FOLDER = "compacted"  # beside the days: <logs folder>/compacted/2026-10.md
 HISTORY_FOLDER = "compacted/history"  # append-only, read by no artifact
 ARCHIVE_FOLDER = "archive"  # days moved out by `memory compact --archive`, read by no artifact
@@ -121,9 +123,7 @@ def section_headings(text: str) -> list[tuple[int, int]]:
     markdown-it-py, the CommonMark reading the scans use, not a pattern of our own."""
     if _MAYBE_HEADING.search(text) is None:
         return []
-    from markdown_it import MarkdownIt  # only a month with a candidate heading needs it
-
-    tokens = MarkdownIt("commonmark").parse(text)
+    tokens = commonmark.parser().parse(text)
     return [
         (t.map[0], t.map[1])
         for t in tokens

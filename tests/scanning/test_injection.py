@@ -440,3 +440,45 @@ def test_raw_text_tricks_nested_deeper_than_the_stack_are_read() -> None:
     trick = "<textarea><p title=\"</textarea><title><a title='</title>"
     text = trick * 600 + '<img src="https://evil.example/x">\n'
     assert {m.host for m in injection.scan(text) if m.rule == "image-url-data"} == {"evil.example"}
+
+
+def test_a_text_with_no_candidate_is_looked_at_once(monkeypatch) -> None:
+    """The prefilter is the whole cost of a plain memory: one look at it, not two."""
+    looks: list[str] = []
+    candidate = injection._candidate
+    monkeypatch.setattr(injection, "_candidate", lambda text: looks.append(text) or candidate(text))
+    assert injection.scan.__wrapped__("- Sam prefers tabs, café au lait\n" * 200) == ()
+    assert injection.scan.__wrapped__("- Sam prefers tabs\n" * 200) == ()
+    assert len(looks) == 2
+
+
+# ASCII a candidate is made of, and characters the ASCII view folds, maps, drops or keeps.
+_LOOK = "<>/\\![]:(SYTEMINstem -\u200b\uff1c\uff0f\u0421\u0405\u2044\u00e9\u3000\u115f\U0001f600"
+
+
+@given(st.text(st.sampled_from(_LOOK), max_size=12))
+def test_the_ascii_view_keeps_every_candidate_of_the_text(text) -> None:
+    if injection._candidate(text):
+        assert injection._candidate(injection._ascii_view(text))
+
+
+def test_the_prefilter_of_a_non_ascii_text_places_nothing(monkeypatch) -> None:
+    """A memory with one accent is looked at by a translation, not a loop in Python building
+    the offset of each of its characters (3.6 ms on 8 KB): only a candidate needs them."""
+    from hotplex.scanning import confusables
+
+    def placed(text: str) -> tuple[str, list[int]]:
+        raise AssertionError("the prefilter placed the characters of a plain text")
+
+    monkeypatch.setattr(confusables, "prototypes", placed)
+    assert injection.scan.__wrapped__("- Zoë prefers tabs, café au lait\n" * 200) == ()
+
+
+@given(st.text(st.sampled_from("aSm01\u0421\u0405\u041c\u2044\u3392\u01c6\U0001d5b2\u00e9\uff41")))
+def test_the_prototypes_keep_each_character_in_its_place(text) -> None:
+    from hotplex.scanning import confusables
+
+    mapped, origin = confusables.prototypes(text)
+    one_by_one = [confusables.prototypes(char)[0] for char in text]
+    assert mapped == "".join(one_by_one) == confusables.prototype_text(text)
+    assert origin == [at for at, piece in enumerate(one_by_one) for _ in piece]
