@@ -131,6 +131,8 @@ def survey(model: Model) -> _Survey:
     root = model.root
     for folder in (where.logs, where.compacted, where.history, where.archive):
         _confined(root, folder)  # as a build refuses it, before anything is read or written
+    for folder in (where.compacted, where.history, where.archive):
+        _refuse_file(root, folder)
     after = model.manifest.memory.compact_after_days
     days = dict(matching(list_folder(str(root / where.logs)) or (), where.pattern))
     archived = {n for n, _ in list_folder(str(root / where.archive)) or () if is_day(n)}
@@ -391,6 +393,18 @@ def _confined(root: Path, path: str) -> Path:
     """``root/path``, refused as the build refuses it when a symlink takes it out of the project."""
     span = Span(path)
     return confine(root, check_relative(path, span), span)
+
+
+def _refuse_file(root: Path, folder: str) -> None:
+    """A companion folder that is a file (or anything but a folder) stops the run before a
+    folder is made: its months, histories or days would have nowhere to go."""
+    path = root / folder
+    if os.path.lexists(path) and not path.is_dir():
+        raise HotplexError.single(
+            f"{folder} is a file, not a folder",
+            Span(folder),
+            hint=f"move it away: {compacted.COMMAND} keeps its files in the folder {folder}/",
+        )
 
 
 def _refuse_taken(root: Path, source: str, target: str) -> None:
