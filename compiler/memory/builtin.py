@@ -8,9 +8,10 @@ The rules (the README's "Compacting old days" states them for users):
 - An entry whose first line holds ``[durable]`` (any letter case) is kept whole, as written,
   under "Kept whole", grouped by the first day it was written on.
 - Every other entry folds into one line of the month's digest: the days, then its text on one
-  line (its list marker dropped, each run of blanks and line breaks one space), at most
-  ``LINE_CHARS`` characters. The digest holds at most ``[memory] digest_chars`` characters;
-  the entries written last are kept first, then the lines are listed by the first day.
+  line (its list marker dropped, each run of blanks and line breaks one space), the whole line
+  (its ``- 2026-10-24: `` included) at most ``LINE_CHARS`` characters. The digest holds at
+  most ``[memory] digest_chars`` characters; the entries written last are kept first, then the
+  lines are listed by the first day.
 - An entry the digest has no room for, or whose line had to be shortened, goes whole to the
   month's history (``compacted/history/2026-10.md``, read by no artifact), and the digest ends
   with a line saying how many did. Nothing of a day is lost: each entry is in the month's file
@@ -26,7 +27,7 @@ import attrs
 from hotplex.sources.logs import entries
 
 DURABLE = "[durable]"
-LINE_CHARS = 240  # a digest line longer than this is shortened, its entry kept in the history
+LINE_CHARS = 240  # a digest line, days included; a longer one is shortened, its entry to history
 NOTE_CHARS = 100  # the digest's room kept for its last line, when entries go to the history
 _MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]+")
 _BLANKS = re.compile(r"\s+")
@@ -92,6 +93,7 @@ def _digest(
     """The digest's lines, by first day, and the entries that go to the history instead (no
     room, or a line shortened), in the order written. Room is kept for the note saying so."""
     line_of = {e: _line(found[e], fold(e)) for e in folded}
+    shortened = {e for e in folded if not line_of[e].endswith(fold(e))}
     room = budget
     if sum(len(line) + 1 for line in line_of.values()) > budget:
         room -= NOTE_CHARS
@@ -103,14 +105,15 @@ def _digest(
             chosen.add(entry)
             used += size
     lines = [line_of[e] for e in folded if e in chosen]
-    to_history = [e for e in folded if e not in chosen or len(fold(e)) > LINE_CHARS]
+    to_history = [e for e in folded if e not in chosen or e in shortened]
     return lines, to_history
 
 
 def _line(days: list[str], text: str) -> str:
     """A digest line: the days (more than three as the first, the last and how many), then the
-    entry on one line, shortened to ``LINE_CHARS``."""
-    if len(text) > LINE_CHARS:
-        text = text[: LINE_CHARS - 1].rstrip() + "…"
+    entry on one line, the whole line shortened to ``LINE_CHARS``."""
     shown = ", ".join(days) if len(days) <= 3 else f"{days[0]} … {days[-1]} ({len(days)} days)"
-    return f"- {shown}: {text}"
+    line = f"- {shown}: {text}"
+    if len(line) > LINE_CHARS:
+        line = line[: LINE_CHARS - 1].rstrip() + "…"
+    return line

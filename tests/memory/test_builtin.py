@@ -131,3 +131,17 @@ def test_compacted_months_left_out_are_folded_into_one_line_as_days_are():
         "10 older compacted months, m/compacted/2025-01.md … m/compacted/2025-10.md: dropped;"
         " no room left in limits.per_file"
     )
+
+
+@given(st.lists(st.integers(1, 28), min_size=1, max_size=6, unique=True), st.integers(230, 400))
+def test_a_digest_line_is_at_most_line_chars_with_its_days_and_the_entry_whole_in_history(
+    written_on, length
+):
+    """The limit held for the entry's text after "- 2026-10-24: ", the docs said the line."""
+    entry = "- " + ("word " * length)[: length - 2].rstrip()
+    days = [(f"2026-10-{n:02}", entry) for n in sorted(written_on)]
+    folded = builtin.compact("2026-10", days, 5000, "h")
+    line = folded.body.split(builtin.DIGEST_HEADING, 1)[1].strip().split("\n")[0]
+    assert len(line) <= builtin.LINE_CHARS
+    assert line.endswith("…")
+    assert folded.history == ((days[0][0], entry),)
