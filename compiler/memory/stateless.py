@@ -14,9 +14,10 @@ from collections.abc import Mapping
 
 import attrs
 from hotplex.errors import HotplexError, Span
+from hotplex.manifest.vocabulary import split_glob
 from hotplex.memory import local
 from hotplex.sources import compacted
-from hotplex.sources.logs import is_day
+from hotplex.sources.logs import is_day, matching
 from hotplex.values import Record
 
 TYPE_CHECKING = False
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from hotplex.memory.request import CompactionRequest
 
 MOST_DAYS = 1000  # one request's days: a few years of logs
+DAY_GLOB = "*.md"  # the days' names a project without [memory] logs is sent
 
 
 @attrs.frozen(repr=False)
@@ -48,9 +50,13 @@ class MonthText(Record):
         }
 
 
-def checked_days(days: object) -> dict[str, bytes]:
-    """The request's days, each name a day's file name and each text a string."""
+def checked_days(model: Model, days: object) -> dict[str, bytes]:
+    """The request's days, each name a day's file name the project's logs glob reads (the
+    manifest's pattern, ``*.md`` without one), none twice up to letter case (one file where
+    the days are kept on a disk that ignores it), each text a string."""
     span = Span("request body", key="days")
+    logs = model.manifest.memory.logs
+    glob = logs or DAY_GLOB
     if not isinstance(days, Mapping) or not days:
         raise HotplexError.single(
             "'days' must be a non-empty object of day file names to their text",
@@ -59,12 +65,27 @@ def checked_days(days: object) -> dict[str, bytes]:
         )
     if len(days) > MOST_DAYS:
         raise HotplexError.single(f"{len(days)} days: at most {MOST_DAYS} in one request", span)
-    found = {}
+    found: dict[str, bytes] = {}
+    folded: dict[str, str] = {}
     for name, text in sorted(days.items()):
         at = Span("request body", key=f"days.{name}")
         if not isinstance(name, str) or "/" in name or "\\" in name or not is_day(name):
             raise HotplexError.single(
                 f"{name!r} is no day's file name: a day is named by its date, as 2026-10-01.md",
+                at,
+            )
+        if not matching([(name, 0)], split_glob(glob)[1]):
+            raise HotplexError.single(
+                f"{name!r} is no day's file name under the logs glob {glob}: the project"
+                " would never read it as a day",
+                at,
+                hint=f"name it as the glob does, as {name[:10]}.md",
+            )
+        twin = folded.setdefault(name.casefold(), name)
+        if twin != name:
+            raise HotplexError.single(
+                f"{twin!r} and {name!r} name one day's file twice (letter case aside): send it"
+                " once",
                 at,
             )
         if not isinstance(text, str):
@@ -93,7 +114,7 @@ def _one_month(days: dict[str, bytes]) -> str:
 
 def compact(model: Model, days: object, answer: str | None = None) -> tuple[MonthText, ...]:
     """Each month of ``days`` compacted (or, with ``answer``, the one month filed from it)."""
-    given = checked_days(days)
+    given = checked_days(model, days)
     if answer is not None:
         from hotplex.memory.answer import guarded
 
@@ -118,7 +139,7 @@ def request(model: Model, job: Job, days: object) -> CompactionRequest:
     """The compaction request for one month's ``days``, in ``job``'s worker's own form."""
     from hotplex.memory.request import compile_request
 
-    given = checked_days(days)
+    given = checked_days(model, days)
     month = _one_month(given)
     texts, _headers = _texts(model, given)
     return compile_request(model, job, month, local.within_request(model, texts))

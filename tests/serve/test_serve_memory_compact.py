@@ -115,6 +115,35 @@ def test_bad_days_are_400_with_their_key(server: Server, body, status, error) ->
     assert error in answer.json()["problems"][0]["message"]
 
 
+@pytest.mark.parametrize(
+    ("days", "key", "error"),
+    [
+        (
+            {"2026-10-01.md": "- x\n", "2026-10-01.MD": "- y\n"},
+            "days.2026-10-01.MD",
+            "'2026-10-01.MD' is no day's file name under the logs glob memory/*.md",
+        ),
+        (
+            {"2026-10-01-standup.md": "- x\n", "2026-10-01-Standup.md": "- y\n"},
+            "days.2026-10-01-standup.md",
+            "'2026-10-01-Standup.md' and '2026-10-01-standup.md' name one day's file twice",
+        ),
+    ],
+)
+@pytest.mark.parametrize("route", ["/v1/memory/compact", "/v1/memory/compact/request"])
+def test_a_name_the_logs_glob_never_reads_or_one_day_twice_is_400_at_its_key(
+    server: Server, days, key, error, route
+) -> None:
+    """"2026-10-01.MD" beside "2026-10-01.md" was filed as a second day of that date, its
+    digest line naming the file: the CLI never reads it as a day (memory/*.md)."""
+    body = {"days": days, "target": "cc"} if route.endswith("/request") else {"days": days}
+    answer = server.client.post(route, json=body)
+    assert answer.status_code == 400, answer.text
+    problem = answer.json()["problems"][0]
+    assert error in problem["message"]
+    assert problem["key"] == key
+
+
 def test_the_request_is_in_the_workers_form(server: Server, project: Path) -> None:
     days = {k: v for k, v in DAYS.items() if k.startswith("2026-10")}
     answer = server.client.post("/v1/memory/compact/request", json={"days": days, "target": "cc"})
