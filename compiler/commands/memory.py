@@ -88,6 +88,7 @@ def report(done, dry_run: bool) -> dict[str, object]:
         ],
         "written": [w.path for w in done.writes],
         "archived": [{"from": a, "to": b} for a, b in done.archived],
+        "removed": list(done.stale),
         "errors": [],
     }
 
@@ -106,6 +107,10 @@ def text(done, dry_run: bool) -> str:
             lines.append(f"    {month.history} entry(ies) the digest had no room for: to history")
     lines += [f"  {verb} {w.path}" for w in done.writes]
     lines += [f"  {'would move' if dry_run else 'moved'} {a} to {b}" for a, b in done.archived]
+    lines += [
+        f"  {'would remove' if dry_run else 'removed'} {path}: a temp file a killed run left"
+        for path in done.stale
+    ]
     if done.newest is None:
         lines.append("hotplex: no daily logs to compact")
     elif not done.changed:

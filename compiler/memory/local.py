@@ -28,7 +28,7 @@ from pathlib import Path
 
 import attrs
 from hotplex.errors import EXIT_FAILED, HotplexError, Span
-from hotplex.fs import Changes, check_relative, confine, sha256
+from hotplex.fs import Changes, check_relative, confine, sha256, temp_for
 from hotplex.manifest.vocabulary import split_glob
 from hotplex.memory import builtin
 from hotplex.sources import blocking, compacted
@@ -72,10 +72,11 @@ class Compaction:
     archived: tuple[tuple[str, str], ...]  # (from, to), project paths
     newest: str | None  # the newest day, from which the age is counted
     after_days: int
+    stale: tuple[str, ...] = ()  # temp files a killed run left beside months and histories
 
     @property
     def changed(self) -> bool:
-        return bool(self.writes or self.archived)
+        return bool(self.writes or self.archived or self.stale)
 
 
 @attrs.frozen
@@ -117,13 +118,15 @@ def folders(model: Model) -> _Folders:
 @attrs.frozen
 class _Survey:
     """The logs as they are: the days (name -> size), the newest day of the folder and the
-    archive, each month's header, and the months with days to compact -> those days."""
+    archive, each month's header, the months with days to compact -> those days, and the temp
+    files a killed run left beside the months and histories."""
 
     where: _Folders
     days: dict[str, int]
     newest: str | None
     headers: dict[str, dict[str, tuple[int, str]]]
     pending: dict[str, list[str]]
+    stale: tuple[str, ...]
 
 
 def survey(model: Model) -> _Survey:
@@ -136,13 +139,23 @@ def survey(model: Model) -> _Survey:
     after = model.manifest.memory.compact_after_days
     days = dict(matching(list_folder(str(root / where.logs)) or (), where.pattern))
     archived = {n for n, _ in list_folder(str(root / where.archive)) or () if is_day(n)}
+    stale = _stale_temps(root, where)
     if not days and not archived:
-        return _Survey(where, days, None, {}, {})
+        return _Survey(where, days, None, {}, {}, stale)
     newest = max([*days, *archived], key=compacted.day_date)
     headers = _headers(root, where)
-    return _Survey(
-        where, days, newest, headers, _pending(root, where, days, headers, newest, after)
-    )
+    pending = _pending(root, where, days, headers, newest, after)
+    return _Survey(where, days, newest, headers, pending, stale)
+
+
+def _stale_temps(root: Path, where: _Folders) -> tuple[str, ...]:
+    """The temp files ``fs.write_atomic`` made for a month or a history that are still there:
+    a run killed before its rename left them, and the lock says no run owns them now."""
+    found = []
+    for folder in (where.compacted, where.history):
+        listing = list_folder(str(root / folder)) or ()
+        found += [f"{folder}/{n}" for n, _ in listing if compacted.is_month(temp_for(n) or "")]
+    return tuple(sorted(found))
 
 
 def plan(model: Model, archive: bool = False) -> Compaction:
@@ -162,7 +175,7 @@ def plan(model: Model, archive: bool = False) -> Compaction:
         moves = [
             (f"{where.logs}/{n}", f"{where.archive}/{n}") for n in sorted(days) if n in covered
         ]
-    return Compaction(tuple(months), tuple(writes), tuple(moves), found.newest, after)
+    return Compaction(tuple(months), tuple(writes), tuple(moves), found.newest, after, found.stale)
 
 
 def month_days(model: Model, month: str | None) -> tuple[_Survey, str, list[tuple[str, str]], dict]:
@@ -211,24 +224,23 @@ def plan_answer(model: Model, answer: str, label: str, month: str | None = None)
     before = _bytes(model.root / path)
     writes = []
     if before != text.encode():
-        writes.append(Write(path, text.encode()))
-        if before is not None:
+        if before is not None:  # the history first: a run killed before the month is redone
             old = strip(decode(before, path), path).body.strip()
             history = f"{where.history}/{month}.md"
-            kept = _bytes(model.root / history)
-            added = _replaced(month, old, bool(kept)).encode()
-            writes.append(Write(history, (kept or b"") + added))
+            kept = _bytes(model.root / history) or b""
+            added = _replaced(month, old).encode()
+            if not kept.endswith(added):  # else written by a run killed before the month
+                writes.append(Write(history, kept + (b"\n\n" if kept else b"") + added))
+        writes.append(Write(path, text.encode()))
     fresh = tuple(n for n in header_days if n in found.pending.get(month, ()))
     done = Month(month, path, tuple(sorted(header_days)), fresh, 0, before != text.encode())
     after = model.manifest.memory.compact_after_days
-    return Compaction((done,), tuple(writes), (), found.newest, after)
+    return Compaction((done,), tuple(writes), (), found.newest, after, found.stale)
 
 
-def _replaced(month: str, old: str, after: bool) -> str:
+def _replaced(month: str, old: str) -> str:
     """A month's earlier text, for its history, when an answer replaces it."""
-    parts = [""] if after else []
-    parts += [f"## {month}: the text its file held before an answer replaced it", old]
-    return "\n\n".join(parts) + "\n"
+    return f"## {month}: the text its file held before an answer replaced it\n\n{old}\n"
 
 
 def _headers(root: Path, where: _Folders) -> dict[str, dict[str, tuple[int, str]]]:
@@ -275,15 +287,15 @@ def _compact_month(
     history_name = posixpath.relpath(history_path, where.logs)
     text, folded = builtin_file(model, month, texts, header_days, history_name)
     writes = []
-    before = _bytes(root / path)
-    if before != text.encode():
-        writes.append(Write(path, text.encode()))
     old_history = _bytes(root / history_path)
     old = (old_history or b"").decode("utf-8", "replace")
     new = [(day, entry) for day, entry in folded.history if entry not in old]
-    if new:
+    if new:  # before the month, whose note names it: a run killed between them is redone
         added = history_text(month, new, bool(old)).encode()
         writes.append(Write(history_path, (old_history or b"") + added))
+    before = _bytes(root / path)
+    if before != text.encode():
+        writes.append(Write(path, text.encode()))
     changed = before != text.encode()
     return Month(month, path, tuple(sorted(header_days)), tuple(fresh), len(new), changed), writes
 
@@ -424,6 +436,8 @@ def apply(root: Path, done: Compaction) -> None:
     for source, target in done.archived:
         _confined(root, target)
         _refuse_taken(root, source, target)
+    for stale in done.stale:
+        (root / stale).unlink(missing_ok=True)
     with Changes("memory compact", root) as changes:
         for write in done.writes:
             changes.write(root / write.path, write.data)

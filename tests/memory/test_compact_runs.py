@@ -59,3 +59,47 @@ def test_a_companion_folder_that_is_a_file_is_refused_before_anything_is_made(
     assert sorted(p.name for p in (project / MEMORY).iterdir() if p.is_dir()) == (
         ["compacted"] if "/" in folder else []
     )
+
+
+@pytest.mark.parametrize("step", range(1, 7))
+def test_a_run_killed_at_any_write_leaves_a_rerun_that_writes_every_history(
+    make_project, hotplex, step
+):
+    """Killed between a month and its history, the rerun took the month for done: its note
+    named a history that was never written, and the killed run's temp file stayed for good."""
+    root = make_project(_days(25), MANIFEST.format(extra="digest_chars = 200"))
+    killed = hotplex(
+        "memory", "compact", "--archive", cwd=root, env={"HOTPLEX_CRASH_AT": str(step)}
+    )
+    assert killed.status == -9, killed.stdout + killed.stderr
+    again = hotplex("memory", "compact", "--archive", cwd=root)
+    assert again.status == 0, again.stderr
+    assert [p.name for p in root.rglob("*.tmp")] == []
+    logs = root / MEMORY
+    for month in sorted((logs / "compacted").glob("*.md")):
+        history = logs / "compacted/history" / month.name
+        if "are kept whole in compacted/history/" in month.read_text():
+            assert history.is_file(), month.name
+            kept = history.read_text()
+            for day in (logs / "archive").glob(f"{month.stem}-*.md"):
+                ticket = day.read_text().split("\n")[0]
+                assert ticket in kept or ticket[2:] in month.read_text(), (day.name, ticket)
+    assert hotplex("memory", "compact", "--archive", cwd=root).stdout.startswith(
+        "hotplex: nothing to compact"
+    )
+
+
+def test_an_answer_killed_after_one_write_keeps_the_replaced_text_once(project, hotplex):
+    """The month was written before the history holding the text it replaced: killed between,
+    the rerun found the month as the answer wants it, and the old text was nowhere."""
+    assert hotplex("memory", "compact", cwd=project).status == 0
+    month = project / MEMORY / "compacted/2026-09.md"
+    old = month.read_text().split("---\n", 2)[2].strip()
+    answer = project.parent / "answer.md"
+    answer.write_text("- 2026-09-20 … 2026-09-30: tickets 0 to 10 done\n")
+    args = ("memory", "compact", "--answer", str(answer), "--month", "2026-09")
+    assert hotplex(*args, cwd=project, env={"HOTPLEX_CRASH_AT": "2"}).status == -9
+    assert hotplex(*args, cwd=project).status == 0
+    history = (project / MEMORY / "compacted/history/2026-09.md").read_text()
+    assert history.count(old) == 1 and history.count("before an answer replaced it") == 1
+    assert "tickets 0 to 10 done" in month.read_text()

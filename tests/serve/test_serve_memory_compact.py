@@ -134,7 +134,7 @@ def test_bad_days_are_400_with_their_key(server: Server, body, status, error) ->
 def test_a_name_the_logs_glob_never_reads_or_one_day_twice_is_400_at_its_key(
     server: Server, days, key, error, route
 ) -> None:
-    """"2026-10-01.MD" beside "2026-10-01.md" was filed as a second day of that date, its
+    """A name "2026-10-01.MD" beside "2026-10-01.md" was filed as a second day of that date, its
     digest line naming the file: the CLI never reads it as a day (memory/*.md)."""
     body = {"days": days, "target": "cc"} if route.endswith("/request") else {"days": days}
     answer = server.client.post(route, json=body)
