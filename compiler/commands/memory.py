@@ -12,6 +12,7 @@ from pathlib import Path
 
 from hotplex.errors import EXIT_OK, HotplexError, Span
 from hotplex.fs import json_text, read_input_bytes
+from hotplex.memory.local import KEPT
 
 
 def cmd_memory(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
@@ -82,6 +83,7 @@ def report(done, dry_run: bool) -> dict[str, object]:
                 "days": list(m.days),
                 "new_days": list(m.new_days),
                 "history_entries": m.history,
+                "text_to_history": m.kept or None,
                 "changed": m.changed,
             }
             for m in done.months
@@ -105,6 +107,11 @@ def text(done, dry_run: bool) -> str:
         )
         if month.history:
             lines.append(f"    {month.history} entry(ies) the digest had no room for: to history")
+        if month.kept:
+            history = f"{month.path.rpartition('/')[0]}/history/{month.month}.md"
+            lines.append(
+                f"    {month.path} {KEPT[month.kept][1]}: its text kept whole in {history}"
+            )
     lines += [f"  {verb} {w.path}" for w in done.writes]
     lines += [f"  {'would move' if dry_run else 'moved'} {a} to {b}" for a, b in done.archived]
     lines += [

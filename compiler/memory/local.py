@@ -41,6 +41,12 @@ if TYPE_CHECKING:
     from hotplex.manifest.model import Model
 
 DIGEST_HEX = 16  # the digest start a header keeps per day
+# Why a month's text, which its days cannot give again, goes whole to its history when a new
+# day compacts the month again: (the history's words, the command's).
+KEPT = {
+    "edited": (", edited by hand,", "was edited since hotplex wrote it"),
+    "answer": (", a worker's summary,", "held a worker's summary"),
+}
 
 
 @attrs.frozen
@@ -61,6 +67,7 @@ class Month:
     new_days: tuple[str, ...]
     history: int  # entries newly appended to the history
     changed: bool
+    kept: str = ""  # why the text the file held went whole to the history (``KEPT``), or ""
 
 
 @attrs.frozen
@@ -220,17 +227,17 @@ def plan_answer(model: Model, answer: str, label: str, month: str | None = None)
     body = guarded(model, answer, label)
     where = found.where
     path = f"{where.compacted}/{month}.md"
-    text = compacted.header(month, "answer", header_days) + body + "\n"
+    text = compacted.month_file(month, "answer", header_days, body)
     before = _bytes(model.root / path)
     writes = []
     if before != text.encode():
         if before is not None:  # the history first: a run killed before the month is redone
-            old = strip(decode(before, path), path).body.strip()
+            old = trim(strip(decode(before, path), path).body)
             history = f"{where.history}/{month}.md"
             kept = _bytes(model.root / history) or b""
-            added = _replaced(month, old).encode()
-            if not kept.endswith(added):  # else written by a run killed before the month
-                writes.append(Write(history, kept + (b"\n\n" if kept else b"") + added))
+            added = earlier_text(month, " before an answer replaced it", old)
+            if added not in kept.decode("utf-8", "replace"):  # a killed run's, else
+                writes.append(Write(history, appended(kept, [added])))
         writes.append(Write(path, text.encode()))
     fresh = tuple(n for n in header_days if n in found.pending.get(month, ()))
     done = Month(month, path, tuple(sorted(header_days)), fresh, 0, before != text.encode())
@@ -238,9 +245,9 @@ def plan_answer(model: Model, answer: str, label: str, month: str | None = None)
     return Compaction((done,), tuple(writes), (), found.newest, after, found.stale)
 
 
-def _replaced(month: str, old: str) -> str:
-    """A month's earlier text, for its history, when an answer replaces it."""
-    return f"## {month}: the text its file held before an answer replaced it\n\n{old}\n"
+def earlier_text(month: str, why: str, old: str) -> str:
+    """A month's earlier text, for its history, when a new text replaces it (``why``)."""
+    return f"## {month}: the text its file held{why}\n\n{old}\n"
 
 
 def _headers(root: Path, where: _Folders) -> dict[str, dict[str, tuple[int, str]]]:
@@ -286,18 +293,44 @@ def _compact_month(
     texts, header_days = _month_texts(model, where, month, sorted({*cover, *fresh}))
     history_name = posixpath.relpath(history_path, where.logs)
     text, folded = builtin_file(model, month, texts, header_days, history_name)
-    writes = []
-    old_history = _bytes(root / history_path)
-    old = (old_history or b"").decode("utf-8", "replace")
+    old_history = _bytes(root / history_path) or b""
+    old = old_history.decode("utf-8", "replace")
     new = [(day, entry) for day, entry in folded.history if entry not in old]
-    if new:  # before the month, whose note names it: a run killed between them is redone
-        added = history_text(month, new, bool(old)).encode()
-        writes.append(Write(history_path, (old_history or b"") + added))
+    added = [history_text(month, new)] if new else []
     before = _bytes(root / path)
-    if before != text.encode():
-        writes.append(Write(path, text.encode()))
     changed = before != text.encode()
-    return Month(month, path, tuple(sorted(header_days)), tuple(fresh), len(new), changed), writes
+    kept = _why_kept(before, path) if changed else ""
+    if kept:
+        earlier = strip(decode(before or b"", path), path).body
+        words = f"{KEPT[kept][0]} before it was compacted again"
+        added += [t for t in [earlier_text(month, words, trim(earlier))] if t not in old]
+    writes = []
+    if added:  # before the month, whose note names it: a run killed between them is redone
+        writes.append(Write(history_path, appended(old_history, added)))
+    if changed:
+        writes.append(Write(path, text.encode()))
+    done = Month(month, path, tuple(sorted(header_days)), tuple(fresh), len(new), changed, kept)
+    return done, writes
+
+
+def _why_kept(before: bytes | None, path: str) -> str:
+    """Why the text a month's file holds cannot be left to its days (a ``KEPT`` key), or "":
+    the built-in compactor wrote it and its digest (``body``) is still the text's."""
+    if before is None:
+        return ""
+    old = strip(decode(before, path), path)
+    if not trim(old.body):
+        return ""
+    if old.meta.get("body") != compacted.body_digest(old.body):
+        return "edited"
+    return "" if old.meta.get("compactor") == "builtin" else "answer"
+
+
+def appended(history: bytes, parts: list[str]) -> bytes:
+    """A history with ``parts`` (each a heading and its text) after what it holds, a blank
+    line between each."""
+    texts = [history.decode("utf-8", "replace").removesuffix("\n")] if history else []
+    return ("\n\n".join([*texts, *(p.removesuffix("\n") for p in parts)]) + "\n").encode()
 
 
 def builtin_file(
@@ -309,7 +342,7 @@ def builtin_file(
 ) -> tuple[str, builtin.Folded]:
     """A month's file by the built-in compactor (its header and body), and what it folded."""
     folded = builtin.compact(month, texts, model.manifest.memory.digest_chars, history_name)
-    return compacted.header(month, "builtin", header_days) + folded.body + "\n", folded
+    return compacted.month_file(month, "builtin", header_days, folded.body), folded
 
 
 def header_line(data: bytes) -> tuple[int, str]:
@@ -384,11 +417,10 @@ def _refuse_findings(model: Model, body: str, shown: str, first_line: int) -> No
         )
 
 
-def history_text(month: str, entries: Iterable[tuple[str, str]], after: bool) -> str:
-    """What a month's history gets appended (``after``: to what it holds): the entries, each
-    under the day first written on, after a heading naming the month."""
-    parts = [""] if after else []
-    parts.append(f"## {month}: entries its digest had no room for, whole")
+def history_text(month: str, entries: Iterable[tuple[str, str]]) -> str:
+    """What a month's history gets appended: the entries, each under the day first written
+    on, after a heading naming the month."""
+    parts = [f"## {month}: entries its digest had no room for, whole"]
     for day, entry in entries:
         parts += [f"#### {day}", entry]
     return "\n\n".join(parts) + "\n"

@@ -122,7 +122,7 @@ def compact(model: Model, days: object, answer: str | None = None) -> tuple[Mont
         _texts(model, given)  # the days are scanned as a build would, as for the built-in
         body = guarded(model, answer, "answer")
         headers = {n: local.header_line(d) for n, d in given.items()}
-        text = compacted.header(month, "answer", headers) + body + "\n"
+        text = compacted.month_file(month, "answer", headers, body)
         return (MonthText(month, text, tuple(given), ""),)
     done = []
     for month in sorted({name[:7] for name in given}):
@@ -130,7 +130,7 @@ def compact(model: Model, days: object, answer: str | None = None) -> tuple[Mont
         texts, headers = _texts(model, own)
         history = f"{compacted.HISTORY_FOLDER}/{month}.md"
         text, folded = local.builtin_file(model, month, texts, headers, history)
-        kept = local.history_text(month, folded.history, False) if folded.history else ""
+        kept = local.history_text(month, folded.history) if folded.history else ""
         done.append(MonthText(month, text, tuple(own), kept))
     return tuple(done)
 

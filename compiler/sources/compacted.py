@@ -8,6 +8,7 @@ says which days it covers, each with its size in bytes and the start of its SHA-
     ---
     compacted: "2026-10"
     compactor: builtin
+    body: "9c1d0e4f2a3b5c6d"
     days:
       "2026-10-01.md": "412 3f2a9c0d1e2b4a5c"
     ---
@@ -15,7 +16,9 @@ says which days it covers, each with its size in bytes and the start of its SHA-
 A covered day whose size on disk is still the one written is not read as a day (its entries are
 in the month's file); one that grew or shrank since is read as a day again, and the build warns
 (``memory compact`` folds it in). Only the size is compared by a build, from the folder's
-listing: a build never opens a day it does not need.
+listing: a build never opens a day it does not need. ``body`` is the start of the SHA-256 of the
+text below the frontmatter as hotplex wrote it: ``memory compact``, compacting the month again,
+keeps a text that no longer matches (a person's edit) whole in the history first.
 
 Beside the months, two folders no artifact reads: ``compacted/history/`` (append-only: the
 entries a month's digest had no room for, whole) and ``archive/`` (the days ``memory compact
@@ -33,6 +36,8 @@ import posixpath
 import re
 from collections.abc import Iterable, Mapping
 
+from hotplex.fs import sha256
+from hotplex.sources.frontmatter import trim
 from hotplex.text import commonmark
 
 COMPACTED_FOLDER = "compacted"  # beside the days: <logs folder>/compacted/2026-10.md
@@ -91,11 +96,20 @@ def covered(meta: Mapping[str, object], month: str) -> dict[str, tuple[int, str]
     return found
 
 
-def header(month: str, compactor: str, days: Mapping[str, tuple[int, str]]) -> str:
-    """The frontmatter of a compacted month, every value quoted (``2026-10`` stays text)."""
-    lines = ["---", f'compacted: "{month}"', f"compactor: {compactor}", "days:"]
+def month_file(month: str, compactor: str, days: Mapping[str, tuple[int, str]], body: str) -> str:
+    """A compacted month's file: its frontmatter, every value quoted (``2026-10`` stays text),
+    then ``body``, whose digest the frontmatter keeps (``body_digest``)."""
+    lines = ["---", f'compacted: "{month}"', f"compactor: {compactor}"]
+    lines += [f'body: "{body_digest(body)}"', "days:"]
     lines += [f'  "{name}": "{size} {digest}"' for name, (size, digest) in sorted(days.items())]
-    return "\n".join([*lines, "---", ""])
+    return "\n".join([*lines, "---", body, ""])
+
+
+def body_digest(body: str) -> str:
+    """The start of the SHA-256 of a month's text as hotplex wrote it (blank lines around it
+    aside): a text whose digest differs was edited since, and is kept when the month is
+    compacted again."""
+    return sha256(trim(body).encode("utf-8", "surrogatepass"))[:16]
 
 
 def still_covered(

@@ -103,3 +103,40 @@ def test_an_answer_killed_after_one_write_keeps_the_replaced_text_once(project, 
     history = (project / MEMORY / "compacted/history/2026-09.md").read_text()
     assert history.count(old) == 1 and history.count("before an answer replaced it") == 1
     assert "tickets 0 to 10 done" in month.read_text()
+
+
+@pytest.mark.parametrize("archive", [(), ("--archive",)])
+def test_a_persons_edit_of_a_month_is_kept_whole_when_a_new_day_recompacts_it(
+    project, hotplex, archive
+):
+    """The month was rebuilt from its days alone: the edit was in no file, without a word."""
+    assert hotplex("memory", "compact", *archive, cwd=project).status == 0
+    month = project / MEMORY / "compacted/2026-09.md"
+    edited = (
+        month.read_text().split("---\n", 2)[2] + "- HAND EDIT: the on-call rota is in the wiki\n"
+    )
+    month.write_text(month.read_text() + "- HAND EDIT: the on-call rota is in the wiki\n")
+    (project / MEMORY / "2026-09-19.md").write_text("- a late day of September\n")
+    done = hotplex("memory", "compact", *archive, cwd=project)
+    assert done.status == 0, done.stderr
+    history = project / MEMORY / "compacted/history/2026-09.md"
+    assert (
+        f"    {MEMORY}/compacted/2026-09.md was edited since hotplex wrote it: its text kept whole"
+        f" in {MEMORY}/compacted/history/2026-09.md" in done.stdout
+    )
+    assert history.read_text() == (
+        "## 2026-09: the text its file held, edited by hand, before it was compacted again\n\n"
+        + edited.strip()
+        + "\n"
+    )
+    assert "a late day of September" in month.read_text()
+    again = hotplex("memory", "compact", *archive, cwd=project)
+    assert again.stdout.startswith("hotplex: nothing to compact")
+
+
+def test_a_month_hotplex_wrote_and_nobody_edited_is_recompacted_without_a_history(project, hotplex):
+    assert hotplex("memory", "compact", cwd=project).status == 0
+    (project / MEMORY / "2026-09-19.md").write_text("- a late day of September\n")
+    done = hotplex("memory", "compact", cwd=project)
+    assert done.status == 0 and "edited" not in done.stdout
+    assert not (project / MEMORY / "compacted/history").exists()
