@@ -261,9 +261,11 @@ class Project:
     ):
         """What ``target``'s worker needs to summarise ``month`` of the daily logs (default: the
         oldest with days to compact), in its own form (``memory.request``); give its answer to
-        ``compact_memory(answer=...)``. ``days`` (file name -> text, one month's): those days
-        instead of the project's, as ``POST /v1/memory/compact/request`` sends them. Refused
-        for a worker with no headless program.
+        ``compact_memory(answer=...)``, which covers the days this request held as they were
+        (recorded in the state folder: ``memory.local.record_request``). ``days`` (file name
+        -> text, one month's): those days instead of the project's, as ``POST
+        /v1/memory/compact/request`` sends them (nothing recorded). Refused for a worker with no
+        headless program.
 
         .. versionadded:: issue 38
         """
@@ -274,8 +276,11 @@ class Project:
             job = self._job(target, platform)
             if days is not None:
                 return stateless.request(self._model, job, days)
-            _found, chosen, texts, _header = local.month_days(self._model, month)
-            return compile_request(self._model, job, chosen, texts)
+            with self._memory_lock():
+                _found, chosen, texts, covers = local.month_days(self._model, month)
+                made = compile_request(self._model, job, chosen, texts, covers)
+                local.record_request(self.root, made)
+            return made
 
     def compact_days(self, days: Mapping[str, str], answer: str | None = None):
         """``days`` (file name -> text) compacted by the built-in compactor, a file per month,

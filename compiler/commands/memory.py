@@ -84,6 +84,7 @@ def report(done, dry_run: bool) -> dict[str, object]:
                 "new_days": list(m.new_days),
                 "history_entries": m.history,
                 "text_to_history": m.kept or None,
+                "left": list(m.left),
                 "changed": m.changed,
             }
             for m in done.months
@@ -107,6 +108,10 @@ def text(done, dry_run: bool) -> str:
         )
         if month.history:
             lines.append(f"    {month.history} entry(ies) the digest had no room for: to history")
+        if month.left:
+            lines.append(
+                f"    left as days, added or changed since the request: {', '.join(month.left)}"
+            )
         if month.kept:
             history = f"{month.path.rpartition('/')[0]}/history/{month.month}.md"
             lines.append(

@@ -21,6 +21,7 @@ text it replaces goes to the month's history.
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 from collections.abc import Iterable
@@ -28,7 +29,16 @@ from pathlib import Path
 
 import attrs
 from hotplex.errors import EXIT_FAILED, HotplexError, Span
-from hotplex.fs import Changes, check_relative, confine, sha256, temp_for
+from hotplex.fs import (
+    STATE_DIR,
+    Changes,
+    check_relative,
+    confine,
+    json_text,
+    sha256,
+    temp_for,
+    write_atomic,
+)
 from hotplex.manifest.vocabulary import split_glob
 from hotplex.memory import builtin
 from hotplex.sources import blocking, compacted
@@ -39,8 +49,10 @@ from hotplex.sources.logs import is_day, list_folder, matching
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hotplex.manifest.model import Model
+    from hotplex.memory.request import CompactionRequest
 
 DIGEST_HEX = 16  # the digest start a header keeps per day
+REQUEST_RECORD = f"{STATE_DIR}/memory-request.json"  # what the last request held, for its answer
 # Why a month's text, which its days cannot give again, goes whole to its history when a new
 # day compacts the month again: (the history's words, the command's).
 KEPT = {
@@ -68,6 +80,7 @@ class Month:
     history: int  # entries newly appended to the history
     changed: bool
     kept: str = ""  # why the text the file held went whole to the history (``KEPT``), or ""
+    left: tuple[str, ...] = ()  # an answer's month: days added or changed since the request
 
 
 @attrs.frozen
@@ -218,14 +231,63 @@ def month_days(model: Model, month: str | None) -> tuple[_Survey, str, list[tupl
     return found, month, texts, {n: h for n, h in header_days.items() if n in chosen}
 
 
+def record_request(root: Path, request: CompactionRequest) -> None:
+    """What a request held (its month, each day's header line), kept in the state folder for
+    its answer: the answer covers those days, as they were, and no other."""
+    covers = {name: f"{size} {digest}" for name, (size, digest) in request.covers}
+    record = json_text({"month": request.month, "covers": covers}, indent=2) + "\n"
+    write_atomic(root / REQUEST_RECORD, record.encode())
+
+
+def _requested(root: Path, month: str | None, label: str) -> tuple[str, dict[str, tuple[int, str]]]:
+    """The month and the days (name -> header line) of the last request (``record_request``)."""
+    try:
+        record = json.loads((root / REQUEST_RECORD).read_bytes())
+        held = {n: (int(v.split()[0]), v.split()[1]) for n, v in record["covers"].items()}
+        requested = record["month"]
+    except FileNotFoundError:
+        raise HotplexError.single(
+            "no compaction request to answer: the answer covers the days its request held",
+            Span(label),
+            hint=f"{compacted.COMMAND} --request --target NAME, then --answer with its answer",
+        ) from None
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        raise HotplexError.single(
+            f"{REQUEST_RECORD} is no request's record: make the request again",
+            Span(REQUEST_RECORD),
+            hint=f"{compacted.COMMAND} --request --target NAME",
+        ) from None
+    if month is not None and month != requested:
+        raise HotplexError.single(
+            f"--month {month} is not the month of the last request ({requested})",
+            Span("arguments", key="month"),
+            hint=f"{compacted.COMMAND} --request --target NAME --month {month}",
+        )
+    return requested, held
+
+
 def plan_answer(model: Model, answer: str, label: str, month: str | None = None) -> Compaction:
     """The answer to ``--request`` guarded and filed as the month's file, covering the days
-    the request held; the text it replaces goes to the month's history."""
+    the last request held whose bytes are still those it held; a day added or changed since
+    stays a day (the build warns of it). The text the answer replaces goes to the history."""
     from hotplex.memory.answer import guarded
 
-    found, month, _texts, header_days = month_days(model, month)
     body = guarded(model, answer, label)
+    found = survey(model)
     where = found.where
+    month, held = _requested(model.root, month, label)
+    header_days = {}
+    for name, line in held.items():
+        now = _original(model.root, where, name)
+        if now is not None and header_line(now[0]) == line:
+            header_days[name] = line
+    left = sorted({*found.pending.get(month, ()), *held}.intersection(found.days) - {*header_days})
+    if not header_days:
+        raise HotplexError.single(
+            f"every day the request for {month} held has changed since: the answer covers none",
+            Span(label),
+            hint=f"{compacted.COMMAND} --request --target NAME --month {month}, then --answer",
+        )
     path = f"{where.compacted}/{month}.md"
     text = compacted.month_file(month, "answer", header_days, body)
     before = _bytes(model.root / path)
@@ -240,7 +302,8 @@ def plan_answer(model: Model, answer: str, label: str, month: str | None = None)
                 writes.append(Write(history, appended(kept, [added])))
         writes.append(Write(path, text.encode()))
     fresh = tuple(n for n in header_days if n in found.pending.get(month, ()))
-    done = Month(month, path, tuple(sorted(header_days)), fresh, 0, before != text.encode())
+    changed = before != text.encode()
+    done = Month(month, path, tuple(sorted(header_days)), fresh, 0, changed, left=tuple(left))
     after = model.manifest.memory.compact_after_days
     return Compaction((done,), tuple(writes), (), found.newest, after, found.stale)
 

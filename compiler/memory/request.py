@@ -10,6 +10,8 @@ the form of the answer (channel B).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import attrs
 from hotplex.learning.request import WorkerRequest, in_worker_form, without_hidden
 from hotplex.memory.builtin import DURABLE
@@ -36,19 +38,27 @@ Answer with the summary only: Markdown, a list of short entries, each starting w
 
 @attrs.frozen(repr=False)
 class CompactionRequest(WorkerRequest):
-    """The compaction request in the worker's form, with the month and the days it holds."""
+    """The compaction request in the worker's form, with the month and the days it holds,
+    each with its header line (size, digest start): an answer covers a day only as it was."""
 
     month: str
     days: tuple[str, ...]
+    covers: tuple[tuple[str, tuple[int, str]], ...]
 
     def to_json(self) -> dict[str, object]:
-        return {**super().to_json(), "month": self.month, "days": list(self.days)}
+        covers = {name: f"{size} {digest}" for name, (size, digest) in self.covers}
+        return {**super().to_json(), "month": self.month, "days": list(self.days), "covers": covers}
 
 
 def compile_request(
-    model: Model, job: Job, month: str, days: list[tuple[str, str]]
+    model: Model,
+    job: Job,
+    month: str,
+    days: list[tuple[str, str]],
+    covers: Mapping[str, tuple[int, str]],
 ) -> CompactionRequest:
-    """The request for ``month``'s ``days`` (name without ``.md``, text; oldest first)."""
+    """The request for ``month``'s ``days`` (name without ``.md``, text; oldest first), whose
+    header lines are ``covers``' (day file name -> size, digest start)."""
     text = "\n\n".join(f"## {name}\n\n{body}" for name, body in days)
     clean, findings = without_hidden(text)
     budget = model.manifest.memory.digest_chars
@@ -59,6 +69,7 @@ def compile_request(
     ]
     emitted = in_worker_form(model, job, sections, "a compaction request")
     names = tuple(f"{n}.md" for n, _ in days)
+    held = tuple((name, covers[name]) for name in names)
     return CompactionRequest.of(
-        job, emitted, emitted.truncations, findings, month=month, days=names
+        job, emitted, emitted.truncations, findings, month=month, days=names, covers=held
     )

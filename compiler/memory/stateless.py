@@ -141,5 +141,5 @@ def request(model: Model, job: Job, days: object) -> CompactionRequest:
 
     given = checked_days(model, days)
     month = _one_month(given)
-    texts, _headers = _texts(model, given)
-    return compile_request(model, job, month, local.within_request(model, texts))
+    texts, headers = _texts(model, given)
+    return compile_request(model, job, month, local.within_request(model, texts), headers)

@@ -248,6 +248,8 @@ def test_an_answer_is_filed_as_the_month_and_the_text_it_replaces_kept(project, 
     before = (project / "agent-configs/memory/compacted/2026-09.md").read_text()
     answer = project.parent / "answer.md"
     answer.write_text("- 2026-09-20 … 2026-09-30: tickets 0 to 10 done; standup at 10:00\n")
+    request = ("memory", "compact", "--request", "--target", "cc", "--month", "2026-09")
+    assert hotplex(*request, cwd=project).status == 0
     done = hotplex("memory", "compact", "--answer", str(answer), "--month", "2026-09", cwd=project)
     assert done.status == 0, done.stderr
     month = (project / "agent-configs/memory/compacted/2026-09.md").read_text()

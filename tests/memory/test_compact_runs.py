@@ -4,6 +4,7 @@ folders that are files, days arriving between a request and its answer (the real
 from __future__ import annotations
 
 import datetime
+import json
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,8 @@ def test_an_answer_killed_after_one_write_keeps_the_replaced_text_once(project, 
     answer = project.parent / "answer.md"
     answer.write_text("- 2026-09-20 … 2026-09-30: tickets 0 to 10 done\n")
     args = ("memory", "compact", "--answer", str(answer), "--month", "2026-09")
+    request = ("memory", "compact", "--request", "--target", "cc", "--month", "2026-09")
+    assert hotplex(*request, cwd=project).status == 0
     assert hotplex(*args, cwd=project, env={"HOTPLEX_CRASH_AT": "2"}).status == -9
     assert hotplex(*args, cwd=project).status == 0
     history = (project / MEMORY / "compacted/history/2026-09.md").read_text()
@@ -140,3 +143,45 @@ def test_a_month_hotplex_wrote_and_nobody_edited_is_recompacted_without_a_histor
     done = hotplex("memory", "compact", cwd=project)
     assert done.status == 0 and "edited" not in done.stdout
     assert not (project / MEMORY / "compacted/history").exists()
+
+
+def test_an_answer_covers_the_days_its_request_held_as_they_were(make_project, hotplex):
+    """A day added (or changed) between --request and --answer was filed as covered by an
+    answer that never saw it: its entries were in no artifact, and no warning said so."""
+    root = make_project(
+        {
+            f"{MEMORY}/2026-10-01.md": "- a\n",
+            f"{MEMORY}/2026-10-03.md": "- c\n",
+            f"{MEMORY}/2026-12-01.md": "- b\n",
+        },
+        MANIFEST.format(extra="").replace("= 10", "= 30"),
+    )
+    request = hotplex("memory", "compact", "--request", "--target", "cc", "--json", cwd=root)
+    assert request.status == 0, request.stderr
+    covers = json.loads(request.stdout)["covers"]
+    assert sorted(covers) == ["2026-10-01.md", "2026-10-03.md"]
+    (root / MEMORY / "2026-10-02.md").write_text("- IMPORTANT late day fact\n")
+    (root / MEMORY / "2026-10-03.md").write_text("- c, changed since\n")
+    answer = root.parent / "answer.md"
+    answer.write_text("- 2026-10-01: a\n")
+    done = hotplex("memory", "compact", "--answer", str(answer), "--json", cwd=root)
+    assert done.status == 0, done.stderr
+    month = json.loads(done.stdout)["months"][0]
+    assert month["days"] == ["2026-10-01.md"]
+    assert month["left"] == ["2026-10-02.md", "2026-10-03.md"]
+    header = (root / MEMORY / "compacted/2026-10.md").read_text().split("---\n")[1]
+    assert "2026-10-02.md" not in header and "2026-10-03.md" not in header
+    built = hotplex("build", cwd=root)
+    assert "2 day(s) more than memory.compact_after_days (30)" in built.stderr
+    prompt = (root / "dist/cc/default/prompt.xml").read_text()
+    assert "IMPORTANT late day fact" in prompt and "c, changed since" in prompt
+
+
+def test_an_answer_without_a_request_is_refused(project, hotplex):
+    answer = project.parent / "answer.md"
+    answer.write_text("- 2026-09-20: tickets\n")
+    before = _files(project)
+    done = hotplex("memory", "compact", "--answer", str(answer), cwd=project)
+    assert done.status == 2
+    assert "no compaction request to answer" in done.stderr
+    assert _files(project) == before
