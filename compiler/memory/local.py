@@ -320,7 +320,7 @@ def _headers(root: Path, where: _Folders) -> dict[str, dict[str, tuple[int, str]
         path = f"{where.compacted}/{name}"
         text = decode((root / path).read_bytes(), path)
         month = name.removesuffix(".md")
-        found[month] = compacted.covered(strip(text, path).meta, month)
+        found[month] = compacted.covered(strip(text, path).meta, month, path, lambda t=text: t)
     return found
 
 

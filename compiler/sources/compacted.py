@@ -34,8 +34,9 @@ from __future__ import annotations
 import datetime
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
+from hotplex.errors import HotplexError, Span
 from hotplex.fs import sha256
 from hotplex.sources.frontmatter import trim
 from hotplex.text import commonmark
@@ -49,6 +50,7 @@ _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 # A line that may open (ATX) or underline (setext) a heading: only such a text is parsed.
 _MAYBE_HEADING = re.compile(r"^ {0,3}(?:#|=+[ \t]*$|-+[ \t]*$)", re.MULTILINE)
 _ATX_MARKS = re.compile(r"( {0,3})#{1,2}(?=[ \t]|$)")
+_COVER = re.compile(r"[0-9]+ [0-9a-f]+")  # a day's value in a header: "SIZE DIGEST"
 
 
 def is_month(name: str) -> bool:
@@ -80,20 +82,67 @@ def past_age(names: Iterable[str], newest: str, after_days: int) -> list[str]:
     return [n for n in names if (last - day_date(n)).days > after_days]
 
 
-def covered(meta: Mapping[str, object], month: str) -> dict[str, tuple[int, str]]:
-    """The days a compacted month's frontmatter lists: name -> (size, digest start). A header
-    that is not one (edited by hand into another shape) covers nothing, and a month covers
-    none of another month's days (a header edited to name the newest day hides no day): those
-    days are read."""
+def covered(
+    meta: Mapping[str, object], month: str, display: str, text: Callable[[], str]
+) -> dict[str, tuple[int, str]]:
+    """The days a compacted month's frontmatter lists: name -> (size, digest start). A month
+    covers none of another month's days (a header edited to name the newest day hides no day):
+    those days are read. A key of the wrong type or shape is an error at its line (found in
+    ``text()``, the file's text, asked only then), not a month quietly covering nothing."""
+    wrong = _wrong_key(meta, month)
+    if wrong is not None:
+        path, message = wrong
+        line, column = _key_place(text(), path)
+        raise HotplexError.single(
+            message,
+            Span(display, line, column, key=".".join(path)),
+            hint=f"fix the frontmatter, or remove it and run {COMMAND} to write it again",
+        )
     days = meta.get("days")
-    if not isinstance(days, Mapping):
-        return {}
     found = {}
-    for name, value in days.items():
-        size, _, digest = str(value).partition(" ")
-        if isinstance(name, str) and name.startswith(f"{month}-") and size.isdigit():
+    for name, value in days.items() if isinstance(days, Mapping) else ():
+        size, _, digest = value.partition(" ")
+        if name.startswith(f"{month}-"):
             found[name] = (int(size), digest)
     return found
+
+
+def _wrong_key(meta: Mapping[str, object], month: str) -> tuple[tuple[str, ...], str] | None:
+    """The first key of a month's frontmatter (its path) whose value hotplex never writes, and
+    why; None when each is as written (or absent: a month written by hand covers no day)."""
+    named = meta.get("compacted", month)
+    if not isinstance(named, str):
+        return ("compacted",), f'compacted must be the month as text, "{month}"'
+    if named != month:
+        return ("compacted",), f"compacted names {named}, but the file is {month}'s"
+    for key in ("compactor", "body"):
+        if not isinstance(meta.get(key, ""), str):
+            return (key,), f"{key} must be text, as hotplex writes it"
+    days = meta.get("days", {})
+    if not isinstance(days, Mapping):
+        return ("days",), 'days must be a mapping of day file names to "SIZE DIGEST"'
+    for name, value in days.items():
+        if not isinstance(value, str) or _COVER.fullmatch(value) is None:
+            return ("days", str(name)), (
+                f'days.{name} must be "SIZE DIGEST" (as "412 3f2a9c0d1e2b4a5c"), not {value!r}'
+            )
+    return None
+
+
+def _key_place(text: str, path: tuple[str, ...]) -> tuple[int | None, int | None]:
+    """The 1-based line and column of the value at ``path`` in a file's YAML frontmatter, by
+    PyYAML's composer (the reader python-frontmatter uses); (None, None) when not found."""
+    import yaml
+
+    lines = text.split("\n")
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), 0)
+    node = yaml.compose("\n".join(lines[1:end]), Loader=yaml.SafeLoader)
+    for key in path:
+        pairs = node.value if isinstance(node, yaml.MappingNode) else []
+        node = next((v for k, v in pairs if str(k.value) == key), None)
+        if node is None:
+            return None, None
+    return node.start_mark.line + 2, node.start_mark.column + 1
 
 
 def month_file(month: str, compactor: str, days: Mapping[str, tuple[int, str]], body: str) -> str:

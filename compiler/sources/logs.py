@@ -349,6 +349,11 @@ def compacted_months(
     """The compacted months beside the days (``compacted.py``), newest first, as (display,
     heading name, text), and the names of the days they cover as the days are now."""
     from hotplex.sources.compacted import covered, demoted, still_covered
+    from hotplex.sources.frontmatter import decode
+
+    def _text_of(display: str) -> str:  # a month's whole text, for the line of a bad key
+        read = resolver.inputs.raw(display, span)
+        return decode(read.data, display) if read is not None else ""
 
     where = folder_of(folder, COMPACTED_FOLDER)
     resolver.consulted.append(f"{where}/")
@@ -359,8 +364,11 @@ def compacted_months(
         text = load(display)
         if loaded is None or text is None:
             continue
-        coverage[name] = covered(loaded.meta, name.removesuffix(".md"))
+        coverage[name] = covered(
+            loaded.meta, name.removesuffix(".md"), loaded.display, lambda d=display: _text_of(d)
+        )
         months.append((display, f"{name.removesuffix('.md')} (compacted)", demoted(text)))
+
     sizes = dict(resolver.inputs.listing(f"{folder}/", span))
     return months, still_covered(coverage, sizes, resolver.model.manifest.memory.compact_after_days)
 

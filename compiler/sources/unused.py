@@ -245,8 +245,10 @@ def _uncompacted(model: Model) -> list[str]:
     headers = {}
     for name, _ in months_in(list_folder(str(model.root / where)) or ()):
         try:
-            text = decode((model.root / where / name).read_bytes(), f"{where}/{name}")
-            headers[name] = covered(strip(text, f"{where}/{name}").meta, name.removesuffix(".md"))
+            shown = f"{where}/{name}"
+            text = decode((model.root / where / name).read_bytes(), shown)
+            month = name.removesuffix(".md")
+            headers[name] = covered(strip(text, shown).meta, month, shown, lambda t=text: t)
         except (OSError, HotplexError):  # the build reads it and says what is wrong
             continue
     done = still_covered(headers, days, after)

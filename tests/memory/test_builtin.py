@@ -6,6 +6,7 @@ import datetime
 import tempfile
 from pathlib import Path
 
+import pytest
 from hotplex.api import Project
 from hotplex.memory import builtin
 from hotplex.sources.frontmatter import strip, trim
@@ -108,11 +109,15 @@ def test_a_durable_entry_is_kept_whole_even_past_the_budget():
 
 
 def test_a_month_s_header_covers_its_own_days_only():
+    from hotplex.errors import HotplexError
     from hotplex.sources.compacted import covered
 
-    meta = {"days": {"2026-11-12.md": "9 ab", "2026-10-01.md": "5 cd", "2026-10-02.md": "x"}}
-    assert covered(meta, "2026-10") == {"2026-10-01.md": (5, "cd")}
-    assert covered({"days": ["2026-10-01.md"]}, "2026-10") == {}
+    meta = {"days": {"2026-11-12.md": "9 ab", "2026-10-01.md": "5 cd"}}
+    assert covered(meta, "2026-10", "m.md", str) == {"2026-10-01.md": (5, "cd")}
+    text = '---\ndays:\n  "2026-10-02.md": "x"\n---\n'
+    with pytest.raises(HotplexError) as wrong:
+        covered({"days": {"2026-10-02.md": "x"}}, "2026-10", "m.md", lambda: text)
+    assert wrong.value.problems[0].span.location() == "m.md:3:20: days.2026-10-02.md"
 
 
 def test_compacted_months_left_out_are_folded_into_one_line_as_days_are():

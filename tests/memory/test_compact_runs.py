@@ -185,3 +185,30 @@ def test_an_answer_without_a_request_is_refused(project, hotplex):
     assert done.status == 2
     assert "no compaction request to answer" in done.stderr
     assert _files(project) == before
+
+
+@pytest.mark.parametrize(
+    ("header", "line", "key", "error"),
+    [
+        ('days: {"2026-09-20.md": 5}', 3, "days.2026-09-20.md", 'must be "SIZE DIGEST"'),
+        ('days:\n  "2026-09-20.md": "zz 12"', 4, "days.2026-09-20.md", 'must be "SIZE DIGEST"'),
+        ("days: [1, 2]", 3, "days", "must be a mapping of day file names"),
+        ("compacted: 5", 2, "compacted", 'must be the month as text, "2026-09"'),
+        ('compacted: "2026-11"', 2, "compacted", "names 2026-11, but the file is 2026-09's"),
+        ("compactor: 7", 3, "compactor", "must be text"),
+    ],
+)
+@pytest.mark.parametrize("command", [("build",), ("check",), ("memory", "compact", "--dry-run")])
+def test_a_months_frontmatter_of_the_wrong_types_is_an_error_at_its_line_and_key(
+    project, hotplex, header, line, key, error, command
+):
+    """Each was accepted without a word: the month shown, a bogus day counted as covered."""
+    month = project / MEMORY / "compacted/2026-09.md"
+    month.parent.mkdir(parents=True)
+    first = "" if header.startswith("compacted") else 'compacted: "2026-09"\n'
+    month.write_text(f"---\n{first}{header}\n---\n- hand note\n")
+    done = hotplex(*command, cwd=project)
+    assert done.status == 2, done.stdout + done.stderr
+    assert f"{MEMORY}/compacted/2026-09.md:{line}:" in done.stderr
+    assert f": {key}: " in done.stderr and error in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr

@@ -167,3 +167,26 @@ def test_a_request_for_an_unknown_or_editor_target_is_refused(
     answer = server.client.post("/v1/memory/compact/request", json=body)
     assert answer.status_code == status, answer.text
     assert error in answer.json()["problems"][0]["message"]
+
+
+def test_a_months_frontmatter_of_the_wrong_type_in_a_check_is_a_problem_at_its_key(
+    tmp_path: Path,
+) -> None:
+    """An overlay month with `compacted: 5` was ok: true, its header quietly covering nothing."""
+    root = tmp_path / "checked"
+    (root / "agent-configs/memory/compacted").mkdir(parents=True)
+    (root / "hotplex.toml").write_text(MANIFEST)
+    (root / "agent-configs/memory/2026-10-20.md").write_text("- z\n")
+    month = '---\ncompacted: "2026-09"\ncompactor: builtin\ndays: {}\n---\n- a\n'
+    (root / "agent-configs/memory/compacted/2026-09.md").write_text(month)
+    with running(root) as server:
+        files = {"memory/compacted/2026-09.md": "---\ncompacted: 5\n---\n- hand note\n"}
+        answer = server.client.post("/v1/check", json={"files": files})
+    assert answer.status_code == 400, answer.text
+    problem = answer.json()["problems"][0]
+    assert (problem["file"], problem["line"], problem["key"]) == (
+        "overlay:memory/compacted/2026-09.md",
+        2,
+        "compacted",
+    )
+    assert 'compacted must be the month as text, "2026-09"' in problem["message"]
