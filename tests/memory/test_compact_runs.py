@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
+from hotplex_testing import HOTPLEX
 
 MANIFEST = """\
 [memory]
@@ -212,3 +217,40 @@ def test_a_months_frontmatter_of_the_wrong_types_is_an_error_at_its_line_and_key
     assert f"{MEMORY}/compacted/2026-09.md:{line}:" in done.stderr
     assert f": {key}: " in done.stderr and error in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def _opened(pid: int, path: Path) -> bool:
+    """Whether process ``pid`` has ``path`` open (it reached the lock)."""
+    fds = Path(f"/proc/{pid}/fd")
+    try:
+        return any(os.path.realpath(fd) == str(path.resolve()) for fd in fds.iterdir())
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def test_two_archive_runs_at_once_the_second_waits_for_the_first(project):
+    """The attacker's case: two `memory compact --archive` at once, the loser failing mid-way
+    ("cannot archive …: … exists", one file the other had moved). The first is stopped at its
+    first write, holding the lock; the second reaches the lock and waits until it ends."""
+    days = {p.name: p.read_bytes() for p in (project / MEMORY).glob("*.md")}
+    command = [str(HOTPLEX), "memory", "compact", "--archive"]
+    stopped = {"HOTPLEX_CRASH_AT": "1", "HOTPLEX_CRASH_SIGNAL": "STOP"}
+    first = subprocess.Popen(
+        command, cwd=project, env={**os.environ, **stopped}, stdout=subprocess.PIPE, text=True
+    )
+    while Path(f"/proc/{first.pid}/stat").read_text().split(")")[1].split()[0] != "T":
+        assert first.poll() is None
+        time.sleep(0.005)  # a poll for the event, the stop, sharing the cores with the runs
+    waiting = {"HOTPLEX_LOCK_TIMEOUT": "120"}
+    second = subprocess.Popen(
+        command, cwd=project, env={**os.environ, **waiting}, stdout=subprocess.PIPE, text=True
+    )
+    while second.poll() is None and not _opened(second.pid, project / ".hotplex/memory.lock"):
+        time.sleep(0.005)  # as above: until the second has the lock's file open, or ends
+    first.send_signal(signal.SIGCONT)
+    assert first.wait(60) == 0
+    assert second.wait(60) == 0
+    assert second.stdout.read().startswith("hotplex: nothing to compact")
+    assert "archived 14 day(s)" in first.stdout.read()
+    kept = {p.name: p.read_bytes() for p in (project / MEMORY).rglob("2026-*-*.md")}
+    assert kept == days
