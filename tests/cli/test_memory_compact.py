@@ -2,40 +2,19 @@
 
 from __future__ import annotations
 
-import datetime
 import fcntl
 import json
 import os
 from pathlib import Path
 
 import pytest
-from hotplex_testing import FAKE_SECRETS, HOSTILE_ANSWERS
-
-MANIFEST = """\
-[memory]
-logs = "memory/*.md"
-compact_after_days = 10
-{extra}
-[[target]]
-name = "cc"
-worker = "claude-code"
-"""
-
-
-def _days(count: int, start: datetime.date = datetime.date(2026, 9, 20)) -> dict[str, str]:
-    files = {"agent-configs/MEMORY.md": "# Curated\n\n- the curated part\n"}
-    for n in range(count):
-        day = start + datetime.timedelta(n)
-        files[f"agent-configs/memory/{day}.md"] = f"- ticket {n} done\n- standup at 10:00\n"
-    return files
-
-
-def _files(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in root.rglob("*")
-        if p.is_file() and ".hotplex" not in p.parts and "dist" not in p.parts
-    }
+from hotplex_testing import (
+    FAKE_SECRETS,
+    HOSTILE_ANSWERS,
+    MEMORY_MANIFEST,
+    memory_days,
+    project_files,
+)
 
 
 def _memory(root: Path) -> str:
@@ -45,7 +24,7 @@ def _memory(root: Path) -> str:
 
 @pytest.fixture
 def project(make_project):
-    return make_project(_days(25), MANIFEST.format(extra=""))
+    return make_project(memory_days(25), MEMORY_MANIFEST.format(extra=""))
 
 
 def test_a_build_warns_of_old_days_then_reads_the_month_between_memory_and_the_days(
@@ -81,21 +60,21 @@ def test_a_build_warns_of_old_days_then_reads_the_month_between_memory_and_the_d
 
 def test_a_second_run_with_nothing_new_changes_nothing(project, hotplex):
     assert hotplex("memory", "compact", cwd=project).status == 0
-    before = _files(project)
+    before = project_files(project)
     again = hotplex("memory", "compact", cwd=project)
     assert again.status == 0
     assert again.stdout == (
         "hotplex: nothing to compact: every day more than 10 days before 2026-10-14 is compacted\n"
     )
-    assert _files(project) == before
+    assert project_files(project) == before
 
 
 def test_dry_run_writes_nothing_and_json_lists_the_days_covered(project, hotplex):
-    before = _files(project)
+    before = project_files(project)
     dry = hotplex("memory", "compact", "--dry-run", "--json", cwd=project)
     assert dry.status == 0, dry.stderr
     report = json.loads(dry.stdout)
-    assert _files(project) == before
+    assert project_files(project) == before
     assert report["dry_run"] is True
     assert report["newest_day"] == "2026-10-14.md"
     assert [m["month"] for m in report["months"]] == ["2026-09", "2026-10"]
@@ -142,7 +121,7 @@ def test_archive_moves_the_covered_days_where_no_artifact_reads_them(project, ho
 
 
 def test_the_history_holds_what_the_digest_had_no_room_for(make_project, hotplex):
-    root = make_project(_days(25), MANIFEST.format(extra="digest_chars = 200"))
+    root = make_project(memory_days(25), MEMORY_MANIFEST.format(extra="digest_chars = 200"))
     done = hotplex("memory", "compact", cwd=root)
     assert "entry(ies) the digest had no room for: to history" in done.stdout
     history = (root / "agent-configs/memory/compacted/history/2026-09.md").read_text()
@@ -158,49 +137,49 @@ def test_the_history_holds_what_the_digest_had_no_room_for(make_project, hotplex
 def test_a_secret_in_an_old_day_stops_it_with_one_error_and_no_file_touched(project, hotplex):
     day = project / "agent-configs/memory/2026-10-02.md"
     day.write_text(f"- the key is {FAKE_SECRETS['github-token']}\n")
-    before = _files(project)
+    before = project_files(project)
     done = hotplex("memory", "compact", cwd=project)
     assert done.status == 1
     assert done.stderr.startswith("agent-configs/memory/2026-10-02.md:1:")
     assert "not compacted:" in done.stderr and "Traceback" not in done.stderr
-    assert _files(project) == before
+    assert project_files(project) == before
 
 
 def test_a_covered_day_gone_from_everywhere_is_an_error_not_a_loss(project, hotplex):
     assert hotplex("memory", "compact", cwd=project).status == 0
     (project / "agent-configs/memory/2026-09-21.md").unlink()
     (project / "agent-configs/memory/2026-09-25.md").write_text("- changed\n")
-    before = _files(project)
+    before = project_files(project)
     done = hotplex("memory", "compact", cwd=project)
     assert done.status == 2
     assert "covers 2026-09-21.md, which is in neither" in done.stderr
-    assert _files(project) == before
+    assert project_files(project) == before
 
 
 @pytest.mark.parametrize(
     ("manifest", "key"),
     [
         (
-            MANIFEST.format(extra="").replace("compact_after_days = 10\n", ""),
+            MEMORY_MANIFEST.format(extra="").replace("compact_after_days = 10\n", ""),
             "memory.compact_after_days",
         ),
         ('[[target]]\nname = "cc"\nworker = "claude-code"\n', "memory.logs"),
-        (MANIFEST.format(extra="").replace("= 10", "= -1"), "memory.compact_after_days"),
-        (MANIFEST.format(extra="digest_chars = 0"), "memory.digest_chars"),
+        (MEMORY_MANIFEST.format(extra="").replace("= 10", "= -1"), "memory.compact_after_days"),
+        (MEMORY_MANIFEST.format(extra="digest_chars = 0"), "memory.digest_chars"),
     ],
 )
 def test_without_days_to_compact_by_the_manifest_it_says_which_key(
     make_project, hotplex, manifest, key
 ):
-    root = make_project(_days(3), manifest)
+    root = make_project(memory_days(3), manifest)
     done = hotplex("memory", "compact", cwd=root)
     assert done.status == 2
     assert key in done.stderr and "Traceback" not in done.stderr
 
 
 def test_openclaw_gets_the_month_beside_the_days_it_covers(make_project, hotplex):
-    manifest = MANIFEST.format(extra="").replace("claude-code", "openclaw")
-    root = make_project(_days(25), manifest)
+    manifest = MEMORY_MANIFEST.format(extra="").replace("claude-code", "openclaw")
+    root = make_project(memory_days(25), manifest)
     assert hotplex("memory", "compact", cwd=root).status == 0
     assert hotplex("build", cwd=root).status == 0
     workspace = root / "dist/cc/default/workspace/memory"
@@ -237,7 +216,9 @@ def test_the_request_holds_the_oldest_month_in_the_workers_form(project, hotplex
 
 
 def test_an_editor_target_gets_a_clear_error_for_a_request(make_project, hotplex):
-    root = make_project(_days(25), MANIFEST.format(extra="").replace("claude-code", "cursor"))
+    root = make_project(
+        memory_days(25), MEMORY_MANIFEST.format(extra="").replace("claude-code", "cursor")
+    )
     done = hotplex("memory", "compact", "--request", "--target", "cc", cwd=root)
     assert done.status == 2
     assert "has no headless program to run a compaction request" in done.stderr
@@ -272,12 +253,12 @@ def test_a_hostile_or_garbage_answer_changes_nothing_with_one_error(
 ):
     file = project.parent / "answer.md"
     file.write_bytes(answer)
-    before = _files(project)
+    before = project_files(project)
     done = hotplex("memory", "compact", "--answer", str(file), cwd=project)
     assert done.status == status
     assert error in done.stderr and "Traceback" not in done.stderr
     assert done.stderr.count("\n") <= 4, done.stderr
-    assert _files(project) == before
+    assert project_files(project) == before
 
 
 @pytest.mark.parametrize(
@@ -297,20 +278,20 @@ def test_a_hostile_or_garbage_answer_changes_nothing_with_one_error(
     ],
 )
 def test_options_that_do_not_go_together_are_refused(project, hotplex, args, error):
-    before = _files(project)
+    before = project_files(project)
     done = hotplex("memory", "compact", *args, cwd=project)
     assert done.status == 2
     assert error in done.stderr and "Traceback" not in done.stderr
-    assert _files(project) == before
+    assert project_files(project) == before
 
 
 def test_the_learning_example_is_compacted_as_the_command_compacts_it(example_copy, hotplex):
     root = example_copy("learning")
-    before = _files(root)
+    before = project_files(root)
     assert len([p for p in before if p.startswith("agent-configs/memory/2026-")]) == 60
     again = hotplex("memory", "compact", cwd=root)
     assert again.stdout.startswith("hotplex: nothing to compact"), again.stdout
-    assert _files(root) == before
+    assert project_files(root) == before
     built = hotplex("build", cwd=root)
     assert built.status == 0 and "compact" not in built.stderr and "no artifact" not in built.stderr
 
@@ -321,7 +302,9 @@ def test_a_header_edited_to_name_a_recent_day_hides_no_day(project, hotplex):
     month = project / "agent-configs/memory/compacted/2026-10.md"
     size = (project / "agent-configs/memory/2026-10-14.md").stat().st_size
     month.write_text(
-        month.read_text().replace("days:\n", f'days:\n  "2026-10-14.md": "{size} x"\n')
+        month.read_text().replace(
+            "days:\n", f'days:\n  "2026-10-14.md": "{size} 0123456789abcdef"\n'
+        )
     )
     hotplex("build", cwd=project)
     assert "## 2026-10-14\n\n- ticket 24 done" in _memory(project)
@@ -343,24 +326,24 @@ def test_a_failed_archive_undoes_the_months_written_before_it(project, hotplex):
     taken = project / "agent-configs/memory/archive/2026-09-25.md"
     taken.parent.mkdir(parents=True)
     taken.write_text("- another file by that name\n")
-    before = _files(project)
+    before = project_files(project)
     done = hotplex("memory", "compact", "--archive", cwd=project)
     assert done.status == 2
     assert "cannot archive agent-configs/memory/2026-09-25.md" in done.stderr
-    assert _files(project) == before
+    assert project_files(project) == before
 
 
 def test_a_device_or_fifo_answer_is_refused_without_a_read(project, hotplex, tmp_path):
     """`--answer /dev/zero` read until memory ran out; a FIFO blocked forever."""
     fifo = tmp_path / "answer.pipe"
     os.mkfifo(fifo)
-    before = _files(project)
+    before = project_files(project)
     for name, kind in (("/dev/zero", "a device"), (str(fifo), "a FIFO (named pipe)")):
         done = hotplex("memory", "compact", "--answer", name, cwd=project, timeout=20)
         assert done.status == 2, done.stdout + done.stderr
         assert f"'{name}' is {kind}, not a regular file" in done.stderr
         assert "Traceback" not in done.stderr
-    assert _files(project) == before
+    assert project_files(project) == before
 
 
 @pytest.mark.parametrize("folder", ["compacted", "compacted/history", "archive"])
@@ -373,7 +356,7 @@ def test_a_companion_folder_symlinked_out_of_the_project_is_refused_before_any_w
     link = project / "agent-configs/memory" / folder
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(outside)
-    before = _files(project)
+    before = project_files(project)
     done = hotplex("memory", "compact", "--archive", cwd=project)
     assert done.status == 2, done.stderr
     assert (
@@ -381,7 +364,7 @@ def test_a_companion_folder_symlinked_out_of_the_project_is_refused_before_any_w
         " symlink leaving it)" in done.stderr
     )
     assert "Traceback" not in done.stderr
-    assert list(outside.iterdir()) == [] and _files(project) == before
+    assert list(outside.iterdir()) == [] and project_files(project) == before
 
 
 def test_a_failed_archive_leaves_the_month_it_would_rewrite_untouched(project, hotplex):
@@ -391,11 +374,11 @@ def test_a_failed_archive_leaves_the_month_it_would_rewrite_untouched(project, h
     (project / "agent-configs/memory/archive/2026-09-20.md").mkdir(parents=True)
     month = project / "agent-configs/memory/compacted/2026-09.md"
     stamp = month.stat().st_mtime_ns
-    before = _files(project)
+    before = project_files(project)
     done = hotplex("memory", "compact", "--archive", cwd=project)
     assert done.status == 2
     assert "cannot archive agent-configs/memory/2026-09-20.md" in done.stderr
-    assert _files(project) == before
+    assert project_files(project) == before
     assert month.stat().st_mtime_ns == stamp
 
 
@@ -420,7 +403,7 @@ def test_a_heading_in_a_compacted_month_reads_as_no_day_or_month(project, hotple
 def test_a_run_waits_for_the_lock_another_compaction_holds_and_gives_up_clearly(project, hotplex):
     """Two runs at once each read the days, then wrote and archived: the later one filed a
     month from days the other had moved (memory compact took no lock, as learn does)."""
-    before = _files(project)
+    before = project_files(project)
     lock = project / ".hotplex/memory.lock"
     lock.parent.mkdir(exist_ok=True)
     with lock.open("w") as handle:
@@ -432,8 +415,8 @@ def test_a_run_waits_for_the_lock_another_compaction_holds_and_gives_up_clearly(
         )
         assert done.status == 1
         assert "another hotplex memory compact (pid 4242) holds" in done.stderr
-        assert _files(project) == before
+        assert project_files(project) == before
         dry = hotplex("memory", "compact", "--dry-run", cwd=project)
         assert dry.status == 0  # writes nothing: needs no lock
     assert hotplex("memory", "compact", "--archive", cwd=project).status == 0
-    assert _files(project) != before
+    assert project_files(project) != before

@@ -3,7 +3,6 @@ folders that are files, days arriving between a request and its answer (the real
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
 import signal
@@ -12,39 +11,14 @@ import time
 from pathlib import Path
 
 import pytest
-from hotplex_testing import HOTPLEX
+from hotplex_testing import HOTPLEX, MEMORY_MANIFEST, memory_days, project_files
 
-MANIFEST = """\
-[memory]
-logs = "memory/*.md"
-compact_after_days = 10
-{extra}
-[[target]]
-name = "cc"
-worker = "claude-code"
-"""
 MEMORY = "agent-configs/memory"
-
-
-def _days(count: int, start: datetime.date = datetime.date(2026, 9, 20)) -> dict[str, str]:
-    files = {"agent-configs/MEMORY.md": "# Curated\n\n- the curated part\n"}
-    for n in range(count):
-        day = start + datetime.timedelta(n)
-        files[f"{MEMORY}/{day}.md"] = f"- ticket {n} done\n- standup at 10:00\n"
-    return files
-
-
-def _files(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in root.rglob("*")
-        if p.is_file() and ".hotplex" not in p.parts and "dist" not in p.parts
-    }
 
 
 @pytest.fixture
 def project(make_project):
-    return make_project(_days(25), MANIFEST.format(extra=""))
+    return make_project(memory_days(25), MEMORY_MANIFEST.format(extra=""))
 
 
 @pytest.mark.parametrize("folder", ["compacted", "compacted/history", "archive"])
@@ -56,12 +30,12 @@ def test_a_companion_folder_that_is_a_file_is_refused_before_anything_is_made(
     taken = project / MEMORY / folder
     taken.parent.mkdir(parents=True, exist_ok=True)
     taken.write_text("x\n")
-    before = _files(project)
+    before = project_files(project)
     done = hotplex("memory", "compact", "--archive", cwd=project)
     assert done.status == 2, done.stderr
     assert f"{MEMORY}/{folder}: {MEMORY}/{folder} is a file, not a folder" in done.stderr
     assert "Traceback" not in done.stderr
-    assert _files(project) == before
+    assert project_files(project) == before
     assert sorted(p.name for p in (project / MEMORY).iterdir() if p.is_dir()) == (
         ["compacted"] if "/" in folder else []
     )
@@ -73,7 +47,7 @@ def test_a_run_killed_at_any_write_leaves_a_rerun_that_writes_every_history(
 ):
     """Killed between a month and its history, the rerun took the month for done: its note
     named a history that was never written, and the killed run's temp file stayed for good."""
-    root = make_project(_days(25), MANIFEST.format(extra="digest_chars = 200"))
+    root = make_project(memory_days(25), MEMORY_MANIFEST.format(extra="digest_chars = 200"))
     killed = hotplex(
         "memory", "compact", "--archive", cwd=root, env={"HOTPLEX_CRASH_AT": str(step)}
     )
@@ -159,7 +133,7 @@ def test_an_answer_covers_the_days_its_request_held_as_they_were(make_project, h
             f"{MEMORY}/2026-10-03.md": "- c\n",
             f"{MEMORY}/2026-12-01.md": "- b\n",
         },
-        MANIFEST.format(extra="").replace("= 10", "= 30"),
+        MEMORY_MANIFEST.format(extra="").replace("= 10", "= 30"),
     )
     request = hotplex("memory", "compact", "--request", "--target", "cc", "--json", cwd=root)
     assert request.status == 0, request.stderr
@@ -185,11 +159,11 @@ def test_an_answer_covers_the_days_its_request_held_as_they_were(make_project, h
 def test_an_answer_without_a_request_is_refused(project, hotplex):
     answer = project.parent / "answer.md"
     answer.write_text("- 2026-09-20: tickets\n")
-    before = _files(project)
+    before = project_files(project)
     done = hotplex("memory", "compact", "--answer", str(answer), cwd=project)
     assert done.status == 2
     assert "no compaction request to answer" in done.stderr
-    assert _files(project) == before
+    assert project_files(project) == before
 
 
 @pytest.mark.parametrize(
@@ -254,3 +228,23 @@ def test_two_archive_runs_at_once_the_second_waits_for_the_first(project):
     assert "archived 14 day(s)" in first.stdout.read()
     kept = {p.name: p.read_bytes() for p in (project / MEMORY).rglob("2026-*-*.md")}
     assert kept == days
+
+
+def test_a_workers_summary_is_kept_whole_when_a_new_day_recompacts_its_month(project, hotplex):
+    """The days cannot give a model's summary again: the built-in month replacing it keeps it."""
+    request = ("memory", "compact", "--request", "--target", "cc", "--month", "2026-09")
+    assert hotplex(*request, cwd=project).status == 0
+    answer = project.parent / "answer.md"
+    answer.write_text("- 2026-09-20 … 2026-09-30: tickets 0 to 10 done\n")
+    assert hotplex("memory", "compact", "--answer", str(answer), cwd=project).status == 0
+    (project / MEMORY / "2026-09-19.md").write_text("- a late day of September\n")
+    done = hotplex("memory", "compact", cwd=project)
+    assert done.status == 0, done.stderr
+    assert f"{MEMORY}/compacted/2026-09.md held a worker's summary: its text kept whole" in (
+        done.stdout
+    )
+    history = (project / MEMORY / "compacted/history/2026-09.md").read_text()
+    assert (
+        "## 2026-09: the text its file held, a worker's summary, before it was compacted again"
+        "\n\n- 2026-09-20 … 2026-09-30: tickets 0 to 10 done\n" in history
+    )
