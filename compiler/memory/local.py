@@ -12,11 +12,14 @@ Which days: those more than ``[memory] compact_after_days`` older than the newes
 never the clock), not yet covered by their month's file as they are now (same size and digest).
 A month with such days is compacted again from all its days: those its file covered (found in
 the logs folder or in ``archive/``) and the new ones, so the file depends on the days alone and a
-second run with nothing new changes nothing.
+second run with nothing new changes nothing. A text the days cannot give again (edited since
+hotplex wrote it, or a worker's summary) goes whole to the month's history first. A killed run
+cannot undo: each history is written before the month naming it, so the next run redoes the
+month, and it removes the temp files the killed run left.
 
 A worker's answer (``plan_answer``) is filed as one month instead, covering the days its request
-held (``month_days``: the same days for the request and the answer while no new day comes); the
-text it replaces goes to the month's history.
+held as they were (``record_request`` keeps them in the state folder; a day added or changed
+since stays a day); the text it replaces goes to the month's history.
 """
 
 from __future__ import annotations
