@@ -202,9 +202,9 @@ def plan(model: Model, archive: bool = False) -> Compaction:
 
 
 def month_days(model: Model, month: str | None) -> tuple[_Survey, str, list[tuple[str, str]], dict]:
-    """The month a request and its answer are for (``month``, or the oldest with days to
-    compact) and its days past the age, oldest first, while their text fits ``[memory]
-    request_chars`` (the rest wait for the next round): (name, text) and their header lines."""
+    """The month a request is for (``month``, or the oldest with days to compact) and its days
+    past the age, oldest first, while their text fits ``[memory] request_chars`` (the rest wait
+    for the next round): (name, text) and their header lines, which its answer covers."""
     found = survey(model)
     if month is not None and not compacted.is_month(f"{month}.md"):
         raise HotplexError.single(
