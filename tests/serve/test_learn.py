@@ -135,3 +135,16 @@ def test_the_server_loads_the_learning_modules_on_the_first_learn_call_only() ->
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []
+
+
+@pytest.mark.parametrize(
+    ("extra", "key"),
+    [({"date": "2026-02-30"}, "date"), ({"date": "2026-12-01", "source": "a b"}, "source")],
+)
+def test_a_bad_date_or_source_is_placed_in_the_request_body(served, extra, key) -> None:
+    """The date and the source are keys of the body, as every other: not the CLI's arguments."""
+    server, _root = served
+    body = {"text": "", "facts": [{"key": "a", "value": "1"}], **extra}
+    answer = server.client.post("/v1/learn", json=body)
+    assert answer.status_code == 400, answer.text
+    assert [p["place"] for p in answer.json()["problems"]] == [f"request body: {key}"]
