@@ -27,6 +27,7 @@ from hotplex.learning import calls, keys
 from hotplex.learning import profile as profiles
 from hotplex.records import Emitted, Finding, Section, Truncation
 from hotplex.scanning import hidden
+from hotplex.sources.frontmatter import normalise_newlines
 from hotplex.sources.learned import SOURCE
 from hotplex.values import Record
 
@@ -142,6 +143,9 @@ def compile_request(
     if text is None:
         text = calls.read_profile(*calls.profile_path(model, file))
     profile = profiles.parse(text, file)
+    # A line end is a line end (CRLF and a lone CR end a line as Markdown reads it): the CLI's
+    # file and the server's body give one request for one transcript, no CR shown as a mark.
+    transcript = normalise_newlines(transcript)
     # Cut first (the scan then reads no more than the budget), remove the hidden text, and cut
     # again: the visible marks may have made the text longer.
     budget = model.manifest.learn.transcript

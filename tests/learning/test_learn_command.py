@@ -223,3 +223,15 @@ def test_a_history_that_cannot_be_written_leaves_the_profile_as_it_was(root: Pat
     assert "hotplex learn failed, every file is as it was" in done.stderr
     assert "internal error" not in done.stderr
     assert user.read_bytes() == before
+
+
+def test_the_request_of_a_crlf_transcript_is_the_lf_ones(root: Path, tmp_path: Path) -> None:
+    """A transcript saved on Windows gets the request its LF copy gets, byte for byte (the
+    server's, given the same text, is that too: tests/learning/test_learn_request.py)."""
+    lf, crlf = tmp_path / "lf.txt", tmp_path / "crlf.txt"
+    lf.write_bytes(b"user: I use tabs.\nassistant: ok\nuser: and zsh\n")
+    crlf.write_bytes(lf.read_bytes().replace(b"\n", b"\r\n"))
+    plain = learn(root, "--request", str(lf), "--target", "cc")
+    windows = learn(root, "--request", str(crlf), "--target", "cc")
+    assert plain.status == windows.status == 0, windows.stderr
+    assert "U+000D" not in windows.stdout and windows.stdout == plain.stdout
