@@ -23,6 +23,7 @@ from collections import Counter
 from typing import NamedTuple
 
 import attrs
+from hotplex.errors import HotplexError, Span
 from hotplex.learning import profile as profiles
 from hotplex.learning.facts import Given
 from hotplex.learning.report import Fact, LearnReport, Outcome, Retired
@@ -95,6 +96,12 @@ def _merged(
             outcomes.append(Outcome(fact.key, fact.value, "refused", findings=found))
             continue
         old = facts.get(fact.key)
+        if fact.learned is not None and old is not None and date < old.confirmed:
+            raise HotplexError.single(  # a restore (only it gives a learned day)
+                f"the date {date} is before {old.confirmed}, when the value of {fact.key!r} in"
+                " the block was last confirmed: the history would have it leave before then",
+                Span("arguments", key="date"),
+            )
         if old is not None and old.value == fact.value:
             facts[fact.key] = attrs.evolve(old, confirmed=max(old.confirmed, date))
             outcomes.append(Outcome(fact.key, fact.value, "unchanged"))

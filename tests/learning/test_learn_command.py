@@ -135,6 +135,10 @@ def test_file_names_another_profile(root: Path) -> None:
         (("--restore", "editor", "--date", "2026-12-01"), "history holds no fact"),
         (("--request", "missing.txt", "--target", "cc"), "cannot read it"),
         (("--request", "t.txt"), "--request needs --target"),
+        (("--request", "t.txt", "--target", "cc", "a=1"), "--request takes no KEY=VALUE"),
+        (("--request", "t.txt", "--target", "cc", "--date", "2026-12-01"), "no --date"),
+        (("--request", "t.txt", "--target", "cc", "--dry-run"), "no --dry-run"),
+        (("--request", "t.txt", "--target", "cc", "--restore", "a"), "no --restore"),
     ],
 )
 def test_wrong_input_is_exit_2_with_its_place(root: Path, args, said) -> None:
@@ -235,3 +239,26 @@ def test_the_request_of_a_crlf_transcript_is_the_lf_ones(root: Path, tmp_path: P
     windows = learn(root, "--request", str(crlf), "--target", "cc")
     assert plain.status == windows.status == 0, windows.stderr
     assert "U+000D" not in windows.stdout and windows.stdout == plain.stdout
+
+
+def test_a_restore_and_a_fact_of_one_key_are_the_key_given_twice(root: Path) -> None:
+    learn(root, "shell=bash", "--date", "2026-11-01")
+    learn(root, "shell=zsh", "--date", "2026-11-02")
+    user = (root / "agent-configs/USER.md").read_bytes()
+    both = learn(root, "--restore", "shell", "SHELL=fish", "--date", "2026-12-05")
+    assert both.status == 2, both.stdout
+    assert "the key 'shell' is given twice (also as --restore)" in both.stderr
+    assert (root / "agent-configs/USER.md").read_bytes() == user
+
+
+@pytest.mark.parametrize("date", ["2026-11-01", "2026-10-31"])
+def test_a_restore_dated_before_the_facts_it_moves_is_refused(root: Path, date: str) -> None:
+    """Restored on a day before the fact in the block was learned (or the restored one
+    confirmed), the history would say a fact left before it came: an error, nothing written."""
+    learn(root, "shell=bash", "--date", "2026-11-01")
+    learn(root, "shell=zsh", "--date", "2026-11-02")
+    history = (root / "agent-configs/.USER.md.history.jsonl").read_bytes()
+    early = learn(root, "--restore", "shell", "--date", date)
+    assert early.status == 2, early.stdout
+    assert "is before" in early.stderr and "Traceback" not in early.stderr
+    assert (root / "agent-configs/.USER.md.history.jsonl").read_bytes() == history
