@@ -23,10 +23,11 @@ from collections.abc import Iterable
 
 import attrs
 from hotplex.errors import HotplexError, Span, shown
-from hotplex.learning import calls, keys
+from hotplex.learning import calls
 from hotplex.learning import profile as profiles
 from hotplex.records import Emitted, Finding, Section, Truncation
 from hotplex.scanning import hidden
+from hotplex.sources import learned_keys as keys
 from hotplex.sources.frontmatter import normalise_newlines
 from hotplex.sources.learned import SOURCE
 from hotplex.values import Record
