@@ -7,6 +7,6 @@ model, never runs a program and never reads the clock: every date is the caller'
 
 The block's lines, their one reader and what reaches the worker are ``hotplex.sources.learned``,
 and when two keys are one ``hotplex.sources.learned_keys`` (a build reads the block too, below
-this stage); ``facts.py`` reads the facts a caller gives. ``api.Project.learn``, ``hotplex learn`` (``commands/learn.py``) and ``POST
-/v1/learn`` are thin edges over ``merge.learn``.
+this stage); ``facts.py`` reads the facts a caller gives. ``api.Project.learn``, ``hotplex
+learn`` (``commands/learn.py``) and ``POST /v1/learn`` are thin edges over ``merge.learn``.
 """
