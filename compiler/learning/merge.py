@@ -13,8 +13,10 @@
   findings are in its outcome. So is a
   fact longer by itself than the whole budget, which would otherwise evict every other.
 - The block has one budget, ``[learn] budget``: while its facts (as the worker reads them) are
-  over it, the least recently confirmed leaves first (then the earliest learned, then by key),
-  retired as ``evicted``.
+  over it, the least recently confirmed leaves first (then by key), retired as ``evicted``; the
+  call's own facts are then taken back while they fit (``_over_budget``). A fact of the call
+  left out so was never in the block: it is refused, not retired, so the same facts on the same
+  day twice retire nothing the second time (a gateway appends what is retired to its history).
 """
 
 from __future__ import annotations
@@ -52,10 +54,18 @@ def learn(manifest: Manifest, text: str, file: str, given: list[Given], date: st
     if refused:
         merged = _merged(manifest, profile.facts, given, date, refused)
     facts, outcomes, retired = merged
-    for fact in _over_budget(facts, manifest.learn.budget):
+    budget = manifest.learn.budget
+    for fact in _over_budget(facts, budget, {g.key for g in given}):
         del facts[fact.key]
-        retired.append(Retired(fact, "evicted", date))
         mine = [i for i, o in enumerate(outcomes) if o.key == fact.key and o.status != "refused"]
+        if _arrives(fact, profile.facts):  # never in the block, so never retired: refused
+            reason = (
+                f"no room in [learn] budget ({budget}) beside facts confirmed as recently:"
+                " it would be evicted as it came in"
+            )
+            outcomes[mine[0]] = attrs.evolve(outcomes[mine[0]], status="refused", reason=reason)
+            continue
+        retired.append(Retired(fact, "evicted", date))
         if mine:
             outcomes[mine[0]] = attrs.evolve(outcomes[mine[0]], status="evicted")
         else:
@@ -118,6 +128,12 @@ def _merged(
     return _Merged(facts, outcomes, retired)
 
 
+def _arrives(fact: Fact, old: dict[str, Fact]) -> bool:
+    """Whether ``fact`` comes into the block with this call (added, superseding, restored)."""
+    known = old.get(fact.key)
+    return known is None or known.value != fact.value
+
+
 def _new(fact: Given, date: str) -> Fact:
     return Fact(fact.key, fact.value, fact.learned or date, fact.source, date)
 
@@ -169,15 +185,24 @@ def _refused(finding) -> Finding:
     return blocking.record(finding, "refused")
 
 
-def _over_budget(facts: dict[str, Fact], budget: int) -> list[Fact]:
-    """The facts to evict, least recently confirmed first, until the rest fit ``budget``."""
+def _over_budget(facts: dict[str, Fact], budget: int, given: set[str]) -> list[Fact]:
+    """The facts to evict, least recently confirmed first (then by key), until the rest fit
+    ``budget``; then those of them the call gives taken back, the last to go first, while they
+    fit. So the same call again evicts what it left out and nothing else: its facts come back
+    in the same order (the learned day, which a fact coming back anew would change, is no
+    part of it), those it left out first."""
     total = sum(profiles.worker_size(f) for f in facts.values())
     evicted = []
-    for fact in sorted(facts.values(), key=lambda f: (f.confirmed, f.learned, f.key)):
+    for fact in sorted(facts.values(), key=lambda f: (f.confirmed, f.key)):
         if total <= budget:
             break
         evicted.append(fact)
         total -= profiles.worker_size(fact)
+    for fact in reversed([f for f in evicted if f.key in given]):
+        if total + profiles.worker_size(fact) > budget:
+            break
+        evicted.remove(fact)
+        total += profiles.worker_size(fact)
     return evicted
 
 

@@ -262,3 +262,22 @@ def test_a_restore_dated_before_the_facts_it_moves_is_refused(root: Path, date: 
     assert early.status == 2, early.stdout
     assert "is before" in early.stderr and "Traceback" not in early.stderr
     assert (root / "agent-configs/.USER.md.history.jsonl").read_bytes() == history
+
+
+def test_the_same_facts_twice_over_the_budget_add_nothing_to_the_history(
+    root: Path, tmp_path: Path
+) -> None:
+    (root / "hotplex.toml").write_text(
+        (root / "hotplex.toml").read_text() + "\n[learn]\nbudget = 600\n"
+    )
+    learn(root, "old=1", "--date", "2026-11-01")
+    answer = tmp_path / "answer.json"
+    answer.write_text(json.dumps([{"key": f"k{n:03}", "value": "v" * 40} for n in range(30)]))
+    history = root / "agent-configs/.USER.md.history.jsonl"
+    first = learn(root, "--facts", str(answer), "--date", "2026-12-01")
+    assert first.status == 1 and "18 refused" in first.stdout, first.stdout + first.stderr
+    user, kept = (root / "agent-configs/USER.md").read_bytes(), history.read_bytes()
+    assert [json.loads(line)["key"] for line in kept.splitlines()] == ["old"]
+    again = learn(root, "--facts", str(answer), "--date", "2026-12-01")
+    assert again.status == 1 and "the profile is unchanged" in again.stdout
+    assert (root / "agent-configs/USER.md").read_bytes() == user and history.read_bytes() == kept

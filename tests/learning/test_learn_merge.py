@@ -253,3 +253,29 @@ def test_a_block_line_holding_a_line_break_is_no_one_fact(smuggled: str, line_of
     with pytest.raises(HotplexError) as raised:
         learned(text, {"c": "d"}, "2026-01-02")
     assert [p.span.line for p in raised.value.problems] == [line_of_error]
+
+
+@settings(max_examples=60, deadline=None)
+@given(FACTS, FACTS, DATES, st.integers(10, 120))
+def test_the_same_facts_twice_over_the_budget_retire_nothing_again(before, facts, date, budget):
+    """Learned twice on one day, facts over the budget change nothing the second time: not the
+    text, and not the retired facts a gateway appends to its history."""
+    manifest = attrs.evolve(MANIFEST, learn=Learn(budget=budget))
+    earlier = merge.learn(manifest, "", "U", given_facts.read(canonical(before), None), "2000-01-01")
+    given = given_facts.read(canonical(facts), None)
+    once = merge.learn(manifest, earlier.text, "U", given, date)
+    twice = merge.learn(manifest, once.text, "U", given, date)
+    assert (twice.text, twice.changed, twice.retired) == (once.text, False, ())
+    # what leaves the block was in it: a fact given and over the budget at once is refused
+    assert {r.fact.key for r in once.retired} <= {f.key for f in earlier.facts}
+
+
+def test_facts_over_the_budget_on_arrival_are_refused_not_retired() -> None:
+    manifest = attrs.evolve(MANIFEST, learn=Learn(budget=600))
+    facts = [{"key": f"k{n:03}", "value": "v" * 40} for n in range(30)]
+    first = merge.learn(manifest, "# A\n", "U", given_facts.read(facts, None), "2026-12-01")
+    statuses = [o.status for o in first.outcomes]
+    assert statuses == ["refused"] * 18 + ["added"] * 12 and first.retired == ()  # by key
+    assert "[learn] budget" in (first.outcomes[0].reason or "")
+    again = merge.learn(manifest, first.text, "U", given_facts.read(facts, None), "2026-12-01")
+    assert again.text == first.text and again.retired == () and not again.changed

@@ -148,3 +148,14 @@ def test_a_bad_date_or_source_is_placed_in_the_request_body(served, extra, key) 
     answer = server.client.post("/v1/learn", json=body)
     assert answer.status_code == 400, answer.text
     assert [p["place"] for p in answer.json()["problems"]] == [f"request body: {key}"]
+
+
+def test_the_same_facts_twice_over_the_budget_retire_nothing_again(served) -> None:
+    """The gateway appends what comes back retired to its history: a retry adds nothing."""
+    server, _root = served
+    facts = [{"key": f"k{n:03}", "value": "v" * 400} for n in range(20)]
+    body = {"text": "# A\n", "facts": facts, "date": "2026-12-01"}
+    first = server.client.post("/v1/learn", json=body).json()
+    assert {f["status"] for f in first["facts"]} == {"added", "refused"}
+    again = server.client.post("/v1/learn", json={**body, "text": first["text"]}).json()
+    assert (again["changed"], again["retired"], again["text"]) == (False, [], first["text"])
