@@ -141,7 +141,7 @@ def _restored(args: argparse.Namespace, entries: list, name: str):
             " confirmed: the history would have it come back before it was said",
             Span("arguments", key="--date"),
         )
-    (given,) = read([{"key": fact.key, "value": fact.value, "source": fact.source}], None, name)
+    (given,) = read([{"key": fact.spelled, "value": fact.value, "source": fact.source}], None, name)
     return given._replace(place="restore", learned=learned)
 
 

@@ -31,6 +31,7 @@ from hotplex.learning.facts import Given
 from hotplex.learning.report import Fact, LearnReport, Outcome, Retired
 from hotplex.records import Finding
 from hotplex.sources import blocking
+from hotplex.sources import learned_keys as keys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,7 +58,11 @@ def learn(manifest: Manifest, text: str, file: str, given: list[Given], date: st
     budget = manifest.learn.budget
     for fact in _over_budget(facts, budget, {g.key for g in given}):
         del facts[fact.key]
-        mine = [i for i, o in enumerate(outcomes) if o.key == fact.key and o.status != "refused"]
+        mine = [
+            i
+            for i, o in enumerate(outcomes)
+            if keys.canonical(o.key)[0] == fact.key and o.status != "refused"
+        ]
         if _arrives(fact, profile.facts):  # never in the block, so never retired: refused
             reason = (
                 f"no room in [learn] budget ({budget}) beside facts confirmed as recently:"
@@ -69,7 +74,7 @@ def learn(manifest: Manifest, text: str, file: str, given: list[Given], date: st
         if mine:
             outcomes[mine[0]] = attrs.evolve(outcomes[mine[0]], status="evicted")
         else:
-            outcomes.append(Outcome(fact.key, fact.value, "evicted"))
+            outcomes.append(Outcome(fact.spelled, fact.value, "evicted"))
     changed = facts != profile.facts
     new = profiles.join(profile, facts) if changed else text
     ordered = tuple(f for _key, f in sorted(facts.items()))
@@ -96,14 +101,15 @@ def _merged(
     outcomes: list[Outcome] = []
     retired: list[Retired] = []
     for fact in given:
-        size = profiles.worker_size(Fact(fact.key, fact.value, date, None, date))
+        spelled = keys.spelling(fact.written)
+        size = profiles.worker_size(Fact(fact.key, fact.value, date, None, date, spelled))
         if size > budget:  # before the scan: a megabyte of value costs nothing more
             reason = f"its line is {size} characters: [learn] budget is {budget}"
-            outcomes.append(Outcome(fact.key, fact.value, "refused", reason=reason))
+            outcomes.append(Outcome(spelled, fact.value, "refused", reason=reason))
             continue
         found = screen(manifest, fact)
         if found:
-            outcomes.append(Outcome(fact.key, fact.value, "refused", findings=found))
+            outcomes.append(Outcome(spelled, fact.value, "refused", findings=found))
             continue
         old = facts.get(fact.key)
         if fact.learned is not None and old is not None and date < old.confirmed:
@@ -114,17 +120,17 @@ def _merged(
             )
         if old is not None and old.value == fact.value:
             facts[fact.key] = attrs.evolve(old, confirmed=max(old.confirmed, date))
-            outcomes.append(Outcome(fact.key, fact.value, "unchanged"))
+            outcomes.append(Outcome(spelled, fact.value, "unchanged"))
             continue
         if fact.key in refused:
-            outcomes.append(Outcome(fact.key, fact.value, "refused", None, refused[fact.key]))
+            outcomes.append(Outcome(spelled, fact.value, "refused", None, refused[fact.key]))
             continue
         facts[fact.key] = _new(fact, date)
         if old is None:
-            outcomes.append(Outcome(fact.key, fact.value, "added"))
+            outcomes.append(Outcome(spelled, fact.value, "added"))
         else:
             retired.append(Retired(old, "superseded", date))
-            outcomes.append(Outcome(fact.key, fact.value, "superseded", old.value))
+            outcomes.append(Outcome(spelled, fact.value, "superseded", old.value))
     return _Merged(facts, outcomes, retired)
 
 
@@ -135,7 +141,8 @@ def _arrives(fact: Fact, old: dict[str, Fact]) -> bool:
 
 
 def _new(fact: Given, date: str) -> Fact:
-    return Fact(fact.key, fact.value, fact.learned or date, fact.source, date)
+    spelled = keys.spelling(fact.written)
+    return Fact(fact.key, fact.value, fact.learned or date, fact.source, date, spelled)
 
 
 class _Context:
@@ -212,7 +219,7 @@ def screen(manifest: Manifest, fact: Given) -> tuple[Finding, ...]:
         ("key", fact.written),
         ("value", fact.value),
         ("source", fact.source or ""),
-        ("line", f"- {fact.key}: {fact.value}"),
+        ("line", f"- {keys.spelling(fact.written)}: {fact.value}"),
     )
     found: list[Finding] = []
     seen: set[tuple[str, str]] = set()

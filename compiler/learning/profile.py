@@ -36,7 +36,7 @@ def parse(text: str, file: str) -> Profile:
         return Profile(text, {}, None, eol)
     start, end = found.start, found.end
     facts = {
-        key: Fact(key, line.value, line.learned, line.source, line.confirmed)
+        key: Fact(key, line.value, line.learned, line.source, line.confirmed, line.key)
         for key, line in found.facts.items()
     }
     after = ends[end] + _text(lines[end + 1 :], ends[end + 1 :])
@@ -50,7 +50,7 @@ def _text(lines: list[str], ends: list[str]) -> str:
 def block(facts: dict[str, Fact]) -> list[str]:
     """The block's lines for these facts, without their line ends."""
     items = [
-        learned.fact_line(f.key, f.value, f.learned, f.source, f.confirmed)
+        learned.fact_line(f.spelled, f.value, f.learned, f.source, f.confirmed)
         for _key, f in sorted(facts.items())
     ]
     return [learned.START, learned.HEADING, *(["", *items] if items else []), learned.END]
@@ -72,4 +72,4 @@ def join(profile: Profile, facts: dict[str, Fact]) -> str:
 
 def worker_size(fact: Fact) -> int:
     """What a fact costs the budget: its line as the worker reads it, with its line end."""
-    return len(f"- {fact.key}: {fact.value}\n")
+    return len(f"- {fact.spelled}: {fact.value}\n")

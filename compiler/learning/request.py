@@ -155,7 +155,7 @@ def compile_request(
     clean, findings = without_hidden(tail, first_line)
     kept, recut = within(clean, budget)
     cut += recut
-    facts = "\n".join(f"- {f.key}: {f.value}" for _k, f in sorted(profile.facts.items()))
+    facts = "\n".join(f"- {f.spelled}: {f.value}" for _k, f in sorted(profile.facts.items()))
     schema = answer_schema()
     sections = [
         Section("learning-instructions", "learning-instructions", "B", "", INSTRUCTIONS, ()),

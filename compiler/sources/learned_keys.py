@@ -1,4 +1,5 @@
-"""When two keys are one: compared after NFKC and case folding, blanks collapsed.
+"""When two keys are one: compared after NFKC and case folding, blanks collapsed. A key is
+compared so and written as it was spelt (``GitHub`` stays ``GitHub``).
 
 A key holding an invisible character (a format control such as U+200B, a variation selector, a
 default-ignorable or private-use code point, a control) is an error, never a second key that
@@ -23,6 +24,11 @@ def _invisible():
         r"\p{Cn}\p{Zl}\p{Zp}]",
         regex.V1,
     )
+
+
+def spelling(key: str) -> str:
+    """The key as written, its blanks collapsed: how the block and the report show it."""
+    return " ".join(key.split())
 
 
 def canonical(key: str) -> tuple[str | None, str | None]:

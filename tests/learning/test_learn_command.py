@@ -29,11 +29,12 @@ def test_learn_writes_the_profile_and_reports_each_fact(root: Path) -> None:
         root, "editor=prefers tabs", "Shell=zsh", "--date", "2026-12-01", "--source", "s-1"
     )
     assert done.status == 0, done.stderr
-    assert "2 added" in done.stdout and "added       shell: zsh" in done.stdout
+    assert "2 added" in done.stdout and "added       Shell: zsh" in done.stdout
     after = user.read_text()
     assert after.startswith(before)  # every line the person wrote, as written
     assert "- editor: prefers tabs <!-- learned 2026-12-01 from s-1 -->" in after
     again = learn(root, "editor=prefers tabs", "shell=zsh", "--date", "2026-12-01")
+    assert "- Shell: zsh <!--" in after  # spelt as given, compared folded
     assert again.status == 0 and "the profile is unchanged" in again.stdout
     assert user.read_text() == after
 

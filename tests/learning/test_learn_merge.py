@@ -48,7 +48,9 @@ def test_the_same_facts_on_the_same_date_twice_are_once(facts, date, lines) -> N
     twice = learned(once.text, facts, date)
     assert twice.text == once.text
     assert not twice.changed
-    assert all(o.status == "unchanged" for o in twice.outcomes)
+    # what the guard refused (a key and value that read as a password) it refuses again
+    again = ["refused" if o.status == "refused" else "unchanged" for o in once.outcomes]
+    assert [o.status for o in twice.outcomes] == again
 
 
 @settings(max_examples=60, deadline=None)
@@ -57,9 +59,10 @@ def test_a_supersede_keeps_exactly_one_value_per_key(rounds, date) -> None:
     text = ""
     latest: dict[str, str] = {}
     for facts in rounds:
-        facts = canonical(facts)
-        text = learned(text, facts, date).text
-        latest.update(facts)
+        report = learned(text, canonical(facts), date)
+        text = report.text
+        # what the guard refuses (a key and value that read as a password) is not learned
+        latest.update({o.key: o.value for o in report.outcomes if o.status != "refused"})
     parsed = profile.parse(text, "USER.md").facts
     assert {k: f.value for k, f in parsed.items()} == latest
     keys = [line.split(":")[0] for line in text.splitlines() if line.startswith("- ")]
@@ -117,7 +120,7 @@ def test_a_new_value_supersedes_and_is_retired() -> None:
     assert [(r.fact.value, r.why, r.until) for r in second.retired] == [
         ("tabs", "superseded", "2026-12-01")
     ]
-    assert "- editor: spaces <!-- learned 2026-12-01 -->" in second.text
+    assert "- Editor: spaces <!-- learned 2026-12-01 -->" in second.text  # the new spelling
 
 
 def test_the_budget_evicts_the_least_recently_confirmed_first() -> None:
@@ -279,3 +282,17 @@ def test_facts_over_the_budget_on_arrival_are_refused_not_retired() -> None:
     assert "[learn] budget" in (first.outcomes[0].reason or "")
     again = merge.learn(manifest, first.text, "U", given_facts.read(facts, None), "2026-12-01")
     assert again.text == first.text and again.retired == () and not again.changed
+
+
+def test_a_key_keeps_the_spelling_it_was_given_and_is_compared_folded() -> None:
+    first = learned("", {"GitHub": "octocat", "\ufb01le  Format": "md"}, "2026-01-01")
+    assert [o.key for o in first.outcomes] == ["GitHub", "\ufb01le Format"]
+    assert "- GitHub: octocat <!--" in first.text and "- \ufb01le Format: md <!--" in first.text
+    same = learned(first.text, {"GITHUB": "octocat"}, "2026-01-02")  # re-confirmed: as it was
+    assert [o.status for o in same.outcomes] == ["unchanged"]
+    assert "- GitHub: octocat <!-- learned 2026-01-01, confirmed 2026-01-02 -->" in same.text
+    new = learned(same.text, {"github": "monalisa"}, "2026-01-03")  # a new value: as given
+    assert [(o.key, o.status) for o in new.outcomes] == [("github", "superseded")]
+    assert "- github: monalisa <!--" in new.text and "GitHub" not in new.text
+    assert [r.to_json()["key"] for r in new.retired] == ["GitHub"]
+    assert [f.key for f in new.facts] == ["file format", "github"]  # compared folded

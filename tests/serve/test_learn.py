@@ -45,7 +45,7 @@ def test_learn_merges_into_the_text_sent_and_writes_nothing(served) -> None:
         json={**body, "text": answer["text"], "facts": [{"key": "Editor", "value": "spaces"}]},
     ).json()
     assert changed["facts"][0] == {
-        "key": "editor",
+        "key": "Editor",
         "value": "spaces",
         "status": "superseded",
         "previous": "tabs",
