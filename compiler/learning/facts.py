@@ -85,6 +85,7 @@ def read(facts: object, source: str | None, file: str = "facts") -> list[Given]:
     problems: list[Problem] = []
     given: list[Given] = []
     seen: dict[str, str] = {}
+    shapes: dict[str, Given] = {}  # by the key's skeleton
     for index, item in enumerate(facts):
         place = f"facts[{index}]"
         try:
@@ -100,6 +101,11 @@ def read(facts: object, source: str | None, file: str = "facts") -> list[Given]:
                     Span(file, key=f"{place}.key"),
                 )
             )
+            continue
+        twin = shapes.setdefault(keys.skeleton(fact.written), fact)
+        if twin is not fact:
+            message = keys.look_alike(fact.written, twin.written, f"at {twin.place}")
+            problems.append(Problem(message, Span(file, key=f"{place}.key")))
             continue
         given.append(fact)
     if problems:

@@ -25,7 +25,7 @@ from collections import Counter
 from typing import NamedTuple
 
 import attrs
-from hotplex.errors import HotplexError, Span
+from hotplex.errors import HotplexError, Problem, Span
 from hotplex.learning import profile as profiles
 from hotplex.learning.facts import Given
 from hotplex.learning.report import Fact, LearnReport, Outcome, Retired
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 def learn(manifest: Manifest, text: str, file: str, given: list[Given], date: str) -> LearnReport:
     """The profile ``text`` (named ``file``) with ``given`` merged on ``date``."""
     profile = profiles.parse(text, file)
+    _no_look_alikes(profile.facts, given)
     context = _Context(manifest, profile, file)
     # The whole profile is scanned once with every new value in it; only when that finds
     # something new are the values halved until each one that brings a finding is found.
@@ -79,6 +80,22 @@ def learn(manifest: Manifest, text: str, file: str, given: list[Given], date: st
     new = profiles.join(profile, facts) if changed else text
     ordered = tuple(f for _key, f in sorted(facts.items()))
     return LearnReport(file, date, new, changed, tuple(outcomes), tuple(retired), ordered)
+
+
+def _no_look_alikes(known: dict[str, Fact], given: list[Given]) -> None:
+    """A given key that only looks like a key of the block (``keys.skeleton``) is an error."""
+    shapes = {keys.skeleton(fact.spelled): fact for fact in known.values()}
+    problems = [
+        Problem(
+            keys.look_alike(keys.spelling(g.written), twin.spelled, "a fact of the block"),
+            Span("facts", key=f"{g.place}.key"),
+            f"to change that fact, give its key as the block spells it: {twin.spelled!r}",
+        )
+        for g in given
+        if (twin := shapes.get(keys.skeleton(g.written))) is not None and twin.key != g.key
+    ]
+    if problems:
+        raise HotplexError(problems)
 
 
 class _Merged(NamedTuple):

@@ -140,11 +140,12 @@ def read_block(lines: list[str], file: str, first_line: int = 1) -> Block | None
         else:
             problems.append(Problem("an end marker with no learned block open", at(index)))
     facts: dict[str, Line] = {}
+    shapes: dict[str, Line] = {}  # by skeleton
     for index in range(start + 1, end):
         line = lines[index]
         if not line.strip() or line.startswith("#") or line.strip() == START:
             continue
-        problem = _fact_problem(line, facts)
+        problem = _fact_problem(line, facts, shapes)
         if problem is not None:
             problems.append(Problem(problem[0], at(index), problem[1]))
     if problems:
@@ -152,9 +153,11 @@ def read_block(lines: list[str], file: str, first_line: int = 1) -> Block | None
     return Block(start, end, facts)
 
 
-def _fact_problem(line: str, facts: dict[str, Line]) -> tuple[str, str | None] | None:
+def _fact_problem(
+    line: str, facts: dict[str, Line], shapes: dict[str, Line]
+) -> tuple[str, str | None] | None:
     """What is wrong with a line of the block (a message and a hint), or None when it is a
-    fact: then ``facts`` holds it."""
+    fact: then ``facts`` (and ``shapes``, by its key's skeleton) holds it."""
     fact = parse_line(line)
     if fact is None:
         return (
@@ -176,6 +179,11 @@ def _fact_problem(line: str, facts: dict[str, Line]) -> tuple[str, str | None] |
     wrong = next(filter(None, wrongs), None)
     if wrong is not None or key is None:
         return wrong or "no key", None
+    twin = shapes.setdefault(learned_keys.skeleton(fact.key), fact)
+    if twin is not fact:
+        return learned_keys.look_alike(
+            fact.key, twin.key, "in the block"
+        ), "one key, one spelling: keep one"
     facts[key] = fact
     return None
 

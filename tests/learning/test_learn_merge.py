@@ -264,7 +264,9 @@ def test_the_same_facts_twice_over_the_budget_retire_nothing_again(before, facts
     """Learned twice on one day, facts over the budget change nothing the second time: not the
     text, and not the retired facts a gateway appends to its history."""
     manifest = attrs.evolve(MANIFEST, learn=Learn(budget=budget))
-    earlier = merge.learn(manifest, "", "U", given_facts.read(canonical(before), None), "2000-01-01")
+    earlier = merge.learn(
+        manifest, "", "U", given_facts.read(canonical(before), None), "2000-01-01"
+    )
     given = given_facts.read(canonical(facts), None)
     once = merge.learn(manifest, earlier.text, "U", given, date)
     twice = merge.learn(manifest, once.text, "U", given, date)
@@ -296,3 +298,26 @@ def test_a_key_keeps_the_spelling_it_was_given_and_is_compared_folded() -> None:
     assert "- github: monalisa <!--" in new.text and "GitHub" not in new.text
     assert [r.to_json()["key"] for r in new.retired] == ["GitHub"]
     assert [f.key for f in new.facts] == ["file format", "github"]  # compared folded
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("editor", "\u0435ditor"), ("system", "SYSTE\u041c"), ("\u0435ditor", "Editor")],
+)
+def test_a_look_alike_of_a_key_is_an_error_naming_both(first: str, second: str) -> None:
+    """A key one of whose letters is another script's look-alike (UTS #39 confusables) is
+    neither a second key that looks like the first nor silently the first."""
+    block = learned("", {first: "vim"}, "2026-12-01")
+    with pytest.raises(HotplexError) as error:
+        learned(block.text, {second: "emacs"}, "2026-12-02")
+    said = error.value.render()
+    assert repr(second) in said and repr(first) in said and "look-alike" in said
+    with pytest.raises(HotplexError, match="look-alike"):
+        given_facts.read({first: "vim", second: "emacs"}, None)
+
+
+def test_keys_that_only_differ_by_script_and_do_not_look_alike_are_two() -> None:
+    both = learned(
+        "", {"editor": "vim", "\u0440\u0435\u0434\u0430\u043a\u0442\u043e\u0440": "x"}, "2026-12-01"
+    )
+    assert [o.status for o in both.outcomes] == ["added", "added"]

@@ -30,6 +30,7 @@ BAD_BLOCKS = [
     ([FACT, END, START, "- b: 2 <!-- learned 2026-12-01 -->", END], "a second learned block", 5),
     ([FACT, START, END], "a second learned block", 4),
     ([FACT, END, END], "no learned block open", 5),
+    ([FACT, "- \u0430: 2 <!-- learned 2026-12-01 -->", END], "look-alike", 4),
 ]
 
 
