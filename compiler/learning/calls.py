@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hotplex.errors import Span
+from hotplex.errors import HotplexError, Span
 from hotplex.learning import facts as given_facts
 from hotplex.learning import merge
 from hotplex.learning.report import LearnReport
@@ -56,6 +56,13 @@ def learn(
     origin = given_facts.checked_source(source, Span("arguments", key="source"))
     given = given_facts.read(facts, origin)
     if restored is not None:
+        twice = next((g for g in given if g.key == restored.key), None)
+        if twice is not None:
+            raise HotplexError.single(
+                f"the key {restored.key!r} is given twice (also as --restore): which value is"
+                " meant?",
+                Span("facts", key=f"{twice.place}.key"),
+            )
         given.append(restored)
     if text is None:
         path, display = profile_path(model, file)
