@@ -163,7 +163,14 @@ def _json_escape(match: re.Match[str]) -> str:
 def is_utf8(name: str) -> bool:
     """Whether a file name read from the disk was UTF-8: Python keeps each byte that was not as a
     lone surrogate, which no artifact, log or terminal can encode."""
-    return _SURROGATE.search(name) is None
+    return lone_surrogate(name) is None
+
+
+def lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate of ``text`` (a byte that was no UTF-8 in an argument or a file
+    name, or a JSON ``\\ud800``), or None: no file can hold it as UTF-8."""
+    found = _SURROGATE.search(text)
+    return None if found is None else found.group()
 
 
 def check_relative(rel: str, span: Span) -> PurePosixPath:

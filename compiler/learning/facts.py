@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from hotplex.errors import HotplexError, Problem, Span, suggest
+from hotplex.fs import lone_surrogate
 from hotplex.learning import keys
 from hotplex.sources.learned import SOURCE
 
@@ -135,6 +136,14 @@ def _one(item: object, place: str, file: str, source: str | None) -> Given:
         if not isinstance(text, str):
             raise HotplexError.single(f"{place}.{name} is missing or not a string", at(name))
     assert isinstance(written, str) and isinstance(value, str)
+    for name, text in (("key", written), ("value", value)):
+        lone = lone_surrogate(text)
+        if lone is not None:
+            raise HotplexError.single(
+                f"not Unicode text (a lone surrogate U+{ord(lone):04X})",
+                at(name),
+                "bytes that are no UTF-8, or a JSON \\ud800-\\udfff escape without its pair",
+            )
     key, why = keys.canonical(written)
     if key is None:
         raise HotplexError.single(f"{why}: {written!r}", at("key"), "keys are visible words")

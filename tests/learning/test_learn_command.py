@@ -223,3 +223,26 @@ def test_a_history_that_cannot_be_written_leaves_the_profile_as_it_was(root: Pat
     assert "hotplex learn failed, every file is as it was" in done.stderr
     assert "internal error" not in done.stderr
     assert user.read_bytes() == before
+
+
+@pytest.mark.parametrize("dry_run", [(), ("--dry-run",)])
+def test_text_that_is_no_unicode_is_exit_2_at_its_fact(
+    root: Path, tmp_path: Path, dry_run: tuple[str, ...]
+) -> None:
+    """A lone surrogate (JSON "\\ud800", or bytes that are no UTF-8 in an argument) reached the
+    write: exit 3, "a bug in hotplex"; the dry run printed a diff that could not be written."""
+    user = root / "agent-configs/USER.md"
+    before = user.read_bytes()
+    facts = tmp_path / "f.json"
+    facts.write_text('[{"key": "s", "value": "\\ud800"}]')
+    day = ("--date", "2026-12-05", *dry_run)
+    for args, said in (
+        (("--facts", str(facts)), "facts[0].value: not Unicode text (a lone surrogate U+D800)"),
+        (("k=\udced\udca0\udc80",), "facts[0].value: not Unicode text (a lone surrogate U+DCED)"),
+        (("\udcff=v",), "facts[0].key: not Unicode text (a lone surrogate U+DCFF)"),
+    ):
+        done = learn(root, *args, *day)
+        assert done.status == 2, done.stdout + done.stderr
+        assert said in done.stderr and "Traceback" not in done.stderr
+    assert user.read_bytes() == before
+
