@@ -99,15 +99,16 @@ def _facts(args: argparse.Namespace) -> list[object]:
     facts: list[object] = list(from_arguments(args.facts))
     if args.facts_file is not None:
         data = _input(args.facts_file)
+        no_list = 'not a JSON list of {"key": ..., "value": ...} objects'
         try:
             listed = json.loads(data)
         except json.JSONDecodeError as exc:
             where = Span.at_offset(args.facts_file, exc.doc, exc.pos)
             raise HotplexError.single(f"not JSON: {exc.msg}", where) from None
+        except RecursionError:  # nested deeper than the parser goes: no list of flat objects
+            raise HotplexError.single(no_list, Span(args.facts_file)) from None
         if not isinstance(listed, list):
-            raise HotplexError.single(
-                'not a JSON list of {"key": ..., "value": ...} objects', Span(args.facts_file)
-            )
+            raise HotplexError.single(no_list, Span(args.facts_file))
         facts += listed
     return facts
 

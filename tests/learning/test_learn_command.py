@@ -246,3 +246,14 @@ def test_text_that_is_no_unicode_is_exit_2_at_its_fact(
         assert said in done.stderr and "Traceback" not in done.stderr
     assert user.read_bytes() == before
 
+
+def test_json_nested_past_the_parsers_depth_is_no_list_of_facts(
+    root: Path, tmp_path: Path
+) -> None:
+    """A 200 KB file of brackets was a RecursionError: exit 3."""
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    done = learn(root, "--facts", str(deep), "--date", "2026-12-05")
+    assert done.status == 2, done.stdout + done.stderr
+    assert f"{deep}: not a JSON list of" in done.stderr and "Traceback" not in done.stderr
+
