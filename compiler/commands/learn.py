@@ -22,7 +22,7 @@ import json
 import sys
 from pathlib import Path
 
-from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Span, shown
+from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span, shown
 from hotplex.fs import LOCK_WAIT_SECONDS, Changes, FileLock, json_text, read_input
 
 TYPE_CHECKING = False
@@ -101,7 +101,7 @@ def _facts(args: argparse.Namespace) -> list[object]:
         data = _input(args.facts_file)
         no_list = 'not a JSON list of {"key": ..., "value": ...} objects'
         try:
-            listed = json.loads(data)
+            listed = json.loads(data, object_pairs_hook=_Fields.of)
         except json.JSONDecodeError as exc:
             where = Span.at_offset(args.facts_file, exc.doc, exc.pos)
             raise HotplexError.single(f"not JSON: {exc.msg}", where) from None
@@ -109,8 +109,34 @@ def _facts(args: argparse.Namespace) -> list[object]:
             raise HotplexError.single(no_list, Span(args.facts_file)) from None
         if not isinstance(listed, list):
             raise HotplexError.single(no_list, Span(args.facts_file))
+        twice = [
+            Problem(
+                f"{name!r} is given twice in one fact: which is meant?",
+                Span("facts", key=f"facts[{index}].{name}"),
+            )
+            for index, item in enumerate(listed, len(facts))
+            if isinstance(item, _Fields)
+            for name in item.twice
+        ]
+        if twice:
+            raise HotplexError(twice)
         facts += listed
     return facts
+
+
+class _Fields(dict):
+    """A JSON object of the facts file, with the names it gave more than once: JSON keeps the
+    last, and the value it drops is the worker's as much as the one it keeps."""
+
+    twice: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, pairs: list[tuple[str, object]]) -> _Fields:
+        fields = cls(pairs)
+        if len(fields) < len(pairs):
+            names = [name for name, _ in pairs]
+            fields.twice = tuple(dict.fromkeys(n for n in names if names.count(n) > 1))
+        return fields
 
 
 def _input(name: str) -> str:

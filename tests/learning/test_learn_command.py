@@ -257,3 +257,14 @@ def test_json_nested_past_the_parsers_depth_is_no_list_of_facts(
     assert done.status == 2, done.stdout + done.stderr
     assert f"{deep}: not a JSON list of" in done.stderr and "Traceback" not in done.stderr
 
+
+def test_a_fact_object_giving_a_field_twice_is_an_error_at_that_fact(
+    root: Path, tmp_path: Path
+) -> None:
+    """JSON keeps the last of a field given twice: "a" was dropped without a word, "b" learned."""
+    facts = tmp_path / "f.json"
+    facts.write_text('[{"key": "c", "value": "1"}, {"key": "a", "value": "x", "key": "b"}]')
+    done = learn(root, "editor=tabs", "--facts", str(facts), "--date", "2026-12-05")
+    assert done.status == 2, done.stdout + done.stderr
+    assert "facts[2].key: 'key' is given twice in one fact" in done.stderr
+    assert "- b:" not in (root / "agent-configs/USER.md").read_text()
