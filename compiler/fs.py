@@ -329,9 +329,11 @@ def file_kind(mode: int) -> str:
     return "a socket or other special file"
 
 
-def write_atomic(path: Path, data: bytes, mode: int | None = None) -> Stamp:
+def write_atomic(path: Path, data: bytes, mode: int | None = None, durable: bool = False) -> Stamp:
     """Replace ``path`` with ``data`` via a temp file in the same folder and a rename; return
-    the new file's stamp (taken from the open temp file: the rename keeps it).
+    the new file's stamp (taken from the open temp file: the rename keeps it). ``durable``: the
+    bytes and the rename are on the disk before it returns (fsync of the file and its folder),
+    for a write another must never overtake, even through a power cut.
 
     The new file keeps the mode of the one it replaces (``mode``, when the caller has already
     looked at the file; or the umask's default, like any file the user creates), as a reader of
@@ -356,10 +358,14 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> Stamp:
             while view:
                 view = view[os.write(fd, view) :]
             written = Stamp.of(os.fstat(fd))
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         crash_point()
         os.replace(tmp, path)
+        if durable:
+            _sync_folder(path.parent)
     except OSError as exc:
         _remove_quietly(tmp)
         raise _write_failed(path, exc) from None
@@ -368,6 +374,14 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> Stamp:
         raise
     crash_point()
     return written
+
+
+def _sync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def default_mode() -> int:
@@ -463,15 +477,16 @@ class Changes:
         self.root = root  # named in the error when the failing call names no file
         self._undo: list[tuple[Path, Path | None, bytes | None]] = []
 
-    def write(self, path: Path, data: bytes) -> bool:
-        """``data`` written to ``path`` atomically, unless it holds them; whether it changed."""
+    def write(self, path: Path, data: bytes, durable: bool = False) -> bool:
+        """``data`` written to ``path`` atomically (``write_atomic``), unless it holds them;
+        whether it changed."""
         try:
             before: bytes | None = path.read_bytes()
         except FileNotFoundError:
             before = None
         if before == data:
             return False
-        write_atomic(path, data)
+        write_atomic(path, data, durable=durable)
         self._undo.append((path, None, before))
         return True
 

@@ -7,10 +7,11 @@ extraction request for a target's worker; its text and JSON output.
     hotplex learn --request TRANSCRIPT --target NAME [--platform P] [--file PATH] [--json]
 
 The profile is the sources folder's USER.md, or ``--file`` (a path as the shell gives it: a
-platform variant, a user's own file). It is written atomically, and what the call retired is
-appended to its history (``learning/history.py``), both or neither (``fs.Changes``), under a
-lock beside it (``.USER.md.lock``) held from the read to the last rename, so that two runs at
-once each merge into what the other wrote. Exit 1 when a fact was refused (the others are
+platform variant, a user's own file). What the call retired is appended to its history
+(``learning/history.py``), on the disk before the profile is replaced; both are written
+atomically, both or neither (``fs.Changes``), under a lock beside the profile
+(``.USER.md.lock``) held from the read to the last rename, so that two runs at once each merge
+into what the other wrote. Exit 1 when a fact was refused (the others are
 written), 2 for input that is wrong.
 """
 
@@ -75,12 +76,14 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
             restored = _restored(args, history.read(history.path_of(path), name), name)
         report = calls.learn(project.model, facts, args.date, text, display, args.source, restored)
         if not args.dry_run:
+            # The history first, on the disk before the profile changes: a run killed between
+            # the two leaves a record of a fact still in the block, never a fact in neither.
             with Changes("hotplex learn", path.parent) as changes:
-                if report.changed:
-                    changes.write(path, report.text.encode("utf-8"))
                 retired = history.appended(history.path_of(path), report.retired)
                 if retired is not None:
-                    changes.write(history.path_of(path), retired)
+                    changes.write(history.path_of(path), retired, durable=True)
+                if report.changed:
+                    changes.write(path, report.text.encode("utf-8"))
     diff = _diff(text, report.text, display)
     if args.json:
         out = report.to_json()

@@ -247,9 +247,7 @@ def test_text_that_is_no_unicode_is_exit_2_at_its_fact(
     assert user.read_bytes() == before
 
 
-def test_json_nested_past_the_parsers_depth_is_no_list_of_facts(
-    root: Path, tmp_path: Path
-) -> None:
+def test_json_nested_past_the_parsers_depth_is_no_list_of_facts(root: Path, tmp_path: Path) -> None:
     """A 200 KB file of brackets was a RecursionError: exit 3."""
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000 + "]" * 100_000)
@@ -268,3 +266,30 @@ def test_a_fact_object_giving_a_field_twice_is_an_error_at_that_fact(
     assert done.status == 2, done.stdout + done.stderr
     assert "facts[2].key: 'key' is given twice in one fact" in done.stderr
     assert "- b:" not in (root / "agent-configs/USER.md").read_text()
+
+
+def _block_and_history(root: Path) -> tuple[str, list[str]]:
+    block = (root / "agent-configs/USER.md").read_text()
+    history = root / "agent-configs/.USER.md.history.jsonl"
+    lines = history.read_text().splitlines() if history.exists() else []
+    return block, [json.loads(line)["value"] for line in lines]
+
+
+@pytest.mark.parametrize("point", [1, 2, 3, 4])
+def test_a_run_killed_at_any_write_step_loses_no_fact(root: Path, point: int) -> None:
+    """The profile was renamed into place before the history was written: a kill between the
+    two left the new value in USER.md and the old one nowhere (``--restore`` found nothing).
+    Killed before or after each rename, the old value is now in the block or in the history,
+    and a rerun ends where an unbroken run does."""
+    assert learn(root, "editor=vim", "--date", "2026-11-01").status == 0
+    crash = {"HOTPLEX_CRASH_AT": str(point)}
+    args = ("-C", str(root), "learn", "editor=emacs", "--date", "2026-12-01")
+    killed = run_hotplex(*args, env=crash)
+    assert killed.status == -9, killed.stdout + killed.stderr
+    block, retired = _block_and_history(root)
+    assert "- editor: vim" in block or "vim" in retired, (block, retired)
+    assert learn(root, "editor=emacs", "--date", "2026-12-01").status == 0
+    block, retired = _block_and_history(root)
+    assert "- editor: emacs" in block and set(retired) == {"vim"}
+    restored = learn(root, "--restore", "editor", "--date", "2026-12-02")
+    assert restored.status == 0 and "- editor: vim" in _block_and_history(root)[0]
