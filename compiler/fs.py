@@ -591,13 +591,25 @@ class FileLock:
         import fcntl
         import time
 
+        span = Span(str(self.path))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0)
+            fd = os.open(self.path, flags, 0o644)
+        except IsADirectoryError:
+            raise HotplexError.single(
+                f"'{self.path}' is a directory, not a regular file", span
+            ) from None
         except OSError as exc:
             raise BuildFailed(
                 [Problem(f"cannot create the lock '{self.path}': {exc.strerror or exc}")]
             ) from None
+        kind = os.fstat(fd).st_mode
+        if not stat.S_ISREG(kind):  # a FIFO or a device: no lock a second run would see
+            os.close(fd)
+            raise HotplexError.single(
+                f"'{self.path}' is {file_kind(kind)}, not a regular file", span
+            )
         deadline = time.monotonic() + self.wait_seconds
         while True:
             try:

@@ -78,8 +78,9 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
         if not args.dry_run:
             # The history first, on the disk before the profile changes: a run killed between
             # the two leaves a record of a fact still in the block, never a fact in neither.
+            name = _history_name(display)
+            retired = history.appended(history.path_of(path), report.retired, name)
             with Changes("hotplex learn", path.parent) as changes:
-                retired = history.appended(history.path_of(path), report.retired)
                 if retired is not None:
                     changes.write(history.path_of(path), retired, durable=True)
                 if report.changed:

@@ -210,19 +210,26 @@ def test_a_history_edited_into_poison_is_guarded_on_restore(root: Path) -> None:
     assert (root / "agent-configs/USER.md").read_text() == before
 
 
-def test_a_history_that_cannot_be_written_leaves_the_profile_as_it_was(root: Path) -> None:
-    """The profile was renamed into place before the history was read: a history that could
-    not be (a folder by that name) ended the run with an internal error, the old value gone
-    from the profile and never in the history."""
+@pytest.mark.parametrize("name", [".USER.md.history.jsonl", ".USER.md.lock"])
+@pytest.mark.parametrize("kind", ["directory", "FIFO (named pipe)"])
+def test_no_file_where_the_history_or_lock_belongs_is_exit_2_before_a_write(
+    root: Path, name: str, kind: str
+) -> None:
+    """The profile was renamed into place before the history was read: a FIFO there hung with
+    USER.md already changed, a directory was an internal error (exit 3), the old value in
+    neither; a directory where the lock belongs was exit 1, the code of a refused fact."""
     user = root / "agent-configs/USER.md"
     assert learn(root, "editor=tabs", "--date", "2026-11-01").status == 0
     before = user.read_bytes()
-    (root / "agent-configs/.USER.md.history.jsonl").mkdir()
-    done = learn(root, "editor=spaces", "--date", "2026-12-01")
-    assert done.status == 2, done.stderr
-    assert "hotplex learn failed, every file is as it was" in done.stderr
-    assert "internal error" not in done.stderr
-    assert user.read_bytes() == before
+    odd = root / "agent-configs" / name
+    odd.unlink(missing_ok=True)
+    odd.mkdir() if kind == "directory" else os.mkfifo(odd)
+    for args in (("editor=spaces",), ("--restore", "editor")):
+        done = run_hotplex("-C", str(root), "learn", *args, "--date", "2026-12-01", timeout=20)
+        assert done.status == 2, done.stdout + done.stderr
+        assert f"agent-configs/{name}' is a {kind}, not a regular file" in done.stderr
+        assert "internal error" not in done.stderr
+        assert user.read_bytes() == before
 
 
 @pytest.mark.parametrize("dry_run", [(), ("--dry-run",)])
