@@ -39,14 +39,16 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.learning import calls, history
 
     project = Project.load(root, manifest)
-    if args.file is not None:
-        path, display = Path(args.file), args.file
-    else:
-        path, display = calls.profile_path(project.model, calls.PROFILE)
+    path, display = calls.local_profile(project.model, args.file)
     # Read before any lock file is made beside it: a device or a FIFO is refused first.
     text = calls.read_profile(path, display)
     if args.request is not None:
         return _request(args, project, text, display)
+    # Where the profile and its history are written, through a symlink inside the project:
+    # one leaving it is refused before anything is read from it.
+    written = calls.written_path(project.model, path, display)
+    history_name = _history_name(display)
+    kept = calls.written_path(project.model, history.path_of(path), history_name)
     facts = _facts(args)
     if args.at is not None and args.restore is None:
         raise HotplexError.single("--at goes with --restore KEY", Span("arguments", key="--at"))
@@ -72,19 +74,17 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
             text = calls.read_profile(path, display)  # as the run before this one left it
         restored = None
         if args.restore is not None:
-            name = _history_name(display)
-            restored = _restored(args, history.read(history.path_of(path), name), name)
+            restored = _restored(args, history.read(kept, history_name), history_name)
         report = calls.learn(project.model, facts, args.date, text, display, args.source, restored)
         if not args.dry_run:
             # The history first, on the disk before the profile changes: a run killed between
             # the two leaves a record of a fact still in the block, never a fact in neither.
-            name = _history_name(display)
-            retired = history.appended(history.path_of(path), report.retired, name)
+            retired = history.appended(kept, report.retired, history_name)
             with Changes("hotplex learn", path.parent) as changes:
                 if retired is not None:
-                    changes.write(history.path_of(path), retired, durable=True)
+                    changes.write(kept, retired, durable=True)
                 if report.changed:
-                    changes.write(path, report.text.encode("utf-8"))
+                    changes.write(written, report.text.encode("utf-8"))
     diff = _diff(text, report.text, display)
     if args.json:
         out = report.to_json()

@@ -155,10 +155,12 @@ def test_wrong_input_is_exit_2_with_its_place(root: Path, args, said) -> None:
 def test_a_device_or_fifo_given_as_a_file_is_refused_without_a_read(
     root: Path, tmp_path: Path, option: str, extra: tuple[str, ...]
 ) -> None:
-    """`/dev/zero` read until the kernel killed the process; a FIFO blocked forever."""
-    fifo = tmp_path / "pipe"
+    """`/dev/zero` read until the kernel killed the process; a FIFO blocked forever. (A profile
+    is a file of the project: `--file /dev/zero` is refused as outside it, unread.)"""
+    fifo = (root / "agent-configs" if option == "--file" else tmp_path) / "pipe.md"
     os.mkfifo(fifo)
-    for name, kind in (("/dev/zero", "a device"), (str(fifo), "a FIFO (named pipe)")):
+    odd = [(str(fifo), "a FIFO (named pipe)")]
+    for name, kind in odd if option == "--file" else [("/dev/zero", "a device"), *odd]:
         done = run_hotplex("-C", str(root), "learn", option, name, *extra, timeout=20)
         assert done.status == 2, done.stdout + done.stderr
         assert f"'{name}' is {kind}, not a regular file" in done.stderr
@@ -300,3 +302,74 @@ def test_a_run_killed_at_any_write_step_loses_no_fact(root: Path, point: int) ->
     assert "- editor: emacs" in block and set(retired) == {"vim"}
     restored = learn(root, "--restore", "editor", "--date", "2026-12-02")
     assert restored.status == 0 and "- editor: vim" in _block_and_history(root)[0]
+
+
+def test_a_profile_linked_inside_the_project_is_written_through_its_link(root: Path) -> None:
+    """The link was replaced by a regular file: the file it named kept the old facts, and the
+    next edit of it went nowhere the build reads. The history's link likewise."""
+    folder = root / "agent-configs"
+    (folder / "USER.md").rename(folder / "real-user.md")
+    (folder / "USER.md").symlink_to("real-user.md")
+    (folder / "real-history.jsonl").write_text("")
+    (folder / ".USER.md.history.jsonl").symlink_to("real-history.jsonl")
+    assert learn(root, "editor=tabs", "--date", "2026-11-01").status == 0
+    done = learn(root, "editor=spaces", "--date", "2026-12-01")
+    assert done.status == 0, done.stderr
+    assert (folder / "USER.md").is_symlink() and (folder / ".USER.md.history.jsonl").is_symlink()
+    assert "- editor: spaces" in (folder / "real-user.md").read_text()
+    assert json.loads((folder / "real-history.jsonl").read_text())["value"] == "tabs"
+
+
+@pytest.mark.parametrize("name", ["USER.md", ".USER.md.history.jsonl"])
+def test_a_link_leaving_the_project_is_refused_before_a_write(
+    root: Path, tmp_path: Path, name: str
+) -> None:
+    """Learn read the file outside the project (which a build refuses) and replaced the link."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "U.md").write_text("# U\n")
+    link = root / "agent-configs" / name
+    link.unlink(missing_ok=True)
+    link.symlink_to(outside / "U.md")
+    facts = ("editor=tabs", "--date", "2026-12-01")
+    done = learn(root, *facts)
+    assert done.status == 2, done.stdout + done.stderr
+    assert f"'agent-configs/{name}' resolves to '" in done.stderr and "outside the project" in (
+        done.stderr
+    )
+    assert link.is_symlink() and (outside / "U.md").read_text() == "# U\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("hotplex.toml", "not Markdown"),
+        (".hotplex/manifest.json", "in .hotplex/, the build's own state"),
+        (".hotplex/notes.md", "in .hotplex/, the build's own state"),
+        ("dist/codex/AGENTS.md", "in the out folder 'dist'"),
+        ("README.md", "outside the sources folder 'agent-configs'"),
+        ("agent-configs/notes.txt", "not Markdown"),
+        ("{outside}/U.md", "outside the project"),
+        ("agent-configs/linked.md", "a symlink to 'hotplex.toml', which is not Markdown"),
+    ],
+)
+def test_file_is_refused_where_no_markdown_source_can_be(
+    root: Path, tmp_path: Path, name: str, why: str
+) -> None:
+    """`--file hotplex.toml` appended a learned block to the manifest, exit 0, and every later
+    command failed on its TOML; the build state and artifacts took one as well."""
+    assert run_hotplex("-C", str(root), "build").status == 0
+    (root / ".hotplex/notes.md").write_text("# n\n")
+    (root / "README.md").write_text("# r\n")
+    (root / "agent-configs/notes.txt").write_text("n\n")
+    (root / "agent-configs/linked.md").symlink_to("../hotplex.toml")
+    name = name.format(outside=tmp_path)
+    target = Path(name) if name.startswith("/") else root / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.exists():
+        target.write_text("# U\n")
+    before = target.read_bytes()
+    done = run_hotplex("learn", "z=1", "--date", "2026-12-01", "--file", name, cwd=root)
+    assert done.status == 2, done.stdout + done.stderr
+    assert f"{name}: " in done.stderr and why in done.stderr, done.stderr
+    assert target.read_bytes() == before
