@@ -41,7 +41,7 @@ def local_profile(model: Model, given: str | None) -> tuple[Path, str]:
     for name, linked in ((rel, False), (real, True)):
         why = _not_learnable(model, name)
         if why is not None:
-            said = f"a symlink to '{name}', which is {why}" if linked else f"{why}"
+            said = f"a symlink to '{name}', which is {why}" if linked else why
             raise HotplexError.single(
                 f"no place for learned facts: {said}",
                 Span(display),
