@@ -14,7 +14,6 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from hotplex.errors import HotplexError, Problem, Span, suggest
-from hotplex.fs import lone_surrogate
 from hotplex.learning import keys
 from hotplex.sources.learned import SOURCE
 
@@ -136,6 +135,8 @@ def _one(item: object, place: str, file: str, source: str | None) -> Given:
         if not isinstance(text, str):
             raise HotplexError.single(f"{place}.{name} is missing or not a string", at(name))
     assert isinstance(written, str) and isinstance(value, str)
+    from hotplex.fs import lone_surrogate
+
     for name, text in (("key", written), ("value", value)):
         lone = lone_surrogate(text)
         if lone is not None:

@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 from hotplex.errors import HotplexError, Span, suggest
-from hotplex.fs import read_capped
 from hotplex.learning import keys
 from hotplex.learning.report import Retired
 
@@ -49,6 +48,8 @@ def _bytes(path: Path, shown_as: str) -> bytes:
     """The history as it is (empty when there is none yet); a directory, a FIFO or a device
     there is an error with its name, never a blocking read (``fs.read_capped``). Uncapped: the
     file is hotplex's own and only grows."""
+    from hotplex.fs import read_capped
+
     found = read_capped(path, sys.maxsize, Span(shown_as), shown_as)
     return b"" if found is None else found.data
 
