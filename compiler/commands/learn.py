@@ -165,7 +165,14 @@ def _restored(args: argparse.Namespace, entries: list, name: str):
     at = None if args.at is None else checked_date(args.at, Span("arguments", key="--at"))
     fact = restorable(entries, args.restore, at, name).fact
     learned = checked_date(fact.learned, Span(name, key=fact.key))
-    (given,) = read([{"key": fact.key, "value": fact.value, "source": fact.source}], None, name)
+    day = checked_date(args.date, Span("arguments", key="--date"))
+    if day < fact.confirmed:
+        raise HotplexError.single(
+            f"--date {day} is before {fact.confirmed}, when the value restored was last"
+            " confirmed: the history would have it come back before it was said",
+            Span("arguments", key="--date"),
+        )
+    (given,) = read([{"key": fact.spelled, "value": fact.value, "source": fact.source}], None, name)
     return given._replace(place="restore", learned=learned)
 
 
@@ -193,7 +200,29 @@ def _print_report(report: LearnReport, dry_run: bool) -> None:
         print("  the profile is unchanged")
 
 
+# What a learn run takes that --request has no use for, as the usage error names it.
+_NOT_WITH_REQUEST = (
+    ("facts", "KEY=VALUE facts"),
+    ("facts_file", "--facts"),
+    ("date", "--date"),
+    ("source", "--source"),
+    ("dry_run", "--dry-run"),
+    ("restore", "--restore"),
+    ("at", "--at"),
+)
+
+
 def _request(args: argparse.Namespace, project, text: str, display: str) -> int:
+    ignored = [
+        name for dest, name in _NOT_WITH_REQUEST if getattr(args, dest) not in (None, [], False)
+    ]
+    if ignored:
+        raise HotplexError.single(
+            f"--request takes no {', no '.join(ignored)}: it makes the extraction request and"
+            " learns nothing",
+            Span("arguments", key="--request"),
+            "learn the worker's answer in a second run: hotplex learn --facts ANSWER --date DAY",
+        )
     if args.target is None:
         raise HotplexError.single(
             "--request needs --target NAME: the worker that runs it",

@@ -5,8 +5,8 @@ extract facts from a conversation); hotplex guards the answer and merges it into
 block of USER.md (``merge.py``), keeping what it replaces (``history.py``). hotplex never calls a
 model, never runs a program and never reads the clock: every date is the caller's.
 
-The block's lines and what reaches the worker are ``hotplex.sources.learned`` (the reader needs
-them below this stage); ``keys.py`` says when two keys are one; ``facts.py`` reads the facts a
-caller gives. ``api.Project.learn``, ``hotplex learn`` (``commands/learn.py``) and ``POST
-/v1/learn`` are thin edges over ``merge.learn``.
+The block's lines, their one reader and what reaches the worker are ``hotplex.sources.learned``,
+and when two keys are one ``hotplex.sources.learned_keys`` (a build reads the block too, below
+this stage); ``facts.py`` reads the facts a caller gives. ``api.Project.learn``, ``hotplex
+learn`` (``commands/learn.py``) and ``POST /v1/learn`` are thin edges over ``merge.learn``.
 """

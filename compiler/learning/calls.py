@@ -124,6 +124,13 @@ def learn(
     origin = given_facts.checked_source(source, Span("arguments", key="source"))
     given = given_facts.read(facts, origin)
     if restored is not None:
+        twice = next((g for g in given if g.key == restored.key), None)
+        if twice is not None:
+            raise HotplexError.single(
+                f"the key {restored.key!r} is given twice (also as --restore): which value is"
+                " meant?",
+                Span("facts", key=f"{twice.place}.key"),
+            )
         given.append(restored)
     if text is None:
         path, display = profile_path(model, file)

@@ -8,23 +8,19 @@ guard finds in a well-formed fact is not: that fact alone is refused (``merge.py
 
 from __future__ import annotations
 
-import datetime
 import re
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from hotplex.errors import HotplexError, Problem, Span, suggest
-from hotplex.learning import keys
-from hotplex.sources.learned import SOURCE
+from hotplex.sources import learned_keys as keys
+from hotplex.sources.learned import SOURCE, day_problem, line_break
 
 FACT_KEYS = ("key", "value", "source")
 # The most facts one call takes: each is scanned alone, and in the whole profile when the
 # profile with all of them holds something new (``merge.py``).
 MOST_FACTS = 200
 _SOURCE = re.compile(SOURCE)
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-# What would end a line of the block, or its provenance comment, inside a value.
-_BREAKS = ("\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 
 
 class Given(NamedTuple):
@@ -38,14 +34,10 @@ class Given(NamedTuple):
 
 def checked_date(date: object, where: Span) -> str:
     """``date`` as YYYY-MM-DD: the caller's (hotplex never reads the clock)."""
-    if not isinstance(date, str) or not _DATE.fullmatch(date):
-        raise HotplexError.single(
-            f"the date must be YYYY-MM-DD, not {date!r}", where, "the day the facts were said"
-        )
-    try:
-        datetime.date.fromisoformat(date)
-    except ValueError:
-        raise HotplexError.single(f"{date} is no day of the calendar", where) from None
+    wrong = day_problem(date)
+    if wrong is not None:
+        raise HotplexError.single(wrong, where, "the day the facts were said")
+    assert isinstance(date, str)
     return date
 
 
@@ -59,11 +51,6 @@ def checked_source(source: object, where: Span) -> str | None:
             "a session or channel id, e.g. session-42",
         )
     return source
-
-
-def line_break(value: str) -> str | None:
-    """The first character of ``value`` that would end its line of the block, or None."""
-    return next((b for b in _BREAKS if b in value), None)
 
 
 def from_arguments(pairs: Iterable[str]) -> list[dict[str, str]]:
@@ -98,6 +85,7 @@ def read(facts: object, source: str | None, file: str = "facts") -> list[Given]:
     problems: list[Problem] = []
     given: list[Given] = []
     seen: dict[str, str] = {}
+    shapes: dict[str, Given] = {}  # by the key's skeleton
     for index, item in enumerate(facts):
         place = f"facts[{index}]"
         try:
@@ -113,6 +101,11 @@ def read(facts: object, source: str | None, file: str = "facts") -> list[Given]:
                     Span(file, key=f"{place}.key"),
                 )
             )
+            continue
+        twin = shapes.setdefault(keys.skeleton(fact.written), fact)
+        if twin is not fact:
+            message = keys.look_alike(fact.written, twin.written, f"at {twin.place}")
+            problems.append(Problem(message, Span(file, key=f"{place}.key")))
             continue
         given.append(fact)
     if problems:

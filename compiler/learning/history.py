@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 from hotplex.errors import HotplexError, Span, suggest
-from hotplex.learning import keys
 from hotplex.learning.report import Retired
+from hotplex.sources import learned_keys as keys
 
 
 def path_of(profile: Path) -> Path:

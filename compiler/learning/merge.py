@@ -13,8 +13,10 @@
   findings are in its outcome. So is a
   fact longer by itself than the whole budget, which would otherwise evict every other.
 - The block has one budget, ``[learn] budget``: while its facts (as the worker reads them) are
-  over it, the least recently confirmed leaves first (then the earliest learned, then by key),
-  retired as ``evicted``.
+  over it, the least recently confirmed leaves first (then by key), retired as ``evicted``; the
+  call's own facts are then taken back while they fit (``_over_budget``). A fact of the call
+  left out so was never in the block: it is refused, not retired, so the same facts on the same
+  day twice retire nothing the second time (a gateway appends what is retired to its history).
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ from collections import Counter
 from typing import NamedTuple
 
 import attrs
+from hotplex.errors import HotplexError, Problem, Span
 from hotplex.learning import profile as profiles
 from hotplex.learning.facts import Given
 from hotplex.learning.report import Fact, LearnReport, Outcome, Retired
 from hotplex.records import Finding
 from hotplex.sources import blocking
+from hotplex.sources import learned_keys as keys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,6 +41,7 @@ if TYPE_CHECKING:
 def learn(manifest: Manifest, text: str, file: str, given: list[Given], date: str) -> LearnReport:
     """The profile ``text`` (named ``file``) with ``given`` merged on ``date``."""
     profile = profiles.parse(text, file)
+    _no_look_alikes(profile.facts, given)
     context = _Context(manifest, profile, file)
     # The whole profile is scanned once with every new value in it; only when that finds
     # something new are the values halved until each one that brings a finding is found.
@@ -51,18 +56,46 @@ def learn(manifest: Manifest, text: str, file: str, given: list[Given], date: st
     if refused:
         merged = _merged(manifest, profile.facts, given, date, refused)
     facts, outcomes, retired = merged
-    for fact in _over_budget(facts, manifest.learn.budget):
+    budget = manifest.learn.budget
+    for fact in _over_budget(facts, budget, {g.key for g in given}):
         del facts[fact.key]
+        mine = [
+            i
+            for i, o in enumerate(outcomes)
+            if keys.canonical(o.key)[0] == fact.key and o.status != "refused"
+        ]
+        if _arrives(fact, profile.facts):  # never in the block, so never retired: refused
+            reason = (
+                f"no room in [learn] budget ({budget}) beside facts confirmed as recently:"
+                " it would be evicted as it came in"
+            )
+            outcomes[mine[0]] = attrs.evolve(outcomes[mine[0]], status="refused", reason=reason)
+            continue
         retired.append(Retired(fact, "evicted", date))
-        mine = [i for i, o in enumerate(outcomes) if o.key == fact.key and o.status != "refused"]
         if mine:
             outcomes[mine[0]] = attrs.evolve(outcomes[mine[0]], status="evicted")
         else:
-            outcomes.append(Outcome(fact.key, fact.value, "evicted"))
+            outcomes.append(Outcome(fact.spelled, fact.value, "evicted"))
     changed = facts != profile.facts
     new = profiles.join(profile, facts) if changed else text
     ordered = tuple(f for _key, f in sorted(facts.items()))
     return LearnReport(file, date, new, changed, tuple(outcomes), tuple(retired), ordered)
+
+
+def _no_look_alikes(known: dict[str, Fact], given: list[Given]) -> None:
+    """A given key that only looks like a key of the block (``keys.skeleton``) is an error."""
+    shapes = {keys.skeleton(fact.spelled): fact for fact in known.values()}
+    problems = [
+        Problem(
+            keys.look_alike(keys.spelling(g.written), twin.spelled, "a fact of the block"),
+            Span("facts", key=f"{g.place}.key"),
+            f"to change that fact, give its key as the block spells it: {twin.spelled!r}",
+        )
+        for g in given
+        if (twin := shapes.get(keys.skeleton(g.written))) is not None and twin.key != g.key
+    ]
+    if problems:
+        raise HotplexError(problems)
 
 
 class _Merged(NamedTuple):
@@ -85,34 +118,48 @@ def _merged(
     outcomes: list[Outcome] = []
     retired: list[Retired] = []
     for fact in given:
-        size = profiles.worker_size(Fact(fact.key, fact.value, date, None, date))
+        spelled = keys.spelling(fact.written)
+        size = profiles.worker_size(Fact(fact.key, fact.value, date, None, date, spelled))
         if size > budget:  # before the scan: a megabyte of value costs nothing more
             reason = f"its line is {size} characters: [learn] budget is {budget}"
-            outcomes.append(Outcome(fact.key, fact.value, "refused", reason=reason))
+            outcomes.append(Outcome(spelled, fact.value, "refused", reason=reason))
             continue
         found = screen(manifest, fact)
         if found:
-            outcomes.append(Outcome(fact.key, fact.value, "refused", findings=found))
+            outcomes.append(Outcome(spelled, fact.value, "refused", findings=found))
             continue
         old = facts.get(fact.key)
+        if fact.learned is not None and old is not None and date < old.confirmed:
+            raise HotplexError.single(  # a restore (only it gives a learned day)
+                f"the date {date} is before {old.confirmed}, when the value of {fact.key!r} in"
+                " the block was last confirmed: the history would have it leave before then",
+                Span("arguments", key="date"),
+            )
         if old is not None and old.value == fact.value:
             facts[fact.key] = attrs.evolve(old, confirmed=max(old.confirmed, date))
-            outcomes.append(Outcome(fact.key, fact.value, "unchanged"))
+            outcomes.append(Outcome(spelled, fact.value, "unchanged"))
             continue
         if fact.key in refused:
-            outcomes.append(Outcome(fact.key, fact.value, "refused", None, refused[fact.key]))
+            outcomes.append(Outcome(spelled, fact.value, "refused", None, refused[fact.key]))
             continue
         facts[fact.key] = _new(fact, date)
         if old is None:
-            outcomes.append(Outcome(fact.key, fact.value, "added"))
+            outcomes.append(Outcome(spelled, fact.value, "added"))
         else:
             retired.append(Retired(old, "superseded", date))
-            outcomes.append(Outcome(fact.key, fact.value, "superseded", old.value))
+            outcomes.append(Outcome(spelled, fact.value, "superseded", old.value))
     return _Merged(facts, outcomes, retired)
 
 
+def _arrives(fact: Fact, old: dict[str, Fact]) -> bool:
+    """Whether ``fact`` comes into the block with this call (added, superseding, restored)."""
+    known = old.get(fact.key)
+    return known is None or known.value != fact.value
+
+
 def _new(fact: Given, date: str) -> Fact:
-    return Fact(fact.key, fact.value, fact.learned or date, fact.source, date)
+    spelled = keys.spelling(fact.written)
+    return Fact(fact.key, fact.value, fact.learned or date, fact.source, date, spelled)
 
 
 class _Context:
@@ -175,15 +222,24 @@ def _refused(finding) -> Finding:
     return blocking.record(finding, "refused")
 
 
-def _over_budget(facts: dict[str, Fact], budget: int) -> list[Fact]:
-    """The facts to evict, least recently confirmed first, until the rest fit ``budget``."""
+def _over_budget(facts: dict[str, Fact], budget: int, given: set[str]) -> list[Fact]:
+    """The facts to evict, least recently confirmed first (then by key), until the rest fit
+    ``budget``; then those of them the call gives taken back, the last to go first, while they
+    fit. So the same call again evicts what it left out and nothing else: its facts come back
+    in the same order (the learned day, which a fact coming back anew would change, is no
+    part of it), those it left out first."""
     total = sum(profiles.worker_size(f) for f in facts.values())
     evicted = []
-    for fact in sorted(facts.values(), key=lambda f: (f.confirmed, f.learned, f.key)):
+    for fact in sorted(facts.values(), key=lambda f: (f.confirmed, f.key)):
         if total <= budget:
             break
         evicted.append(fact)
         total -= profiles.worker_size(fact)
+    for fact in reversed([f for f in evicted if f.key in given]):
+        if total + profiles.worker_size(fact) > budget:
+            break
+        evicted.remove(fact)
+        total += profiles.worker_size(fact)
     return evicted
 
 
@@ -193,7 +249,7 @@ def screen(manifest: Manifest, fact: Given) -> tuple[Finding, ...]:
         ("key", fact.written),
         ("value", fact.value),
         ("source", fact.source or ""),
-        ("line", f"- {fact.key}: {fact.value}"),
+        ("line", f"- {keys.spelling(fact.written)}: {fact.value}"),
     )
     found: list[Finding] = []
     seen: set[tuple[str, str]] = set()

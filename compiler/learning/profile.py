@@ -2,9 +2,8 @@
 back: the lines outside the block come back byte for byte, the block is written from its facts
 alone (sorted by key), so its bytes depend on nothing but the facts and their dates.
 
-A block edited by hand is read as strictly as it is written: a line that is neither blank, a
-heading nor a fact, a key that is no key, the same key twice, a date that is no date, or a block
-never closed is an error with its line, never a fact silently dropped.
+A block edited by hand is read as strictly as it is written, by the reader a build uses
+(``learned.read_block``): what one refuses, the other does, with the same message and line.
 """
 
 from __future__ import annotations
@@ -12,9 +11,6 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from hotplex.errors import HotplexError, Problem, Span
-from hotplex.learning import keys
-from hotplex.learning.facts import checked_date, line_break
 from hotplex.learning.report import Fact
 from hotplex.sources import learned
 
@@ -35,54 +31,14 @@ def parse(text: str, file: str) -> Profile:
     parts = _LINE_END.split(text)
     lines, ends = parts[0::2], [*parts[1::2], ""]
     eol = ends[0] or "\n"
-    found = learned.bounds(lines)
+    found = learned.read_block(lines, file)
     if found is None:
         return Profile(text, {}, None, eol)
-    start, end = found
-    if end == len(lines):
-        raise HotplexError.single(
-            f"the learned block is never closed: add a line {learned.END}",
-            Span(file, start + 1, 1, source_line=lines[start]),
-        )
-    problems: list[Problem] = []
-    facts: dict[str, Fact] = {}
-    for index in range(start + 1, end):
-        line = lines[index]
-        where = Span(file, index + 1, 1, source_line=line)
-        if not line.strip() or line.startswith("#"):
-            continue
-        fact = learned.parse_line(line)
-        if fact is None:
-            problems.append(
-                Problem(
-                    "a line of the learned block that is no fact",
-                    where,
-                    "write it as '- key: value <!-- learned YYYY-MM-DD -->', or move it out"
-                    " of the block",
-                )
-            )
-            continue
-        key, why = keys.canonical(fact.key)
-        broken = line_break(fact.value)
-        if broken is not None:
-            problems.append(
-                Problem(f"the value breaks its line ({broken!r}): a fact is one line", where)
-            )
-            continue
-        try:
-            checked_date(fact.learned, where)
-            checked_date(fact.confirmed, where)
-        except HotplexError as exc:
-            problems += exc.problems
-            continue
-        if key is None:
-            problems.append(Problem(why or "no key", where))
-        elif key in facts:
-            problems.append(Problem(f"the key {key!r} is a fact twice in the block", where))
-        else:
-            facts[key] = Fact(key, fact.value, fact.learned, fact.source, fact.confirmed)
-    if problems:
-        raise HotplexError(problems)
+    start, end = found.start, found.end
+    facts = {
+        key: Fact(key, line.value, line.learned, line.source, line.confirmed, line.key)
+        for key, line in found.facts.items()
+    }
     after = ends[end] + _text(lines[end + 1 :], ends[end + 1 :])
     return Profile(_text(lines[:start], ends[:start]), facts, after, eol)
 
@@ -94,7 +50,7 @@ def _text(lines: list[str], ends: list[str]) -> str:
 def block(facts: dict[str, Fact]) -> list[str]:
     """The block's lines for these facts, without their line ends."""
     items = [
-        learned.fact_line(f.key, f.value, f.learned, f.source, f.confirmed)
+        learned.fact_line(f.spelled, f.value, f.learned, f.source, f.confirmed)
         for _key, f in sorted(facts.items())
     ]
     return [learned.START, learned.HEADING, *(["", *items] if items else []), learned.END]
@@ -116,4 +72,4 @@ def join(profile: Profile, facts: dict[str, Fact]) -> str:
 
 def worker_size(fact: Fact) -> int:
     """What a fact costs the budget: its line as the worker reads it, with its line end."""
-    return len(f"- {fact.key}: {fact.value}\n")
+    return len(f"- {fact.spelled}: {fact.value}\n")

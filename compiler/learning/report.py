@@ -9,6 +9,7 @@ from __future__ import annotations
 import attrs
 from hotplex.errors import shown
 from hotplex.records import Finding
+from hotplex.sources import learned_keys
 from hotplex.values import Record
 
 # What a call did with each fact, as the report says it.
@@ -19,15 +20,21 @@ STATUSES = ("added", "superseded", "unchanged", "refused", "evicted")
 class Fact(Record):
     """One learned fact with its provenance: the dates are the caller's, never the clock's."""
 
-    key: str  # canonical (``keys.canonical``)
+    key: str  # as compared (``learned_keys.canonical``)
     value: str
     learned: str  # YYYY-MM-DD: when this value was first learned
     source: str | None  # who said it (a session id), if the caller said
     confirmed: str  # YYYY-MM-DD: when it was last learned again
+    written: str = ""  # the key as the person or the worker spelt it ("": as ``key``)
+
+    @property
+    def spelled(self) -> str:
+        """The key as it is written in the block, the history and the report."""
+        return self.written or self.key
 
     def to_json(self) -> dict[str, object]:
         return {
-            "key": self.key,
+            "key": self.spelled,
             "value": self.value,
             "learned": self.learned,
             "source": self.source,
@@ -36,7 +43,11 @@ class Fact(Record):
 
     @classmethod
     def from_json(cls, data: dict) -> Fact:
-        return cls(data["key"], data["value"], data["learned"], data["source"], data["confirmed"])
+        written = data["key"]
+        key = learned_keys.canonical(written)[0] if isinstance(written, str) else None
+        if key is None:
+            raise ValueError(f"no key: {written!r}")
+        return cls(key, data["value"], data["learned"], data["source"], data["confirmed"], written)
 
 
 @attrs.frozen(repr=False)

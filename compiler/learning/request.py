@@ -23,10 +23,12 @@ from collections.abc import Iterable
 
 import attrs
 from hotplex.errors import HotplexError, Span, shown
-from hotplex.learning import calls, keys
+from hotplex.learning import calls
 from hotplex.learning import profile as profiles
 from hotplex.records import Emitted, Finding, Section, Truncation
 from hotplex.scanning import hidden
+from hotplex.sources import learned_keys as keys
+from hotplex.sources.frontmatter import normalise_newlines
 from hotplex.sources.learned import SOURCE
 from hotplex.values import Record
 
@@ -142,6 +144,9 @@ def compile_request(
     if text is None:
         text = calls.read_profile(*calls.profile_path(model, file))
     profile = profiles.parse(text, file)
+    # A line end is a line end (CRLF and a lone CR end a line as Markdown reads it): the CLI's
+    # file and the server's body give one request for one transcript, no CR shown as a mark.
+    transcript = normalise_newlines(transcript)
     # Cut first (the scan then reads no more than the budget), remove the hidden text, and cut
     # again: the visible marks may have made the text longer.
     budget = model.manifest.learn.transcript
@@ -150,7 +155,7 @@ def compile_request(
     clean, findings = without_hidden(tail, first_line)
     kept, recut = within(clean, budget)
     cut += recut
-    facts = "\n".join(f"- {f.key}: {f.value}" for _k, f in sorted(profile.facts.items()))
+    facts = "\n".join(f"- {f.spelled}: {f.value}" for _k, f in sorted(profile.facts.items()))
     schema = answer_schema()
     sections = [
         Section("learning-instructions", "learning-instructions", "B", "", INSTRUCTIONS, ()),

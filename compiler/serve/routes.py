@@ -52,6 +52,13 @@ class BadRequest(Exception):
         self.status = status
         self.error = HotplexError.single(message, where, hint)
 
+    @classmethod
+    def of(cls, error: HotplexError) -> BadRequest:
+        """A check of the library's, placed in the request, refusing it."""
+        refused = cls(str(error), None)
+        refused.error = error
+        return refused
+
 
 def _query(key: str) -> Span:
     return Span("request", key=key)
@@ -176,9 +183,15 @@ async def learn(request: Request) -> Response:
         raise BadRequest(
             f"'facts' is {what}", _body_at("facts"), 'e.g. [{"key": "editor", "value": "tabs"}]'
         )
-    date = _string(body, "date", required=True)
+    from hotplex.learning.facts import checked_date, checked_source
+
+    # Checked here as well as by ``Project.learn``, so that a problem is placed in the body.
+    try:
+        date = checked_date(_string(body, "date", required=True), _body_at("date"))
+        source = checked_source(_string(body, "source"), _body_at("source"))
+    except HotplexError as exc:
+        raise BadRequest.of(exc) from None
     file = _string(body, "file") or "USER.md"
-    source = _string(body, "source")
     service = request.app.state.service
     report = await service.learn(body["facts"], date, text, file, source)
     for outcome in report.outcomes:

@@ -18,6 +18,12 @@ marker lines and the provenance comments are dropped by the reader. The source i
 gateway's (meaningless to a model, and text a gateway passed along), and the dates would change
 the compiled document, its digest and every prompt cache built on it, at each re-confirmation.
 
+``read_block`` is the one reader of the block, for ``hotplex learn`` and for a build alike, so
+the two cannot disagree: a line of the block that is neither blank, a heading nor a fact, a key
+that is no key, the same key twice, a date that is no day (or a confirmation before the
+learning), a value broken across lines, a block never closed or a second block is an error with
+its line, never a fact silently dropped nor a marker passed to the worker.
+
 The block is never rendered as a template, whatever the file's frontmatter says: a learned
 ``{{ x }}`` or ``{% include %}`` is text (``set_aside`` hides it from the renderer, ``put_back``
 restores it). This module sits below the document stage so the reader can do both; the merge
@@ -26,8 +32,12 @@ itself is ``hotplex.learning``.
 
 from __future__ import annotations
 
+import datetime
 import re
 from typing import NamedTuple
+
+from hotplex.errors import HotplexError, Problem, Span
+from hotplex.sources import learned_keys
 
 START = "<!-- hotplex:learned -->"
 END = "<!-- /hotplex:learned -->"
@@ -40,6 +50,27 @@ _FACT = re.compile(
     rf" <!-- learned (?P<learned>{_DATE})(?: from (?P<source>{SOURCE}))?"
     rf"(?:, confirmed (?P<confirmed>{_DATE}))? -->[ \t]*"
 )
+
+
+_DAY = re.compile(_DATE)
+# What would end a line of the block, or its provenance comment, inside a value.
+_BREAKS = ("\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+def line_break(value: str) -> str | None:
+    """The first character of ``value`` that would end its line of the block, or None."""
+    return next((b for b in _BREAKS if b in value), None)
+
+
+def day_problem(date: object) -> str | None:
+    """Why ``date`` is no YYYY-MM-DD day of the calendar, or None."""
+    if not isinstance(date, str) or not _DAY.fullmatch(date):
+        return f"the date must be YYYY-MM-DD, not {date!r}"
+    try:
+        datetime.date.fromisoformat(date)
+    except ValueError:
+        return f"{date} is no day of the calendar"
+    return None
 
 
 class Line(NamedTuple):
@@ -70,15 +101,91 @@ def fact_line(key: str, value: str, learned: str, source: str | None, confirmed:
     return f"- {key}: {value} <!-- learned {learned}{origin}{later} -->"
 
 
-def bounds(lines: list[str]) -> tuple[int, int] | None:
-    """The indexes of the block's start and end marker lines, or None when the file has none
-    (a start with no end runs to the end of the file: ``end`` is then ``len(lines)``)."""
-    try:
-        start = next(i for i, line in enumerate(lines) if line.strip() == START)
-    except StopIteration:
+class Block(NamedTuple):
+    start: int  # the index of its start marker line
+    end: int  # the index of its end marker line
+    facts: dict[str, Line]  # by the key as compared (``learned_keys.canonical``), in file order
+
+
+def read_block(lines: list[str], file: str, first_line: int = 1) -> Block | None:
+    """The learned block of ``lines`` (a file's, or its body's when its first line is the
+    file's ``first_line``), or None when they hold none; every problem of it at once, each at
+    its line of the file."""
+    markers = [i for i, line in enumerate(lines) if line.strip() in (START, END)]
+    if not markers:
         return None
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].strip() == END), len(lines))
-    return start, end
+
+    def at(index: int) -> Span:
+        return Span(file, first_line + index, 1, source_line=lines[index])
+
+    start = markers[0]
+    if lines[start].strip() == END:
+        raise HotplexError.single(
+            "an end marker with no learned block open", at(start), f"the block starts at {START}"
+        )
+    end = next((i for i in markers[1:] if lines[i].strip() == END), None)
+    if end is None:
+        raise HotplexError.single(f"the learned block is never closed: add a line {END}", at(start))
+    problems: list[Problem] = []
+    hint = f"move its facts into the block at line {first_line + start}"
+    second = False  # a second block is open: its end marker is no problem of its own
+    for index in markers[1:]:
+        if index == end:
+            continue
+        if lines[index].strip() == START:
+            problems.append(Problem("a second learned block: a file holds one", at(index), hint))
+            second = True
+        elif second:
+            second = False
+        else:
+            problems.append(Problem("an end marker with no learned block open", at(index)))
+    facts: dict[str, Line] = {}
+    shapes: dict[str, Line] = {}  # by skeleton
+    for index in range(start + 1, end):
+        line = lines[index]
+        if not line.strip() or line.startswith("#") or line.strip() == START:
+            continue
+        problem = _fact_problem(line, facts, shapes)
+        if problem is not None:
+            problems.append(Problem(problem[0], at(index), problem[1]))
+    if problems:
+        raise HotplexError(sorted(problems, key=lambda p: p.span.line if p.span else 0))
+    return Block(start, end, facts)
+
+
+def _fact_problem(
+    line: str, facts: dict[str, Line], shapes: dict[str, Line]
+) -> tuple[str, str | None] | None:
+    """What is wrong with a line of the block (a message and a hint), or None when it is a
+    fact: then ``facts`` (and ``shapes``, by its key's skeleton) holds it."""
+    fact = parse_line(line)
+    if fact is None:
+        return (
+            "a line of the learned block that is no fact",
+            "write it as '- key: value <!-- learned YYYY-MM-DD -->', or move it out of the block",
+        )
+    key, why = learned_keys.canonical(fact.key)
+    broken = line_break(fact.value)
+    wrongs = (
+        None if broken is None else f"the value breaks its line ({broken!r}): a fact is one line",
+        day_problem(fact.learned),
+        day_problem(fact.confirmed),
+        f"confirmed before it was learned ({fact.confirmed} < {fact.learned})"
+        if fact.confirmed < fact.learned
+        else None,
+        why,
+        f"the key {key!r} is a fact twice in the block" if key in facts else None,
+    )
+    wrong = next(filter(None, wrongs), None)
+    if wrong is not None or key is None:
+        return wrong or "no key", None
+    twin = shapes.setdefault(learned_keys.skeleton(fact.key), fact)
+    if twin is not fact:
+        return learned_keys.look_alike(
+            fact.key, twin.key, "in the block"
+        ), "one key, one spelling: keep one"
+    facts[key] = fact
+    return None
 
 
 def worker_line(line: str) -> str | None:
@@ -96,19 +203,18 @@ class SetAside(NamedTuple):
     lines: list[str | None]  # what each placeholder stands for (None: nothing)
 
 
-def set_aside(body: str, taken: str | None = None) -> SetAside | None:
-    """``body`` with its learned block hidden from the template renderer, line for line (so
-    that a template error after it keeps its line number), or None when it has no block. The
-    placeholders' stem is found neither in ``body`` nor in ``taken`` (the includer's text and
-    stems, for a file a template includes)."""
-    if START not in body:
+def set_aside(body: str, file: str, first_line: int, taken: str | None = None) -> SetAside | None:
+    """``body`` (of ``file``, from its line ``first_line``) with its learned block hidden from
+    the template renderer, line for line (so that a template error after it keeps its line
+    number), or None when it has no block. The placeholders' stem is found neither in ``body``
+    nor in ``taken`` (the includer's text and stems, for a file a template includes)."""
+    if START not in body and END not in body:
         return None
     lines = body.split("\n")
-    found = bounds(lines)
+    found = read_block(lines, file, first_line)
     if found is None:
         return None
-    start, end = found
-    stop = min(end + 1, len(lines))
+    start, stop = found.start, found.end + 1
     token = "hotplex-learned-line"
     seen = body if taken is None else taken
     while token in seen:
@@ -129,7 +235,7 @@ def put_back(text: str, aside: SetAside) -> str:
     return pattern.sub(restored, text)
 
 
-def for_worker(body: str) -> str:
+def for_worker(body: str, file: str, first_line: int) -> str:
     """``body`` as the worker reads it: its learned block without markers or provenance."""
-    aside = set_aside(body)
+    aside = set_aside(body, file, first_line)
     return body if aside is None else put_back(aside.body, aside)

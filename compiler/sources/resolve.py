@@ -287,7 +287,7 @@ class Resolver:
     def render(self, loaded: Loaded) -> tuple[str, tuple[str, ...]]:
         """The file's text for this job, and the files it included. A learned block
         (``learned.py``) is never rendered, and reaches the worker without its provenance."""
-        aside = learned.set_aside(loaded.body)
+        aside = learned.set_aside(loaded.body, loaded.display, loaded.body_line)
         body = loaded.body if aside is None else aside.body
         if not self._templated(loaded) or not might_have_syntax(body):
             # what rendering it gives, without importing the renderer
@@ -335,12 +335,13 @@ class Resolver:
         body = loaded.body
         if self._templated(loaded):  # its learned block is set aside as the includer's is
             stems = "".join(block.token for block in self.included_blocks)
-            aside = learned.set_aside(body, "\n".join((self.rendering, stems, body)))
+            taken = "\n".join((self.rendering, stems, body))
+            aside = learned.set_aside(body, display, loaded.body_line, taken)
             if aside is not None:
                 self.included_blocks.append(aside)
                 body = aside.body
         else:
-            body = learned.for_worker(body)
+            body = learned.for_worker(body, display, loaded.body_line)
         return IncludedSource(display, body, self._templated(loaded))
 
     def source_text(

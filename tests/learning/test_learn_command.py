@@ -29,11 +29,12 @@ def test_learn_writes_the_profile_and_reports_each_fact(root: Path) -> None:
         root, "editor=prefers tabs", "Shell=zsh", "--date", "2026-12-01", "--source", "s-1"
     )
     assert done.status == 0, done.stderr
-    assert "2 added" in done.stdout and "added       shell: zsh" in done.stdout
+    assert "2 added" in done.stdout and "added       Shell: zsh" in done.stdout
     after = user.read_text()
     assert after.startswith(before)  # every line the person wrote, as written
     assert "- editor: prefers tabs <!-- learned 2026-12-01 from s-1 -->" in after
     again = learn(root, "editor=prefers tabs", "shell=zsh", "--date", "2026-12-01")
+    assert "- Shell: zsh <!--" in after  # spelt as given, compared folded
     assert again.status == 0 and "the profile is unchanged" in again.stdout
     assert user.read_text() == after
 
@@ -135,6 +136,10 @@ def test_file_names_another_profile(root: Path) -> None:
         (("--restore", "editor", "--date", "2026-12-01"), "history holds no fact"),
         (("--request", "missing.txt", "--target", "cc"), "cannot read it"),
         (("--request", "t.txt"), "--request needs --target"),
+        (("--request", "t.txt", "--target", "cc", "a=1"), "--request takes no KEY=VALUE"),
+        (("--request", "t.txt", "--target", "cc", "--date", "2026-12-01"), "no --date"),
+        (("--request", "t.txt", "--target", "cc", "--dry-run"), "no --dry-run"),
+        (("--request", "t.txt", "--target", "cc", "--restore", "a"), "no --restore"),
     ],
 )
 def test_wrong_input_is_exit_2_with_its_place(root: Path, args, said) -> None:
@@ -225,3 +230,57 @@ def test_a_history_that_cannot_be_written_leaves_the_profile_as_it_was(root: Pat
     assert "agent-configs/.USER.md.history.jsonl' is a directory, not a regular file" in done.stderr
     assert "internal error" not in done.stderr
     assert user.read_bytes() == before
+
+
+def test_the_request_of_a_crlf_transcript_is_the_lf_ones(root: Path, tmp_path: Path) -> None:
+    """A transcript saved on Windows gets the request its LF copy gets, byte for byte (the
+    server's, given the same text, is that too: tests/learning/test_learn_request.py)."""
+    lf, crlf = tmp_path / "lf.txt", tmp_path / "crlf.txt"
+    lf.write_bytes(b"user: I use tabs.\nassistant: ok\nuser: and zsh\n")
+    crlf.write_bytes(lf.read_bytes().replace(b"\n", b"\r\n"))
+    plain = learn(root, "--request", str(lf), "--target", "cc")
+    windows = learn(root, "--request", str(crlf), "--target", "cc")
+    assert plain.status == windows.status == 0, windows.stderr
+    assert "U+000D" not in windows.stdout and windows.stdout == plain.stdout
+
+
+def test_a_restore_and_a_fact_of_one_key_are_the_key_given_twice(root: Path) -> None:
+    learn(root, "shell=bash", "--date", "2026-11-01")
+    learn(root, "shell=zsh", "--date", "2026-11-02")
+    user = (root / "agent-configs/USER.md").read_bytes()
+    both = learn(root, "--restore", "shell", "SHELL=fish", "--date", "2026-12-05")
+    assert both.status == 2, both.stdout
+    assert "the key 'shell' is given twice (also as --restore)" in both.stderr
+    assert (root / "agent-configs/USER.md").read_bytes() == user
+
+
+@pytest.mark.parametrize("date", ["2026-11-01", "2026-10-31"])
+def test_a_restore_dated_before_the_facts_it_moves_is_refused(root: Path, date: str) -> None:
+    """Restored on a day before the fact in the block was learned (or the restored one
+    confirmed), the history would say a fact left before it came: an error, nothing written."""
+    learn(root, "shell=bash", "--date", "2026-11-01")
+    learn(root, "shell=zsh", "--date", "2026-11-02")
+    history = (root / "agent-configs/.USER.md.history.jsonl").read_bytes()
+    early = learn(root, "--restore", "shell", "--date", date)
+    assert early.status == 2, early.stdout
+    assert "is before" in early.stderr and "Traceback" not in early.stderr
+    assert (root / "agent-configs/.USER.md.history.jsonl").read_bytes() == history
+
+
+def test_the_same_facts_twice_over_the_budget_add_nothing_to_the_history(
+    root: Path, tmp_path: Path
+) -> None:
+    (root / "hotplex.toml").write_text(
+        (root / "hotplex.toml").read_text() + "\n[learn]\nbudget = 600\n"
+    )
+    learn(root, "old=1", "--date", "2026-11-01")
+    answer = tmp_path / "answer.json"
+    answer.write_text(json.dumps([{"key": f"k{n:03}", "value": "v" * 40} for n in range(30)]))
+    history = root / "agent-configs/.USER.md.history.jsonl"
+    first = learn(root, "--facts", str(answer), "--date", "2026-12-01")
+    assert first.status == 1 and "18 refused" in first.stdout, first.stdout + first.stderr
+    user, kept = (root / "agent-configs/USER.md").read_bytes(), history.read_bytes()
+    assert [json.loads(line)["key"] for line in kept.splitlines()] == ["old"]
+    again = learn(root, "--facts", str(answer), "--date", "2026-12-01")
+    assert again.status == 1 and "the profile is unchanged" in again.stdout
+    assert (root / "agent-configs/USER.md").read_bytes() == user and history.read_bytes() == kept

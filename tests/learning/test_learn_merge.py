@@ -48,7 +48,9 @@ def test_the_same_facts_on_the_same_date_twice_are_once(facts, date, lines) -> N
     twice = learned(once.text, facts, date)
     assert twice.text == once.text
     assert not twice.changed
-    assert all(o.status == "unchanged" for o in twice.outcomes)
+    # what the guard refused (a key and value that read as a password) it refuses again
+    again = ["refused" if o.status == "refused" else "unchanged" for o in once.outcomes]
+    assert [o.status for o in twice.outcomes] == again
 
 
 @settings(max_examples=60, deadline=None)
@@ -57,9 +59,10 @@ def test_a_supersede_keeps_exactly_one_value_per_key(rounds, date) -> None:
     text = ""
     latest: dict[str, str] = {}
     for facts in rounds:
-        facts = canonical(facts)
-        text = learned(text, facts, date).text
-        latest.update(facts)
+        report = learned(text, canonical(facts), date)
+        text = report.text
+        # what the guard refuses (a key and value that read as a password) is not learned
+        latest.update({o.key: o.value for o in report.outcomes if o.status != "refused"})
     parsed = profile.parse(text, "USER.md").facts
     assert {k: f.value for k, f in parsed.items()} == latest
     keys = [line.split(":")[0] for line in text.splitlines() if line.startswith("- ")]
@@ -117,7 +120,7 @@ def test_a_new_value_supersedes_and_is_retired() -> None:
     assert [(r.fact.value, r.why, r.until) for r in second.retired] == [
         ("tabs", "superseded", "2026-12-01")
     ]
-    assert "- editor: spaces <!-- learned 2026-12-01 -->" in second.text
+    assert "- Editor: spaces <!-- learned 2026-12-01 -->" in second.text  # the new spelling
 
 
 def test_the_budget_evicts_the_least_recently_confirmed_first() -> None:
@@ -253,3 +256,68 @@ def test_a_block_line_holding_a_line_break_is_no_one_fact(smuggled: str, line_of
     with pytest.raises(HotplexError) as raised:
         learned(text, {"c": "d"}, "2026-01-02")
     assert [p.span.line for p in raised.value.problems] == [line_of_error]
+
+
+@settings(max_examples=60, deadline=None)
+@given(FACTS, FACTS, DATES, st.integers(10, 120))
+def test_the_same_facts_twice_over_the_budget_retire_nothing_again(before, facts, date, budget):
+    """Learned twice on one day, facts over the budget change nothing the second time: not the
+    text, and not the retired facts a gateway appends to its history."""
+    manifest = attrs.evolve(MANIFEST, learn=Learn(budget=budget))
+    earlier = merge.learn(
+        manifest, "", "U", given_facts.read(canonical(before), None), "2000-01-01"
+    )
+    given = given_facts.read(canonical(facts), None)
+    once = merge.learn(manifest, earlier.text, "U", given, date)
+    twice = merge.learn(manifest, once.text, "U", given, date)
+    assert (twice.text, twice.changed, twice.retired) == (once.text, False, ())
+    # what leaves the block was in it: a fact given and over the budget at once is refused
+    assert {r.fact.key for r in once.retired} <= {f.key for f in earlier.facts}
+
+
+def test_facts_over_the_budget_on_arrival_are_refused_not_retired() -> None:
+    manifest = attrs.evolve(MANIFEST, learn=Learn(budget=600))
+    facts = [{"key": f"k{n:03}", "value": "v" * 40} for n in range(30)]
+    first = merge.learn(manifest, "# A\n", "U", given_facts.read(facts, None), "2026-12-01")
+    statuses = [o.status for o in first.outcomes]
+    assert statuses == ["refused"] * 18 + ["added"] * 12 and first.retired == ()  # by key
+    assert "[learn] budget" in (first.outcomes[0].reason or "")
+    again = merge.learn(manifest, first.text, "U", given_facts.read(facts, None), "2026-12-01")
+    assert again.text == first.text and again.retired == () and not again.changed
+
+
+def test_a_key_keeps_the_spelling_it_was_given_and_is_compared_folded() -> None:
+    first = learned("", {"GitHub": "octocat", "\ufb01le  Format": "md"}, "2026-01-01")
+    assert [o.key for o in first.outcomes] == ["GitHub", "\ufb01le Format"]
+    assert "- GitHub: octocat <!--" in first.text and "- \ufb01le Format: md <!--" in first.text
+    same = learned(first.text, {"GITHUB": "octocat"}, "2026-01-02")  # re-confirmed: as it was
+    assert [o.status for o in same.outcomes] == ["unchanged"]
+    assert "- GitHub: octocat <!-- learned 2026-01-01, confirmed 2026-01-02 -->" in same.text
+    new = learned(same.text, {"github": "monalisa"}, "2026-01-03")  # a new value: as given
+    assert [(o.key, o.status) for o in new.outcomes] == [("github", "superseded")]
+    assert "- github: monalisa <!--" in new.text and "GitHub" not in new.text
+    assert [r.to_json()["key"] for r in new.retired] == ["GitHub"]
+    assert [f.key for f in new.facts] == ["file format", "github"]  # compared folded
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("editor", "\u0435ditor"), ("system", "SYSTE\u041c"), ("\u0435ditor", "Editor")],
+)
+def test_a_look_alike_of_a_key_is_an_error_naming_both(first: str, second: str) -> None:
+    """A key one of whose letters is another script's look-alike (UTS #39 confusables) is
+    neither a second key that looks like the first nor silently the first."""
+    block = learned("", {first: "vim"}, "2026-12-01")
+    with pytest.raises(HotplexError) as error:
+        learned(block.text, {second: "emacs"}, "2026-12-02")
+    said = error.value.render()
+    assert repr(second) in said and repr(first) in said and "look-alike" in said
+    with pytest.raises(HotplexError, match="look-alike"):
+        given_facts.read({first: "vim", second: "emacs"}, None)
+
+
+def test_keys_that_only_differ_by_script_and_do_not_look_alike_are_two() -> None:
+    both = learned(
+        "", {"editor": "vim", "\u0440\u0435\u0434\u0430\u043a\u0442\u043e\u0440": "x"}, "2026-12-01"
+    )
+    assert [o.status for o in both.outcomes] == ["added", "added"]

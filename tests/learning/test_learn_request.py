@@ -89,3 +89,15 @@ def test_the_answer_schema_accepts_what_learn_takes_and_nothing_else(tmp_path) -
     for bad in ([{"key": "k"}], [{"key": "k", "value": "v", "why": "x"}], {"k": "v"}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, schema)
+
+
+@pytest.mark.parametrize("worker", ["claude-code", "opencode-server"])
+def test_a_transcripts_line_ends_are_line_ends(tmp_path, worker) -> None:
+    """CRLF and a lone CR end a line as LF does: the request is the same bytes, with no CR
+    shown as a mark for the worker to read."""
+    project = project_of(tmp_path, worker)
+    plain = project.learn_request(TRANSCRIPT, "t")
+    for ending in ("\r\n", "\r"):
+        request = project.learn_request(TRANSCRIPT.replace("\n", ending), "t")
+        assert request.files == plain.files
+        assert request.to_json() == plain.to_json()

@@ -45,7 +45,7 @@ def test_learn_merges_into_the_text_sent_and_writes_nothing(served) -> None:
         json={**body, "text": answer["text"], "facts": [{"key": "Editor", "value": "spaces"}]},
     ).json()
     assert changed["facts"][0] == {
-        "key": "editor",
+        "key": "Editor",
         "value": "spaces",
         "status": "superseded",
         "previous": "tabs",
@@ -135,3 +135,27 @@ def test_the_server_loads_the_learning_modules_on_the_first_learn_call_only() ->
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []
+
+
+@pytest.mark.parametrize(
+    ("extra", "key"),
+    [({"date": "2026-02-30"}, "date"), ({"date": "2026-12-01", "source": "a b"}, "source")],
+)
+def test_a_bad_date_or_source_is_placed_in_the_request_body(served, extra, key) -> None:
+    """The date and the source are keys of the body, as every other: not the CLI's arguments."""
+    server, _root = served
+    body = {"text": "", "facts": [{"key": "a", "value": "1"}], **extra}
+    answer = server.client.post("/v1/learn", json=body)
+    assert answer.status_code == 400, answer.text
+    assert [p["place"] for p in answer.json()["problems"]] == [f"request body: {key}"]
+
+
+def test_the_same_facts_twice_over_the_budget_retire_nothing_again(served) -> None:
+    """The gateway appends what comes back retired to its history: a retry adds nothing."""
+    server, _root = served
+    facts = [{"key": f"k{n:03}", "value": "v" * 400} for n in range(20)]
+    body = {"text": "# A\n", "facts": facts, "date": "2026-12-01"}
+    first = server.client.post("/v1/learn", json=body).json()
+    assert {f["status"] for f in first["facts"]} == {"added", "refused"}
+    again = server.client.post("/v1/learn", json={**body, "text": first["text"]}).json()
+    assert (again["changed"], again["retired"], again["text"]) == (False, [], first["text"])
