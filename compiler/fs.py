@@ -163,7 +163,14 @@ def _json_escape(match: re.Match[str]) -> str:
 def is_utf8(name: str) -> bool:
     """Whether a file name read from the disk was UTF-8: Python keeps each byte that was not as a
     lone surrogate, which no artifact, log or terminal can encode."""
-    return _SURROGATE.search(name) is None
+    return lone_surrogate(name) is None
+
+
+def lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate of ``text`` (a byte that was no UTF-8 in an argument or a file
+    name, or a JSON ``\\ud800``), or None: no file can hold it as UTF-8."""
+    found = _SURROGATE.search(text)
+    return None if found is None else found.group()
 
 
 def check_relative(rel: str, span: Span) -> PurePosixPath:
@@ -322,9 +329,11 @@ def file_kind(mode: int) -> str:
     return "a socket or other special file"
 
 
-def write_atomic(path: Path, data: bytes, mode: int | None = None) -> Stamp:
+def write_atomic(path: Path, data: bytes, mode: int | None = None, durable: bool = False) -> Stamp:
     """Replace ``path`` with ``data`` via a temp file in the same folder and a rename; return
-    the new file's stamp (taken from the open temp file: the rename keeps it).
+    the new file's stamp (taken from the open temp file: the rename keeps it). ``durable``: the
+    bytes and the rename are on the disk before it returns (fsync of the file and its folder),
+    for a write another must never overtake, even through a power cut.
 
     The new file keeps the mode of the one it replaces (``mode``, when the caller has already
     looked at the file; or the umask's default, like any file the user creates), as a reader of
@@ -349,10 +358,14 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> Stamp:
             while view:
                 view = view[os.write(fd, view) :]
             written = Stamp.of(os.fstat(fd))
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         crash_point()
         os.replace(tmp, path)
+        if durable:
+            _sync_folder(path.parent)
     except OSError as exc:
         _remove_quietly(tmp)
         raise _write_failed(path, exc) from None
@@ -361,6 +374,14 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> Stamp:
         raise
     crash_point()
     return written
+
+
+def _sync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def default_mode() -> int:
@@ -456,15 +477,16 @@ class Changes:
         self.root = root  # named in the error when the failing call names no file
         self._undo: list[tuple[Path, Path | None, bytes | None]] = []
 
-    def write(self, path: Path, data: bytes) -> bool:
-        """``data`` written to ``path`` atomically, unless it holds them; whether it changed."""
+    def write(self, path: Path, data: bytes, durable: bool = False) -> bool:
+        """``data`` written to ``path`` atomically (``write_atomic``), unless it holds them;
+        whether it changed."""
         try:
             before: bytes | None = path.read_bytes()
         except FileNotFoundError:
             before = None
         if before == data:
             return False
-        write_atomic(path, data)
+        write_atomic(path, data, durable=durable)
         self._undo.append((path, None, before))
         return True
 
@@ -569,13 +591,25 @@ class FileLock:
         import fcntl
         import time
 
+        span = Span(str(self.path))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0)
+            fd = os.open(self.path, flags, 0o644)
+        except IsADirectoryError:
+            raise HotplexError.single(
+                f"'{self.path}' is a directory, not a regular file", span
+            ) from None
         except OSError as exc:
             raise BuildFailed(
                 [Problem(f"cannot create the lock '{self.path}': {exc.strerror or exc}")]
             ) from None
+        kind = os.fstat(fd).st_mode
+        if not stat.S_ISREG(kind):  # a FIFO or a device: no lock a second run would see
+            os.close(fd)
+            raise HotplexError.single(
+                f"'{self.path}' is {file_kind(kind)}, not a regular file", span
+            )
         deadline = time.monotonic() + self.wait_seconds
         while True:
             try:

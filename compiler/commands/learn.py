@@ -7,10 +7,11 @@ extraction request for a target's worker; its text and JSON output.
     hotplex learn --request TRANSCRIPT --target NAME [--platform P] [--file PATH] [--json]
 
 The profile is the sources folder's USER.md, or ``--file`` (a path as the shell gives it: a
-platform variant, a user's own file). It is written atomically, and what the call retired is
-appended to its history (``learning/history.py``), both or neither (``fs.Changes``), under a
-lock beside it (``.USER.md.lock``) held from the read to the last rename, so that two runs at
-once each merge into what the other wrote. Exit 1 when a fact was refused (the others are
+platform variant, a user's own file). What the call retired is appended to its history
+(``learning/history.py``), on the disk before the profile is replaced; both are written
+atomically, both or neither (``fs.Changes``), under a lock beside the profile
+(``.USER.md.lock``) held from the read to the last rename, so that two runs at once each merge
+into what the other wrote. Exit 1 when a fact was refused (the others are
 written), 2 for input that is wrong.
 """
 
@@ -22,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Span, shown
+from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span, shown
 from hotplex.fs import LOCK_WAIT_SECONDS, Changes, FileLock, json_text, read_input
 
 TYPE_CHECKING = False
@@ -38,14 +39,16 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.learning import calls, history
 
     project = Project.load(root, manifest)
-    if args.file is not None:
-        path, display = Path(args.file), args.file
-    else:
-        path, display = calls.profile_path(project.model, calls.PROFILE)
+    path, display = calls.local_profile(project.model, args.file)
     # Read before any lock file is made beside it: a device or a FIFO is refused first.
     text = calls.read_profile(path, display)
     if args.request is not None:
         return _request(args, project, text, display)
+    # Where the profile and its history are written, through a symlink inside the project:
+    # one leaving it is refused before anything is read from it.
+    written = calls.written_path(project.model, path, display)
+    history_name = _history_name(display)
+    kept = calls.written_path(project.model, history.path_of(path), history_name)
     facts = _facts(args)
     if args.at is not None and args.restore is None:
         raise HotplexError.single("--at goes with --restore KEY", Span("arguments", key="--at"))
@@ -71,16 +74,17 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
             text = calls.read_profile(path, display)  # as the run before this one left it
         restored = None
         if args.restore is not None:
-            name = _history_name(display)
-            restored = _restored(args, history.read(history.path_of(path), name), name)
+            restored = _restored(args, history.read(kept, history_name), history_name)
         report = calls.learn(project.model, facts, args.date, text, display, args.source, restored)
         if not args.dry_run:
+            # The history first, on the disk before the profile changes: a run killed between
+            # the two leaves a record of a fact still in the block, never a fact in neither.
+            retired = history.appended(kept, report.retired, history_name)
             with Changes("hotplex learn", path.parent) as changes:
-                if report.changed:
-                    changes.write(path, report.text.encode("utf-8"))
-                retired = history.appended(history.path_of(path), report.retired)
                 if retired is not None:
-                    changes.write(history.path_of(path), retired)
+                    changes.write(kept, retired, durable=True)
+                if report.changed:
+                    changes.write(written, report.text.encode("utf-8"))
     diff = _diff(text, report.text, display)
     if args.json:
         out = report.to_json()
@@ -99,17 +103,44 @@ def _facts(args: argparse.Namespace) -> list[object]:
     facts: list[object] = list(from_arguments(args.facts))
     if args.facts_file is not None:
         data = _input(args.facts_file)
+        no_list = 'not a JSON list of {"key": ..., "value": ...} objects'
         try:
-            listed = json.loads(data)
+            listed = json.loads(data, object_pairs_hook=_Fields.of)
         except json.JSONDecodeError as exc:
             where = Span.at_offset(args.facts_file, exc.doc, exc.pos)
             raise HotplexError.single(f"not JSON: {exc.msg}", where) from None
+        except RecursionError:  # nested deeper than the parser goes: no list of flat objects
+            raise HotplexError.single(no_list, Span(args.facts_file)) from None
         if not isinstance(listed, list):
-            raise HotplexError.single(
-                'not a JSON list of {"key": ..., "value": ...} objects', Span(args.facts_file)
+            raise HotplexError.single(no_list, Span(args.facts_file))
+        twice = [
+            Problem(
+                f"{name!r} is given twice in one fact: which is meant?",
+                Span("facts", key=f"facts[{index}].{name}"),
             )
+            for index, item in enumerate(listed, len(facts))
+            if isinstance(item, _Fields)
+            for name in item.twice
+        ]
+        if twice:
+            raise HotplexError(twice)
         facts += listed
     return facts
+
+
+class _Fields(dict):
+    """A JSON object of the facts file, with the names it gave more than once: JSON keeps the
+    last, and the value it drops is the worker's as much as the one it keeps."""
+
+    twice: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, pairs: list[tuple[str, object]]) -> _Fields:
+        fields = cls(pairs)
+        if len(fields) < len(pairs):
+            names = [name for name, _ in pairs]
+            fields.twice = tuple(dict.fromkeys(n for n in names if names.count(n) > 1))
+        return fields
 
 
 def _input(name: str) -> str:

@@ -4,7 +4,8 @@ read when the caller gives no text, the merge. Nothing here writes: the CLI writ
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
+from pathlib import Path, PurePosixPath
 
 from hotplex.errors import HotplexError, Span
 from hotplex.learning import facts as given_facts
@@ -19,12 +20,79 @@ PROFILE = "USER.md"
 
 
 def profile_path(model: Model, file: str) -> tuple[Path, str]:
-    """The file of the sources folder ``file`` names, and how messages name it."""
-    from hotplex.fs import checked_relative
+    """The file of the sources folder ``file`` names, and how messages name it; a symlink there
+    leaving the project is refused, as the build refuses it (``fs.confine``)."""
+    from hotplex.fs import checked_relative, confine
 
     rel = checked_relative(file, Span("arguments", key="file"))
     display = model.source_path(rel)
-    return model.root / display, display
+    return confine(model.root, PurePosixPath(display), Span(display)), display
+
+
+def local_profile(model: Model, given: str | None) -> tuple[Path, str]:
+    """The file ``hotplex learn`` merges into, and how messages name it: the sources folder's
+    USER.md, or ``--file`` (a path as the shell gives it), which must be a Markdown file where
+    a source of the project can be, the file it links to too (``_not_learnable``)."""
+    if given is None:
+        path, display = profile_path(model, PROFILE)
+    else:
+        path, display = Path(os.path.abspath(given)), given
+    rel, real = _in_project(model, path, display)
+    for name, linked in ((rel, False), (real, True)):
+        why = _not_learnable(model, name)
+        if why is not None:
+            said = f"a symlink to '{name}', which is {why}" if linked else why
+            raise HotplexError.single(
+                f"no place for learned facts: {said}",
+                Span(display),
+                f"--file names USER.md, a platform variant (USER.slack.md) or another Markdown"
+                f" file of the sources folder '{model.sources_dir}'",
+            )
+    return path, display
+
+
+def written_path(model: Model, path: Path, display: str) -> Path:
+    """The file a write of ``path`` replaces: the one a symlink inside the project names (the
+    link is kept, as a build reads through it); a link leaving the project is refused, as the
+    build refuses it."""
+    return model.root / _in_project(model, path, display)[1]
+
+
+def _in_project(model: Model, path: Path, display: str) -> tuple[str, str]:
+    """``path`` relative to the project, as named and with its symlinks resolved
+    (``fs.confine``); an error when either is outside it."""
+    from hotplex.fs import confine
+
+    root = os.path.abspath(model.root)
+    rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
+    if rel == ".." or rel.startswith("../"):
+        raise HotplexError.single("no place for learned facts: outside the project", Span(display))
+    real = os.path.realpath(confine(Path(root), PurePosixPath(rel), Span(display)))
+    return rel, os.path.relpath(real, os.path.realpath(root)).replace(os.sep, "/")
+
+
+def _not_learnable(model: Model, rel: str) -> str | None:
+    """Why a learned block cannot go in the project's file ``rel``, or None: the block is
+    Markdown, and a build reads it only in a source (not in an artifact the next build
+    replaces, nor in the build's own state)."""
+    from hotplex.fs import STATE_DIR
+    from hotplex.sources.unused import SOURCE_SUFFIXES, may_be_source
+
+    def under(folder: str) -> bool:
+        return folder != "." and (rel == folder or rel.startswith(f"{folder}/"))
+
+    if under(model.out_dir):
+        return f"in the out folder '{model.out_dir}': an artifact, which the next build replaces"
+    if under(STATE_DIR):
+        return f"in {STATE_DIR}/, the build's own state"
+    if not rel.lower().endswith(SOURCE_SUFFIXES):
+        return "not Markdown (" + ", ".join(SOURCE_SUFFIXES) + ")"
+    if not may_be_source(model, rel):
+        return (
+            f"outside the sources folder '{model.sources_dir}' (or in a hidden or vendored"
+            " folder of it), where no build reads it"
+        )
+    return None
 
 
 def read_profile(path: Path, display: str) -> str:

@@ -128,6 +128,16 @@ def _one(item: object, place: str, file: str, source: str | None) -> Given:
         if not isinstance(text, str):
             raise HotplexError.single(f"{place}.{name} is missing or not a string", at(name))
     assert isinstance(written, str) and isinstance(value, str)
+    from hotplex.fs import lone_surrogate
+
+    for name, text in (("key", written), ("value", value)):
+        lone = lone_surrogate(text)
+        if lone is not None:
+            raise HotplexError.single(
+                f"not Unicode text (a lone surrogate U+{ord(lone):04X})",
+                at(name),
+                "bytes that are no UTF-8, or a JSON \\ud800-\\udfff escape without its pair",
+            )
     key, why = keys.canonical(written)
     if key is None:
         raise HotplexError.single(f"{why}: {written!r}", at("key"), "keys are visible words")

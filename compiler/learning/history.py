@@ -14,6 +14,7 @@ before or after a call, whole.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from hotplex.errors import HotplexError, Span, suggest
@@ -31,27 +32,34 @@ def lines(retired: tuple[Retired, ...]) -> bytes:
     ).encode("utf-8")
 
 
-def appended(path: Path, retired: tuple[Retired, ...]) -> bytes | None:
-    """The history's bytes with ``retired`` added, or None when there is nothing to add."""
+def appended(path: Path, retired: tuple[Retired, ...], shown_as: str) -> bytes | None:
+    """The history's bytes with ``retired`` added, or None when there is nothing to add; read
+    whether or not there is, so a history that cannot be written is an error before the
+    profile changes."""
+    old = _bytes(path, shown_as)
     if not retired:
         return None
-    try:
-        old = path.read_bytes()
-    except FileNotFoundError:
-        old = b""
     if old and not old.endswith(b"\n"):
         old += b"\n"  # a line cut short by hand stays a line of its own
     return old + lines(retired)
+
+
+def _bytes(path: Path, shown_as: str) -> bytes:
+    """The history as it is (empty when there is none yet); a directory, a FIFO or a device
+    there is an error with its name, never a blocking read (``fs.read_capped``). Uncapped: the
+    file is hotplex's own and only grows."""
+    from hotplex.fs import read_capped
+
+    found = read_capped(path, sys.maxsize, Span(shown_as), shown_as)
+    return b"" if found is None else found.data
 
 
 def read(path: Path, shown_as: str) -> list[Retired]:
     """Every retired fact of the history, oldest first; a line that is no record is an error
     with its line."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    except (OSError, UnicodeDecodeError) as exc:
+        text = _bytes(path, shown_as).decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise HotplexError.single(f"cannot read the history: {exc}", Span(shown_as)) from None
     entries = []
     for number, line in enumerate(text.splitlines(), 1):

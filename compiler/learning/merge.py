@@ -169,7 +169,7 @@ class _Context:
 
     def __init__(self, manifest: Manifest, profile: profiles.Profile, file: str) -> None:
         self.manifest, self.profile, self.file = manifest, profile, file
-        self.known = self._found(profile.facts)
+        self._known: Counter[tuple[str, str, str]] | None = None
 
     def _found(self, facts: dict[str, Fact]) -> Counter[tuple[str, str, str]]:
         text = profiles.join(self.profile, facts)
@@ -178,6 +178,17 @@ class _Context:
             for f in map(_refused, blocking.scan(self.manifest, text, self.file, 1))
         )
 
+    def _new(self, facts: dict[str, Fact]) -> Counter[tuple[str, str, str]]:
+        """What the guard finds in the profile holding ``facts`` that it did not before. A scan
+        is a CommonMark parse of the whole profile: the profile as it was is scanned only when
+        there is something to tell apart, once."""
+        found = self._found(facts)
+        if not found:
+            return found
+        if self._known is None:
+            self._known = self._found(self.profile.facts)
+        return found - self._known
+
     def offenders(
         self, values: list[Fact], accepted: dict[str, Fact]
     ) -> dict[str, tuple[Finding, ...]]:
@@ -185,8 +196,10 @@ class _Context:
         values before it) a finding, and those findings: the whole set scanned at once, halves
         only when it finds something (a scan of the profile per halving, not per fact).
         ``accepted`` gains every value that brings none."""
+        if not values:  # the profile as it was: nothing new to find
+            return {}
         trial = {**accepted, **{f.key: f for f in values}}
-        new = self._found(trial) - self.known
+        new = self._new(trial)
         if not new:
             accepted.update(trial)
             return {}

@@ -160,10 +160,12 @@ def test_wrong_input_is_exit_2_with_its_place(root: Path, args, said) -> None:
 def test_a_device_or_fifo_given_as_a_file_is_refused_without_a_read(
     root: Path, tmp_path: Path, option: str, extra: tuple[str, ...]
 ) -> None:
-    """`/dev/zero` read until the kernel killed the process; a FIFO blocked forever."""
-    fifo = tmp_path / "pipe"
+    """`/dev/zero` read until the kernel killed the process; a FIFO blocked forever. (A profile
+    is a file of the project: `--file /dev/zero` is refused as outside it, unread.)"""
+    fifo = (root / "agent-configs" if option == "--file" else tmp_path) / "pipe.md"
     os.mkfifo(fifo)
-    for name, kind in (("/dev/zero", "a device"), (str(fifo), "a FIFO (named pipe)")):
+    odd = [(str(fifo), "a FIFO (named pipe)")]
+    for name, kind in odd if option == "--file" else [("/dev/zero", "a device"), *odd]:
         done = run_hotplex("-C", str(root), "learn", option, name, *extra, timeout=20)
         assert done.status == 2, done.stdout + done.stderr
         assert f"'{name}' is {kind}, not a regular file" in done.stderr
@@ -218,14 +220,14 @@ def test_a_history_edited_into_poison_is_guarded_on_restore(root: Path) -> None:
 def test_a_history_that_cannot_be_written_leaves_the_profile_as_it_was(root: Path) -> None:
     """The profile was renamed into place before the history was read: a history that could
     not be (a folder by that name) ended the run with an internal error, the old value gone
-    from the profile and never in the history."""
+    from the profile and never in the history. (test_learn_files: a FIFO there, the lock's.)"""
     user = root / "agent-configs/USER.md"
     assert learn(root, "editor=tabs", "--date", "2026-11-01").status == 0
     before = user.read_bytes()
     (root / "agent-configs/.USER.md.history.jsonl").mkdir()
     done = learn(root, "editor=spaces", "--date", "2026-12-01")
     assert done.status == 2, done.stderr
-    assert "hotplex learn failed, every file is as it was" in done.stderr
+    assert "agent-configs/.USER.md.history.jsonl' is a directory, not a regular file" in done.stderr
     assert "internal error" not in done.stderr
     assert user.read_bytes() == before
 
