@@ -14,7 +14,7 @@ from typing import Any
 from hotplex import registry
 from hotplex.commands.scaffold import SOURCE_FILES, SOURCES_DIR
 from hotplex.errors import HotplexError, Problem, Span
-from hotplex.fs import STATE_DIR
+from hotplex.fs import STATE_DIR, kind_of, wrong_kind
 from hotplex.importing import hotplex, ruler
 from hotplex.importing.found import Found, Skip
 from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME
@@ -60,7 +60,10 @@ def detect(path: Path, project: Path) -> list[Found]:
     that holds it, or holds the hidden folder it is in, and reduced to it. ``project`` is the
     folder imported into: no folder above it is searched."""
     if not path.is_dir() and not path.is_file():
-        raise HotplexError.single(f"'{path}': no such file or folder")
+        mode = kind_of(path)
+        if mode is None:
+            raise HotplexError.single(f"'{path}': no such file or folder")
+        raise HotplexError.single(wrong_kind(str(path), mode, "a regular file or a folder"))
     found = _in_folder(path) if path.is_dir() else []
     for root in _roots(Path(os.path.normpath(path.absolute())), project):
         found = found or _only(_in_folder(root), path)

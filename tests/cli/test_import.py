@@ -1202,3 +1202,17 @@ def test_a_file_whose_name_is_not_utf8_is_refused_with_its_place_and_nothing_wri
     assert result.status == 2, result.stderr
     assert "r<U+DCFF>.md: this file's name is not valid UTF-8" in result.stderr
     assert sorted(p.name for p in repo.iterdir()) == [".claude", "CLAUDE.md"]
+
+
+@pytest.mark.parametrize("name", ["pipe", "zero"])
+def test_importing_a_fifo_or_a_device_names_what_it_is(tmp_path, name):
+    """It is there: "no such file or folder" sent the user looking for a typo."""
+    import os
+
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "zero").symlink_to("/dev/zero")
+    result = run_hotplex("-C", str(tmp_path), "import", "--dry-run", name, timeout=20)
+    assert result.status == 2
+    kind = "a FIFO (named pipe)" if name == "pipe" else "a device"
+    assert f"is {kind}, not a regular file or a folder" in result.stderr, result.stderr
+    assert "no such file" not in result.stderr
