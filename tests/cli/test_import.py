@@ -1216,3 +1216,25 @@ def test_importing_a_fifo_or_a_device_names_what_it_is(tmp_path, name):
     kind = "a FIFO (named pipe)" if name == "pipe" else "a device"
     assert f"is {kind}, not a regular file or a folder" in result.stderr, result.stderr
     assert "no such file" not in result.stderr
+
+
+def test_the_table_escapes_a_line_break_in_a_name_and_aligns_by_display_width(tmp_path):
+    """A name's line break is shown as <U+000A>, as every message shows it (the row stays one
+    line), and a combining mark takes no column: each row's "becomes" starts in one column."""
+    import unicodedata
+
+    rule = "---\nalwaysApply: true\n---\nrule\n"
+    write_tree(
+        tmp_path,
+        {
+            ".cursor/rules/nl\nx.mdc": rule,
+            ".cursor/rules/cafe\u0301.mdc": rule,
+            "AGENTS.md": "# a\n",
+        },
+    )
+    result = run_hotplex("-C", str(tmp_path), "import", "--dry-run")
+    assert result.status == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines() if "[[source]]" in line]
+    assert ".cursor/rules/nl<U+000A>x.mdc" in result.stdout
+    columns = {len(unicodedata.normalize("NFC", row[: row.index("[[source]]")])) for row in rows}
+    assert len(rows) == 3 and len(columns) == 1, rows
