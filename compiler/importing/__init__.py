@@ -84,7 +84,9 @@ def report(plan: Plan, base: Path, dry_run: bool) -> list[str]:
     """What goes where and what could not be mapped, for the command line."""
     lines = table(plan, base)
     for found in plan.found:
-        lines += [f"not mapped: {relative(s.origin, base)}: {s.reason}" for s in found.skipped]
+        lines += [
+            visible(f"not mapped: {relative(s.origin, base)}: {s.reason}") for s in found.skipped
+        ]
         lines += [f"note: {note}" for note in found.notes]
     lines += [f"note: {note}" for note in plan.notes]
     if plan.reconciled:

@@ -1238,3 +1238,35 @@ def test_the_table_escapes_a_line_break_in_a_name_and_aligns_by_display_width(tm
     assert ".cursor/rules/nl<U+000A>x.mdc" in result.stdout
     columns = {len(unicodedata.normalize("NFC", row[: row.index("[[source]]")])) for row in rows}
     assert len(rows) == 3 and len(columns) == 1, rows
+
+
+def test_a_fifo_a_device_or_a_symlink_leaving_the_project_is_named_left_out(tmp_path):
+    """Where a tool's file belongs, each is named with why, never read nor waited on, and
+    alike whether the folder is scanned or the file named."""
+    import os
+
+    outside = tmp_path / "elsewhere.mdc"
+    outside.write_text("---\nalwaysApply: true\n---\nnot ours\n", encoding="utf-8")
+    repo = write_tree(tmp_path / "repo", {"AGENTS.md": "# a\n"})
+    os.mkfifo(repo / "CLAUDE.md")
+    (repo / ".cursor/rules").mkdir(parents=True)
+    (repo / ".cursor/rules/z.mdc").symlink_to("/dev/zero")
+    (repo / ".cursor/rules/y.mdc").symlink_to(outside)
+    (repo / ".windsurfrules").symlink_to(outside)
+    (repo / "GEMINI.md").symlink_to("/dev/null")
+    why = {
+        "CLAUDE.md": "a FIFO (named pipe), not a regular file",
+        ".cursor/rules/z.mdc": "a symlink leaving the project",
+        ".cursor/rules/y.mdc": "a symlink leaving the project",
+        ".windsurfrules": "a symlink leaving the project",
+        "GEMINI.md": "a symlink leaving the project",
+    }
+    scan = run_hotplex("-C", str(repo), "import", "--dry-run", timeout=30)
+    assert scan.status == 0, scan.stderr
+    for name, reason in why.items():
+        assert f"not mapped: {name}: {reason}\n" in scan.stdout, scan.stdout
+    assert "not ours" not in scan.stdout and "manual Cursor rule" not in scan.stdout
+    for name, reason in why.items():
+        named = run_hotplex("-C", str(repo), "import", "--dry-run", name, timeout=30)
+        assert named.status == 2
+        assert f"{repo / name}: left out: {reason}" in named.stderr, named.stderr
