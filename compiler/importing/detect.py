@@ -18,7 +18,7 @@ from hotplex.errors import HotplexError, Problem, Span
 from hotplex.fs import STATE_DIR, kind_of, wrong_kind
 from hotplex.importing import hotplex, ruler
 from hotplex.importing.found import Found, Skip, left_out
-from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME
+from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME, read_bytes
 from hotplex.placement import read_is_hotplex_file
 
 _SUFFIXED = re.compile(r"(SOUL|AGENTS|SKILLS|USER|MEMORY)\.[A-Za-z0-9][A-Za-z0-9_-]*\.md")
@@ -206,8 +206,8 @@ def _existing_out(into: Path) -> str | None:
     import tomllib
 
     try:
-        existing = tomllib.loads((into / MANIFEST_NAME).read_text(encoding="utf-8"))
+        existing = tomllib.loads(read_bytes(into / MANIFEST_NAME, MANIFEST_NAME).decode("utf-8"))
         out = existing.get("project", {}).get("out", DEFAULT_OUT)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError):
-        return None
+    except (HotplexError, UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError):
+        return None  # reconciling it says what is wrong
     return os.path.normpath(out) if isinstance(out, str) and out else None

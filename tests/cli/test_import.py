@@ -1270,3 +1270,15 @@ def test_a_fifo_a_device_or_a_symlink_leaving_the_project_is_named_left_out(tmp_
         named = run_hotplex("-C", str(repo), "import", "--dry-run", name, timeout=30)
         assert named.status == 2
         assert f"{repo / name}: left out: {reason}" in named.stderr, named.stderr
+
+
+def test_a_fifo_where_the_manifest_belongs_stops_the_import_unread(tmp_path):
+    """The manifest an import would reconcile is read as every manifest is: a FIFO there is
+    named, not waited on."""
+    import os
+
+    write_tree(tmp_path, {"AGENTS.md": "# a\n"})
+    os.mkfifo(tmp_path / "hotplex.toml")
+    result = run_hotplex("-C", str(tmp_path), "import", "--dry-run", timeout=20)
+    assert result.status == 2
+    assert "'hotplex.toml' is a FIFO (named pipe), not a regular file" in result.stderr
