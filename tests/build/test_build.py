@@ -22,7 +22,7 @@ from hotplex import Project, fs
 from hotplex.build import Request, run
 from hotplex.build import log as state_log
 from hotplex.errors import HotplexError
-from hotplex_testing import REPO
+from hotplex_testing import REPO, settle
 
 SOURCES = {
     "agent-configs/SOUL.md": "I am the base persona.\n",
@@ -88,14 +88,6 @@ def outputs(root: Path) -> dict[str, tuple[int, int]]:
 
 def changed(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> set[str]:
     return {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
-
-
-def settle(root: Path, age_s: float = 30.0) -> None:
-    """Age every file, so no stamp is "racy" (modified just before a build read it)."""
-    past = time.time_ns() - int(age_s * 1e9)
-    for path in root.rglob("*"):
-        if path.is_file() and ".hotplex" not in path.parts and "dist" not in path.parts:
-            os.utime(path, ns=(past, past))
 
 
 def edit(path: Path, text: str) -> None:

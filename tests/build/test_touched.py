@@ -17,7 +17,7 @@ import pytest
 from hotplex.build import Request, run, up_to_date
 from hotplex.build import log as state_log
 from hotplex.build.touched import APPEND_RATIO
-from hotplex_testing import FAKE_SECRETS
+from hotplex_testing import FAKE_SECRETS, settle
 
 SOURCES = {
     "agent-configs/SOUL.md": "I am the base persona.\n",
@@ -57,16 +57,6 @@ def build(root: Path, *args: str) -> tuple[list[str], set[str]]:
 
 def built_sets(output: list[str]) -> set[str]:
     return {line.split()[1].rstrip(":") for line in output if line.startswith("  built ")}
-
-
-def settle(root: Path) -> None:
-    """Age every source and folder of sources, so no stamp is racy: the snapshot stamps the
-    folders too, and a folder made within the racy window of the first build's read has no
-    stamp to match (the slow path then, whatever the test expects)."""
-    past = time.time_ns() - 30 * 10**9
-    for path in [*root.rglob("*"), root]:
-        if ".hotplex" not in path.parts and "dist" not in path.parts:
-            os.utime(path, ns=(past, past))
 
 
 def closing(root: Path) -> tuple[dict, dict]:

@@ -462,7 +462,16 @@ def test_the_recommended_tag_sequences_are_the_subdivision_flags():
     assert all(s.startswith(BLACK_FLAG) for s in hidden.emoji_tag_sequences())
 
 
-_TEXT = st.text(st.characters(codec="utf-8", categories=("L", "N", "P", "Zs")), max_size=8)
+# Visible text: letters, digits, punctuation and spaces, but for the four letters Unicode says
+# render as nothing (the Hangul fillers, default-ignorable, which the scan rightly reports).
+_TEXT = st.text(
+    st.characters(
+        codec="utf-8",
+        categories=("L", "N", "P", "Zs"),
+        exclude_characters="\u115f\u1160\u3164\uffa0",
+    ),
+    max_size=8,
+)
 
 
 @given(st.lists(st.tuples(_TEXT, st.sampled_from(RGI_TAG_SEQUENCES)), min_size=1), _TEXT)
