@@ -10,13 +10,14 @@ import contextlib
 import errno
 import gc
 import os
+import stat
 import sys
 import time
 from pathlib import Path
 
 from hotplex import quick_args
 from hotplex.errors import EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, HotplexError, shown
-from hotplex.fs import json_text
+from hotplex.fs import json_text, kind_of, wrong_kind
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
@@ -186,8 +187,13 @@ def _project(args: argparse.Namespace) -> tuple[Path, Path | None]:
     manifest = Path(args.manifest) if args.manifest else None
     if args.directory:
         root = Path(args.directory)
-        if not root.is_dir():
+        mode = kind_of(root)
+        if mode is None:
             raise HotplexError.single(f"-C {args.directory}: no such directory")
+        if not stat.S_ISDIR(mode):
+            raise HotplexError.single(
+                f"-C {args.directory}: {wrong_kind(args.directory, mode, 'a directory')}"
+            )
         if manifest is not None and not manifest.is_absolute():
             manifest = root / manifest
     else:
@@ -202,10 +208,13 @@ def _require_manifest(args: argparse.Namespace, root: Path, manifest: Path | Non
     from hotplex.manifest.read import MANIFEST_NAME
 
     path = manifest if manifest is not None else root / MANIFEST_NAME
-    if path.is_file():
-        return
-    folder = path.parent.resolve()
+    mode = kind_of(path)
     shown = args.manifest or MANIFEST_NAME
+    if mode is not None and stat.S_ISREG(mode):
+        return
+    if mode is not None:  # there, but no file: not "does not exist", no hint to init
+        raise HotplexError.single(wrong_kind(shown, mode))
+    folder = path.parent.resolve()
     above = (
         next((p for p in folder.parents if (p / MANIFEST_NAME).is_file()), None)
         if manifest is None

@@ -257,9 +257,7 @@ def read_capped(
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise HotplexError.single(
-                f"'{name}' is {file_kind(st.st_mode)}, not a regular file", span
-            )
+            raise HotplexError.single(wrong_kind(name, st.st_mode), span)
         chunks = []
         remaining = min(cap, st.st_size) if st.st_size else cap
         if tail and st.st_size > cap:
@@ -319,7 +317,9 @@ def lines_before(path: Path, stop: int) -> int:
 
 
 def file_kind(mode: int) -> str:
-    """What a file that is no regular file is, as a message names it."""
+    """What a file is, as a message names it."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -327,6 +327,21 @@ def file_kind(mode: int) -> str:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "a device"
     return "a socket or other special file"
+
+
+def wrong_kind(name: str, mode: int, wanted: str = "a regular file") -> str:
+    """The message for a path that is there but of another kind than ``wanted``: a device or
+    a FIFO is named so, never "does not exist"."""
+    return f"'{name}' is {file_kind(mode)}, not {wanted}"
+
+
+def kind_of(path: str | os.PathLike[str]) -> int | None:
+    """The mode of what ``path`` names (a symlink followed), None when nothing is there;
+    ``stat`` opens nothing, so a FIFO is not waited on."""
+    try:
+        return os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
 
 
 def write_atomic(path: Path, data: bytes, mode: int | None = None, durable: bool = False) -> Stamp:

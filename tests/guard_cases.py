@@ -64,6 +64,32 @@ REPRODUCTIONS: dict[str, tuple[str, list[tuple[int, str]]]] = {
         '<textarea><p title="</textarea\n><img src=https://evil.example/x>">\n',
         [*((n, IMG) for n in range(1, 22, 2)), (24, IMG)],  # the last URL is on line 24
     ),
+    # A raw-text element never closed runs to the end of the document in a browser: the CSS of
+    # an unclosed <style> applies (a fact "<style>" and the next fact's url() make one sheet),
+    # and an unclosed <script>'s text is script, read as <script>'s is.
+    "an unclosed <style> in a list item runs to the end": (
+        "- a: <style>\n- b: {}body{background:url(https://evil.example/z)}\n",
+        [(2, IMG)],
+    ),
+    "an unclosed <style> in a paragraph runs to the end": (
+        "a <style>\n*{background:url(https://evil.example/z)}\n",
+        [(2, IMG)],
+    ),
+    "an unclosed <script> runs to the end": (
+        "a <script>\ndocument.write('<img src=https://evil.example/z>')\n",
+        [(2, IMG)],
+    ),
+    # SVG's <script> takes its address in href, as HTML's in src.
+    "an SVG script's href": (
+        '<svg><script href="https://evil.example/s.js"/></svg>\n\n'
+        '<svg><script xlink:href="https://evil.example/s.js"></script></svg>\n',
+        [(1, IMG), (3, IMG)],
+    ),
+    # An event handler's value is script, read as a <script>'s text is: a tag it writes counts.
+    "an event handler writes a tag": (
+        "<img src=x onerror=\"document.write('<img src=https://evil.example/z>')\">\n",
+        [(1, IMG)],
+    ),
     # SVG animates an <image>'s href on load: the address it sets is fetched.
     "an SVG animation sets an image's address": (
         '<svg><image><set attributeName="href" to="https://evil.example/x"/></image></svg>\n\n'

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hotplex.commands.scaffold import GITIGNORE, GITIGNORE_NAME, relative, write_if_missing
-from hotplex.errors import HotplexError
+from hotplex.errors import HotplexError, visible
 from hotplex.fs import write_atomic
 from hotplex.importing.found import Plan
 from hotplex.importing.planner import plan
@@ -61,18 +61,32 @@ def table(plan: Plan, base: Path) -> list[str]:
         )
         how += "".join(f"; {c}" for c in item.changes)
         rows.append((origin, item.role, ", ".join(item.targets) or "-", how))
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    shown = [tuple(map(visible, row)) for row in rows]  # a name's line break would split a row
+    widths = [max(_columns(row[i]) for row in shown) for i in range(3)]
     return [
-        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[3]
-        for row in rows
+        "".join(_padded(c, w) for c, w in zip(row, widths, strict=False)) + row[3] for row in shown
     ]
+
+
+def _padded(cell: str, width: int) -> str:
+    return cell + " " * (width - _columns(cell) + 2)
+
+
+def _columns(cell: str) -> int:
+    """How many terminal columns ``cell`` takes (a combining mark none, a wide ideograph two),
+    by wcwidth's tables of Unicode's widths; ``visible`` has written the rest printable."""
+    from wcwidth import wcswidth
+
+    return max(wcswidth(cell), 0)
 
 
 def report(plan: Plan, base: Path, dry_run: bool) -> list[str]:
     """What goes where and what could not be mapped, for the command line."""
     lines = table(plan, base)
     for found in plan.found:
-        lines += [f"not mapped: {relative(s.origin, base)}: {s.reason}" for s in found.skipped]
+        lines += [
+            visible(f"not mapped: {relative(s.origin, base)}: {s.reason}") for s in found.skipped
+        ]
         lines += [f"note: {note}" for note in found.notes]
     lines += [f"note: {note}" for note in plan.notes]
     if plan.reconciled:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hotplex.importing.found import Entry, Found, unmapped_below
+from hotplex.importing.found import Entry, Found, present, unmapped_below
 
 KIND = "AGENTS.md"
 
@@ -15,6 +15,6 @@ def find(root: Path) -> Found | None:
     """AGENTS.md at the top; one in a subfolder is read there only, and named as left out."""
     path = root / "AGENTS.md"
     found = Found(KIND, root, skipped=unmapped_below(root, "AGENTS.md"))
-    if path.is_file():
+    if present(path):
         found.entries.append(Entry("rules", path, audience="agents"))
     return found if found.entries or found.skipped else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hotplex.importing.found import Entry, Found, Skip, slug
+from hotplex.importing.found import Entry, Found, Skip, present, slug, text_of
 
 KIND = "Aider"
 CONFIG = ".aider.conf.yml"
@@ -14,7 +14,7 @@ CONFIG = ".aider.conf.yml"
 
 def find(root: Path) -> Found | None:
     config = root / CONFIG
-    if not config.is_file():
+    if not present(config):
         return None
     found = Found(KIND, root, config=config)
     for name in _read(config, found):
@@ -34,7 +34,7 @@ def _read(config: Path, found: Found) -> list[str]:
     import yaml  # only when a project holds an Aider config
 
     try:
-        values = yaml.safe_load(config.read_text(encoding="utf-8", errors="replace"))
+        values = yaml.safe_load(text_of(config))
     except yaml.YAMLError as exc:
         found.skipped.append(Skip(config, f"not valid YAML ({exc.__class__.__name__})"))
         return []

@@ -18,6 +18,7 @@ from hotplex.importing.found import (
     Found,
     Skip,
     meta,
+    present,
     read,
     slug,
     sorted_under,
@@ -37,7 +38,7 @@ def find(root: Path) -> Found | None:
         for p in sorted_under(rules, ("*.md",))
     ]
     for name, path in candidates:
-        if not path.is_file():
+        if not present(path):
             continue
         if meta(path).get("paths"):
             why = "a rule scoped by paths: Claude Code loads it only when it reads a matching file"
@@ -45,7 +46,7 @@ def find(root: Path) -> Found | None:
             continue
         found.entries.append(Entry(name, path, audience="claude-code", imports="claude"))
     local = root / unmapped.PRIVATE_CLAUDE
-    if local.is_file():
+    if present(local):
         found.skipped.append(Skip(local, unmapped.reason(local.name) or ""))
     found.skipped += unmapped_below(root, "CLAUDE.md")
     if not found.entries:

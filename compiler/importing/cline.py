@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hotplex.importing.found import Entry, Found, Skip, meta, slug
+from hotplex.importing.found import Entry, Found, Skip, meta, present, slug
 
 KIND = "Cline"
 RULE_TEXTS = (".md", ".markdown", ".txt")
@@ -15,11 +15,11 @@ RULE_TEXTS = (".md", ".markdown", ".txt")
 def find(root: Path) -> Found | None:
     found = Found(KIND, root)
     single = root / ".clinerules"
-    if single.is_file():
+    if present(single):
         found.entries.append(Entry("clinerules", single, audience="cline"))
     for folder in (single, root / ".cline" / "rules"):
         rules = folder.iterdir() if folder.is_dir() else ()
-        for path in sorted((p for p in rules if p.is_file()), key=lambda p: p.name.casefold()):
+        for path in sorted((p for p in rules if present(p)), key=lambda p: p.name.casefold()):
             if path.suffix.lower() not in RULE_TEXTS:
                 continue
             if meta(path).get("disabled") is True:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hotplex.importing.found import Entry, Found, scoped, slug, sorted_under
+from hotplex.importing.found import Entry, Found, present, scoped, slug, sorted_under
 
 KIND = "GitHub Copilot"
 
@@ -14,7 +14,7 @@ KIND = "GitHub Copilot"
 def find(root: Path) -> Found | None:
     found = Found(KIND, root)
     main = root / ".github" / "copilot-instructions.md"
-    if main.is_file():
+    if present(main):
         found.entries.append(Entry("copilot", main, audience="copilot"))
     folder = root / ".github" / "instructions"
     for path in sorted_under(folder, ("*.instructions.md",)):

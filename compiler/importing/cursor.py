@@ -16,6 +16,7 @@ from hotplex.importing.found import (
     Skip,
     meta,
     one_line,
+    present,
     scoped,
     slug,
     sorted_under,
@@ -27,7 +28,7 @@ KIND = "Cursor"
 def find(root: Path) -> Found | None:
     found = Found(KIND, root)
     legacy = root / ".cursorrules"
-    if legacy.is_file():
+    if present(legacy):
         found.entries.append(Entry("cursorrules", legacy, audience="for"))
     rules = root / ".cursor" / "rules"
     for path in sorted_under(rules, ("*.mdc", "*.md")):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 from pkgutil import resolve_name
 from types import ModuleType
@@ -14,10 +15,10 @@ from typing import Any
 from hotplex import registry
 from hotplex.commands.scaffold import SOURCE_FILES, SOURCES_DIR
 from hotplex.errors import HotplexError, Problem, Span
-from hotplex.fs import STATE_DIR
+from hotplex.fs import STATE_DIR, kind_of, wrong_kind
 from hotplex.importing import hotplex, ruler
-from hotplex.importing.found import Found, Skip
-from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME
+from hotplex.importing.found import Found, Skip, left_out
+from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME, read_bytes
 from hotplex.placement import read_is_hotplex_file
 
 _SUFFIXED = re.compile(r"(SOUL|AGENTS|SKILLS|USER|MEMORY)\.[A-Za-z0-9][A-Za-z0-9_-]*\.md")
@@ -59,11 +60,14 @@ def detect(path: Path, project: Path) -> list[Found]:
     (``.cursor/rules/a.mdc``, ``.kiro/steering``, ``.aider.conf.yml``), found from the folder
     that holds it, or holds the hidden folder it is in, and reduced to it. ``project`` is the
     folder imported into: no folder above it is searched."""
-    if not path.is_dir() and not path.is_file():
+    mode = kind_of(path)
+    if mode is None:
         raise HotplexError.single(f"'{path}': no such file or folder")
-    found = _in_folder(path) if path.is_dir() else []
+    found = _in_folder(path, project) if path.is_dir() else []
     for root in _roots(Path(os.path.normpath(path.absolute())), project):
-        found = found or _only(_in_folder(root), path)
+        found = found or _only(_in_folder(root, project), path)
+    if not found and not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
+        raise HotplexError.single(wrong_kind(str(path), mode, "a regular file or a folder"))
     return found
 
 
@@ -71,7 +75,7 @@ def _roots(path: Path, project: Path) -> list[Path]:
     """The folders a tool may read ``path`` from: the one holding it, and the one holding the
     hidden folder it is in (a tool's rules sit in ``.<tool>/`` at the root), unless that is
     above the project."""
-    roots = [path.parent] if path.is_file() else []
+    roots = [path.parent] if not path.is_dir() else []
     hidden = next((p for p in (path, *path.parents) if p.name.startswith(".")), None)
     if hidden is not None and hidden.parent not in roots:
         above = Path(os.path.normpath(project.absolute())).is_relative_to(hidden.parent)
@@ -80,12 +84,13 @@ def _roots(path: Path, project: Path) -> list[Path]:
     return roots
 
 
-def _in_folder(path: Path) -> list[Found]:
+def _in_folder(path: Path, project: Path) -> list[Found]:
     """Every format found in the folder ``path``."""
     workspace = workspace_format(path)
     if workspace is not None:
         return [workspace.find(path)]
     found = [f for f in (module.find(path) for module in instruction_formats()) if f is not None]
+    _leave_unreadable(found, project if _inside(path, project) else path)
     _leave_placed(found)
     _leave_rulers_output(found)
     _keep_what_is_read(found)
@@ -111,6 +116,26 @@ def _only(found: list[Found], path: Path) -> list[Found]:
         if kind.entries or kind.skipped:
             kept.append(kind)
     return kept
+
+
+def _leave_unreadable(found: list[Found], project: Path) -> None:
+    """A tool's file that is a symlink leaving the project, a FIFO or a device is left out,
+    named with why, whatever its format made of it (its content was never read)."""
+    for kind in found:
+        for entry in list(kind.entries):
+            why = left_out(entry.origin, project)
+            if why is not None:
+                kind.entries.remove(entry)
+                kind.skipped.append(Skip(entry.origin, why))
+        kind.skipped = [
+            Skip(s.origin, left_out(s.origin, project) or s.reason) for s in kind.skipped
+        ]
+
+
+def _inside(path: Path, project: Path) -> bool:
+    return Path(os.path.normpath(path.absolute())).is_relative_to(
+        os.path.normpath(project.absolute())
+    )
 
 
 def _leave_placed(found: list[Found]) -> None:
@@ -181,8 +206,8 @@ def _existing_out(into: Path) -> str | None:
     import tomllib
 
     try:
-        existing = tomllib.loads((into / MANIFEST_NAME).read_text(encoding="utf-8"))
+        existing = tomllib.loads(read_bytes(into / MANIFEST_NAME, MANIFEST_NAME).decode("utf-8"))
         out = existing.get("project", {}).get("out", DEFAULT_OUT)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError):
-        return None
+    except (HotplexError, UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError):
+        return None  # reconciling it says what is wrong
     return os.path.normpath(out) if isinstance(out, str) and out else None

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from hotplex.importing.found import Entry, Found, Skip, meta, scoped, slug, sorted_under
+from hotplex.importing.found import Entry, Found, Skip, meta, present, scoped, slug, sorted_under
 
 _MANUAL = "a manual {kind} rule (used only when mentioned); hotplex has no on-demand rules"
 
@@ -34,7 +34,7 @@ class Editor:
     def find(self, root: Path) -> Found | None:
         found = Found(self.KIND, root)
         for name in self.files:
-            if (root / name).is_file():
+            if present(root / name):
                 found.entries.append(
                     Entry(
                         f"{self.prefix}-{slug(Path(name).stem.lstrip('.'))}",

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from hotplex.errors import HotplexError
-from hotplex.fs import skipped_folder
+from hotplex.fs import file_kind, kind_of, read_input_bytes, skipped_folder
 from hotplex.manifest.model import HOTPLEX_SOURCES, Manifest, default_channels
 from hotplex.manifest.vocabulary import BUILT_IN_TAGS
 from hotplex.sources import frontmatter, unmapped
@@ -110,12 +111,32 @@ class Text:
     broken: bool  # a first line "---" that opens no valid frontmatter
 
 
+def present(path: Path) -> bool:
+    """Whether something is where a tool reads its file: a regular file, or a FIFO, a device or
+    a socket, which ``left_out`` names and nothing reads (a FIFO would block, /dev/zero never
+    end)."""
+    mode = kind_of(path)
+    return mode is not None and not stat.S_ISDIR(mode)
+
+
+def left_out(path: Path, project: Path) -> str | None:
+    """Why the file a tool reads at ``path`` is not imported: a symlink leaving ``project``,
+    or no regular file; None when it is one to read."""
+    real, boundary = os.path.realpath(path), os.path.realpath(project)
+    if os.path.commonpath([real, boundary]) != boundary:
+        return "a symlink leaving the project"
+    mode = kind_of(path)
+    if mode is not None and not stat.S_ISREG(mode):
+        return f"{file_kind(mode)}, not a regular file"
+    return None
+
+
 def read(path: Path) -> Text:
-    """The file as the compiler will read it; HotplexError when it is not UTF-8 text."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise HotplexError.single(f"cannot read '{path}': {exc.strerror}") from None
+    """The file as the compiler will read it; HotplexError when it is not UTF-8 text, or no
+    regular file (read as every file a command names is, ``fs.read_input_bytes``)."""
+    data = read_input_bytes(path, str(path))
+    if data is None:
+        raise HotplexError.single(f"cannot read '{path}': No such file or directory")
     text = frontmatter.decode(data, str(path))
     try:
         stripped = frontmatter.strip(text, str(path))
@@ -123,6 +144,16 @@ def read(path: Path) -> Text:
         return Text(data, "", text, {}, broken=True)
     header = text[: len(text) - len(stripped.body)]
     return Text(data, header, stripped.body, stripped.meta, broken=False)
+
+
+def text_of(path: Path) -> str:
+    """The file's text, a byte that is no UTF-8 replaced; "" when it is no regular file (a FIFO,
+    a device: ``left_out`` names it)."""
+    try:
+        data = read_input_bytes(path, str(path))
+    except HotplexError:
+        return ""
+    return (data or b"").decode("utf-8", errors="replace")
 
 
 def meta(path: Path) -> dict[str, Any]:
@@ -147,7 +178,7 @@ def slug(text: str) -> str:
 
 
 def sorted_under(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
-    files = {p for pattern in patterns for p in folder.rglob(pattern) if p.is_file()}
+    files = {p for pattern in patterns for p in folder.rglob(pattern) if present(p)}
     return sorted(files, key=lambda p: (p.relative_to(folder).as_posix().casefold(), p.name))
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hotplex.importing.found import Audience, Entry, Found
+from hotplex.importing.found import Audience, Entry, Found, present, text_of
 
 KIND = "Gemini CLI"
 
@@ -19,10 +19,10 @@ def context_file(root: Path, kind: str, file: str, audience: Audience) -> Found 
     """A Gemini-style context file (GEMINI.md, Qwen Code's QWEN.md): one source named like its
     program's audience, for its program's targets; its ``@`` imports stay text."""
     path = root / file
-    if not path.is_file():
+    if not present(path):
         return None
     found = Found(kind, root, entries=[Entry(audience, path, audience=audience)])
-    if "@" in path.read_text(encoding="utf-8", errors="replace"):
+    if "@" in text_of(path):
         found.notes.append(
             f"{file}'s @imports are left as text: {kind} inlines them itself when it reads"
             " the file; declare an imported file as its own [[source]] to have it in the artifact"

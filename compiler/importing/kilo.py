@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hotplex.importing.found import Entry, Found, slug
+from hotplex.importing.found import Entry, Found, present, slug
 
 KIND = "Kilo"
 RULE_FOLDERS = (".kilo/rules", ".kilocode/rules")
@@ -18,10 +18,10 @@ def find(root: Path) -> Found | None:
     for folder in RULE_FOLDERS:
         rules = root / folder
         paths = sorted(rules.glob("*.md")) if rules.is_dir() else []
-        for path in (p for p in paths if p.is_file() and p.name not in taken):
+        for path in (p for p in paths if present(p) and p.name not in taken):
             taken.add(path.name)
             found.entries.append(Entry("kilo-" + slug(path.stem), path, audience="kilo"))
     legacy = root / ".kilocoderules"
-    if legacy.is_file():
+    if present(legacy):
         found.entries.append(Entry("kilocoderules", legacy, audience="kilo"))
     return found if found.entries else None

@@ -12,7 +12,7 @@ from hotplex.errors import HotplexError, Span
 from hotplex.importing import toml
 from hotplex.importing.found import RESERVED_TAGS, Plan, free_name, in_folder
 from hotplex.manifest.model import HOTPLEX_SOURCES
-from hotplex.manifest.read import MANIFEST_NAME
+from hotplex.manifest.read import MANIFEST_NAME, read_bytes
 
 
 def reconcile(result: Plan, comments: dict[str, str]) -> None:
@@ -20,7 +20,10 @@ def reconcile(result: Plan, comments: dict[str, str]) -> None:
     import tomllib
 
     path = result.into / MANIFEST_NAME
-    existing_text = path.read_text(encoding="utf-8")
+    try:  # read as every manifest is: a FIFO or a device there is named, not waited on
+        existing_text = read_bytes(path, MANIFEST_NAME).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HotplexError.single(f"not UTF-8 text: {exc.reason}", Span(MANIFEST_NAME)) from None
     try:
         existing = tomllib.loads(existing_text)
     except tomllib.TOMLDecodeError as exc:

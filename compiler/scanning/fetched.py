@@ -16,7 +16,10 @@ reads markup a browser reads as raw text (``<textarea>``, ``<title>``, ``<iframe
 ends that text at the first ``</name`` followed by a blank, ``/`` or ``>``, inside quotes or not:
 unless ``html.parser`` saw an end tag there too, the HTML from that end tag on is read again, as
 the browser goes on reading it. So both readings of ``<noscript>`` count, with scripting and
-without.
+without. Raw text never closed runs to the end of the HTML, in a browser and here.
+
+Script is not run: a ``<script>``'s text and an event handler's (``onerror=``) are read as HTML
+for the tags they hold, not as JavaScript for what it would fetch.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ _BY_ELEMENT = {
     "frame": ("src",),
     "embed": ("src",),
     "object": ("data", "codebase"),
-    "script": ("src",),
+    "script": ("src", "href", "xlink:href"),  # SVG's <script> takes href
     "link": ("href", "imagesrcset"),  # any rel: stylesheet, preload, icon, prefetch …
     "base": ("href",),  # moves every relative URL of the page to its host
 }
@@ -139,6 +142,10 @@ class _Collector(HTMLParser):
             if not self.rawdata and self.cdata_elem is None:
                 break
         self.close()
+        if self.cdata_elem is not None and self.rawdata:
+            # A browser's raw text never closed runs to the document's end; html.parser keeps
+            # it back, waiting for an end tag.
+            self.handle_data(self.rawdata)
         self._readings.note_clean(self, base, len(html))
         for end in sorted(self._raw_ends - self._end_tags):
             self._readings.pending.append((html, base, end))
@@ -180,11 +187,12 @@ class _Collector(HTMLParser):
                     self._add(written, at, end)
             elif name == "content" and refresh:
                 self._add(refresh_url(value), at, end)
-            elif name == "srcdoc":  # an <iframe>'s document, shown as the page is: its own
-                # offsets are not the text's, so each of its fetches is placed at this tag
-                self.found += [f._replace(at=at, end=end) for f in read(value).fetches]
+            elif name == "srcdoc":  # an <iframe>'s document, shown as the page is
+                self._elsewhere(value, at, end)
             elif name == "href" and tag == "a":
                 self.links.append((value, at))
+            elif name.startswith("on"):  # an event handler: script, read as <script>'s text is
+                self._script(value, at, end)
         if tag in _ANIMATIONS and _animates_an_address(attrs):
             for name, value in attrs:
                 if name in _ANIMATED_VALUES and value is not None:
@@ -195,6 +203,17 @@ class _Collector(HTMLParser):
             if ends is not None:
                 self._raw_ends.add(ends.start())
         self._raw_text = tag if tag in ("style", "script") else None
+
+    def _elsewhere(self, html: str, at: int, end: int) -> None:
+        """The fetches of ``html`` read on its own (an attribute's value, decoded: its offsets
+        are not the text's), each placed at the tag that holds it."""
+        self.found += [f._replace(at=at, end=end) for f in read(html).fetches]
+
+    def _script(self, value: str, at: int, end: int) -> None:
+        """An event handler's script, as a ``<script>``'s text: a tag it holds is read as HTML
+        (``_again``), what it fetches as it runs is not guessed."""
+        if "<" in value:
+            self._elsewhere(value, at, end)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import attrs
 from hotplex.errors import HotplexError, Span
+from hotplex.fs import read_input
 from hotplex.serve import metrics, routes
 from hotplex.serve.problems import error_response, problem_response
 from hotplex.serve.service import Refused, Service
@@ -56,13 +57,12 @@ class Settings:
 def read_token(path: str) -> str:
     """The token in ``path``: its first line, without surrounding white space (a blank first
     line is an empty token, not a pointer to the next one) or a byte-order mark, as a source
-    file drops it (an editor may write one; a client never sends it)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        raise HotplexError.single(f"cannot read the token file '{path}': {reason}") from None
-    token = text.partition("\n")[0].strip()
+    file drops it (an editor may write one; a client never sends it). Read as every file the
+    command line names is (``fs.read_input``): a device or a FIFO is refused, not read."""
+    text = read_input(Path(path), path)
+    if text is None:
+        raise HotplexError.single(f"cannot read the token file '{path}': No such file or directory")
+    token = text.removeprefix("\ufeff").partition("\n")[0].strip()
     if len(token) < 16:
         raise HotplexError.single(
             f"the token in '{path}' (its first line) is"

@@ -1202,3 +1202,83 @@ def test_a_file_whose_name_is_not_utf8_is_refused_with_its_place_and_nothing_wri
     assert result.status == 2, result.stderr
     assert "r<U+DCFF>.md: this file's name is not valid UTF-8" in result.stderr
     assert sorted(p.name for p in repo.iterdir()) == [".claude", "CLAUDE.md"]
+
+
+@pytest.mark.parametrize("name", ["pipe", "zero"])
+def test_importing_a_fifo_or_a_device_names_what_it_is(tmp_path, name):
+    """It is there: "no such file or folder" sent the user looking for a typo."""
+    import os
+
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "zero").symlink_to("/dev/zero")
+    result = run_hotplex("-C", str(tmp_path), "import", "--dry-run", name, timeout=20)
+    assert result.status == 2
+    kind = "a FIFO (named pipe)" if name == "pipe" else "a device"
+    assert f"is {kind}, not a regular file or a folder" in result.stderr, result.stderr
+    assert "no such file" not in result.stderr
+
+
+def test_the_table_escapes_a_line_break_in_a_name_and_aligns_by_display_width(tmp_path):
+    """A name's line break is shown as <U+000A>, as every message shows it (the row stays one
+    line), and a combining mark takes no column: each row's "becomes" starts in one column."""
+    import unicodedata
+
+    rule = "---\nalwaysApply: true\n---\nrule\n"
+    write_tree(
+        tmp_path,
+        {
+            ".cursor/rules/nl\nx.mdc": rule,
+            ".cursor/rules/cafe\u0301.mdc": rule,
+            "AGENTS.md": "# a\n",
+        },
+    )
+    result = run_hotplex("-C", str(tmp_path), "import", "--dry-run")
+    assert result.status == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines() if "[[source]]" in line]
+    assert ".cursor/rules/nl<U+000A>x.mdc" in result.stdout
+    columns = {len(unicodedata.normalize("NFC", row[: row.index("[[source]]")])) for row in rows}
+    assert len(rows) == 3 and len(columns) == 1, rows
+
+
+def test_a_fifo_a_device_or_a_symlink_leaving_the_project_is_named_left_out(tmp_path):
+    """Where a tool's file belongs, each is named with why, never read nor waited on, and
+    alike whether the folder is scanned or the file named."""
+    import os
+
+    outside = tmp_path / "elsewhere.mdc"
+    outside.write_text("---\nalwaysApply: true\n---\nnot ours\n", encoding="utf-8")
+    repo = write_tree(tmp_path / "repo", {"AGENTS.md": "# a\n"})
+    os.mkfifo(repo / "CLAUDE.md")
+    (repo / ".cursor/rules").mkdir(parents=True)
+    (repo / ".cursor/rules/z.mdc").symlink_to("/dev/zero")
+    (repo / ".cursor/rules/y.mdc").symlink_to(outside)
+    (repo / ".windsurfrules").symlink_to(outside)
+    (repo / "GEMINI.md").symlink_to("/dev/null")
+    why = {
+        "CLAUDE.md": "a FIFO (named pipe), not a regular file",
+        ".cursor/rules/z.mdc": "a symlink leaving the project",
+        ".cursor/rules/y.mdc": "a symlink leaving the project",
+        ".windsurfrules": "a symlink leaving the project",
+        "GEMINI.md": "a symlink leaving the project",
+    }
+    scan = run_hotplex("-C", str(repo), "import", "--dry-run", timeout=30)
+    assert scan.status == 0, scan.stderr
+    for name, reason in why.items():
+        assert f"not mapped: {name}: {reason}\n" in scan.stdout, scan.stdout
+    assert "not ours" not in scan.stdout and "manual Cursor rule" not in scan.stdout
+    for name, reason in why.items():
+        named = run_hotplex("-C", str(repo), "import", "--dry-run", name, timeout=30)
+        assert named.status == 2
+        assert f"{repo / name}: left out: {reason}" in named.stderr, named.stderr
+
+
+def test_a_fifo_where_the_manifest_belongs_stops_the_import_unread(tmp_path):
+    """The manifest an import would reconcile is read as every manifest is: a FIFO there is
+    named, not waited on."""
+    import os
+
+    write_tree(tmp_path, {"AGENTS.md": "# a\n"})
+    os.mkfifo(tmp_path / "hotplex.toml")
+    result = run_hotplex("-C", str(tmp_path), "import", "--dry-run", timeout=20)
+    assert result.status == 2
+    assert "'hotplex.toml' is a FIFO (named pipe), not a regular file" in result.stderr

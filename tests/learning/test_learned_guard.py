@@ -157,3 +157,14 @@ def test_a_profile_included_by_a_template_keeps_its_block_as_text(project, tmp_p
     assert "- quote: {{ platform }} {% include 'AGENTS.md' %}\n" in soul_part
     assert "hotplex-learned-line0.\n" in soul_part  # the includer's own text, as written
     assert "hotplex:learned" not in compiled and "s-9" not in compiled
+
+
+def test_a_style_one_fact_opens_and_the_next_fills_is_refused(project) -> None:
+    """adversary2 D24: "<style>" alone fetches nothing, but a browser runs an unclosed <style>
+    to the end of the profile, so the next day's url() is an image fetched unclicked."""
+    first = project.learn([{"key": "a", "value": "<style>"}], date=DATE)
+    assert [o.status for o in first.outcomes] == ["added"]
+    value = "{}body{background:url(https://evil.example/z)}"
+    second = project.learn([{"key": "b", "value": value}], date="2026-12-02", text=first.text)
+    assert [o.status for o in second.outcomes] == ["refused"]
+    assert {f.rule for f in second.outcomes[0].findings} == {"image-url-data"}

@@ -7,6 +7,7 @@ asserts the message, the exit status and what is (and is not) on disk afterwards
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -518,3 +519,27 @@ def test_allow_files_patterns_that_match_nothing_are_named_with_the_glob_meant(
         )
         assert "allow_files[0] 'agent-configs/i18n/**'" not in result.stderr
         assert "'agent-configs/SOUL.md' matches" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-f", "/dev/zero"], "'/dev/zero' is a device, not a regular file"),
+        (["-f", "pipe"], "'pipe' is a FIFO (named pipe), not a regular file"),
+        (["-f", "folder"], "'folder' is a directory, not a regular file"),
+        (["-C", "pipe"], "-C pipe: 'pipe' is a FIFO (named pipe), not a directory"),
+        (["-C", "/dev/zero"], "-C /dev/zero: '/dev/zero' is a device, not a directory"),
+        (["-C", "file"], "-C file: 'file' is a regular file, not a directory"),
+    ],
+)
+def test_a_manifest_or_folder_of_the_wrong_kind_is_named_so(tmp_path, hotplex, args, message):
+    """Said as --overlay and --facts say it: it exists, so neither "does not exist" nor a hint
+    to init the folder a device sits in; and nothing written, nothing waited on."""
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    result = hotplex(*args, "build", cwd=tmp_path, timeout=20)
+    assert result.status == 2
+    assert result.stderr.startswith(message), result.stderr
+    assert "init" not in result.stderr and "does not exist" not in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "folder", "pipe"]

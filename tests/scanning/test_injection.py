@@ -378,6 +378,32 @@ def test_an_allow_entry_exempts_only_the_finding_it_names(make_project, memory, 
             'did you mean "cdn.example"?',
         ),
         ('allow_hosts = [""]', "injection.allow_hosts[0]", "'' is not a host name"),
+        # Entries a URL's host can never be, or that allow every stranger's site under them.
+        (
+            'allow_hosts = ["*.shields.io"]',
+            "injection.allow_hosts[0]",
+            'hint: "shields.io" already allows the names under it',
+        ),
+        ('allow_hosts = ["."]', "injection.allow_hosts[0]", "'.' has an empty label"),
+        (
+            'allow_hosts = ["img..shields.io"]',
+            "injection.allow_hosts[0]",
+            'has an empty label, which no host has\n  hint: did you mean "img.shields.io"?',
+        ),
+        ('allow_hosts = ["io"]', "injection.allow_hosts[0]", "'io' is a public suffix"),
+        ('allow_hosts = ["co.uk"]', "injection.allow_hosts[0]", "'co.uk' is a public suffix"),
+        ('allow_hosts = ["github.io"]', "injection.allow_hosts[0]", "anyone's"),
+        (
+            'allow_hosts = ["::1"]',
+            "injection.allow_hosts[0]",
+            "'::1' is an IPv6 address, which a URL holds in brackets\n"
+            '  hint: did you mean "[::1]"?',
+        ),
+        (
+            'allow_hosts = ["[0:0::1]"]',
+            "injection.allow_hosts[0]",
+            'did you mean "[::1]"?',
+        ),
         ('allow_hosts = ["a b"]', "injection.allow_hosts[0]", "'a b' is not a host name"),
         ('allow_host = ["cdn.example"]', "injection.allow_host", "did you mean 'allow_hosts'?"),
         ('scope = "everything"', "injection.scope", "expected one of 'overlays', 'all'"),
@@ -432,6 +458,19 @@ def test_allow_hosts_lets_its_hosts_fetch_and_no_other(make_project) -> None:
     ):
         report = Project.load(root).check({"USER.md": f"- ![x]({other})\n"})
         assert [f.rule for f in report.findings] == ["image-url-data"], other
+
+
+def test_allow_hosts_takes_an_ip_address_as_a_url_holds_it(make_project) -> None:
+    """An IPv6 literal in brackets is a host as a URL holds it (``http://[::1]/``); a name no
+    suffix list knows (``localhost``) is a host too."""
+    table = '\n[injection]\nallow_hosts = ["[::1]", "127.0.0.1", "localhost"]\n'
+    root = make_project({"agent-configs/USER.md": ""}, manifest=MANIFEST + table)
+    memory = (
+        "- ![a](http://[::1]/a.png)\n- ![b](http://127.0.0.1/b.png)\n- ![c](http://localhost/c)\n"
+    )
+    assert Project.load(root).check({"USER.md": memory}).ok
+    report = Project.load(root).check({"USER.md": "- ![x](http://[::2]/a.png)\n"})
+    assert [f.rule for f in report.findings] == ["image-url-data"]
 
 
 def test_raw_text_tricks_nested_deeper_than_the_stack_are_read() -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import threading
@@ -141,6 +142,9 @@ def _busy_port() -> tuple[socket.socket, int]:
             ["--token-file", "no-such-file"],
             "cannot read the token file 'no-such-file': No such file or directory\n",
         ),
+        # Read as --facts and --overlay are: no endless read of a device, no blocking open.
+        (["--token-file", "/dev/zero"], "/dev/zero: '/dev/zero' is a device, not a regular file\n"),
+        (["--token-file", "fifo"], "fifo: 'fifo' is a FIFO (named pipe), not a regular file\n"),
         (["--token-file", "empty"], None),
         (
             ["--token-file", "blank-first"],
@@ -174,6 +178,7 @@ def _busy_port() -> tuple[socket.socket, int]:
 def test_what_stops_it_before_it_starts_exits_2(basic: Path, hotplex, args, message) -> None:
     (basic / "empty").write_text("\n", encoding="utf-8")
     (basic / "blank-first").write_text("\n\nhotplex-test-token-0123456789\n", encoding="utf-8")
+    os.mkfifo(basic / "fifo")
     busy, port = _busy_port()
     with busy:
         args = [str(port) if a == "BUSY" else a for a in args]
