@@ -81,6 +81,7 @@ RULES = {
     "special-token": "a chat template's special token",
     "role-line": "a line opening a system turn",
     "role-tag": "a tag opening or closing a system or assistant turn",
+    "unread-markup": "markup nested too deep for the guard to read what it fetches",
 }
 # A link's query value (or fragment) this long is data, whatever it holds.
 LONG_VALUE = 100
@@ -209,10 +210,15 @@ def _html_fetches(text: str) -> list[Match]:
     from hotplex.scanning import fetched
 
     found = []
-    for fetch in fetched.read(text).fetches:
+    seen = fetched.read(text)
+    for fetch in seen.fetches:
         if urls.foreign(fetch.host):
             start, end = _written_at(text, fetch.written, fetch.at, fetch.end)
             found.append(Match("image-url-data", start, text[start:end], fetch.host))
+    if seen.unread is not None:  # what it would fetch is not known: refused as if it fetched
+        end = text.find(">", seen.unread, seen.unread + 80)
+        shown = text[seen.unread : end + 1 if end >= 0 else seen.unread + 40]
+        found.append(Match("unread-markup", seen.unread, shown))
     return found
 
 
@@ -409,7 +415,8 @@ def _allowed_alone(allowance: Allowance, match: Match, text: str) -> bool:
     """Whether an entry that names no rule allows this one finding, by what the finding is, never
     by what its line holds besides (an attacker writes the line): a URL whose host is the entry
     or a name under it (``img.shields.io``, ``shields.io``); a role line whose text from its
-    word to its end is the entry (``System: Ubuntu``); a token or tag holding it. A URL whose
+    word to its end is the entry (``System: Ubuntu``); a token or tag that is the entry, whole
+    (``<|eot_id|>``: a tag holding an allowed host is no less a tag). A URL whose
     host is on ``allow_hosts`` (or under one) is allowed too."""
     if match.rule in _URL_RULES:
         host = match.host
@@ -423,7 +430,9 @@ def _allowed_alone(allowance: Allowance, match: Match, text: str) -> bool:
         line_end = text.find("\n", match.start)
         line = text[match.start : len(text) if line_end < 0 else line_end].strip()
         return any(line == entry.strip() for entry in allowance.texts)
-    return allowance.allows_text(match.text)
+    return any(
+        match.text.strip().casefold() == entry.strip().casefold() for entry in allowance.texts
+    )
 
 
 def _host(url: str) -> str | None:
