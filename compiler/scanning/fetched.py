@@ -24,10 +24,13 @@ for the tags they hold, not as JavaScript for what it would fetch.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import bisect
 import collections
 import functools
 import re
+import urllib.parse
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any, NamedTuple
@@ -91,9 +94,26 @@ _READ_FACTOR = 16
 _READ_SLACK = 1 << 18
 
 
-def read(html: str) -> Seen:
-    """What ``html`` fetches when shown, and its links, each with the offset of its tag."""
-    readings = _Readings(len(html))
+# How deep documents may nest in attributes (an <iframe srcdoc>'s, a data: URL's) before the
+# guard stops reading: each level escapes the next, so a megabyte nests a thousand deep.
+_NESTED_DOCUMENTS = 8
+# The media types of a data: URL whose document fetches what it names when it loads.
+_DOCUMENT_TYPES = frozenset(
+    [
+        "text/html",
+        "text/css",
+        "image/svg+xml",
+        "application/xhtml+xml",
+        "text/xml",
+        "application/xml",
+    ]
+)
+
+
+def read(html: str, depth: int = 0) -> Seen:
+    """What ``html`` fetches when shown, and its links, each with the offset of its tag;
+    ``depth``: how many documents it is nested in."""
+    readings = _Readings(len(html), depth)
     whole = _Collector(readings)
     whole.read(html, 0)
     budget = _READ_FACTOR * len(html) + _READ_SLACK
@@ -103,10 +123,11 @@ def read(html: str) -> Seen:
             continue
         budget -= end - start
         if budget < 0:
-            return Seen(whole.found, whole.links, base + start)
+            readings.note_unread(base + start)
+            break
         readings.done.add((base + start, base + end))
         whole.merge(text[start:end], base + start)
-    return Seen(whole.found, whole.links)
+    return Seen(whole.found, whole.links, readings.unread)
 
 
 class _Readings:
@@ -116,12 +137,17 @@ class _Readings:
     would read on as that one did, so it stops (each raw-text trick costs one reading of the
     span it disagrees over, not of the rest of the HTML)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, depth: int) -> None:
         self.size = size
+        self.depth = depth
+        self.unread: int | None = None  # the first place left unread, if any
         # What is left to read again: (text, its offset, the span of it to read).
         self.pending: collections.deque[tuple[str, int, int, int]] = collections.deque()
         self.done: set[tuple[int, int]] = set()
         self.clean: list[int] = []
+
+    def note_unread(self, at: int) -> None:
+        self.unread = at if self.unread is None else min(self.unread, at)
 
     def note_clean(self, collector: _Collector, base: int, length: int) -> None:
         if base + length == self.size:
@@ -232,7 +258,13 @@ class _Collector(HTMLParser):
     def _elsewhere(self, html: str, at: int, end: int) -> None:
         """The fetches of ``html`` read on its own (an attribute's value, decoded: its offsets
         are not the text's), each placed at the tag that holds it."""
-        self.found += [f._replace(at=at, end=end) for f in read(html).fetches]
+        if self._readings.depth >= _NESTED_DOCUMENTS:
+            self._readings.note_unread(at)
+            return
+        seen = read(html, self._readings.depth + 1)
+        self.found += [f._replace(at=at, end=end) for f in seen.fetches]
+        if seen.unread is not None:
+            self._readings.note_unread(at)
 
     def _script(self, value: str, at: int, end: int) -> None:
         """An event handler's script, as a ``<script>``'s text: a tag it holds is read as HTML
@@ -280,6 +312,29 @@ class _Collector(HTMLParser):
         resolved = urls.resolve(written)
         if resolved is not None:
             self.found.append(Fetch(written, resolved[0], resolved[1], at, end))
+            document = _data_document(resolved[0])
+            if document is not None:  # it loads, and fetches what it names
+                self._elsewhere(document, at, end)
+
+
+def _data_document(url: str) -> str | None:
+    """The document a ``data:`` URL holds, as HTML to read (a style sheet in a ``<style>``),
+    when its media type is one that fetches what it names; else None."""
+    if not url.startswith("data:"):
+        return None
+    head, comma, body = url[5:].partition(",")
+    params = [p.strip().lower() for p in head.split(";")]
+    if not comma or params[0] not in _DOCUMENT_TYPES:
+        return None
+    data = urllib.parse.unquote_to_bytes(body)
+    if "base64" in params[1:]:
+        data = re.sub(rb"[^A-Za-z0-9+/]", b"", data)
+        try:
+            data = base64.b64decode(data + b"=" * (-len(data) % 4))
+        except binascii.Error:
+            return None
+    text = data.decode("utf-8", "replace")
+    return f"<style>{text}</style>" if params[0] == "text/css" else text
 
 
 def _animates_an_address(attrs: list[tuple[str, str | None]]) -> bool:
