@@ -50,6 +50,43 @@ def test_no_file_where_the_history_or_lock_belongs_is_exit_2_before_a_write(
         assert user.read_bytes() == before
 
 
+@pytest.mark.parametrize(
+    ("lock", "command"),
+    [
+        ("agent-configs/.USER.md.lock", ("learn", "editor=nano", "--date", "2026-12-03")),
+        (".hotplex/lock", ("build",)),
+    ],
+)
+def test_a_lock_that_is_a_link_is_exit_2_and_nothing_written_through_it(
+    root: Path, lock: str, command: tuple[str, ...]
+) -> None:
+    """The lock was opened through the link and the holder's pid written over the first 11
+    bytes of the file it named: hotplex.toml broken in place, the run then failing on it."""
+    manifest = root / "hotplex.toml"
+    before = manifest.read_bytes()
+    link = root / lock
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.unlink(missing_ok=True)
+    link.symlink_to(os.path.relpath(manifest, link.parent))
+    done = run_hotplex("-C", str(root), *command)
+    assert done.status == 2, done.stdout + done.stderr
+    assert f"{lock}' is a symbolic link, not a regular file" in done.stderr, done.stderr
+    assert manifest.read_bytes() == before and link.is_symlink()
+
+
+def test_a_lock_hard_linked_to_a_project_file_is_exit_2_and_nothing_written(root: Path) -> None:
+    """A hard link is no symlink to refuse on open: the pid went into the manifest as well."""
+    manifest = root / "hotplex.toml"
+    before = manifest.read_bytes()
+    lock = root / "agent-configs/.USER.md.lock"
+    lock.unlink(missing_ok=True)
+    os.link(manifest, lock)
+    done = learn(root, "editor=nano", "--date", "2026-12-03")
+    assert done.status == 2, done.stdout + done.stderr
+    assert "agent-configs/.USER.md.lock' is a hard link (2 names)" in done.stderr, done.stderr
+    assert manifest.read_bytes() == before
+
+
 @pytest.mark.parametrize("dry_run", [(), ("--dry-run",)])
 def test_text_that_is_no_unicode_is_exit_2_at_its_fact(
     root: Path, tmp_path: Path, dry_run: tuple[str, ...]
