@@ -173,6 +173,37 @@ def test_a_profile_linked_inside_the_project_is_written_through_its_link(root: P
     assert json.loads((folder / "real-history.jsonl").read_text())["value"] == "tabs"
 
 
+@pytest.mark.parametrize(
+    ("target", "why"),
+    [
+        ("hotplex.toml", "not a history (JSON Lines, a name ending '.jsonl')"),
+        ("agent-configs/AGENTS.md", "not a history"),
+        (".hotplex/h.jsonl", "in .hotplex/, the build's own state"),
+        ("dist/h.jsonl", "in the out folder 'dist'"),
+    ],
+)
+def test_a_history_linked_to_no_history_is_refused_before_a_write(
+    root: Path, target: str, why: str
+) -> None:
+    """A history linked to the manifest took the retired fact as a JSON line: exit 0, and the
+    next build failed on hotplex.toml's TOML. A source, the build's state or an artifact the
+    same."""
+    assert learn(root, "editor=vim", "--date", "2026-12-01").status == 0
+    user = root / "agent-configs/USER.md"
+    named = root / target
+    named.parent.mkdir(parents=True, exist_ok=True)
+    if not named.exists():
+        named.write_text("{}\n")
+    link = root / "agent-configs/.USER.md.history.jsonl"
+    link.unlink(missing_ok=True)
+    link.symlink_to(os.path.relpath(named, link.parent))
+    before = (named.read_bytes(), user.read_bytes())
+    done = learn(root, "editor=emacs", "--date", "2026-12-02")
+    assert done.status == 2, done.stdout + done.stderr
+    assert f"a symlink to '{target}', which is {why}" in done.stderr, done.stderr
+    assert (named.read_bytes(), user.read_bytes()) == before and link.is_symlink()
+
+
 @pytest.mark.parametrize("name", ["USER.md", ".USER.md.history.jsonl"])
 def test_a_link_leaving_the_project_is_refused_before_a_write(
     root: Path, tmp_path: Path, name: str
