@@ -29,6 +29,21 @@ def profile_path(model: Model, file: str) -> tuple[Path, str]:
     return confine(model.root, PurePosixPath(display), Span(display)), display
 
 
+def checked_name(file: str, span: Span) -> str:
+    """``file`` checked as a profile's name where no disk tells more (the server labels the
+    text a gateway sends with it): relative, inside the sources folder, no NUL, and Markdown
+    (so never the manifest), as ``local_profile`` checks ``--file``."""
+    from hotplex.fs import checked_relative
+    from hotplex.sources.unused import SOURCE_SUFFIXES
+
+    rel = checked_relative(file, span)
+    if not rel.lower().endswith(SOURCE_SUFFIXES):
+        raise HotplexError.single(
+            "no place for learned facts: not Markdown (" + ", ".join(SOURCE_SUFFIXES) + ")", span
+        )
+    return rel
+
+
 def local_profile(model: Model, given: str | None) -> tuple[Path, str]:
     """The file ``hotplex learn`` merges into, and how messages name it: the sources folder's
     USER.md, or ``--file`` (a path as the shell gives it), which must be a Markdown file where
