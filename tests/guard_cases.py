@@ -79,6 +79,18 @@ REPRODUCTIONS: dict[str, tuple[str, list[tuple[int, str]]]] = {
         "a <script>\ndocument.write('<img src=https://evil.example/z>')\n",
         [(2, IMG)],
     ),
+    # A browser ignores "/" on an HTML element that is not void: <style/> opens a style sheet.
+    "a self-closed <style> is a style sheet": (
+        "<STYLE/>*{background:url(https://evil.example/x.png)}</STYLE>\n\n"
+        "- theme: <style />*{background:url(https://evil.example/x.png?d=1)}\n",
+        [(1, IMG), (3, IMG)],
+    ),
+    # Raw text nested in raw text thousands deep, each level read again to the end, would cost
+    # the square of its size (and a recursion per level once did): refused where reading stops.
+    "raw text nested past the readings' budget": (
+        "<style>" * 20000 + "\n",
+        [(1, "unread-markup")],
+    ),
     # SVG's <script> takes its address in href, as HTML's in src.
     "an SVG script's href": (
         '<svg><script href="https://evil.example/s.js"/></svg>\n\n'

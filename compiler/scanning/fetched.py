@@ -81,6 +81,14 @@ class Fetch(NamedTuple):
 class Seen(NamedTuple):
     fetches: list[Fetch]  # every URL the HTML fetches when shown
     links: list[tuple[str, int]]  # each <a>'s href (a link preview fetches it), with its offset
+    unread: int | None = None  # where markup nested past the readings' budget was left unread
+
+
+# How much the readings of one piece of HTML may read in all, raw text read again included:
+# enough for any markup a person writes many times over; raw text nested inside raw text
+# thousands deep (each level read again to the end) would otherwise cost the square of its size.
+_READ_FACTOR = 16
+_READ_SLACK = 1 << 18
 
 
 def read(html: str) -> Seen:
@@ -88,11 +96,16 @@ def read(html: str) -> Seen:
     readings = _Readings(len(html))
     whole = _Collector(readings)
     whole.read(html, 0)
+    budget = _READ_FACTOR * len(html) + _READ_SLACK
     while readings.pending:  # a loop, not a recursion: raw text may nest deeper than the stack
-        text, base, start = readings.pending.popleft()
-        if base + start not in readings.done:
-            readings.done.add(base + start)
-            whole.merge(text[start:], base + start)
+        text, base, start, end = readings.pending.popleft()
+        if (base + start, base + end) in readings.done:
+            continue
+        budget -= end - start
+        if budget < 0:
+            return Seen(whole.found, whole.links, base + start)
+        readings.done.add((base + start, base + end))
+        whole.merge(text[start:end], base + start)
     return Seen(whole.found, whole.links)
 
 
@@ -105,8 +118,9 @@ class _Readings:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.pending: collections.deque[tuple[str, int, int]] = collections.deque()
-        self.done: set[int] = set()
+        # What is left to read again: (text, its offset, the span of it to read).
+        self.pending: collections.deque[tuple[str, int, int, int]] = collections.deque()
+        self.done: set[tuple[int, int]] = set()
         self.clean: list[int] = []
 
     def note_clean(self, collector: _Collector, base: int, length: int) -> None:
@@ -136,8 +150,9 @@ class _Collector(HTMLParser):
         clean = self._readings.clean
         start = 0
         cuts = clean[bisect.bisect_right(clean, base) : bisect.bisect_left(clean, base + len(html))]
+        tags_end = html.rfind(">") + 1
         for cut in (*(cut - base for cut in cuts), len(html)):
-            self.feed(html[start:cut])
+            self._feed(html, start, cut, tags_end)
             start = cut
             if not self.rawdata and self.cdata_elem is None:
                 break
@@ -148,7 +163,17 @@ class _Collector(HTMLParser):
             self.handle_data(self.rawdata)
         self._readings.note_clean(self, base, len(html))
         for end in sorted(self._raw_ends - self._end_tags):
-            self._readings.pending.append((html, base, end))
+            self._readings.pending.append((html, base, end, len(html)))
+
+    def _feed(self, html: str, start: int, end: int, tags_end: int) -> None:
+        """Feed ``html[start:end]``, but past ``tags_end`` (its last ">") only raw text: no tag
+        ends there (a browser drops the tag the text ends in) and other text fetches nothing,
+        while html.parser looks for the end of each "<" there to the text's end: the square of
+        its length (4,000 "<img " took 3 s)."""
+        if start < tags_end:
+            self.feed(html[start : min(end, tags_end)])
+        if end > tags_end and self.cdata_elem is not None:
+            self.feed(html[max(start, tags_end) : end])
 
     def merge(self, html: str, base: int) -> None:
         """Read ``html`` (at ``base`` in the whole HTML) again, its fetches and links as ours."""
@@ -165,7 +190,7 @@ class _Collector(HTMLParser):
         """Read ``text`` (what the tokenizer took for a comment or raw text) as HTML too."""
         if "<" not in text and "url" not in text.casefold() and "\\" not in text:
             return
-        self.merge(text, self._offset() + skipped)
+        self._readings.pending.append((text, self._offset() + skipped, 0, len(text)))
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         at = self._offset()
@@ -217,7 +242,12 @@ class _Collector(HTMLParser):
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
-        self._raw_text = None
+        if tag in ("style", "script"):
+            # A browser ignores the "/" of an HTML element that is not void: ``<style/>``
+            # opens raw text as ``<style>`` does, where html.parser takes it for empty.
+            self.set_cdata_mode(tag)
+        else:
+            self._raw_text = None
 
     def handle_data(self, data: str) -> None:
         if self._raw_text == "style":
