@@ -9,6 +9,7 @@ killed build) only ever sees a whole old or a whole new file.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import itertools
 import json
@@ -327,6 +328,8 @@ def file_kind(mode: int) -> str:
         return "a FIFO (named pipe)"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "a device"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
     return "a socket or other special file"
 
 
@@ -595,7 +598,8 @@ class FileLock:
 
     ``flock`` is released by the kernel when its holder dies, even by SIGKILL: a killed command
     never leaves a stale lock behind (and a forked worker never holds it). The holder writes its
-    pid into the file for that message.
+    pid into the file for that message, so the file is opened without following a symlink and
+    refused when another name links to it: the pid would land in the file linked to.
     """
 
     def __init__(self, path: Path, wait_seconds: float, holder: str) -> None:
@@ -611,21 +615,28 @@ class FileLock:
         span = Span(str(self.path))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0)
-            fd = os.open(self.path, flags, 0o644)
+            flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+            fd = os.open(self.path, flags | getattr(os, "O_NONBLOCK", 0), 0o644)
         except IsADirectoryError:
             raise HotplexError.single(
                 f"'{self.path}' is a directory, not a regular file", span
             ) from None
         except OSError as exc:
+            if exc.errno == errno.ELOOP:  # O_NOFOLLOW met a symlink
+                raise HotplexError.single(wrong_kind(str(self.path), stat.S_IFLNK), span) from None
             raise BuildFailed(
                 [Problem(f"cannot create the lock '{self.path}': {exc.strerror or exc}")]
             ) from None
-        kind = os.fstat(fd).st_mode
-        if not stat.S_ISREG(kind):  # a FIFO or a device: no lock a second run would see
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):  # a FIFO or a device: no lock a second run would see
+            os.close(fd)
+            raise HotplexError.single(wrong_kind(str(self.path), found.st_mode), span)
+        if found.st_nlink > 1:  # a hard link: the pid would be written into the other name
             os.close(fd)
             raise HotplexError.single(
-                f"'{self.path}' is {file_kind(kind)}, not a regular file", span
+                f"'{self.path}' is a hard link ({found.st_nlink} names), not a lock file of "
+                "its own",
+                span,
             )
         deadline = time.monotonic() + self.wait_seconds
         while True:

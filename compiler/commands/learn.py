@@ -48,7 +48,7 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     # one leaving it is refused before anything is read from it.
     written = calls.written_path(project.model, path, display)
     history_name = _history_name(display)
-    kept = calls.written_path(project.model, history.path_of(path), history_name)
+    kept = calls.written_history(project.model, path, history_name)
     facts = _facts(args)
     if args.at is not None and args.restore is None:
         raise HotplexError.single("--at goes with --restore KEY", Span("arguments", key="--at"))

@@ -29,6 +29,21 @@ def profile_path(model: Model, file: str) -> tuple[Path, str]:
     return confine(model.root, PurePosixPath(display), Span(display)), display
 
 
+def checked_name(file: str, span: Span) -> str:
+    """``file`` checked as a profile's name where no disk tells more (the server labels the
+    text a gateway sends with it): relative, inside the sources folder, no NUL, and Markdown
+    (so never the manifest), as ``local_profile`` checks ``--file``."""
+    from hotplex.fs import checked_relative
+    from hotplex.sources.unused import SOURCE_SUFFIXES
+
+    rel = checked_relative(file, span)
+    if not rel.lower().endswith(SOURCE_SUFFIXES):
+        raise HotplexError.single(
+            "no place for learned facts: not Markdown (" + ", ".join(SOURCE_SUFFIXES) + ")", span
+        )
+    return rel
+
+
 def local_profile(model: Model, given: str | None) -> tuple[Path, str]:
     """The file ``hotplex learn`` merges into, and how messages name it: the sources folder's
     USER.md, or ``--file`` (a path as the shell gives it), which must be a Markdown file where
@@ -58,6 +73,35 @@ def written_path(model: Model, path: Path, display: str) -> Path:
     return model.root / _in_project(model, path, display)[1]
 
 
+def written_history(model: Model, profile: Path, display: str) -> Path:
+    """The file a write of ``profile``'s history replaces (``written_path``), where a link
+    there may only lead to another history: a manifest, a source, an artifact or the build's
+    state named by a link would take the appended JSON lines."""
+    from hotplex.fs import STATE_DIR
+    from hotplex.learning.history import path_of
+
+    real = _in_project(model, path_of(profile), display)[1]
+    why = None
+    if not real.endswith(".jsonl"):
+        why = "not a history (JSON Lines, a name ending '.jsonl')"
+    elif _under(real, STATE_DIR):
+        why = f"in {STATE_DIR}/, the build's own state"
+    elif _under(real, model.out_dir):
+        why = f"in the out folder '{model.out_dir}'"
+    if why is not None:
+        raise HotplexError.single(
+            f"no place for the history: a symlink to '{real}', which is {why}",
+            Span(display),
+            "point the link at a '.jsonl' file of its own, or remove it",
+        )
+    return model.root / real
+
+
+def _under(rel: str, folder: str) -> bool:
+    """Whether the project's file ``rel`` is ``folder`` or in it (never so for ``.``)."""
+    return folder != "." and (rel == folder or rel.startswith(f"{folder}/"))
+
+
 def _in_project(model: Model, path: Path, display: str) -> tuple[str, str]:
     """``path`` relative to the project, as named and with its symlinks resolved
     (``fs.confine``); an error when either is outside it."""
@@ -78,12 +122,9 @@ def _not_learnable(model: Model, rel: str) -> str | None:
     from hotplex.fs import STATE_DIR
     from hotplex.sources.unused import SOURCE_SUFFIXES, may_be_source
 
-    def under(folder: str) -> bool:
-        return folder != "." and (rel == folder or rel.startswith(f"{folder}/"))
-
-    if under(model.out_dir):
+    if _under(rel, model.out_dir):
         return f"in the out folder '{model.out_dir}': an artifact, which the next build replaces"
-    if under(STATE_DIR):
+    if _under(rel, STATE_DIR):
         return f"in {STATE_DIR}/, the build's own state"
     if not rel.lower().endswith(SOURCE_SUFFIXES):
         return "not Markdown (" + ", ".join(SOURCE_SUFFIXES) + ")"

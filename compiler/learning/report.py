@@ -116,7 +116,7 @@ class LearnReport(Record):
 
     def to_json(self) -> dict[str, object]:
         return {
-            "file": self.file,
+            "file": shown(self.file),
             "date": self.date,
             "changed": self.changed,
             "facts": [o.to_json() for o in self.outcomes],

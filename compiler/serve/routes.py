@@ -183,15 +183,16 @@ async def learn(request: Request) -> Response:
         raise BadRequest(
             f"'facts' is {what}", _body_at("facts"), 'e.g. [{"key": "editor", "value": "tabs"}]'
         )
+    from hotplex.learning.calls import checked_name
     from hotplex.learning.facts import checked_date, checked_source
 
     # Checked here as well as by ``Project.learn``, so that a problem is placed in the body.
     try:
         date = checked_date(_string(body, "date", required=True), _body_at("date"))
         source = checked_source(_string(body, "source"), _body_at("source"))
+        file = checked_name(_string(body, "file") or "USER.md", _body_at("file"))
     except HotplexError as exc:
         raise BadRequest.of(exc) from None
-    file = _string(body, "file") or "USER.md"
     service = request.app.state.service
     report = await service.learn(body["facts"], date, text, file, source)
     for outcome in report.outcomes:

@@ -50,6 +50,43 @@ def test_no_file_where_the_history_or_lock_belongs_is_exit_2_before_a_write(
         assert user.read_bytes() == before
 
 
+@pytest.mark.parametrize(
+    ("lock", "command"),
+    [
+        ("agent-configs/.USER.md.lock", ("learn", "editor=nano", "--date", "2026-12-03")),
+        (".hotplex/lock", ("build",)),
+    ],
+)
+def test_a_lock_that_is_a_link_is_exit_2_and_nothing_written_through_it(
+    root: Path, lock: str, command: tuple[str, ...]
+) -> None:
+    """The lock was opened through the link and the holder's pid written over the first 11
+    bytes of the file it named: hotplex.toml broken in place, the run then failing on it."""
+    manifest = root / "hotplex.toml"
+    before = manifest.read_bytes()
+    link = root / lock
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.unlink(missing_ok=True)
+    link.symlink_to(os.path.relpath(manifest, link.parent))
+    done = run_hotplex("-C", str(root), *command)
+    assert done.status == 2, done.stdout + done.stderr
+    assert f"{lock}' is a symbolic link, not a regular file" in done.stderr, done.stderr
+    assert manifest.read_bytes() == before and link.is_symlink()
+
+
+def test_a_lock_hard_linked_to_a_project_file_is_exit_2_and_nothing_written(root: Path) -> None:
+    """A hard link is no symlink to refuse on open: the pid went into the manifest as well."""
+    manifest = root / "hotplex.toml"
+    before = manifest.read_bytes()
+    lock = root / "agent-configs/.USER.md.lock"
+    lock.unlink(missing_ok=True)
+    os.link(manifest, lock)
+    done = learn(root, "editor=nano", "--date", "2026-12-03")
+    assert done.status == 2, done.stdout + done.stderr
+    assert "agent-configs/.USER.md.lock' is a hard link (2 names)" in done.stderr, done.stderr
+    assert manifest.read_bytes() == before
+
+
 @pytest.mark.parametrize("dry_run", [(), ("--dry-run",)])
 def test_text_that_is_no_unicode_is_exit_2_at_its_fact(
     root: Path, tmp_path: Path, dry_run: tuple[str, ...]
@@ -134,6 +171,37 @@ def test_a_profile_linked_inside_the_project_is_written_through_its_link(root: P
     assert (folder / "USER.md").is_symlink() and (folder / ".USER.md.history.jsonl").is_symlink()
     assert "- editor: spaces" in (folder / "real-user.md").read_text()
     assert json.loads((folder / "real-history.jsonl").read_text())["value"] == "tabs"
+
+
+@pytest.mark.parametrize(
+    ("target", "why"),
+    [
+        ("hotplex.toml", "not a history (JSON Lines, a name ending '.jsonl')"),
+        ("agent-configs/AGENTS.md", "not a history"),
+        (".hotplex/h.jsonl", "in .hotplex/, the build's own state"),
+        ("dist/h.jsonl", "in the out folder 'dist'"),
+    ],
+)
+def test_a_history_linked_to_no_history_is_refused_before_a_write(
+    root: Path, target: str, why: str
+) -> None:
+    """A history linked to the manifest took the retired fact as a JSON line: exit 0, and the
+    next build failed on hotplex.toml's TOML. A source, the build's state or an artifact the
+    same."""
+    assert learn(root, "editor=vim", "--date", "2026-12-01").status == 0
+    user = root / "agent-configs/USER.md"
+    named = root / target
+    named.parent.mkdir(parents=True, exist_ok=True)
+    if not named.exists():
+        named.write_text("{}\n")
+    link = root / "agent-configs/.USER.md.history.jsonl"
+    link.unlink(missing_ok=True)
+    link.symlink_to(os.path.relpath(named, link.parent))
+    before = (named.read_bytes(), user.read_bytes())
+    done = learn(root, "editor=emacs", "--date", "2026-12-02")
+    assert done.status == 2, done.stdout + done.stderr
+    assert f"a symlink to '{target}', which is {why}" in done.stderr, done.stderr
+    assert (named.read_bytes(), user.read_bytes()) == before and link.is_symlink()
 
 
 @pytest.mark.parametrize("name", ["USER.md", ".USER.md.history.jsonl"])

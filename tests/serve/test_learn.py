@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from hotplex.errors import SHOWN
 from hotplex_testing import copy_example
 from serving import running
 
@@ -159,3 +160,30 @@ def test_the_same_facts_twice_over_the_budget_retire_nothing_again(served) -> No
     assert {f["status"] for f in first["facts"]} == {"added", "refused"}
     again = server.client.post("/v1/learn", json={**body, "text": first["text"]}).json()
     assert (again["changed"], again["retired"], again["text"]) == (False, [], first["text"])
+
+
+@pytest.mark.parametrize(
+    "file", ["hotplex.toml", "../USER.md", "USER.md\u0000", "/etc/USER.md", "notes.txt", ""]
+)
+def test_a_file_no_build_reads_a_block_from_is_400_at_the_body_file(served, file) -> None:
+    """The server labelled a profile with the manifest, a name leaving the sources folder or
+    one with a NUL in it, 200 "added", where the CLI's --file refuses them."""
+    server, _root = served
+    body = {"text": "# A\n", "facts": [{"key": "a", "value": "b"}], "date": "2026-12-01"}
+    answer = server.client.post("/v1/learn", json={**body, "file": file})
+    assert answer.status_code == 400, answer.text
+    assert [p["place"] for p in answer.json()["problems"]] == ["request body: file"]
+
+
+def test_a_quoted_file_is_shortened_and_its_secret_redacted(served) -> None:
+    """The answer echoed a 500,000-character name whole, and a token in it verbatim."""
+    server, _root = served
+    token = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+    body = {"text": "# A\n", "facts": [{"key": "a", "value": "b"}], "date": "2026-12-01"}
+    long = server.client.post("/v1/learn", json={**body, "file": "x" * 500_000 + ".md"})
+    assert long.status_code == 200, long.text
+    quoted = long.json()["file"]
+    assert len(quoted) < SHOWN + 50 and f"…({500_003 - SHOWN} more characters)…" in quoted, quoted
+    secret = server.client.post("/v1/learn", json={**body, "file": f"{token}.md"})
+    assert secret.status_code == 200, secret.text
+    assert token not in secret.text
