@@ -12,6 +12,7 @@ import contextlib
 import functools
 import itertools
 import json
+import math
 import os
 import posixpath
 import re
@@ -576,11 +577,12 @@ _PID_WIDTH = 10  # digits of the largest pid (2**32)
 
 def _lock_wait(default: float = 60.0) -> float:
     """Seconds a command waits for a lock another holds (HOTPLEX_LOCK_TIMEOUT); a bad value is
-    ignored."""
+    ignored, and so is one no clock reaches (nan, inf, a negative number: each waited forever)."""
     try:
-        return float(os.environ.get("HOTPLEX_LOCK_TIMEOUT") or default)
+        seconds = float(os.environ.get("HOTPLEX_LOCK_TIMEOUT") or default)
     except ValueError:
         return default
+    return seconds if math.isfinite(seconds) and seconds >= 0 else default
 
 
 LOCK_WAIT_SECONDS = _lock_wait()

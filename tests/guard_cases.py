@@ -6,7 +6,16 @@ same texts."""
 
 from __future__ import annotations
 
+import html
+
 IMG = "image-url-data"
+
+
+def _nested_srcdoc(inner: str, levels: int) -> str:
+    for _ in range(levels):
+        inner = f'<iframe srcdoc="{html.escape(inner)}"></iframe>'
+    return inner
+
 
 REPRODUCTIONS: dict[str, tuple[str, list[tuple[int, str]]]] = {
     # CommonMark closes a fence opened in a list item with the item: what follows is text.
@@ -78,6 +87,33 @@ REPRODUCTIONS: dict[str, tuple[str, list[tuple[int, str]]]] = {
     "an unclosed <script> runs to the end": (
         "a <script>\ndocument.write('<img src=https://evil.example/z>')\n",
         [(2, IMG)],
+    ),
+    # A browser ignores "/" on an HTML element that is not void: <style/> opens a style sheet.
+    "a self-closed <style> is a style sheet": (
+        "<STYLE/>*{background:url(https://evil.example/x.png)}</STYLE>\n\n"
+        "- theme: <style />*{background:url(https://evil.example/x.png?d=1)}\n",
+        [(1, IMG), (3, IMG)],
+    ),
+    # Raw text nested in raw text thousands deep, each level read again to the end, would cost
+    # the square of its size (and a recursion per level once did): refused where reading stops.
+    "raw text nested past the readings' budget": (
+        "<style>" * 20000 + "\n",
+        [(1, "unread-markup")],
+    ),
+    # A data: URL's style sheet or document loads, and fetches what it names.
+    "a data: document fetches what it names": (
+        '<link rel="stylesheet" href="data:text/css,*{background:url(https://evil.example/a)}">\n\n'
+        '<iframe src="data:text/html,<img src=https://evil.example/x.png>"></iframe>\n\n'
+        '<iframe src="data:text/html;base64,PGltZyBzcmM9aHR0cHM6Ly9ldmlsLmV4YW1wbGUveC5wbmc+">'
+        "</iframe>\n\n"
+        '<object data="data:text/html,<img src=https://evil.example/x.png>"></object>\n',
+        [(1, IMG), (3, IMG), (5, IMG), (7, IMG)],
+    ),
+    # Each level of documents nested in attributes escapes the next: a megabyte nests a
+    # thousand deep. Past eight levels the guard stops reading, and refuses.
+    "documents nested past eight levels": (
+        _nested_srcdoc("<img src=https://evil.example/deep>", 12) + "\n",
+        [(1, "unread-markup")],
     ),
     # SVG's <script> takes its address in href, as HTML's in src.
     "an SVG script's href": (

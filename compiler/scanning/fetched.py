@@ -24,10 +24,13 @@ for the tags they hold, not as JavaScript for what it would fetch.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import bisect
 import collections
 import functools
 import re
+import urllib.parse
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any, NamedTuple
@@ -81,19 +84,50 @@ class Fetch(NamedTuple):
 class Seen(NamedTuple):
     fetches: list[Fetch]  # every URL the HTML fetches when shown
     links: list[tuple[str, int]]  # each <a>'s href (a link preview fetches it), with its offset
+    unread: int | None = None  # where markup nested past the readings' budget was left unread
 
 
-def read(html: str) -> Seen:
-    """What ``html`` fetches when shown, and its links, each with the offset of its tag."""
-    readings = _Readings(len(html))
+# How much the readings of one piece of HTML may read in all, raw text read again included:
+# enough for any markup a person writes many times over; raw text nested inside raw text
+# thousands deep (each level read again to the end) would otherwise cost the square of its size.
+_READ_FACTOR = 16
+_READ_SLACK = 1 << 18
+
+
+# How deep documents may nest in attributes (an <iframe srcdoc>'s, a data: URL's) before the
+# guard stops reading: each level escapes the next, so a megabyte nests a thousand deep.
+_NESTED_DOCUMENTS = 8
+# The media types of a data: URL whose document fetches what it names when it loads.
+_DOCUMENT_TYPES = frozenset(
+    [
+        "text/html",
+        "text/css",
+        "image/svg+xml",
+        "application/xhtml+xml",
+        "text/xml",
+        "application/xml",
+    ]
+)
+
+
+def read(html: str, depth: int = 0) -> Seen:
+    """What ``html`` fetches when shown, and its links, each with the offset of its tag;
+    ``depth``: how many documents it is nested in."""
+    readings = _Readings(len(html), depth)
     whole = _Collector(readings)
     whole.read(html, 0)
+    budget = _READ_FACTOR * len(html) + _READ_SLACK
     while readings.pending:  # a loop, not a recursion: raw text may nest deeper than the stack
-        text, base, start = readings.pending.popleft()
-        if base + start not in readings.done:
-            readings.done.add(base + start)
-            whole.merge(text[start:], base + start)
-    return Seen(whole.found, whole.links)
+        text, base, start, end = readings.pending.popleft()
+        if (base + start, base + end) in readings.done:
+            continue
+        budget -= end - start
+        if budget < 0:
+            readings.note_unread(base + start)
+            break
+        readings.done.add((base + start, base + end))
+        whole.merge(text[start:end], base + start)
+    return Seen(whole.found, whole.links, readings.unread)
 
 
 class _Readings:
@@ -103,11 +137,17 @@ class _Readings:
     would read on as that one did, so it stops (each raw-text trick costs one reading of the
     span it disagrees over, not of the rest of the HTML)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, depth: int) -> None:
         self.size = size
-        self.pending: collections.deque[tuple[str, int, int]] = collections.deque()
-        self.done: set[int] = set()
+        self.depth = depth
+        self.unread: int | None = None  # the first place left unread, if any
+        # What is left to read again: (text, its offset, the span of it to read).
+        self.pending: collections.deque[tuple[str, int, int, int]] = collections.deque()
+        self.done: set[tuple[int, int]] = set()
         self.clean: list[int] = []
+
+    def note_unread(self, at: int) -> None:
+        self.unread = at if self.unread is None else min(self.unread, at)
 
     def note_clean(self, collector: _Collector, base: int, length: int) -> None:
         if base + length == self.size:
@@ -136,8 +176,9 @@ class _Collector(HTMLParser):
         clean = self._readings.clean
         start = 0
         cuts = clean[bisect.bisect_right(clean, base) : bisect.bisect_left(clean, base + len(html))]
+        tags_end = html.rfind(">") + 1
         for cut in (*(cut - base for cut in cuts), len(html)):
-            self.feed(html[start:cut])
+            self._feed(html, start, cut, tags_end)
             start = cut
             if not self.rawdata and self.cdata_elem is None:
                 break
@@ -148,7 +189,17 @@ class _Collector(HTMLParser):
             self.handle_data(self.rawdata)
         self._readings.note_clean(self, base, len(html))
         for end in sorted(self._raw_ends - self._end_tags):
-            self._readings.pending.append((html, base, end))
+            self._readings.pending.append((html, base, end, len(html)))
+
+    def _feed(self, html: str, start: int, end: int, tags_end: int) -> None:
+        """Feed ``html[start:end]``, but past ``tags_end`` (its last ">") only raw text: no tag
+        ends there (a browser drops the tag the text ends in) and other text fetches nothing,
+        while html.parser looks for the end of each "<" there to the text's end: the square of
+        its length (4,000 "<img " took 3 s)."""
+        if start < tags_end:
+            self.feed(html[start : min(end, tags_end)])
+        if end > tags_end and self.cdata_elem is not None:
+            self.feed(html[max(start, tags_end) : end])
 
     def merge(self, html: str, base: int) -> None:
         """Read ``html`` (at ``base`` in the whole HTML) again, its fetches and links as ours."""
@@ -165,7 +216,7 @@ class _Collector(HTMLParser):
         """Read ``text`` (what the tokenizer took for a comment or raw text) as HTML too."""
         if "<" not in text and "url" not in text.casefold() and "\\" not in text:
             return
-        self.merge(text, self._offset() + skipped)
+        self._readings.pending.append((text, self._offset() + skipped, 0, len(text)))
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         at = self._offset()
@@ -207,7 +258,13 @@ class _Collector(HTMLParser):
     def _elsewhere(self, html: str, at: int, end: int) -> None:
         """The fetches of ``html`` read on its own (an attribute's value, decoded: its offsets
         are not the text's), each placed at the tag that holds it."""
-        self.found += [f._replace(at=at, end=end) for f in read(html).fetches]
+        if self._readings.depth >= _NESTED_DOCUMENTS:
+            self._readings.note_unread(at)
+            return
+        seen = read(html, self._readings.depth + 1)
+        self.found += [f._replace(at=at, end=end) for f in seen.fetches]
+        if seen.unread is not None:
+            self._readings.note_unread(at)
 
     def _script(self, value: str, at: int, end: int) -> None:
         """An event handler's script, as a ``<script>``'s text: a tag it holds is read as HTML
@@ -217,7 +274,12 @@ class _Collector(HTMLParser):
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
-        self._raw_text = None
+        if tag in ("style", "script"):
+            # A browser ignores the "/" of an HTML element that is not void: ``<style/>``
+            # opens raw text as ``<style>`` does, where html.parser takes it for empty.
+            self.set_cdata_mode(tag)
+        else:
+            self._raw_text = None
 
     def handle_data(self, data: str) -> None:
         if self._raw_text == "style":
@@ -250,6 +312,29 @@ class _Collector(HTMLParser):
         resolved = urls.resolve(written)
         if resolved is not None:
             self.found.append(Fetch(written, resolved[0], resolved[1], at, end))
+            document = _data_document(resolved[0])
+            if document is not None:  # it loads, and fetches what it names
+                self._elsewhere(document, at, end)
+
+
+def _data_document(url: str) -> str | None:
+    """The document a ``data:`` URL holds, as HTML to read (a style sheet in a ``<style>``),
+    when its media type is one that fetches what it names; else None."""
+    if not url.startswith("data:"):
+        return None
+    head, comma, body = url[5:].partition(",")
+    params = [p.strip().lower() for p in head.split(";")]
+    if not comma or params[0] not in _DOCUMENT_TYPES:
+        return None
+    data = urllib.parse.unquote_to_bytes(body)
+    if "base64" in params[1:]:
+        data = re.sub(rb"[^A-Za-z0-9+/]", b"", data)
+        try:
+            data = base64.b64decode(data + b"=" * (-len(data) % 4))
+        except binascii.Error:
+            return None
+    text = data.decode("utf-8", "replace")
+    return f"<style>{text}</style>" if params[0] == "text/css" else text
 
 
 def _animates_an_address(attrs: list[tuple[str, str | None]]) -> bool:

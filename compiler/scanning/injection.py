@@ -83,6 +83,7 @@ RULES = {
     "special-token": "a chat template's special token",
     "role-line": "a line opening a system turn",
     "role-tag": "a tag opening or closing a system or assistant turn",
+    "unread-markup": "markup nested too deep for the guard to read what it fetches",
 }
 # A link's query value (or fragment) this long is data, whatever it holds.
 LONG_VALUE = 100
@@ -210,7 +211,9 @@ def scan(text: str) -> tuple[Match, ...]:
 # comment or a declaration, or an autolink), or a link whose destination a browser may take for
 # absolute without "//" in it (a scheme, a backslash, a character reference).
 _TAG_OPEN = re.compile(r"<[A-Za-z!?/]")
-_ODD_DESTINATION = re.compile(r"\](?:\(|:)[ \t\n]*<?[^\s)>]*?(?::(?!//)|\\|&)")
+_DESTINATION_START = re.compile(r"\](?:\(|:)[ \t\n]*<?")
+# A destination's run up to its first ":" not before "//", backslash or "&" (or its end).
+_DESTINATION_RUN = re.compile(r"(?:[^\s)>:\\&]|:(?=//))*+")
 
 
 def _html_fetches(text: str) -> list[Match]:
@@ -221,10 +224,15 @@ def _html_fetches(text: str) -> list[Match]:
     from hotplex.scanning import fetched
 
     found = []
-    for fetch in fetched.read(text).fetches:
+    seen = fetched.read(text)
+    for fetch in seen.fetches:
         if urls.foreign(fetch.host):
             start, end = _written_at(text, fetch.written, fetch.at, fetch.end)
             found.append(Match("image-url-data", start, text[start:end], fetch.host))
+    if seen.unread is not None:  # what it would fetch is not known: refused as if it fetched
+        end = text.find(">", seen.unread, seen.unread + 80)
+        shown = text[seen.unread : end + 1 if end >= 0 else seen.unread + 40]
+        found.append(Match("unread-markup", seen.unread, shown))
     return found
 
 
@@ -249,8 +257,24 @@ def _may_fetch(text: str) -> bool:
     return (
         "![" in text
         or ("<" in text and _TAG_OPEN.search(text) is not None)
-        or ("]" in text and _ODD_DESTINATION.search(text) is not None)
+        or ("]" in text and _odd_destination(text))
     )
+
+
+def _odd_destination(text: str) -> bool:
+    """Whether a link destination in ``text`` holds a scheme's ":" (not "://"), a backslash or a
+    character reference. A destination that ends without one ends every destination starting
+    inside it alike but one whose "](" is the run's last two characters (it may go on past the
+    blanks that ended the run), so the search goes on from there: each character is looked at
+    a bounded number of times, where a pattern searched from every "](" looked to the run's end
+    each time (the square of it: 8,000 "[a](" took 3.8 s)."""
+    at = 0
+    while (start := _DESTINATION_START.search(text, at)) is not None:
+        end = _DESTINATION_RUN.match(text, start.end()).end()
+        if end < len(text) and text[end] in ":\\&":
+            return True
+        at = max(end - 2, start.start() + 1)
+    return False
 
 
 def _rendered(text: str, shown: Rendering, wide: list[Match]) -> list[Match]:
@@ -421,7 +445,8 @@ def _allowed_alone(allowance: Allowance, match: Match, text: str) -> bool:
     """Whether an entry that names no rule allows this one finding, by what the finding is, never
     by what its line holds besides (an attacker writes the line): a URL whose host is the entry
     or a name under it (``img.shields.io``, ``shields.io``); a role line whose text from its
-    word to its end is the entry (``System: Ubuntu``); a token or tag holding it. A URL whose
+    word to its end is the entry (``System: Ubuntu``); a token or tag that is the entry, whole
+    (``<|eot_id|>``: a tag holding an allowed host is no less a tag). A URL whose
     host is on ``allow_hosts`` (or under one) is allowed too."""
     if match.rule in _URL_RULES:
         host = match.host
@@ -435,7 +460,9 @@ def _allowed_alone(allowance: Allowance, match: Match, text: str) -> bool:
         line_end = text.find("\n", match.start)
         line = text[match.start : len(text) if line_end < 0 else line_end].strip()
         return any(line == entry.strip() for entry in allowance.texts)
-    return allowance.allows_text(match.text)
+    return any(
+        match.text.strip().casefold() == entry.strip().casefold() for entry in allowance.texts
+    )
 
 
 def _host(url: str) -> str | None:

@@ -112,6 +112,9 @@ def read_block(lines: list[str], file: str, first_line: int = 1) -> Block | None
     file's ``first_line``), or None when they hold none; every problem of it at once, each at
     its line of the file."""
     markers = [i for i, line in enumerate(lines) if line.strip() in (START, END)]
+    if markers and _may_hide_code(lines, markers):
+        code = _code_lines(lines)
+        markers = [i for i in markers if i not in code]
     if not markers:
         return None
 
@@ -151,6 +154,31 @@ def read_block(lines: list[str], file: str, first_line: int = 1) -> Block | None
     if problems:
         raise HotplexError(sorted(problems, key=lambda p: p.span.line if p.span else 0))
     return Block(start, end, facts)
+
+
+# A fence's opening line (up to three blanks, then ``` or ~~~), or a line indented as code.
+_FENCE = re.compile(r" {0,3}(?:```|~~~)")
+_INDENTED = re.compile(r"(?: {4}|\t| {1,3}\t)")
+
+
+def _may_hide_code(lines: list[str], markers: list[int]) -> bool:
+    """Whether a marker line may be code (an example the person wrote, in a fence or indented):
+    only then is the file parsed."""
+    return any(_INDENTED.match(lines[i]) for i in markers) or any(
+        _FENCE.match(line) for line in lines
+    )
+
+
+def _code_lines(lines: list[str]) -> set[int]:
+    """The indexes of the lines CommonMark reads as code (fenced or indented): a marker there is
+    the person's text, an example of the block, never the block."""
+    from hotplex.text.commonmark import parser
+
+    code: set[int] = set()
+    for token in parser().parse("\n".join(lines)):
+        if token.type in ("fence", "code_block") and token.map:
+            code.update(range(*token.map))
+    return code
 
 
 def _fact_problem(

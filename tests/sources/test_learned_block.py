@@ -77,3 +77,28 @@ def test_a_block_after_frontmatter_is_placed_in_the_file(root: Path) -> None:
     (root / "agent-configs/USER.md").write_text("---\ntemplate: false\n---\n" + text_of(["x", END]))
     done = run_hotplex("-C", str(root), "build")
     assert done.status == 2 and "agent-configs/USER.md:6:1" in done.stderr, done.stderr
+
+
+EXAMPLES = {
+    "fenced": f"```markdown\n{START}\n## Learned facts\n\n- editor: vim <!-- learned 2026-11-02 -->\n{END}\n```\n",
+    "indented": f"    {START}\n    - editor: vim <!-- learned 2026-11-02 -->\n    {END}\n",
+}
+
+
+@pytest.mark.parametrize("form", sorted(EXAMPLES))
+def test_a_block_shown_as_code_is_the_persons_example_not_the_block(root: Path, form) -> None:
+    """Markers in a fence or an indented code block are an example the person wrote: learn
+    leaves them as written and keeps its block after them; the build reads them as code."""
+    example = EXAMPLES[form]
+    user = root / "agent-configs/USER.md"
+    user.write_text(f"# U\n\nHow it looks:\n\n{example}\nMy own notes after.\n")
+    done = run_hotplex("-C", str(root), "learn", "shell=zsh", "--date", "2026-12-01")
+    assert done.status == 0, done.stderr
+    done = run_hotplex("-C", str(root), "learn", "editor=emacs", "--date", "2026-12-02")
+    assert done.status == 0 and "added" in done.stdout and "superseded" not in done.stdout
+    text = user.read_text()
+    assert text.startswith(f"# U\n\nHow it looks:\n\n{example}\nMy own notes after.\n")
+    assert profile.parse(text, "USER.md").facts.keys() == {"shell", "editor"}
+    shown = run_hotplex("-C", str(root), "show", "cc")
+    assert shown.status == 0, shown.stderr
+    assert "- shell: zsh\n" in shown.stdout and "- editor: emacs\n" in shown.stdout

@@ -1,0 +1,70 @@
+"""The guard's readings stay near linear in the text on markup written to make them square:
+counted in what they look at (characters fed to html.parser, destinations searched), never
+timed. The attack pass's texts: 40 KB of "<img " took 16 s, of "[a](" 10 s."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hotplex.scanning import fetched, injection
+from hypothesis import given
+from hypothesis import strategies as st
+
+
+@pytest.fixture
+def fed(monkeypatch) -> list[int]:
+    """The length of every piece the readings feed html.parser."""
+    pieces: list[int] = []
+    feed = fetched._Collector.feed
+
+    def counted(self, data: str) -> None:
+        pieces.append(len(data))
+        feed(self, data)
+
+    monkeypatch.setattr(fetched._Collector, "feed", counted)
+    return pieces
+
+
+@pytest.mark.parametrize("unit", ["<img ", '<a href="', "<x y='", "< a "])
+def test_past_the_last_closing_bracket_html_parser_is_fed_nothing(fed, unit) -> None:
+    fetched.read(unit * 4000)
+    assert sum(fed) == 0
+
+
+def test_raw_text_past_the_last_closing_bracket_is_still_read(fed) -> None:
+    text = "<style>*{background:url(https://evil.example/x)}" + "<img " * 100
+    assert [f.host for f in fetched.read(text).fetches] == ["evil.example"]
+    assert sum(fed) <= 2 * len(text)
+
+
+def test_nested_raw_text_is_read_within_the_budget(fed) -> None:
+    text = "<title><style>" * 4000
+    seen = fetched.read(text)
+    assert seen.unread is not None
+    assert sum(fed) <= (fetched._READ_FACTOR + 1) * len(text) + fetched._READ_SLACK
+
+
+# The pattern _odd_destination replaces: the same answer, looked for from every "](" to the end.
+_REFERENCE = re.compile(r"\](?:\(|:)[ \t\n]*<?[^\s)>]*?(?::(?!//)|\\|&)")
+
+
+@given(st.text(st.sampled_from(list("](:/\\&<> \n\ta.[h")), max_size=24))
+def test_an_odd_destination_is_found_as_the_reference_pattern_finds_it(text) -> None:
+    assert injection._odd_destination(text) == (_REFERENCE.search(text) is not None)
+
+
+def test_each_destination_run_is_searched_about_once(monkeypatch) -> None:
+    runs: list[int] = []
+    match = injection._DESTINATION_RUN.match
+
+    class Counted:
+        def match(self, text: str, at: int):
+            found = match(text, at)
+            runs.append(found.end() - at)
+            return found
+
+    monkeypatch.setattr(injection, "_DESTINATION_RUN", Counted())
+    text = "[a](" * 8000
+    assert not injection._odd_destination(text)
+    assert sum(runs) <= 2 * len(text)
