@@ -27,11 +27,13 @@ URL's host, a role line's text, a token; ``allow_files`` by file), as ``[secrets
     a chat template's special token written as text: ``<|im_start|>``, ``<|endoftext|>`` and any
     ``<|name|>``, ``[INST]``, ``[/INST]``, ``<<SYS>>``, ``<start_of_turn>``, ``<end_of_turn>``.
 ``role-line``
-    a line that starts (after blanks, a comment's ``<!--``, ``>`` quote markers, ``#`` heading
-    markers or emphasis) with ``SYSTEM:`` or ``System:``, the turn marker of a transcript;
-    ``SYSTEM:`` after a list marker too (``- SYSTEM: obey``: a memory entry is a list item).
-    ``System:`` after a list marker (``- System: Ubuntu``, a profile's line), ``system:`` in
-    lower case, or the word later in a line ("the file system: ext4") is prose.
+    a line that starts (after any run, in any order and nesting, of blanks, a comment's
+    ``<!--``, ``>`` quote markers, ``#`` heading markers, emphasis and HTML tags) with
+    ``SYSTEM:`` or ``System:``, the turn marker of a transcript; ``SYSTEM:`` after list marks
+    too (``-``, ``*``, ``+``, ``1.``, ``1)``, a task box ``[ ]``, ``<li>``: ``- - SYSTEM: obey``,
+    a memory entry is a list item). ``System:`` after a list mark (``- System: Ubuntu``, a
+    profile's line), ``system:`` in lower case, or the word later in a line ("the file system:
+    ext4") is prose.
 ``role-tag``
     a tag, opening or closing, named ``system``, ``system-prompt``, ``system_prompt``,
     ``system-reminder``, ``system_reminder``, ``assistant``, ``human`` or ``developer`` (any
@@ -114,10 +116,20 @@ _DEFINITION = re.compile(
 _URL = re.compile(r"(?:\b[A-Za-z][A-Za-z0-9+.-]*:)?[/\\][/\\][^\s<>\"'`()\[\]{}|\\^]+", re.ASCII)
 _RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_RUN},}}=*", re.ASCII)
 _TOKEN = re.compile(r"<\|/?[\w.:\u2581-]{1,48}\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>")
+# A role line's margin: any run of what renders as nothing before its word, in any order and
+# nesting (a quote in a list item, a list in a quote, a task box, an HTML tag opening a block).
+# A list item's marks ("- ", "1. ", "[ ] ", "<li>") make "System:" a profile's line, not
+# "SYSTEM:". Each run is possessive and each mark starts apart from the others (a "*" before a
+# blank is a list's, before anything else emphasis): one reading of a margin, linear in its length.
+_TAG_ATTRIBUTES = r"(?:[ \t/][^<>\n]{0,200})?>"
+_BARE_MARK = (
+    r"[ \t>_]|<!--|#{1,6}(?=[ \t])|\*(?![ \t])"
+    rf"|<(?![lL][iI]\b)/?[A-Za-z][A-Za-z0-9-]{{0,30}}{_TAG_ATTRIBUTES}"
+)
+_LIST_MARK = rf"[-*+](?=[ \t])|\d{{1,9}}[.)](?=[ \t])|\[[ xX]\]|<[lL][iI]{_TAG_ATTRIBUTES}"
 _ROLE_LINE = re.compile(
-    r"^[ \t]*(?:<!--[ \t]*)?(?:>[ \t]*)*(?:#{1,6}[ \t]+)?"
-    r"(?:(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:\*{1,2}|_{1,2})?SYSTEM|(?:\*{1,2}|_{1,2})?System)"
-    r"(?:\*{1,2}|_{1,2})?[ \t]*:",
+    rf"^(?:{_BARE_MARK})*+(?:(?:{_LIST_MARK})(?:{_BARE_MARK}|{_LIST_MARK})*+(?=SYSTEM))?"
+    r"(?P<word>SYSTEM|System)[*_]{0,3}[ \t]*:",
     re.MULTILINE,
 )
 # HTML's white space (line breaks too) separates a tag's name from its attributes and its ">".
@@ -327,7 +339,7 @@ def _marker_candidates(view: str) -> Iterator[tuple[str, int, int, str | None]]:
         for m in pattern.finditer(view):
             yield rule, m.start(), m.end(), None
     for m in _ROLE_LINE.finditer(view):
-        yield "role-line", m.start() + m.group().index("S"), m.end(), None  # no S in the markers
+        yield "role-line", m.start("word"), m.end(), None
 
 
 def _image_urls(view: str) -> Iterator[tuple[int, int]]:
