@@ -178,4 +178,22 @@ def learn(
         text = read_profile(path, display)
     else:
         display = file
-    return merge.learn(model.manifest, text, display, given, day)
+    report = merge.learn(model.manifest, text, display, given, day)
+    if report.changed:
+        _within_what_a_build_reads(model, report.text, display)
+    return report
+
+
+def _within_what_a_build_reads(model: Model, text: str, display: str) -> None:
+    """A profile a build would read cut (``resolve.read_cap``) would lose the end of its
+    learned block, and every build would then fail on it: learn refuses to write it."""
+    from hotplex.sources.resolve import read_cap
+
+    size, cap = len(text.encode("utf-8")), read_cap(model)
+    if size > cap:
+        raise HotplexError.single(
+            f"the profile would be {size:,} bytes, past the {cap:,} a build reads of a file:"
+            " its learned block would be cut, and every build would fail on it",
+            Span(display),
+            "make room outside the block, or raise the budgets [limits] per_file and total",
+        )

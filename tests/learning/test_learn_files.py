@@ -257,3 +257,18 @@ def test_file_is_refused_where_no_markdown_source_can_be(
     assert done.status == 2, done.stdout + done.stderr
     assert f"{name}: " in done.stderr and why in done.stderr, done.stderr
     assert target.read_bytes() == before
+
+
+def test_a_profile_a_build_would_read_cut_is_never_written(root: Path) -> None:
+    """learn took a USER.md near 1 MiB past it: a build reads a file only so far (the read cap,
+    1 MiB for the example's budgets), cut its block's end marker off and failed on every run."""
+    user = root / "agent-configs/USER.md"
+    line = "- a note of my long profile\n"
+    user.write_text("# U\n\n" + line * ((1 << 20) // len(line) - 2), encoding="utf-8")
+    before = user.read_bytes()
+    done = learn(root, "editor=vim", "shell=zsh", "tz=Europe/Berlin", "--date", "2026-12-01")
+    assert done.status == 2, done.stdout + done.stderr
+    assert "past the 1,048,576 a build reads of a file" in done.stderr
+    assert user.read_bytes() == before
+    assert run_hotplex("-C", str(root), "build").status in (0, 1)
+    assert not (root / "agent-configs/.USER.md.history.jsonl").exists()
