@@ -21,6 +21,18 @@ HOTPLEX = Path(sys.executable).parent / "hotplex"
 DEVELOPERS_GUIDE = REPO / "docs" / "pages" / "contributing.md"
 
 
+# The smallest project of one Claude Code target, without the built-in meta-cognition file: what
+# a test of one user's file compiles.
+CC_MANIFEST = """\
+[metacognition]
+enabled = false
+
+[[target]]
+name = "cc"
+worker = "claude-code"
+"""
+
+
 def copy_example(folder: Path, name: str = "basic") -> Path:
     """A copy of examples/``name`` as ``folder/name``, without what a build in the repository
     left there (dist/, .hotplex/): a project of the test's own."""

@@ -7,16 +7,9 @@ from pathlib import Path
 
 import pytest
 from hotplex import HotplexError, Project
-from hotplex_testing import FAKE_SECRETS
+from hotplex_testing import CC_MANIFEST, FAKE_SECRETS
 
-MANIFEST = """\
-[metacognition]
-enabled = false
-
-[[target]]
-name = "cc"
-worker = "claude-code"
-"""
+MANIFEST = CC_MANIFEST
 DATE = "2026-12-01"
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hotplex import HotplexError, Project
 from hotplex.scanning import injection
+from hotplex_testing import CC_MANIFEST
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -311,14 +312,7 @@ def test_an_encoded_query_value_is_found_only_when_it_mixes_cases_and_digits(val
     assert bool(rules(f"[a](https://x.example/?d={value})")) == mixed
 
 
-MANIFEST = """\
-[metacognition]
-enabled = false
-
-[[target]]
-name = "cc"
-worker = "claude-code"
-"""
+MANIFEST = CC_MANIFEST
 
 
 def test_the_rules_read_overlays_but_not_the_project_unless_the_scope_says_so(

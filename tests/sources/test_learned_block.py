@@ -8,16 +8,9 @@ from pathlib import Path
 import pytest
 from hotplex.errors import HotplexError
 from hotplex.learning import profile
-from hotplex_testing import run_hotplex
+from hotplex_testing import CC_MANIFEST, run_hotplex
 
-MANIFEST = """\
-[metacognition]
-enabled = false
-
-[[target]]
-name = "cc"
-worker = "claude-code"
-"""
+MANIFEST = CC_MANIFEST
 START, END = "<!-- hotplex:learned -->", "<!-- /hotplex:learned -->"
 FACT = "- a: 1 <!-- learned 2026-12-01 -->"
 # USER.md's lines after "# U" and the block's start, what is wrong, and its line in the file.
