@@ -1,7 +1,8 @@
 """Every record that crosses a stage, typed (attrs, frozen unless the engine fills it in): what a
 worker is given and answers (``Section``, ``Emitted``, ...), the cuts and sizes of an artifact,
 the log's record of how an artifact was made, and the report a command prints. They become JSON
-only at the edges: ``build/log.py`` for the build log, ``cli.py`` for ``--json``.
+only at the edges: ``build/log.py`` for the build log, each command (``commands/``) for its
+``--json``, ``serve/routes.py`` over HTTP, all through ``fs.json_text``.
 
 An up-to-date ``check`` never imports this module (``tests/build/test_noop.py``): attrs would
 cost it a third of its time.

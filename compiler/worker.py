@@ -9,7 +9,8 @@ worker is small (pre-commit's plug-in shape: a base class with defaults, and a r
 
 The records that cross the seam (``Section`` in, ``Emitted`` out, ``Output``, ``Budgets``,
 ``OptionProblem``, ...) live in ``hotplex.records`` with every other record that crosses a
-stage; they become JSON only at the edges (``build/log.py``, ``cli.py`` for ``--json``).
+stage; they become JSON only at the edges (``build/log.py``, the commands' ``--json``, the
+server's answers).
 """
 
 from __future__ import annotations

@@ -4,16 +4,32 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from pathlib import Path
 
 from hotplex.build import LOCK_WAIT_SECONDS, orphans
 from hotplex.build import log as state_log
 from hotplex.build.orphans import earlier_outs, prune_empty, unlink
-from hotplex.errors import HotplexError
+from hotplex.errors import EXIT_OK, HotplexError
 from hotplex.fs import STATE_DIR, ProjectLock
 from hotplex.manifest.cache import CACHE_NAME
 from hotplex.manifest.model import ProjectSettings
 from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+
+def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    left: list[str] = []
+    removed = clean(root, manifest, left)
+    for path in removed:
+        print(f"  removed {path}")
+    for warning in left:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"hotplex: removed {len(removed)} file(s)")
+    return EXIT_OK
 
 
 def clean(root: Path, manifest: Path | None, warnings: list[str] | None = None) -> list[str]:

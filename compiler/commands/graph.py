@@ -13,8 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
-from hotplex.errors import HotplexError
+from hotplex.errors import EXIT_OK, HotplexError
 from hotplex.fs import json_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+
+def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    graph = build_graph(root, manifest)
+    print(to_dot(graph) if args.format == "dot" else to_json(graph))
+    return EXIT_OK
 
 
 def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:

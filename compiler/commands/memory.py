@@ -15,7 +15,7 @@ from hotplex.fs import json_text, read_input_bytes
 from hotplex.memory.local import KEPT
 
 
-def cmd_memory(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.api import Project
 
     _check_options(args)

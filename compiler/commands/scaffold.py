@@ -9,6 +9,7 @@ placeholders are rendered at build time from the ``[vars]`` the manifest templat
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from dataclasses import dataclass, field
 from importlib import resources
@@ -17,9 +18,13 @@ from string import Template
 
 import tomli_w
 from hotplex import registry
-from hotplex.errors import HotplexError, Problem, Span, suggest
+from hotplex.errors import EXIT_OK, HotplexError, Problem, Span, suggest
 from hotplex.manifest.model import Source, Target
 from hotplex.manifest.read import MANIFEST_NAME
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 SOURCES_DIR = "agent-configs"
 SOURCE_FILES = ("SOUL.md", "AGENTS.md", "SKILLS.md", "USER.md", "MEMORY.md")
@@ -53,6 +58,33 @@ class Scaffolded:
     taken: list[Problem] = field(default_factory=list)
     # For each worker asked for that the manifest, there already, has no target of: so it says.
     not_added: list[str] = field(default_factory=list)
+
+
+def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    """``hotplex init``: what it created and left alone, and the build to run next."""
+    from hotplex.commands.invocation import command_line
+    from hotplex.console import colour, warn
+
+    folder = root / args.folder
+    workers = tuple(args.worker or ()) or None
+    done = scaffold(folder, manifest, workers, args.name)
+    for path in done.created:
+        print(f"  {colour('created', 'green')} {path}")
+    for path in done.kept:
+        print(f"  {colour('exists', 'dim')}  {path} (left alone)")
+    for problem in done.taken:
+        head, *rest = problem.render().split("\n")
+        warn(head)
+        sys.stderr.write("".join(f"{line}\n" for line in rest))
+    for text in done.not_added:
+        warn(text)
+    where = [] if args.folder == "." else ["-C", args.folder]
+    after = " once the place(s) above are free" if done.taken else ""
+    print(
+        f"hotplex: created {len(done.created)} file(s), left {len(done.kept)} alone; "
+        f"next: {command_line([*where, 'build'])}{after}"
+    )
+    return EXIT_OK
 
 
 def scaffold(

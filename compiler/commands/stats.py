@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from hotplex.errors import HotplexError
+from hotplex.errors import EXIT_OK, HotplexError
 from hotplex.fs import json_text
 from hotplex.manifest.jobs import select
 from hotplex.records import Budgets, SectionSize, Truncation
@@ -28,6 +28,8 @@ from hotplex.text.measure import measure
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+
     from hotplex.document.compile import Compiled
     from hotplex.manifest.model import Model
     from hotplex.sources.resolve import Inputs
@@ -87,6 +89,12 @@ class ArtifactStats:
 def approx_tokens(text: str) -> int:
     ascii_count = len(text.encode("ascii", "ignore"))
     return -(-ascii_count // ASCII_CHARS_PER_TOKEN) + (len(text) - ascii_count)
+
+
+def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    rows = collect(root, manifest, tuple(args.targets))
+    print(render_json(rows) if args.json else render_table(rows))
+    return EXIT_OK
 
 
 def collect(root: Path, manifest: Path | None, targets: tuple[str, ...]) -> list[ArtifactStats]:

@@ -20,17 +20,20 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hotplex.errors import HotplexError
+from hotplex.errors import EXIT_OK, HotplexError
 from hotplex.fs import STATE_DIR
 from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME
 
 if TYPE_CHECKING:
+    import argparse
+
     from hotplex.build import Request
     from hotplex.manifest.model import Model
     from hotplex.records import Outcome
@@ -221,3 +224,86 @@ def _watched(root: Path, manifest: Path | None) -> list[Path]:
 
 def _relative(path: str, root: Path) -> str:
     return Path(os.path.relpath(os.path.realpath(path), os.path.realpath(root))).as_posix()
+
+
+def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    """``hotplex watch``: each cycle's report as it happens, and what Ctrl-C left."""
+    from hotplex.commands.build import say_interrupted
+    from hotplex.commands.invocation import build_request
+    from hotplex.console import clear_progress
+
+    sys.stdout.reconfigure(line_buffering=True)  # each cycle's report as it happens, even piped
+    request = build_request(args, root, manifest)
+    try:
+        watch(
+            request,
+            _CyclePrinter(args.explain),
+            lambda: print(f"hotplex: watching {root} for changes (Ctrl-C stops)"),
+            quiet_ms=args.debounce,
+        )
+    except ModuleNotFoundError as exc:
+        if exc.name != "watchfiles":
+            raise
+        raise _watchfiles_missing() from None
+    except KeyboardInterrupt as exc:
+        from hotplex.records import Interrupted
+
+        clear_progress()
+        if isinstance(exc, Interrupted):  # in the middle of a build
+            say_interrupted(args, exc)
+        print("hotplex: stopped watching")
+    return EXIT_OK
+
+
+def _watchfiles_missing() -> HotplexError:
+    return HotplexError.single(
+        "hotplex watch needs the watchfiles package, which is not installed",
+        hint="pip install 'hotplex[watch]'  (or: pip install watchfiles)",
+    )
+
+
+class _CyclePrinter:
+    """Each watch cycle: errors and fixes always, a success when it built or deleted something
+    or when its warnings are not the last ones shown (a new file no artifact reads changes no
+    artifact, and is still news)."""
+
+    def __init__(self, explain: bool) -> None:
+        self.explain = explain
+        self.warnings: list[str] | None = None  # the last shown
+
+    def __call__(self, cycle: Cycle) -> None:
+        from hotplex.console import clear_progress, colour
+
+        changed = "initial build" if cycle.number == 1 else "changed: " + _listed(cycle.changes)
+        if cycle.error is not None:
+            clear_progress()
+            print(f"hotplex: {changed}")
+            sys.stderr.write(_describe_error(cycle.error) + "\n")
+            failed = colour("build failed", "red")
+            print(f"hotplex: {failed}; the last good artifacts stay in place. Watching for a fix.")
+            return
+        outcome = cycle.outcome
+        built = outcome.orphans or any(j.rebuilt for j in outcome.jobs)
+        if not (built or cycle.fixed or outcome.warnings != self.warnings):
+            return
+        self.warnings = outcome.warnings
+        print(f"hotplex: {changed}")
+        from hotplex.build import Summary
+        from hotplex.commands.build import print_build
+
+        summary = Summary.of(outcome.jobs, outcome.orphans, outcome.warnings)
+        print_build(summary, self.explain, cycle.seconds)
+        if cycle.fixed:
+            print(f"hotplex: {colour('fixed', 'green')}; changes take effect for the next session")
+        elif cycle.number > 1 and built:
+            print("hotplex: changes take effect for the next session")
+
+
+def _listed(paths: tuple[str, ...], most: int = 5) -> str:
+    return ", ".join(paths[:most]) + (f" and {len(paths) - most} more" if len(paths) > most else "")
+
+
+def _describe_error(error: Exception) -> str:
+    if isinstance(error, HotplexError):
+        return error.render()
+    return f"hotplex: internal error: {type(error).__name__}: {error} (a bug in hotplex)"

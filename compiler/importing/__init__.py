@@ -12,21 +12,47 @@ target exactly that tool's files:
   and the manifest model; an existing manifest is reconciled;
 - ``rewrite``: the one pure change a copy may need so that hotplex reads it as written;
 - ``toml``: the model unstructured into TOML (tomlkit), and new sources added to a user's file;
-- this module: writing, and the report with the mapping table.
+- this module: the command (``run``), writing, and the report with the mapping table.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from hotplex.commands.scaffold import GITIGNORE, GITIGNORE_NAME, relative, write_if_missing
-from hotplex.errors import HotplexError, visible
+from hotplex.errors import EXIT_OK, HotplexError, visible
 from hotplex.fs import write_atomic
 from hotplex.importing.found import Plan
 from hotplex.importing.planner import plan
 from hotplex.manifest.read import MANIFEST_NAME
 
-__all__ = ["Plan", "plan", "report", "write"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+__all__ = ["Plan", "plan", "report", "run", "write"]
+
+
+def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    """``hotplex import``: the plan, written unless ``--dry-run``, its report and what next."""
+    from hotplex.commands.invocation import command_line
+
+    paths = [root / path for path in args.paths or ["."]]
+    done = plan(paths, root / args.into, copy=args.copy, for_workers=tuple(args.for_workers))
+    if not args.dry_run:
+        write(done)
+    for line in report(done, root, args.dry_run):
+        print(line)
+    into = done.into
+    shown = os.path.relpath(into) if into.resolve().is_relative_to(Path.cwd()) else str(into)
+    where = [] if shown == "." else ["-C", shown]
+    print(
+        "nothing written (--dry-run)"
+        if args.dry_run
+        else f"next: {command_line([*where, 'build'])}"
+    )
+    return EXIT_OK
 
 
 def write(plan: Plan) -> None:

@@ -1,0 +1,45 @@
+"""``hotplex show``: one artifact's bytes on stdout, as a build would write them (with
+``--overlay``, for one user's files), and on stderr what was cut, warned or blocked."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from hotplex.errors import EXIT_OK, shown
+
+TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
+if TYPE_CHECKING:
+    import argparse
+
+
+def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    from hotplex.api import Project
+    from hotplex.console import warn
+    from hotplex.sources import raw_copies
+    from hotplex.sources.logs import describe_cuts
+    from hotplex.sources.overlay import read_arguments
+
+    overlay = read_arguments(args.overlay)
+    project = Project.load(root, manifest)
+    artifact = project.compile(args.target, args.platform, overlay, on_finding=args.on_finding)
+    if args.file is None:
+        sys.stdout.buffer.write(artifact.text.encode("utf-8"))
+    else:
+        sys.stdout.buffer.write(artifact.file(args.file))
+    folder = artifact.path.rpartition("/")[0]
+    asked = artifact.path if args.file is None else f"{folder}/{args.file}"
+    cuts = artifact.truncations
+    for line in describe_cuts(c for c in cuts if (c.document or artifact.path) == asked):
+        warn(line)
+    for text in artifact.warnings:
+        warn(text)
+    for text in artifact.notes:
+        sys.stderr.write(f"note: {shown(text)}\n")
+    for finding in artifact.findings:
+        warn(f"blocked an entry: {finding.describe()}")
+    target = next(t for t in project.model.manifest.target if t.name == args.target)
+    got = raw_copies.copies(project.model, target)
+    if got is not None and got.more:
+        warn(raw_copies.status(project.model, target))
+    return EXIT_OK
