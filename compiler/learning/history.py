@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from hotplex.errors import HotplexError, Span, suggest
+from hotplex.fs import json_text
 from hotplex.learning.report import Retired
 from hotplex.sources import learned_keys as keys
 
@@ -27,9 +28,7 @@ def path_of(profile: Path) -> Path:
 
 
 def lines(retired: tuple[Retired, ...]) -> bytes:
-    return "".join(
-        json.dumps(r.to_json(), ensure_ascii=False, sort_keys=True) + "\n" for r in retired
-    ).encode("utf-8")
+    return "".join(json_text(r.to_json(), sort_keys=True) + "\n" for r in retired).encode("utf-8")
 
 
 def appended(path: Path, retired: tuple[Retired, ...], shown_as: str) -> bytes | None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import attrs
 from hotplex.errors import HotplexError, Span
-from hotplex.fs import read_input
+from hotplex.fs import json_text, read_input
 from hotplex.serve import metrics, routes
 from hotplex.serve.problems import error_response, problem_response
 from hotplex.serve.service import Refused, Service
@@ -47,7 +47,7 @@ class Settings:
     loopback_host: str | None = None
 
     def to_env(self) -> str:
-        return json.dumps(attrs.asdict(self))
+        return json_text(attrs.asdict(self))
 
     @classmethod
     def from_env(cls) -> Settings:

@@ -4,11 +4,11 @@ hint, in ``problems``; ``detail`` is the CLI's text of them all."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from http import HTTPStatus
 
 from hotplex.errors import HotplexError, Problem
+from hotplex.fs import json_text
 from starlette.responses import Response
 
 MEDIA_TYPE = "application/problem+json"
@@ -28,9 +28,9 @@ def problem_response(
     }
     if problems:
         body["problems"] = [_problem(p) for p in problems]
-    # A message quotes what the client sent; backslashreplace keeps even a lone surrogate in
-    # it from turning an error into a crash.
-    data = json.dumps(body, ensure_ascii=False).encode("utf-8", "backslashreplace")
+    # A message quotes what the client sent: even a lone surrogate in it is written as its
+    # escape (``fs.json_text``, the one JSON writer), never an error turned into a crash.
+    data = json_text(body).encode("utf-8")
     return Response(data, status, headers=dict(headers or {}), media_type=MEDIA_TYPE)
 
 

@@ -18,12 +18,12 @@ from importlib import resources
 
 import anyio
 from hotplex.errors import HotplexError, Span, shown, suggest
-from hotplex.fs import sha256
+from hotplex.fs import json_text, sha256
 from hotplex.serve import metrics
 from hotplex.serve.problems import error_response
 from hotplex.serve.service import Fault, Refused, Served
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 STATUS = {Fault.UNKNOWN: 404, Fault.BROKEN: 503, Fault.REQUEST: 400, Fault.FINDING: 422}
 STALE_HEADER = "Hotplex-Stale"
@@ -97,13 +97,14 @@ def takes(*names: str) -> Callable:
 @takes()
 async def jobs(request: Request) -> Response:
     listed = await request.app.state.service.jobs()
-    return JSONResponse(
+    return _json(
         {
             "jobs": [
                 {"target": t, "worker": w, "platform": p, "artifact": _artifact_url(t, p)}
                 for t, w, p in listed
             ]
-        }
+        },
+        compact=True,
     )
 
 
@@ -248,13 +249,13 @@ def _text(body: Mapping[str, object], key: str, required: bool = False) -> str |
 
 async def healthz(request: Request) -> Response:
     """200 while the process answers, whatever the query (a probe may add its own parameters)."""
-    return JSONResponse({"status": "ok"})
+    return _json({"status": "ok"}, compact=True)
 
 
 @takes()
 async def readyz(request: Request) -> Response:
     count = await request.app.state.service.ready()
-    return JSONResponse({"status": "ready", "jobs": count})
+    return _json({"status": "ready", "jobs": count}, compact=True)
 
 
 @takes()
@@ -342,9 +343,14 @@ def _headers(served: Served) -> dict[str, str]:
     return headers
 
 
-def _json(body: Mapping[str, object], headers: Mapping[str, str]) -> Response:
-    data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-    return Response(data, headers=dict(headers), media_type="application/json")
+def _json(
+    body: Mapping[str, object], headers: Mapping[str, str] | None = None, *, compact: bool = False
+) -> Response:
+    """A JSON answer, written by ``fs.json_text`` as the CLI's ``--json`` (a character that does
+    not print itself as its ``\\u`` escape); ``compact``: without blanks, as the job list and the
+    health checks have always been written."""
+    data = json_text(body, separators=(",", ":") if compact else None).encode("utf-8")
+    return Response(data, headers=dict(headers or {}), media_type="application/json")
 
 
 def _artifact_url(target: str, platform: str | None) -> str:
