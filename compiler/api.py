@@ -24,18 +24,18 @@ from pathlib import Path
 
 import attrs
 from hotplex.errors import BuildFailed, HotplexError, Problem, suggest
-from hotplex.fs import LOCK_WAIT_SECONDS, STATE_DIR, FileLock, Stamp, settled, stamp
+from hotplex.fs import Stamp, settled, stamp
 from hotplex.manifest.read import MANIFEST_NAME
+from hotplex.memory.calls import MemoryCalls
+from hotplex.project_calls import GatewayCalls
+from hotplex.project_state import ProjectState
 from hotplex.text import memo
 
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
-    from hotplex.learning.report import LearnReport
-    from hotplex.learning.request import LearnRequest
     from hotplex.manifest.jobs import Job
-    from hotplex.records import CheckReport, Emitted, Finding, SectionSize, Truncation
+    from hotplex.records import Emitted, Finding, SectionSize, Truncation
     from hotplex.sources.overlay import OverlayFile
-    from hotplex.sources.resolve import Inputs
 
 
 @attrs.frozen
@@ -75,10 +75,6 @@ class Artifact:
 # How often a compile is run again while the files it read keep changing under it.
 COMPILE_TRIES = 5
 
-# The lock `memory compact` holds while it writes: in the state folder (the build's is
-# STATE_DIR/lock), so that no run adds a file to the sources folder.
-MEMORY_LOCK = f"{STATE_DIR}/memory.lock"
-
 
 @dataclass(frozen=True)
 class _Cached:
@@ -86,8 +82,11 @@ class _Cached:
     stamps: dict[str, Stamp | None]
 
 
-class Project:
-    """A hotplex project loaded for repeated in-memory compiles."""
+class Project(ProjectState, GatewayCalls, MemoryCalls):
+    """A hotplex project loaded for repeated in-memory compiles: the compile here, what it
+    keeps between calls in ``ProjectState`` (``project_state.py``), the guard, warnings and
+    learning in ``GatewayCalls`` (``project_calls.py``), the daily logs' calls in
+    ``MemoryCalls`` (``memory/calls.py``)."""
 
     def __init__(self, root: Path, manifest: Path | None = None) -> None:
         self.root = root
@@ -110,21 +109,6 @@ class Project:
         project = cls(Path(path), Path(manifest) if manifest is not None else None)
         project._refresh()
         return project
-
-    @property
-    def model(self):
-        with self._lock:  # a reload by one thread while another compiles would mix models
-            self._refresh()
-            return self._model
-
-    def targets(self) -> list[str]:
-        return [t.name for t in self.model.manifest.target]
-
-    def jobs(self) -> list:
-        """Every (target, platform) this project builds, in manifest order."""
-        with self._lock:
-            self._refresh()
-            return list(self._jobs)
 
     def compile(
         self,
@@ -171,222 +155,6 @@ class Project:
                     )
                 ]
             )
-
-    def check(
-        self,
-        files: Mapping[str, str | bytes | os.PathLike[str]],
-        target: str | None = None,
-        platform: str | None = None,
-        *,
-        on_finding: str | None = None,
-    ) -> CheckReport:
-        """Every finding in ``files`` (overlay keys and values, as ``compile`` takes them)
-        without compiling an artifact for the caller: the guard a gateway calls before it saves
-        a user's file. Each file's body is scanned whole (secrets, hidden text, the injection
-        rules, reserved tags the sanitizer would escape), whether or not an artifact reads all
-        of it now (a day too old for the budget today is scanned too); each finding's
-        ``action`` is what a compile would do with it under ``on_finding`` (default: the
-        manifest's ``[overlay] on_finding``). The report's ``jobs`` say, for ``target`` at
-        ``platform`` (None: the base artifact, or the target's first platform without one) or,
-        with no target, for every target of the project, what the budgets would cut of the
-        sections these files feed, their entries blocked as "block" would. A key no source
-        reads is a ``HotplexError``, as in ``compile``.
-
-        .. versionadded:: issue 25
-        """
-        with self._lock, memo.uncached():
-            from hotplex import guard
-            from hotplex.records import CheckReport
-            from hotplex.sources import overlay as overlays
-
-            self._refresh()
-            policy = self._policy(on_finding)
-            model, jobs = self._model, self._jobs
-            prepared = overlays.prepare(model, files, None, self._read_cap, jobs)
-            action = "blocked" if policy == "block" else "error"
-            found = guard.findings(model, jobs, prepared, action)
-            labels = {file.label for file in prepared.values()}
-            checked = []
-            for job in guard.jobs_of(model, jobs, target, platform):
-                artifact, _read = self._compile_overlay(job, job.platform, prepared, True)
-                cuts, sizes = artifact.truncations, artifact.sizes
-                checked.append(guard.checked_job(job, cuts, sizes, labels))
-            return CheckReport(
-                tuple(found), tuple(guard.checked_files(model, prepared)), tuple(checked)
-            )
-
-    def compact_memory(
-        self,
-        *,
-        dry_run: bool = False,
-        archive: bool = False,
-        answer: str | bytes | None = None,
-        month: str | None = None,
-        label: str = "answer",
-    ):
-        """Fold the daily logs older than ``[memory] compact_after_days`` into one file per
-        month with the built-in compactor (``hotplex memory compact``), and return the
-        ``memory.local.Compaction`` it made; ``dry_run``: write nothing. ``archive``: move
-        the covered days into ``archive/`` beside them, where no artifact reads them.
-        ``answer``: a worker's summary of ``month`` (default: the oldest with days to
-        compact), answering ``compaction_request``: guarded, then filed as that month's file
-        (``label`` names it in errors). A run that writes holds ``MEMORY_LOCK`` throughout.
-
-        .. versionadded:: issue 38
-        """
-        from hotplex.memory import local
-
-        writing = contextlib.nullcontext() if dry_run else self._memory_lock()
-        with self._lock, writing:
-            if answer is None:
-                done = local.plan(self.model, archive)
-            else:
-                done = local.plan_answer(self.model, answer, label, month)
-            if not dry_run:
-                local.apply(self.root, done)
-            return done
-
-    def _memory_lock(self) -> FileLock:
-        """The lock a compaction holds from its first read of the days to its last write, so
-        that two at once never file a month from days the other has moved (``MEMORY_LOCK``)."""
-        return FileLock(self.root / MEMORY_LOCK, LOCK_WAIT_SECONDS, "hotplex memory compact")
-
-    def compaction_request(
-        self,
-        target: str,
-        platform: str | None = None,
-        month: str | None = None,
-        *,
-        days: Mapping[str, str] | None = None,
-    ):
-        """What ``target``'s worker needs to summarise ``month`` of the daily logs (default: the
-        oldest with days to compact), in its own form (``memory.request``); give its answer to
-        ``compact_memory(answer=...)``, which covers the days this request held as they were
-        (recorded in the state folder: ``memory.local.record_request``). ``days`` (file name
-        -> text, one month's): those days instead of the project's, as ``POST
-        /v1/memory/compact/request`` sends them (nothing recorded). Refused for a worker with no
-        headless program.
-
-        .. versionadded:: issue 38
-        """
-        from hotplex.memory import local, stateless
-        from hotplex.memory.request import compile_request
-
-        with self._lock:
-            job = self._job(target, platform)
-            if days is not None:
-                return stateless.request(self._model, job, days)
-            with self._memory_lock():
-                _found, chosen, texts, covers = local.month_days(self._model, month)
-                made = compile_request(self._model, job, chosen, texts, covers)
-                local.record_request(self.root, made)
-            return made
-
-    def compact_days(self, days: Mapping[str, str], answer: str | None = None):
-        """``days`` (file name -> text) compacted by the built-in compactor, a file per month,
-        or, with ``answer`` (a worker's summary of their one month), that answer guarded and
-        filed; nothing is read but the manifest, nothing written (``memory.stateless``).
-
-        .. versionadded:: issue 38
-        """
-        from hotplex.memory import stateless
-
-        with self._lock:
-            self._refresh()
-            return stateless.compact(self._model, days, answer)
-
-    def learn(
-        self,
-        facts: object,
-        *,
-        date: str,
-        text: str | None = None,
-        file: str = "USER.md",
-        source: str | None = None,
-    ) -> LearnReport:
-        """``facts`` (a list of ``{"key", "value", "source"?}`` objects, or a mapping of key to
-        value) merged on ``date`` (YYYY-MM-DD: hotplex never reads the clock) into the learned
-        block of ``text``, or of ``file`` of the sources folder as it is on disk. Returns the
-        report with the new text and the facts it retired; writes nothing
-        (``hotplex.learning``).
-
-        .. versionadded:: issue 37
-        """
-        with self._lock:
-            from hotplex.learning import calls
-
-            self._refresh()
-            return calls.learn(self._model, facts, date, text, file, source)
-
-    def learn_request(
-        self,
-        transcript: str,
-        target: str,
-        platform: str | None = None,
-        *,
-        text: str | None = None,
-        file: str = "USER.md",
-    ) -> LearnRequest:
-        """What ``target``'s worker needs to extract facts from ``transcript``, in its own
-        form (``hotplex.learning.request``): run it on the gateway's worker and give the
-        answer to ``learn``. Refused for a worker with no headless program.
-
-        .. versionadded:: issue 37
-        """
-        with self._lock:
-            from hotplex.learning import request
-
-            job = self._job(target, platform)
-            return request.compile_request(self._model, job, transcript, text, file)
-
-    def warnings(self) -> tuple[str, ...]:
-        """What ``hotplex build`` warns of the project beyond each artifact's own warnings:
-        files of the sources folder no artifact reads, names the ``[memory] logs`` glob
-        matches that are no day or no regular file, raw copies a program reads by itself. It
-        compiles every job (a cache hit while its files stay put) and walks the sources
-        folder only when an artifact or a folder moved. Like ``hotplex build``, it says none
-        of the unread files while a job was not compiled from settled files.
-        """
-        with self._lock:
-            from hotplex.sources import build_warnings
-
-            jobs = self.jobs()
-            own: set[str] = set()
-            for job in jobs:
-                try:
-                    own.update(self.compile(job.target.name, job.platform).files)
-                except HotplexError:  # compiling it says why; what it would read is unknown
-                    continue
-            cached = tuple(self._artifacts.get(job.id) for job in jobs)
-            memo = self._warned
-            if (
-                memo is not None
-                and len(memo[0]) == len(cached)
-                and all(a is b for a, b in zip(memo[0], cached, strict=True))
-                and all(stamp(self.root / f) == s for f, s in memo[1].items())
-            ):
-                return memo[2]
-            read = {
-                job.id: {p: None if s is None else "" for p, s in found.stamps.items()}
-                for job, found in zip(jobs, cached, strict=True)
-                if found is not None
-            }
-            unread, folders = build_warnings.after_build(self._model, jobs, read, own)
-            warnings = tuple(unread)
-            if None not in cached:
-                self._warned = (cached, {f: stamp(self.root / f) for f in folders}, warnings)
-            return warnings
-
-    def _policy(self, on_finding: str | None) -> str:
-        """``on_finding`` checked, or the manifest's (loaded: called after ``_refresh``)."""
-        if on_finding is None:
-            return self._model.manifest.overlay.on_finding
-        if on_finding not in ("error", "block"):
-            raise HotplexError.single(
-                f"on_finding must be 'error' or 'block', not {on_finding!r}",
-                hint=suggest(str(on_finding), ["error", "block"]),
-            )
-        return on_finding
 
     def _compile(
         self,
@@ -448,76 +216,6 @@ class Project:
             return _artifact(job, platform, compiled.emitted, names, blocked), None
         read = {p: base.stamps.get(p) for p in compiled.inputs if p not in files}
         return _artifact(job, platform, compiled.emitted, names, blocked), read
-
-    def _unmoved(self, read: Mapping[str, Stamp | None]) -> bool:
-        """Whether the manifest and every file in ``read`` still have the stamps they were read
-        with: then the compile saw one state of the files, as a build would."""
-        root = f"{self.root}/"
-        return stamp(self._manifest_path) == self._manifest_stamp and all(
-            stamp(root + p) == s for p, s in read.items()
-        )
-
-    def _base_current(self, inputs: Inputs) -> bool:
-        """Whether every file the shared reader holds still has the stamp it was read with, one
-        stat each: an absent file (a variant looked for) still absent too, or a variant saved
-        since would never be read by an overlaid compile."""
-        root = f"{self.root}/"  # string paths: a pathlib join per file costs more than its stat
-        started = inputs.started_ns
-        for p, s in list(inputs.stamps.items()):
-            if s is None:
-                if stamp(root + p) is not None:
-                    return False
-            elif stamp(root + p) != s or not settled(s, started):
-                return False
-        return True
-
-    def _job(self, target: str, platform: str | None) -> Job:
-        from hotplex.manifest.jobs import find
-
-        self._refresh()
-        return find(self._model, self._jobs, target, platform)
-
-    def _refresh(self) -> None:
-        """Reload the model when the manifest moved; forget everything compiled from the old one."""
-        current = stamp(self._manifest_path)
-        if self._model is not None and current == self._manifest_stamp:
-            # The sources folder moved away, deleted or replaced since (by a symlink to the same
-            # folder, which no stamp tells): what a load says of it, asked again whenever the
-            # lstat of a folder on the way moved (``disk_key``).
-            from hotplex.manifest.load import check_on_disk, disk_key
-
-            manifest = self._model.manifest
-            key = disk_key(self.root, manifest)
-            if key is None or key != self._disk_key:
-                self._disk_key = None
-                check_on_disk(self.root, manifest, self._model.manifest_display)
-                # Only a key that held all through the checks vouches for their answer.
-                self._disk_key = key if key == disk_key(self.root, manifest) else None
-            return
-        from hotplex.manifest import load as loading
-        from hotplex.manifest.jobs import plan
-        from hotplex.sources.resolve import read_cap
-
-        self._disk_key = None  # the load's checks ran before any key: the next call keys them
-        self._model = loading.load(self.root, self._manifest_path)
-        self._jobs = plan(self._model)
-        self._read_cap = read_cap(self._model)
-        self._manifest_stamp = current
-        self._inputs = None
-        self._artifacts.clear()
-
-    def _fresh_inputs(self):
-        """A reader that reuses every file the last one read, unless its stamp moved."""
-        from hotplex.sources.logs import days_glob
-        from hotplex.sources.resolve import Inputs
-
-        previous = self._inputs
-        inputs = Inputs(self.root, self._read_cap, days_glob(self._model))
-        if previous is not None:
-            inputs.adopt(previous)
-            inputs.sections = previous.sections  # content-addressed: a moved file misses
-        self._inputs = inputs
-        return inputs
 
 
 def _artifact(

@@ -1,0 +1,118 @@
+"""What a ``Project`` (``api.py``) keeps between calls and how it knows it is still current:
+the model, reloaded when the manifest's stamp moves (and the on-disk checks asked again when a
+folder on the way moved), the jobs, the shared reader of the source files (``sources.resolve.
+Inputs``, each file re-read only when its stamp moves), and the stamp checks a compile's answer
+is given on."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from hotplex.errors import HotplexError, suggest
+from hotplex.fs import Stamp, settled, stamp
+
+TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
+if TYPE_CHECKING:
+    from hotplex.manifest.jobs import Job
+    from hotplex.sources.resolve import Inputs
+
+
+class ProjectState:
+    """The model, the jobs and the shared reader of a ``Project``, kept current (a mixin: the
+    fields are ``Project.__init__``'s)."""
+
+    @property
+    def model(self):
+        with self._lock:  # a reload by one thread while another compiles would mix models
+            self._refresh()
+            return self._model
+
+    def targets(self) -> list[str]:
+        return [t.name for t in self.model.manifest.target]
+
+    def jobs(self) -> list:
+        """Every (target, platform) this project builds, in manifest order."""
+        with self._lock:
+            self._refresh()
+            return list(self._jobs)
+
+    def _policy(self, on_finding: str | None) -> str:
+        """``on_finding`` checked, or the manifest's (loaded: called after ``_refresh``)."""
+        if on_finding is None:
+            return self._model.manifest.overlay.on_finding
+        if on_finding not in ("error", "block"):
+            raise HotplexError.single(
+                f"on_finding must be 'error' or 'block', not {on_finding!r}",
+                hint=suggest(str(on_finding), ["error", "block"]),
+            )
+        return on_finding
+
+    def _unmoved(self, read: Mapping[str, Stamp | None]) -> bool:
+        """Whether the manifest and every file in ``read`` still have the stamps they were read
+        with: then the compile saw one state of the files, as a build would."""
+        root = f"{self.root}/"
+        return stamp(self._manifest_path) == self._manifest_stamp and all(
+            stamp(root + p) == s for p, s in read.items()
+        )
+
+    def _base_current(self, inputs: Inputs) -> bool:
+        """Whether every file the shared reader holds still has the stamp it was read with, one
+        stat each: an absent file (a variant looked for) still absent too, or a variant saved
+        since would never be read by an overlaid compile."""
+        root = f"{self.root}/"  # string paths: a pathlib join per file costs more than its stat
+        started = inputs.started_ns
+        for p, s in list(inputs.stamps.items()):
+            if s is None:
+                if stamp(root + p) is not None:
+                    return False
+            elif stamp(root + p) != s or not settled(s, started):
+                return False
+        return True
+
+    def _job(self, target: str, platform: str | None) -> Job:
+        from hotplex.manifest.jobs import find
+
+        self._refresh()
+        return find(self._model, self._jobs, target, platform)
+
+    def _refresh(self) -> None:
+        """Reload the model when the manifest moved; forget everything compiled from the old one."""
+        current = stamp(self._manifest_path)
+        if self._model is not None and current == self._manifest_stamp:
+            # The sources folder moved away, deleted or replaced since (by a symlink to the same
+            # folder, which no stamp tells): what a load says of it, asked again whenever the
+            # lstat of a folder on the way moved (``disk_key``).
+            from hotplex.manifest.load import check_on_disk, disk_key
+
+            manifest = self._model.manifest
+            key = disk_key(self.root, manifest)
+            if key is None or key != self._disk_key:
+                self._disk_key = None
+                check_on_disk(self.root, manifest, self._model.manifest_display)
+                # Only a key that held all through the checks vouches for their answer.
+                self._disk_key = key if key == disk_key(self.root, manifest) else None
+            return
+        from hotplex.manifest import load as loading
+        from hotplex.manifest.jobs import plan
+        from hotplex.sources.resolve import read_cap
+
+        self._disk_key = None  # the load's checks ran before any key: the next call keys them
+        self._model = loading.load(self.root, self._manifest_path)
+        self._jobs = plan(self._model)
+        self._read_cap = read_cap(self._model)
+        self._manifest_stamp = current
+        self._inputs = None
+        self._artifacts.clear()
+
+    def _fresh_inputs(self):
+        """A reader that reuses every file the last one read, unless its stamp moved."""
+        from hotplex.sources.logs import days_glob
+        from hotplex.sources.resolve import Inputs
+
+        previous = self._inputs
+        inputs = Inputs(self.root, self._read_cap, days_glob(self._model))
+        if previous is not None:
+            inputs.adopt(previous)
+            inputs.sections = previous.sections  # content-addressed: a moved file misses
+        self._inputs = inputs
+        return inputs
