@@ -21,6 +21,7 @@ import attrs
 from hotplex.errors import HotplexError, Span
 from hotplex.fs import json_text, read_input
 from hotplex.serve import metrics, routes
+from hotplex.serve.body import BadRequest
 from hotplex.serve.problems import error_response, problem_response
 from hotplex.serve.service import Refused, Service
 from starlette.applications import Starlette
@@ -96,7 +97,7 @@ def create(settings: Settings | None = None) -> ASGIApp:
         lifespan=_lifespan,
         exception_handlers={
             Refused: routes.refused,
-            routes.BadRequest: routes.bad_request,
+            BadRequest: routes.bad_request,
             HTTPException: _http_error,
             ClientDisconnect: _hung_up,
             Exception: _internal_error,

@@ -1,0 +1,230 @@
+"""A request's JSON body read and checked before the service sees it: its size (413 past
+``--body-limit``), UTF-8 without a byte-order mark, JSON that names no key twice and holds no lone
+surrogate, only the keys the route takes, at most ``MAX_FILES`` files, each key of the right
+type; each refusal a ``BadRequest`` at its place in the body."""
+
+from __future__ import annotations
+
+import codecs
+import json
+from collections.abc import Mapping
+
+import anyio
+from hotplex.errors import HotplexError, Span, suggest
+from starlette.requests import Request
+
+POLICIES = ("error", "block")
+
+
+# Files in one request's `overlay` or `files`: a user's own files and a few years of days. Each
+# key costs the library a path check before the first one can be refused, so the count is
+# checked before anything else of the body.
+MAX_FILES = 1000
+
+
+class BadRequest(Exception):
+    """A request refused before the service sees it, with the place of what is wrong in it."""
+
+    def __init__(
+        self, message: str, where: Span | None, hint: str | None = None, status: int = 400
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error = HotplexError.single(message, where, hint)
+
+    @classmethod
+    def of(cls, error: HotplexError) -> BadRequest:
+        """A check of the library's, placed in the request, refusing it."""
+        refused = cls(str(error), None)
+        refused.error = error
+        return refused
+
+
+def body_at(key: str | None = None) -> Span:
+    return Span("request body", key=key)
+
+
+def text(body: Mapping[str, object], key: str, required: bool = False) -> str | None:
+    """A string that may be empty (a profile not written yet)."""
+    value = body.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        what = "missing" if key not in body else f"{kind(value)}, not a string"
+        raise BadRequest(f"{key!r} is {what}", body_at(key))
+    return value
+
+
+async def json_body(request: Request, known: tuple[str, ...]) -> dict[str, object]:
+    """The body as a JSON object of ``known`` keys, in a worker thread (a megabyte of JSON
+    takes milliseconds the event loop owes to other requests)."""
+    data = await _body(request, request.app.state.body_limit)
+    return await anyio.to_thread.run_sync(_parse, data, known)
+
+
+def _parse(data: bytes, known: tuple[str, ...]) -> dict[str, object]:
+    try:
+        # No key takes a number: an integer is read as a float, which Python reads at any
+        # length (int() refuses more than 4,300 digits).
+        body = json.loads(_utf8(data), object_pairs_hook=_object, parse_int=float)
+    except json.JSONDecodeError as exc:
+        where = Span.at_offset("request body", exc.doc, exc.pos)
+        raise BadRequest(f"not JSON: {exc.msg}", where) from None
+    except RecursionError:
+        raise BadRequest("not JSON this server reads: nested too deeply", body_at()) from None
+    if not isinstance(body, dict):
+        raise BadRequest(f"the body is {kind(body)}, not a JSON object", body_at())
+    _known_keys(body, known)
+    for key, value in body.items():
+        if isinstance(value, dict) and len(value) > MAX_FILES:
+            raise BadRequest(
+                f"{len(value)} files: at most {MAX_FILES} in one request",
+                body_at(key),
+            )
+    _unicode(body)
+    return body
+
+
+def _utf8(data: bytes) -> str:
+    """The body as UTF-8 text (RFC 8259: JSON between systems is UTF-8, without a byte-order
+    mark), decoded here: ``json.loads`` given bytes guesses UTF-16 or UTF-32 from the NUL
+    bytes of the first characters and drops any BOM, reading another text than a proxy or a
+    guard in front that reads UTF-8. JSON holds no raw NUL, so one is the first sign of
+    UTF-16 or UTF-32 (whose BOMs are no UTF-8 at all)."""
+    bom = codecs.BOM_UTF8
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = exc.start
+    else:
+        offset = 0 if data.startswith(bom) else data.find(b"\0")
+        if offset < 0:
+            return text
+    what = "a byte-order mark" if data.startswith(bom) else f"byte {data[offset]:#04x}"
+    raise BadRequest(f"not UTF-8 text: {what} at offset {offset}", body_at())
+
+
+def _object(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object; a key given twice in it is refused, not read as its last value: a proxy
+    or a guard in front that reads the first would see another request than this server."""
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise BadRequest(
+                    f"the key {key!r} is given twice in one object: which value is meant?",
+                    body_at(),
+                )
+            seen.add(key)
+    return found
+
+
+def _unicode(body: dict[str, object]) -> None:
+    """Every string of the body (keys too) is Unicode text: JSON's escapes can spell a lone
+    surrogate (``"\\ud800"``), which is no character and could reach no file. Walked without
+    recursion: the parser's depth limit leaves no room for a recursive walk's frames."""
+    pending: list[tuple[object, str]] = [(body, "")]
+    while pending:
+        value, key = pending.pop()
+        if isinstance(value, dict):
+            for name, item in value.items():
+                pending.append((name, key))
+                pending.append((item, f"{key}.{name}" if key else name))
+        elif isinstance(value, list):
+            pending.extend((item, key) for item in value)
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                shown = ascii(value[exc.start])
+                raise BadRequest(
+                    f"a lone surrogate ({shown}) in a string: not Unicode text",
+                    body_at(ascii(key)[1:-1] or None),
+                ) from None
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    """The body, refused (413) once it passes ``limit`` bytes: from its Content-Length before
+    reading, else while it streams in."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise _too_large(limit)
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(limit: int) -> BadRequest:
+    return BadRequest(
+        f"the request body is larger than {limit} bytes",
+        None,
+        "hotplex serve --body-limit BYTES allows larger ones",
+        status=413,
+    )
+
+
+def _known_keys(body: Mapping[str, object], known: tuple[str, ...]) -> None:
+    for key in body:
+        if key not in known:
+            raise BadRequest(
+                "unknown key",
+                body_at(key),
+                suggest(key, known) or "keys: " + ", ".join(known),
+            )
+
+
+def string(body: Mapping[str, object], key: str, required: bool = False) -> str | None:
+    value = body.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value:
+        what = (
+            "missing"
+            if key not in body
+            else "empty"
+            if value == ""
+            else f"{kind(value)}, not a string"
+        )
+        raise BadRequest(what, body_at(key))
+    return value
+
+
+def policy(body: Mapping[str, object]) -> str | None:
+    """``on_finding``: absent or null, the manifest's ``[overlay] on_finding``."""
+    value = string(body, "on_finding")
+    if value is not None and value not in POLICIES:
+        raise BadRequest(
+            f"'error' or 'block', not {value!r}",
+            body_at("on_finding"),
+            suggest(value, POLICIES),
+        )
+    return value
+
+
+def texts(body: Mapping[str, object], key: str) -> dict[str, str]:
+    """An object of strings (file name -> text); absent: empty."""
+    value = body.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise BadRequest(f"{kind(value)}, not an object of file name -> text", body_at(key))
+    for name, text in value.items():
+        if not isinstance(text, str):
+            raise BadRequest(
+                f"{kind(text)}, not a string: give the file's text",
+                body_at(f"{key}.{name}"),
+            )
+    return value
+
+
+def kind(value: object) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    return names.get(type(value), "a number")
