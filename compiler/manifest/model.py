@@ -2,9 +2,10 @@
 trusted model.
 
 Validation belongs to the edge: ``structure.py`` turns the TOML mapping into these classes with
-a strict converter, ``validate.py`` checks what spans fields; after loading, the rest of the
-compiler trusts the model. Every problem is collected (not just the first) with its key path,
-e.g. ``target[1].worker``; list indexes count from 0, as in TOML's arrays of tables.
+a strict converter, ``validate.py`` checks what spans fields (the logs glob: ``logs_glob.py``);
+after loading, the rest of the compiler trusts the model. Every problem is collected (not just
+the first) with its key path, e.g. ``target[1].worker``; list indexes count from 0, as in TOML's
+arrays of tables.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from hotplex.errors import HotplexError, Problem, Span, suggest
 from hotplex.fs import NAME_MAX, STATE_DIR
 from hotplex.fs import folded as folded_name
 from hotplex.manifest.jobs import BASE_FOLDER
+from hotplex.manifest.logs_glob import validate_glob
 from hotplex.manifest.model import (
     BUILTIN_VARS,
     Manifest,
@@ -20,7 +21,7 @@ from hotplex.manifest.model import (
     Unicode,
 )
 from hotplex.manifest.source_rule import effective_sources, folded, target_sources, worker_defaults
-from hotplex.manifest.vocabulary import BUILT_IN_TAGS, DAY_FORMS, LOG_SOURCE, split_glob
+from hotplex.manifest.vocabulary import BUILT_IN_TAGS
 from hotplex.records import TargetSources
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -463,54 +464,3 @@ def _validate_bot(
     platforms = target.platforms if target.platforms is not None else manifest.variants.platforms
     if not platforms:
         bad(f"{key}.bot", "a bot overlay needs a platform: give the target platforms = [...]")
-
-
-_WILDCARDS = frozenset("*?[")
-
-
-def validate_glob(
-    manifest: Manifest, sources: tuple[Source, ...], bad: typing.Callable[..., None]
-) -> None:
-    """The logs' glob names files in one folder of the sources folder, and a source to join."""
-    glob = manifest.memory.logs
-    folder, pattern = split_glob(glob)
-    if "\\" in glob:  # a folder separator on Windows, an escape in a glob: neither is meant
-        bad(
-            "memory.logs",
-            f"'{glob}': a backslash; hotplex paths separate folders with '/'",
-            hint=f"did you mean '{glob.replace(chr(92), '/')}'?",
-        )
-    elif _WILDCARDS & set(folder):
-        bad(
-            "memory.logs",
-            f"'{glob}': only the file name may hold wildcards, the folder must be literal",
-            hint="keep the logs in one folder, e.g. 'memory/*.md'",
-        )
-    elif not pattern or not _WILDCARDS & set(pattern):
-        bad("memory.logs", f"'{glob}' names no files: give a glob such as 'memory/*.md'")
-    variants = manifest.variants
-    matched = [
-        f"'{source.name}' ({file})"
-        for source in sources
-        for file in (source.file, *(variants.file(source.file, p) for p in variants.platforms))
-        if posixpath.normpath(split_glob(file)[0]) == posixpath.normpath(folder)
-        and fnmatch.fnmatchcase(split_glob(file)[1], pattern)
-    ]
-    if matched:
-        named = ", ".join(matched[:3]) + (f" and {len(matched) - 3} more" if matched[3:] else "")
-        plural = "s" if matched[1:] else ""
-        bad(
-            "memory.logs",
-            f"'{glob}' matches the file{plural} of source{plural} {named}: a source is not a day",
-            hint=f"keep the days in a folder of their own, e.g. 'memory/*.md' (a day is named by"
-            f" its date: {DAY_FORMS})",
-        )
-    if glob.startswith("/") or ".." in folder.split("/"):
-        bad("memory.logs", f"'{glob}' must stay inside the sources folder")
-    if not any(s.name == LOG_SOURCE for s in sources):
-        bad(
-            "memory.logs",
-            f"daily logs join the '{LOG_SOURCE}' source's section, and there is no source "
-            f"named '{LOG_SOURCE}'",
-            hint=f"add a [[source]] named '{LOG_SOURCE}' (its file may be absent)",
-        )
