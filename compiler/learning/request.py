@@ -18,11 +18,11 @@ agent reads a rules file, and OpenClaw's workspace) is refused with a clear erro
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
 import attrs
 from hotplex.errors import HotplexError, Span, shown
+from hotplex.fs import json_text
 from hotplex.learning import calls
 from hotplex.learning import profile as profiles
 from hotplex.records import Emitted, Finding, Section, Truncation
@@ -161,7 +161,7 @@ def compile_request(
         Section("learning-instructions", "learning-instructions", "B", "", INSTRUCTIONS, ()),
         Section("learned-facts", "learned-facts", "C", "", facts or "(none yet)", (file,)),
         Section("transcript", "transcript", "C", "", kept, ("transcript",)),
-        Section("answer-schema", "answer-schema", "B", "", json.dumps(schema, indent=2), ()),
+        Section("answer-schema", "answer-schema", "B", "", json_text(schema, indent=2), ()),
     ]
     emitted = in_worker_form(model, job, sections, "an extraction request")
     truncations = (*cut, *emitted.truncations)
