@@ -208,7 +208,12 @@ async def learn_request(request: Request) -> Response:
     assert transcript is not None and target is not None
     platform = _string(body, "platform")
     text = _text(body, "text")
-    file = _string(body, "file") or "USER.md"
+    from hotplex.learning.calls import checked_name
+
+    try:  # placed in the body, as /v1/learn places it
+        file = checked_name(_string(body, "file") or "USER.md", _body_at("file"))
+    except HotplexError as exc:
+        raise BadRequest.of(exc) from None
     service = request.app.state.service
     compiled = await service.learn_request(transcript, target, platform, text, file)
     return _json(compiled.to_json(), {})
