@@ -72,7 +72,7 @@ def sources(project: Path) -> dict[str, dict]:
 
 def prompt(project: Path, target: str = "cc", platform: str = "default") -> str:
     """The agent-configuration document of a target: prompt.xml, or an OpenCode payload's system."""
-    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8-sig"))
     folder = project / manifest.get("project", {}).get("out", "dist") / target / platform
     if (folder / "payload.json").is_file():
         return json.loads((folder / "payload.json").read_text(encoding="utf-8"))["system"]
@@ -713,6 +713,23 @@ def test_running_import_again_adds_new_files_and_keeps_every_edit(tmp_path):
 
     third = run_ok("-C", str(repo), "import")
     assert "nothing new for" in third.stdout
+
+
+def test_running_import_again_reads_past_a_byte_order_mark_and_keeps_it(tmp_path):
+    """The build read a manifest an editor saved with a BOM; import again failed on it with
+    'cannot reconcile: Invalid statement (at line 1, column 1)'."""
+    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "Rules.\n"})
+    run_ok("-C", str(repo), "import")
+    manifest = repo / "hotplex.toml"
+    manifest.write_bytes(b"\xef\xbb\xbf" + manifest.read_bytes())
+    write_tree(repo, {".claude/rules/tests.md": "Test rule.\n"})
+    again = run_ok("-C", str(repo), "import")
+    assert "added: .claude/rules/tests.md" in again.stdout
+    data = manifest.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf[") or data.startswith(b"\xef\xbb\xbf#")
+    assert data.count(b"\xef\xbb\xbf") == 1
+    run_ok("-C", str(repo), "build")
+    assert "Test rule." in prompt(repo)
 
 
 def test_running_import_again_over_copies_is_refused(tmp_path):
