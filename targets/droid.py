@@ -1,0 +1,58 @@
+"""Factory Droid: the document as the file ``launch.json`` passes to
+``droid exec --append-system-prompt-file``.
+
+What Factory Droid 0.225.2 does (checked with the real ``droid exec`` against a fake Chat
+Completions API, see tests/integration/test_droid.py): the system message is Droid's own base
+prompt ("You are Droid, an AI software engineering agent built by Factory. …"), then ``\\n\\n``
+and the file's text, trimmed (JavaScript's ``trim``: the leading and trailing whitespace, CR and
+line feeds; inner ones, CR LF and blank-line runs, stay), at the very end of the message. So
+``prompt.xml`` and the file are the compiled document without its final line feed, and arrive
+byte for byte. ``--append-system-prompt`` (the text on the argv) and
+``FACTORY_APPEND_SYSTEM_PROMPT`` do the same from a text; the file keeps the argv short.
+
+What it loads by itself: CLAUDE.md, AGENTS.md and ``.factory/AGENTS.md`` in its working folder
+and each folder above it up to the repository root (outside a repository its own folder only),
+and the home's ``.factory/AGENTS.md`` (``~``, or ``FACTORY_HOME_OVERRIDE``), raw, into the
+**user** turn: a ``<system-reminder>`` before the prompt, each file as ``% cat <path>`` /
+``<coding_guidelines>`` / its text with trailing whitespace cut / ``</coding_guidelines>``.
+No switch turns them off: ``build`` warns where a compiled AGENTS.md or CLAUDE.md sits in the
+session folder (``cwd``).
+
+The gateway keeps its provider in the home's ``.factory/settings.json`` (a BYOK custom model,
+``-m custom:<model>``); the npm wrapper ``@factory/cli`` 0.225.1 cannot install its own
+platform binary, so the gateway installs ``@factory/cli-<platform>`` 0.225.2, as CI does.
+"""
+
+from __future__ import annotations
+
+from hotplex.targets.home import TRIMMED, HomeDocument
+from hotplex.worker import OwnFiles, Verified
+
+OWN_FILES = OwnFiles(
+    program="Factory Droid",
+    names=("CLAUDE.md", "AGENTS.md", ".factory/AGENTS.md"),
+    home="~/.factory/AGENTS.md (FACTORY_HOME_OVERRIDE/.factory/AGENTS.md), the gateway's",
+)
+
+
+class Droid(HomeDocument):
+    name = "droid"
+    delivery = (
+        "`droid exec --append-system-prompt-file dist/droid/slack/droid/system-prompt.md`: at the "
+        "end of the **system** message, after Droid's base prompt"
+    )
+    verified = Verified("Factory Droid", "0.225.2", "tests/integration/test_droid.py")
+    program = "droid"
+    argv = ("exec",)
+    home_flag = "--append-system-prompt-file"
+    home_dir = "droid"
+    home_file = "system-prompt.md"
+    transform = TRIMMED
+    gateway_adds = (
+        "the model: a BYOK custom model in the settings.json of Droid's home (~/.factory, or"
+        " FACTORY_HOME_OVERRIDE/.factory) and -m custom:<model>, then the prompt"
+    )
+    init_target = ("droid", "prompt.xml as droid/system-prompt.md, for droid exec")
+    own_files = OWN_FILES
+    imports_read = frozenset({"agents"})
+    import_formats = ("hotplex.importing.agents",)
