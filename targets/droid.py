@@ -7,8 +7,9 @@ prompt ("You are Droid, an AI software engineering agent built by Factory. …")
 and the file's text, trimmed (JavaScript's ``trim``: the leading and trailing whitespace, CR and
 line feeds; inner ones, CR LF and blank-line runs, stay), at the very end of the message. So
 ``prompt.xml`` and the file are the compiled document without its final line feed, and arrive
-byte for byte. ``--append-system-prompt`` (the text on the argv) and
-``FACTORY_APPEND_SYSTEM_PROMPT`` do the same from a text; the file keeps the argv short.
+byte for byte. Droid cuts nothing (a 300 KB file was sent whole), and a missing file stops it
+before any request. ``--append-system-prompt`` (a text on the argv) and
+``FACTORY_APPEND_SYSTEM_PROMPT`` exist too (not tried); the file keeps the argv short.
 
 What it loads by itself: CLAUDE.md, AGENTS.md and ``.factory/AGENTS.md`` in its working folder
 and each folder above it up to the repository root (outside a repository its own folder only),
