@@ -11,8 +11,9 @@ byte for byte. Droid cuts nothing (a 300 KB file was sent whole), and a missing 
 before any request. ``--append-system-prompt`` (a text on the argv) and
 ``FACTORY_APPEND_SYSTEM_PROMPT`` exist too (not tried); the file keeps the argv short.
 
-What it loads by itself: CLAUDE.md, AGENTS.md and ``.factory/AGENTS.md`` in its working folder
-and each folder above it up to the repository root (outside a repository its own folder only),
+What it loads by itself: CLAUDE.md and AGENTS.md (else agents.md), and the same in ``.factory/``,
+in its working folder and each folder above it up to the repository root (outside a repository
+its own folder only; no CLAUDE.local.md, ``.claude/CLAUDE.md``, claude.md or Agents.md),
 and the home's ``.factory/AGENTS.md`` (``~``, or ``FACTORY_HOME_OVERRIDE``), raw, into the
 **user** turn: a ``<system-reminder>`` before the prompt, each file as ``% cat <path>`` /
 ``<coding_guidelines>`` / its text with trailing whitespace cut / ``</coding_guidelines>``.
@@ -29,10 +30,15 @@ from __future__ import annotations
 from hotplex.targets.home import TRIMMED, HomeDocument
 from hotplex.worker import OwnFiles, Verified
 
+NAMES = ("CLAUDE.md", "AGENTS.md", "agents.md")  # agents.md only where no AGENTS.md is
 OWN_FILES = OwnFiles(
     program="Factory Droid",
-    names=("CLAUDE.md", "AGENTS.md", ".factory/AGENTS.md"),
+    names=(*NAMES, *(f".factory/{name}" for name in NAMES)),
     home="~/.factory/AGENTS.md (FACTORY_HOME_OVERRIDE/.factory/AGENTS.md), the gateway's",
+    unless_beside={
+        "agents.md": ("AGENTS.md",),
+        ".factory/agents.md": (".factory/AGENTS.md",),
+    },
 )
 
 

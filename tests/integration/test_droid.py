@@ -15,8 +15,10 @@ does, and nothing after it; the AGENTS.md and CLAUDE.md it loads itself go to th
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
+from conftest import HOTPLEX
 from fake_api import FakeChatCompletions
 from hotplex.targets.home import js_trimmed
 from live import LiveCase, assert_only_in_system, built_in_session, chat_system, run_live
@@ -118,3 +120,36 @@ def test_droid_reads_raw_agents_and_claude_beside_the_document(droid_cli, tmp_pa
             wrapped = f"<coding_guidelines>\n{raw_text.rstrip()}\n</coding_guidelines>"
             assert turn.count(json.dumps(wrapped, ensure_ascii=False)[1:-1]) == int(raw)
         assert not any(marker in system for marker in MARKERS.values())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("files", "read"),
+    [
+        ({"agents.md": "LOWER-7e1\n", ".factory/agents.md": "FLOWER-7e1\n"}, 2),
+        ({"AGENTS.md": "UPPER-7e1\n", "agents.md": "LOWER-7e1\n"}, 1),
+    ],
+    ids=["agents-md-lowercase", "beside-AGENTS-md"],
+)
+def test_droid_reads_the_files_its_declaration_names(droid_cli, tmp_path, files, read):
+    """What ``stats`` says Droid reads raw in the session folder is what reaches its user turn:
+    a lowercase agents.md (and .factory/agents.md) where no AGENTS.md sits beside it."""
+    project = tmp_path / "repo"
+    for name, text in files.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text, encoding="utf-8")
+    manifest = '[[target]]\nname = "d"\nworker = "droid"\n'
+    (project / "agent-configs").mkdir()
+    (project / "agent-configs/SOUL.md").write_text("S\n", encoding="utf-8")
+    artifact = built_in_session(project, manifest, ".", "Factory Droid", False)
+    stats = subprocess.run(
+        [str(HOTPLEX), "-C", str(project), "stats", "--json"], capture_output=True, text=True
+    )
+    copies = json.loads(stats.stdout)["artifacts"][0]["copies"]
+    (request,) = run_live(DROID, droid_cli, artifact, tmp_path)[1]
+    turn = json.dumps(request.body["messages"][1:], ensure_ascii=False)
+    arrived = [name for name, text in files.items() if text.strip() in turn]
+    assert len(arrived) == read
+    assert copies.endswith(
+        f"also reads {', '.join(arrived)} by itself, raw, which the target does not compile"
+    ), copies

@@ -64,3 +64,26 @@ def test_stats_and_show_name_the_raw_copies_droid_loads(make_project, hotplex):
     assert done.status == 0 and "Factory Droid" not in done.stderr, done.stderr
     copies = json.loads(hotplex("-C", str(root), "stats", "--json").stdout)["artifacts"]
     assert copies[0]["copies"].startswith("only the compiled copy"), copies[0]["copies"]
+
+
+def test_a_lowercase_agents_md_is_droids_only_where_no_agents_md_sits_beside_it(
+    make_project, hotplex
+):
+    """Droid 0.225.2 reads agents.md (and .factory/agents.md) in place of a missing AGENTS.md,
+    never beside one."""
+    for files, said in (
+        ({"agents.md": "a\n", ".factory/agents.md": "f\n"}, "agents.md, .factory/agents.md"),
+        (
+            {"agents.md": "a\n", "AGENTS.md": "A\n", ".factory/AGENTS.md": "F\n"},
+            "AGENTS.md, .factory/AGENTS.md",
+        ),
+    ):
+        root = make_project(
+            {"agent-configs/SOUL.md": "S\n", **files},
+            manifest='[[target]]\nname = "d"\nworker = "droid"\n',
+            name=f"p{len(files)}",
+        )
+        copies = json.loads(hotplex("-C", str(root), "stats", "--json").stdout)["artifacts"]
+        assert copies[0]["copies"].endswith(
+            f"Factory Droid also reads {said} by itself, raw, which the target does not compile"
+        )
