@@ -209,6 +209,7 @@ def test_each_tool_gets_its_own_files(tmp_path):
         "cline": ("cline", ["rules"]),
         "qwen": ("qwen-code", ["rules"]),
         "kilo": ("kilo", ["rules"]),
+        "droid": ("droid", ["rules"]),
     }
     for row in ("CLAUDE.md  ", "AGENTS.md  ", "GEMINI.md  "):
         assert row in report.stdout  # the mapping table

@@ -5,7 +5,7 @@
 - ``codex_cli`` / ``gemini_cli``: the real ``codex`` (npm ``@openai/codex``) and ``gemini``
   (npm ``@google/gemini-cli``), started as a built ``launch.json`` says (``Cli.launch``);
   ``pi_cli``, ``copilot_cli``, ``cline_cli`` likewise (npm ``@mariozechner/pi-coding-agent``,
-  ``@github/copilot``, ``cline``).
+  ``@github/copilot``, ``cline``), and ``droid_cli`` (npm ``@factory/cli-linux-x64``).
 - ``fake_anthropic``: a minimal Anthropic Messages API on 127.0.0.1 that records every request;
   the fake APIs themselves are in ``fake_api.py``, and ``live.py`` runs a built ``launch.json``
   against one (``LiveCase``, ``run_live``).
@@ -421,6 +421,12 @@ def aider_cli() -> Cli:
     return installed_cli("aider")
 
 
+@pytest.fixture(scope="session")
+def droid_cli() -> Cli:
+    """The real ``droid`` (npm ``@factory/cli-linux-x64``, linked as ``droid/bin/droid``)."""
+    return installed_cli("droid")
+
+
 # ---------------------------------------------------------------------------------------------
 # artifacts from the real compiler
 
@@ -519,6 +525,7 @@ ARTIFACT_PARAMS = {
     "qwen_prompt": ("coding-agents", "qwen-code", "prompt.xml"),
     "kilo_prompt": ("coding-agents", "kilo", "prompt.xml"),
     "aider_prompt": ("coding-agents", "aider", "prompt.xml"),
+    "droid_prompt": ("coding-agents", "droid", "prompt.xml"),
 }
 
 
