@@ -29,6 +29,7 @@ BUILT_IN = (
     ("qwen-code", "hotplex.targets.qwen_code:QwenCode"),
     ("kilo", "hotplex.targets.kilo:Kilo"),
     ("aider", "hotplex.targets.aider:Aider"),
+    ("continue-cli", "hotplex.targets.continue_cli:ContinueCli"),
     ("cursor", "hotplex.targets.cursor:Cursor"),
     ("copilot", "hotplex.targets.copilot:Copilot"),
     ("windsurf", "hotplex.targets.windsurf:Windsurf"),

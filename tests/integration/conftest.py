@@ -421,6 +421,12 @@ def aider_cli() -> Cli:
     return installed_cli("aider")
 
 
+@pytest.fixture(scope="session")
+def continue_cli() -> Cli:
+    """The real ``cn`` (npm ``@continuedev/cli``)."""
+    return installed_cli("cn")
+
+
 # ---------------------------------------------------------------------------------------------
 # artifacts from the real compiler
 
@@ -519,6 +525,7 @@ ARTIFACT_PARAMS = {
     "qwen_prompt": ("coding-agents", "qwen-code", "prompt.xml"),
     "kilo_prompt": ("coding-agents", "kilo", "prompt.xml"),
     "aider_prompt": ("coding-agents", "aider", "prompt.xml"),
+    "continue_prompt": ("coding-agents", "continue-cli", "prompt.xml"),
 }
 
 
