@@ -210,6 +210,7 @@ def test_each_tool_gets_its_own_files(tmp_path):
         "qwen": ("qwen-code", ["rules"]),
         "kilo": ("kilo", ["rules"]),
         "continue": ("continue-cli", ["rules"]),
+        "vibe": ("mistral-vibe", ["rules"]),
     }
     for row in ("CLAUDE.md  ", "AGENTS.md  ", "GEMINI.md  "):
         assert row in report.stdout  # the mapping table

@@ -38,7 +38,7 @@ def test_import_gives_a_lone_agents_md_to_claude_code_too(make_project, hotplex)
     root = imported(make_project, hotplex, {"AGENTS.md": "Be kind.\n"})
     assert set(targets(root)) == {
         *("claude-code", "codex", "opencode-server", "pi", "copilot-cli", "cline"),
-        *("qwen-code", "kilo", "continue-cli"),
+        *("qwen-code", "kilo", "continue-cli", "mistral-vibe"),
     }
     assert "Be kind." in hotplex("-C", str(root), "show", "cc").stdout
 

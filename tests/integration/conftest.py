@@ -427,6 +427,12 @@ def continue_cli() -> Cli:
     return installed_cli("cn")
 
 
+@pytest.fixture(scope="session")
+def vibe_cli() -> Cli:
+    """The real ``vibe`` (PyPI ``mistral-vibe``, in its own virtual environment)."""
+    return installed_cli("vibe")
+
+
 # ---------------------------------------------------------------------------------------------
 # artifacts from the real compiler
 
@@ -526,6 +532,7 @@ ARTIFACT_PARAMS = {
     "kilo_prompt": ("coding-agents", "kilo", "prompt.xml"),
     "aider_prompt": ("coding-agents", "aider", "prompt.xml"),
     "continue_prompt": ("coding-agents", "continue-cli", "prompt.xml"),
+    "vibe_prompt": ("coding-agents", "mistral-vibe", "prompt.xml"),
 }
 
 

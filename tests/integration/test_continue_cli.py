@@ -21,7 +21,7 @@ import subprocess
 import pytest
 from conftest import HOTPLEX, build_project
 from fake_api import FakeChatCompletions
-from live import LiveCase, assert_only_in_system, chat_system, home_of, run_live
+from live import LiveCase, assert_only_in_system, chat_system, config_in_home, home_of, run_live
 
 pytestmark = pytest.mark.integration
 
@@ -30,15 +30,13 @@ HOME = "CONTINUE_GLOBAL_DIR"
 FRONTMATTER = "---\nalwaysApply: true\n---\n"
 
 
-def provider(cli, artifact, url: str, home) -> dict[str, str]:
-    """The gateway's config.yaml, in the home the artifact's launch.json names."""
-    config = (
+def provider(url: str) -> str:
+    """The gateway's config.yaml."""
+    return (
         "name: gateway\nversion: 0.0.1\nschema: v1\nmodels:\n  - name: fake\n    provider: openai\n"
         f"    model: fake-model\n    apiBase: {url}/v1\n    apiKey: dummy\n"
         "    roles: [chat, edit, apply]\n"
     )
-    (home_of(artifact, HOME) / "config.yaml").write_text(config, encoding="utf-8")
-    return {}
 
 
 CONTINUE = LiveCase(
@@ -46,7 +44,7 @@ CONTINUE = LiveCase(
     args=lambda url: ["-p", "ping"],
     env=lambda url: {"CONTINUE_CLI_ENABLE_TELEMETRY": "0"},
     model_route="/chat/completions",
-    prepare=provider,
+    prepare=config_in_home(HOME, "config.yaml", provider),
 )
 
 
