@@ -29,6 +29,8 @@ BUILT_IN = (
     ("qwen-code", "hotplex.targets.qwen_code:QwenCode"),
     ("kilo", "hotplex.targets.kilo:Kilo"),
     ("aider", "hotplex.targets.aider:Aider"),
+    ("continue-cli", "hotplex.targets.continue_cli:ContinueCli"),
+    ("mistral-vibe", "hotplex.targets.mistral_vibe:MistralVibe"),
     ("cursor", "hotplex.targets.cursor:Cursor"),
     ("copilot", "hotplex.targets.copilot:Copilot"),
     ("windsurf", "hotplex.targets.windsurf:Windsurf"),

@@ -427,6 +427,18 @@ def droid_cli() -> Cli:
     return installed_cli("droid")
 
 
+@pytest.fixture(scope="session")
+def continue_cli() -> Cli:
+    """The real ``cn`` (npm ``@continuedev/cli``)."""
+    return installed_cli("cn")
+
+
+@pytest.fixture(scope="session")
+def vibe_cli() -> Cli:
+    """The real ``vibe`` (PyPI ``mistral-vibe``, in its own virtual environment)."""
+    return installed_cli("vibe")
+
+
 # ---------------------------------------------------------------------------------------------
 # artifacts from the real compiler
 
@@ -525,6 +537,8 @@ ARTIFACT_PARAMS = {
     "qwen_prompt": ("coding-agents", "qwen-code", "prompt.xml"),
     "kilo_prompt": ("coding-agents", "kilo", "prompt.xml"),
     "aider_prompt": ("coding-agents", "aider", "prompt.xml"),
+    "continue_prompt": ("coding-agents", "continue-cli", "prompt.xml"),
+    "vibe_prompt": ("coding-agents", "mistral-vibe", "prompt.xml"),
     "droid_prompt": ("coding-agents", "droid", "prompt.xml"),
 }
 

@@ -43,6 +43,18 @@ def home_of(artifact, variable: str) -> Path:
     return artifact.project / launch["cwd"] / launch["env"][variable]
 
 
+def config_in_home(variable: str, name: str, text: Callable[[str], str]) -> Callable[..., dict]:
+    """A ``prepare`` writing the gateway's provider config ``name``, ``text`` of the fake's URL,
+    into the home the artifact's ``launch.json`` names by ``variable`` (Continue's config.yaml,
+    Vibe's config.toml)."""
+
+    def prepare(cli, artifact, url: str, home: Path) -> dict[str, str]:
+        (home_of(artifact, variable) / name).write_text(text(url), encoding="utf-8")
+        return {}
+
+    return prepare
+
+
 def run_live(
     case: LiveCase, cli, artifact, tmp_path: Path, extra: dict[str, str] | None = None
 ) -> tuple[FakeApi, list[RecordedRequest]]:
