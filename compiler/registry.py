@@ -35,6 +35,7 @@ BUILT_IN = (
     ("zed", "hotplex.targets.zed:Zed"),
     ("junie", "hotplex.targets.junie:Junie"),
     ("kiro", "hotplex.targets.kiro:Kiro"),
+    ("hermes-agent", "hotplex.targets.hermes_agent:HermesAgent"),
 )
 
 

@@ -1,0 +1,119 @@
+"""Each slot hotplex writes for Hermes Agent reaches the model through the real
+``hermes chat -Q -q``, byte for byte, exactly once, where the worker's docstring says.
+
+``hermes`` starts as the built ``launch.json`` says (``HERMES_HOME`` relative to the project,
+the session folder as ``cwd``), with what a gateway adds: the provider in the home's
+``config.yaml`` pointing at a fake Chat Completions API on 127.0.0.1, ``-q`` with the message,
+and a throw-away HOME.
+
+What Hermes Agent 0.19.0 does (observed, and asserted below): one system message; SOUL.md at its
+very start, then Hermes's base prompt ("You run on Hermes Agent …"); MEMORY.md's entries, joined
+by lines ``§``, under the banner ``MEMORY (your personal notes) [… chars]`` between two lines of
+46 ``═``, then USER.md under ``USER PROFILE (who the user is)``; each file trimmed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import HOTPLEX, build_project, installed_cli
+from fake_api import FakeChatCompletions
+from live import LiveCase, home_of, run_live
+
+pytestmark = pytest.mark.integration
+
+BASE_PROMPT = "\n\nYou run on Hermes Agent (by Nous Research)."
+RULE = "═" * 46
+
+
+@pytest.fixture(scope="session")
+def hermes_cli():
+    """The real ``hermes`` (PyPI ``hermes-agent``, in its own virtual environment)."""
+    return installed_cli("hermes")
+
+
+def provider(cli, artifact, url: str, home: Path) -> dict[str, str]:
+    """The gateway's provider, in the config.yaml of the home launch.json names."""
+    config = home_of(artifact, "HERMES_HOME") / "config.yaml"
+    config.write_text(
+        "model:\n  provider: custom\n  default: fake-model\n"
+        f"  base_url: {url}/v1\n  api_key: dummy\n",
+        encoding="utf-8",
+    )
+    return {}
+
+
+HERMES = LiveCase(
+    fake=FakeChatCompletions,
+    args=lambda url: ["-q", "ping"],
+    env=lambda url: {},
+    model_route="/chat/completions",
+    prepare=provider,
+    banner=True,  # a warning about its optional command scanner comes first
+)
+
+SOURCES = {
+    "SOUL.md": "You are Tess, PERSONA-MARK.\n",
+    "AGENTS.md": "Never push to main. RULES-MARK\n§\nStill a rule.\n",
+    "USER.md": "Lin, backend. USER-MARK\n════\n",
+    "MEMORY.md": "Curated fact. MEMORY-MARK\n",
+    "memory/2026-11-28.md": "- older day DAY1-MARK\n",
+    "memory/2026-11-29.md": "- newest day DAY2-MARK\n",
+}
+MANIFEST = (
+    '[project]\nname = "h"\nsources = "src"\n\n[memory]\nlogs = "memory/*.md"\n\n'
+    '[[target]]\nname = "hermes"\nworker = "hermes-agent"\n'
+)
+
+
+@pytest.fixture
+def built(tmp_path):
+    project = tmp_path / "repo"
+    for name, text in SOURCES.items():
+        (project / "src" / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / "src" / name).write_text(text, encoding="utf-8")
+    (project / "hotplex.toml").write_text(MANIFEST, encoding="utf-8")
+    done = subprocess.run([str(HOTPLEX), "-C", str(project), "build"], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    (artifact,) = [a for a in build_project(project).artifacts if a.path.name == "SOUL.md"]
+    # The job folder's launch.json, which the live helpers read beside the artifact's path.
+    return dataclasses.replace(artifact, path=artifact.path.parent.parent / "launch.json")
+
+
+def slot(artifact, name: str) -> str:
+    """A slot's file as Hermes sends it: trimmed."""
+    return (home_of(artifact, "HERMES_HOME") / name).read_text(encoding="utf-8").strip()
+
+
+def banner(title: str, text: str, limit: str) -> re.Pattern[str]:
+    """Hermes's banner around a memory file's text, its share of the limit as Hermes counts."""
+    head, tail = f"{RULE}\n{title} [", f"/{limit} chars]\n{RULE}\n{text}\n\n"
+    return re.compile(re.escape(head) + r"\d+% — [\d,]+" + re.escape(tail))
+
+
+def test_hermes_gets_each_slot_once_where_the_readme_says(hermes_cli, built, tmp_path):
+    names = ("SOUL.md", "memories/MEMORY.md", "memories/USER.md")
+    soul, memory, user = (slot(built, n) for n in names)
+    assert "RULES-MARK" in soul and "\n&sect;\n" in soul and "\n&#9552;═══" in user
+    assert memory.count("\n§\n") == 2  # MEMORY.md, then each day: three entries
+    _, requests = run_live(HERMES, hermes_cli, built, tmp_path)
+    for request in requests:
+        messages = request.body["messages"]
+        assert messages[0]["role"] == "system"
+        system = messages[0]["content"]
+        assert system.startswith(soul + BASE_PROMPT), "SOUL.md is not first, or the base is gone"
+        for text, (title, limit) in (
+            (memory, ("MEMORY (your personal notes)", "2,200")),
+            (user, ("USER PROFILE (who the user is)", "1,375")),
+        ):
+            assert len(banner(title, text, limit).findall(system)) == 1, title
+        for mark in ("PERSONA-MARK", "RULES-MARK", "USER-MARK", "MEMORY-MARK", "DAY1", "DAY2"):
+            assert system.count(mark) == 1, mark
+        for text in (soul, memory, user):
+            assert system.count(text) == 1
+        assert not any("MARK" in json.dumps(m) for m in messages[1:])
