@@ -34,6 +34,11 @@ Reserved forms: a line ``§`` would split an entry in two, a line of ``═`` wou
 in every slot the first such character of the line is written as a character reference
 (``&sect;``, ``&#9552;``), as a reserved tag's ``<`` is.
 
+Hermes's injection scan, predicted (``hermes_scan``: its rules as data, probed from the real
+program): Hermes sends ``[BLOCKED: …]`` in place of a context file or a memory entry its scan
+matches, so a SOUL.md or a memory entry it would block is a build error naming the rule, at its
+place in the built file. hotplex's own META-COGNITION and section notes pass it.
+
 ``launch.json`` sets ``HERMES_HOME`` to the built home: a gateway copies the folder per session,
 since Hermes's memory tool writes into ``memories/`` (and Hermes keeps its sessions there); the
 gateway adds its provider in the copy's ``config.yaml`` and the message after ``-q``. What the
@@ -53,6 +58,7 @@ from collections.abc import Iterable
 
 import attrs
 from hotplex.document import configuration, limits
+from hotplex.errors import HotplexError, Problem, Span
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Limits, Manifest, Model, Target
 from hotplex.manifest.vocabulary import LOG_SOURCE
@@ -68,6 +74,7 @@ from hotplex.records import (
 )
 from hotplex.scanning import sanitize
 from hotplex.sources import logs as memory_logs
+from hotplex.targets import hermes_scan
 from hotplex.text.measure import measure
 from hotplex.worker import LAUNCH_FILE, OwnFiles, Verified, Worker, in_session, launch_json
 
@@ -175,6 +182,14 @@ class HermesAgent(Worker):
         argv = ["hermes", "chat", "-Q", *((SWITCH,) if self.switched_off(job.target) else ())]
         env = {"HERMES_HOME": in_session(job, model, home)}
         adds = "the provider in the home copy's config.yaml (model: provider, base_url, api_key)"
+        blocked = [
+            *_blocked(paths[SOUL_FILE], soul_text, (soul_text.strip(),), hermes_scan.CONTEXT)
+        ]
+        for name, text in ((MEMORY_FILE, memory_text), (USER_FILE, user_text)):
+            entries = text.strip().split(ENTRY_SEPARATOR)
+            blocked += _blocked(paths[name], text, entries, hermes_scan.STRICT)
+        if blocked:
+            raise HotplexError(blocked)
         # A memory with nothing in it is no file: Hermes shows no banner without one.
         memories = {
             paths[name]: (text, sizes)
@@ -202,14 +217,40 @@ class HermesAgent(Worker):
         )
 
 
+def _blocked(path: str, text: str, parts: Iterable[str], scope: str) -> list[Problem]:
+    """A problem for each part (the file, or each memory entry) Hermes's injection scan would
+    replace by ``[BLOCKED: …]``, at its place in the file and naming the rule."""
+    problems, start = [], 0
+    for part in parts:
+        start = text.index(part, start)
+        for finding in hermes_scan.scan(part, scope):
+            at = start + finding.offset
+            line = text.count("\n", 0, at) + 1
+            column = at - (text.rfind("\n", 0, at) + 1) + 1
+            whole = "the whole file" if scope == hermes_scan.CONTEXT else "the entry"
+            problems.append(
+                Problem(
+                    f"Hermes Agent {hermes_scan.VERSION} would not load this: its injection"
+                    f" scan finds '{finding.rule}' here and sends [BLOCKED: …] in place of {whole}",
+                    Span(path, line, column, source_line=text.splitlines()[line - 1]),
+                    "reword the source it comes from (the scan is blind to case and line breaks)",
+                )
+            )
+        start += len(part)
+    return problems
+
+
 def _soul(
     sections: list[Section], model: Model, cap: int
 ) -> tuple[str, tuple[Truncation, ...], tuple[SectionSize, ...]]:
     """The directives document within the cap, the document's wrapping included."""
-    manifest = model.manifest.limits
-    budget = Limits(min(manifest.per_file, cap), cap, UNIT, manifest.overflow, manifest.share)
+    own = model.manifest.limits
+    budget = Limits(min(own.per_file, cap), cap, UNIT, own.overflow, own.share)
     while True:
-        document = configuration.build(sections, model, as_sent=reserved_forms, budgets=budget)
+        manifest = attrs.evolve(model.manifest, limits=budget)
+        document = configuration.build(
+            sections, attrs.evolve(model, manifest=manifest), as_sent=reserved_forms
+        )
         over = measure(document.text, UNIT) - cap
         if over <= 0 or budget.total <= over:
             break

@@ -68,12 +68,9 @@ def build(
     model: Model,
     also_reserved: frozenset[str] = frozenset(),
     as_sent: Callable[[str], str] | None = None,
-    budgets: Limits | None = None,
 ) -> Document:
     """``as_sent``: what the worker's program makes of a text on the way (Gemini CLI's word
     joiners), applied to each section before the limits, so that they hold for what is sent.
-    ``budgets``: those of a worker whose program has its own (Hermes Agent's slots), in
-    place of the manifest's ``[limits]``.
 
     The same sections (the cache's objects) under the same settings give the same document, so
     it is kept while every one of them lives (``_HELD``): a thousand jobs of one platform cut
@@ -81,13 +78,12 @@ def build(
     manifest = model.manifest
     channels = tuple((name, c.tag, c.note) for name, c in manifest.channels.items())
     reserved = reserved_tags(sections, model, also_reserved)
-    chosen = manifest.limits if budgets is None else budgets
-    key = (tuple(map(id, sections)), reserved, as_sent, chosen, channels)
+    key = (tuple(map(id, sections)), reserved, as_sent, manifest.limits, channels)
     found = _DOCUMENTS.get(key) if sections else None
     if found is None:
         held = [_held(s) for s in sections]
         cleaned = [_cleaned(h, s, reserved, as_sent) for h, s in zip(held, sections, strict=True)]
-        found = _document(sections, cleaned, held, reserved, chosen, channels)
+        found = _document(sections, cleaned, held, reserved, manifest.limits, channels)
         if held:  # none: the empty document, not worth keeping
             _DOCUMENTS[key] = found
             for h in held:

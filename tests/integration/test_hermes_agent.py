@@ -117,3 +117,32 @@ def test_hermes_gets_each_slot_once_where_the_readme_says(hermes_cli, built, tmp
         for text in (soul, memory, user):
             assert system.count(text) == 1
         assert not any("MARK" in json.dumps(m) for m in messages[1:])
+
+
+# Asks the installed Hermes's scan about each probe: a text in, its findings out, per scope.
+ASK_SCAN = """
+import json, sys
+from tools.threat_patterns import scan_for_threats
+for line in sys.stdin:
+    text = json.loads(line)["text"]
+    print(json.dumps({s: scan_for_threats(text, scope=s) for s in ("context", "strict")}))
+"""
+PROBES = Path(__file__).parents[1] / "fixtures/hermes-agent-0.19.0-scan.jsonl"
+
+
+def test_the_recorded_scan_probes_are_what_hermes_answers(hermes_cli):
+    """The probes hotplex's predicted scan is held to (tests/workers) are still the real one's."""
+    assert hermes_cli.version.startswith("Hermes Agent v0.19.0 ")
+    probes = PROBES.read_text(encoding="utf-8")
+    done = subprocess.run(
+        [str(hermes_cli.path.parent / "python"), "-c", ASK_SCAN],
+        input=probes,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    recorded = [json.loads(line) for line in probes.splitlines()]
+    assert len(answers) == len(recorded)
+    for probe, answer in zip(recorded, answers, strict=True):
+        assert answer == {"context": probe["context"], "strict": probe["strict"]}, probe["text"]
