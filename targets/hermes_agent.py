@@ -151,6 +151,11 @@ class HermesAgent(Worker):
         cap = context_cap(target)
         return Budgets(min(manifest.limits.per_file, cap), cap, UNIT)
 
+    def document_budgets(self, target: Target, manifest: Manifest, name: str) -> Budgets:
+        """A memory file's: the limit Hermes labels it against and its memory tool keeps."""
+        limit = MEMORY_CHAR_LIMIT if name == MEMORY_FILE else USER_CHAR_LIMIT
+        return Budgets(limit, limit, UNIT)
+
     def validate(
         self, target: Target, manifest: Manifest, sources: TargetSources
     ) -> Iterable[OptionProblem]:

@@ -106,3 +106,21 @@ def test_a_file_hermes_would_block_is_a_build_error_naming_the_rule(make_project
     assert re.search(r"hermes-home/SOUL\.md:\d+:1: .*'deception_hide'", done.stderr)
     assert "hermes-home/memories/MEMORY.md:1:3: " in done.stderr and "'exfil_curl'" in done.stderr
     assert not (root / "dist/h/default/hermes-home/SOUL.md").exists()
+
+
+def test_stats_measures_each_memory_file_against_its_own_budget(make_project):
+    files = {"agent-configs/SOUL.md": "Be brief.\n", "agent-configs/USER.md": "Lin.\n"}
+    files["agent-configs/MEMORY.md"] = "Fact.\n"
+    root = make_project(files, manifest=MANIFEST)
+    done = subprocess.run(
+        [str(HOTPLEX), "-C", str(root), "stats", "--json"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    rows = rows["artifacts"] if isinstance(rows, dict) else rows
+    budgets = {r["artifact"]: (r["per_file"], r["total"]) for r in rows}
+    assert budgets == {
+        "h/default": (8000, 20_000),
+        "h/default/memories/MEMORY.md": (2200, 2200),
+        "h/default/memories/USER.md": (1375, 1375),
+    }
