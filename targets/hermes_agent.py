@@ -141,10 +141,6 @@ class HermesAgent(Worker):
     )
     init_target = ("hermes", "SOUL.md and the memories of a HERMES_HOME for Hermes Agent")
     own_files = OWN_FILES
-    own_limits = (
-        "Hermes Agent's own budgets (its context-file cap, set by context_length, and its two"
-        " memory limits)"
-    )
 
     def budgets(self, target: Target, manifest: Manifest) -> Budgets:
         """SOUL.md's: the context-file cap, in the characters Hermes counts."""
@@ -174,10 +170,10 @@ class HermesAgent(Worker):
         overflow = model.manifest.limits.overflow
         soul_text, soul_cuts, soul_sizes = _soul(soul, model, context_cap(job.target))
         user_text, user_cuts, user_sizes = _memory_slot(
-            user, reserved, Limits(USER_CHAR_LIMIT, USER_CHAR_LIMIT, UNIT, overflow), "user"
+            user, reserved, USER_CHAR_LIMIT, "user", overflow
         )
         memory_text, memory_cuts, memory_sizes = _memory_slot(
-            memory, reserved, Limits(MEMORY_CHAR_LIMIT, MEMORY_CHAR_LIMIT, UNIT, overflow), "memory"
+            memory, reserved, MEMORY_CHAR_LIMIT, "memory", overflow
         )
         cuts = [
             *soul_cuts,
@@ -268,14 +264,17 @@ def _soul(
 
 
 def _memory_slot(
-    sections: list[Section], reserved: frozenset[str], budget: Limits, name: str
+    sections: list[Section], reserved: frozenset[str], chars: int, name: str, overflow: str
 ) -> tuple[str, list[Truncation], tuple[SectionSize, ...]]:
     """A memory file: the section's text (with MEMORY.md, the days that fit, one entry each)
-    within the slot's budget, the separators counted."""
+    within the slot's ``chars``, the separators counted. With ``overflow = "error"`` a cut of
+    the file's own text is an error naming Hermes's limit; days left out are not (they grow by
+    design, as ``limits.apply`` has it)."""
     if not sections:
         return "", [], ()
     (section,) = sections
     limit = f"hermes.{name}_char_limit"
+    budget = Limits(chars, chars, UNIT, "truncate")
 
     def clean(text: str) -> str:
         return reserved_forms(sanitize.sanitize(text, reserved))
@@ -291,6 +290,14 @@ def _memory_slot(
             break
         budget = attrs.evolve(budget, total=budget.total - over)
     named = [attrs.evolve(c, limit=limit) if c.limit in ("per_file", "total") else c for c in cuts]
+    own = [c for c in named if c.files == section.files]
+    if own and overflow == "error":
+        raise HotplexError.single(
+            f"{own[0].before} {UNIT} exceed Hermes Agent's {name} limit ({chars:,} characters,"
+            ' its memory tool\'s) and limits.overflow = "error"',
+            Span(section.files[0]),
+            hint='shorten the file, or set limits.overflow = "truncate"',
+        )
     files = section.files + tuple(d.display for d in logs.days) if logs else section.files
     size = SectionSize(section.name, files, raw, measure(text, UNIT), UNIT)
     return f"{text}\n" if text else "", named, (size,)

@@ -124,3 +124,19 @@ def test_stats_measures_each_memory_file_against_its_own_budget(make_project):
         "h/default/memories/MEMORY.md": (2200, 2200),
         "h/default/memories/USER.md": (1375, 1375),
     }
+
+
+def test_overflow_error_names_hermes_limit_and_spares_the_days(make_project):
+    files = {
+        "agent-configs/SOUL.md": "Be brief.\n",
+        "agent-configs/MEMORY.md": "Curated.\n",
+        "agent-configs/memory/2026-11-28.md": "".join(f"- old {i}\n" for i in range(600)),
+        "agent-configs/memory/2026-11-29.md": "- new\n",
+    }
+    extra = '[memory]\nlogs = "memory/*.md"\n[limits]\noverflow = "error"\n'
+    root, job = _home(make_project, files, extra)  # the old day left out: no error
+    assert "2026-11-28.md" in job.truncations[0].files[0]
+    (root / "agent-configs/MEMORY.md").write_text("x" * 3000, encoding="utf-8")
+    done = subprocess.run([str(HOTPLEX), "-C", str(root), "build"], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "exceed Hermes Agent's memory limit (2,200 characters" in done.stderr
