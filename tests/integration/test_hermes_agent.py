@@ -71,18 +71,23 @@ MANIFEST = (
 )
 
 
-@pytest.fixture
-def built(tmp_path):
+def build(tmp_path, sources: dict[str, str], extra: str = ""):
+    """A project of ``sources`` (and ``extra`` manifest lines) built; its job's launch.json as the live helpers' artifact."""
     project = tmp_path / "repo"
-    for name, text in SOURCES.items():
+    for name, text in sources.items():
         (project / "src" / name).parent.mkdir(parents=True, exist_ok=True)
         (project / "src" / name).write_text(text, encoding="utf-8")
-    (project / "hotplex.toml").write_text(MANIFEST, encoding="utf-8")
+    (project / "hotplex.toml").write_text(MANIFEST + extra, encoding="utf-8")
     done = subprocess.run([str(HOTPLEX), "-C", str(project), "build"], capture_output=True)
     assert done.returncode == 0, done.stderr
     (artifact,) = [a for a in build_project(project).artifacts if a.path.name == "SOUL.md"]
     # The job folder's launch.json, which the live helpers read beside the artifact's path.
     return dataclasses.replace(artifact, path=artifact.path.parent.parent / "launch.json")
+
+
+@pytest.fixture
+def built(tmp_path):
+    return build(tmp_path, SOURCES)
 
 
 def slot(artifact, name: str) -> str:
@@ -117,6 +122,18 @@ def test_hermes_gets_each_slot_once_where_the_readme_says(hermes_cli, built, tmp
         for text in (soul, memory, user):
             assert system.count(text) == 1
         assert not any("MARK" in json.dumps(m) for m in messages[1:])
+
+
+def test_a_soul_md_cut_to_20000_characters_arrives_whole(hermes_cli, tmp_path):
+    """hotplex's cap is within Hermes's: the cut file arrives with no marker of Hermes's."""
+    persona = "".join(f"Persona line {i}.\n" for i in range(3000))  # about 55,000 characters
+    artifact = build(tmp_path, {**SOURCES, "SOUL.md": persona}, "[limits]\nper_file = 60000\n")
+    soul = slot(artifact, "SOUL.md")
+    assert 19_800 < len(soul) <= 20_000
+    _, requests = run_live(HERMES, hermes_cli, artifact, tmp_path)
+    for request in requests:
+        system = request.body["messages"][0]["content"]
+        assert system.startswith(soul + BASE_PROMPT) and "[...truncated" not in system
 
 
 # Asks the installed Hermes's scan about each probe: a text in, its findings out, per scope.
