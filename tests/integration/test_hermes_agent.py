@@ -71,13 +71,14 @@ MANIFEST = (
 )
 
 
-def build(tmp_path, sources: dict[str, str], extra: str = ""):
+def build(tmp_path, sources: dict[str, str], extra: str = "", manifest: str = MANIFEST):
     """A project of ``sources`` (and ``extra`` manifest lines) built; its job's launch.json as the live helpers' artifact."""
     project = tmp_path / "repo"
+    project.mkdir(exist_ok=True)
     for name, text in sources.items():
         (project / "src" / name).parent.mkdir(parents=True, exist_ok=True)
         (project / "src" / name).write_text(text, encoding="utf-8")
-    (project / "hotplex.toml").write_text(MANIFEST + extra, encoding="utf-8")
+    (project / "hotplex.toml").write_text(manifest + extra, encoding="utf-8")
     done = subprocess.run([str(HOTPLEX), "-C", str(project), "build"], capture_output=True)
     assert done.returncode == 0, done.stderr
     (artifact,) = [a for a in build_project(project).artifacts if a.path.name == "SOUL.md"]
@@ -163,3 +164,23 @@ def test_the_recorded_scan_probes_are_what_hermes_answers(hermes_cli):
     assert len(answers) == len(recorded)
     for probe, answer in zip(recorded, answers, strict=True):
         assert answer == {"context": probe["context"], "strict": probe["strict"]}, probe["text"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("switch", [False, True], ids=["default", "off"])
+def test_hermes_reads_a_raw_agents_md_and_its_switch_drops_every_slot(switch, hermes_cli, tmp_path):
+    """By default a raw AGENTS.md in the session folder arrives beside the slots (build warns);
+    ``own_instructions = "off"`` adds ``--ignore-rules``, which drops it and SOUL.md and the
+    memories too: why it is never the default."""
+    extra = 'own_instructions = "off"\n' if switch else ""
+    manifest = MANIFEST.replace('worker = "hermes-agent"\n', f'worker = "hermes-agent"\n{extra}')
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo/AGENTS.md").write_text("Raw rule. RAW-AGENTS-MARK\n", encoding="utf-8")
+    artifact = build(tmp_path, SOURCES, manifest=manifest)
+    _, requests = run_live(HERMES, hermes_cli, artifact, tmp_path)
+    for request in requests:
+        system = request.body["messages"][0]["content"]
+        assert ("RAW-AGENTS-MARK" in system) is not switch
+        for mark in ("PERSONA-MARK", "USER-MARK", "MEMORY-MARK"):
+            assert (mark in system) is not switch, mark
+        assert "You run on Hermes Agent" in system
