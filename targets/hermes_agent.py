@@ -16,7 +16,8 @@ The slots, decided by what reaches the model:
   the one file at the start of the system message with no hedge around it, and the only one
   Hermes reads from its home: the project file comes from the session folder, the user's
   working tree, whose own ``.hermes.md``, ``AGENTS.md`` or ``CLAUDE.md`` hotplex must not
-  overwrite. So the rules go here, with the persona.
+  overwrite. So the rules go here, with the persona. With no directive at all (META-COGNITION
+  off, no persona) it is empty, and Hermes keeps its own identity line, as without the file.
 - ``hermes-home/memories/USER.md``: the user section's text, as Hermes's banner
   ``USER PROFILE (who the user is)`` wraps it.
 - ``hermes-home/memories/MEMORY.md``: MEMORY.md and the daily logs that fit, each one entry
