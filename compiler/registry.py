@@ -38,6 +38,7 @@ BUILT_IN = (
     ("junie", "hotplex.targets.junie:Junie"),
     ("kiro", "hotplex.targets.kiro:Kiro"),
     ("droid", "hotplex.targets.droid:Droid"),
+    ("hermes-agent", "hotplex.targets.hermes_agent:HermesAgent"),
 )
 
 
