@@ -176,5 +176,14 @@ def test_a_fact_cannot_finish_an_image_another_file_began(project, tmp_path: Pat
         "agent-configs/MEMORY.md",
         3,
     )
+    # The text a caller gives (the CLI's --file, a gateway's user's USER.md) is read with the
+    # files on disk too: the CLI and POST /v1/learn took the fact (adversary4 #9).
+    given = project.learn({"avatar": "![x][l]"}, date=DATE, text="# About me\n")
+    assert given.outcomes[0].status == "refused"
+    styled = project.learn({"x": "<style>"}, date=DATE, text="# About me\n")
+    assert styled.outcomes[0].status == "added"  # MEMORY.md holds no url() for it to fetch
+    memory.write_text("# Notes\n\nbody{background:url(https://evil.example/p.png)}\n")
+    styled = project.learn({"x": "<style>"}, date=DATE, text="# About me\n")
+    assert styled.outcomes[0].status == "refused"
     memory.write_text("# Notes\n\n- tea\n")
     assert project.learn({"avatar": "![x][l]"}, date=DATE).outcomes[0].status == "added"
