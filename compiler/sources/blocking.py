@@ -52,18 +52,44 @@ def scan(
 ) -> list[Found]:
     """Every finding of ``body`` (a file's text after its frontmatter, which starts at
     ``first_line`` of the file named ``file``; ``named``: the text is the file's name, a day's
-    heading) that the manifest does not allow, in order."""
-    if not (secret_rules.scan(body) or hidden.scan(body) or injection.scan(body)):
-        return []
+    heading) that the manifest does not allow, in order: of the text as written and, where a
+    source strips HTML comments, of the text so stripped (``<sty<!-- -->le>`` is ``<style>`` in
+    the artifact), each placed in the text as written."""
     places = [Origin(body, file, first_line, named=named)]
-    keys, chars, rules = manifest.secrets, manifest.unicode, manifest.injection
     found: list[Found] = []
-    found += secrets.find(body, places, secrets.allowance(keys.allow, keys.allow_files))
-    found += hidden.find(body, places, hidden.allowance(chars.allow, chars.allow_files))
-    allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
-    found += injection.find(body, places, allowed)
+    seen: set[tuple] = set()
+    for text in _readings(manifest, body):
+        if secret_rules.scan(text) or hidden.scan(text) or injection.scan(text):
+            for finding in _found(manifest, text, places):
+                if _place(finding) not in seen:
+                    seen.add(_place(finding))
+                    found.append(finding)
     found.sort(key=lambda f: (f.span.line or 0, f.span.column or 0))
     return found
+
+
+def _found(manifest: Manifest, text: str, places: list[Origin]) -> list[Found]:
+    keys, chars, rules = manifest.secrets, manifest.unicode, manifest.injection
+    found: list[Found] = []
+    found += secrets.find(text, places, secrets.allowance(keys.allow, keys.allow_files))
+    found += hidden.find(text, places, hidden.allowance(chars.allow, chars.allow_files))
+    allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
+    found += injection.find(text, places, allowed)
+    return found
+
+
+def _readings(manifest: Manifest, text: str) -> list[str]:
+    """``text`` as written, and without its HTML comments when a source of the project strips
+    them (``html_comments = "strip"``) and it holds one."""
+    strips = manifest.project.html_comments == "strip" or any(
+        s.html_comments == "strip" for s in manifest.source
+    )
+    if not strips or "<!--" not in text:
+        return [text]
+    from hotplex.sources import comments
+
+    stripped = comments.strip(text)
+    return [text] if stripped == text else [text, stripped]
 
 
 class Part(NamedTuple):
@@ -84,15 +110,22 @@ def composed(manifest: Manifest, parts: Sequence[Part]) -> list[Found]:
     if len(parts) < 2:
         return []
     joined = "\n\n".join(part.body for part in parts)
-    if not injection.scan(joined):
+    readings = [text for text in _readings(manifest, joined) if injection.scan(text)]
+    if not readings:
         return []
     rules = manifest.injection
     allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
     origins = [Origin(part.body, part.file, part.first_line) for part in parts]
-    alone = {
-        _place(f) for origin in origins for f in injection.find(origin.text, [origin], allowed)
+    seen = {
+        _place(f) for part in parts for f in scan(manifest, part.body, part.file, part.first_line)
     }
-    return [f for f in injection.find(joined, origins, allowed) if _place(f) not in alone]
+    found = []
+    for text in readings:
+        for finding in injection.find(text, origins, allowed):
+            if _place(finding) not in seen:
+                seen.add(_place(finding))
+                found.append(finding)
+    return found
 
 
 def _place(finding: Found) -> tuple:
