@@ -58,8 +58,15 @@ def findings(
         records += [_tag(body, at, file.label, first) for at in tag_offsets(body, names)]
         records.sort(key=lambda f: (f.line or 0, f.column or 0))
         found += records
-    together = [parts[display] for display in document_order(model, files)]
-    return found + [blocking.record(f, action) for f in blocking.composed(model.manifest, together)]
+    # What they make together, in each document that holds them (once per order of files).
+    orders = dict.fromkeys(tuple(document_order(model, files, job)) for job in jobs)
+    together: dict[tuple, Finding] = {}
+    for order in orders:
+        for f in blocking.composed(model.manifest, [parts[display] for display in order]):
+            together.setdefault(
+                (f.rule, f.span.file, f.span.line, f.span.column), blocking.record(f, action)
+            )
+    return found + list(together.values())
 
 
 def _reads_frontmatter(model: Model, jobs: list[Job], display: str) -> bool:

@@ -180,13 +180,18 @@ class OverlayInputs:
     for ``load``, ``raw``, ``listing`` and ``digest``)."""
 
     def __init__(
-        self, base: Inputs, files: dict[str, OverlayFile], model: Model, block: bool = False
+        self,
+        base: Inputs,
+        files: dict[str, OverlayFile],
+        model: Model,
+        job: Job,
+        block: bool = False,
     ) -> None:
         """``block``: an entry holding a finding is replaced (``on_finding = "block"``,
         ``blocking.py``); else a finding fails the compile."""
         self.base = base
         self.files = files
-        self.model = model
+        self.model, self.job = model, job
         self.block = model.manifest if block else None
         # By overlaid file, the findings whose entries were blocked (the last load's).
         self.blocked: dict[str, list[Finding]] = {}
@@ -216,9 +221,10 @@ class OverlayInputs:
             strip = frontmatter.strip_data if meta else lambda text, _: frontmatter.Stripped(text)
             stripped = strip(file.text, file.label)
             body = stripped.body
-            if meta:
-                body = self._bodies()[display]
-            elif self.block is not None:
+            together = self._bodies() if meta else {}
+            if display in together:
+                body = together[display]
+            elif self.block is not None:  # a file no source of the job names: read alone
                 body, found = blocking.contain(self.block, body, file.label, stripped.body_line)
                 self.blocked[display] = [blocking.record(f, "blocked") for f in found]
             capped = file.raw.size > len(file.raw.data)
@@ -244,7 +250,7 @@ class OverlayInputs:
         a file holds alone is the resolver's to report, with every other finding)."""
         if self._together is None:
             files = self.files
-            order = document_order(self.model, files)
+            order = document_order(self.model, files, self.job)
             stripped = {d: frontmatter.strip_data(files[d].text, files[d].label) for d in order}
             parts = [
                 blocking.Part(stripped[d].body, files[d].label, stripped[d].body_line)
@@ -364,20 +370,24 @@ def _unread_hint(model: Model, key: str) -> str | None:
     return None
 
 
-def document_order(model: Model, files: Mapping[str, OverlayFile]) -> list[str]:
-    """The overlaid files in the order a document holds their texts: by their source's place in
-    the manifest (a platform variant after its base file, the daily logs after their source's
-    file, newest first as ``logs.py`` reads them), a file no source names last."""
-
-    def rank(display: str) -> tuple[int, int]:
-        for index, source in enumerate(model.sources):
-            base = model.source_path(source.file)
-            if display == base:
-                return (index, 0)
-            if display.startswith(posixpath.splitext(base)[0] + "."):
-                return (index, 1)
-            if files[display].day and source.name == LOG_SOURCE:
-                return (index, 2)
-        return (len(model.sources), 0)
-
-    return sorted(sorted(files, reverse=True), key=rank)
+def document_order(model: Model, files: Mapping[str, OverlayFile], job: Job) -> list[str]:
+    """The overlaid files ``job`` reads, in the order its document holds their texts: its
+    sources in the manifest's order, each with the files layered over its base for the job
+    (``overlay_paths``; the most specific alone under variants ``mode = "replace"``), and after
+    the daily logs' source its compacted months, then its days, each newest first as
+    ``logs.py`` reads them. A variant of another platform is no text of this document."""
+    logs = model.manifest.memory.logs
+    folder = model.source_path(split_glob(logs)[0]) if logs is not None else None
+    months = sorted(
+        (d for d in files if folder is not None and posixpath.dirname(d) == f"{folder}/compacted"),
+        reverse=True,
+    )
+    days = sorted((d for d, file in files.items() if file.day), reverse=True)
+    order: list[str] = []
+    for source in model.sources_of(job.target):
+        base = model.source_path(source.file)
+        layered = [p for p in (base, *overlay_paths(model, source, job)) if p in files]
+        order += layered[-1:] if model.manifest.variants.mode == "replace" else layered
+        if source.name == LOG_SOURCE and logs is not None:
+            order += [*months, *days]
+    return order

@@ -139,3 +139,15 @@ def test_what_stripping_comments_makes_is_read_alone_and_together(stripping) -> 
     assert [(f.rule, f.line) for f in artifact.findings] == [("image-url-data", 2)]
     assert "evil.example" not in artifact.text
     assert [f.rule for f in stripping.check(alone).findings] == ["image-url-data"]
+
+
+def test_only_the_files_a_job_reads_are_joined(make_project) -> None:
+    """A platform variant is no text of the base document (adversary4 #15): the base compile
+    joined USER.slack.md and failed on what only the slack document holds."""
+    manifest = '[variants]\nplatforms = ["slack"]\n\n' + MANIFEST
+    project = Project.load(make_project({"agent-configs/USER.md": "Base."}, manifest=manifest))
+    overlay = {"USER.md": DEFINITION, "USER.slack.md": IMAGE}
+    project.compile("cc", overlay=overlay)
+    with pytest.raises(HotplexError, match="image-url-data"):
+        project.compile("cc", "slack", overlay=overlay)
+    assert [f.rule for f in project.check(overlay, "cc", "slack").findings] == ["image-url-data"]
