@@ -204,7 +204,7 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
         if not current:
             base = self._fresh_inputs()
         reads = base.reads
-        inputs = overlays.OverlayInputs(base, files, self._model.manifest if block else None)
+        inputs = overlays.OverlayInputs(base, files, self._model, job, block)
         compiled = compile_job(self._model, job, inputs)
         overlays.check_used(files, list(compiled.inputs), self._model, self._jobs)
         names = {display: file.label for display, file in files.items()}

@@ -17,7 +17,7 @@ from hotplex.manifest.model import Model
 from hotplex.records import CheckedFile, CheckedJob, Finding, SectionSize, Truncation
 from hotplex.scanning.sanitize import tag_offsets
 from hotplex.sources import blocking, frontmatter
-from hotplex.sources.overlay import OverlayFile, key_of
+from hotplex.sources.overlay import OverlayFile, document_order, key_of
 from hotplex.sources.resolve import overlay_paths
 
 
@@ -40,14 +40,17 @@ def jobs_of(model: Model, jobs: list[Job], target: str | None, platform: str | N
 def findings(
     model: Model, jobs: list[Job], files: dict[str, OverlayFile], action: str
 ) -> list[Finding]:
-    """Every finding in ``files``, in the order given and of place; scan findings get
-    ``action`` ("error" or "blocked"), reserved tags "escaped"."""
+    """Every finding in ``files``, in the order given and of place, then what they make only
+    together (``blocking.composed``); scan findings get ``action`` ("error" or "blocked"),
+    reserved tags "escaped"."""
     names = reserved_tags([], model)
     found: list[Finding] = []
+    parts: dict[str, blocking.Part] = {}
     for display, file in files.items():
         meta = _reads_frontmatter(model, jobs, display)
         text = frontmatter.strip_data(file.text, file.label) if meta else None
         body, first = (text.body, text.body_line) if text else (file.text, 1)
+        parts[display] = blocking.Part(body, file.label, first)
         scanned = blocking.scan(model.manifest, body, file.label, first)
         if file.day:  # its name is its heading, text of the document too
             scanned = blocking.scan_day_name(model.manifest, display, file.label) + scanned
@@ -55,7 +58,15 @@ def findings(
         records += [_tag(body, at, file.label, first) for at in tag_offsets(body, names)]
         records.sort(key=lambda f: (f.line or 0, f.column or 0))
         found += records
-    return found
+    # What they make together, in each document that holds them (once per order of files).
+    orders = dict.fromkeys(tuple(document_order(model, files, job)) for job in jobs)
+    together: dict[tuple, Finding] = {}
+    for order in orders:
+        for f in blocking.composed(model.manifest, [parts[display] for display in order]):
+            together.setdefault(
+                (f.rule, f.span.file, f.span.line, f.span.column), blocking.record(f, action)
+            )
+    return found + list(together.values())
 
 
 def _reads_frontmatter(model: Model, jobs: list[Job], display: str) -> bool:

@@ -29,12 +29,16 @@ BUILT_IN = (
     ("qwen-code", "hotplex.targets.qwen_code:QwenCode"),
     ("kilo", "hotplex.targets.kilo:Kilo"),
     ("aider", "hotplex.targets.aider:Aider"),
+    ("continue-cli", "hotplex.targets.continue_cli:ContinueCli"),
+    ("mistral-vibe", "hotplex.targets.mistral_vibe:MistralVibe"),
     ("cursor", "hotplex.targets.cursor:Cursor"),
     ("copilot", "hotplex.targets.copilot:Copilot"),
     ("windsurf", "hotplex.targets.windsurf:Windsurf"),
     ("zed", "hotplex.targets.zed:Zed"),
     ("junie", "hotplex.targets.junie:Junie"),
     ("kiro", "hotplex.targets.kiro:Kiro"),
+    ("droid", "hotplex.targets.droid:Droid"),
+    ("hermes-agent", "hotplex.targets.hermes_agent:HermesAgent"),
 )
 
 

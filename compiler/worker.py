@@ -173,6 +173,12 @@ class Worker:
         limits = manifest.limits
         return Budgets(limits.per_file, limits.total, limits.unit)
 
+    def document_budgets(self, target: Target, manifest: Manifest, name: str) -> Budgets:
+        """The budgets of a further document (``Emitted.documents``; ``name``: its path from the
+        primary's folder) that ``stats`` measures it against: the primary's unless its own (Hermes
+        Agent's memory files)."""
+        return self.budgets(target, manifest)
+
     def read_budget(self, target: Target) -> int | None:
         """The most characters it can keep of one file, when larger than ``[limits]`` allow."""
         return None

@@ -33,6 +33,20 @@ worker = "claude-code"
 """
 
 
+# One claude-code target with daily logs: the per-user files a gateway overlays.
+CC_LOGS_MANIFEST = """\
+[metacognition]
+enabled = false
+
+[memory]
+logs = "memory/*.md"
+
+[[target]]
+name = "cc"
+worker = "claude-code"
+"""
+
+
 def copy_example(folder: Path, name: str = "basic") -> Path:
     """A copy of examples/``name`` as ``folder/name``, without what a build in the repository
     left there (dist/, .hotplex/): a project of the test's own."""

@@ -123,7 +123,12 @@ def _artifact_stats(
     from hotplex.sources import raw_copies
 
     job, emitted = compiled.job, compiled.emitted
-    budgets = job.worker.budgets(job.target, model.manifest)
+    folder = posixpath.dirname(emitted.primary)
+    budgets = (
+        job.worker.budgets(job.target, model.manifest)
+        if path == emitted.primary
+        else job.worker.document_budgets(job.target, model.manifest, path[len(folder) + 1 :])
+    )
     text = emitted.files[path].decode("utf-8")
     texts = {s.name: s.text for s in compiled.sections}
     # A further document's cuts name it; the rest are the primary's, but for the read caps,
@@ -139,7 +144,6 @@ def _artifact_stats(
     )
     sections = tuple(replace(s, comments=_comments(s.files, inputs)) for s in sections)
     used = sum(s.size for s in sections)
-    folder = posixpath.dirname(emitted.primary)
     return ArtifactStats(
         artifact=job.id if path == emitted.primary else f"{job.id}/{path[len(folder) + 1 :]}",
         target=job.target.name,

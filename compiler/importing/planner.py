@@ -110,8 +110,8 @@ def plan(
 KNOWN = (
     "CLAUDE.md, AGENTS.md, GEMINI.md, QWEN.md, .cursorrules, .cursor/rules/,"
     " .github/copilot-instructions.md, .clinerules, .windsurf/rules/, .rules, .junie/guidelines.md,"
-    " .kiro/steering/, .kilocode/rules/, .aider.conf.yml, .ruler/, an OpenClaw workspace or"
-    " agent-configs/"
+    " .kiro/steering/, .kilocode/rules/, .aider.conf.yml, .continue/rules/, .ruler/, an OpenClaw"
+    " workspace or agent-configs/"
 )
 
 

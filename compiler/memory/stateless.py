@@ -95,9 +95,7 @@ def checked_days(model: Model, days: object) -> dict[str, bytes]:
 
 
 def _texts(model: Model, days: dict[str, bytes]) -> tuple[list, dict]:
-    texts = [
-        (n.removesuffix(".md"), local.scanned_day(model, d, f"days/{n}")) for n, d in days.items()
-    ]
+    texts = local.scanned_days(model, [(n, d, f"days/{n}") for n, d in days.items()])
     return texts, {n: local.header_line(d) for n, d in days.items()}
 
 

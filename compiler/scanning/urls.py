@@ -10,17 +10,29 @@ from __future__ import annotations
 # a real host resolves to it, so a URL whose host is this one was relative.
 PAGE = "https://hotplex.invalid/"
 _PAGE_HOST = "hotplex.invalid"
+_PLAIN_PAGE = "http://hotplex.invalid/"
 
 
 def resolve(written: str) -> tuple[str, str] | None:
-    """``written`` resolved as a browser resolves it on an ``https://`` page: (URL, host), the
-    host "" when the URL names none; None when a browser would not parse it."""
+    """``written`` resolved as a browser resolves it on an ``https://`` page, or on an
+    ``http://`` one where that names another host: (URL, host), the host "" when the URL names
+    none; None when a browser would not parse it. A scheme with no slashes is relative on a page
+    of that scheme only: ``https:evil.example`` is a path of an https page and the host
+    evil.example from a client served over http (a local chat UI), as ``http:evil.example`` is
+    from an https page."""
     import ada_url
 
     try:
         url = ada_url.URL(written, base=PAGE)
     except ValueError:
         return None
+    if url.hostname == _PAGE_HOST:
+        try:
+            plain = ada_url.URL(written, base=_PLAIN_PAGE)
+        except ValueError:  # "http:" with no host after it: no URL on an http page
+            return url.href, url.hostname
+        if plain.hostname != _PAGE_HOST:
+            return plain.href, plain.hostname
     return url.href, url.hostname
 
 

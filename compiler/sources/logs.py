@@ -332,7 +332,7 @@ def attach(resolver: Reader, source: Source, section: Section | None) -> Section
         label = labels.get(day.display, day.display)
         check_name(day.name, label)
         suffix = name_suffix(day.name)
-        resolver.guard(suffix, lambda s=suffix, f=label: [Origin(s, f, named=True)])
+        resolver.guard(suffix, lambda s=suffix, f=label: [Origin(s, f, named=True)], day.display)
     if section is None:
         if not logs.days and not logs.unread:
             return None

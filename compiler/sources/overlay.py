@@ -26,9 +26,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from hotplex.errors import HotplexError, Span, suggest
+from hotplex.errors import BuildFailed, HotplexError, Span, suggest
 from hotplex.fs import ReadResult, checked_relative, read_capped
-from hotplex.manifest.vocabulary import DAY_FORMS, split_glob
+from hotplex.manifest.vocabulary import DAY_FORMS, LOG_SOURCE, split_glob
 from hotplex.records import Finding
 from hotplex.sources import blocking, frontmatter
 from hotplex.sources.logs import days_glob, is_day, is_day_of
@@ -38,7 +38,7 @@ from hotplex.sources.resolve import Inputs, _whole_characters, overlay_paths
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hotplex.manifest.jobs import Job
-    from hotplex.manifest.model import Manifest, Model
+    from hotplex.manifest.model import Model
 
 
 @dataclass(frozen=True)
@@ -180,13 +180,19 @@ class OverlayInputs:
     for ``load``, ``raw``, ``listing`` and ``digest``)."""
 
     def __init__(
-        self, base: Inputs, files: dict[str, OverlayFile], block: Manifest | None = None
+        self,
+        base: Inputs,
+        files: dict[str, OverlayFile],
+        model: Model,
+        job: Job,
+        block: bool = False,
     ) -> None:
-        """``block``: the manifest whose allowances the scan of ``on_finding = "block"`` uses
-        (``blocking.py``); None: a finding fails the compile."""
+        """``block``: an entry holding a finding is replaced (``on_finding = "block"``,
+        ``blocking.py``); else a finding fails the compile."""
         self.base = base
         self.files = files
-        self.block = block
+        self.model, self.job = model, job
+        self.block = model.manifest if block else None
         # By overlaid file, the findings whose entries were blocked (the last load's).
         self.blocked: dict[str, list[Finding]] = {}
         self.root = base.root
@@ -194,6 +200,7 @@ class OverlayInputs:
         self.stamps = base.stamps
         self.sections = base.sections
         self._own: dict[str, Loaded] = {}
+        self._together: dict[str, str] | None = None
         self._folders = {posixpath.dirname(p) + "/" for p, file in files.items() if file.day}
 
     def overlaid(self, paths: Iterable[str]) -> bool:
@@ -211,11 +218,13 @@ class OverlayInputs:
             return self.base.load(display, span, meta)
         own = self._own.get(display)
         if own is None or own.meta_read != meta:
-            text = file.text
             strip = frontmatter.strip_data if meta else lambda text, _: frontmatter.Stripped(text)
-            stripped = strip(text, file.label)
+            stripped = strip(file.text, file.label)
             body = stripped.body
-            if self.block is not None:
+            together = self._bodies() if meta else {}
+            if display in together:
+                body = together[display]
+            elif self.block is not None:  # a file no source of the job names: read alone
                 body, found = blocking.contain(self.block, body, file.label, stripped.body_line)
                 self.blocked[display] = [blocking.record(f, "blocked") for f in found]
             capped = file.raw.size > len(file.raw.data)
@@ -231,6 +240,36 @@ class OverlayInputs:
                 data=True,
             )
         return self._own[display]
+
+    def _bodies(self) -> dict[str, str]:
+        """Every overlaid file's body (frontmatter stripped) as the compile reads it. The files
+        are one user's, read together: an artifact holds them in one document, where one file's
+        text can complete another's (``blocking.composed``). So they are scanned together, in
+        the document's order, once per call: under ``block`` an entry holding a finding, alone
+        or with the others, is replaced; else what they make together fails the compile (what
+        a file holds alone is the resolver's to report, with every other finding)."""
+        if self._together is None:
+            files = self.files
+            order = document_order(self.model, files, self.job)
+            stripped = {d: frontmatter.strip_data(files[d].text, files[d].label) for d in order}
+            parts = [
+                blocking.Part(stripped[d].body, files[d].label, stripped[d].body_line)
+                for d in order
+            ]
+            manifest = self.model.manifest
+            if self.block is not None:
+                contained = blocking.contain_together(manifest, parts)
+                self._together = {}
+                for display, (body, found) in zip(order, contained, strict=True):
+                    self._together[display] = body
+                    self.blocked[display] = [blocking.record(f, "blocked") for f in found]
+            else:
+                together = blocking.composed(manifest, parts)
+                alone = any(blocking.scan(manifest, *part) for part in parts)
+                if together and not alone:
+                    raise BuildFailed(list(dict.fromkeys(f.problem() for f in together)))
+                self._together = {d: stripped[d].body for d in order}
+        return self._together
 
     def raw(self, display: str, span: Span) -> ReadResult | None:
         file = self.files.get(display)
@@ -329,3 +368,26 @@ def _unread_hint(model: Model, key: str) -> str | None:
     if folder.startswith(logs + "/"):
         return f"daily logs are read from '{logs}/' itself, not from its subfolders"
     return None
+
+
+def document_order(model: Model, files: Mapping[str, OverlayFile], job: Job) -> list[str]:
+    """The overlaid files ``job`` reads, in the order its document holds their texts: its
+    sources in the manifest's order, each with the files layered over its base for the job
+    (``overlay_paths``; the most specific alone under variants ``mode = "replace"``), and after
+    the daily logs' source its compacted months, then its days, each newest first as
+    ``logs.py`` reads them. A variant of another platform is no text of this document."""
+    logs = model.manifest.memory.logs
+    folder = model.source_path(split_glob(logs)[0]) if logs is not None else None
+    months = sorted(
+        (d for d in files if folder is not None and posixpath.dirname(d) == f"{folder}/compacted"),
+        reverse=True,
+    )
+    days = sorted((d for d, file in files.items() if file.day), reverse=True)
+    order: list[str] = []
+    for source in model.sources_of(job.target):
+        base = model.source_path(source.file)
+        layered = [p for p in (base, *overlay_paths(model, source, job)) if p in files]
+        order += layered[-1:] if model.manifest.variants.mode == "replace" else layered
+        if source.name == LOG_SOURCE and logs is not None:
+            order += [*months, *days]
+    return order

@@ -12,6 +12,7 @@ from pathlib import Path
 import hotplex
 import pytest
 from hotplex import HotplexError, Project
+from hotplex_testing import CC_LOGS_MANIFEST
 
 
 @pytest.fixture
@@ -196,22 +197,15 @@ def test_a_same_size_rewrite_in_the_same_clock_tick_is_not_missed(example_copy) 
 
 # --- per-user overlays: every key and value a caller can get wrong -------------------------------
 
-OVERLAY_MANIFEST = """\
-[metacognition]
-enabled = false
-
-[memory]
-logs = "memory/*.md"
-
-[[target]]
-name = "cc"
-worker = "claude-code"
-
+OVERLAY_MANIFEST = (
+    CC_LOGS_MANIFEST
+    + """
 [[target]]
 name = "sub"
 worker = "claude-code"
 profile = "subagent"
 """
+)
 
 
 @pytest.fixture

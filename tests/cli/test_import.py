@@ -72,7 +72,7 @@ def sources(project: Path) -> dict[str, dict]:
 
 def prompt(project: Path, target: str = "cc", platform: str = "default") -> str:
     """The agent-configuration document of a target: prompt.xml, or an OpenCode payload's system."""
-    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8-sig"))
     folder = project / manifest.get("project", {}).get("out", "dist") / target / platform
     if (folder / "payload.json").is_file():
         return json.loads((folder / "payload.json").read_text(encoding="utf-8"))["system"]
@@ -209,6 +209,9 @@ def test_each_tool_gets_its_own_files(tmp_path):
         "cline": ("cline", ["rules"]),
         "qwen": ("qwen-code", ["rules"]),
         "kilo": ("kilo", ["rules"]),
+        "continue": ("continue-cli", ["rules"]),
+        "vibe": ("mistral-vibe", ["rules"]),
+        "droid": ("droid", ["rules"]),
     }
     for row in ("CLAUDE.md  ", "AGENTS.md  ", "GEMINI.md  "):
         assert row in report.stdout  # the mapping table
@@ -336,6 +339,15 @@ def test_copilot_instructions(tmp_path):
 # --- Cline -------------------------------------------------------------------------------------
 
 
+def one_tool(tmp_path, files: dict[str, str], target: str, worker: str):
+    """``files`` imported and built: one target of ``worker``; the manifest, its prompt and the
+    import's report."""
+    project, report = import_and_build(write_tree(tmp_path / "repo", files))
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    assert [(t["name"], t["worker"]) for t in manifest["target"]] == [(target, worker)]
+    return manifest, prompt(project, target), report
+
+
 def test_cline_rules_go_to_the_cline_target(tmp_path):
     """Each rule of .clinerules/ and .cline/rules/ Cline reads (any case of .md, .markdown, .txt,
     not in a subfolder), for the cline target alone; a rule its frontmatter disables is left
@@ -347,18 +359,34 @@ def test_cline_rules_go_to_the_cline_target(tmp_path):
         ".clinerules/off.md": "---\ndisabled: true\n---\nOff.\n",
         ".cline/rules/Style.TXT": "Style rule.\n",
     }
-    repo = write_tree(tmp_path / "repo", files)
-    project, report = import_and_build(repo)
-    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
-    assert [(t["name"], t["worker"]) for t in manifest["target"]] == [("cline", "cline")]
+    manifest, xml, report = one_tool(tmp_path, files, "cline", "cline")
     assert [s["file"] for s in manifest["source"]] == [
         ".clinerules/team.md",
         ".cline/rules/Style.TXT",
     ]
-    xml = prompt(project, "cline")
     assert "Team rule." in xml and "Style rule." in xml
     assert "Not read by Cline." not in xml and "Off." not in xml
     assert ".clinerules/off.md: a Cline rule its frontmatter disables" in report.stdout
+
+
+def test_continue_rules_go_to_the_continue_target(tmp_path):
+    """Each ``.md`` of .continue/rules/ (in subfolders too), for the continue-cli target alone: a
+    rule Continue applies always as it is, a scoped one with its scope in the note, an invokable
+    one left out and said so."""
+    files = {
+        ".continue/rules/team.md": "Team rule.\n",
+        ".continue/rules/notes.txt": "not a rule\n",
+        ".continue/rules/py/types.md": '---\nglobs: "**/*.py"\n---\nType hints.\n',
+        ".continue/rules/on.md": "---\nalwaysApply: true\nglobs: x\n---\nAlways.\n",
+        ".continue/rules/ask.md": "---\ninvokable: true\n---\nOnly when called.\n",
+    }
+    manifest, xml, report = one_tool(tmp_path, files, "continue", "continue-cli")
+    found = {s["name"]: s for s in manifest["source"]}
+    assert list(found) == ["continue-on", "continue-py-types", "continue-team"]
+    assert "applies to files matching **/*.py" in found["continue-py-types"]["note"]
+    assert "Team rule." in xml and "Type hints." in xml and "Always." in xml
+    assert "not a rule" not in xml and "Only when called." not in xml
+    assert ".continue/rules/ask.md: an invokable Continue rule" in report.stdout
 
 
 def test_editor_rule_files_map_by_their_mode(tmp_path):
@@ -424,6 +452,7 @@ def test_a_rule_file_hotplex_placed_is_never_imported_back(tmp_path):
         (".github/copilot-instructions.md", "copilot"),
         (".kilocode/rules/r.md", "kilo-r"),
         (".aider.conf.yml", "aider-c"),  # the files its read: names
+        (".continue/rules/deep/r.md", "continue-deep-r"),
     ],
 )
 def test_a_rule_file_or_folder_in_a_hidden_folder_is_imported_by_its_path(tmp_path, path, source):
@@ -438,6 +467,7 @@ def test_a_rule_file_or_folder_in_a_hidden_folder_is_imported_by_its_path(tmp_pa
         ".kilocode/rules/r.md": "Kilo rule.\n",
         ".aider.conf.yml": "read: [C.md]\n",
         "C.md": "Aider's file.\n",
+        ".continue/rules/deep/r.md": "Continue rule.\n",
     }
     repo = write_tree(tmp_path / "repo", files)
     project, _ = import_and_build(repo, path)
@@ -713,6 +743,23 @@ def test_running_import_again_adds_new_files_and_keeps_every_edit(tmp_path):
 
     third = run_ok("-C", str(repo), "import")
     assert "nothing new for" in third.stdout
+
+
+def test_running_import_again_reads_past_a_byte_order_mark_and_keeps_it(tmp_path):
+    """The build read a manifest an editor saved with a BOM; import again failed on it with
+    'cannot reconcile: Invalid statement (at line 1, column 1)'."""
+    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "Rules.\n"})
+    run_ok("-C", str(repo), "import")
+    manifest = repo / "hotplex.toml"
+    manifest.write_bytes(b"\xef\xbb\xbf" + manifest.read_bytes())
+    write_tree(repo, {".claude/rules/tests.md": "Test rule.\n"})
+    again = run_ok("-C", str(repo), "import")
+    assert "added: .claude/rules/tests.md" in again.stdout
+    data = manifest.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf[") or data.startswith(b"\xef\xbb\xbf#")
+    assert data.count(b"\xef\xbb\xbf") == 1
+    run_ok("-C", str(repo), "build")
+    assert "Test rule." in prompt(repo)
 
 
 def test_running_import_again_over_copies_is_refused(tmp_path):

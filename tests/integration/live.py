@@ -11,10 +11,12 @@ the model requests it sent.
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conftest import HOTPLEX, build_project
 from fake_api import FakeApi, RecordedRequest, running
 
 
@@ -41,6 +43,18 @@ def home_of(artifact, variable: str) -> Path:
     return artifact.project / launch["cwd"] / launch["env"][variable]
 
 
+def config_in_home(variable: str, name: str, text: Callable[[str], str]) -> Callable[..., dict]:
+    """A ``prepare`` writing the gateway's provider config ``name``, ``text`` of the fake's URL,
+    into the home the artifact's ``launch.json`` names by ``variable`` (Continue's config.yaml,
+    Vibe's config.toml)."""
+
+    def prepare(cli, artifact, url: str, home: Path) -> dict[str, str]:
+        (home_of(artifact, variable) / name).write_text(text(url), encoding="utf-8")
+        return {}
+
+    return prepare
+
+
 def run_live(
     case: LiveCase, cli, artifact, tmp_path: Path, extra: dict[str, str] | None = None
 ) -> tuple[FakeApi, list[RecordedRequest]]:
@@ -62,6 +76,21 @@ def run_live(
     requests = [r for r in fake.requests if r.route.endswith(case.model_route)]
     assert requests, f"no {case.model_route}; saw {[r.path for r in fake.requests]}"
     return fake, requests
+
+
+def built_in_session(project: Path, manifest: str, cwd: str, warning: str, warned: bool):
+    """``manifest`` with ``cwd = "<cwd>"`` on its last target, built (its session folder made
+    beside the project): ``warning`` is among the build's warnings exactly when ``warned``.
+    The ``prompt.xml`` artifact."""
+    (project / "hotplex.toml").write_text(manifest + f'cwd = "{cwd}"\n', encoding="utf-8")
+    (project.parent / "session").mkdir(exist_ok=True)
+    done = subprocess.run(
+        [str(HOTPLEX), "-C", str(project), "build"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert (warning in done.stderr) is warned, done.stderr
+    (artifact,) = [a for a in build_project(project).artifacts if a.path.name == "prompt.xml"]
+    return artifact
 
 
 def chat_system(request: RecordedRequest) -> str:

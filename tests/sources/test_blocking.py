@@ -11,22 +11,12 @@ import pytest
 from hotplex import HotplexError, Project
 from hotplex.manifest.model import Manifest
 from hotplex.sources import blocking
-from hotplex_testing import ENCRYPTED_KEY, FAKE_SECRETS
+from hotplex_testing import CC_LOGS_MANIFEST, ENCRYPTED_KEY, FAKE_SECRETS
 from hypothesis import given
 from hypothesis import strategies as st
 
 KEY = FAKE_SECRETS["anthropic-api-key"]
-MANIFEST = """\
-[metacognition]
-enabled = false
-
-[memory]
-logs = "memory/*.md"
-
-[[target]]
-name = "cc"
-worker = "claude-code"
-"""
+MANIFEST = CC_LOGS_MANIFEST
 
 
 @pytest.fixture

@@ -110,3 +110,14 @@ def test_every_config_a_worker_writes_reads_back_an_odd_folder_exactly(make_proj
             config = _loaded("a.yml", artifact.file("aider-config/aider.conf.yml"))
             assert config == {"read": [f"{odd}/aider/default/prompt.xml"]}
     assert configs >= 10 and named >= 10
+
+
+def test_vibe_reads_its_home_agents_md_stripped_with_universal_newlines(make_project):
+    """Mistral Vibe strips its user-level AGENTS.md and reads it with universal newlines; no
+    ``--trust`` in launch.json (it would add the project's AGENTS.md files raw)."""
+    artifact = Project.load(_project(make_project, "mistral-vibe")).compile("t")
+    assert artifact.text == artifact.text.strip() and "A lone \n and" in artifact.text
+    assert artifact.file("vibe-home/AGENTS.md").decode("utf-8") == artifact.text
+    launch = json.loads(artifact.file("launch.json"))
+    assert launch["argv"] == ["vibe"] and launch["env"] == {"VIBE_HOME": "dist/t/default/vibe-home"}
+    assert "no --trust" in launch["gateway_adds"] and "config.toml" in launch["gateway_adds"]

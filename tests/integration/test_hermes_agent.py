@@ -1,0 +1,186 @@
+"""Each slot hotplex writes for Hermes Agent reaches the model through the real
+``hermes chat -Q -q``, byte for byte, exactly once, where the worker's docstring says.
+
+``hermes`` starts as the built ``launch.json`` says (``HERMES_HOME`` relative to the project,
+the session folder as ``cwd``), with what a gateway adds: the provider in the home's
+``config.yaml`` pointing at a fake Chat Completions API on 127.0.0.1, ``-q`` with the message,
+and a throw-away HOME.
+
+What Hermes Agent 0.19.0 does (observed, and asserted below): one system message; SOUL.md at its
+very start, then Hermes's base prompt ("You run on Hermes Agent …"); MEMORY.md's entries, joined
+by lines ``§``, under the banner ``MEMORY (your personal notes) [… chars]`` between two lines of
+46 ``═``, then USER.md under ``USER PROFILE (who the user is)``; each file trimmed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import HOTPLEX, build_project, installed_cli
+from fake_api import FakeChatCompletions
+from live import LiveCase, home_of, run_live
+
+pytestmark = pytest.mark.integration
+
+BASE_PROMPT = "\n\nYou run on Hermes Agent (by Nous Research)."
+RULE = "═" * 46
+
+
+@pytest.fixture(scope="session")
+def hermes_cli():
+    """The real ``hermes`` (PyPI ``hermes-agent``, in its own virtual environment)."""
+    return installed_cli("hermes")
+
+
+def provider(cli, artifact, url: str, home: Path) -> dict[str, str]:
+    """The gateway's provider, in the config.yaml of the home launch.json names."""
+    config = home_of(artifact, "HERMES_HOME") / "config.yaml"
+    config.write_text(
+        "model:\n  provider: custom\n  default: fake-model\n"
+        f"  base_url: {url}/v1\n  api_key: dummy\n",
+        encoding="utf-8",
+    )
+    return {}
+
+
+HERMES = LiveCase(
+    fake=FakeChatCompletions,
+    args=lambda url: ["-q", "ping"],
+    env=lambda url: {},
+    model_route="/chat/completions",
+    prepare=provider,
+    banner=True,  # a warning about its optional command scanner comes first
+)
+
+SOURCES = {
+    "SOUL.md": "You are Tess, PERSONA-MARK.\n",
+    "AGENTS.md": "Never push to main. RULES-MARK\n§\nStill a rule.\n",
+    "USER.md": "Lin, backend. USER-MARK\n════\n",
+    "MEMORY.md": "Curated fact. MEMORY-MARK\n",
+    "memory/2026-11-28.md": "- older day DAY1-MARK\n",
+    "memory/2026-11-29.md": "- newest day DAY2-MARK\n",
+}
+MANIFEST = (
+    '[project]\nname = "h"\nsources = "src"\n\n[memory]\nlogs = "memory/*.md"\n\n'
+    '[[target]]\nname = "hermes"\nworker = "hermes-agent"\n'
+)
+
+
+def build(tmp_path, sources: dict[str, str], extra: str = "", manifest: str = MANIFEST):
+    """A project of ``sources`` (and ``extra`` manifest lines) built; its job's launch.json as the live helpers' artifact."""
+    project = tmp_path / "repo"
+    project.mkdir(exist_ok=True)
+    for name, text in sources.items():
+        (project / "src" / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / "src" / name).write_text(text, encoding="utf-8")
+    (project / "hotplex.toml").write_text(manifest + extra, encoding="utf-8")
+    done = subprocess.run([str(HOTPLEX), "-C", str(project), "build"], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    (artifact,) = [a for a in build_project(project).artifacts if a.path.name == "SOUL.md"]
+    # The job folder's launch.json, which the live helpers read beside the artifact's path.
+    return dataclasses.replace(artifact, path=artifact.path.parent.parent / "launch.json")
+
+
+@pytest.fixture
+def built(tmp_path):
+    return build(tmp_path, SOURCES)
+
+
+def slot(artifact, name: str) -> str:
+    """A slot's file as Hermes sends it: trimmed."""
+    return (home_of(artifact, "HERMES_HOME") / name).read_text(encoding="utf-8").strip()
+
+
+def banner(title: str, text: str, limit: str) -> re.Pattern[str]:
+    """Hermes's banner around a memory file's text, its share of the limit as Hermes counts."""
+    head, tail = f"{RULE}\n{title} [", f"/{limit} chars]\n{RULE}\n{text}\n\n"
+    return re.compile(re.escape(head) + r"\d+% — [\d,]+" + re.escape(tail))
+
+
+def test_hermes_gets_each_slot_once_where_the_readme_says(hermes_cli, built, tmp_path):
+    names = ("SOUL.md", "memories/MEMORY.md", "memories/USER.md")
+    soul, memory, user = (slot(built, n) for n in names)
+    assert "RULES-MARK" in soul and "\n&sect;\n" in soul and "\n&#9552;═══" in user
+    assert memory.count("\n§\n") == 2  # MEMORY.md, then each day: three entries
+    _, requests = run_live(HERMES, hermes_cli, built, tmp_path)
+    for request in requests:
+        messages = request.body["messages"]
+        assert messages[0]["role"] == "system"
+        system = messages[0]["content"]
+        assert system.startswith(soul + BASE_PROMPT), "SOUL.md is not first, or the base is gone"
+        for text, (title, limit) in (
+            (memory, ("MEMORY (your personal notes)", "2,200")),
+            (user, ("USER PROFILE (who the user is)", "1,375")),
+        ):
+            assert len(banner(title, text, limit).findall(system)) == 1, title
+        for mark in ("PERSONA-MARK", "RULES-MARK", "USER-MARK", "MEMORY-MARK", "DAY1", "DAY2"):
+            assert system.count(mark) == 1, mark
+        for text in (soul, memory, user):
+            assert system.count(text) == 1
+        assert not any("MARK" in json.dumps(m) for m in messages[1:])
+
+
+def test_a_soul_md_cut_to_20000_characters_arrives_whole(hermes_cli, tmp_path):
+    """hotplex's cap is within Hermes's: the cut file arrives with no marker of Hermes's."""
+    persona = "".join(f"Persona line {i}.\n" for i in range(3000))  # about 55,000 characters
+    artifact = build(tmp_path, {**SOURCES, "SOUL.md": persona}, "[limits]\nper_file = 60000\n")
+    soul = slot(artifact, "SOUL.md")
+    assert 19_800 < len(soul) <= 20_000
+    _, requests = run_live(HERMES, hermes_cli, artifact, tmp_path)
+    for request in requests:
+        system = request.body["messages"][0]["content"]
+        assert system.startswith(soul + BASE_PROMPT) and "[...truncated" not in system
+
+
+# Asks the installed Hermes's scan about each probe: a text in, its findings out, per scope.
+ASK_SCAN = """
+import json, sys
+from tools.threat_patterns import scan_for_threats
+for line in sys.stdin:
+    text = json.loads(line)["text"]
+    print(json.dumps({s: scan_for_threats(text, scope=s) for s in ("context", "strict")}))
+"""
+PROBES = Path(__file__).parents[1] / "fixtures/hermes-agent-0.19.0-scan.jsonl"
+
+
+def test_the_recorded_scan_probes_are_what_hermes_answers(hermes_cli):
+    """The probes hotplex's predicted scan is held to (tests/workers) are still the real one's."""
+    assert hermes_cli.version.startswith("Hermes Agent v0.19.0 ")
+    probes = PROBES.read_text(encoding="utf-8")
+    done = subprocess.run(
+        [str(hermes_cli.path.parent / "python"), "-c", ASK_SCAN],
+        input=probes,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    recorded = [json.loads(line) for line in probes.splitlines()]
+    assert len(answers) == len(recorded)
+    for probe, answer in zip(recorded, answers, strict=True):
+        assert answer == {"context": probe["context"], "strict": probe["strict"]}, probe["text"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("switch", [False, True], ids=["default", "off"])
+def test_hermes_reads_a_raw_agents_md_and_its_switch_drops_every_slot(switch, hermes_cli, tmp_path):
+    """By default a raw AGENTS.md in the session folder arrives beside the slots (build warns);
+    ``own_instructions = "off"`` adds ``--ignore-rules``, which drops it and SOUL.md and the
+    memories too: why it is never the default."""
+    extra = 'own_instructions = "off"\n' if switch else ""
+    manifest = MANIFEST.replace('worker = "hermes-agent"\n', f'worker = "hermes-agent"\n{extra}')
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo/AGENTS.md").write_text("Raw rule. RAW-AGENTS-MARK\n", encoding="utf-8")
+    artifact = build(tmp_path, SOURCES, manifest=manifest)
+    _, requests = run_live(HERMES, hermes_cli, artifact, tmp_path)
+    for request in requests:
+        system = request.body["messages"][0]["content"]
+        assert ("RAW-AGENTS-MARK" in system) is not switch
+        for mark in ("PERSONA-MARK", "USER-MARK", "MEMORY-MARK"):
+            assert (mark in system) is not switch, mark
+        assert "You run on Hermes Agent" in system
