@@ -117,7 +117,8 @@ _URL = re.compile(r"(?:\b[A-Za-z][A-Za-z0-9+.-]*:)?[/\\][/\\][^\s<>\"'`()\[\]{}|
 _RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_RUN},}}=*", re.ASCII)
 _TOKEN = re.compile(r"<\|/?[\w.:\u2581-]{1,48}\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>")
 # A role line's margin: any run of what renders as nothing before its word (and after it, before
-# its ":", emphasis marks or end tags: "<b>System</b>:" renders as "System:"), in any order and
+# its ":", emphasis marks or end tags: "<b>System</b>:" renders as "System:"; and a colon written
+# escaped, "\:" or "&#58;", renders as one), in any order and
 # nesting (a quote in a list item, a list in a quote, a task box, an HTML tag opening a block).
 # A list item's marks ("- ", "1. ", "[ ] ", "<li>") make "System:" a profile's line, not
 # "SYSTEM:". Each run is possessive and each mark starts apart from the others (a "*" before a
@@ -130,7 +131,8 @@ _BARE_MARK = (
 _LIST_MARK = rf"[-*+](?=[ \t])|\d{{1,9}}[.)](?=[ \t])|\[[ xX]\]|<[lL][iI]{_TAG_ATTRIBUTES}"
 _ROLE_LINE = re.compile(
     rf"^(?:{_BARE_MARK})*+(?:(?:{_LIST_MARK})(?:{_BARE_MARK}|{_LIST_MARK})*+(?=SYSTEM))?"
-    r"(?P<word>SYSTEM|System)(?:[*_]|</[A-Za-z][A-Za-z0-9-]{0,30}[ \t\n]*>){0,3}[ \t]*:",
+    r"(?P<word>SYSTEM|System)(?:[*_]|</[A-Za-z][A-Za-z0-9-]{0,30}[ \t\n]*>){0,3}[ \t]*"
+    r"(?::|\\:|&(?:#0*58|#[xX]0*3[aA]|colon);)",
     re.MULTILINE,
 )
 # HTML's white space (line breaks too) separates a tag's name from its attributes and its ">".
