@@ -86,13 +86,16 @@ USER_FILE = "memories/USER.md"
 USER_SOURCE = "user"
 UNIT = "chars"  # Python's len: what Hermes counts
 CONTEXT_FILE_MAX_CHARS = 20_000  # with the model's context length unknown
+CONTEXT_FILE_CEILING = 500_000  # whatever the model: past it Hermes drops a file's middle
+SCANNED_CHARS = 65_536  # of a context file, Hermes's injection scan reads this much
 MEMORY_CHAR_LIMIT = 2_200
 USER_CHAR_LIMIT = 1_375
 ENTRY_SEPARATOR = "\n§\n"
 SWITCH = "--ignore-rules"
 
 # A line Hermes would take for its own structure: an entry split, a banner's rule.
-_RESERVED_LINE = re.compile(r"^([ \t]*)([§═])(?=[§═ \t]*$)", re.MULTILINE)
+# Blanks are any white space but a line break: Hermes strips a file, U+3000 and U+2003 with it.
+_RESERVED_LINE = re.compile(r"^([^\S\n]*)([§═])(?=(?:[§═]|[^\S\n])*$)", re.MULTILINE)
 _REFERENCES = {"§": "&sect;", "═": "&#9552;"}
 
 OWN_NAMES = (".hermes.md", "HERMES.md", "AGENTS.md", "CLAUDE.md")
@@ -120,9 +123,13 @@ def reserved_forms(text: str) -> str:
 
 
 def context_cap(target: Target) -> int:
-    """The characters Hermes keeps of a context file: 20,000 unless the model is named."""
+    """The characters Hermes keeps of a context file: 20,000 unless the model is named, and
+    never more than 500,000, past which Hermes keeps a file's head and tail and drops its middle
+    (a 2M-token model's 0.24 share is 503,316)."""
     length = target.options.context_length
-    return CONTEXT_FILE_MAX_CHARS if length is None else max(20_000, int(length * 4 * 0.06))
+    if length is None:
+        return CONTEXT_FILE_MAX_CHARS
+    return min(CONTEXT_FILE_CEILING, max(CONTEXT_FILE_MAX_CHARS, int(length * 4 * 0.06)))
 
 
 class HermesAgent(Worker):
@@ -185,7 +192,12 @@ class HermesAgent(Worker):
         env = {"HERMES_HOME": in_session(job, model, home)}
         adds = "the provider in the home copy's config.yaml (model: provider, base_url, api_key)"
         blocked = [
-            *_blocked(paths[SOUL_FILE], soul_text, (soul_text.strip(),), hermes_scan.CONTEXT)
+            *_blocked(
+                paths[SOUL_FILE],
+                soul_text,
+                (soul_text.strip()[:SCANNED_CHARS],),
+                hermes_scan.CONTEXT,
+            )
         ]
         for name, text in ((MEMORY_FILE, memory_text), (USER_FILE, user_text)):
             entries = text.strip().split(ENTRY_SEPARATOR)
