@@ -6,9 +6,10 @@ left to the model is included always, its scope written into the note, as the ed
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
-from hotplex.importing.found import Entry, Found, Skip, meta, scoped, slug, sorted_under
+from hotplex.importing.found import Entry, Found, Skip, meta, one_line, scoped, slug, sorted_under
 
 KIND = "Continue"
 FOLDER = ".continue/rules"
@@ -28,5 +29,15 @@ def find(root: Path) -> Found | None:
         ):
             found.entries.append(Entry(name, path, audience="continue"))
         else:
-            found.entries.append(scoped(path, name, "globs", "continue"))
+            found.entries.append(_condition(scoped(path, name, "globs", "continue"), values))
     return found if found.entries or found.skipped else None
+
+
+def _condition(entry: Entry, values: dict) -> Entry:
+    """A rule Continue applies on a condition other than files' names keeps it in its note: a
+    ``regex`` over the files' text, or the model's choice (``alwaysApply: false`` alone)."""
+    if values.get("globs"):
+        return entry
+    regex = one_line(values.get("regex"))
+    when = f"applies to files whose text matches {regex}" if regex else "when the model asks for it"
+    return dataclasses.replace(entry, note=f"{entry.note} ({when})")

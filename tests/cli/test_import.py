@@ -379,11 +379,22 @@ def test_continue_rules_go_to_the_continue_target(tmp_path):
         ".continue/rules/py/types.md": '---\nglobs: "**/*.py"\n---\nType hints.\n',
         ".continue/rules/on.md": "---\nalwaysApply: true\nglobs: x\n---\nAlways.\n",
         ".continue/rules/ask.md": "---\ninvokable: true\n---\nOnly when called.\n",
+        ".continue/rules/grep.md": '---\nregex: "TODO"\n---\nTrack todos.\n',
+        ".continue/rules/model.md": "---\nalwaysApply: false\n---\nWhen asked.\n",
     }
     manifest, xml, report = one_tool(tmp_path, files, "continue", "continue-cli")
     found = {s["name"]: s for s in manifest["source"]}
-    assert list(found) == ["continue-on", "continue-py-types", "continue-team"]
+    assert list(found) == [
+        "continue-grep",
+        "continue-model",
+        "continue-on",
+        "continue-py-types",
+        "continue-team",
+    ]
     assert "applies to files matching **/*.py" in found["continue-py-types"]["note"]
+    # Their conditions were lost (adversary5 #3): cn sends neither in a plain run.
+    assert "applies to files whose text matches TODO" in found["continue-grep"]["note"]
+    assert "when the model asks for it" in found["continue-model"]["note"]
     assert "Team rule." in xml and "Type hints." in xml and "Always." in xml
     assert "not a rule" not in xml and "Only when called." not in xml
     assert ".continue/rules/ask.md: an invokable Continue rule" in report.stdout
