@@ -13,11 +13,11 @@ outside the project by itself. What each file becomes:
   A build writes the whole file back as one entry of Hermes's (the worker's ``§`` lines are its
   own, between MEMORY.md and the daily logs).
 
-A home is a folder holding Hermes's ``config.yaml`` beside SOUL.md or a memory file. Everything
-else there (config.yaml, sessions, skills) is Hermes's own state, left out with why; a hidden
-file (``.env``, its keys) is never read. The project is written beside the home with copies of
-the files, as OpenClaw's is: a build writes a home of its own (``hermes-home/``), which a
-gateway copies per session.
+A home is a folder holding Hermes's ``config.yaml`` and ``memories/`` beside SOUL.md or a memory
+file. Everything else there (config.yaml, sessions, skills) is Hermes's own state, left out with
+why; a hidden file (``.env``, its keys) is never read. The project is written beside the home
+with copies of the files, as OpenClaw's is: a build writes a home of its own (``hermes-home/``),
+which a gateway copies per session.
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ _FILES = ((SOUL_FILE, "soul"), (MEMORY_FILE, "memory"), (USER_FILE, "user"))
 
 
 def claims(folder: Path) -> bool:
-    """Whether ``folder`` is a Hermes home: Hermes's ``config.yaml`` beside a SOUL.md or a
-    ``memories/`` MEMORY.md or USER.md (a project's own SOUL.md or memories/ alone is not one)."""
+    """Whether ``folder`` is a Hermes home: Hermes's ``config.yaml`` and ``memories/`` folder
+    beside a SOUL.md or a memory file (a project's SOUL.md beside some config.yaml is not one)."""
     held = any((folder / name).is_file() for name in (SOUL_FILE, MEMORY_FILE, USER_FILE))
-    return held and (folder / CONFIG).is_file()
+    return held and (folder / CONFIG).is_file() and (folder / MEMORIES).is_dir()
 
 
 def find(folder: Path) -> Found:

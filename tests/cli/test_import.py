@@ -697,6 +697,16 @@ def test_a_hermes_home_is_not_read_unless_named(tmp_path, monkeypatch):
     assert ".hermes" not in result.stdout
 
 
+def test_a_project_soul_md_beside_a_config_yaml_is_no_hermes_home(tmp_path):
+    """Only Hermes's config.yaml and memories/ folder together make a Hermes home: a project's
+    SOUL.md beside some tool's config.yaml stays HotPlex's own, used in place."""
+    repo = write_tree(tmp_path / "repo", {"SOUL.md": "Soul.\n", "config.yaml": "x: 1\n"})
+    result = run_ok("-C", str(repo), "import")
+    assert "Hermes Agent" not in result.stdout
+    assert "the project is written beside" not in result.stdout
+    assert re.search(r"^SOUL.md +\[\[source\]\] 'soul' ", result.stdout, re.M)
+
+
 def test_a_project_hermes_md_is_read_by_the_hermes_target(tmp_path):
     """.hermes.md is Hermes Agent's project file: a source for a hermes-agent target with the
     rules' note, in its SOUL.md; HERMES.md beside it is named as left out (Hermes reads the
