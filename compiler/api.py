@@ -56,6 +56,8 @@ class Artifact:
     notes: tuple[str, ...] = ()  # what reaches whom (``stats`` prints them; Aider: user level)
     # What ``on_finding = "block"`` blocked in the overlay: ``Finding`` records, action "blocked".
     findings: tuple[Finding, ...] = ()
+    # The further documents among ``files``, each its path (a sub-agent's, a memory slot).
+    documents: tuple[str, ...] = ()
 
     def file(self, name: str) -> bytes:
         """Another file of the artifact's folder by its name there (``agents/reviewer.md``), or
@@ -244,6 +246,7 @@ def _artifact(
         sizes=sizes,
         notes=emitted.notes,
         findings=findings,
+        documents=tuple(path for path, _ in emitted.documents),
     )
 
 

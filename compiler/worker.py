@@ -145,7 +145,7 @@ class Worker:
     # ``hotplex init`` and ``hotplex import`` scaffold a target of it unless told which workers.
     scaffold_default: ClassVar[bool] = False
     # The audiences of imported instruction files its program reads (``hotplex import``):
-    # "claude-code" (CLAUDE.md), "agents" (AGENTS.md), "gemini" (GEMINI.md).
+    # "claude-code" (CLAUDE.md), "agents" (AGENTS.md), "gemini" (GEMINI.md), "hermes" (.hermes.md).
     imports_read: ClassVar[frozenset[str]] = frozenset()
     # The instruction-file formats ``hotplex import`` finds for its program, each a "module" or
     # "module:NAME" (as ``pkgutil.resolve_name`` reads it) naming an object with ``KIND`` and
@@ -153,7 +153,7 @@ class Worker:
     # read (AGENTS.md) is declared by each, and found once, in registry order.
     import_formats: ClassVar[tuple[str, ...]] = ()
     # The module of a workspace format ``hotplex import`` recognises as its program's own
-    # (``KIND``, ``find(root)``, ``claims(names)``), if any.
+    # (``KIND``, ``find(root)``, ``claims(folder)``), if any.
     importer: ClassVar[str | None] = None
 
     def validate(

@@ -149,6 +149,9 @@ class HermesAgent(Worker):
     )
     init_target = ("hermes", "SOUL.md and the memories of a HERMES_HOME for Hermes Agent")
     own_files = OWN_FILES
+    imports_read = frozenset({"hermes"})
+    import_formats = ("hotplex.importing.hermes",)
+    importer = "hotplex.targets.hermes_import"  # ``hotplex import`` of a HERMES_HOME
 
     def budgets(self, target: Target, manifest: Manifest) -> Budgets:
         """SOUL.md's: the context-file cap, in the characters Hermes counts."""

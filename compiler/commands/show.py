@@ -12,6 +12,9 @@ TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path mil
 if TYPE_CHECKING:
     import argparse
 
+    from hotplex.api import Artifact
+    from hotplex.manifest.model import Manifest, Target
+
 
 def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.api import Project
@@ -42,4 +45,30 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     got = raw_copies.copies(project.model, target)
     if got is not None and got.more:
         warn(raw_copies.status(project.model, target))
+    for line in documents(artifact, target, project.model.manifest):
+        sys.stderr.write(f"note: {shown(line)}\n")
     return EXIT_OK
+
+
+def documents(artifact: Artifact, target: Target, manifest: Manifest) -> list[str]:
+    """With further documents (a sub-agent's file, a memory slot), each document of the job, the
+    primary first: its size against its own budget, and how to show it."""
+    from hotplex import registry
+    from hotplex.text.measure import measure
+
+    worker = registry.get(artifact.worker)
+    if not artifact.documents or worker is None:
+        return []
+    folder = artifact.path.rpartition("/")[0]
+    lines = []
+    for path in (artifact.path, *artifact.documents):
+        name = path.removeprefix(f"{folder}/")
+        budgets = (
+            worker.budgets(target, manifest)
+            if path == artifact.path
+            else worker.document_budgets(target, manifest, name)
+        )
+        size = measure(artifact.files[path].decode("utf-8"), budgets.unit)
+        how = "shown above" if path == artifact.path else f"--file {name}"
+        lines.append(f"{name}: {size} of {budgets.total} {budgets.unit} ({how})")
+    return lines

@@ -35,7 +35,7 @@ def workspace_format(folder: Path) -> ModuleType | None:
     if folder.name == SOURCES_DIR and (held or suffixed or platforms):
         return hotplex
     for importer in _worker_importers():
-        if importer.claims(names):
+        if importer.claims(folder):
             return importer
     return hotplex if {"SOUL.md", "SKILLS.md", hotplex.META} & names or suffixed else None
 

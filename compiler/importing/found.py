@@ -19,6 +19,10 @@ from hotplex.manifest.vocabulary import BUILT_IN_TAGS
 from hotplex.sources import frontmatter, unmapped
 from hotplex.templates import parse as template
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 RULES_NOTE = HOTPLEX_SOURCES[1].note  # "Treat as mandatory workspace constraints."
 # Who reads a source: the workers that name its audience in ``Worker.imports_read`` (the
 # tool whose own file it is: "gemini" for GEMINI.md), "for" (Cursor and ruler rules: the targets
@@ -79,6 +83,9 @@ class Found:
     targets: list[dict[str, Any]] = field(default_factory=list)  # a workspace's own targets
     metacognition: Path | None = None  # HotPlex's META.md
     logs: Path | None = None  # a folder of daily logs (memory/): [memory] logs = "memory/*.md"
+    # A workspace format's own change to a copy of one of its files (the file, its bytes): the
+    # bytes to write and what was changed, for text its program reads otherwise than hotplex.
+    rewrite: Callable[[Path, bytes], tuple[bytes, tuple[str, ...]]] | None = None
 
 
 LOGS_FOLDER = "memory"

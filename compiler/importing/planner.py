@@ -108,10 +108,10 @@ def plan(
 
 
 KNOWN = (
-    "CLAUDE.md, AGENTS.md, GEMINI.md, QWEN.md, .cursorrules, .cursor/rules/,"
+    "CLAUDE.md, AGENTS.md, GEMINI.md, QWEN.md, .hermes.md, .cursorrules, .cursor/rules/,"
     " .github/copilot-instructions.md, .clinerules, .windsurf/rules/, .rules, .junie/guidelines.md,"
     " .kiro/steering/, .kilocode/rules/, .aider.conf.yml, .continue/rules/, .ruler/, an OpenClaw"
-    " workspace or agent-configs/"
+    " workspace, a Hermes Agent home or agent-configs/"
 )
 
 
@@ -200,6 +200,9 @@ def _place(
                 rel = Path(os.path.relpath(origin.absolute(), base.absolute())).as_posix()
                 file = in_folder(sources_dir, rel)
                 data, changes = _copied(origin, bool(name) and kind.workspace is None)
+                if kind.rewrite is not None:
+                    data, more = kind.rewrite(origin, data)
+                    changes += more
                 placed[origin] = Placed(origin, file, role, data, changes, targets)
             elif _within(origin, into):
                 file = Path(os.path.relpath(origin.absolute(), into)).as_posix()

@@ -25,9 +25,9 @@ _SOURCES = {t.file: (t.source, t.channel, t.tag, t.note) for t in TEMPLATES}
 _SOURCES["MEMORY.md"] = (_MEMORY.name, _MEMORY.channel, _MEMORY.tag, _MEMORY.note)
 
 
-def claims(names: set[str]) -> bool:
-    """Whether a folder holding the files ``names`` is an OpenClaw workspace."""
-    return bool(names & ONLY_OPENCLAW)
+def claims(folder: Path) -> bool:
+    """Whether ``folder`` is an OpenClaw workspace: it holds a file only OpenClaw reads."""
+    return any((folder / name).is_file() for name in ONLY_OPENCLAW)
 
 
 def find(folder: Path) -> Found:

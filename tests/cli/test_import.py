@@ -654,6 +654,90 @@ def test_a_hotplex_meta_md_becomes_the_metacognition_file(tmp_path):
     assert "Our own meta rules." in prompt(project)
 
 
+# --- Hermes Agent --------------------------------------------------------------------------------
+
+
+def test_a_hermes_home_named_becomes_a_hermes_agent_target(tmp_path):
+    """A HERMES_HOME named on the command line: SOUL.md is the persona, the memories MEMORY.md and
+    USER.md, each of Hermes's `§`-separated entries a list item, every entry's text kept; its own
+    state is named as left out, and the home is left as it was."""
+    memory = (
+        "Ada prefers tea.\r\n§\r\nThe repo uses uv.\r\nAlways.\r\n§\r\n§\r\nShip on Fridays.\r\n"
+    )
+    files = {
+        "SOUL.md": "# Soul\n\nYou are Ada's helper.\n",
+        "config.yaml": "model: fake\n",
+        "memories/MEMORY.md": memory,
+        "memories/USER.md": "Name: Ada.\n",
+        "memories/notes.txt": "scratch\n",
+        "sessions/s1.json": "{}\n",
+    }
+    home = write_tree(tmp_path / "hermes", files)
+    project, report = import_and_build(tmp_path, "hermes", "--into", "project")
+
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    assert manifest["target"] == [{"name": "hermes", "worker": "hermes-agent"}]
+    assert {s["name"]: (s["file"], s["tag"]) for s in manifest["source"]} == {
+        "soul": ("SOUL.md", "persona"),
+        "memory": ("memories/MEMORY.md", "memory"),
+        "user": ("memories/USER.md", "user"),
+    }
+    out = project / "dist/hermes/default/hermes-home"
+    soul = (out / "SOUL.md").read_text(encoding="utf-8")
+    assert section(soul, "persona") == trimmed(files["SOUL.md"])
+    listed = "- Ada prefers tea.\n- The repo uses uv.\n  Always.\n- Ship on Fridays.\n"
+    assert (project / "agent-configs/memories/MEMORY.md").read_text(encoding="utf-8") == listed
+    assert (out / "memories/MEMORY.md").read_text(encoding="utf-8") == listed
+    assert (out / "memories/USER.md").read_text(encoding="utf-8") == files["memories/USER.md"]
+    assert "its 3 '§' line(s) between Hermes's entries made list items" in report.stdout
+    for left in ("config.yaml", "sessions", "memories/notes.txt"):
+        assert f"not mapped: hermes/{left}: " in report.stdout
+    assert {p.relative_to(home).as_posix() for p in home.rglob("*") if p.is_file()} == set(files)
+    assert (home / "memories/MEMORY.md").read_bytes() == memory.encode()  # never changed
+
+
+def test_a_hermes_home_is_not_read_unless_named(tmp_path, monkeypatch):
+    """The conventional ~/.hermes is Hermes's, outside the project: importing a project never
+    reads it."""
+    write_tree(tmp_path / "home/.hermes", {"SOUL.md": "Home soul.\n", "config.yaml": "x: 1\n"})
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "home/.hermes"))
+    repo = write_tree(tmp_path / "repo", {"AGENTS.md": "Rules.\n"})
+    result = run_ok("-C", str(repo), "import")
+    assert "Home soul" not in (repo / "hotplex.toml").read_text(encoding="utf-8")
+    assert ".hermes" not in result.stdout
+
+
+def test_a_project_soul_md_beside_a_config_yaml_is_no_hermes_home(tmp_path):
+    """Only Hermes's config.yaml and memories/ folder together make a Hermes home: a project's
+    SOUL.md beside some tool's config.yaml stays HotPlex's own, used in place."""
+    repo = write_tree(tmp_path / "repo", {"SOUL.md": "Soul.\n", "config.yaml": "x: 1\n"})
+    result = run_ok("-C", str(repo), "import")
+    assert "Hermes Agent" not in result.stdout
+    assert "the project is written beside" not in result.stdout
+    assert re.search(r"^SOUL.md +\[\[source\]\] 'soul' ", result.stdout, re.M)
+
+
+def test_a_project_hermes_md_is_read_by_the_hermes_target(tmp_path):
+    """.hermes.md is Hermes Agent's project file: a source for a hermes-agent target with the
+    rules' note, in its SOUL.md; HERMES.md beside it is named as left out (Hermes reads the
+    first)."""
+    files = {".hermes.md": "# Rules\n\nUse uv.\n", "HERMES.md": "Second.\n"}
+    project, report = import_and_build(write_tree(tmp_path / "repo", files))
+    assert sources(project)["hermes"] == {
+        "name": "hermes",
+        "file": ".hermes.md",
+        "channel": "B",
+        "tag": "hermes",
+        "note": "Treat as mandatory workspace constraints.",
+    }
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    assert manifest["target"] == [{"name": "hermes", "worker": "hermes-agent"}]
+    soul = (project / "dist/hermes/default/hermes-home/SOUL.md").read_text(encoding="utf-8")
+    assert section(soul, "hermes") == trimmed(files[".hermes.md"])
+    assert "not mapped: HERMES.md: Hermes Agent reads only the first of" in report.stdout
+
+
 # --- HotPlex agent-configs/ ---------------------------------------------------------------------
 
 HOTPLEX_FILES = {

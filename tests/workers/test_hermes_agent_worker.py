@@ -140,6 +140,35 @@ def test_stats_measures_each_memory_file_against_its_own_budget(make_project):
     }
 
 
+def test_show_names_each_slot_with_its_budget_and_shows_each_by_file(make_project):
+    """`hotplex show` prints SOUL.md and, on stderr, each slot's size against its own budget with
+    the --file that prints it; each slot so shown is the built file, byte for byte."""
+    files = {"agent-configs/SOUL.md": "Be brief.\n", "agent-configs/USER.md": "Lin.\n"}
+    files["agent-configs/MEMORY.md"] = "Fact.\n"
+    root = make_project(files, manifest=MANIFEST)
+    assert (
+        subprocess.run([str(HOTPLEX), "-C", str(root), "build"], capture_output=True).returncode
+        == 0
+    )
+    home = root / "dist/h/default/hermes-home"
+
+    def show(*args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run(
+            [str(HOTPLEX), "-C", str(root), "show", "h", *args], capture_output=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done
+
+    done = show()
+    assert done.stdout == (home / "SOUL.md").read_bytes()
+    budgets = {"SOUL.md": 20_000, "memories/MEMORY.md": 2200, "memories/USER.md": 1375}
+    for name, budget in budgets.items():
+        size = len((home / name).read_text(encoding="utf-8"))
+        how = "shown above" if name == "SOUL.md" else f"--file {name}"
+        assert f"note: {name}: {size} of {budget} chars ({how})\n" in done.stderr.decode()
+        assert show("--file", name).stdout == (home / name).read_bytes()
+
+
 def test_overflow_error_names_hermes_limit_and_spares_the_days(make_project):
     files = {
         "agent-configs/SOUL.md": "Be brief.\n",
