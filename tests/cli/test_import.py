@@ -382,9 +382,16 @@ def test_continue_rules_go_to_the_continue_target(tmp_path):
         ".continue/rules/grep.md": '---\nregex: "TODO"\n---\nTrack todos.\n',
         ".continue/rules/model.md": "---\nalwaysApply: false\n---\nWhen asked.\n",
     }
+    # cn reads no frontmatter after a byte order mark: this one is sent always (adversary5 #2).
+    folder = write_tree(tmp_path / "repo", {})
+    (folder / ".continue/rules").mkdir(parents=True)
+    (folder / ".continue/rules/bom.md").write_bytes(
+        b"\xef\xbb\xbf---\r\ninvokable: true\r\n---\r\nBOM rule.\r\n"
+    )
     manifest, xml, report = one_tool(tmp_path, files, "continue", "continue-cli")
     found = {s["name"]: s for s in manifest["source"]}
     assert list(found) == [
+        "continue-bom",
         "continue-grep",
         "continue-model",
         "continue-on",
@@ -395,7 +402,7 @@ def test_continue_rules_go_to_the_continue_target(tmp_path):
     # Their conditions were lost (adversary5 #3): cn sends neither in a plain run.
     assert "applies to files whose text matches TODO" in found["continue-grep"]["note"]
     assert "when the model asks for it" in found["continue-model"]["note"]
-    assert "Team rule." in xml and "Type hints." in xml and "Always." in xml
+    assert "Team rule." in xml and "Type hints." in xml and "Always." in xml and "BOM rule." in xml
     assert "not a rule" not in xml and "Only when called." not in xml
     assert ".continue/rules/ask.md: an invokable Continue rule" in report.stdout
 
