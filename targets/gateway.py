@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import ClassVar
 
 from hotplex.document import configuration
-from hotplex.fs import json_string_bytes
+from hotplex.json_writer import json_string_bytes
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.records import (
@@ -147,6 +147,7 @@ def json_field(envelope: dict[str, object], field: str, data: bytes) -> bytes:
     """``json_bytes({**envelope, field: text})`` for the document ``text`` whose UTF-8 is
     ``data``, byte for byte: the members that send their document as a JSON field write it this
     one way. The small envelope goes through ``json_bytes``; the text is escaped in its bytes
-    (``fs.json_string_bytes``), never walked by the pure-Python encoder of an indented dump."""
+    (``json_writer.json_string_bytes``), never walked by the pure-Python encoder of an indented
+    dump."""
     head, _, tail = json_bytes({**envelope, field: _HOLE[1:-1].decode()}).partition(_HOLE)
     return head + b'"' + json_string_bytes(data) + b'"' + tail

@@ -23,8 +23,10 @@ import json
 import sys
 from pathlib import Path
 
+from hotplex.changes import LOCK_WAIT_SECONDS, Changes, FileLock
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span, shown
-from hotplex.fs import LOCK_WAIT_SECONDS, Changes, FileLock, json_text, read_input
+from hotplex.fs import read_input
+from hotplex.json_writer import json_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

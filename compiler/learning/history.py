@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from hotplex.errors import HotplexError, Span, suggest
-from hotplex.fs import json_text
+from hotplex.json_writer import json_text
 from hotplex.learning.report import Retired
 from hotplex.sources import learned_keys as keys
 

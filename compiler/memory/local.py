@@ -31,17 +31,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import attrs
+from hotplex.changes import Changes
 from hotplex.errors import EXIT_FAILED, HotplexError, Span
-from hotplex.fs import (
-    STATE_DIR,
-    Changes,
-    check_relative,
-    confine,
-    json_text,
-    sha256,
-    temp_for,
-    write_atomic,
-)
+from hotplex.fs import STATE_DIR, check_relative, confine, sha256, temp_for, write_atomic
+from hotplex.json_writer import json_text
 from hotplex.manifest.vocabulary import split_glob
 from hotplex.memory import builtin
 from hotplex.sources import blocking, compacted
