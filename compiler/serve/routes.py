@@ -21,8 +21,8 @@ from hotplex.fs import sha256
 from hotplex.json_writer import json_text
 from hotplex.serve import body as read
 from hotplex.serve import metrics
+from hotplex.serve.answers import Fault, Refused, Served
 from hotplex.serve.problems import error_response
-from hotplex.serve.service import Fault, Refused, Served
 from starlette.requests import Request
 from starlette.responses import Response
 
