@@ -14,7 +14,6 @@ stamps go into the build's snapshot, so a no-op build notices a new file by a st
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import posixpath
 import re
@@ -27,11 +26,9 @@ import attrs
 from hotplex import registry
 from hotplex.errors import HotplexError, suggest
 from hotplex.fs import file_kind, skipped_folder
-from hotplex.manifest.jobs import Job, plan
-from hotplex.manifest.model import Limits, Model, Source, Target
-from hotplex.manifest.source_rule import worker_defaults
-from hotplex.manifest.vocabulary import DAY_FORMS, split_glob
-from hotplex.sources import unmapped
+from hotplex.manifest.jobs import Job
+from hotplex.manifest.model import Limits, Model
+from hotplex.manifest.vocabulary import DAY_FORMS
 from hotplex.sources.compacted import (
     ARCHIVE_FOLDER,
     COMMAND,
@@ -49,11 +46,11 @@ from hotplex.sources.logs import (
     days_among,
     days_glob,
     in_glob,
-    is_day,
     is_day_of,
     list_folder,
     matching,
 )
+from hotplex.sources.unread_why import all_worker_defaults, why
 
 # The kinds of file a source can be: with ``sources = "."`` (the whole project, as ``import``
 # writes) only these are reported unread, not a repository's code, README images or lock files.
@@ -205,7 +202,7 @@ def report(model: Model, found: Listing, read: set[str], present: set[str]) -> l
                 f" (a day is named by its date: {DAY_FORMS}): not read"
             )
         else:
-            unread.append(f"{path} is read by no artifact" + _why(model, rel))
+            unread.append(f"{path} is read by no artifact" + why(model, rel))
     if unread:
         unread.append(
             f"{len(unread)} file(s) under '{sources_dir}/' are read by no artifact; list files"
@@ -387,7 +384,7 @@ def _declared_but_absent(model: Model) -> list[str]:
     """A ``[[source]]`` the user added whose file is not there (a misspelt ``file``): without
     ``required = true`` its section would just be absent. A default's absent file is normal,
     and so is one of a declaration that only changes a default."""
-    defaults = _defaults(model)
+    defaults = all_worker_defaults(model)
     default_files = {posixpath.basename(s.file) for s in defaults}
     added = {
         d.name
@@ -441,112 +438,3 @@ def _glob(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(token))
     return re.compile("".join(out))
-
-
-def _why(model: Model, rel: str) -> str:
-    """What the file looks like it was meant to be, and why it is not: ': no platform ...'."""
-    manifest = model.manifest
-    layout = manifest.variants.layout
-    head, name = posixpath.split(rel)
-    by_file = {posixpath.split(s.file.replace("\\", "/")): s for s in model.sources}
-    stem, dot, ext = name.rpartition(".")
-    base_stem, sep, word = stem.rpartition(".")
-    if dot and sep and (head, f"{base_stem}.{ext}") in by_file:
-        if layout == "directory" and word in manifest.variants.platforms:
-            return (
-                f': a suffix variant, but [variants] layout = "directory" reads'
-                f" {word}/{base_stem}.{ext}"
-            )
-        return _platform_why(model, word, rel)
-    parts = rel.split("/")
-    for depth in (1, 2):  # <platform>/<file>, <platform>/<bot>/<file>
-        if len(parts) > depth and ("/".join(parts[: -depth - 1]), name) in by_file:
-            platform, bot = parts[-depth - 1], parts[-2] if depth == 2 else None
-            if layout == "suffix" and platform in manifest.variants.platforms and bot is None:
-                return f': a directory variant, but [variants] layout = "suffix" reads {name}'
-            if platform not in manifest.variants.platforms or bot is None:
-                return _platform_why(model, platform, rel)
-            built = [(j.platform, j.target.bot) for j in plan(model) if j.target.bot and j.platform]
-            if bot in {b for _, b in built}:  # for other platforms only
-                return f": no target builds bot '{bot}' for platform '{platform}'"
-            bots = sorted({b for p, b in built if p == platform})
-            hint = suggest(bot, bots) or "bots: " + (", ".join(bots) or "none")
-            return f": no target has bot '{bot}' — {hint}"
-    if (head, name) in by_file:
-        return f": no target keeps source '{by_file[head, name].name}' (keep / profile)"
-    if is_day(name):
-        return _day_why(manifest.memory.logs, head, name)
-    other_tool = unmapped.reason(rel)
-    if other_tool is not None:
-        return f": {other_tool}"
-    # A file another worker reads by that name is no typo: never suggest a different role's file
-    # (SKILLS.md in an OpenClaw-only project is not a misspelt SOUL.md).
-    workers = _workers_defaulting_to(name)
-    hint = None if workers else suggest(name, [n for h, n in by_file if h == head])
-    if hint:
-        return f" — {hint}"
-    if head:
-        return ""
-    defaults = {posixpath.basename(s.file) for s in _defaults(model)}
-    if not manifest.project.default_sources and name in defaults:
-        return ": a default source, dropped by [project] default_sources = false"
-    for worker in workers:
-        return (
-            f": a default source of the {worker} worker, which no target here uses;"
-            " declare it with [[source]] (name, file, channel, tag) to read it"
-        )
-    return ""
-
-
-def _day_why(logs: str | None, head: str, name: str) -> str:
-    """A file named like a daily log that the logs glob does not read: why, naming the key."""
-    if logs is None:
-        return ': named like a daily log; [memory] logs = "memory/*.md" reads such files'
-    folder, pattern = split_glob(logs)
-    if posixpath.normpath(head or ".") == folder:
-        case = " (case counts)" if fnmatch.fnmatch(name.lower(), pattern.lower()) else ""
-        return f": named like a day, but memory.logs '{logs}' does not match its name{case}"
-    if head.startswith(f"{folder}/"):
-        return f": a day in a subfolder, but memory.logs '{logs}' reads only '{folder}/' itself"
-    return f": named like a day, but memory.logs '{logs}' reads days in '{folder}/'"
-
-
-def _platform_why(model: Model, word: str, rel: str) -> str:
-    """Why a file named like a variant for platform ``word`` is not read. Another tool's file
-    (CLAUDE.local.md, sub/AGENTS.md) is named for what it is, unless a platform is the likelier
-    meaning: one has that name or a close one, or the file is in a folder and the project
-    declares platforms (``webchat/AGENTS.md`` is then a platform folder)."""
-    platforms = model.manifest.variants.platforms
-    if word in platforms:
-        return f": no target builds platform '{word}'"
-    hint = suggest(word, platforms)
-    if hint:
-        return f": no platform '{word}' — {hint}"
-    other_tool = unmapped.reason(rel)
-    if other_tool is not None and (
-        not platforms or posixpath.basename(rel) == unmapped.PRIVATE_CLAUDE
-    ):
-        return f": {other_tool}"
-    return f": no platform '{word}' (platforms: {', '.join(platforms) or 'none'})"
-
-
-def _defaults(model: Model) -> tuple[Source, ...]:
-    """The default sources of the project's workers, ``default_sources`` or not."""
-    import attrs
-
-    manifest = model.manifest
-    project = attrs.evolve(manifest.project, default_sources=True)
-    return tuple(worker_defaults(attrs.evolve(manifest, project=project)).values())
-
-
-def _workers_defaulting_to(name: str) -> list[str]:
-    """The registered workers, used here or not, that read a file ``name`` by default, in the
-    registry's order (the one users see: Claude Code's first)."""
-    return [
-        name_
-        for name_, worker in registry.workers().items()
-        if any(
-            s.file == name
-            for s in worker.default_sources(Target("any", name_, options=worker.Options()))
-        )
-    ]
