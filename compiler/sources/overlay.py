@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hotplex.errors import BuildFailed, HotplexError, Span, suggest
-from hotplex.fs import ReadResult, checked_relative, read_capped
+from hotplex.fs import ReadResult, checked_key, read_capped
 from hotplex.manifest.vocabulary import DAY_FORMS, LOG_SOURCE, split_glob
 from hotplex.records import Finding
 from hotplex.sources import blocking, frontmatter
@@ -120,19 +120,10 @@ def _kind(value: object) -> str:
 
 
 def _display(model: Model, key: str, span: Span) -> str:
-    """The project path an overlay key names. A key is a '/'-separated path as the project's
-    files are named; a backslash is a character of a file name on POSIX, and no project file
-    holds one, so it is refused rather than taken for a folder separator."""
-    if "\\" in key:
-        slashed = key.replace("\\", "/")
-        raise HotplexError.single(
-            f"overlay key {key!r} holds a backslash: keys are '/'-separated paths inside the"
-            " sources folder",
-            span,
-            hint=f"did you mean '{slashed}'?",
-        )
+    """The project path an overlay key names: a '/'-separated path as the project's files are
+    named (``fs.checked_key``)."""
     # The source path is normalised: "./USER.md" is "USER.md", as a path object spells it.
-    return model.source_path(checked_relative(key, span))
+    return model.source_path(checked_key(key, span, "overlay key"))
 
 
 def key_of(model: Model, display: str) -> str:
