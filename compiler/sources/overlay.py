@@ -244,6 +244,12 @@ class OverlayInputs:
         a file holds alone is the resolver's to report, with every other finding)."""
         if self._together is None:
             files = self.files
+            if self.block is not None:  # a day whose name holds a finding alone is not read
+                for d, file in files.items():
+                    named = blocking.scan_day_name(self.block, d, file.label) if file.day else []
+                    if named:
+                        self._named[d] = named
+                        self.blocked[d] = [blocking.record(f, "blocked") for f in named]
             order = [d for d in document_order(self.model, files, self.job) if d not in self._named]
             stripped = {d: frontmatter.strip_data(files[d].text, files[d].label) for d in order}
             parts: list[blocking.Part] = []
@@ -285,12 +291,7 @@ class OverlayInputs:
         found = dict(self.base.listing(display, span))
         days = [p for p, f in self.files.items() if f.day and posixpath.dirname(p) + "/" == display]
         if self.block is not None:
-            for path in days:
-                named = blocking.scan_day_name(self.block, path, self.files[path].label)
-                if named:
-                    self._named[path] = named
-                    self.blocked[path] = [blocking.record(f, "blocked") for f in named]
-            self._bodies()  # what the names make with the other files too
+            self._bodies()  # the days left out for their names, alone or with the other files
         for path in days:
             if path in self._named:
                 found.pop(posixpath.basename(path), None)
