@@ -137,6 +137,20 @@ def checked_relative(rel: str, span: Span) -> str:
     return slashed
 
 
+def checked_key(key: str, span: Span, what: str) -> str:
+    """A path naming a file of the sources folder as a call gives it (an overlay's key, the
+    ``file`` of learned facts), checked as ``checked_relative`` checks it. A backslash is a
+    character of a file name on POSIX, and no file a build reads holds one, so it is refused
+    rather than taken for a folder separator; ``what`` says what the path is in the message."""
+    if "\\" in key:
+        raise HotplexError.single(
+            f"{what} {key!r} holds a backslash: paths inside the sources folder are '/'-separated",
+            span,
+            hint=f"did you mean '{key.replace(chr(92), '/')}'?",
+        )
+    return checked_relative(key, span)
+
+
 def confine(root: Path, rel: PurePosixPath, span: Span) -> Path:
     """``root/rel`` with symlinks resolved, refused when it lands outside ``root``."""
     joined = root / Path(*rel.parts)

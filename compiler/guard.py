@@ -45,12 +45,13 @@ def findings(
     reserved tags "escaped"."""
     names = reserved_tags([], model)
     found: list[Finding] = []
-    parts: dict[str, blocking.Part] = {}
+    parts: dict[str, list[blocking.Part]] = {}
     for display, file in files.items():
         meta = _reads_frontmatter(model, jobs, display)
         text = frontmatter.strip_data(file.text, file.label) if meta else None
         body, first = (text.body, text.body_line) if text else (file.text, 1)
-        parts[display] = blocking.Part(body, file.label, first)
+        named = [blocking.heading(display, file.label)] if file.day else []
+        parts[display] = [*named, blocking.Part(body, file.label, first)]
         scanned = blocking.scan(model.manifest, body, file.label, first)
         if file.day:  # its name is its heading, text of the document too
             scanned = blocking.scan_day_name(model.manifest, display, file.label) + scanned
@@ -62,7 +63,8 @@ def findings(
     orders = dict.fromkeys(tuple(document_order(model, files, job)) for job in jobs)
     together: dict[tuple, Finding] = {}
     for order in orders:
-        for f in blocking.composed(model.manifest, [parts[display] for display in order]):
+        joined = [part for display in order for part in parts[display]]
+        for f in blocking.composed(model.manifest, joined):
             together.setdefault(
                 (f.rule, f.span.file, f.span.line, f.span.column), blocking.record(f, action)
             )

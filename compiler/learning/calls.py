@@ -34,10 +34,10 @@ def checked_name(file: str, span: Span) -> str:
     """``file`` checked as a profile's name where no disk tells more (the server labels the
     text a gateway sends with it): relative, inside the sources folder, no NUL, and Markdown
     (so never the manifest), as ``local_profile`` checks ``--file``."""
-    from hotplex.fs import checked_relative
+    from hotplex.fs import checked_key
     from hotplex.sources.unused import SOURCE_SUFFIXES
 
-    rel = checked_relative(file, span)
+    rel = checked_key(file, span, "file")
     if not rel.lower().endswith(SOURCE_SUFFIXES):
         raise HotplexError.single(
             "no place for learned facts: not Markdown (" + ", ".join(SOURCE_SUFFIXES) + ")", span
@@ -52,6 +52,10 @@ def local_profile(model: Model, given: str | None) -> tuple[Path, str]:
     if given is None:
         path, display = profile_path(model, PROFILE)
     else:
+        from hotplex.fs import checked_key
+
+        if "\\" in given:  # no source is named so; over HTTP, ``checked_name`` says the same
+            checked_key(given, Span(given), "--file")
         path, display = Path(os.path.abspath(given)), given
     rel, real = _in_project(model, path, display)
     for name, linked in ((rel, False), (real, True)):

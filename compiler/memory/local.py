@@ -180,8 +180,11 @@ def plan(model: Model, archive: bool = False) -> Compaction:
     where, days, after = found.where, found.days, model.manifest.memory.compact_after_days
     months: list[Month] = []
     writes: list[Write] = []
+    covered = {n for cover in found.headers.values() for n in cover}
+    later = sorted((n for n in found.days if n not in covered), reverse=True)
     for month, fresh in found.pending.items():
-        done = _compact_month(model, where, month, found.headers.get(month, {}), fresh)
+        cover = found.headers.get(month, {})
+        done = _compact_month(model, where, month, cover, fresh, later)
         months.append(done[0])
         writes += done[1]
     covered = {n for cover in found.headers.values() for n in cover}
@@ -286,6 +289,8 @@ def plan_answer(model: Model, answer: str, label: str, month: str | None = None)
         )
     path = f"{where.compacted}/{month}.md"
     text = compacted.month_file(month, "answer", header_days, body)
+    covered = {n for cover in found.headers.values() for n in cover} | set(header_days)
+    scanned_month(model, where, path, text, sorted(set(found.days) - covered, reverse=True))
     before = _bytes(model.root / path)
     writes = []
     if before != text.encode():
@@ -343,15 +348,23 @@ def _pending(
 
 
 def _compact_month(
-    model: Model, where: _Folders, month: str, cover: dict[str, tuple[int, str]], fresh: list[str]
+    model: Model,
+    where: _Folders,
+    month: str,
+    cover: dict[str, tuple[int, str]],
+    fresh: list[str],
+    later: list[str],
 ) -> tuple[Month, list[Write]]:
-    """One month compacted again from all its days, and its file's and history's writes."""
+    """One month compacted again from all its days, and its file's and history's writes;
+    ``later``: the days no month covers (newest first), which a document reads after it."""
     root = model.root
     path = f"{where.compacted}/{month}.md"
     history_path = f"{where.history}/{month}.md"
     texts, header_days = _month_texts(model, where, month, sorted({*cover, *fresh}))
     history_name = posixpath.relpath(history_path, where.logs)
     text, folded = builtin_file(model, month, texts, header_days, history_name)
+    days = [name for name in later if name not in header_days]
+    scanned_month(model, where, path, text, days)
     old_history = _bytes(root / history_path) or b""
     old = old_history.decode("utf-8", "replace")
     new = [(day, entry) for day, entry in folded.history if entry not in old]
@@ -423,6 +436,28 @@ def scanned_days(model: Model, days: list[tuple[str, bytes, str]]) -> list[tuple
     _refuse(blocking.composed(model.manifest, parts), " (with the other days of its month)")
     names = [name.removesuffix(".md") for name, _, _ in days]
     return [(name, trim(part.body)) for name, part in zip(names, parts, strict=True)]
+
+
+def scanned_month(model: Model, where: _Folders, path: str, text: str, later: list[str]) -> None:
+    """Refuse a month's file (``text``, at ``path``) that the build would refuse: its text is
+    not its days' (an entry cut at ``digest_chars`` may leave a ``<style>`` open that the next
+    entry's ``url()`` then fills), and a document reads it before the days ``later`` (newest
+    first), which it may now precede: scanned alone and with them, as a build joins them (what
+    the days make among themselves is not the month's to answer for)."""
+    month = strip(text, path)
+    parts = [blocking.Part(month.body, path, month.body_line)]
+    alone = blocking.scan(model.manifest, month.body, path, month.body_line)
+    _refuse(alone, " (in the month's text compact would write)")
+    for name in later:
+        found = _original(model.root, where, name)
+        if found is not None:
+            body = strip(decode(found[0], found[1]), found[1])
+            parts += [blocking.heading(found[1], found[1])]
+            parts += [blocking.Part(body.body, found[1], body.body_line)]
+    # What the days make together without the month is theirs, and there before it.
+    theirs = {(f.rule, f.span) for f in blocking.composed(model.manifest, parts[1:])}
+    made = [f for f in blocking.composed(model.manifest, parts) if (f.rule, f.span) not in theirs]
+    _refuse(made, " (with the days a document reads after it)")
 
 
 def within_request(model: Model, texts: list[tuple[str, str]]) -> list[tuple[str, str]]:

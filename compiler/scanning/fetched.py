@@ -92,6 +92,7 @@ class Seen(NamedTuple):
 # thousands deep (each level read again to the end) would otherwise cost the square of its size.
 _READ_FACTOR = 16
 _READ_SLACK = 1 << 18
+_RAW_RATE = 64
 
 
 # How deep documents may nest in attributes (an <iframe srcdoc>'s, a data: URL's) before the
@@ -131,8 +132,7 @@ def read(html: str, depth: int = 0) -> Seen:
         text, base, start, end = readings.pending.popleft()
         if (base + start, base + end) in readings.done:
             continue
-        budget -= end - start
-        if budget < 0:
+        if readings.spent > budget:
             readings.note_unread(base + start)
             break
         readings.done.add((base + start, base + end))
@@ -145,7 +145,14 @@ class _Readings:
     a reading saw no end tag (each read again once, from there), and the offsets where a reading
     to the HTML's end stood between tags: a later reading that stands between tags there too
     would read on as that one did, so it stops (each raw-text trick costs one reading of the
-    span it disagrees over, not of the rest of the HTML)."""
+    span it disagrees over, not of the rest of the HTML).
+
+    Raw text read again opens raw text again: prose mentioning ``<style>`` a hundred times is a
+    hundred readings, each in a ``<style>``'s text to the end. What each adds is the markup it
+    reads before its raw text and the style sheet from there, the tail of one already read, so
+    what counts against the budget (``spent``) is that markup at its cost, the raw text at
+    html.parser's (one search for its end), and the style sheet from where its tokens stop
+    agreeing with one already read (``stylesheet``), not all of it parsed again."""
 
     def __init__(self, size: int, depth: int) -> None:
         self.size = size
@@ -155,6 +162,46 @@ class _Readings:
         self.pending: collections.deque[tuple[str, int, int, int]] = collections.deque()
         self.done: set[tuple[int, int]] = set()
         self.clean: list[int] = []
+        self.spent = 0  # what the readings read that none read before them
+        # By where a style sheet ends, where a token of one already read began: read from there
+        # on, the CSS tokenizer (which keeps no state between tokens) finds those tokens again.
+        self._tokens: dict[int, set[int]] = collections.defaultdict(set)
+
+    def charge(self, read: int, raw: list[tuple[int, int]]) -> None:
+        """Count a reading of ``read`` characters, ``raw`` the spans of them it took for raw
+        text: html.parser looks through raw text for its end tag in one search, a sixty-fourth
+        of what reading markup costs it a character."""
+        held = sum(end - start for start, end in raw)
+        self.spent += read - held + held // _RAW_RATE
+
+    def stylesheet(self, css: str, base: int) -> list[tuple[str, int]]:
+        """Each ``url()`` and string of the style sheet ``css`` (at ``base``) with its offset,
+        but those of the tokens a style sheet read before found (ending where it ends):
+        it is tokenized from its start in pieces growing fourfold until a token begins where
+        one of those began (``css_urls`` is the same reading in one piece)."""
+        if not _has_css_values(css):
+            return []
+        known = self._tokens[base + len(css)]
+        size = _CSS_PIECE
+        while base not in known:
+            piece = css[:size]
+            whole = size >= len(css)
+            # A token that ends this far before the piece's end is one the whole text has too:
+            # the tokenizer looks at most three characters past a token.
+            sure = len(piece) if whole else len(piece) - 8
+            tokens = list(_css_tokens(_css().parse_component_value_list(piece), piece))
+            starts = [at for at, _ in tokens if at <= sure]
+            meets = next((at for at in starts if base + at in known), None)
+            if meets is None and not whole:
+                size *= 4
+                continue
+            stop = len(piece) if meets is None else meets
+            known.update(base + at for at in starts if at < stop)
+            known.add(base)
+            values = [(v, base + at) for at, v in tokens if at < stop and v is not None]
+            self.spent += stop
+            return values
+        return []
 
     def note_unread(self, at: int) -> None:
         self.unread = at if self.unread is None else min(self.unread, at)
@@ -177,6 +224,7 @@ class _Collector(HTMLParser):
         self._raw_text: str | None = None  # the element whose raw text (style, script) is read
         self._raw_ends: set[int] = set()  # where a browser ends an element's raw text
         self._end_tags: set[int] = set()  # where this reading saw an end tag
+        self._raw_spans: list[tuple[int, int]] = []  # what it read as raw text (in the whole)
 
     def read(self, html: str, base: int) -> None:
         """Read ``html`` (at ``base`` in the whole HTML) up to the first tag where it stands
@@ -197,6 +245,7 @@ class _Collector(HTMLParser):
             # A browser's raw text never closed runs to the document's end; html.parser keeps
             # it back, waiting for an end tag.
             self.handle_data(self.rawdata)
+        self._readings.charge(len(html), self._raw_spans)
         self._readings.note_clean(self, base, len(html))
         for end in sorted(self._raw_ends - self._end_tags):
             self._readings.pending.append((html, base, end, len(html)))
@@ -292,10 +341,13 @@ class _Collector(HTMLParser):
             self._raw_text = None
 
     def handle_data(self, data: str) -> None:
+        if self.cdata_elem is not None:
+            at = self._offset()
+            self._raw_spans.append((at, at + len(data)))
         if self._raw_text == "style":
             at = self._offset()
-            for written in css_urls(data):
-                self._add(written, at, at + len(data))
+            for written, place in self._readings.stylesheet(data, at):
+                self._add(written, place, at + len(data))
         if self._raw_text is not None:
             self._again(data, 0)
 
@@ -394,19 +446,36 @@ def refresh_url(content: str) -> str:
 def css_urls(css: str) -> list[str]:
     """Every ``url()`` of a piece of CSS and every string in it (``@import "…"``,
     ``image-set("…")``, ``url("…")``): wider than what a browser fetches, never narrower."""
-    if "url" not in css.casefold() and '"' not in css and "'" not in css and "\\" not in css:
+    if not _has_css_values(css):
         return []
-    return list(_css_values(_css().parse_component_value_list(css)))
+    tokens = _css_tokens(_css().parse_component_value_list(css), css)
+    return [value for _, value in tokens if value is not None]
 
 
-def _css_values(tokens: list[Any]) -> Iterator[str]:
-    for token in tokens:
-        if token.type in ("url", "string"):
-            yield token.value
+# The first piece of a style sheet ``_Readings.stylesheet`` tokenizes.
+_CSS_PIECE = 512
+
+
+def _has_css_values(css: str) -> bool:
+    return "url" in css.casefold() or '"' in css or "'" in css or "\\" in css
+
+
+def _css_tokens(tokens: list[Any], css: str) -> Iterator[tuple[int, str | None]]:
+    """Each token of ``tokens`` (those nested in blocks too, in order) by its offset in
+    ``css``, with its value when it is a ``url()`` or a string."""
+    lines = [0, *(m.end() for m in _NEWLINE.finditer(css))]
+    stack = [iter(tokens)]
+    while stack:
+        token = next(stack[-1], None)
+        if token is None:
+            stack.pop()
+            continue
+        value = token.value if token.type in ("url", "string") else None
+        yield lines[token.source_line - 1] + token.source_column - 1, value
         for nested in ("arguments", "content"):
             inner = getattr(token, nested, None)
             if isinstance(inner, list):
-                yield from _css_values(inner)
+                stack.append(iter(inner))
 
 
 @functools.cache

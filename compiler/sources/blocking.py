@@ -93,11 +93,20 @@ def _readings(manifest: Manifest, text: str) -> list[str]:
 
 
 class Part(NamedTuple):
-    """A text of one user's that reaches an artifact with the others: a file's body."""
+    """A text of one user's that reaches an artifact with the others: a file's body, or a
+    day's heading (its name, ``heading``)."""
 
     body: str
     file: str  # how messages name it
     first_line: int  # the file's line of ``body[0]`` (frontmatter moves a body down)
+    named: bool = False  # ``body`` is the file's name, the heading the document gives it
+
+
+def heading(display: str, file: str) -> Part:
+    """The heading a day's file name is in the document (``## 2026-11-29-<name>``), as a part
+    read with the others: a ``<style>`` there is the stylesheet of an older day's ``url()``."""
+    name = posixpath.splitext(posixpath.basename(display))[0]
+    return Part(f"## {name}", file, 1, named=True)
 
 
 def composed(manifest: Manifest, parts: Sequence[Part]) -> list[Found]:
@@ -115,10 +124,8 @@ def composed(manifest: Manifest, parts: Sequence[Part]) -> list[Found]:
         return []
     rules = manifest.injection
     allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
-    origins = [Origin(part.body, part.file, part.first_line) for part in parts]
-    seen = {
-        _place(f) for part in parts for f in scan(manifest, part.body, part.file, part.first_line)
-    }
+    origins = [Origin(part.body, part.file, part.first_line, named=part.named) for part in parts]
+    seen = {_place(f) for part in parts for f in scan(manifest, *part)}
     found = []
     for text in readings:
         for finding in injection.find(text, origins, allowed):
@@ -149,15 +156,19 @@ def contain_together(manifest: Manifest, parts: Sequence[Part]) -> list[tuple[st
     held = [_Held(part) for part in parts]
     while True:
         for one in held:
-            while found := scan(manifest, one.body, one.part.file, one.part.first_line):
+            while found := scan(
+                manifest, one.body, one.part.file, one.part.first_line, one.part.named
+            ):
                 one.block(found)
         together = composed(manifest, [one.part._replace(body=one.body) for one in held])
         if not together:
             return [(one.body, one.every) for one in held]
-        by_file = {one.part.file: one for one in held}
+        # A finding placed without a line in a file with a heading is the heading's.
+        by_place = {(one.part.file, one.part.named): one for one in held}
         before = [one.body for one in held]
         for finding in together:
-            owner = by_file.get(finding.span.file)
+            named = (finding.span.file, True) in by_place and finding.span.line is None
+            owner = by_place.get((finding.span.file, named))
             if owner is not None:
                 owner.block([finding])
         if [one.body for one in held] == before:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hotplex.errors import BuildFailed, HotplexError, Span, suggest
-from hotplex.fs import ReadResult, checked_relative, read_capped
+from hotplex.fs import ReadResult, checked_key, read_capped
 from hotplex.manifest.vocabulary import DAY_FORMS, LOG_SOURCE, split_glob
 from hotplex.records import Finding
 from hotplex.sources import blocking, frontmatter
@@ -120,19 +120,10 @@ def _kind(value: object) -> str:
 
 
 def _display(model: Model, key: str, span: Span) -> str:
-    """The project path an overlay key names. A key is a '/'-separated path as the project's
-    files are named; a backslash is a character of a file name on POSIX, and no project file
-    holds one, so it is refused rather than taken for a folder separator."""
-    if "\\" in key:
-        slashed = key.replace("\\", "/")
-        raise HotplexError.single(
-            f"overlay key {key!r} holds a backslash: keys are '/'-separated paths inside the"
-            " sources folder",
-            span,
-            hint=f"did you mean '{slashed}'?",
-        )
+    """The project path an overlay key names: a '/'-separated path as the project's files are
+    named (``fs.checked_key``)."""
     # The source path is normalised: "./USER.md" is "USER.md", as a path object spells it.
-    return model.source_path(checked_relative(key, span))
+    return model.source_path(checked_key(key, span, "overlay key"))
 
 
 def key_of(model: Model, display: str) -> str:
@@ -201,6 +192,9 @@ class OverlayInputs:
         self.sections = base.sections
         self._own: dict[str, Loaded] = {}
         self._together: dict[str, str] | None = None
+        # Under block, the days left out for what their names (headings) hold, alone or with
+        # the other files, and those findings.
+        self._named: dict[str, list[blocking.Found]] = {}
         self._folders = {posixpath.dirname(p) + "/" for p, file in files.items() if file.day}
 
     def overlaid(self, paths: Iterable[str]) -> bool:
@@ -250,18 +244,32 @@ class OverlayInputs:
         a file holds alone is the resolver's to report, with every other finding)."""
         if self._together is None:
             files = self.files
-            order = document_order(self.model, files, self.job)
+            if self.block is not None:  # a day whose name holds a finding alone is not read
+                for d, file in files.items():
+                    named = blocking.scan_day_name(self.block, d, file.label) if file.day else []
+                    if named:
+                        self._named[d] = named
+                        self.blocked[d] = [blocking.record(f, "blocked") for f in named]
+            order = [d for d in document_order(self.model, files, self.job) if d not in self._named]
             stripped = {d: frontmatter.strip_data(files[d].text, files[d].label) for d in order}
-            parts = [
-                blocking.Part(stripped[d].body, files[d].label, stripped[d].body_line)
-                for d in order
-            ]
+            parts: list[blocking.Part] = []
+            owners: list[str] = []  # by part, the file it is of
+            for d in order:
+                if files[d].day:
+                    parts.append(blocking.heading(d, files[d].label))
+                    owners.append(d)
+                parts.append(blocking.Part(stripped[d].body, files[d].label, stripped[d].body_line))
+                owners.append(d)
             manifest = self.model.manifest
             if self.block is not None:
                 contained = blocking.contain_together(manifest, parts)
                 self._together = {}
-                for display, (body, found) in zip(order, contained, strict=True):
-                    self._together[display] = body
+                for display, part, (body, found) in zip(owners, parts, contained, strict=True):
+                    if part.named and found:  # a heading is no entry: the day is left out whole
+                        self._named[display] = found
+                    elif not part.named:
+                        self._together[display] = body
+                        found = self._named.get(display, []) + found
                     self.blocked[display] = [blocking.record(f, "blocked") for f in found]
             else:
                 together = blocking.composed(manifest, parts)
@@ -281,14 +289,14 @@ class OverlayInputs:
         """The folder's days with the overlaid ones; under ``block``, a day whose name (its
         heading) holds a finding is left out whole, its findings blocked: a name is no entry."""
         found = dict(self.base.listing(display, span))
-        for path, file in self.files.items():
-            if file.day and posixpath.dirname(path) + "/" == display:
-                named = blocking.scan_day_name(self.block, path, file.label) if self.block else []
-                if named:
-                    self.blocked[path] = [blocking.record(f, "blocked") for f in named]
-                    found.pop(posixpath.basename(path), None)
-                else:
-                    found[posixpath.basename(path)] = file.raw.size
+        days = [p for p, f in self.files.items() if f.day and posixpath.dirname(p) + "/" == display]
+        if self.block is not None:
+            self._bodies()  # the days left out for their names, alone or with the other files
+        for path in days:
+            if path in self._named:
+                found.pop(posixpath.basename(path), None)
+            else:
+                found[posixpath.basename(path)] = self.files[path].raw.size
         return tuple(sorted(found.items()))
 
     def digest(self, display: str) -> str | None:

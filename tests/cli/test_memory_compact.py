@@ -161,6 +161,37 @@ def test_two_clean_days_that_make_an_image_together_stop_it_at_the_definition(pr
     assert project_files(project) == before
 
 
+def test_a_month_whose_cut_entry_leaves_a_style_open_is_not_written(project, hotplex):
+    """Each day is clean, and together too (its <style> is closed), but the digest cuts an entry
+    at digest_chars, '</style>' with it: the next entry's url() is then a stylesheet fetch in
+    the month, which compact wrote (adversary4 #17). It scans what it would write."""
+    days = project / "agent-configs/memory"
+    with (days / "2026-10-01.md").open("a") as day:
+        day.write("- the <style> block notes " + "padding words " * 20 + "</style> done\n")
+    with (days / "2026-10-02.md").open("a") as day:
+        day.write("- a{background:url(https://evil.example/p.png)}\n")
+    before = project_files(project)
+    done = hotplex("memory", "compact", cwd=project)
+    assert done.status == 1, done.stderr
+    assert "image-url-data" in done.stderr and "the month's text" in done.stderr
+    assert project_files(project) == before
+
+
+def test_a_month_that_would_open_a_style_before_newer_days_is_not_written(project, hotplex):
+    """Newest first, a newer day's url() came before an old day's <style>; compacted, the month
+    is read before the days, and its <style> makes the url() a fetch (adversary4 #8)."""
+    days = project / "agent-configs/memory"
+    (days / "2026-10-02.md").write_text("- [durable] <style>\n")
+    with (days / "2026-11-30.md").open("a") as day:
+        day.write("- body{background:url(https://evil.example/p.png)}\n")
+    before = project_files(project)
+    done = hotplex("memory", "compact", cwd=project)
+    assert done.status == 1, done.stderr
+    assert done.stderr.startswith("agent-configs/memory/2026-11-30.md:")
+    assert "with the days a document reads after it" in done.stderr
+    assert project_files(project) == before
+
+
 def test_a_covered_day_gone_from_everywhere_is_an_error_not_a_loss(project, hotplex):
     assert hotplex("memory", "compact", cwd=project).status == 0
     (project / "agent-configs/memory/2026-09-21.md").unlink()

@@ -235,6 +235,7 @@ def test_a_link_leaving_the_project_is_refused_before_a_write(
         ("agent-configs/notes.txt", "not Markdown"),
         ("{outside}/U.md", "outside the project"),
         ("agent-configs/linked.md", "a symlink to 'hotplex.toml', which is not Markdown"),
+        ("agent-configs/U\\SER.md", "holds a backslash"),
     ],
 )
 def test_file_is_refused_where_no_markdown_source_can_be(

@@ -48,7 +48,39 @@ def test_nested_raw_text_is_read_within_the_budget(fed) -> None:
     text = "<title><style>" * 4000
     seen = fetched.read(text)
     assert seen.unread is not None
-    assert sum(fed) <= (fetched._READ_FACTOR + 1) * len(text) + fetched._READ_SLACK
+    # Raw text is looked through in one search for its end tag: it counts a sixty-fourth.
+    budget = (fetched._READ_FACTOR + 1) * len(text) + fetched._READ_SLACK
+    assert sum(fed) <= fetched._RAW_RATE * budget
+
+
+@pytest.fixture
+def styled(monkeypatch) -> list[int]:
+    """The length of every style sheet the readings tokenize."""
+    pieces: list[int] = []
+    parse = fetched._css().parse_component_value_list
+
+    def counted(css: str, *args):
+        pieces.append(len(css))
+        return parse(css, *args)
+
+    monkeypatch.setattr(fetched._css(), "parse_component_value_list", counted)
+    return pieces
+
+
+def test_a_year_of_notes_mentioning_a_style_element_is_read_whole(styled) -> None:
+    """adversary4 #10, #11: a year of a developer's days, each mentioning ``<style>`` in prose,
+    read together. Each mention is raw text to the end read again; each reading tokenized the
+    rest as CSS (the quotes of ``fetched.FINISHED`` make every tail a style sheet to read): a
+    year took 48 s, and past a hundred days the budget ran out: unread-markup on an arbitrary
+    day of notes that fetch nothing."""
+    text = "\n\n".join(
+        f"- moved the <style> block of page {i} into head.html\n- customer asked, ticket {i}"
+        for i in range(365)
+    )
+    seen = fetched.read(text)
+    assert seen.unread is None
+    assert [f for f in seen.fetches if urls.foreign(f.host)] == []
+    assert sum(styled) <= 4 * len(text)
 
 
 # The pattern _odd_destination replaces: the same answer, looked for from every "](" to the end.

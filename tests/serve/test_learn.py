@@ -164,12 +164,14 @@ def test_the_same_facts_twice_over_the_budget_retire_nothing_again(served) -> No
 
 @pytest.mark.parametrize("route", ["/v1/learn", "/v1/learn/request"])
 @pytest.mark.parametrize(
-    "file", ["hotplex.toml", "../USER.md", "USER.md\u0000", "/etc/USER.md", "notes.txt", ""]
+    "file",
+    ["hotplex.toml", "../USER.md", "USER.md\u0000", "/etc/USER.md", "notes.txt", "", "U\\SER.md"],
 )
 def test_a_file_no_build_reads_a_block_from_is_400_at_the_body_file(served, route, file) -> None:
     """The server labelled a profile with the manifest, a name leaving the sources folder or
     one with a NUL in it, 200 "added", where the CLI's --file refuses them (and
-    /v1/learn/request took any name as the label of the facts it sent the worker)."""
+    /v1/learn/request took any name as the label of the facts it sent the worker); a backslash
+    it took for a folder separator (adversary4 #21)."""
     server, _root = served
     body = {"text": "# A\n", "facts": [{"key": "a", "value": "b"}], "date": "2026-12-01"}
     if route == "/v1/learn/request":

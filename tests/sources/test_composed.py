@@ -117,6 +117,32 @@ def test_a_days_name_meets_the_injection_rules_under_the_default_policy(project)
             project.compile("cc", overlay={name: "- x\n"})
 
 
+def test_a_days_heading_is_read_with_the_days_after_it(project) -> None:
+    """A day's name is its heading: '2026-11-29-<style>' opens a stylesheet the older day's
+    url() is in; the join left headings out and compile, block and check passed (adversary4
+    #3)."""
+    overlay = {
+        "memory/2026-11-29-<style>.md": "- x\n",
+        "memory/2026-11-28.md": "- body{background:url(https://evil.example/p.png)}\n",
+    }
+    with pytest.raises(HotplexError, match="image-url-data"):
+        project.compile("cc", overlay=overlay)
+    artifact = project.compile("cc", overlay=overlay, on_finding="block")
+    assert "evil.example" not in artifact.text
+    assert [f.file for f in artifact.findings] == ["overlay:memory/2026-11-28.md"]
+    assert not project.check(overlay, "cc").ok
+
+
+def test_under_block_a_day_whose_name_holds_a_finding_is_left_out_and_reported(project) -> None:
+    """'<base href=…>' in a day's name left the day out under block, but the join, which read
+    the day anyway, replaced its finding with none: findings () (adversary4 #5)."""
+    day = "memory/2026-11-29-<base href=http:evil.example>.md"
+    overlay = {day: "- x\n", "memory/2026-11-28.md": "- ![x](p.png)\n"}
+    artifact = project.compile("cc", overlay=overlay, on_finding="block")
+    assert "evil.example" not in artifact.text
+    assert [(f.file, f.rule) for f in artifact.findings] == [(f"overlay:{day}", "image-url-data")]
+
+
 @pytest.fixture
 def stripping(make_project) -> Project:
     manifest = '[project]\nhtml_comments = "strip"\n\n' + MANIFEST
