@@ -208,3 +208,13 @@ def test_ordinary_words_hermes_blocks_are_a_build_error_in_their_slot(
     done = subprocess.run([str(HOTPLEX), "-C", str(root), "build"], capture_output=True, text=True)
     assert done.returncode == 2
     assert re.search(rf"hermes-home/{re.escape(place)}:\d+:\d+: .*'{rule}'", done.stderr)
+
+
+def test_overflow_error_on_soul_md_names_the_slot_and_its_cap(make_project):
+    files = {"agent-configs/SOUL.md": "Persona line.\n" * 3000}
+    extra = '[limits]\noverflow = "error"\nper_file = 60000\n'
+    root = make_project(files, manifest=MANIFEST + extra)
+    done = subprocess.run([str(HOTPLEX), "-C", str(root), "build"], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "hermes-home/SOUL.md" in done.stderr and "(20,000 characters" in done.stderr
+    assert "hermes.context_file_max_chars" in done.stderr and "limits.total" not in done.stderr
