@@ -260,9 +260,13 @@ def _blocked(path: str, text: str, parts: Iterable[str], scope: str) -> list[Pro
 def _soul(
     sections: list[Section], model: Model, cap: int
 ) -> tuple[str, tuple[Truncation, ...], tuple[SectionSize, ...]]:
-    """The directives document within the cap, the document's wrapping included."""
+    """The directives document within the cap, the document's wrapping included. With
+    ``overflow = "error"``, a cut to the cap (not to the user's own smaller ``per_file``) is an
+    error naming the slot and Hermes's cap."""
     own = model.manifest.limits
-    budget = Limits(min(own.per_file, cap), cap, UNIT, own.overflow, own.share)
+    capped = own.overflow == "error" and own.per_file >= cap
+    overflow = "truncate" if capped else own.overflow
+    budget = Limits(min(own.per_file, cap), cap, UNIT, overflow, own.share)
     while True:
         manifest = attrs.evolve(model.manifest, limits=budget)
         document = configuration.build(
@@ -276,6 +280,15 @@ def _soul(
         attrs.evolve(c, limit="hermes.context_file_max_chars") if c.limit == "total" else c
         for c in document.truncations
     )
+    if capped and cuts:
+        raise HotplexError.single(
+            f"{cuts[0].before} {UNIT} go to {HOME_DIR}/{SOUL_FILE}, over Hermes Agent's context"
+            f" file cap ({cap:,} characters, hermes.context_file_max_chars) with"
+            ' limits.overflow = "error"',
+            Span(cuts[0].files[0]),
+            hint="shorten the file; the cap is max(20000, context_length × 0.24): set the"
+            " target's context_length to the model's, or limits.overflow = \"truncate\"",
+        )
     return document.text, cuts, document.sizes
 
 

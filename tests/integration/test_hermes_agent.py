@@ -23,6 +23,9 @@ from pathlib import Path
 import pytest
 from conftest import HOTPLEX, build_project, installed_cli
 from fake_api import FakeChatCompletions
+from hotplex.targets import hermes_scan
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from live import LiveCase, home_of, run_live
 
 pytestmark = pytest.mark.integration
@@ -164,6 +167,70 @@ def test_the_recorded_scan_probes_are_what_hermes_answers(hermes_cli):
     assert len(answers) == len(recorded)
     for probe, answer in zip(recorded, answers, strict=True):
         assert answer == {"context": probe["context"], "strict": probe["strict"]}, probe["text"]
+
+
+# Words of the probes, and what may stand between them (or any short text): hypothesis strings
+# them together.
+WORDS = sorted(
+    {
+        word
+        for line in PROBES.read_text(encoding="utf-8").splitlines()
+        for word in re.split(r"\s+", json.loads(line)["text"])
+        if 0 < len(word) < 40
+    }
+)
+BETWEEN = [" ", "  ", "\n", "\u00a0", "\u2028", "", "-", ". ", "\u3000", "x"]
+
+
+def _variant(word: str, how: int) -> str:
+    """``word`` as written, upper-cased, or fullwidth (which NFKC folds back)."""
+    if how == 1:
+        return word.upper()
+    if how == 2:
+        return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in word)
+    return word
+
+
+texts = st.lists(
+    st.tuples(
+        st.sampled_from(WORDS),
+        st.integers(0, 5),
+        st.sampled_from(BETWEEN) | st.text(max_size=3),
+    ),
+    min_size=1,
+    max_size=8,
+).map(lambda parts: "".join(_variant(w, how) + gap for w, how, gap in parts))
+
+
+@pytest.fixture(scope="module")
+def hermes_scan_oracle(hermes_cli):
+    """The installed Hermes's scan, asked one text (a JSON line) at a time."""
+    with subprocess.Popen(
+        [str(hermes_cli.path.parent / "python"), "-u", "-c", ASK_SCAN],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    ) as oracle:
+
+        def ask(text: str) -> dict[str, list[str]]:
+            oracle.stdin.write(json.dumps({"text": text}) + "\n")
+            oracle.stdin.flush()
+            return json.loads(oracle.stdout.readline())
+
+        yield ask
+        oracle.stdin.close()
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=texts)
+def test_hotplex_predicts_a_block_exactly_when_hermes_blocks(hermes_scan_oracle, text):
+    """Per slot's scope (SOUL.md: context, a memory entry: strict), the rules hotplex predicts
+    are the ones the real scan finds, on texts strung from the probes' words."""
+    answer = hermes_scan_oracle(text)
+    for scope in (hermes_scan.CONTEXT, hermes_scan.STRICT):
+        predicted = sorted(finding.rule for finding in hermes_scan.scan(text, scope))
+        assert predicted == sorted(answer[scope]), (scope, text)
 
 
 @pytest.mark.slow
