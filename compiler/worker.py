@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         OptionProblem,
         Output,
         Section,
+        Skill,
         SourceTemplate,
         TargetSources,
     )
@@ -111,6 +112,19 @@ class Verified(NamedTuple):
         if self.version is None:
             return f"{self.program}'s format documentation"
         return f"{self.program} {self.version}"
+
+
+class SkillsPlace(NamedTuple):
+    """Where a worker's program loads Agent Skills, as checked with the real program."""
+
+    folder: str  # relative to the session folder, ``{name}`` the skill's: ".claude/skills/{name}"
+    # Frontmatter keys beyond the specification's that the program documents.
+    keys: frozenset[str] = frozenset()
+    # The keys whose texts the program lists for each skill, in order, and how it joins them;
+    # the most characters it keeps of one entry (None: no cap), measured with the program.
+    listed: tuple[str, ...] = ("description",)
+    joiner: str = " - "
+    entry_cap: int | None = None
 
 
 class Worker:
@@ -189,6 +203,26 @@ class Worker:
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         raise NotImplementedError
+
+    # Where its program loads Agent Skills, once a live test has shown it; None: a target of it
+    # leaves the skills out, with a warning naming them.
+    skills: ClassVar[SkillsPlace | None] = None
+
+    def emit_with_skills(
+        self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+    ) -> Emitted:
+        """``emit``, and the project's Agent Skills: a worker with a ``skills`` place ships
+        them (its family's ``emit_with_skills``); any other says which it leaves out."""
+        emitted = self.emit(job, sections, model)
+        if not skills:
+            return emitted
+        program = self.verified.program if self.verified else self.name
+        names = ", ".join(s.name for s in skills)
+        warning = (
+            f"{program} is not verified to load Agent Skills, so this target leaves out the "
+            f"skills {names}"
+        )
+        return attrs.evolve(emitted, warnings=(*emitted.warnings, warning))
 
     # The paths (a glob: ``*`` one name, ``**`` any folders) where its tool reads the file it
     # places, if it places one: searched for placed files the build log does not know.
@@ -281,12 +315,15 @@ def launch_json(
     env: dict[str, str] | None = None,
     files: dict[str, str] | None = None,
     gateway_adds: str | None = None,
+    executable: list[str] | None = None,
 ) -> bytes:
     """``launch.json``: how a gateway starts the worker's program for this job. ``cwd``, the
     session folder, is relative to the project (the project itself unless the target's ``cwd``
     says otherwise); the paths in ``argv`` and ``env`` are relative to ``cwd`` (``in_session``),
     as the program resolves them. ``files`` maps where to place each built file in the session
-    folder to the file, relative to the project (the gateway copies it). The gateway adds its
+    folder to the file, relative to the project (the gateway copies it); ``executable`` lists
+    those of them the gateway makes executable (mode 0755: a skill's allowed scripts, and no
+    other file). The gateway adds its
     own credentials and provider settings on top; ``gateway_adds`` says what, where the program
     cannot start without more."""
     launch: dict[str, object] = {
@@ -294,7 +331,13 @@ def launch_json(
         "platform": job.platform,  # None for the base artifact: null, as in every JSON report
         "target": job.target.name,
     }
-    pairs = (("argv", argv), ("env", env), ("files", files), ("gateway_adds", gateway_adds))
+    pairs = (
+        ("argv", argv),
+        ("env", env),
+        ("files", files),
+        ("executable", executable),
+        ("gateway_adds", gateway_adds),
+    )
     for key, value in pairs:
         if value:
             launch[key] = value

@@ -166,6 +166,13 @@ class Secrets(Record):
 
 
 @attrs.frozen(repr=False)
+class Skills(Record):
+    # Globs of "<skill>/<path>" naming the scripts of skills that may ship (mode 0755 where the
+    # gateway places them); any other script is refused. hotplex never runs one.
+    scripts: tuple[str, ...] = ()
+
+
+@attrs.frozen(repr=False)
 class Unicode(Record):
     # Code points ("U+200B"), character names ("ZERO WIDTH SPACE") or rule names (see
     # hotplex.scanning.hidden.RULES) the hidden-text scan lets through.
@@ -269,6 +276,7 @@ class Manifest(Record):
     vars: dict[str, str] = attrs.field(factory=dict)
     metacognition: Metacognition = Metacognition()
     secrets: Secrets = Secrets()
+    skills: Skills = Skills()
     unicode: Unicode = Unicode()
     injection: Injection = Injection()
     overlay: OverlaySettings = OverlaySettings()
