@@ -61,6 +61,10 @@ SPEC = Spec(
     required=("name", "description"),
     text_max={"compatibility": 500},
 )
+YAML_HINT = (
+    "a SKILL.md starts with YAML frontmatter between '---' lines; quote a value that holds"
+    " ': ' or starts with a quote, a '-' or a '#'"
+)
 # A line break of any kind: a program lists a description on one line of its own.
 _BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 _TAG = re.compile(r"<\s*/?\s*[A-Za-z][\w:-]*")  # what could open or close a wrapper
@@ -120,7 +124,12 @@ def _entries(resolver: Any, folder: str) -> tuple[tuple[str, int], ...]:
 
 def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> Skill:
     skill_md = f"{folder}/{SKILL_FILE}"
-    loaded = resolver.file(skill_md, Span(skill_md), meta=True)
+    try:
+        loaded = resolver.file(skill_md, Span(skill_md), meta=True)
+    except HotplexError as error:  # its frontmatter is no YAML mapping: the skill's own hint
+        raise HotplexError(
+            [Problem(p.message, p.span, YAML_HINT) for p in error.problems]
+        ) from None
     if loaded is None:
         raise HotplexError.single(
             f"skill folder '{name}' has no {SKILL_FILE}", Span(folder), hint="add one, or remove it"
@@ -248,6 +257,16 @@ def _check_meta(meta: dict[str, Any], folder_name: str, file: str, text: str) ->
             )
         elif (why := listing_safe(description)) is not None:
             yield Problem(why, where)
+    metadata = meta.get("metadata")
+    if metadata is not None and not (
+        isinstance(metadata, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())
+    ):
+        yield Problem(
+            "'metadata' must map text keys to text values",
+            _key_span(text, "metadata", file),
+            hint='quote each value: version: "1.0"',
+        )
     for key, most in SPEC.text_max.items():
         value = meta.get(key)
         if value is not None and (not isinstance(value, str) or len(value) > most):
@@ -260,7 +279,7 @@ def _check_meta(meta: dict[str, Any], folder_name: str, file: str, text: str) ->
 def _key_span(text: str, key: str, file: str, value: bool = False) -> Span:
     """Where ``key:`` is written in the frontmatter of ``text`` (its value's column with
     ``value``)."""
-    pattern = re.compile(rf"^({re.escape(key)}\s*:\s*)", re.MULTILINE)
+    pattern = re.compile(rf"^({re.escape(key)}[ \t]*:[ \t]*)", re.MULTILINE)
     found = pattern.search(text)
     if found is None:
         return Span(file, 1, 1)

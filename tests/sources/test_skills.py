@@ -112,3 +112,17 @@ def test_a_symlink_in_a_skill_is_refused_not_followed(tmp_path, capsys):
     assert "skills/long-one/linked.md: a symlink or special file in skills/" in err
     assert "skills/notes.txt: skills/ holds only skill folders" in err
     assert not (root / "dist").exists()
+
+
+def test_skill_frontmatter_errors_speak_of_the_skill(tmp_path, capsys):
+    root = tmp_path / "p"
+    _one_skill(root, "description: Checks: twice\nmetadata:\n  version: 1.0\n")
+    assert cli.main(["-C", str(root), "build"]) == 2
+    err = capsys.readouterr().err
+    assert "skills/long-one/SKILL.md:3:" in err and "[[source]]" not in err
+    assert "quote a value that holds ': '" in err
+    (root / "agent-configs/skills/long-one/SKILL.md").write_text(
+        "---\nname: long-one\ndescription: Fine.\nmetadata:\n  version: 1.0\n---\n\nBody.\n"
+    )
+    assert cli.main(["-C", str(root), "build"]) == 2
+    assert "SKILL.md:4:1: 'metadata' must map text keys to text values" in capsys.readouterr().err
