@@ -70,6 +70,12 @@ OWN_FILES = OwnFiles(
     switch=f"env {SWITCH_ENV}=1",
     also_drops="the user's ~/.claude/CLAUDE.md and rules and the managed CLAUDE.md",
     unless_beside={"AGENTS.md": ("CLAUDE.md", ".claude/CLAUDE.md")},
+    rivals={
+        ".claude/skills/*/SKILL.md": (
+            "is a skill Claude Code lists beside the compiled ones, raw (not checked or scanned);"
+            " the gateway's copy replaces one named like a compiled skill"
+        ),
+    },
 )
 
 # Claude Code 2.1.332 lists each skill as "- <name>: <description> - <when_to_use>" in a message

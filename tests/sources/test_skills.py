@@ -126,3 +126,17 @@ def test_skill_frontmatter_errors_speak_of_the_skill(tmp_path, capsys):
     )
     assert cli.main(["-C", str(root), "build"]) == 2
     assert "SKILL.md:4:1: 'metadata' must map text keys to text values" in capsys.readouterr().err
+
+
+def test_a_skill_of_the_users_own_in_the_session_folder_is_named(tmp_path, capsys):
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\n")
+    own = root / ".claude/skills/mine"
+    own.mkdir(parents=True)
+    (own / "SKILL.md").write_text("---\nname: mine\ndescription: Mine.\n---\n\nMine.\n")
+    assert cli.main(["-C", str(root), "build"]) == 0
+    err = capsys.readouterr().err
+    assert "target 'cc': .claude/skills/mine/SKILL.md is a skill Claude Code lists beside" in err
+    assert cli.main(["-C", str(root), "check"]) == 0
+    assert ".claude/skills/mine/SKILL.md is a skill" in capsys.readouterr().err
+    assert (own / "SKILL.md").read_text().endswith("Mine.\n")  # hotplex writes nothing there
