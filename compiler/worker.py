@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import attrs
 from hotplex.fs import json_text
-from hotplex.manifest.model import HOTPLEX_SOURCES
-from hotplex.records import Budgets
+from hotplex.manifest.model import HOTPLEX_SOURCES, SKILLS_SOURCE
+from hotplex.records import Budgets, Section
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
         Emitted,
         OptionProblem,
         Output,
-        Section,
         Skill,
         SourceTemplate,
         TargetSources,
@@ -213,14 +212,20 @@ class Worker:
     ) -> Emitted:
         """``emit``, and the project's Agent Skills: a worker with a ``skills`` place ships
         them (its family's ``emit_with_skills``); any other says which it leaves out."""
-        emitted = self.emit(job, sections, model)
-        if not skills:
+        folded = _folded(job, sections, skills, model) if skills else None
+        emitted = self.emit(job, sections if folded is None else folded, model)
+        if not skills or folded is not None:
             return emitted
         program = self.verified.program if self.verified else self.name
         names = ", ".join(s.name for s in skills)
+        why = (
+            "the target reads no skills section to list them in"
+            if job.target.skills_listing
+            else "skills_listing = true lists their names and descriptions in <skills>"
+        )
         warning = (
             f"{program} is not verified to load Agent Skills, so this target leaves out the "
-            f"skills {names}"
+            f"skills {names} ({why})"
         )
         return attrs.evolve(emitted, warnings=(*emitted.warnings, warning))
 
@@ -248,6 +253,40 @@ class Worker:
         if target.own_instructions is None:
             return own.also_drops is None
         return target.own_instructions == "off"
+
+
+SKILLS_LISTING_HEAD = (
+    "Agent Skills of this project (only their names and descriptions reach you here; their"
+    " instructions do not):"
+)
+
+
+def _folded(
+    job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+) -> list[Section] | None:
+    """``sections`` with each skill's name and description at the end of ``<skills>``, where
+    the target asks for it (``skills_listing``); None where it does not, or the
+    target reads no skills source."""
+    order = [s.name for s in model.sources_of(job.target)]
+    if not job.target.skills_listing or SKILLS_SOURCE not in order:
+        return None
+    source = model.sources_of(job.target)[order.index(SKILLS_SOURCE)]
+    listing = "\n".join(f"- {s.name}: {s.description}" for s in skills)
+    text = f"{SKILLS_LISTING_HEAD}\n{listing}"
+    files = tuple(f"{s.folder}/SKILL.md" for s in skills)
+    found = next((x for x in sections if x.name == SKILLS_SOURCE), None)
+    if found is not None:
+        grown = attrs.evolve(
+            found, text=f"{found.text.rstrip()}\n\n{text}", files=found.files + files
+        )
+        return [grown if x is found else x for x in sections]
+    made = Section(SKILLS_SOURCE, source.tag, source.channel, source.note, text, files)
+    after = order.index(SKILLS_SOURCE)
+    at = next(
+        (i for i, x in enumerate(sections) if x.name in order and order.index(x.name) > after),
+        len(sections),
+    )
+    return [*sections[:at], made, *sections[at:]]
 
 
 def json_bytes(value: object) -> bytes:

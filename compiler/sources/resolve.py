@@ -531,7 +531,8 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
         section = cache.section(resolver, _key(model, job, source), compute) if cache else compute()
         if section is not None:
             sections.append(section)
-    found_skills = skills.read(resolver, job.worker.skills is not None)
+    ships = job.worker.skills is not None or job.target.skills_listing
+    found_skills = skills.read(resolver, ships)
     if cache is None or job.target.name not in cache.clean_targets:
         manifest_texts.check(resolver)  # the same texts for every job of a target
         if cache is not None and not resolver.findings:

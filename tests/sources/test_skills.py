@@ -140,3 +140,35 @@ def test_a_skill_of_the_users_own_in_the_session_folder_is_named(tmp_path, capsy
     assert cli.main(["-C", str(root), "check"]) == 0
     assert ".claude/skills/mine/SKILL.md is a skill" in capsys.readouterr().err
     assert (own / "SKILL.md").read_text().endswith("Mine.\n")  # hotplex writes nothing there
+
+
+def test_skills_listing_folds_names_and_descriptions_into_skills(tmp_path, capsys):
+    root = tmp_path / "p"
+    _one_skill(root, "description: Checks a deploy before it ships.\n")
+    manifest = root / "hotplex.toml"
+    manifest.write_text(manifest.read_text() + "skills_listing = true\n")  # the aider target
+    (root / "agent-configs/SKILLS.md").write_text("Search the code before you edit it.\n")
+    assert cli.main(["-C", str(root), "build"]) == 0
+    assert "leaves out" not in capsys.readouterr().err
+    prompt = (root / "dist/aider/default/prompt.xml").read_text()
+    skills = prompt.split("<skills", 1)[1].split("</skills>", 1)[0]
+    assert skills.index("Search the code") < skills.index("- long-one: Checks a deploy")
+    (root / "agent-configs/skills/long-one/SKILL.md").write_text(
+        "---\nname: long-one\ndescription: Checks a release.\n---\n\nBody.\n"
+    )
+    assert _rebuilt(_build(root)) == {"cc", "aider"}  # aider carries the description now
+    assert "- long-one: Checks a release." in (root / "dist/aider/default/prompt.xml").read_text()
+
+
+def test_skills_listing_on_a_program_that_loads_skills_is_refused(tmp_path, capsys):
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\n")
+    manifest = root / "hotplex.toml"
+    text = manifest.read_text().replace(
+        'worker = "claude-code"', 'worker = "claude-code"\nskills_listing = true'
+    )
+    manifest.write_text(text)
+    assert cli.main(["-C", str(root), "build"]) == 2
+    assert (
+        "target[0].skills_listing: worker 'claude-code' ships each skill" in capsys.readouterr().err
+    )
