@@ -44,6 +44,7 @@ from hotplex.sources import comments, frontmatter, learned, manifest_texts, skil
 from hotplex.sources import logs as memory_logs
 from hotplex.sources.reader import Loaded
 from hotplex.sources.sections import SectionCache
+from hotplex.sources.skills import ENTRIES
 from hotplex.templates import might_have_syntax
 from hotplex.text import secret_rules
 
@@ -58,9 +59,6 @@ READ_FLOOR = 1 << 20
 # And never past this, whatever the budgets (a total of 1e17 is no reason to read 200 MB): no
 # model's context holds more, and what is not read is reported.
 READ_CEILING = 64 << 20
-
-
-ENTRIES = "/*"  # the end of an input that is a folder's entries (``Inputs.entries``)
 
 
 def list_entries(path: Path) -> tuple[tuple[str, int], ...] | None:
@@ -170,7 +168,7 @@ class Inputs:
 
     def entries(self, display: str, span: Span) -> tuple[tuple[str, int], ...]:
         """A folder's entries as (name, size), a subfolder's name ending in '/' (size 0), for a
-        tree of files read as one input (``folder/*``: an Agent Skill's); its stamp moves when an
+        tree of files read as one input (``folder/.``: an Agent Skill's); its stamp moves when an
         entry is added or removed, its digest covers every name and size."""
         if display not in self._listings:
             folder = display[: -len(ENTRIES)]

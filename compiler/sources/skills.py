@@ -30,6 +30,10 @@ from hotplex.records import Skill, SkillFile
 from hotplex.scanning.origins import Origin
 from hotplex.sources import frontmatter
 
+# The end of an input that is a folder's entries (``Inputs.entries``): "<folder>/." names the
+# folder itself to a stat, so the snapshot's stamp of the input is the folder's (an entry added
+# or removed moves it) and a no-op build checks it like any file.
+ENTRIES = "/."
 SKILLS_FOLDER = "skills"  # in the sources folder
 SKILL_FILE = "SKILL.md"
 SCRIPTS_FOLDER = "scripts"  # the specification's folder of code a program may run
@@ -116,7 +120,7 @@ def read(resolver: Any, ships: bool) -> tuple[Skill, ...]:
 
 
 def _entries(resolver: Any, folder: str) -> tuple[tuple[str, int], ...]:
-    display = folder + "/*"
+    display = folder + ENTRIES
     if display not in resolver.consulted:
         resolver.consulted.append(display)
     return resolver.inputs.entries(display, Span(folder))
