@@ -124,6 +124,9 @@ class SkillsPlace(NamedTuple):
     listed: tuple[str, ...] = ("description",)
     joiner: str = " - "
     entry_cap: int | None = None
+    # The tag the program wraps its listing in: no listed text may spell it, in any spelling
+    # the reserved-tag sanitizer knows (``scanning.sanitize``).
+    wrapper: str | None = None
 
 
 class Worker:

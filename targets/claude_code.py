@@ -94,6 +94,7 @@ SKILLS = SkillsPlace(
     ),
     listed=("description", "when_to_use"),
     entry_cap=SKILL_LISTING_CAP,
+    wrapper="system-reminder",
 )
 
 

@@ -184,7 +184,7 @@ def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) 
     program = worker.verified.program if worker.verified else worker.name
     folder = job.out_dir(model)
     files, placed, executable, notes, cuts = {}, {}, [], [], []
-    problems = [p for s in skills for p in skills_source.listing_problems(s, place.listed, program)]
+    problems = [p for s in skills for p in skills_source.listing_problems(s, place, program)]
     if problems:
         raise HotplexError(problems)
     for skill in skills:

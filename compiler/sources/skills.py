@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
 from hotplex.records import Skill, SkillFile
+from hotplex.scanning import sanitize
 from hotplex.scanning.origins import Origin
 from hotplex.sources import frontmatter
 
@@ -309,14 +310,21 @@ def _normalised(meta: dict[str, Any], body: str, where: Span) -> bytes:
     return f"---\n{head}---\n{body}".encode()
 
 
-def listing_problems(skill: Skill, listed: tuple[str, ...], program: str) -> list[Problem]:
-    """Each text ``program`` lists beside the description that could not be one entry."""
+def listing_problems(skill: Skill, place: Any, program: str) -> list[Problem]:
+    """Each text ``program`` lists (``place``: its ``worker.SkillsPlace``) that could not be one
+    entry of its listing: a line break or tag beside the description, or in any listed text a
+    spelling of the wrapper the listing sits in."""
     skill_md = f"{skill.folder}/{SKILL_FILE}"
-    return [
-        Problem(f"{why} ({program} lists '{key}' with the description)", Span(skill_md, key=key))
-        for key, text in skill.texts
-        if key in listed and key != "description" and (why := listing_safe(text)) is not None
-    ]
+    problems = []
+    for key, text in skill.texts:
+        if key not in place.listed:
+            continue
+        why = listing_safe(text) if key != "description" else None
+        if why is None and place.wrapper and sanitize.count_tags(text, {place.wrapper}):
+            why = f"a listed text must not spell <{place.wrapper}>, the listing's wrapper"
+        if why is not None:
+            problems.append(Problem(f"{why} ({program} lists '{key}')", Span(skill_md, key=key)))
+    return problems
 
 
 def listing_entry(skill: Skill, listed: tuple[str, ...], joiner: str) -> str:
