@@ -9,24 +9,16 @@ killed build) only ever sees a whole old or a whole new file.
 from __future__ import annotations
 
 import contextlib
-import errno
 import functools
 import itertools
-import json
-import math
 import os
 import posixpath
 import re
 import stat
-from json.encoder import encode_basestring
 from pathlib import Path, PurePosixPath
 
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
 from hotplex.values import value
-
-TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
-if TYPE_CHECKING:
-    from typing import Any
 
 STATE_DIR = ".hotplex"  # the build's own state beside the manifest: this log, the cached model
 TEMP_SUFFIX = ".tmp"
@@ -106,60 +98,6 @@ def sha256(data: bytes) -> str:
 
 # A lone surrogate: how Python decodes a file name's byte that is not UTF-8 (``bad\xff.md``).
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-# What JSON leaves raw in a string and may not print itself: DEL, and anything beyond ASCII.
-# Spelt as the complement of the rest: ``re`` compiles a range over the Basic Multilingual
-# Plane by marking each code point, 10 ms of every command's start-up.
-_BEYOND_ASCII = re.compile("[^\x00-\x7e]")
-
-
-def json_text(value: object, **options: Any) -> str:
-    """JSON that encodes as UTF-8 and prints as itself: a character that does not print itself
-    (a lone surrogate, which is how a file name's byte that is not UTF-8 is read, and no UTF-8
-    file or pipe takes; U+0085, a bidi override, DEL) is written as its ``\\u`` escape, which
-    reads back as the same text, so a terminal shows it as it is and ``console.Shown`` has
-    nothing to change in it."""
-    return _printable(json.dumps(value, ensure_ascii=False, **options))
-
-
-# What JSON's encoder (``ensure_ascii=False``) writes for each character it escapes, as UTF-8:
-# the backslash first, so that no escape written is escaped again.
-_ESCAPES = tuple(
-    (bytes([c]), encode_basestring(chr(c))[1:-1].encode()) for c in (0x5C, 0x22, *range(0x20))
-)
-
-
-def json_string_bytes(data: bytes) -> bytes:
-    """``json_text(text)`` without its quotes, as UTF-8, for the ``text`` whose UTF-8 is
-    ``data``, byte for byte, escaped in its bytes: the encoder visits every character, a tenth
-    of an overlaid compile's time on a 12 K document; a replacement of bytes absent from the
-    text is one memchr, a line end escaped a copy. No byte of a UTF-8 sequence is below 0x80:
-    escaping the bytes is escaping the characters."""
-    for byte, escape in _ESCAPES:
-        data = data.replace(byte, escape)
-    return _printable(data.decode("utf-8")).encode("utf-8")
-
-
-def _printable(text: str) -> str:
-    """``text``, JSON as the encoder wrote it, with every character that does not print itself
-    written as its ``\\u`` escape. Text that prints (most, beyond ASCII too) is checked in C:
-    a Python call for each character beyond ASCII took 3.7 ms on a 20 K Chinese document. Line
-    breaks, an indented dump's, are the only characters JSON text holds raw that do not print."""
-    if (text.isascii() and "\x7f" not in text) or text.replace("\n", " ").isprintable():
-        return text
-    return _BEYOND_ASCII.sub(_json_escape, text)
-
-
-def _json_escape(match: re.Match[str]) -> str:
-    char = match[0]
-    if char.isprintable():
-        return char
-    code = ord(char)
-    if code > 0xFFFF:  # as a UTF-16 surrogate pair, as JSON spells it
-        code -= 0x10000
-        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
-    return f"\\u{code:04x}"
 
 
 def is_utf8(name: str) -> bool:
@@ -483,56 +421,6 @@ def _write_failed(path: Path, exc: OSError) -> BuildFailed:
     )
 
 
-class Changes:
-    """Files changed one at a time, all or none: should one change fail (the caller's code
-    between them included), those already made are undone, newest first, and an ``OSError``
-    becomes one error saying every file is as it was (``what`` names the command). A file
-    already holding its bytes is not rewritten (its mtime, which watchers see, kept). What
-    ``hotplex learn`` (a profile and its history) and ``memory compact`` (months, histories,
-    archived days) write goes through it."""
-
-    def __init__(self, what: str, root: Path) -> None:
-        self.what = what
-        self.root = root  # named in the error when the failing call names no file
-        self._undo: list[tuple[Path, Path | None, bytes | None]] = []
-
-    def write(self, path: Path, data: bytes, durable: bool = False) -> bool:
-        """``data`` written to ``path`` atomically (``write_atomic``), unless it holds them;
-        whether it changed."""
-        try:
-            before: bytes | None = path.read_bytes()
-        except FileNotFoundError:
-            before = None
-        if before == data:
-            return False
-        write_atomic(path, data, durable=durable)
-        self._undo.append((path, None, before))
-        return True
-
-    def rename(self, source: Path, target: Path) -> None:
-        os.rename(source, target)
-        self._undo.append((target, source, None))
-
-    def __enter__(self) -> Changes:
-        return self
-
-    def __exit__(self, kind: type | None, exc: BaseException | None, _tb: object) -> None:
-        if exc is None:
-            return
-        for path, moved_from, before in reversed(self._undo):
-            if moved_from is not None:
-                os.rename(path, moved_from)
-            elif before is None:
-                path.unlink(missing_ok=True)
-            elif path.read_bytes() != before:
-                write_atomic(path, before)
-        if isinstance(exc, OSError):
-            raise HotplexError.single(
-                f"{self.what} failed, every file is as it was: {exc.strerror or exc}",
-                Span(str(exc.filename or self.root)),
-            ) from None
-
-
 def crash_point() -> None:
     """Fault injection for the crash tests: ``HOTPLEX_CRASH_AT=N`` SIGKILLs this process at the
     N-th write step (before and after each rename, after each log line), so a test can stop a
@@ -556,128 +444,10 @@ def _remove_quietly(path: str) -> None:
         os.unlink(path)
 
 
-# The descriptors of the locks this process holds. A forked process (``-j``'s workers) closes
-# its copies at once: a flock belongs to every descriptor of it, and a worker that outlived a
-# killed build must not keep the next build waiting.
-_HELD_LOCKS: set[int] = set()
-
-
 def _after_fork_in_child() -> None:
-    """A forked worker names its temp files by its own pid and holds no lock."""
+    """A forked worker names its temp files by its own pid."""
     _PID[0] = os.getpid()
-    for fd in _HELD_LOCKS:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-    _HELD_LOCKS.clear()
 
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-_PID_WIDTH = 10  # digits of the largest pid (2**32)
-
-
-def _lock_wait(default: float = 60.0) -> float:
-    """Seconds a command waits for a lock another holds (HOTPLEX_LOCK_TIMEOUT); a bad value is
-    ignored, and so is one no clock reaches (nan, inf, a negative number: each waited forever)."""
-    try:
-        seconds = float(os.environ.get("HOTPLEX_LOCK_TIMEOUT") or default)
-    except ValueError:
-        return default
-    return seconds if math.isfinite(seconds) and seconds >= 0 else default
-
-
-LOCK_WAIT_SECONDS = _lock_wait()
-
-
-class FileLock:
-    """An exclusive lock on the file ``path`` (made when missing), so that two commands that
-    read, change and replace the same files never interleave: ``holder`` names them in the
-    message a waiting one gives up with.
-
-    ``flock`` is released by the kernel when its holder dies, even by SIGKILL: a killed command
-    never leaves a stale lock behind (and a forked worker never holds it). The holder writes its
-    pid into the file for that message, so the file is opened without following a symlink and
-    refused when another name links to it: the pid would land in the file linked to.
-    """
-
-    def __init__(self, path: Path, wait_seconds: float, holder: str) -> None:
-        self.path = path
-        self.wait_seconds = wait_seconds
-        self.holder = holder
-        self._fd: int | None = None
-
-    def __enter__(self) -> FileLock:
-        import fcntl
-        import time
-
-        span = Span(str(self.path))
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
-            fd = os.open(self.path, flags | getattr(os, "O_NONBLOCK", 0), 0o644)
-        except IsADirectoryError:
-            raise HotplexError.single(
-                f"'{self.path}' is a directory, not a regular file", span
-            ) from None
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:  # O_NOFOLLOW met a symlink
-                raise HotplexError.single(wrong_kind(str(self.path), stat.S_IFLNK), span) from None
-            raise BuildFailed(
-                [Problem(f"cannot create the lock '{self.path}': {exc.strerror or exc}")]
-            ) from None
-        found = os.fstat(fd)
-        if not stat.S_ISREG(found.st_mode):  # a FIFO or a device: no lock a second run would see
-            os.close(fd)
-            raise HotplexError.single(wrong_kind(str(self.path), found.st_mode), span)
-        if found.st_nlink > 1:  # a hard link: the pid would be written into the other name
-            os.close(fd)
-            raise HotplexError.single(
-                f"'{self.path}' is a hard link ({found.st_nlink} names), not a lock file of "
-                "its own",
-                span,
-            )
-        deadline = time.monotonic() + self.wait_seconds
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    holder = _read_quietly(fd)
-                    os.close(fd)
-                    raise BuildFailed([Problem(self._busy(holder))]) from None
-                time.sleep(0.02)
-        with contextlib.suppress(OSError):  # fixed width: overwrites any holder's, no truncate
-            os.pwrite(fd, f"{os.getpid():>{_PID_WIDTH}}\n".encode(), 0)
-        self._fd = fd
-        _HELD_LOCKS.add(fd)
-        return self
-
-    def _busy(self, holder: str) -> str:
-        who = f" (pid {holder})" if holder.isdigit() else ""
-        return (
-            f"another {self.holder}{who} holds {self.path}; gave up after "
-            f"{self.wait_seconds:g} s (set HOTPLEX_LOCK_TIMEOUT to wait longer)"
-        )
-
-    def __exit__(self, *exc: object) -> None:
-        if self._fd is not None:
-            _HELD_LOCKS.discard(self._fd)
-            os.close(self._fd)  # closing releases the flock
-            self._fd = None
-
-
-class ProjectLock(FileLock):
-    """The lock on the project's state folder, so two builds never interleave."""
-
-    def __init__(self, folder: Path, wait_seconds: float) -> None:
-        super().__init__(folder / "lock", wait_seconds, "hotplex build")
-
-
-def _read_quietly(fd: int) -> str:
-    try:
-        return os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-    except OSError:
-        return ""

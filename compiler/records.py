@@ -2,7 +2,7 @@
 worker is given and answers (``Section``, ``Emitted``, ...), the cuts and sizes of an artifact,
 the log's record of how an artifact was made, and the report a command prints. They become JSON
 only at the edges: ``build/log.py`` for the build log, each command (``commands/``) for its
-``--json``, ``serve/routes.py`` over HTTP, all through ``fs.json_text``.
+``--json``, ``serve/routes.py`` over HTTP, all through ``json_writer.json_text``.
 
 An up-to-date ``check`` never imports this module (``tests/build/test_noop.py``): attrs would
 cost it a third of its time.

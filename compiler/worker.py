@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import attrs
-from hotplex.fs import json_text
+from hotplex.json_writer import json_text
 from hotplex.manifest.model import HOTPLEX_SOURCES, SKILLS_SOURCE
 from hotplex.records import Budgets, Section
 
@@ -294,7 +294,7 @@ def _folded(
 
 def json_bytes(value: object) -> bytes:
     """Deterministic JSON for emitted files: sorted keys, two-space indent, UTF-8, final newline;
-    written by ``fs.json_text``, the one JSON writer (a lone surrogate as its escape)."""
+    written by ``json_writer.json_text``, the one JSON writer (a lone surrogate as its escape)."""
     return (json_text(value, indent=2, sort_keys=True) + "\n").encode("utf-8")
 
 

@@ -17,7 +17,8 @@ from typing import ClassVar, NamedTuple
 
 from hotplex.document import configuration
 from hotplex.errors import HotplexError
-from hotplex.fs import json_string_bytes, sha256
+from hotplex.fs import sha256
+from hotplex.json_writer import json_string_bytes
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.records import (
@@ -229,6 +230,7 @@ def json_field(envelope: dict[str, object], field: str, data: bytes) -> bytes:
     """``json_bytes({**envelope, field: text})`` for the document ``text`` whose UTF-8 is
     ``data``, byte for byte: the members that send their document as a JSON field write it this
     one way. The small envelope goes through ``json_bytes``; the text is escaped in its bytes
-    (``fs.json_string_bytes``), never walked by the pure-Python encoder of an indented dump."""
+    (``json_writer.json_string_bytes``), never walked by the pure-Python encoder of an indented
+    dump."""
     head, _, tail = json_bytes({**envelope, field: _HOLE[1:-1].decode()}).partition(_HOLE)
     return head + b'"' + json_string_bytes(data) + b'"' + tail

@@ -26,7 +26,8 @@ import os
 from hotplex.build import log as state_log
 from hotplex.build.request import Request, Summary
 from hotplex.build.snapshot import current_outcome, fast_current, fast_reports
-from hotplex.fs import LOCK_WAIT_SECONDS, STATE_DIR, ProjectLock
+from hotplex.changes import LOCK_WAIT_SECONDS, ProjectLock
+from hotplex.fs import STATE_DIR
 from hotplex.manifest.read import MANIFEST_NAME
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds

@@ -28,7 +28,8 @@ import os
 from pathlib import Path
 
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
-from hotplex.fs import STATE_DIR, crash_point, is_temp_of, json_text, write_atomic
+from hotplex.fs import STATE_DIR, crash_point, is_temp_of, write_atomic
+from hotplex.json_writer import json_text
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ import json
 
 from hotplex.build.log import INDEXED as PREFIX
 from hotplex.build.log import Closing, record_to_json
-from hotplex.fs import json_text
+from hotplex.json_writer import json_text
 
 TYPE_CHECKING = False  # not typing's
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from hotplex.commands.invocation import build_request, fix_command
 from hotplex.errors import EXIT_OK, HotplexError, shown
-from hotplex.fs import json_text
+from hotplex.json_writer import json_text
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:

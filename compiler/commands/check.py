@@ -9,7 +9,7 @@ from pathlib import Path
 from hotplex.commands.build import json_report
 from hotplex.commands.invocation import build_request, fix_command
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, shown
-from hotplex.fs import json_text
+from hotplex.json_writer import json_text
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:

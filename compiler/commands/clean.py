@@ -10,8 +10,9 @@ from pathlib import Path
 from hotplex.build import LOCK_WAIT_SECONDS, orphans
 from hotplex.build import log as state_log
 from hotplex.build.orphans import earlier_outs, prune_empty, unlink
+from hotplex.changes import ProjectLock
 from hotplex.errors import EXIT_OK, HotplexError
-from hotplex.fs import STATE_DIR, ProjectLock
+from hotplex.fs import STATE_DIR
 from hotplex.manifest.cache import CACHE_NAME
 from hotplex.manifest.model import ProjectSettings
 from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME

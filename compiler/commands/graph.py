@@ -14,7 +14,7 @@ from typing import Any
 
 import networkx as nx
 from hotplex.errors import EXIT_OK, HotplexError
-from hotplex.fs import json_text
+from hotplex.json_writer import json_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ extraction request for a target's worker; its text and JSON output.
 The profile is the sources folder's USER.md, or ``--file`` (a path as the shell gives it: a
 platform variant, a user's own file). What the call retired is appended to its history
 (``learning/history.py``), on the disk before the profile is replaced; both are written
-atomically, both or neither (``fs.Changes``), under a lock beside the profile
+atomically, both or neither (``changes.Changes``), under a lock beside the profile
 (``.USER.md.lock``) held from the read to the last rename, so that two runs at once each merge
 into what the other wrote. Exit 1 when a fact was refused (the others are
 written), 2 for input that is wrong.
@@ -23,8 +23,10 @@ import json
 import sys
 from pathlib import Path
 
+from hotplex.changes import LOCK_WAIT_SECONDS, Changes, FileLock
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span, shown
-from hotplex.fs import LOCK_WAIT_SECONDS, Changes, FileLock, json_text, read_input
+from hotplex.fs import read_input
+from hotplex.json_writer import json_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 from hotplex.errors import EXIT_OK, HotplexError, Span
-from hotplex.fs import json_text, read_input_bytes
+from hotplex.fs import read_input_bytes
+from hotplex.json_writer import json_text
 from hotplex.memory.local import KEPT
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from hotplex.errors import EXIT_OK, HotplexError
-from hotplex.fs import json_text
+from hotplex.json_writer import json_text
 from hotplex.manifest.jobs import select
 from hotplex.records import Budgets, SectionSize, Truncation
 from hotplex.text.measure import measure

@@ -12,13 +12,9 @@ existing manifest is reconciled, never rewritten.
 from __future__ import annotations
 
 import os
-import posixpath
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-import attrs
-from hotplex import registry
 from hotplex.commands.scaffold import GITIGNORE_NAME, SOURCES_DIR
 from hotplex.errors import HotplexError, Problem, Span
 from hotplex.fs import is_utf8
@@ -26,7 +22,6 @@ from hotplex.importing import toml
 from hotplex.importing.detect import detect, refuse_state_folders
 from hotplex.importing.found import (
     RESERVED_TAGS,
-    Entry,
     Found,
     Placed,
     Plan,
@@ -37,27 +32,19 @@ from hotplex.importing.found import (
     meta,
     read,
 )
+from hotplex.importing.manifest_plan import (
+    chosen_targets,
+    compiled,
+    data_of,
+    entries,
+    model,
+    workers_for,
+)
 from hotplex.importing.reconcile import reconcile
 from hotplex.importing.rewrite import rewrite
-from hotplex.manifest.model import (
-    HOTPLEX_SOURCES,
-    DeclaredSource,
-    Limits,
-    Manifest,
-    Memory,
-    Metacognition,
-    ProjectSettings,
-    Target,
-    Variants,
-)
-from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME
+from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.scanning import hidden, secrets
 from hotplex.scanning.origins import Allowance, Origin
-from hotplex.sources import frontmatter
-
-DEFAULT_LIMITS = (Limits().per_file, Limits().total)  # a manifest without [limits] has these
-# Claude Code (2.1.277 and later) reads AGENTS.md where neither of these sits beside it.
-CLAUDE_MEMORY = ("CLAUDE.md", ".claude/CLAUDE.md")
 
 
 def plan(
@@ -91,11 +78,11 @@ def plan(
     _utf8_names(found)
     _unique_names(found)
     sources_dir = _sources_dir(workspace, into, copy)
-    targets, keep = _targets(found, _for(for_workers))
+    targets, keep = chosen_targets(found, workers_for(for_workers))
     placed = _place(found, into, sources_dir, copy, keep)
     templates = _templates(found, placed, notes)
-    manifest = _model(found, into, sources_dir, placed, (targets, keep), templates)
-    comments = {f"source:{e.name}": f"from {_shown(e.origin, into)}" for e in _entries(found)}
+    manifest = model(found, into, sources_dir, placed, (targets, keep), templates)
+    comments = {f"source:{e.name}": f"from {_shown(e.origin, into)}" for e in entries(found)}
     notes += _scan_notes(placed, into)
     result = Plan(into, found, manifest, toml.document(manifest, comments), placed, [], copy)
     result.notes = notes
@@ -230,9 +217,9 @@ def _copied(origin: Path, rewritable: bool) -> tuple[bytes, tuple[str, ...]]:
 def _templates(found: list[Found], placed: list[Placed], notes: list[str]) -> bool:
     """Whether templates stay on: off when a rendered file read as it is (in place, or a
     workspace file copied byte for byte) holds template-looking text."""
-    rendered = {e.origin for e in _entries(found)}
+    rendered = {e.origin for e in entries(found)}
     rendered |= {c.origin for f in found for c in f.companions if "imported" not in c.role}
-    literal = {e.origin for e in _entries(found) if e.imports}  # read as Claude Code does
+    literal = {e.origin for e in entries(found) if e.imports}  # read as Claude Code does
     on = True
     for item in placed:
         if item.origin not in rendered or item.changes or not item.origin.exists():
@@ -256,155 +243,6 @@ def _templates(found: list[Found], placed: list[Placed], notes: list[str]) -> bo
     return on
 
 
-# --- targets ------------------------------------------------------------------------------------
-
-
-def _for(workers: tuple[str, ...]) -> tuple[str, ...]:
-    chosen = tuple(
-        dict.fromkeys(w.strip() for item in workers for w in item.split(",") if w.strip())
-    )
-    unknown = [w for w in chosen if registry.get(w) is None]
-    if unknown:
-        raise HotplexError.single(
-            f"--for: no worker named '{unknown[0]}'",
-            hint="workers: " + ", ".join(sorted(registry.workers())),
-        )
-    return chosen or registry.scaffold_defaults()[:1]
-
-
-def _readers(audience: str) -> tuple[str, ...]:
-    """The workers whose programs read an imported file of ``audience``, in registry order."""
-    return tuple(n for n, w in registry.workers().items() if audience in w.imports_read)
-
-
-def _targets(
-    found: list[Found], for_workers: tuple[str, ...]
-) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
-    """The targets and, per target name, the sources it keeps (all: a workspace's targets)."""
-    targets: dict[str, dict[str, Any]] = {}
-    keep: dict[str, list[str]] = {}
-    source = {e.origin: e.name for e in _entries(found)}
-    for kind in found:
-        if kind.workspace is not None:
-            for target in kind.targets:
-                targets[target["name"]] = target
-                keep[target["name"]] = [
-                    e.name
-                    for e in kind.entries
-                    if e.audience == "all" or target["worker"] in _readers(e.audience)
-                ]
-            continue
-        for entry in kind.entries:
-            workers = for_workers if entry.audience == "for" else _readers(entry.audience)
-            if entry.audience == "copilot":  # Copilot's own, the others' by --for
-                workers = (*for_workers, *workers)
-            if entry.audience == "agents" and not _claude_memory_beside(entry.origin):
-                # Claude Code reads it in CLAUDE.md's place
-                workers = (*workers, *_readers("claude-code"))
-            for worker in workers:
-                if registry.get(worker) is None:
-                    continue
-                name = registry.workers()[worker].init_target[0]
-                targets.setdefault(name, {"name": name, "worker": worker})
-                kept = keep.setdefault(name, [])
-                if source[entry.origin] not in kept:
-                    kept.append(source[entry.origin])
-    return list(targets.values()), keep
-
-
-def _claude_memory_beside(agents: Path) -> bool:
-    """Whether Claude Code reads a memory file in ``agents``' folder instead of AGENTS.md."""
-    return any((agents.parent / name).is_file() for name in CLAUDE_MEMORY)
-
-
-# --- the model ----------------------------------------------------------------------------------
-
-
-def _target(values: dict[str, Any], keep: tuple[str, ...] | None) -> Target:
-    """A target from the planner's table: its worker's keys become the worker's options."""
-    options_class = registry.workers()[values["worker"]].Options
-    names = attrs.fields_dict(options_class)
-    own = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items() if k not in names}
-    options = options_class(**{k: v for k, v in values.items() if k in names})
-    return Target(**own, options=options, keep=keep)
-
-
-def _model(
-    found: list[Found],
-    into: Path,
-    sources_dir: str,
-    placed: list[Placed],
-    chosen: tuple[list[dict[str, Any]], dict[str, list[str]]],
-    templates: bool,
-) -> Manifest:
-    targets, keep = chosen
-    where = {p.origin: p.file for p in placed}
-    names = [e.name for e in _entries(found)]
-    sources = tuple(
-        DeclaredSource(
-            e.name,
-            file=_in_sources(where[e.origin], sources_dir),
-            channel=e.channel,
-            tag=e.section_tag,
-            note=e.note,
-            imports=e.imports,
-        )
-        for e in _entries(found)
-    )
-    # HotPlex's own five files are the workers' defaults as they are: nothing to declare.
-    builtin = sources == tuple(
-        DeclaredSource(s.name, file=s.file, channel=s.channel, tag=s.tag, note=s.note)
-        for s in HOTPLEX_SOURCES
-    )
-    project = ProjectSettings(
-        name=into.name or "agents",
-        sources=sources_dir,
-        out=_free_folder(into, DEFAULT_OUT),
-        templates=templates,
-        default_sources=builtin,  # otherwise every source it imports is declared
-    )
-    kept = {t["name"]: [s.name for s in sources if s.name in keep[t["name"]]] for t in targets}
-    built = tuple(
-        _target(t, tuple(kept[t["name"]]) if kept[t["name"]] != names else None) for t in targets
-    )
-    meta = Metacognition(enabled=False)
-    workspace = next((f for f in found if f.workspace is not None), None)
-    if workspace is not None:
-        file = workspace.metacognition
-        meta = Metacognition(file=where[file]) if file is not None else Metacognition()
-    variants = next((Variants(**_tuples(f.variants)) for f in found if f.variants), Variants())
-    memory = Memory()
-    days = [
-        c.origin
-        for f in found
-        if f.logs is not None
-        for c in f.companions
-        if c.origin.parent == f.logs
-    ]
-    if days and days[0] in where:
-        folder = posixpath.dirname(_in_sources(where[days[0]], sources_dir))
-        memory = Memory(logs=f"{folder}/*.md" if folder else "*.md")
-    per_file, total = _limits(placed) if workspace is None else DEFAULT_LIMITS
-    limits = Limits(per_file=per_file, total=total)
-    return Manifest(
-        project=project,
-        source=() if builtin else sources,
-        variants=variants,
-        limits=limits,
-        metacognition=meta,
-        memory=memory,
-        target=built,
-    )
-
-
-def _tuples(values: dict[str, Any]) -> dict[str, Any]:
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
-
-
-def _in_sources(file: str, sources_dir: str) -> str:
-    return file if sources_dir == "." else Path(os.path.relpath(file, sources_dir)).as_posix()
-
-
 def _shown(path: Path, into: Path) -> str:
     return os.path.relpath(path, into) if _within(path, into) else str(path)
 
@@ -416,15 +254,6 @@ def _within(path: Path, root: Path) -> bool:
         (os.path.realpath(path), os.path.realpath(root)),
     )
     return all(os.path.commonpath([inner, outer]) == outer for inner, outer in pairs)
-
-
-def _entries(found: list[Found]) -> list[Entry]:
-    """Every source, each file once: a file two tools read (an AGENTS.md Aider's ``read:`` names)
-    is the source the first format made of it."""
-    first: dict[Path, Entry] = {}
-    for entry in (e for f in found for e in f.entries):
-        first.setdefault(entry.origin, entry)
-    return list(first.values())
 
 
 def _one_workspace(found: list[Found]) -> list[Found]:
@@ -449,7 +278,7 @@ def _one_workspace(found: list[Found]) -> list[Found]:
 
 def _utf8_names(found: list[Found]) -> None:
     """A name not UTF-8 can be no source name or manifest path: refused before any write."""
-    bad = [str(e.origin) for e in _entries(found) if not is_utf8(str(e.origin))]
+    bad = [str(e.origin) for e in entries(found) if not is_utf8(str(e.origin))]
     message = "this file's name is not valid UTF-8 (a byte that is not shows as U+DCxx)"
     hint = "rename it to a UTF-8 name, or import the other files by naming them"
     if bad:  # the hint once, under the last
@@ -467,46 +296,13 @@ def _unique_names(found: list[Found]) -> None:
             kind.entries[index] = replace(entry, name=name, tag=tag)
 
 
-def _free_folder(into: Path, name: str) -> str:
-    """An artifact folder that does not exist yet: a build owns what is inside it."""
-    candidate, number = name, 1
-    while (into / candidate).exists():
-        number += 1
-        candidate = f"hotplex-{name}" if number == 2 else f"hotplex-{name}-{number - 1}"
-    return candidate
-
-
-def _limits(placed: list[Placed]) -> tuple[int, int]:
-    """Budgets no imported file can exceed: at least HotPlex's, at most every text together."""
-    size = sum(len(_compiled(_data(p), p.file)[0]) for p in placed if p.origin.exists())
-    room = -(-(size + size // 10 + 1000) // 1000) * 1000  # a margin for escaping, in thousands
-    return max(DEFAULT_LIMITS[0], room), max(DEFAULT_LIMITS[1], room)
-
-
-def _data(item: Placed) -> bytes:
-    return item.data if item.data is not None else item.origin.read_bytes()
-
-
-def _compiled(data: bytes, display: str) -> tuple[str, int]:
-    """(body, its first line) as the build will see a file; the whole text if that fails."""
-    try:
-        text = frontmatter.decode(data, display)
-    except HotplexError:
-        return "", 1
-    try:
-        stripped = frontmatter.strip(text, display)
-    except HotplexError:
-        return text, 1
-    return stripped.body, stripped.body_line
-
-
 def _scan_notes(placed: list[Placed], into: Path) -> list[str]:
     """Where the build's secret and hidden-text scans will stop, said now. Import never silences
     them: a key or an invisible instruction in CLAUDE.md must not reach an artifact just because
     it was there before."""
     notes = []
     for item in (p for p in placed if p.origin.exists()):
-        body, first_line = _compiled(_data(item), item.file)
+        body, first_line = compiled(data_of(item), item.file)
         origin = Origin(body, item.file, first_line)
         for finding in secrets.find(body, [origin], Allowance()):
             notes.append(

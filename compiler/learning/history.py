@@ -5,7 +5,7 @@ reports it): ``.USER.md.history.jsonl`` for ``USER.md``. One JSON object a line,
 record (``key``, ``value``, ``learned``, ``source``, ``confirmed``, ``why``: superseded or
 evicted, ``until``: the date of the call that retired it), in the order they left. Lines are
 only ever added: each call writes the old bytes and its new lines to a new file and renames it
-over the old (``fs.Changes``, with the profile: both or neither), so a reader sees the history
+over the old (``changes.Changes``, with the profile: both or neither), so a reader sees the history
 before or after a call, whole.
 
 ``hotplex learn --restore KEY [--at DATE]`` learns a retired value again (``restorable``).
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from hotplex.errors import HotplexError, Span, suggest
-from hotplex.fs import json_text
+from hotplex.json_writer import json_text
 from hotplex.learning.report import Retired
 from hotplex.sources import learned_keys as keys
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 import attrs
 from hotplex.errors import HotplexError, Span, shown
-from hotplex.fs import json_text
+from hotplex.json_writer import json_text
 from hotplex.learning import calls
 from hotplex.learning import profile as profiles
 from hotplex.records import Emitted, Finding, Section, Truncation

@@ -7,7 +7,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 
-from hotplex.fs import LOCK_WAIT_SECONDS, STATE_DIR, FileLock
+from hotplex.changes import LOCK_WAIT_SECONDS, FileLock
+from hotplex.fs import STATE_DIR
 
 # The lock `memory compact` holds while it writes: in the state folder (the build's is
 # STATE_DIR/lock), so that no run adds a file to the sources folder.

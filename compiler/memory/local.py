@@ -3,7 +3,7 @@
 A plan is made first and nothing is written until every month of it is compacted and scanned:
 a day that does not decode, a finding the build would fail on, a covered day that is gone, each
 stops the command with one error and no file touched. The writes then go through
-``fs.Changes`` one by one (a file already holding its bytes is not rewritten), after every
+``changes.Changes`` one by one (a file already holding its bytes is not rewritten), after every
 destination is checked (a symlink out of the project, an archived day's name taken); should
 one fail, the files already written get their old bytes back (and archived days their old
 place), so a failure still leaves every file as it was.
@@ -31,17 +31,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import attrs
+from hotplex.changes import Changes
 from hotplex.errors import EXIT_FAILED, HotplexError, Span
-from hotplex.fs import (
-    STATE_DIR,
-    Changes,
-    check_relative,
-    confine,
-    json_text,
-    sha256,
-    temp_for,
-    write_atomic,
-)
+from hotplex.fs import STATE_DIR, check_relative, confine, sha256, temp_for, write_atomic
+from hotplex.json_writer import json_text
 from hotplex.manifest.vocabulary import split_glob
 from hotplex.memory import builtin
 from hotplex.sources import blocking, compacted
@@ -537,7 +530,7 @@ def _refuse_taken(root: Path, source: str, target: str) -> None:
 
 def apply(root: Path, done: Compaction) -> None:
     """Write the plan: every destination checked first, then each file atomically, then the
-    archive moves; on a failure, undo what was done and raise it (``fs.Changes``)."""
+    archive moves; on a failure, undo what was done and raise it (``changes.Changes``)."""
     for write in done.writes:
         _confined(root, write.path)
     for source, target in done.archived:

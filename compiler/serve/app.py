@@ -19,11 +19,13 @@ from pathlib import Path
 
 import attrs
 from hotplex.errors import HotplexError, Span
-from hotplex.fs import json_text, read_input
+from hotplex.fs import read_input
+from hotplex.json_writer import json_text
 from hotplex.serve import metrics, routes
+from hotplex.serve.answers import Refused
 from hotplex.serve.body import BadRequest
 from hotplex.serve.problems import error_response, problem_response
-from hotplex.serve.service import Refused, Service
+from hotplex.serve.service import Service
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from http import HTTPStatus
 
 from hotplex.errors import HotplexError, Problem
-from hotplex.fs import json_text
+from hotplex.json_writer import json_text
 from starlette.responses import Response
 
 MEDIA_TYPE = "application/problem+json"
@@ -29,7 +29,7 @@ def problem_response(
     if problems:
         body["problems"] = [_problem(p) for p in problems]
     # A message quotes what the client sent: even a lone surrogate in it is written as its
-    # escape (``fs.json_text``, the one JSON writer), never an error turned into a crash.
+    # escape (``json_writer.json_text``, the one JSON writer), never an error turned into a crash.
     data = json_text(body).encode("utf-8")
     return Response(data, status, headers=dict(headers or {}), media_type=MEDIA_TYPE)
 

@@ -17,11 +17,12 @@ from importlib import resources
 
 import anyio
 from hotplex.errors import HotplexError, Span, shown, suggest
-from hotplex.fs import json_text, sha256
+from hotplex.fs import sha256
+from hotplex.json_writer import json_text
 from hotplex.serve import body as read
 from hotplex.serve import metrics
+from hotplex.serve.answers import Fault, Refused, Served
 from hotplex.serve.problems import error_response
-from hotplex.serve.service import Fault, Refused, Served
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -313,9 +314,9 @@ def _headers(served: Served) -> dict[str, str]:
 def _json(
     body: Mapping[str, object], headers: Mapping[str, str] | None = None, *, compact: bool = False
 ) -> Response:
-    """A JSON answer, written by ``fs.json_text`` as the CLI's ``--json`` (a character that does
-    not print itself as its ``\\u`` escape); ``compact``: without blanks, as the job list and the
-    health checks have always been written."""
+    """A JSON answer, written by ``json_writer.json_text`` as the CLI's ``--json`` (a character
+    that does not print itself as its ``\\u`` escape); ``compact``: without blanks, as the job
+    list and the health checks have always been written."""
     data = json_text(body, separators=(",", ":") if compact else None).encode("utf-8")
     return Response(data, headers=dict(headers or {}), media_type="application/json")
 

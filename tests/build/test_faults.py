@@ -464,9 +464,9 @@ def test_a_read_only_rule_folder_fails_clearly_and_loses_nothing(make_project, h
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1", "soon"])
 def test_a_lock_wait_no_clock_reaches_is_the_default(monkeypatch, value) -> None:
     """HOTPLEX_LOCK_TIMEOUT=nan or inf waited forever on a held lock (adversary3)."""
-    from hotplex import fs
+    from hotplex import changes
 
     monkeypatch.setenv("HOTPLEX_LOCK_TIMEOUT", value)
-    assert fs._lock_wait(60.0) == 60.0
+    assert changes._lock_wait(60.0) == 60.0
     monkeypatch.setenv("HOTPLEX_LOCK_TIMEOUT", "0.5")
-    assert fs._lock_wait(60.0) == 0.5
+    assert changes._lock_wait(60.0) == 0.5

@@ -1,11 +1,11 @@
-"""``fs.json_text``, the one JSON writer, and ``fs.json_string_bytes``, its string written from
+"""``json_writer.json_text``, the one JSON writer, and ``json_writer.json_string_bytes``, its string written from
 UTF-8 bytes: JSON that reads back as the value and prints as itself."""
 
 from __future__ import annotations
 
 import json
 
-from hotplex.fs import json_string_bytes, json_text
+from hotplex.json_writer import json_string_bytes, json_text
 from hypothesis import assume, given
 from hypothesis import strategies as st
 

@@ -393,7 +393,7 @@ def test_build_json_reports_errors_as_json(make_project, hotplex):
 
 
 def test_build_json_writes_an_errors_text_as_its_other_documents_do(make_project, hotplex):
-    """Through fs.json_text, as the document of a build that succeeds: what prints as itself
+    """Through json_writer.json_text, as the document of a build that succeeds: what prints as itself
     (a name beyond ASCII), not as a \\u escape."""
     root = make_project(manifest='[[target]]\nname = "cc"\nworker = "clàude"\n')
     result = hotplex("-C", str(root), "build", "--json")

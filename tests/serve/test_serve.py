@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from hotplex import Project
-from hotplex.serve.service import set_digest
+from hotplex.serve.answers import set_digest
 from hotplex_testing import FAKE_SECRETS, REPO, copy_example
 from serving import Server, metric, running, wait_for_waiters
 

@@ -7,8 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
-from hotplex.serve import service as serving
-from hotplex.serve.service import Fault, Refused, Service
+from hotplex.serve import threaded
+from hotplex.serve.answers import Fault, Refused
+from hotplex.serve.service import Service
 
 
 def _settled_long_ago(path: Path) -> None:
@@ -34,7 +35,7 @@ def test_a_file_still_being_written_is_awaited_not_served_broken(
     async def scenario():
         await service.artifact("cc", "slack")
         soul.write_bytes(b"caf\xc3")  # cut inside a character, written this instant
-        monkeypatch.setattr(serving.anyio, "sleep", editor_finishes)
+        monkeypatch.setattr(threaded.anyio, "sleep", editor_finishes)
         return await service.artifact("cc", "slack")
 
     served = asyncio.run(scenario())

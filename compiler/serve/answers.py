@@ -1,0 +1,41 @@
+"""What a service call answers: an artifact ``Served`` (with its digest, the ETag), or ``Refused``
+with what went wrong and whose fault it is (``Fault``), which ``routes.py`` turns into a status."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+
+import attrs
+from hotplex.api import Artifact
+from hotplex.errors import HotplexError
+from hotplex.fs import sha256
+
+
+class Fault(enum.Enum):
+    UNKNOWN = "unknown"  # no such target or platform
+    BROKEN = "broken"  # the project's own files do not build
+    REQUEST = "request"  # the request's own input: a bad overlay key or value
+    FINDING = "finding"  # the request's text holds a finding: a secret, hidden text, injection
+
+
+class Refused(Exception):
+    def __init__(self, fault: Fault, error: HotplexError) -> None:
+        super().__init__(error.render())
+        self.fault = fault
+        self.error = error
+
+
+@attrs.frozen
+class Served:
+    artifact: Artifact
+    digest: str  # the set's sha256 (``set_digest``): the ETag
+    stale: HotplexError | None = None  # why the last good artifact is served instead
+    warnings: tuple[str, ...] = ()  # the project's, as `hotplex build` prints them
+
+
+def set_digest(files: Mapping[str, bytes]) -> str:
+    """One sha256 for a set of files: that of the ``sha256sum`` listing of its files sorted by
+    path (``sha256sum dist/cc/slack/* | sha256sum`` from the project folder gives the same)."""
+    listing = "".join(f"{sha256(data)}  {path}\n" for path, data in sorted(files.items()))
+    return sha256(listing.encode("utf-8"))

@@ -1,0 +1,54 @@
+"""How the service runs a call into its ``Project``: in a worker thread (the ``Project``
+serialises them), so a long compile never stops the event loop from answering ``/healthz`` or
+waking waiters; an error leaves as ``Refused``, with whose fault it is."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import anyio.to_thread
+from hotplex.errors import EXIT_FAILED, HotplexError
+from hotplex.fs import RACY_NS, settled, stamp
+from hotplex.serve.answers import Fault, Refused
+
+# A broken file modified this recently is tried again this many times (RACY_NS apart) first.
+SETTLE_TRIES = 5
+
+
+class ThreadedCalls:
+    """``_run``: a base of ``service.Service`` and the calls its mixins make."""
+
+    root: Path
+
+    async def _run(self, call, fault: Fault):
+        """``call`` in a worker thread; a ``HotplexError`` leaves as ``Refused(fault)``, or as
+        a finding when it is one (``BuildFailed``) and the fault is the request's. The
+        project's own error in a file written a moment ago (an editor still writing it in
+        place: cut in a UTF-8 character, a frontmatter not closed yet) is tried again once the
+        file has settled, a few times at most, before it counts as a broken project; in a
+        per-user compile too, whose error would otherwise be taken for the request's (400)."""
+        tries = 1
+        while True:
+            try:
+                return await anyio.to_thread.run_sync(call)
+            except Refused:
+                raise
+            except HotplexError as exc:
+                if tries < SETTLE_TRIES and self._settling(exc):
+                    tries += 1
+                    await anyio.sleep(RACY_NS / 1e9)
+                    continue
+                if fault is Fault.REQUEST and exc.exit_status == EXIT_FAILED:
+                    raise Refused(Fault.FINDING, exc) from None
+                raise Refused(fault, exc) from None
+
+    def _settling(self, error: HotplexError) -> bool:
+        """Whether a file an error names was modified too recently to be taken as saved."""
+        now = time.time_ns()
+        for problem in error.problems:
+            if problem.span is not None:
+                found = stamp(self.root / problem.span.file)
+                if found is not None and not settled(found, now):
+                    return True
+        return False
