@@ -432,3 +432,29 @@ class Interrupted(KeyboardInterrupt):
         super().__init__()
         self.jobs = jobs
         self.total = total
+
+
+@attrs.frozen(repr=False)
+class SkillFile(Record):
+    """One file of an Agent Skill: its path in the skill's folder and its bytes as shipped."""
+
+    path: str  # relative to the skill's folder, '/'-separated: "SKILL.md", "scripts/check.sh"
+    data: bytes
+    kind: str  # "text" (scanned), "binary" (copied verbatim, listed with its digest), "script"
+
+
+@attrs.frozen(repr=False)
+class Skill(Record):
+    """An Agent Skill of the sources folder (``skills/<name>/``), read and checked: its
+    ``SKILL.md`` (frontmatter normalised) first among its files."""
+
+    name: str
+    description: str
+    folder: str  # the display path of its folder: "agent-configs/skills/deploy-check"
+    files: tuple[SkillFile, ...]
+    # Frontmatter keys the specification does not define, each with where it is written
+    # (file:line:column): a target whose program documents the key takes it without a word.
+    extra_keys: tuple[tuple[str, str], ...] = ()
+    # Every frontmatter key whose value is text, with the value: a program lists some of them
+    # (``worker.SkillsPlace.listed``).
+    texts: tuple[tuple[str, str], ...] = ()

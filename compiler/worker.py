@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import attrs
 from hotplex.json_writer import json_text
-from hotplex.manifest.model import HOTPLEX_SOURCES
-from hotplex.records import Budgets
+from hotplex.manifest.model import HOTPLEX_SOURCES, SKILLS_SOURCE
+from hotplex.records import Budgets, Section
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
         Emitted,
         OptionProblem,
         Output,
-        Section,
+        Skill,
         SourceTemplate,
         TargetSources,
     )
@@ -111,6 +111,22 @@ class Verified(NamedTuple):
         if self.version is None:
             return f"{self.program}'s format documentation"
         return f"{self.program} {self.version}"
+
+
+class SkillsPlace(NamedTuple):
+    """Where a worker's program loads Agent Skills, as checked with the real program."""
+
+    folder: str  # relative to the session folder, ``{name}`` the skill's: ".claude/skills/{name}"
+    # Frontmatter keys beyond the specification's that the program documents.
+    keys: frozenset[str] = frozenset()
+    # The keys whose texts the program lists for each skill, in order, and how it joins them;
+    # the most characters it keeps of one entry (None: no cap), measured with the program.
+    listed: tuple[str, ...] = ("description",)
+    joiner: str = " - "
+    entry_cap: int | None = None
+    # The tag the program wraps its listing in: no listed text may spell it, in any spelling
+    # the reserved-tag sanitizer knows (``scanning.sanitize``).
+    wrapper: str | None = None
 
 
 class Worker:
@@ -190,6 +206,32 @@ class Worker:
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
         raise NotImplementedError
 
+    # Where its program loads Agent Skills, once a live test has shown it; None: a target of it
+    # leaves the skills out, with a warning naming them.
+    skills: ClassVar[SkillsPlace | None] = None
+
+    def emit_with_skills(
+        self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+    ) -> Emitted:
+        """``emit``, and the project's Agent Skills: a worker with a ``skills`` place ships
+        them (its family's ``emit_with_skills``); any other says which it leaves out."""
+        folded = _folded(job, sections, skills, model) if skills else None
+        emitted = self.emit(job, sections if folded is None else folded, model)
+        if not skills or folded is not None:
+            return emitted
+        program = self.verified.program if self.verified else self.name
+        names = ", ".join(s.name for s in skills)
+        why = (
+            "the target reads no skills section to list them in"
+            if job.target.skills_listing
+            else "skills_listing = true lists their names and descriptions in <skills>"
+        )
+        warning = (
+            f"{program} is not verified to load Agent Skills, so this target leaves out the "
+            f"skills {names} ({why})"
+        )
+        return attrs.evolve(emitted, warnings=(*emitted.warnings, warning))
+
     # The paths (a glob: ``*`` one name, ``**`` any folders) where its tool reads the file it
     # places, if it places one: searched for placed files the build log does not know.
     places: ClassVar[str | None] = None
@@ -214,6 +256,40 @@ class Worker:
         if target.own_instructions is None:
             return own.also_drops is None
         return target.own_instructions == "off"
+
+
+SKILLS_LISTING_HEAD = (
+    "Agent Skills of this project (only their names and descriptions reach you here; their"
+    " instructions do not):"
+)
+
+
+def _folded(
+    job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+) -> list[Section] | None:
+    """``sections`` with each skill's name and description at the end of ``<skills>``, where
+    the target asks for it (``skills_listing``); None where it does not, or the
+    target reads no skills source."""
+    order = [s.name for s in model.sources_of(job.target)]
+    if not job.target.skills_listing or SKILLS_SOURCE not in order:
+        return None
+    source = model.sources_of(job.target)[order.index(SKILLS_SOURCE)]
+    listing = "\n".join(f"- {s.name}: {s.description}" for s in skills)
+    text = f"{SKILLS_LISTING_HEAD}\n{listing}"
+    files = tuple(f"{s.folder}/SKILL.md" for s in skills)
+    found = next((x for x in sections if x.name == SKILLS_SOURCE), None)
+    if found is not None:
+        grown = attrs.evolve(
+            found, text=f"{found.text.rstrip()}\n\n{text}", files=found.files + files
+        )
+        return [grown if x is found else x for x in sections]
+    made = Section(SKILLS_SOURCE, source.tag, source.channel, source.note, text, files)
+    after = order.index(SKILLS_SOURCE)
+    at = next(
+        (i for i, x in enumerate(sections) if x.name in order and order.index(x.name) > after),
+        len(sections),
+    )
+    return [*sections[:at], made, *sections[at:]]
 
 
 def json_bytes(value: object) -> bytes:
@@ -281,12 +357,15 @@ def launch_json(
     env: dict[str, str] | None = None,
     files: dict[str, str] | None = None,
     gateway_adds: str | None = None,
+    executable: list[str] | None = None,
 ) -> bytes:
     """``launch.json``: how a gateway starts the worker's program for this job. ``cwd``, the
     session folder, is relative to the project (the project itself unless the target's ``cwd``
     says otherwise); the paths in ``argv`` and ``env`` are relative to ``cwd`` (``in_session``),
     as the program resolves them. ``files`` maps where to place each built file in the session
-    folder to the file, relative to the project (the gateway copies it). The gateway adds its
+    folder to the file, relative to the project (the gateway copies it); ``executable`` lists
+    those of them the gateway makes executable (mode 0755: a skill's allowed scripts, and no
+    other file). The gateway adds its
     own credentials and provider settings on top; ``gateway_adds`` says what, where the program
     cannot start without more."""
     launch: dict[str, object] = {
@@ -294,7 +373,13 @@ def launch_json(
         "platform": job.platform,  # None for the base artifact: null, as in every JSON report
         "target": job.target.name,
     }
-    pairs = (("argv", argv), ("env", env), ("files", files), ("gateway_adds", gateway_adds))
+    pairs = (
+        ("argv", argv),
+        ("env", env),
+        ("files", files),
+        ("executable", executable),
+        ("gateway_adds", gateway_adds),
+    )
     for key, value in pairs:
         if value:
             launch[key] = value

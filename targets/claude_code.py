@@ -41,7 +41,7 @@ from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.records import OptionProblem, Output, Section, TargetSources
 from hotplex.targets import claude_code_tools, subagents
 from hotplex.targets.gateway import Beside, Gateway
-from hotplex.worker import OwnFiles, Verified, in_session
+from hotplex.worker import OwnFiles, SkillsPlace, Verified, in_session
 
 SWITCH_ENV = "CLAUDE_CODE_DISABLE_CLAUDE_MDS"
 SUBAGENT_FILE = "subagent.xml"
@@ -70,6 +70,31 @@ OWN_FILES = OwnFiles(
     switch=f"env {SWITCH_ENV}=1",
     also_drops="the user's ~/.claude/CLAUDE.md and rules and the managed CLAUDE.md",
     unless_beside={"AGENTS.md": ("CLAUDE.md", ".claude/CLAUDE.md")},
+    rivals={
+        ".claude/skills/*/SKILL.md": (
+            "is a skill Claude Code lists beside the compiled ones, raw (not checked or scanned);"
+            " the gateway's copy replaces one named like a compiled skill"
+        ),
+    },
+)
+
+# Claude Code 2.1.332 lists each skill as "- <name>: <description> - <when_to_use>" in a message
+# of role system, and keeps 1,536 characters of the text after "<name>: " (1,535 and "…"):
+# measured with the real program (tests/integration/test_skills_live.py).
+SKILL_LISTING_CAP = 1536
+# Where Claude Code loads project skills, relative to its working folder, and the frontmatter
+# keys its documentation adds to the specification's (tests/integration/test_skills_live.py).
+SKILLS = SkillsPlace(
+    ".claude/skills/{name}",
+    frozenset(
+        {
+            *("when_to_use", "argument-hint", "disable-model-invocation", "user-invocable"),
+            *("model", "effort", "context", "agent", "hooks", "paths", "shell"),
+        }
+    ),
+    listed=("description", "when_to_use"),
+    entry_cap=SKILL_LISTING_CAP,
+    wrapper="system-reminder",
 )
 
 
@@ -138,7 +163,7 @@ class ClaudeCode(Gateway):
     delivery = (
         "`claude --append-system-prompt-file dist/cc/slack/prompt.xml "
         "--append-subagent-system-prompt-file dist/cc/slack/subagent.xml`; each custom sub-agent's "
-        "file in `.claude/agents/`"
+        "file in `.claude/agents/`; each Agent Skill's folder in `.claude/skills/`"
     )
     verified = Verified("Claude Code", TESTED, "tests/integration/test_claude_code.py")
     Options = Options
@@ -149,6 +174,7 @@ class ClaudeCode(Gateway):
         "prompt.xml for `claude --append-system-prompt-file`, subagent.xml, launch.json",
     )
     format = FORMAT
+    skills = SKILLS
     own_files = OWN_FILES
     switch_env = SWITCH_ENV
     imports_read = frozenset({"claude-code"})

@@ -13,9 +13,11 @@ and given an agent file (``subagents.emit``). One without declares neither.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from hotplex.document import configuration
+from hotplex.errors import HotplexError
+from hotplex.fs import sha256
 from hotplex.json_writer import json_string_bytes
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
@@ -25,12 +27,17 @@ from hotplex.records import (
     Output,
     Section,
     SectionSize,
+    Skill,
     TargetSources,
     Truncation,
 )
+from hotplex.sources import skills as skills_source
 from hotplex.targets import subagents
 from hotplex.values import value
 from hotplex.worker import LAUNCH_FILE, Worker, json_bytes, launch_json
+
+SKILLS_DIR = "skills"
+SKILL_FILES = f"{SKILLS_DIR}/**"  # the ``outputs`` entry of a member whose program loads skills
 
 
 @value
@@ -78,6 +85,8 @@ class Gateway(Worker):
     switch_env: ClassVar[str | None] = None
     scaffold_default = True
     document = "agent-configuration"
+    # A member whose program loads Agent Skills declares where (``worker.SkillsPlace``); its
+    # skills ship beside the document as ``skills/<name>/…``, which ``launch.json`` places there.
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -87,6 +96,7 @@ class Gateway(Worker):
                 *cls.beside_outputs,
                 Output(LAUNCH_FILE, "launch"),
                 *((Output(subagents.AGENT_FILES, "agent"),) if cls.format is not None else ()),
+                *((Output(SKILL_FILES, "skill"),) if cls.skills is not None else ()),
             )
 
     def appends(self, target: Target) -> bool:
@@ -113,6 +123,13 @@ class Gateway(Worker):
         return None
 
     def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
+        return self.emit_with_skills(job, sections, (), model)
+
+    def emit_with_skills(
+        self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+    ) -> Emitted:
+        if skills and self.skills is None:
+            return super().emit_with_skills(job, sections, skills, model)
         document = configuration.build(sections, model)
         beside = self.beside(job, sections, model)
         agents = (
@@ -126,18 +143,84 @@ class Gateway(Worker):
         files = {path: data, **beside.files}
         argv = self.argv(job, model, path, beside)
         env = {self.switch_env: "1"} if self.switch_env and self.switched_off(job.target) else None
-        if argv or env or agents.placed or model.session_dir(job.target) != ".":
-            launch = launch_json(job, model, argv, env, files=agents.placed)
+        shipped = _skills(self, job, model, skills)
+        placed = {**agents.placed, **shipped.placed}
+        if argv or env or placed or model.session_dir(job.target) != ".":
+            executable = sorted(shipped.executable)
+            launch = launch_json(job, model, argv, env, files=placed, executable=executable)
             files[f"{folder}/{LAUNCH_FILE}"] = launch
         return Emitted(
-            files={**files, **agents.files},
+            files={**files, **agents.files, **shipped.files},
             primary=path,
-            truncations=(*document.truncations, *beside.truncations, *agents.truncations),
-            warnings=agents.warnings,
+            truncations=(
+                *document.truncations,
+                *beside.truncations,
+                *agents.truncations,
+                *shipped.truncations,
+            ),
+            warnings=(*agents.warnings, *shipped.warnings),
             sizes=document.sizes,
             documents=(*beside.documents, *agents.sizes),
-            notes=(*beside.notes, *agents.notes),
+            notes=(*beside.notes, *agents.notes, *shipped.notes),
         )
+
+
+class Shipped(NamedTuple):
+    """A job's Agent Skills as its program loads them."""
+
+    files: dict[str, bytes]  # project-relative path -> bytes
+    placed: dict[str, str]  # where the program reads it (session-relative) -> project path
+    executable: tuple[str, ...]  # the placed scripts the manifest allows: mode 0755
+    warnings: tuple[str, ...]
+    notes: tuple[str, ...]
+    truncations: tuple[Truncation, ...]  # the entries the program's listing cuts
+
+
+def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) -> Shipped:
+    """Each skill's files beside the document, ``skills/<name>/…``, and where ``launch.json``
+    has the gateway place them: the folder the program loads skills from."""
+    place = worker.skills
+    if place is None or not skills:
+        return Shipped({}, {}, (), (), (), ())
+    program = worker.verified.program if worker.verified else worker.name
+    folder = job.out_dir(model)
+    files, placed, executable, notes, cuts = {}, {}, [], [], []
+    problems = [p for s in skills for p in skills_source.listing_problems(s, place, program)]
+    if problems:
+        raise HotplexError(problems)
+    for skill in skills:
+        where = place.folder.format(name=skill.name)
+        entry = skills_source.listing_entry(skill, place.listed, place.joiner)
+        if place.entry_cap is not None and len(entry) > place.entry_cap:
+            cuts.append(
+                Truncation(
+                    f"skill {skill.name}",
+                    (f"{skill.folder}/{skills_source.SKILL_FILE}",),
+                    f"{worker.name}.skill_listing",
+                    len(entry),
+                    place.entry_cap,
+                    "chars",
+                    f"{program} lists the head",
+                    f"{folder}/{SKILLS_DIR}/{skill.name}/{skills_source.SKILL_FILE}",
+                )
+            )
+        for item in skill.files:
+            path = f"{folder}/{SKILLS_DIR}/{skill.name}/{item.path}"
+            files[path] = item.data
+            placed[f"{where}/{item.path}"] = path
+            if item.kind == "script":
+                executable.append(f"{where}/{item.path}")
+                notes.append(
+                    f"skill '{skill.name}': script {item.path} ships (mode 0755), "
+                    "never run by hotplex"
+                )
+            elif item.kind == "binary":
+                notes.append(
+                    f"skill '{skill.name}': {item.path} is binary, copied as it is "
+                    f"(sha256 {sha256(item.data)}), not scanned"
+                )
+    warnings = skills_source.unknown_keys(skills, place.keys, program)
+    return Shipped(files, placed, tuple(executable), tuple(warnings), tuple(notes), tuple(cuts))
 
 
 _HOLE = b'"hotplex-document"'  # stands for the text while the envelope is dumped

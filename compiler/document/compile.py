@@ -21,7 +21,7 @@ class Compiled(NamedTuple):
 
 def compile_job(model: Model, job: Job, inputs: sources.Inputs) -> Compiled:
     resolution = sources.resolve(model, job, inputs)
-    emitted = job.worker.emit(job, resolution.sections, model)
+    emitted = job.worker.emit_with_skills(job, resolution.sections, resolution.skills, model)
     if resolution.truncations:
         emitted = attrs.evolve(emitted, truncations=(*resolution.truncations, *emitted.truncations))
     digests = {path: inputs.digest(path) for path in resolution.consulted}

@@ -166,6 +166,13 @@ class Secrets(Record):
 
 
 @attrs.frozen(repr=False)
+class Skills(Record):
+    # Globs of "<skill>/<path>" naming the scripts of skills that may ship (mode 0755 where the
+    # gateway places them); any other script is refused. hotplex never runs one.
+    scripts: tuple[str, ...] = ()
+
+
+@attrs.frozen(repr=False)
 class Unicode(Record):
     # Code points ("U+200B"), character names ("ZERO WIDTH SPACE") or rule names (see
     # hotplex.scanning.hidden.RULES) the hidden-text scan lets through.
@@ -222,6 +229,9 @@ class Target(Record):
     # the key however it is spelt; as the project names it: ``Model.session_dir``.
     cwd: str | None = None
     own_instructions: OwnInstructions | None = None  # None: the worker's default
+    # For a program that loads no Agent Skills: each skill's name and description listed at the
+    # end of the <skills> section instead of a warning naming them (``worker.emit_with_skills``).
+    skills_listing: bool = False
     # The worker's own keys, an instance of its ``Options`` class (``worker.py``); written in the
     # manifest beside the keys above (``max_chars = 500``), never as an ``options`` table.
     options: Any = None
@@ -235,12 +245,14 @@ class Target(Record):
         return tuple(s for s in sources if s.name in keep)
 
 
+SKILLS_SOURCE = "skills"  # the source of the <skills> section (SKILLS.md)
+
 # HotPlex's five sources (the files the HotPlex gateway reads): what a worker reads when it
 # names no defaults of its own.
 HOTPLEX_SOURCES = (
     Source("soul", "SOUL.md", "B", "persona", "Embody this persona naturally in all interactions."),
     Source("rules", "AGENTS.md", "B", "rules", "Treat as mandatory workspace constraints."),
-    Source("skills", "SKILLS.md", "B", "skills", "Apply these capabilities when relevant."),
+    Source(SKILLS_SOURCE, "SKILLS.md", "B", "skills", "Apply these capabilities when relevant."),
     Source(
         "user",
         "USER.md",
@@ -269,6 +281,7 @@ class Manifest(Record):
     vars: dict[str, str] = attrs.field(factory=dict)
     metacognition: Metacognition = Metacognition()
     secrets: Secrets = Secrets()
+    skills: Skills = Skills()
     unicode: Unicode = Unicode()
     injection: Injection = Injection()
     overlay: OverlaySettings = OverlaySettings()

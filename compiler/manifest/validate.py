@@ -335,6 +335,7 @@ def _validate_targets(
         for option in target.misplaced:
             bad(f"{key}.{option}", f"'{option}' does not apply to worker '{target.worker}'")
         _validate_session(target, key, bad)
+        _validate_skills_listing(target, key, bad)
         known = TargetSources(read_by[target.name], sources)
         for problem in worker.validate(target, manifest, known):
             place = f"{key}.{problem.key}" if problem.at_target else problem.key
@@ -414,6 +415,18 @@ def _validate_places(
                 " overlay (<platform>/<bot>/) is read by no artifact of it",
                 "remove bot; a bot's text reaches a target that builds its platform",
             )
+
+
+def _validate_skills_listing(target: Target, key: str, bad: typing.Callable[..., None]) -> None:
+    """Names and descriptions in ``<skills>`` stand in for skills the program cannot load."""
+    skills = registry.workers()[target.worker].skills
+    if target.skills_listing and skills is not None:
+        bad(
+            f"{key}.skills_listing",
+            f"worker '{target.worker}' ships each skill where its program loads skills"
+            f" ({skills.folder.format(name='<name>')}), which lists them already",
+            "remove skills_listing",
+        )
 
 
 def _validate_session(target: Target, key: str, bad: typing.Callable[..., None]) -> None:

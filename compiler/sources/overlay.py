@@ -168,7 +168,7 @@ def _is_day(model: Model, display: str) -> bool:
 
 class OverlayInputs:
     """``Inputs`` with some files' text given instead of read (duck-typed: the resolver asks
-    for ``load``, ``raw``, ``listing`` and ``digest``)."""
+    for ``load``, ``raw``, ``listing``, ``entries`` and ``digest``)."""
 
     def __init__(
         self,
@@ -298,6 +298,10 @@ class OverlayInputs:
             else:
                 found[posixpath.basename(path)] = self.files[path].raw.size
         return tuple(sorted(found.items()))
+
+    def entries(self, display: str, span: Span) -> tuple[tuple[str, int], ...]:
+        """A skill's folder: never overlaid (an overlay is a user's text, no skill)."""
+        return self.base.entries(display, span)
 
     def digest(self, display: str) -> str | None:
         return "overlay" if display in self.files else self.base.digest(display)

@@ -36,14 +36,15 @@ from hotplex.fs import (
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import METACOGNITION_NOTE, HtmlComments, Model, Source
 from hotplex.manifest.vocabulary import LOG_SOURCE, METACOGNITION_TAG
-from hotplex.records import Section, Truncation
+from hotplex.records import Section, Skill, Truncation
 from hotplex.scanning import hidden, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources import claude as claude_sources
-from hotplex.sources import comments, frontmatter, learned, manifest_texts
+from hotplex.sources import comments, frontmatter, learned, manifest_texts, skills
 from hotplex.sources import logs as memory_logs
 from hotplex.sources.reader import Loaded
 from hotplex.sources.sections import SectionCache
+from hotplex.sources.skills import ENTRIES
 from hotplex.templates import might_have_syntax
 from hotplex.text import secret_rules
 
@@ -58,6 +59,25 @@ READ_FLOOR = 1 << 20
 # And never past this, whatever the budgets (a total of 1e17 is no reason to read 200 MB): no
 # model's context holds more, and what is not read is reported.
 READ_CEILING = 64 << 20
+
+
+def list_entries(path: Path) -> tuple[tuple[str, int], ...] | None:
+    """Every regular file (name, size) and subfolder (name + '/', 0) of a folder, by name; any
+    other entry (a symlink, a pipe) as (name, -1), for the reader to refuse: a skill's files are
+    its own. None when the folder does not exist."""
+    try:
+        with os.scandir(path) as it:
+            found = [(e.name, _entry_size(e)) for e in it]
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return tuple(sorted((name + "/", 0) if size is None else (name, size) for name, size in found))
+
+
+def _entry_size(entry: os.DirEntry) -> int | None:
+    """None for a subfolder, a regular file's size, -1 for anything else."""
+    if entry.is_dir(follow_symlinks=False):
+        return None
+    return entry.stat().st_size if entry.is_file(follow_symlinks=False) else -1
 
 
 @functools.lru_cache(maxsize=1)
@@ -120,7 +140,9 @@ class Inputs:
             self.stamps[display] = current
             self.digests[display] = known[1]
             return known[1]
-        if display.endswith("/"):
+        if display.endswith(ENTRIES):
+            self.entries(display, Span(display))
+        elif display.endswith("/"):
             self.listing(display, Span(display))
         else:
             self._read(display, Span(display))
@@ -142,6 +164,20 @@ class Inputs:
             self.stamps[display] = stamp(path) if found is not None else None
             digest = sha256(repr(found).encode()) if found is not None else None
             self.digests[display] = digest
+        return self._listings[display]
+
+    def entries(self, display: str, span: Span) -> tuple[tuple[str, int], ...]:
+        """A folder's entries as (name, size), a subfolder's name ending in '/' (size 0), for a
+        tree of files read as one input (``folder/.``: an Agent Skill's); its stamp moves when an
+        entry is added or removed, its digest covers every name and size."""
+        if display not in self._listings:
+            folder = display[: -len(ENTRIES)]
+            path = confine(self.root, check_relative(folder, span), span)
+            found = list_entries(path)
+            self.reads += 1
+            self._listings[display] = found or ()
+            self.stamps[display] = stamp(path) if found is not None else None
+            self.digests[display] = sha256(repr(found).encode()) if found is not None else None
         return self._listings[display]
 
     def overlaid(self, paths: Iterable[str]) -> bool:
@@ -245,6 +281,7 @@ class Resolution:
     truncations: list[Truncation]
     # Every template variable the job's files read, with its value (None: undefined, defaulted).
     variables: dict[str, str | None]
+    skills: tuple[Skill, ...] = ()  # the Agent Skills of the sources folder (``skills.py``)
 
 
 @dataclass
@@ -492,6 +529,8 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
         section = cache.section(resolver, _key(model, job, source), compute) if cache else compute()
         if section is not None:
             sections.append(section)
+    ships = job.worker.skills is not None or job.target.skills_listing
+    found_skills = skills.read(resolver, ships)
     if cache is None or job.target.name not in cache.clean_targets:
         manifest_texts.check(resolver)  # the same texts for every job of a target
         if cache is not None and not resolver.findings:
@@ -500,7 +539,7 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
         # A variable's value reaches a job through many files: one problem per place and text.
         raise BuildFailed(list(dict.fromkeys(f.problem() for f in resolver.findings)))
     read = {name: resolver.variables.get(name) for name in sorted(resolver.read_variables)}
-    return Resolution(sections, resolver.consulted, resolver.truncations, read)
+    return Resolution(sections, resolver.consulted, resolver.truncations, read, found_skills)
 
 
 def _key(model: Model, job: Job, source: Source) -> tuple:

@@ -109,6 +109,7 @@ def test_dropped_sources_are_not_inputs(make_project) -> None:
         "agent-configs/AGENTS.slack.md",
         "agent-configs/SKILLS.md",
         "agent-configs/SKILLS.slack.md",
+        "agent-configs/skills/.",  # the Agent Skills folder, absent: made, it rebuilds the job
     ]
 
 

@@ -1,0 +1,344 @@
+"""Agent Skills: the folders ``skills/<name>/`` of the sources folder, read, checked and scanned.
+
+A skill is a folder holding ``SKILL.md`` (YAML frontmatter, then a body) and any resource files,
+as the Agent Skills specification defines (``SPEC``, its rules as data). Each job reads the
+skills as inputs of its own (``Inputs.entries`` for each folder, every file for its bytes), so an
+edited skill rebuilds the outputs that carry it and nothing else.
+
+What is refused (exit 2, each with its place): a name against the specification's rules or not
+the folder's name (so no two skills are one name after case folding: the rules allow lower
+case ASCII only); a missing, empty or too long
+description, or one that is not one line or holds a tag (``listing_safe``: a description is
+listed by the program inside its own wrapper, and must not forge another entry or close it); a
+text file with a secret, hidden text or (with ``[injection] scope = "all"``) injection, as for
+every source; a script that ``[skills] scripts`` does not allow. A binary file is copied as it is
+and listed with its digest; a script is never run. ``SKILL.md`` keeps its frontmatter, written
+again by PyYAML (keys in the specification's order, then the others as written), its body as is.
+Variants and templates do not apply to skills: a skill's files ship as written.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+from hotplex.errors import BuildFailed, HotplexError, Problem, Span
+from hotplex.records import Skill, SkillFile
+from hotplex.scanning import sanitize
+from hotplex.scanning.origins import Origin
+from hotplex.sources import frontmatter
+
+# The end of an input that is a folder's entries (``Inputs.entries``): "<folder>/." names the
+# folder itself to a stat, so the snapshot's stamp of the input is the folder's (an entry added
+# or removed moves it) and a no-op build checks it like any file.
+ENTRIES = "/."
+SKILLS_FOLDER = "skills"  # in the sources folder
+SKILL_FILE = "SKILL.md"
+SCRIPTS_FOLDER = "scripts"  # the specification's folder of code a program may run
+
+
+class Spec(NamedTuple):
+    """The Agent Skills specification's frontmatter rules, as data."""
+
+    version: str
+    name: re.Pattern[str]
+    name_rule: str
+    name_max: int
+    description_max: int
+    keys: tuple[str, ...]  # every key it defines, in the order SKILL.md is written
+    required: tuple[str, ...]
+    text_max: dict[str, int]  # an optional key's most characters
+
+
+SPEC = Spec(
+    version="agentskills.io specification, 2025-12",
+    name=re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*"),
+    name_rule=(
+        "lower-case letters, digits and single hyphens, neither first nor last (64 at most), "
+        "the same as its folder's name"
+    ),
+    name_max=64,
+    description_max=1024,
+    keys=("name", "description", "license", "compatibility", "metadata", "allowed-tools"),
+    required=("name", "description"),
+    text_max={"compatibility": 500},
+)
+YAML_HINT = (
+    "a SKILL.md starts with YAML frontmatter between '---' lines; quote a value that holds"
+    " ': ' or starts with a quote, a '-' or a '#'"
+)
+# A line break of any kind: a program lists a description on one line of its own.
+_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_TAG = re.compile(r"<\s*/?\s*[A-Za-z][\w:-]*")  # what could open or close a wrapper
+
+
+def folder_of(sources_dir: str) -> str:
+    return posixpath.normpath(posixpath.join(sources_dir, SKILLS_FOLDER))
+
+
+def listing_safe(text: str) -> str | None:
+    """Why ``text`` (a description, or another key a program lists) cannot be listed in one
+    entry (None: it can): a line break would start a forged entry (``- other: …``), a tag could
+    close the program's wrapper."""
+    if _BREAK.search(text):
+        return "a listed text is one line: a line break would start another entry of the listing"
+    if _TAG.search(text):
+        return "a listed text holds no tag: '<…' could open or close the program's wrapper"
+    return None
+
+
+def read(resolver: Any, ships: bool) -> tuple[Skill, ...]:
+    """Every skill of the sources folder, checked and scanned, by name; none when there is no
+    ``skills/`` folder. ``resolver``: the job's ``resolve.Resolver``. A job whose program loads
+    no skills (``ships`` false) only lists the folders, to name what it leaves out: an edited
+    skill rebuilds none of its outputs."""
+    model = resolver.model
+    root = folder_of(model.sources_dir)
+    listed = _entries(resolver, root)
+    problems: list[Problem] = []
+    skills: list[Skill] = []
+    for entry, size in listed:
+        if not entry.endswith("/"):
+            problems.append(_stray(f"{root}/{entry}", size))
+            continue
+        name = entry[:-1]
+        folder = f"{root}/{name}"
+        if not ships:
+            skills.append(Skill(name, "", folder, ()))
+            continue
+        try:
+            skill = _skill(resolver, folder, name, model.manifest.skills.scripts)
+        except HotplexError as error:
+            problems += error.problems
+            continue
+        skills.append(skill)
+    if problems:
+        raise HotplexError(problems)
+    return tuple(skills)
+
+
+def _entries(resolver: Any, folder: str) -> tuple[tuple[str, int], ...]:
+    display = folder + ENTRIES
+    if display not in resolver.consulted:
+        resolver.consulted.append(display)
+    return resolver.inputs.entries(display, Span(folder))
+
+
+def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> Skill:
+    skill_md = f"{folder}/{SKILL_FILE}"
+    try:
+        loaded = resolver.file(skill_md, Span(skill_md), meta=True)
+    except HotplexError as error:  # its frontmatter is no YAML mapping: the skill's own hint
+        raise HotplexError(
+            [Problem(p.message, p.span, YAML_HINT) for p in error.problems]
+        ) from None
+    if loaded is None:
+        raise HotplexError.single(
+            f"skill folder '{name}' has no {SKILL_FILE}", Span(folder), hint="add one, or remove it"
+        )
+    raw_text = frontmatter.decode(resolver.inputs.raw(skill_md, Span(skill_md)).data, skill_md)
+    meta = loaded.meta
+    problems = list(_check_meta(meta, name, skill_md, raw_text))
+    if problems:
+        raise HotplexError(problems)
+    resolver.guard(loaded.body, lambda: [Origin(loaded.body, skill_md, loaded.body_line)], skill_md)
+    description = meta["description"]
+    files = [SkillFile(SKILL_FILE, _normalised(meta, loaded.body, Span(skill_md)), "text")]
+    problems = []
+    for path in _tree(resolver, folder, ""):
+        display = f"{folder}/{path}"
+        found = resolver.inputs.raw(display, Span(display))
+        if display not in resolver.consulted:
+            resolver.consulted.append(display)
+        data = found.data
+        if found.size > len(data):
+            problems.append(
+                Problem(
+                    f"skill file of {found.size} bytes, more than the {len(data)} read: a skill "
+                    "ships whole or not at all",
+                    Span(display),
+                    hint="shrink it, or raise [limits] so the read cap holds it",
+                )
+            )
+            continue
+        script = path.startswith(SCRIPTS_FOLDER + "/") or data.startswith(b"#!")
+        if script and not any(fnmatch.fnmatchcase(f"{name}/{path}", g) for g in allowed):
+            problems.append(
+                Problem(
+                    f"script '{name}/{path}' is not allowed to ship: hotplex never runs it, the "
+                    "program may",
+                    Span(display),
+                    hint=f'read it, then allow it: [skills] scripts = ["{name}/{path}"]',
+                )
+            )
+            continue
+        text = _text(data)
+        if text is not None:
+            resolver.guard(text, lambda t=text, d=display: [Origin(t, d)], display)
+        kind = "script" if script else ("text" if text is not None else "binary")
+        files.append(SkillFile(path, data, kind))
+    if problems:
+        raise HotplexError(problems)
+    extra = tuple(
+        (key, _key_span(raw_text, key, skill_md).location()) for key in meta if key not in SPEC.keys
+    )
+    texts = tuple((k, v) for k, v in meta.items() if isinstance(v, str) and k != "name")
+    for key, text in texts:
+        if key != "description":
+            resolver.guard(text, lambda t=text, k=key: [Origin(t, skill_md, key=k)])
+    return Skill(meta["name"], description, folder, tuple(files), extra, texts)
+
+
+def _stray(display: str, size: int) -> Problem:
+    """A file in ``skills/`` that is no skill folder, or an entry no skill can hold."""
+    if size >= 0:
+        return Problem(
+            "skills/ holds only skill folders: this file would reach no program",
+            Span(display),
+            hint="move it into a skill's folder, or out of skills/",
+        )
+    return Problem(
+        "a symlink or special file in skills/: a skill ships its own files, copied whole",
+        Span(display),
+        hint="replace it with the file itself",
+    )
+
+
+def _tree(resolver: Any, folder: str, under: str) -> Iterable[str]:
+    """Every file of a skill's folder but SKILL.md, by path, each subfolder an input."""
+    for entry, size in _entries(resolver, f"{folder}/{under}".rstrip("/")):
+        path = under + entry
+        if size < 0:
+            raise HotplexError([_stray(f"{folder}/{path}", size)])
+        if entry.endswith("/"):
+            yield from _tree(resolver, folder, path)
+        elif path != SKILL_FILE:
+            yield path
+
+
+def _text(data: bytes) -> str | None:
+    """The file as text, or None for a binary file (a NUL, or no UTF-8)."""
+    if b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _check_meta(meta: dict[str, Any], folder_name: str, file: str, text: str) -> Iterable[Problem]:
+    for key in SPEC.required:
+        if key not in meta:
+            yield Problem(
+                f"SKILL.md has no '{key}' ({SPEC.version} requires it)",
+                Span(file, 1, 1, source_line=text.partition("\n")[0]),
+                hint=f"add {key}: … to its frontmatter",
+            )
+    name = meta.get("name")
+    if "name" in meta:
+        where = _key_span(text, "name", file, value=True)
+        if not isinstance(name, str) or not SPEC.name.fullmatch(name) or len(name) > SPEC.name_max:
+            yield Problem(f"skill name {name!r}: {SPEC.name_rule}", where)
+        elif name != folder_name:
+            yield Problem(
+                f"skill name '{name}' is not its folder's name '{folder_name}'",
+                where,
+                hint=f"rename the folder to skills/{name}/ or the name to {folder_name}",
+            )
+    if "description" in meta:
+        description = meta["description"]
+        where = _key_span(text, "description", file, value=True)
+        if not isinstance(description, str) or not description.strip():
+            yield Problem("a skill's description must be text, not empty", where)
+        elif len(description) > SPEC.description_max:
+            yield Problem(
+                f"description of {len(description)} characters, more than the "
+                f"{SPEC.description_max} {SPEC.version} allows",
+                where,
+                hint="say when to use the skill; the body holds the rest",
+            )
+        elif (why := listing_safe(description)) is not None:
+            yield Problem(why, where)
+    metadata = meta.get("metadata")
+    if metadata is not None and not (
+        isinstance(metadata, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())
+    ):
+        yield Problem(
+            "'metadata' must map text keys to text values",
+            _key_span(text, "metadata", file),
+            hint='quote each value: version: "1.0"',
+        )
+    for key, most in SPEC.text_max.items():
+        value = meta.get(key)
+        if value is not None and (not isinstance(value, str) or len(value) > most):
+            yield Problem(
+                f"'{key}' must be text of {most} characters at most",
+                _key_span(text, key, file, value=True),
+            )
+
+
+def _key_span(text: str, key: str, file: str, value: bool = False) -> Span:
+    """Where ``key:`` is written in the frontmatter of ``text`` (its value's column with
+    ``value``)."""
+    pattern = re.compile(rf"^({re.escape(key)}[ \t]*:[ \t]*)", re.MULTILINE)
+    found = pattern.search(text)
+    if found is None:
+        return Span(file, 1, 1)
+    line = text.count("\n", 0, found.start()) + 1
+    column = 1 + (len(found.group(1)) if value else 0)
+    source_line = text.split("\n")[line - 1]
+    return Span(file, line, column, source_line=source_line)
+
+
+def _normalised(meta: dict[str, Any], body: str, where: Span) -> bytes:
+    """SKILL.md as shipped: its frontmatter written again by PyYAML, the specification's keys
+    first in its order, then the others as written; the body as it is."""
+    from hotplex.worker import yaml_text
+
+    ordered = {k: meta[k] for k in SPEC.keys if k in meta}
+    ordered.update((k, v) for k, v in meta.items() if k not in ordered)
+    try:
+        head = yaml_text(ordered)
+    except ValueError as exc:
+        raise BuildFailed(
+            [Problem(f"its frontmatter cannot be written again: {exc}", where)]
+        ) from None
+    return f"---\n{head}---\n{body}".encode()
+
+
+def listing_problems(skill: Skill, place: Any, program: str) -> list[Problem]:
+    """Each text ``program`` lists (``place``: its ``worker.SkillsPlace``) that could not be one
+    entry of its listing: a line break or tag beside the description, or in any listed text a
+    spelling of the wrapper the listing sits in."""
+    skill_md = f"{skill.folder}/{SKILL_FILE}"
+    problems = []
+    for key, text in skill.texts:
+        if key not in place.listed:
+            continue
+        why = listing_safe(text) if key != "description" else None
+        if why is None and place.wrapper and sanitize.count_tags(text, {place.wrapper}):
+            why = f"a listed text must not spell <{place.wrapper}>, the listing's wrapper"
+        if why is not None:
+            problems.append(Problem(f"{why} ({program} lists '{key}')", Span(skill_md, key=key)))
+    return problems
+
+
+def listing_entry(skill: Skill, listed: tuple[str, ...], joiner: str) -> str:
+    """The text a program lists for ``skill``: its ``listed`` keys' texts, joined."""
+    texts = dict(skill.texts)
+    return joiner.join(texts[key] for key in listed if texts.get(key))
+
+
+def unknown_keys(skills: tuple[Skill, ...], known: frozenset[str], program: str) -> list[str]:
+    """A warning per frontmatter key neither the specification nor ``program`` documents."""
+    return [
+        f"{where}: skill '{skill.name}': '{key}' is no key of the {SPEC.version}, nor one "
+        f"{program} documents: it ships as written, and may be ignored"
+        for skill in skills
+        for key, where in skill.extra_keys
+        if key not in known
+    ]
