@@ -101,12 +101,11 @@ def collect(root: Path, manifest: Path | None, targets: tuple[str, ...]) -> list
     """Compile every selected artifact in memory, once, and measure it."""
     from hotplex.api import Project
     from hotplex.document.compile import compile_job
-    from hotplex.sources.logs import days_glob
-    from hotplex.sources.resolve import Inputs, read_cap
+    from hotplex.sources.resolve import Inputs
 
     project = Project.load(root, manifest)
     model = project.model
-    inputs = Inputs(project.root, read_cap(model), days_glob(model))
+    inputs = Inputs.of(model)[0]
     found = []
     for job in select(model, project.jobs(), targets):
         compiled = compile_job(model, job, inputs)
