@@ -54,6 +54,9 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.manifest import load as loading
 
     model = loading.load(root, manifest or root / "hotplex.toml")
+    if not model.manifest.package:
+        print(f"{model.manifest_display} declares no [[package]]: nothing to {args.command}")
+        return EXIT_OK
     lock = read_lock(root) or {}
     if args.command == "fetch":
         return _fetch(model, lock)
@@ -156,7 +159,7 @@ def _read(model: Model, package: Package, index: int, commit: str | None) -> Rea
     if package.path is not None:
         return Read("", _read_folder(model, package, Path(model.root, package.path), span))
     assert package.git is not None and package.rev is not None  # validated
-    mirror = _mirror(package.git, span)
+    mirror = _mirror(_url(model, package.git), span)
     if commit is None:
         commit = _resolve(mirror, package, span)
     return Read(commit, _read_tree(model, mirror, package, commit, span))
@@ -178,6 +181,15 @@ def _git(args: list[str], span: Span, what: str, cwd: Path | None = None) -> byt
             exit_status=EXIT_FAILED,
         )
     return done.stdout
+
+
+def _url(model: Model, git: str) -> str:
+    """``git`` as the mirror fetches it: a relative local path is the project's, not the
+    mirror's (a URL, ``host:path`` and an absolute path are as written)."""
+    head = git.split("/", 1)[0]
+    if "://" in git or ":" in head or os.path.isabs(git):
+        return git
+    return os.path.normpath(os.path.join(os.path.abspath(model.root), git))
 
 
 def _mirror(url: str, span: Span) -> Path:

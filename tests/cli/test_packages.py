@@ -202,6 +202,26 @@ def test_a_fetch_that_fails_keeps_the_lock_and_the_cache(tmp_path, upstream, cac
     assert "Kept." in prompt(root)
 
 
+def test_a_relative_path_is_the_projects_and_no_package_no_lock(tmp_path, upstream, cache):
+    upstream.commit({"rules.md": "Relative.\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    manifest = root / "hotplex.toml"
+    manifest.write_text(manifest.read_text().replace(upstream.url, "../upstream/shared.git"))
+    locked = run(root, cache, "lock")
+    assert locked.status == 0, locked.stderr
+    assert lock_of(root)["package"]["team"]["git"] == "../upstream/shared.git"
+    assert run(root, cache, "build").status == 0
+    assert "Relative." in prompt(root)
+    bare = tmp_path / "bare-project"
+    bare.mkdir()
+    (bare / "agent-configs").mkdir()
+    (bare / "hotplex.toml").write_text('[[target]]\nname = "cc"\nworker = "claude-code"\n')
+    said = run(bare, cache, "lock")
+    assert said.status == 0
+    assert "declares no [[package]]: nothing to lock" in said.stdout
+    assert not (bare / "hotplex.lock").exists()
+
+
 def test_a_missing_subdir_is_an_error_naming_the_key(tmp_path, upstream, cache):
     upstream.commit({"rules.md": "x\n"}, tag="v1")
     root = project(tmp_path, upstream, extra='subdir = "nowhere"')
