@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span
-from hotplex.fs import sha256, stamp, write_atomic
+from hotplex.fs import is_utf8, sha256, stamp, write_atomic
 from hotplex.manifest.model import Model, Package
 from hotplex.sources.packages import (
     LOCK_NAME,
@@ -260,7 +260,9 @@ def _read_tree(
     files = {}
     cap = _cap(model)
     for rel, (mode, kind, oid) in sorted(entries.items()):
-        where = f"{model.source_path(package.name, rel)}"
+        where = model.source_path(package.name, rel)
+        if not is_utf8(rel):
+            raise _refused(package, repr(where), "has a name that is not UTF-8", span)
         if kind == b"commit":
             raise _refused(package, where, "is a submodule; hotplex fetches none", span)
         if mode == b"120000":
@@ -303,6 +305,8 @@ def _read_folder(model: Model, package: Package, folder: Path, span: Span) -> di
             path = os.path.join(top, name)
             rel = os.path.relpath(path, folder).replace(os.sep, "/")
             where = model.source_path(package.name, rel)
+            if not is_utf8(rel):
+                raise _refused(package, repr(where), "has a name that is not UTF-8", span)
             target = os.path.realpath(path)
             if os.path.commonpath([real, target]) != real:
                 raise _refused(

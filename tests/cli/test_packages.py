@@ -411,3 +411,27 @@ def test_a_local_folder_package_and_an_include_across_packages(tmp_path, upstrea
     (shared / "rules.md").write_text("Edited after locking.\n")
     assert run(root, cache, "build").status == 0
     assert "Edited" not in prompt(root)  # the lock pins the folder's files too
+
+
+def test_a_lock_change_rebuilds_only_the_sets_reading_the_changed_files(tmp_path, upstream, cache):
+    upstream.commit({"rules.md": "Base.\n", "rules.slack.md": "Slack one.\n"}, tag="v1")
+    root = project(tmp_path, upstream, rev="main")
+    manifest = root / "hotplex.toml"
+    manifest.write_text(
+        manifest.read_text().replace(
+            "[project]\n", '[variants]\nplatforms = ["slack"]\n\n[project]\n'
+        )
+    )
+    assert run(root, cache, "lock").status == 0
+    first = run(root, cache, "build")
+    assert first.status == 0, first.stderr
+    assert first.stdout.count("  built cc/") == 2
+    upstream.commit({"rules.slack.md": "Slack two.\n"})
+    assert run(root, cache, "update").status == 0
+    again = run(root, cache, "build", "--explain")
+    assert again.status == 0, again.stderr
+    assert "  built cc/slack" in again.stdout
+    assert "cc/default" not in again.stdout
+    assert "hotplex: 1 rebuilt, 1 up to date" in again.stdout
+    slack = (root / "dist" / "cc" / "slack" / "prompt.xml").read_text()
+    assert "Slack two." in slack and "Base." in slack
