@@ -28,6 +28,7 @@ from hotplex.sources.packages import (
     lock_text,
     origin_of,
     read_lock,
+    without_password,
 )
 
 if TYPE_CHECKING:
@@ -205,7 +206,7 @@ def _mirror(url: str, span: Span) -> Path:
             "+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*",
         ],
         span,
-        f"cannot fetch {url}",
+        f"cannot fetch {without_password(url)}",
         cwd=path,
     )  # fmt: skip
     return path
@@ -222,7 +223,7 @@ def _resolve(mirror: Path, package: Package, span: Span) -> str:
             continue
         return out.decode().strip()
     raise HotplexError.single(
-        f"rev '{rev}' is no branch, tag or commit of {package.git}",
+        f"rev '{rev}' is no branch, tag or commit of {without_password(package.git or '')}",
         Span(span.file, key=f"{span.key}.rev"),
         hint=f"{LOCK_NAME} and the cache are as they were",
         exit_status=EXIT_FAILED,

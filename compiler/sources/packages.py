@@ -39,8 +39,22 @@ class Locked:
 
 
 def origin_of(package: Package) -> dict[str, str]:
-    keys = {"git": package.git, "rev": package.rev, "subdir": package.subdir, "path": package.path}
+    """What the lock records of where a package came from: a password in the URL left out."""
+    git = without_password(package.git) if package.git is not None else None
+    keys = {"git": git, "rev": package.rev, "subdir": package.subdir, "path": package.path}
     return {k: v for k, v in keys.items() if v is not None}
+
+
+def without_password(url: str) -> str:
+    """``https://user:secret@host/x`` as ``https://user@host/x``: the lock is committed."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    authority, slash, path = rest.partition("/")
+    user, at, host = authority.rpartition("@")
+    if not at:
+        return url
+    return f"{scheme}://{user.split(':', 1)[0]}@{host}{slash}{path}"
 
 
 def cache_folder() -> Path:

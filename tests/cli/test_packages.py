@@ -435,3 +435,87 @@ def test_a_lock_change_rebuilds_only_the_sets_reading_the_changed_files(tmp_path
     assert "hotplex: 1 rebuilt, 1 up to date" in again.stdout
     slack = (root / "dist" / "cc" / "slack" / "prompt.xml").read_text()
     assert "Slack two." in slack and "Base." in slack
+
+
+class GitHttp:
+    """git's own http-backend on 127.0.0.1, behind a Basic-auth check, started and stopped by
+    the test: the one host the tests talk to."""
+
+    def __init__(self, root: Path, password: str) -> None:
+        import base64
+        import threading
+        from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+        self.requests: list[str] = []
+        expected = "Basic " + base64.b64encode(f"team:{password}".encode()).decode()
+        backend = Path(git("--exec-path", cwd=root)) / "git-http-backend"
+
+        def app(environ, start_response):
+            self.requests.append(environ["PATH_INFO"])
+            if environ.get("HTTP_AUTHORIZATION") != expected:
+                start_response("401 Unauthorized", [("WWW-Authenticate", 'Basic realm="t"')])
+                return [b""]
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+            body = environ["wsgi.input"].read(length) if length else b""
+            env = {
+                "GIT_PROJECT_ROOT": str(root),
+                "GIT_HTTP_EXPORT_ALL": "1",
+                "REQUEST_METHOD": environ["REQUEST_METHOD"],
+                "PATH_INFO": environ["PATH_INFO"],
+                "QUERY_STRING": environ.get("QUERY_STRING", ""),
+                "CONTENT_TYPE": environ.get("CONTENT_TYPE", ""),
+                "CONTENT_LENGTH": str(len(body)),
+                "REMOTE_USER": "team",
+                "REMOTE_ADDR": "127.0.0.1",
+                "GIT_PROTOCOL": environ.get("HTTP_GIT_PROTOCOL", ""),
+                "PATH": os.environ["PATH"],
+            }
+            done = subprocess.run([str(backend)], input=body, env=env, capture_output=True)
+            head, _, payload = done.stdout.partition(b"\r\n\r\n")
+            headers = [tuple(h.split(": ", 1)) for h in head.decode().split("\r\n") if h]
+            status = dict(headers).pop("Status", "200 OK")
+            start_response(status, [(k, v) for k, v in headers if k != "Status"])
+            return [payload]
+
+        class Quiet(WSGIRequestHandler):
+            def log_message(self, *args):
+                pass
+
+        self.server = make_server("127.0.0.1", 0, app, handler_class=Quiet)
+        self.port = self.server.server_port
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join()
+
+
+def test_over_http_with_a_password_that_reaches_neither_lock_nor_artifact(
+    tmp_path, upstream, cache
+):
+    upstream.commit({"rules.md": "Over HTTP.\n"}, tag="v1")
+    password = "plain-words"  # no secret rule would redact it from a message
+    server = GitHttp(upstream.bare.parent, password)
+    try:
+        url = f"http://team:{password}@127.0.0.1:{server.port}/shared.git"
+        root = project(tmp_path, upstream)
+        manifest = root / "hotplex.toml"
+        manifest.write_text(manifest.read_text().replace(upstream.url, url))
+        locked = run(root, cache, "lock")
+        assert locked.status == 0, locked.stderr
+        assert any(r.endswith("/info/refs") for r in server.requests)
+        lock = (root / "hotplex.lock").read_text()
+        assert password not in lock
+        assert f'git = "http://team@127.0.0.1:{server.port}/shared.git"' in lock
+        assert run(root, cache, "build", "--frozen").status == 0
+        assert "Over HTTP." in prompt(root)
+        assert not any(password in p.read_text() for p in (root / "dist").rglob("*") if p.is_file())
+    finally:
+        server.stop()
+    failed = run(root, cache, "update")  # the server is gone
+    assert failed.status == 1
+    assert f"cannot fetch http://team@127.0.0.1:{server.port}/shared.git" in failed.stderr
+    assert password not in failed.stderr
+    assert (root / "hotplex.lock").read_text() == lock
