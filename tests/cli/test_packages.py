@@ -4,6 +4,7 @@ in $XDG_CACHE_HOME. Every command is the real one, run in a temporary folder."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import tomllib
@@ -519,3 +520,16 @@ def test_over_http_with_a_password_that_reaches_neither_lock_nor_artifact(
     assert f"cannot fetch http://team@127.0.0.1:{server.port}/shared.git" in failed.stderr
     assert password not in failed.stderr
     assert (root / "hotplex.lock").read_text() == lock
+
+
+def test_stats_says_how_many_of_each_packages_files_are_read(tmp_path, upstream, cache):
+    upstream.commit({"rules.md": "Read.\n", "a.md": "unread\n", "b.md": "unread\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    assert run(root, cache, "lock").status == 0
+    commit = lock_of(root)["package"]["team"]["commit"]
+    table = run(root, cache, "stats")
+    assert table.status == 0, table.stderr
+    assert f"package team at {commit[:12]}: 1 of 3 files read" in table.stdout
+    assert "a.md" not in table.stdout + table.stderr  # not listed one by one
+    report = json.loads(run(root, cache, "stats", "--json").stdout)
+    assert report["packages"] == [{"name": "team", "commit": commit, "files": 3, "used": 1}]
