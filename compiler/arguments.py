@@ -20,6 +20,7 @@ def _build(command: argparse.ArgumentParser) -> None:
     command.add_argument("targets", nargs="*", metavar="TARGET", help="only these targets")
     command.add_argument("--json", action="store_true", help="print a JSON report")
     command.add_argument("--explain", action="store_true", help="say why each artifact was rebuilt")
+    _frozen_option(command)
     _jobs_option(command)
 
 
@@ -27,6 +28,7 @@ def _check(command: argparse.ArgumentParser) -> None:
     command.add_argument("targets", nargs="*", metavar="TARGET")
     command.add_argument("--json", action="store_true")
     command.add_argument("--diff", action="store_true", help="show what a build would change")
+    _frozen_option(command)
     _jobs_option(command)
     _overlay_option(
         command,
@@ -35,6 +37,14 @@ def _check(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument("--platform", default=None, help="with --overlay: the artifact to size")
     _on_finding_option(command)
+
+
+def _frozen_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--frozen",
+        action="store_true",
+        help="exit 1 unless hotplex.lock agrees with [[package]] and the cache with the lock",
+    )
 
 
 def _overlay_option(command: argparse.ArgumentParser, help: str) -> None:
@@ -194,6 +204,10 @@ def _port(text: str) -> int:
     return value
 
 
+def _update(command: argparse.ArgumentParser) -> None:
+    command.add_argument("names", nargs="*", metavar="NAME", help="only these packages")
+
+
 def _nothing(command: argparse.ArgumentParser) -> None:
     return None
 
@@ -212,6 +226,9 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "serve": ("answer compiles over HTTP (needs hotplex[serve])", _serve),
     "memory": ("compact the daily logs' old days into one file per month", _memory),
     "learn": ("merge learned facts into USER.md, or compile an extraction request", _learn),
+    "lock": ("pin each [[package]] in hotplex.lock (network)", _nothing),
+    "update": ("move packages to their rev's newest commit, say what changed (network)", _update),
+    "fetch": ("fill the package cache from hotplex.lock (network)", _nothing),
 }
 
 

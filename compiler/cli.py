@@ -139,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
 # Commands that read a project's manifest; init and import make one.
 _NEED_MANIFEST = frozenset(
     {"build", "check", "clean", "graph", "show", "stats", "watch", "serve", "memory", "learn"}
+    | {"lock", "update", "fetch"}
 )
 
 
@@ -257,6 +258,8 @@ def _command(name: str) -> Callable[[argparse.Namespace, Path, Path | None], int
         from hotplex.commands.memory import run
     elif name == "learn":
         from hotplex.commands.learn import run
+    elif name in ("lock", "update", "fetch"):
+        from hotplex.commands.packages import run
     else:
         return cmd_serve
     return run

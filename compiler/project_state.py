@@ -106,11 +106,10 @@ class ProjectState:
 
     def _fresh_inputs(self):
         """A reader that reuses every file the last one read, unless its stamp moved."""
-        from hotplex.sources.logs import days_glob
         from hotplex.sources.resolve import Inputs
 
         previous = self._inputs
-        inputs = Inputs(self.root, self._read_cap, days_glob(self._model))
+        inputs = Inputs.of(self._model)[0]
         if previous is not None:
             inputs.adopt(previous)
             inputs.sections = previous.sections  # content-addressed: a moved file misses

@@ -12,14 +12,15 @@ from types import SimpleNamespace
 
 # Each command's flags (name -> attribute) and the defaults of its other arguments.
 _FLAGS = {
-    "build": {"--json": "json", "--explain": "explain"},
-    "check": {"--json": "json", "--diff": "diff"},
+    "build": {"--json": "json", "--explain": "explain", "--frozen": "frozen"},
+    "check": {"--json": "json", "--diff": "diff", "--frozen": "frozen"},
 }
 _DEFAULTS = {
-    "build": {"json": False, "explain": False, "jobs": None},
+    "build": {"json": False, "explain": False, "frozen": False, "jobs": None},
     "check": {
         "json": False,
         "diff": False,
+        "frozen": False,
         "jobs": None,
         "overlay": [],
         "platform": None,

@@ -427,6 +427,7 @@ DOTTED = re.compile(r"^([a-z_]+)((?:\[\d*\])?(?:\.[a-z_]+)+)$")
 # A file of this repository named in a page (a user's project has its own docs/ folder: not one).
 REPO_PATH = re.compile(r"^(?:examples|tests|benchmarks|compiler|targets|grammar|\.ci)/[\w./*-]*$")
 # Placeholders in a documented command line: <target>, DIR, …, [optional parts].
+FILE_NAME = re.compile(r"^[a-z_]+\.(?:json|toml|ya?ml|md|lock)$")
 PLACEHOLDER = re.compile(r"[<>…\[\]]|^[A-Z]+$")
 
 
@@ -549,6 +550,8 @@ def _key_problems(span: str) -> list[str]:
     top = re.split(r"[.\[]", path)[0]
     if top not in {k.split(".")[0] for k in _known_paths()}:
         return []  # another program's table or key (Codex's config.toml, a JSON field)
+    if FILE_NAME.match(span):
+        return []  # a file named like a key (`package.json` beside [[package]])
     general = re.sub(r"\[\d*\]", "", path)
     general = re.sub(r"^(channels)\.\w+", rf"\1.{NAME}", general)
     general = re.sub(r"\.agents\.[\w-]+", f".agents.{NAME}", general)

@@ -61,12 +61,13 @@ def up_to_date(request: Request) -> Summary | None:
     loads neither the records nor attrs), or the touched path (``touched.py``: a few
     inputs were edited, and only the jobs reading them are built). None: run the build with
     ``fast=False``."""
+    root, targets = request.root, request.targets
     with ProjectLock(request.root / STATE_DIR, LOCK_WAIT_SECONDS):
         closing = state_log.load_closing(request.root)
         manifest = _manifest(request)
-        found = fast_current(request.root, manifest, request.targets, closing)
+        found = None if request.frozen else fast_current(root, manifest, targets, closing)
         if found is None:
-            if closing is None or request.check:
+            if closing is None or request.check or request.frozen:
                 return None
             from hotplex.build import touched
 
@@ -79,6 +80,8 @@ def current(request: Request) -> tuple[int, list[str], list[str]] | None:
     """The no-op path alone: how many sets are current, the lines their cuts and warnings
     repeat, and the warnings, when nothing can have changed since the last build, else None.
     It parses no job report, so an up-to-date ``hotplex check`` stays a few stat calls."""
+    if request.frozen:
+        return None  # every cached package file is hashed again
     closing = state_log.load_closing(request.root)
     return fast_current(request.root, _manifest(request), request.targets, closing)
 
@@ -89,7 +92,7 @@ def _manifest(request: Request) -> Path:
 
 def _run(request: Request, fast: bool) -> Outcome:
     manifest = _manifest(request)
-    if fast:
+    if fast and not request.frozen:
         closing = state_log.load_closing(request.root)
         reports = fast_reports(request.root, manifest, request.targets, closing)
         outcome = current_outcome(*reports) if reports is not None else None

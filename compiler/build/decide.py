@@ -72,8 +72,10 @@ def reasons(
     variables: dict[str, str],
     input_digest: Callable[[str], str | None],
     output_digest: Callable[[str, Stamped], str | None],
+    origin: Callable[[str], str | None] | None = None,
 ) -> list[str]:
-    """Why the job must be rebuilt; empty when its record still holds."""
+    """Why the job must be rebuilt; empty when its record still holds. ``origin`` names where
+    an input came from, when not from the project (a package at its commit)."""
     if record is None:
         return ["not built before"]
     found = [KEY_REASONS[k] for k in keys if record.keys.get(k) != keys[k]]
@@ -81,7 +83,8 @@ def reasons(
     for path, old in record.inputs.items():
         new = input_digest(path)
         if new != old:
-            found.append(input_reason(path, old, new))
+            came = origin(path) if origin is not None else None
+            found.append(input_reason(path, old, new) + (f" ({came})" if came else ""))
     for path, recorded in record.outputs.items():
         current = output_digest(path, recorded)
         if current is None:

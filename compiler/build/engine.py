@@ -37,8 +37,7 @@ BATCH = 256
 class Builder:
     def __init__(self, request: Request, manifest_path: Path, state: state_log.State) -> None:
         from hotplex.manifest import load as loading
-        from hotplex.sources.logs import days_glob
-        from hotplex.sources.resolve import Inputs, read_cap
+        from hotplex.sources.resolve import Inputs
 
         self.request = request
         self.state = state
@@ -51,12 +50,12 @@ class Builder:
             for path, rec in state.files.items()
             if rec.digest
         }
-        logs = days_glob(self.model)
-        self.inputs = Inputs(request.root, read_cap(self.model), logs, known=known)
+        self.inputs, stale = Inputs.of(self.model, known, request.frozen)
         self.outputs = Outputs(request.root, self.model.manifest_display)
         self.keys = decide.Keys(self.model)
         self.strategy: Strategy = (Check if request.check else Write)(self.outputs, request.diff)
         self.warnings = [state.warning] if state.warning else []
+        self.warnings += stale
         self.read: dict[str, dict[str, str | None]] = {}  # job id -> the inputs it consulted
         out = self.model.out_dir
         earlier = orphans.earlier_outs(state.jobs, out, self.model.sources_dir)
@@ -150,7 +149,11 @@ class Builder:
         from hotplex.sources.resolve import variables
 
         current = variables(self.model, job)
-        return decide.reasons(record, keys, current, self.inputs.digest, self.outputs.digest)
+        pinned = self.inputs.packages
+        origin = pinned.origin if pinned is not None else None
+        return decide.reasons(
+            record, keys, current, self.inputs.digest, self.outputs.digest, origin
+        )
 
     def _record(
         self,

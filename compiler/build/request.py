@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 @value
 class Request:
-    FIELDS = ("root", "manifest", "targets", "check", "diff", "processes", "on_progress")
+    FIELDS = ("root", "manifest", "targets", "check", "diff", "processes", "on_progress", "frozen")
     root: Path
     manifest: Path | None
     targets: tuple[str, ...]
@@ -25,6 +25,9 @@ class Request:
     # Called after each batch of jobs as (done, total): the CLI draws its progress line; a
     # library caller gets no output unless it asks.
     on_progress: Callable[[int, int], None] | None
+    # hotplex.lock must agree with [[package]] and the cache with the lock (exit 1 if not),
+    # every cached package file re-hashed: CI's ``--frozen``.
+    frozen: bool
 
     def __init__(
         self,
@@ -35,8 +38,10 @@ class Request:
         diff: bool = False,
         processes: int = 1,
         on_progress: Callable[[int, int], None] | None = None,
+        frozen: bool = False,
     ) -> None:
         self.__dict__.update(
+            frozen=frozen,
             root=root,
             manifest=manifest,
             targets=targets,

@@ -168,6 +168,8 @@ def take(
     root = model.root
     manifest = os.path.relpath(model.manifest_path, root)
     files: dict[str, list[Any] | None] = {manifest: trusted(manifest_stamp, None, started_ns)}
+    if inputs.packages is not None:
+        files.update(_package_stamps(root, inputs, started_ns))
     for record in records:
         for path in record.inputs:
             if path not in files:
@@ -194,6 +196,23 @@ def take(
         "package": {p: trusted(s, None, started_ns) for p, s in package.items()},
         "fingerprint": fingerprint.recorded(),
     }
+
+
+def _package_stamps(root: Path, inputs: Inputs, started_ns: int) -> dict[str, list[Any] | None]:
+    """A package file is never on disk where the build names it: the lock and the cached files
+    it pins vouch for it, each cache file named from the project (``../.cache/hotplex/…``)."""
+    from hotplex.sources.packages import LOCK_NAME, blob_path
+
+    pinned = inputs.packages
+    assert pinned is not None
+    stamps: dict[str, list[Any] | None] = {
+        LOCK_NAME: trusted(stamp(root / LOCK_NAME), None, started_ns)
+    }
+    for display, digest in pinned.files.items():
+        stamps[display] = None
+        blob = blob_path(digest)
+        stamps[os.path.relpath(blob, root)] = trusted(stamp(blob), None, started_ns)
+    return stamps
 
 
 def unread(

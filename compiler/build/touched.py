@@ -84,8 +84,7 @@ def _rel(path: Path, root: Path) -> str:
 class _Touched:
     def __init__(self, request: Request, manifest: Path, snap: dict[str, Any], line: Indexed):
         from hotplex.manifest import load as loading
-        from hotplex.sources.logs import days_glob
-        from hotplex.sources.resolve import Inputs, read_cap
+        from hotplex.sources.resolve import Inputs
 
         self.request = request
         self.manifest = manifest
@@ -99,13 +98,14 @@ class _Touched:
             for path, rec in snap["files"].items()
             if rec is not None and rec[3]
         }
-        logs = days_glob(self.model)
-        self.inputs = Inputs(request.root, read_cap(self.model), logs, known=known)
+        self.inputs = Inputs.of(self.model, known)[0]
 
     def run(self, moved: list[str]) -> Summary | None:
         from hotplex.build.decide import input_reason
         from hotplex.manifest.jobs import plan
 
+        if self.inputs.packages is not None:
+            return None  # a lock change moves no stamp of the project: every job is decided
         files = self.snap["files"]
         changed = {}
         for path in moved:

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
 def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
     from hotplex.api import Project
     from hotplex.document.compile import compile_job
-    from hotplex.sources.resolve import Inputs, read_cap
+    from hotplex.sources.resolve import Inputs
 
     project = Project.load(root, manifest)
     model = project.model
@@ -40,7 +40,7 @@ def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
     for value in ("limits", "metacognition"):
         graph.add_edge(manifest_node, f"value:{value}")
         graph.nodes[f"value:{value}"]["kind"] = "value"
-    inputs = Inputs(root, read_cap(model))
+    inputs = Inputs.of(model)[0]
     for job in project.jobs():
         compiled = compile_job(model, job, inputs)
         profile = f"worker:{job.target.worker}"

@@ -51,4 +51,5 @@ def build_request(
         diff=getattr(args, "diff", False),
         processes=processes(args),
         on_progress=progress,
+        frozen=getattr(args, "frozen", False),
     )

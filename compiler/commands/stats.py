@@ -29,6 +29,7 @@ from hotplex.text.measure import measure
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
 
     from hotplex.document.compile import Compiled
     from hotplex.manifest.model import Model
@@ -92,28 +93,50 @@ def approx_tokens(text: str) -> int:
 
 
 def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
-    rows = collect(root, manifest, tuple(args.targets))
-    print(render_json(rows) if args.json else render_table(rows))
+    rows, packages = collect(root, manifest, tuple(args.targets))
+    print(render_json(rows, packages) if args.json else render_table(rows, packages))
     return EXIT_OK
 
 
-def collect(root: Path, manifest: Path | None, targets: tuple[str, ...]) -> list[ArtifactStats]:
-    """Compile every selected artifact in memory, once, and measure it."""
+@dataclass(frozen=True)
+class PackageUse:
+    """How many of a package's files (every one the lock pins) the selected artifacts read."""
+
+    name: str
+    commit: str
+    files: int
+    used: int
+
+
+def collect(
+    root: Path, manifest: Path | None, targets: tuple[str, ...]
+) -> tuple[list[ArtifactStats], list[PackageUse]]:
+    """Compile every selected artifact in memory, once, and measure it; and each package's
+    files read by them (unread ones are not listed one by one, as unread local files are)."""
     from hotplex.api import Project
     from hotplex.document.compile import compile_job
-    from hotplex.sources.logs import days_glob
-    from hotplex.sources.resolve import Inputs, read_cap
+    from hotplex.sources.resolve import Inputs
 
     project = Project.load(root, manifest)
     model = project.model
-    inputs = Inputs(project.root, read_cap(model), days_glob(model))
+    inputs = Inputs.of(model)[0]
     found = []
     for job in select(model, project.jobs(), targets):
         compiled = compile_job(model, job, inputs)
         emitted = compiled.emitted
         for path, sizes in ((emitted.primary, emitted.sizes), *emitted.documents):
             found.append(_artifact_stats(compiled, path, sizes, model, inputs))
-    return found
+    pinned = inputs.packages
+    if pinned is None:
+        return found, []
+    uses = []
+    for package in model.manifest.package:
+        files = [d for d in pinned.files if pinned.package_of(d) == package.name]
+        used = sum(1 for d in files if inputs.digests.get(d) is not None)
+        uses.append(
+            PackageUse(package.name, pinned.commits.get(package.name, ""), len(files), used)
+        )
+    return found, uses
 
 
 def _artifact_stats(
@@ -250,7 +273,7 @@ _HEADER = (
 _RIGHT = {2, 4, 5, 6}  # numeric columns
 
 
-def render_table(artifacts: list[ArtifactStats]) -> str:
+def render_table(artifacts: list[ArtifactStats], packages: Sequence[PackageUse] = ()) -> str:
     rows = [_HEADER]
     for art in artifacts:
         rows.extend(_section_row(art, s) for s in art.sections)
@@ -291,7 +314,13 @@ def render_table(artifacts: list[ArtifactStats]) -> str:
         ).rstrip()
         for row in rows
     ]
-    return "\n".join([*lines, "", *_legend(artifacts)])
+    used = [
+        f"package {p.name}"
+        + (f" at {p.commit[:12]}" if p.commit else "")
+        + f": {p.used} of {p.files} files read"
+        for p in packages
+    ]
+    return "\n".join([*lines, "", *used, *_legend(artifacts)])
 
 
 def _section_row(art: ArtifactStats, section: SectionStats) -> tuple[str, ...]:
@@ -354,5 +383,8 @@ def _mostly_comments(artifacts: list[ArtifactStats]) -> list[str]:
     ]
 
 
-def render_json(artifacts: list[ArtifactStats]) -> str:
-    return json_text({"artifacts": [asdict(a) for a in artifacts]}, indent=2)
+def render_json(artifacts: list[ArtifactStats], packages: Sequence[PackageUse] = ()) -> str:
+    report: dict[str, object] = {"artifacts": [asdict(a) for a in artifacts]}
+    if packages:
+        report["packages"] = [asdict(p) for p in packages]
+    return json_text(report, indent=2)

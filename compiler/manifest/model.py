@@ -65,6 +65,8 @@ class ProjectSettings(Record):
     default_sources: bool = True
     # Globs of paths under the sources folder that no artifact reads, on purpose (no warning).
     ignore: tuple[str, ...] = ()
+    # A build or check fails (exit 1) when hotplex.lock and [[package]] disagree, as --frozen.
+    frozen: bool = False
 
 
 @attrs.frozen(repr=False)
@@ -245,6 +247,22 @@ class Target(Record):
         return tuple(s for s in sources if s.name in keep)
 
 
+@attrs.frozen(repr=False)
+class Package(Record):
+    """A ``[[package]]``: sources from a git repository (``git``, ``rev``, ``subdir``) or a local
+    folder (``path``), read as if they were the folder ``<sources>/<name>/``
+    (``sources/packages.py``); pinned in hotplex.lock by ``hotplex lock``."""
+
+    name: str
+    git: str | None = None  # a URL git understands, file:// and a local path included
+    rev: str | None = None  # a tag, branch or commit
+    subdir: str | None = None  # a folder inside the repository
+    path: str | None = None  # a local folder, relative to the project
+    # Findings of the scan at lock time let through, for this package only: rule names,
+    # code points or parts of a finding's text, as in [secrets], [unicode] and [injection].
+    allow: tuple[str, ...] = ()
+
+
 SKILLS_SOURCE = "skills"  # the source of the <skills> section (SKILLS.md)
 
 # HotPlex's five sources (the files the HotPlex gateway reads): what a worker reads when it
@@ -288,6 +306,7 @@ class Manifest(Record):
     memory: Memory = Memory()
     learn: Learn = Learn()
     target: tuple[Target, ...] = ()
+    package: tuple[Package, ...] = ()
 
 
 @attrs.frozen(repr=False)

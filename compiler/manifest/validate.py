@@ -96,6 +96,7 @@ def validate(manifest: Manifest, display: str) -> None:
         validate_glob(manifest, sources, bad)
     _validate_targets(manifest, sources, bad)
     _validate_places(manifest, sources, bad)
+    _validate_packages(manifest, bad)
     for index, pattern in enumerate(manifest.project.ignore):
         if not pattern.strip():
             bad(f"project.ignore[{index}]", "an empty pattern matches nothing")
@@ -284,6 +285,50 @@ def _validate_sources(
         _check_source_file(manifest.project.sources, source.file, f"{key}.file", bad)
         if source.channel not in manifest.channels:
             bad(f"{key}.channel", f"channel '{source.channel}' is not defined under [channels]")
+
+
+# Folders of the sources folder a package cannot be: hotplex gives them a meaning of their own.
+RESERVED_PACKAGE_NAMES = ("skills",)
+
+
+def _validate_packages(manifest: Manifest, bad: typing.Callable[..., None]) -> None:
+    """Each ``[[package]]`` is a git repository at a rev or a local folder, named as a folder
+    of the sources folder that nothing else claims."""
+    logs = manifest.memory.logs
+    reserved = {name: "skills are read from it" for name in RESERVED_PACKAGE_NAMES}
+    if logs is not None and "/" in logs.strip("/"):
+        reserved[logs.strip("/").split("/")[0]] = "it holds the daily logs ([memory] logs)"
+    for platform in manifest.variants.platforms:
+        reserved.setdefault(platform, "it is a platform's folder ([variants] platforms)")
+    seen: dict[str, int] = {}
+    for index, package in enumerate(manifest.package):
+        key = f"package[{index}]"
+        folded_ = folded_name(package.name)
+        if not _NAME.fullmatch(package.name):
+            bad(f"{key}.name", _not_a_name("package", package.name))
+        elif folded_ in seen:
+            bad(
+                f"{key}.name",
+                f"package '{package.name}' is declared twice (package[{seen[folded_]}])",
+            )
+        elif folded_ in {folded_name(r) for r in reserved}:
+            why = next(w for r, w in reserved.items() if folded_name(r) == folded_)
+            bad(f"{key}.name", f"'{package.name}' cannot name a package: {why}")
+        seen.setdefault(folded_, index)
+        if (package.git is None) == (package.path is None):
+            bad(key, "a package needs either 'git' (with 'rev') or 'path', not both")
+        elif package.git is not None and not package.rev:
+            bad(f"{key}.rev", "required key is missing: the tag, branch or commit to lock")
+        elif package.path is not None and (package.rev or package.subdir):
+            which = "rev" if package.rev else "subdir"
+            bad(f"{key}.{which}", f"'{which}' is for a git package; 'path' names the folder itself")
+        if package.subdir is not None:
+            _check_path_key(package.subdir, f"{key}.subdir", bad)
+        for field, value in (("git", package.git), ("path", package.path), ("rev", package.rev)):
+            if value is not None and (not value.strip() or "\0" in value):
+                bad(f"{key}.{field}", f"'{field}' must be a non-empty string without NUL")
+            elif field == "rev" and value is not None and value.startswith("-"):
+                bad(f"{key}.rev", f"rev '{value}' starts with '-': git would read it as an option")
 
 
 def _validate_targets(

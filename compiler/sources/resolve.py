@@ -51,6 +51,7 @@ from hotplex.text import secret_rules
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hotplex.scanning import injection
+    from hotplex.sources.packages import Pinned
 
 # Reading stops this far past what the per-file limit can use: 4 bytes per character at most,
 # times a margin for frontmatter and template branches that render to nothing.
@@ -111,6 +112,21 @@ class Inputs:
     # How many times this reader went to the disk (a file read, a folder listed): a compile
     # that left it unchanged read nothing its stamps, checked before, do not vouch for.
     reads: int = 0
+    # The package files hotplex.lock pins (``packages.py``): read from the cache, never from
+    # the sources folder.
+    packages: Pinned | None = None
+
+    @classmethod
+    def of(
+        cls, model: Model, known: dict[str, tuple[Stamp, str]] | None = None, frozen: bool = False
+    ) -> tuple[Inputs, list[str]]:
+        """The reader of ``model``'s sources, its packages as hotplex.lock pins them, and the
+        warnings a stale lock gives (``packages.pinned``; ``frozen`` makes them errors)."""
+        from hotplex.sources.packages import pinned
+
+        found, warnings = pinned(model, frozen)
+        logs = memory_logs.days_glob(model)
+        return cls(model.root, read_cap(model), logs, known=known or {}, packages=found), warnings
 
     def adopt(self, previous: Inputs) -> None:
         """Take over what ``previous`` read of each file whose stamp has not moved since (and
@@ -119,7 +135,7 @@ class Inputs:
             if (
                 old is not None
                 and settled(old, previous.started_ns)
-                and stamp(self.root / display) == old
+                and stamp(self._stamped(display)) == old
             ):
                 self.stamps[display] = old
                 self.digests[display] = previous.digests[display]
@@ -134,7 +150,7 @@ class Inputs:
         """Content hash of a file (None when absent), re-hashing only when its stamp moved."""
         if display in self.digests:
             return self.digests[display]
-        current = stamp(self.root / display)
+        current = stamp(self._stamped(display))
         known = self.known.get(display)
         if current is not None and known is not None and known[0] == current:
             self.stamps[display] = current
@@ -188,12 +204,28 @@ class Inputs:
         """The file's bytes as read (capped), for a reader with rules of its own."""
         return self._read(display, span)
 
+    def _stamped(self, display: str) -> Path:
+        """The file whose stamp vouches for ``display`` (a folder's, for ``folder/``)."""
+        if self.packages is not None and self.packages.package_of(display) is not None:
+            return self._path(display, Span(display))
+        return self.root / display
+
+    def _path(self, display: str, span: Span) -> Path:
+        """Where ``display`` is read from: the cache for a package file (a file the package
+        lacks, ``os.devnull``'s folder: absent), else the project."""
+        if self.packages is not None and self.packages.package_of(display) is not None:
+            return self.packages.locate(display, span) or Path(os.devnull, "absent")
+        return confine(self.root, check_relative(display, span), span)
+
     def _read(self, display: str, span: Span) -> ReadResult | None:
         if display in self._raw:
             return self._raw[display]
-        path = confine(self.root, check_relative(display, span), span)
+        path = self._path(display, span)
         raw = read_capped(path, self.read_cap, span, display, self._is_day(display))
         self.reads += 1
+        if raw is not None and self.packages is not None and display in self.packages.files:
+            whole = raw.data if raw.size == len(raw.data) else path.read_bytes()
+            self.packages.verify(display, whole, span)
         self._raw[display] = raw
         self.stamps[display] = raw.stamp if raw else None
         self.digests[display] = f"{sha256(raw.data)}:{raw.size}" if raw else None
@@ -204,7 +236,7 @@ class Inputs:
         finding needs placing."""
         raw = self._read(display, span)
         assert raw is not None  # a tail was read
-        path = confine(self.root, check_relative(display, span), span)
+        path = self._path(display, span)
         self.reads += 1
         return 1 + lines_before(path, raw.size - len(raw.data))
 

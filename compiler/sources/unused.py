@@ -209,7 +209,7 @@ def report(model: Model, found: Listing, read: set[str], present: set[str]) -> l
             ' kept on purpose in [project] ignore = ["drafts/**", ...] (globs in that folder)'
         )
     return (
-        _declared_but_absent(model)
+        _declared_but_absent(model, present)
         + _absent_logs_folder(model, found)
         + _uncompacted(model)
         + _unreadable_days(model, found)
@@ -380,10 +380,11 @@ def _unmatched_allow_files(model: Model, files: set[str]) -> list[str]:
     return warnings
 
 
-def _declared_but_absent(model: Model) -> list[str]:
+def _declared_but_absent(model: Model, present: set[str]) -> list[str]:
     """A ``[[source]]`` the user added whose file is not there (a misspelt ``file``): without
     ``required = true`` its section would just be absent. A default's absent file is normal,
-    and so is one of a declaration that only changes a default."""
+    and so is one of a declaration that only changes a default. A package's file (``present``:
+    read and there) is not on disk where the build names it."""
     defaults = all_worker_defaults(model)
     default_files = {posixpath.basename(s.file) for s in defaults}
     added = {
@@ -400,7 +401,8 @@ def _declared_but_absent(model: Model) -> list[str]:
         # On disk as the build reads it ("\\" a separator too), not in the listing: that leaves
         # out hidden folders (.github/, .claude/).
         on_disk = path.replace("\\", "/")
-        if source.name in added and not os.path.isfile(model.root / on_disk):
+        there = path in present or os.path.isfile(model.root / on_disk)
+        if source.name in added and not there:
             folder, name = posixpath.split(on_disk)
             hint = suggest(name, _file_names(model.root / folder))
             warnings.append(

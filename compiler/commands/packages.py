@@ -1,0 +1,377 @@
+"""``hotplex lock``, ``hotplex update [NAME]`` and ``hotplex fetch``: the only commands that touch
+the network. Each package is read with the ``git`` command (its own authentication, the user's
+credential helpers) into a bare mirror in the user's cache folder, with hooks switched off and
+no submodule fetched: nothing fetched runs. Every file under the package's folder is digested,
+every text file scanned (secrets, hidden text, injection with scope "all") before the package
+is used; a finding refuses the package unless its ``allow`` lets it through. The lock and the
+cache are written only once every package has been read: a failure keeps the last ones.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span
+from hotplex.fs import is_utf8, sha256, stamp, write_atomic
+from hotplex.manifest.model import Model, Package
+from hotplex.sources.packages import (
+    LOCK_NAME,
+    Locked,
+    blob_path,
+    cache_folder,
+    digest_of,
+    lock_text,
+    origin_of,
+    read_lock,
+    without_password,
+)
+
+if TYPE_CHECKING:
+    import argparse
+
+# Nothing a repository brings runs: no hook, no fsmonitor, no transport that runs a command.
+_GIT_SAFE = (
+    "-c", "core.hooksPath=/dev/null",
+    "-c", "core.fsmonitor=false",
+    "-c", "protocol.ext.allow=never",
+    "-c", "submodule.recurse=false",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Read:
+    """A package as read at a commit: its files' bytes by path inside the package."""
+
+    commit: str
+    files: dict[str, bytes]
+
+
+def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
+    from hotplex.manifest import load as loading
+
+    model = loading.load(root, manifest or root / "hotplex.toml")
+    if not model.manifest.package:
+        print(f"{model.manifest_display} declares no [[package]]: nothing to {args.command}")
+        return EXIT_OK
+    lock = read_lock(root) or {}
+    if args.command == "fetch":
+        return _fetch(model, lock)
+    names = [p.name for p in model.manifest.package]
+    asked = getattr(args, "names", [])
+    moving = set(names) if args.command == "update" and not asked else set(asked)
+    unknown = sorted(moving - set(names))
+    if unknown:
+        raise HotplexError.single(f"no [[package]] is named '{unknown[0]}'")
+    new: dict[str, Locked] = {}
+    read: dict[str, Read] = {}
+    for index, package in enumerate(model.manifest.package):
+        old = lock.get(package.name)
+        if old is not None and old.agrees(package) and package.name not in moving:
+            new[package.name] = old
+            continue
+        got = _read(model, package, index, None)
+        _scan(model, package, got)
+        read[package.name] = got
+        files = {rel: digest_of(data) for rel, data in got.files.items()}
+        new[package.name] = Locked(package.name, origin_of(package), got.commit, files)
+    for got in read.values():
+        _store(got.files)
+    write_atomic(root / LOCK_NAME, lock_text(new).encode())
+    for name, locked in new.items():
+        print(_change(lock.get(name), locked))
+    return EXIT_OK
+
+
+def _change(old: Locked | None, new: Locked) -> str:
+    """What locking did to a package: its commit, and the files added, removed and changed."""
+    at = new.commit[:12] or "folder"
+    if old is None:
+        return f"{new.name}: locked at {at}, {len(new.files)} files"
+    if old.files == new.files and old.commit == new.commit:
+        return f"{new.name}: unchanged at {at}"
+    lines = [f"{new.name}: {old.commit[:12] or 'folder'} -> {at}"]
+    for word, paths in (
+        ("added", sorted(new.files.keys() - old.files.keys())),
+        ("removed", sorted(old.files.keys() - new.files.keys())),
+        (
+            "changed",
+            sorted(p for p in new.files.keys() & old.files.keys() if old.files[p] != new.files[p]),
+        ),
+    ):
+        lines += [f"  {word}: {p}" for p in paths]
+    return "\n".join(lines)
+
+
+def _fetch(model: Model, lock: dict[str, Locked]) -> int:
+    """Fill the cache with every file the lock pins, from the commit it pins."""
+    fetched = 0
+    for index, package in enumerate(model.manifest.package):
+        locked = lock.get(package.name)
+        if locked is None or not locked.agrees(package):
+            raise HotplexError.single(
+                f"package '{package.name}' is not locked as declared",
+                Span(model.manifest_display, key=f"package[{index}]"),
+                hint="run `hotplex lock` first",
+            )
+        if all(_cached(d) for d in locked.files.values()):
+            continue
+        got = _read(model, package, index, locked.commit or None)
+        wrong = [rel for rel, d in locked.files.items() if digest_of(got.files.get(rel, b"")) != d]
+        if wrong or set(got.files) != set(locked.files):
+            raise HotplexError.single(
+                f"package '{package.name}' does not hold the files {LOCK_NAME} pins"
+                f" ({', '.join(sorted(wrong or set(got.files) ^ set(locked.files))[:3])})",
+                Span(model.manifest_display, key=f"package[{index}]"),
+                hint="run `hotplex update` to lock what it holds now",
+                exit_status=EXIT_FAILED,
+            )
+        fetched += _store(got.files)
+    print(f"{fetched} package files fetched into {cache_folder()}")
+    return EXIT_OK
+
+
+def _cached(digest: str) -> bool:
+    path = blob_path(digest)
+    return stamp(path) is not None and digest_of(path.read_bytes()) == digest
+
+
+def _store(files: dict[str, bytes]) -> int:
+    """Put files into the content-addressed cache; how many were not there."""
+    added = 0
+    for data in files.values():
+        digest = digest_of(data)
+        if not _cached(digest):
+            path = blob_path(digest)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, data)
+            added += 1
+    return added
+
+
+def _read(model: Model, package: Package, index: int, commit: str | None) -> Read:
+    """The package's files, from its folder or from git (at ``commit``, else its rev's newest)."""
+    key = f"package[{index}]"
+    span = Span(model.manifest_display, key=key)
+    if package.path is not None:
+        return Read("", _read_folder(model, package, Path(model.root, package.path), span))
+    assert package.git is not None and package.rev is not None  # validated
+    mirror = _mirror(_url(model, package.git), span)
+    if commit is None:
+        commit = _resolve(mirror, package, span)
+    return Read(commit, _read_tree(model, mirror, package, commit, span))
+
+
+def _git(args: list[str], span: Span, what: str, cwd: Path | None = None) -> bytes:
+    try:
+        done = subprocess.run(["git", *_GIT_SAFE, *args], cwd=cwd, capture_output=True, check=False)
+    except OSError as exc:
+        raise HotplexError.single(
+            f"cannot run git: {exc.strerror}", span, hint="install git", exit_status=EXIT_FAILED
+        ) from None
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise HotplexError.single(
+            f"{what}: {said[-1] if said else f'git exited with {done.returncode}'}",
+            span,
+            hint=f"{LOCK_NAME} and the cache are as they were",
+            exit_status=EXIT_FAILED,
+        )
+    return done.stdout
+
+
+def _url(model: Model, git: str) -> str:
+    """``git`` as the mirror fetches it: a relative local path is the project's, not the
+    mirror's (a URL, ``host:path`` and an absolute path are as written)."""
+    head = git.split("/", 1)[0]
+    if "://" in git or ":" in head or os.path.isabs(git):
+        return git
+    return os.path.normpath(os.path.join(os.path.abspath(model.root), git))
+
+
+def _mirror(url: str, span: Span) -> Path:
+    """A bare mirror of ``url`` in the cache, fetched now: its branches and tags, forced."""
+    path = cache_folder() / "git" / f"{sha256(url.encode())[:32]}.git"
+    if not (path / "HEAD").exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _git(["init", "--quiet", "--bare", str(path)], span, "cannot make a git mirror")
+    _git(
+        [
+            "fetch", "--quiet", "--no-recurse-submodules", "--prune", "--prune-tags",
+            "--no-write-fetch-head", "--", url,
+            "+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*",
+        ],
+        span,
+        f"cannot fetch {without_password(url)}",
+        cwd=path,
+    )  # fmt: skip
+    return path
+
+
+def _resolve(mirror: Path, package: Package, span: Span) -> str:
+    rev = package.rev
+    for candidate in (f"refs/remotes/origin/{rev}", f"refs/tags/{rev}", rev):
+        try:
+            out = _git(
+                ["rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}"], span, "", mirror
+            )
+        except HotplexError:
+            continue
+        return out.decode().strip()
+    raise HotplexError.single(
+        f"rev '{rev}' is no branch, tag or commit of {without_password(package.git or '')}",
+        Span(span.file, key=f"{span.key}.rev"),
+        hint=f"{LOCK_NAME} and the cache are as they were",
+        exit_status=EXIT_FAILED,
+    )
+
+
+def _read_tree(
+    model: Model, mirror: Path, package: Package, commit: str, span: Span
+) -> dict[str, bytes]:
+    subdir = posixpath.normpath(package.subdir) if package.subdir else "."
+    tree = commit if subdir == "." else f"{commit}:{subdir}"
+    if subdir != ".":
+        kind = subprocess.run(
+            ["git", *_GIT_SAFE, "cat-file", "-t", tree],
+            cwd=mirror,
+            capture_output=True,
+            check=False,
+        )
+        if kind.stdout.strip() != b"tree":
+            raise HotplexError.single(
+                f"package '{package.name}': folder '{subdir}' does not exist at {commit[:12]}",
+                Span(span.file, key=f"{span.key}.subdir"),
+                exit_status=EXIT_FAILED,
+            )
+    listing = _git(
+        ["ls-tree", "-r", "-z", "--full-tree", tree], span, "cannot list the package", mirror
+    )
+    entries = {}
+    for record in listing.split(b"\0"):
+        if not record:
+            continue
+        head, _, name = record.partition(b"\t")
+        mode, kind, oid = head.split(b" ")
+        entries[name.decode("utf-8", "surrogateescape")] = (mode, kind, oid.decode())
+    files = {}
+    cap = _cap(model)
+    for rel, (mode, kind, oid) in sorted(entries.items()):
+        where = model.source_path(package.name, rel)
+        if not is_utf8(rel):
+            raise _refused(package, repr(where), "has a name that is not UTF-8", span)
+        if kind == b"commit":
+            raise _refused(package, where, "is a submodule; hotplex fetches none", span)
+        if mode == b"120000":
+            target = _git(["cat-file", "blob", oid], span, "cannot read a link", mirror).decode(
+                "utf-8", "surrogateescape"
+            )
+            inside = posixpath.normpath(posixpath.join(posixpath.dirname(rel), target))
+            if (
+                target.startswith("/")
+                or inside.startswith("../")
+                or inside == ".."
+                or inside not in entries
+            ):
+                raise _refused(
+                    package, where, f"is a symlink to '{target}', outside the package", span
+                )
+            mode, kind, oid = entries[inside]
+            if mode == b"120000":
+                raise _refused(package, where, "is a symlink to a symlink", span)
+        size = int(_git(["cat-file", "-s", oid], span, "cannot read a file", mirror))
+        if size > cap:
+            raise _refused(package, where, f"is {size} bytes, over the read cap of {cap}", span)
+        files[rel] = _git(["cat-file", "blob", oid], span, "cannot read a file", mirror)
+    return files
+
+
+def _read_folder(model: Model, package: Package, folder: Path, span: Span) -> dict[str, bytes]:
+    if not folder.is_dir():
+        raise HotplexError.single(
+            f"package '{package.name}': folder '{package.path}' does not exist",
+            Span(span.file, key=f"{span.key}.path"),
+            exit_status=EXIT_FAILED,
+        )
+    real = os.path.realpath(folder)
+    files = {}
+    cap = _cap(model)
+    for top, dirs, names in os.walk(folder):
+        dirs.sort()
+        for name in sorted(names) + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
+            path = os.path.join(top, name)
+            rel = os.path.relpath(path, folder).replace(os.sep, "/")
+            where = model.source_path(package.name, rel)
+            if not is_utf8(rel):
+                raise _refused(package, repr(where), "has a name that is not UTF-8", span)
+            target = os.path.realpath(path)
+            if os.path.commonpath([real, target]) != real:
+                raise _refused(
+                    package,
+                    where,
+                    f"is a symlink to '{os.readlink(path)}', outside the package",
+                    span,
+                )
+            if not os.path.isfile(target):
+                continue
+            size = os.path.getsize(target)
+            if size > cap:
+                raise _refused(package, where, f"is {size} bytes, over the read cap of {cap}", span)
+            files[rel] = Path(target).read_bytes()
+    return files
+
+
+def _cap(model: Model) -> int:
+    from hotplex.sources.resolve import read_cap
+
+    return read_cap(model)
+
+
+def _refused(package: Package, where: str, why: str, span: Span) -> HotplexError:
+    return HotplexError.single(
+        f"package '{package.name}' refused: {where} {why}",
+        span,
+        hint=f"{LOCK_NAME} and the cache are as they were",
+        exit_status=EXIT_FAILED,
+    )
+
+
+def _scan(model: Model, package: Package, got: Read) -> None:
+    """Every text file of the package, scanned as the project's own files are with
+    ``[injection] scope = "all"``: package files are not the user's own."""
+    from hotplex.scanning import hidden, injection, secrets
+    from hotplex.scanning.origins import Origin
+
+    allow = package.allow
+    allowed = (
+        (secrets, secrets.allowance(allow, ())),
+        (hidden, hidden.allowance(allow, ())),
+        (injection, injection.allowance(allow, (), ())),
+    )
+    problems: list[Problem] = []
+    for rel, data in sorted(got.files.items()):
+        if b"\0" in data:
+            continue  # not text: digested, never read as a source
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        display = model.source_path(package.name, rel)
+        origins = [Origin(text, display)]
+        for scanner, allowance in allowed:
+            for finding in scanner.find(text, origins, allowance):
+                found = finding.problem()
+                problems.append(
+                    Problem(
+                        f"package '{package.name}' refused: {found.message}",
+                        found.span,
+                        f"if it is meant, let it through for this package alone:"
+                        f' allow = ["{finding.rule}"] in its [[package]]',
+                    )
+                )
+    if problems:
+        raise HotplexError(problems, exit_status=EXIT_FAILED)

@@ -1,0 +1,257 @@
+"""Packages as the sources stage reads them: each ``[[package]]`` is the folder
+``<sources>/<name>/``, its files the ones ``hotplex.lock`` pins, read from the content-addressed
+cache in the user's cache folder (``$XDG_CACHE_HOME/hotplex/``). Nothing here touches the
+network: ``commands/packages.py`` (``hotplex lock``, ``update``, ``fetch``) writes the lock and
+fills the cache; a build only reads them.
+
+The lock is TOML, written the same way for the same packages (sorted, one file per line): per
+package where it came from, the commit it resolved to and a digest of every file under the
+package's folder.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hotplex.errors import EXIT_FAILED, HotplexError, Problem, Span
+from hotplex.fs import sha256, stamp
+from hotplex.manifest.model import Model, Package
+
+LOCK_NAME = "hotplex.lock"
+LOCK_VERSION = 1
+_FETCH_HINT = "run `hotplex fetch` to fill the cache from hotplex.lock"
+
+
+@dataclass(frozen=True)
+class Locked:
+    """One package as the lock pins it."""
+
+    name: str
+    origin: dict[str, str]  # the manifest keys it was locked from: git, rev, subdir or path
+    commit: str  # the resolved commit ("" for a local folder)
+    files: dict[str, str]  # path inside the package -> "sha256:<hex>"
+
+    def agrees(self, package: Package) -> bool:
+        return self.origin == origin_of(package)
+
+
+def origin_of(package: Package) -> dict[str, str]:
+    """What the lock records of where a package came from: a password in the URL left out."""
+    git = without_password(package.git) if package.git is not None else None
+    keys = {"git": git, "rev": package.rev, "subdir": package.subdir, "path": package.path}
+    return {k: v for k, v in keys.items() if v is not None}
+
+
+def without_password(url: str) -> str:
+    """``https://user:secret@host/x`` as ``https://user@host/x``: the lock is committed."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    authority, slash, path = rest.partition("/")
+    user, at, host = authority.rpartition("@")
+    if not at:
+        return url
+    return f"{scheme}://{user.split(':', 1)[0]}@{host}{slash}{path}"
+
+
+def cache_folder() -> Path:
+    """The user's cache folder for hotplex (XDG): shared by projects, never cleaned by them."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "hotplex"
+
+
+def blob_path(digest: str) -> Path:
+    """Where the cache keeps the file of ``digest`` ("sha256:<hex>")."""
+    hexa = digest.removeprefix("sha256:")
+    return cache_folder() / "sha256" / hexa[:2] / hexa
+
+
+def digest_of(data: bytes) -> str:
+    return f"sha256:{sha256(data)}"
+
+
+def read_lock(root: Path, display: str = LOCK_NAME) -> dict[str, Locked] | None:
+    """The packages ``hotplex.lock`` pins, None when there is none; a lock hotplex cannot read
+    is an error placed in it."""
+    try:
+        data = (root / LOCK_NAME).read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise HotplexError.single(f"cannot read {display}: {exc.strerror}", Span(display)) from None
+    try:
+        table = tomllib.loads(data.decode("utf-8"))
+        if table.get("version") != LOCK_VERSION:
+            raise HotplexError.single(
+                f"{display} is of version {table.get('version')!r}; this hotplex reads"
+                f" version {LOCK_VERSION}",
+                Span(display, key="version"),
+                hint="run `hotplex lock` to write it again",
+            )
+        found = {}
+        for name, entry in table.get("package", {}).items():
+            files = {str(k): str(v) for k, v in entry.get("files", {}).items()}
+            origin = {k: str(entry[k]) for k in ("git", "rev", "subdir", "path") if k in entry}
+            found[name] = Locked(name, origin, str(entry.get("commit", "")), files)
+        return found
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError, TypeError) as exc:
+        raise HotplexError.single(
+            f"{display} is not a lock hotplex wrote: {exc}",
+            Span(display),
+            hint="run `hotplex lock` to write it again",
+        ) from None
+
+
+def lock_text(packages: dict[str, Locked]) -> str:
+    """The lock's text: the same bytes for the same packages."""
+    import tomli_w
+
+    table: dict[str, object] = {"version": LOCK_VERSION}
+    table["package"] = {
+        name: {
+            **dict(sorted(locked.origin.items())),
+            **({"commit": locked.commit} if locked.commit else {}),
+            "files": dict(sorted(locked.files.items())),
+        }
+        for name, locked in sorted(packages.items())
+    }
+    head = "# Written by `hotplex lock` and `hotplex update`; commit it. Do not edit.\n"
+    return head + tomli_w.dumps(table)
+
+
+@dataclass(frozen=True)
+class Pinned:
+    """The package files a build reads: by their path as the build names them
+    (``<sources>/<name>/<file>``), the digest the lock pins."""
+
+    sources_dir: str
+    names: frozenset[str]
+    files: dict[str, str] = field(default_factory=dict)
+    commits: dict[str, str] = field(default_factory=dict)
+
+    def package_of(self, display: str) -> str | None:
+        """The package ``display`` is a file of, if any."""
+        prefix = "" if self.sources_dir == "." else self.sources_dir + "/"
+        if not display.startswith(prefix):
+            return None
+        name = display[len(prefix) :].split("/", 1)[0]
+        return name if name in self.names and "/" in display[len(prefix) :] else None
+
+    def origin(self, display: str) -> str | None:
+        """Where a package file comes from, for ``--explain``: the package and its commit."""
+        name = self.package_of(display)
+        if name is None:
+            return None
+        commit = self.commits.get(name)
+        return f"package '{name}'" + (f" at {commit[:12]}" if commit else "")
+
+    def locate(self, display: str, span: Span) -> Path | None:
+        """Where the cache keeps a package file; None when the package has no such file (it
+        is absent: a local file never stands in for it)."""
+        digest = self.files.get(display)
+        if digest is None:
+            return None
+        path = blob_path(digest)
+        if stamp(path) is None:
+            raise missing_error([display], span)
+        return path
+
+    def verify(self, display: str, data: bytes, span: Span) -> None:
+        """A cached file whose bytes are not those the lock pins is never used."""
+        if digest_of(data) != self.files[display]:
+            raise tampered_error([display], span)
+
+
+def missing_error(displays: list[str], span: Span | None = None) -> HotplexError:
+    return _cache_error("package files pinned by {lock} are not in the cache", displays, span)
+
+
+def tampered_error(displays: list[str], span: Span | None = None) -> HotplexError:
+    return _cache_error(
+        "cached package files do not match the digest {lock} pins",
+        displays,
+        span,
+        "the cache was changed after it was filled; ",
+    )
+
+
+def _cache_error(what: str, displays: list[str], span: Span | None, why: str = "") -> HotplexError:
+    """One error for every file of the cache that is not as the lock pins it (exit 1)."""
+    more = f" and {len(displays) - 3} more" if len(displays) > 3 else ""
+    return HotplexError.single(
+        f"{what.format(lock=LOCK_NAME)}: {', '.join(displays[:3])}{more}",
+        span,
+        hint=why + _FETCH_HINT,
+        exit_status=EXIT_FAILED,
+    )
+
+
+def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]]:
+    """The package files of ``model`` as its lock pins them, and the warnings a stale lock
+    gives; None when the manifest declares no package. ``frozen`` (``--frozen`` or
+    ``[project] frozen``) makes a stale lock an error, exit 1, and re-hashes every cached file."""
+    packages = model.manifest.package
+    if not packages:
+        return None, []
+    frozen = frozen or model.manifest.project.frozen
+    _no_real_folder(model)
+    lock = read_lock(model.root) or {}
+    stale = []
+    for index, package in enumerate(packages):
+        locked = lock.get(package.name)
+        if locked is None:
+            stale.append((index, f"package '{package.name}' is not in {LOCK_NAME}"))
+        elif not locked.agrees(package):
+            stale.append((index, f"package '{package.name}' is declared otherwise than locked"))
+    if stale and frozen:
+        raise HotplexError(
+            [
+                Problem(
+                    f"{message} (--frozen)",
+                    Span(model.manifest_display, key=f"package[{index}]"),
+                    "run `hotplex lock` and commit hotplex.lock",
+                )
+                for index, message in stale
+            ],
+            exit_status=EXIT_FAILED,
+        )
+    warnings = [f"{message}: run `hotplex lock`" for _, message in stale]
+    files, commits = {}, {}
+    for package in packages:
+        locked = lock.get(package.name)
+        for rel, digest in (locked.files if locked else {}).items():
+            files[model.source_path(package.name, rel)] = digest
+        commits[package.name] = locked.commit if locked else ""
+    missing = [d for d, digest in files.items() if stamp(blob_path(digest)) is None]
+    if missing:
+        raise missing_error(missing)
+    if frozen:
+        bad = [
+            d for d, digest in files.items() if digest_of(blob_path(digest).read_bytes()) != digest
+        ]
+        if bad:
+            raise tampered_error(bad)
+    names = frozenset(p.name for p in packages)
+    return Pinned(model.sources_dir, names, files, commits), warnings
+
+
+def _no_real_folder(model: Model) -> None:
+    """A package is a folder of the sources folder that is not there on disk."""
+    problems = []
+    for index, package in enumerate(model.manifest.package):
+        real = model.source_path(package.name)
+        if os.path.lexists(model.root / real):
+            problems.append(
+                Problem(
+                    f"'{real}' is both a folder of the sources folder and the package"
+                    f" '{package.name}' (package[{index}])",
+                    Span(model.manifest_display, key=f"package[{index}].name"),
+                    "rename the package or move the folder: a package file is never"
+                    " overridden by a local one",
+                )
+            )
+    if problems:
+        raise HotplexError(problems)
