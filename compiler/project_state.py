@@ -14,7 +14,7 @@ from hotplex.fs import Stamp, settled, stamp
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
     from hotplex.manifest.jobs import Job
-    from hotplex.sources.resolve import Inputs
+    from hotplex.sources.inputs import Inputs
 
 
 class ProjectState:
@@ -94,7 +94,7 @@ class ProjectState:
             return
         from hotplex.manifest import load as loading
         from hotplex.manifest.jobs import plan
-        from hotplex.sources.resolve import read_cap
+        from hotplex.sources.inputs import read_cap
 
         self._disk_key = None  # the load's checks ran before any key: the next call keys them
         self._model = loading.load(self.root, self._manifest_path)
@@ -106,7 +106,7 @@ class ProjectState:
 
     def _fresh_inputs(self):
         """A reader that reuses every file the last one read, unless its stamp moved."""
-        from hotplex.sources.resolve import Inputs
+        from hotplex.sources.inputs import Inputs
 
         previous = self._inputs
         inputs = Inputs.of(self._model)[0]

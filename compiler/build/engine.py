@@ -37,7 +37,7 @@ BATCH = 256
 class Builder:
     def __init__(self, request: Request, manifest_path: Path, state: state_log.State) -> None:
         from hotplex.manifest import load as loading
-        from hotplex.sources.resolve import Inputs
+        from hotplex.sources.inputs import Inputs
 
         self.request = request
         self.state = state

@@ -16,7 +16,7 @@ from hotplex.values import value
 if TYPE_CHECKING:
     from hotplex.manifest.jobs import Job
     from hotplex.manifest.model import Model
-    from hotplex.sources.resolve import Inputs
+    from hotplex.sources.inputs import Inputs
 
 
 @value

@@ -316,7 +316,7 @@ def earlier_outs(records: dict[str, JobRecord], out: str, sources: str) -> tuple
     changed): their recorded files are orphans like any other. A folder that is or holds the
     sources folder, or is the project itself, is never one; one inside the sources folder is
     (``sources = "."``, as ``import`` writes, holds every ``out``)."""
-    from hotplex.manifest.validate import same_or_inside
+    from hotplex.manifest.paths import same_or_inside
 
     found = set()
     for record in records.values():

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from hotplex.fs import Stamp
     from hotplex.manifest.model import Model
     from hotplex.records import JobRecord, JobReport, Outcome
-    from hotplex.sources.resolve import Inputs
+    from hotplex.sources.inputs import Inputs
 
 
 def fast_current(

@@ -84,7 +84,7 @@ def _rel(path: Path, root: Path) -> str:
 class _Touched:
     def __init__(self, request: Request, manifest: Path, snap: dict[str, Any], line: Indexed):
         from hotplex.manifest import load as loading
-        from hotplex.sources.resolve import Inputs
+        from hotplex.sources.inputs import Inputs
 
         self.request = request
         self.manifest = manifest

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
 def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
     from hotplex.api import Project
     from hotplex.document.compile import compile_job
-    from hotplex.sources.resolve import Inputs
+    from hotplex.sources.inputs import Inputs
 
     project = Project.load(root, manifest)
     model = project.model

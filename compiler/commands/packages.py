@@ -326,7 +326,7 @@ def _read_folder(model: Model, package: Package, folder: Path, span: Span) -> di
 
 
 def _cap(model: Model) -> int:
-    from hotplex.sources.resolve import read_cap
+    from hotplex.sources.inputs import read_cap
 
     return read_cap(model)
 

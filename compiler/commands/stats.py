@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from hotplex.document.compile import Compiled
     from hotplex.manifest.model import Model
-    from hotplex.sources.resolve import Inputs
+    from hotplex.sources.inputs import Inputs
 
 ASCII_CHARS_PER_TOKEN = 4
 # A file with more than this share of its characters in HTML comments is named under the table.
@@ -115,7 +115,7 @@ def collect(
     files read by them (unread ones are not listed one by one, as unread local files are)."""
     from hotplex.api import Project
     from hotplex.document.compile import compile_job
-    from hotplex.sources.resolve import Inputs
+    from hotplex.sources.inputs import Inputs
 
     project = Project.load(root, manifest)
     model = project.model

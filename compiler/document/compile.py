@@ -9,6 +9,7 @@ from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
 from hotplex.records import Emitted, Section
 from hotplex.sources import resolve as sources
+from hotplex.sources.inputs import Inputs
 
 
 class Compiled(NamedTuple):
@@ -19,7 +20,7 @@ class Compiled(NamedTuple):
     sections: tuple[Section, ...]  # what the worker was given, before its budgets
 
 
-def compile_job(model: Model, job: Job, inputs: sources.Inputs) -> Compiled:
+def compile_job(model: Model, job: Job, inputs: Inputs) -> Compiled:
     resolution = sources.resolve(model, job, inputs)
     emitted = job.worker.emit_with_skills(job, resolution.sections, resolution.skills, model)
     if resolution.truncations:

@@ -218,9 +218,9 @@ def _together(model: Model, display: str, text: str) -> list[blocking.Part]:
 
 
 def _within_what_a_build_reads(model: Model, text: str, display: str) -> None:
-    """A profile a build would read cut (``resolve.read_cap``) would lose the end of its
+    """A profile a build would read cut (``inputs.read_cap``) would lose the end of its
     learned block, and every build would then fail on it: learn refuses to write it."""
-    from hotplex.sources.resolve import read_cap
+    from hotplex.sources.inputs import read_cap
 
     size, cap = len(text.encode("utf-8")), read_cap(model)
     if size > cap:

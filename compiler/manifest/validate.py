@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 import re
 import typing
 
 from hotplex import registry
 from hotplex.errors import HotplexError, Problem, Span, suggest
-from hotplex.fs import NAME_MAX, STATE_DIR
 from hotplex.fs import folded as folded_name
 from hotplex.manifest.jobs import BASE_FOLDER
 from hotplex.manifest.logs_glob import validate_glob
@@ -19,6 +17,13 @@ from hotplex.manifest.model import (
     Source,
     Target,
     Unicode,
+)
+from hotplex.manifest.paths import (
+    check_path_key,
+    check_source_file,
+    claim,
+    same_or_inside,
+    validate_places,
 )
 from hotplex.manifest.source_rule import effective_sources, folded, target_sources, worker_defaults
 from hotplex.manifest.vocabulary import BUILT_IN_TAGS
@@ -40,7 +45,7 @@ def validate(manifest: Manifest, display: str) -> None:
         ("project.sources", manifest.project.sources),
         ("project.out", manifest.project.out),
     ):
-        _check_path_key(value, key, bad)
+        check_path_key(value, key, bad)
     if same_or_inside(manifest.project.sources, manifest.project.out):
         bad(
             "project.out",
@@ -64,7 +69,7 @@ def validate(manifest: Manifest, display: str) -> None:
         bad("variants.platforms", "a platform is listed twice")
     platforms: dict[str, str] = {}
     for name in dict.fromkeys(manifest.variants.platforms):
-        if (first := _claim(platforms, name, name)) is not None:
+        if (first := claim(platforms, name, name)) is not None:
             bad(
                 "variants.platforms",
                 _one_folder("platforms", first, name, "dist/<target>/"),
@@ -87,7 +92,7 @@ def validate(manifest: Manifest, display: str) -> None:
         if name in BUILTIN_VARS:
             bad(f"vars.{name}", f"'{name}' is a built-in variable and cannot be set")
     if manifest.metacognition.file is not None:
-        _check_path_key(manifest.metacognition.file, "metacognition.file", bad)
+        check_path_key(manifest.metacognition.file, "metacognition.file", bad)
     _validate_rule_allow("secrets", manifest.secrets.allow, bad)
     _validate_unicode(manifest.unicode, bad)
     _validate_rule_allow("injection", manifest.injection.allow, bad)
@@ -95,7 +100,7 @@ def validate(manifest: Manifest, display: str) -> None:
     if manifest.memory.logs is not None:
         validate_glob(manifest, sources, bad)
     _validate_targets(manifest, sources, bad)
-    _validate_places(manifest, sources, bad)
+    validate_places(manifest, sources, bad)
     _validate_packages(manifest, bad)
     for index, pattern in enumerate(manifest.project.ignore):
         if not pattern.strip():
@@ -129,17 +134,6 @@ def _not_a_name(kind: str, name: str) -> str:
     )
 
 
-def _claim(taken: dict[str, str], name: str, owner: str) -> str | None:
-    """Who claimed ``name`` (a file or folder name) before ``owner``, in any letter case or
-    Unicode normalisation, or None and ``owner`` claims it: two names differing only in those
-    are one file on a case-insensitive file system (macOS, Windows; macOS also composes ``é``)."""
-    key = folded_name(name)
-    if key in taken:
-        return taken[key]
-    taken[key] = owner
-    return None
-
-
 def _one_folder(kind: str, first: str, second: str, parent: str) -> str:
     return (
         f"{kind} '{first}' and '{second}' differ only in letter case: {parent}{first}/ and"
@@ -164,7 +158,7 @@ def _validate_rule_allow(
 
 def _validate_allow_hosts(hosts: tuple[str, ...], bad: typing.Callable[..., None]) -> None:
     """``[injection] allow_hosts``: each a host name as a URL holds it."""
-    from hotplex.scanning.injection import host_entry_problem
+    from hotplex.scanning.allowed_hosts import host_entry_problem
 
     for index, entry in enumerate(hosts):
         problem = host_entry_problem(entry)
@@ -191,51 +185,6 @@ def _validate_unicode(unicode: Unicode, bad: typing.Callable[..., None]) -> None
                 "the scan reports controls and invisible (default-ignorable) characters only;"
                 " remove the entry",
             )
-
-
-def _check_path_key(value: str, key: str, bad: typing.Callable[..., None]) -> None:
-    posix = value.replace("\\", "/")
-    if "\0" in value:
-        bad(key, f"path {value!r} contains a NUL character")
-    elif posix.startswith("/") or (len(posix) > 1 and posix[1] == ":"):
-        bad(key, f"absolute path '{value}' is not allowed", "name folders relative to the manifest")
-    elif _escapes(posix):
-        bad(key, f"path '{value}' escapes the project with '..'")
-    elif (longest := _longest_name(posix)) > NAME_MAX:
-        bad(
-            key,
-            f"path '{value}' has a name of {longest} bytes: no file system takes one over"
-            f" {NAME_MAX}",
-        )
-
-
-def _longest_name(posix: str) -> int:
-    """The bytes of the longest file or folder name on the path (UTF-8, as written on disk)."""
-    return max(len(name.encode("utf-8", "surrogateescape")) for name in posix.split("/"))
-
-
-def _escapes(posix: str) -> bool:
-    """Whether a relative path leads out of the project once normalised (``dist/../out2`` does
-    not)."""
-    normal = posixpath.normpath(posix)
-    return normal == ".." or normal.startswith("../")
-
-
-def _check_source_file(sources: str, file: str, key: str, bad: typing.Callable[..., None]) -> None:
-    """A source file may sit outside the sources folder (``../CLAUDE.md``, a file used where it
-    is), but never outside the project; the read still confines symlinks to the project."""
-    joined = posixpath.join(sources.replace("\\", "/"), file.replace("\\", "/"))
-    if ".." in file.replace("\\", "/").split("/") and "\0" not in file and not file.startswith("/"):
-        if _escapes(joined):
-            bad(key, f"path '{file}' escapes the project with '..'")
-        return
-    _check_path_key(file, key, bad)
-
-
-def same_or_inside(inner: str, outer: str) -> bool:
-    inner_parts = [p for p in posixpath.normpath(inner.replace("\\", "/")).split("/") if p != "."]
-    outer_parts = [p for p in posixpath.normpath(outer.replace("\\", "/")).split("/") if p != "."]
-    return inner_parts[: len(outer_parts)] == outer_parts
 
 
 def _validate_sources(
@@ -282,7 +231,7 @@ def _validate_sources(
         elif owner is not source:
             bad(f"{key}.tag", f"tag '{source.tag}' is already used by source '{owner.name}'")
         taken.setdefault(source.tag.lower(), source)
-        _check_source_file(manifest.project.sources, source.file, f"{key}.file", bad)
+        check_source_file(manifest.project.sources, source.file, f"{key}.file", bad)
         if source.channel not in manifest.channels:
             bad(f"{key}.channel", f"channel '{source.channel}' is not defined under [channels]")
 
@@ -323,7 +272,7 @@ def _validate_packages(manifest: Manifest, bad: typing.Callable[..., None]) -> N
             which = "rev" if package.rev else "subdir"
             bad(f"{key}.{which}", f"'{which}' is for a git package; 'path' names the folder itself")
         if package.subdir is not None:
-            _check_path_key(package.subdir, f"{key}.subdir", bad)
+            check_path_key(package.subdir, f"{key}.subdir", bad)
         for field, value in (("git", package.git), ("path", package.path), ("rev", package.rev)):
             if value is not None and (not value.strip() or "\0" in value):
                 bad(f"{key}.{field}", f"'{field}' must be a non-empty string without NUL")
@@ -347,7 +296,7 @@ def _validate_targets(
         key = f"target[{index}]"
         if not _NAME.fullmatch(target.name):
             bad(f"{key}.name", _not_a_name("target name", target.name))
-        first = _claim(names, target.name, target.name)
+        first = claim(names, target.name, target.name)
         if first == target.name:
             bad(f"{key}.name", f"target name '{target.name}' is used twice")
         elif first is not None:
@@ -385,81 +334,6 @@ def _validate_targets(
         for problem in worker.validate(target, manifest, known):
             place = f"{key}.{problem.key}" if problem.at_target else problem.key
             bad(place, problem.message, problem.hint)
-
-
-def _validate_places(
-    manifest: Manifest, sources: tuple[Source, ...], bad: typing.Callable[..., None]
-) -> None:
-    """A placed file (``Worker.placed``) lands among the user's files: never on a file the
-    build reads (the next ``import`` or build would read hotplex's output back), never in
-    ``out`` or the build state, never where another target places, and for one job only."""
-    project = manifest.project
-    folder = posixpath.normpath(project.sources.replace("\\", "/"))
-    read = {
-        folded(posixpath.join(folder, name)): source.name
-        for source in sources
-        for name in (
-            source.file,
-            *(manifest.variants.file(source.file, p) for p in manifest.variants.platforms),
-        )
-    }
-    logs = manifest.memory.logs
-    taken: dict[str, str] = {}
-    for index, target in enumerate(manifest.target):
-        worker = registry.get(target.worker)
-        place = worker.placed(target) if worker is not None else None
-        if place is None:
-            continue
-        key = f"target[{index}]"
-        _check_path_key(place, f"{key}.place", bad)
-        if posixpath.normpath(place) in (".", "") or _escapes(place):
-            continue
-        inside = next((f for f in (project.out, STATE_DIR) if same_or_inside(place, f)), None)
-        if inside is not None:
-            bad(
-                f"{key}.place",
-                f"'{place}' is inside '{inside}': a placed file goes where the editor reads it,"
-                " beside the user's files",
-            )
-        elif folded(place) in read:
-            bad(
-                f"{key}.place",
-                f"'{place}' is the file of source '{read[folded(place)]}': hotplex would"
-                " read its own output back",
-                "to let hotplex write it, move the source to another file (`hotplex import --copy`"
-                " copies it into agent-configs/) and delete this one; or set place elsewhere",
-            )
-        elif logs is not None and fnmatch.fnmatchcase(
-            place, posixpath.normpath(posixpath.join(folder, logs))
-        ):
-            bad(f"{key}.place", f"'{place}' matches [memory] logs: hotplex would read it back")
-        elif folder != "." and same_or_inside(place, folder):
-            bad(
-                f"{key}.place",
-                f"'{place}' is inside the sources folder '{project.sources}', where every file"
-                " is a source",
-            )
-        elif (other := _claim(taken, place, target.name)) is not None:
-            bad(f"{key}.place", f"'{place}' is placed by target '{other}' too")
-        if target.platforms:
-            bad(
-                f"{key}.platforms",
-                f"worker '{target.worker}' writes one file per repository, '{place}':"
-                " only the base artifact is placed",
-                "remove platforms (its platforms are not built)",
-            )
-        if not target.base:
-            bad(
-                f"{key}.base",
-                f"worker '{target.worker}' places the base artifact: base = false builds nothing",
-            )
-        if target.bot is not None:
-            bad(
-                f"{key}.bot",
-                f"worker '{target.worker}' writes one file per repository, '{place}': a bot"
-                " overlay (<platform>/<bot>/) is read by no artifact of it",
-                "remove bot; a bot's text reaches a target that builds its platform",
-            )
 
 
 def _validate_skills_listing(target: Target, key: str, bad: typing.Callable[..., None]) -> None:

@@ -32,13 +32,13 @@ from pathlib import Path
 
 import attrs
 from hotplex.changes import Changes
-from hotplex.errors import EXIT_FAILED, HotplexError, Span
+from hotplex.errors import HotplexError, Span
 from hotplex.fs import STATE_DIR, check_relative, confine, sha256, temp_for, write_atomic
 from hotplex.json_writer import json_text
-from hotplex.manifest.vocabulary import split_glob
 from hotplex.memory import builtin
-from hotplex.sources import blocking, compacted
-from hotplex.sources.compacted import ARCHIVE_FOLDER, COMPACTED_FOLDER, HISTORY_FOLDER, folder_of
+from hotplex.memory.folders import Folders, file_bytes, folders, original
+from hotplex.memory.scanned import scanned_days, scanned_month
+from hotplex.sources import compacted
 from hotplex.sources.frontmatter import decode, strip, trim
 from hotplex.sources.logs import is_day, list_folder, matching
 
@@ -96,48 +96,12 @@ class Compaction:
 
 
 @attrs.frozen
-class _Folders:
-    logs: str
-    pattern: str
-    compacted: str
-    history: str
-    archive: str
-
-
-def folders(model: Model) -> _Folders:
-    """The logs' folder and its companions, as project paths; an error without ``[memory]``."""
-    memory = model.manifest.memory
-    span = Span(model.manifest_display, key="memory.logs")
-    if memory.logs is None:
-        raise HotplexError.single(
-            "no daily logs to compact: [memory] logs is not set",
-            span,
-            hint='[memory] logs = "memory/*.md" and compact_after_days = 30',
-        )
-    if memory.compact_after_days is None:
-        raise HotplexError.single(
-            "[memory] compact_after_days is not set: no day is old enough to compact",
-            Span(model.manifest_display, key="memory.compact_after_days"),
-            hint="[memory] compact_after_days = 30  (days before the newest day)",
-        )
-    folder, pattern = split_glob(memory.logs)
-    logs = model.source_path(folder)
-    return _Folders(
-        logs,
-        pattern,
-        folder_of(logs, COMPACTED_FOLDER),
-        folder_of(logs, HISTORY_FOLDER),
-        folder_of(logs, ARCHIVE_FOLDER),
-    )
-
-
-@attrs.frozen
 class _Survey:
     """The logs as they are: the days (name -> size), the newest day of the folder and the
     archive, each month's header, the months with days to compact -> those days, and the temp
     files a killed run left beside the months and histories."""
 
-    where: _Folders
+    where: Folders
     days: dict[str, int]
     newest: str | None
     headers: dict[str, dict[str, tuple[int, str]]]
@@ -164,7 +128,7 @@ def survey(model: Model) -> _Survey:
     return _Survey(where, days, newest, headers, pending, stale)
 
 
-def _stale_temps(root: Path, where: _Folders) -> tuple[str, ...]:
+def _stale_temps(root: Path, where: Folders) -> tuple[str, ...]:
     """The temp files ``fs.write_atomic`` made for a month or a history that are still there:
     a run killed before its rename left them, and the lock says no run owns them now."""
     found = []
@@ -277,7 +241,7 @@ def plan_answer(model: Model, answer: str, label: str, month: str | None = None)
     month, held = _requested(model.root, month, label)
     header_days = {}
     for name, line in held.items():
-        now = _original(model.root, where, name)
+        now = original(model.root, where, name)
         if now is not None and header_line(now[0]) == line:
             header_days[name] = line
     left = sorted({*found.pending.get(month, ()), *held}.intersection(found.days) - {*header_days})
@@ -291,13 +255,13 @@ def plan_answer(model: Model, answer: str, label: str, month: str | None = None)
     text = compacted.month_file(month, "answer", header_days, body)
     covered = {n for cover in found.headers.values() for n in cover} | set(header_days)
     scanned_month(model, where, path, text, sorted(set(found.days) - covered, reverse=True))
-    before = _bytes(model.root / path)
+    before = file_bytes(model.root / path)
     writes = []
     if before != text.encode():
         if before is not None:  # the history first: a run killed before the month is redone
             old = trim(strip(decode(before, path), path).body)
             history = f"{where.history}/{month}.md"
-            kept = _bytes(model.root / history) or b""
+            kept = file_bytes(model.root / history) or b""
             added = earlier_text(month, " before an answer replaced it", old)
             if added not in kept.decode("utf-8", "replace"):  # a killed run's, else
                 writes.append(Write(history, appended(kept, [added])))
@@ -314,7 +278,7 @@ def earlier_text(month: str, why: str, old: str) -> str:
     return f"## {month}: the text its file held{why}\n\n{old}\n"
 
 
-def _headers(root: Path, where: _Folders) -> dict[str, dict[str, tuple[int, str]]]:
+def _headers(root: Path, where: Folders) -> dict[str, dict[str, tuple[int, str]]]:
     """Each compacted month (``2026-10``) -> the days its header covers."""
     found = {}
     for name, _ in compacted.months_in(list_folder(str(root / where.compacted)) or ()):
@@ -327,7 +291,7 @@ def _headers(root: Path, where: _Folders) -> dict[str, dict[str, tuple[int, str]
 
 def _pending(
     root: Path,
-    where: _Folders,
+    where: Folders,
     days: dict[str, int],
     headers: dict[str, dict[str, tuple[int, str]]],
     newest: str,
@@ -339,7 +303,7 @@ def _pending(
         month = name[:7]
         known = headers.get(month, {}).get(name)
         if known is not None and known[0] == days[name]:
-            # Hashed only, never folded (``_original`` confines what it reads): a stat's worth.
+            # Hashed only, never folded (``original`` confines what it reads): a stat's worth.
             digest = sha256((root / where.logs / name).read_bytes())[:DIGEST_HEX]
             if digest == known[1]:
                 continue
@@ -349,7 +313,7 @@ def _pending(
 
 def _compact_month(
     model: Model,
-    where: _Folders,
+    where: Folders,
     month: str,
     cover: dict[str, tuple[int, str]],
     fresh: list[str],
@@ -365,11 +329,11 @@ def _compact_month(
     text, folded = builtin_file(model, month, texts, header_days, history_name)
     days = [name for name in later if name not in header_days]
     scanned_month(model, where, path, text, days)
-    old_history = _bytes(root / history_path) or b""
+    old_history = file_bytes(root / history_path) or b""
     old = old_history.decode("utf-8", "replace")
     new = [(day, entry) for day, entry in folded.history if entry not in old]
     added = [history_text(month, new)] if new else []
-    before = _bytes(root / path)
+    before = file_bytes(root / path)
     changed = before != text.encode()
     kept = _why_kept(before, path) if changed else ""
     if kept:
@@ -422,44 +386,6 @@ def header_line(data: bytes) -> tuple[int, str]:
     return len(data), sha256(data)[:DIGEST_HEX]
 
 
-def scanned_days(model: Model, days: list[tuple[str, bytes, str]]) -> list[tuple[str, str]]:
-    """Days (name, bytes, path; oldest first) as the compactor folds them: (name without
-    ``.md``, text) decoded, frontmatter stripped, trimmed; scanned as a build scans them, each
-    alone and then together, as the month holds them (``blocking.composed``: two clean days can
-    make an image of one's definition and the other's ``![x][l]``). A finding stops the
-    compaction: a month the build would refuse is never filed."""
-    parts = []
-    for _, data, shown in days:
-        body = strip(decode(data, shown), shown)
-        parts.append(blocking.Part(body.body, shown, body.body_line))
-        _refuse(blocking.scan(model.manifest, body.body, shown, body.body_line))
-    _refuse(blocking.composed(model.manifest, parts), " (with the other days of its month)")
-    names = [name.removesuffix(".md") for name, _, _ in days]
-    return [(name, trim(part.body)) for name, part in zip(names, parts, strict=True)]
-
-
-def scanned_month(model: Model, where: _Folders, path: str, text: str, later: list[str]) -> None:
-    """Refuse a month's file (``text``, at ``path``) that the build would refuse: its text is
-    not its days' (an entry cut at ``digest_chars`` may leave a ``<style>`` open that the next
-    entry's ``url()`` then fills), and a document reads it before the days ``later`` (newest
-    first), which it may now precede: scanned alone and with them, as a build joins them (what
-    the days make among themselves is not the month's to answer for)."""
-    month = strip(text, path)
-    parts = [blocking.Part(month.body, path, month.body_line)]
-    alone = blocking.scan(model.manifest, month.body, path, month.body_line)
-    _refuse(alone, " (in the month's text compact would write)")
-    for name in later:
-        found = _original(model.root, where, name)
-        if found is not None:
-            body = strip(decode(found[0], found[1]), found[1])
-            parts += [blocking.heading(found[1], found[1])]
-            parts += [blocking.Part(body.body, found[1], body.body_line)]
-    # What the days make together without the month is theirs, and there before it.
-    theirs = {(f.rule, f.span) for f in blocking.composed(model.manifest, parts[1:])}
-    made = [f for f in blocking.composed(model.manifest, parts) if (f.rule, f.span) not in theirs]
-    _refuse(made, " (with the days a document reads after it)")
-
-
 def within_request(model: Model, texts: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The days (oldest first) a request carries: while their text fits ``[memory]
     request_chars``, and at least one (the request's worker form cuts a day alone over it)."""
@@ -471,7 +397,7 @@ def within_request(model: Model, texts: list[tuple[str, str]]) -> list[tuple[str
 
 
 def _month_texts(
-    model: Model, where: _Folders, month: str, names: list[str]
+    model: Model, where: Folders, month: str, names: list[str]
 ) -> tuple[list[tuple[str, str]], dict[str, tuple[int, str]]]:
     """The days ``names`` of ``month`` (oldest first) as (name without ``.md``, text), each
     scanned as a build would, and their header lines; a day found nowhere is an error."""
@@ -479,7 +405,7 @@ def _month_texts(
     days: list[tuple[str, bytes, str]] = []
     header_days: dict[str, tuple[int, str]] = {}
     for name in names:
-        found = _original(model.root, where, name)
+        found = original(model.root, where, name)
         if found is None:
             raise HotplexError.single(
                 f"the compacted month covers {name}, which is in neither {where.logs}/ nor"
@@ -493,33 +419,6 @@ def _month_texts(
     return scanned_days(model, days), header_days
 
 
-def _original(root: Path, where: _Folders, name: str) -> tuple[bytes, str] | None:
-    """A day's bytes and path, from the logs folder or the archive; a day that is a symlink
-    leaving the project is refused, as a build refuses it."""
-    for folder in (where.logs, where.archive):
-        shown = f"{folder}/{name}"
-        span = Span(shown)
-        data = _bytes(confine(root, check_relative(shown, span), span))
-        if data is not None:
-            return data, shown
-    return None
-
-
-def _refuse(found: list, together: str = "") -> None:
-    """A day whose text the build would refuse, alone or ``together`` with the days of its
-    month, is not folded into a month it would then fail on (an old day's secret, never
-    scanned while the budget left it out): one error naming it."""
-    if found:
-        problem = found[0].problem()
-        shown = found[0].span.file
-        raise HotplexError.single(
-            f"not compacted: {problem.message}{together}",
-            found[0].span,
-            hint=problem.hint or f"fix {shown}, then run {compacted.COMMAND} again",
-            exit_status=EXIT_FAILED,
-        )
-
-
 def history_text(month: str, entries: Iterable[tuple[str, str]]) -> str:
     """What a month's history gets appended: the entries, each under the day first written
     on, after a heading naming the month."""
@@ -527,13 +426,6 @@ def history_text(month: str, entries: Iterable[tuple[str, str]]) -> str:
     for day, entry in entries:
         parts += [f"#### {day}", entry]
     return "\n\n".join(parts) + "\n"
-
-
-def _bytes(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
 
 
 def _confined(root: Path, path: str) -> Path:

@@ -16,6 +16,7 @@ import attrs
 from hotplex.errors import HotplexError, Span
 from hotplex.manifest.vocabulary import split_glob
 from hotplex.memory import local
+from hotplex.memory.scanned import scanned_days
 from hotplex.sources import compacted
 from hotplex.sources.logs import is_day, matching
 from hotplex.values import Record
@@ -95,7 +96,7 @@ def checked_days(model: Model, days: object) -> dict[str, bytes]:
 
 
 def _texts(model: Model, days: dict[str, bytes]) -> tuple[list, dict]:
-    texts = local.scanned_days(model, [(n, d, f"days/{n}") for n, d in days.items()])
+    texts = scanned_days(model, [(n, d, f"days/{n}") for n, d in days.items()])
     return texts, {n: local.header_line(d) for n, d in days.items()}
 
 

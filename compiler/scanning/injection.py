@@ -54,11 +54,10 @@ Disguises count: each rule is matched on the text's skeleton as the sanitizer bu
 
 from __future__ import annotations
 
-import functools
 import html
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from hotplex.errors import Problem, Span
 from hotplex.scanning import urls
@@ -480,68 +479,6 @@ def allowance(
     """``[injection]``: an entry naming a rule turns it off; another allows the one finding it
     names (see ``_allowed_alone``); ``allow_hosts`` the URLs fetched from those hosts."""
     return rule_allowance(RULES, allow, allow_files)._replace(hosts=tuple(allow_hosts))
-
-
-def host_entry_problem(entry: str) -> tuple[str, str | None] | None:
-    """Why an ``allow_hosts`` entry names no host a URL can have, or allows every stranger's
-    site under a public suffix (message, hint); None when it is a host as a URL holds it."""
-    bracketed = entry.startswith("[") and entry.endswith("]")
-    if not bracketed and _ipv6(entry):
-        host = urls.resolve(f"https://[{entry}]/")
-        return f"'{entry}' is an IPv6 address, which a URL holds in brackets", _meant(host)
-    if not bracketed and any(c in entry for c in "/:@?#"):  # a URL: its host is meant
-        return f"'{entry}' is a URL, not a host", _meant(urls.elsewhere(decoded(entry)))
-    found = urls.resolve(f"https://{entry}/") if entry.strip() else None
-    if found is None or not found[1]:
-        return f"'{entry}' is not a host name", 'write a host alone, e.g. "img.shields.io"'
-    if found[1] != entry:
-        return f"'{entry}' is not a host as a URL holds it", _meant(found)
-    if bracketed:
-        return None
-    labels = entry.removesuffix(".").split(".")
-    named = ".".join(label for label in labels if label and label != "*")
-    if "*" in labels:
-        return (
-            f"'{entry}' is a wildcard, which no host is",
-            f'"{named}" already allows the names under it' if named else None,
-        )
-    if "" in labels:
-        return f"'{entry}' has an empty label, which no host has", _meant(("", named))
-    if _public_suffix(entry.removesuffix(".")):
-        return (
-            f"'{entry}' is a public suffix: it would allow every site under it, anyone's",
-            f'name the site meant, e.g. "example.{entry}", which allows the names under it',
-        )
-    return None
-
-
-def _meant(found: tuple[str, str] | None) -> str | None:
-    """The "did you mean" of a host entry: the host ``found`` names, if any."""
-    return f'did you mean "{found[1]}"?' if found is not None and found[1] else None
-
-
-def _ipv6(entry: str) -> bool:
-    import ipaddress
-
-    try:
-        ipaddress.IPv6Address(entry)
-    except ValueError:
-        return False
-    return True
-
-
-def _public_suffix(host: str) -> bool:
-    """Whether ``host`` is a suffix under which anyone may register a name (the Public Suffix
-    List, its ICANN and private parts: ``io``, ``co.uk``, ``github.io``); a name the list
-    does not know (``localhost``, an address) is none."""
-    return _suffixes().is_public(host)
-
-
-@functools.cache
-def _suffixes() -> Any:
-    from publicsuffixlist import PublicSuffixList  # read only when allow_hosts names a host
-
-    return PublicSuffixList(accept_unknown=False)
 
 
 def unknown_rule_hint(entry: str) -> str | None:

@@ -31,9 +31,10 @@ from hotplex.fs import ReadResult, checked_key, read_capped
 from hotplex.manifest.vocabulary import DAY_FORMS, LOG_SOURCE, split_glob
 from hotplex.records import Finding
 from hotplex.sources import blocking, frontmatter
+from hotplex.sources.inputs import Inputs, whole_characters
 from hotplex.sources.logs import days_glob, is_day, is_day_of
 from hotplex.sources.reader import Loaded
-from hotplex.sources.resolve import Inputs, _whole_characters, overlay_paths
+from hotplex.sources.resolve import overlay_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ def prepare(
         if isinstance(value, str) and not capped:  # its bytes decode to it: no second pass
             text = frontmatter.checked(value, label)
         else:
-            text = frontmatter.decode(_whole_characters(raw.data) if capped else raw.data, label)
+            text = frontmatter.decode(whole_characters(raw.data) if capped else raw.data, label)
         files[display] = OverlayFile(display, label, raw, text, _is_day(model, display))
     return files
 
@@ -230,7 +231,7 @@ class OverlayInputs:
                 file.raw.size,
                 capped,
                 meta,
-                read=len(_whole_characters(file.raw.data) if capped else file.raw.data),
+                read=len(whole_characters(file.raw.data) if capped else file.raw.data),
                 data=True,
             )
         return self._own[display]

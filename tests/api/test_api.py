@@ -22,7 +22,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     Probing a file that does not exist is not counted: an absent variant is looked for again
     whenever anything changed, which costs one failed open, like the stat that would replace it.
     """
-    from hotplex.sources import resolve as sources
+    from hotplex.sources import inputs as sources
 
     counted: Counter[str] = Counter()
     real = sources.read_capped
@@ -308,7 +308,7 @@ def test_overlay_cuts_and_sizes_name_the_overlay_not_the_project_file(make_proje
 
 def test_an_overlay_path_is_read_as_a_source_is(logs_project, tmp_path: Path) -> None:
     """Capped at the project's read cap and its true size reported; devices refused."""
-    from hotplex.sources.resolve import read_cap
+    from hotplex.sources.inputs import read_cap
 
     cap = read_cap(logs_project.model)
     big = tmp_path / "big.md"
@@ -350,7 +350,7 @@ def test_a_compile_never_mixes_old_and_new_files(
 ) -> None:
     """SOUL.md and SKILLS.md are saved together (SOUL first) while the compile reads between
     them: the answer is both old or both new, never the old persona with the new skills."""
-    from hotplex.sources import resolve as sources
+    from hotplex.sources import inputs as sources
 
     root = make_project(
         {"agent-configs/SOUL.md": "soul v1\n", "agent-configs/SKILLS.md": "skills v1\n"}
@@ -376,7 +376,7 @@ def test_files_that_never_stop_changing_fail_the_compile(
     make_project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from hotplex.api import COMPILE_TRIES
-    from hotplex.sources import resolve as sources
+    from hotplex.sources import inputs as sources
 
     root = make_project({"agent-configs/SOUL.md": "soul\n"})
     project = Project.load(root)

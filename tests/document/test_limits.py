@@ -347,7 +347,7 @@ def test_limits_in_a_project_they_cut_nothing_of_are_a_warning_naming_the_keys(
 
 @pytest.mark.slow  # a 64 MiB source, read and written
 def test_huge_budgets_read_no_file_past_the_ceiling_and_say_so(make_project, hotplex):
-    from hotplex.sources.resolve import READ_CEILING
+    from hotplex.sources.inputs import READ_CEILING
 
     manifest = (
         "[metacognition]\nenabled = false\n[limits]\nper_file = 100000000000000000\n"

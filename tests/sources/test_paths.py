@@ -14,7 +14,7 @@ from hotplex import fs
 from hotplex.build import Request, run
 from hotplex.commands.clean import clean
 from hotplex.errors import HotplexError, Span
-from hotplex.sources.resolve import READ_FLOOR
+from hotplex.sources.inputs import READ_FLOOR
 
 MANIFEST = """\
 [[target]]

@@ -14,8 +14,8 @@ from hotplex.document.compile import compile_job
 from hotplex.errors import BuildFailed
 from hotplex.manifest import load as loading
 from hotplex.manifest.jobs import plan
+from hotplex.sources.inputs import Inputs, read_cap
 from hotplex.sources.logs import days_glob
-from hotplex.sources.resolve import Inputs, read_cap
 from hotplex.sources.sections import SectionCache
 
 TARGETS = (("cc", "claude-code", ""), ("ocs", "opencode-server", ""))

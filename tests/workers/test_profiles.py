@@ -16,7 +16,7 @@ from hotplex.api import Project
 from hotplex.build import Request, run
 from hotplex.document.compile import compile_job
 from hotplex.errors import HotplexError
-from hotplex.sources.resolve import Inputs, read_cap
+from hotplex.sources.inputs import Inputs, read_cap
 
 FILES = {
     "agent-configs/SOUL.md": "Be brief.",
