@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import math
 import os
 import stat
 from pathlib import Path
@@ -42,7 +41,7 @@ def _lock_wait(default: float = 60.0) -> float:
         seconds = float(os.environ.get("HOTPLEX_LOCK_TIMEOUT") or default)
     except ValueError:
         return default
-    return seconds if math.isfinite(seconds) and seconds >= 0 else default
+    return seconds if 0 <= seconds < float("inf") else default  # nan compares false
 
 
 LOCK_WAIT_SECONDS = _lock_wait()

@@ -31,7 +31,6 @@ build demotes each to ``###`` (``demoted``); a worker's answer holding one is re
 
 from __future__ import annotations
 
-import datetime
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -40,6 +39,10 @@ from hotplex.errors import HotplexError, Span
 from hotplex.fs import sha256
 from hotplex.sources.frontmatter import trim
 from hotplex.text import commonmark
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import datetime
 
 COMPACTED_FOLDER = "compacted"  # beside the days: <logs folder>/compacted/2026-10.md
 HISTORY_FOLDER = "compacted/history"  # append-only, read by no artifact
@@ -70,6 +73,8 @@ def folder_of(logs_folder: str, kind: str) -> str:
 
 def day_date(name: str) -> datetime.date:
     """The date a day's file name starts with (``2026-11-29-standup.md``); names are days."""
+    import datetime  # only where days are counted: a build with no daily logs never does
+
     found = _DATE.match(name)
     assert found is not None, name
     return datetime.date(int(found[1]), int(found[2]), int(found[3]))

@@ -96,9 +96,11 @@ class Inputs:
     ) -> tuple[Inputs, list[str]]:
         """The reader of ``model``'s sources, its packages as hotplex.lock pins them, and the
         warnings a stale lock gives (``packages.pinned``; ``frozen`` makes them errors)."""
-        from hotplex.sources.packages import pinned
+        found, warnings = None, []
+        if model.manifest.package:  # the module is read only for a project that has packages
+            from hotplex.sources.packages import pinned
 
-        found, warnings = pinned(model, frozen)
+            found, warnings = pinned(model, frozen)
         logs = memory_logs.days_glob(model)
         return cls(model.root, read_cap(model), logs, known=known or {}, packages=found), warnings
 

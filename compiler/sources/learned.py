@@ -32,7 +32,6 @@ itself is ``hotplex.learning``.
 
 from __future__ import annotations
 
-import datetime
 import re
 from typing import NamedTuple
 
@@ -66,6 +65,8 @@ def day_problem(date: object) -> str | None:
     """Why ``date`` is no YYYY-MM-DD day of the calendar, or None."""
     if not isinstance(date, str) or not _DAY.fullmatch(date):
         return f"the date must be YYYY-MM-DD, not {date!r}"
+    import datetime  # only for a learned block's dates: most builds read none
+
     try:
         datetime.date.fromisoformat(date)
     except ValueError:

@@ -12,7 +12,6 @@ package's folder.
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,6 +75,8 @@ def digest_of(data: bytes) -> str:
 def read_lock(root: Path, display: str = LOCK_NAME) -> dict[str, Locked] | None:
     """The packages ``hotplex.lock`` pins, None when there is none; a lock hotplex cannot read
     is an error placed in it."""
+    import tomllib  # only when a lock is read: a project with no package never reads one
+
     try:
         data = (root / LOCK_NAME).read_bytes()
     except FileNotFoundError:
