@@ -11,9 +11,10 @@ case ASCII only); a missing, empty or too long
 description, or one that is not one line or holds a tag (``listing_safe``: a description is
 listed by the program inside its own wrapper, and must not forge another entry or close it); a
 text file with a secret, hidden text or (with ``[injection] scope = "all"``) injection, as for
-every source; a script that ``[skills] scripts`` does not allow. A binary file is copied as it is
-and listed with its digest; a script is never run. ``SKILL.md`` keeps its frontmatter, written
-again by PyYAML (keys in the specification's order, then the others as written), its body as is.
+every source, SKILL.md's frontmatter (keys and values at any depth) included; a script that
+``[skills] scripts`` does not allow. A binary file is copied as it is and listed with its digest;
+a script is never run. ``SKILL.md`` keeps its frontmatter, written again by PyYAML (keys in the
+specification's order, then the others as written), its body as is.
 Variants and templates do not apply to skills: a skill's files ship as written.
 """
 
@@ -185,11 +186,29 @@ def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> S
     extra = tuple(
         (key, _key_span(raw_text, key, skill_md).location()) for key in meta if key not in SPEC.keys
     )
+    _guard_meta(resolver, meta, raw_text, skill_md)
     texts = tuple((k, v) for k, v in meta.items() if isinstance(v, str) and k != "name")
-    for key, text in texts:
-        if key != "description":
-            resolver.guard(text, lambda t=text, k=key: [Origin(t, skill_md, key=k)])
     return Skill(meta["name"], description, folder, tuple(files), extra, texts)
+
+
+def _guard_meta(resolver: Any, value: Any, raw_text: str, skill_md: str, key: str = "") -> None:
+    """Scan every text of the frontmatter, keys and values at any depth, as SKILL.md's body is:
+    it ships, and the listed keys reach every prompt. A value is placed where it is written in
+    the file (``raw_text``), else (a YAML escape such as ``"\\u200b"``) at its key path."""
+    if isinstance(value, dict):
+        for name, item in value.items():
+            path = f"{key}.{name}" if key else str(name)
+            _guard_meta(resolver, name, raw_text, skill_md, path)
+            _guard_meta(resolver, item, raw_text, skill_md, path)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _guard_meta(resolver, item, raw_text, skill_md, f"{key}[{index}]")
+    elif isinstance(value, str):
+        resolver.guard(
+            value,
+            lambda: [Origin(raw_text, skill_md), Origin(value, skill_md, key=key)],
+            skill_md,
+        )
 
 
 def _stray(display: str, size: int) -> Problem:

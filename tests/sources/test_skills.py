@@ -191,3 +191,21 @@ def test_skills_listing_on_a_program_that_loads_skills_is_refused(tmp_path, caps
     assert (
         "target[0].skills_listing: worker 'claude-code' ships each skill" in capsys.readouterr().err
     )
+
+
+def test_the_frontmatter_is_scanned_as_the_body_is(tmp_path, capsys):
+    # The description is what a program lists in every prompt (and, with skills_listing, what
+    # the document carries): a secret or hidden text there is refused at its place.
+    root = tmp_path / "p"
+    token = "ghp_" + "a1" * 18
+    _one_skill(
+        root,
+        f'description: "Deploys with {token}"\nmetadata:\n  note: "ok\\u200bhidden"\n',
+    )
+    manifest = root / "hotplex.toml"
+    manifest.write_text(manifest.read_text() + "skills_listing = true\n")  # the aider target
+    assert cli.main(["-C", str(root), "build"]) == 1
+    err = capsys.readouterr().err
+    assert "skills/long-one/SKILL.md:3:28: possible secret, a GitHub token" in err
+    assert "skills/long-one/SKILL.md: metadata.note: hidden text, U+200B" in err
+    assert not (root / "dist").exists()
