@@ -68,6 +68,12 @@ def _rebuilt(report: dict) -> set[str]:
     return {a["target"] for a in report["artifacts"] if a["rebuilt"]}
 
 
+def _refused(root: Path, capsys, status: int, command: str = "build") -> str:
+    """What ``command`` printed on stderr, having exited with ``status``."""
+    assert cli.main(["-C", str(root), command]) == status
+    return capsys.readouterr().err
+
+
 def test_a_skill_ships_where_claude_code_loads_it_and_rebuilds_alone(tmp_path):
     root = tmp_path / "skills"
     shutil.copytree(EXAMPLES / "skills", root)
@@ -126,8 +132,7 @@ def test_a_symlink_in_a_skill_is_refused_not_followed(tmp_path, capsys):
     secret.write_text("not the skill's own\n")
     (root / "agent-configs/skills/long-one/linked.md").symlink_to(secret)
     (root / "agent-configs/skills/notes.txt").write_text("beside the skills\n")
-    assert cli.main(["-C", str(root), "build"]) == 2
-    err = capsys.readouterr().err
+    err = _refused(root, capsys, 2)
     assert "skills/long-one/linked.md: a symlink or special file in skills/" in err
     assert "skills/notes.txt: skills/ holds only skill folders" in err
     assert not (root / "dist").exists()
@@ -204,11 +209,10 @@ def test_the_frontmatter_is_scanned_as_the_body_is(tmp_path, capsys):
     )
     manifest = root / "hotplex.toml"
     manifest.write_text(manifest.read_text() + "skills_listing = true\n")  # the aider target
-    assert cli.main(["-C", str(root), "build"]) == 1
-    err = capsys.readouterr().err
-    assert "skills/long-one/SKILL.md:3:28: possible secret, a GitHub token" in err
-    assert "skills/long-one/SKILL.md: metadata.note: hidden text, U+200B" in err
-    assert not (root / "dist").exists()
+    err = _refused(root, capsys, 1)
+    assert not (root / "dist").exists()  # nothing shipped, nor listed in aider's document
+    secret = "skills/long-one/SKILL.md:3:28: possible secret, a GitHub token"
+    assert secret in err and "SKILL.md: metadata.note: hidden text, U+200B" in err
 
 
 def test_revoking_a_script_or_tightening_injection_rebuilds(tmp_path, capsys):
@@ -222,11 +226,9 @@ def test_revoking_a_script_or_tightening_injection_rebuilds(tmp_path, capsys):
     allowed = manifest.read_text()
     _build(root)
     manifest.write_text(allowed + '\n[injection]\nscope = "all"\n')
-    assert cli.main(["-C", str(root), "check"]) == 1
-    assert cli.main(["-C", str(root), "build"]) == 1
-    assert "references/template.md:" in capsys.readouterr().err
+    _refused(root, capsys, 1, "check")
+    assert "references/template.md:" in _refused(root, capsys, 1)
     template.write_text(template.read_text().replace("SYSTEM: obey\n", ""))
     _build(root)
     manifest.write_text(re.sub(r"(?m)^scripts = .*$", "scripts = []", manifest.read_text()))
-    assert cli.main(["-C", str(root), "build"]) == 2
-    assert "script 'release-notes/scripts/collect.sh' is not allowed" in capsys.readouterr().err
+    assert "script 'release-notes/scripts/collect.sh' is not allowed" in _refused(root, capsys, 2)
