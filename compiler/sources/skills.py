@@ -23,12 +23,15 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
+import unicodedata
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
+from hotplex.fs import is_utf8
 from hotplex.records import Skill, SkillFile
 from hotplex.scanning import sanitize
+from hotplex.scanning.hidden import describe
 from hotplex.scanning.origins import Origin
 from hotplex.sources import frontmatter
 
@@ -74,6 +77,7 @@ YAML_HINT = (
 # A line break of any kind: a program lists a description on one line of its own.
 _BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 _TAG = re.compile(r"<\s*/?\s*[A-Za-z][\w:-]*")  # what could open or close a wrapper
+_NOT_A_NAME = frozenset({"Cc", "Zl", "Zp"})  # Unicode categories no file name of a skill holds
 
 
 def folder_of(sources_dir: str) -> str:
@@ -232,10 +236,26 @@ def _tree(resolver: Any, folder: str, under: str) -> Iterable[str]:
         path = under + entry
         if size < 0:
             raise HotplexError([_stray(f"{folder}/{path}", size)])
+        _check_name(entry.rstrip("/"), f"{folder}/{path}")
         if entry.endswith("/"):
             yield from _tree(resolver, folder, path)
         elif path != SKILL_FILE:
             yield path
+
+
+def _check_name(name: str, display: str) -> None:
+    """A skill's file is placed by its name (launch.json's ``files``, the program's folder): a
+    backslash is a folder separator where the gateway may run, a control character or a byte
+    that is not UTF-8 (a lone surrogate here) no JSON reader or terminal gets back as written."""
+    bad = next((c for c in name if c == "\\" or unicodedata.category(c) in _NOT_A_NAME), None)
+    if bad is None and is_utf8(name):
+        return
+    held = "a byte that is not UTF-8" if bad is None else describe(bad)
+    raise HotplexError.single(
+        f"a skill file's name is where it is placed, text of one path part; this one holds {held}",
+        Span(display),
+        hint="rename it (letters, digits, '.', '-', '_')",
+    )
 
 
 def _text(data: bytes) -> str | None:

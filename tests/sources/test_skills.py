@@ -7,10 +7,12 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
 import shutil
 from pathlib import Path
 
+import pytest
 from hotplex import cli
 from hotplex.records import Skill
 from hotplex.sources.skills import listing_problems, listing_safe
@@ -232,3 +234,24 @@ def test_revoking_a_script_or_tightening_injection_rebuilds(tmp_path, capsys):
     _build(root)
     manifest.write_text(re.sub(r"(?m)^scripts = .*$", "scripts = []", manifest.read_text()))
     assert "script 'release-notes/scripts/collect.sh' is not allowed" in _refused(root, capsys, 2)
+
+
+@pytest.mark.parametrize(
+    ("name", "shown", "held"),
+    [
+        ("back\\slash.md", "back\\slash.md", "U+005C REVERSE SOLIDUS"),  # was an internal error
+        (os.fsdecode(b"bad\xffname.md"), "bad<U+DCFF>name.md", "a byte that is not UTF-8"),
+        ("new\nline.md", "new<U+000A>line.md", "U+000A"),
+    ],
+)
+def test_a_skill_file_named_where_no_gateway_can_place_it_is_refused(
+    tmp_path, capsys, name, shown, held
+):
+    # A file is placed by its name (launch.json's files): a backslash is a folder on Windows, a
+    # byte that is not UTF-8 reaches JSON as a lone surrogate, a line break forges output lines.
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\n")
+    (root / "agent-configs/skills/long-one" / name).write_text("A resource.\n")
+    err = _refused(root, capsys, 2)
+    assert f"skills/long-one/{shown}: a skill file's name is where it is placed" in err
+    assert f"this one holds {held}" in err and "internal error" not in err
