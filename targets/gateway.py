@@ -217,7 +217,7 @@ def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) 
             elif item.kind == "binary":
                 notes.append(
                     f"skill '{skill.name}': {item.path} is binary, copied as it is "
-                    f"(sha256 {sha256(item.data)}), not scanned"
+                    f"(sha256 {sha256(item.data)}), searched for secrets only"
                 )
     warnings = skills_source.unknown_keys(skills, place.keys, program)
     return Shipped(files, placed, tuple(executable), tuple(warnings), tuple(notes), tuple(cuts))

@@ -30,10 +30,11 @@ from typing import Any, NamedTuple
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
 from hotplex.fs import is_utf8
 from hotplex.records import Skill, SkillFile
-from hotplex.scanning import sanitize
+from hotplex.scanning import sanitize, secrets
 from hotplex.scanning.hidden import describe
 from hotplex.scanning.origins import Origin
 from hotplex.sources import frontmatter
+from hotplex.text import secret_rules
 
 # The end of an input that is a folder's entries (``Inputs.entries``): "<folder>/." names the
 # folder itself to a stat, so the snapshot's stamp of the input is the folder's (an entry added
@@ -183,6 +184,8 @@ def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> S
         text = _text(data)
         if text is not None:
             resolver.guard(text, lambda t=text, d=display: [Origin(t, d)], display)
+        else:
+            _guard_binary(resolver, data, display)
         kind = "script" if script else ("text" if text is not None else "binary")
         files.append(SkillFile(path, data, kind))
     if problems:
@@ -259,13 +262,22 @@ def _check_name(name: str, display: str) -> None:
 
 
 def _text(data: bytes) -> str | None:
-    """The file as text, or None for a binary file (a NUL, or no UTF-8)."""
+    """The file as text, or None for a binary file (a NUL). A byte that is not UTF-8 in a file
+    without one is read as U+FFFD, as a program's file reader shows it: the rest is text the
+    model reads, and is scanned as such."""
     if b"\0" in data:
         return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    return data.decode("utf-8", "replace")
+
+
+def _guard_binary(resolver: Any, data: bytes, display: str) -> None:
+    """A binary file is searched for secrets only (a key is one in any file that ships; hidden
+    text and injection are rules of text), each byte a character."""
+    text = data.decode("latin-1")
+    if secret_rules.scan(text):
+        allow = resolver.model.manifest.secrets
+        allowance = secrets.allowance(allow.allow, allow.allow_files)
+        resolver.findings += secrets.find(text, [Origin(text, display)], allowance)
 
 
 def _check_meta(meta: dict[str, Any], folder_name: str, file: str, text: str) -> Iterable[Problem]:

@@ -255,3 +255,20 @@ def test_a_skill_file_named_where_no_gateway_can_place_it_is_refused(
     err = _refused(root, capsys, 2)
     assert f"skills/long-one/{shown}: a skill file's name is where it is placed" in err
     assert f"this one holds {held}" in err and "internal error" not in err
+
+
+def test_a_stray_byte_does_not_wave_a_resource_through_the_scans(tmp_path, capsys):
+    # One byte that is not UTF-8 made a text file "binary", shipped unscanned; a true binary
+    # (a NUL) is searched for secrets: a key is one next to any byte.
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\n")
+    folder = root / "agent-configs/skills/long-one"
+    token = b"ghp_" + b"b2" * 18
+    (folder / "notes.md").write_bytes(b"Deploy with " + token + b"\n\xff\n")
+    (folder / "logo.png").write_bytes(b"\x89PNG\0\0\0tEXtkey " + token + b"\0\x85\xad")
+    err = _refused(root, capsys, 1)
+    assert "skills/long-one/notes.md:1:13: possible secret, a GitHub token" in err
+    assert "skills/long-one/logo.png:1:16: possible secret, a GitHub token" in err
+    (folder / "notes.md").write_bytes(b"A note.\n\xff\n")
+    (folder / "logo.png").write_bytes(b"\x89PNG\0\0\0\x85\xad")  # C1 and soft hyphen: no text
+    assert cli.main(["-C", str(root), "build"]) == 0
