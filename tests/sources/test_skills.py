@@ -272,3 +272,20 @@ def test_a_stray_byte_does_not_wave_a_resource_through_the_scans(tmp_path, capsy
     (folder / "notes.md").write_bytes(b"A note.\n\xff\n")
     (folder / "logo.png").write_bytes(b"\x89PNG\0\0\0\x85\xad")  # C1 and soft hyphen: no text
     assert cli.main(["-C", str(root), "build"]) == 0
+
+
+def test_hidden_files_are_no_part_of_a_skill(tmp_path):
+    # A skill kept as a git clone shipped its .git (history, remotes, hooks refused as scripts);
+    # Finder's .DS_Store in skills/ failed the build. Hidden entries are left out, as everywhere.
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\n")
+    skills = root / "agent-configs/skills"
+    (skills / "long-one/.git/hooks").mkdir(parents=True)
+    (skills / "long-one/.git/config").write_text('[remote "origin"]\n\turl = git@host:x.git\n')
+    (skills / "long-one/.git/hooks/pre-commit.sample").write_text("#!/bin/sh\nexit 0\n")
+    (skills / ".DS_Store").write_bytes(b"\0\0\0\1Bud1")
+    (skills / "long-one/.DS_Store").write_bytes(b"\0\0\0\1Bud1")
+    _build(root)  # exit 0: no hook refused as a script, no stray file in skills/
+    launch = json.loads((root / "dist/cc/default/launch.json").read_text())
+    assert sorted(launch["files"]) == [".claude/skills/long-one/SKILL.md"]
+    assert not [p for p in (root / "dist").rglob(".*")]
