@@ -1,4 +1,4 @@
-"""Hermes Agent's own: its slots' budgets, its reserved forms, its switch as an explicit choice."""
+"""Hermes Agent's own: its slots' budgets, its reserved forms, no switch that drops its slots."""
 
 from __future__ import annotations
 
@@ -72,12 +72,21 @@ def test_soul_md_is_cut_to_the_context_file_cap_the_model_sets(make_project, ext
     assert "hermes.context_file_max_chars" in {c.limit for c in job.truncations}
 
 
-@pytest.mark.parametrize(("extra", "switched"), [("", False), ('own_instructions = "off"\n', True)])
-def test_ignore_rules_is_only_the_targets_explicit_choice(make_project, extra, switched):
-    root, _ = _home(make_project, {"agent-configs/SOUL.md": "Be brief.\n"}, extra)
+def test_own_instructions_off_is_refused_since_ignore_rules_drops_every_slot(make_project):
+    # --ignore-rules, Hermes's only switch, drops SOUL.md and the memories too (the live test):
+    # "off" built a home Hermes never read, exit 0. It is refused; cwd keeps the file away.
+    root, _ = _home(make_project, {"agent-configs/SOUL.md": "Be brief.\n"})
     launch = json.loads((root / "dist/h/default/launch.json").read_text(encoding="utf-8"))
-    assert ("--ignore-rules" in launch["argv"]) is switched
+    assert launch["argv"] == ["hermes", "chat", "-Q"]
     assert launch["env"]["HERMES_HOME"] == "dist/h/default/hermes-home"
+    manifest = root / "hotplex.toml"
+    manifest.write_text(MANIFEST + 'own_instructions = "off"\n', encoding="utf-8")
+    done = subprocess.run(
+        [str(HOTPLEX), "-C", str(root), "build"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert "target[0].own_instructions: Hermes Agent has no switch" in done.stderr
+    assert 'cwd = "../session"' in done.stderr
 
 
 PROBES = [
