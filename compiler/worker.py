@@ -124,6 +124,7 @@ class SkillsPlace(NamedTuple):
     listed: tuple[str, ...] = ("description",)
     joiner: str = " - "
     entry_cap: int | None = None
+    entry_unit: str = "chars"  # how it counts the cap: "chars", or "utf16" (JavaScript's length)
     # The tag the program wraps its listing in: no listed text may spell it, in any spelling
     # the reserved-tag sanitizer knows (``scanning.sanitize``).
     wrapper: str | None = None
