@@ -148,6 +148,7 @@ def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> S
     raw_text = frontmatter.decode(resolver.inputs.raw(skill_md, Span(skill_md)).data, skill_md)
     meta = loaded.meta
     problems = list(_check_meta(meta, name, skill_md, raw_text))
+    problems += _read_two_ways(raw_text, loaded.body_line, skill_md)
     if problems:
         raise HotplexError(problems)
     resolver.guard(loaded.body, lambda: [Origin(loaded.body, skill_md, loaded.body_line)], skill_md)
@@ -330,6 +331,51 @@ def _check_meta(meta: dict[str, Any], folder_name: str, file: str, text: str) ->
                 f"'{key}' must be text of {most} characters at most",
                 _key_span(text, key, file, value=True),
             )
+
+
+# Plain scalars YAML 1.1 (PyYAML, which reads SKILL.md and writes it again) takes for a boolean or
+# a number where YAML 1.2 (the programs that load skills: Claude Code is Node) reads another
+# value: `yes`/`no`/`on`/`off`/`y`/`n` are text there, `012` is twelve, `1_000` and `1:20` text.
+_BOOL_12 = re.compile(r"true|false", re.IGNORECASE)
+_KINDS = {"bool": "a boolean", "int": "a whole number", "float": "a number"}
+_NUMBER_11_ONLY = re.compile(r"[-+]?(?:0[0-7_]+|0b[01_]+|[0-9][0-9_]*:[0-5]?[0-9].*|.*_.*)")
+
+
+def _read_two_ways(text: str, body_line: int, file: str) -> list[Problem]:
+    """A frontmatter value the shipped SKILL.md would say otherwise than its source means to a
+    program: written again by PyYAML (``_normalised``), ``flag: yes`` ships as ``flag: true``."""
+    import yaml
+
+    block = "\n".join(text.split("\n")[1 : max(body_line - 2, 1)])
+    problems = []
+    pending = [yaml.compose(block, Loader=yaml.SafeLoader)]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, yaml.MappingNode):
+            pending += [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            pending += node.value
+        elif isinstance(node, yaml.ScalarNode) and node.style is None:
+            kind = node.tag.rpartition(":")[2]
+            if (kind == "bool" and not _BOOL_12.fullmatch(node.value)) or (
+                kind in ("int", "float") and _NUMBER_11_ONLY.fullmatch(node.value)
+            ):
+                line = node.start_mark.line + 2  # after the fence
+                problems.append(
+                    Problem(
+                        f"'{node.value}' is {_KINDS[kind]} to YAML 1.1, which hotplex reads and"
+                        " writes SKILL.md again with, and another value to YAML 1.2, which the"
+                        " program reads: it would ship changed",
+                        Span(
+                            file,
+                            line,
+                            node.start_mark.column + 1,
+                            source_line=text.split("\n")[line - 1],
+                        ),
+                        hint=f'quote it ("{node.value}") to keep the text',
+                    )
+                )
+    return sorted(problems, key=lambda p: (p.span.line, p.span.column))
 
 
 def _key_span(text: str, key: str, file: str, value: bool = False) -> Span:

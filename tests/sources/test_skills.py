@@ -299,3 +299,16 @@ def test_hidden_files_are_no_part_of_a_skill(tmp_path):
     launch = json.loads((root / "dist/cc/default/launch.json").read_text())
     assert sorted(launch["files"]) == [".claude/skills/long-one/SKILL.md"]
     assert not [p for p in (root / "dist").rglob(".*")]
+
+
+def test_a_value_yaml_1_1_and_1_2_read_apart_is_refused(tmp_path, capsys):
+    # SKILL.md is written again by PyYAML (YAML 1.1): `no` shipped as `false`, `012` as `10`,
+    # where the program reading it (YAML 1.2) meant the text "no" and twelve.
+    root = tmp_path / "p"
+    _one_skill(root, 'description: Fine.\nuser-invocable: no\nlicense: 012\nmodel: "yes"\n')
+    err = _refused(root, capsys, 2)
+    assert "SKILL.md:4:17: 'no' is a boolean to YAML 1.1" in err
+    assert "SKILL.md:5:10: '012' is a whole number to YAML 1.1" in err
+    assert "'yes'" not in err  # quoted: text to both
+    _one_skill(tmp_path / "q", "description: Fine.\nuser-invocable: false\nversion: 1.5\n")
+    assert cli.main(["-C", str(tmp_path / "q"), "build"]) == 0
