@@ -107,6 +107,8 @@ def read(resolver: Any, ships: bool) -> tuple[Skill, ...]:
     problems: list[Problem] = []
     skills: list[Skill] = []
     for entry, size in listed:
+        if _ignored(model, f"{root}/{entry}".rstrip("/")):
+            continue
         if not entry.endswith("/"):
             problems.append(_stray(f"{root}/{entry}", size))
             continue
@@ -238,6 +240,8 @@ def _tree(resolver: Any, folder: str, under: str) -> Iterable[str]:
     """Every file of a skill's folder but SKILL.md, by path, each subfolder an input."""
     for entry, size in _entries(resolver, f"{folder}/{under}".rstrip("/")):
         path = under + entry
+        if _ignored(resolver.model, f"{folder}/{path}".rstrip("/")):
+            continue
         if size < 0:
             raise HotplexError([_stray(f"{folder}/{path}", size)])
         _check_name(entry.rstrip("/"), f"{folder}/{path}")
@@ -245,6 +249,15 @@ def _tree(resolver: Any, folder: str, under: str) -> Iterable[str]:
             yield from _tree(resolver, folder, path)
         elif path != SKILL_FILE:
             yield path
+
+
+def _ignored(model: Any, path: str) -> bool:
+    """Whether ``[project] ignore`` keeps ``path`` out: no part of any skill, as of no artifact."""
+    if not model.manifest.project.ignore:
+        return False
+    from hotplex.sources.unused import ignored  # the walk that reports unread files owns the globs
+
+    return ignored(model, path)
 
 
 def _check_name(name: str, display: str) -> None:

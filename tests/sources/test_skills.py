@@ -312,3 +312,22 @@ def test_a_value_yaml_1_1_and_1_2_read_apart_is_refused(tmp_path, capsys):
     assert "'yes'" not in err  # quoted: text to both
     _one_skill(tmp_path / "q", "description: Fine.\nuser-invocable: false\nversion: 1.5\n")
     assert cli.main(["-C", str(tmp_path / "q"), "build"]) == 0
+
+
+def test_project_ignore_keeps_files_out_of_skills(tmp_path):
+    # With sources = "." a repository's own skills/ code folder, or a draft beside a skill, is
+    # kept out as everywhere else in the sources folder; before, ignore had no effect there.
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\n")
+    skills = root / "agent-configs/skills"
+    (skills / "notes.txt").write_text("beside the skills\n")
+    (skills / "parser").mkdir()
+    (skills / "parser/impl.py").write_text("def parse(): pass\n")
+    (skills / "long-one/drafts").mkdir()
+    (skills / "long-one/drafts/next.md").write_text("Not yet.\n")
+    manifest = root / "hotplex.toml"
+    ignore = 'ignore = ["skills/notes.txt", "skills/parser", "skills/*/drafts"]\n'
+    manifest.write_text(manifest.read_text().replace('out = "dist"\n', f'out = "dist"\n{ignore}'))
+    _build(root)
+    launch = json.loads((root / "dist/cc/default/launch.json").read_text())
+    assert sorted(launch["files"]) == [".claude/skills/long-one/SKILL.md"]
