@@ -141,7 +141,10 @@ def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> S
         loaded = resolver.file(skill_md, Span(skill_md), meta=True)
     except HotplexError as error:  # its frontmatter is no YAML mapping: the skill's own hint
         raise HotplexError(
-            [Problem(p.message, p.span, YAML_HINT) for p in error.problems]
+            [
+                Problem(p.message, p.span, YAML_HINT if "frontmatter" in p.message else p.hint)
+                for p in error.problems
+            ]
         ) from None
     if loaded is None:
         raise HotplexError.single(
@@ -308,10 +311,11 @@ def _check_meta(meta: dict[str, Any], folder_name: str, file: str, text: str) ->
         if not isinstance(name, str) or not SPEC.name.fullmatch(name) or len(name) > SPEC.name_max:
             yield Problem(f"skill name {name!r}: {SPEC.name_rule}", where)
         elif name != folder_name:
+            either = f" or the name to {folder_name}" if SPEC.name.fullmatch(folder_name) else ""
             yield Problem(
                 f"skill name '{name}' is not its folder's name '{folder_name}'",
                 where,
-                hint=f"rename the folder to skills/{name}/ or the name to {folder_name}",
+                hint=f"rename the folder to skills/{name}/{either}",
             )
     if "description" in meta:
         description = meta["description"]

@@ -331,3 +331,18 @@ def test_project_ignore_keeps_files_out_of_skills(tmp_path):
     _build(root)
     launch = json.loads((root / "dist/cc/default/launch.json").read_text())
     assert sorted(launch["files"]) == [".claude/skills/long-one/SKILL.md"]
+
+
+def test_a_skill_error_gets_a_hint_about_itself(tmp_path, capsys):
+    # A SKILL.md that is no UTF-8 got the YAML quoting hint; a folder named against the rules
+    # was offered as the name ("or the name to Deploy-Check"), which the next build refuses.
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\n")
+    skill_md = root / "agent-configs/skills/long-one/SKILL.md"
+    skill_md.write_bytes(skill_md.read_bytes() + b"\xff\n")
+    odd = root / "agent-configs/skills/Deploy-Check"
+    odd.mkdir()
+    (odd / "SKILL.md").write_text("---\nname: deploy-check\ndescription: Fine.\n---\n")
+    err = _refused(root, capsys, 2)
+    assert "not valid UTF-8" in err and "quote a value" not in err
+    assert "hint: rename the folder to skills/deploy-check/\n" in err
