@@ -160,7 +160,7 @@ def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> S
     description = meta["description"]
     files = [SkillFile(SKILL_FILE, _normalised(meta, loaded.body, Span(skill_md)), "text")]
     problems = []
-    for path in _tree(resolver, folder, ""):
+    for path in _tree(resolver, folder, "", problems):
         display = f"{folder}/{path}"
         found = resolver.inputs.raw(display, Span(display))
         if display not in resolver.consulted:
@@ -239,17 +239,22 @@ def _stray(display: str, size: int) -> Problem:
     )
 
 
-def _tree(resolver: Any, folder: str, under: str) -> Iterable[str]:
-    """Every file of a skill's folder but SKILL.md, by path, each subfolder an input."""
+def _tree(resolver: Any, folder: str, under: str, problems: list[Problem]) -> Iterable[str]:
+    """Every file of a skill's folder but SKILL.md, by path, each subfolder an input; an entry
+    that cannot ship (a symlink, a name no gateway can place) is a problem, each of them."""
     for entry, size in _entries(resolver, f"{folder}/{under}".rstrip("/")):
         path = under + entry
         if _ignored(resolver.model, f"{folder}/{path}".rstrip("/")):
             continue
-        if size < 0:
-            raise HotplexError([_stray(f"{folder}/{path}", size)])
-        _check_name(entry.rstrip("/"), f"{folder}/{path}")
-        if entry.endswith("/"):
-            yield from _tree(resolver, folder, path)
+        refused = (
+            _stray(f"{folder}/{path}", size)
+            if size < 0
+            else _misnamed(entry.rstrip("/"), f"{folder}/{path}")
+        )
+        if refused is not None:
+            problems.append(refused)
+        elif entry.endswith("/"):
+            yield from _tree(resolver, folder, path, problems)
         elif path != SKILL_FILE:
             yield path
 
@@ -263,15 +268,15 @@ def _ignored(model: Any, path: str) -> bool:
     return ignored(model, path)
 
 
-def _check_name(name: str, display: str) -> None:
+def _misnamed(name: str, display: str) -> Problem | None:
     """A skill's file is placed by its name (launch.json's ``files``, the program's folder): a
     backslash is a folder separator where the gateway may run, a control character or a byte
     that is not UTF-8 (a lone surrogate here) no JSON reader or terminal gets back as written."""
     bad = next((c for c in name if c == "\\" or unicodedata.category(c) in _NOT_A_NAME), None)
     if bad is None and is_utf8(name):
-        return
+        return None
     held = "a byte that is not UTF-8" if bad is None else describe(bad)
-    raise HotplexError.single(
+    return Problem(
         f"a skill file's name is where it is placed, text of one path part; this one holds {held}",
         Span(display),
         hint="rename it (letters, digits, '.', '-', '_')",

@@ -346,3 +346,17 @@ def test_a_skill_error_gets_a_hint_about_itself(tmp_path, capsys):
     err = _refused(root, capsys, 2)
     assert "not valid UTF-8" in err and "quote a value" not in err
     assert "hint: rename the folder to skills/deploy-check/\n" in err
+
+
+def test_every_entry_a_skill_cannot_ship_is_named_in_one_build(tmp_path, capsys):
+    # Each was reported alone, one build at a time.
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\n")
+    folder = root / "agent-configs/skills/long-one"
+    (folder / "references").mkdir()
+    (folder / "references/soul.md").symlink_to(root / "agent-configs/SOUL.md")
+    (folder / "references/elsewhere").symlink_to(tmp_path)
+    (folder / "tab\there.md").write_text("A resource.\n")
+    err = _refused(root, capsys, 2)
+    for name in ("references/soul.md", "references/elsewhere", "tab<U+0009>here.md"):
+        assert f"skills/long-one/{name}: " in err, name
