@@ -222,6 +222,7 @@ def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) 
                     f"(sha256 {sha256(item.data)}), searched for secrets only"
                 )
     warnings = skills_source.unknown_keys(skills, place.keys, program)
+    warnings += skills_source.unmatched_scripts(skills, model.manifest.skills.scripts)
     return Shipped(files, placed, tuple(executable), tuple(warnings), tuple(notes), tuple(cuts))
 
 

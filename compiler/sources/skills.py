@@ -461,3 +461,16 @@ def unknown_keys(skills: tuple[Skill, ...], known: frozenset[str], program: str)
         for key, where in skill.extra_keys
         if key not in known
     ]
+
+
+def unmatched_scripts(skills: tuple[Skill, ...], allowed: tuple[str, ...]) -> list[str]:
+    """A warning per ``[skills] scripts`` glob that allows no script of any skill: misspelt (the
+    script it meant is refused on its own) or left after its skill went, waiting to allow the
+    next file that happens to match it."""
+    scripts = [f"{s.name}/{f.path}" for s in skills for f in s.files if f.kind == "script"]
+    return [
+        f"[skills] scripts[{index}] '{glob}' allows no script of any skill: misspelt, or left"
+        " after its skill went; remove it"
+        for index, glob in enumerate(allowed)
+        if not any(fnmatch.fnmatchcase(script, glob) for script in scripts)
+    ]

@@ -360,3 +360,14 @@ def test_every_entry_a_skill_cannot_ship_is_named_in_one_build(tmp_path, capsys)
     err = _refused(root, capsys, 2)
     for name in ("references/soul.md", "references/elsewhere", "tab<U+0009>here.md"):
         assert f"skills/long-one/{name}: " in err, name
+
+
+def test_a_scripts_glob_that_allows_nothing_is_named(tmp_path, capsys):
+    root = tmp_path / "skills"
+    shutil.copytree(EXAMPLES / "skills", root)
+    manifest = root / "hotplex.toml"
+    typo = '"release-notes/scripts/collect.sh", "release-note/scripts/*"'
+    manifest.write_text(re.sub(r"(?m)^scripts = .*$", f"scripts = [{typo}]", manifest.read_text()))
+    err = _refused(root, capsys, 0)
+    assert "[skills] scripts[1] 'release-note/scripts/*' allows no script of any skill" in err
+    assert "scripts[0]" not in err
