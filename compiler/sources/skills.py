@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
-from hotplex.fs import is_utf8
+from hotplex.fs import folded, is_utf8
 from hotplex.records import Skill, SkillFile
 from hotplex.scanning import sanitize, secrets
 from hotplex.scanning.hidden import describe
@@ -194,6 +194,7 @@ def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> S
             _guard_binary(resolver, data, display)
         kind = "script" if script else ("text" if text is not None else "binary")
         files.append(SkillFile(path, data, kind))
+    problems += _one_name_apart(folder, [f.path for f in files])
     if problems:
         raise HotplexError(problems)
     extra = tuple(
@@ -257,6 +258,25 @@ def _tree(resolver: Any, folder: str, under: str, problems: list[Problem]) -> It
             yield from _tree(resolver, folder, path, problems)
         elif path != SKILL_FILE:
             yield path
+
+
+def _one_name_apart(folder: str, paths: list[str]) -> list[Problem]:
+    """Two files whose paths are one where letter case and Unicode composition are ignored
+    (``A.md``, ``a.md``): a gateway on macOS or Windows places one over the other."""
+    first: dict[str, str] = {}
+    problems = []
+    for path in paths:
+        seen = first.setdefault(folded(path), path)
+        if seen != path:
+            problems.append(
+                Problem(
+                    f"'{path}' and '{seen}' are one file where case is ignored (macOS, Windows):"
+                    " a gateway there places one over the other",
+                    Span(f"{folder}/{path}"),
+                    hint="rename one of them",
+                )
+            )
+    return problems
 
 
 def _ignored(model: Any, path: str) -> bool:

@@ -371,3 +371,13 @@ def test_a_scripts_glob_that_allows_nothing_is_named(tmp_path, capsys):
     err = _refused(root, capsys, 0)
     assert "[skills] scripts[1] 'release-note/scripts/*' allows no script of any skill" in err
     assert "scripts[0]" not in err
+
+
+def test_two_files_one_name_where_case_is_ignored_are_refused(tmp_path, capsys):
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\n")
+    folder = root / "agent-configs/skills/long-one"
+    (folder / "Notes.md").write_text("One.\n")
+    (folder / "notes.md").write_text("Two.\n")
+    err = _refused(root, capsys, 2)
+    assert "skills/long-one/notes.md: 'notes.md' and 'Notes.md' are one file where case" in err
