@@ -160,6 +160,12 @@ class HermesAgent(Worker):
         limit = MEMORY_CHAR_LIMIT if name == MEMORY_FILE else USER_CHAR_LIMIT
         return Budgets(limit, limit, UNIT)
 
+    def document_size(self, name: str, text: str, unit: str) -> int:
+        """A memory file as Hermes measures it against its limit: its entries, each stripped,
+        joined by their separators (the file's final line break is no character of it)."""
+        entries = (e.strip() for e in text.split(ENTRY_SEPARATOR))
+        return measure(ENTRY_SEPARATOR.join(e for e in entries if e), unit)
+
     def validate(
         self, target: Target, manifest: Manifest, sources: TargetSources
     ) -> Iterable[OptionProblem]:
