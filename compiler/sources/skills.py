@@ -202,7 +202,8 @@ def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> S
     )
     _guard_meta(resolver, meta, raw_text, skill_md)
     texts = tuple((k, v) for k, v in meta.items() if isinstance(v, str) and k != "name")
-    return Skill(meta["name"], description, folder, tuple(files), extra, texts)
+    places = tuple((k, _key_span(raw_text, k, skill_md, value=True)) for k, _ in texts)
+    return Skill(meta["name"], description, folder, tuple(files), extra, texts, places)
 
 
 def _guard_meta(resolver: Any, value: Any, raw_text: str, skill_md: str, key: str = "") -> None:
@@ -462,7 +463,8 @@ def listing_problems(skill: Skill, place: Any, program: str) -> list[Problem]:
         if why is None and place.wrapper and sanitize.count_tags(text, {place.wrapper}):
             why = f"a listed text must not spell <{place.wrapper}>, the listing's wrapper"
         if why is not None:
-            problems.append(Problem(f"{why} ({program} lists '{key}')", Span(skill_md, key=key)))
+            where = dict(skill.places).get(key, Span(skill_md, key=key))
+            problems.append(Problem(f"{why} ({program} lists '{key}')", where))
     return problems
 
 
