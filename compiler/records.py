@@ -11,7 +11,7 @@ cost it a third of its time.
 from __future__ import annotations
 
 import attrs
-from hotplex.errors import shown
+from hotplex.errors import Span, shown
 from hotplex.values import Record
 
 TYPE_CHECKING = False
@@ -458,3 +458,5 @@ class Skill(Record):
     # Every frontmatter key whose value is text, with the value: a program lists some of them
     # (``worker.SkillsPlace.listed``).
     texts: tuple[tuple[str, str], ...] = ()
+    # Where each of those values is written (file:line:column), for a problem with one of them.
+    places: tuple[tuple[str, Span], ...] = ()

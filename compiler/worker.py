@@ -25,6 +25,7 @@ import attrs
 from hotplex.json_writer import json_text
 from hotplex.manifest.model import HOTPLEX_SOURCES, SKILLS_SOURCE
 from hotplex.records import Budgets, Section
+from hotplex.text.measure import measure
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -124,6 +125,7 @@ class SkillsPlace(NamedTuple):
     listed: tuple[str, ...] = ("description",)
     joiner: str = " - "
     entry_cap: int | None = None
+    entry_unit: str = "chars"  # how it counts the cap: "chars", or "utf16" (JavaScript's length)
     # The tag the program wraps its listing in: no listed text may spell it, in any spelling
     # the reserved-tag sanitizer knows (``scanning.sanitize``).
     wrapper: str | None = None
@@ -194,6 +196,11 @@ class Worker:
         primary's folder) that ``stats`` measures it against: the primary's unless its own (Hermes
         Agent's memory files)."""
         return self.budgets(target, manifest)
+
+    def document_size(self, name: str, text: str, unit: str) -> int:
+        """A further document's size as its program measures it against ``document_budgets``
+        (``show`` compares the two): the file's whole text unless the program says otherwise."""
+        return measure(text, unit)
 
     def read_budget(self, target: Target) -> int | None:
         """The most characters it can keep of one file, when larger than ``[limits]`` allow."""

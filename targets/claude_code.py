@@ -80,7 +80,8 @@ OWN_FILES = OwnFiles(
 
 # Claude Code 2.1.332 lists each skill as "- <name>: <description> - <when_to_use>" in a message
 # of role system, and keeps 1,536 characters of the text after "<name>: " (1,535 and "…"):
-# measured with the real program (tests/integration/test_skills_live.py).
+# measured with the real program (tests/integration/test_skills_live.py). Characters as
+# JavaScript counts them (`n.length>o?n.slice(0,o-1)+"…"` in its bundle): an emoji is two.
 SKILL_LISTING_CAP = 1536
 # Where Claude Code loads project skills, relative to its working folder, and the frontmatter
 # keys its documentation adds to the specification's (tests/integration/test_skills_live.py).
@@ -94,6 +95,7 @@ SKILLS = SkillsPlace(
     ),
     listed=("description", "when_to_use"),
     entry_cap=SKILL_LISTING_CAP,
+    entry_unit="utf16",
     wrapper="system-reminder",
 )
 

@@ -33,6 +33,7 @@ from hotplex.records import (
 )
 from hotplex.sources import skills as skills_source
 from hotplex.targets import subagents
+from hotplex.text.measure import measure
 from hotplex.values import value
 from hotplex.worker import LAUNCH_FILE, Worker, json_bytes, launch_json
 
@@ -191,15 +192,16 @@ def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) 
     for skill in skills:
         where = place.folder.format(name=skill.name)
         entry = skills_source.listing_entry(skill, place.listed, place.joiner)
-        if place.entry_cap is not None and len(entry) > place.entry_cap:
+        size = measure(entry, place.entry_unit)
+        if place.entry_cap is not None and size > place.entry_cap:
             cuts.append(
                 Truncation(
                     f"skill {skill.name}",
                     (f"{skill.folder}/{skills_source.SKILL_FILE}",),
                     f"{worker.name}.skill_listing",
-                    len(entry),
+                    size,
                     place.entry_cap,
-                    "chars",
+                    place.entry_unit,
                     f"{program} lists the head",
                     f"{folder}/{SKILLS_DIR}/{skill.name}/{skills_source.SKILL_FILE}",
                 )
@@ -217,9 +219,10 @@ def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) 
             elif item.kind == "binary":
                 notes.append(
                     f"skill '{skill.name}': {item.path} is binary, copied as it is "
-                    f"(sha256 {sha256(item.data)}), not scanned"
+                    f"(sha256 {sha256(item.data)}), searched for secrets only"
                 )
     warnings = skills_source.unknown_keys(skills, place.keys, program)
+    warnings += skills_source.unmatched_scripts(skills, model.manifest.skills.scripts)
     return Shipped(files, placed, tuple(executable), tuple(warnings), tuple(notes), tuple(cuts))
 
 

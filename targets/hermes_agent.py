@@ -48,8 +48,9 @@ facts into the sources' USER.md, whence the next build's USER.md slot.
 
 What it loads by itself: one project file, the first of ``.hermes.md`` (and ``HERMES.md``) from
 the working folder up to the repository root, ``AGENTS.md`` and ``CLAUDE.md``. ``--ignore-rules``
-turns it off in ``hermes chat``, but also SOUL.md and the memories, hotplex's own slots: it is
-the target's explicit choice (``own_instructions = "off"``), never the default.
+turns it off in ``hermes chat``, but also SOUL.md and the memories, every slot hotplex writes (the
+live test shows none arrives): it is no switch for hotplex, so ``own_instructions = "off"`` is
+refused, and a session folder outside the project (``cwd``) is the way to keep the file away.
 """
 
 from __future__ import annotations
@@ -91,8 +92,6 @@ SCANNED_CHARS = 65_536  # of a context file, Hermes's injection scan reads this 
 MEMORY_CHAR_LIMIT = 2_200
 USER_CHAR_LIMIT = 1_375
 ENTRY_SEPARATOR = "\n§\n"
-SWITCH = "--ignore-rules"
-
 # A line Hermes would take for its own structure: an entry split, a banner's rule.
 # Blanks are any white space but a line break: Hermes strips a file, U+3000 and U+2003 with it.
 _RESERVED_LINE = re.compile(r"^([^\S\n]*)([§═])(?=(?:[§═]|[^\S\n])*$)", re.MULTILINE)
@@ -105,8 +104,6 @@ OWN_FILES = OwnFiles(
     first_of=OWN_NAMES,
     first_across=True,
     home="$HERMES_HOME/SOUL.md and memories/ (the hermes-home folder hotplex writes)",
-    switch=f"{SWITCH} (hermes chat)",
-    also_drops="SOUL.md and the memories: every slot hotplex writes",
 )
 
 
@@ -163,6 +160,12 @@ class HermesAgent(Worker):
         limit = MEMORY_CHAR_LIMIT if name == MEMORY_FILE else USER_CHAR_LIMIT
         return Budgets(limit, limit, UNIT)
 
+    def document_size(self, name: str, text: str, unit: str) -> int:
+        """A memory file as Hermes measures it against its limit: its entries, each stripped,
+        joined by their separators (the file's final line break is no character of it)."""
+        entries = (e.strip() for e in text.split(ENTRY_SEPARATOR))
+        return measure(ENTRY_SEPARATOR.join(e for e in entries if e), unit)
+
     def validate(
         self, target: Target, manifest: Manifest, sources: TargetSources
     ) -> Iterable[OptionProblem]:
@@ -191,7 +194,7 @@ class HermesAgent(Worker):
             *(attrs.evolve(c, document=paths[USER_FILE]) for c in user_cuts),
             *(attrs.evolve(c, document=paths[MEMORY_FILE]) for c in memory_cuts),
         ]
-        argv = ["hermes", "chat", "-Q", *((SWITCH,) if self.switched_off(job.target) else ())]
+        argv = ["hermes", "chat", "-Q"]
         env = {"HERMES_HOME": in_session(job, model, home)}
         adds = "the provider in the home copy's config.yaml (model: provider, base_url, api_key)"
         blocked = [

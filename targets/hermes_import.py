@@ -26,7 +26,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from hotplex.importing.found import Entry, Found, Skip
+from hotplex.importing.found import SKILL_FOLDER_NOT_READ, Entry, Found, Skip
 from hotplex.manifest.model import HOTPLEX_SOURCES
 from hotplex.targets.hermes_agent import ENTRY_SEPARATOR, MEMORY_FILE, SOUL_FILE, USER_FILE
 
@@ -57,9 +57,8 @@ def find(folder: Path) -> Found:
     for path in sorted(folder.iterdir()):
         if path.name in taken or path.name.startswith("."):
             continue
-        found.skipped.append(
-            Skip(path, "Hermes Agent's own state: hotplex writes only SOUL.md and the memories")
-        )
+        why = "Hermes Agent's own state: hotplex writes only SOUL.md and the memories"
+        found.skipped.append(Skip(path, SKILL_FOLDER_NOT_READ if path.name == "skills" else why))
     memories = folder / MEMORIES
     if memories.is_dir():
         kept = {Path(MEMORY_FILE).name, Path(USER_FILE).name}

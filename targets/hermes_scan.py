@@ -40,7 +40,10 @@ def _words(*alternatives: str) -> str:
     return r"\s+".join(alternatives)
 
 
-_AGENT_FILES = r"(?:agents\.md|claude\.md|\.cursorrules)"
+_AGENT_FILES = r"(?:agents\.md|claude\.md|\.cursorrules|\.clinerules)"
+_HERMES_FILES = r"\.hermes/(?:config\.yaml|soul\.md)"
+# A verb that changes a file, then anything on its line before the file's name.
+_CONFIG_EDIT = r"(?:update|modify|edit|write|change|append|add\s+to)\s+[^\n]{0,2048}"
 _SECRET_VARIABLE = r"\$\{?\w*(?:key|token|secret|password|credential)"
 RULES = (
     Rule(
@@ -164,11 +167,26 @@ RULES = (
     ),
     Rule(
         "agent_config_mod",
-        re.compile(rf"(?:edit|update|modify|change|write|append)\s+[^\n]*?{_AGENT_FILES}", _FLAGS),
+        re.compile(rf"{_CONFIG_EDIT}{_AGENT_FILES}", _FLAGS),
         (STRICT,),
         re.compile(_AGENT_FILES, _FLAGS),
     ),
-    Rule("send_to_url", re.compile(r"\bsend\s+\w*\s+to\s+https?://", _FLAGS), (STRICT,)),
+    Rule(
+        "hermes_config_mod",
+        re.compile(rf"{_CONFIG_EDIT}{_HERMES_FILES}", _FLAGS),
+        (STRICT,),
+        re.compile(_HERMES_FILES, _FLAGS),
+    ),
+    Rule(
+        "send_to_url",
+        # Any verb's tail ("resend", "compost") and any words up to the URL, as Hermes reads it:
+        # "Send the weekly report to https://…" is blocked.
+        re.compile(
+            r"(?:send|post|upload|transmit)\s+[^\n]{0,2048}\s+(?:to|at)\s+https?://", _FLAGS
+        ),
+        (STRICT,),
+        re.compile(r"https?://", _FLAGS),
+    ),
     Rule(
         "hardcoded_secret",
         re.compile(r"(?:api[_-]?key|token|secret|password)\s*[:=]\s*[\"'][\w/+-]{20}", _FLAGS),

@@ -15,7 +15,7 @@ KEY_REASONS = {
     "compiler": "hotplex itself changed",
     "profile": "worker profile changed",
     "target": "target settings changed",
-    "layout": "sources, channels or variants settings changed",
+    "layout": "sources, channels, variants or scan settings changed",
     "limits": "limits changed",
 }
 
@@ -41,6 +41,8 @@ class Keys:
             plain(manifest.metacognition),
             plain(manifest.secrets),
             plain(manifest.unicode),
+            plain(manifest.injection),
+            plain(manifest.skills),
             plain(manifest.memory),
         ]
         return {

@@ -68,7 +68,13 @@ def documents(artifact: Artifact, target: Target, manifest: Manifest) -> list[st
             if path == artifact.path
             else worker.document_budgets(target, manifest, name)
         )
-        size = measure(artifact.files[path].decode("utf-8"), budgets.unit)
-        how = "shown above" if path == artifact.path else f"--file {name}"
+        text = artifact.files[path].decode("utf-8")
+        primary = path == artifact.path
+        size = (
+            measure(text, budgets.unit)
+            if primary
+            else worker.document_size(name, text, budgets.unit)
+        )
+        how = "shown above" if primary else f"--file {name}"
         lines.append(f"{name}: {size} of {budgets.total} {budgets.unit} ({how})")
     return lines

@@ -189,6 +189,11 @@ def sorted_under(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
     return sorted(files, key=lambda p: (p.relative_to(folder).as_posix().casefold(), p.name))
 
 
+# Agent Skills (a program's skill folders): compiled into no document, and not read by import.
+SKILL_FOLDER_NOT_READ = (
+    "Agent Skills: import does not read skill folders yet; move each to the sources folder's"
+    " skills/<name>/, where hotplex checks, scans and ships it"
+)
 JOB_FOLDER = {"prompt.xml", "launch.json"}  # what every job folder of a CLI worker holds
 
 

@@ -7,6 +7,7 @@ into the prompt, and guessing where it ends would hide a typo.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -116,7 +117,7 @@ def _parse_yaml(block: str, file: str) -> dict[str, Any]:
     import yaml
 
     try:
-        meta = frontmatter.YAMLHandler().load(block)
+        meta = frontmatter.YAMLHandler().load(block, Loader=_unique_keys_loader())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 2  # +1 for 1-based, +1 for the fence
@@ -137,6 +138,34 @@ def _parse_yaml(block: str, file: str) -> dict[str, Any]:
             hint=NOT_METADATA_HINT,
         )
     return meta
+
+
+@functools.cache
+def _unique_keys_loader() -> type:
+    """python-frontmatter's loader, refusing a key written twice in one mapping: YAML says keys
+    are unique, PyYAML keeps the last without a word (the first value the reader sees is
+    dropped), and a YAML 1.2 reader such as a Node program's refuses the whole mapping."""
+    import yaml
+    from frontmatter.default_handlers import SafeLoader
+
+    class UniqueKeys(SafeLoader):  # type: ignore[misc, valid-type]
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            first: dict[tuple[str, str], int] = {}
+            for key, _value in node.value:
+                if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+                    continue
+                if (key.tag, key.value) in first:
+                    line = first[key.tag, key.value] + 2  # 1-based, after the fence
+                    raise yaml.constructor.ConstructorError(
+                        None,
+                        None,
+                        f"key '{key.value}' written twice (first on line {line})",
+                        key.start_mark,
+                    )
+                first[key.tag, key.value] = key.start_mark.line
+            return super().construct_mapping(node, deep)
+
+    return UniqueKeys
 
 
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")

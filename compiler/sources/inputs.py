@@ -23,6 +23,7 @@ from hotplex.fs import (
     read_capped,
     settled,
     sha256,
+    skipped_folder,
     stamp,
 )
 from hotplex.manifest.model import Model
@@ -48,10 +49,11 @@ READ_CEILING = 64 << 20
 def list_entries(path: Path) -> tuple[tuple[str, int], ...] | None:
     """Every regular file (name, size) and subfolder (name + '/', 0) of a folder, by name; any
     other entry (a symlink, a pipe) as (name, -1), for the reader to refuse: a skill's files are
-    its own. None when the folder does not exist."""
+    its own. None when the folder does not exist. Hidden entries (``.git``, ``.DS_Store``) and
+    vendored folders are left out, as every walk of the user's files leaves them out."""
     try:
         with os.scandir(path) as it:
-            found = [(e.name, _entry_size(e)) for e in it]
+            found = [(e.name, _entry_size(e)) for e in it if not skipped_folder(e.name)]
     except (FileNotFoundError, NotADirectoryError):
         return None
     return tuple(sorted((name + "/", 0) if size is None else (name, size) for name, size in found))

@@ -11,9 +11,10 @@ case ASCII only); a missing, empty or too long
 description, or one that is not one line or holds a tag (``listing_safe``: a description is
 listed by the program inside its own wrapper, and must not forge another entry or close it); a
 text file with a secret, hidden text or (with ``[injection] scope = "all"``) injection, as for
-every source; a script that ``[skills] scripts`` does not allow. A binary file is copied as it is
-and listed with its digest; a script is never run. ``SKILL.md`` keeps its frontmatter, written
-again by PyYAML (keys in the specification's order, then the others as written), its body as is.
+every source, SKILL.md's frontmatter (keys and values at any depth) included; a script that
+``[skills] scripts`` does not allow. A binary file is copied as it is and listed with its digest;
+a script is never run. ``SKILL.md`` keeps its frontmatter, written again by PyYAML (keys in the
+specification's order, then the others as written), its body as is.
 Variants and templates do not apply to skills: a skill's files ship as written.
 """
 
@@ -22,14 +23,18 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
+import unicodedata
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
+from hotplex.fs import folded, is_utf8
 from hotplex.records import Skill, SkillFile
-from hotplex.scanning import sanitize
+from hotplex.scanning import sanitize, secrets
+from hotplex.scanning.hidden import describe
 from hotplex.scanning.origins import Origin
 from hotplex.sources import frontmatter
+from hotplex.text import secret_rules
 
 # The end of an input that is a folder's entries (``Inputs.entries``): "<folder>/." names the
 # folder itself to a stat, so the snapshot's stamp of the input is the folder's (an entry added
@@ -73,6 +78,7 @@ YAML_HINT = (
 # A line break of any kind: a program lists a description on one line of its own.
 _BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 _TAG = re.compile(r"<\s*/?\s*[A-Za-z][\w:-]*")  # what could open or close a wrapper
+_NOT_A_NAME = frozenset({"Cc", "Zl", "Zp"})  # Unicode categories no file name of a skill holds
 
 
 def folder_of(sources_dir: str) -> str:
@@ -101,6 +107,8 @@ def read(resolver: Any, ships: bool) -> tuple[Skill, ...]:
     problems: list[Problem] = []
     skills: list[Skill] = []
     for entry, size in listed:
+        if _ignored(model, f"{root}/{entry}".rstrip("/")):
+            continue
         if not entry.endswith("/"):
             problems.append(_stray(f"{root}/{entry}", size))
             continue
@@ -133,7 +141,10 @@ def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> S
         loaded = resolver.file(skill_md, Span(skill_md), meta=True)
     except HotplexError as error:  # its frontmatter is no YAML mapping: the skill's own hint
         raise HotplexError(
-            [Problem(p.message, p.span, YAML_HINT) for p in error.problems]
+            [
+                Problem(p.message, p.span, YAML_HINT if "frontmatter" in p.message else p.hint)
+                for p in error.problems
+            ]
         ) from None
     if loaded is None:
         raise HotplexError.single(
@@ -142,13 +153,14 @@ def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> S
     raw_text = frontmatter.decode(resolver.inputs.raw(skill_md, Span(skill_md)).data, skill_md)
     meta = loaded.meta
     problems = list(_check_meta(meta, name, skill_md, raw_text))
+    problems += _read_two_ways(raw_text, loaded.body_line, skill_md)
     if problems:
         raise HotplexError(problems)
     resolver.guard(loaded.body, lambda: [Origin(loaded.body, skill_md, loaded.body_line)], skill_md)
     description = meta["description"]
     files = [SkillFile(SKILL_FILE, _normalised(meta, loaded.body, Span(skill_md)), "text")]
     problems = []
-    for path in _tree(resolver, folder, ""):
+    for path in _tree(resolver, folder, "", problems):
         display = f"{folder}/{path}"
         found = resolver.inputs.raw(display, Span(display))
         if display not in resolver.consulted:
@@ -178,18 +190,40 @@ def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> S
         text = _text(data)
         if text is not None:
             resolver.guard(text, lambda t=text, d=display: [Origin(t, d)], display)
+        else:
+            _guard_binary(resolver, data, display)
         kind = "script" if script else ("text" if text is not None else "binary")
         files.append(SkillFile(path, data, kind))
+    problems += _one_name_apart(folder, [f.path for f in files])
     if problems:
         raise HotplexError(problems)
     extra = tuple(
         (key, _key_span(raw_text, key, skill_md).location()) for key in meta if key not in SPEC.keys
     )
+    _guard_meta(resolver, meta, raw_text, skill_md)
     texts = tuple((k, v) for k, v in meta.items() if isinstance(v, str) and k != "name")
-    for key, text in texts:
-        if key != "description":
-            resolver.guard(text, lambda t=text, k=key: [Origin(t, skill_md, key=k)])
-    return Skill(meta["name"], description, folder, tuple(files), extra, texts)
+    places = tuple((k, _key_span(raw_text, k, skill_md, value=True)) for k, _ in texts)
+    return Skill(meta["name"], description, folder, tuple(files), extra, texts, places)
+
+
+def _guard_meta(resolver: Any, value: Any, raw_text: str, skill_md: str, key: str = "") -> None:
+    """Scan every text of the frontmatter, keys and values at any depth, as SKILL.md's body is:
+    it ships, and the listed keys reach every prompt. A value is placed where it is written in
+    the file (``raw_text``), else (a YAML escape such as ``"\\u200b"``) at its key path."""
+    if isinstance(value, dict):
+        for name, item in value.items():
+            path = f"{key}.{name}" if key else str(name)
+            _guard_meta(resolver, name, raw_text, skill_md, path)
+            _guard_meta(resolver, item, raw_text, skill_md, path)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _guard_meta(resolver, item, raw_text, skill_md, f"{key}[{index}]")
+    elif isinstance(value, str):
+        resolver.guard(
+            value,
+            lambda: [Origin(raw_text, skill_md), Origin(value, skill_md, key=key)],
+            skill_md,
+        )
 
 
 def _stray(display: str, size: int) -> Problem:
@@ -207,26 +241,86 @@ def _stray(display: str, size: int) -> Problem:
     )
 
 
-def _tree(resolver: Any, folder: str, under: str) -> Iterable[str]:
-    """Every file of a skill's folder but SKILL.md, by path, each subfolder an input."""
+def _tree(resolver: Any, folder: str, under: str, problems: list[Problem]) -> Iterable[str]:
+    """Every file of a skill's folder but SKILL.md, by path, each subfolder an input; an entry
+    that cannot ship (a symlink, a name no gateway can place) is a problem, each of them."""
     for entry, size in _entries(resolver, f"{folder}/{under}".rstrip("/")):
         path = under + entry
-        if size < 0:
-            raise HotplexError([_stray(f"{folder}/{path}", size)])
-        if entry.endswith("/"):
-            yield from _tree(resolver, folder, path)
+        if _ignored(resolver.model, f"{folder}/{path}".rstrip("/")):
+            continue
+        refused = (
+            _stray(f"{folder}/{path}", size)
+            if size < 0
+            else _misnamed(entry.rstrip("/"), f"{folder}/{path}")
+        )
+        if refused is not None:
+            problems.append(refused)
+        elif entry.endswith("/"):
+            yield from _tree(resolver, folder, path, problems)
         elif path != SKILL_FILE:
             yield path
 
 
+def _one_name_apart(folder: str, paths: list[str]) -> list[Problem]:
+    """Two files whose paths are one where letter case and Unicode composition are ignored
+    (``A.md``, ``a.md``): a gateway on macOS or Windows places one over the other."""
+    first: dict[str, str] = {}
+    problems = []
+    for path in paths:
+        seen = first.setdefault(folded(path), path)
+        if seen != path:
+            problems.append(
+                Problem(
+                    f"'{path}' and '{seen}' are one file where case is ignored (macOS, Windows):"
+                    " a gateway there places one over the other",
+                    Span(f"{folder}/{path}"),
+                    hint="rename one of them",
+                )
+            )
+    return problems
+
+
+def _ignored(model: Any, path: str) -> bool:
+    """Whether ``[project] ignore`` keeps ``path`` out: no part of any skill, as of no artifact."""
+    if not model.manifest.project.ignore:
+        return False
+    from hotplex.sources.unused import ignored  # the walk that reports unread files owns the globs
+
+    return ignored(model, path)
+
+
+def _misnamed(name: str, display: str) -> Problem | None:
+    """A skill's file is placed by its name (launch.json's ``files``, the program's folder): a
+    backslash is a folder separator where the gateway may run, a control character or a byte
+    that is not UTF-8 (a lone surrogate here) no JSON reader or terminal gets back as written."""
+    bad = next((c for c in name if c == "\\" or unicodedata.category(c) in _NOT_A_NAME), None)
+    if bad is None and is_utf8(name):
+        return None
+    held = "a byte that is not UTF-8" if bad is None else describe(bad)
+    return Problem(
+        f"a skill file's name is where it is placed, text of one path part; this one holds {held}",
+        Span(display),
+        hint="rename it (letters, digits, '.', '-', '_')",
+    )
+
+
 def _text(data: bytes) -> str | None:
-    """The file as text, or None for a binary file (a NUL, or no UTF-8)."""
+    """The file as text, or None for a binary file (a NUL). A byte that is not UTF-8 in a file
+    without one is read as U+FFFD, as a program's file reader shows it: the rest is text the
+    model reads, and is scanned as such."""
     if b"\0" in data:
         return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    return data.decode("utf-8", "replace")
+
+
+def _guard_binary(resolver: Any, data: bytes, display: str) -> None:
+    """A binary file is searched for secrets only (a key is one in any file that ships; hidden
+    text and injection are rules of text), each byte a character."""
+    text = data.decode("latin-1")
+    if secret_rules.scan(text):
+        allow = resolver.model.manifest.secrets
+        allowance = secrets.allowance(allow.allow, allow.allow_files)
+        resolver.findings += secrets.find(text, [Origin(text, display)], allowance)
 
 
 def _check_meta(meta: dict[str, Any], folder_name: str, file: str, text: str) -> Iterable[Problem]:
@@ -243,10 +337,11 @@ def _check_meta(meta: dict[str, Any], folder_name: str, file: str, text: str) ->
         if not isinstance(name, str) or not SPEC.name.fullmatch(name) or len(name) > SPEC.name_max:
             yield Problem(f"skill name {name!r}: {SPEC.name_rule}", where)
         elif name != folder_name:
+            either = f" or the name to {folder_name}" if SPEC.name.fullmatch(folder_name) else ""
             yield Problem(
                 f"skill name '{name}' is not its folder's name '{folder_name}'",
                 where,
-                hint=f"rename the folder to skills/{name}/ or the name to {folder_name}",
+                hint=f"rename the folder to skills/{name}/{either}",
             )
     if "description" in meta:
         description = meta["description"]
@@ -279,6 +374,51 @@ def _check_meta(meta: dict[str, Any], folder_name: str, file: str, text: str) ->
                 f"'{key}' must be text of {most} characters at most",
                 _key_span(text, key, file, value=True),
             )
+
+
+# Plain scalars YAML 1.1 (PyYAML, which reads SKILL.md and writes it again) takes for a boolean or
+# a number where YAML 1.2 (the programs that load skills: Claude Code is Node) reads another
+# value: `yes`/`no`/`on`/`off`/`y`/`n` are text there, `012` is twelve, `1_000` and `1:20` text.
+_BOOL_12 = re.compile(r"true|false", re.IGNORECASE)
+_KINDS = {"bool": "a boolean", "int": "a whole number", "float": "a number"}
+_NUMBER_11_ONLY = re.compile(r"[-+]?(?:0[0-7_]+|0b[01_]+|[0-9][0-9_]*:[0-5]?[0-9].*|.*_.*)")
+
+
+def _read_two_ways(text: str, body_line: int, file: str) -> list[Problem]:
+    """A frontmatter value the shipped SKILL.md would say otherwise than its source means to a
+    program: written again by PyYAML (``_normalised``), ``flag: yes`` ships as ``flag: true``."""
+    import yaml
+
+    block = "\n".join(text.split("\n")[1 : max(body_line - 2, 1)])
+    problems = []
+    pending = [yaml.compose(block, Loader=yaml.SafeLoader)]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, yaml.MappingNode):
+            pending += [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            pending += node.value
+        elif isinstance(node, yaml.ScalarNode) and node.style is None:
+            kind = node.tag.rpartition(":")[2]
+            if (kind == "bool" and not _BOOL_12.fullmatch(node.value)) or (
+                kind in ("int", "float") and _NUMBER_11_ONLY.fullmatch(node.value)
+            ):
+                line = node.start_mark.line + 2  # after the fence
+                problems.append(
+                    Problem(
+                        f"'{node.value}' is {_KINDS[kind]} to YAML 1.1, which hotplex reads and"
+                        " writes SKILL.md again with, and another value to YAML 1.2, which the"
+                        " program reads: it would ship changed",
+                        Span(
+                            file,
+                            line,
+                            node.start_mark.column + 1,
+                            source_line=text.split("\n")[line - 1],
+                        ),
+                        hint=f'quote it ("{node.value}") to keep the text',
+                    )
+                )
+    return sorted(problems, key=lambda p: (p.span.line, p.span.column))
 
 
 def _key_span(text: str, key: str, file: str, value: bool = False) -> Span:
@@ -323,7 +463,8 @@ def listing_problems(skill: Skill, place: Any, program: str) -> list[Problem]:
         if why is None and place.wrapper and sanitize.count_tags(text, {place.wrapper}):
             why = f"a listed text must not spell <{place.wrapper}>, the listing's wrapper"
         if why is not None:
-            problems.append(Problem(f"{why} ({program} lists '{key}')", Span(skill_md, key=key)))
+            where = dict(skill.places).get(key, Span(skill_md, key=key))
+            problems.append(Problem(f"{why} ({program} lists '{key}')", where))
     return problems
 
 
@@ -341,4 +482,17 @@ def unknown_keys(skills: tuple[Skill, ...], known: frozenset[str], program: str)
         for skill in skills
         for key, where in skill.extra_keys
         if key not in known
+    ]
+
+
+def unmatched_scripts(skills: tuple[Skill, ...], allowed: tuple[str, ...]) -> list[str]:
+    """A warning per ``[skills] scripts`` glob that allows no script of any skill: misspelt (the
+    script it meant is refused on its own) or left after its skill went, waiting to allow the
+    next file that happens to match it."""
+    scripts = [f"{s.name}/{f.path}" for s in skills for f in s.files if f.kind == "script"]
+    return [
+        f"[skills] scripts[{index}] '{glob}' allows no script of any skill: misspelt, or left"
+        " after its skill went; remove it"
+        for index, glob in enumerate(allowed)
+        if not any(fnmatch.fnmatchcase(script, glob) for script in scripts)
     ]

@@ -420,6 +420,13 @@ def _file_names(folder: Path) -> list[str]:
         return []
 
 
+def ignored(model: Model, path: str) -> bool:
+    """Whether an ``ignore`` pattern names ``path`` (a file or folder of the sources folder), or
+    a folder holding it: what the user keeps there on purpose, which no artifact takes in."""
+    prefixes = _prefixes(_relative(path, model.sources_dir))
+    return any(_glob(p).fullmatch(r) for p in model.manifest.project.ignore for r in prefixes)
+
+
 def _prefixes(rel: str) -> list[str]:
     """``a/b/c.md`` and its folders ``a/b``, ``a``: a pattern naming a folder covers its files."""
     parts = rel.split("/")

@@ -678,6 +678,7 @@ def test_a_hermes_home_named_becomes_a_hermes_agent_target(tmp_path):
         "memories/USER.md": "Name: Ada.\n",
         "memories/notes.txt": "scratch\n",
         "sessions/s1.json": "{}\n",
+        "skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploys.\n---\nSteps.\n",
     }
     home = write_tree(tmp_path / "hermes", files)
     project, report = import_and_build(tmp_path, "hermes", "--into", "project")
@@ -699,6 +700,7 @@ def test_a_hermes_home_named_becomes_a_hermes_agent_target(tmp_path):
     assert "its 3 '§' line(s) between Hermes's entries made list items" in report.stdout
     for left in ("config.yaml", "sessions", "memories/notes.txt"):
         assert f"not mapped: hermes/{left}: " in report.stdout
+    assert "not mapped: hermes/skills: Agent Skills: import does not read" in report.stdout
     assert {p.relative_to(home).as_posix() for p in home.rglob("*") if p.is_file()} == set(files)
     assert (home / "memories/MEMORY.md").read_bytes() == memory.encode()  # never changed
 
@@ -1339,6 +1341,20 @@ def test_a_claude_md_beside_hotplex_files_becomes_the_cc_targets_source(tmp_path
     assert "Claude rules." in (root / "dist/cc/default/prompt.xml").read_text(encoding="utf-8")
     assert "Claude rules." not in (root / "dist/ocs/default/payload.json").read_text("utf-8")
     assert "Be kind." in (root / "dist/ocs/default/payload.json").read_text("utf-8")
+
+
+def test_a_claude_skill_folder_is_named_as_not_read(tmp_path):
+    """It was left out without a word; a HERMES_HOME's skills/ was called Hermes's own state."""
+    skill = "---\nname: deploy\ndescription: Deploys.\n---\nSteps.\n"
+    repo = write_tree(
+        tmp_path / "repo", {"CLAUDE.md": "# Project\n", ".claude/skills/deploy/SKILL.md": skill}
+    )
+    result = run_hotplex("import", "--dry-run", cwd=repo)
+    assert result.status == 0, result.stderr
+    assert (
+        "not mapped: .claude/skills/deploy/SKILL.md: Agent Skills: import does not read skill"
+        " folders yet" in result.stdout
+    )
 
 
 def test_a_file_whose_name_is_not_utf8_is_refused_with_its_place_and_nothing_written(tmp_path):

@@ -237,13 +237,15 @@ def test_hotplex_predicts_a_block_exactly_when_hermes_blocks(hermes_scan_oracle,
 @pytest.mark.parametrize("switch", [False, True], ids=["default", "off"])
 def test_hermes_reads_a_raw_agents_md_and_its_switch_drops_every_slot(switch, hermes_cli, tmp_path):
     """By default a raw AGENTS.md in the session folder arrives beside the slots (build warns);
-    ``own_instructions = "off"`` adds ``--ignore-rules``, which drops it and SOUL.md and the
-    memories too: why it is never the default."""
-    extra = 'own_instructions = "off"\n' if switch else ""
-    manifest = MANIFEST.replace('worker = "hermes-agent"\n', f'worker = "hermes-agent"\n{extra}')
+    ``--ignore-rules``, Hermes's only switch (added here by hand), drops it and SOUL.md and the
+    memories too: why ``own_instructions = "off"`` is refused for this worker."""
     (tmp_path / "repo").mkdir()
     (tmp_path / "repo/AGENTS.md").write_text("Raw rule. RAW-AGENTS-MARK\n", encoding="utf-8")
-    artifact = build(tmp_path, SOURCES, manifest=manifest)
+    artifact = build(tmp_path, SOURCES)
+    if switch:
+        launch = json.loads(artifact.path.read_text(encoding="utf-8"))
+        launch["argv"].append("--ignore-rules")
+        artifact.path.write_text(json.dumps(launch), encoding="utf-8")
     _, requests = run_live(HERMES, hermes_cli, artifact, tmp_path)
     for request in requests:
         system = request.body["messages"][0]["content"]

@@ -83,3 +83,29 @@ def test_an_opened_fence_without_a_close_is_always_a_positioned_error(body):
     with pytest.raises(HotplexError) as caught:
         strip("---\n" + "\n".join(lines), "F.md")
     assert caught.value.problems[0].span.line == 1
+
+
+@pytest.mark.parametrize(
+    ("block", "place"),
+    [
+        ("description: first\ndescription: second\n", (3, 1, "'description'", 2)),
+        ("metadata:\n  a: '1'\n  a: '2'\n", (4, 3, "'a'", 3)),
+        ("k: {a: 1, a: 2}\n", (2, 11, "'a'", 2)),
+    ],
+)
+def test_a_key_written_twice_is_an_error_at_the_second(block, place):
+    # PyYAML kept the last value without a word: the first, which a reader of the file sees,
+    # was dropped.
+    with pytest.raises(HotplexError) as caught:
+        strip(f"---\n{block}---\nBody.\n", "F.md")
+    (problem,) = caught.value.problems
+    line, column, key, first = place
+    assert (problem.span.line, problem.span.column) == (line, column)
+    assert (
+        problem.message == f"invalid frontmatter: key {key} written twice (first on line {first})"
+    )
+
+
+def test_a_merge_key_may_repeat_what_it_merges():
+    stripped = strip("---\nbase: &b {a: 1}\nover:\n  <<: *b\n  a: 2\n---\n", "F.md")
+    assert stripped.meta["over"] == {"a": 2}

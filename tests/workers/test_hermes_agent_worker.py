@@ -1,4 +1,4 @@
-"""Hermes Agent's own: its slots' budgets, its reserved forms, its switch as an explicit choice."""
+"""Hermes Agent's own: its slots' budgets, its reserved forms, no switch that drops its slots."""
 
 from __future__ import annotations
 
@@ -72,12 +72,21 @@ def test_soul_md_is_cut_to_the_context_file_cap_the_model_sets(make_project, ext
     assert "hermes.context_file_max_chars" in {c.limit for c in job.truncations}
 
 
-@pytest.mark.parametrize(("extra", "switched"), [("", False), ('own_instructions = "off"\n', True)])
-def test_ignore_rules_is_only_the_targets_explicit_choice(make_project, extra, switched):
-    root, _ = _home(make_project, {"agent-configs/SOUL.md": "Be brief.\n"}, extra)
+def test_own_instructions_off_is_refused_since_ignore_rules_drops_every_slot(make_project):
+    # --ignore-rules, Hermes's only switch, drops SOUL.md and the memories too (the live test):
+    # "off" built a home Hermes never read, exit 0. It is refused; cwd keeps the file away.
+    root, _ = _home(make_project, {"agent-configs/SOUL.md": "Be brief.\n"})
     launch = json.loads((root / "dist/h/default/launch.json").read_text(encoding="utf-8"))
-    assert ("--ignore-rules" in launch["argv"]) is switched
+    assert launch["argv"] == ["hermes", "chat", "-Q"]
     assert launch["env"]["HERMES_HOME"] == "dist/h/default/hermes-home"
+    manifest = root / "hotplex.toml"
+    manifest.write_text(MANIFEST + 'own_instructions = "off"\n', encoding="utf-8")
+    done = subprocess.run(
+        [str(HOTPLEX), "-C", str(root), "build"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert "target[0].own_instructions: Hermes Agent has no switch" in done.stderr
+    assert 'cwd = "../session"' in done.stderr
 
 
 PROBES = [
@@ -163,10 +172,31 @@ def test_show_names_each_slot_with_its_budget_and_shows_each_by_file(make_projec
     assert done.stdout == (home / "SOUL.md").read_bytes()
     budgets = {"SOUL.md": 20_000, "memories/MEMORY.md": 2200, "memories/USER.md": 1375}
     for name, budget in budgets.items():
-        size = len((home / name).read_text(encoding="utf-8"))
+        text = (home / name).read_text(encoding="utf-8")
+        size = len(text) if name == "SOUL.md" else len(_as_hermes_measures(text))
         how = "shown above" if name == "SOUL.md" else f"--file {name}"
         assert f"note: {name}: {size} of {budget} chars ({how})\n" in done.stderr.decode()
         assert show("--file", name).stdout == (home / name).read_bytes()
+
+
+def _as_hermes_measures(memory: str) -> str:
+    """A memory file as Hermes 0.19.0 counts it against its limit (``memory_tool``: the entries
+    split on "\\n§\\n", stripped, the empty dropped, joined again)."""
+    return "\n§\n".join(e.strip() for e in memory.split("\n§\n") if e.strip())
+
+
+def test_a_full_memory_slot_is_shown_at_its_limit_not_past_it(make_project):
+    # The file's final line break is no character Hermes counts: "1376 of 1375" read as a slot
+    # over its limit when it was cut to it exactly.
+    files = {"agent-configs/SOUL.md": "Be brief.\n", "agent-configs/USER.md": "u" * 3000 + "\n"}
+    root = make_project(files, manifest=MANIFEST)
+    subprocess.run([str(HOTPLEX), "-C", str(root), "build"], capture_output=True, check=True)
+    user = (root / "dist/h/default/hermes-home/memories/USER.md").read_text(encoding="utf-8")
+    assert len(_as_hermes_measures(user)) == 1375
+    done = subprocess.run(
+        [str(HOTPLEX), "-C", str(root), "show", "h"], capture_output=True, text=True, check=True
+    )
+    assert "note: memories/USER.md: 1375 of 1375 chars" in done.stderr
 
 
 def test_overflow_error_names_hermes_limit_and_spares_the_days(make_project):
