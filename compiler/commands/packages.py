@@ -108,8 +108,10 @@ def _change(old: Locked | None, new: Locked) -> str:
 
 
 def _fetch(model: Model, lock: dict[str, Locked]) -> int:
-    """Fill the cache with every file the lock pins, from the commit it pins."""
-    fetched = 0
+    """Fill the cache with every file the lock pins, from the commit it pins. What the lock pins
+    is scanned as ``lock`` scans it, whether fetched now or already cached: a lock edited to
+    another commit brings nothing unscanned. The cache is written only once all passed."""
+    fetched: list[Read] = []
     for index, package in enumerate(model.manifest.package):
         locked = lock.get(package.name)
         if locked is None or not locked.agrees(package):
@@ -119,6 +121,8 @@ def _fetch(model: Model, lock: dict[str, Locked]) -> int:
                 hint="run `hotplex lock` first",
             )
         if all(_cached(d) for d in locked.files.values()):
+            files = {rel: blob_path(d).read_bytes() for rel, d in locked.files.items()}
+            _scan(model, package, Read(locked.commit, files))
             continue
         got = _read(model, package, index, locked.commit or None)
         wrong = [rel for rel, d in locked.files.items() if digest_of(got.files.get(rel, b"")) != d]
@@ -130,8 +134,10 @@ def _fetch(model: Model, lock: dict[str, Locked]) -> int:
                 hint="run `hotplex update` to lock what it holds now",
                 exit_status=EXIT_FAILED,
             )
-        fetched += _store(got.files)
-    print(f"{fetched} package files fetched into {cache_folder()}")
+        _scan(model, package, got)
+        fetched.append(got)
+    stored = sum(_store(got.files) for got in fetched)
+    print(f"{stored} package files fetched into {cache_folder()}")
     return EXIT_OK
 
 
