@@ -34,11 +34,17 @@ from hotplex.sources.packages import (
 if TYPE_CHECKING:
     import argparse
 
-# Nothing a repository brings runs: no hook, no fsmonitor, no transport that runs a command.
+# Nothing a repository brings runs: no hook, no fsmonitor, no transport but the ones a package
+# may name (a remote helper, `ext::cmd` or `fd::17`, runs a program or reads a descriptor).
 _GIT_SAFE = (
     "-c", "core.hooksPath=/dev/null",
     "-c", "core.fsmonitor=false",
-    "-c", "protocol.ext.allow=never",
+    "-c", "protocol.allow=never",
+    "-c", "protocol.https.allow=always",
+    "-c", "protocol.http.allow=always",
+    "-c", "protocol.ssh.allow=always",
+    "-c", "protocol.git.allow=always",
+    "-c", "protocol.file.allow=always",
     "-c", "submodule.recurse=false",
 )  # fmt: skip
 

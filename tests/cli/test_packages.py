@@ -224,6 +224,29 @@ def test_a_relative_path_is_the_projects_and_no_package_no_lock(tmp_path, upstre
     assert not (bare / "hotplex.lock").exists()
 
 
+def test_only_the_transports_a_package_may_name_run(tmp_path, upstream, cache):
+    """`helper::address` makes git run `git-remote-helper` (`fd::17` blocks reading a
+    descriptor): a manifest must not pick a program, so only https, http, ssh, git and file
+    (a path) are let through."""
+    upstream.commit({"rules.md": "x\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    bin_dir, ran = tmp_path / "bin", tmp_path / "helper-ran"
+    bin_dir.mkdir()
+    helper = bin_dir / "git-remote-evil"
+    helper.write_text(f"#!/bin/sh\ntouch {ran}\n")
+    helper.chmod(0o755)
+    manifest = root / "hotplex.toml"
+    manifest.write_text(manifest.read_text().replace(upstream.url, "evil::x"))
+    path = f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
+    refused = run_hotplex("lock", cwd=root, env={"XDG_CACHE_HOME": str(cache), "PATH": path})
+    assert refused.status == 1
+    assert "cannot fetch evil::x: fatal: transport 'evil' not allowed" in refused.stderr
+    assert not ran.exists()
+    manifest.write_text(manifest.read_text().replace("evil::x", "fd::17"))
+    hung = run(root, cache, "lock")  # before: git remote-fd waited on fd 17 for ever
+    assert "transport 'fd' not allowed" in hung.stderr
+
+
 def test_a_missing_subdir_is_an_error_naming_the_key(tmp_path, upstream, cache):
     upstream.commit({"rules.md": "x\n"}, tag="v1")
     root = project(tmp_path, upstream, extra='subdir = "nowhere"')
