@@ -46,7 +46,10 @@ def origin_of(package: Package) -> dict[str, str]:
 
 
 def without_password(url: str) -> str:
-    """``https://user:secret@host/x`` as ``https://user@host/x``: the lock is committed."""
+    """``url`` as the lock and messages show it: ``https://user:secret@host/x`` as
+    ``https://user@host/x``, and over http(s) no user either (``https://ghp_…@host/x``: a token
+    is written as the user as often as the password). Only a record: git fetches the URL as
+    written, its credential helpers keyed by host."""
     scheme, sep, rest = url.partition("://")
     if not sep:
         return url
@@ -54,6 +57,8 @@ def without_password(url: str) -> str:
     user, at, host = authority.rpartition("@")
     if not at:
         return url
+    if scheme.lower() in ("http", "https"):
+        return f"{scheme}://{host}{slash}{path}"
     return f"{scheme}://{user.split(':', 1)[0]}@{host}{slash}{path}"
 
 

@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from hotplex_testing import run_hotplex
+from hotplex_testing import FAKE_SECRETS, run_hotplex
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t",
@@ -494,13 +494,13 @@ class GitHttp:
     """git's own http-backend on 127.0.0.1, behind a Basic-auth check, started and stopped by
     the test: the one host the tests talk to."""
 
-    def __init__(self, root: Path, password: str) -> None:
+    def __init__(self, root: Path, password: str, user: str = "team") -> None:
         import base64
         import threading
         from wsgiref.simple_server import WSGIRequestHandler, make_server
 
         self.requests: list[str] = []
-        expected = "Basic " + base64.b64encode(f"team:{password}".encode()).decode()
+        expected = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
         backend = Path(git("--exec-path", cwd=root)) / "git-http-backend"
 
         def app(environ, start_response):
@@ -561,7 +561,7 @@ def test_over_http_with_a_password_that_reaches_neither_lock_nor_artifact(
         assert any(r.endswith("/info/refs") for r in server.requests)
         lock = (root / "hotplex.lock").read_text()
         assert password not in lock
-        assert f'git = "http://team@127.0.0.1:{server.port}/shared.git"' in lock
+        assert f'git = "http://127.0.0.1:{server.port}/shared.git"' in lock
         assert run(root, cache, "build", "--frozen").status == 0
         assert "Over HTTP." in prompt(root)
         assert not any(password in p.read_text() for p in (root / "dist").rglob("*") if p.is_file())
@@ -569,9 +569,35 @@ def test_over_http_with_a_password_that_reaches_neither_lock_nor_artifact(
         server.stop()
     failed = run(root, cache, "update")  # the server is gone
     assert failed.status == 1
-    assert f"cannot fetch http://team@127.0.0.1:{server.port}/shared.git" in failed.stderr
+    assert f"cannot fetch http://127.0.0.1:{server.port}/shared.git" in failed.stderr
     assert password not in failed.stderr
     assert (root / "hotplex.lock").read_text() == lock
+
+
+def test_a_token_written_as_the_urls_user_reaches_neither_lock_nor_message(
+    tmp_path, upstream, cache
+):
+    """`https://<token>:x-oauth-basic@host/…` (a form GitHub documents) holds the secret as
+    the user, which the lock kept: over http(s) it now keeps no user at all."""
+    upstream.commit({"rules.md": "Over HTTP.\n"}, tag="v1")
+    token = FAKE_SECRETS["github-token"]
+    server = GitHttp(upstream.bare.parent, "x-oauth-basic", user=token)
+    try:
+        url = f"http://{token}:x-oauth-basic@127.0.0.1:{server.port}/shared.git"
+        root = project(tmp_path, upstream)
+        manifest = root / "hotplex.toml"
+        manifest.write_text(manifest.read_text().replace(upstream.url, url))
+        locked = run(root, cache, "lock")
+        assert locked.status == 0, locked.stderr
+        lock = (root / "hotplex.lock").read_text()
+        assert token not in lock
+        assert f'git = "http://127.0.0.1:{server.port}/shared.git"' in lock
+        assert run(root, cache, "build", "--frozen").status == 0
+    finally:
+        server.stop()
+    failed = run(root, cache, "update")
+    assert failed.status == 1
+    assert token not in failed.stderr + failed.stdout
 
 
 def test_stats_says_how_many_of_each_packages_files_are_read(tmp_path, upstream, cache):
