@@ -545,14 +545,21 @@ class GitHttp:
         self.thread.join()
 
 
+@pytest.mark.parametrize(
+    ("user", "password"),
+    [
+        ("team", "plain-words"),  # no secret rule would redact it from a message
+        # GitHub's documented form: the token is the user, which the lock used to keep
+        (FAKE_SECRETS["github-token"], "x-oauth-basic"),
+    ],
+)
 def test_over_http_with_a_password_that_reaches_neither_lock_nor_artifact(
-    tmp_path, upstream, cache
+    tmp_path, upstream, cache, user, password
 ):
     upstream.commit({"rules.md": "Over HTTP.\n"}, tag="v1")
-    password = "plain-words"  # no secret rule would redact it from a message
-    server = GitHttp(upstream.bare.parent, password)
+    server = GitHttp(upstream.bare.parent, password, user)
     try:
-        url = f"http://team:{password}@127.0.0.1:{server.port}/shared.git"
+        url = f"http://{user}:{password}@127.0.0.1:{server.port}/shared.git"
         root = project(tmp_path, upstream)
         manifest = root / "hotplex.toml"
         manifest.write_text(manifest.read_text().replace(upstream.url, url))
@@ -561,6 +568,7 @@ def test_over_http_with_a_password_that_reaches_neither_lock_nor_artifact(
         assert any(r.endswith("/info/refs") for r in server.requests)
         lock = (root / "hotplex.lock").read_text()
         assert password not in lock
+        assert f"{user}@" not in lock
         assert f'git = "http://127.0.0.1:{server.port}/shared.git"' in lock
         assert run(root, cache, "build", "--frozen").status == 0
         assert "Over HTTP." in prompt(root)
@@ -571,33 +579,27 @@ def test_over_http_with_a_password_that_reaches_neither_lock_nor_artifact(
     assert failed.status == 1
     assert f"cannot fetch http://127.0.0.1:{server.port}/shared.git" in failed.stderr
     assert password not in failed.stderr
+    assert f"{user}@" not in failed.stderr
     assert (root / "hotplex.lock").read_text() == lock
 
 
-def test_a_token_written_as_the_urls_user_reaches_neither_lock_nor_message(
-    tmp_path, upstream, cache
-):
-    """`https://<token>:x-oauth-basic@host/…` (a form GitHub documents) holds the secret as
-    the user, which the lock kept: over http(s) it now keeps no user at all."""
-    upstream.commit({"rules.md": "Over HTTP.\n"}, tag="v1")
-    token = FAKE_SECRETS["github-token"]
-    server = GitHttp(upstream.bare.parent, "x-oauth-basic", user=token)
-    try:
-        url = f"http://{token}:x-oauth-basic@127.0.0.1:{server.port}/shared.git"
-        root = project(tmp_path, upstream)
-        manifest = root / "hotplex.toml"
-        manifest.write_text(manifest.read_text().replace(upstream.url, url))
-        locked = run(root, cache, "lock")
-        assert locked.status == 0, locked.stderr
-        lock = (root / "hotplex.lock").read_text()
-        assert token not in lock
-        assert f'git = "http://127.0.0.1:{server.port}/shared.git"' in lock
-        assert run(root, cache, "build", "--frozen").status == 0
-    finally:
-        server.stop()
-    failed = run(root, cache, "update")
-    assert failed.status == 1
-    assert token not in failed.stderr + failed.stdout
+def test_the_library_compiles_a_project_with_packages(tmp_path, upstream, cache, monkeypatch):
+    """`Project.compile` (and so `hotplex serve`) read a package file from the cache but
+    checked its stamp in the project, where it never is: every compile failed with "kept
+    changing". A lock moved since is read again."""
+    from hotplex import Project
+
+    upstream.commit({"rules.md": "First.\n"}, tag="v1")
+    root = project(tmp_path, upstream, rev="main")
+    assert run(root, cache, "lock").status == 0
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    loaded = Project.load(root)
+    assert "First." in loaded.compile("cc").text
+    assert "First." in loaded.compile("cc").text  # the cached answer
+    upstream.commit({"rules.md": "Second.\n"})
+    assert run(root, cache, "update").status == 0
+    assert "Second." in loaded.compile("cc").text
+    assert "Second." in loaded.compile("cc", overlay={"OWN.md": "Overlaid.\n"}).text
 
 
 def test_stats_says_how_many_of_each_packages_files_are_read(tmp_path, upstream, cache):
