@@ -159,10 +159,25 @@ def _store(files: dict[str, bytes]) -> int:
         digest = digest_of(data)
         if not _cached(digest):
             path = blob_path(digest)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            _made(path.parent)
             write_atomic(path, data)
             added += 1
     return added
+
+
+def _made(folder: Path) -> Path:
+    """A folder of the cache, made where missing: a file in its way is one error naming it."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        way = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
+        why = f"{way} is a file, not a folder" if way is not None else exc.strerror
+        raise HotplexError.single(
+            f"cannot make the cache folder {folder}: {why}",
+            hint="move what is in its way: the cache is $XDG_CACHE_HOME/hotplex/",
+            exit_status=EXIT_FAILED,
+        ) from None
+    return folder
 
 
 def _read(model: Model, package: Package, index: int, commit: str | None) -> Read:
@@ -209,7 +224,7 @@ def _mirror(url: str, span: Span) -> Path:
     """A bare mirror of ``url`` in the cache, fetched now: its branches and tags, forced."""
     path = cache_folder() / "git" / f"{sha256(url.encode())[:32]}.git"
     if not (path / "HEAD").exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _made(path.parent)
         _git(["init", "--quiet", "--bare", str(path)], span, "cannot make a git mirror")
     _git(
         [

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import tomllib
 from pathlib import Path
@@ -358,6 +359,21 @@ def test_a_lock_edited_to_another_commit_is_scanned_by_fetch(tmp_path, upstream,
     again = run(root, fresh, "fetch")
     assert again.status == 1
     assert "agent-configs/team/rules.md:2:1: package 'team' refused" in again.stderr
+
+
+@pytest.mark.parametrize("in_the_way", ["hotplex", "hotplex/sha256"])
+def test_a_file_in_the_caches_way_is_one_error(tmp_path, upstream, cache, in_the_way):
+    upstream.commit({"rules.md": "x\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    if in_the_way != "hotplex":
+        assert run(root, cache, "lock").status == 0
+        shutil.rmtree(cache / in_the_way)
+    (cache / in_the_way).parent.mkdir(parents=True, exist_ok=True)
+    (cache / in_the_way).write_text("not a folder\n")
+    failed = run(root, cache, "lock" if in_the_way == "hotplex" else "fetch")
+    assert failed.status == 1
+    assert "internal error" not in failed.stderr  # before: NotADirectoryError, "a bug in hotplex"
+    assert f"{cache / in_the_way} is a file, not a folder" in failed.stderr
 
 
 def test_a_fresh_clone_builds_after_fetch_without_the_network(tmp_path, upstream, cache):
