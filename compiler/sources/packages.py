@@ -12,6 +12,7 @@ package's folder.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,6 +100,7 @@ def read_lock(root: Path, display: str = LOCK_NAME) -> dict[str, Locked] | None:
         found = {}
         for name, entry in table.get("package", {}).items():
             files = {str(k): str(v) for k, v in entry.get("files", {}).items()}
+            _check_files(name, files, display)
             origin = {k: str(entry[k]) for k in ("git", "rev", "subdir", "path") if k in entry}
             found[name] = Locked(name, origin, str(entry.get("commit", "")), files)
         return found
@@ -108,6 +110,28 @@ def read_lock(root: Path, display: str = LOCK_NAME) -> dict[str, Locked] | None:
             Span(display),
             hint="run `hotplex lock` to write it again",
         ) from None
+
+
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def _check_files(name: str, files: dict[str, str], display: str) -> None:
+    """Each file a path inside the package as ``hotplex lock`` writes it, each digest a
+    SHA-256: a lock edited to name ``../SOUL.md`` or ``sha256:/etc/passwd`` would have the build
+    read the project's own file, or any file, as the package's."""
+    for rel, digest in files.items():
+        key = f'package.{name}.files."{rel}"'
+        if any(part in ("", ".", "..") for part in rel.split("/")):
+            why = f"'{rel}' is not a path inside the package"
+        elif not _DIGEST.fullmatch(digest):
+            why = f"'{digest}' is no sha256 digest"
+        else:
+            continue
+        raise HotplexError.single(
+            f"{display} is not a lock hotplex wrote: {why}",
+            Span(display, key=key),
+            hint="run `hotplex lock` to write it again",
+        )
 
 
 def lock_text(packages: dict[str, Locked]) -> str:

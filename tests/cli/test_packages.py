@@ -376,6 +376,31 @@ def test_a_file_in_the_caches_way_is_one_error(tmp_path, upstream, cache, in_the
     assert f"{cache / in_the_way} is a file, not a folder" in failed.stderr
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "key", "why"),
+    [
+        ('"rules.md" =', '"../OWN.md" =', 'files."../OWN.md"', "'../OWN.md' is not a path inside"),
+        ('"rules.md" =', '"/etc/x.md" =', 'files."/etc/x.md"', "'/etc/x.md' is not a path inside"),
+        ("sha256:", "sha256:/etc/passwd#", 'files."rules.md"', "is no sha256 digest"),
+    ],
+)
+def test_a_lock_edited_to_name_files_outside_the_package_is_refused(
+    tmp_path, upstream, cache, old, new, key, why
+):
+    """The lock's file names and digests became paths: `"../OWN.md"` made the build read the
+    project's own OWN.md as the package's, `sha256:/etc/passwd` made it open that file."""
+    upstream.commit({"rules.md": "x\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    assert run(root, cache, "lock").status == 0
+    lock = root / "hotplex.lock"
+    lock.write_text(lock.read_text().replace(old, new, 1))
+    for command in ("build", "fetch"):
+        failed = run(root, cache, command)
+        assert failed.status == 2, failed.stderr
+        assert f"hotplex.lock: package.team.{key}: hotplex.lock is not a lock" in failed.stderr
+        assert why in failed.stderr
+
+
 def test_a_fresh_clone_builds_after_fetch_without_the_network(tmp_path, upstream, cache):
     upstream.commit({"rules.md": "From the lock.\n"}, tag="v1")
     root = project(tmp_path, upstream)
