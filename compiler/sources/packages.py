@@ -31,7 +31,9 @@ class Locked:
     """One package as the lock pins it."""
 
     name: str
-    origin: dict[str, str]  # the manifest keys it was locked from: git, rev, subdir or path
+    # the manifest keys it was locked from: git, rev, subdir or path, and the allow it was
+    # scanned with (a narrower allow is another declaration: the package is scanned again)
+    origin: dict[str, str | list[str]]
     commit: str  # the resolved commit ("" for a local folder)
     files: dict[str, str]  # path inside the package -> "sha256:<hex>"
 
@@ -39,11 +41,15 @@ class Locked:
         return self.origin == origin_of(package)
 
 
-def origin_of(package: Package) -> dict[str, str]:
-    """What the lock records of where a package came from: a password in the URL left out."""
+def origin_of(package: Package) -> dict[str, str | list[str]]:
+    """What the lock records of where a package came from (a password in the URL left out)
+    and of the ``allow`` it was scanned with."""
     git = without_password(package.git) if package.git is not None else None
     keys = {"git": git, "rev": package.rev, "subdir": package.subdir, "path": package.path}
-    return {k: v for k, v in keys.items() if v is not None}
+    origin: dict[str, str | list[str]] = {k: v for k, v in keys.items() if v is not None}
+    if package.allow:
+        origin["allow"] = sorted(set(package.allow))
+    return origin
 
 
 def without_password(url: str) -> str:
@@ -101,7 +107,11 @@ def read_lock(root: Path, display: str = LOCK_NAME) -> dict[str, Locked] | None:
         for name, entry in table.get("package", {}).items():
             files = {str(k): str(v) for k, v in entry.get("files", {}).items()}
             _check_files(name, files, display)
-            origin = {k: str(entry[k]) for k in ("git", "rev", "subdir", "path") if k in entry}
+            origin: dict[str, str | list[str]] = {
+                k: str(entry[k]) for k in ("git", "rev", "subdir", "path") if k in entry
+            }
+            if "allow" in entry:
+                origin["allow"] = [str(rule) for rule in entry["allow"]]
             found[name] = Locked(name, origin, str(entry.get("commit", "")), files)
         return found
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError, TypeError) as exc:
