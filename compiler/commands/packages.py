@@ -9,6 +9,7 @@ cache are written only once every package has been read: a failure keeps the las
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import subprocess
@@ -187,10 +188,39 @@ def _read(model: Model, package: Package, index: int, commit: str | None) -> Rea
     if package.path is not None:
         return Read("", _read_folder(model, package, Path(model.root, package.path), span))
     assert package.git is not None and package.rev is not None  # validated
-    mirror = _mirror(_url(model, package.git), span)
+    url = _url(model, package.git)
+    mirror = _mirror(url, span)
     if commit is None:
         commit = _resolve(mirror, package, span)
+    elif not _has(mirror, commit):  # on no branch or tag now (a tag moved): asked by its id
+        _pinned(mirror, url, package, commit)
     return Read(commit, _read_tree(model, mirror, package, commit, span))
+
+
+def _has(mirror: Path, commit: str) -> bool:
+    done = subprocess.run(
+        ["git", *_GIT_SAFE, "cat-file", "-e", f"{commit}^{{commit}}"],
+        cwd=mirror,
+        capture_output=True,
+        check=False,
+    )
+    return done.returncode == 0
+
+
+def _pinned(mirror: Path, url: str, package: Package, commit: str) -> None:
+    """Fetch the commit the lock pins by its id; one error when the repository lost it."""
+    span = Span(LOCK_NAME, key=f"package.{package.name}.commit")
+    gone = f"commit {commit[:12]}, which {LOCK_NAME} pins, is no longer in {without_password(url)}"
+    fetch = ["fetch", "--quiet", "--no-recurse-submodules", "--no-write-fetch-head"]
+    with contextlib.suppress(HotplexError):  # said below, as the commit being gone
+        _git([*fetch, "--", url, commit], span, gone, cwd=mirror)
+    if not _has(mirror, commit):
+        raise HotplexError.single(
+            gone,
+            span,
+            hint="a force-push or a deleted branch; run `hotplex update` to lock what it holds now",
+            exit_status=EXIT_FAILED,
+        )
 
 
 def _git(args: list[str], span: Span, what: str, cwd: Path | None = None) -> bytes:

@@ -4,6 +4,7 @@ checks. Its calls run in a worker thread (``threaded.py``), its watcher wakes th
 waiting for an artifact to change (``watching.py``), and its learning calls are
 ``learning_calls.py``; what a call answers, or why it was refused, is ``answers.py``.
 """
+
 from __future__ import annotations
 
 import asyncio

@@ -107,12 +107,19 @@ def read_lock(root: Path, display: str = LOCK_NAME) -> dict[str, Locked] | None:
         for name, entry in table.get("package", {}).items():
             files = {str(k): str(v) for k, v in entry.get("files", {}).items()}
             _check_files(name, files, display)
+            commit = str(entry.get("commit", ""))
+            if commit and not _COMMIT.fullmatch(commit):
+                raise HotplexError.single(
+                    f"{display} is not a lock hotplex wrote: '{commit}' is no commit id",
+                    Span(display, key=f"package.{name}.commit"),
+                    hint="run `hotplex lock` to write it again",
+                )
             origin: dict[str, str | list[str]] = {
                 k: str(entry[k]) for k in ("git", "rev", "subdir", "path") if k in entry
             }
             if "allow" in entry:
                 origin["allow"] = [str(rule) for rule in entry["allow"]]
-            found[name] = Locked(name, origin, str(entry.get("commit", "")), files)
+            found[name] = Locked(name, origin, commit, files)
         return found
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError, TypeError) as exc:
         raise HotplexError.single(
@@ -123,6 +130,7 @@ def read_lock(root: Path, display: str = LOCK_NAME) -> dict[str, Locked] | None:
 
 
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256 repositories
 
 
 def _check_files(name: str, files: dict[str, str], display: str) -> None:

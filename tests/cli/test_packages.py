@@ -191,6 +191,33 @@ def test_a_force_pushed_branch_and_a_deleted_ref(tmp_path, upstream, cache):
     assert run(root, cache, "build", "--frozen").status == 0  # and its cache
 
 
+def test_fetch_asks_for_a_pinned_commit_no_ref_holds(tmp_path, upstream, cache):
+    """A tag moved since the lock: `lock` keeps the commit, and `fetch` on a fresh machine
+    asks the repository for it by its id (it blamed the subdir: "folder 'rules' does not
+    exist"); a commit the repository lost is said to be gone, at the lock's key."""
+    upstream.commit({"rules/rules.md": "Untagged.\n"})
+    first = upstream.commit({"rules/rules.md": "Tagged first.\n"}, tag="v1")
+    root = project(tmp_path, upstream, extra='subdir = "rules"')
+    assert run(root, cache, "lock").status == 0
+    git("reset", "-q", "--hard", "HEAD~1", cwd=upstream.work)  # the tag moves to a rewrite
+    upstream.commit({"rules/rules.md": "Tagged again.\n"}, tag="v1")
+    assert run(root, cache, "lock").stdout.startswith(f"team: unchanged at {first[:12]}")
+    fresh = tmp_path / "fresh-cache"
+    fetched = run(root, fresh, "fetch")
+    assert fetched.status == 0, fetched.stderr
+    assert run(root, fresh, "build").status == 0
+    assert "Tagged first." in prompt(root)
+    git("reflog", "expire", "--expire=now", "--all", cwd=upstream.bare)
+    git("gc", "-q", "--prune=now", cwd=upstream.bare)
+    gone = run(root, tmp_path / "third-cache", "fetch")
+    assert gone.status == 1
+    assert (
+        f"hotplex.lock: package.team.commit: commit {first[:12]}, which hotplex.lock pins,"
+        f" is no longer in {upstream.url}" in gone.stderr
+    )
+    assert "fatal:" not in gone.stderr
+
+
 def test_a_fetch_that_fails_keeps_the_lock_and_the_cache(tmp_path, upstream, cache):
     upstream.commit({"rules.md": "Kept.\n"}, tag="v1")
     root = project(tmp_path, upstream)
@@ -308,12 +335,12 @@ def test_an_allow_taken_back_scans_the_package_again(tmp_path, upstream, cache):
     assert run(root, cache, "build", "--frozen").status == 0
     manifest = root / "hotplex.toml"
     manifest.write_text(manifest.read_text().replace('allow = ["role-line"]', ""))
-    frozen = run(root, cache, "check", "--frozen")
-    assert frozen.status == 1
-    assert "package 'team' is declared otherwise than locked (--frozen)" in frozen.stderr
-    relocked = run(root, cache, "lock")
-    assert relocked.status == 1
-    assert "agent-configs/team/rules.md:1:1: package 'team' refused" in relocked.stderr
+    for command, said in (
+        ("check --frozen", "package 'team' is declared otherwise than locked (--frozen)"),
+        ("lock", "agent-configs/team/rules.md:1:1: package 'team' refused"),  # scanned again
+    ):
+        done = run(root, cache, *command.split())
+        assert (done.status, said in done.stderr) == (1, True), done.stderr
 
 
 def test_injection_is_scanned_in_package_files(tmp_path, upstream, cache):
@@ -394,16 +421,17 @@ def test_a_file_in_the_caches_way_is_one_error(tmp_path, upstream, cache, in_the
     assert f"{cache / in_the_way} is a file, not a folder" in failed.stderr
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "key", "why"),
-    [
-        ('"rules.md" =', '"../OWN.md" =', 'files."../OWN.md"', "'../OWN.md' is not a path inside"),
-        ('"rules.md" =', '"/etc/x.md" =', 'files."/etc/x.md"', "'/etc/x.md' is not a path inside"),
-        ("sha256:", "sha256:/etc/passwd#", 'files."rules.md"', "is no sha256 digest"),
-    ],
-)
+_EDITED_LOCKS = {  # the lock's text replaced -> the key and the words of the error
+    ('"rules.md" =', '"../OWN.md" ='): ('files."../OWN.md"', "'../OWN.md' is not a path inside"),
+    ('"rules.md" =', '"/etc/x.md" ='): ('files."/etc/x.md"', "'/etc/x.md' is not a path inside"),
+    ("sha256:", "sha256:/etc/passwd#"): ('files."rules.md"', "is no sha256 digest"),
+    ('commit = "', 'commit = "--upload-pack=x'): ("commit", "is no commit id"),
+}
+
+
+@pytest.mark.parametrize("edit", list(_EDITED_LOCKS))
 def test_a_lock_edited_to_name_files_outside_the_package_is_refused(
-    tmp_path, upstream, cache, old, new, key, why
+    tmp_path, upstream, cache, edit
 ):
     """The lock's file names and digests became paths: `"../OWN.md"` made the build read the
     project's own OWN.md as the package's, `sha256:/etc/passwd` made it open that file."""
@@ -411,7 +439,8 @@ def test_a_lock_edited_to_name_files_outside_the_package_is_refused(
     root = project(tmp_path, upstream)
     assert run(root, cache, "lock").status == 0
     lock = root / "hotplex.lock"
-    lock.write_text(lock.read_text().replace(old, new, 1))
+    lock.write_text(lock.read_text().replace(*edit, 1))
+    key, why = _EDITED_LOCKS[edit]
     for command in ("build", "fetch"):
         failed = run(root, cache, command)
         assert failed.status == 2, failed.stderr
