@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 import tomllib
 from pathlib import Path
 
@@ -688,6 +689,34 @@ def test_the_library_compiles_a_project_with_packages(tmp_path, upstream, cache,
     assert run(root, cache, "update").status == 0
     assert "Second." in loaded.compile("cc").text
     assert "Second." in loaded.compile("cc", overlay={"OWN.md": "Overlaid.\n"}).text
+
+
+def test_watch_rebuilds_when_update_moves_the_lock(tmp_path, upstream, cache, monkeypatch):
+    """`hotplex update` in another terminal rewrites hotplex.lock: a running watch ignored it,
+    the artifacts kept the old text while it said it was watching."""
+    pytest.importorskip("watchfiles")
+    from hotplex.build import Request
+    from hotplex.commands.watch import watch
+
+    upstream.commit({"rules.md": "Before.\n"}, tag="v1")
+    root = project(tmp_path, upstream, rev="main")
+    assert run(root, cache, "lock").status == 0
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    cycles, ready, counted = [], threading.Event(), []
+    runner = threading.Thread(
+        target=lambda: counted.append(
+            watch(Request(root), cycles.append, ready.set, quiet_ms=50, max_cycles=2)
+        ),
+        daemon=True,  # before the fix it never sees a second cycle
+    )
+    runner.start()
+    assert ready.wait(10)
+    upstream.commit({"rules.md": "After.\n"})
+    assert run(root, cache, "update").status == 0
+    runner.join(20)
+    assert counted == [2]
+    assert cycles[1].changes == ("hotplex.lock",)
+    assert "After." in prompt(root)
 
 
 def test_stats_says_how_many_of_each_packages_files_are_read(tmp_path, upstream, cache):
