@@ -62,10 +62,10 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.manifest import load as loading
 
     model = loading.load(root, manifest or root / "hotplex.toml")
-    if not model.manifest.package:
+    lock = read_lock(root) or {}
+    if not model.manifest.package and not (lock and args.command != "fetch"):
         print(f"{model.manifest_display} declares no [[package]]: nothing to {args.command}")
         return EXIT_OK
-    lock = read_lock(root) or {}
     if args.command == "fetch":
         return _fetch(model, lock)
     names = [p.name for p in model.manifest.package]
@@ -91,6 +91,8 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     write_atomic(root / LOCK_NAME, lock_text(new).encode())
     for name, locked in new.items():
         print(_change(lock.get(name), locked))
+    for name in sorted(lock.keys() - new.keys()):
+        print(f"{name}: removed, no [[package]] declares it")
     return EXIT_OK
 
 

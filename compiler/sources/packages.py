@@ -241,31 +241,37 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
     gives; None when the manifest declares no package. ``frozen`` (``--frozen`` or
     ``[project] frozen``) makes a stale lock an error, exit 1, and re-hashes every cached file."""
     packages = model.manifest.package
-    if not packages:
+    lock = read_lock(model.root) or {}
+    if not packages and not lock:
         return None, []
     frozen = frozen or model.manifest.project.frozen
     _no_real_folder(model)
-    lock = read_lock(model.root) or {}
-    stale = []
+    declared = {p.name for p in packages}
+    stale = [
+        (
+            Span(LOCK_NAME, key=f"package.{name}"),
+            f"package '{name}' is in {LOCK_NAME}, but no [[package]] declares it",
+        )
+        for name in sorted(lock.keys() - declared)
+    ]
     for index, package in enumerate(packages):
         locked = lock.get(package.name)
+        key = Span(model.manifest_display, key=f"package[{index}]")
         if locked is None:
-            stale.append((index, f"package '{package.name}' is not in {LOCK_NAME}"))
+            stale.append((key, f"package '{package.name}' is not in {LOCK_NAME}"))
         elif not locked.agrees(package):
-            stale.append((index, f"package '{package.name}' is declared otherwise than locked"))
+            stale.append((key, f"package '{package.name}' is declared otherwise than locked"))
     if stale and frozen:
         raise HotplexError(
             [
-                Problem(
-                    f"{message} (--frozen)",
-                    Span(model.manifest_display, key=f"package[{index}]"),
-                    "run `hotplex lock` and commit hotplex.lock",
-                )
-                for index, message in stale
+                Problem(f"{message} (--frozen)", span, "run `hotplex lock` and commit hotplex.lock")
+                for span, message in stale
             ],
             exit_status=EXIT_FAILED,
         )
     warnings = [f"{message}: run `hotplex lock`" for _, message in stale]
+    if not packages:
+        return None, warnings
     files, commits = {}, {}
     for package in packages:
         locked = lock.get(package.name)

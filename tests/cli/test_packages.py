@@ -480,6 +480,27 @@ def test_frozen_fails_when_manifest_and_lock_disagree(tmp_path, upstream, cache)
     assert run(root, cache, "build").status == 0
 
 
+def test_a_package_no_longer_declared_leaves_the_lock(tmp_path, upstream, cache):
+    """The last [[package]] deleted: `lock` said "nothing to lock" and kept it in
+    hotplex.lock for ever, and `check --frozen` passed on that disagreement."""
+    upstream.commit({"rules.md": "x\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    assert run(root, cache, "lock").status == 0
+    manifest = root / "hotplex.toml"
+    text = manifest.read_text()
+    manifest.write_text(text[: text.index("[[package]]")].replace("team/rules.md", "TEAM.md"))
+    (root / "agent-configs" / "TEAM.md").write_text("Our copy now.\n")
+    said = "package 'team' is in hotplex.lock, but no [[package]] declares it"
+    frozen = run(root, cache, "check", "--frozen")
+    assert frozen.status == 1
+    assert f"hotplex.lock: package.team: {said} (--frozen)" in frozen.stderr
+    assert f"warning: {said}: run `hotplex lock`" in run(root, cache, "build").stderr
+    relocked = run(root, cache, "lock")
+    assert relocked.stdout == "team: removed, no [[package]] declares it\n"
+    assert lock_of(root) == {"version": 1, "package": {}}
+    assert run(root, cache, "check", "--frozen").status == 0
+
+
 def test_a_real_folder_of_the_package_name_is_an_error(tmp_path, upstream, cache):
     upstream.commit({"rules.md": "x\n"}, tag="v1")
     root = project(tmp_path, upstream)
