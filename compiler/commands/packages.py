@@ -234,8 +234,9 @@ def _git(args: list[str], span: Span, what: str, cwd: Path | None = None) -> byt
         ) from None
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        fatal = [line for line in said if line.startswith(("fatal:", "error:"))] or said[-1:]
         raise HotplexError.single(
-            f"{what}: {said[-1] if said else f'git exited with {done.returncode}'}",
+            f"{what}: {fatal[0] if fatal else f'git exited with {done.returncode}'}",
             span,
             hint=f"{LOCK_NAME} and the cache are as they were",
             exit_status=EXIT_FAILED,
@@ -416,7 +417,7 @@ def _scan(model: Model, package: Package, got: Read) -> None:
         if b"\0" in data:
             continue  # not text: digested, never read as a source
         try:
-            text = data.decode("utf-8")
+            text = data.decode("utf-8").removeprefix("\ufeff")  # a BOM, as a build reads it
         except UnicodeDecodeError:
             continue
         display = model.source_path(package.name, rel)

@@ -308,6 +308,29 @@ def test_a_file_over_the_read_cap_is_refused(tmp_path, upstream, cache):
     assert "agent-configs/team/huge.md is 2097152 bytes, over the read cap" in failed.stderr
 
 
+def test_a_byte_order_mark_is_read_as_a_build_reads_it(tmp_path, upstream, cache):
+    """A UTF-8 BOM opening a package file refused the package as hidden text (U+FEFF), though
+    the build drops it from a file of one's own without a word."""
+    upstream.commit({"rules.md": "\ufeffBe kind.\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    locked = run(root, cache, "lock")
+    assert locked.status == 0, locked.stderr
+    assert run(root, cache, "build").status == 0
+    assert "Be kind." in prompt(root)
+
+
+def test_a_missing_repository_is_said_by_gits_fatal_line(tmp_path, upstream, cache):
+    """git's last line alone read `cannot fetch …: and the repository exists.` (the end of its
+    advice); the line that says what failed is the one shown."""
+    root = project(tmp_path, upstream)
+    manifest = root / "hotplex.toml"
+    manifest.write_text(manifest.read_text().replace(upstream.url, "../no-such-repo"))
+    failed = run(root, cache, "lock")
+    assert failed.status == 1
+    assert "no-such-repo: fatal: '" in failed.stderr
+    assert "and the repository exists" not in failed.stderr
+
+
 def test_hidden_text_refuses_the_package_unless_it_allows_it(tmp_path, upstream, cache):
     upstream.commit({"rules.md": "fine\n", "notes/extra.md": "a\n\nb\u200bc\n"}, tag="v1")
     root = project(tmp_path, upstream)
