@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span
-from hotplex.fs import is_utf8, sha256, stamp, write_atomic
+from hotplex.fs import STATE_DIR, is_utf8, sha256, stamp, write_atomic
 from hotplex.manifest.model import Model, Package
 from hotplex.sources.packages import (
     LOCK_NAME,
@@ -358,6 +358,7 @@ def _read_folder(model: Model, package: Package, folder: Path, span: Span) -> di
             exit_status=EXIT_FAILED,
         )
     real = os.path.realpath(folder)
+    _not_the_projects(model, package, real, span)
     files = {}
     cap = _cap(model)
     for top, dirs, names in os.walk(folder):
@@ -383,6 +384,36 @@ def _read_folder(model: Model, package: Package, folder: Path, span: Span) -> di
                 raise _refused(package, where, f"is {size} bytes, over the read cap of {cap}", span)
             files[rel] = Path(target).read_bytes()
     return files
+
+
+def _not_the_projects(model: Model, package: Package, real: str, span: Span) -> None:
+    """A local package is a folder of its own: not one holding the project (its lock, state
+    and artifacts would be the package's files), nor one inside the project's sources, ``out``
+    or state folder, nor the cache's (each would be read twice, or feed a build its output)."""
+    root = os.path.realpath(model.root)
+    inside = {
+        "the sources folder": model.sources_dir,
+        "the out folder": model.out_dir,
+        "the build's state folder": STATE_DIR,
+    }
+    folders = {name: os.path.realpath(os.path.join(root, rel)) for name, rel in inside.items()}
+    folders["the package cache"] = os.path.realpath(cache_folder())
+    why = None
+    if _within(root, real):
+        why = "holds the project itself"
+    for name, folder in folders.items():
+        if why is None and (_within(real, folder) or _within(folder, real)):
+            why = f"is, holds or is inside {name}"
+    if why is not None:
+        raise HotplexError.single(
+            f"package '{package.name}': folder '{package.path}' {why}",
+            Span(span.file, key=f"{span.key}.path"),
+            hint="name a folder of its own, beside the project or in a folder of it",
+        )
+
+
+def _within(inner: str, outer: str) -> bool:
+    return os.path.commonpath([inner, outer]) == outer
 
 
 def _cap(model: Model) -> int:

@@ -599,6 +599,31 @@ def test_a_local_folder_package_and_an_include_across_packages(tmp_path, upstrea
     assert "Edited" not in prompt(root)  # the lock pins the folder's files too
 
 
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [
+        (".", "holds the project itself"),
+        ("..", "holds the project itself"),
+        ("agent-configs", "is, holds or is inside the sources folder"),
+        ("dist", "is, holds or is inside the out folder"),
+    ],
+)
+def test_a_local_package_may_not_be_the_projects_own_folders(tmp_path, upstream, cache, path, why):
+    """`path = "."` locked the project's own lock, state and artifacts as package files,
+    `"agent-configs"` every source twice, `"dist"` the artifacts back as sources."""
+    root = project(tmp_path, upstream)
+    (root / "dist").mkdir()
+    manifest = root / "hotplex.toml"
+    text = manifest.read_text()
+    manifest.write_text(text[: text.index("git =")] + f'path = "{path}"\n')
+    refused = run(root, cache, "lock")
+    assert refused.status == 2
+    assert f"hotplex.toml: package[0].path: package 'team': folder '{path}' {why}" in (
+        refused.stderr
+    )
+    assert not (root / "hotplex.lock").exists()
+
+
 def test_a_lock_change_rebuilds_only_the_sets_reading_the_changed_files(tmp_path, upstream, cache):
     upstream.commit({"rules.md": "Base.\n", "rules.slack.md": "Slack one.\n"}, tag="v1")
     root = project(tmp_path, upstream, rev="main")
