@@ -330,15 +330,21 @@ def _read_tree(
             target = _git(["cat-file", "blob", oid], span, "cannot read a link", mirror).decode(
                 "utf-8", "surrogateescape"
             )
-            inside = posixpath.normpath(posixpath.join(posixpath.dirname(rel), target))
-            if (
-                target.startswith("/")
-                or inside.startswith("../")
-                or inside == ".."
-                or inside not in entries
-            ):
+            # resolved in the repository, so `../rules/a.md` from the subdir `rules` is inside
+            full = posixpath.normpath(posixpath.join(subdir, posixpath.dirname(rel), target))
+            inside = full if subdir == "." else posixpath.relpath(full, subdir)
+            if target.startswith("/") or inside == ".." or inside.startswith("../"):
                 raise _refused(
                     package, where, f"is a symlink to '{target}', outside the package", span
+                )
+            if inside not in entries:
+                folder = inside == "." or any(e.startswith(f"{inside}/") for e in entries)
+                why = "the folder" if folder else "a file the package does not hold,"
+                raise _refused(
+                    package,
+                    where,
+                    f"is a symlink to {why} '{target}': only links to its files are followed",
+                    span,
                 )
             mode, kind, oid = entries[inside]
             if mode == b"120000":

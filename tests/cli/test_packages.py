@@ -297,6 +297,28 @@ def test_a_symlink_out_of_the_package_is_refused(tmp_path, upstream, cache):
     assert not (root / "hotplex.lock").exists()
 
 
+def test_a_symlink_inside_the_package_is_followed_and_one_to_a_folder_named(
+    tmp_path, upstream, cache
+):
+    """`rules/same.md -> ../rules/rules.md` (from the subdir `rules`, back into it) was
+    refused as "outside the package"; a link to a folder of the package was too."""
+    upstream.commit({"rules/rules.md": "Linked.\n"}, tag="v1")
+    (upstream.work / "rules" / "same.md").symlink_to("../rules/rules.md")
+    upstream.commit({}, tag="v1")
+    root = project(tmp_path, upstream, extra='subdir = "rules"')
+    locked = run(root, cache, "lock")
+    assert locked.status == 0, locked.stderr
+    files = lock_of(root)["package"]["team"]["files"]
+    assert files["same.md"] == files["rules.md"]
+    (upstream.work / "rules" / "all").symlink_to(".")
+    upstream.commit({}, tag="v1")
+    refused = run(root, cache, "update")
+    assert refused.status == 1
+    assert "agent-configs/team/all is a symlink to the folder '.': only links to its files" in (
+        refused.stderr
+    )
+
+
 def test_a_file_over_the_read_cap_is_refused(tmp_path, upstream, cache):
     upstream.commit({"rules.md": "x\n", "huge.md": "y" * (2 << 20)}, tag="v1")
     root = project(tmp_path, upstream, extra="")
