@@ -597,6 +597,14 @@ def test_a_real_folder_of_the_package_name_is_an_error(tmp_path, upstream, cache
     [
         ('path = "x"', "package[0]", "either 'git' (with 'rev') or 'path'"),
         ('name = "skills"', None, None),
+        # a misspelt rule was taken as text to allow: the package was then refused by the rule
+        (
+            'allow = ["U+200B", "invisible-charactr"]',
+            "package[0].allow[1]",
+            "no rule named 'invisible-charactr'\n  hint: did you mean 'invisible-character'?",
+        ),
+        ('allow = ["role-lines"]', "package[0].allow[0]", "did you mean 'role-line'?"),
+        ('allow = [" "]', "package[0].allow[0]", "an empty entry would allow every finding"),
     ],
 )
 def test_manifest_errors_name_the_key(tmp_path, upstream, cache, extra, key, message):
