@@ -27,6 +27,7 @@ from hotplex.sources.packages import (
     cache_folder,
     digest_of,
     lock_text,
+    no_real_folder,
     origin_of,
     read_lock,
     without_password,
@@ -66,6 +67,7 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     if not model.manifest.package and not (lock and args.command != "fetch"):
         print(f"{model.manifest_display} declares no [[package]]: nothing to {args.command}")
         return EXIT_OK
+    no_real_folder(model)  # a package the build would refuse is never locked
     if args.command == "fetch":
         return _fetch(model, lock)
     names = [p.name for p in model.manifest.package]

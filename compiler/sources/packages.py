@@ -245,7 +245,7 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
     if not packages and not lock:
         return None, []
     frozen = frozen or model.manifest.project.frozen
-    _no_real_folder(model)
+    no_real_folder(model)
     declared = {p.name for p in packages}
     stale = [
         (
@@ -291,15 +291,16 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
     return Pinned(model.sources_dir, names, files, commits), warnings
 
 
-def _no_real_folder(model: Model) -> None:
+def no_real_folder(model: Model) -> None:
     """A package is a folder of the sources folder that is not there on disk."""
     problems = []
     for index, package in enumerate(model.manifest.package):
         real = model.source_path(package.name)
         if os.path.lexists(model.root / real):
+            kind = "folder" if os.path.isdir(model.root / real) else "file"
             problems.append(
                 Problem(
-                    f"'{real}' is both a folder of the sources folder and the package"
+                    f"'{real}' is both a {kind} of the sources folder and the package"
                     f" '{package.name}' (package[{index}])",
                     Span(model.manifest_display, key=f"package[{index}].name"),
                     "rename the package or move the folder: a package file is never"

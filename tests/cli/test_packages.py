@@ -590,6 +590,12 @@ def test_a_real_folder_of_the_package_name_is_an_error(tmp_path, upstream, cache
         "'agent-configs/team' is both a folder of the sources folder and the package"
         in failed.stderr
     )
+    shutil.rmtree(root / "agent-configs" / "team")
+    (root / "agent-configs" / "team").write_text("a file of that name\n")
+    for command in ("lock", "build"):  # lock took it, every build then refused it
+        refused = run(root, cache, command)
+        assert refused.status == 2
+        assert "'agent-configs/team' is both a file of the sources folder" in refused.stderr
 
 
 @pytest.mark.parametrize(
