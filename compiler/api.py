@@ -24,7 +24,7 @@ from pathlib import Path
 
 import attrs
 from hotplex.errors import BuildFailed, HotplexError, Problem, suggest
-from hotplex.fs import Stamp, settled, stamp
+from hotplex.fs import Stamp, settled
 from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.memory.calls import MemoryCalls
 from hotplex.project_calls import GatewayCalls
@@ -96,6 +96,7 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
         self._manifest_stamp: Stamp | None = None
         self._model = None
         self._inputs = None
+        self._pins_stamp: Stamp | None = None  # hotplex.lock's, as ``_inputs`` read it
         self._artifacts: dict[str, _Cached] = {}
         self._jobs: list = []
         self._read_cap = 0  # bytes worth reading of one file (sources.read_cap), with the model
@@ -178,7 +179,7 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
             if files:
                 return self._compile_overlay(job, platform, files, policy == "block")
         cached = self._artifacts.get(job.id)
-        if cached is not None and all(stamp(self.root / p) == s for p, s in cached.stamps.items()):
+        if cached is not None and all(self._stat(p) == s for p, s in cached.stamps.items()):
             return cached.artifact, None
         from hotplex.document.compile import compile_job
 

@@ -50,22 +50,32 @@ class ProjectState:
     def _unmoved(self, read: Mapping[str, Stamp | None]) -> bool:
         """Whether the manifest and every file in ``read`` still have the stamps they were read
         with: then the compile saw one state of the files, as a build would."""
-        root = f"{self.root}/"
         return stamp(self._manifest_path) == self._manifest_stamp and all(
-            stamp(root + p) == s for p, s in read.items()
+            self._stat(p) == s for p, s in read.items()
         )
+
+    def _stat(self, display: str) -> Stamp | None:
+        """The stamp that vouches for ``display``: a package file's is its cached copy's (the
+        project holds no such file), while hotplex.lock is the one the reader pinned it from."""
+        pinned = self._inputs.packages if self._inputs is not None else None
+        if pinned is None or display not in pinned.files:
+            return stamp(f"{self.root}/{display}")
+        from hotplex.sources.packages import LOCK_NAME, blob_path
+
+        if stamp(self.root / LOCK_NAME) != self._pins_stamp:
+            return None
+        return stamp(blob_path(pinned.files[display]))
 
     def _base_current(self, inputs: Inputs) -> bool:
         """Whether every file the shared reader holds still has the stamp it was read with, one
         stat each: an absent file (a variant looked for) still absent too, or a variant saved
         since would never be read by an overlaid compile."""
-        root = f"{self.root}/"  # string paths: a pathlib join per file costs more than its stat
         started = inputs.started_ns
         for p, s in list(inputs.stamps.items()):
             if s is None:
-                if stamp(root + p) is not None:
+                if self._stat(p) is not None:
                     return False
-            elif stamp(root + p) != s or not settled(s, started):
+            elif self._stat(p) != s or not settled(s, started):
                 return False
         return True
 
@@ -107,8 +117,10 @@ class ProjectState:
     def _fresh_inputs(self):
         """A reader that reuses every file the last one read, unless its stamp moved."""
         from hotplex.sources.inputs import Inputs
+        from hotplex.sources.packages import LOCK_NAME
 
         previous = self._inputs
+        self._pins_stamp = stamp(self.root / LOCK_NAME)  # before the reader reads it
         inputs = Inputs.of(self._model)[0]
         if previous is not None:
             inputs.adopt(previous)

@@ -9,6 +9,7 @@ cache are written only once every package has been read: a failure keeps the las
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import subprocess
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span
-from hotplex.fs import is_utf8, sha256, stamp, write_atomic
+from hotplex.fs import STATE_DIR, is_utf8, sha256, stamp, write_atomic
 from hotplex.manifest.model import Model, Package
 from hotplex.sources.packages import (
     LOCK_NAME,
@@ -26,6 +27,7 @@ from hotplex.sources.packages import (
     cache_folder,
     digest_of,
     lock_text,
+    no_real_folder,
     origin_of,
     read_lock,
     without_password,
@@ -34,11 +36,17 @@ from hotplex.sources.packages import (
 if TYPE_CHECKING:
     import argparse
 
-# Nothing a repository brings runs: no hook, no fsmonitor, no transport that runs a command.
+# Nothing a repository brings runs: no hook, no fsmonitor, no transport but the ones a package
+# may name (a remote helper, `ext::cmd` or `fd::17`, runs a program or reads a descriptor).
 _GIT_SAFE = (
     "-c", "core.hooksPath=/dev/null",
     "-c", "core.fsmonitor=false",
-    "-c", "protocol.ext.allow=never",
+    "-c", "protocol.allow=never",
+    "-c", "protocol.https.allow=always",
+    "-c", "protocol.http.allow=always",
+    "-c", "protocol.ssh.allow=always",
+    "-c", "protocol.git.allow=always",
+    "-c", "protocol.file.allow=always",
     "-c", "submodule.recurse=false",
 )  # fmt: skip
 
@@ -55,10 +63,11 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.manifest import load as loading
 
     model = loading.load(root, manifest or root / "hotplex.toml")
-    if not model.manifest.package:
+    lock = read_lock(root) or {}
+    if not model.manifest.package and not (lock and args.command != "fetch"):
         print(f"{model.manifest_display} declares no [[package]]: nothing to {args.command}")
         return EXIT_OK
-    lock = read_lock(root) or {}
+    no_real_folder(model)  # a package the build would refuse is never locked
     if args.command == "fetch":
         return _fetch(model, lock)
     names = [p.name for p in model.manifest.package]
@@ -84,6 +93,8 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     write_atomic(root / LOCK_NAME, lock_text(new).encode())
     for name, locked in new.items():
         print(_change(lock.get(name), locked))
+    for name in sorted(lock.keys() - new.keys()):
+        print(f"{name}: removed, no [[package]] declares it")
     return EXIT_OK
 
 
@@ -108,8 +119,10 @@ def _change(old: Locked | None, new: Locked) -> str:
 
 
 def _fetch(model: Model, lock: dict[str, Locked]) -> int:
-    """Fill the cache with every file the lock pins, from the commit it pins."""
-    fetched = 0
+    """Fill the cache with every file the lock pins, from the commit it pins. What the lock pins
+    is scanned as ``lock`` scans it, whether fetched now or already cached: a lock edited to
+    another commit brings nothing unscanned. The cache is written only once all passed."""
+    fetched: list[Read] = []
     for index, package in enumerate(model.manifest.package):
         locked = lock.get(package.name)
         if locked is None or not locked.agrees(package):
@@ -119,6 +132,8 @@ def _fetch(model: Model, lock: dict[str, Locked]) -> int:
                 hint="run `hotplex lock` first",
             )
         if all(_cached(d) for d in locked.files.values()):
+            files = {rel: blob_path(d).read_bytes() for rel, d in locked.files.items()}
+            _scan(model, package, Read(locked.commit, files))
             continue
         got = _read(model, package, index, locked.commit or None)
         wrong = [rel for rel, d in locked.files.items() if digest_of(got.files.get(rel, b"")) != d]
@@ -130,8 +145,10 @@ def _fetch(model: Model, lock: dict[str, Locked]) -> int:
                 hint="run `hotplex update` to lock what it holds now",
                 exit_status=EXIT_FAILED,
             )
-        fetched += _store(got.files)
-    print(f"{fetched} package files fetched into {cache_folder()}")
+        _scan(model, package, got)
+        fetched.append(got)
+    stored = sum(_store(got.files) for got in fetched)
+    print(f"{stored} package files fetched into {cache_folder()}")
     return EXIT_OK
 
 
@@ -147,10 +164,25 @@ def _store(files: dict[str, bytes]) -> int:
         digest = digest_of(data)
         if not _cached(digest):
             path = blob_path(digest)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            _made(path.parent)
             write_atomic(path, data)
             added += 1
     return added
+
+
+def _made(folder: Path) -> Path:
+    """A folder of the cache, made where missing: a file in its way is one error naming it."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        way = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
+        why = f"{way} is a file, not a folder" if way is not None else exc.strerror
+        raise HotplexError.single(
+            f"cannot make the cache folder {folder}: {why}",
+            hint="move what is in its way: the cache is $XDG_CACHE_HOME/hotplex/",
+            exit_status=EXIT_FAILED,
+        ) from None
+    return folder
 
 
 def _read(model: Model, package: Package, index: int, commit: str | None) -> Read:
@@ -160,10 +192,39 @@ def _read(model: Model, package: Package, index: int, commit: str | None) -> Rea
     if package.path is not None:
         return Read("", _read_folder(model, package, Path(model.root, package.path), span))
     assert package.git is not None and package.rev is not None  # validated
-    mirror = _mirror(_url(model, package.git), span)
+    url = _url(model, package.git)
+    mirror = _mirror(url, span)
     if commit is None:
         commit = _resolve(mirror, package, span)
+    elif not _has(mirror, commit):  # on no branch or tag now (a tag moved): asked by its id
+        _pinned(mirror, url, package, commit)
     return Read(commit, _read_tree(model, mirror, package, commit, span))
+
+
+def _has(mirror: Path, commit: str) -> bool:
+    done = subprocess.run(
+        ["git", *_GIT_SAFE, "cat-file", "-e", f"{commit}^{{commit}}"],
+        cwd=mirror,
+        capture_output=True,
+        check=False,
+    )
+    return done.returncode == 0
+
+
+def _pinned(mirror: Path, url: str, package: Package, commit: str) -> None:
+    """Fetch the commit the lock pins by its id; one error when the repository lost it."""
+    span = Span(LOCK_NAME, key=f"package.{package.name}.commit")
+    gone = f"commit {commit[:12]}, which {LOCK_NAME} pins, is no longer in {without_password(url)}"
+    fetch = ["fetch", "--quiet", "--no-recurse-submodules", "--no-write-fetch-head"]
+    with contextlib.suppress(HotplexError):  # said below, as the commit being gone
+        _git([*fetch, "--", url, commit], span, gone, cwd=mirror)
+    if not _has(mirror, commit):
+        raise HotplexError.single(
+            gone,
+            span,
+            hint="a force-push or a deleted branch; run `hotplex update` to lock what it holds now",
+            exit_status=EXIT_FAILED,
+        )
 
 
 def _git(args: list[str], span: Span, what: str, cwd: Path | None = None) -> bytes:
@@ -175,8 +236,9 @@ def _git(args: list[str], span: Span, what: str, cwd: Path | None = None) -> byt
         ) from None
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        fatal = [line for line in said if line.startswith(("fatal:", "error:"))] or said[-1:]
         raise HotplexError.single(
-            f"{what}: {said[-1] if said else f'git exited with {done.returncode}'}",
+            f"{what}: {fatal[0] if fatal else f'git exited with {done.returncode}'}",
             span,
             hint=f"{LOCK_NAME} and the cache are as they were",
             exit_status=EXIT_FAILED,
@@ -197,7 +259,7 @@ def _mirror(url: str, span: Span) -> Path:
     """A bare mirror of ``url`` in the cache, fetched now: its branches and tags, forced."""
     path = cache_folder() / "git" / f"{sha256(url.encode())[:32]}.git"
     if not (path / "HEAD").exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _made(path.parent)
         _git(["init", "--quiet", "--bare", str(path)], span, "cannot make a git mirror")
     _git(
         [
@@ -270,15 +332,21 @@ def _read_tree(
             target = _git(["cat-file", "blob", oid], span, "cannot read a link", mirror).decode(
                 "utf-8", "surrogateescape"
             )
-            inside = posixpath.normpath(posixpath.join(posixpath.dirname(rel), target))
-            if (
-                target.startswith("/")
-                or inside.startswith("../")
-                or inside == ".."
-                or inside not in entries
-            ):
+            # resolved in the repository, so `../rules/a.md` from the subdir `rules` is inside
+            full = posixpath.normpath(posixpath.join(subdir, posixpath.dirname(rel), target))
+            inside = full if subdir == "." else posixpath.relpath(full, subdir)
+            if target.startswith("/") or inside == ".." or inside.startswith("../"):
                 raise _refused(
                     package, where, f"is a symlink to '{target}', outside the package", span
+                )
+            if inside not in entries:
+                folder = inside == "." or any(e.startswith(f"{inside}/") for e in entries)
+                why = "the folder" if folder else "a file the package does not hold,"
+                raise _refused(
+                    package,
+                    where,
+                    f"is a symlink to {why} '{target}': only links to its files are followed",
+                    span,
                 )
             mode, kind, oid = entries[inside]
             if mode == b"120000":
@@ -298,6 +366,7 @@ def _read_folder(model: Model, package: Package, folder: Path, span: Span) -> di
             exit_status=EXIT_FAILED,
         )
     real = os.path.realpath(folder)
+    _not_the_projects(model, package, real, span)
     files = {}
     cap = _cap(model)
     for top, dirs, names in os.walk(folder):
@@ -323,6 +392,36 @@ def _read_folder(model: Model, package: Package, folder: Path, span: Span) -> di
                 raise _refused(package, where, f"is {size} bytes, over the read cap of {cap}", span)
             files[rel] = Path(target).read_bytes()
     return files
+
+
+def _not_the_projects(model: Model, package: Package, real: str, span: Span) -> None:
+    """A local package is a folder of its own: not one holding the project (its lock, state
+    and artifacts would be the package's files), nor one inside the project's sources, ``out``
+    or state folder, nor the cache's (each would be read twice, or feed a build its output)."""
+    root = os.path.realpath(model.root)
+    inside = {
+        "the sources folder": model.sources_dir,
+        "the out folder": model.out_dir,
+        "the build's state folder": STATE_DIR,
+    }
+    folders = {name: os.path.realpath(os.path.join(root, rel)) for name, rel in inside.items()}
+    folders["the package cache"] = os.path.realpath(cache_folder())
+    why = None
+    if _within(root, real):
+        why = "holds the project itself"
+    for name, folder in folders.items():
+        if why is None and (_within(real, folder) or _within(folder, real)):
+            why = f"is, holds or is inside {name}"
+    if why is not None:
+        raise HotplexError.single(
+            f"package '{package.name}': folder '{package.path}' {why}",
+            Span(span.file, key=f"{span.key}.path"),
+            hint="name a folder of its own, beside the project or in a folder of it",
+        )
+
+
+def _within(inner: str, outer: str) -> bool:
+    return os.path.commonpath([inner, outer]) == outer
 
 
 def _cap(model: Model) -> int:
@@ -357,7 +456,7 @@ def _scan(model: Model, package: Package, got: Read) -> None:
         if b"\0" in data:
             continue  # not text: digested, never read as a source
         try:
-            text = data.decode("utf-8")
+            text = data.decode("utf-8").removeprefix("\ufeff")  # a BOM, as a build reads it
         except UnicodeDecodeError:
             continue
         display = model.source_path(package.name, rel)

@@ -7,10 +7,11 @@ are atomic) and the next change is tried again; the first success after a failur
 Change detection is ``watchfiles`` (an optional dependency: ``pip install 'hotplex[watch]'``). The
 whole project folder is watched, so a variant file that does not exist yet is seen when created,
 but only a change that can change an artifact or the unread report starts a build: the manifest,
-a file the last build read or looked for (the build log's inputs, absent variants included), and
-a file that ``may_be_source`` (anything in a dedicated sources folder; with ``sources = "."``,
-Markdown and the logs glob's files). The build state folder, the artifact folder and the files
-the watch's own output is redirected to never do, or every build would trigger the next.
+hotplex.lock (when it declares packages), a file the last build read or looked for (the build
+log's inputs, absent variants included), and a file that ``may_be_source`` (anything in a
+dedicated sources folder; with ``sources = "."``, Markdown and the logs glob's files). The build
+state folder, the artifact folder and the files the watch's own output is redirected to never
+do, or every build would trigger the next.
 A burst of changes (an editor's save-as-rename, a ``git checkout``) is collected until ``quiet_ms``
 pass without another, and then built once.
 """
@@ -166,12 +167,14 @@ class _Ignore:
         return self.model is None or self._relevant(rel)
 
     def _relevant(self, rel: str) -> bool:
+        from hotplex.sources.packages import LOCK_NAME
         from hotplex.sources.unused import may_be_source
 
         assert self.model is not None
         folder = posixpath.dirname(rel)
         return (
             rel == self.manifest_rel
+            or (rel == LOCK_NAME and bool(self.model.manifest.package))  # `hotplex update`
             or rel in self.inputs
             or f"{folder}/" in self.inputs  # a folder the build listed (the logs glob's)
             or may_be_source(self.model, rel)

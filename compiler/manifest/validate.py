@@ -278,6 +278,27 @@ def _validate_packages(manifest: Manifest, bad: typing.Callable[..., None]) -> N
                 bad(f"{key}.{field}", f"'{field}' must be a non-empty string without NUL")
             elif field == "rev" and value is not None and value.startswith("-"):
                 bad(f"{key}.rev", f"rev '{value}' starts with '-': git would read it as an option")
+        _validate_package_allow(key, package.allow, bad)
+
+
+def _validate_package_allow(key: str, allow: tuple[str, ...], bad: typing.Callable[..., None]):
+    """A package's ``allow`` holds entries of the three scans (rule names, code points, parts
+    of a finding's text): a blank entry, or a near miss of any scan's rule name, is an error, as
+    in ``[secrets]``, ``[unicode]`` and ``[injection]``."""
+    from hotplex.scanning import hidden, injection, secrets
+
+    for index, entry in enumerate(allow):
+        if not entry.strip():
+            bad(f"{key}.allow[{index}]", "an empty entry would allow every finding")
+            continue
+        unknown = hidden.unknown_entry_hint(entry) if hidden.allow_entry(entry) is None else None
+        near = (
+            secrets.unknown_rule_hint(entry)
+            or injection.unknown_rule_hint(entry)
+            or (unknown if unknown is not None and unknown.startswith("did you mean") else None)
+        )
+        if near is not None:
+            bad(f"{key}.allow[{index}]", f"no rule named '{entry}'", near)
 
 
 def _validate_targets(

@@ -21,9 +21,10 @@ def scanned_days(model: Model, days: list[tuple[str, bytes, str]]) -> list[tuple
     make an image of one's definition and the other's ``![x][l]``). A finding stops the
     compaction: a month the build would refuse is never filed."""
     parts = []
-    for _, data, shown in days:
+    for name, data, shown in days:
         body = strip(decode(data, shown), shown)
         parts.append(blocking.Part(body.body, shown, body.body_line))
+        refuse(blocking.scan_day_name(model.manifest, name, shown))  # its heading, and the month's
         refuse(blocking.scan(model.manifest, body.body, shown, body.body_line))
     refuse(blocking.composed(model.manifest, parts), " (with the other days of its month)")
     names = [name.removesuffix(".md") for name, _, _ in days]

@@ -188,6 +188,7 @@ class OverlayInputs:
         # By overlaid file, the findings whose entries were blocked (the last load's).
         self.blocked: dict[str, list[Finding]] = {}
         self.root = base.root
+        self.packages = base.packages  # an overlaid file is named by its label: never one of them
         self.started_ns = base.started_ns
         self.stamps = base.stamps
         self.sections = base.sections

@@ -12,6 +12,7 @@ package's folder.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,7 +30,9 @@ class Locked:
     """One package as the lock pins it."""
 
     name: str
-    origin: dict[str, str]  # the manifest keys it was locked from: git, rev, subdir or path
+    # the manifest keys it was locked from: git, rev, subdir or path, and the allow it was
+    # scanned with (a narrower allow is another declaration: the package is scanned again)
+    origin: dict[str, str | list[str]]
     commit: str  # the resolved commit ("" for a local folder)
     files: dict[str, str]  # path inside the package -> "sha256:<hex>"
 
@@ -37,15 +40,22 @@ class Locked:
         return self.origin == origin_of(package)
 
 
-def origin_of(package: Package) -> dict[str, str]:
-    """What the lock records of where a package came from: a password in the URL left out."""
+def origin_of(package: Package) -> dict[str, str | list[str]]:
+    """What the lock records of where a package came from (a password in the URL left out)
+    and of the ``allow`` it was scanned with."""
     git = without_password(package.git) if package.git is not None else None
     keys = {"git": git, "rev": package.rev, "subdir": package.subdir, "path": package.path}
-    return {k: v for k, v in keys.items() if v is not None}
+    origin: dict[str, str | list[str]] = {k: v for k, v in keys.items() if v is not None}
+    if package.allow:
+        origin["allow"] = sorted(set(package.allow))
+    return origin
 
 
 def without_password(url: str) -> str:
-    """``https://user:secret@host/x`` as ``https://user@host/x``: the lock is committed."""
+    """``url`` as the lock and messages show it: ``https://user:secret@host/x`` as
+    ``https://user@host/x``, and over http(s) no user either (``https://ghp_…@host/x``: a token
+    is written as the user as often as the password). Only a record: git fetches the URL as
+    written, its credential helpers keyed by host."""
     scheme, sep, rest = url.partition("://")
     if not sep:
         return url
@@ -53,6 +63,8 @@ def without_password(url: str) -> str:
     user, at, host = authority.rpartition("@")
     if not at:
         return url
+    if scheme.lower() in ("http", "https"):
+        return f"{scheme}://{host}{slash}{path}"
     return f"{scheme}://{user.split(':', 1)[0]}@{host}{slash}{path}"
 
 
@@ -95,8 +107,20 @@ def read_lock(root: Path, display: str = LOCK_NAME) -> dict[str, Locked] | None:
         found = {}
         for name, entry in table.get("package", {}).items():
             files = {str(k): str(v) for k, v in entry.get("files", {}).items()}
-            origin = {k: str(entry[k]) for k in ("git", "rev", "subdir", "path") if k in entry}
-            found[name] = Locked(name, origin, str(entry.get("commit", "")), files)
+            _check_files(name, files, display)
+            commit = str(entry.get("commit", ""))
+            if commit and not _COMMIT.fullmatch(commit):
+                raise HotplexError.single(
+                    f"{display} is not a lock hotplex wrote: '{commit}' is no commit id",
+                    Span(display, key=f"package.{name}.commit"),
+                    hint="run `hotplex lock` to write it again",
+                )
+            origin: dict[str, str | list[str]] = {
+                k: str(entry[k]) for k in ("git", "rev", "subdir", "path") if k in entry
+            }
+            if "allow" in entry:
+                origin["allow"] = [str(rule) for rule in entry["allow"]]
+            found[name] = Locked(name, origin, commit, files)
         return found
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError, TypeError) as exc:
         raise HotplexError.single(
@@ -104,6 +128,29 @@ def read_lock(root: Path, display: str = LOCK_NAME) -> dict[str, Locked] | None:
             Span(display),
             hint="run `hotplex lock` to write it again",
         ) from None
+
+
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256 repositories
+
+
+def _check_files(name: str, files: dict[str, str], display: str) -> None:
+    """Each file a path inside the package as ``hotplex lock`` writes it, each digest a
+    SHA-256: a lock edited to name ``../SOUL.md`` or ``sha256:/etc/passwd`` would have the build
+    read the project's own file, or any file, as the package's."""
+    for rel, digest in files.items():
+        key = f'package.{name}.files."{rel}"'
+        if any(part in ("", ".", "..") for part in rel.split("/")):
+            why = f"'{rel}' is not a path inside the package"
+        elif not _DIGEST.fullmatch(digest):
+            why = f"'{digest}' is no sha256 digest"
+        else:
+            continue
+        raise HotplexError.single(
+            f"{display} is not a lock hotplex wrote: {why}",
+            Span(display, key=key),
+            hint="run `hotplex lock` to write it again",
+        )
 
 
 def lock_text(packages: dict[str, Locked]) -> str:
@@ -195,31 +242,37 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
     gives; None when the manifest declares no package. ``frozen`` (``--frozen`` or
     ``[project] frozen``) makes a stale lock an error, exit 1, and re-hashes every cached file."""
     packages = model.manifest.package
-    if not packages:
+    lock = read_lock(model.root) or {}
+    if not packages and not lock:
         return None, []
     frozen = frozen or model.manifest.project.frozen
-    _no_real_folder(model)
-    lock = read_lock(model.root) or {}
-    stale = []
+    no_real_folder(model)
+    declared = {p.name for p in packages}
+    stale = [
+        (
+            Span(LOCK_NAME, key=f"package.{name}"),
+            f"package '{name}' is in {LOCK_NAME}, but no [[package]] declares it",
+        )
+        for name in sorted(lock.keys() - declared)
+    ]
     for index, package in enumerate(packages):
         locked = lock.get(package.name)
+        key = Span(model.manifest_display, key=f"package[{index}]")
         if locked is None:
-            stale.append((index, f"package '{package.name}' is not in {LOCK_NAME}"))
+            stale.append((key, f"package '{package.name}' is not in {LOCK_NAME}"))
         elif not locked.agrees(package):
-            stale.append((index, f"package '{package.name}' is declared otherwise than locked"))
+            stale.append((key, f"package '{package.name}' is declared otherwise than locked"))
     if stale and frozen:
         raise HotplexError(
             [
-                Problem(
-                    f"{message} (--frozen)",
-                    Span(model.manifest_display, key=f"package[{index}]"),
-                    "run `hotplex lock` and commit hotplex.lock",
-                )
-                for index, message in stale
+                Problem(f"{message} (--frozen)", span, "run `hotplex lock` and commit hotplex.lock")
+                for span, message in stale
             ],
             exit_status=EXIT_FAILED,
         )
     warnings = [f"{message}: run `hotplex lock`" for _, message in stale]
+    if not packages:
+        return None, warnings
     files, commits = {}, {}
     for package in packages:
         locked = lock.get(package.name)
@@ -239,15 +292,16 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
     return Pinned(model.sources_dir, names, files, commits), warnings
 
 
-def _no_real_folder(model: Model) -> None:
+def no_real_folder(model: Model) -> None:
     """A package is a folder of the sources folder that is not there on disk."""
     problems = []
     for index, package in enumerate(model.manifest.package):
         real = model.source_path(package.name)
         if os.path.lexists(model.root / real):
+            kind = "folder" if os.path.isdir(model.root / real) else "file"
             problems.append(
                 Problem(
-                    f"'{real}' is both a folder of the sources folder and the package"
+                    f"'{real}' is both a {kind} of the sources folder and the package"
                     f" '{package.name}' (package[{index}])",
                     Span(model.manifest_display, key=f"package[{index}].name"),
                     "rename the package or move the folder: a package file is never"

