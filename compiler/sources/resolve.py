@@ -29,12 +29,11 @@ from hotplex.records import Section, Skill, Truncation
 from hotplex.scanning import hidden, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources import claude as claude_sources
-from hotplex.sources import comments, frontmatter, learned, manifest_texts, skills
+from hotplex.sources import comments, frontmatter, learned, manifest_texts, scanned, skills
 from hotplex.sources import logs as memory_logs
 from hotplex.sources.inputs import Inputs
 from hotplex.sources.reader import Loaded
 from hotplex.templates import might_have_syntax
-from hotplex.text import secret_rules
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -181,69 +180,9 @@ class Resolver:
         display: str | None = None,
         reads: tuple[str, ...] = (),
     ) -> None:
-        """Record what ``text`` would carry into the artifact that it must not: secrets, hidden
-        text and, when the injection rules read ``display`` (an overlaid file, or any with
-        ``[injection] scope = "all"``) or a package file is among the files it ``reads``,
-        prompt injection. ``origins`` (asked only when there is a finding, which is rare) says
-        where each was written. A package file's findings are allowed by its package's
-        ``allow`` alone, as when it was locked."""
-        manifest = self.model.manifest
-        pinned = self.inputs.packages
-        packaged = pinned is not None and any(pinned.package_of(f) for f in reads)
-        injected = packaged or (
-            display is not None
-            and (manifest.injection.scope == "all" or self.inputs.overlaid((display,)))
-        )
-        if injected:  # its rules are imported only by a build they read a file of
-            from hotplex.scanning import injection
-        if not (
-            secret_rules.scan(text) or hidden.scan(text) or (injected and injection.scan(text))
-        ):
-            return
-        places = origins()
-        settings, rules = manifest.secrets, manifest.injection
-        scans = [  # each rule set: the project's allowance, and how a package's is made
-            (
-                secrets,
-                secrets.allowance(settings.allow, settings.allow_files),
-                lambda allow: secrets.allowance(allow, ()),
-            ),
-            (
-                hidden,
-                hidden.allowance(manifest.unicode.allow, manifest.unicode.allow_files),
-                lambda allow: hidden.allowance(allow, ()),
-            ),
-        ]
-        if injected:
-            scans.append(
-                (
-                    injection,
-                    injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts),
-                    lambda allow: injection.allowance(allow, (), ()),
-                )
-            )
-        for scanner, allowed, for_package in scans:
-            found = scanner.find(text, places, allowed)
-            if packaged:
-                found = self._package_findings(scanner.find, for_package, text, places, found)
-            self.findings += found
-
-    def _package_findings(
-        self, find: Callable, for_package: Callable, text: str, places: list[Origin], found: list
-    ) -> list:
-        """``found`` with each package file's findings made again under its package's own
-        ``allow``: the project's allow lists do not reach a package file, as at its lock."""
-        pinned = self.inputs.packages
-        assert pinned is not None
-        kept = [f for f in found if pinned.package_of(f.span.file) is None]
-        for package in self.model.manifest.package:
-            if any(pinned.package_of(p.file) == package.name for p in places):
-                kept += [
-                    f
-                    for f in find(text, places, for_package(package.allow))
-                    if pinned.package_of(f.span.file) == package.name
-                ]
-        return kept
+        """Record what ``text`` would carry into the artifact that it must not
+        (``scanned.findings``)."""
+        self.findings += scanned.findings(self.model, self.inputs, text, origins, display, reads)
 
     def check_setting(self, text: str, key: str) -> None:
         """A manifest value that reaches the artifact as it is (a note)."""

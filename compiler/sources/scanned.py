@@ -1,0 +1,96 @@
+"""What a source's text would carry into an artifact that it must not: secrets, hidden text and,
+where the injection rules read it, prompt injection; each finding placed where it was written.
+
+A package file is not the user's own: injection is read in it whatever ``[injection] scope``
+says, and its findings are allowed by its package's ``allow`` alone, as when it was locked; the
+project's allow lists do not reach it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hotplex.manifest.model import Model
+from hotplex.scanning import hidden, secrets
+from hotplex.scanning.origins import Origin
+from hotplex.sources.inputs import Inputs
+from hotplex.text import secret_rules
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hotplex.sources.packages import Pinned
+
+
+def findings(
+    model: Model,
+    inputs: Inputs,
+    text: str,
+    origins: Callable[[], list[Origin]],
+    display: str | None = None,
+    reads: tuple[str, ...] = (),
+) -> list:
+    """The findings of ``text``: secrets, hidden text and, when the injection rules read
+    ``display`` (an overlaid file, or any with ``[injection] scope = "all"``) or a package file
+    is among the files it ``reads``, prompt injection. ``origins`` (asked only when there is a
+    finding, which is rare) says where each was written."""
+    manifest = model.manifest
+    pinned = inputs.packages
+    packaged = pinned is not None and any(pinned.package_of(f) for f in reads)
+    injected = packaged or (
+        display is not None and (manifest.injection.scope == "all" or inputs.overlaid((display,)))
+    )
+    if injected:  # its rules are imported only by a build they read a file of
+        from hotplex.scanning import injection
+    if not (secret_rules.scan(text) or hidden.scan(text) or (injected and injection.scan(text))):
+        return []
+    places = origins()
+    settings, rules = manifest.secrets, manifest.injection
+    scans = [  # each rule set: the project's allowance, and how a package's is made
+        (
+            secrets,
+            secrets.allowance(settings.allow, settings.allow_files),
+            lambda allow: secrets.allowance(allow, ()),
+        ),
+        (
+            hidden,
+            hidden.allowance(manifest.unicode.allow, manifest.unicode.allow_files),
+            lambda allow: hidden.allowance(allow, ()),
+        ),
+    ]
+    if injected:
+        scans.append(
+            (
+                injection,
+                injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts),
+                lambda allow: injection.allowance(allow, (), ()),
+            )
+        )
+    kept: list = []
+    for scanner, allowed, for_package in scans:
+        found = scanner.find(text, places, allowed)
+        if packaged:
+            assert pinned is not None
+            found = _package_findings(model, pinned, scanner.find, for_package, text, places, found)
+        kept += found
+    return kept
+
+
+def _package_findings(
+    model: Model,
+    pinned: Pinned,
+    find: Callable,
+    for_package: Callable,
+    text: str,
+    places: list[Origin],
+    found: list,
+) -> list:
+    """``found`` with each package file's findings made again under its package's own
+    ``allow``."""
+    kept = [f for f in found if pinned.package_of(f.span.file) is None]
+    for package in model.manifest.package:
+        if any(pinned.package_of(p.file) == package.name for p in places):
+            kept += [
+                f
+                for f in find(text, places, for_package(package.allow))
+                if pinned.package_of(f.span.file) == package.name
+            ]
+    return kept
