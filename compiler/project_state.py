@@ -60,7 +60,8 @@ class ProjectState:
         pinned = self._inputs.packages if self._inputs is not None else None
         if pinned is None or display not in pinned.files:
             return stamp(f"{self.root}/{display}")
-        from hotplex.sources.packages import LOCK_NAME, blob_path
+        from hotplex.manifest.read import LOCK_NAME
+        from hotplex.sources.packages import blob_path
 
         if stamp(self.root / LOCK_NAME) != self._pins_stamp:
             return None
@@ -116,8 +117,8 @@ class ProjectState:
 
     def _fresh_inputs(self):
         """A reader that reuses every file the last one read, unless its stamp moved."""
+        from hotplex.manifest.read import LOCK_NAME
         from hotplex.sources.inputs import Inputs
-        from hotplex.sources.packages import LOCK_NAME
 
         previous = self._inputs
         self._pins_stamp = stamp(self.root / LOCK_NAME)  # before the reader reads it

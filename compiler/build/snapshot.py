@@ -201,7 +201,8 @@ def take(
 def _package_stamps(root: Path, inputs: Inputs, started_ns: int) -> dict[str, list[Any] | None]:
     """A package file is never on disk where the build names it: the lock and the cached files
     it pins vouch for it, each cache file named from the project (``../.cache/hotplex/…``)."""
-    from hotplex.sources.packages import LOCK_NAME, blob_path
+    from hotplex.manifest.read import LOCK_NAME
+    from hotplex.sources.packages import blob_path
 
     pinned = inputs.packages
     assert pinned is not None

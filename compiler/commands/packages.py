@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span
 from hotplex.fs import STATE_DIR, is_utf8, sha256, stamp, write_atomic
 from hotplex.manifest.model import Model, Package
+from hotplex.manifest.read import LOCK_NAME
 from hotplex.sources.packages import (
-    LOCK_NAME,
     Locked,
     blob_path,
     cache_folder,

@@ -167,7 +167,7 @@ class _Ignore:
         return self.model is None or self._relevant(rel)
 
     def _relevant(self, rel: str) -> bool:
-        from hotplex.sources.packages import LOCK_NAME
+        from hotplex.manifest.read import LOCK_NAME
         from hotplex.sources.unused import may_be_source
 
         assert self.model is not None

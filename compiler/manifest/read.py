@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MANIFEST_NAME = "hotplex.toml"
+LOCK_NAME = "hotplex.lock"  # the packages' pins, beside the manifest (``sources/packages.py``)
 DEFAULT_OUT = "dist"  # where artifacts go when [project] out is not set
 # Far above any real manifest (10,000 targets take about 1 MiB); only a wrong file is bigger.
 MAX_BYTES = 16 << 20

@@ -27,6 +27,7 @@ from hotplex.fs import (
     stamp,
 )
 from hotplex.manifest.model import Model
+from hotplex.manifest.read import LOCK_NAME
 from hotplex.sources import frontmatter
 from hotplex.sources import logs as memory_logs
 from hotplex.sources.reader import Loaded
@@ -99,7 +100,8 @@ class Inputs:
         """The reader of ``model``'s sources, its packages as hotplex.lock pins them, and the
         warnings a stale lock gives (``packages.pinned``; ``frozen`` makes them errors)."""
         found, warnings = None, []
-        if model.manifest.package:  # the module is read only for a project that has packages
+        # The module is read only for a project with packages, or a lock to say is stale.
+        if model.manifest.package or os.path.lexists(model.root / LOCK_NAME):
             from hotplex.sources.packages import pinned
 
             found, warnings = pinned(model, frozen)

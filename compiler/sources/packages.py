@@ -19,8 +19,8 @@ from pathlib import Path
 from hotplex.errors import EXIT_FAILED, HotplexError, Problem, Span
 from hotplex.fs import sha256, stamp
 from hotplex.manifest.model import Model, Package
+from hotplex.manifest.read import LOCK_NAME
 
-LOCK_NAME = "hotplex.lock"
 LOCK_VERSION = 1
 _FETCH_HINT = "run `hotplex fetch` to fill the cache from hotplex.lock"
 
