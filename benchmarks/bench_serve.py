@@ -313,9 +313,9 @@ def measure(project: Path, workers: int, args, temp: Path, binary: Path, cpus) -
     print(
         f"\n--workers {workers}"
         + (
-            f", server on CPU {server_cpus}, generator on {load_cpus}"
-            if server_cpus
-            else ", no pinning"
+            f", server on CPU {min(server_cpus)}, generator on CPU {min(load_cpus)}"
+            if server_cpus and load_cpus
+            else ", not pinned: rates per CPU second of the server's processes"
         ),
         flush=True,
     )
