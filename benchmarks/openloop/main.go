@@ -63,6 +63,7 @@ type generator struct {
 	bodies      [][]byte
 	next        atomic.Uint64
 	notLoopback atomic.Int64
+	unsent      atomic.Int64
 	timeout     time.Duration
 	firstError  atomic.Value
 }
@@ -102,17 +103,16 @@ func run(target, bodiesFile string, rate float64, duration time.Duration, connec
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, os.Interrupt)
 	var results []result
-	var unsent int
 	start := time.Now()
 	if rate > 0 {
-		results, unsent = g.openLoop(rate, duration, connections, stop)
+		results = g.openLoop(rate, duration, connections, stop)
 	} else {
 		results = g.closedLoop(duration, connections, stop)
 	}
 	elapsed := time.Since(start)
 	out := summarise(results, elapsed)
 	out.Rate = rate
-	out.Unsent = unsent
+	out.Unsent = int(g.unsent.Load())
 	out.NotLoopback = int(g.notLoopback.Load())
 	if first, ok := g.firstError.Load().(string); ok {
 		out.FirstError = first
@@ -151,7 +151,9 @@ func (g *generator) client() *http.Client {
 		DisableCompression:  true,
 		Proxy:               nil,
 	}
-	return &http.Client{Transport: transport, Timeout: g.timeout}
+	// A redirect is answered as itself, never followed: it could lead off loopback.
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &http.Client{Transport: transport, Timeout: g.timeout, CheckRedirect: noRedirect}
 }
 
 // send makes one request and reads its whole answer.
@@ -195,7 +197,7 @@ func (g *generator) send(client *http.Client) result {
 // its latency runs from the due time. The requests due at the end are all sent (within the
 // timeout); any still waiting for a connection then are counted as unsent.
 func (g *generator) openLoop(rate float64, duration time.Duration, connections int,
-	stop chan os.Signal) ([]result, int) {
+	stop chan os.Signal) []result {
 	total := int(rate * duration.Seconds())
 	due := make(chan time.Time, total+1)
 	start := time.Now()
@@ -217,13 +219,14 @@ func (g *generator) openLoop(rate float64, duration time.Duration, connections i
 	return g.workers(connections, func(client *http.Client, out *[]result) {
 		for at := range due {
 			if time.Now().After(deadline) {
-				return // left in the channel: unsent
+				g.unsent.Add(1)
+				continue
 			}
 			r := g.send(client)
 			r.latency = time.Since(at)
 			*out = append(*out, r)
 		}
-	}), len(due)
+	})
 }
 
 // closedLoop: each connection sends its next request when it has its answer, until the end.

@@ -103,6 +103,37 @@ def test_the_open_loop_charges_a_stall_to_the_requests_it_held_back(bench, tmp_p
     assert report["p50_ms"] < STALL * 1000 / 2
 
 
+class Redirecting(BaseHTTPRequestHandler):
+    """Sends every request elsewhere, off loopback."""
+
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:
+        self.send_response(302)
+        self.send_header("Location", "http://example.invalid/")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+def test_a_redirect_is_counted_as_itself_never_followed(bench, generator):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
+    thread = threading.Thread(target=server.serve_forever)
+    thread.start()
+    try:
+        load = bench.Load(f"http://127.0.0.1:{server.server_port}/", None, "redirected")
+        report = generator.run(load, 0.3)
+    finally:
+        server.shutdown()
+        thread.join()
+    assert report["status"]["3xx"] == report["requests"] > 0
+    assert report["errors"] == 0  # example.invalid was never looked up
+    with pytest.raises(bench.Failed, match=r"\{'3xx': \d+\} answers not 2xx"):
+        bench.check(report, load.label, None)
+
+
 def test_the_generator_sends_nothing_off_loopback(bench, generator):
     for url in ("http://example.invalid:8765/", "http://0.0.0.0:8765/", "https://127.0.0.1/"):
         done = subprocess.run(
