@@ -69,10 +69,6 @@ class Service(ThreadedCalls, LearningCalls, Watching):
         """The base artifact as the files are now, kept as the last good one (whichever route
         compiled it: every process that answered for a job has one to serve stale)."""
         artifact = await self._run(functools.partial(self._base, target, platform), Fault.BROKEN)
-        return await self._kept(target, platform, artifact)
-
-    async def _kept(self, target: str, platform: str | None, artifact: Artifact) -> Served:
-        """``artifact``, the base artifact as the files are now, kept as the job's last good."""
         good = self._good.get((target, platform))
         if good is None or good.artifact is not artifact:
             self._warnings = None
@@ -99,22 +95,20 @@ class Service(ThreadedCalls, LearningCalls, Watching):
         overlay: Mapping[str, str],
         on_finding: str | None,
     ) -> Served:
-        """A per-user compile. The base artifact is compiled first, in the same trip to a worker
-        thread, and kept as the job's last good; when either fails, the base alone is compiled
-        again, so that an error in the project's own files (or one saved broken in between) is
-        told apart from one in the request's: 503 or 404, not 400 or 422."""
-
-        def base_then_overlay() -> tuple[Artifact, Artifact]:
-            base = self._base(target, platform)
-            return base, self.project.compile(target, platform, overlay, on_finding=on_finding)
-
+        """A per-user compile. The base artifact is compiled first, so that an error in the
+        project's own files is told apart from one in the request's; and again when the
+        overlay's compile fails, as the project may have been saved broken in between (its
+        error is then no fault of the request: 503, not 400 or 422)."""
+        await self._current(target, platform)
+        compile_ = functools.partial(
+            self.project.compile, target, platform, overlay, on_finding=on_finding
+        )
         try:
-            base, artifact = await self._run(base_then_overlay, Fault.REQUEST)
+            artifact = await self._run(compile_, Fault.REQUEST)
         except Refused:
-            await self._current(target, platform)  # the project's fault raises here
             metrics.COMPILES.labels("overlay", "error").inc()
+            await self._current(target, platform)
             raise
-        await self._kept(target, platform, base)
         metrics.COMPILES.labels("overlay", "ok").inc()
         warnings = await self._project_warnings()
         return Served(artifact, set_digest(artifact.files), warnings=warnings)
