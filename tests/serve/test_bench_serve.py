@@ -79,7 +79,7 @@ class Stalling(BaseHTTPRequestHandler):
         pass
 
 
-def test_the_open_loop_charges_a_stall_to_the_requests_it_held_back(bench, tmp_path):
+def test_the_open_loop_charges_a_stall_to_the_requests_it_held_back(bench, generator):
     """One connection, 200 requests due in a second, the first answered STALL seconds late:
     the requests due meanwhile wait behind it, and their latency counts from when each was due.
     A closed loop would have sent them after the stall and seen one slow request in 200."""
@@ -87,9 +87,9 @@ def test_the_open_loop_charges_a_stall_to_the_requests_it_held_back(bench, tmp_p
     thread = threading.Thread(target=server.serve_forever)
     thread.start()
     try:
-        generator = bench.Generator(bench.build_generator(tmp_path), 1, None)
+        one = bench.Generator(generator.binary, 1, None)  # one connection
         load = bench.Load(f"http://127.0.0.1:{server.server_port}/", None, "stalling")
-        report = generator.run(load, 1, rate=200)
+        report = one.run(load, 1, rate=200)
     finally:
         server.shutdown()
         thread.join()
@@ -145,3 +145,12 @@ def test_the_generator_sends_nothing_off_loopback(bench, generator):
         assert done.returncode == 2, url
         assert done.stdout == ""
         assert "not a loopback address" in done.stderr or "not an http:// URL" in done.stderr
+
+
+def test_the_generator_is_vet_and_gofmt_clean(bench, generator):
+    env = {**os.environ, **bench.GO_ENV}
+    for argv in (["go", "vet", "."], ["gofmt", "-l", "."]):
+        done = subprocess.run(
+            argv, cwd=bench.GENERATOR, env=env, capture_output=True, text=True, timeout=300
+        )
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), argv
