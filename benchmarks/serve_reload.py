@@ -10,7 +10,8 @@ and again, and every answer must be one whole build.
    Each 200 body's ETag, ``sha256`` field and the digest of the files it carries must agree.
 2. A server runs on a copy of ``examples/basic``; a Python client with a thread pool reads both
    routes without pause and keeps every answer's status and body (``bench_serve.py`` runs this
-   under wrk's load on the artifact route, which counts statuses but keeps no bodies).
+   under its load generator's load on the artifact route, which counts statuses but keeps no
+   bodies).
 3. Atomic saves: SOUL.md is rewritten ``--saves`` times (temp file + rename), then the manifest
    is broken and fixed the same way. Every 200 body must be one of the legitimate builds (a body
    that is not is "mixed"), and none older than the file was when the request was sent; no
@@ -193,12 +194,17 @@ _LISTENING = re.compile(r"listening on (?:http://127\.0\.0\.1:(\d+)|unix:)")
 
 @contextlib.contextmanager
 def serving(
-    project: Path, workers: int = 1, unix: Path | None = None, token: str | None = None
+    project: Path,
+    workers: int = 1,
+    unix: Path | None = None,
+    token: str | None = None,
+    cpus: set[int] | None = None,
 ) -> Iterator[Server]:
     """``hotplex -C project serve`` on a free loopback port (``--port 0``) or on the Unix socket
     ``unix``, ready (``/readyz`` answers 200) when this yields; stopped with SIGTERM afterwards.
-    With ``token``, the server requires it (``--token-file``). Its output goes to a log file
-    beside ``project``."""
+    With ``token``, the server requires it (``--token-file``); with ``cpus``, it runs on those
+    CPUs only (its threads and worker processes too). Its output goes to a log file beside
+    ``project``."""
     log = project.parent / f"serve-{project.name}-{workers}.log"
     where = ["--unix", str(unix)] if unix is not None else ["--port", "0"]
     argv = [str(HOTPLEX), "-C", str(project), "serve", *where, "--workers", str(workers)]
@@ -207,7 +213,9 @@ def serving(
         token_file.write_text(token + "\n", encoding="utf-8")
         argv += ["--token-file", str(token_file)]
     with open(log, "wb") as sink:
-        process = subprocess.Popen(argv, stdout=sink, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            argv, stdout=sink, stderr=subprocess.STDOUT, preexec_fn=pinned(cpus)
+        )
     try:
         server = Server(_port(process, log), unix, token, process, log)
         status, _, body = server.request("GET", "/readyz")
@@ -215,12 +223,24 @@ def serving(
             raise RuntimeError(f"hotplex serve is not ready: {status} {body[:500]!r}")
         yield server
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """SIGTERM, and SIGKILL if it has not exited within STOP_TIMEOUT."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def pinned(cpus: set[int] | None) -> Callable[[], None] | None:
+    """For ``Popen``'s ``preexec_fn``: the child runs on ``cpus`` only (as ``taskset -c``)."""
+    if cpus is None:
+        return None
+    return lambda: os.sched_setaffinity(0, cpus)
 
 
 def _port(process: subprocess.Popen, log: Path) -> int:
@@ -380,7 +400,7 @@ class Report:
     saves: int
     workers: int
     answers: int = 0  # recorded by the Python client, both phases
-    load_answers: int = 0  # answered to wrk
+    load_answers: int = 0  # answered to bench_serve.py's load generator
     served_builds: int = 0  # distinct legitimate builds served in the atomic phase (both routes)
     mixed: int = 0  # 200 bodies that are no legitimate build (atomic phase): must be 0
     server_errors: int = 0  # 5xx other than the documented 503: must be 0
@@ -409,7 +429,7 @@ class Report:
             f" saves of {EDITED} and one broken manifest:",
             f"  responses: {self.answers} recorded with bodies"
             f" (slowest {self.slowest * 1000:.0f} ms)"
-            + (f", {self.load_answers} more to wrk" if self.load_answers else ""),
+            + (f", {self.load_answers} more to the load generator" if self.load_answers else ""),
             f"  distinct builds served: {self.served_builds}",
             f"  mixed bodies: {self.mixed}",
             f"  5xx other than the documented 503: {self.server_errors};"

@@ -109,6 +109,7 @@ def create(settings: Settings | None = None) -> ASGIApp:
     app.router.redirect_slashes = False
     app.state.service = service
     app.state.body_limit = settings.body_limit
+    app.state.bodies = {}  # each job's last artifact answer, rendered (routes._rendered)
     token = read_token(settings.token_file) if settings.token_file else None
     guarded = app if token is None else _Token(app, token)
     host = settings.loopback_host

@@ -110,7 +110,8 @@ async def artifact(request: Request) -> Response:
     matches = _tags(request.headers.get("if-none-match", ""))
     if "*" in matches or served.digest in matches:
         return Response(status_code=304, headers=headers)
-    return _json(artifact_json(served), headers)
+    body = _rendered(request.app.state.bodies, served)
+    return Response(body, headers=headers, media_type="application/json")
 
 
 @takes()
@@ -278,6 +279,17 @@ def artifact_json(served: Served) -> dict[str, object]:
         "warnings": [shown(w) for w in (*artifact.warnings, *served.warnings)],
         "findings": [finding.to_json() for finding in artifact.findings],
     }
+
+
+def _rendered(bodies: dict, served: Served) -> bytes:
+    """The JSON of ``served``, as ``_json`` writes it, rendered once per job's artifact: a
+    cached GET answers the same bytes until the files or the project's warnings change (a new
+    ``Served``). Rendering a 14 KB answer cost a third of a GET's CPU time."""
+    key = (served.artifact.target, served.artifact.platform)
+    held = bodies.get(key)
+    if held is None or held[0] is not served:
+        held = bodies[key] = (served, json_text(artifact_json(served)).encode("utf-8"))
+    return held[1]
 
 
 def _file(path: str, data: bytes) -> dict[str, object]:

@@ -21,7 +21,7 @@ from hotplex.records import CheckReport
 from hotplex.serve import metrics
 from hotplex.serve.answers import Fault, Refused, Served, set_digest
 from hotplex.serve.learning_calls import LearningCalls
-from hotplex.serve.threaded import ThreadedCalls
+from hotplex.serve.threaded import SETTLE_TRIES, ThreadedCalls
 from hotplex.serve.watching import Watching
 
 TYPE_CHECKING = False
@@ -98,17 +98,25 @@ class Service(ThreadedCalls, LearningCalls, Watching):
         """A per-user compile. The base artifact is compiled first, so that an error in the
         project's own files is told apart from one in the request's; and again when the
         overlay's compile fails, as the project may have been saved broken in between (its
-        error is then no fault of the request: 503, not 400 or 422)."""
-        await self._current(target, platform)
+        error is then no fault of the request: 503, not 400 or 422). When the files changed
+        during the overlay's compile but build now (broken and fixed meanwhile), the overlay is
+        compiled again on them, a few times at most, before its error counts as the request's."""
+        served = await self._current(target, platform)
         compile_ = functools.partial(
             self.project.compile, target, platform, overlay, on_finding=on_finding
         )
-        try:
-            artifact = await self._run(compile_, Fault.REQUEST)
-        except Refused:
-            metrics.COMPILES.labels("overlay", "error").inc()
-            await self._current(target, platform)
-            raise
+        tries = 1
+        while True:
+            try:
+                artifact = await self._run(compile_, Fault.REQUEST)
+                break
+            except Refused:
+                metrics.COMPILES.labels("overlay", "error").inc()
+                now = await self._current(target, platform)  # the project's fault raises here
+                if now is served or tries == SETTLE_TRIES:
+                    raise
+                tries += 1
+                served = now
         metrics.COMPILES.labels("overlay", "ok").inc()
         warnings = await self._project_warnings()
         return Served(artifact, set_digest(artifact.files), warnings=warnings)

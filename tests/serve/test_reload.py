@@ -1,7 +1,7 @@
 """While the server answers without pause, a source is saved (atomically, then in place) and the
 manifest broken and fixed: every answer is one whole build, never older than the files when it
 was asked for, no 5xx but the broken project's documented 503. The short form of
-``benchmarks/serve_reload.py`` (which the benchmark runs under wrk's load with 20 saves each).
+``benchmarks/serve_reload.py`` (which the benchmark runs under its generator's load, 20 saves each).
 """
 
 from __future__ import annotations

@@ -206,6 +206,24 @@ def test_a_body_over_the_limit_is_413(server: Server) -> None:
     assert streamed.status_code == 413
 
 
+def test_a_body_reads_the_same_parsed_in_place_or_in_a_thread(server: Server) -> None:
+    """A body up to INLINE_PARSE bytes is parsed on the event loop, a larger one in a worker
+    thread: the same answers, the same refusals."""
+    from hotplex.serve.body import INLINE_PARSE
+
+    answers = []
+    for size in (100, INLINE_PARSE + 100):
+        memory = "# Memory\n\n" + "- a fact\n" * (size // 9)
+        good = {"target": "cc", "platform": "slack", "overlay": {"MEMORY.md": memory}}
+        compiled = server.client.post("/v1/compile", json=good)
+        assert compiled.status_code == 200
+        assert "- a fact" in compiled.json()["text"]
+        refused = server.client.post("/v1/compile", json={**good, "overlays": {}})
+        assert refused.status_code == 400
+        answers.append(refused.json()["detail"])
+    assert len(set(answers)) == 1, answers
+
+
 def test_no_route_and_wrong_methods_are_problems_too(server: Server) -> None:
     missing = server.client.get("/v2/jobs")
     assert (missing.status_code, missing.json()["detail"]) == (404, "no route /v2/jobs")

@@ -54,3 +54,67 @@ def test_a_settled_broken_file_is_a_broken_project_at_once(make_project) -> None
         asyncio.run(service.artifact("cc", "slack"))
     assert refused.value.fault is Fault.BROKEN
     assert refused.value.error.problems[0].span.file == "agent-configs/SOUL.md"
+
+
+def test_a_project_broken_during_a_compile_is_its_fault_though_fixed_at_once(
+    make_project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The manifest is broken when a per-user compile reads it and fixed the next instant,
+    before the service asks again whose fault the error was: still the project's (503), never
+    the request's (400). The serve benchmark's reload run saw a 400 when the base artifact was
+    checked in the same call as the overlay compile."""
+    root = make_project({"agent-configs/SOUL.md": "café\n"})
+    manifest = root / "hotplex.toml"
+    good = manifest.read_text(encoding="utf-8")
+    manifest.write_text('[project]\nname = "broken\n', encoding="utf-8")
+    _settled_long_ago(manifest)
+    service = Service(root, None)
+    base = service._base
+
+    def fixed_after_failing(target: str, platform: str | None):
+        try:
+            return base(target, platform)
+        except Exception:
+            manifest.write_text(good, encoding="utf-8")
+            _settled_long_ago(manifest)
+            raise
+
+    monkeypatch.setattr(service, "_base", fixed_after_failing)
+    overlay = {"MEMORY.md": "# Memory\n\n- a fact\n"}
+    with pytest.raises(Refused) as refused:
+        asyncio.run(service.compile("cc", "slack", overlay, None))
+    assert refused.value.fault is Fault.BROKEN
+    assert refused.value.error.problems[0].span.file == "hotplex.toml"
+
+
+def test_a_project_broken_only_while_the_overlay_compiles_is_not_the_requests_fault(
+    make_project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The manifest is broken while the overlay compile reads it (after the base artifact was
+    checked) and fixed before the service asks again whose fault the error was: the request
+    is not at fault; the overlay is compiled again on the files as they are now."""
+    root = make_project({"agent-configs/SOUL.md": "café\n"})
+    manifest = root / "hotplex.toml"
+    good = manifest.read_text(encoding="utf-8")
+    _settled_long_ago(manifest)
+    service = Service(root, None)
+    compile_ = service.project.compile
+    broken = []
+
+    def broken_while_compiling(target, platform=None, overlay=None, *args, **kwargs):
+        if overlay and not broken:
+            broken.append(True)
+            manifest.write_text('[project]\nname = "broken\n', encoding="utf-8")
+            _settled_long_ago(manifest)
+            try:
+                return compile_(target, platform, overlay, *args, **kwargs)
+            finally:
+                manifest.write_text(good + "\n", encoding="utf-8")
+                _settled_long_ago(manifest)
+        return compile_(target, platform, overlay, *args, **kwargs)
+
+    monkeypatch.setattr(service.project, "compile", broken_while_compiling)
+    overlay = {"MEMORY.md": "# Memory\n\n- a fact\n"}
+    served = asyncio.run(service.compile("cc", "slack", overlay, None))
+    assert broken == [True]
+    assert "a fact" in served.artifact.text

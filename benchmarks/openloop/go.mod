@@ -1,0 +1,3 @@
+module example.com/hotplex-openloop
+
+go 1.19
