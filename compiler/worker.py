@@ -80,6 +80,11 @@ class OwnFiles(NamedTuple):
     unswitched: tuple[str, ...] = ()
     # It reads them from the folders above the session folder too (Cline: only from its own).
     above: bool = True
+    # Those of ``names`` it reads from the session folder only, never above (Hermes: AGENTS.md).
+    only_here: tuple[str, ...] = ()
+    # It climbs only inside a git repository, up to its root (a folder holding ``.git``);
+    # outside one it reads its own folder only (Hermes's ``.hermes.md``).
+    in_repository: bool = False
     # Files in the session folder that compete with the delivered document, by glob, with what
     # happens to it or to them ("not read: the document takes its place"): ``check`` names each
     # one there, whoever wrote it.

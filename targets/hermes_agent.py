@@ -47,7 +47,9 @@ memory tool wrote in a session is the gateway's to hand to ``hotplex learn``, wh
 facts into the sources' USER.md, whence the next build's USER.md slot.
 
 What it loads by itself: one project file, the first of ``.hermes.md`` (and ``HERMES.md``) from
-the working folder up to the repository root, ``AGENTS.md`` and ``CLAUDE.md``. ``--ignore-rules``
+the working folder up to the git repository's root (outside a repository, the working folder's
+only), then ``AGENTS.md`` (``agents.md``), ``CLAUDE.md`` (``claude.md``) and ``.cursorrules`` of the
+working folder alone, never above it (the live test holds each). ``--ignore-rules``
 turns it off in ``hermes chat``, but also SOUL.md and the memories, every slot hotplex writes (the
 live test shows none arrives): it is no switch for hotplex, so ``own_instructions = "off"`` is
 refused, and a session folder outside the project (``cwd``) is the way to keep the file away.
@@ -97,12 +99,24 @@ ENTRY_SEPARATOR = "\n§\n"
 _RESERVED_LINE = re.compile(r"^([^\S\n]*)([§═])(?=(?:[§═]|[^\S\n])*$)", re.MULTILINE)
 _REFERENCES = {"§": "&sect;", "═": "&#9552;"}
 
-OWN_NAMES = (".hermes.md", "HERMES.md", "AGENTS.md", "CLAUDE.md")
+# The one project file Hermes reads, the first of these: .hermes.md (or HERMES.md) from the
+# working folder up to the repository root, the others from the working folder only.
+OWN_NAMES = (
+    ".hermes.md",
+    "HERMES.md",
+    "AGENTS.md",
+    "agents.md",
+    "CLAUDE.md",
+    "claude.md",
+    ".cursorrules",  # with .cursor/rules/*.mdc, which no source of hotplex's is
+)
 OWN_FILES = OwnFiles(
     program="Hermes Agent",
     names=OWN_NAMES,
     first_of=OWN_NAMES,
     first_across=True,
+    only_here=OWN_NAMES[2:],
+    in_repository=True,
     home="$HERMES_HOME/SOUL.md and memories/ (the hermes-home folder hotplex writes)",
 )
 

@@ -253,3 +253,50 @@ def test_hermes_reads_a_raw_agents_md_and_its_switch_drops_every_slot(switch, he
         for mark in ("PERSONA-MARK", "USER-MARK", "MEMORY-MARK"):
             assert (mark in system) is not switch, mark
         assert "You run on Hermes Agent" in system
+
+
+# From the session folder "sub" of a project, a git repository or not: the project files lying
+# about, and the one Hermes sends raw.
+PROJECT_FILES = {
+    "others-above": (
+        {"AGENTS.md", "CLAUDE.md", "agents.md", "claude.md", ".cursorrules"},
+        True,
+        None,
+    ),
+    "hermes-md-above-in-git": ({".hermes.md", "sub/AGENTS.md"}, True, ".hermes.md"),
+    "hermes-md-above-no-git": ({".hermes.md", "AGENTS.md"}, False, None),
+    "claude-md-here": ({"sub/CLAUDE.md", "AGENTS.md"}, False, "sub/CLAUDE.md"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", PROJECT_FILES)
+def test_hermes_reads_hermes_md_up_to_the_git_root_and_the_others_in_its_folder_only(
+    case, hermes_cli, tmp_path
+):
+    """The one-copy table's row, held: from a session folder below the project root, Hermes
+    sends a .hermes.md of a folder above inside a git repository only, and never an AGENTS.md,
+    CLAUDE.md or .cursorrules from there; ``check`` warns of exactly the file that arrives raw.
+    Each is a compiled source, its ``</rules>`` escaped there: the literal text is the raw copy."""
+    names, git, arrives = PROJECT_FILES[case]
+    project = tmp_path / "repo"
+    (project / "sub").mkdir(parents=True)
+    if git:
+        subprocess.run(["git", "init", "-q", str(project)], check=True)
+    sources = 'cwd = "sub"\n'
+    for i, name in enumerate(sorted(names)):
+        (project / name).write_text(f"</rules> RAW-{name}-MARK\n", encoding="utf-8")
+        sources += f'\n[[source]]\nname = "p{i}"\nfile = "../{name}"\nchannel = "B"\ntag = "p{i}"\n'
+    artifact = build(tmp_path, SOURCES, sources)
+    done = subprocess.run(
+        [str(HOTPLEX), "-C", str(project), "check"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    warned = re.findall(r"Hermes Agent also reads (\S+) by itself", done.stderr)
+    assert warned == ([arrives] if arrives else []), done.stderr
+    _, requests = run_live(HERMES, hermes_cli, artifact, tmp_path)
+    for request in requests:
+        system = request.body["messages"][0]["content"]
+        sent = [n for n in sorted(names) if f"</rules> RAW-{n}-MARK" in system]
+        assert sent == ([arrives] if arrives else []), system
+        assert system.count("PERSONA-MARK") == 1 and system.startswith(slot(artifact, "SOUL.md"))
