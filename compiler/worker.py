@@ -202,9 +202,16 @@ class Worker:
         Agent's memory files)."""
         return self.budgets(target, manifest)
 
+    def section_budgets(self, target: Target, manifest: Manifest, section: str) -> Budgets:
+        """The budgets of the document a section goes into, which bound how many days of a daily
+        log are worth reading for it: the primary's unless it goes elsewhere (Hermes Agent's
+        memory slots)."""
+        return self.budgets(target, manifest)
+
     def document_size(self, name: str, text: str, unit: str) -> int:
-        """A further document's size as its program measures it against ``document_budgets``
-        (``show`` compares the two): the file's whole text unless the program says otherwise."""
+        """A document's size (the primary's too; ``name``: its path from the primary's folder)
+        as its program measures it against its budgets (``stats`` and ``show`` compare the two):
+        the file's whole text unless the program says otherwise."""
         return measure(text, unit)
 
     def read_budget(self, target: Target) -> int | None:

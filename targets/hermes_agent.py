@@ -167,16 +167,27 @@ class HermesAgent(Worker):
     def budgets(self, target: Target, manifest: Manifest) -> Budgets:
         """SOUL.md's: the context-file cap, in the characters Hermes counts."""
         cap = context_cap(target)
-        return Budgets(min(manifest.limits.per_file, cap), cap, UNIT)
+        return Budgets(min(manifest.limits.per_file, cap), cap, UNIT, document=cap)
 
     def document_budgets(self, target: Target, manifest: Manifest, name: str) -> Budgets:
         """A memory file's: the limit Hermes labels it against and its memory tool keeps."""
         limit = MEMORY_CHAR_LIMIT if name == MEMORY_FILE else USER_CHAR_LIMIT
-        return Budgets(limit, limit, UNIT)
+        return Budgets(limit, limit, UNIT, document=limit)
+
+    def section_budgets(self, target: Target, manifest: Manifest, section: str) -> Budgets:
+        """USER's and MEMORY's are their slots': the days read for MEMORY are the ones its
+        2,200 characters can hold, whatever ``[limits]`` say."""
+        slots = {USER_SOURCE: USER_FILE, LOG_SOURCE: MEMORY_FILE}
+        if section in slots:
+            return self.document_budgets(target, manifest, slots[section])
+        return self.budgets(target, manifest)
 
     def document_size(self, name: str, text: str, unit: str) -> int:
-        """A memory file as Hermes measures it against its limit: its entries, each stripped,
-        joined by their separators (the file's final line break is no character of it)."""
+        """A slot as Hermes measures it against its budget: SOUL.md stripped, a memory file's
+        entries, each stripped, joined by their separators (the file's final line break is no
+        character of either)."""
+        if name == SOUL_FILE:
+            return measure(text.strip(), unit)
         entries = (e.strip() for e in text.split(ENTRY_SEPARATOR))
         return measure(ENTRY_SEPARATOR.join(e for e in entries if e), unit)
 
