@@ -352,3 +352,26 @@ def test_memory_keeps_the_days_its_own_budget_holds_whatever_limits_say(make_pro
     (folded,) = [line for line in done.stderr.splitlines() if " older days, " in line]
     slot = "dist/h/default/hermes-home/memories/MEMORY.md"
     assert folded.endswith(f": dropped in {slot}; no room left in hermes.memory_char_limit")
+
+
+def test_a_learned_fact_reaches_the_user_slot_and_past_its_limit_the_cut_is_named(make_project):
+    """The learning loop as the workers page says it meets Hermes: ``hotplex learn`` writes the
+    sources' USER.md, the next build puts it in memories/USER.md; learned facts past the slot's
+    1,375 characters are cut with a warning naming Hermes's limit, never silently."""
+    files = {"agent-configs/SOUL.md": "Be brief.\n", "agent-configs/USER.md": "# Ada\n"}
+    root = make_project(files, manifest=MANIFEST)
+
+    def hotplex(*args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run(
+            [str(HOTPLEX), "-C", str(root), *args], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done
+
+    hotplex("learn", "shell=zsh", "--date", "2026-12-01")
+    assert "hermes.user_char_limit" not in hotplex("build").stderr
+    user = root / "dist/h/default/hermes-home/memories/USER.md"
+    assert user.read_text(encoding="utf-8").endswith("## Learned facts\n\n- shell: zsh\n")
+    facts = [f"k{i:02}={'v' * 60}" for i in range(30)]
+    hotplex("learn", *facts, "--date", "2026-12-02")
+    assert "(hermes.user_char_limit)" in hotplex("build").stderr
