@@ -94,9 +94,14 @@ SCANNED_CHARS = 65_536  # of a context file, Hermes's injection scan reads this 
 MEMORY_CHAR_LIMIT = 2_200
 USER_CHAR_LIMIT = 1_375
 ENTRY_SEPARATOR = "\n§\n"
-# A line Hermes would take for its own structure: an entry split, a banner's rule.
-# Blanks are any white space but a line break: Hermes strips a file, U+3000 and U+2003 with it.
-_RESERVED_LINE = re.compile(r"^([^\S\n]*)([§═])(?=(?:[§═]|[^\S\n])*$)", re.MULTILINE)
+# A line Hermes would take for its own structure: an entry split, a banner's rule. A line ends
+# at any break ``str.splitlines`` knows (a model reads U+2028 as one too); blanks are any other
+# white space: Hermes strips a file, U+3000 and U+2003 with it.
+_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_BLANK = f"[^\\S{_BREAKS}]"
+_RESERVED_LINE = re.compile(
+    f"(?:^|(?<=[{_BREAKS}]))({_BLANK}*)([§═])(?=(?:[§═]|{_BLANK})*(?:[{_BREAKS}]|\\Z))"
+)
 _REFERENCES = {"§": "&sect;", "═": "&#9552;"}
 
 # The one project file Hermes reads, the first of these: .hermes.md (or HERMES.md) from the
