@@ -113,7 +113,7 @@ OWN_NAMES = (
     "agents.md",
     "CLAUDE.md",
     "claude.md",
-    ".cursorrules",  # with .cursor/rules/*.mdc, which no source of hotplex's is
+    ".cursorrules",  # with .cursor/rules/*.mdc (``rivals``: a cursor target places one there)
 )
 OWN_FILES = OwnFiles(
     program="Hermes Agent",
@@ -123,6 +123,13 @@ OWN_FILES = OwnFiles(
     only_here=OWN_NAMES[2:],
     in_repository=True,
     home="$HERMES_HOME/SOUL.md and memories/ (the hermes-home folder hotplex writes)",
+    rivals={
+        ".cursor/rules/*.mdc": (
+            "reaches Hermes Agent too, raw, as its project file, where the session folder holds"
+            " none of .hermes.md, AGENTS.md, CLAUDE.md, .cursorrules (nor a .hermes.md above it):"
+            " a second copy if it holds the same rules (a cursor target's file does)"
+        ),
+    },
 )
 
 

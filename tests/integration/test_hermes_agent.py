@@ -300,3 +300,23 @@ def test_hermes_reads_hermes_md_up_to_the_git_root_and_the_others_in_its_folder_
         sent = [n for n in sorted(names) if f"</rules> RAW-{n}-MARK" in system]
         assert sent == ([arrives] if arrives else []), system
         assert system.count("PERSONA-MARK") == 1 and system.startswith(slot(artifact, "SOUL.md"))
+
+
+@pytest.mark.slow
+def test_a_cursor_rule_placed_in_the_session_folder_reaches_hermes_raw_as_check_warns(
+    hermes_cli, tmp_path
+):
+    """A cursor target places .cursor/rules/<target>.mdc, which Hermes reads as its project file
+    where none of its other names is there: the document a second time, as ``check`` warns."""
+    cursor = '\n[[target]]\nname = "ide"\nworker = "cursor"\n'
+    artifact = build(tmp_path, SOURCES, cursor)
+    project = tmp_path / "repo"
+    done = subprocess.run(
+        [str(HOTPLEX), "-C", str(project), "check"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and ".cursor/rules/ide.mdc reaches Hermes Agent too" in done.stderr
+    _, requests = run_live(HERMES, hermes_cli, artifact, tmp_path)
+    for request in requests:
+        system = request.body["messages"][0]["content"]
+        assert system.count("## .cursor/rules/ide.mdc\n\n") == 1
+        assert system.count("RULES-MARK") == 2  # SOUL.md's, and the placed rule's
