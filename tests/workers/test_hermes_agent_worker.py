@@ -378,3 +378,19 @@ def test_a_learned_fact_reaches_the_user_slot_and_past_its_limit_the_cut_is_name
     facts = [f"k{i:02}={'v' * 60}" for i in range(30)]
     hotplex("learn", *facts, "--date", "2026-12-02")
     assert "(hermes.user_char_limit)" in hotplex("build").stderr
+
+
+def test_limits_per_file_counts_characters_for_hermes_whatever_the_unit(make_project):
+    """As the workers page says: Hermes counts characters, so a ``[limits] unit = "bytes"``
+    per_file bounds each SOUL.md section in characters, and stats says so."""
+    files = {"agent-configs/SOUL.md": "日本語。" * 2000 + "\n"}
+    limits = '[limits]\nunit = "bytes"\nper_file = 6000\n'
+    root = make_project(files, manifest=MANIFEST.replace("[[target]]", limits + "[[target]]"))
+    done = subprocess.run(
+        [str(HOTPLEX), "-C", str(root), "stats", "--json"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    (soul,) = [r for r in json.loads(done.stdout)["artifacts"] if r["artifact"] == "h/default"]
+    assert (soul["unit"], soul["per_file"]) == ("chars", 6000)
+    (section,) = [s for s in soul["sections"] if s["name"] == "soul"]
+    assert section["size"] == 6000 and section["raw"] == 8000
