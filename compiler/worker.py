@@ -85,6 +85,9 @@ class OwnFiles(NamedTuple):
     # It climbs only inside a git repository, up to its root (a folder holding ``.git``);
     # outside one it reads its own folder only (Hermes's ``.hermes.md``).
     in_repository: bool = False
+    # It passes over a file of white space only (or not UTF-8) as if it were not there, to the
+    # next of ``first_of`` (Hermes).
+    blank_absent: bool = False
     # Files in the session folder that compete with the delivered document, by glob, with what
     # happens to it or to them ("not read: the document takes its place"): ``check`` names each
     # one there, whoever wrote it.

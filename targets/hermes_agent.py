@@ -49,7 +49,8 @@ facts into the sources' USER.md, whence the next build's USER.md slot.
 What it loads by itself: one project file, the first of ``.hermes.md`` (and ``HERMES.md``) from
 the working folder up to the git repository's root (outside a repository, the working folder's
 only), then ``AGENTS.md`` (``agents.md``), ``CLAUDE.md`` (``claude.md``) and ``.cursorrules`` of the
-working folder alone, never above it (the live test holds each). ``--ignore-rules``
+working folder alone, never above it; a file of white space only it passes over (the live
+test holds each). ``--ignore-rules``
 turns it off in ``hermes chat``, but also SOUL.md and the memories, every slot hotplex writes (the
 live test shows none arrives): it is no switch for hotplex, so ``own_instructions = "off"`` is
 refused, and a session folder outside the project (``cwd``) is the way to keep the file away.
@@ -122,6 +123,7 @@ OWN_FILES = OwnFiles(
     first_across=True,
     only_here=OWN_NAMES[2:],
     in_repository=True,
+    blank_absent=True,
     home="$HERMES_HOME/SOUL.md and memories/ (the hermes-home folder hotplex writes)",
     rivals={
         ".cursor/rules/*.mdc": (

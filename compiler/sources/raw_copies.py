@@ -238,6 +238,8 @@ def _on_disk(model: Model, target: Target, own: OwnFiles, names: tuple[str, ...]
 def _reads(root: Path, own: OwnFiles, session: str, path: str, names: tuple[str, ...]) -> bool:
     """Whether the program, started in ``session``, reads the file ``path`` (relative to the
     project) itself, by one of ``names``."""
+    if own.blank_absent and not _holds_text(root / path):
+        return False
     climbed = _climbed(root, own, session)
     for folder in climbed:
         rel = _under(path, folder)
@@ -246,13 +248,21 @@ def _reads(root: Path, own: OwnFiles, session: str, path: str, names: tuple[str,
         if rel is not None and any(_named(rel, n) for n in _named_in(own, names, folder, session)):
             where = climbed if own.first_across else [folder]
             return not any(
-                (root / f / b).is_file()
+                (root / f / b).is_file() and (not own.blank_absent or _holds_text(root / f / b))
                 for f in where
                 for b in _named_in(own, own.unless(rel), f, session)
             )
     above_project = all(part == ".." for part in session.split("/"))  # the project is below
     below = above_project or _under(path, session) is not None
     return own.below and below and posixpath.basename(path) in names
+
+
+def _holds_text(path: Path) -> bool:
+    """Whether ``path`` is a UTF-8 file holding more than white space."""
+    try:
+        return bool(path.read_text(encoding="utf-8").strip())
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _named_in(own: OwnFiles, names: tuple[str, ...], folder: str, session: str) -> tuple[str, ...]:

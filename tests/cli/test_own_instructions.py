@@ -454,3 +454,29 @@ def test_a_name_read_in_the_session_folder_only_or_up_to_the_git_root(
         done = hotplex("-C", str(root), "build")  # nothing to rebuild: the stamp moved
     said = re.findall(r"Hermes Agent also reads (\S+) by itself", done.stderr)
     assert said == ([warned] if warned else []), done.stderr
+
+
+@pytest.mark.parametrize(
+    ("files", "warned"),
+    [
+        ({".hermes.md": " \n", "AGENTS.md": "A\n"}, "AGENTS.md"),
+        ({".hermes.md": "H\n", "AGENTS.md": "A\n"}, ".hermes.md"),
+        ({"AGENTS.md": "\n\n", "CLAUDE.md": "C\n"}, "CLAUDE.md"),
+    ],
+    ids=["blank-hermes-md", "hermes-md", "blank-agents-md"],
+)
+def test_a_blank_file_is_passed_over_as_hermes_passes_it(make_project, hotplex, files, warned):
+    """Hermes takes a file of white space only for none and reads the next of its names: the
+    raw copy it gets is that one (``blank_absent``)."""
+    manifest = (
+        '[project]\nsources = "."\ndefault_sources = false\n\n'
+        + "".join(
+            f'[[source]]\nname = "s{i}"\nfile = "{name}"\nchannel = "B"\ntag = "s{i}"\n\n'
+            for i, name in enumerate(sorted(files))
+        )
+        + '[[target]]\nname = "t"\nworker = "hermes-agent"\n'
+    )
+    root = make_project(files, manifest)
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0, done.stderr
+    assert re.findall(r"Hermes Agent also reads (\S+) by itself", done.stderr) == [warned]

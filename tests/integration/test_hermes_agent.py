@@ -320,3 +320,23 @@ def test_a_cursor_rule_placed_in_the_session_folder_reaches_hermes_raw_as_check_
         system = request.body["messages"][0]["content"]
         assert system.count("## .cursor/rules/ide.mdc\n\n") == 1
         assert system.count("RULES-MARK") == 2  # SOUL.md's, and the placed rule's
+
+
+@pytest.mark.slow
+def test_hermes_passes_over_a_blank_hermes_md_to_the_agents_md_as_check_warns(hermes_cli, tmp_path):
+    """A .hermes.md of white space only is no project file to Hermes: it reads AGENTS.md, the
+    raw copy ``check`` names."""
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo/.hermes.md").write_text(" \n\n", encoding="utf-8")
+    (tmp_path / "repo/AGENTS.md").write_text("Raw rule. RAW-AGENTS-MARK\n", encoding="utf-8")
+    extra = '\n[[source]]\nname = "raw"\nfile = "../AGENTS.md"\nchannel = "B"\ntag = "raw"\n'
+    artifact = build(tmp_path, SOURCES, extra)
+    done = subprocess.run(
+        [str(HOTPLEX), "-C", str(tmp_path / "repo"), "check"], capture_output=True, text=True
+    )
+    assert re.findall(r"Hermes Agent also reads (\S+) by itself", done.stderr) == ["AGENTS.md"]
+    _, requests = run_live(HERMES, hermes_cli, artifact, tmp_path)
+    for request in requests:
+        system = request.body["messages"][0]["content"]
+        assert system.count("## AGENTS.md\n\nRaw rule. RAW-AGENTS-MARK\n\n") == 1
+        assert ".hermes.md" not in system
