@@ -38,10 +38,15 @@ class Truncation(Record):
     # None: the primary. The same source can be cut twice over, once in each document.
     document: str | None = None
 
+    @property
+    def limit_name(self) -> str:
+        """The limit as messages name it: hotplex's own are manifest keys (``limits.total``),
+        a worker's are named as they are (``openclaw.max_chars``)."""
+        return self.limit if "." in self.limit else f"limits.{self.limit}"
+
     def describe(self) -> str:
         files = ", ".join(self.files) or self.section
-        # hotplex's own limits are manifest keys; a worker's (openclaw.max_chars) are named as is.
-        limit = self.limit if "." in self.limit else f"limits.{self.limit}"
+        limit = self.limit_name
         where = f" in {self.document}" if self.document else ""
         if self.style == "repeat":
             return f"{files}: left out{where}; every entry of it repeats a newer day"
@@ -303,6 +308,9 @@ class Budgets(Record):
     per_file: int | None
     total: int | None
     unit: str
+    # The most its program keeps of the file as a whole, as it measures it
+    # (``Worker.document_size``): Hermes Agent's caps. None: the program keeps any file whole.
+    document: int | None = None
 
 
 @attrs.frozen(repr=False)

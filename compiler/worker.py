@@ -80,6 +80,14 @@ class OwnFiles(NamedTuple):
     unswitched: tuple[str, ...] = ()
     # It reads them from the folders above the session folder too (Cline: only from its own).
     above: bool = True
+    # Those of ``names`` it reads from the session folder only, never above (Hermes: AGENTS.md).
+    only_here: tuple[str, ...] = ()
+    # It climbs only inside a git repository, up to its root (a folder holding ``.git``);
+    # outside one it reads its own folder only (Hermes's ``.hermes.md``).
+    in_repository: bool = False
+    # It passes over a file of white space only (or not UTF-8) as if it were not there, to the
+    # next of ``first_of`` (Hermes).
+    blank_absent: bool = False
     # Files in the session folder that compete with the delivered document, by glob, with what
     # happens to it or to them ("not read: the document takes its place"): ``check`` names each
     # one there, whoever wrote it.
@@ -197,9 +205,16 @@ class Worker:
         Agent's memory files)."""
         return self.budgets(target, manifest)
 
+    def section_budgets(self, target: Target, manifest: Manifest, section: str) -> Budgets:
+        """The budgets of the document a section goes into, which bound how many days of a daily
+        log are worth reading for it: the primary's unless it goes elsewhere (Hermes Agent's
+        memory slots)."""
+        return self.budgets(target, manifest)
+
     def document_size(self, name: str, text: str, unit: str) -> int:
-        """A further document's size as its program measures it against ``document_budgets``
-        (``show`` compares the two): the file's whole text unless the program says otherwise."""
+        """A document's size (the primary's too; ``name``: its path from the primary's folder)
+        as its program measures it against its budgets (``stats`` and ``show`` compare the two):
+        the file's whole text unless the program says otherwise."""
         return measure(text, unit)
 
     def read_budget(self, target: Target) -> int | None:

@@ -47,7 +47,10 @@ memory tool wrote in a session is the gateway's to hand to ``hotplex learn``, wh
 facts into the sources' USER.md, whence the next build's USER.md slot.
 
 What it loads by itself: one project file, the first of ``.hermes.md`` (and ``HERMES.md``) from
-the working folder up to the repository root, ``AGENTS.md`` and ``CLAUDE.md``. ``--ignore-rules``
+the working folder up to the git repository's root (outside a repository, the working folder's
+only), then ``AGENTS.md`` (``agents.md``), ``CLAUDE.md`` (``claude.md``) and ``.cursorrules`` of the
+working folder alone, never above it; a file of white space only it passes over (the live
+test holds each). ``--ignore-rules``
 turns it off in ``hermes chat``, but also SOUL.md and the memories, every slot hotplex writes (the
 live test shows none arrives): it is no switch for hotplex, so ``own_instructions = "off"`` is
 refused, and a session folder outside the project (``cwd``) is the way to keep the file away.
@@ -92,18 +95,43 @@ SCANNED_CHARS = 65_536  # of a context file, Hermes's injection scan reads this 
 MEMORY_CHAR_LIMIT = 2_200
 USER_CHAR_LIMIT = 1_375
 ENTRY_SEPARATOR = "\n§\n"
-# A line Hermes would take for its own structure: an entry split, a banner's rule.
-# Blanks are any white space but a line break: Hermes strips a file, U+3000 and U+2003 with it.
-_RESERVED_LINE = re.compile(r"^([^\S\n]*)([§═])(?=(?:[§═]|[^\S\n])*$)", re.MULTILINE)
+# A line Hermes would take for its own structure: an entry split, a banner's rule. A line ends
+# at any break ``str.splitlines`` knows (a model reads U+2028 as one too); blanks are any other
+# white space: Hermes strips a file, U+3000 and U+2003 with it.
+_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_BLANK = f"[^\\S{_BREAKS}]"
+_RESERVED_LINE = re.compile(
+    f"(?:^|(?<=[{_BREAKS}]))({_BLANK}*)([§═])(?=(?:[§═]|{_BLANK})*(?:[{_BREAKS}]|\\Z))"
+)
 _REFERENCES = {"§": "&sect;", "═": "&#9552;"}
 
-OWN_NAMES = (".hermes.md", "HERMES.md", "AGENTS.md", "CLAUDE.md")
+# The one project file Hermes reads, the first of these: .hermes.md (or HERMES.md) from the
+# working folder up to the repository root, the others from the working folder only.
+OWN_NAMES = (
+    ".hermes.md",
+    "HERMES.md",
+    "AGENTS.md",
+    "agents.md",
+    "CLAUDE.md",
+    "claude.md",
+    ".cursorrules",  # with .cursor/rules/*.mdc (``rivals``: a cursor target places one there)
+)
 OWN_FILES = OwnFiles(
     program="Hermes Agent",
     names=OWN_NAMES,
     first_of=OWN_NAMES,
     first_across=True,
+    only_here=OWN_NAMES[2:],
+    in_repository=True,
+    blank_absent=True,
     home="$HERMES_HOME/SOUL.md and memories/ (the hermes-home folder hotplex writes)",
+    rivals={
+        ".cursor/rules/*.mdc": (
+            "reaches Hermes Agent too, raw, as its project file, where the session folder holds"
+            " none of .hermes.md, AGENTS.md, CLAUDE.md, .cursorrules (nor a .hermes.md above it):"
+            " a second copy if it holds the same rules (a cursor target's file does)"
+        ),
+    },
 )
 
 
@@ -153,16 +181,27 @@ class HermesAgent(Worker):
     def budgets(self, target: Target, manifest: Manifest) -> Budgets:
         """SOUL.md's: the context-file cap, in the characters Hermes counts."""
         cap = context_cap(target)
-        return Budgets(min(manifest.limits.per_file, cap), cap, UNIT)
+        return Budgets(min(manifest.limits.per_file, cap), cap, UNIT, document=cap)
 
     def document_budgets(self, target: Target, manifest: Manifest, name: str) -> Budgets:
         """A memory file's: the limit Hermes labels it against and its memory tool keeps."""
         limit = MEMORY_CHAR_LIMIT if name == MEMORY_FILE else USER_CHAR_LIMIT
-        return Budgets(limit, limit, UNIT)
+        return Budgets(limit, limit, UNIT, document=limit)
+
+    def section_budgets(self, target: Target, manifest: Manifest, section: str) -> Budgets:
+        """USER's and MEMORY's are their slots': the days read for MEMORY are the ones its
+        2,200 characters can hold, whatever ``[limits]`` say."""
+        slots = {USER_SOURCE: USER_FILE, LOG_SOURCE: MEMORY_FILE}
+        if section in slots:
+            return self.document_budgets(target, manifest, slots[section])
+        return self.budgets(target, manifest)
 
     def document_size(self, name: str, text: str, unit: str) -> int:
-        """A memory file as Hermes measures it against its limit: its entries, each stripped,
-        joined by their separators (the file's final line break is no character of it)."""
+        """A slot as Hermes measures it against its budget: SOUL.md stripped, a memory file's
+        entries, each stripped, joined by their separators (the file's final line break is no
+        character of either)."""
+        if name == SOUL_FILE:
+            return measure(text.strip(), unit)
         entries = (e.strip() for e in text.split(ENTRY_SEPARATOR))
         return measure(ENTRY_SEPARATOR.join(e for e in entries if e), unit)
 

@@ -54,7 +54,6 @@ def documents(artifact: Artifact, target: Target, manifest: Manifest) -> list[st
     """With further documents (a sub-agent's file, a memory slot), each document of the job, the
     primary first: its size against its own budget, and how to show it."""
     from hotplex import registry
-    from hotplex.text.measure import measure
 
     worker = registry.get(artifact.worker)
     if not artifact.documents or worker is None:
@@ -68,13 +67,8 @@ def documents(artifact: Artifact, target: Target, manifest: Manifest) -> list[st
             if path == artifact.path
             else worker.document_budgets(target, manifest, name)
         )
-        text = artifact.files[path].decode("utf-8")
-        primary = path == artifact.path
-        size = (
-            measure(text, budgets.unit)
-            if primary
-            else worker.document_size(name, text, budgets.unit)
-        )
-        how = "shown above" if primary else f"--file {name}"
-        lines.append(f"{name}: {size} of {budgets.total} {budgets.unit} ({how})")
+        size = worker.document_size(name, artifact.files[path].decode("utf-8"), budgets.unit)
+        budget = budgets.total if budgets.document is None else budgets.document
+        how = "shown above" if path == artifact.path else f"--file {name}"
+        lines.append(f"{name}: {size} of {budget} {budgets.unit} ({how})")
     return lines

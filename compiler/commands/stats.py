@@ -79,12 +79,15 @@ class ArtifactStats:
     total: int | None
     size: int  # all sections together: what the total budget counts
     share_of_total: float | None
-    document: int  # the whole artifact file, wrapping included, in ``unit``
+    document: int  # the whole artifact file, wrapping included, in ``unit``, as its program counts
     tokens: int  # of the whole artifact
     sections: tuple[SectionStats, ...]
     truncations: tuple[dict[str, Any], ...]
     notes: tuple[str, ...] = ()  # the job's (on its primary): what reaches whom
     copies: str = ""  # which copies of the rules the program gets (``raw_copies.status``)
+    # The most the program keeps of the whole file (``Budgets.document``), and its share.
+    document_budget: int | None = None
+    share_of_document_budget: float | None = None
 
 
 def approx_tokens(text: str) -> int:
@@ -146,11 +149,11 @@ def _artifact_stats(
     from hotplex.sources import raw_copies
 
     job, emitted = compiled.job, compiled.emitted
-    folder = posixpath.dirname(emitted.primary)
+    name = path[len(posixpath.dirname(emitted.primary)) + 1 :]
     budgets = (
         job.worker.budgets(job.target, model.manifest)
         if path == emitted.primary
-        else job.worker.document_budgets(job.target, model.manifest, path[len(folder) + 1 :])
+        else job.worker.document_budgets(job.target, model.manifest, name)
     )
     text = emitted.files[path].decode("utf-8")
     texts = {s.name: s.text for s in compiled.sections}
@@ -167,8 +170,9 @@ def _artifact_stats(
     )
     sections = tuple(replace(s, comments=_comments(s.files, inputs)) for s in sections)
     used = sum(s.size for s in sections)
+    document = job.worker.document_size(name, text, budgets.unit)
     return ArtifactStats(
-        artifact=job.id if path == emitted.primary else f"{job.id}/{path[len(folder) + 1 :]}",
+        artifact=job.id if path == emitted.primary else f"{job.id}/{name}",
         target=job.target.name,
         worker=job.target.worker,
         platform=job.platform,
@@ -178,12 +182,14 @@ def _artifact_stats(
         total=budgets.total,
         size=used,
         share_of_total=_share(used, budgets.total),
-        document=measure(text, budgets.unit),
+        document=document,
         tokens=approx_tokens(text),
         sections=sections,
         copies=raw_copies.status(model, job.target),
         truncations=tuple(t.to_json() for t in cuts),
         notes=emitted.notes if path == emitted.primary else (),
+        document_budget=budgets.document,
+        share_of_document_budget=_share(document, budgets.document),
     )
 
 
@@ -298,7 +304,7 @@ def render_table(artifacts: list[ArtifactStats], packages: Sequence[PackageUse] 
                 "(document)",
                 str(art.document),
                 art.unit,
-                "",
+                _percent(art.share_of_document_budget) if art.document_budget else "",
                 "",
                 str(art.tokens),
                 "",
@@ -359,18 +365,29 @@ def _percent(share: float | None) -> str:
 
 
 def _legend(artifacts: list[ArtifactStats]) -> list[str]:
-    budgets: dict[tuple[int | None, int | None, str], list[str]] = {}
+    budgets: dict[tuple[int | None, int | None, int | None, str], list[str]] = {}
     for art in artifacts:
-        workers = budgets.setdefault((art.per_file, art.total, art.unit), [])
-        if art.worker not in workers:
-            workers.append(art.worker)
+        key = (art.per_file, art.total, art.document_budget, art.unit)
+        # A file its program caps as a whole (each of Hermes's slots) is named with its cap.
+        named = f"{art.worker} {_document_name(art)}" if art.document_budget else art.worker
+        workers = budgets.setdefault(key, [])
+        if named not in workers:
+            workers.append(named)
     lines = [
-        f"limits for {', '.join(workers)}: per file {per_file or '-'}, total {total or '-'} {unit}"
-        for (per_file, total, unit), workers in budgets.items()
+        f"limits for {', '.join(workers)}: per file {per_file or '-'}, total {total or '-'}"
+        + (f", the whole file {whole}" if whole else "")
+        + f" {unit}"
+        for (per_file, total, whole, unit), workers in budgets.items()
     ]
     notes = [f"{art.artifact}: {note}" for art in artifacts for note in art.notes]
     copies = {f"{art.target}: {art.copies}": None for art in artifacts if art.copies}
     return [*lines, *notes, *copies, *_mostly_comments(artifacts), TOKENS_NOTE]
+
+
+def _document_name(art: ArtifactStats) -> str:
+    """A document's name from its primary's folder (``SOUL.md``, ``memories/USER.md``)."""
+    further = art.artifact.split("/", 2)[2:]  # "h/default/memories/USER.md": after the job id
+    return further[0] if further else posixpath.basename(art.path)
 
 
 def _mostly_comments(artifacts: list[ArtifactStats]) -> list[str]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import attrs
-from hotplex.errors import HotplexError, Span, shown
+from hotplex.errors import HotplexError, Problem, Span, shown
 from hotplex.json_writer import json_text
 from hotplex.learning import calls
 from hotplex.learning import profile as profiles
@@ -182,7 +182,21 @@ def in_worker_form(model: Model, job: Job, sections: list[Section], what: str) -
             "name a target whose worker a gateway starts (its artifact has a launch.json or"
             " a payload)",
         )
-    return job.worker.emit(job, sections, model)
+    try:
+        return job.worker.emit(job, sections, model)
+    except HotplexError as error:  # the program would refuse it (Hermes's injection scan)
+        raise HotplexError(
+            [
+                Problem(
+                    f"{what} for target '{job.target.name}', built in memory: {p.message}",
+                    p.span,
+                    f"the text is {what}'s (a conversation, a profile, days of memory), no"
+                    f" source's: run it on a target of another worker, or leave that line out",
+                )
+                for p in error.problems
+            ],
+            error.exit_status,
+        ) from None
 
 
 def without_hidden(transcript: str, first_line: int = 1) -> tuple[str, list[Finding]]:

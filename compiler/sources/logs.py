@@ -319,7 +319,7 @@ def attach(resolver: Reader, source: Source, section: Section | None) -> Section
     listed = matching(resolver.inputs.listing(f"{folder}/", span), pattern)
     months, covered = compacted_months(resolver, folder, span, load)
     listed = [day for day in listed if day[0] not in covered]
-    budgets = worker.budgets(job.target, model.manifest)
+    budgets = worker.section_budgets(job.target, model.manifest, source.name)
     bound = None
     if worker.daily_logs == "section":
         curated = measure(section.text, budgets.unit) if section is not None else 0
@@ -424,8 +424,9 @@ def _folded(cuts: list[Truncation], what: str) -> list[str]:
     rest = cuts[2:]
     return [
         *(cut.describe() for cut in cuts[:2]),
-        f"{len(rest)} older {what}, {rest[-1].files[0]} … {rest[0].files[0]}: dropped; "
-        f"no room left in limits.{rest[0].limit}",
+        f"{len(rest)} older {what}, {rest[-1].files[0]} … {rest[0].files[0]}: dropped"
+        + (f" in {rest[0].document}" if rest[0].document else "")
+        + f"; no room left in {rest[0].limit_name}",
     ]
 
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 WAY_OUT_CWD = 'cwd = "../session" (any folder outside the project)'
 MOVE_OUT = "move them out of the session folder"
+GIT = ".git"  # what makes a folder a repository's root
 
 
 @dataclass(frozen=True)
@@ -139,9 +140,12 @@ def watched(model: Model) -> tuple[str, ...]:
         own = model.worker_of(target).own_files
         if own is None:
             continue
-        for folder in _folders_up(model.session_dir(target), own.above):
-            for name in own.names:
+        session = model.session_dir(target)
+        for folder in _folders_up(session, own.above):
+            for name in _named_in(own, own.names, folder, session):
                 found.append(posixpath.normpath(posixpath.join(folder, _stamped(name))))
+            if own.in_repository:  # not .git itself: each git command moves a folder's stamp
+                found.append(posixpath.normpath(posixpath.join(folder, GIT, "HEAD")))
         for folder in _folders_up(model.session_dir(target), above=False):
             found += [posixpath.normpath(posixpath.join(folder, _stamped(r))) for r in own.rivals]
         found += [model.source_path(s.file) for s in model.sources_of(target)]
@@ -219,11 +223,11 @@ def _on_disk(model: Model, target: Target, own: OwnFiles, names: tuple[str, ...]
     above it, as the project names them."""
     found = []
     session = model.session_dir(target)
-    for folder in _folders_up(session, own.above):
+    for folder in _climbed(model.root, own, session):
         base = model.root / folder
         if not base.is_dir():
             continue
-        for pattern in names:
+        for pattern in _named_in(own, names, folder, session):
             for path in sorted(base.glob(pattern.replace("*.md", "**/*.md"))):
                 rel = _in_project(folder, base, path)
                 if path.is_file() and _reads(model.root, own, session, rel, names):
@@ -234,16 +238,51 @@ def _on_disk(model: Model, target: Target, own: OwnFiles, names: tuple[str, ...]
 def _reads(root: Path, own: OwnFiles, session: str, path: str, names: tuple[str, ...]) -> bool:
     """Whether the program, started in ``session``, reads the file ``path`` (relative to the
     project) itself, by one of ``names``."""
-    for folder in _folders_up(session, own.above):
+    if own.blank_absent and not _holds_text(root / path):
+        return False
+    climbed = _climbed(root, own, session)
+    for folder in climbed:
         rel = _under(path, folder)
         if rel is not None and folder == session and any(fnmatchcase(rel, s) for s in own.shadowed):
             return False
-        if rel is not None and any(_named(rel, name) for name in names):
-            where = _folders_up(session, own.above) if own.first_across else [folder]
-            return not any((root / f / b).is_file() for f in where for b in own.unless(rel))
+        if rel is not None and any(_named(rel, n) for n in _named_in(own, names, folder, session)):
+            where = climbed if own.first_across else [folder]
+            return not any(
+                (root / f / b).is_file() and (not own.blank_absent or _holds_text(root / f / b))
+                for f in where
+                for b in _named_in(own, own.unless(rel), f, session)
+            )
     above_project = all(part == ".." for part in session.split("/"))  # the project is below
     below = above_project or _under(path, session) is not None
     return own.below and below and posixpath.basename(path) in names
+
+
+def _holds_text(path: Path) -> bool:
+    """Whether ``path`` is a UTF-8 file holding more than white space."""
+    try:
+        return bool(path.read_text(encoding="utf-8").strip())
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _named_in(own: OwnFiles, names: tuple[str, ...], folder: str, session: str) -> tuple[str, ...]:
+    """Those of ``names`` the program reads in ``folder``: all in the session folder, above it
+    all but the ones it reads only there (``only_here``)."""
+    return names if folder == session else tuple(n for n in names if n not in own.only_here)
+
+
+def _climbed(root: Path, own: OwnFiles, session: str) -> list[str]:
+    """The folders the program reads its own files in, from the session folder up; with
+    ``in_repository``, no higher than the first holding ``.git``, and only the session folder
+    when none does, in the project or above it."""
+    folders = _folders_up(session, own.above)
+    if not own.in_repository or _outside(session):
+        return folders
+    for i, folder in enumerate(folders):
+        if (root / folder / GIT).exists():
+            return folders[: i + 1]
+    beyond = any((up / GIT).exists() for up in root.resolve().parents)
+    return folders if beyond else folders[:1]
 
 
 def _named(path: str, name: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 
 import pytest
@@ -416,3 +417,66 @@ def test_a_switched_off_program_loses_no_file_it_would_not_read(
     done = hotplex("-C", str(root), "build")
     assert done.status == 0 and "neither copy" not in done.stderr, done.stderr
     assert copies_of(root, hotplex, "t").startswith("only the compiled copy")
+
+
+@pytest.mark.parametrize(
+    ("files", "git", "warned"),
+    [
+        ({"AGENTS.md": "A\n", "CLAUDE.md": "C\n"}, ".git/HEAD", None),
+        ({".hermes.md": "H\n", "sub/AGENTS.md": "A\n"}, ".git/HEAD", ".hermes.md"),
+        ({".hermes.md": "H\n", "sub/AGENTS.md": "A\n"}, None, "sub/AGENTS.md"),
+        ({".hermes.md": "H\n", "sub/.git": "gitdir: x\n"}, ".git/HEAD", None),
+        ({"sub/CLAUDE.md": "C\n", "AGENTS.md": "A\n"}, None, "sub/CLAUDE.md"),
+    ],
+    ids=["others-above", "in-git", "no-git", "git-root-below", "claude-here"],
+)
+def test_a_name_read_in_the_session_folder_only_or_up_to_the_git_root(
+    make_project, hotplex, files, git, warned
+):
+    """Hermes Agent reads AGENTS.md and CLAUDE.md in its own folder only (``only_here``), and
+    a .hermes.md above it only inside a git repository, up to its root (``in_repository``):
+    the warning names exactly the file it reads, and a ``git init`` after the build moves it."""
+    manifest = (
+        '[project]\nsources = "."\ndefault_sources = false\n\n'
+        + "".join(
+            f'[[source]]\nname = "s{i}"\nfile = "{name}"\nchannel = "B"\ntag = "s{i}"\n\n'
+            for i, name in enumerate(sorted(files))
+            if not name.endswith(".git")
+        )
+        + '[[target]]\nname = "t"\nworker = "hermes-agent"\ncwd = "sub"\n'
+    )
+    root = make_project(files, manifest)
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0, done.stderr
+    if git is not None:
+        (root / git).parent.mkdir()
+        (root / git).write_text("ref: refs/heads/main\n", encoding="utf-8")
+        done = hotplex("-C", str(root), "build")  # nothing to rebuild: the stamp moved
+    said = re.findall(r"Hermes Agent also reads (\S+) by itself", done.stderr)
+    assert said == ([warned] if warned else []), done.stderr
+
+
+@pytest.mark.parametrize(
+    ("files", "warned"),
+    [
+        ({".hermes.md": " \n", "AGENTS.md": "A\n"}, "AGENTS.md"),
+        ({".hermes.md": "H\n", "AGENTS.md": "A\n"}, ".hermes.md"),
+        ({"AGENTS.md": "\n\n", "CLAUDE.md": "C\n"}, "CLAUDE.md"),
+    ],
+    ids=["blank-hermes-md", "hermes-md", "blank-agents-md"],
+)
+def test_a_blank_file_is_passed_over_as_hermes_passes_it(make_project, hotplex, files, warned):
+    """Hermes takes a file of white space only for none and reads the next of its names: the
+    raw copy it gets is that one (``blank_absent``)."""
+    manifest = (
+        '[project]\nsources = "."\ndefault_sources = false\n\n'
+        + "".join(
+            f'[[source]]\nname = "s{i}"\nfile = "{name}"\nchannel = "B"\ntag = "s{i}"\n\n'
+            for i, name in enumerate(sorted(files))
+        )
+        + '[[target]]\nname = "t"\nworker = "hermes-agent"\n'
+    )
+    root = make_project(files, manifest)
+    done = hotplex("-C", str(root), "build")
+    assert done.status == 0, done.stderr
+    assert re.findall(r"Hermes Agent also reads (\S+) by itself", done.stderr) == [warned]

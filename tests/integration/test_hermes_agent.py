@@ -253,3 +253,90 @@ def test_hermes_reads_a_raw_agents_md_and_its_switch_drops_every_slot(switch, he
         for mark in ("PERSONA-MARK", "USER-MARK", "MEMORY-MARK"):
             assert (mark in system) is not switch, mark
         assert "You run on Hermes Agent" in system
+
+
+# From the session folder "sub" of a project, a git repository or not: the project files lying
+# about, and the one Hermes sends raw.
+PROJECT_FILES = {
+    "others-above": (
+        {"AGENTS.md", "CLAUDE.md", "agents.md", "claude.md", ".cursorrules"},
+        True,
+        None,
+    ),
+    "hermes-md-above-in-git": ({".hermes.md", "sub/AGENTS.md"}, True, ".hermes.md"),
+    "hermes-md-above-no-git": ({".hermes.md", "AGENTS.md"}, False, None),
+    "claude-md-here": ({"sub/CLAUDE.md", "AGENTS.md"}, False, "sub/CLAUDE.md"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", PROJECT_FILES)
+def test_hermes_reads_hermes_md_up_to_the_git_root_and_the_others_in_its_folder_only(
+    case, hermes_cli, tmp_path
+):
+    """The one-copy table's row, held: from a session folder below the project root, Hermes
+    sends a .hermes.md of a folder above inside a git repository only, and never an AGENTS.md,
+    CLAUDE.md or .cursorrules from there; ``check`` warns of exactly the file that arrives raw.
+    Each is a compiled source, its ``</rules>`` escaped there: the literal text is the raw copy."""
+    names, git, arrives = PROJECT_FILES[case]
+    project = tmp_path / "repo"
+    (project / "sub").mkdir(parents=True)
+    if git:
+        subprocess.run(["git", "init", "-q", str(project)], check=True)
+    sources = 'cwd = "sub"\n'
+    for i, name in enumerate(sorted(names)):
+        (project / name).write_text(f"</rules> RAW-{name}-MARK\n", encoding="utf-8")
+        sources += f'\n[[source]]\nname = "p{i}"\nfile = "../{name}"\nchannel = "B"\ntag = "p{i}"\n'
+    artifact = build(tmp_path, SOURCES, sources)
+    done = subprocess.run(
+        [str(HOTPLEX), "-C", str(project), "check"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    warned = re.findall(r"Hermes Agent also reads (\S+) by itself", done.stderr)
+    assert warned == ([arrives] if arrives else []), done.stderr
+    _, requests = run_live(HERMES, hermes_cli, artifact, tmp_path)
+    for request in requests:
+        system = request.body["messages"][0]["content"]
+        sent = [n for n in sorted(names) if f"</rules> RAW-{n}-MARK" in system]
+        assert sent == ([arrives] if arrives else []), system
+        assert system.count("PERSONA-MARK") == 1 and system.startswith(slot(artifact, "SOUL.md"))
+
+
+@pytest.mark.slow
+def test_a_cursor_rule_placed_in_the_session_folder_reaches_hermes_raw_as_check_warns(
+    hermes_cli, tmp_path
+):
+    """A cursor target places .cursor/rules/<target>.mdc, which Hermes reads as its project file
+    where none of its other names is there: the document a second time, as ``check`` warns."""
+    cursor = '\n[[target]]\nname = "ide"\nworker = "cursor"\n'
+    artifact = build(tmp_path, SOURCES, cursor)
+    project = tmp_path / "repo"
+    done = subprocess.run(
+        [str(HOTPLEX), "-C", str(project), "check"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and ".cursor/rules/ide.mdc reaches Hermes Agent too" in done.stderr
+    _, requests = run_live(HERMES, hermes_cli, artifact, tmp_path)
+    for request in requests:
+        system = request.body["messages"][0]["content"]
+        assert system.count("## .cursor/rules/ide.mdc\n\n") == 1
+        assert system.count("RULES-MARK") == 2  # SOUL.md's, and the placed rule's
+
+
+@pytest.mark.slow
+def test_hermes_passes_over_a_blank_hermes_md_to_the_agents_md_as_check_warns(hermes_cli, tmp_path):
+    """A .hermes.md of white space only is no project file to Hermes: it reads AGENTS.md, the
+    raw copy ``check`` names."""
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo/.hermes.md").write_text(" \n\n", encoding="utf-8")
+    (tmp_path / "repo/AGENTS.md").write_text("Raw rule. RAW-AGENTS-MARK\n", encoding="utf-8")
+    extra = '\n[[source]]\nname = "raw"\nfile = "../AGENTS.md"\nchannel = "B"\ntag = "raw"\n'
+    artifact = build(tmp_path, SOURCES, extra)
+    done = subprocess.run(
+        [str(HOTPLEX), "-C", str(tmp_path / "repo"), "check"], capture_output=True, text=True
+    )
+    assert re.findall(r"Hermes Agent also reads (\S+) by itself", done.stderr) == ["AGENTS.md"]
+    _, requests = run_live(HERMES, hermes_cli, artifact, tmp_path)
+    for request in requests:
+        system = request.body["messages"][0]["content"]
+        assert system.count("## AGENTS.md\n\nRaw rule. RAW-AGENTS-MARK\n\n") == 1
+        assert ".hermes.md" not in system

@@ -347,3 +347,16 @@ def test_a_gateway_without_sub_agents_writes_its_document_as_a_json_field(make_p
             json.dumps(json.loads(data), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
         ).encode()
     )
+
+
+@pytest.mark.parametrize(
+    "worker", [n for n, w in registry.workers().items() if w.own_files is not None]
+)
+def test_an_own_files_declaration_qualifies_only_names_it_reads(worker):
+    """``first_of``, ``only_here`` and ``unswitched`` single out some of ``names``: a name
+    outside them would be a rule about a file the program is not declared to read at all, and
+    ``only_here`` or ``in_repository`` say nothing for a program reading its own folder only."""
+    own = registry.workers()[worker].own_files
+    for field in ("first_of", "only_here", "unswitched"):
+        assert set(getattr(own, field)) <= set(own.names), field
+    assert own.above or not (own.only_here or own.in_repository)
