@@ -26,8 +26,9 @@ On a copy of ``examples/basic``, for each worker count:
 
 Then, unless ``--no-reload``, the reload-consistency run of ``serve_reload.py`` while the
 generator loads the artifact route. Exits 1 when any answer was not a 2xx (to the reload run's
-own client: a 5xx but a documented 503), a transport error, an unsent or non-loopback request, a body of
-the wrong size, a body mixing two states, or the server counted fewer answers than were read.
+own client: a 5xx but a documented 503), a transport error, an unsent or non-loopback request,
+a body of the wrong size, a body mixing two states, or the server counted fewer answers than
+were read.
 An unmet budget is printed as ``NOT met``, not an exit status. Without ``go`` the benchmark says
 so and exits 0 (1 in CI, where nothing may skip).
 """
