@@ -1,0 +1,104 @@
+"""attrs, with the methods it generates for a class compiled once per installation, not at every
+start: every module that declares attrs classes imports ``attrs`` from here.
+
+attrs writes each class's ``__init__``, ``__eq__``, ``__hash__``, ``__setattr__`` as Python
+source and compiles it, at every start of every process: about 45 classes on a build's compile
+path, a quarter of that path's import instructions. The source depends only on the class
+declaration and attrs's version, so the code is kept as Python keeps a module's bytecode: in
+``__pycache__`` beside this module (``generated.<cache tag>.marshal``), looked up by the exact
+source text and file name. A hit is the code Python would compile from that text; a miss (a new
+class, another attrs) compiles as attrs does and adds it. The file is written as a .pyc is:
+not when ``sys.dont_write_bytecode`` holds, atomically, and a failure to read or write it only
+costs the compile. The classes stay plain attrs classes (``attrs.has``, ``attrs.evolve``,
+cattrs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import re
+import sys
+from importlib.machinery import PathFinder
+from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["attrs"]
+
+_PATH = Path(__file__).parent / "__pycache__" / f"generated.{sys.implementation.cache_tag}.marshal"
+
+
+def _load() -> dict[tuple[str, str, str], object]:
+    try:
+        codes = marshal.loads(_PATH.read_bytes())  # marshal.load reads a file in small pieces
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    return codes if isinstance(codes, dict) else {}
+
+
+_codes = _load()
+# A frozen class's __hash__ mixes in a number attrs draws from the salted hash of a name, so it
+# differs in every process: the key leaves it out, and a hit keeps the first process's number,
+# as arbitrary as any other (no hash outlives its process).
+_SALT = re.compile(r"(hash\(\(\s*)-?\d+,")
+_CODE = type(_load.__code__)
+
+
+def _compile(source: str, filename: str, mode: str, *args: object, **kwargs: object) -> object:
+    """``compile`` as attrs calls it, from the kept code when the same source was compiled."""
+    if args or kwargs or not isinstance(source, str):
+        return compile(source, filename, mode, *args, **kwargs)  # type: ignore[call-overload]
+    key = (_SALT.sub(r"\1", source), filename, mode)
+    code = _codes.get(key)
+    if type(code) is not _CODE:  # none kept, or a damaged file
+        code = _codes[key] = compile(source, filename, mode)
+        _save()
+    return code
+
+
+def _save() -> None:
+    if sys.dont_write_bytecode:
+        return
+    # Not ``fs.write_atomic``: its crash points are the build's steps, and this is no step.
+    temp = _PATH.with_name(f"{_PATH.name}.{os.getpid()}")
+    try:
+        _PATH.parent.mkdir(exist_ok=True)
+        temp.write_bytes(marshal.dumps(_codes))
+        temp.replace(_PATH)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+
+
+class _BeforeAttrs:
+    """Gives ``attr._make`` this ``compile`` before its code runs: attrs makes its own classes
+    (``Attribute``, ``Factory``, ...) as it is imported, 20 M instructions of compiling."""
+
+    @staticmethod
+    def find_spec(name: str, path: Any, target: Any = None) -> Any:
+        if name != "attr._make":
+            return None
+        sys.meta_path.remove(_BeforeAttrs)
+        spec = PathFinder.find_spec(name, path, target)
+        if spec is not None and hasattr(spec.loader, "exec_module"):
+            run = spec.loader.exec_module
+
+            def exec_module(module: Any) -> None:
+                module.compile = _compile
+                run(module)
+
+            spec.loader.exec_module = exec_module  # this spec's own loader
+        return spec
+
+
+# attrs calls ``compile`` by its module's global name: this one shadows the builtin there.
+if "attr._make" in sys.modules:  # imported before hotplex: its own classes are made already
+    sys.modules["attr._make"].compile = _compile
+else:
+    sys.meta_path.insert(0, _BeforeAttrs)
+
+import attrs  # noqa: E402 - after the hook that must see its import

@@ -1,0 +1,76 @@
+"""attrs's generated methods are compiled once and kept (``hotplex/generated.py``): a second
+process that loads the build's records and model compiles none of them, and its classes behave
+as attrs makes them."""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+import subprocess
+import sys
+
+import pytest
+from hotplex import generated
+
+# Counts the attrs methods compiled while importing the records, the model and the two workers
+# of the examples, and uses a frozen record (its hash too) and a mutable one.
+_COUNT = """
+import json, sys
+compiled = []
+sys.addaudithook(
+    lambda event, args: event == "compile"
+    and str(args[1]).startswith("<attrs generated methods hotplex")
+    and compiled.append(args[1])
+)
+import hotplex.records as r, hotplex.manifest.model, targets.claude_code, targets.subagents
+from hotplex.generated import attrs
+cut = r.Truncation("SOUL", ("SOUL.md",), "total", 10, 5, "chars")
+same = r.Truncation("SOUL", ("SOUL.md",), "total", 10, 5, "chars")
+try:
+    cut.before = 1
+    frozen = False
+except attrs.exceptions.FrozenInstanceError:
+    frozen = True
+grown = attrs.evolve(cut, after=6)
+print(json.dumps([compiled, cut == same, hash(cut) == hash(same), frozen, grown.after, repr(cut)]))
+"""
+
+
+def _run() -> list:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    done = subprocess.run(
+        [sys.executable, "-c", _COUNT], capture_output=True, text=True, env=env, check=True
+    )
+    return json.loads(done.stdout)
+
+
+def test_a_second_process_compiles_no_attrs_method_and_the_classes_behave():
+    _run()  # fills the kept code, when this installation has not yet
+    compiled, equal, hashed, frozen, after, shown = _run()
+    assert compiled == []
+    assert (equal, hashed, frozen, after) == (True, True, True, 6)
+    assert shown == (
+        "Truncation(section='SOUL', files=('SOUL.md',), limit='total', before=10, after=5,"
+        " unit='chars', style='marker', document=None)"
+    )
+
+
+_SOURCE = "def f():\n    return 42\n"
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [b"", b"not marshal", b"\xe9\x00\x00", marshal.dumps({(_SOURCE, "<test>", "exec"): 5})],
+)
+def test_a_damaged_file_of_kept_code_only_costs_the_compile(tmp_path, monkeypatch, damage):
+    kept = tmp_path / "generated.marshal"
+    kept.write_bytes(damage)
+    monkeypatch.setattr(generated, "_PATH", kept)
+    monkeypatch.setattr(generated, "_codes", generated._load())
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    namespace: dict = {}
+    exec(generated._compile(_SOURCE, "<test>", "exec"), namespace)
+    assert namespace["f"]() == 42
+    code = generated._load()[(_SOURCE, "<test>", "exec")]  # kept again, whole
+    assert code == compile(_SOURCE, "<test>", "exec")
