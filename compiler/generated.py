@@ -29,7 +29,13 @@ if TYPE_CHECKING:
 
 __all__ = ["attrs"]
 
-_PATH = Path(__file__).parent / "__pycache__" / f"generated.{sys.implementation.cache_tag}.marshal"
+# Named as a .pyc is: by the interpreter's cache tag and the -O level (compile() honours it).
+_OPT = f".opt-{sys.flags.optimize}" if sys.flags.optimize else ""
+_PATH = (
+    Path(__file__).parent
+    / "__pycache__"
+    / f"generated.{sys.implementation.cache_tag}{_OPT}.marshal"
+)
 
 
 def _load() -> dict[tuple[str, str, str], object]:

@@ -74,3 +74,27 @@ def test_a_damaged_file_of_kept_code_only_costs_the_compile(tmp_path, monkeypatc
     assert namespace["f"]() == 42
     code = generated._load()[(_SOURCE, "<test>", "exec")]  # kept again, whole
     assert code == compile(_SOURCE, "<test>", "exec")
+
+
+def test_code_compiled_under_dash_o_is_kept_apart():
+    """``compile`` strips asserts under -O: its code goes to a file of its own, as a .pyc."""
+    names = [
+        subprocess.run(
+            [
+                sys.executable,
+                *flags,
+                "-c",
+                "from hotplex import generated as g; print(g._PATH.name)",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for flags in ([], ["-O"], ["-OO"])
+    ]
+    tag = sys.implementation.cache_tag
+    assert names == [
+        f"generated.{tag}.marshal",
+        f"generated.{tag}.opt-1.marshal",
+        f"generated.{tag}.opt-2.marshal",
+    ]
