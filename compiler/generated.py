@@ -56,7 +56,7 @@ _CODE = type(_load.__code__)
 
 def _compile(source: str, filename: str, mode: str, *args: object, **kwargs: object) -> object:
     """``compile`` as attrs calls it, from the kept code when the same source was compiled."""
-    if args or kwargs or not isinstance(source, str):
+    if args or kwargs or not isinstance(source, str) or not _ours(filename):
         return compile(source, filename, mode, *args, **kwargs)  # type: ignore[call-overload]
     key = (_SALT.sub(r"\1", source), filename, mode)
     code = _codes.get(key)
@@ -64,6 +64,18 @@ def _compile(source: str, filename: str, mode: str, *args: object, **kwargs: obj
         code = _codes[key] = compile(source, filename, mode)
         _save()
     return code
+
+
+# The classes whose code is kept: hotplex's, and those of attrs and cattrs (a fixed set for a
+# version). A program's own classes, made in a process that imported hotplex, are compiled as
+# attrs does: one that makes classes by the thousand must not grow the file or rewrite it.
+_KEPT = ("hotplex.", "attr.", "attrs.", "cattrs.")
+
+
+def _ours(filename: str) -> bool:
+    """Whether attrs's file name (``<attrs generated methods hotplex.records.Stamped>``) names
+    a class whose code is kept."""
+    return filename.rpartition(" ")[2].startswith(_KEPT)
 
 
 def _save() -> None:

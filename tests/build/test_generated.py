@@ -12,6 +12,7 @@ import sys
 
 import pytest
 from hotplex import generated
+from hotplex.generated import attrs
 
 # Counts the attrs methods compiled while importing the records, the model and the two workers
 # of the examples, and uses a frozen record (its hash too) and a mutable one.
@@ -57,11 +58,12 @@ def test_a_second_process_compiles_no_attrs_method_and_the_classes_behave():
 
 
 _SOURCE = "def f():\n    return 42\n"
+_NAME = "<attrs generated methods hotplex.x.Y>"
 
 
 @pytest.mark.parametrize(
     "damage",
-    [b"", b"not marshal", b"\xe9\x00\x00", marshal.dumps({(_SOURCE, "<test>", "exec"): 5})],
+    [b"", b"not marshal", b"\xe9\x00\x00", marshal.dumps({(_SOURCE, _NAME, "exec"): 5})],
 )
 def test_a_damaged_file_of_kept_code_only_costs_the_compile(tmp_path, monkeypatch, damage):
     kept = tmp_path / "generated.marshal"
@@ -70,10 +72,10 @@ def test_a_damaged_file_of_kept_code_only_costs_the_compile(tmp_path, monkeypatc
     monkeypatch.setattr(generated, "_codes", generated._load())
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     namespace: dict = {}
-    exec(generated._compile(_SOURCE, "<test>", "exec"), namespace)
+    exec(generated._compile(_SOURCE, _NAME, "exec"), namespace)
     assert namespace["f"]() == 42
-    code = generated._load()[(_SOURCE, "<test>", "exec")]  # kept again, whole
-    assert code == compile(_SOURCE, "<test>", "exec")
+    code = generated._load()[(_SOURCE, _NAME, "exec")]  # kept again, whole
+    assert code == compile(_SOURCE, _NAME, "exec")
 
 
 def test_code_compiled_under_dash_o_is_kept_apart():
@@ -98,3 +100,18 @@ def test_code_compiled_under_dash_o_is_kept_apart():
         f"generated.{tag}.opt-1.marshal",
         f"generated.{tag}.opt-2.marshal",
     ]
+
+
+def test_a_programs_own_classes_are_not_kept(tmp_path, monkeypatch):
+    """A program that imports hotplex and makes attrs classes of its own (by the thousand,
+    perhaps) neither grows the kept file nor rewrites it."""
+    kept = tmp_path / "generated.marshal"
+    monkeypatch.setattr(generated, "_PATH", kept)
+    monkeypatch.setattr(generated, "_codes", {})
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    made = [attrs.make_class(f"Mine{n}", ["a", "b"], frozen=True)(n, 2 * n) for n in range(3)]
+    assert [m.b for m in made] == [0, 2, 4]
+    assert not kept.exists()
+    assert generated._codes == {}
+    exec(generated._compile(_SOURCE, _NAME, "exec"), {})
+    assert list(generated._load()) == [(_SOURCE, _NAME, "exec")]
