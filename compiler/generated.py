@@ -87,9 +87,11 @@ def _save() -> None:
         _PATH.parent.mkdir(exist_ok=True)
         temp.write_bytes(marshal.dumps(_codes))
         temp.replace(_PATH)
-    except OSError:
+    except BaseException as exc:  # a Ctrl-C too: no temp file left behind
         with contextlib.suppress(OSError):
             temp.unlink()
+        if not isinstance(exc, OSError):
+            raise
 
 
 class _BeforeAttrs:

@@ -115,3 +115,21 @@ def test_a_programs_own_classes_are_not_kept(tmp_path, monkeypatch):
     assert generated._codes == {}
     exec(generated._compile(_SOURCE, _NAME, "exec"), {})
     assert list(generated._load()) == [(_SOURCE, _NAME, "exec")]
+
+
+@pytest.mark.parametrize("stop", [OSError(28, "No space left on device"), KeyboardInterrupt()])
+def test_a_failed_or_interrupted_keep_leaves_no_temp_file(tmp_path, monkeypatch, stop):
+    monkeypatch.setattr(generated, "_PATH", tmp_path / "generated.marshal")
+    monkeypatch.setattr(generated, "_codes", {})
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+
+    def replace(self, target):
+        raise stop
+
+    monkeypatch.setattr(type(tmp_path), "replace", replace)
+    if isinstance(stop, OSError):
+        exec(generated._compile(_SOURCE, _NAME, "exec"), {})  # only the keeping failed
+    else:
+        with pytest.raises(KeyboardInterrupt):
+            generated._compile(_SOURCE, _NAME, "exec")
+    assert list(tmp_path.iterdir()) == []
