@@ -104,14 +104,15 @@ class _BeforeAttrs:
             return None
         sys.meta_path.remove(_BeforeAttrs)
         spec = PathFinder.find_spec(name, path, target)
-        if spec is not None and hasattr(spec.loader, "exec_module"):
-            run = spec.loader.exec_module
+        loader = spec.loader if spec is not None else None
+        if loader is not None and hasattr(loader, "exec_module"):
 
             def exec_module(module: Any) -> None:
+                del loader.exec_module  # its own again: a zip's loader serves other modules too
                 module.compile = _compile
-                run(module)
+                loader.exec_module(module)
 
-            spec.loader.exec_module = exec_module  # this spec's own loader
+            loader.exec_module = exec_module
         return spec
 
 

@@ -133,3 +133,26 @@ def test_a_failed_or_interrupted_keep_leaves_no_temp_file(tmp_path, monkeypatch,
         with pytest.raises(KeyboardInterrupt):
             generated._compile(_SOURCE, _NAME, "exec")
     assert list(tmp_path.iterdir()) == []
+
+
+_HOOKED = """
+import json, sys
+{first}
+import hotplex.generated as g, attr._make as made
+print(json.dumps([
+    made.compile is g._compile,
+    "exec_module" in vars(made.__spec__.loader),  # a zip's loader serves other modules too
+    g._BeforeAttrs in sys.meta_path,
+]))
+"""
+
+
+@pytest.mark.parametrize("first", ["", "import attrs"], ids=["hotplex first", "attrs first"])
+def test_attrs_compiles_through_the_kept_code_whoever_imports_it_first(first):
+    done = subprocess.run(
+        [sys.executable, "-c", _HOOKED.format(first=first)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(done.stdout) == [True, False, False]
