@@ -5,9 +5,10 @@ attrs writes each class's ``__init__``, ``__eq__``, ``__hash__``, ``__setattr__`
 source and compiles it, at every start of every process: about 45 classes on a build's compile
 path, a quarter of that path's import instructions. The source depends only on the class
 declaration and attrs's version, so the code is kept as Python keeps a module's bytecode: in
-``__pycache__`` beside this module (``generated.<cache tag>.marshal``), looked up by the exact
-source text and file name. A hit is the code Python would compile from that text; a miss (a new
-class, another attrs) compiles as attrs does and adds it. The file is written as a .pyc is:
+``__pycache__`` beside this module (``generated.<cache tag>.marshal``; under
+``PYTHONPYCACHEPREFIX`` when it is set), looked up by the exact source text and file name. A hit
+is the code Python would compile from that text; a miss (a new class, another attrs) compiles as
+attrs does and adds it. The file is written as a .pyc is:
 not when ``sys.dont_write_bytecode`` holds, atomically, and a failure to read or write it only
 costs the compile. The classes stay plain attrs classes (``attrs.has``, ``attrs.evolve``,
 cattrs).
@@ -21,6 +22,7 @@ import os
 import re
 import sys
 from importlib.machinery import PathFinder
+from importlib.util import cache_from_source
 from pathlib import Path
 
 TYPE_CHECKING = False
@@ -29,13 +31,10 @@ if TYPE_CHECKING:
 
 __all__ = ["attrs"]
 
-# Named as a .pyc is: by the interpreter's cache tag and the -O level (compile() honours it).
-_OPT = f".opt-{sys.flags.optimize}" if sys.flags.optimize else ""
-_PATH = (
-    Path(__file__).parent
-    / "__pycache__"
-    / f"generated.{sys.implementation.cache_tag}{_OPT}.marshal"
-)
+# Where Python keeps this module's bytecode (its __pycache__, or under PYTHONPYCACHEPREFIX for a
+# read-only install), named as the .pyc is: by the interpreter's cache tag and the -O level
+# (compile() honours it).
+_PATH = Path(cache_from_source(__file__)).with_suffix(".marshal")
 
 
 def _load() -> dict[tuple[str, str, str], object]:
@@ -84,7 +83,7 @@ def _save() -> None:
     # Not ``fs.write_atomic``: its crash points are the build's steps, and this is no step.
     temp = _PATH.with_name(f"{_PATH.name}.{os.getpid()}")
     try:
-        _PATH.parent.mkdir(exist_ok=True)
+        _PATH.parent.mkdir(parents=True, exist_ok=True)
         temp.write_bytes(marshal.dumps(_codes))
         temp.replace(_PATH)
     except BaseException as exc:  # a Ctrl-C too: no temp file left behind

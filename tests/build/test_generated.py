@@ -9,6 +9,7 @@ import marshal
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hotplex import generated
@@ -156,3 +157,15 @@ def test_attrs_compiles_through_the_kept_code_whoever_imports_it_first(first):
         check=True,
     )
     assert json.loads(done.stdout) == [True, False, False]
+
+
+def test_the_kept_code_follows_pythonpycacheprefix(tmp_path):
+    """A read-only install keeps its bytecode elsewhere with PYTHONPYCACHEPREFIX: so does this."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(tmp_path)
+    subprocess.run(
+        [sys.executable, "-c", "import hotplex.records"], env=env, check=True, capture_output=True
+    )
+    kept = list(tmp_path.rglob("generated.*.marshal"))
+    assert [p.name for p in kept] == [f"generated.{sys.implementation.cache_tag}.marshal"]
+    assert kept[0].parent.name == Path(generated.__file__).parent.name  # the package's mirror
