@@ -60,7 +60,11 @@ def _compile(source: str, filename: str, mode: str, *args: object, **kwargs: obj
     key = (_SALT.sub(r"\1", source), filename, mode)
     code = _codes.get(key)
     if type(code) is not _CODE:  # none kept, or a damaged file
-        code = _codes[key] = compile(source, filename, mode)
+        code = compile(source, filename, mode)
+        # The class's code as an older hotplex or attrs made it is dropped: one entry a class.
+        for old in [k for k in _codes if k[1:] == key[1:]]:
+            del _codes[old]
+        _codes[key] = code
         _save()
     return code
 

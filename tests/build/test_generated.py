@@ -169,3 +169,18 @@ def test_the_kept_code_follows_pythonpycacheprefix(tmp_path):
     kept = list(tmp_path.rglob("generated.*.marshal"))
     assert [p.name for p in kept] == [f"generated.{sys.implementation.cache_tag}.marshal"]
     assert kept[0].parent.name == Path(generated.__file__).parent.name  # the package's mirror
+
+
+def test_a_class_changed_by_an_upgrade_replaces_its_kept_code(tmp_path, monkeypatch):
+    """One entry a class: upgrading hotplex or attrs does not grow the file with dead code."""
+    monkeypatch.setattr(generated, "_PATH", tmp_path / "generated.marshal")
+    monkeypatch.setattr(generated, "_codes", {})
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    newer = _SOURCE.replace("42", "43")
+    for source in (_SOURCE, newer):
+        generated._compile(source, _NAME, "exec")
+    generated._compile(_SOURCE, "<attrs generated methods hotplex.x.Z>", "exec")
+    assert sorted(generated._load()) == [
+        (_SOURCE, "<attrs generated methods hotplex.x.Z>", "exec"),
+        (newer, _NAME, "exec"),
+    ]
