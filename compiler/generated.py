@@ -42,15 +42,21 @@ def _load() -> dict[tuple[str, str, str], object]:
         codes = marshal.loads(_PATH.read_bytes())  # marshal.load reads a file in small pieces
     except (OSError, EOFError, ValueError, TypeError):
         return {}
-    return codes if isinstance(codes, dict) else {}
+    if not isinstance(codes, dict):
+        return {}
+    return {
+        key: code
+        for key, code in codes.items()
+        if type(key) is tuple and len(key) == 3 and type(code) is _CODE
+    }
 
 
+_CODE = type(_load.__code__)
 _codes = _load()
 # A frozen class's __hash__ mixes in a number attrs draws from the salted hash of a name, so it
 # differs in every process: the key leaves it out, and a hit keeps the first process's number,
 # as arbitrary as any other (no hash outlives its process).
 _SALT = re.compile(r"(hash\(\(\s*)-?\d+,")
-_CODE = type(_load.__code__)
 
 
 def _compile(source: str, filename: str, mode: str, *args: object, **kwargs: object) -> object:
@@ -59,7 +65,7 @@ def _compile(source: str, filename: str, mode: str, *args: object, **kwargs: obj
         return compile(source, filename, mode, *args, **kwargs)  # type: ignore[call-overload]
     key = (_SALT.sub(r"\1", source), filename, mode)
     code = _codes.get(key)
-    if type(code) is not _CODE:  # none kept, or a damaged file
+    if code is None:
         code = compile(source, filename, mode)
         # The class's code as an older hotplex or attrs made it is dropped: one entry a class.
         for old in [k for k in _codes if k[1:] == key[1:]]:

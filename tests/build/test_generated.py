@@ -64,7 +64,13 @@ _NAME = "<attrs generated methods hotplex.x.Y>"
 
 @pytest.mark.parametrize(
     "damage",
-    [b"", b"not marshal", b"\xe9\x00\x00", marshal.dumps({(_SOURCE, _NAME, "exec"): 5})],
+    [
+        b"",
+        b"not marshal",
+        b"\xe9\x00\x00",
+        marshal.dumps({(_SOURCE, _NAME, "exec"): 5}),
+        marshal.dumps({1: 2, "key": compile("1", "<x>", "eval"), (1, 2): 3}),
+    ],
 )
 def test_a_damaged_file_of_kept_code_only_costs_the_compile(tmp_path, monkeypatch, damage):
     kept = tmp_path / "generated.marshal"
