@@ -18,8 +18,9 @@ then, floor and hotplex in turn, each a fresh process timed from spawn to exit:
 - full build from nothing (``dist/`` and ``.hotplex/`` removed, ``sync`` before each run),
   hotplex with ``-j1`` and with ``-j2``, the floor in one process against both;
 - no-op build (and no-op ``check``, against the same floor);
-- one variant changed: a line appended to ``SOUL.p01.md``, then a build, which must rebuild
-  exactly that platform's artifact sets; the floor rewrites the artifacts whose bytes changed;
+- one variant changed: a line appended to ``SOUL.p01.md``, ``sync``, then a build, which must
+  rebuild exactly that platform's artifact sets; the floor rewrites the artifacts whose bytes
+  changed; the bytes each wrote (``write_bytes``), as for the no-op;
 - peak memory of a full build (``wait4``'s ``ru_maxrss``) and CPU per job.
 
 A ratio is the median of the pair-by-pair ratios (each hotplex run over the floor run just
@@ -82,6 +83,9 @@ class Run:
     cpu: float  # user + system seconds of the process (and of its reaped children)
     peak_bytes: int
     stdout: str
+    # The bytes it sent to the disk (``write_bytes`` of ``/proc/<pid>/io``, which counts each
+    # page it dirtied); None where the kernel does not say.
+    written: int | None = None
 
 
 @dataclass
@@ -127,10 +131,23 @@ class Report:
         self.lines.append(f"  {'met    ' if met else 'NOT met'}  {name}: {figures}")
 
 
+def _written() -> int | None:
+    """This process's ``write_bytes`` so far: a reaped child's are added to its parent's, so
+    the difference around a run is the bytes the run wrote (the pool processes' too)."""
+    try:
+        with open("/proc/self/io", encoding="ascii") as handle:
+            fields = dict(line.split(": ") for line in handle.read().splitlines())
+    except (OSError, ValueError):
+        return None
+    return int(fields["write_bytes"])
+
+
 def measure_with_memory(argv: list[str]) -> Run:
-    """One fresh process: wall time from spawn to exit, its CPU time and its own peak RSS
-    (reaped with ``wait4``, whose figures cover that child and the children it reaped)."""
+    """One fresh process: wall time from spawn to exit, its CPU time, its own peak RSS
+    (reaped with ``wait4``, whose figures cover that child and the children it reaped) and
+    the bytes it wrote."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        before = _written()
         started = time.perf_counter()
         process = subprocess.Popen(argv, env=_ENV, stdout=out, stderr=err)
         _, status, usage = os.wait4(process.pid, 0)
@@ -140,8 +157,10 @@ def measure_with_memory(argv: list[str]) -> Run:
         err.seek(0)
         if process.returncode != 0:
             raise SystemExit(f"{' '.join(argv)} exited {process.returncode}:\n{err.read()}")
+        after = _written()
+        written = None if before is None or after is None else after - before
         cpu = usage.ru_utime + usage.ru_stime
-        return Run(elapsed, cpu, usage.ru_maxrss * 1024, out.read().decode())
+        return Run(elapsed, cpu, usage.ru_maxrss * 1024, out.read().decode(), written)
 
 
 def median_run(argv: list[str], repeat: int, before=None) -> list[Run]:
@@ -254,12 +273,14 @@ def bench_size(kind: str, artifacts: int, repeat: int, scratch: Path) -> SizeRes
     columns["no-op check"] = _interleaved(fix.floor_run("no-op"), check, repeat)
     change_payload = str(fix.floor / "change.marshal")
     columns["1 variant"] = pair = Pair([], [])
-    for index in range(repeat):
+    for index in range(repeat):  # each after a sync: its write_bytes are its own pages
         _append_change(tree / CHANGED_VARIANT, str(index))
+        os.sync()
         pair.floor.append(
             measure_with_memory(fix.floor_run("change", change_payload, CHANGED_VARIANT))
         )
         _append_change(fix.root / CHANGED_VARIANT, str(index))
+        os.sync()
         pair.hotplex.append(measure_with_memory(fix.build()))
     _expect(pair.hotplex, fix.changed_sets, "variant change")
     full = columns["full -j1"]
@@ -393,6 +414,31 @@ def print_table(results: list[SizeResult]) -> None:
             f"{'':14}{r.files} files; CPU per job, full -j1: hotplex "
             f"{r.cpu_per_job * 1000:.3f} ms, floor {r.floor_cpu_per_job * 1000:.3f} ms"
         )
+        print(f"{'':14}written (write_bytes, median): {_writes(r.columns, WRITE_COLUMNS)}")
+
+
+# The columns whose writes are printed: a build's writes should follow its change.
+WRITE_COLUMNS = ("no-op", "1 variant")
+
+
+def _writes(columns: dict[str, Pair], names: tuple[str, ...]) -> str:
+    shown = []
+    for name in names:
+        pair = columns[name]
+        hotplex, floor = _median_written(pair.hotplex), _median_written(pair.floor)
+        if hotplex is None or floor is None:
+            return "n/a (no /proc/self/io)"
+        shown.append(f"{name} hotplex {_kb(hotplex)}, floor {_kb(floor)}")
+    return "; ".join(shown)
+
+
+def _median_written(runs: list[Run]) -> float | None:
+    written = [r.written for r in runs]
+    return None if None in written else statistics.median(written)
+
+
+def _kb(size: float) -> str:
+    return f"{size / 1024:,.0f} KB"
 
 
 def growth(results: list[SizeResult], report: Report) -> None:

@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import attrs
 from hotplex.errors import BuildFailed, HotplexError, Problem, suggest
 from hotplex.fs import Stamp, settled
+from hotplex.generated import attrs
 from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.memory.calls import MemoryCalls
 from hotplex.project_calls import GatewayCalls

@@ -10,8 +10,8 @@ cost it a third of its time.
 
 from __future__ import annotations
 
-import attrs
 from hotplex.errors import Span, shown
+from hotplex.generated import attrs
 from hotplex.values import Record
 
 TYPE_CHECKING = False

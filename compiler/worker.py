@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
-import attrs
+from hotplex.generated import attrs
 from hotplex.json_writer import json_text
 from hotplex.manifest.model import HOTPLEX_SOURCES, SKILLS_SOURCE
 from hotplex.records import Budgets, Section

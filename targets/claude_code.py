@@ -33,9 +33,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-import attrs
 from hotplex.document import configuration
 from hotplex.errors import suggest
+from hotplex.generated import attrs
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.records import OptionProblem, Output, Section, TargetSources

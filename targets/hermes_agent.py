@@ -61,9 +61,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-import attrs
 from hotplex.document import configuration, limits
 from hotplex.errors import HotplexError, Problem, Span
+from hotplex.generated import attrs
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Limits, Manifest, Model, Target
 from hotplex.manifest.vocabulary import LOG_SOURCE

@@ -18,10 +18,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
-import attrs
 from hotplex.build.orphans import declared_match
 from hotplex.document import configuration
 from hotplex.errors import HotplexError, Span
+from hotplex.generated import attrs
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.placement import marked

@@ -42,9 +42,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
-import attrs
 from hotplex.document import configuration as agent_configuration
 from hotplex.errors import HotplexError, Span, suggest
+from hotplex.generated import attrs
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import DEFAULT_SUBAGENT_KEEP, Manifest, Model, Target
 from hotplex.records import OptionProblem, Section, SectionSize, TargetSources, Truncation

@@ -152,7 +152,7 @@ def _file_verdict(on_disk: str | None, recorded: Stamped | None) -> str:
 
 def plain(value: Any, drop: tuple[str, ...] = ()) -> Any:
     """attrs instances as plain data, for hashing."""
-    import attrs
+    from hotplex.generated import attrs
 
     if attrs.has(type(value)):
         return {k: plain(v) for k, v in attrs.asdict(value, recurse=False).items() if k not in drop}

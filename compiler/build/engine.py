@@ -11,7 +11,6 @@ import time
 from itertools import islice
 from typing import TYPE_CHECKING
 
-import attrs
 from hotplex.build import decide, orphans, reports, snapshot
 from hotplex.build import log as state_log
 from hotplex.build.execute import Check, Strategy, Write, refuse_foreign_places
@@ -19,6 +18,7 @@ from hotplex.build.outputs import Outputs
 from hotplex.build.pool import Pool
 from hotplex.errors import HotplexError
 from hotplex.fs import Stamp, stamp
+from hotplex.generated import attrs
 from hotplex.manifest.jobs import Job, plan, select
 from hotplex.records import Interrupted, JobRecord, JobReport, Outcome
 

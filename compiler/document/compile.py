@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import attrs
+from hotplex.generated import attrs
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
 from hotplex.records import Emitted, Section

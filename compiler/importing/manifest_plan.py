@@ -8,9 +8,9 @@ import posixpath
 from pathlib import Path
 from typing import Any
 
-import attrs
 from hotplex import registry
 from hotplex.errors import HotplexError
+from hotplex.generated import attrs
 from hotplex.importing.found import Entry, Found, Placed
 from hotplex.manifest.model import (
     HOTPLEX_SOURCES,

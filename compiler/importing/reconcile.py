@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import attrs
 from hotplex.commands.scaffold import SOURCES_DIR
 from hotplex.errors import HotplexError, Span
+from hotplex.generated import attrs
 from hotplex.importing import toml
 from hotplex.importing.found import RESERVED_TAGS, Plan, free_name, in_folder
 from hotplex.manifest.model import HOTPLEX_SOURCES

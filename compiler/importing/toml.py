@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
+from hotplex.generated import attrs
 from hotplex.manifest.model import Manifest, Target
 
 _ORDER = ("project", "metacognition", "limits", "memory", "variants", "source", "target")

@@ -25,8 +25,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
-import attrs
 from hotplex.errors import HotplexError, Problem, Span
+from hotplex.generated import attrs
 from hotplex.learning import profile as profiles
 from hotplex.learning.facts import Given
 from hotplex.learning.report import Fact, LearnReport, Outcome, Retired

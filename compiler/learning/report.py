@@ -6,8 +6,8 @@ floors issue caps modules at, and nothing below this stage makes or reads them.
 
 from __future__ import annotations
 
-import attrs
 from hotplex.errors import shown
+from hotplex.generated import attrs
 from hotplex.records import Finding
 from hotplex.sources import learned_keys
 from hotplex.values import Record

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import attrs
 from hotplex.errors import HotplexError, Problem, Span, shown
+from hotplex.generated import attrs
 from hotplex.json_writer import json_text
 from hotplex.learning import calls
 from hotplex.learning import profile as profiles

@@ -18,9 +18,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import attrs
 from hotplex.errors import HotplexError
 from hotplex.fs import STATE_DIR, write_atomic
+from hotplex.generated import attrs
 from hotplex.manifest import model
 
 CACHE_NAME = "manifest.json"

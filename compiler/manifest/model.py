@@ -15,7 +15,7 @@ import posixpath
 from pathlib import Path
 from typing import Any, Literal
 
-import attrs
+from hotplex.generated import attrs
 from hotplex.manifest import read as manifest_file
 from hotplex.values import Record
 

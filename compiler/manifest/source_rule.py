@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import posixpath
 
-import attrs
 from hotplex import registry
 from hotplex.fs import folded as folded_name
+from hotplex.generated import attrs
 from hotplex.manifest.model import Manifest, Source
 
 

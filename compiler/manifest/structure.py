@@ -13,11 +13,11 @@ import types
 import typing
 from typing import Any, Literal
 
-import attrs
 import cattrs
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
 from hotplex import registry
 from hotplex.errors import HotplexError, Problem, Span, suggest
+from hotplex.generated import attrs
 from hotplex.manifest.model import Manifest, Target, default_channels
 from hotplex.worker import NoOptions
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-import attrs
+from hotplex.generated import attrs
 from hotplex.sources.logs import entries
 
 DURABLE = "[durable]"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import attrs
 from hotplex.errors import HotplexError, Span
 from hotplex.fs import check_relative, confine
+from hotplex.generated import attrs
 from hotplex.manifest.vocabulary import split_glob
 from hotplex.sources.compacted import ARCHIVE_FOLDER, COMPACTED_FOLDER, HISTORY_FOLDER, folder_of
 

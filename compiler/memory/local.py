@@ -30,10 +30,10 @@ import posixpath
 from collections.abc import Iterable
 from pathlib import Path
 
-import attrs
 from hotplex.changes import Changes
 from hotplex.errors import HotplexError, Span
 from hotplex.fs import STATE_DIR, check_relative, confine, sha256, temp_for, write_atomic
+from hotplex.generated import attrs
 from hotplex.json_writer import json_text
 from hotplex.memory import builtin
 from hotplex.memory.folders import Folders, file_bytes, folders, original

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import attrs
+from hotplex.generated import attrs
 from hotplex.learning.request import WorkerRequest, in_worker_form, without_hidden
 from hotplex.memory.builtin import DURABLE
 from hotplex.records import Section

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import attrs
 from hotplex.errors import HotplexError, Span
+from hotplex.generated import attrs
 from hotplex.manifest.vocabulary import split_glob
 from hotplex.memory import local
 from hotplex.memory.scanned import scanned_days

@@ -6,10 +6,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 
-import attrs
 from hotplex.api import Artifact
 from hotplex.errors import HotplexError
 from hotplex.fs import sha256
+from hotplex.generated import attrs
 
 
 class Fault(enum.Enum):

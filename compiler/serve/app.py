@@ -17,9 +17,9 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import attrs
 from hotplex.errors import HotplexError, Span
 from hotplex.fs import read_input
+from hotplex.generated import attrs
 from hotplex.json_writer import json_text
 from hotplex.serve import metrics, routes
 from hotplex.serve.answers import Refused

@@ -13,9 +13,9 @@ import logging
 from collections.abc import Mapping
 from pathlib import Path
 
-import attrs
 from hotplex.api import Artifact, Project
 from hotplex.errors import HotplexError
+from hotplex.generated import attrs
 from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.records import CheckReport
 from hotplex.serve import metrics

@@ -37,7 +37,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-import attrs
+from hotplex.generated import attrs
 from hotplex.manifest.vocabulary import DAY_FORMS, LOG_SOURCE, split_glob
 from hotplex.records import Day, Logs, Unread
 from hotplex.sources.compacted import COMPACTED_FOLDER, folder_of, is_month, months_in

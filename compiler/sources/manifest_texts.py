@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-import attrs
+from hotplex.generated import attrs
 
 if TYPE_CHECKING:
     from hotplex.sources.reader import Reader

@@ -106,7 +106,7 @@ def _platform_why(model: Model, word: str, rel: str) -> str:
 
 def all_worker_defaults(model: Model) -> tuple[Source, ...]:
     """The default sources of the project's workers, ``default_sources`` or not."""
-    import attrs
+    from hotplex.generated import attrs
 
     manifest = model.manifest
     project = attrs.evolve(manifest.project, default_sources=True)

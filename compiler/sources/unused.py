@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import attrs
 from hotplex import registry
 from hotplex.errors import HotplexError, suggest
 from hotplex.fs import file_kind, skipped_folder
+from hotplex.generated import attrs
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Limits, Model
 from hotplex.manifest.vocabulary import DAY_FORMS

@@ -50,9 +50,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import attrs
 from hotplex.errors import suggest
 from hotplex.fs import folded
+from hotplex.generated import attrs
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Source, Target
 from hotplex.records import (
