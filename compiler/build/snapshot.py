@@ -35,8 +35,8 @@ def fast_current(
     from hotplex import __version__
 
     snap = closing.snapshot if closing is not None else None
-    if closing is None or snap.get("version") != __version__:
-        return None
+    if closing is None or snap.get("version") != __version__ or snap.get("frozen"):
+        return None  # ``[project] frozen``: every cached package file is hashed again
     if snap.get("manifest") != os.path.relpath(manifest, root):
         return None  # another manifest (-f): the snapshot says nothing about it
     try:
@@ -96,6 +96,8 @@ def moved_inputs(root: Path, snap: dict[str, Any]) -> list[str] | None:
     unexpected shape). Each stamp is taken once. The reports' stamps may move with an input's:
     a compiled source is there because raw copies of it depend on its presence alone."""
     base = os.fspath(root)
+    if snap.get("frozen"):
+        return None  # as in ``fast_current``
     try:
         moved = [p for p, rec in snap["files"].items() if not _matches(f"{base}/{p}", rec)]
         if snap["manifest"] in moved:
@@ -195,6 +197,8 @@ def take(
         "told": [[r.target, r.job, told(r)] for r in records if r.truncations or r.warnings],
         "package": {p: trusted(s, None, started_ns) for p, s in package.items()},
         "fingerprint": fingerprint.recorded(),
+        # ``[project] frozen``: no stamp vouches for a cached package file, each is hashed again
+        "frozen": inputs.packages is not None and model.manifest.project.frozen,
     }
 
 

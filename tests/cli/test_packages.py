@@ -14,28 +14,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from hotplex_testing import FAKE_SECRETS, run_hotplex
-
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.invalid",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.invalid",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
-
-
-def git(*args: str, cwd: Path) -> str:
-    done = subprocess.run(
-        ["git", *args],
-        cwd=cwd,
-        env={**os.environ, **GIT_ENV},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
+from hotplex_testing import FAKE_SECRETS, git, run_hotplex, settle
 
 
 class Upstream:
@@ -454,6 +433,43 @@ def test_a_tampered_or_missing_cache(tmp_path, upstream, cache):
     assert fetched.status == 0, fetched.stderr
     assert run(root, cache, "check", "--frozen").status == 0
     assert blob.read_text() == "Pinned.\n"
+
+
+@pytest.mark.parametrize("frozen", ["--frozen", "[project] frozen"])
+def test_a_frozen_no_op_build_hashes_every_cached_file_again(tmp_path, upstream, cache, frozen):
+    """A cached file rewritten with its size, modification time and inode kept: a plain no-op
+    build trusts the stamps (it stays a few stat calls); a frozen one hashes each file again. With
+    `[project] frozen = true` the no-op path used to pass it."""
+    upstream.commit({"rules.md": "Pinned.\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    if frozen.startswith("["):
+        manifest = root / "hotplex.toml"
+        manifest.write_text(
+            manifest.read_text().replace("[project]\n", "[project]\nfrozen = true\n")
+        )
+    flag = ["--frozen"] if frozen == "--frozen" else []
+    assert run(root, cache, "lock").status == 0
+    digest = lock_of(root)["package"]["team"]["files"]["rules.md"].removeprefix("sha256:")
+    blob = cache / "hotplex" / "sha256" / digest[:2] / digest
+    settle(root)
+    settle(blob.parent)
+    old = blob.stat().st_mtime_ns
+    assert run(root, cache, "build", *flag).status == 0
+    assert "0 rebuilt, 1 up to date" in run(root, cache, "build", *flag).stdout
+    with blob.open("r+b") as same_inode:
+        same_inode.write(b"Evil!!!\n")
+    os.utime(blob, ns=(old, old))
+    plain = run(root, cache, "build")
+    if not flag:  # the manifest's frozen holds for every build
+        assert plain.status == 1, plain.stdout
+        assert "do not match the digest hotplex.lock pins" in plain.stderr
+    else:
+        assert "0 rebuilt, 1 up to date" in plain.stdout  # the stamps vouch: no hashing
+    for command in ("build", "check"):
+        failed = run(root, cache, command, *flag)
+        assert failed.status == 1, failed.stdout
+        assert "agent-configs/team/rules.md" in failed.stderr
+    assert "Evil" not in prompt(root)
 
 
 def test_a_lock_edited_to_another_commit_is_scanned_by_fetch(tmp_path, upstream, cache):
