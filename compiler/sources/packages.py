@@ -21,6 +21,10 @@ from hotplex.fs import sha256, stamp
 from hotplex.manifest.model import Model, Package
 from hotplex.manifest.read import LOCK_NAME
 
+TYPE_CHECKING = False  # not typing's: a build of a project with packages imports this module
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 LOCK_VERSION = 1
 _FETCH_HINT = "run `hotplex fetch` to fill the cache from hotplex.lock"
 
@@ -191,8 +195,14 @@ class Pinned:
     def origin(self, display: str) -> str | None:
         """Where a package file comes from, for ``--explain``: the package and its commit."""
         name = self.package_of(display)
-        if name is None:
-            return None
+        return None if name is None else self.described(name)
+
+    def packages_of(self, files: Iterable[str]) -> tuple[str, ...]:
+        """The packages a section's files come from, by name (``stats``, ``show``)."""
+        return tuple(sorted({n for f in files if (n := self.package_of(f)) is not None}))
+
+    def described(self, name: str) -> str:
+        """A package as messages name it: ``package 'team' at 945af4730994``."""
         commit = self.commits.get(name)
         return f"package '{name}'" + (f" at {commit[:12]}" if commit else "")
 

@@ -883,3 +883,31 @@ def test_stats_says_how_many_of_each_packages_files_are_read(tmp_path, upstream,
     assert "a.md" not in table.stdout + table.stderr  # not listed one by one
     report = json.loads(run(root, cache, "stats", "--json").stdout)
     assert report["packages"] == [{"name": "team", "commit": commit, "files": 3, "used": 1}]
+
+
+def test_stats_show_and_graph_say_which_package_each_section_comes_from(tmp_path, upstream, cache):
+    upstream.commit({"rules.md": "Read.\n", "tone.md": "Included.\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    (root / "agent-configs" / "OWN.md").write_text('Own.\n{% include "team/tone.md" %}\n')
+    assert run(root, cache, "lock").status == 0
+    commit = lock_of(root)["package"]["team"]["commit"]
+    table = run(root, cache, "stats").stdout.splitlines()
+    [team] = [line for line in table if line.startswith("cc/default ") and " team " in line]
+    assert team.endswith(f"agent-configs/team/rules.md (package team at {commit[:12]})")
+    [own] = [line for line in table if line.startswith("cc/default ") and " own " in line]
+    assert own.endswith("agent-configs/OWN.md")
+    report = json.loads(run(root, cache, "stats", "--json").stdout)
+    sections = {s["name"]: s["packages"] for s in report["artifacts"][0]["sections"]}
+    assert (sections["team"], sections["own"]) == (["team"], [])
+    shown = run(root, cache, "show", "cc")
+    assert shown.status == 0, shown.stderr
+    assert f"note: section 'team' comes from package 'team' at {commit[:12]}\n" in shown.stderr
+    assert "section 'own'" not in shown.stderr
+    graph = json.loads(run(root, cache, "graph", "--format", "json").stdout)
+    nodes = {n["id"]: n for n in graph["nodes"]}
+    assert nodes["package:team"] == {"id": "package:team", "kind": "package", "commit": commit}
+    assert nodes["file:agent-configs/team/tone.md"]["package"] == "team"  # an include too
+    assert "package" not in nodes["file:agent-configs/OWN.md"]
+    edges = {(e["from"], e["to"]) for e in graph["edges"]}
+    assert ("package:team", "file:agent-configs/team/rules.md") in edges
+    assert ("manifest:hotplex.toml", "package:team") in edges
