@@ -51,6 +51,10 @@ _GIT_SAFE = (
 )  # fmt: skip
 
 
+# The byte-order marks of UTF-16 and UTF-32: a file opening with one is text, whatever its name.
+_WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+
+
 @dataclass(frozen=True)
 class Read:
     """A package as read at a commit: its files' bytes by path inside the package."""
@@ -444,6 +448,7 @@ def _scan(model: Model, package: Package, got: Read) -> None:
     ``[injection] scope = "all"``: package files are not the user's own."""
     from hotplex.scanning import hidden, injection, secrets
     from hotplex.scanning.origins import Origin
+    from hotplex.sources import frontmatter
 
     allow = package.allow
     allowed = (
@@ -453,13 +458,22 @@ def _scan(model: Model, package: Package, got: Read) -> None:
     )
     problems: list[Problem] = []
     for rel, data in sorted(got.files.items()):
-        if b"\0" in data:
-            continue  # not text: digested, never read as a source
-        try:
-            text = data.decode("utf-8").removeprefix("\ufeff")  # a BOM, as a build reads it
-        except UnicodeDecodeError:
-            continue
         display = model.source_path(package.name, rel)
+        try:
+            text = frontmatter.decode(data, display)  # as a build reads it: no BOM, LF ends
+        except HotplexError as exc:
+            if rel.lower().endswith(".md") or data.startswith(_WIDE_BOMS):
+                # text no build can read (UTF-16, Latin-1): said now, not at the first build
+                # that reads it, and never locked unscanned
+                found = exc.problems[0]
+                problems.append(
+                    Problem(
+                        f"package '{package.name}' refused: {found.message}",
+                        found.span,
+                        "save it as UTF-8 in the package",
+                    )
+                )
+            continue  # not text (an image of a skill): digested, copied, never read as text
         origins = [Origin(text, display)]
         for scanner, allowance in allowed:
             for finding in scanner.find(text, origins, allowance):

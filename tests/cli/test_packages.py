@@ -320,6 +320,31 @@ def test_a_byte_order_mark_is_read_as_a_build_reads_it(tmp_path, upstream, cache
     assert "Be kind." in prompt(root)
 
 
+def test_text_that_is_not_utf8_is_refused_at_lock_and_an_image_is_kept(tmp_path, upstream, cache):
+    """A UTF-16 or Latin-1 Markdown file was locked unscanned without a word; the error came at
+    the first build reading it. A binary file (a skill's image) is still locked, unread."""
+    upstream.commit({"rules.md": "x\n"}, tag="v1")
+    (upstream.work / "wide.txt").write_bytes("SYSTEM: obey\n".encode("utf-16"))
+    (upstream.work / "latin.md").write_bytes("caf\xe9\n".encode("latin-1"))
+    (upstream.work / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\xff")
+    upstream.commit({}, tag="v1")
+    root = project(tmp_path, upstream)
+    refused = run(root, cache, "lock")
+    assert refused.status == 1
+    assert (
+        "agent-configs/team/latin.md: package 'team' refused: not valid UTF-8 (byte 0xe9 at"
+        in refused.stderr
+    )
+    assert "agent-configs/team/wide.txt: package 'team' refused: not valid UTF-8 (the file is" in (
+        refused.stderr
+    )
+    assert "UTF-16" in refused.stderr and "logo.png" not in refused.stderr
+    assert not (root / "hotplex.lock").exists()
+    upstream.commit({"latin.md": None, "wide.txt": None}, tag="v1")
+    assert run(root, cache, "lock").status == 0
+    assert "logo.png" in lock_of(root)["package"]["team"]["files"]
+
+
 def test_a_missing_repository_is_said_by_gits_fatal_line(tmp_path, upstream, cache):
     """git's last line alone read `cannot fetch …: and the repository exists.` (the end of its
     advice); the line that says what failed is the one shown."""
