@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span
+from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span, suggest
 from hotplex.fs import STATE_DIR, is_utf8, sha256, stamp, write_atomic
 from hotplex.manifest.model import Model, Package
 from hotplex.manifest.read import LOCK_NAME
@@ -26,6 +26,7 @@ from hotplex.sources.packages import (
     blob_path,
     cache_folder,
     digest_of,
+    folder_entries,
     lock_text,
     no_real_folder,
     origin_of,
@@ -79,19 +80,30 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     moving = set(names) if args.command == "update" and not asked else set(asked)
     unknown = sorted(moving - set(names))
     if unknown:
-        raise HotplexError.single(f"no [[package]] is named '{unknown[0]}'")
+        raise HotplexError.single(
+            f"no [[package]] is named '{unknown[0]}'",
+            Span(model.manifest_display, key="package"),
+            hint=suggest(unknown[0], names) or f"its packages: {', '.join(names)}",
+        )
     new: dict[str, Locked] = {}
     read: dict[str, Read] = {}
+    refused: list[Problem] = []  # every package's findings, not the first package's alone
     for index, package in enumerate(model.manifest.package):
         old = lock.get(package.name)
         if old is not None and old.agrees(package) and package.name not in moving:
             new[package.name] = old
             continue
         got = _read(model, package, index, None)
-        _scan(model, package, got)
+        try:
+            _scan(model, package, got)
+        except HotplexError as exc:
+            refused += exc.problems
+            continue
         read[package.name] = got
         files = {rel: digest_of(data) for rel, data in got.files.items()}
         new[package.name] = Locked(package.name, origin_of(package), got.commit, files)
+    if refused:
+        raise HotplexError(refused, exit_status=EXIT_FAILED)
     for got in read.values():
         _store(got.files)
     write_atomic(root / LOCK_NAME, lock_text(new).encode())
@@ -373,28 +385,24 @@ def _read_folder(model: Model, package: Package, folder: Path, span: Span) -> di
     _not_the_projects(model, package, real, span)
     files = {}
     cap = _cap(model)
-    for top, dirs, names in os.walk(folder):
-        dirs.sort()
-        for name in sorted(names) + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
-            path = os.path.join(top, name)
-            rel = os.path.relpath(path, folder).replace(os.sep, "/")
-            where = model.source_path(package.name, rel)
-            if not is_utf8(rel):
-                raise _refused(package, repr(where), "has a name that is not UTF-8", span)
-            target = os.path.realpath(path)
-            if os.path.commonpath([real, target]) != real:
-                raise _refused(
-                    package,
-                    where,
-                    f"is a symlink to '{os.readlink(path)}', outside the package",
-                    span,
-                )
-            if not os.path.isfile(target):
-                continue
-            size = os.path.getsize(target)
-            if size > cap:
-                raise _refused(package, where, f"is {size} bytes, over the read cap of {cap}", span)
-            files[rel] = Path(target).read_bytes()
+    for rel, path in folder_entries(folder):
+        where = model.source_path(package.name, rel)
+        if not is_utf8(rel):
+            raise _refused(package, repr(where), "has a name that is not UTF-8", span)
+        target = os.path.realpath(path)
+        if os.path.commonpath([real, target]) != real:
+            raise _refused(
+                package,
+                where,
+                f"is a symlink to '{os.readlink(path)}', outside the package",
+                span,
+            )
+        if not os.path.isfile(target):
+            continue
+        size = os.path.getsize(target)
+        if size > cap:
+            raise _refused(package, where, f"is {size} bytes, over the read cap of {cap}", span)
+        files[rel] = Path(target).read_bytes()
     return files
 
 

@@ -23,7 +23,7 @@ from hotplex.manifest.read import LOCK_NAME
 
 TYPE_CHECKING = False  # not typing's: a build of a project with packages imports this module
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
 LOCK_VERSION = 1
 _FETCH_HINT = "run `hotplex fetch` to fill the cache from hotplex.lock"
@@ -183,6 +183,7 @@ class Pinned:
     names: frozenset[str]
     files: dict[str, str] = field(default_factory=dict)
     commits: dict[str, str] = field(default_factory=dict)
+    folders: tuple[str, ...] = ()  # the local packages' folders, as the manifest names them
 
     def package_of(self, display: str) -> str | None:
         """The package ``display`` is a file of, if any."""
@@ -265,6 +266,7 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
         )
         for name in sorted(lock.keys() - declared)
     ]
+    edited: list[str] = []  # a local package's folder, which the lock holds as it was
     for index, package in enumerate(packages):
         locked = lock.get(package.name)
         key = Span(model.manifest_display, key=f"package[{index}]")
@@ -272,6 +274,12 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
             stale.append((key, f"package '{package.name}' is not in {LOCK_NAME}"))
         elif not locked.agrees(package):
             stale.append((key, f"package '{package.name}' is declared otherwise than locked"))
+        elif package.path is not None and _edited(model, package, locked):
+            edited.append(
+                f"package '{package.name}': the folder '{package.path}' was edited since it was"
+                f" locked; the build reads the files {LOCK_NAME} pins: run `hotplex update"
+                f" {package.name}` to lock what it holds now"
+            )
     if stale and frozen:
         raise HotplexError(
             [
@@ -280,7 +288,7 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
             ],
             exit_status=EXIT_FAILED,
         )
-    warnings = [f"{message}: run `hotplex lock`" for _, message in stale]
+    warnings = [f"{message}: run `hotplex lock`" for _, message in stale] + edited
     if not packages:
         return None, warnings
     files, commits = {}, {}
@@ -299,7 +307,31 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
         if bad:
             raise tampered_error(bad)
     names = frozenset(p.name for p in packages)
-    return Pinned(model.sources_dir, names, files, commits), warnings
+    folders = tuple(os.path.join(model.root, p.path) for p in packages if p.path is not None)
+    return Pinned(model.sources_dir, names, files, commits, folders), warnings
+
+
+def folder_entries(folder: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
+    """Each file of a local package's folder (and each link to a folder in it), sorted: its path
+    inside the package and on disk."""
+    for top, dirs, names in os.walk(folder):
+        dirs.sort()
+        for name in sorted(names) + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
+            path = os.path.join(top, name)
+            yield os.path.relpath(path, folder).replace(os.sep, "/"), path
+
+
+def _edited(model: Model, package: Package, locked: Locked) -> bool:
+    """Whether a local package's folder holds other files than the lock pins: an edit there
+    after ``hotplex lock`` that the build, reading the lock, leaves out."""
+    found = {}
+    try:
+        for rel, path in folder_entries(Path(model.root, package.path or ".")):
+            if os.path.isfile(path):
+                found[rel] = digest_of(Path(path).read_bytes())
+    except OSError:
+        return True
+    return found != locked.files
 
 
 def no_real_folder(model: Model) -> None:
