@@ -457,6 +457,7 @@ def _scan(model: Model, package: Package, got: Read) -> None:
     from hotplex.scanning import hidden, injection, secrets
     from hotplex.scanning.origins import Origin
     from hotplex.sources import frontmatter
+    from hotplex.sources.scanned import package_hint
 
     allow = package.allow
     allowed = (
@@ -490,8 +491,7 @@ def _scan(model: Model, package: Package, got: Read) -> None:
                     Problem(
                         f"package '{package.name}' refused: {found.message}",
                         found.span,
-                        f"if it is meant, let it through for this package alone:"
-                        f' allow = ["{finding.rule}"] in its [[package]]',
+                        package_hint(finding.rule),
                     )
                 )
     if problems:

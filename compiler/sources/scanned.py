@@ -94,3 +94,26 @@ def _package_findings(
                 if pinned.package_of(f.span.file) == package.name
             ]
     return kept
+
+
+def problems(inputs: Inputs, found: list) -> list:
+    """The problems of ``found``, one per place and text; a package file's hint names its
+    package's ``allow``, the only list that reaches it, not the project's."""
+    from hotplex.errors import Problem
+
+    pinned = inputs.packages
+    shown = []
+    for finding in found:
+        problem = finding.problem()
+        name = pinned.package_of(problem.span.file) if pinned and problem.span else None
+        if name is not None:
+            problem = Problem(problem.message, problem.span, package_hint(finding.rule))
+        shown.append(problem)
+    return list(dict.fromkeys(shown))
+
+
+def package_hint(rule: str) -> str:
+    return (
+        f'if it is meant, let it through for this package alone: allow = ["{rule}"] in its'
+        " [[package]]"
+    )
