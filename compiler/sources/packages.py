@@ -274,11 +274,11 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
             stale.append((key, f"package '{package.name}' is not in {LOCK_NAME}"))
         elif not locked.agrees(package):
             stale.append((key, f"package '{package.name}' is declared otherwise than locked"))
-        elif package.path is not None and _edited(model, package, locked):
+        elif package.path is not None and (how := _edited(model, package, locked)):
             edited.append(
-                f"package '{package.name}': the folder '{package.path}' was edited since it was"
-                f" locked; the build reads the files {LOCK_NAME} pins: run `hotplex update"
-                f" {package.name}` to lock what it holds now"
+                f"package '{package.name}': the folder '{package.path}' {how}; the build reads"
+                f" the files {LOCK_NAME} pins: run `hotplex update {package.name}` to lock what"
+                " it holds now"
             )
     if stale and frozen:
         raise HotplexError(
@@ -321,17 +321,20 @@ def folder_entries(folder: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
             yield os.path.relpath(path, folder).replace(os.sep, "/"), path
 
 
-def _edited(model: Model, package: Package, locked: Locked) -> bool:
-    """Whether a local package's folder holds other files than the lock pins: an edit there
+def _edited(model: Model, package: Package, locked: Locked) -> str | None:
+    """How a local package's folder differs from what the lock pins, if it does: an edit there
     after ``hotplex lock`` that the build, reading the lock, leaves out."""
+    folder = Path(model.root, package.path or ".")
+    if not folder.is_dir():
+        return "no longer exists"
     found = {}
     try:
-        for rel, path in folder_entries(Path(model.root, package.path or ".")):
+        for rel, path in folder_entries(folder):
             if os.path.isfile(path):
                 found[rel] = digest_of(Path(path).read_bytes())
     except OSError:
-        return True
-    return found != locked.files
+        return "cannot be read"
+    return None if found == locked.files else "was edited since it was locked"
 
 
 def no_real_folder(model: Model) -> None:

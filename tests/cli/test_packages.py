@@ -776,6 +776,9 @@ def test_a_local_folder_package_and_an_include_across_packages(tmp_path, upstrea
     assert run(root, cache, "update", "mine").status == 0
     again = run(root, cache, "build")
     assert "Edited after locking." in prompt(root) and "warning" not in again.stderr
+    shared.rename(shared.with_name("moved-away"))  # it said "was edited"
+    gone = run(root, cache, "build")
+    assert "package 'mine': the folder '../local-pack' no longer exists;" in gone.stderr
 
 
 @pytest.mark.parametrize(
