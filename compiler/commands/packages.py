@@ -26,6 +26,7 @@ from hotplex.sources.packages import (
     blob_path,
     cache_folder,
     digest_of,
+    edited,
     folder_entries,
     lock_text,
     no_real_folder,
@@ -107,8 +108,17 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     for got in read.values():
         _store(got.files)
     write_atomic(root / LOCK_NAME, lock_text(new).encode())
-    for name, locked in new.items():
-        print(_change(lock.get(name), locked))
+    for package in model.manifest.package:
+        locked = new[package.name]
+        how = (
+            package.path is not None and package.name not in read and edited(model, package, locked)
+        )
+        print(
+            f"{package.name}: kept as {LOCK_NAME} pins it, though its folder {how}: run"
+            f" `hotplex update {package.name}` to lock what it holds now"
+            if how  # it said "unchanged"
+            else _change(lock.get(package.name), locked)
+        )
     for name in sorted(lock.keys() - new.keys()):
         print(f"{name}: removed, no [[package]] declares it")
     return EXIT_OK

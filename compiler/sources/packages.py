@@ -266,7 +266,7 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
         )
         for name in sorted(lock.keys() - declared)
     ]
-    edited: list[str] = []  # a local package's folder, which the lock holds as it was
+    drifted: list[str] = []  # a local package's folder, which the lock holds as it was
     for index, package in enumerate(packages):
         locked = lock.get(package.name)
         key = Span(model.manifest_display, key=f"package[{index}]")
@@ -274,8 +274,8 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
             stale.append((key, f"package '{package.name}' is not in {LOCK_NAME}"))
         elif not locked.agrees(package):
             stale.append((key, f"package '{package.name}' is declared otherwise than locked"))
-        elif package.path is not None and (how := _edited(model, package, locked)):
-            edited.append(
+        elif package.path is not None and (how := edited(model, package, locked)):
+            drifted.append(
                 f"package '{package.name}': the folder '{package.path}' {how}; the build reads"
                 f" the files {LOCK_NAME} pins: run `hotplex update {package.name}` to lock what"
                 " it holds now"
@@ -288,7 +288,7 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
             ],
             exit_status=EXIT_FAILED,
         )
-    warnings = [f"{message}: run `hotplex lock`" for _, message in stale] + edited
+    warnings = [f"{message}: run `hotplex lock`" for _, message in stale] + drifted
     if not packages:
         return None, warnings
     files, commits = {}, {}
@@ -321,7 +321,7 @@ def folder_entries(folder: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
             yield os.path.relpath(path, folder).replace(os.sep, "/"), path
 
 
-def _edited(model: Model, package: Package, locked: Locked) -> str | None:
+def edited(model: Model, package: Package, locked: Locked) -> str | None:
     """How a local package's folder differs from what the lock pins, if it does: an edit there
     after ``hotplex lock`` that the build, reading the lock, leaves out."""
     folder = Path(model.root, package.path or ".")

@@ -773,6 +773,14 @@ def test_a_local_folder_package_and_an_include_across_packages(tmp_path, upstrea
         assert edited in built.stderr  # it was ignored without a word
     assert built.stdout.startswith("hotplex: 0 rebuilt")
     assert "Edited" not in prompt(root)  # the lock pins the folder's files too
+    assert (
+        run(root, cache, "lock").stdout.splitlines()
+        == [  # it said "mine: unchanged"
+            "team: unchanged at " + lock_of(root)["package"]["team"]["commit"][:12],
+            "mine: kept as hotplex.lock pins it, though its folder was edited since it was locked:"
+            " run `hotplex update mine` to lock what it holds now",
+        ]
+    )
     assert run(root, cache, "update", "mine").status == 0
     again = run(root, cache, "build")
     assert "Edited after locking." in prompt(root) and "warning" not in again.stderr
