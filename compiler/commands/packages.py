@@ -111,7 +111,9 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     for package in model.manifest.package:
         locked = new[package.name]
         how = (
-            package.path is not None and package.name not in read and edited(model, package, locked)
+            package.path is not None
+            and package.name not in read
+            and edited(model, package, locked, _cap(model))
         )
         print(
             f"{package.name}: kept as {LOCK_NAME} pins it, though its folder {how}: run"

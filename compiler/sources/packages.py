@@ -248,10 +248,12 @@ def _cache_error(what: str, displays: list[str], span: Span | None, why: str = "
     )
 
 
-def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]]:
+def pinned(model: Model, frozen: bool = False, cap: int = 0) -> tuple[Pinned | None, list[str]]:
     """The package files of ``model`` as its lock pins them, and the warnings a stale lock
     gives; None when the manifest declares no package. ``frozen`` (``--frozen`` or
-    ``[project] frozen``) makes a stale lock an error, exit 1, and re-hashes every cached file."""
+    ``[project] frozen``) makes a stale lock an error, exit 1, and re-hashes every cached file.
+    ``cap`` (the read cap; 0: not asked) has each local package's folder compared with the
+    lock."""
     packages = model.manifest.package
     lock = read_lock(model.root) or {}
     if not packages and not lock:
@@ -274,7 +276,7 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
             stale.append((key, f"package '{package.name}' is not in {LOCK_NAME}"))
         elif not locked.agrees(package):
             stale.append((key, f"package '{package.name}' is declared otherwise than locked"))
-        elif package.path is not None and (how := edited(model, package, locked)):
+        elif package.path is not None and cap and (how := edited(model, package, locked, cap)):
             drifted.append(
                 f"package '{package.name}': the folder '{package.path}' {how}; the build reads"
                 f" the files {LOCK_NAME} pins: run `hotplex update {package.name}` to lock what"
@@ -321,20 +323,26 @@ def folder_entries(folder: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
             yield os.path.relpath(path, folder).replace(os.sep, "/"), path
 
 
-def edited(model: Model, package: Package, locked: Locked) -> str | None:
+def edited(model: Model, package: Package, locked: Locked, cap: int) -> str | None:
     """How a local package's folder differs from what the lock pins, if it does: an edit there
-    after ``hotplex lock`` that the build, reading the lock, leaves out."""
+    after ``hotplex lock`` that the build, reading the lock, leaves out. No file over ``cap``
+    (the read cap) is read."""
     folder = Path(model.root, package.path or ".")
     if not folder.is_dir():
         return "no longer exists"
-    found = {}
+    found, changed = {}, "was edited since it was locked"
     try:
         for rel, path in folder_entries(folder):
-            if os.path.isfile(path):
-                found[rel] = digest_of(Path(path).read_bytes())
+            if not os.path.isfile(path):
+                continue
+            if rel not in locked.files:
+                return changed  # a file added
+            if os.path.getsize(path) > cap:  # never locked so: not read whole on every build
+                return "holds a file over the read cap"
+            found[rel] = digest_of(Path(path).read_bytes())
     except OSError:
         return "cannot be read"
-    return None if found == locked.files else "was edited since it was locked"
+    return None if found == locked.files else changed
 
 
 def no_real_folder(model: Model) -> None:

@@ -784,6 +784,10 @@ def test_a_local_folder_package_and_an_include_across_packages(tmp_path, upstrea
     assert run(root, cache, "update", "mine").status == 0
     again = run(root, cache, "build")
     assert "Edited after locking." in prompt(root) and "warning" not in again.stderr
+    with (shared / "rules.md").open("r+b") as huge:  # sparse: 4 GB no build may read whole
+        huge.truncate(4 << 30)
+    said = run(root, cache, "build").stderr
+    assert "package 'mine': the folder '../local-pack' holds a file over the read cap;" in said
     shared.rename(shared.with_name("moved-away"))  # it said "was edited"
     gone = run(root, cache, "build")
     assert "package 'mine': the folder '../local-pack' no longer exists;" in gone.stderr
