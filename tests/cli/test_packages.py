@@ -1021,3 +1021,28 @@ def test_stats_show_and_graph_say_which_package_each_section_comes_from(tmp_path
     edges = {(e["from"], e["to"]) for e in graph["edges"]}
     assert ("package:team", "file:agent-configs/team/rules.md") in edges
     assert ("manifest:hotplex.toml", "package:team") in edges
+
+
+def test_import_into_a_project_with_packages_does_not_call_their_files_removed(
+    tmp_path, upstream, cache
+):
+    """`import` run again said `removed: team/rules.md no longer exists`: a package's file is
+    never in the sources folder."""
+    upstream.commit({"rules.md": "x\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    assert run(root, cache, "lock").status == 0
+    (root / "agent-configs" / "GONE.md").write_text("soon gone\n")
+    manifest = root / "hotplex.toml"
+    manifest.write_text(
+        manifest.read_text().replace(
+            "[[target]]", '[[source]]\nname = "gone"\nfile = "GONE.md"\n\n[[target]]'
+        )
+    )
+    (root / "agent-configs" / "GONE.md").unlink()
+    (root / "agent-configs" / "SOUL.md").write_text("Be brief.\n")  # a file import maps
+    imported = run(root, cache, "import", "--dry-run")
+    assert imported.status == 0, imported.stderr
+    removed = [line for line in imported.stdout.splitlines() if line.startswith("removed:")]
+    assert removed == [
+        "removed: GONE.md no longer exists; its [[source]] stays in hotplex.toml until you delete it"
+    ]
