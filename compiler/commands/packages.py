@@ -34,6 +34,7 @@ from hotplex.sources.packages import (
     read_lock,
     without_password,
 )
+from hotplex.sources.scanned import scan_package
 
 if TYPE_CHECKING:
     import argparse
@@ -51,10 +52,6 @@ _GIT_SAFE = (
     "-c", "protocol.file.allow=always",
     "-c", "submodule.recurse=false",
 )  # fmt: skip
-
-
-# The byte-order marks of UTF-16 and UTF-32: a file opening with one is text, whatever its name.
-_WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 
 
 @dataclass(frozen=True)
@@ -96,7 +93,7 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
             continue
         got = _read(model, package, index, None)
         try:
-            _scan(model, package, got)
+            scan_package(model, package, got.files)
         except HotplexError as exc:
             refused += exc.problems
             continue
@@ -161,7 +158,7 @@ def _fetch(model: Model, lock: dict[str, Locked]) -> int:
             )
         if all(_cached(d) for d in locked.files.values()):
             files = {rel: blob_path(d).read_bytes() for rel, d in locked.files.items()}
-            _scan(model, package, Read(locked.commit, files))
+            scan_package(model, package, files)
             continue
         got = _read(model, package, index, locked.commit or None)
         wrong = [rel for rel, d in locked.files.items() if digest_of(got.files.get(rel, b"")) != d]
@@ -173,7 +170,7 @@ def _fetch(model: Model, lock: dict[str, Locked]) -> int:
                 hint="run `hotplex update` to lock what it holds now",
                 exit_status=EXIT_FAILED,
             )
-        _scan(model, package, got)
+        scan_package(model, package, got.files)
         fetched.append(got)
     stored = sum(_store(got.files) for got in fetched)
     print(f"{stored} package files fetched into {cache_folder()}")
@@ -461,50 +458,3 @@ def _refused(package: Package, where: str, why: str, span: Span) -> HotplexError
         hint=f"{LOCK_NAME} and the cache are as they were",
         exit_status=EXIT_FAILED,
     )
-
-
-def _scan(model: Model, package: Package, got: Read) -> None:
-    """Every text file of the package, scanned as the project's own files are with
-    ``[injection] scope = "all"``: package files are not the user's own."""
-    from hotplex.scanning import hidden, injection, secrets
-    from hotplex.scanning.origins import Origin
-    from hotplex.sources import frontmatter
-    from hotplex.sources.scanned import package_hint
-
-    allow = package.allow
-    allowed = (
-        (secrets, secrets.allowance(allow, ())),
-        (hidden, hidden.allowance(allow, ())),
-        (injection, injection.allowance(allow, (), ())),
-    )
-    problems: list[Problem] = []
-    for rel, data in sorted(got.files.items()):
-        display = model.source_path(package.name, rel)
-        try:
-            text = frontmatter.decode(data, display)  # as a build reads it: no BOM, LF ends
-        except HotplexError as exc:
-            if rel.lower().endswith(".md") or data.startswith(_WIDE_BOMS):
-                # text no build can read (UTF-16, Latin-1): said now, not at the first build
-                # that reads it, and never locked unscanned
-                found = exc.problems[0]
-                problems.append(
-                    Problem(
-                        f"package '{package.name}' refused: {found.message}",
-                        found.span,
-                        "save it as UTF-8 in the package",
-                    )
-                )
-            continue  # not text (an image of a skill): digested, copied, never read as text
-        origins = [Origin(text, display)]
-        for scanner, allowance in allowed:
-            for finding in scanner.find(text, origins, allowance):
-                found = finding.problem()
-                problems.append(
-                    Problem(
-                        f"package '{package.name}' refused: {found.message}",
-                        found.span,
-                        package_hint(finding.rule),
-                    )
-                )
-    if problems:
-        raise HotplexError(problems, exit_status=EXIT_FAILED)
