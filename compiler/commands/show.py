@@ -47,7 +47,7 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
         warn(raw_copies.status(project.model, target))
     for line in [
         *documents(artifact, target, project.model.manifest),
-        *_packages(project, artifact),
+        *(_packages(project, artifact) if asked == artifact.path else ()),
     ]:
         sys.stderr.write(f"note: {shown(line)}\n")
     return EXIT_OK

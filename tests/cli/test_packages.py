@@ -1013,6 +1013,8 @@ def test_stats_show_and_graph_say_which_package_each_section_comes_from(tmp_path
     assert shown.status == 0, shown.stderr
     assert f"note: section 'team' comes from package 'team' at {commit[:12]}\n" in shown.stderr
     assert "section 'own'" not in shown.stderr
+    other = run(root, cache, "show", "cc", "--file", "launch.json")  # no section there
+    assert other.status == 0 and "comes from package" not in other.stderr, other.stderr
     graph = json.loads(run(root, cache, "graph", "--format", "json").stdout)
     nodes = {n["id"]: n for n in graph["nodes"]}
     assert nodes["package:team"] == {"id": "package:team", "kind": "package", "commit": commit}
