@@ -51,8 +51,50 @@ def copy_example(folder: Path, name: str = "basic") -> Path:
     """A copy of examples/``name`` as ``folder/name``, without what a build in the repository
     left there (dist/, .hotplex/): a project of the test's own."""
     target = folder / name
-    shutil.copytree(EXAMPLES / name, target, ignore=shutil.ignore_patterns("dist", ".hotplex"))
+    shutil.copytree(
+        EXAMPLES / name, target, ignore=shutil.ignore_patterns("dist", ".hotplex", "*.git")
+    )
     return target
+
+
+# git with no user configuration, fixed names and dates: the same files make the same commit id
+# (examples/packages pins one in its hotplex.lock).
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(*args: str, cwd: Path) -> str:
+    done = subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        env={**os.environ, **GIT_ENV},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def package_repository(files: Path, bare: Path, tag: str = "v1") -> str:
+    """A bare repository at ``bare`` whose one commit, tagged ``tag``, holds the files of the
+    folder ``files``: a package's repository, reached over ``file://``. Its commit id."""
+    work = bare.with_name(bare.name + ".work")
+    shutil.copytree(files, work)
+    git("init", "-q", "-b", "main", cwd=work)
+    git("add", "-A", cwd=work)
+    git("commit", "-q", "-m", tag, cwd=work)
+    git("tag", tag, cwd=work)
+    git("clone", "-q", "--bare", str(work), str(bare), cwd=work)
+    shutil.rmtree(work)
+    return git("rev-parse", f"{tag}^{{commit}}", cwd=bare)
 
 
 @dataclass

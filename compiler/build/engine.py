@@ -56,6 +56,7 @@ class Builder:
         self.strategy: Strategy = (Check if request.check else Write)(self.outputs, request.diff)
         self.warnings = [state.warning] if state.warning else []
         self.warnings += stale
+        self.stale = stale  # what the lock says, repeated by a no-op build while it holds
         self.read: dict[str, dict[str, str | None]] = {}  # job id -> the inputs it consulted
         out = self.model.out_dir
         earlier = orphans.earlier_outs(state.jobs, out, self.model.sources_dir)
@@ -113,7 +114,7 @@ class Builder:
             orphans.delete(self.scope, found, {j.id for j in planned}, log)
             closing = self._closing(planned, kept, names, {j.id for j in jobs})
             if closing is not None:  # a no-op build repeats what is still true, till it moves
-                told = [*unread, *left.values()]
+                told = [*self.stale, *unread, *left.values()]
                 watched = (*folders, *left)
                 closing[0].update(snapshot.unread(self.model.root, watched, told, self.started))
             log.close(closing)

@@ -35,8 +35,8 @@ def fast_current(
     from hotplex import __version__
 
     snap = closing.snapshot if closing is not None else None
-    if closing is None or snap.get("version") != __version__:
-        return None
+    if closing is None or snap.get("version") != __version__ or snap.get("frozen"):
+        return None  # ``[project] frozen``: every cached package file is hashed again
     if snap.get("manifest") != os.path.relpath(manifest, root):
         return None  # another manifest (-f): the snapshot says nothing about it
     try:
@@ -86,6 +86,7 @@ def _others(
         *((f"{root}/{p}", rec) for p, rec in snap["dirs"].items()),
         *((f"{root}/{p}", rec) for p, rec in (snap.get("sources", {}) if sources else {}).items()),
         *(snap["package"].items()),
+        *((f"{root}/{p}", rec) for p, rec in snap.get("local", {}).items()),
         *((f"{root}/{p}", rec) for t in chosen for p, rec in outputs[t].items()),
     ]
 
@@ -96,6 +97,8 @@ def moved_inputs(root: Path, snap: dict[str, Any]) -> list[str] | None:
     unexpected shape). Each stamp is taken once. The reports' stamps may move with an input's:
     a compiled source is there because raw copies of it depend on its presence alone."""
     base = os.fspath(root)
+    if snap.get("frozen"):
+        return None  # as in ``fast_current``
     try:
         moved = [p for p, rec in snap["files"].items() if not _matches(f"{base}/{p}", rec)]
         if snap["manifest"] in moved:
@@ -195,6 +198,9 @@ def take(
         "told": [[r.target, r.job, told(r)] for r in records if r.truncations or r.warnings],
         "package": {p: trusted(s, None, started_ns) for p, s in package.items()},
         "fingerprint": fingerprint.recorded(),
+        "local": _local_stamps(root, inputs, started_ns),
+        # ``[project] frozen``: no stamp vouches for a cached package file, each is hashed again
+        "frozen": inputs.packages is not None and model.manifest.project.frozen,
     }
 
 
@@ -213,6 +219,21 @@ def _package_stamps(root: Path, inputs: Inputs, started_ns: int) -> dict[str, li
         stamps[display] = None
         blob = blob_path(digest)
         stamps[os.path.relpath(blob, root)] = trusted(stamp(blob), None, started_ns)
+    return stamps
+
+
+def _local_stamps(root: Path, inputs: Inputs, started_ns: int) -> dict[str, list[Any] | None]:
+    """Each folder and file of a local (``path``) package: an edit there after it was locked
+    leaves the no-op path, so the build says the lock holds it as it was."""
+    from hotplex.sources.packages import folder_entries
+
+    pinned = inputs.packages
+    stamps: dict[str, list[Any] | None] = {}
+    for folder in pinned.folders if pinned is not None else ():
+        for top, _dirs, _files in os.walk(folder):
+            stamps[os.path.relpath(top, root)] = trusted(stamp(top), None, started_ns)
+        for _rel, path in folder_entries(folder):
+            stamps[os.path.relpath(path, root)] = trusted(stamp(path), None, started_ns)
     return stamps
 
 

@@ -1,10 +1,11 @@
 """The dependency graph (networkx): what each artifact is built from.
 
 Nodes are the manifest, every input file (sources, variant candidates that may not exist yet,
-includes), the values that shape an artifact (each template variable it reads, limits, the
-worker profile, the built-in META-COGNITION) and every artifact file. An edge A -> B reads "B is
-built from A". The build itself decides dirtiness per job from its log record; this graph is
-what ``hotplex graph`` shows and what is checked for cycles.
+includes), each package (with the commit its lock pins; its files hang from it), the values that
+shape an artifact (each template variable it reads, limits, the worker profile, the built-in
+META-COGNITION) and every artifact file. An edge A -> B reads "B is built from A". The build
+itself decides dirtiness per job from its log record; this graph is what ``hotplex graph`` shows
+and what is checked for cycles.
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
         graph.add_edge(manifest_node, f"value:{value}")
         graph.nodes[f"value:{value}"]["kind"] = "value"
     inputs = Inputs.of(model)[0]
+    pinned = inputs.packages
+    for package in model.manifest.package if pinned is not None else ():
+        node = f"package:{package.name}"
+        graph.add_node(node, kind="package", commit=pinned.commits.get(package.name, ""))
+        graph.add_edge(manifest_node, node)
     for job in project.jobs():
         compiled = compile_job(model, job, inputs)
         profile = f"worker:{job.target.worker}"
@@ -66,6 +72,10 @@ def build_graph(root: Path, manifest: Path | None) -> nx.DiGraph:
                     role=roles.get(source, "include"),
                 )
                 graph.add_edge(file_node, node)
+                package = pinned.package_of(source) if pinned is not None else None
+                if package is not None:  # a file of a package: read from the lock's commit
+                    graph.nodes[file_node]["package"] = package
+                    graph.add_edge(f"package:{package}", file_node)
     if not nx.is_directed_acyclic_graph(graph):
         cycle = " → ".join(a for a, _ in nx.find_cycle(graph))
         raise HotplexError.single(f"dependency cycle: {cycle}")
@@ -92,6 +102,7 @@ def to_dot(graph: nx.DiGraph) -> str:
         "value": "ellipse",
         "worker": "component",
         "manifest": "folder",
+        "package": "tab",
     }
     lines = ["digraph hotplex {", "  rankdir=LR;"]
     for node in sorted(graph.nodes):

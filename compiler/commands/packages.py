@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span
+from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span, suggest
 from hotplex.fs import STATE_DIR, is_utf8, sha256, stamp, write_atomic
 from hotplex.manifest.model import Model, Package
 from hotplex.manifest.read import LOCK_NAME
@@ -26,12 +26,15 @@ from hotplex.sources.packages import (
     blob_path,
     cache_folder,
     digest_of,
+    edited,
+    folder_entries,
     lock_text,
     no_real_folder,
     origin_of,
     read_lock,
     without_password,
 )
+from hotplex.sources.scanned import scan_package
 
 if TYPE_CHECKING:
     import argparse
@@ -75,24 +78,46 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     moving = set(names) if args.command == "update" and not asked else set(asked)
     unknown = sorted(moving - set(names))
     if unknown:
-        raise HotplexError.single(f"no [[package]] is named '{unknown[0]}'")
+        raise HotplexError.single(
+            f"no [[package]] is named '{unknown[0]}'",
+            Span(model.manifest_display, key="package"),
+            hint=suggest(unknown[0], names) or f"its packages: {', '.join(names)}",
+        )
     new: dict[str, Locked] = {}
     read: dict[str, Read] = {}
+    refused: list[Problem] = []  # every package's findings, not the first package's alone
     for index, package in enumerate(model.manifest.package):
         old = lock.get(package.name)
         if old is not None and old.agrees(package) and package.name not in moving:
             new[package.name] = old
             continue
         got = _read(model, package, index, None)
-        _scan(model, package, got)
+        try:
+            scan_package(model, package, got.files)
+        except HotplexError as exc:
+            refused += exc.problems
+            continue
         read[package.name] = got
         files = {rel: digest_of(data) for rel, data in got.files.items()}
         new[package.name] = Locked(package.name, origin_of(package), got.commit, files)
+    if refused:
+        raise HotplexError(refused, exit_status=EXIT_FAILED)
     for got in read.values():
         _store(got.files)
     write_atomic(root / LOCK_NAME, lock_text(new).encode())
-    for name, locked in new.items():
-        print(_change(lock.get(name), locked))
+    for package in model.manifest.package:
+        locked = new[package.name]
+        how = (
+            package.path is not None
+            and package.name not in read
+            and edited(model, package, locked, _cap(model))
+        )
+        print(
+            f"{package.name}: kept as {LOCK_NAME} pins it, though its folder {how}: run"
+            f" `hotplex update {package.name}` to lock what it holds now"
+            if how  # it said "unchanged"
+            else _change(lock.get(package.name), locked)
+        )
     for name in sorted(lock.keys() - new.keys()):
         print(f"{name}: removed, no [[package]] declares it")
     return EXIT_OK
@@ -133,7 +158,7 @@ def _fetch(model: Model, lock: dict[str, Locked]) -> int:
             )
         if all(_cached(d) for d in locked.files.values()):
             files = {rel: blob_path(d).read_bytes() for rel, d in locked.files.items()}
-            _scan(model, package, Read(locked.commit, files))
+            scan_package(model, package, files)
             continue
         got = _read(model, package, index, locked.commit or None)
         wrong = [rel for rel, d in locked.files.items() if digest_of(got.files.get(rel, b"")) != d]
@@ -145,7 +170,7 @@ def _fetch(model: Model, lock: dict[str, Locked]) -> int:
                 hint="run `hotplex update` to lock what it holds now",
                 exit_status=EXIT_FAILED,
             )
-        _scan(model, package, got)
+        scan_package(model, package, got.files)
         fetched.append(got)
     stored = sum(_store(got.files) for got in fetched)
     print(f"{stored} package files fetched into {cache_folder()}")
@@ -369,28 +394,24 @@ def _read_folder(model: Model, package: Package, folder: Path, span: Span) -> di
     _not_the_projects(model, package, real, span)
     files = {}
     cap = _cap(model)
-    for top, dirs, names in os.walk(folder):
-        dirs.sort()
-        for name in sorted(names) + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
-            path = os.path.join(top, name)
-            rel = os.path.relpath(path, folder).replace(os.sep, "/")
-            where = model.source_path(package.name, rel)
-            if not is_utf8(rel):
-                raise _refused(package, repr(where), "has a name that is not UTF-8", span)
-            target = os.path.realpath(path)
-            if os.path.commonpath([real, target]) != real:
-                raise _refused(
-                    package,
-                    where,
-                    f"is a symlink to '{os.readlink(path)}', outside the package",
-                    span,
-                )
-            if not os.path.isfile(target):
-                continue
-            size = os.path.getsize(target)
-            if size > cap:
-                raise _refused(package, where, f"is {size} bytes, over the read cap of {cap}", span)
-            files[rel] = Path(target).read_bytes()
+    for rel, path in folder_entries(folder):
+        where = model.source_path(package.name, rel)
+        if not is_utf8(rel):
+            raise _refused(package, repr(where), "has a name that is not UTF-8", span)
+        target = os.path.realpath(path)
+        if os.path.commonpath([real, target]) != real:
+            raise _refused(
+                package,
+                where,
+                f"is a symlink to '{os.readlink(path)}', outside the package",
+                span,
+            )
+        if not os.path.isfile(target):
+            continue
+        size = os.path.getsize(target)
+        if size > cap:
+            raise _refused(package, where, f"is {size} bytes, over the read cap of {cap}", span)
+        files[rel] = Path(target).read_bytes()
     return files
 
 
@@ -437,40 +458,3 @@ def _refused(package: Package, where: str, why: str, span: Span) -> HotplexError
         hint=f"{LOCK_NAME} and the cache are as they were",
         exit_status=EXIT_FAILED,
     )
-
-
-def _scan(model: Model, package: Package, got: Read) -> None:
-    """Every text file of the package, scanned as the project's own files are with
-    ``[injection] scope = "all"``: package files are not the user's own."""
-    from hotplex.scanning import hidden, injection, secrets
-    from hotplex.scanning.origins import Origin
-
-    allow = package.allow
-    allowed = (
-        (secrets, secrets.allowance(allow, ())),
-        (hidden, hidden.allowance(allow, ())),
-        (injection, injection.allowance(allow, (), ())),
-    )
-    problems: list[Problem] = []
-    for rel, data in sorted(got.files.items()):
-        if b"\0" in data:
-            continue  # not text: digested, never read as a source
-        try:
-            text = data.decode("utf-8").removeprefix("\ufeff")  # a BOM, as a build reads it
-        except UnicodeDecodeError:
-            continue
-        display = model.source_path(package.name, rel)
-        origins = [Origin(text, display)]
-        for scanner, allowance in allowed:
-            for finding in scanner.find(text, origins, allowance):
-                found = finding.problem()
-                problems.append(
-                    Problem(
-                        f"package '{package.name}' refused: {found.message}",
-                        found.span,
-                        f"if it is meant, let it through for this package alone:"
-                        f' allow = ["{finding.rule}"] in its [[package]]',
-                    )
-                )
-    if problems:
-        raise HotplexError(problems, exit_status=EXIT_FAILED)

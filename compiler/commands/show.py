@@ -12,7 +12,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path mil
 if TYPE_CHECKING:
     import argparse
 
-    from hotplex.api import Artifact
+    from hotplex.api import Artifact, Project
     from hotplex.manifest.model import Manifest, Target
 
 
@@ -45,9 +45,27 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     got = raw_copies.copies(project.model, target)
     if got is not None and got.more:
         warn(raw_copies.status(project.model, target))
-    for line in documents(artifact, target, project.model.manifest):
+    for line in [
+        *documents(artifact, target, project.model.manifest),
+        *(_packages(project, artifact) if asked == artifact.path else ()),
+    ]:
         sys.stderr.write(f"note: {shown(line)}\n")
     return EXIT_OK
+
+
+def _packages(project: Project, artifact: Artifact) -> list[str]:
+    """Each section whose files come from a package: the package and the commit it is locked at."""
+    if not project.model.manifest.package:
+        return []
+    from hotplex.sources.packages import pinned
+
+    found = pinned(project.model)[0]
+    assert found is not None  # the compile read the same lock
+    return [
+        f"section '{size.name}' comes from {found.described(name)}"
+        for size in artifact.sizes
+        for name in found.packages_of(size.files)
+    ]
 
 
 def documents(artifact: Artifact, target: Target, manifest: Manifest) -> list[str]:

@@ -61,6 +61,7 @@ class SectionStats:
     share_of_total: float | None
     truncations: tuple[str, ...]
     comments: tuple[Commented, ...] = ()  # per file
+    packages: tuple[str, ...] = ()  # the names of the packages its files come from
 
     @property
     def in_comments(self) -> int:
@@ -168,7 +169,15 @@ def _artifact_stats(
     sections = tuple(
         _section_stats(size, texts.get(size.name, text), cuts, budgets) for size in sizes
     )
-    sections = tuple(replace(s, comments=_comments(s.files, inputs)) for s in sections)
+    pinned = inputs.packages
+    sections = tuple(
+        replace(
+            s,
+            comments=_comments(s.files, inputs),
+            packages=pinned.packages_of(s.files) if pinned is not None else (),
+        )
+        for s in sections
+    )
     used = sum(s.size for s in sections)
     document = job.worker.document_size(name, text, budgets.unit)
     return ArtifactStats(
@@ -281,8 +290,9 @@ _RIGHT = {2, 4, 5, 6}  # numeric columns
 
 def render_table(artifacts: list[ArtifactStats], packages: Sequence[PackageUse] = ()) -> str:
     rows = [_HEADER]
+    commits = {p.name: p.commit for p in packages}
     for art in artifacts:
-        rows.extend(_section_row(art, s) for s in art.sections)
+        rows.extend(_section_row(art, s, commits) for s in art.sections)
         cuts = f"{len(art.truncations)} cut(s)" if art.truncations else ""
         rows.append(
             (
@@ -321,15 +331,14 @@ def render_table(artifacts: list[ArtifactStats], packages: Sequence[PackageUse] 
         for row in rows
     ]
     used = [
-        f"package {p.name}"
-        + (f" at {p.commit[:12]}" if p.commit else "")
-        + f": {p.used} of {p.files} files read"
-        for p in packages
+        f"package {_package(p.name, p.commit)}: {p.used} of {p.files} files read" for p in packages
     ]
     return "\n".join([*lines, "", *used, *_legend(artifacts)])
 
 
-def _section_row(art: ArtifactStats, section: SectionStats) -> tuple[str, ...]:
+def _section_row(
+    art: ArtifactStats, section: SectionStats, commits: dict[str, str]
+) -> tuple[str, ...]:
     return (
         art.artifact,
         section.name,
@@ -340,16 +349,22 @@ def _section_row(art: ArtifactStats, section: SectionStats) -> tuple[str, ...]:
         str(section.tokens),
         "; ".join(section.truncations),
         _commented(section),
-        _files_cell(section),
+        _files_cell(section, commits),
     )
 
 
-def _files_cell(section: SectionStats) -> str:
-    """The section's own files, and how many days of its logs it read (not each by name)."""
+def _files_cell(section: SectionStats, commits: dict[str, str]) -> str:
+    """The section's own files, and how many days of its logs it read (not each by name); the
+    package they come from, and its commit."""
     own = _own_files(section.name, section.files)
     days = len(section.files) - len(own)
     shown = [*own, f"{days} day{'s' if days > 1 else ''} of logs"] if days else own
-    return ", ".join(shown) or "(built in)"
+    origin = [_package(name, commits.get(name, "")) for name in section.packages]
+    return " ".join([", ".join(shown), *(f"(package {p})" for p in origin)]) or "(built in)"
+
+
+def _package(name: str, commit: str) -> str:
+    return name + (f" at {commit[:12]}" if commit else "")
 
 
 def _commented(section: SectionStats) -> str:

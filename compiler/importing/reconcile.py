@@ -85,10 +85,13 @@ def reconcile(result: Plan, comments: dict[str, str]) -> None:
         keep,
         [s.name for s in renamed.values()],
     )
+    # A package's file is read from hotplex.lock's cache, never from the sources folder.
+    packages = {str(p.get("name")) for p in existing.get("package", []) if isinstance(p, dict)}
     removed = [
         str(s.get("file"))
         for s in declared
-        if not (result.into / sources_dir / str(s.get("file", ""))).exists()
+        if str(s.get("file", "")).replace("\\", "/").split("/", 1)[0] not in packages
+        and not (result.into / sources_dir / str(s.get("file", ""))).exists()
     ]
     added = [toml.plain(s) for s in renamed.values()]
     moved = {f"source:{s.name}": comments.get(f"source:{k}", "") for k, s in renamed.items()}

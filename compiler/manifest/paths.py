@@ -26,14 +26,18 @@ def claim(taken: dict[str, str], name: str, owner: str) -> str | None:
     return None
 
 
-def check_path_key(value: str, key: str, bad: typing.Callable[..., None]) -> None:
+def check_path_key(
+    value: str, key: str, bad: typing.Callable[..., None], within: str = "project"
+) -> None:
+    """A relative path inside the project (``within``: or inside a package's repository)."""
     posix = value.replace("\\", "/")
+    start = "the manifest" if within == "project" else f"the {within}'s top"
     if "\0" in value:
         bad(key, f"path {value!r} contains a NUL character")
     elif posix.startswith("/") or (len(posix) > 1 and posix[1] == ":"):
-        bad(key, f"absolute path '{value}' is not allowed", "name folders relative to the manifest")
+        bad(key, f"absolute path '{value}' is not allowed", f"name folders relative to {start}")
     elif escapes(posix):
-        bad(key, f"path '{value}' escapes the project with '..'")
+        bad(key, f"path '{value}' escapes the {within} with '..'")
     elif (longest := _longest_name(posix)) > NAME_MAX:
         bad(
             key,

@@ -272,7 +272,7 @@ def _validate_packages(manifest: Manifest, bad: typing.Callable[..., None]) -> N
             which = "rev" if package.rev else "subdir"
             bad(f"{key}.{which}", f"'{which}' is for a git package; 'path' names the folder itself")
         if package.subdir is not None:
-            check_path_key(package.subdir, f"{key}.subdir", bad)
+            check_path_key(package.subdir, f"{key}.subdir", bad, "repository")
         for field, value in (("git", package.git), ("path", package.path), ("rev", package.rev)):
             if value is not None and (not value.strip() or "\0" in value):
                 bad(f"{key}.{field}", f"'{field}' must be a non-empty string without NUL")

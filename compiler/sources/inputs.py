@@ -104,7 +104,7 @@ class Inputs:
         if model.manifest.package or os.path.lexists(model.root / LOCK_NAME):
             from hotplex.sources.packages import pinned
 
-            found, warnings = pinned(model, frozen)
+            found, warnings = pinned(model, frozen, read_cap(model))
         logs = memory_logs.days_glob(model)
         return cls(model.root, read_cap(model), logs, known=known or {}, packages=found), warnings
 

@@ -21,6 +21,10 @@ from hotplex.fs import sha256, stamp
 from hotplex.manifest.model import Model, Package
 from hotplex.manifest.read import LOCK_NAME
 
+TYPE_CHECKING = False  # not typing's: a build of a project with packages imports this module
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
 LOCK_VERSION = 1
 _FETCH_HINT = "run `hotplex fetch` to fill the cache from hotplex.lock"
 
@@ -179,6 +183,7 @@ class Pinned:
     names: frozenset[str]
     files: dict[str, str] = field(default_factory=dict)
     commits: dict[str, str] = field(default_factory=dict)
+    folders: tuple[str, ...] = ()  # the local packages' folders, as the manifest names them
 
     def package_of(self, display: str) -> str | None:
         """The package ``display`` is a file of, if any."""
@@ -191,8 +196,14 @@ class Pinned:
     def origin(self, display: str) -> str | None:
         """Where a package file comes from, for ``--explain``: the package and its commit."""
         name = self.package_of(display)
-        if name is None:
-            return None
+        return None if name is None else self.described(name)
+
+    def packages_of(self, files: Iterable[str]) -> tuple[str, ...]:
+        """The packages a section's files come from, by name (``stats``, ``show``)."""
+        return tuple(sorted({n for f in files if (n := self.package_of(f)) is not None}))
+
+    def described(self, name: str) -> str:
+        """A package as messages name it: ``package 'team' at 945af4730994``."""
         commit = self.commits.get(name)
         return f"package '{name}'" + (f" at {commit[:12]}" if commit else "")
 
@@ -237,10 +248,12 @@ def _cache_error(what: str, displays: list[str], span: Span | None, why: str = "
     )
 
 
-def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]]:
+def pinned(model: Model, frozen: bool = False, cap: int = 0) -> tuple[Pinned | None, list[str]]:
     """The package files of ``model`` as its lock pins them, and the warnings a stale lock
     gives; None when the manifest declares no package. ``frozen`` (``--frozen`` or
-    ``[project] frozen``) makes a stale lock an error, exit 1, and re-hashes every cached file."""
+    ``[project] frozen``) makes a stale lock an error, exit 1, and re-hashes every cached file.
+    ``cap`` (the read cap; 0: not asked) has each local package's folder compared with the
+    lock."""
     packages = model.manifest.package
     lock = read_lock(model.root) or {}
     if not packages and not lock:
@@ -255,6 +268,7 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
         )
         for name in sorted(lock.keys() - declared)
     ]
+    drifted: list[str] = []  # a local package's folder, which the lock holds as it was
     for index, package in enumerate(packages):
         locked = lock.get(package.name)
         key = Span(model.manifest_display, key=f"package[{index}]")
@@ -262,6 +276,12 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
             stale.append((key, f"package '{package.name}' is not in {LOCK_NAME}"))
         elif not locked.agrees(package):
             stale.append((key, f"package '{package.name}' is declared otherwise than locked"))
+        elif package.path is not None and cap and (how := edited(model, package, locked, cap)):
+            drifted.append(
+                f"package '{package.name}': the folder '{package.path}' {how}; the build reads"
+                f" the files {LOCK_NAME} pins: run `hotplex update {package.name}` to lock what"
+                " it holds now"
+            )
     if stale and frozen:
         raise HotplexError(
             [
@@ -270,7 +290,7 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
             ],
             exit_status=EXIT_FAILED,
         )
-    warnings = [f"{message}: run `hotplex lock`" for _, message in stale]
+    warnings = [f"{message}: run `hotplex lock`" for _, message in stale] + drifted
     if not packages:
         return None, warnings
     files, commits = {}, {}
@@ -289,7 +309,40 @@ def pinned(model: Model, frozen: bool = False) -> tuple[Pinned | None, list[str]
         if bad:
             raise tampered_error(bad)
     names = frozenset(p.name for p in packages)
-    return Pinned(model.sources_dir, names, files, commits), warnings
+    folders = tuple(os.path.join(model.root, p.path) for p in packages if p.path is not None)
+    return Pinned(model.sources_dir, names, files, commits, folders), warnings
+
+
+def folder_entries(folder: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
+    """Each file of a local package's folder (and each link to a folder in it), sorted: its path
+    inside the package and on disk."""
+    for top, dirs, names in os.walk(folder):
+        dirs.sort()
+        for name in sorted(names) + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
+            path = os.path.join(top, name)
+            yield os.path.relpath(path, folder).replace(os.sep, "/"), path
+
+
+def edited(model: Model, package: Package, locked: Locked, cap: int) -> str | None:
+    """How a local package's folder differs from what the lock pins, if it does: an edit there
+    after ``hotplex lock`` that the build, reading the lock, leaves out. No file over ``cap``
+    (the read cap) is read."""
+    folder = Path(model.root, package.path or ".")
+    if not folder.is_dir():
+        return "no longer exists"
+    found, changed = {}, "was edited since it was locked"
+    try:
+        for rel, path in folder_entries(folder):
+            if not os.path.isfile(path):
+                continue
+            if rel not in locked.files:
+                return changed  # a file added
+            if os.path.getsize(path) > cap:  # never locked so: not read whole on every build
+                return "holds a file over the read cap"
+            found[rel] = digest_of(Path(path).read_bytes())
+    except OSError:
+        return "cannot be read"
+    return None if found == locked.files else changed
 
 
 def no_real_folder(model: Model) -> None:

@@ -294,7 +294,7 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
             cache.clean_targets.add(job.target.name)
     if resolver.findings:
         # A variable's value reaches a job through many files: one problem per place and text.
-        raise BuildFailed(list(dict.fromkeys(f.problem() for f in resolver.findings)))
+        raise BuildFailed(scanned.problems(resolver.inputs, resolver.findings))
     read = {name: resolver.variables.get(name) for name in sorted(resolver.read_variables)}
     return Resolution(sections, resolver.consulted, resolver.truncations, read, found_skills)
 

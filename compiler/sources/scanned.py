@@ -17,6 +17,7 @@ from hotplex.text import secret_rules
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from hotplex.manifest.model import Package
     from hotplex.sources.packages import Pinned
 
 
@@ -94,3 +95,77 @@ def _package_findings(
                 if pinned.package_of(f.span.file) == package.name
             ]
     return kept
+
+
+def problems(inputs: Inputs, found: list) -> list:
+    """The problems of ``found``, one per place and text; a package file's hint names its
+    package's ``allow``, the only list that reaches it, not the project's."""
+    from hotplex.errors import Problem
+
+    pinned = inputs.packages
+    shown = []
+    for finding in found:
+        problem = finding.problem()
+        name = pinned.package_of(problem.span.file) if pinned and problem.span else None
+        if name is not None:
+            problem = Problem(problem.message, problem.span, package_hint(finding.rule))
+        shown.append(problem)
+    return list(dict.fromkeys(shown))
+
+
+def package_hint(rule: str) -> str:
+    return (
+        f'if it is meant, let it through for this package alone: allow = ["{rule}"] in its'
+        " [[package]]"
+    )
+
+
+# The byte-order marks of UTF-16 and UTF-32: a file opening with one is text, whatever its name.
+_WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+
+
+def scan_package(model: Model, package: Package, files: dict[str, bytes]) -> None:
+    """Every text file of a package (``hotplex lock``, ``update``, ``fetch``), scanned as the
+    project's own files are with ``[injection] scope = "all"``: package files are not the
+    user's own. A finding refuses the package unless its ``allow`` lets it through."""
+    from hotplex.errors import EXIT_FAILED, HotplexError, Problem
+    from hotplex.scanning import injection
+    from hotplex.sources import frontmatter
+
+    allow = package.allow
+    allowed = (
+        (secrets, secrets.allowance(allow, ())),
+        (hidden, hidden.allowance(allow, ())),
+        (injection, injection.allowance(allow, (), ())),
+    )
+    problems: list[Problem] = []
+    for rel, data in sorted(files.items()):
+        display = model.source_path(package.name, rel)
+        try:
+            text = frontmatter.decode(data, display)  # as a build reads it: no BOM, LF ends
+        except HotplexError as exc:
+            if rel.lower().endswith(".md") or data.startswith(_WIDE_BOMS):
+                # text no build can read (UTF-16, Latin-1): said now, not at the first build
+                # that reads it, and never locked unscanned
+                found = exc.problems[0]
+                problems.append(
+                    Problem(
+                        f"package '{package.name}' refused: {found.message}",
+                        found.span,
+                        "save it as UTF-8 in the package",
+                    )
+                )
+            continue  # not text (an image of a skill): digested, copied, never read as text
+        origins = [Origin(text, display)]
+        for scanner, allowance in allowed:
+            for finding in scanner.find(text, origins, allowance):
+                found = finding.problem()
+                problems.append(
+                    Problem(
+                        f"package '{package.name}' refused: {found.message}",
+                        found.span,
+                        package_hint(finding.rule),
+                    )
+                )
+    if problems:
+        raise HotplexError(problems, exit_status=EXIT_FAILED)
