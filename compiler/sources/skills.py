@@ -27,6 +27,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
+import attrs
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
 from hotplex.fs import folded, is_utf8
 from hotplex.records import Skill, SkillFile
@@ -35,6 +36,7 @@ from hotplex.scanning.hidden import describe
 from hotplex.scanning.origins import Origin
 from hotplex.sources import frontmatter
 from hotplex.text import secret_rules
+from hotplex.text.measure import measure
 
 # The end of an input that is a folder's entries (``Inputs.entries``): "<folder>/." names the
 # folder itself to a stat, so the snapshot's stamp of the input is the folder's (an entry added
@@ -96,11 +98,13 @@ def listing_safe(text: str) -> str | None:
     return None
 
 
-def read(resolver: Any, ships: bool) -> tuple[Skill, ...]:
+def read(resolver: Any, ships: bool, place: Any = None, program: str = "") -> tuple[Skill, ...]:
     """Every skill of the sources folder, checked and scanned, by name; none when there is no
     ``skills/`` folder. ``resolver``: the job's ``resolve.Resolver``. A job whose program loads
     no skills (``ships`` false) only lists the folders, to name what it leaves out: an edited
-    skill rebuilds none of its outputs."""
+    skill rebuilds none of its outputs. ``place``: the job's ``worker.SkillsPlace`` (None: its
+    program loads none), whose listing each skill is checked against with the rest, so that one
+    run names every problem of a skill (``program``: as users name it)."""
     model = resolver.model
     root = folder_of(model.sources_dir)
     listed = _entries(resolver, root)
@@ -118,7 +122,7 @@ def read(resolver: Any, ships: bool) -> tuple[Skill, ...]:
             skills.append(Skill(name, "", folder, ()))
             continue
         try:
-            skill = _skill(resolver, folder, name, model.manifest.skills.scripts)
+            skill = _skill(resolver, folder, name, model.manifest.skills.scripts, (place, program))
         except HotplexError as error:
             problems += error.problems
             continue
@@ -135,7 +139,11 @@ def _entries(resolver: Any, folder: str) -> tuple[tuple[str, int], ...]:
     return resolver.inputs.entries(display, Span(folder))
 
 
-def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> Skill:
+def _skill(
+    resolver: Any, folder: str, name: str, allowed: tuple[str, ...], listing: tuple[Any, str]
+) -> Skill:
+    """The skill in ``folder``, or every problem it has at once: its frontmatter's, its files',
+    and its listing's where the program lists it (``listing``: the place and the program)."""
     skill_md = f"{folder}/{SKILL_FILE}"
     try:
         loaded = resolver.file(skill_md, Span(skill_md), meta=True)
@@ -154,12 +162,8 @@ def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> S
     meta = loaded.meta
     problems = list(_check_meta(meta, name, skill_md, raw_text))
     problems += _read_two_ways(raw_text, loaded.body_line, skill_md)
-    if problems:
-        raise HotplexError(problems)
     resolver.guard(loaded.body, lambda: [Origin(loaded.body, skill_md, loaded.body_line)], skill_md)
-    description = meta["description"]
-    files = [SkillFile(SKILL_FILE, _normalised(meta, loaded.body, Span(skill_md)), "text")]
-    problems = []
+    files = []
     for path in _tree(resolver, folder, "", problems):
         display = f"{folder}/{path}"
         found = resolver.inputs.raw(display, Span(display))
@@ -194,16 +198,21 @@ def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> S
             _guard_binary(resolver, data, display)
         kind = "script" if script else ("text" if text is not None else "binary")
         files.append(SkillFile(path, data, kind))
-    problems += _one_name_apart(folder, [f.path for f in files])
-    if problems:
-        raise HotplexError(problems)
-    extra = tuple(
-        (key, _key_span(raw_text, key, skill_md).location()) for key in meta if key not in SPEC.keys
-    )
+    problems += _one_name_apart(folder, [SKILL_FILE, *(f.path for f in files)])
     _guard_meta(resolver, meta, raw_text, skill_md)
     texts = tuple((k, v) for k, v in meta.items() if isinstance(v, str) and k != "name")
     places = tuple((k, _key_span(raw_text, k, skill_md, value=True)) for k, _ in texts)
-    return Skill(meta["name"], description, folder, tuple(files), extra, texts, places)
+    extra = tuple(
+        (key, _key_span(raw_text, key, skill_md).location()) for key in meta if key not in SPEC.keys
+    )
+    skill = Skill(name, str(meta.get("description", "")), folder, (), extra, texts, places)
+    place, program = listing
+    if place is not None:
+        problems += listing_problems(skill, place, program)
+    if problems:
+        raise HotplexError(problems)
+    head = SkillFile(SKILL_FILE, _normalised(meta, loaded.body, Span(skill_md)), "text")
+    return attrs.evolve(skill, files=(head, *files))
 
 
 def _guard_meta(resolver: Any, value: Any, raw_text: str, skill_md: str, key: str = "") -> None:
@@ -472,6 +481,55 @@ def listing_entry(skill: Skill, listed: tuple[str, ...], joiner: str) -> str:
     """The text a program lists for ``skill``: its ``listed`` keys' texts, joined."""
     texts = dict(skill.texts)
     return joiner.join(texts[key] for key in listed if texts.get(key))
+
+
+class Listed(NamedTuple):
+    """A skill's line of a program's listing, as it sizes it (``SkillsPlace``)."""
+
+    skill: Skill
+    entry: int  # the entry's size before the program's cap, in ``entry_unit``
+    line: int  # its line's size (the entry cut at the cap), in ``listing_unit``
+    name_line: int  # the size of its line by name only
+
+
+def listed(skills: tuple[Skill, ...], place: Any) -> list[Listed]:
+    """Each skill's line as ``place`` (a ``worker.SkillsPlace``) lists it."""
+    rows = []
+    for skill in skills:
+        entry = listing_entry(skill, place.listed, place.joiner)
+        size = measure(entry, place.entry_unit)
+        if place.entry_cap is not None and size > place.entry_cap:
+            entry = _head(entry, place.entry_cap - 1, place.entry_unit) + "\u2026"
+        line = place.line.format(name=skill.name, entry=entry)
+        short = place.name_line.format(name=skill.name)
+        unit = place.listing_unit
+        rows.append(Listed(skill, size, measure(line, unit), measure(short, unit)))
+    return rows
+
+
+def listing_cuts(rows: list[Listed], place: Any) -> list[Listed]:
+    """The skills the program lists by name only, its listing over its budget: room for each
+    one's name first, then whole lines as they come while they fit (the program's own order when
+    none has been used yet)."""
+    if place.listing_budget is None:
+        return []
+    left = place.listing_budget - place.listing_own - sum(r.name_line + 1 for r in rows)
+    cut = []
+    for row in rows:
+        if row.line - row.name_line <= left:
+            left -= row.line - row.name_line
+        else:
+            cut.append(row)
+    return cut
+
+
+def _head(text: str, most: int, unit: str) -> str:
+    """The first ``most`` units of ``text`` (a character cut in two is left out)."""
+    if unit == "utf16":
+        return text.encode("utf-16-le")[: 2 * most].decode("utf-16-le", "ignore")
+    if unit == "bytes":
+        return text.encode()[:most].decode("utf-8", "ignore")
+    return text[:most]
 
 
 def unknown_keys(skills: tuple[Skill, ...], known: frozenset[str], program: str) -> list[str]:

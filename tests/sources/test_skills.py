@@ -382,3 +382,49 @@ def test_two_files_one_name_where_case_is_ignored_are_refused(tmp_path, capsys):
     (folder / "notes.md").write_text("Two.\n")
     err = _refused(root, capsys, 2)
     assert "skills/long-one/notes.md: 'notes.md' and 'Notes.md' are one file where case" in err
+
+
+def test_every_error_of_a_skill_is_named_in_one_run(tmp_path, capsys):
+    """Its frontmatter's, its files', its listing's and the scans' together: no second batch
+    once the first is fixed."""
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\nwhen_to_use: 'a <b> tag'\nflag: yes\n")
+    folder = root / "agent-configs/skills/long-one"
+    (folder / "scripts").mkdir()
+    (folder / "scripts/run.sh").write_text("#!/bin/sh\necho hi\n")
+    (folder / "notes.md").write_text("Hidden\u200b text.\n")
+    err = _refused(root, capsys, 2)
+    assert "is a boolean to YAML 1.1" in err  # the frontmatter
+    assert "script 'long-one/scripts/run.sh' is not allowed" in err  # a file
+    assert "(Claude Code lists 'when_to_use')" in err  # the listing
+    assert "long-one/notes.md:1:7" in err  # the scans
+
+
+def test_skills_past_claude_codes_listing_budget_are_named_as_cut(tmp_path):
+    """Its listing keeps lines whole while they fit the room its budget leaves the project's
+    skills, then names the rest alone (measured: tests/integration/test_skills_live.py)."""
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\n")
+    room = claude_code.SKILL_LISTING_BUDGET - claude_code.SKILL_LISTING_OWN
+    count = room // 1000 + 1  # lines of 1,000 columns with their line breaks: one too many
+    for number in range(count):
+        folder = root / f"agent-configs/skills/s-{number:02d}"
+        folder.mkdir()
+        description = "d" * (1000 - len(f"- s-{number:02d}: ") - 1)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: s-{number:02d}\ndescription: {description}\n---\n\nBody.\n"
+        )
+    report = _build(root)
+    cuts = [
+        (t["section"], t["before"], t["after"])
+        for a in report["artifacts"]
+        for t in a["truncations"]
+        if t["limit"] == "claude-code.skill_listing_total"
+    ]
+    # long-one's line ("- long-one: Fine.") fits first; the last 1,000 columns do not.
+    last = f"s-{count - 1:02d}"
+    assert cuts == [(f"skill {last}", 999, len(f"- {last}"))]
+    said = [w for a in report["artifacts"] for w in a["warnings"] if "by name only" in w]
+    assert said and said[0].endswith(
+        f"left out: {last} (shorten descriptions, or move skills to another target)"
+    )
