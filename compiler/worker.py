@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 import attrs
 from hotplex.json_writer import json_text
 from hotplex.manifest.model import HOTPLEX_SOURCES, SKILLS_SOURCE
-from hotplex.records import Budgets, Section
+from hotplex.records import Budgets, Section, SkillRow
 from hotplex.text.measure import measure
 
 if TYPE_CHECKING:
@@ -233,6 +233,8 @@ class Worker:
         them (its family's ``emit_with_skills``); any other says which it leaves out."""
         folded = _folded(job, sections, skills, model) if skills else None
         emitted = self.emit(job, sections if folded is None else folded, model)
+        rows = tuple(_unshipped(s, folded is not None) for s in skills)
+        emitted = attrs.evolve(emitted, skills=rows) if rows else emitted
         if not skills or folded is not None:
             return emitted
         program = self.verified.program if self.verified else self.name
@@ -272,6 +274,13 @@ class Worker:
         if target.own_instructions is None:
             return own.also_drops is None
         return target.own_instructions == "off"
+
+
+def _unshipped(skill: Skill, folded: bool) -> SkillRow:
+    """A skill a program that loads none leaves out, or lists in ``<skills>`` (``folded``)."""
+    size = len(skill.description) if folded else 0
+    how = "in <skills>" if folded else "left out"
+    return SkillRow(skill.name, size, None, "chars", 0, 0, (), how)
 
 
 SKILLS_LISTING_HEAD = (

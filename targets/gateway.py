@@ -27,6 +27,7 @@ from hotplex.records import (
     Section,
     SectionSize,
     Skill,
+    SkillRow,
     TargetSources,
     Truncation,
 )
@@ -161,6 +162,7 @@ class Gateway(Worker):
             sizes=document.sizes,
             documents=(*beside.documents, *agents.sizes),
             notes=(*beside.notes, *agents.notes, *shipped.notes),
+            skills=shipped.rows,
         )
 
 
@@ -173,6 +175,7 @@ class Shipped(NamedTuple):
     warnings: tuple[str, ...]
     notes: tuple[str, ...]
     truncations: tuple[Truncation, ...]  # the entries the program's listing cuts
+    rows: tuple[SkillRow, ...]  # each skill as shipped and listed, for ``show`` and ``stats``
 
 
 def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) -> Shipped:
@@ -180,7 +183,7 @@ def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) 
     has the gateway place them: the folder the program loads skills from."""
     place = worker.skills
     if place is None or not skills:
-        return Shipped({}, {}, (), (), (), ())
+        return Shipped({}, {}, (), (), (), (), ())
     program = worker.verified.program if worker.verified else worker.name
     folder = job.out_dir(model)
     files, placed, executable, notes, cuts = {}, {}, [], [], []
@@ -189,6 +192,12 @@ def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) 
     left_out = skills_source.listing_cuts(rows, place)
     cuts += [_cut(worker, folder, row, whole=False) for row in capped]
     cuts += [_cut(worker, folder, row, whole=True) for row in left_out]
+    shown = tuple(
+        skills_source.row(
+            r, place, "name only" if r in left_out else "head" if r in capped else "whole"
+        )
+        for r in rows
+    )
     for skill in skills:
         where = place.folder.format(name=skill.name)
         for item in skill.files:
@@ -216,7 +225,9 @@ def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) 
             " move skills to another target)"
         )
     warnings += skills_source.unmatched_scripts(skills, model.manifest.skills.scripts)
-    return Shipped(files, placed, tuple(executable), tuple(warnings), tuple(notes), tuple(cuts))
+    return Shipped(
+        files, placed, tuple(executable), tuple(warnings), tuple(notes), tuple(cuts), shown
+    )
 
 
 def _cut(worker: Gateway, folder: str, row: skills_source.Listed, whole: bool) -> Truncation:

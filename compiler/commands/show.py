@@ -47,6 +47,8 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
         warn(raw_copies.status(project.model, target))
     for line in documents(artifact, target, project.model.manifest):
         sys.stderr.write(f"note: {shown(line)}\n")
+    for row in artifact.skills:
+        sys.stderr.write(f"note: {shown(row.describe())}\n")
     return EXIT_OK
 
 

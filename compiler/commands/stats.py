@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import attrs
 from hotplex.errors import EXIT_OK, HotplexError
 from hotplex.json_writer import json_text
 from hotplex.manifest.jobs import select
@@ -85,6 +86,8 @@ class ArtifactStats:
     truncations: tuple[dict[str, Any], ...]
     notes: tuple[str, ...] = ()  # the job's (on its primary): what reaches whom
     copies: str = ""  # which copies of the rules the program gets (``raw_copies.status``)
+    # The project's Agent Skills as the set carries them (on its primary), ``records.SkillRow``'s.
+    skills: tuple[dict[str, Any], ...] = ()
 
 
 def approx_tokens(text: str) -> int:
@@ -184,6 +187,7 @@ def _artifact_stats(
         copies=raw_copies.status(model, job.target),
         truncations=tuple(t.to_json() for t in cuts),
         notes=emitted.notes if path == emitted.primary else (),
+        skills=tuple(attrs.asdict(r) for r in emitted.skills) if path == emitted.primary else (),
     )
 
 
@@ -306,21 +310,53 @@ def render_table(artifacts: list[ArtifactStats], packages: Sequence[PackageUse] 
                 art.path,
             )
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER))]
-    lines = [
-        "  ".join(
-            cell.rjust(width) if i in _RIGHT else cell.ljust(width)
-            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
-        ).rstrip()
-        for row in rows
-    ]
+    lines = _aligned(rows, _RIGHT)
+    skills = _skills_table(artifacts)
     used = [
         f"package {p.name}"
         + (f" at {p.commit[:12]}" if p.commit else "")
         + f": {p.used} of {p.files} files read"
         for p in packages
     ]
-    return "\n".join([*lines, "", *used, *_legend(artifacts)])
+    return "\n".join([*lines, "", *skills, *used, *_legend(artifacts)])
+
+
+_SKILL_HEADER = ("artifact", "skill", "entry", "cap", "unit", "listed", "files", "bytes", "scripts")
+
+
+def _skills_table(artifacts: list[ArtifactStats]) -> list[str]:
+    """Each artifact's Agent Skills, a row each (and a blank line after), or nothing."""
+    rows = [_SKILL_HEADER]
+    for art in artifacts:
+        rows += [
+            (
+                art.artifact,
+                s["name"],
+                "-" if s["listed"] == "left out" else str(s["entry"]),
+                "-" if s["cap"] is None else str(s["cap"]),
+                s["unit"],
+                s["listed"],
+                str(s["files"]),
+                str(s["bytes"]),
+                ", ".join(s["scripts"]) or "-",
+            )
+            for s in art.skills
+        ]
+    if len(rows) == 1:
+        return []
+    return [*_aligned(rows, {2, 3, 6, 7}), ""]
+
+
+def _aligned(rows: list[tuple[str, ...]], right: set[int]) -> list[str]:
+    """The rows as columns, each as wide as its widest cell; ``right``: numeric columns."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(
+            cell.rjust(width) if i in right else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in rows
+    ]
 
 
 def _section_row(art: ArtifactStats, section: SectionStats) -> tuple[str, ...]:

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 import attrs
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
 from hotplex.fs import folded, is_utf8
-from hotplex.records import Skill, SkillFile
+from hotplex.records import Skill, SkillFile, SkillRow
 from hotplex.scanning import sanitize, secrets
 from hotplex.scanning.hidden import describe
 from hotplex.scanning.origins import Origin
@@ -505,6 +505,21 @@ def listed(skills: tuple[Skill, ...], place: Any) -> list[Listed]:
         unit = place.listing_unit
         rows.append(Listed(skill, size, measure(line, unit), measure(short, unit)))
     return rows
+
+
+def row(listed_row: Listed, place: Any, listed: str) -> SkillRow:
+    """A skill as a program that loads skills carries it (``listed``: how it lists it)."""
+    skill = listed_row.skill
+    return SkillRow(
+        skill.name,
+        listed_row.entry,
+        place.entry_cap,
+        place.entry_unit,
+        len(skill.files),
+        sum(len(f.data) for f in skill.files),
+        tuple(f.path for f in skill.files if f.kind == "script"),
+        listed,
+    )
 
 
 def listing_cuts(rows: list[Listed], place: Any) -> list[Listed]:

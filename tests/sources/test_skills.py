@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 from hotplex import cli
 from hotplex.records import Skill
 from hotplex.sources.skills import listing_problems, listing_safe
@@ -428,3 +429,39 @@ def test_skills_past_claude_codes_listing_budget_are_named_as_cut(tmp_path):
     assert said and said[0].endswith(
         f"left out: {last} (shorten descriptions, or move skills to another target)"
     )
+
+
+def _run(root: Path, capsys, *argv: str) -> tuple[str, str]:
+    assert cli.main(["-C", str(root), *argv]) == 0
+    got = capsys.readouterr()
+    return got.out, got.err
+
+
+def test_stats_and_show_list_each_skill_as_a_row(tmp_path, capsys):
+    root = tmp_path / "skills"
+    shutil.copytree(EXAMPLES / "skills", root)
+    out, _ = _run(root, capsys, "stats", "--json")
+    rows = {
+        (a["artifact"], s["name"]): s for a in json.loads(out)["artifacts"] for s in a["skills"]
+    }
+    notes = root / "agent-configs/skills/release-notes"
+    shipped = [p for p in notes.rglob("*") if p.is_file()]
+    assert rows["cc/default", "release-notes"] == {
+        "name": "release-notes",
+        "entry": len(
+            yaml.safe_load((notes / "SKILL.md").read_text().split("---\n")[1])["description"]
+        ),
+        "cap": claude_code.SKILL_LISTING_CAP,
+        "unit": "utf16",
+        "files": len(shipped),
+        "bytes": sum(len(p.read_bytes()) for p in shipped),  # SKILL.md already normalised
+        "scripts": ["scripts/collect.sh"],
+        "listed": "whole",
+    }
+    assert rows["aider/default", "release-notes"]["listed"] == "left out"
+    out, _ = _run(root, capsys, "stats")
+    (line,) = [x for x in out.splitlines() if x.startswith("cc/default") and "sql-review" in x]
+    assert line.split()[1:7] == ["sql-review", "1024", "1536", "utf16", "whole", "1"]
+    _, err = _run(root, capsys, "show", "cc")
+    assert "note: skill release-notes: listed whole, its entry" in err
+    assert "scripts allowed: scripts/collect.sh" in err
