@@ -31,6 +31,7 @@ from hotplex.records import (
     TargetSources,
     Truncation,
 )
+from hotplex.sources import skill_listing
 from hotplex.sources import skills as skills_source
 from hotplex.targets import subagents
 from hotplex.values import value
@@ -187,13 +188,13 @@ def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) 
     program = worker.verified.program if worker.verified else worker.name
     folder = job.out_dir(model)
     files, placed, executable, notes, cuts = {}, {}, [], [], []
-    rows = skills_source.listed(skills, place)
+    rows = skill_listing.listed(skills, place)
     capped = [r for r in rows if place.entry_cap is not None and r.entry > place.entry_cap]
-    left_out = skills_source.listing_cuts(rows, place)
+    left_out = skill_listing.listing_cuts(rows, place)
     cuts += [_cut(worker, folder, row, whole=False) for row in capped]
     cuts += [_cut(worker, folder, row, whole=True) for row in left_out]
     shown = tuple(
-        skills_source.row(
+        skill_listing.row(
             r, place, "name only" if r in left_out else "head" if r in capped else "whole"
         )
         for r in rows
@@ -230,7 +231,7 @@ def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) 
     )
 
 
-def _cut(worker: Gateway, folder: str, row: skills_source.Listed, whole: bool) -> Truncation:
+def _cut(worker: Gateway, folder: str, row: skill_listing.Listed, whole: bool) -> Truncation:
     """A skill's listing cut by the program: its entry to the entry cap, or (``whole``) its line
     to its name alone, the listing over its budget."""
     place = worker.skills

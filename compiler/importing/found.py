@@ -86,6 +86,9 @@ class Found:
     # A workspace format's own change to a copy of one of its files (the file, its bytes): the
     # bytes to write and what was changed, for text its program reads otherwise than hotplex.
     rewrite: Callable[[Path, bytes], tuple[bytes, tuple[str, ...]]] | None = None
+    # Agent Skills' folders, each copied whole to the sources folder's skills/<name>/
+    # (``importing.skills.Folder``).
+    skills: list[Any] = field(default_factory=list)
 
 
 LOGS_FOLDER = "memory"
@@ -189,10 +192,10 @@ def sorted_under(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
     return sorted(files, key=lambda p: (p.relative_to(folder).as_posix().casefold(), p.name))
 
 
-# Agent Skills (a program's skill folders): compiled into no document, and not read by import.
+# Agent Skills a home keeps as its program's own state (a Hermes home's skills/): not imported.
 SKILL_FOLDER_NOT_READ = (
-    "Agent Skills: import does not read skill folders yet; move each to the sources folder's"
-    " skills/<name>/, where hotplex checks, scans and ships it"
+    "Agent Skills: import does not read a home's skill folders; copy each to the sources"
+    " folder's skills/<name>/, where hotplex checks, scans and ships it"
 )
 JOB_FOLDER = {"prompt.xml", "launch.json"}  # what every job folder of a CLI worker holds
 

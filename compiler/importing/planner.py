@@ -12,13 +12,15 @@ existing manifest is reconciled, never rewritten.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+import attrs
+from hotplex import registry
 from hotplex.commands.scaffold import GITIGNORE_NAME, SOURCES_DIR
 from hotplex.errors import HotplexError, Problem, Span
 from hotplex.fs import is_utf8
-from hotplex.importing import toml
+from hotplex.importing import skills, toml
 from hotplex.importing.detect import detect, refuse_state_folders
 from hotplex.importing.found import (
     RESERVED_TAGS,
@@ -42,9 +44,11 @@ from hotplex.importing.manifest_plan import (
 )
 from hotplex.importing.reconcile import reconcile
 from hotplex.importing.rewrite import rewrite
+from hotplex.manifest.model import Skills
 from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.scanning import hidden, secrets
 from hotplex.scanning.origins import Allowance, Origin
+from hotplex.sources.skills import SKILLS_FOLDER
 
 
 def plan(
@@ -56,7 +60,7 @@ def plan(
     _nothing_at(each)
     found = _one_workspace([f for _, kinds in each for f in kinds])
     _skip_foreign_switch(found)
-    if not any(f.entries for f in found):
+    if not any(f.entries or f.skills for f in found):
         where = ", ".join(str(p) for p in paths)
         raise HotplexError(
             [
@@ -81,13 +85,41 @@ def plan(
     targets, keep = chosen_targets(found, workers_for(for_workers))
     placed = _place(found, into, sources_dir, copy, keep)
     templates = _templates(found, placed, notes)
+    readers = tuple(
+        t["name"]
+        for t in targets
+        if registry.workers()[t["worker"]].skills is not None or t.get("skills_listing")
+    )
+    adopted = _skills(found, sources_dir, readers)
     manifest = model(found, into, sources_dir, placed, (targets, keep), templates)
+    scripts = tuple(s for skill in adopted for s in skill.scripts)
+    if scripts:
+        manifest = attrs.evolve(manifest, skills=Skills(scripts=scripts))
+        notes.append(
+            f"[skills] scripts allows {', '.join(scripts)}: they were where a program could run"
+            " them already; read each, and remove what should not ship"
+        )
+    if adopted:
+        notes.append(
+            "the skill folders stay where they were, and a program started in the project still"
+            " lists them itself beside the compiled ones (build and check say so): delete them"
+            " once the build ships the copies"
+        )
+    placed += [p for skill in adopted for p in skill.files]
     comments = {f"source:{e.name}": f"from {_shown(e.origin, into)}" for e in entries(found)}
     notes += _scan_notes(placed, into)
     result = Plan(into, found, manifest, toml.document(manifest, comments), placed, [], copy)
     result.notes = notes
     if (into / MANIFEST_NAME).exists():
         reconcile(result, comments)
+        result.writes = _writes([p for s in adopted for p in s.files], into)
+        result.added += [f"skill '{s.name}' ({len(s.files)} files)" for s in adopted]
+        result.notes += [
+            f"add [skills] scripts = [{', '.join(repr(x) for x in s.scripts)}] to"
+            f" {MANIFEST_NAME} once you have read them: the build refuses a script not allowed"
+            for s in adopted
+            if s.scripts
+        ]
     else:
         result.writes = _writes(placed, into)
         result.gitignore = not os.path.lexists(into / GITIGNORE_NAME)
@@ -97,7 +129,8 @@ def plan(
 KNOWN = (
     "CLAUDE.md, AGENTS.md, GEMINI.md, QWEN.md, .hermes.md, .cursorrules, .cursor/rules/,"
     " .github/copilot-instructions.md, .clinerules, .windsurf/rules/, .rules, .junie/guidelines.md,"
-    " .kiro/steering/, .kilocode/rules/, .aider.conf.yml, .continue/rules/, .ruler/, an OpenClaw"
+    " .kiro/steering/, .kilocode/rules/, .aider.conf.yml, .continue/rules/, .ruler/, skill folders"
+    " (.claude/skills/, .agents/skills/, .opencode/skill/, .gemini/skills/), an OpenClaw"
     " workspace, a Hermes Agent home or agent-configs/"
 )
 
@@ -201,6 +234,41 @@ def _place(
         hint += " holding them"
         raise HotplexError([*outside[:-1], Problem(outside[-1].message, hint=hint)])
     return list(placed.values())
+
+
+@dataclass(frozen=True)
+class Adopted:
+    """A skill folder adopted: its name, its files as copies, the scripts among them."""
+
+    name: str
+    files: list[Placed]
+    scripts: tuple[str, ...]  # "<name>/<path>", for [skills] scripts
+
+
+def _skills(found: list[Found], sources_dir: str, readers: tuple[str, ...]) -> list[Adopted]:
+    """Each skill folder found, copied whole to ``skills/<name>/`` of the sources folder, byte
+    for byte (a skill ships as written); its scripts allowed, as they were where its program
+    could already run them. ``readers``: the targets whose programs load them."""
+    adopted = []
+    for kind in found:
+        for skill in kind.skills:
+            folder = in_folder(sources_dir, f"{SKILLS_FOLDER}/{skill.name}")
+            role = f"skill '{skill.name}'"
+            files = [
+                Placed(
+                    skill.origin / f,
+                    f"{folder}/{f}",
+                    role,
+                    (skill.origin / f).read_bytes(),
+                    targets=readers,
+                )
+                for f in skill.files
+            ]
+            scripts = tuple(
+                f"{skill.name}/{f}" for f in skill.files if skills.is_script(skill.origin, f)
+            )
+            adopted.append(Adopted(skill.name, files, scripts))
+    return adopted
 
 
 def _copied(origin: Path, rewritable: bool) -> tuple[bytes, tuple[str, ...]]:

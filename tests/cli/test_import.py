@@ -1343,18 +1343,104 @@ def test_a_claude_md_beside_hotplex_files_becomes_the_cc_targets_source(tmp_path
     assert "Be kind." in (root / "dist/ocs/default/payload.json").read_text("utf-8")
 
 
-def test_a_claude_skill_folder_is_named_as_not_read(tmp_path):
-    """It was left out without a word; a HERMES_HOME's skills/ was called Hermes's own state."""
-    skill = "---\nname: deploy\ndescription: Deploys.\n---\nSteps.\n"
-    repo = write_tree(
-        tmp_path / "repo", {"CLAUDE.md": "# Project\n", ".claude/skills/deploy/SKILL.md": skill}
-    )
-    result = run_hotplex("import", "--dry-run", cwd=repo)
-    assert result.status == 0, result.stderr
+def _skill(name: str, body: str = "Steps.\n") -> str:
+    return f"---\nname: {name}\ndescription: Use it to {name}.\n---\n{body}"
+
+
+SKILL_FOLDERS = {
+    "CLAUDE.md": "# Project\n",
+    ".claude/skills/deploy-check/SKILL.md": _skill("deploy-check"),
+    ".claude/skills/deploy-check/references/steps.md": "1. Look.\n",
+    ".claude/skills/deploy-check/scripts/check.sh": "#!/bin/sh\necho ok\n",
+    ".claude/skills/deploy-check/assets/logo.png": b"\x89PNG\r\n\x1a\n\x00\x01",
+    ".claude/skills/deploy-check/.DS_Store": b"\x00junk",
+    ".agents/skills/lint-fix/SKILL.md": _skill("lint-fix"),
+    ".opencode/skill/triage/SKILL.md": _skill("triage"),
+    ".opencode/skills/notes/SKILL.md": _skill("notes"),
+    ".gemini/skills/review/SKILL.md": _skill("review"),
+}
+
+
+def test_skill_folders_are_adopted_whole_and_the_project_builds_and_checks(tmp_path):
+    repo = write_tree(tmp_path / "repo", SKILL_FOLDERS)
+    project, report = import_and_build(repo)
+    adopted = {
+        rel: re.sub(r"^\.\w+/skills?/", "skills/", rel)
+        for rel in SKILL_FOLDERS
+        if rel.startswith(".") and ".DS_Store" not in rel
+    }
+    for origin, copy in adopted.items():
+        assert (project / copy).read_bytes() == (repo / origin).read_bytes(), copy
+        assert f"copied to {copy}" in report.stdout
+    assert not (project / "skills/deploy-check/.DS_Store").exists()  # no part of a skill
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    assert manifest["skills"]["scripts"] == ["deploy-check/scripts/check.sh"]
+    assert "[skills] scripts allows deploy-check/scripts/check.sh" in report.stdout
+    launch = json.loads((project / "dist/cc/default/launch.json").read_text(encoding="utf-8"))
+    placed = {k.split("/")[2] for k in launch["files"] if k.startswith(".claude/skills/")}
+    assert placed == {"deploy-check", "lint-fix", "triage", "notes", "review"}
+    assert run_cli("-C", str(project), "check").status == 0
+
+
+def test_skill_folders_alone_are_imported_for_the_default_target(tmp_path):
+    repo = write_tree(tmp_path / "repo", {".agents/skills/lint-fix/SKILL.md": _skill("lint-fix")})
+    project, _ = import_and_build(repo, "--copy", "--into", "proj")
+    assert (project / "agent-configs/skills/lint-fix/SKILL.md").is_file()
+    assert (project / "dist/cc/default/skills/lint-fix/SKILL.md").is_file()
+
+
+def test_two_skills_of_one_name_are_one_when_the_same_else_refused(tmp_path):
+    files = {
+        ".claude/skills/deploy/SKILL.md": _skill("deploy"),
+        ".agents/skills/deploy/SKILL.md": _skill("deploy"),
+    }
+    repo = write_tree(tmp_path / "same", files)
+    project, report = import_and_build(repo)
+    assert "not mapped: .agents/skills/deploy: the same skill as" in report.stdout
+    assert (project / "skills/deploy/SKILL.md").is_file()
+
+    files[".agents/skills/deploy/SKILL.md"] = _skill("deploy", "Other steps.\n")
+    repo = write_tree(tmp_path / "apart", files)
+    refused = run_cli("-C", str(repo), "import")
+    assert refused.status == 2
+    assert "two skills named 'deploy' with other files" in refused.stderr
     assert (
-        "not mapped: .claude/skills/deploy/SKILL.md: Agent Skills: import does not read skill"
-        " folders yet" in result.stdout
+        ".claude/skills/deploy and " in refused.stderr and "agents/skills/deploy" in refused.stderr
     )
+    assert not (repo / "hotplex.toml").exists() and not (repo / "skills").exists()
+
+
+def test_a_skill_the_build_would_refuse_is_named_and_left_out(tmp_path, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside") / "secret.md"
+    outside.write_text("not the skill's\n")
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            "CLAUDE.md": "# Project\n",
+            ".claude/skills/Deploy/SKILL.md": _skill("Deploy"),
+            ".claude/skills/wrong/SKILL.md": _skill("right"),
+            ".claude/skills/empty/notes.md": "No skill.\n",
+            ".claude/skills/linked/SKILL.md": _skill("linked"),
+        },
+    )
+    (repo / ".claude/skills/linked/more.md").symlink_to(outside)
+    project, report = import_and_build(repo)
+    out = report.stdout
+    assert "not mapped: .claude/skills/Deploy: its name 'Deploy'" in out
+    assert "not mapped: .claude/skills/wrong: its name 'right' is not its folder's" in out
+    assert "not mapped: .claude/skills/empty: no SKILL.md" in out
+    assert "not mapped: .claude/skills/linked: more.md is a symlink" in out
+    assert not (project / "skills").exists()
+
+
+def test_a_skill_is_added_to_a_project_that_has_a_manifest(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "# Project\n"})
+    import_and_build(repo)
+    write_tree(repo, {".claude/skills/deploy/SKILL.md": _skill("deploy")})
+    report = run_ok("-C", str(repo), "import")
+    assert "added: skill 'deploy' (1 files)" in report.stdout
+    run_ok("-C", str(repo), "build")
+    assert (repo / "dist/cc/default/skills/deploy/SKILL.md").is_file()
 
 
 def test_a_file_whose_name_is_not_utf8_is_refused_with_its_place_and_nothing_written(tmp_path):
