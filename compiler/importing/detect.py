@@ -114,7 +114,12 @@ def _only(found: list[Found], path: Path) -> list[Found]:
         if kind.config is None or kind.config.resolve() != wanted:
             kind.entries = [e for e in kind.entries if inside(e.origin)]
             kind.skipped = [s for s in kind.skipped if inside(s.origin)]
-            kind.skills = [s for s in kind.skills if inside(s.origin)]
+            # A file of a skill names the skill: it ships whole.
+            kind.skills = [
+                s
+                for s in kind.skills
+                if inside(s.origin) or wanted.is_relative_to(s.origin.resolve())
+            ]
         if kind.entries or kind.skipped or kind.skills:
             kept.append(kind)
     return kept
@@ -130,15 +135,9 @@ def _leave_unreadable(found: list[Found], project: Path) -> None:
                 kind.entries.remove(entry)
                 kind.skipped.append(Skip(entry.origin, why))
         kind.skipped = [
-            Skip(s.origin, _folder_or(s.origin, project) or s.reason) for s in kind.skipped
+            Skip(s.origin, left_out(s.origin, project, folder=True) or s.reason)
+            for s in kind.skipped
         ]
-
-
-def _folder_or(path: Path, project: Path) -> str | None:
-    """``left_out`` but for a folder (a skill's, left out for its own reason) in the project."""
-    if path.is_dir() and not path.is_symlink():
-        return None
-    return left_out(path, project)
 
 
 def _inside(path: Path, project: Path) -> bool:

@@ -129,13 +129,15 @@ def present(path: Path) -> bool:
     return mode is not None and not stat.S_ISDIR(mode)
 
 
-def left_out(path: Path, project: Path) -> str | None:
+def left_out(path: Path, project: Path, folder: bool = False) -> str | None:
     """Why the file a tool reads at ``path`` is not imported: a symlink leaving ``project``,
-    or no regular file; None when it is one to read."""
+    or no regular file (``folder``: a folder is one to read); None when it is one to read."""
     real, boundary = os.path.realpath(path), os.path.realpath(project)
     if os.path.commonpath([real, boundary]) != boundary:
         return "a symlink leaving the project"
     mode = kind_of(path)
+    if folder and mode is not None and stat.S_ISDIR(mode):
+        return None
     if mode is not None and not stat.S_ISREG(mode):
         return f"{file_kind(mode)}, not a regular file"
     return None

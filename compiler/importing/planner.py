@@ -17,9 +17,9 @@ from pathlib import Path
 
 import attrs
 from hotplex import registry
-from hotplex.commands.scaffold import GITIGNORE_NAME, SOURCES_DIR
+from hotplex.commands.scaffold import GITIGNORE_NAME, SOURCES_DIR, relative
 from hotplex.errors import HotplexError, Problem, Span
-from hotplex.fs import is_utf8
+from hotplex.fs import is_utf8, skipped_folder
 from hotplex.importing import skills, toml
 from hotplex.importing.detect import detect, refuse_state_folders
 from hotplex.importing.found import (
@@ -48,6 +48,7 @@ from hotplex.manifest.model import Skills
 from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.scanning import hidden, secrets
 from hotplex.scanning.origins import Allowance, Origin
+from hotplex.sources.skill_listing import SKILL_FILE
 from hotplex.sources.skills import SKILLS_FOLDER
 
 
@@ -91,6 +92,7 @@ def plan(
         if registry.workers()[t["worker"]].skills is not None or t.get("skills_listing")
     )
     adopted = _skills(found, sources_dir, readers)
+    _skills_folder_free(into, sources_dir, adopted)
     manifest = model(found, into, sources_dir, placed, (targets, keep), templates)
     scripts = tuple(s for skill in adopted for s in skill.scripts)
     if scripts:
@@ -269,6 +271,28 @@ def _skills(found: list[Found], sources_dir: str, readers: tuple[str, ...]) -> l
             )
             adopted.append(Adopted(skill.name, files, scripts))
     return adopted
+
+
+def _skills_folder_free(into: Path, sources_dir: str, adopted: list[Adopted]) -> None:
+    """The skills adopted go to a ``skills/`` folder of the sources folder that holds skill
+    folders only, as the build reads it: one of the repository's own (a code package, with
+    ``sources = "."``) would fail every build after."""
+    folder = into / in_folder(sources_dir, SKILLS_FOLDER)
+    if not adopted or not folder.is_dir():
+        return
+    other = [
+        p
+        for p in sorted(folder.iterdir())
+        if not skipped_folder(p.name) and not (p / SKILL_FILE).is_file()
+    ]
+    if other:
+        raise HotplexError.single(
+            f"the skills would go to {relative(folder, into)}/, which holds what is no skill"
+            f" ({', '.join(p.name for p in other[:3])}): a build reads skills/ of the sources"
+            " folder as skill folders only",
+            Span(str(other[0])),
+            hint="import --copy (the skills go to agent-configs/skills/), or move that folder",
+        )
 
 
 def _copied(origin: Path, rewritable: bool) -> tuple[bytes, tuple[str, ...]]:

@@ -48,10 +48,16 @@ def find(root: Path) -> Found | None:
     clashes: list[Problem] = []
     for where in FOLDERS:
         folder = root / where
-        if not folder.is_dir() or folder.is_symlink():
+        if folder.is_symlink():
+            found.skipped.append(Skip(folder, "a symlink: skills are copied from their own folder"))
+            continue
+        if not folder.is_dir():
             continue
         for path in sorted(folder.iterdir(), key=lambda p: p.name):
-            if skipped_folder(path.name) or not path.is_dir():
+            if skipped_folder(path.name):
+                continue
+            if not path.is_dir() or (path.is_symlink() and not path.resolve().is_dir()):
+                found.skipped.append(Skip(path, "not a skill folder: a skill is a folder"))
                 continue
             why, files = _refused(path)
             if why is not None:

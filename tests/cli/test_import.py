@@ -1533,3 +1533,54 @@ def test_a_fifo_where_the_manifest_belongs_stops_the_import_unread(tmp_path):
     result = run_hotplex("-C", str(tmp_path), "import", "--dry-run", timeout=20)
     assert result.status == 2
     assert "'hotplex.toml' is a FIFO (named pipe), not a regular file" in result.stderr
+
+
+def test_what_a_skills_folder_holds_that_is_no_skill_is_named(tmp_path, tmp_path_factory):
+    """A file beside the skill folders, or the folder a symlink: each said, none adopted by a
+    link (a skill is copied from its own folder)."""
+    shared = tmp_path_factory.mktemp("shared")
+    write_tree(shared, {"deploy/SKILL.md": _skill("deploy")})
+    repo = write_tree(
+        tmp_path / "repo",
+        {"CLAUDE.md": "# Project\n", ".agents/skills/README.md": "Our skills.\n"},
+    )
+    (repo / ".claude").mkdir()
+    (repo / ".claude/skills").symlink_to(shared)
+    _, report = import_and_build(repo)
+    assert "not mapped: .agents/skills/README.md: not a skill folder" in report.stdout
+    assert "not mapped: .claude/skills: a symlink leaving the project" in report.stdout
+    assert not (repo / "skills").exists()
+
+
+def test_a_code_folder_named_skills_stops_an_import_of_skills_in_place(tmp_path):
+    """With sources = "." the skills would land in it, and every build after would refuse it."""
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            "CLAUDE.md": "# Project\n",
+            "skills/__init__.py": "",
+            ".claude/skills/deploy/SKILL.md": _skill("deploy"),
+        },
+    )
+    refused = run_cli("-C", str(repo), "import")
+    assert refused.status == 2
+    assert "the skills would go to skills/, which holds what is no skill (__init__.py)" in (
+        refused.stderr
+    )
+    assert not (repo / "hotplex.toml").exists() and not (repo / "skills/deploy").exists()
+    project, _ = import_and_build(repo, "--copy", "--into", "proj")
+    assert (project / "agent-configs/skills/deploy/SKILL.md").is_file()
+
+
+def test_a_file_of_a_skill_named_imports_the_whole_skill(tmp_path):
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            ".claude/skills/deploy/SKILL.md": _skill("deploy"),
+            ".claude/skills/deploy/steps.md": "1. Look.\n",
+            ".claude/skills/other/SKILL.md": _skill("other"),
+        },
+    )
+    project, _ = import_and_build(repo, ".claude/skills/deploy/SKILL.md")
+    assert sorted(p.name for p in (project / "skills").iterdir()) == ["deploy"]
+    assert (project / "skills/deploy/steps.md").read_text() == "1. Look.\n"
