@@ -95,12 +95,13 @@ def row(listed_row: Listed, place: Any, listed: str) -> SkillRow:
 def listing_cuts(rows: list[Listed], place: Any) -> list[Listed]:
     """The skills the program lists by name only, its listing over its budget: room for each
     one's name first, then whole lines as they come while they fit (the program's own order when
-    none has been used yet)."""
+    none has been used yet: by name, as code points order them, "deploy" before "deploy-check",
+    where the sources folder's listing has "deploy-check/" first)."""
     if place.listing_budget is None:
         return []
     left = place.listing_budget - place.listing_own - sum(r.name_line + 1 for r in rows)
     cut = []
-    for row in rows:
+    for row in sorted(rows, key=lambda r: r.skill.name):
         if row.line - row.name_line <= left:
             left -= row.line - row.name_line
         else:

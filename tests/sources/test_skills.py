@@ -16,6 +16,7 @@ import pytest
 import yaml
 from hotplex import cli
 from hotplex.records import Skill
+from hotplex.sources import skill_listing
 from hotplex.sources.skills import listing_problems, listing_safe
 from hotplex.targets import claude_code
 from hotplex_testing import EXAMPLES
@@ -465,3 +466,18 @@ def test_stats_and_show_list_each_skill_as_a_row(tmp_path, capsys):
     _, err = _run(root, capsys, "show", "cc")
     assert "note: skill release-notes: listed whole, its entry" in err
     assert "scripts allowed: scripts/collect.sh" in err
+
+
+def test_the_listing_budget_is_spent_in_claude_codes_order_of_names():
+    """By name ("deploy" before "deploy-check", checked with the real program), not in the
+    order the sources folder lists the folders ("deploy-check/" before "deploy/")."""
+    skills = tuple(
+        Skill(
+            name, "d" * 100, f"agent-configs/skills/{name}", (), (), (("description", "d" * 100),)
+        )
+        for name in ("deploy-check", "deploy")
+    )
+    rows = skill_listing.listed(skills, claude_code.SKILLS)
+    room = sum(r.name_line + 1 for r in rows) + rows[1].line - rows[1].name_line
+    place = claude_code.SKILLS._replace(listing_budget=room, listing_own=0)
+    assert [r.skill.name for r in skill_listing.listing_cuts(rows, place)] == ["deploy-check"]
