@@ -48,6 +48,7 @@ from hotplex.manifest.model import Skills
 from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.scanning import hidden, secrets
 from hotplex.scanning.origins import Allowance, Origin
+from hotplex.sources.inputs import cap_of
 from hotplex.sources.skill_listing import SKILL_FILE
 from hotplex.sources.skills import SKILLS_FOLDER
 
@@ -61,18 +62,7 @@ def plan(
     _nothing_at(each)
     found = _one_workspace([f for _, kinds in each for f in kinds])
     _skip_foreign_switch(found)
-    if not any(f.entries or f.skills for f in found):
-        where = ", ".join(str(p) for p in paths)
-        raise HotplexError(
-            [
-                Problem(f"nothing to import in {where}: each file found is left out"),
-                *(
-                    Problem(f"left out: {skip.reason}", Span(str(skip.origin)))
-                    for kind in found
-                    for skip in kind.skipped
-                ),
-            ]
-        )
+    _something_left(found, paths)
     notes: list[str] = []
     workspace = next((f for f in found if f.workspace is not None), None)
     if workspace is not None and not workspace.in_place:
@@ -91,9 +81,11 @@ def plan(
         for t in targets
         if registry.workers()[t["worker"]].skills is not None or t.get("skills_listing")
     )
-    adopted = _skills(found, sources_dir, readers)
-    _skills_folder_free(into, sources_dir, adopted)
     manifest = model(found, into, sources_dir, placed, (targets, keep), templates)
+    cap = cap_of(manifest, lambda t: registry.workers()[t.worker])
+    adopted = _skills(found, sources_dir, readers, cap)
+    _something_left(found, paths)  # a skill may have been left out for its size
+    _skills_folder_free(into, sources_dir, adopted)
     scripts = tuple(s for skill in adopted for s in skill.scripts)
     if scripts:
         manifest = attrs.evolve(manifest, skills=Skills(scripts=scripts))
@@ -135,6 +127,23 @@ KNOWN = (
     " (.claude/skills/, .agents/skills/, .opencode/skill/, .gemini/skills/), an OpenClaw"
     " workspace, a Hermes Agent home or agent-configs/"
 )
+
+
+def _something_left(found: list[Found], paths: list[Path]) -> None:
+    """A source or a skill to import, else an error naming each thing left out and why."""
+    if any(f.entries or f.skills for f in found):
+        return
+    where = ", ".join(str(p) for p in paths)
+    raise HotplexError(
+        [
+            Problem(f"nothing to import in {where}: each file found is left out"),
+            *(
+                Problem(f"left out: {skip.reason}", Span(str(skip.origin)))
+                for kind in found
+                for skip in kind.skipped
+            ),
+        ]
+    )
 
 
 def _nothing_at(each: list[tuple[Path, list[Found]]]) -> None:
@@ -247,13 +256,23 @@ class Adopted:
     scripts: tuple[str, ...]  # "<name>/<path>", for [skills] scripts
 
 
-def _skills(found: list[Found], sources_dir: str, readers: tuple[str, ...]) -> list[Adopted]:
+def _skills(
+    found: list[Found], sources_dir: str, readers: tuple[str, ...], cap: int
+) -> list[Adopted]:
     """Each skill folder found, copied whole to ``skills/<name>/`` of the sources folder, byte
     for byte (a skill ships as written); its scripts allowed, as they were where its program
-    could already run them. ``readers``: the targets whose programs load them."""
+    could already run them. ``readers``: the targets whose programs load them. A skill with a
+    file over ``cap``, the most a build reads of one, is left out, said why: it ships whole."""
     adopted = []
     for kind in found:
-        for skill in kind.skills:
+        for skill in list(kind.skills):
+            big = next((f for f in skill.files if (skill.origin / f).stat().st_size > cap), None)
+            if big is not None:
+                size = (skill.origin / big).stat().st_size
+                why = f"{big} is {size} bytes, more than a build reads of one file ({cap})"
+                kind.skipped.append(Skip(skill.origin, why + ": a skill ships whole"))
+                kind.skills.remove(skill)
+                continue
             folder = in_folder(sources_dir, f"{SKILLS_FOLDER}/{skill.name}")
             role = f"skill '{skill.name}'"
             files = [

@@ -1584,3 +1584,24 @@ def test_a_file_of_a_skill_named_imports_the_whole_skill(tmp_path):
     project, _ = import_and_build(repo, ".claude/skills/deploy/SKILL.md")
     assert sorted(p.name for p in (project / "skills").iterdir()) == ["deploy"]
     assert (project / "skills/deploy/steps.md").read_text() == "1. Look.\n"
+
+
+def test_a_skill_with_a_file_the_build_would_not_read_whole_is_left_out(tmp_path):
+    """It was copied, and every build after refused it (a skill ships whole or not at all)."""
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            "CLAUDE.md": "# Project\n",
+            ".claude/skills/deploy/SKILL.md": _skill("deploy"),
+            ".claude/skills/deploy/huge.md": "x" * (2 << 20),
+        },
+    )
+    project, report = import_and_build(repo)
+    assert "not mapped: .claude/skills/deploy: huge.md is 2097152 bytes, more than" in (
+        report.stdout
+    )
+    assert not (project / "skills").exists()
+    (repo / "hotplex.toml").unlink()
+    (repo / "CLAUDE.md").unlink()
+    alone = run_cli("-C", str(repo), "import")  # the skill was all there was: nothing to import
+    assert alone.status == 2 and "nothing to import" in alone.stderr
