@@ -19,7 +19,7 @@ from pathlib import Path
 
 from hotplex.errors import HotplexError, Problem, Span
 from hotplex.fs import file_kind, folded, kind_of, skipped_folder
-from hotplex.importing.found import Found, Skip, meta
+from hotplex.importing.found import Found, Skip, read
 from hotplex.sources.skill_listing import SKILL_FILE
 
 KIND = "Agent Skills"
@@ -85,15 +85,23 @@ def find(root: Path) -> Found | None:
 
 def _refused(folder: Path) -> tuple[str | None, tuple[str, ...]]:
     """Why the build would refuse the skill in ``folder`` (None: it would not), and its files."""
-    from hotplex.sources.skills import SPEC
+    from hotplex.sources.skills import check_meta
 
     if folder.is_symlink():
         return "a symlink: a skill ships its own files, copied whole", ()
-    if not (folder / SKILL_FILE).is_file():
+    skill_md = folder / SKILL_FILE
+    if not skill_md.is_file():
         return f"no {SKILL_FILE}: no skill", ()
-    name = meta(folder / SKILL_FILE).get("name")
-    if name != folder.name or not SPEC.name.fullmatch(folder.name) or len(name) > SPEC.name_max:
-        return f"its name {name!r} is not its folder's, or breaks the rules: {SPEC.name_rule}", ()
+    try:
+        text = read(skill_md)
+    except HotplexError as error:
+        return f"{SKILL_FILE}: {error.problems[0].message}", ()
+    if text.broken:
+        return f"{SKILL_FILE}: its frontmatter does not read as YAML", ()
+    refused = next(iter(check_meta(text.meta, folder.name, str(skill_md), text.header)), None)
+    if refused is not None:  # as the build would say it, after the file
+        message = refused.message.removeprefix(f"{SKILL_FILE} ")
+        return f"{SKILL_FILE}: {message}", ()
     files = []
     for dirpath, subfolders, names in os.walk(folder):
         subfolders[:] = sorted(s for s in subfolders if not skipped_folder(s))

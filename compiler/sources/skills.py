@@ -145,7 +145,7 @@ def _skill(
         )
     raw_text = frontmatter.decode(resolver.inputs.raw(skill_md, Span(skill_md)).data, skill_md)
     meta = loaded.meta
-    problems = list(_check_meta(meta, name, skill_md, raw_text))
+    problems = list(check_meta(meta, name, skill_md, raw_text))
     problems += _read_two_ways(raw_text, loaded.body_line, skill_md)
     resolver.guard(loaded.body, lambda: [Origin(loaded.body, skill_md, loaded.body_line)], skill_md)
     files = []
@@ -317,7 +317,7 @@ def _guard_binary(resolver: Any, data: bytes, display: str) -> None:
         resolver.findings += secrets.find(text, [Origin(text, display)], allowance)
 
 
-def _check_meta(meta: dict[str, Any], folder_name: str, file: str, text: str) -> Iterable[Problem]:
+def check_meta(meta: dict[str, Any], folder_name: str, file: str, text: str) -> Iterable[Problem]:
     for key in SPEC.required:
         if key not in meta:
             yield Problem(

@@ -1421,15 +1421,19 @@ def test_a_skill_the_build_would_refuse_is_named_and_left_out(tmp_path, tmp_path
             ".claude/skills/wrong/SKILL.md": _skill("right"),
             ".claude/skills/empty/notes.md": "No skill.\n",
             ".claude/skills/linked/SKILL.md": _skill("linked"),
+            ".claude/skills/forged/SKILL.md": '---\nname: forged\ndescription: "a\\n- x: y"\n---\n',
+            ".claude/skills/plain/SKILL.md": "No frontmatter.\n",
         },
     )
     (repo / ".claude/skills/linked/more.md").symlink_to(outside)
     project, report = import_and_build(repo)
     out = report.stdout
-    assert "not mapped: .claude/skills/Deploy: its name 'Deploy'" in out
-    assert "not mapped: .claude/skills/wrong: its name 'right' is not its folder's" in out
+    assert "not mapped: .claude/skills/Deploy: SKILL.md: skill name 'Deploy': lower-case" in out
+    assert "wrong: SKILL.md: skill name 'right' is not its folder's name 'wrong'" in out
     assert "not mapped: .claude/skills/empty: no SKILL.md" in out
     assert "not mapped: .claude/skills/linked: more.md is a symlink" in out
+    assert "forged: SKILL.md: a listed text is one line" in out  # the build's own checks
+    assert "plain: SKILL.md: has no 'name'" in out
     assert not (project / "skills").exists()
 
 
