@@ -146,7 +146,8 @@ def _skill(
     raw_text = frontmatter.decode(resolver.inputs.raw(skill_md, Span(skill_md)).data, skill_md)
     meta = loaded.meta
     problems = list(check_meta(meta, name, skill_md, raw_text))
-    problems += _read_two_ways(raw_text, loaded.body_line, skill_md)
+    aliased = _aliases(raw_text, loaded.body_line, skill_md)
+    problems += aliased or _read_two_ways(raw_text, loaded.body_line, skill_md)
     resolver.guard(loaded.body, lambda: [Origin(loaded.body, skill_md, loaded.body_line)], skill_md)
     files = []
     for path in _tree(resolver, folder, "", problems):
@@ -184,7 +185,8 @@ def _skill(
         kind = "script" if script else ("text" if text is not None else "binary")
         files.append(SkillFile(path, data, kind))
     problems += _one_name_apart(folder, [SKILL_FILE, *(f.path for f in files)])
-    _guard_meta(resolver, meta, raw_text, skill_md)
+    if not aliased:  # a walk of an alias's every use may never end
+        _guard_meta(resolver, meta, raw_text, skill_md)
     texts = tuple((k, v) for k, v in meta.items() if isinstance(v, str) and k != "name")
     places = tuple((k, _key_span(raw_text, k, skill_md, value=True)) for k, _ in texts)
     extra = tuple(
@@ -376,6 +378,36 @@ def check_meta(meta: dict[str, Any], folder_name: str, file: str, text: str) -> 
 _BOOL_12 = re.compile(r"true|false", re.IGNORECASE)
 _KINDS = {"bool": "a boolean", "int": "a whole number", "float": "a number"}
 _NUMBER_11_ONLY = re.compile(r"[-+]?(?:0[0-7_]+|0b[01_]+|[0-9][0-9_]*:[0-5]?[0-9].*|.*_.*)")
+
+
+def _aliases(text: str, body_line: int, file: str) -> list[Problem]:
+    """Each YAML alias (``*a``) of the frontmatter, at its first use: aliases of aliases grow a
+    few lines into
+    billions of values (each walk of them, the scans', never ends), and SKILL.md is written
+    again with each one expanded."""
+    import yaml
+
+    block = "\n".join(text.split("\n")[1 : max(body_line - 2, 1)])
+    problems = []
+    try:
+        tokens = list(yaml.scan(block, Loader=yaml.SafeLoader))
+    except yaml.YAMLError:
+        return []  # the reader has said what is wrong with it
+    seen = set()
+    for token in tokens:
+        if isinstance(token, yaml.AliasToken) and token.value not in seen:
+            seen.add(token.value)
+            line = token.start_mark.line + 2  # after the fence
+            problems.append(
+                Problem(
+                    f"a YAML alias (*{token.value}) in a skill's frontmatter: SKILL.md is"
+                    " written again with every alias expanded, and a few can stand for billions"
+                    " of values",
+                    Span(file, line, token.start_mark.column + 1),
+                    hint="write the value out where it is used",
+                )
+            )
+    return problems
 
 
 def _read_two_ways(text: str, body_line: int, file: str) -> list[Problem]:

@@ -481,3 +481,15 @@ def test_the_listing_budget_is_spent_in_claude_codes_order_of_names():
     room = sum(r.name_line + 1 for r in rows) + rows[1].line - rows[1].name_line
     place = claude_code.SKILLS._replace(listing_budget=room, listing_own=0)
     assert [r.skill.name for r in skill_listing.listing_cuts(rows, place)] == ["deploy-check"]
+
+
+def test_yaml_aliases_in_a_skills_frontmatter_are_refused_at_once(tmp_path, capsys):
+    """Eight lines of aliases of aliases stood for 43 million values: the build never ended."""
+    levels = ["  a: &a [x, x, x, x, x, x, x, x, x]"]
+    for name, before in zip("bcdefgh", "abcdefg", strict=True):
+        levels.append(f"  {name}: &{name} [{', '.join([f'*{before}'] * 9)}]")
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\nextra:\n" + "\n".join(levels) + "\n")
+    err = _refused(root, capsys, 2)
+    assert "SKILL.md:6:10: a YAML alias (*a) in a skill's frontmatter" in err
+    assert err.count("a YAML alias") == 7  # once each, at its first use
