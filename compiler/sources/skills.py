@@ -382,9 +382,8 @@ _NUMBER_11_ONLY = re.compile(r"[-+]?(?:0[0-7_]+|0b[01_]+|[0-9][0-9_]*:[0-5]?[0-9
 
 def _aliases(text: str, body_line: int, file: str) -> list[Problem]:
     """Each YAML alias (``*a``) of the frontmatter, at its first use: aliases of aliases grow a
-    few lines into
-    billions of values (each walk of them, the scans', never ends), and SKILL.md is written
-    again with each one expanded."""
+    few lines into billions of values (each walk of them, the scans', never ends), and SKILL.md
+    is written again with each one expanded."""
     import yaml
 
     block = "\n".join(text.split("\n")[1 : max(body_line - 2, 1)])
