@@ -85,7 +85,7 @@ def find(root: Path) -> Found | None:
 
 def _refused(folder: Path) -> tuple[str | None, tuple[str, ...]]:
     """Why the build would refuse the skill in ``folder`` (None: it would not), and its files."""
-    from hotplex.sources.skills import check_meta
+    from hotplex.sources.skills import aliases, check_meta
 
     if folder.is_symlink():
         return "a symlink: a skill ships its own files, copied whole", ()
@@ -98,7 +98,10 @@ def _refused(folder: Path) -> tuple[str | None, tuple[str, ...]]:
         return f"{SKILL_FILE}: {error.problems[0].message}", ()
     if text.broken:
         return f"{SKILL_FILE}: its frontmatter does not read as YAML", ()
-    refused = next(iter(check_meta(text.meta, folder.name, str(skill_md), text.header)), None)
+    body_line = text.header.count("\n") + 1
+    problems = aliases(text.header, body_line, str(skill_md))
+    problems += check_meta(text.meta, folder.name, str(skill_md), text.header)
+    refused = next(iter(problems), None)
     if refused is not None:  # as the build would say it, after the file
         message = refused.message.removeprefix(f"{SKILL_FILE} ")
         return f"{SKILL_FILE}: {message}", ()

@@ -146,7 +146,7 @@ def _skill(
     raw_text = frontmatter.decode(resolver.inputs.raw(skill_md, Span(skill_md)).data, skill_md)
     meta = loaded.meta
     problems = list(check_meta(meta, name, skill_md, raw_text))
-    aliased = _aliases(raw_text, loaded.body_line, skill_md)
+    aliased = aliases(raw_text, loaded.body_line, skill_md)
     problems += aliased or _read_two_ways(raw_text, loaded.body_line, skill_md)
     resolver.guard(loaded.body, lambda: [Origin(loaded.body, skill_md, loaded.body_line)], skill_md)
     files = []
@@ -380,7 +380,7 @@ _KINDS = {"bool": "a boolean", "int": "a whole number", "float": "a number"}
 _NUMBER_11_ONLY = re.compile(r"[-+]?(?:0[0-7_]+|0b[01_]+|[0-9][0-9_]*:[0-5]?[0-9].*|.*_.*)")
 
 
-def _aliases(text: str, body_line: int, file: str) -> list[Problem]:
+def aliases(text: str, body_line: int, file: str) -> list[Problem]:
     """Each YAML alias (``*a``) of the frontmatter, at its first use: aliases of aliases grow a
     few lines into billions of values (each walk of them, the scans', never ends), and SKILL.md
     is written again with each one expanded."""

@@ -1423,6 +1423,9 @@ def test_a_skill_the_build_would_refuse_is_named_and_left_out(tmp_path, tmp_path
             ".claude/skills/linked/SKILL.md": _skill("linked"),
             ".claude/skills/forged/SKILL.md": '---\nname: forged\ndescription: "a\\n- x: y"\n---\n',
             ".claude/skills/plain/SKILL.md": "No frontmatter.\n",
+            ".claude/skills/aliased/SKILL.md": (
+                "---\nname: aliased\ndescription: &d Fine.\nwhen_to_use: *d\n---\n"
+            ),
         },
     )
     (repo / ".claude/skills/linked/more.md").symlink_to(outside)
@@ -1434,6 +1437,7 @@ def test_a_skill_the_build_would_refuse_is_named_and_left_out(tmp_path, tmp_path
     assert "not mapped: .claude/skills/linked: more.md is a symlink" in out
     assert "forged: SKILL.md: a listed text is one line" in out  # the build's own checks
     assert "plain: SKILL.md: has no 'name'" in out
+    assert "aliased: SKILL.md: a YAML alias (*d)" in out
     assert not (project / "skills").exists()
 
 
