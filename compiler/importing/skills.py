@@ -21,6 +21,7 @@ from hotplex.errors import HotplexError, Problem, Span
 from hotplex.fs import file_kind, folded, kind_of, skipped_folder
 from hotplex.importing.found import Found, Skip, read
 from hotplex.sources.skill_listing import SKILL_FILE
+from hotplex.sources.skill_names import misnamed, one_name_apart
 
 KIND = "Agent Skills"
 # Where programs load a project's skills, relative to the folder they run in; each is read.
@@ -117,6 +118,11 @@ def _refused(folder: Path) -> tuple[str | None, tuple[str, ...]]:
                 return f"{rel} is {what}: a skill ships its own files, whole", ()
             if stat.S_ISREG(mode):
                 files.append(path.relative_to(folder).as_posix())
+    named = [misnamed(part, f) for f in files for part in f.split("/")]
+    named += one_name_apart(str(folder), files)
+    wrong = next((p for p in named if p is not None), None)
+    if wrong is not None:  # a name the build refuses: the gateway could not place it
+        return f"{wrong.span.file}: {wrong.message}".removeprefix(f"{folder}/"), ()
     return None, tuple(sorted(files))
 
 

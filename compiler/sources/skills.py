@@ -23,19 +23,17 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-import unicodedata
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 import attrs
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
-from hotplex.fs import folded, is_utf8
 from hotplex.records import Skill, SkillFile
 from hotplex.scanning import secrets
-from hotplex.scanning.hidden import describe
 from hotplex.scanning.origins import Origin
 from hotplex.sources import frontmatter
 from hotplex.sources.skill_listing import SKILL_FILE, listing_problems, listing_safe
+from hotplex.sources.skill_names import misnamed, one_name_apart
 from hotplex.text import secret_rules
 
 # The end of an input that is a folder's entries (``Inputs.entries``): "<folder>/." names the
@@ -76,7 +74,6 @@ YAML_HINT = (
     "a SKILL.md starts with YAML frontmatter between '---' lines; quote a value that holds"
     " ': ' or starts with a quote, a '-' or a '#'"
 )
-_NOT_A_NAME = frozenset({"Cc", "Zl", "Zp"})  # Unicode categories no file name of a skill holds
 
 
 def folder_of(sources_dir: str) -> str:
@@ -184,7 +181,7 @@ def _skill(
             _guard_binary(resolver, data, display)
         kind = "script" if script else ("text" if text is not None else "binary")
         files.append(SkillFile(path, data, kind))
-    problems += _one_name_apart(folder, [SKILL_FILE, *(f.path for f in files)])
+    problems += one_name_apart(folder, [SKILL_FILE, *(f.path for f in files)])
     if not aliased:  # a walk of an alias's every use may never end
         _guard_meta(resolver, meta, raw_text, skill_md)
     texts = tuple((k, v) for k, v in meta.items() if isinstance(v, str) and k != "name")
@@ -247,7 +244,7 @@ def _tree(resolver: Any, folder: str, under: str, problems: list[Problem]) -> It
         refused = (
             _stray(f"{folder}/{path}", size)
             if size < 0
-            else _misnamed(entry.rstrip("/"), f"{folder}/{path}")
+            else misnamed(entry.rstrip("/"), f"{folder}/{path}")
         )
         if refused is not None:
             problems.append(refused)
@@ -257,25 +254,6 @@ def _tree(resolver: Any, folder: str, under: str, problems: list[Problem]) -> It
             yield path
 
 
-def _one_name_apart(folder: str, paths: list[str]) -> list[Problem]:
-    """Two files whose paths are one where letter case and Unicode composition are ignored
-    (``A.md``, ``a.md``): a gateway on macOS or Windows places one over the other."""
-    first: dict[str, str] = {}
-    problems = []
-    for path in paths:
-        seen = first.setdefault(folded(path), path)
-        if seen != path:
-            problems.append(
-                Problem(
-                    f"'{path}' and '{seen}' are one file where case is ignored (macOS, Windows):"
-                    " a gateway there places one over the other",
-                    Span(f"{folder}/{path}"),
-                    hint="rename one of them",
-                )
-            )
-    return problems
-
-
 def _ignored(model: Any, path: str) -> bool:
     """Whether ``[project] ignore`` keeps ``path`` out: no part of any skill, as of no artifact."""
     if not model.manifest.project.ignore:
@@ -283,21 +261,6 @@ def _ignored(model: Any, path: str) -> bool:
     from hotplex.sources.unused import ignored  # the walk that reports unread files owns the globs
 
     return ignored(model, path)
-
-
-def _misnamed(name: str, display: str) -> Problem | None:
-    """A skill's file is placed by its name (launch.json's ``files``, the program's folder): a
-    backslash is a folder separator where the gateway may run, a control character or a byte
-    that is not UTF-8 (a lone surrogate here) no JSON reader or terminal gets back as written."""
-    bad = next((c for c in name if c == "\\" or unicodedata.category(c) in _NOT_A_NAME), None)
-    if bad is None and is_utf8(name):
-        return None
-    held = "a byte that is not UTF-8" if bad is None else describe(bad)
-    return Problem(
-        f"a skill file's name is where it is placed, text of one path part; this one holds {held}",
-        Span(display),
-        hint="rename it (letters, digits, '.', '-', '_')",
-    )
 
 
 def _text(data: bytes) -> str | None:

@@ -1423,6 +1423,9 @@ def test_a_skill_the_build_would_refuse_is_named_and_left_out(tmp_path, tmp_path
             ".claude/skills/linked/SKILL.md": _skill("linked"),
             ".claude/skills/forged/SKILL.md": '---\nname: forged\ndescription: "a\\n- x: y"\n---\n',
             ".claude/skills/plain/SKILL.md": "No frontmatter.\n",
+            ".claude/skills/cased/SKILL.md": _skill("cased"),
+            ".claude/skills/cased/Notes.md": "One.\n",
+            ".claude/skills/cased/notes.md": "Two.\n",
             ".claude/skills/aliased/SKILL.md": (
                 "---\nname: aliased\ndescription: &d Fine.\nwhen_to_use: *d\n---\n"
             ),
@@ -1438,6 +1441,7 @@ def test_a_skill_the_build_would_refuse_is_named_and_left_out(tmp_path, tmp_path
     assert "forged: SKILL.md: a listed text is one line" in out  # the build's own checks
     assert "plain: SKILL.md: has no 'name'" in out
     assert "aliased: SKILL.md: a YAML alias (*d)" in out
+    assert "cased: notes.md: 'notes.md' and 'Notes.md' are one file where case is ignored" in out
     assert not (project / "skills").exists()
 
 
