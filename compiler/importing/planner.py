@@ -50,6 +50,7 @@ from hotplex.scanning import hidden, secrets
 from hotplex.scanning.origins import Allowance, Origin
 from hotplex.sources.inputs import cap_of
 from hotplex.sources.skill_listing import SKILL_FILE
+from hotplex.sources.skill_names import literal_glob
 from hotplex.sources.skills import SKILLS_FOLDER
 
 
@@ -286,7 +287,9 @@ def _skills(
                 for f in skill.files
             ]
             scripts = tuple(
-                f"{skill.name}/{f}" for f in skill.files if skills.is_script(skill.origin, f)
+                literal_glob(f"{skill.name}/{f}")
+                for f in skill.files
+                if skills.is_script(skill.origin, f)
             )
             adopted.append(Adopted(skill.name, files, scripts))
     return adopted

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from hotplex.errors import Problem, Span
@@ -43,3 +44,9 @@ def misnamed(name: str, display: str) -> Problem | None:
         Span(display),
         hint="rename it (letters, digits, '.', '-', '_')",
     )
+
+
+def literal_glob(path: str) -> str:
+    """A ``[skills] scripts`` glob that allows ``path`` and nothing else: fnmatch's ``*``, ``?``
+    and ``[`` written as the one character each (``run[1].sh`` -> ``run[[]1].sh``)."""
+    return re.sub(r"([*?\[])", r"[\1]", path)

@@ -33,7 +33,7 @@ from hotplex.scanning import secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources import frontmatter
 from hotplex.sources.skill_listing import SKILL_FILE, listing_problems, listing_safe
-from hotplex.sources.skill_names import misnamed, one_name_apart
+from hotplex.sources.skill_names import literal_glob, misnamed, one_name_apart
 from hotplex.text import secret_rules
 
 # The end of an input that is a folder's entries (``Inputs.entries``): "<folder>/." names the
@@ -170,7 +170,8 @@ def _skill(
                     f"script '{name}/{path}' is not allowed to ship: hotplex never runs it, the "
                     "program may",
                     Span(display),
-                    hint=f'read it, then allow it: [skills] scripts = ["{name}/{path}"]',
+                    hint="read it, then allow it: [skills] scripts = "
+                    f'["{literal_glob(f"{name}/{path}")}"]',
                 )
             )
             continue

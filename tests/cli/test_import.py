@@ -1617,3 +1617,22 @@ def test_a_skill_with_a_file_the_build_would_not_read_whole_is_left_out(tmp_path
     (repo / "CLAUDE.md").unlink()
     alone = run_cli("-C", str(repo), "import")  # the skill was all there was: nothing to import
     assert alone.status == 2 and "nothing to import" in alone.stderr
+
+
+def test_an_adopted_script_is_allowed_by_a_glob_matching_it_alone(tmp_path):
+    """'run[1].sh' written as the glob 'run[1].sh' allows 'run1.sh', not itself: the build
+    refused it; 'a*b.sh' allowed any 'a…b.sh'."""
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            ".claude/skills/deploy/SKILL.md": _skill("deploy"),
+            ".claude/skills/deploy/scripts/run[1].sh": "#!/bin/sh\n",
+            ".claude/skills/deploy/scripts/a*b.sh": "#!/bin/sh\n",
+        },
+    )
+    project, _ = import_and_build(repo)
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    assert manifest["skills"]["scripts"] == [
+        "deploy/scripts/a[*]b.sh",
+        "deploy/scripts/run[[]1].sh",
+    ]

@@ -493,3 +493,17 @@ def test_yaml_aliases_in_a_skills_frontmatter_are_refused_at_once(tmp_path, caps
     err = _refused(root, capsys, 2)
     assert "SKILL.md:6:10: a YAML alias (*a) in a skill's frontmatter" in err
     assert err.count("a YAML alias") == 7  # once each, at its first use
+
+
+def test_the_hint_for_a_script_allows_that_script_and_no_other(tmp_path, capsys):
+    """'run[1].sh' as a glob is 'run1.sh': the hint named a glob that did not allow it."""
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\n")
+    scripts = root / "agent-configs/skills/long-one/scripts"
+    scripts.mkdir()
+    (scripts / "run[1].sh").write_text("#!/bin/sh\n")
+    err = _refused(root, capsys, 2)
+    glob = re.search(r'\[skills\] scripts = \["([^"]+)"\]', err).group(1)
+    manifest = root / "hotplex.toml"
+    manifest.write_text(manifest.read_text().replace("scripts = [", f'scripts = ["{glob}", ', 1))
+    _build(root)
