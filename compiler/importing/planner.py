@@ -107,14 +107,7 @@ def plan(
     result.notes = notes
     if (into / MANIFEST_NAME).exists():
         reconcile(result, comments)
-        result.writes = _writes([p for s in adopted for p in s.files], into)
-        result.added += [f"skill '{s.name}' ({len(s.files)} files)" for s in adopted]
-        result.notes += [
-            f"add [skills] scripts = [{', '.join(repr(x) for x in s.scripts)}] to"
-            f" {MANIFEST_NAME} once you have read them: the build refuses a script not allowed"
-            for s in adopted
-            if s.scripts
-        ]
+        _add_skills(result, adopted)
     else:
         result.writes = _writes(placed, into)
         result.gitignore = not os.path.lexists(into / GITIGNORE_NAME)
@@ -253,8 +246,38 @@ class Adopted:
     """A skill folder adopted: its name, its files as copies, the scripts among them."""
 
     name: str
+    origin: Path  # the program's folder it comes from
+    folder: str  # where it goes, project-relative: "skills/deploy"
     files: list[Placed]
     scripts: tuple[str, ...]  # "<name>/<path>", for [skills] scripts
+
+
+def _add_skills(result: Plan, adopted: list[Adopted]) -> None:
+    """Running import again: each skill not adopted yet is copied (its scripts are the user's
+    to allow: the manifest is theirs); one whose folder is there already is left as it is,
+    said so where its files differ from the program's folder it came from."""
+    fresh = [s for s in adopted if not os.path.lexists(result.into / s.folder)]
+    result.writes = _writes([p for s in fresh for p in s.files], result.into)
+    result.notes += [
+        f"adopted skill '{s.name}' into {s.folder}/ ({len(s.files)} files)" for s in fresh
+    ]
+    result.notes += [
+        f"add [skills] scripts = [{', '.join(repr(x) for x in s.scripts)}] to"
+        f" {MANIFEST_NAME} once you have read them: the build refuses a script not allowed"
+        for s in fresh
+        if s.scripts
+    ]
+    result.notes += [
+        f"skill '{s.name}': {s.folder}/ is there already and differs from {s.origin}; import"
+        f" never overwrites it, and the build ships {s.folder}/"
+        for s in adopted
+        if s not in fresh and any(_differs(p, result.into) for p in s.files)
+    ]
+
+
+def _differs(item: Placed, into: Path) -> bool:
+    target = into / item.file
+    return not target.is_file() or target.read_bytes() != item.data
 
 
 def _skills(
@@ -291,7 +314,7 @@ def _skills(
                 for f in skill.files
                 if skills.is_script(skill.origin, f)
             )
-            adopted.append(Adopted(skill.name, files, scripts))
+            adopted.append(Adopted(skill.name, skill.origin, folder, files, scripts))
     return adopted
 
 

@@ -1450,9 +1450,16 @@ def test_a_skill_is_added_to_a_project_that_has_a_manifest(tmp_path):
     import_and_build(repo)
     write_tree(repo, {".claude/skills/deploy/SKILL.md": _skill("deploy")})
     report = run_ok("-C", str(repo), "import")
-    assert "added: skill 'deploy' (1 files)" in report.stdout
+    assert "note: adopted skill 'deploy' into skills/deploy/ (1 files)" in report.stdout
     run_ok("-C", str(repo), "build")
     assert (repo / "dist/cc/default/skills/deploy/SKILL.md").is_file()
+    # Again: nothing new, nothing said; then the program's folder edited: kept, and said so.
+    again = run_ok("-C", str(repo), "import").stdout
+    assert "adopted skill" not in again and "differs" not in again and "nothing new" in again
+    write_tree(repo, {".claude/skills/deploy/SKILL.md": _skill("deploy", "Edited.\n")})
+    again = run_ok("-C", str(repo), "import").stdout
+    assert "skill 'deploy': skills/deploy/ is there already and differs from" in again
+    assert (repo / "skills/deploy/SKILL.md").read_text() == _skill("deploy")
 
 
 def test_a_file_whose_name_is_not_utf8_is_refused_with_its_place_and_nothing_written(tmp_path):
