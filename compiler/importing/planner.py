@@ -90,10 +90,6 @@ def plan(
     scripts = tuple(s for skill in adopted for s in skill.scripts)
     if scripts:
         manifest = attrs.evolve(manifest, skills=Skills(scripts=scripts))
-        notes.append(
-            f"[skills] scripts allows {', '.join(scripts)}: they were where a program could run"
-            " them already; read each, and remove what should not ship"
-        )
     if adopted:
         notes.append(
             "the skill folders stay where they were, and a program started in the project still"
@@ -111,6 +107,11 @@ def plan(
     else:
         result.writes = _writes(placed, into)
         result.gitignore = not os.path.lexists(into / GITIGNORE_NAME)
+        if scripts:
+            result.notes.append(
+                f"[skills] scripts allows {', '.join(scripts)}: they were where a program could"
+                " run them already; read each, and remove what should not ship"
+            )
     return result
 
 

@@ -57,7 +57,7 @@ def find(root: Path) -> Found | None:
         for path in sorted(folder.iterdir(), key=lambda p: p.name):
             if skipped_folder(path.name):
                 continue
-            if not path.is_dir() or (path.is_symlink() and not path.resolve().is_dir()):
+            if not path.is_dir():
                 found.skipped.append(Skip(path, "not a skill folder: a skill is a folder"))
                 continue
             why, files = _refused(path)

@@ -1449,8 +1449,16 @@ def test_a_skill_is_added_to_a_project_that_has_a_manifest(tmp_path):
     repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "# Project\n"})
     import_and_build(repo)
     write_tree(repo, {".claude/skills/deploy/SKILL.md": _skill("deploy")})
+    write_tree(repo, {".claude/skills/deploy/scripts/go.sh": "#!/bin/sh\n"})
     report = run_ok("-C", str(repo), "import")
-    assert "note: adopted skill 'deploy' into skills/deploy/ (1 files)" in report.stdout
+    assert "note: adopted skill 'deploy' into skills/deploy/ (2 files)" in report.stdout
+    # The manifest is the user's: the script is theirs to allow, and nothing says it is.
+    assert "[skills] scripts allows" not in report.stdout
+    assert "add [skills] scripts = ['deploy/scripts/go.sh']" in report.stdout
+    manifest = (repo / "hotplex.toml").read_text()
+    (repo / "hotplex.toml").write_text(
+        manifest + '\n[skills]\nscripts = ["deploy/scripts/go.sh"]\n'
+    )
     run_ok("-C", str(repo), "build")
     assert (repo / "dist/cc/default/skills/deploy/SKILL.md").is_file()
     # Again: nothing new, nothing said; then the program's folder edited: kept, and said so.
