@@ -34,7 +34,7 @@ from hotplex.text import memo
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
     from hotplex.manifest.jobs import Job
-    from hotplex.records import Emitted, Finding, SectionSize, Truncation
+    from hotplex.records import Emitted, Finding, SectionSize, SkillRow, Truncation
     from hotplex.sources.overlay import OverlayFile
 
 
@@ -58,6 +58,8 @@ class Artifact:
     findings: tuple[Finding, ...] = ()
     # The further documents among ``files``, each its path (a sub-agent's, a memory slot).
     documents: tuple[str, ...] = ()
+    # The project's Agent Skills as the set carries them, one row each (``records.SkillRow``).
+    skills: tuple[SkillRow, ...] = ()
 
     def file(self, name: str) -> bytes:
         """Another file of the artifact's folder by its name there (``agents/reviewer.md``), or
@@ -248,6 +250,7 @@ def _artifact(
         notes=emitted.notes,
         findings=findings,
         documents=tuple(path for path, _ in emitted.documents),
+        skills=emitted.skills,
     )
 
 

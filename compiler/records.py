@@ -272,6 +272,35 @@ class Emitted(Record):
     # What a user should know of what reaches whom (which sub-agents get which document), said
     # once per job: ``stats`` shows them under its table.
     notes: tuple[str, ...] = ()
+    # The project's Agent Skills as the job carries them: ``show`` and ``stats`` list each.
+    skills: tuple[SkillRow, ...] = ()
+
+
+@attrs.frozen(repr=False)
+class SkillRow(Record):
+    """How one artifact set carries one Agent Skill, a row of ``show`` and ``stats``."""
+
+    name: str
+    entry: int  # its listed text (description, and what else the program lists), in ``unit``
+    cap: int | None  # the most of it the program lists (None: no cap, or it lists none)
+    unit: str
+    files: int  # SKILL.md and its resources, as shipped (0: not shipped)
+    bytes: int
+    scripts: tuple[str, ...]  # the scripts that ship, allowed by [skills] scripts
+    # "whole", "head" (cut at ``cap``), "name only" (past the listing's budget), "in <skills>"
+    # (``skills_listing``) or "left out" (a program that loads none).
+    listed: str
+
+    def describe(self) -> str:
+        """The row in words, as ``show`` prints it."""
+        if self.listed == "left out":
+            return f"skill {self.name}: left out (the program loads no skills)"
+        cap = f" of {self.cap}" if self.cap is not None else ""
+        text = f"skill {self.name}: listed {self.listed}, its entry {self.entry}{cap} {self.unit}"
+        if self.files:
+            scripts = ", ".join(self.scripts) or "none"
+            text += f"; {self.files} files, {self.bytes} bytes; scripts allowed: {scripts}"
+        return text
 
 
 @attrs.frozen(repr=False)

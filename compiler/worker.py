@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 from hotplex.generated import attrs
 from hotplex.json_writer import json_text
 from hotplex.manifest.model import HOTPLEX_SOURCES, SKILLS_SOURCE
-from hotplex.records import Budgets, Section
+from hotplex.records import Budgets, Section, SkillRow
 from hotplex.text.measure import measure
 
 if TYPE_CHECKING:
@@ -137,6 +137,15 @@ class SkillsPlace(NamedTuple):
     # The tag the program wraps its listing in: no listed text may spell it, in any spelling
     # the reserved-tag sanitizer knows (``scanning.sanitize``).
     wrapper: str | None = None
+    # The most the whole listing may take, each skill's ``line`` (its entry cut at ``entry_cap``)
+    # and a line break, in ``listing_unit``, and how much of it the program's own skills keep
+    # (None: no budget). Over it, the program lists a skill as ``name_line`` from the first that
+    # no longer fits, in its order: measured with the program.
+    listing_budget: int | None = None
+    listing_own: int = 0
+    listing_unit: str = "chars"
+    line: str = "- {name}: {entry}"
+    name_line: str = "- {name}"
 
 
 class Worker:
@@ -239,6 +248,8 @@ class Worker:
         them (its family's ``emit_with_skills``); any other says which it leaves out."""
         folded = _folded(job, sections, skills, model) if skills else None
         emitted = self.emit(job, sections if folded is None else folded, model)
+        rows = tuple(_unshipped(s, folded is not None) for s in skills)
+        emitted = attrs.evolve(emitted, skills=rows) if rows else emitted
         if not skills or folded is not None:
             return emitted
         program = self.verified.program if self.verified else self.name
@@ -278,6 +289,13 @@ class Worker:
         if target.own_instructions is None:
             return own.also_drops is None
         return target.own_instructions == "off"
+
+
+def _unshipped(skill: Skill, folded: bool) -> SkillRow:
+    """A skill a program that loads none leaves out, or lists in ``<skills>`` (``folded``)."""
+    size = len(skill.description) if folded else 0
+    how = "in <skills>" if folded else "left out"
+    return SkillRow(skill.name, size, None, "chars", 0, 0, (), how)
 
 
 SKILLS_LISTING_HEAD = (

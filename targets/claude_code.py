@@ -83,6 +83,17 @@ OWN_FILES = OwnFiles(
 # measured with the real program (tests/integration/test_skills_live.py). Characters as
 # JavaScript counts them (`n.length>o?n.slice(0,o-1)+"…"` in its bundle): an emoji is two.
 SKILL_LISTING_CAP = 1536
+# The whole listing's budget: 30,000 columns (`Bun.stringWidth`, a terminal's width) with the
+# model 2.1.332 runs by default (1% of its context window at its characters per token;
+# SLASH_COMMAND_TOOL_CHAR_BUDGET or settings' skillListingBudgetFraction change it). Its own
+# skills (dataviz, update-config, code-review, …) keep 6,074 of them whatever the project's take
+# (init and security-review, listed after the project's, are cut first). Over budget it lists
+# the project's skills by name only from the first that no longer fits, in its order (most used
+# first, else as listed). Measured with the real program to the column: 23,926 columns of the
+# project's lines and their line breaks list whole, one more cuts the last
+# (tests/integration/test_skills_live.py).
+SKILL_LISTING_BUDGET = 30000
+SKILL_LISTING_OWN = 6074
 # Where Claude Code loads project skills, relative to its working folder, and the frontmatter
 # keys its documentation adds to the specification's (tests/integration/test_skills_live.py).
 SKILLS = SkillsPlace(
@@ -97,6 +108,9 @@ SKILLS = SkillsPlace(
     entry_cap=SKILL_LISTING_CAP,
     entry_unit="utf16",
     wrapper="system-reminder",
+    listing_budget=SKILL_LISTING_BUDGET,
+    listing_own=SKILL_LISTING_OWN,
+    listing_unit="columns",
 )
 
 

@@ -16,7 +16,6 @@ from collections.abc import Iterable
 from typing import ClassVar, NamedTuple
 
 from hotplex.document import configuration
-from hotplex.errors import HotplexError
 from hotplex.fs import sha256
 from hotplex.json_writer import json_string_bytes
 from hotplex.manifest.jobs import Job
@@ -28,12 +27,13 @@ from hotplex.records import (
     Section,
     SectionSize,
     Skill,
+    SkillRow,
     TargetSources,
     Truncation,
 )
+from hotplex.sources import skill_listing
 from hotplex.sources import skills as skills_source
 from hotplex.targets import subagents
-from hotplex.text.measure import measure
 from hotplex.values import value
 from hotplex.worker import LAUNCH_FILE, Worker, json_bytes, launch_json
 
@@ -163,6 +163,7 @@ class Gateway(Worker):
             sizes=document.sizes,
             documents=(*beside.documents, *agents.sizes),
             notes=(*beside.notes, *agents.notes, *shipped.notes),
+            skills=shipped.rows,
         )
 
 
@@ -175,6 +176,7 @@ class Shipped(NamedTuple):
     warnings: tuple[str, ...]
     notes: tuple[str, ...]
     truncations: tuple[Truncation, ...]  # the entries the program's listing cuts
+    rows: tuple[SkillRow, ...]  # each skill as shipped and listed, for ``show`` and ``stats``
 
 
 def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) -> Shipped:
@@ -182,30 +184,23 @@ def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) 
     has the gateway place them: the folder the program loads skills from."""
     place = worker.skills
     if place is None or not skills:
-        return Shipped({}, {}, (), (), (), ())
+        return Shipped({}, {}, (), (), (), (), ())
     program = worker.verified.program if worker.verified else worker.name
     folder = job.out_dir(model)
     files, placed, executable, notes, cuts = {}, {}, [], [], []
-    problems = [p for s in skills for p in skills_source.listing_problems(s, place, program)]
-    if problems:
-        raise HotplexError(problems)
+    rows = skill_listing.listed(skills, place)
+    capped = [r for r in rows if place.entry_cap is not None and r.entry > place.entry_cap]
+    left_out = skill_listing.listing_cuts(rows, place)
+    cuts += [_cut(worker, folder, row, whole=False) for row in capped]
+    cuts += [_cut(worker, folder, row, whole=True) for row in left_out]
+    shown = tuple(
+        skill_listing.row(
+            r, place, "name only" if r in left_out else "head" if r in capped else "whole"
+        )
+        for r in rows
+    )
     for skill in skills:
         where = place.folder.format(name=skill.name)
-        entry = skills_source.listing_entry(skill, place.listed, place.joiner)
-        size = measure(entry, place.entry_unit)
-        if place.entry_cap is not None and size > place.entry_cap:
-            cuts.append(
-                Truncation(
-                    f"skill {skill.name}",
-                    (f"{skill.folder}/{skills_source.SKILL_FILE}",),
-                    f"{worker.name}.skill_listing",
-                    size,
-                    place.entry_cap,
-                    place.entry_unit,
-                    f"{program} lists the head",
-                    f"{folder}/{SKILLS_DIR}/{skill.name}/{skills_source.SKILL_FILE}",
-                )
-            )
         for item in skill.files:
             path = f"{folder}/{SKILLS_DIR}/{skill.name}/{item.path}"
             files[path] = item.data
@@ -222,8 +217,40 @@ def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) 
                     f"(sha256 {sha256(item.data)}), searched for secrets only"
                 )
     warnings = skills_source.unknown_keys(skills, place.keys, program)
+    if left_out:
+        room = (place.listing_budget or 0) - place.listing_own
+        warnings.append(
+            f"{program} lists skills in {place.listing_budget} {place.listing_unit}, {room} of"
+            f" them left for this project's; it lists these by name only, their descriptions"
+            f" left out: {', '.join(r.skill.name for r in left_out)} (shorten descriptions, or"
+            " move skills to another target)"
+        )
     warnings += skills_source.unmatched_scripts(skills, model.manifest.skills.scripts)
-    return Shipped(files, placed, tuple(executable), tuple(warnings), tuple(notes), tuple(cuts))
+    return Shipped(
+        files, placed, tuple(executable), tuple(warnings), tuple(notes), tuple(cuts), shown
+    )
+
+
+def _cut(worker: Gateway, folder: str, row: skill_listing.Listed, whole: bool) -> Truncation:
+    """A skill's listing cut by the program: its entry to the entry cap, or (``whole``) its line
+    to its name alone, the listing over its budget."""
+    place = worker.skills
+    assert place is not None
+    program = worker.verified.program if worker.verified else worker.name
+    name = row.skill.name
+    if whole:
+        limit = "skill_listing_total"
+        sizes = (row.line, row.name_line, place.listing_unit, f"{program} lists its name only")
+    else:
+        limit = "skill_listing"
+        sizes = (row.entry, place.entry_cap or 0, place.entry_unit, f"{program} lists the head")
+    return Truncation(
+        f"skill {name}",
+        (f"{row.skill.folder}/{skills_source.SKILL_FILE}",),
+        f"{worker.name}.{limit}",
+        *sizes,
+        f"{folder}/{SKILLS_DIR}/{name}/{skills_source.SKILL_FILE}",
+    )
 
 
 _HOLE = b'"hotplex-document"'  # stands for the text while the envelope is dumped

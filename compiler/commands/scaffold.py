@@ -203,12 +203,17 @@ def source_templates(workers: tuple[str, ...], folder: Path) -> dict[str, str]:
     return {rel: text for rel, text in texts.items() if text is not None}
 
 
-def write_if_missing(path: Path, text: str) -> bool:
-    """Create ``path`` with ``text``; False, touching nothing, when something is already there."""
+def write_if_missing(path: Path, text: str | bytes) -> bool:
+    """Create ``path`` with ``text`` (bytes: as they are); False, touching nothing, when
+    something is already there."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "x", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        if isinstance(text, bytes):
+            with open(path, "xb") as raw:
+                raw.write(text)
+        else:
+            with open(path, "x", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
     except FileExistsError as exc:
         if exc.filename != str(path):  # a parent folder's name is taken by a file
             message = f"cannot create '{path}': '{exc.filename}' is a file"

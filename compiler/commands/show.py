@@ -50,6 +50,8 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
         *(_packages(project, artifact) if asked == artifact.path else ()),
     ]:
         sys.stderr.write(f"note: {shown(line)}\n")
+    for row in artifact.skills:
+        sys.stderr.write(f"note: {shown(row.describe())}\n")
     return EXIT_OK
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from hotplex.errors import EXIT_OK, HotplexError
+from hotplex.generated import attrs
 from hotplex.json_writer import json_text
 from hotplex.manifest.jobs import select
 from hotplex.records import Budgets, SectionSize, Truncation
@@ -89,6 +90,8 @@ class ArtifactStats:
     # The most the program keeps of the whole file (``Budgets.document``), and its share.
     document_budget: int | None = None
     share_of_document_budget: float | None = None
+    # The project's Agent Skills as the set carries them (on its primary), ``records.SkillRow``'s.
+    skills: tuple[dict[str, Any], ...] = ()
 
 
 def approx_tokens(text: str) -> int:
@@ -199,6 +202,7 @@ def _artifact_stats(
         notes=emitted.notes if path == emitted.primary else (),
         document_budget=budgets.document,
         share_of_document_budget=_share(document, budgets.document),
+        skills=tuple(attrs.asdict(r) for r in emitted.skills) if path == emitted.primary else (),
     )
 
 
@@ -322,18 +326,50 @@ def render_table(artifacts: list[ArtifactStats], packages: Sequence[PackageUse] 
                 art.path,
             )
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER))]
-    lines = [
+    lines = _aligned(rows, _RIGHT)
+    skills = _skills_table(artifacts)
+    used = [
+        f"package {_package(p.name, p.commit)}: {p.used} of {p.files} files read" for p in packages
+    ]
+    return "\n".join([*lines, "", *skills, *used, *_legend(artifacts)])
+
+
+_SKILL_HEADER = ("artifact", "skill", "entry", "cap", "unit", "listed", "files", "bytes", "scripts")
+
+
+def _skills_table(artifacts: list[ArtifactStats]) -> list[str]:
+    """Each artifact's Agent Skills, a row each (and a blank line after), or nothing."""
+    rows = [_SKILL_HEADER]
+    for art in artifacts:
+        rows += [
+            (
+                art.artifact,
+                s["name"],
+                "-" if s["listed"] == "left out" else str(s["entry"]),
+                "-" if s["cap"] is None else str(s["cap"]),
+                s["unit"],
+                s["listed"],
+                str(s["files"]),
+                str(s["bytes"]),
+                ", ".join(s["scripts"]) or "-",
+            )
+            for s in art.skills
+        ]
+    if len(rows) == 1:
+        return []
+    return [*_aligned(rows, {2, 3, 6, 7}), ""]
+
+
+def _aligned(rows: list[tuple[str, ...]], right: set[int]) -> list[str]:
+    """The rows as columns, each as wide as its widest cell; ``right``: numeric columns."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
         "  ".join(
-            cell.rjust(width) if i in _RIGHT else cell.ljust(width)
+            cell.rjust(width) if i in right else cell.ljust(width)
             for i, (cell, width) in enumerate(zip(row, widths, strict=True))
         ).rstrip()
         for row in rows
     ]
-    used = [
-        f"package {_package(p.name, p.commit)}: {p.used} of {p.files} files read" for p in packages
-    ]
-    return "\n".join([*lines, "", *used, *_legend(artifacts)])
 
 
 def _section_row(

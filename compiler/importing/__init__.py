@@ -61,7 +61,7 @@ def write(plan: Plan) -> None:
     something was added."""
     for item in plan.writes:
         assert item.data is not None
-        if not write_if_missing(plan.into / item.file, item.data.decode("utf-8")):
+        if not write_if_missing(plan.into / item.file, item.data):
             raise HotplexError.single(
                 f"'{plan.into / item.file}' appeared while importing; it was left as it is"
             )

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from hotplex.errors import HotplexError
 from hotplex.importing.found import (
-    SKILL_FOLDER_NOT_READ,
     Companion,
     Entry,
     Found,
@@ -50,10 +49,6 @@ def find(root: Path) -> Found | None:
     if present(local):
         found.skipped.append(Skip(local, unmapped.reason(local.name) or ""))
     found.skipped += unmapped_below(root, "CLAUDE.md")
-    found.skipped += [
-        Skip(skill, SKILL_FOLDER_NOT_READ)
-        for skill in sorted((root / ".claude" / "skills").glob("*/SKILL.md"))
-    ]
     if not found.entries:
         return found if found.skipped else None
     found.companions = _imported(root, found.entries)

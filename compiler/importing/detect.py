@@ -16,7 +16,7 @@ from hotplex import registry
 from hotplex.commands.scaffold import SOURCE_FILES, SOURCES_DIR
 from hotplex.errors import HotplexError, Problem, Span
 from hotplex.fs import STATE_DIR, kind_of, wrong_kind
-from hotplex.importing import hotplex, ruler
+from hotplex.importing import hotplex, ruler, skills
 from hotplex.importing.found import Found, Skip, left_out
 from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME, read_bytes
 from hotplex.placement import read_is_hotplex_file
@@ -49,10 +49,11 @@ def instruction_formats() -> list[Any]:
     """Every tool's instruction-file format, each with ``KIND`` and ``find(root) -> Found |
     None``, in the order their sources take in the manifest: those the workers declare
     (``Worker.import_formats``; AGENTS.md, which several programs read, once) in registry order,
-    then ruler's, the core's own: ruler is no program hotplex builds for, it writes the others'
-    files from ``.ruler/``."""
+    then ruler's and the Agent Skills' folders, the core's own: ruler is no program hotplex
+    builds for, it writes the others' files from ``.ruler/``; a skill folder is the
+    specification's, which several programs load."""
     declared = dict.fromkeys(s for w in registry.workers().values() for s in w.import_formats)
-    return [*(resolve_name(spec) for spec in declared), ruler]
+    return [*(resolve_name(spec) for spec in declared), ruler, skills]
 
 
 def detect(path: Path, project: Path) -> list[Found]:
@@ -113,7 +114,13 @@ def _only(found: list[Found], path: Path) -> list[Found]:
         if kind.config is None or kind.config.resolve() != wanted:
             kind.entries = [e for e in kind.entries if inside(e.origin)]
             kind.skipped = [s for s in kind.skipped if inside(s.origin)]
-        if kind.entries or kind.skipped:
+            # A file of a skill names the skill: it ships whole.
+            kind.skills = [
+                s
+                for s in kind.skills
+                if inside(s.origin) or wanted.is_relative_to(s.origin.resolve())
+            ]
+        if kind.entries or kind.skipped or kind.skills:
             kept.append(kind)
     return kept
 
@@ -128,7 +135,8 @@ def _leave_unreadable(found: list[Found], project: Path) -> None:
                 kind.entries.remove(entry)
                 kind.skipped.append(Skip(entry.origin, why))
         kind.skipped = [
-            Skip(s.origin, left_out(s.origin, project) or s.reason) for s in kind.skipped
+            Skip(s.origin, left_out(s.origin, project, folder=True) or s.reason)
+            for s in kind.skipped
         ]
 
 
@@ -153,7 +161,7 @@ def _keep_what_is_read(found: list[Found]) -> None:
     read = {item.origin.resolve() for f in found for item in (*f.entries, *f.companions)}
     for kind in found:
         kind.skipped = [s for s in kind.skipped if s.origin.resolve() not in read]
-    found[:] = [f for f in found if f.entries or f.skipped]
+    found[:] = [f for f in found if f.entries or f.skipped or f.skills]
 
 
 def _leave_rulers_output(found: list[Found]) -> None:
@@ -167,7 +175,7 @@ def _leave_rulers_output(found: list[Found]) -> None:
         kind.entries = [e for e in kind.entries if e not in made]
         why = "written by ruler from .ruler/ (imported from there instead)"
         kind.skipped += [Skip(e.origin, why) for e in made]
-    found[:] = [f for f in found if f.entries or f.skipped]
+    found[:] = [f for f in found if f.entries or f.skipped or f.skills]
 
 
 def refuse_state_folders(paths: list[Path], into: Path) -> None:

@@ -86,6 +86,9 @@ class Found:
     # A workspace format's own change to a copy of one of its files (the file, its bytes): the
     # bytes to write and what was changed, for text its program reads otherwise than hotplex.
     rewrite: Callable[[Path, bytes], tuple[bytes, tuple[str, ...]]] | None = None
+    # Agent Skills' folders, each copied whole to the sources folder's skills/<name>/
+    # (``importing.skills.Folder``).
+    skills: list[Any] = field(default_factory=list)
 
 
 LOGS_FOLDER = "memory"
@@ -126,13 +129,15 @@ def present(path: Path) -> bool:
     return mode is not None and not stat.S_ISDIR(mode)
 
 
-def left_out(path: Path, project: Path) -> str | None:
+def left_out(path: Path, project: Path, folder: bool = False) -> str | None:
     """Why the file a tool reads at ``path`` is not imported: a symlink leaving ``project``,
-    or no regular file; None when it is one to read."""
+    or no regular file (``folder``: a folder is one to read); None when it is one to read."""
     real, boundary = os.path.realpath(path), os.path.realpath(project)
     if os.path.commonpath([real, boundary]) != boundary:
         return "a symlink leaving the project"
     mode = kind_of(path)
+    if folder and mode is not None and stat.S_ISDIR(mode):
+        return None
     if mode is not None and not stat.S_ISREG(mode):
         return f"{file_kind(mode)}, not a regular file"
     return None
@@ -189,10 +194,10 @@ def sorted_under(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
     return sorted(files, key=lambda p: (p.relative_to(folder).as_posix().casefold(), p.name))
 
 
-# Agent Skills (a program's skill folders): compiled into no document, and not read by import.
+# Agent Skills a home keeps as its program's own state (a Hermes home's skills/): not imported.
 SKILL_FOLDER_NOT_READ = (
-    "Agent Skills: import does not read skill folders yet; move each to the sources folder's"
-    " skills/<name>/, where hotplex checks, scans and ships it"
+    "Agent Skills: import does not read a home's skill folders; copy each to the sources"
+    " folder's skills/<name>/, where hotplex checks, scans and ships it"
 )
 JOB_FOLDER = {"prompt.xml", "launch.json"}  # what every job folder of a CLI worker holds
 

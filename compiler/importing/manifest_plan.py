@@ -81,6 +81,11 @@ def chosen_targets(
                 kept = keep.setdefault(name, [])
                 if source[entry.origin] not in kept:
                     kept.append(source[entry.origin])
+    if not targets and any(f.skills for f in found):  # skills alone: the --for workers' targets
+        for worker in for_workers:
+            name = registry.workers()[worker].init_target[0]
+            targets[name] = {"name": name, "worker": worker}
+            keep[name] = []
     return list(targets.values()), keep
 
 

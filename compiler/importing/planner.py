@@ -12,13 +12,15 @@ existing manifest is reconciled, never rewritten.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hotplex.commands.scaffold import GITIGNORE_NAME, SOURCES_DIR
+from hotplex import registry
+from hotplex.commands.scaffold import GITIGNORE_NAME, SOURCES_DIR, relative
 from hotplex.errors import HotplexError, Problem, Span
-from hotplex.fs import is_utf8
-from hotplex.importing import toml
+from hotplex.fs import is_utf8, skipped_folder
+from hotplex.generated import attrs
+from hotplex.importing import skills, toml
 from hotplex.importing.detect import detect, refuse_state_folders
 from hotplex.importing.found import (
     RESERVED_TAGS,
@@ -42,9 +44,14 @@ from hotplex.importing.manifest_plan import (
 )
 from hotplex.importing.reconcile import reconcile
 from hotplex.importing.rewrite import rewrite
+from hotplex.manifest.model import Skills
 from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.scanning import hidden, secrets
 from hotplex.scanning.origins import Allowance, Origin
+from hotplex.sources.inputs import cap_of
+from hotplex.sources.skill_listing import SKILL_FILE
+from hotplex.sources.skill_names import literal_glob
+from hotplex.sources.skills import SKILLS_FOLDER
 
 
 def plan(
@@ -56,18 +63,7 @@ def plan(
     _nothing_at(each)
     found = _one_workspace([f for _, kinds in each for f in kinds])
     _skip_foreign_switch(found)
-    if not any(f.entries for f in found):
-        where = ", ".join(str(p) for p in paths)
-        raise HotplexError(
-            [
-                Problem(f"nothing to import in {where}: each file found is left out"),
-                *(
-                    Problem(f"left out: {skip.reason}", Span(str(skip.origin)))
-                    for kind in found
-                    for skip in kind.skipped
-                ),
-            ]
-        )
+    _something_left(found, paths)
     notes: list[str] = []
     workspace = next((f for f in found if f.workspace is not None), None)
     if workspace is not None and not workspace.in_place:
@@ -81,25 +77,68 @@ def plan(
     targets, keep = chosen_targets(found, workers_for(for_workers))
     placed = _place(found, into, sources_dir, copy, keep)
     templates = _templates(found, placed, notes)
+    readers = tuple(
+        t["name"]
+        for t in targets
+        if registry.workers()[t["worker"]].skills is not None or t.get("skills_listing")
+    )
     manifest = model(found, into, sources_dir, placed, (targets, keep), templates)
+    cap = cap_of(manifest, lambda t: registry.workers()[t.worker])
+    adopted = _skills(found, sources_dir, readers, cap)
+    _something_left(found, paths)  # a skill may have been left out for its size
+    _skills_folder_free(into, sources_dir, adopted)
+    scripts = tuple(s for skill in adopted for s in skill.scripts)
+    if scripts:
+        manifest = attrs.evolve(manifest, skills=Skills(scripts=scripts))
+    if adopted:
+        notes.append(
+            "the skill folders stay where they were, and a program started in the project still"
+            " lists them itself beside the compiled ones (build and check say so): delete them"
+            " once the build ships the copies"
+        )
+    placed += [p for skill in adopted for p in skill.files]
     comments = {f"source:{e.name}": f"from {_shown(e.origin, into)}" for e in entries(found)}
     notes += _scan_notes(placed, into)
     result = Plan(into, found, manifest, toml.document(manifest, comments), placed, [], copy)
     result.notes = notes
     if (into / MANIFEST_NAME).exists():
         reconcile(result, comments)
+        _add_skills(result, adopted)
     else:
         result.writes = _writes(placed, into)
         result.gitignore = not os.path.lexists(into / GITIGNORE_NAME)
+        if scripts:
+            result.notes.append(
+                f"[skills] scripts allows {', '.join(scripts)}: they were where a program could"
+                " run them already; read each, and remove what should not ship"
+            )
     return result
 
 
 KNOWN = (
     "CLAUDE.md, AGENTS.md, GEMINI.md, QWEN.md, .hermes.md, .cursorrules, .cursor/rules/,"
     " .github/copilot-instructions.md, .clinerules, .windsurf/rules/, .rules, .junie/guidelines.md,"
-    " .kiro/steering/, .kilocode/rules/, .aider.conf.yml, .continue/rules/, .ruler/, an OpenClaw"
+    " .kiro/steering/, .kilocode/rules/, .aider.conf.yml, .continue/rules/, .ruler/, skill folders"
+    " (.claude/skills/, .agents/skills/, .opencode/skill/, .gemini/skills/), an OpenClaw"
     " workspace, a Hermes Agent home or agent-configs/"
 )
+
+
+def _something_left(found: list[Found], paths: list[Path]) -> None:
+    """A source or a skill to import, else an error naming each thing left out and why."""
+    if any(f.entries or f.skills for f in found):
+        return
+    where = ", ".join(str(p) for p in paths)
+    raise HotplexError(
+        [
+            Problem(f"nothing to import in {where}: each file found is left out"),
+            *(
+                Problem(f"left out: {skip.reason}", Span(str(skip.origin)))
+                for kind in found
+                for skip in kind.skipped
+            ),
+        ]
+    )
 
 
 def _nothing_at(each: list[tuple[Path, list[Found]]]) -> None:
@@ -201,6 +240,105 @@ def _place(
         hint += " holding them"
         raise HotplexError([*outside[:-1], Problem(outside[-1].message, hint=hint)])
     return list(placed.values())
+
+
+@dataclass(frozen=True)
+class Adopted:
+    """A skill folder adopted: its name, its files as copies, the scripts among them."""
+
+    name: str
+    origin: Path  # the program's folder it comes from
+    folder: str  # where it goes, project-relative: "skills/deploy"
+    files: list[Placed]
+    scripts: tuple[str, ...]  # "<name>/<path>", for [skills] scripts
+
+
+def _add_skills(result: Plan, adopted: list[Adopted]) -> None:
+    """Running import again: each skill not adopted yet is copied (its scripts are the user's
+    to allow: the manifest is theirs); one whose folder is there already is left as it is,
+    said so where its files differ from the program's folder it came from."""
+    fresh = [s for s in adopted if not os.path.lexists(result.into / s.folder)]
+    result.writes = _writes([p for s in fresh for p in s.files], result.into)
+    result.notes += [
+        f"adopted skill '{s.name}' into {s.folder}/ ({len(s.files)} files)" for s in fresh
+    ]
+    result.notes += [
+        f"add [skills] scripts = [{', '.join(repr(x) for x in s.scripts)}] to"
+        f" {MANIFEST_NAME} once you have read them: the build refuses a script not allowed"
+        for s in fresh
+        if s.scripts
+    ]
+    result.notes += [
+        f"skill '{s.name}': {s.folder}/ is there already and differs from {s.origin}; import"
+        f" never overwrites it, and the build ships {s.folder}/"
+        for s in adopted
+        if s not in fresh and any(_differs(p, result.into) for p in s.files)
+    ]
+
+
+def _differs(item: Placed, into: Path) -> bool:
+    target = into / item.file
+    return not target.is_file() or target.read_bytes() != item.data
+
+
+def _skills(
+    found: list[Found], sources_dir: str, readers: tuple[str, ...], cap: int
+) -> list[Adopted]:
+    """Each skill folder found, copied whole to ``skills/<name>/`` of the sources folder, byte
+    for byte (a skill ships as written); its scripts allowed, as they were where its program
+    could already run them. ``readers``: the targets whose programs load them. A skill with a
+    file over ``cap``, the most a build reads of one, is left out, said why: it ships whole."""
+    adopted = []
+    for kind in found:
+        for skill in list(kind.skills):
+            big = next((f for f in skill.files if (skill.origin / f).stat().st_size > cap), None)
+            if big is not None:
+                size = (skill.origin / big).stat().st_size
+                why = f"{big} is {size} bytes, more than a build reads of one file ({cap})"
+                kind.skipped.append(Skip(skill.origin, why + ": a skill ships whole"))
+                kind.skills.remove(skill)
+                continue
+            folder = in_folder(sources_dir, f"{SKILLS_FOLDER}/{skill.name}")
+            role = f"skill '{skill.name}'"
+            files = [
+                Placed(
+                    skill.origin / f,
+                    f"{folder}/{f}",
+                    role,
+                    (skill.origin / f).read_bytes(),
+                    targets=readers,
+                )
+                for f in skill.files
+            ]
+            scripts = tuple(
+                literal_glob(f"{skill.name}/{f}")
+                for f in skill.files
+                if skills.is_script(skill.origin, f)
+            )
+            adopted.append(Adopted(skill.name, skill.origin, folder, files, scripts))
+    return adopted
+
+
+def _skills_folder_free(into: Path, sources_dir: str, adopted: list[Adopted]) -> None:
+    """The skills adopted go to a ``skills/`` folder of the sources folder that holds skill
+    folders only, as the build reads it: one of the repository's own (a code package, with
+    ``sources = "."``) would fail every build after."""
+    folder = into / in_folder(sources_dir, SKILLS_FOLDER)
+    if not adopted or not folder.is_dir():
+        return
+    other = [
+        p
+        for p in sorted(folder.iterdir())
+        if not skipped_folder(p.name) and not (p / SKILL_FILE).is_file()
+    ]
+    if other:
+        raise HotplexError.single(
+            f"the skills would go to {relative(folder, into)}/, which holds what is no skill"
+            f" ({', '.join(p.name for p in other[:3])}): a build reads skills/ of the sources"
+            " folder as skill folders only",
+            Span(str(other[0])),
+            hint="import --copy (the skills go to agent-configs/skills/), or move that folder",
+        )
 
 
 def _copied(origin: Path, rewritable: bool) -> tuple[bytes, tuple[str, ...]]:

@@ -12,7 +12,10 @@ from typing import Any
 from hotplex.generated import attrs
 from hotplex.manifest.model import Manifest, Target
 
-_ORDER = ("project", "metacognition", "limits", "memory", "variants", "source", "target")
+_ORDER = (
+    *("project", "metacognition", "limits", "memory", "variants", "skills"),
+    *("source", "target"),
+)
 HEADER = "Written by `hotplex import`; edit freely: running it again only adds new files."
 
 

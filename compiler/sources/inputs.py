@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,7 +36,9 @@ from hotplex.sources.skills import ENTRIES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from hotplex.manifest.model import Manifest, Target
     from hotplex.sources.packages import Pinned
+    from hotplex.worker import Worker
 
 # Reading stops this far past what the per-file limit can use: 4 bytes per character at most,
 # times a margin for frontmatter and template branches that render to nothing.
@@ -273,9 +275,15 @@ def read_cap(model: Model) -> int:
     budgets. A 1 GB MEMORY.md is read only this far (at most ``READ_CEILING``), and the cut is
     reported.
     """
-    limits = model.manifest.limits
+    return cap_of(model.manifest, model.worker_of)
+
+
+def cap_of(manifest: Manifest, worker_of: Callable[[Target], Worker]) -> int:
+    """``read_cap`` of ``manifest``, whose targets' workers ``worker_of`` gives (``hotplex
+    import`` has the manifest it will write, and no model yet)."""
+    limits = manifest.limits
     budgets = [min(limits.per_file, limits.total)]
-    for target in model.manifest.target:
-        own = model.worker_of(target).read_budget(target)
+    for target in manifest.target:
+        own = worker_of(target).read_budget(target)
         budgets += [own] if own else []
     return min(max(max(budgets) * 4 * READ_MARGIN, READ_FLOOR), READ_CEILING)

@@ -287,14 +287,21 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
         if section is not None:
             sections.append(section)
     ships = job.worker.skills is not None or job.target.skills_listing
-    found_skills = skills.read(resolver, ships)
+    verified = job.worker.verified
+    program = verified.program if verified is not None else job.worker.name
+    try:
+        found_skills = skills.read(resolver, ships, job.worker.skills, program)
+        refused: list[Problem] = []
+    except HotplexError as error:  # said with what the scans found, in one run
+        found_skills, refused = (), list(error.problems)
     if cache is None or job.target.name not in cache.clean_targets:
         manifest_texts.check(resolver)  # the same texts for every job of a target
         if cache is not None and not resolver.findings:
             cache.clean_targets.add(job.target.name)
-    if resolver.findings:
+    if resolver.findings or refused:
         # A variable's value reaches a job through many files: one problem per place and text.
-        raise BuildFailed(scanned.problems(resolver.inputs, resolver.findings))
+        found = scanned.problems(resolver.inputs, resolver.findings)
+        raise HotplexError([*refused, *found]) if refused else BuildFailed(found)
     read = {name: resolver.variables.get(name) for name in sorted(resolver.read_variables)}
     return Resolution(sections, resolver.consulted, resolver.truncations, read, found_skills)
 

@@ -23,17 +23,17 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-import unicodedata
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
-from hotplex.fs import folded, is_utf8
+from hotplex.generated import attrs
 from hotplex.records import Skill, SkillFile
-from hotplex.scanning import sanitize, secrets
-from hotplex.scanning.hidden import describe
+from hotplex.scanning import secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources import frontmatter
+from hotplex.sources.skill_listing import SKILL_FILE, listing_problems, listing_safe
+from hotplex.sources.skill_names import literal_glob, misnamed, one_name_apart
 from hotplex.text import secret_rules
 
 # The end of an input that is a folder's entries (``Inputs.entries``): "<folder>/." names the
@@ -41,7 +41,6 @@ from hotplex.text import secret_rules
 # or removed moves it) and a no-op build checks it like any file.
 ENTRIES = "/."
 SKILLS_FOLDER = "skills"  # in the sources folder
-SKILL_FILE = "SKILL.md"
 SCRIPTS_FOLDER = "scripts"  # the specification's folder of code a program may run
 
 
@@ -75,32 +74,19 @@ YAML_HINT = (
     "a SKILL.md starts with YAML frontmatter between '---' lines; quote a value that holds"
     " ': ' or starts with a quote, a '-' or a '#'"
 )
-# A line break of any kind: a program lists a description on one line of its own.
-_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
-_TAG = re.compile(r"<\s*/?\s*[A-Za-z][\w:-]*")  # what could open or close a wrapper
-_NOT_A_NAME = frozenset({"Cc", "Zl", "Zp"})  # Unicode categories no file name of a skill holds
 
 
 def folder_of(sources_dir: str) -> str:
     return posixpath.normpath(posixpath.join(sources_dir, SKILLS_FOLDER))
 
 
-def listing_safe(text: str) -> str | None:
-    """Why ``text`` (a description, or another key a program lists) cannot be listed in one
-    entry (None: it can): a line break would start a forged entry (``- other: …``), a tag could
-    close the program's wrapper."""
-    if _BREAK.search(text):
-        return "a listed text is one line: a line break would start another entry of the listing"
-    if _TAG.search(text):
-        return "a listed text holds no tag: '<…' could open or close the program's wrapper"
-    return None
-
-
-def read(resolver: Any, ships: bool) -> tuple[Skill, ...]:
+def read(resolver: Any, ships: bool, place: Any = None, program: str = "") -> tuple[Skill, ...]:
     """Every skill of the sources folder, checked and scanned, by name; none when there is no
     ``skills/`` folder. ``resolver``: the job's ``resolve.Resolver``. A job whose program loads
     no skills (``ships`` false) only lists the folders, to name what it leaves out: an edited
-    skill rebuilds none of its outputs."""
+    skill rebuilds none of its outputs. ``place``: the job's ``worker.SkillsPlace`` (None: its
+    program loads none), whose listing each skill is checked against with the rest, so that one
+    run names every problem of a skill (``program``: as users name it)."""
     model = resolver.model
     root = folder_of(model.sources_dir)
     listed = _entries(resolver, root)
@@ -118,7 +104,7 @@ def read(resolver: Any, ships: bool) -> tuple[Skill, ...]:
             skills.append(Skill(name, "", folder, ()))
             continue
         try:
-            skill = _skill(resolver, folder, name, model.manifest.skills.scripts)
+            skill = _skill(resolver, folder, name, model.manifest.skills.scripts, (place, program))
         except HotplexError as error:
             problems += error.problems
             continue
@@ -135,7 +121,11 @@ def _entries(resolver: Any, folder: str) -> tuple[tuple[str, int], ...]:
     return resolver.inputs.entries(display, Span(folder))
 
 
-def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> Skill:
+def _skill(
+    resolver: Any, folder: str, name: str, allowed: tuple[str, ...], listing: tuple[Any, str]
+) -> Skill:
+    """The skill in ``folder``, or every problem it has at once: its frontmatter's, its files',
+    and its listing's where the program lists it (``listing``: the place and the program)."""
     skill_md = f"{folder}/{SKILL_FILE}"
     try:
         loaded = resolver.file(skill_md, Span(skill_md), meta=True)
@@ -152,14 +142,11 @@ def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> S
         )
     raw_text = frontmatter.decode(resolver.inputs.raw(skill_md, Span(skill_md)).data, skill_md)
     meta = loaded.meta
-    problems = list(_check_meta(meta, name, skill_md, raw_text))
-    problems += _read_two_ways(raw_text, loaded.body_line, skill_md)
-    if problems:
-        raise HotplexError(problems)
+    problems = list(check_meta(meta, name, skill_md, raw_text))
+    aliased = aliases(raw_text, loaded.body_line, skill_md)
+    problems += aliased or _read_two_ways(raw_text, loaded.body_line, skill_md)
     resolver.guard(loaded.body, lambda: [Origin(loaded.body, skill_md, loaded.body_line)], skill_md)
-    description = meta["description"]
-    files = [SkillFile(SKILL_FILE, _normalised(meta, loaded.body, Span(skill_md)), "text")]
-    problems = []
+    files = []
     for path in _tree(resolver, folder, "", problems):
         display = f"{folder}/{path}"
         found = resolver.inputs.raw(display, Span(display))
@@ -183,7 +170,8 @@ def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> S
                     f"script '{name}/{path}' is not allowed to ship: hotplex never runs it, the "
                     "program may",
                     Span(display),
-                    hint=f'read it, then allow it: [skills] scripts = ["{name}/{path}"]',
+                    hint="read it, then allow it: [skills] scripts = "
+                    f'["{literal_glob(f"{name}/{path}")}"]',
                 )
             )
             continue
@@ -194,16 +182,22 @@ def _skill(resolver: Any, folder: str, name: str, allowed: tuple[str, ...]) -> S
             _guard_binary(resolver, data, display)
         kind = "script" if script else ("text" if text is not None else "binary")
         files.append(SkillFile(path, data, kind))
-    problems += _one_name_apart(folder, [f.path for f in files])
-    if problems:
-        raise HotplexError(problems)
+    problems += one_name_apart(folder, [SKILL_FILE, *(f.path for f in files)])
+    if not aliased:  # a walk of an alias's every use may never end
+        _guard_meta(resolver, meta, raw_text, skill_md)
+    texts = tuple((k, v) for k, v in meta.items() if isinstance(v, str) and k != "name")
+    places = tuple((k, _key_span(raw_text, k, skill_md, value=True)) for k, _ in texts)
     extra = tuple(
         (key, _key_span(raw_text, key, skill_md).location()) for key in meta if key not in SPEC.keys
     )
-    _guard_meta(resolver, meta, raw_text, skill_md)
-    texts = tuple((k, v) for k, v in meta.items() if isinstance(v, str) and k != "name")
-    places = tuple((k, _key_span(raw_text, k, skill_md, value=True)) for k, _ in texts)
-    return Skill(meta["name"], description, folder, tuple(files), extra, texts, places)
+    skill = Skill(name, str(meta.get("description", "")), folder, (), extra, texts, places)
+    place, program = listing
+    if place is not None:
+        problems += listing_problems(skill, place, program)
+    if problems:
+        raise HotplexError(problems)
+    head = SkillFile(SKILL_FILE, _normalised(meta, loaded.body, Span(skill_md)), "text")
+    return attrs.evolve(skill, files=(head, *files))
 
 
 def _guard_meta(resolver: Any, value: Any, raw_text: str, skill_md: str, key: str = "") -> None:
@@ -251,7 +245,7 @@ def _tree(resolver: Any, folder: str, under: str, problems: list[Problem]) -> It
         refused = (
             _stray(f"{folder}/{path}", size)
             if size < 0
-            else _misnamed(entry.rstrip("/"), f"{folder}/{path}")
+            else misnamed(entry.rstrip("/"), f"{folder}/{path}")
         )
         if refused is not None:
             problems.append(refused)
@@ -261,25 +255,6 @@ def _tree(resolver: Any, folder: str, under: str, problems: list[Problem]) -> It
             yield path
 
 
-def _one_name_apart(folder: str, paths: list[str]) -> list[Problem]:
-    """Two files whose paths are one where letter case and Unicode composition are ignored
-    (``A.md``, ``a.md``): a gateway on macOS or Windows places one over the other."""
-    first: dict[str, str] = {}
-    problems = []
-    for path in paths:
-        seen = first.setdefault(folded(path), path)
-        if seen != path:
-            problems.append(
-                Problem(
-                    f"'{path}' and '{seen}' are one file where case is ignored (macOS, Windows):"
-                    " a gateway there places one over the other",
-                    Span(f"{folder}/{path}"),
-                    hint="rename one of them",
-                )
-            )
-    return problems
-
-
 def _ignored(model: Any, path: str) -> bool:
     """Whether ``[project] ignore`` keeps ``path`` out: no part of any skill, as of no artifact."""
     if not model.manifest.project.ignore:
@@ -287,21 +262,6 @@ def _ignored(model: Any, path: str) -> bool:
     from hotplex.sources.unused import ignored  # the walk that reports unread files owns the globs
 
     return ignored(model, path)
-
-
-def _misnamed(name: str, display: str) -> Problem | None:
-    """A skill's file is placed by its name (launch.json's ``files``, the program's folder): a
-    backslash is a folder separator where the gateway may run, a control character or a byte
-    that is not UTF-8 (a lone surrogate here) no JSON reader or terminal gets back as written."""
-    bad = next((c for c in name if c == "\\" or unicodedata.category(c) in _NOT_A_NAME), None)
-    if bad is None and is_utf8(name):
-        return None
-    held = "a byte that is not UTF-8" if bad is None else describe(bad)
-    return Problem(
-        f"a skill file's name is where it is placed, text of one path part; this one holds {held}",
-        Span(display),
-        hint="rename it (letters, digits, '.', '-', '_')",
-    )
 
 
 def _text(data: bytes) -> str | None:
@@ -323,7 +283,7 @@ def _guard_binary(resolver: Any, data: bytes, display: str) -> None:
         resolver.findings += secrets.find(text, [Origin(text, display)], allowance)
 
 
-def _check_meta(meta: dict[str, Any], folder_name: str, file: str, text: str) -> Iterable[Problem]:
+def check_meta(meta: dict[str, Any], folder_name: str, file: str, text: str) -> Iterable[Problem]:
     for key in SPEC.required:
         if key not in meta:
             yield Problem(
@@ -382,6 +342,35 @@ def _check_meta(meta: dict[str, Any], folder_name: str, file: str, text: str) ->
 _BOOL_12 = re.compile(r"true|false", re.IGNORECASE)
 _KINDS = {"bool": "a boolean", "int": "a whole number", "float": "a number"}
 _NUMBER_11_ONLY = re.compile(r"[-+]?(?:0[0-7_]+|0b[01_]+|[0-9][0-9_]*:[0-5]?[0-9].*|.*_.*)")
+
+
+def aliases(text: str, body_line: int, file: str) -> list[Problem]:
+    """Each YAML alias (``*a``) of the frontmatter, at its first use: aliases of aliases grow a
+    few lines into billions of values (each walk of them, the scans', never ends), and SKILL.md
+    is written again with each one expanded."""
+    import yaml
+
+    block = "\n".join(text.split("\n")[1 : max(body_line - 2, 1)])
+    problems = []
+    try:
+        tokens = list(yaml.scan(block, Loader=yaml.SafeLoader))
+    except yaml.YAMLError:
+        return []  # the reader has said what is wrong with it
+    seen = set()
+    for token in tokens:
+        if isinstance(token, yaml.AliasToken) and token.value not in seen:
+            seen.add(token.value)
+            line = token.start_mark.line + 2  # after the fence
+            problems.append(
+                Problem(
+                    f"a YAML alias (*{token.value}) in a skill's frontmatter: SKILL.md is"
+                    " written again with every alias expanded, and a few can stand for billions"
+                    " of values",
+                    Span(file, line, token.start_mark.column + 1),
+                    hint="write the value out where it is used",
+                )
+            )
+    return problems
 
 
 def _read_two_ways(text: str, body_line: int, file: str) -> list[Problem]:
@@ -448,30 +437,6 @@ def _normalised(meta: dict[str, Any], body: str, where: Span) -> bytes:
             [Problem(f"its frontmatter cannot be written again: {exc}", where)]
         ) from None
     return f"---\n{head}---\n{body}".encode()
-
-
-def listing_problems(skill: Skill, place: Any, program: str) -> list[Problem]:
-    """Each text ``program`` lists (``place``: its ``worker.SkillsPlace``) that could not be one
-    entry of its listing: a line break or tag beside the description, or in any listed text a
-    spelling of the wrapper the listing sits in."""
-    skill_md = f"{skill.folder}/{SKILL_FILE}"
-    problems = []
-    for key, text in skill.texts:
-        if key not in place.listed:
-            continue
-        why = listing_safe(text) if key != "description" else None
-        if why is None and place.wrapper and sanitize.count_tags(text, {place.wrapper}):
-            why = f"a listed text must not spell <{place.wrapper}>, the listing's wrapper"
-        if why is not None:
-            where = dict(skill.places).get(key, Span(skill_md, key=key))
-            problems.append(Problem(f"{why} ({program} lists '{key}')", where))
-    return problems
-
-
-def listing_entry(skill: Skill, listed: tuple[str, ...], joiner: str) -> str:
-    """The text a program lists for ``skill``: its ``listed`` keys' texts, joined."""
-    texts = dict(skill.texts)
-    return joiner.join(texts[key] for key in listed if texts.get(key))
 
 
 def unknown_keys(skills: tuple[Skill, ...], known: frozenset[str], program: str) -> list[str]:

@@ -3,7 +3,12 @@ limits, the daily logs read before them, the workers, ``stats``) imports it from
 
 
 def measure(text: str, unit: str) -> int:
-    """Size in a unit: "chars" (code points), "bytes" (UTF-8) or "utf16" (JavaScript's length)."""
+    """Size in a unit: "chars" (code points), "bytes" (UTF-8), "utf16" (JavaScript's length) or
+    "columns" (a terminal's: a wide ideograph two, a combining mark or a control none)."""
+    if unit == "columns":
+        from wcwidth import wcwidth  # Unicode's width tables
+
+        return sum(max(wcwidth(c), 0) for c in text)
     if unit == "bytes":
         return len(text.encode("utf-8"))
     if unit == "utf16":

@@ -1343,18 +1343,131 @@ def test_a_claude_md_beside_hotplex_files_becomes_the_cc_targets_source(tmp_path
     assert "Be kind." in (root / "dist/ocs/default/payload.json").read_text("utf-8")
 
 
-def test_a_claude_skill_folder_is_named_as_not_read(tmp_path):
-    """It was left out without a word; a HERMES_HOME's skills/ was called Hermes's own state."""
-    skill = "---\nname: deploy\ndescription: Deploys.\n---\nSteps.\n"
-    repo = write_tree(
-        tmp_path / "repo", {"CLAUDE.md": "# Project\n", ".claude/skills/deploy/SKILL.md": skill}
-    )
-    result = run_hotplex("import", "--dry-run", cwd=repo)
-    assert result.status == 0, result.stderr
+def _skill(name: str, body: str = "Steps.\n") -> str:
+    return f"---\nname: {name}\ndescription: Use it to {name}.\n---\n{body}"
+
+
+SKILL_FOLDERS = {
+    "CLAUDE.md": "# Project\n",
+    ".claude/skills/deploy-check/SKILL.md": _skill("deploy-check"),
+    ".claude/skills/deploy-check/references/steps.md": "1. Look.\n",
+    ".claude/skills/deploy-check/scripts/check.sh": "#!/bin/sh\necho ok\n",
+    ".claude/skills/deploy-check/assets/logo.png": b"\x89PNG\r\n\x1a\n\x00\x01",
+    ".claude/skills/deploy-check/.DS_Store": b"\x00junk",
+    ".agents/skills/lint-fix/SKILL.md": _skill("lint-fix"),
+    ".opencode/skill/triage/SKILL.md": _skill("triage"),
+    ".opencode/skills/notes/SKILL.md": _skill("notes"),
+    ".gemini/skills/review/SKILL.md": _skill("review"),
+}
+
+
+def test_skill_folders_are_adopted_whole_and_the_project_builds_and_checks(tmp_path):
+    repo = write_tree(tmp_path / "repo", SKILL_FOLDERS)
+    project, report = import_and_build(repo)
+    adopted = {
+        rel: re.sub(r"^\.\w+/skills?/", "skills/", rel)
+        for rel in SKILL_FOLDERS
+        if rel.startswith(".") and ".DS_Store" not in rel
+    }
+    for origin, copy in adopted.items():
+        assert (project / copy).read_bytes() == (repo / origin).read_bytes(), copy
+        assert f"copied to {copy}" in report.stdout
+    assert not (project / "skills/deploy-check/.DS_Store").exists()  # no part of a skill
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    assert manifest["skills"]["scripts"] == ["deploy-check/scripts/check.sh"]
+    assert "[skills] scripts allows deploy-check/scripts/check.sh" in report.stdout
+    launch = json.loads((project / "dist/cc/default/launch.json").read_text(encoding="utf-8"))
+    placed = {k.split("/")[2] for k in launch["files"] if k.startswith(".claude/skills/")}
+    assert placed == {"deploy-check", "lint-fix", "triage", "notes", "review"}
+    assert run_cli("-C", str(project), "check").status == 0
+
+
+def test_skill_folders_alone_are_imported_for_the_default_target(tmp_path):
+    repo = write_tree(tmp_path / "repo", {".agents/skills/lint-fix/SKILL.md": _skill("lint-fix")})
+    project, _ = import_and_build(repo, "--copy", "--into", "proj")
+    assert (project / "agent-configs/skills/lint-fix/SKILL.md").is_file()
+    assert (project / "dist/cc/default/skills/lint-fix/SKILL.md").is_file()
+
+
+def test_two_skills_of_one_name_are_one_when_the_same_else_refused(tmp_path):
+    files = {
+        ".claude/skills/deploy/SKILL.md": _skill("deploy"),
+        ".agents/skills/deploy/SKILL.md": _skill("deploy"),
+    }
+    repo = write_tree(tmp_path / "same", files)
+    project, report = import_and_build(repo)
+    assert "not mapped: .agents/skills/deploy: the same skill as" in report.stdout
+    assert (project / "skills/deploy/SKILL.md").is_file()
+
+    files[".agents/skills/deploy/SKILL.md"] = _skill("deploy", "Other steps.\n")
+    repo = write_tree(tmp_path / "apart", files)
+    refused = run_cli("-C", str(repo), "import")
+    assert refused.status == 2
+    assert "two skills named 'deploy' with other files" in refused.stderr
     assert (
-        "not mapped: .claude/skills/deploy/SKILL.md: Agent Skills: import does not read skill"
-        " folders yet" in result.stdout
+        ".claude/skills/deploy and " in refused.stderr and "agents/skills/deploy" in refused.stderr
     )
+    assert not (repo / "hotplex.toml").exists() and not (repo / "skills").exists()
+
+
+def test_a_skill_the_build_would_refuse_is_named_and_left_out(tmp_path, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside") / "secret.md"
+    outside.write_text("not the skill's\n")
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            "CLAUDE.md": "# Project\n",
+            ".claude/skills/Deploy/SKILL.md": _skill("Deploy"),
+            ".claude/skills/wrong/SKILL.md": _skill("right"),
+            ".claude/skills/empty/notes.md": "No skill.\n",
+            ".claude/skills/linked/SKILL.md": _skill("linked"),
+            ".claude/skills/forged/SKILL.md": '---\nname: forged\ndescription: "a\\n- x: y"\n---\n',
+            ".claude/skills/plain/SKILL.md": "No frontmatter.\n",
+            ".claude/skills/cased/SKILL.md": _skill("cased"),
+            ".claude/skills/cased/Notes.md": "One.\n",
+            ".claude/skills/cased/notes.md": "Two.\n",
+            ".claude/skills/aliased/SKILL.md": (
+                "---\nname: aliased\ndescription: &d Fine.\nwhen_to_use: *d\n---\n"
+            ),
+        },
+    )
+    (repo / ".claude/skills/linked/more.md").symlink_to(outside)
+    project, report = import_and_build(repo)
+    out = report.stdout
+    assert "not mapped: .claude/skills/Deploy: SKILL.md: skill name 'Deploy': lower-case" in out
+    assert "wrong: SKILL.md: skill name 'right' is not its folder's name 'wrong'" in out
+    assert "not mapped: .claude/skills/empty: no SKILL.md" in out
+    assert "not mapped: .claude/skills/linked: more.md is a symlink" in out
+    assert "forged: SKILL.md: a listed text is one line" in out  # the build's own checks
+    assert "plain: SKILL.md: has no 'name'" in out
+    assert "aliased: SKILL.md: a YAML alias (*d)" in out
+    assert "cased: notes.md: 'notes.md' and 'Notes.md' are one file where case is ignored" in out
+    assert not (project / "skills").exists()
+
+
+def test_a_skill_is_added_to_a_project_that_has_a_manifest(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "# Project\n"})
+    import_and_build(repo)
+    write_tree(repo, {".claude/skills/deploy/SKILL.md": _skill("deploy")})
+    write_tree(repo, {".claude/skills/deploy/scripts/go.sh": "#!/bin/sh\n"})
+    report = run_ok("-C", str(repo), "import")
+    assert "note: adopted skill 'deploy' into skills/deploy/ (2 files)" in report.stdout
+    # The manifest is the user's: the script is theirs to allow, and nothing says it is.
+    assert "[skills] scripts allows" not in report.stdout
+    assert "add [skills] scripts = ['deploy/scripts/go.sh']" in report.stdout
+    manifest = (repo / "hotplex.toml").read_text()
+    (repo / "hotplex.toml").write_text(
+        manifest + '\n[skills]\nscripts = ["deploy/scripts/go.sh"]\n'
+    )
+    run_ok("-C", str(repo), "build")
+    assert (repo / "dist/cc/default/skills/deploy/SKILL.md").is_file()
+    # Again: nothing new, nothing said; then the program's folder edited: kept, and said so.
+    again = run_ok("-C", str(repo), "import").stdout
+    assert "adopted skill" not in again and "differs" not in again and "nothing new" in again
+    write_tree(repo, {".claude/skills/deploy/SKILL.md": _skill("deploy", "Edited.\n")})
+    again = run_ok("-C", str(repo), "import").stdout
+    assert "skill 'deploy': skills/deploy/ is there already and differs from" in again
+    assert (repo / "skills/deploy/SKILL.md").read_text() == _skill("deploy")
 
 
 def test_a_file_whose_name_is_not_utf8_is_refused_with_its_place_and_nothing_written(tmp_path):
@@ -1447,3 +1560,94 @@ def test_a_fifo_where_the_manifest_belongs_stops_the_import_unread(tmp_path):
     result = run_hotplex("-C", str(tmp_path), "import", "--dry-run", timeout=20)
     assert result.status == 2
     assert "'hotplex.toml' is a FIFO (named pipe), not a regular file" in result.stderr
+
+
+def test_what_a_skills_folder_holds_that_is_no_skill_is_named(tmp_path, tmp_path_factory):
+    """A file beside the skill folders, or the folder a symlink: each said, none adopted by a
+    link (a skill is copied from its own folder)."""
+    shared = tmp_path_factory.mktemp("shared")
+    write_tree(shared, {"deploy/SKILL.md": _skill("deploy")})
+    repo = write_tree(
+        tmp_path / "repo",
+        {"CLAUDE.md": "# Project\n", ".agents/skills/README.md": "Our skills.\n"},
+    )
+    (repo / ".claude").mkdir()
+    (repo / ".claude/skills").symlink_to(shared)
+    _, report = import_and_build(repo)
+    assert "not mapped: .agents/skills/README.md: not a skill folder" in report.stdout
+    assert "not mapped: .claude/skills: a symlink leaving the project" in report.stdout
+    assert not (repo / "skills").exists()
+
+
+def test_a_code_folder_named_skills_stops_an_import_of_skills_in_place(tmp_path):
+    """With sources = "." the skills would land in it, and every build after would refuse it."""
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            "CLAUDE.md": "# Project\n",
+            "skills/__init__.py": "",
+            ".claude/skills/deploy/SKILL.md": _skill("deploy"),
+        },
+    )
+    refused = run_cli("-C", str(repo), "import")
+    assert refused.status == 2
+    assert "the skills would go to skills/, which holds what is no skill (__init__.py)" in (
+        refused.stderr
+    )
+    assert not (repo / "hotplex.toml").exists() and not (repo / "skills/deploy").exists()
+    project, _ = import_and_build(repo, "--copy", "--into", "proj")
+    assert (project / "agent-configs/skills/deploy/SKILL.md").is_file()
+
+
+def test_a_file_of_a_skill_named_imports_the_whole_skill(tmp_path):
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            ".claude/skills/deploy/SKILL.md": _skill("deploy"),
+            ".claude/skills/deploy/steps.md": "1. Look.\n",
+            ".claude/skills/other/SKILL.md": _skill("other"),
+        },
+    )
+    project, _ = import_and_build(repo, ".claude/skills/deploy/SKILL.md")
+    assert sorted(p.name for p in (project / "skills").iterdir()) == ["deploy"]
+    assert (project / "skills/deploy/steps.md").read_text() == "1. Look.\n"
+
+
+def test_a_skill_with_a_file_the_build_would_not_read_whole_is_left_out(tmp_path):
+    """It was copied, and every build after refused it (a skill ships whole or not at all)."""
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            "CLAUDE.md": "# Project\n",
+            ".claude/skills/deploy/SKILL.md": _skill("deploy"),
+            ".claude/skills/deploy/huge.md": "x" * (2 << 20),
+        },
+    )
+    project, report = import_and_build(repo)
+    assert "not mapped: .claude/skills/deploy: huge.md is 2097152 bytes, more than" in (
+        report.stdout
+    )
+    assert not (project / "skills").exists()
+    (repo / "hotplex.toml").unlink()
+    (repo / "CLAUDE.md").unlink()
+    alone = run_cli("-C", str(repo), "import")  # the skill was all there was: nothing to import
+    assert alone.status == 2 and "nothing to import" in alone.stderr
+
+
+def test_an_adopted_script_is_allowed_by_a_glob_matching_it_alone(tmp_path):
+    """'run[1].sh' written as the glob 'run[1].sh' allows 'run1.sh', not itself: the build
+    refused it; 'a*b.sh' allowed any 'a…b.sh'."""
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            ".claude/skills/deploy/SKILL.md": _skill("deploy"),
+            ".claude/skills/deploy/scripts/run[1].sh": "#!/bin/sh\n",
+            ".claude/skills/deploy/scripts/a*b.sh": "#!/bin/sh\n",
+        },
+    )
+    project, _ = import_and_build(repo)
+    manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
+    assert manifest["skills"]["scripts"] == [
+        "deploy/scripts/a[*]b.sh",
+        "deploy/scripts/run[[]1].sh",
+    ]

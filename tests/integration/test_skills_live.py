@@ -19,9 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CLAUDE_TIMEOUT, build_example, claude_env
+from conftest import CLAUDE_TIMEOUT, HOTPLEX, build_example, claude_env
 from fake_api import FakeAnthropic, RecordedRequest, Reply, running
-from hotplex.targets.claude_code import SKILL_LISTING_CAP
+from hotplex.targets.claude_code import (
+    SKILL_LISTING_BUDGET,
+    SKILL_LISTING_CAP,
+    SKILL_LISTING_OWN,
+)
+from hotplex_testing import EXAMPLES
 from test_subagents_live import has_tool_result, tool_use_stream, user_text
 
 pytestmark = pytest.mark.integration
@@ -158,3 +163,53 @@ def test_claude_code_cuts_a_listing_entry_at_its_cap(claude_cli, tmp_path):
     kept = line[len("- long-one: ") :]
     assert kept.endswith("…") and description.startswith(kept[:-1]), "the entry is no head"
     assert len(kept) == SKILL_LISTING_CAP
+
+
+def _project_over(tmp_path: Path, over: int) -> tuple[Path, list[str]]:
+    """A project of 47 skills whose listing lines take the room Claude Code leaves them
+    (``SKILL_LISTING_BUDGET`` less ``SKILL_LISTING_OWN``) and ``over`` columns more: 46 of
+    500-character descriptions, the last sized to it. Built; its cuts as hotplex reports them."""
+    project = tmp_path / "p"
+    shutil.copytree(EXAMPLES / "skills", project, ignore=shutil.ignore_patterns("dist"))
+    shutil.rmtree(project / "agent-configs/skills")
+    (project / "hotplex.toml").write_text(
+        '[project]\nsources = "agent-configs"\n\n[[target]]\nname = "cc"\nworker = "claude-code"\n'
+    )
+    room = SKILL_LISTING_BUDGET - SKILL_LISTING_OWN
+    line = len("- skill-00: ")
+    sizes = [500] * 46 + [room - 46 * (line + 500 + 1) - line - 1 + over]
+    for number, size in enumerate(sizes):
+        folder = project / f"agent-configs/skills/skill-{number:02d}"
+        folder.mkdir(parents=True)
+        description = f"D{number:02d} {'x' * size}"[:size]
+        (folder / "SKILL.md").write_text(
+            f"---\nname: skill-{number:02d}\ndescription: {description}\n---\n\nBody.\n"
+        )
+    done = subprocess.run(
+        [str(HOTPLEX), "-C", str(project), "build", "--json"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    cut = [
+        t["section"].removeprefix("skill ")
+        for a in report["artifacts"]
+        for t in a["truncations"]
+        if t["limit"] == "claude-code.skill_listing_total"
+    ]
+    return project, cut
+
+
+@pytest.mark.parametrize("over", [0, 1])
+def test_claude_code_lists_skills_by_name_only_past_its_listing_budget(claude_cli, tmp_path, over):
+    """Measured to the column: the project's lines fitting the room its budget leaves them are
+    all listed whole; one column more, and the last is listed by its name alone, as hotplex
+    reports it (``SKILL_LISTING_BUDGET``, ``SKILL_LISTING_OWN``)."""
+    project, cut = _project_over(tmp_path, over)
+    assert cut == (["skill-46"] if over else [])
+    launch = launch_spec(project)
+    place(project, launch, project)
+    fake = run(claude_cli, launch["argv"][1:], project, tmp_path / "h", None)
+    lines = reminder(fake.message_requests()[0]).split("\n")
+    ours = [x for x in lines if x.startswith("- skill-")]
+    assert len(ours) == 47
+    assert [x[2:] for x in ours if ":" not in x] == cut

@@ -13,8 +13,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 from hotplex import cli
 from hotplex.records import Skill
+from hotplex.sources import skill_listing
 from hotplex.sources.skills import listing_problems, listing_safe
 from hotplex.targets import claude_code
 from hotplex_testing import EXAMPLES
@@ -382,3 +384,126 @@ def test_two_files_one_name_where_case_is_ignored_are_refused(tmp_path, capsys):
     (folder / "notes.md").write_text("Two.\n")
     err = _refused(root, capsys, 2)
     assert "skills/long-one/notes.md: 'notes.md' and 'Notes.md' are one file where case" in err
+
+
+def test_every_error_of_a_skill_is_named_in_one_run(tmp_path, capsys):
+    """Its frontmatter's, its files', its listing's and the scans' together: no second batch
+    once the first is fixed."""
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\nwhen_to_use: 'a <b> tag'\nflag: yes\n")
+    folder = root / "agent-configs/skills/long-one"
+    (folder / "scripts").mkdir()
+    (folder / "scripts/run.sh").write_text("#!/bin/sh\necho hi\n")
+    (folder / "notes.md").write_text("Hidden\u200b text.\n")
+    err = _refused(root, capsys, 2)
+    assert "is a boolean to YAML 1.1" in err  # the frontmatter
+    assert "script 'long-one/scripts/run.sh' is not allowed" in err  # a file
+    assert "(Claude Code lists 'when_to_use')" in err  # the listing
+    assert "long-one/notes.md:1:7" in err  # the scans
+
+
+def test_skills_past_claude_codes_listing_budget_are_named_as_cut(tmp_path):
+    """Its listing keeps lines whole while they fit the room its budget leaves the project's
+    skills, then names the rest alone (measured: tests/integration/test_skills_live.py)."""
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\n")
+    room = claude_code.SKILL_LISTING_BUDGET - claude_code.SKILL_LISTING_OWN
+    count = room // 1000 + 1  # lines of 1,000 columns with their line breaks: one too many
+    for number in range(count):
+        folder = root / f"agent-configs/skills/s-{number:02d}"
+        folder.mkdir()
+        description = "d" * (1000 - len(f"- s-{number:02d}: ") - 1)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: s-{number:02d}\ndescription: {description}\n---\n\nBody.\n"
+        )
+    report = _build(root)
+    cuts = [
+        (t["section"], t["before"], t["after"])
+        for a in report["artifacts"]
+        for t in a["truncations"]
+        if t["limit"] == "claude-code.skill_listing_total"
+    ]
+    # long-one's line ("- long-one: Fine.") fits first; the last 1,000 columns do not.
+    last = f"s-{count - 1:02d}"
+    assert cuts == [(f"skill {last}", 999, len(f"- {last}"))]
+    said = [w for a in report["artifacts"] for w in a["warnings"] if "by name only" in w]
+    assert said and said[0].endswith(
+        f"left out: {last} (shorten descriptions, or move skills to another target)"
+    )
+
+
+def _run(root: Path, capsys, *argv: str) -> tuple[str, str]:
+    assert cli.main(["-C", str(root), *argv]) == 0
+    got = capsys.readouterr()
+    return got.out, got.err
+
+
+def test_stats_and_show_list_each_skill_as_a_row(tmp_path, capsys):
+    root = tmp_path / "skills"
+    shutil.copytree(EXAMPLES / "skills", root)
+    out, _ = _run(root, capsys, "stats", "--json")
+    rows = {
+        (a["artifact"], s["name"]): s for a in json.loads(out)["artifacts"] for s in a["skills"]
+    }
+    notes = root / "agent-configs/skills/release-notes"
+    shipped = [p for p in notes.rglob("*") if p.is_file()]
+    assert rows["cc/default", "release-notes"] == {
+        "name": "release-notes",
+        "entry": len(
+            yaml.safe_load((notes / "SKILL.md").read_text().split("---\n")[1])["description"]
+        ),
+        "cap": claude_code.SKILL_LISTING_CAP,
+        "unit": "utf16",
+        "files": len(shipped),
+        "bytes": sum(len(p.read_bytes()) for p in shipped),  # SKILL.md already normalised
+        "scripts": ["scripts/collect.sh"],
+        "listed": "whole",
+    }
+    assert rows["aider/default", "release-notes"]["listed"] == "left out"
+    out, _ = _run(root, capsys, "stats")
+    (line,) = [x for x in out.splitlines() if x.startswith("cc/default") and "sql-review" in x]
+    assert line.split()[1:7] == ["sql-review", "1024", "1536", "utf16", "whole", "1"]
+    _, err = _run(root, capsys, "show", "cc")
+    assert "note: skill release-notes: listed whole, its entry" in err
+    assert "scripts allowed: scripts/collect.sh" in err
+
+
+def test_the_listing_budget_is_spent_in_claude_codes_order_of_names():
+    """By name ("deploy" before "deploy-check", checked with the real program), not in the
+    order the sources folder lists the folders ("deploy-check/" before "deploy/")."""
+    skills = tuple(
+        Skill(
+            name, "d" * 100, f"agent-configs/skills/{name}", (), (), (("description", "d" * 100),)
+        )
+        for name in ("deploy-check", "deploy")
+    )
+    rows = skill_listing.listed(skills, claude_code.SKILLS)
+    room = sum(r.name_line + 1 for r in rows) + rows[1].line - rows[1].name_line
+    place = claude_code.SKILLS._replace(listing_budget=room, listing_own=0)
+    assert [r.skill.name for r in skill_listing.listing_cuts(rows, place)] == ["deploy-check"]
+
+
+def test_yaml_aliases_in_a_skills_frontmatter_are_refused_at_once(tmp_path, capsys):
+    """Eight lines of aliases of aliases stood for 43 million values: the build never ended."""
+    levels = ["  a: &a [x, x, x, x, x, x, x, x, x]"]
+    for name, before in zip("bcdefgh", "abcdefg", strict=True):
+        levels.append(f"  {name}: &{name} [{', '.join([f'*{before}'] * 9)}]")
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\nextra:\n" + "\n".join(levels) + "\n")
+    err = _refused(root, capsys, 2)
+    assert "SKILL.md:6:10: a YAML alias (*a) in a skill's frontmatter" in err
+    assert err.count("a YAML alias") == 7  # once each, at its first use
+
+
+def test_the_hint_for_a_script_allows_that_script_and_no_other(tmp_path, capsys):
+    """'run[1].sh' as a glob is 'run1.sh': the hint named a glob that did not allow it."""
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\n")
+    scripts = root / "agent-configs/skills/long-one/scripts"
+    scripts.mkdir()
+    (scripts / "run[1].sh").write_text("#!/bin/sh\n")
+    err = _refused(root, capsys, 2)
+    glob = re.search(r'\[skills\] scripts = \["([^"]+)"\]', err).group(1)
+    manifest = root / "hotplex.toml"
+    manifest.write_text(manifest.read_text().replace("scripts = [", f'scripts = ["{glob}", ', 1))
+    _build(root)

@@ -1,0 +1,52 @@
+"""What a skill's files may be called: each is placed by its name, where the gateway runs."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from hotplex.errors import Problem, Span
+from hotplex.fs import folded, is_utf8
+from hotplex.scanning.hidden import describe
+
+_NOT_A_NAME = frozenset({"Cc", "Zl", "Zp"})  # Unicode categories no file name of a skill holds
+
+
+def one_name_apart(folder: str, paths: list[str]) -> list[Problem]:
+    """Two files whose paths are one where letter case and Unicode composition are ignored
+    (``A.md``, ``a.md``): a gateway on macOS or Windows places one over the other."""
+    first: dict[str, str] = {}
+    problems = []
+    for path in paths:
+        seen = first.setdefault(folded(path), path)
+        if seen != path:
+            problems.append(
+                Problem(
+                    f"'{path}' and '{seen}' are one file where case is ignored (macOS, Windows):"
+                    " a gateway there places one over the other",
+                    Span(f"{folder}/{path}"),
+                    hint="rename one of them",
+                )
+            )
+    return problems
+
+
+def misnamed(name: str, display: str) -> Problem | None:
+    """A skill's file is placed by its name (launch.json's ``files``, the program's folder): a
+    backslash is a folder separator where the gateway may run, a control character or a byte
+    that is not UTF-8 (a lone surrogate here) no JSON reader or terminal gets back as written."""
+    bad = next((c for c in name if c == "\\" or unicodedata.category(c) in _NOT_A_NAME), None)
+    if bad is None and is_utf8(name):
+        return None
+    held = "a byte that is not UTF-8" if bad is None else describe(bad)
+    return Problem(
+        f"a skill file's name is where it is placed, text of one path part; this one holds {held}",
+        Span(display),
+        hint="rename it (letters, digits, '.', '-', '_')",
+    )
+
+
+def literal_glob(path: str) -> str:
+    """A ``[skills] scripts`` glob that allows ``path`` and nothing else: fnmatch's ``*``, ``?``
+    and ``[`` written as the one character each (``run[1].sh`` -> ``run[[]1].sh``)."""
+    return re.sub(r"([*?\[])", r"[\1]", path)
