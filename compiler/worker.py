@@ -99,6 +99,17 @@ class OwnFiles(NamedTuple):
         return self.unswitched if switched_off else self.names
 
 
+# What happens to a skill of the user's own in the folder the gateway places skills in.
+PLACED_OVER = "; the gateway's copy replaces one named like a compiled skill"
+
+
+def skill_rivals(program: str, folders: tuple[str, ...], more: str = "") -> dict[str, str]:
+    """``OwnFiles.rivals`` for the skill folders ``program`` also lists from the session folder
+    (``.agents/skills``): each skill there is a raw copy beside the compiled ones."""
+    effect = f"is a skill {program} lists beside the compiled ones, raw (not checked or scanned)"
+    return {f"{folder}/*/SKILL.md": effect + more for folder in folders}
+
+
 class Verified(NamedTuple):
     """What a worker's delivery was checked against: its real program at the version the live
     tests pin, or (``version`` None) the tool's published format documentation."""
@@ -129,6 +140,9 @@ class SkillsPlace(NamedTuple):
     # The tag the program wraps its listing in: no listed text may spell it, in any spelling
     # the reserved-tag sanitizer knows (``scanning.sanitize``).
     wrapper: str | None = None
+    # Whether ``folder`` is relative to the home ``launch.json`` sets instead (Codex's
+    # ``$CODEX_HOME/skills``): the skills are written into that home, and placed nowhere.
+    in_home: bool = False
 
 
 class Worker:

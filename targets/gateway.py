@@ -35,7 +35,7 @@ from hotplex.sources import skills as skills_source
 from hotplex.targets import subagents
 from hotplex.text.measure import measure
 from hotplex.values import value
-from hotplex.worker import LAUNCH_FILE, Worker, json_bytes, launch_json
+from hotplex.worker import LAUNCH_FILE, Worker, in_session, json_bytes, launch_json
 
 SKILLS_DIR = "skills"
 SKILL_FILES = f"{SKILLS_DIR}/**"  # the ``outputs`` entry of a member whose program loads skills
@@ -74,7 +74,28 @@ class Beside:
         )
 
 
-class Gateway(Worker):
+class SkillsShipper(Worker):
+    """A worker of a family whose members' programs may load Agent Skills: ``emit_shipping``
+    writes its files with the skills its ``skills`` place takes (none for ``emit``); a member
+    without a place leaves them out with the base class's warning."""
+
+    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
+        return self.emit_shipping(job, sections, (), model)
+
+    def emit_with_skills(
+        self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+    ) -> Emitted:
+        if skills and self.skills is None:
+            return super().emit_with_skills(job, sections, skills, model)
+        return self.emit_shipping(job, sections, skills, model)
+
+    def emit_shipping(
+        self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+    ) -> Emitted:
+        raise NotImplementedError
+
+
+class Gateway(SkillsShipper):
     """A program sent the agent configuration as one document."""
 
     document_file: ClassVar[str]  # "prompt.xml", "payload.json"
@@ -123,14 +144,9 @@ class Gateway(Worker):
         gateway sends the document itself."""
         return None
 
-    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
-        return self.emit_with_skills(job, sections, (), model)
-
-    def emit_with_skills(
+    def emit_shipping(
         self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
     ) -> Emitted:
-        if skills and self.skills is None:
-            return super().emit_with_skills(job, sections, skills, model)
         document = configuration.build(sections, model)
         beside = self.beside(job, sections, model)
         agents = (
@@ -144,7 +160,7 @@ class Gateway(Worker):
         files = {path: data, **beside.files}
         argv = self.argv(job, model, path, beside)
         env = {self.switch_env: "1"} if self.switch_env and self.switched_off(job.target) else None
-        shipped = _skills(self, job, model, skills)
+        shipped = shipped_skills(self, job, model, skills)
         placed = {**agents.placed, **shipped.placed}
         if argv or env or placed or model.session_dir(job.target) != ".":
             executable = sorted(shipped.executable)
@@ -177,12 +193,20 @@ class Shipped(NamedTuple):
     truncations: tuple[Truncation, ...]  # the entries the program's listing cuts
 
 
-def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) -> Shipped:
+NO_SKILLS = Shipped({}, {}, (), (), (), ())
+
+
+def shipped_skills(
+    worker: Worker, job: Job, model: Model, skills: tuple[Skill, ...], home: str | None = None
+) -> Shipped:
     """Each skill's files beside the document, ``skills/<name>/…``, and where ``launch.json``
-    has the gateway place them: the folder the program loads skills from."""
+    has the gateway place them: the folder the program loads skills from; or, for a program
+    that loads them from the home ``launch.json`` sets (``SkillsPlace.in_home``), written in
+    that ``home`` (project-relative) and placed nowhere, its scripts named for ``executable``
+    as the program's working folder reaches them."""
     place = worker.skills
     if place is None or not skills:
-        return Shipped({}, {}, (), (), (), ())
+        return NO_SKILLS
     program = worker.verified.program if worker.verified else worker.name
     folder = job.out_dir(model)
     files, placed, executable, notes, cuts = {}, {}, [], [], []
@@ -191,6 +215,7 @@ def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) 
         raise HotplexError(problems)
     for skill in skills:
         where = place.folder.format(name=skill.name)
+        written = f"{home}/{where}" if place.in_home else f"{folder}/{SKILLS_DIR}/{skill.name}"
         entry = skills_source.listing_entry(skill, place.listed, place.joiner)
         size = measure(entry, place.entry_unit)
         if place.entry_cap is not None and size > place.entry_cap:
@@ -203,15 +228,18 @@ def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) 
                     place.entry_cap,
                     place.entry_unit,
                     f"{program} lists the head",
-                    f"{folder}/{SKILLS_DIR}/{skill.name}/{skills_source.SKILL_FILE}",
+                    f"{written}/{skills_source.SKILL_FILE}",
                 )
             )
         for item in skill.files:
-            path = f"{folder}/{SKILLS_DIR}/{skill.name}/{item.path}"
+            path = f"{written}/{item.path}"
             files[path] = item.data
-            placed[f"{where}/{item.path}"] = path
+            if not place.in_home:
+                placed[f"{where}/{item.path}"] = path
             if item.kind == "script":
-                executable.append(f"{where}/{item.path}")
+                executable.append(
+                    in_session(job, model, path) if place.in_home else f"{where}/{item.path}"
+                )
                 notes.append(
                     f"skill '{skill.name}': script {item.path} ships (mode 0755), "
                     "never run by hotplex"
