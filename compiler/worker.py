@@ -386,7 +386,8 @@ def launch_json(
     as the program resolves them. ``files`` maps where to place each built file in the session
     folder to the file, relative to the project (the gateway copies it); ``executable`` lists
     those of them the gateway makes executable (mode 0755: a skill's allowed scripts, and no
-    other file). The gateway adds its
+    other file), or of a home's files, each as the home's variable names it (``cwd``-relative:
+    the gateway makes the same file of its copy of the home executable). The gateway adds its
     own credentials and provider settings on top; ``gateway_adds`` says what, where the program
     cannot start without more."""
     launch: dict[str, object] = {

@@ -137,3 +137,29 @@ def test_a_skill_added_by_hand_to_a_home_is_an_orphan_and_said_so(tmp_path, caps
     said = capsys.readouterr().out
     assert "deleted dist/t/default/codex-home/skills/mine/SKILL.md (no target builds it)" in said
     assert not mine.exists()
+
+
+def test_a_program_listing_the_skills_another_target_places_beside_is_told(tmp_path, capsys):
+    """Copilot CLI lists .claude/skills/ too: with a claude-code target in the same session
+    folder, whose gateway places the skills there, it would get each twice."""
+    root = _project(tmp_path, "copilot-cli", '\n[[target]]\nname = "cc"\nworker = "claude-code"\n')
+    _, err = _build(root, capsys)
+    assert (
+        "target 't': Copilot CLI also lists the skills that target 'cc' has its gateway place in"
+        " .claude/skills/ (incident-triage, release-notes, sql-review), a second copy of each"
+    ) in err
+    assert "target 'cc': Claude Code also lists" not in err  # .github/skills is not its
+
+
+@pytest.mark.parametrize("name", ["SKILL.md", "skill.md"])
+def test_a_skill_md_among_a_skills_files_is_refused(tmp_path, capsys, name):
+    """Codex CLI lists a SKILL.md it finds in a skill's subfolder as a skill of its own (its live
+    probe): its name and description would reach the listing unchecked."""
+    root = _project(tmp_path, "codex")
+    inner = root / "agent-configs/skills/sql-review/references/inner" / name
+    inner.parent.mkdir(parents=True)
+    inner.write_text("---\nname: inner\ndescription: |\n  x\n  - forged: entry\n---\n")
+    assert cli.main(["-C", str(root), "build"]) == 2
+    err = capsys.readouterr().err
+    assert f"skills/sql-review/references/inner/{name}: a SKILL.md below a skill's own" in err
+    assert not (root / "dist").exists()
