@@ -107,6 +107,17 @@ class OwnFiles(NamedTuple):
         return self.unswitched if switched_off else self.names
 
 
+# What happens to a skill of the user's own in the folder the gateway places skills in.
+PLACED_OVER = "; the gateway's copy replaces one named like a compiled skill"
+
+
+def skill_rivals(program: str, folders: tuple[str, ...], more: str = "") -> dict[str, str]:
+    """``OwnFiles.rivals`` for the skill folders ``program`` also lists from the session folder
+    (``.agents/skills``): each skill there is a raw copy beside the compiled ones."""
+    effect = f"is a skill {program} lists beside the compiled ones, raw (not checked or scanned)"
+    return {f"{folder}/*/SKILL.md": effect + more for folder in folders}
+
+
 class Verified(NamedTuple):
     """What a worker's delivery was checked against: its real program at the version the live
     tests pin, or (``version`` None) the tool's published format documentation."""
@@ -146,6 +157,9 @@ class SkillsPlace(NamedTuple):
     listing_unit: str = "chars"
     line: str = "- {name}: {entry}"
     name_line: str = "- {name}"
+    # Whether ``folder`` is relative to the home ``launch.json`` sets instead (Codex's
+    # ``$CODEX_HOME/skills``): the skills are written into that home, and placed nowhere.
+    in_home: bool = False
 
 
 class Worker:
@@ -405,7 +419,8 @@ def launch_json(
     as the program resolves them. ``files`` maps where to place each built file in the session
     folder to the file, relative to the project (the gateway copies it); ``executable`` lists
     those of them the gateway makes executable (mode 0755: a skill's allowed scripts, and no
-    other file). The gateway adds its
+    other file), or of a home's files, each as the home's variable names it (``cwd``-relative:
+    the gateway makes the same file of its copy of the home executable). The gateway adds its
     own credentials and provider settings on top; ``gateway_adds`` says what, where the program
     cannot start without more."""
     launch: dict[str, object] = {

@@ -223,14 +223,28 @@ def worker_table(link: str | None = None) -> str:
     from hotplex import registry
 
     rows = [
-        "| worker | artifact | how the worker gets it | checked against |",
-        "|---|---|---|---|",
+        "| worker | artifact | how the worker gets it | checked against | Agent Skills |",
+        "|---|---|---|---|---|",
     ]
     for name, worker in registry.workers().items():
         named = f"[`{name}`]({link.format(name)})" if link else f"`{name}`"
         checked = worker.verified.text() if worker.verified else "nothing yet"
-        rows.append(f"| {named} | {artifacts(worker)} | {worker.delivery} | {checked} |")
+        rows.append(
+            f"| {named} | {artifacts(worker)} | {worker.delivery} | {checked}"
+            f" | {skills_place(worker)} |"
+        )
     return "\n".join(rows)
+
+
+def skills_place(worker: Any) -> str:
+    """Where a worker's program loads the project's Agent Skills, as its live test shows."""
+    place = worker.skills
+    if place is None:
+        return "not verified: left out, with a warning naming them"
+    folder = place.folder.format(name="<name>")
+    if place.in_home:
+        return f"`{worker.home_dir}/{folder}/`, the home `launch.json` sets"
+    return f"`{folder}/` in the session folder (`cwd`)"
 
 
 def artifacts(worker: Any) -> str:

@@ -32,7 +32,7 @@ where a compiled source sits there, and ``cwd`` is the way out.
 from __future__ import annotations
 
 from hotplex.targets.home import TRIMMED, HomeDocument
-from hotplex.worker import OwnFiles, Verified
+from hotplex.worker import OwnFiles, SkillsPlace, Verified, skill_rivals
 
 RULE = "hotplex"  # the rule's name: the stem of its file
 RULE_TEXTS = (".md", ".markdown", ".txt")  # the file extensions Cline reads as rules
@@ -65,16 +65,25 @@ OWN_FILES = OwnFiles(
         " hotplex writes: the document)"
     ),
     above=False,
-    rivals=dict.fromkeys(SAME_NAME, SHADOWED),
+    rivals={
+        **dict.fromkeys(SAME_NAME, SHADOWED),
+        **skill_rivals("Cline", (".clinerules/skills", ".cline/skills", ".agents/skills")),
+    },
     shadowed=SAME_NAME,
 )
+# Cline 3.0.65 names the skills of $CLINE_DIR/skills (and of its working folder's
+# .clinerules/skills, .cline/skills and .agents/skills, and ~/.agents/skills) in its skills tool's
+# description, "Available skills: <name>, <name>.", and no description: the tool sends the body
+# (tests/integration/test_skills_each_program.py).
+SKILLS = SkillsPlace("skills/{name}", listed=(), in_home=True)
 
 
 class Cline(HomeDocument):
     name = "cline"
     delivery = (
         "`CLINE_DIR=dist/cline/slack/cline-home cline`: the global rule `hotplex`, in the "
-        "**system** message's `# Rules` after Cline's base prompt"
+        "**system** message's `# Rules` after Cline's base prompt; each Agent Skill's folder in "
+        "`cline-home/skills/`"
     )
     verified = Verified("Cline", "3.0.65", "tests/integration/test_cline.py")
     program = "cline"
@@ -89,5 +98,6 @@ class Cline(HomeDocument):
     )
     init_target = ("cline", "prompt.xml as cline-home/rules/hotplex.md, a global Cline rule")
     own_files = OWN_FILES
+    skills = SKILLS
     imports_read = frozenset({"agents", "cline"})
     import_formats = ("hotplex.importing.agents", "hotplex.importing.cline")

@@ -39,7 +39,7 @@ from __future__ import annotations
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
 from hotplex.targets.home import HomeDocument
-from hotplex.worker import OwnFiles, Verified
+from hotplex.worker import OwnFiles, SkillsPlace, Verified, skill_rivals
 
 CONFIG_KEY = "developer_instructions"
 SWITCH_KEY = "project_doc_max_bytes"  # 0: Codex reads no project AGENTS.md
@@ -49,7 +49,13 @@ OWN_FILES = OwnFiles(
     first_of=("AGENTS.override.md", "AGENTS.md"),  # in each folder, the override first
     home="$CODEX_HOME/AGENTS.md (the codex-home folder hotplex writes: none there)",
     switch=f"{SWITCH_KEY} = 0 in codex-home/config.toml",
+    rivals=skill_rivals("Codex CLI", (".agents/skills", ".codex/skills")),
 )
+# Codex CLI 0.169.0 lists the skills of $CODEX_HOME/skills (and of the project's .agents/skills
+# and .codex/skills, and ~/.agents/skills) in a developer message, "- <name>: <description>
+# (file: <root>/<name>/SKILL.md)" in <skills_instructions>; the model reads a SKILL.md with its
+# shell (tests/integration/test_skills_live.py). The home is hotplex's: skills go there.
+SKILLS = SkillsPlace("skills/{name}", in_home=True, wrapper="skills_instructions")
 
 
 def config_toml(document: str, own_files_off: bool = False) -> bytes:
@@ -67,7 +73,8 @@ class Codex(HomeDocument):
     name = "codex"
     delivery = (
         "`CODEX_HOME=dist/codex/slack/codex-home codex`: `developer_instructions` in that "
-        "`config.toml`, sent right after Codex's base prompt"
+        "`config.toml`, sent right after Codex's base prompt; each Agent Skill's folder in "
+        "`codex-home/skills/`"
     )
     verified = Verified("Codex CLI", "0.169.0", "tests/integration/test_codex.py")
     program = "codex"
@@ -77,6 +84,7 @@ class Codex(HomeDocument):
     home_kind = "config"
     init_target = ("codex", "prompt.xml as Codex's developer_instructions: codex-home/config.toml")
     own_files = OWN_FILES
+    skills = SKILLS
     imports_read = frozenset({"agents"})
     import_formats = ("hotplex.importing.agents",)
 

@@ -29,8 +29,16 @@ from __future__ import annotations
 from hotplex.errors import HotplexError, Span
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
+from hotplex.targets.gateway import NO_SKILLS, Shipped
 from hotplex.targets.home import HomeDocument
-from hotplex.worker import OwnFiles, Verified, in_session
+from hotplex.worker import (
+    PLACED_OVER,
+    OwnFiles,
+    SkillsPlace,
+    Verified,
+    in_session,
+    skill_rivals,
+)
 
 HOME_VARIABLE = "COPILOT_CUSTOM_INSTRUCTIONS_DIRS"
 
@@ -53,15 +61,24 @@ OWN_FILES = OwnFiles(
             "reaches Copilot CLI too, beside the document: a second copy if it holds the same"
             " rules (a copilot target's file does)"
         ),
+        **skill_rivals("Copilot CLI", (".agents/skills", ".claude/skills")),
+        **skill_rivals("Copilot CLI", (".github/skills",), PLACED_OVER),
     },
 )
+# Copilot CLI 1.0.102 lists the skills of its working folder's .github/skills, .agents/skills and
+# .claude/skills (and of ~/.copilot/skills and ~/.agents/skills; not of an added instructions
+# folder) in its system message, each as <skill>, <name>, <description> and
+# <location>project</location> in <available_skills>; its skill tool sends the body
+# (tests/integration/test_skills_each_program.py).
+SKILLS = SkillsPlace(".github/skills/{name}", wrapper="available_skills")
 
 
 class CopilotCli(HomeDocument):
     name = "copilot-cli"
     delivery = (
         "`COPILOT_CUSTOM_INSTRUCTIONS_DIRS=dist/copilot-cli/slack/copilot-instructions copilot`: "
-        "in the **system** message after Copilot's base prompt and tools"
+        "in the **system** message after Copilot's base prompt and tools; each Agent Skill's "
+        "folder in `.github/skills/`"
     )
     verified = Verified("Copilot CLI", "1.0.102", "tests/integration/test_copilot_cli.py")
     program = "copilot"
@@ -78,10 +95,11 @@ class CopilotCli(HomeDocument):
         "prompt.xml as copilot-instructions/.github/instructions/hotplex.instructions.md",
     )
     own_files = OWN_FILES
+    skills = SKILLS
     imports_read = frozenset({"agents", "copilot"})
     import_formats = ("hotplex.importing.agents",)
 
-    def launch(self, job: Job, model: Model, home: str) -> bytes:
+    def launch(self, job: Job, model: Model, home: str, skills: Shipped = NO_SKILLS) -> bytes:
         """Refuses a folder whose path holds a comma: Copilot splits the variable at commas."""
         folder = in_session(job, model, home)
         if "," in folder:
@@ -94,4 +112,4 @@ class CopilotCli(HomeDocument):
                 hint="an out folder, a cwd and (from a cwd outside) project folder names without"
                 " a comma",
             )
-        return super().launch(job, model, home)
+        return super().launch(job, model, home, skills)

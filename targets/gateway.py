@@ -35,7 +35,7 @@ from hotplex.sources import skill_listing
 from hotplex.sources import skills as skills_source
 from hotplex.targets import subagents
 from hotplex.values import value
-from hotplex.worker import LAUNCH_FILE, Worker, json_bytes, launch_json
+from hotplex.worker import LAUNCH_FILE, Worker, in_session, json_bytes, launch_json
 
 SKILLS_DIR = "skills"
 SKILL_FILES = f"{SKILLS_DIR}/**"  # the ``outputs`` entry of a member whose program loads skills
@@ -74,7 +74,28 @@ class Beside:
         )
 
 
-class Gateway(Worker):
+class SkillsShipper(Worker):
+    """A worker of a family whose members' programs may load Agent Skills: ``emit_shipping``
+    writes its files with the skills its ``skills`` place takes (none for ``emit``); a member
+    without a place leaves them out with the base class's warning."""
+
+    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
+        return self.emit_shipping(job, sections, (), model)
+
+    def emit_with_skills(
+        self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+    ) -> Emitted:
+        if skills and self.skills is None:
+            return super().emit_with_skills(job, sections, skills, model)
+        return self.emit_shipping(job, sections, skills, model)
+
+    def emit_shipping(
+        self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+    ) -> Emitted:
+        raise NotImplementedError
+
+
+class Gateway(SkillsShipper):
     """A program sent the agent configuration as one document."""
 
     document_file: ClassVar[str]  # "prompt.xml", "payload.json"
@@ -123,14 +144,9 @@ class Gateway(Worker):
         gateway sends the document itself."""
         return None
 
-    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
-        return self.emit_with_skills(job, sections, (), model)
-
-    def emit_with_skills(
+    def emit_shipping(
         self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
     ) -> Emitted:
-        if skills and self.skills is None:
-            return super().emit_with_skills(job, sections, skills, model)
         document = configuration.build(sections, model)
         beside = self.beside(job, sections, model)
         agents = (
@@ -144,7 +160,7 @@ class Gateway(Worker):
         files = {path: data, **beside.files}
         argv = self.argv(job, model, path, beside)
         env = {self.switch_env: "1"} if self.switch_env and self.switched_off(job.target) else None
-        shipped = _skills(self, job, model, skills)
+        shipped = shipped_skills(self, job, model, skills)
         placed = {**agents.placed, **shipped.placed}
         if argv or env or placed or model.session_dir(job.target) != ".":
             executable = sorted(shipped.executable)
@@ -179,20 +195,34 @@ class Shipped(NamedTuple):
     rows: tuple[SkillRow, ...]  # each skill as shipped and listed, for ``show`` and ``stats``
 
 
-def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) -> Shipped:
+NO_SKILLS = Shipped({}, {}, (), (), (), (), ())
+
+
+def shipped_skills(
+    worker: Worker, job: Job, model: Model, skills: tuple[Skill, ...], home: str | None = None
+) -> Shipped:
     """Each skill's files beside the document, ``skills/<name>/…``, and where ``launch.json``
-    has the gateway place them: the folder the program loads skills from."""
+    has the gateway place them: the folder the program loads skills from; or, for a program
+    that loads them from the home ``launch.json`` sets (``SkillsPlace.in_home``), written in
+    that ``home`` (project-relative) and placed nowhere, its scripts named for ``executable``
+    as the program's working folder reaches them."""
     place = worker.skills
     if place is None or not skills:
-        return Shipped({}, {}, (), (), (), (), ())
+        return NO_SKILLS
     program = worker.verified.program if worker.verified else worker.name
     folder = job.out_dir(model)
     files, placed, executable, notes, cuts = {}, {}, [], [], []
+    writtens = {
+        s.name: f"{home}/{place.folder.format(name=s.name)}"
+        if place.in_home
+        else f"{folder}/{SKILLS_DIR}/{s.name}"
+        for s in skills
+    }
     rows = skill_listing.listed(skills, place)
     capped = [r for r in rows if place.entry_cap is not None and r.entry > place.entry_cap]
     left_out = skill_listing.listing_cuts(rows, place)
-    cuts += [_cut(worker, folder, row, whole=False) for row in capped]
-    cuts += [_cut(worker, folder, row, whole=True) for row in left_out]
+    cuts += [_cut(worker, writtens[r.skill.name], r, whole=False) for r in capped]
+    cuts += [_cut(worker, writtens[r.skill.name], r, whole=True) for r in left_out]
     shown = tuple(
         skill_listing.row(
             r, place, "name only" if r in left_out else "head" if r in capped else "whole"
@@ -201,12 +231,16 @@ def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) 
     )
     for skill in skills:
         where = place.folder.format(name=skill.name)
+        written = writtens[skill.name]
         for item in skill.files:
-            path = f"{folder}/{SKILLS_DIR}/{skill.name}/{item.path}"
+            path = f"{written}/{item.path}"
             files[path] = item.data
-            placed[f"{where}/{item.path}"] = path
+            if not place.in_home:
+                placed[f"{where}/{item.path}"] = path
             if item.kind == "script":
-                executable.append(f"{where}/{item.path}")
+                executable.append(
+                    in_session(job, model, path) if place.in_home else f"{where}/{item.path}"
+                )
                 notes.append(
                     f"skill '{skill.name}': script {item.path} ships (mode 0755), "
                     "never run by hotplex"
@@ -231,9 +265,10 @@ def _skills(worker: Gateway, job: Job, model: Model, skills: tuple[Skill, ...]) 
     )
 
 
-def _cut(worker: Gateway, folder: str, row: skill_listing.Listed, whole: bool) -> Truncation:
+def _cut(worker: Worker, written: str, row: skill_listing.Listed, whole: bool) -> Truncation:
     """A skill's listing cut by the program: its entry to the entry cap, or (``whole``) its line
-    to its name alone, the listing over its budget."""
+    to its name alone, the listing over its budget; ``written``: where the skill's folder is
+    written."""
     place = worker.skills
     assert place is not None
     program = worker.verified.program if worker.verified else worker.name
@@ -249,7 +284,7 @@ def _cut(worker: Gateway, folder: str, row: skill_listing.Listed, whole: bool) -
         (f"{row.skill.folder}/{skills_source.SKILL_FILE}",),
         f"{worker.name}.{limit}",
         *sizes,
-        f"{folder}/{SKILLS_DIR}/{name}/{skills_source.SKILL_FILE}",
+        f"{written}/{skills_source.SKILL_FILE}",
     )
 
 

@@ -63,7 +63,7 @@ from dataclasses import dataclass
 
 from hotplex.targets.home import JS_WHITESPACE as _JS_TRIMMED
 from hotplex.targets.home import HomeDocument, Sent, Transform
-from hotplex.worker import OwnFiles, Verified
+from hotplex.worker import OwnFiles, SkillsPlace, Verified, skill_rivals
 
 # The tags Gemini wraps the global GEMINI.md in (string and structured memory).
 WRAPPER_TAGS = frozenset({"loaded_context", "global_context"})
@@ -73,7 +73,12 @@ OWN_FILES = OwnFiles(
     names=("GEMINI.md",),
     home="$GEMINI_CLI_HOME/.gemini/GEMINI.md (the gemini-home folder hotplex writes: the document)",
     below=True,
+    rivals=skill_rivals("Gemini CLI", (".gemini/skills", ".agents/skills")),
 )
+# Gemini CLI 0.61.0 lists the skills of its home's .gemini/skills and .agents/skills (and of
+# the project's) in systemInstruction, each as <skill><name>…</name><description>…</description>
+# <location>…</location></skill> in <available_skills> (tests/integration/test_skills_live.py).
+SKILLS = SkillsPlace(".gemini/skills/{name}", in_home=True, wrapper="available_skills")
 _BLANK_RUN = re.compile(r"\n{3,}")
 # Gemini's import processor (memoryImportProcessor): its code regions and its import starts.
 _CODE_REGION = re.compile(r"(`+)[\s\S]*?\1")
@@ -164,7 +169,8 @@ class GeminiCli(HomeDocument):
     name = "gemini-cli"
     delivery = (
         "`GEMINI_CLI_HOME=dist/gemini/slack/gemini-home gemini`: the home's global GEMINI.md, the "
-        "end of `systemInstruction` after Gemini's base prompt"
+        "end of `systemInstruction` after Gemini's base prompt; each Agent Skill's folder in "
+        "`gemini-home/.gemini/skills/`"
     )
     verified = Verified("Gemini CLI", "0.61.0", "tests/integration/test_gemini_cli.py")
     program = "gemini"
@@ -175,5 +181,6 @@ class GeminiCli(HomeDocument):
     transform = at_imports("Gemini CLI")
     init_target = ("gemini", "prompt.xml as gemini-home/.gemini/GEMINI.md, as Gemini sends it")
     own_files = OWN_FILES
+    skills = SKILLS
     imports_read = frozenset({"gemini"})
     import_formats = ("hotplex.importing.gemini",)

@@ -18,9 +18,10 @@ from hotplex.document import configuration
 from hotplex.generated import attrs
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
-from hotplex.records import Emitted, Output, Section, SectionSize
+from hotplex.records import Emitted, Output, Section, SectionSize, Skill
+from hotplex.targets.gateway import NO_SKILLS, SKILL_FILES, Shipped, SkillsShipper, shipped_skills
 from hotplex.text.measure import measure
-from hotplex.worker import LAUNCH_FILE, Worker, in_session, launch_json
+from hotplex.worker import LAUNCH_FILE, SkillsPlace, in_session, launch_json
 
 PROMPT_FILE = "prompt.xml"
 
@@ -62,7 +63,7 @@ def js_trimmed(document: str) -> Sent:
 TRIMMED = Transform(js_trimmed)
 
 
-class HomeDocument(Worker):
+class HomeDocument(SkillsShipper):
     """A program reading one document from a home folder that an environment variable moves."""
 
     program: ClassVar[str]  # argv[0]
@@ -94,10 +95,14 @@ class HomeDocument(Worker):
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         if "home_file" in vars(cls) or "home_dir" in vars(cls):  # derived, never by hand
+            skills = cls.skills
             cls.outputs = (
                 Output(PROMPT_FILE, "document", primary=True),
                 Output(f"{cls.home_dir}/{cls.home_file}", cls.home_kind),
                 Output(LAUNCH_FILE, "launch"),
+                # A program that loads skills from the home gets them written there; one that
+                # loads them from its working folder, beside the document, placed by launch.json.
+                *((Output(skills_output(cls.home_dir, skills), "skill"),) if skills else ()),
             )
 
     def home_bytes(self, job: Job, model: Model, sent: str) -> bytes:
@@ -105,8 +110,10 @@ class HomeDocument(Worker):
         pointed to (Aider)."""
         return sent.encode("utf-8")
 
-    def launch(self, job: Job, model: Model, home: str) -> bytes:
-        """``launch.json``: the home by its variable or argument, the switch, what is missing."""
+    def launch(self, job: Job, model: Model, home: str, skills: Shipped = NO_SKILLS) -> bytes:
+        """``launch.json``: the home by its variable or argument, the switch, what is missing,
+        the skills' files the gateway places in the session folder, and their scripts it makes
+        executable (in the session folder or its copy of the home)."""
         argv, env = [self.program, *self.argv], {}
         if self.home_flag is not None:
             argv += [self.home_flag, in_session(job, model, f"{home}/{self.home_file}")]
@@ -117,27 +124,47 @@ class HomeDocument(Worker):
         if self.switch_argv and self.switched_off(job.target):
             argv += self.switch_argv
         env.update(self.launch_env)
-        return launch_json(job, model, argv, env, gateway_adds=self.gateway_adds)
+        return launch_json(
+            job,
+            model,
+            argv,
+            env,
+            files=skills.placed,
+            gateway_adds=self.gateway_adds,
+            executable=sorted(skills.executable),
+        )
 
-    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
+    def emit_shipping(
+        self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+    ) -> Emitted:
         document = configuration.build(
             sections, model, also_reserved=self.also_reserved, as_sent=self.transform.section
         )
         sent = self.transform.document(document.text)
         folder = job.out_dir(model)
         prompt, home = f"{folder}/{PROMPT_FILE}", f"{folder}/{self.home_dir}"
+        shipped = shipped_skills(self, job, model, skills, home)
         return Emitted(
             files={
                 prompt: sent.text.encode("utf-8"),
                 f"{home}/{self.home_file}": self.home_bytes(job, model, sent.text),
-                f"{folder}/{LAUNCH_FILE}": self.launch(job, model, home),
+                f"{folder}/{LAUNCH_FILE}": self.launch(job, model, home, shipped),
+                **shipped.files,
             },
             primary=prompt,
-            truncations=document.truncations,
-            warnings=sent.warnings,
+            truncations=(*document.truncations, *shipped.truncations),
+            warnings=(*sent.warnings, *shipped.warnings),
             sizes=_sizes_as_sent(document, sent),
-            notes=self.notes,
+            notes=(*self.notes, *shipped.notes),
         )
+
+
+def skills_output(home_dir: str, place: SkillsPlace) -> str:
+    """The files of every skill, as an ``outputs`` glob: in the home (``codex-home/skills/**``),
+    or beside the document (``skills/**``)."""
+    if not place.in_home:
+        return SKILL_FILES
+    return f"{home_dir}/{place.folder.split('{name}', 1)[0]}**"
 
 
 def _sizes_as_sent(document: configuration.Document, sent: Sent) -> tuple[SectionSize, ...]:

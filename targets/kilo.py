@@ -23,7 +23,7 @@ outside the project keeps them out.
 from __future__ import annotations
 
 from hotplex.targets.home import HomeDocument
-from hotplex.worker import OwnFiles, Verified
+from hotplex.worker import OwnFiles, SkillsPlace, Verified, skill_rivals
 
 SWITCH_ENV = "KILO_DISABLE_PROJECT_CONFIG"
 # As OpenCode reads them: by the first name found from the session folder up, wherever found.
@@ -41,14 +41,23 @@ OWN_FILES = OwnFiles(
     switch=f"env {SWITCH_ENV}=1",
     also_drops="the project's kilo.json, opencode.json and .kilo/.opencode folders",
     unswitched=LEGACY_RULES,
+    rivals=skill_rivals(
+        "Kilo", (".kilo/skills", ".kilocode/skills", ".agents/skills", ".claude/skills")
+    ),
 )
+# Kilo 7.7.7 lists the skills of $KILO_CONFIG_DIR/skills (and of the project's .kilo/skills,
+# .kilocode/skills, .agents/skills and .claude/skills, and the user's) in its system message, as
+# OpenCode does: <skill><name>…</name><description>…</description><location>…</location></skill>
+# in <available_skills> (tests/integration/test_skills_each_program.py).
+SKILLS = SkillsPlace("skills/{name}", in_home=True, wrapper="available_skills")
 
 
 class Kilo(HomeDocument):
     name = "kilo"
     delivery = (
         "`KILO_CONFIG_DIR=dist/kilo/slack/kilo-config kilo`: that folder's AGENTS.md, in the "
-        "**system** message after Kilo's base prompt"
+        "**system** message after Kilo's base prompt; each Agent Skill's folder in "
+        "`kilo-config/skills/`"
     )
     verified = Verified("Kilo", "7.7.7", "tests/integration/test_kilo.py")
     program = "kilo"
@@ -62,5 +71,6 @@ class Kilo(HomeDocument):
     )
     init_target = ("kilo", "prompt.xml as kilo-config/AGENTS.md, Kilo's global instructions")
     own_files = OWN_FILES
+    skills = SKILLS
     imports_read = frozenset({"agents", "kilo"})
     import_formats = ("hotplex.importing.agents", "hotplex.importing.kilo")

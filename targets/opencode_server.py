@@ -26,12 +26,13 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+import attrs
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
-from hotplex.records import OptionProblem, Section, TargetSources
+from hotplex.records import Emitted, OptionProblem, Section, Skill, TargetSources
 from hotplex.targets import subagents
 from hotplex.targets.gateway import Beside, Gateway, json_field
-from hotplex.worker import OwnFiles, Verified
+from hotplex.worker import PLACED_OVER, OwnFiles, SkillsPlace, Verified, skill_rivals
 
 MODEL = re.compile(r"[^/\s]+/\S+")  # OpenCode names a model "<provider>/<model>"
 MODEL_EXAMPLE = "anthropic/claude-sonnet-4-5"
@@ -51,7 +52,20 @@ OWN_FILES = OwnFiles(
     home="~/.config/opencode/AGENTS.md, else ~/.claude/CLAUDE.md",
     switch=f"env {SWITCH_ENV}=1",
     also_drops="the project's opencode.json and .opencode/ folders",
+    rivals={
+        **skill_rivals("OpenCode", (".opencode/skill",)),
+        **skill_rivals("OpenCode", (".opencode/skills",), PLACED_OVER),
+        **skill_rivals(
+            "OpenCode", (".agents/skills", ".claude/skills"), f", even with {SWITCH_ENV}=1"
+        ),
+    },
 )
+# OpenCode 1.18.33 lists the skills of the session folder's .opencode/skills and .opencode/skill
+# (off with OPENCODE_DISABLE_PROJECT_CONFIG), .agents/skills and .claude/skills (the last off
+# with OPENCODE_DISABLE_CLAUDE_CODE), and the user's, in its system prompt as
+# <skill><name>…</name><description>…</description><location>…</location></skill> in
+# <available_skills>; its skill tool sends the body (tests/integration/test_skills_each_program.py).
+SKILLS = SkillsPlace(".opencode/skills/{name}", wrapper="available_skills")
 
 
 def _frontmatter(name: str, description: str, agent: subagents.Agent | None) -> dict[str, Any]:
@@ -79,7 +93,7 @@ class OpenCodeServer(Gateway):
     name = "opencode-server"
     delivery = (
         "the body of `POST /session/{id}/message`, `system` set, `parts` filled per message; each "
-        "sub-agent's file in `.opencode/agent/`"
+        "sub-agent's file in `.opencode/agent/`; each Agent Skill's folder in `.opencode/skills/`"
     )
     verified = Verified("OpenCode", "1.18.33", "tests/integration/test_opencode_server.py")
     Options = subagents.Options
@@ -90,6 +104,7 @@ class OpenCodeServer(Gateway):
     import_formats = ("hotplex.importing.agents",)
     own_files = OWN_FILES
     switch_env = SWITCH_ENV
+    skills = SKILLS
 
     def validate(
         self, target: Target, manifest: Manifest, sources: TargetSources
@@ -109,6 +124,20 @@ class OpenCodeServer(Gateway):
                     f"OpenCode names a model provider/model, not '{agent.model}'",
                     f'e.g. model = "{MODEL_EXAMPLE}" (opencode models lists them)',
                 )
+
+    def emit_with_skills(
+        self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+    ) -> Emitted:
+        emitted = super().emit_with_skills(job, sections, skills, model)
+        if not skills or not self.switched_off(job.target):
+            return emitted
+        names = ", ".join(s.name for s in skills)
+        warning = (
+            f'own_instructions = "off" ({SWITCH_ENV}) keeps OpenCode from reading .opencode/,'
+            f" where the skills go: it lists none of {names}; set cwd to a folder outside the"
+            " project instead"
+        )
+        return attrs.evolve(emitted, warnings=(*emitted.warnings, warning))
 
     def document_bytes(self, data: bytes) -> bytes:
         """The body of POST /session/{id}/message: the document as its ``system``."""

@@ -25,7 +25,7 @@ either when it sits in the session folder.
 from __future__ import annotations
 
 from hotplex.targets.home import HomeDocument
-from hotplex.worker import OwnFiles, Verified
+from hotplex.worker import PLACED_OVER, OwnFiles, SkillsPlace, Verified, skill_rivals
 
 SWITCH = "--no-context-files"
 CONTEXT_FILES = ("AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")  # the first in each folder
@@ -42,15 +42,24 @@ OWN_FILES = OwnFiles(
             " place"
         ),
         ".pi/SYSTEM.md": "replaces Pi's own base prompt (the document is still appended to it)",
+        **skill_rivals("Pi", (".agents/skills",)),
+        **skill_rivals("Pi", (".pi/skills",), PLACED_OVER),
     },
 )
+# Pi 0.73.1 lists the skills of its working folder's .pi/skills and .agents/skills (and of the
+# agent folder's skills and ~/.agents/skills) at the end of its system message, each as
+# <skill><name>…</name><description>…</description><location>…</location></skill> in
+# <available_skills>; the model reads a SKILL.md with its read tool
+# (tests/integration/test_skills_each_program.py). The agent folder is the gateway's (its
+# models.json): the skills are placed in the session folder.
+SKILLS = SkillsPlace(".pi/skills/{name}", wrapper="available_skills")
 
 
 class Pi(HomeDocument):
     name = "pi"
     delivery = (
         "`pi --append-system-prompt dist/pi/slack/pi/APPEND_SYSTEM.md`: in the **system** message "
-        "right after Pi's base prompt"
+        "right after Pi's base prompt; each Agent Skill's folder in `.pi/skills/`"
     )
     verified = Verified("Pi", "0.73.1", "tests/integration/test_pi.py")
     program = "pi"
@@ -64,5 +73,6 @@ class Pi(HomeDocument):
     )
     init_target = ("pi", "prompt.xml as pi/APPEND_SYSTEM.md, for pi --append-system-prompt")
     own_files = OWN_FILES
+    skills = SKILLS
     imports_read = frozenset({"agents"})
     import_formats = ("hotplex.importing.agents",)

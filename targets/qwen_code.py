@@ -24,12 +24,26 @@ from __future__ import annotations
 
 from hotplex.targets.gemini_cli import at_imports
 from hotplex.targets.home import HomeDocument
-from hotplex.worker import OwnFiles, Verified
+from hotplex.worker import OwnFiles, SkillsPlace, Verified, skill_rivals
 
 OWN_FILES = OwnFiles(
     program="Qwen Code",
     names=("QWEN.md", "AGENTS.md", ".qwen/QWEN.local.md", ".qwen/rules/*.md"),
     home="$QWEN_HOME/QWEN.md and AGENTS.md (the qwen-home folder hotplex writes: the document)",
+    rivals=skill_rivals("Qwen Code", (".qwen/skills", ".agents/skills")),
+)
+# Qwen Code 0.24.4 lists the skills of $QWEN_HOME/skills (and of the project's .qwen/skills and
+# .agents/skills, and ~/.agents/skills) in a <system-reminder> of a user message, each as
+# <skill>, its <name>, <description> and <location> on lines of their own, in <available_skills>;
+# the description is "<description> — <when_to_use> (user)" for the home's, as Claude Code
+# joins them (tests/integration/test_skills_each_program.py).
+SKILLS = SkillsPlace(
+    "skills/{name}",
+    frozenset({"when_to_use"}),
+    listed=("description", "when_to_use"),
+    joiner=" — ",
+    in_home=True,
+    wrapper="available_skills",
 )
 
 
@@ -37,7 +51,7 @@ class QwenCode(HomeDocument):
     name = "qwen-code"
     delivery = (
         "`QWEN_HOME=dist/qwen/slack/qwen-home qwen`: the home's QWEN.md, in the **system** message "
-        "after Qwen Code's base prompt"
+        "after Qwen Code's base prompt; each Agent Skill's folder in `qwen-home/skills/`"
     )
     verified = Verified("Qwen Code", "0.24.4", "tests/integration/test_qwen_code.py")
     program = "qwen"
@@ -51,5 +65,6 @@ class QwenCode(HomeDocument):
     )
     init_target = ("qwen", "prompt.xml as qwen-home/QWEN.md, as Qwen Code sends it")
     own_files = OWN_FILES
+    skills = SKILLS
     imports_read = frozenset({"agents", "qwen"})
     import_formats = ("hotplex.importing.agents", "hotplex.importing.qwen")

@@ -95,7 +95,7 @@ def print_build(summary, explain: bool, elapsed: float) -> None:
             why = (
                 "a killed write's temp file"
                 if temp_for(path.rpartition("/")[2])
-                else "no longer in the manifest"
+                else "no target builds it"
             )
             print(f"  {colour('deleted', 'dim')} {path} ({why})")
     if summary.jobs:  # a no-op build imports nothing more

@@ -364,7 +364,8 @@ def _validate_skills_listing(target: Target, key: str, bad: typing.Callable[...,
         bad(
             f"{key}.skills_listing",
             f"worker '{target.worker}' ships each skill where its program loads skills"
-            f" ({skills.folder.format(name='<name>')}), which lists them already",
+            f" ({skills.folder.format(name='<name>')}{' in its home' if skills.in_home else ''}),"
+            " which lists them already",
             "remove skills_listing",
         )
 

@@ -121,6 +121,7 @@ def _warnings(model: Model, target: Target) -> list[str]:
             " scanned),"
             f" beside the compiled copy: {_way_out(own, model, target, got.raw)}"
         )
+    found += _skills_placed_beside(model, target, own)
     for path, effect in got.rivals:
         away = (
             "move it out of the session folder"
@@ -211,6 +212,36 @@ def _rivals(model: Model, target: Target, own: OwnFiles) -> list[tuple[str, str]
                 if rel is not None and fnmatchcase(rel, pattern):
                     found.append((place, effect))
     return list(dict.fromkeys(found))
+
+
+def _skills_placed_beside(model: Model, target: Target, own: OwnFiles) -> list[str]:
+    """A warning per folder another target's gateway places skills in (``launch.json``'s
+    ``files``) in ``target``'s session folder, where ``target``'s program lists skills too: it
+    gets each skill twice."""
+    from hotplex.sources.skills import SKILL_FILE, SKILLS_FOLDER
+
+    session = model.session_dir(target)
+    mine = model.worker_of(target).skills
+    folder = model.root / model.source_path(SKILLS_FOLDER)
+    names = sorted(p.parent.name for p in folder.glob(f"*/{SKILL_FILE}")) if folder.is_dir() else []
+    by_folder: dict[str, list[str]] = {}
+    for other in model.manifest.target:
+        place = model.worker_of(other).skills
+        if not names or place is None or place.in_home or model.session_dir(other) != session:
+            continue
+        if mine is not None and not mine.in_home and place.folder == mine.folder:
+            continue  # the folder its own gateway places them in
+        listed = f"{place.folder.format(name='*')}/{SKILL_FILE}"
+        if any(fnmatchcase(listed, pattern) for pattern in own.rivals):
+            where = posixpath.normpath(posixpath.join(session, place.folder.format(name="")))
+            by_folder.setdefault(where, []).append(other.name)
+    return [
+        f"target '{target.name}': {own.program} also lists the skills that target"
+        f" '{others[0]}' has its gateway place in {where}/"
+        f" ({', '.join(names)}), a second copy of each; set cwd on one of the two to a folder of"
+        " its own"
+        for where, others in by_folder.items()
+    ]
 
 
 def _in_project(folder: str, base: Path, path: Path) -> str:

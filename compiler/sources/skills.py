@@ -247,6 +247,14 @@ def _tree(resolver: Any, folder: str, under: str, problems: list[Problem]) -> It
             if size < 0
             else misnamed(entry.rstrip("/"), f"{folder}/{path}")
         )
+        if refused is None and path != SKILL_FILE and folded(entry) == folded(SKILL_FILE):
+            refused = Problem(
+                f"a {SKILL_FILE} below a skill's own is a skill of its own to a program that"
+                " looks for skills in every folder (Codex CLI 0.169.0 lists it), its"
+                " frontmatter checked by nobody",
+                Span(f"{folder}/{path}"),
+                hint="rename it, or make it a skill of its own in skills/",
+            )
         if refused is not None:
             problems.append(refused)
         elif entry.endswith("/"):

@@ -16,7 +16,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conftest import HOTPLEX, build_project
+from conftest import (
+    HOTPLEX,
+    build_project,
+    free_port,
+    http_json,
+    stop_process,
+    wait_until_healthy,
+)
 from fake_api import FakeApi, RecordedRequest, running
 
 
@@ -108,3 +115,37 @@ def assert_only_in_system(request: RecordedRequest) -> None:
     for message in request.body["messages"]:
         if message["role"] != "system":
             assert "<agent-configuration>" not in json.dumps(message), f"in a {message['role']}"
+
+
+def opencode_message(binary: Path, cwd: Path, env: dict[str, str], url: str, body: dict) -> None:
+    """What a gateway does with an ``opencode-server`` artifact: ``opencode serve`` in the
+    session folder ``cwd`` with launch.json's ``env``, its provider ``fake`` (model ``m``) at
+    the fake API's ``url``, and one message, the built ``body`` with a ``ping``; its state
+    under ``cwd``'s throw-away ``root`` (``env``'s HOME and XDG folders are made there)."""
+    config = Path(env["XDG_CONFIG_HOME"]) / "opencode" / "opencode.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    provider = {"baseURL": f"{url}/v1", "apiKey": "dummy"}
+    fake = {"npm": "@ai-sdk/openai-compatible", "options": provider, "models": {"m": {}}}
+    config.write_text(json.dumps({"provider": {"fake": fake}}), encoding="utf-8")
+    port = free_port()
+    process = subprocess.Popen(
+        [str(binary), "serve", "--pure", "--hostname", "127.0.0.1", "--port", str(port)],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        served = f"http://127.0.0.1:{port}"
+        assert wait_until_healthy(process, served) is None
+        session = http_json("POST", f"{served}/session", {})["id"]
+        message = {
+            **body,
+            "parts": [{"type": "text", "text": "ping"}],
+            "model": {"providerID": "fake", "modelID": "m"},
+        }
+        http_json("POST", f"{served}/session/{session}/message", message, timeout=90)
+    finally:
+        stop_process(process)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import subprocess
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from conftest import (
@@ -21,14 +20,11 @@ from conftest import (
     Artifact,
     claude_env,
     find_binary,
-    free_port,
-    http_json,
     opencode_env,
     parse_build,
-    stop_process,
-    wait_until_healthy,
 )
 from fake_api import FakeApi, RecordedRequest, Reply, running, sse
+from live import opencode_message
 from test_claude_code import system_blocks
 from test_codex import run_codex
 
@@ -163,46 +159,8 @@ def test_opencode_gets_only_the_compiled_copy(tmp_path):
     assert launch["env"] == {"OPENCODE_DISABLE_PROJECT_CONFIG": "1"}
     body = json.loads(payload.path.read_text(encoding="utf-8"))
     with running(FakeChat()) as fake:
-        env = opencode_env(tmp_path / "oc")
-        config = Path(env["XDG_CONFIG_HOME"]) / "opencode" / "opencode.json"
-        config.parent.mkdir(parents=True)
-        provider = {"baseURL": f"{fake.url}/v1", "apiKey": "dummy"}
-        config.write_text(
-            json.dumps(
-                {
-                    "provider": {
-                        "fake": {
-                            "npm": "@ai-sdk/openai-compatible",
-                            "options": provider,
-                            "models": {"m": {}},
-                        }
-                    }
-                }
-            )
-        )
-        port = free_port()
-        argv = [str(binary), "serve", "--pure", "--hostname", "127.0.0.1", "--port", str(port)]
-        process = subprocess.Popen(
-            argv,
-            cwd=built.project / launch["cwd"],
-            env={**env, **launch["env"]},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        try:
-            url = f"http://127.0.0.1:{port}"
-            assert wait_until_healthy(process, url) is None
-            session = http_json("POST", f"{url}/session", {})["id"]
-            message = {
-                **body,
-                "parts": [{"type": "text", "text": "ping"}],
-                "model": {"providerID": "fake", "modelID": "m"},
-            }
-            http_json("POST", f"{url}/session/{session}/message", message, timeout=60)
-        finally:
-            stop_process(process)
+        env = {**opencode_env(tmp_path / "oc"), **launch["env"]}
+        opencode_message(binary, built.project / launch["cwd"], env, fake.url, body)
     sent = [json.dumps(r.body, ensure_ascii=False) for r in fake.posts("/v1/chat/completions")]
     main = [s for s in sent if "RAW-AGENTS-ONLY" in s]
     assert main, "the document reached no model request"
