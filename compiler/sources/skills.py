@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
+from hotplex.fs import folded
 from hotplex.generated import attrs
 from hotplex.records import Skill, SkillFile
 from hotplex.scanning import secrets
