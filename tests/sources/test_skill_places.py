@@ -85,6 +85,19 @@ def test_each_program_gets_its_skills_where_it_loads_them(tmp_path, capsys, work
     assert "executable" not in json.loads((job / "launch.json").read_text())
 
 
+@pytest.mark.parametrize("worker", sorted(WHERE))
+def test_stats_and_show_have_a_row_for_each_skill_a_program_gets(tmp_path, capsys, worker):
+    root = _project(tmp_path, worker)
+    _build(root, capsys)
+    assert cli.main(["-C", str(root), "stats", "--json"]) == 0
+    artifacts = {a["artifact"]: a for a in json.loads(capsys.readouterr().out)["artifacts"]}
+    shipped = sorted(p.name for p in (root / "agent-configs/skills").iterdir())
+    assert [s["name"] for s in artifacts["t/default"]["skills"]] == shipped
+    assert cli.main(["-C", str(root), "show", "t"]) == 0
+    err = capsys.readouterr().err
+    assert [n for n in shipped if f"note: skill {n}: " in err] == shipped
+
+
 @pytest.mark.parametrize(
     ("worker", "folder"),
     [
