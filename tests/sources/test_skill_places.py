@@ -176,3 +176,22 @@ def test_a_skill_md_among_a_skills_files_is_refused(tmp_path, capsys, name):
     err = capsys.readouterr().err
     assert f"skills/sql-review/references/inner/{name}: a SKILL.md below a skill's own" in err
     assert not (root / "dist").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "placed"),
+    [("notes.md.", "notes.md"), ("SKILL.md.", "SKILL.md"), ("SKILL.md ", "SKILL.md")],
+)
+def test_a_name_windows_strips_a_dot_or_space_from_is_refused(tmp_path, capsys, name, placed):
+    """Win32 drops a trailing '.' or space: ``notes.md.`` would land on ``notes.md``, and
+    ``SKILL.md `` be a SKILL.md below the skill's own."""
+    root = _project(tmp_path, "codex")
+    folder = root / "agent-configs/skills/sql-review"
+    (folder / "notes.md").write_text("A\n")
+    (folder / name).write_text("---\nname: x\ndescription: y\n---\n")
+    assert cli.main(["-C", str(root), "build"]) == 2
+    err = capsys.readouterr().err
+    assert f"skills/sql-review/{name}: " in err
+    assert f"Windows drops the '.' or space that ends '{name}'" in err
+    assert f"a gateway there places it as '{placed}'" in err
+    assert not (root / "dist").exists()
