@@ -34,6 +34,7 @@ from hotplex.text import memo
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
     from hotplex.manifest.jobs import Job
+    from hotplex.manifest.model import Model
     from hotplex.records import Emitted, Finding, SectionSize, SkillRow, Truncation
     from hotplex.sources.overlay import OverlayFile
 
@@ -53,6 +54,9 @@ class Artifact:
     truncations: tuple[Truncation, ...]
     warnings: tuple[str, ...]
     sizes: tuple[SectionSize, ...]
+    # The job's folder (``dist/hermes/default``), holding ``launch.json`` where the primary file
+    # lies deeper (``hermes-home/SOUL.md``).
+    folder: str
     notes: tuple[str, ...] = ()  # what reaches whom (``stats`` prints them; Aider: user level)
     # What ``on_finding = "block"`` blocked in the overlay: ``Finding`` records, action "blocked".
     findings: tuple[Finding, ...] = ()
@@ -62,18 +66,26 @@ class Artifact:
     skills: tuple[SkillRow, ...] = ()
 
     def file(self, name: str) -> bytes:
-        """Another file of the artifact's folder by its name there (``agents/reviewer.md``), or
-        a file outside it by its project path (a placed ``.rules``): the names ``files`` lists."""
-        folder = self.path.rpartition("/")[0]
-        by_name = {p.removeprefix(f"{folder}/"): data for p, data in self.files.items()}
+        """Another file by its name (``names``): ``agents/reviewer.md``, ``launch.json``, a
+        placed ``.rules``."""
+        by_name = self.names()
         found = by_name.get(name)
         if found is None:
-            names = list(by_name)
             raise HotplexError.single(
                 f"target '{self.target}' writes no file '{name}'",
-                hint=suggest(name, names) or "files: " + ", ".join(names),
+                hint=suggest(name, list(by_name)) or "files: " + ", ".join(by_name),
             )
-        return found
+        return self.files[found]
+
+    def names(self) -> dict[str, str]:
+        """Each file's name for ``file`` and its project path: a name in the primary file's
+        folder, else in the job's folder, else the project path (a placed ``.rules``)."""
+        bases = (self.path.rpartition("/")[0] + "/", self.folder + "/")
+        named = {}
+        for path in self.files:
+            base = next((b for b in bases if path.startswith(b)), "")
+            named[path.removeprefix(base)] = path
+        return named
 
 
 # How often a compile is run again while the files it read keep changing under it.
@@ -187,7 +199,7 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
 
         inputs = self._fresh_inputs()
         compiled = compile_job(self._model, job, inputs)
-        artifact = _artifact(job, platform, compiled.emitted)
+        artifact = _artifact(job, self._model, platform, compiled.emitted)
         stamps = {p: inputs.stamps.get(p) for p in compiled.inputs}
         if all(s is None or settled(s, inputs.started_ns) for s in stamps.values()):
             self._artifacts[job.id] = _Cached(artifact, stamps)
@@ -218,13 +230,14 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
             # Every file came from memory whose stamps were all checked, after the manifest's,
             # just before: the files were that one state at the manifest's stat, so no second
             # stat of them can say more (``compile``'s check after is for files read now).
-            return _artifact(job, platform, compiled.emitted, names, blocked), None
+            return _artifact(job, self._model, platform, compiled.emitted, names, blocked), None
         read = {p: base.stamps.get(p) for p in compiled.inputs if p not in files}
-        return _artifact(job, platform, compiled.emitted, names, blocked), read
+        return _artifact(job, self._model, platform, compiled.emitted, names, blocked), read
 
 
 def _artifact(
     job: Job,
+    model: Model,
     platform: str | None,
     emitted: Emitted,
     names: Mapping[str, str] | None = None,
@@ -251,6 +264,7 @@ def _artifact(
         findings=findings,
         documents=tuple(path for path, _ in emitted.documents),
         skills=emitted.skills,
+        folder=job.out_dir(model),
     )
 
 

@@ -26,7 +26,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from hotplex.importing.found import SKILL_FOLDER_NOT_READ, Entry, Found, Skip
+from hotplex.errors import HotplexError
+from hotplex.importing.found import SKILL_FOLDER_NOT_READ, Entry, Found, Skip, parsed
+from hotplex.importing.rewrite import rewrite
 from hotplex.manifest.model import HOTPLEX_SOURCES
 from hotplex.targets.hermes_agent import ENTRY_SEPARATOR, MEMORY_FILE, SOUL_FILE, USER_FILE
 
@@ -75,6 +77,19 @@ def _target() -> dict[str, Any]:
 
 
 def _listed(origin: Path, data: bytes) -> tuple[bytes, tuple[str, ...]]:
+    """The copy of a file of the home, read as written: a memory file with each of Hermes's
+    entries a Markdown list item, and any file holding template-looking text ``template: false``
+    (the build writes the home anew, so the copy is hotplex's to mark)."""
+    listed, changes = _items(origin, data)
+    try:
+        text = parsed(listed, str(origin))
+    except HotplexError:
+        return listed, changes  # no UTF-8: the planner reports it
+    marked, more = rewrite(text)
+    return marked, (*changes, *more)
+
+
+def _items(origin: Path, data: bytes) -> tuple[bytes, tuple[str, ...]]:
     """A memory file's copy with each of Hermes's entries a Markdown list item; any other file,
     or one holding no ``§`` line, or no UTF-8, as it is."""
     if origin.parent.name != MEMORIES:

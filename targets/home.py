@@ -156,6 +156,7 @@ class HomeDocument(SkillsShipper):
             warnings=(*sent.warnings, *shipped.warnings),
             sizes=_sizes_as_sent(document, sent),
             notes=(*self.notes, *shipped.notes),
+            skills=shipped.rows,
         )
 
 

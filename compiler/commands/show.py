@@ -30,8 +30,7 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
         sys.stdout.buffer.write(artifact.text.encode("utf-8"))
     else:
         sys.stdout.buffer.write(artifact.file(args.file))
-    folder = artifact.path.rpartition("/")[0]
-    asked = artifact.path if args.file is None else f"{folder}/{args.file}"
+    asked = artifact.path if args.file is None else artifact.names()[args.file]
     cuts = artifact.truncations
     for line in describe_cuts(c for c in cuts if (c.document or artifact.path) == asked):
         warn(line)

@@ -149,9 +149,14 @@ def read(path: Path) -> Text:
     data = read_input_bytes(path, str(path))
     if data is None:
         raise HotplexError.single(f"cannot read '{path}': No such file or directory")
-    text = frontmatter.decode(data, str(path))
+    return parsed(data, str(path))
+
+
+def parsed(data: bytes, file: str) -> Text:
+    """``data`` as the compiler will read it (HotplexError when it is not UTF-8 text)."""
+    text = frontmatter.decode(data, file)
     try:
-        stripped = frontmatter.strip(text, str(path))
+        stripped = frontmatter.strip(text, file)
     except HotplexError:
         return Text(data, "", text, {}, broken=True)
     header = text[: len(text) - len(stripped.body)]

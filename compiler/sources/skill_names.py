@@ -34,7 +34,15 @@ def one_name_apart(folder: str, paths: list[str]) -> list[Problem]:
 def misnamed(name: str, display: str) -> Problem | None:
     """A skill's file is placed by its name (launch.json's ``files``, the program's folder): a
     backslash is a folder separator where the gateway may run, a control character or a byte
-    that is not UTF-8 (a lone surrogate here) no JSON reader or terminal gets back as written."""
+    that is not UTF-8 (a lone surrogate here) no JSON reader or terminal gets back as written;
+    a trailing '.' or space Windows drops, placing ``notes.md.`` over ``notes.md``."""
+    if name.rstrip(". ") != name:
+        return Problem(
+            f"a skill file's name is where it is placed, and Windows drops the '.' or space that"
+            f" ends '{name}': a gateway there places it as '{name.rstrip('. ')}'",
+            Span(display),
+            hint="rename it without the trailing '.' or space",
+        )
     bad = next((c for c in name if c == "\\" or unicodedata.category(c) in _NOT_A_NAME), None)
     if bad is None and is_utf8(name):
         return None

@@ -705,6 +705,30 @@ def test_a_hermes_home_named_becomes_a_hermes_agent_target(tmp_path):
     assert (home / "memories/MEMORY.md").read_bytes() == memory.encode()  # never changed
 
 
+def test_a_hermes_home_holding_template_text_imports_into_a_project_that_builds(tmp_path):
+    """SOUL.md and the memories are copies hotplex writes back: one holding {{ }} or {% %} is
+    marked ``template: false``, so its text reaches the home as written."""
+    files = {
+        "SOUL.md": "# Soul\nI say {{ hello }}.\n",
+        "config.yaml": "model: x\n",
+        "memories/USER.md": "Likes {{ tea }}\n§\nTZ: UTC {% if x %}\n",
+        "memories/MEMORY.md": "a\n§\nb",
+    }
+    write_tree(tmp_path / "hh", files)
+    project, report = import_and_build(tmp_path, "hh", "--into", "project")
+    user = (project / "agent-configs/memories/USER.md").read_text(encoding="utf-8")
+    assert user == "---\ntemplate: false\n---\n- Likes {{ tea }}\n- TZ: UTC {% if x %}\n"
+    assert (
+        (project / "agent-configs/SOUL.md")
+        .read_text(encoding="utf-8")
+        .startswith("---\ntemplate: false\n---\n")
+    )
+    out = project / "dist/hermes/default/hermes-home"
+    assert "- Likes {{ tea }}\n- TZ: UTC {% if x %}\n" in (out / "memories/USER.md").read_text()
+    assert "I say {{ hello }}." in (out / "SOUL.md").read_text(encoding="utf-8")
+    assert "template: false" in report.stdout
+
+
 def test_a_hermes_home_is_not_read_unless_named(tmp_path, monkeypatch):
     """The conventional ~/.hermes is Hermes's, outside the project: importing a project never
     reads it."""

@@ -85,6 +85,19 @@ def test_each_program_gets_its_skills_where_it_loads_them(tmp_path, capsys, work
     assert "executable" not in json.loads((job / "launch.json").read_text())
 
 
+@pytest.mark.parametrize("worker", sorted(WHERE))
+def test_stats_and_show_have_a_row_for_each_skill_a_program_gets(tmp_path, capsys, worker):
+    root = _project(tmp_path, worker)
+    _build(root, capsys)
+    assert cli.main(["-C", str(root), "stats", "--json"]) == 0
+    artifacts = {a["artifact"]: a for a in json.loads(capsys.readouterr().out)["artifacts"]}
+    shipped = sorted(p.name for p in (root / "agent-configs/skills").iterdir())
+    assert [s["name"] for s in artifacts["t/default"]["skills"]] == shipped
+    assert cli.main(["-C", str(root), "show", "t"]) == 0
+    err = capsys.readouterr().err
+    assert [n for n in shipped if f"note: skill {n}: " in err] == shipped
+
+
 @pytest.mark.parametrize(
     ("worker", "folder"),
     [
@@ -162,4 +175,23 @@ def test_a_skill_md_among_a_skills_files_is_refused(tmp_path, capsys, name):
     assert cli.main(["-C", str(root), "build"]) == 2
     err = capsys.readouterr().err
     assert f"skills/sql-review/references/inner/{name}: a SKILL.md below a skill's own" in err
+    assert not (root / "dist").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "placed"),
+    [("notes.md.", "notes.md"), ("SKILL.md.", "SKILL.md"), ("SKILL.md ", "SKILL.md")],
+)
+def test_a_name_windows_strips_a_dot_or_space_from_is_refused(tmp_path, capsys, name, placed):
+    """Win32 drops a trailing '.' or space: ``notes.md.`` would land on ``notes.md``, and
+    ``SKILL.md `` be a SKILL.md below the skill's own."""
+    root = _project(tmp_path, "codex")
+    folder = root / "agent-configs/skills/sql-review"
+    (folder / "notes.md").write_text("A\n")
+    (folder / name).write_text("---\nname: x\ndescription: y\n---\n")
+    assert cli.main(["-C", str(root), "build"]) == 2
+    err = capsys.readouterr().err
+    assert f"skills/sql-review/{name}: " in err
+    assert f"Windows drops the '.' or space that ends '{name}'" in err
+    assert f"a gateway there places it as '{placed}'" in err
     assert not (root / "dist").exists()

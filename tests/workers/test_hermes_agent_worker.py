@@ -221,6 +221,17 @@ def test_show_names_each_slot_with_its_budget_and_shows_each_by_file(make_projec
         assert show("--file", name).stdout == (home / name).read_bytes()
 
 
+def test_show_file_launch_json_prints_the_jobs_launch_json(make_project):
+    """As for every worker, ``--file launch.json`` names the job folder's launch.json, though
+    SOUL.md, the file shown, lies in hermes-home/."""
+    root = make_project({"agent-configs/SOUL.md": "Be brief.\n"}, manifest=MANIFEST)
+    argv = [str(HOTPLEX), "-C", str(root)]
+    assert subprocess.run([*argv, "build"], capture_output=True).returncode == 0
+    done = subprocess.run([*argv, "show", "h", "--file", "launch.json"], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (root / "dist/h/default/launch.json").read_bytes()
+
+
 def _as_hermes_measures(memory: str) -> str:
     """A memory file as Hermes 0.19.0 counts it against its limit (``memory_tool``: the entries
     split on "\\n§\\n", stripped, the empty dropped, joined again)."""
