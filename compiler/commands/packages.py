@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span, suggest
-from hotplex.fs import STATE_DIR, is_utf8, sha256, stamp, write_atomic
+from hotplex.fs import STATE_DIR, is_utf8, sha256, write_atomic
 from hotplex.manifest.model import Model, Package
 from hotplex.manifest.read import LOCK_NAME
 from hotplex.sources.packages import (
     Locked,
     blob_path,
     cache_folder,
+    cached,
     digest_of,
     edited,
     folder_entries,
@@ -157,7 +158,7 @@ def _fetch(model: Model, lock: dict[str, Locked]) -> int:
                 hint="run `hotplex lock` first",
             )
         if all(_cached(d) for d in locked.files.values()):
-            files = {rel: blob_path(d).read_bytes() for rel, d in locked.files.items()}
+            files = {rel: cached(d, rel) or b"" for rel, d in locked.files.items()}
             scan_package(model, package, files)
             continue
         got = _read(model, package, index, locked.commit or None)
@@ -178,8 +179,12 @@ def _fetch(model: Model, lock: dict[str, Locked]) -> int:
 
 
 def _cached(digest: str) -> bool:
-    path = blob_path(digest)
-    return stamp(path) is not None and digest_of(path.read_bytes()) == digest
+    """Whether the cache holds the file of ``digest``; a FIFO, folder or device in its place
+    is not it: fetched again, the file replaces it."""
+    with contextlib.suppress(HotplexError):
+        data = cached(digest, digest)
+        return data is not None and digest_of(data) == digest
+    return False
 
 
 def _store(files: dict[str, bytes]) -> int:

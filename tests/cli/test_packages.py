@@ -1048,3 +1048,54 @@ def test_import_into_a_project_with_packages_does_not_call_their_files_removed(
     assert removed == [
         "removed: GONE.md no longer exists; its [[source]] stays in hotplex.toml until you delete it"
     ]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_fifo_or_folder_in_the_cache_is_named_and_fetch_replaces_it(
+    tmp_path, upstream, cache, kind
+):
+    """The cache is shared by every project of the user: what is in a file's place there is
+    named (before: `build --frozen` and `fetch` hung on a FIFO, a folder was an internal error,
+    and a plain build named the sources path with no `hotplex fetch`), never read."""
+    upstream.commit({"rules.md": "Pinned.\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    assert run(root, cache, "lock").status == 0
+    digest = lock_of(root)["package"]["team"]["files"]["rules.md"].removeprefix("sha256:")
+    blob = cache / "hotplex" / "sha256" / digest[:2] / digest
+    blob.unlink()
+    if kind == "fifo":
+        os.mkfifo(blob)
+    else:
+        blob.mkdir()
+    said = "a FIFO (named pipe)" if kind == "fifo" else "a directory"
+    for command in (["build"], ["build", "--frozen"]):
+        failed = run(root, cache, *command)
+        assert failed.status == 1, failed.stderr
+        assert f"'{blob}' is {said}, not a regular file" in failed.stderr
+        assert "hotplex fetch" in failed.stderr
+    fetched = run(root, cache, "fetch")
+    if kind == "folder":  # a folder is not taken away: said, where it is
+        assert fetched.status == 1, fetched.stderr
+        assert str(blob) in fetched.stderr and "internal error" not in fetched.stderr
+        blob.rmdir()
+        fetched = run(root, cache, "fetch")
+    assert fetched.status == 0, fetched.stderr
+    assert blob.read_text() == "Pinned.\n"
+    assert run(root, cache, "build", "--frozen").status == 0
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero"])
+def test_a_lock_that_is_a_fifo_or_a_device_is_named_not_read(tmp_path, upstream, cache, kind):
+    """hotplex.lock is committed, so it comes from others: a FIFO or a link to /dev/zero there
+    is refused by name (before: build, check and lock hung)."""
+    upstream.commit({"rules.md": "x\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    if kind == "fifo":
+        os.mkfifo(root / "hotplex.lock")
+    else:
+        (root / "hotplex.lock").symlink_to(kind)
+    said = "a FIFO (named pipe)" if kind == "fifo" else "a device"
+    for command in ("build", "check", "lock"):
+        failed = run(root, cache, command)
+        assert failed.status == 2, failed.stderr
+        assert f"'hotplex.lock' is {said}, not a regular file" in failed.stderr
