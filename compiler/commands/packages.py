@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span, suggest
-from hotplex.fs import STATE_DIR, is_utf8, sha256, write_atomic
+from hotplex.fs import STATE_DIR, sha256, write_atomic
 from hotplex.manifest.model import Model, Package
 from hotplex.manifest.read import LOCK_NAME
+from hotplex.scanning.hidden import visible
 from hotplex.sources.packages import (
     Locked,
     blob_path,
@@ -36,6 +37,7 @@ from hotplex.sources.packages import (
     without_password,
 )
 from hotplex.sources.scanned import scan_package
+from hotplex.sources.skill_names import odd_character, one_name_apart
 
 if TYPE_CHECKING:
     import argparse
@@ -350,12 +352,11 @@ def _read_tree(
         head, _, name = record.partition(b"\t")
         mode, kind, oid = head.split(b" ")
         entries[name.decode("utf-8", "surrogateescape")] = (mode, kind, oid.decode())
+    _named(model, package, list(entries), span)
     files = {}
     cap = _cap(model)
     for rel, (mode, kind, oid) in sorted(entries.items()):
         where = model.source_path(package.name, rel)
-        if not is_utf8(rel):
-            raise _refused(package, repr(where), "has a name that is not UTF-8", span)
         if kind == b"commit":
             raise _refused(package, where, "is a submodule; hotplex fetches none", span)
         if mode == b"120000":
@@ -397,12 +398,12 @@ def _read_folder(model: Model, package: Package, folder: Path, span: Span) -> di
         )
     real = os.path.realpath(folder)
     _not_the_projects(model, package, real, span)
+    entries = list(folder_entries(folder))
+    _named(model, package, [rel for rel, _ in entries], span)
     files = {}
     cap = _cap(model)
-    for rel, path in folder_entries(folder):
+    for rel, path in entries:
         where = model.source_path(package.name, rel)
-        if not is_utf8(rel):
-            raise _refused(package, repr(where), "has a name that is not UTF-8", span)
         target = os.path.realpath(path)
         if os.path.commonpath([real, target]) != real:
             raise _refused(
@@ -456,9 +457,34 @@ def _cap(model: Model) -> int:
     return read_cap(model)
 
 
+def _named(model: Model, package: Package, names: list[str], span: Span) -> None:
+    """A package's file names are printed by `hotplex update` and placed in the sources folder
+    as a skill's are: a line break, a control character, a backslash or a byte that is not UTF-8
+    in one, or two names one where case is ignored, refuses the package, each named readably."""
+    folder = model.source_path(package.name)
+    said = [
+        f"{_shown(f'{folder}/{rel}')} has a name holding {held}"
+        for rel in names
+        if (held := odd_character(rel)) is not None
+    ]
+    plain = [rel for rel in names if odd_character(rel) is None]
+    said += [p.message for p in one_name_apart(folder, plain, "a checkout")]
+    if said:
+        raise HotplexError(
+            [_refused(package, "", why, span).problems[0] for why in said], EXIT_FAILED
+        )
+
+
+def _shown(name: str) -> str:
+    """A file name as a message shows it: a byte that is not UTF-8 as ``\\xe9``, a character
+    that does not show itself as ``<U+000A>``; quoted."""
+    name = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return f"'{visible(name)}'"
+
+
 def _refused(package: Package, where: str, why: str, span: Span) -> HotplexError:
     return HotplexError.single(
-        f"package '{package.name}' refused: {where} {why}",
+        f"package '{package.name}' refused: {f'{where} ' if where else ''}{why}",
         span,
         hint=f"{LOCK_NAME} and the cache are as they were",
         exit_status=EXIT_FAILED,

@@ -1099,3 +1099,32 @@ def test_a_lock_that_is_a_fifo_or_a_device_is_named_not_read(tmp_path, upstream,
         failed = run(root, cache, command)
         assert failed.status == 2, failed.stderr
         assert f"'hotplex.lock' is {said}, not a regular file" in failed.stderr
+
+
+def test_file_names_that_would_forge_a_report_or_collide_are_refused(tmp_path, upstream, cache):
+    """`hotplex update` prints each file a package adds: a name holding a line break would
+    forge its report lines (before: accepted and printed raw). Such a name, a control character
+    or a backslash, a byte that is not UTF-8 (shown as `\\xe9`, not a surrogate) and a case pair
+    refuse the package at update, each named readably; the lock stays as it was."""
+    upstream.commit({"ok.md": "ok\n"}, tag="v1")
+    root = project(tmp_path, upstream, rev="main")
+    assert run(root, cache, "lock").status == 0
+    before = (root / "hotplex.lock").read_bytes()
+    forged = "z\nteam: 000000000000 -> 111111111111"
+    upstream.commit({forged: "w\n", "e\x1b[2J.md": "w\n", "Ok.md": "w\n", "a\\b.md": "w\n"})
+    (upstream.work / os.fsdecode(b"n\xe9.md")).write_text("w\n")
+    upstream.commit({})
+    failed = run(root, cache, "update")
+    assert failed.status == 1, failed.stderr
+    assert "team: 000000000000" not in failed.stdout + failed.stderr.replace("<U+000A>team", "")
+    said = failed.stderr
+    assert (
+        "'agent-configs/team/z<U+000A>team: 000000000000 -> 111111111111' has a name holding U+000A"
+        in said
+    )
+    assert "2J.md' has a name holding U+001B" in said
+    assert "'agent-configs/team/e<U+001B>[2J.md' has a name holding U+001B" in said
+    assert "'agent-configs/team/a\\b.md' has a name holding U+005C REVERSE SOLIDUS" in said
+    assert "'agent-configs/team/n\\xe9.md' has a name holding a byte that is not UTF-8" in said
+    assert "'ok.md' and 'Ok.md' are one file where case is ignored" in said
+    assert (root / "hotplex.lock").read_bytes() == before
