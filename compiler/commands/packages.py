@@ -30,6 +30,7 @@ from hotplex.sources.packages import (
     digest_of,
     edited,
     folder_entries,
+    left_out,
     lock_text,
     no_real_folder,
     origin_of,
@@ -351,7 +352,9 @@ def _read_tree(
             continue
         head, _, name = record.partition(b"\t")
         mode, kind, oid = head.split(b" ")
-        entries[name.decode("utf-8", "surrogateescape")] = (mode, kind, oid.decode())
+        rel = name.decode("utf-8", "surrogateescape")
+        if not left_out(rel):
+            entries[rel] = (mode, kind, oid.decode())
     _named(model, package, list(entries), span)
     files = {}
     cap = _cap(model)

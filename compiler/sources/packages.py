@@ -18,7 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hotplex.errors import EXIT_FAILED, HotplexError, Problem, Span
-from hotplex.fs import INPUT_CAP, kind_of, read_capped, read_input_bytes, sha256, wrong_kind
+from hotplex.fs import (
+    INPUT_CAP,
+    kind_of,
+    read_capped,
+    read_input_bytes,
+    sha256,
+    skipped_folder,
+    wrong_kind,
+)
 from hotplex.manifest.model import Model, Package
 from hotplex.manifest.read import LOCK_NAME
 
@@ -341,12 +349,20 @@ def pinned(model: Model, frozen: bool = False, cap: int = 0) -> tuple[Pinned | N
     return Pinned(model.sources_dir, names, files, commits, folders), warnings
 
 
+def left_out(rel: str) -> bool:
+    """Whether a package's file is no part of it, as no part of the sources folder: a hidden
+    file or one in a hidden folder (``.git/``, ``.env``) or in ``node_modules/``."""
+    return any(skipped_folder(part) for part in rel.split("/"))
+
+
 def folder_entries(folder: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
     """Each file of a local package's folder (and each link to a folder in it), sorted: its path
-    inside the package and on disk."""
+    inside the package and on disk. What the sources folder's walk leaves out (``left_out``)
+    is no part of it: a checkout's ``.git/`` is not locked."""
     for top, dirs, names in os.walk(folder):
-        dirs.sort()
-        for name in sorted(names) + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
+        dirs[:] = sorted(d for d in dirs if not skipped_folder(d))
+        kept = sorted(n for n in names if not skipped_folder(n))
+        for name in kept + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
             path = os.path.join(top, name)
             yield os.path.relpath(path, folder).replace(os.sep, "/"), path
 

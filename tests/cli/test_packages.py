@@ -1128,3 +1128,30 @@ def test_file_names_that_would_forge_a_report_or_collide_are_refused(tmp_path, u
     assert "'agent-configs/team/n\\xe9.md' has a name holding a byte that is not UTF-8" in said
     assert "'ok.md' and 'Ok.md' are one file where case is ignored" in said
     assert (root / "hotplex.lock").read_bytes() == before
+
+
+def test_hidden_files_git_and_node_modules_are_no_part_of_a_package(tmp_path, upstream, cache):
+    """A `path` package that is a git checkout locked its whole `.git/` (every commit there
+    then made it "edited since it was locked") and a `.env` there refused it; a git package
+    locked its tracked `.gitignore`. Hidden files and `node_modules/` are left out, as the
+    sources folder leaves them out."""
+    upstream.commit({"rules.md": "Rules.\n", ".gitignore": "x\n", ".github/w.yml": "on: push\n"})
+    git("tag", "v1", cwd=upstream.work)
+    git("push", "-q", str(upstream.bare), "--tags", cwd=upstream.work)
+    root = project(tmp_path, upstream)
+    (upstream.work / ".env").write_text(f"SECRET={FAKE_SECRETS['github-token']}\n")
+    (upstream.work / "node_modules" / "x").mkdir(parents=True)
+    (upstream.work / "node_modules" / "x" / "a.md").write_text("vendored\n")
+    manifest = root / "hotplex.toml"
+    manifest.write_text(
+        manifest.read_text().replace('file = "team/rules.md"', 'file = "mine/rules.md"')
+        + f'\n[[package]]\nname = "mine"\npath = "{upstream.work}"\n'
+    )
+    locked = run(root, cache, "lock")
+    assert locked.status == 0, locked.stderr
+    assert list(lock_of(root)["package"]["team"]["files"]) == ["rules.md"]
+    assert list(lock_of(root)["package"]["mine"]["files"]) == ["rules.md"]
+    upstream.commit({})  # a commit in the checkout changes only its .git/
+    built = run(root, cache, "build")
+    assert built.status == 0, built.stderr
+    assert "edited since it was locked" not in built.stderr
