@@ -12,13 +12,14 @@ from __future__ import annotations
 import contextlib
 import os
 import posixpath
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span, suggest
-from hotplex.fs import STATE_DIR, sha256, write_atomic
+from hotplex.fs import STATE_DIR, file_kind, kind_of, sha256, write_atomic
 from hotplex.manifest.model import Model, Package
 from hotplex.manifest.read import LOCK_NAME
 from hotplex.scanning.hidden import visible
@@ -131,7 +132,8 @@ def _change(old: Locked | None, new: Locked) -> str:
     """What locking did to a package: its commit, and the files added, removed and changed."""
     at = new.commit[:12] or "folder"
     if old is None:
-        return f"{new.name}: locked at {at}, {len(new.files)} files"
+        count = len(new.files)
+        return f"{new.name}: locked at {at}, {count} file{'' if count == 1 else 's'}"
     if old.files == new.files and old.commit == new.commit:
         return f"{new.name}: unchanged at {at}"
     lines = [f"{new.name}: {old.commit[:12] or 'folder'} -> {at}"]
@@ -415,6 +417,9 @@ def _read_folder(model: Model, package: Package, folder: Path, span: Span) -> di
                 f"is a symlink to '{os.readlink(path)}', outside the package",
                 span,
             )
+        mode = kind_of(target)
+        if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            raise _refused(package, where, f"is {file_kind(mode)}, not a regular file", span)
         if not os.path.isfile(target):
             continue
         size = os.path.getsize(target)

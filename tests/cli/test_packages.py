@@ -1155,3 +1155,29 @@ def test_hidden_files_git_and_node_modules_are_no_part_of_a_package(tmp_path, up
     built = run(root, cache, "build")
     assert built.status == 0, built.stderr
     assert "edited since it was locked" not in built.stderr
+
+
+def test_a_fifo_in_a_local_package_is_named_not_dropped(tmp_path, upstream, cache):
+    """A FIFO beside a local package's file was left out without a word ("locked at folder,
+    1 files"); it now refuses the package, named, and the count says "1 file"."""
+    upstream.commit({"rules.md": "x\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    shared = tmp_path / "local-pack"
+    shared.mkdir()
+    (shared / "c.md").write_text("C.\n")
+    os.mkfifo(shared / "pipe.md")
+    manifest = root / "hotplex.toml"
+    manifest.write_text(
+        manifest.read_text() + '\n[[package]]\nname = "c"\npath = "../local-pack"\n'
+    )
+    failed = run(root, cache, "lock")
+    assert failed.status == 1, failed.stderr
+    assert (
+        "refused: agent-configs/c/pipe.md is a FIFO (named pipe), not a regular file"
+        in failed.stderr
+    )
+    assert not (root / "hotplex.lock").exists()
+    (shared / "pipe.md").unlink()
+    locked = run(root, cache, "lock")
+    assert locked.status == 0, locked.stderr
+    assert "c: locked at folder, 1 file\n" in locked.stdout
