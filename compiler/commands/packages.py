@@ -12,22 +12,26 @@ from __future__ import annotations
 import contextlib
 import os
 import posixpath
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span, suggest
-from hotplex.fs import STATE_DIR, is_utf8, sha256, stamp, write_atomic
+from hotplex.fs import STATE_DIR, file_kind, kind_of, sha256, write_atomic
 from hotplex.manifest.model import Model, Package
 from hotplex.manifest.read import LOCK_NAME
+from hotplex.scanning.hidden import visible
 from hotplex.sources.packages import (
     Locked,
     blob_path,
     cache_folder,
+    cached,
     digest_of,
     edited,
     folder_entries,
+    left_out,
     lock_text,
     no_real_folder,
     origin_of,
@@ -35,6 +39,7 @@ from hotplex.sources.packages import (
     without_password,
 )
 from hotplex.sources.scanned import scan_package
+from hotplex.sources.skill_names import odd_character, one_name_apart
 
 if TYPE_CHECKING:
     import argparse
@@ -127,7 +132,8 @@ def _change(old: Locked | None, new: Locked) -> str:
     """What locking did to a package: its commit, and the files added, removed and changed."""
     at = new.commit[:12] or "folder"
     if old is None:
-        return f"{new.name}: locked at {at}, {len(new.files)} files"
+        count = len(new.files)
+        return f"{new.name}: locked at {at}, {count} file{'' if count == 1 else 's'}"
     if old.files == new.files and old.commit == new.commit:
         return f"{new.name}: unchanged at {at}"
     lines = [f"{new.name}: {old.commit[:12] or 'folder'} -> {at}"]
@@ -157,7 +163,7 @@ def _fetch(model: Model, lock: dict[str, Locked]) -> int:
                 hint="run `hotplex lock` first",
             )
         if all(_cached(d) for d in locked.files.values()):
-            files = {rel: blob_path(d).read_bytes() for rel, d in locked.files.items()}
+            files = {rel: cached(d, rel) or b"" for rel, d in locked.files.items()}
             scan_package(model, package, files)
             continue
         got = _read(model, package, index, locked.commit or None)
@@ -178,8 +184,12 @@ def _fetch(model: Model, lock: dict[str, Locked]) -> int:
 
 
 def _cached(digest: str) -> bool:
-    path = blob_path(digest)
-    return stamp(path) is not None and digest_of(path.read_bytes()) == digest
+    """Whether the cache holds the file of ``digest``; a FIFO, folder or device in its place
+    is not it: fetched again, the file replaces it."""
+    with contextlib.suppress(HotplexError):
+        data = cached(digest, digest)
+        return data is not None and digest_of(data) == digest
+    return False
 
 
 def _store(files: dict[str, bytes]) -> int:
@@ -344,13 +354,14 @@ def _read_tree(
             continue
         head, _, name = record.partition(b"\t")
         mode, kind, oid = head.split(b" ")
-        entries[name.decode("utf-8", "surrogateescape")] = (mode, kind, oid.decode())
+        rel = name.decode("utf-8", "surrogateescape")
+        if not left_out(rel):
+            entries[rel] = (mode, kind, oid.decode())
+    _named(model, package, list(entries), span)
     files = {}
     cap = _cap(model)
     for rel, (mode, kind, oid) in sorted(entries.items()):
         where = model.source_path(package.name, rel)
-        if not is_utf8(rel):
-            raise _refused(package, repr(where), "has a name that is not UTF-8", span)
         if kind == b"commit":
             raise _refused(package, where, "is a submodule; hotplex fetches none", span)
         if mode == b"120000":
@@ -392,12 +403,12 @@ def _read_folder(model: Model, package: Package, folder: Path, span: Span) -> di
         )
     real = os.path.realpath(folder)
     _not_the_projects(model, package, real, span)
+    entries = list(folder_entries(folder))
+    _named(model, package, [rel for rel, _ in entries], span)
     files = {}
     cap = _cap(model)
-    for rel, path in folder_entries(folder):
+    for rel, path in entries:
         where = model.source_path(package.name, rel)
-        if not is_utf8(rel):
-            raise _refused(package, repr(where), "has a name that is not UTF-8", span)
         target = os.path.realpath(path)
         if os.path.commonpath([real, target]) != real:
             raise _refused(
@@ -406,6 +417,9 @@ def _read_folder(model: Model, package: Package, folder: Path, span: Span) -> di
                 f"is a symlink to '{os.readlink(path)}', outside the package",
                 span,
             )
+        mode = kind_of(target)
+        if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            raise _refused(package, where, f"is {file_kind(mode)}, not a regular file", span)
         if not os.path.isfile(target):
             continue
         size = os.path.getsize(target)
@@ -451,9 +465,34 @@ def _cap(model: Model) -> int:
     return read_cap(model)
 
 
+def _named(model: Model, package: Package, names: list[str], span: Span) -> None:
+    """A package's file names are printed by `hotplex update` and placed in the sources folder
+    as a skill's are: a line break, a control character, a backslash or a byte that is not UTF-8
+    in one, or two names one where case is ignored, refuses the package, each named readably."""
+    folder = model.source_path(package.name)
+    said = [
+        f"{_shown(f'{folder}/{rel}')} has a name holding {held}"
+        for rel in names
+        if (held := odd_character(rel)) is not None
+    ]
+    plain = [rel for rel in names if odd_character(rel) is None]
+    said += [p.message for p in one_name_apart(folder, plain, "a checkout")]
+    if said:
+        raise HotplexError(
+            [_refused(package, "", why, span).problems[0] for why in said], EXIT_FAILED
+        )
+
+
+def _shown(name: str) -> str:
+    """A file name as a message shows it: a byte that is not UTF-8 as ``\\xe9``, a character
+    that does not show itself as ``<U+000A>``; quoted."""
+    name = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return f"'{visible(name)}'"
+
+
 def _refused(package: Package, where: str, why: str, span: Span) -> HotplexError:
     return HotplexError.single(
-        f"package '{package.name}' refused: {where} {why}",
+        f"package '{package.name}' refused: {f'{where} ' if where else ''}{why}",
         span,
         hint=f"{LOCK_NAME} and the cache are as they were",
         exit_status=EXIT_FAILED,

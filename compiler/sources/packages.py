@@ -13,11 +13,20 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hotplex.errors import EXIT_FAILED, HotplexError, Problem, Span
-from hotplex.fs import sha256, stamp
+from hotplex.fs import (
+    INPUT_CAP,
+    kind_of,
+    read_capped,
+    read_input_bytes,
+    sha256,
+    skipped_folder,
+    wrong_kind,
+)
 from hotplex.manifest.model import Model, Package
 from hotplex.manifest.read import LOCK_NAME
 
@@ -93,12 +102,9 @@ def read_lock(root: Path, display: str = LOCK_NAME) -> dict[str, Locked] | None:
     is an error placed in it."""
     import tomllib  # only when a lock is read: a project with no package never reads one
 
-    try:
-        data = (root / LOCK_NAME).read_bytes()
-    except FileNotFoundError:
+    data = read_input_bytes(root / LOCK_NAME, display)  # a FIFO or /dev/zero: named, not read
+    if data is None:
         return None
-    except OSError as exc:
-        raise HotplexError.single(f"cannot read {display}: {exc.strerror}", Span(display)) from None
     try:
         table = tomllib.loads(data.decode("utf-8"))
         if table.get("version") != LOCK_VERSION:
@@ -213,8 +219,8 @@ class Pinned:
         digest = self.files.get(display)
         if digest is None:
             return None
-        path = blob_path(digest)
-        if stamp(path) is None:
+        path = cache_file(digest, display, span)
+        if path is None:
             raise missing_error([display], span)
         return path
 
@@ -222,6 +228,38 @@ class Pinned:
         """A cached file whose bytes are not those the lock pins is never used."""
         if digest_of(data) != self.files[display]:
             raise tampered_error([display], span)
+
+
+def cache_file(digest: str, display: str, span: Span | None = None) -> Path | None:
+    """The cache's file of ``digest`` (the package file ``display``), None when it is not
+    there. Anything there but a regular file (a FIFO would block a read, a device never end, a
+    folder cannot be read) is an error naming the cache file, repaired by `hotplex fetch`."""
+    path = blob_path(digest)
+    mode = kind_of(path)
+    if mode is None:
+        return None
+    if not stat.S_ISREG(mode):
+        raise HotplexError.single(
+            f"{wrong_kind(str(path), mode)}: the cache's copy of '{display}'",
+            span,
+            hint=_FETCH_HINT,
+            exit_status=EXIT_FAILED,
+        )
+    return path
+
+
+def cached(digest: str, display: str) -> bytes | None:
+    """The bytes the cache keeps for ``digest`` (``cache_file``), read without waiting on a
+    FIFO put there after the look; None when it holds none."""
+    path = cache_file(digest, display)
+    if path is None:
+        return None
+    found = read_capped(path, INPUT_CAP, Span(str(path)))
+    return None if found is None else found.data
+
+
+def _differs(data: bytes | None, digest: str) -> bool:
+    return data is None or digest_of(data) != digest
 
 
 def missing_error(displays: list[str], span: Span | None = None) -> HotplexError:
@@ -299,13 +337,11 @@ def pinned(model: Model, frozen: bool = False, cap: int = 0) -> tuple[Pinned | N
         for rel, digest in (locked.files if locked else {}).items():
             files[model.source_path(package.name, rel)] = digest
         commits[package.name] = locked.commit if locked else ""
-    missing = [d for d, digest in files.items() if stamp(blob_path(digest)) is None]
+    missing = [d for d, digest in files.items() if cache_file(digest, d) is None]
     if missing:
         raise missing_error(missing)
     if frozen:
-        bad = [
-            d for d, digest in files.items() if digest_of(blob_path(digest).read_bytes()) != digest
-        ]
+        bad = [d for d, digest in files.items() if _differs(cached(digest, d), digest)]
         if bad:
             raise tampered_error(bad)
     names = frozenset(p.name for p in packages)
@@ -313,12 +349,20 @@ def pinned(model: Model, frozen: bool = False, cap: int = 0) -> tuple[Pinned | N
     return Pinned(model.sources_dir, names, files, commits, folders), warnings
 
 
+def left_out(rel: str) -> bool:
+    """Whether a package's file is no part of it, as no part of the sources folder: a hidden
+    file or one in a hidden folder (``.git/``, ``.env``) or in ``node_modules/``."""
+    return any(skipped_folder(part) for part in rel.split("/"))
+
+
 def folder_entries(folder: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
     """Each file of a local package's folder (and each link to a folder in it), sorted: its path
-    inside the package and on disk."""
+    inside the package and on disk. What the sources folder's walk leaves out (``left_out``)
+    is no part of it: a checkout's ``.git/`` is not locked."""
     for top, dirs, names in os.walk(folder):
-        dirs.sort()
-        for name in sorted(names) + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
+        dirs[:] = sorted(d for d in dirs if not skipped_folder(d))
+        kept = sorted(n for n in names if not skipped_folder(n))
+        for name in kept + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
             path = os.path.join(top, name)
             yield os.path.relpath(path, folder).replace(os.sep, "/"), path
 

@@ -12,9 +12,9 @@ from hotplex.scanning.hidden import describe
 _NOT_A_NAME = frozenset({"Cc", "Zl", "Zp"})  # Unicode categories no file name of a skill holds
 
 
-def one_name_apart(folder: str, paths: list[str]) -> list[Problem]:
+def one_name_apart(folder: str, paths: list[str], placer: str = "a gateway") -> list[Problem]:
     """Two files whose paths are one where letter case and Unicode composition are ignored
-    (``A.md``, ``a.md``): a gateway on macOS or Windows places one over the other."""
+    (``A.md``, ``a.md``): ``placer`` on macOS or Windows places one over the other."""
     first: dict[str, str] = {}
     problems = []
     for path in paths:
@@ -23,7 +23,7 @@ def one_name_apart(folder: str, paths: list[str]) -> list[Problem]:
             problems.append(
                 Problem(
                     f"'{path}' and '{seen}' are one file where case is ignored (macOS, Windows):"
-                    " a gateway there places one over the other",
+                    f" {placer} there places one over the other",
                     Span(f"{folder}/{path}"),
                     hint="rename one of them",
                 )
@@ -43,15 +43,23 @@ def misnamed(name: str, display: str) -> Problem | None:
             Span(display),
             hint="rename it without the trailing '.' or space",
         )
-    bad = next((c for c in name if c == "\\" or unicodedata.category(c) in _NOT_A_NAME), None)
-    if bad is None and is_utf8(name):
+    held = odd_character(name)
+    if held is None:
         return None
-    held = "a byte that is not UTF-8" if bad is None else describe(bad)
     return Problem(
         f"a skill file's name is where it is placed, text of one path part; this one holds {held}",
         Span(display),
         hint="rename it (letters, digits, '.', '-', '_')",
     )
+
+
+def odd_character(name: str) -> str | None:
+    """What in ``name`` no file name that is placed by it may hold (``misnamed``), said:
+    ``U+000A`` and its name, or "a byte that is not UTF-8"; None when it is a plain name."""
+    bad = next((c for c in name if c == "\\" or unicodedata.category(c) in _NOT_A_NAME), None)
+    if bad is None and is_utf8(name):
+        return None
+    return "a byte that is not UTF-8" if bad is None else describe(bad)
 
 
 def literal_glob(path: str) -> str:

@@ -1048,3 +1048,136 @@ def test_import_into_a_project_with_packages_does_not_call_their_files_removed(
     assert removed == [
         "removed: GONE.md no longer exists; its [[source]] stays in hotplex.toml until you delete it"
     ]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_fifo_or_folder_in_the_cache_is_named_and_fetch_replaces_it(
+    tmp_path, upstream, cache, kind
+):
+    """The cache is shared by every project of the user: what is in a file's place there is
+    named (before: `build --frozen` and `fetch` hung on a FIFO, a folder was an internal error,
+    and a plain build named the sources path with no `hotplex fetch`), never read."""
+    upstream.commit({"rules.md": "Pinned.\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    assert run(root, cache, "lock").status == 0
+    digest = lock_of(root)["package"]["team"]["files"]["rules.md"].removeprefix("sha256:")
+    blob = cache / "hotplex" / "sha256" / digest[:2] / digest
+    blob.unlink()
+    if kind == "fifo":
+        os.mkfifo(blob)
+    else:
+        blob.mkdir()
+    said = "a FIFO (named pipe)" if kind == "fifo" else "a directory"
+    for command in (["build"], ["build", "--frozen"]):
+        failed = run(root, cache, *command)
+        assert failed.status == 1, failed.stderr
+        assert f"'{blob}' is {said}, not a regular file" in failed.stderr
+        assert "hotplex fetch" in failed.stderr
+    fetched = run(root, cache, "fetch")
+    if kind == "folder":  # a folder is not taken away: said, where it is
+        assert fetched.status == 1, fetched.stderr
+        assert str(blob) in fetched.stderr and "internal error" not in fetched.stderr
+        blob.rmdir()
+        fetched = run(root, cache, "fetch")
+    assert fetched.status == 0, fetched.stderr
+    assert blob.read_text() == "Pinned.\n"
+    assert run(root, cache, "build", "--frozen").status == 0
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero"])
+def test_a_lock_that_is_a_fifo_or_a_device_is_named_not_read(tmp_path, upstream, cache, kind):
+    """hotplex.lock is committed, so it comes from others: a FIFO or a link to /dev/zero there
+    is refused by name (before: build, check and lock hung)."""
+    upstream.commit({"rules.md": "x\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    if kind == "fifo":
+        os.mkfifo(root / "hotplex.lock")
+    else:
+        (root / "hotplex.lock").symlink_to(kind)
+    said = "a FIFO (named pipe)" if kind == "fifo" else "a device"
+    for command in ("build", "check", "lock"):
+        failed = run(root, cache, command)
+        assert failed.status == 2, failed.stderr
+        assert f"'hotplex.lock' is {said}, not a regular file" in failed.stderr
+
+
+def test_file_names_that_would_forge_a_report_or_collide_are_refused(tmp_path, upstream, cache):
+    """`hotplex update` prints each file a package adds: a name holding a line break would
+    forge its report lines (before: accepted and printed raw). Such a name, a control character
+    or a backslash, a byte that is not UTF-8 (shown as `\\xe9`, not a surrogate) and a case pair
+    refuse the package at update, each named readably; the lock stays as it was."""
+    upstream.commit({"ok.md": "ok\n"}, tag="v1")
+    root = project(tmp_path, upstream, rev="main")
+    assert run(root, cache, "lock").status == 0
+    before = (root / "hotplex.lock").read_bytes()
+    forged = "z\nteam: 000000000000 -> 111111111111"
+    upstream.commit({forged: "w\n", "e\x1b[2J.md": "w\n", "Ok.md": "w\n", "a\\b.md": "w\n"})
+    (upstream.work / os.fsdecode(b"n\xe9.md")).write_text("w\n")
+    upstream.commit({})
+    failed = run(root, cache, "update")
+    assert failed.status == 1, failed.stderr
+    assert "team: 000000000000" not in failed.stdout + failed.stderr.replace("<U+000A>team", "")
+    said = failed.stderr
+    assert (
+        "'agent-configs/team/z<U+000A>team: 000000000000 -> 111111111111' has a name holding U+000A"
+        in said
+    )
+    assert "2J.md' has a name holding U+001B" in said
+    assert "'agent-configs/team/e<U+001B>[2J.md' has a name holding U+001B" in said
+    assert "'agent-configs/team/a\\b.md' has a name holding U+005C REVERSE SOLIDUS" in said
+    assert "'agent-configs/team/n\\xe9.md' has a name holding a byte that is not UTF-8" in said
+    assert "'ok.md' and 'Ok.md' are one file where case is ignored" in said
+    assert (root / "hotplex.lock").read_bytes() == before
+
+
+def test_hidden_files_git_and_node_modules_are_no_part_of_a_package(tmp_path, upstream, cache):
+    """A `path` package that is a git checkout locked its whole `.git/` (every commit there
+    then made it "edited since it was locked") and a `.env` there refused it; a git package
+    locked its tracked `.gitignore`. Hidden files and `node_modules/` are left out, as the
+    sources folder leaves them out."""
+    upstream.commit({"rules.md": "Rules.\n", ".gitignore": "x\n", ".github/w.yml": "on: push\n"})
+    git("tag", "v1", cwd=upstream.work)
+    git("push", "-q", str(upstream.bare), "--tags", cwd=upstream.work)
+    root = project(tmp_path, upstream)
+    (upstream.work / ".env").write_text(f"SECRET={FAKE_SECRETS['github-token']}\n")
+    (upstream.work / "node_modules" / "x").mkdir(parents=True)
+    (upstream.work / "node_modules" / "x" / "a.md").write_text("vendored\n")
+    manifest = root / "hotplex.toml"
+    manifest.write_text(
+        manifest.read_text().replace('file = "team/rules.md"', 'file = "mine/rules.md"')
+        + f'\n[[package]]\nname = "mine"\npath = "{upstream.work}"\n'
+    )
+    locked = run(root, cache, "lock")
+    assert locked.status == 0, locked.stderr
+    assert list(lock_of(root)["package"]["team"]["files"]) == ["rules.md"]
+    assert list(lock_of(root)["package"]["mine"]["files"]) == ["rules.md"]
+    upstream.commit({})  # a commit in the checkout changes only its .git/
+    built = run(root, cache, "build")
+    assert built.status == 0, built.stderr
+    assert "edited since it was locked" not in built.stderr
+
+
+def test_a_fifo_in_a_local_package_is_named_not_dropped(tmp_path, upstream, cache):
+    """A FIFO beside a local package's file was left out without a word ("locked at folder,
+    1 files"); it now refuses the package, named, and the count says "1 file"."""
+    upstream.commit({"rules.md": "x\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    shared = tmp_path / "local-pack"
+    shared.mkdir()
+    (shared / "c.md").write_text("C.\n")
+    os.mkfifo(shared / "pipe.md")
+    manifest = root / "hotplex.toml"
+    manifest.write_text(
+        manifest.read_text() + '\n[[package]]\nname = "c"\npath = "../local-pack"\n'
+    )
+    failed = run(root, cache, "lock")
+    assert failed.status == 1, failed.stderr
+    assert (
+        "refused: agent-configs/c/pipe.md is a FIFO (named pipe), not a regular file"
+        in failed.stderr
+    )
+    assert not (root / "hotplex.lock").exists()
+    (shared / "pipe.md").unlink()
+    locked = run(root, cache, "lock")
+    assert locked.status == 0, locked.stderr
+    assert "c: locked at folder, 1 file\n" in locked.stdout
