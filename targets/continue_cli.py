@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
 from hotplex.targets.home import JS_WHITESPACE, HomeDocument, Sent, Transform
-from hotplex.worker import OwnFiles, Verified
+from hotplex.worker import OwnFiles, SkillsPlace, Verified, skill_rivals
 
 RULE = "hotplex"
 # Continue takes the part between the first two '---' lines for YAML: this file's own.
@@ -54,7 +54,14 @@ OWN_FILES = OwnFiles(
         " rules: of the gateway's config.yaml"
     ),
     above=False,
+    rivals=skill_rivals("Continue", (".continue/skills", ".claude/skills")),
 )
+# Continue CLI 1.5.47 lists the skills of its working folder's .continue/skills and
+# .claude/skills and of $CONTINUE_GLOBAL_DIR/skills in the description of its Skills tool, each
+# as "\nname: <name>\ndescription: <description>\n", the entries joined by commas; the Skills tool
+# sends a body as <skill_content>…</skill_content>, read as a rule file is (split at its '---'
+# lines, trimmed) (tests/integration/test_skills_headless.py).
+SKILLS = SkillsPlace("skills/{name}", in_home=True)
 # JavaScript's /^---\s*$/m: a line end is LF, CR, U+2028 or U+2029; \s is what trim removes.
 _LINE_ENDS = "\n\r\u2028\u2029"
 # Continue turns CR LF into LF once: "\r\r\n" would become "\r\n", and that LF on the next read.
@@ -107,7 +114,7 @@ class ContinueCli(HomeDocument):
     delivery = (
         "`CONTINUE_GLOBAL_DIR=dist/continue/slack/continue-home cn`: the global rule `hotplex`, "
         'the end of the **system** message in `<context name="userRules">`, after Continue\'s '
-        "base prompt"
+        "base prompt; each Agent Skill's folder in `continue-home/skills/`"
     )
     verified = Verified("Continue CLI", "1.5.47", "tests/integration/test_continue_cli.py")
     program = "cn"
@@ -126,6 +133,7 @@ class ContinueCli(HomeDocument):
         "prompt.xml as continue-home/rules/hotplex.md, a global Continue rule",
     )
     own_files = OWN_FILES
+    skills = SKILLS
     imports_read = frozenset({"agents", "continue"})
     import_formats = ("hotplex.importing.agents", "hotplex.importing.continue_rules")
 

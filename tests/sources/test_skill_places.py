@@ -24,6 +24,10 @@ WHERE = {
     "qwen-code": ("qwen-home/skills/{n}/SKILL.md", None),
     "kilo": ("kilo-config/skills/{n}/SKILL.md", None),
     "cline": ("cline-home/skills/{n}/SKILL.md", None),
+    "continue-cli": ("continue-home/skills/{n}/SKILL.md", None),
+    "mistral-vibe": ("vibe-home/skills/{n}/SKILL.md", None),
+    "droid": ("skills/{n}/SKILL.md", ".factory/skills/{n}/SKILL.md"),
+    "hermes-agent": ("hermes-home/skills/{n}/SKILL.md", None),
 }
 
 
@@ -114,6 +118,10 @@ def test_stats_and_show_have_a_row_for_each_skill_a_program_gets(tmp_path, capsy
         ("opencode-server", ".opencode/skill"),
         ("opencode-server", ".opencode/skills"),
         ("opencode-server", ".agents/skills"),
+        ("continue-cli", ".continue/skills"),
+        ("continue-cli", ".claude/skills"),
+        ("droid", ".agents/skills"),
+        ("droid", ".factory/skills"),
     ],
 )
 def test_a_skill_of_your_own_the_program_also_lists_is_named(tmp_path, capsys, worker, folder):
