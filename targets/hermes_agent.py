@@ -272,6 +272,7 @@ class HermesAgent(SkillsShipper):
         for name, text in ((MEMORY_FILE, memory_text), (USER_FILE, user_text)):
             entries = text.strip().split(ENTRY_SEPARATOR)
             blocked += _blocked(paths[name], text, entries, hermes_scan.STRICT)
+        blocked += _category_descriptions(skills)
         if blocked:
             raise HotplexError(blocked)
         # A memory with nothing in it is no file: Hermes shows no banner without one.
@@ -307,6 +308,30 @@ class HermesAgent(SkillsShipper):
             ),
             skills=shipped.rows,
         )
+
+
+# The folders of a skill whose files Hermes never indexes (its ``SKILL_SUPPORT_DIRS``).
+SUPPORT_FOLDERS = frozenset({"references", "templates", "assets", "scripts"})
+CATEGORY_FILE = "DESCRIPTION.md"
+
+
+def _category_descriptions(skills: Iterable[Skill]) -> list[Problem]:
+    """A problem for each skill file Hermes would read as a category's description: a
+    DESCRIPTION.md outside the support folders, whose frontmatter ``description`` Hermes lists
+    as the category line above the skills, unchecked (a line break in it forges an entry)."""
+    return [
+        Problem(
+            f"Hermes Agent reads {item.path} as the description of a category of skills and lists"
+            " its frontmatter 'description' in <available_skills>, where no check of a listed"
+            " text holds",
+            Span(f"{skill.folder}/{item.path}"),
+            hint="rename it, or move it into references/",
+        )
+        for skill in skills
+        for item in skill.files
+        if item.path.rsplit("/", 1)[-1] == CATEGORY_FILE
+        and ("/" not in item.path or item.path.split("/", 1)[0] not in SUPPORT_FOLDERS)
+    ]
 
 
 def _blocked(path: str, text: str, parts: Iterable[str], scope: str) -> list[Problem]:
