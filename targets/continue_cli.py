@@ -35,8 +35,10 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from hotplex.generated import attrs
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
+from hotplex.records import Emitted, Section, Skill
 from hotplex.targets.home import JS_WHITESPACE, HomeDocument, Sent, Transform
 from hotplex.worker import OwnFiles, SkillsPlace, Verified, skill_rivals
 
@@ -137,7 +139,30 @@ class ContinueCli(HomeDocument):
     imports_read = frozenset({"agents", "continue"})
     import_formats = ("hotplex.importing.agents", "hotplex.importing.continue_rules")
 
+    def emit_shipping(
+        self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+    ) -> Emitted:
+        """The home, and a warning naming each skill whose body Continue sends otherwise than
+        written: its Skills tool reads SKILL.md as a rule file (``as_sent``)."""
+        emitted = super().emit_shipping(job, sections, skills, model)
+        changed = [s.name for s in skills if _body_changed(s)]
+        if not changed:
+            return emitted
+        warning = (
+            f"Continue sends the body of the skills {', '.join(changed)} as it reads a rule file:"
+            " CR LF as LF, the blanks after each '---' line dropped, trimmed (write '***' for a"
+            " rule line)"
+        )
+        return attrs.evolve(emitted, warnings=(*emitted.warnings, warning))
+
     def home_bytes(self, job: Job, model: Model, sent: str) -> bytes:
         """The rule file: hotplex's frontmatter, then the document as sent (Continue makes the
         same of it again, and nothing more)."""
         return (FRONTMATTER + sent).encode("utf-8")
+
+
+def _body_changed(skill: Skill) -> bool:
+    """Whether Continue's Skills tool sends ``skill``'s body (after the frontmatter hotplex
+    writes) otherwise than written, beyond trimming it."""
+    body = skill.files[0].data.decode("utf-8").split("\n---\n", 1)[1]
+    return as_sent(body).text != body.strip(JS_WHITESPACE)

@@ -226,3 +226,20 @@ def test_a_description_md_hermes_would_list_is_refused(tmp_path, capsys, where, 
     assert status == (2 if refused else 0), err
     said = f"agent-configs/skills/incident-triage/{where}: Hermes Agent reads {where} as the"
     assert (said in err) is refused, err
+
+
+@pytest.mark.parametrize(
+    ("body", "warned"),
+    [("HEAD.\n\n---\n\nTAIL.\n", True), ("HEAD.\n---\nTAIL.\n", False), ("One.\n", False)],
+)
+def test_continue_says_which_skill_body_it_sends_otherwise(tmp_path, capsys, body, warned):
+    """Continue CLI 1.5.47 reads SKILL.md as a rule file: seen live, a body
+    ``HEAD part.\\n\\n---\\n\\nMIDDLE part.`` came back from its Skills tool as
+    ``HEAD part.\\n\\n---\\nMIDDLE part.``."""
+    root = _project(tmp_path, "continue-cli")
+    skill_md = root / "agent-configs/skills/incident-triage/SKILL.md"
+    head = skill_md.read_text().split("\n---\n", 1)[0]
+    skill_md.write_text(f"{head}\n---\n\n{body}")
+    _, err = _build(root, capsys)
+    said = "Continue sends the body of the skills incident-triage as it reads a rule file"
+    assert (said in err) is warned, err
