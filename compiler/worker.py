@@ -113,9 +113,10 @@ PLACED_OVER = "; the gateway's copy replaces one named like a compiled skill"
 
 def skill_rivals(program: str, folders: tuple[str, ...], more: str = "") -> dict[str, str]:
     """``OwnFiles.rivals`` for the skill folders ``program`` also lists from the session folder
-    (``.agents/skills``): each skill there is a raw copy beside the compiled ones."""
+    (``.agents/skills``): each skill there is a raw copy beside the compiled ones, a folder
+    below another's too (``x/y/SKILL.md``: Codex CLI and OpenCode list one found at any depth)."""
     effect = f"is a skill {program} lists beside the compiled ones, raw (not checked or scanned)"
-    return {f"{folder}/*/SKILL.md": effect + more for folder in folders}
+    return {f"{folder}/**/SKILL.md": effect + more for folder in folders}
 
 
 class Verified(NamedTuple):
@@ -254,6 +255,9 @@ class Worker:
     # Where its program loads Agent Skills, once a live test has shown it; None: a target of it
     # leaves the skills out, with a warning naming them.
     skills: ClassVar[SkillsPlace | None] = None
+    # For a tool that reads no ``own_files`` (an editor's), the skill folders it lists from the
+    # repository, as ``skill_rivals`` gives them: the one-copy warnings (``raw_copies``).
+    skills_listed: ClassVar[Mapping[str, str]] = _NO_NAMES
 
     def emit_with_skills(
         self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model

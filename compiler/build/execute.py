@@ -94,6 +94,7 @@ class Strategy:
             compiled = compile_job(model, job, inputs)
             emitted = compiled.emitted
             _refuse_reading_placed(model, job, compiled.inputs, self.places(model))
+            _refuse_foreign_placed(model, job, emitted, recorded)
             result = self.apply(emitted, recorded, reasons)
         except HotplexError as error:
             return error
@@ -111,7 +112,7 @@ class Strategy:
             truncations=emitted.truncations,
             warnings=emitted.warnings,
             sizes=emitted.sizes,
-            placed=placed,
+            placed=(*placed, *emitted.placed),
         )
         return Done(new, result, {p: inputs.stamps.get(p) for p in compiled.inputs})
 
@@ -149,6 +150,36 @@ def _refuse_reading_placed(
                 Span(model.manifest_display, key=f"target[{index}].place"),
                 hint="remove the include or import of it, or set place elsewhere",
             )
+
+
+def _refuse_foreign_placed(
+    model: Model, job: Job, emitted: Emitted, recorded: dict[str, Stamped]
+) -> None:
+    """Each further file a job places (``Emitted.placed``: an editor's skill files) is absent,
+    hotplex's (``placement.refuse_foreign``), or already the bytes it would get: known only once
+    the job is compiled, so looked at here, before any of the job's files is written."""
+    from hotplex.placement import read_regular, refuse_foreign
+
+    problems = []
+    for path in emitted.placed:
+        known = recorded.get(path)
+        digest = known.digest if known else None
+        if read_regular(model.root / path) == emitted.files[path]:
+            digest = sha256(emitted.files[path])  # nothing is lost: a fresh clone of a commit
+        span = Span(model.manifest_display, key=f"target[{model.target_index(job.target)}]")
+        try:
+            refuse_foreign(model.root, path, span, digest, model.sources_dir)
+        except HotplexError as error:
+            problems += [p.replace(hint=FOREIGN_SKILL) for p in error.problems]
+    if problems:
+        raise HotplexError(problems)
+
+
+# The way out when an editor's skill folder holds a file that is not hotplex's.
+FOREIGN_SKILL = (
+    "a skill folder of your own is in the way: move it into the sources' skills/ (`hotplex"
+    " import` adopts it) or elsewhere, then build again"
+)
 
 
 def refuse_foreign_places(model: Model, jobs: list[Job], records: dict[str, JobRecord]) -> None:
