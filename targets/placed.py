@@ -139,6 +139,13 @@ class Placed(Worker):
             return super().emit_with_skills(job, sections, skills, model)
         emitted = self.emit(job, sections, model)
         tool = self.format.tool
+        first = next(t for t in model.manifest.target if model.worker_of(t).skills == place)
+        if first is not job.target:  # one folder per repository: two targets would take turns
+            warning = (
+                f"target '{first.name}' places the skills in {place.folder.format(name='')}, where"
+                f" {tool} loads them; this target places none (one folder per repository)"
+            )
+            return attrs.evolve(emitted, warnings=(*emitted.warnings, warning))
         folder_of = place.folder.format(name="")
         files: dict[str, bytes] = {}
         notes = []

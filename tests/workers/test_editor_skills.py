@@ -160,3 +160,18 @@ def test_an_editor_without_skills_in_the_example_is_unchanged(tmp_path, capsys):
     assert cli.main(["-C", str(root), "build"]) == 0
     capsys.readouterr()
     assert not any((root / f).exists() for f in (".cursor/skills", ".agents", ".kiro/skills"))
+
+
+def test_two_targets_of_one_editor_place_the_skills_once(tmp_path, capsys):
+    """One .cursor/skills/ per repository: the first target places them, the second says so
+    (two would rewrite each other's files at every build, and check would never be current)."""
+    second = _target("cu2", "cursor", 'place = ".cursor/rules/other.mdc"\n')
+    root = _project(tmp_path, _target("cu", "cursor") + second)
+    status, said = _build(root, capsys)
+    assert status == 0
+    assert "target 'cu' places the skills in .cursor/skills/, where Cursor loads them" in said
+    marker = (root / ".cursor/skills/sql-review/SKILL.md").read_text()
+    assert 'target "cu";' in marker
+    status, said = _build(root, capsys)
+    assert "up to date" in said or "unchanged" in said
+    assert cli.main(["-C", str(root), "check"]) == 0
