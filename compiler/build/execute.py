@@ -166,13 +166,19 @@ def _refuse_foreign_placed(
         digest = known.digest if known else None
         if read_regular(model.root / path) == emitted.files[path]:
             digest = sha256(emitted.files[path])  # nothing is lost: a fresh clone of a commit
-        span = Span(model.manifest_display, key=f"target[{model.target_index(job.target)}]")
         try:
-            refuse_foreign(model.root, path, span, digest, model.sources_dir)
+            refuse_foreign(
+                model.root, path, _span(model, job), digest, model.sources_dir, FOREIGN_SKILL
+            )
         except HotplexError as error:
-            problems += [p.replace(hint=FOREIGN_SKILL) for p in error.problems]
+            problems += error.problems
     if problems:
         raise HotplexError(problems)
+
+
+def _span(model: Model, job: Job) -> Span:
+    """The manifest key of a job's further placed files: its target."""
+    return Span(model.manifest_display, key=f"target[{model.target_index(job.target)}]")
 
 
 # The way out when an editor's skill folder holds a file that is not hotplex's.
@@ -186,7 +192,7 @@ def refuse_foreign_places(model: Model, jobs: list[Job], records: dict[str, JobR
     """Each job's place is absent or hotplex's (``placement.refuse_foreign``), looked at before
     any job is decided or written: every blocked place is named at once, and a symlink there
     at its target's ``place`` (not as a path of ``out``)."""
-    from hotplex.placement import refuse_foreign
+    from hotplex.placement import refuse_foreign, refuse_symlinked
 
     problems = []
     for job in jobs:
@@ -194,6 +200,12 @@ def refuse_foreign_places(model: Model, jobs: list[Job], records: dict[str, JobR
         if place is None:
             continue
         record = records.get(job.id)
+        for further in record.placed if record else ():  # an editor's placed skills, as logged
+            if further != place:
+                try:
+                    refuse_symlinked(model.root, further, _span(model, job), fixed=True)
+                except HotplexError as error:
+                    problems += error.problems
         known = record.outputs.get(place) if record else None
         digest = known.digest if known else None
         try:

@@ -175,3 +175,22 @@ def test_two_targets_of_one_editor_place_the_skills_once(tmp_path, capsys):
     status, said = _build(root, capsys)
     assert "up to date" in said or "unchanged" in said
     assert cli.main(["-C", str(root), "check"]) == 0
+
+
+@pytest.mark.parametrize("logged", [True, False])
+def test_a_symlinked_skills_folder_is_refused_at_the_target(tmp_path, capsys, logged):
+    """Placed files go through real folders only, with or without the log's record of them
+    (the record's were stat'ed first, and named as ``project.out``'s)."""
+    root = _project(tmp_path, _target("cu", "cursor"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert _build(root, capsys)[0] == 0
+    shutil.rmtree(root / ".cursor/skills")
+    if not logged:
+        shutil.rmtree(root / ".hotplex")
+    (root / ".cursor/skills").symlink_to(elsewhere)
+    status, said = _build(root, capsys)
+    assert status == 2
+    assert "hotplex.toml: target[0]: '.cursor/skills' is a symlink: hotplex places" in said
+    assert "hint: replace the symlink with a folder\n" in said  # no place to set
+    assert "project.out" not in said and not list(elsewhere.iterdir())
