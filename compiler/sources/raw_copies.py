@@ -249,8 +249,7 @@ def _skills_placed_beside(
         if any(fnmatchcase(listed, pattern) for pattern in rivals):
             where = posixpath.normpath(posixpath.join(session, place.folder.format(name="")))
             how = "has its gateway place" if worker.headless else "places"
-            editors = not worker.headless and not model.worker_of(target).headless
-            way = EDITORS_APART if editors else "set cwd on one of the two to a folder of its own"
+            way = _apart(target, other, model)
             by_folder.setdefault(where, []).append((f"'{other.name}' {how}", way))
     found = [
         f"target '{target.name}': {program} also lists the skills that target {others[0][0]} in"
@@ -266,6 +265,17 @@ def _skills_placed_beside(
         if mine is not None
     ]
     return found
+
+
+def _apart(target: Target, other: Target, model: Model) -> str:
+    """How two targets whose skills meet in one folder keep apart: a ``cwd`` of its own for a
+    headless one (an editor has none), else one target only."""
+    headless = [t for t in (target, other) if model.worker_of(t).headless]
+    if not headless:
+        return EDITORS_APART
+    if len(headless) == 2:
+        return "set cwd on one of the two to a folder of its own"
+    return f"set cwd on target '{headless[0].name}' to a folder of its own"
 
 
 def _listed_skills(model: Model, target: Target) -> list[str]:

@@ -111,7 +111,7 @@ def test_a_fresh_clone_of_committed_placed_skills_builds(tmp_path, capsys):
             (("z", "zed"), ("cx", "codex")),
             "target 'cx': Codex CLI also lists the skills that target 'z' places in"
             " .agents/skills/ (incident-triage, release-notes, sql-review), a second copy of"
-            " each; set cwd on one of the two to a folder of its own",
+            " each; set cwd on target 'cx' to a folder of its own",  # an editor has no cwd
             "target 'z':",
         ),
         (  # one folder for both: the gateway's copies replace the placed ones
@@ -194,3 +194,18 @@ def test_a_symlinked_skills_folder_is_refused_at_the_target(tmp_path, capsys, lo
     assert "hotplex.toml: target[0]: '.cursor/skills' is a symlink: hotplex places" in said
     assert "hint: replace the symlink with a folder\n" in said  # no place to set
     assert "project.out" not in said and not list(elsewhere.iterdir())
+
+
+def test_a_stale_placed_skill_in_a_fresh_clone_is_named(tmp_path, capsys):
+    """No log to delete it by: its SKILL.md's marker names it, as a placed rule file's does."""
+    root = _project(tmp_path, _target("k", "kiro"))
+    assert _build(root, capsys)[0] == 0
+    shutil.rmtree(root / ".hotplex")
+    shutil.rmtree(root / "agent-configs/skills/sql-review")
+    status, said = _build(root, capsys)
+    assert status == 0
+    assert (
+        ".kiro/skills/sql-review/SKILL.md carries hotplex's marker for target 'k' of hotplex.toml,"
+        " which places nothing there now"
+    ) in said
+    assert (root / ".kiro/skills/sql-review/SKILL.md").is_file()  # never deleted without the log
