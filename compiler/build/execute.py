@@ -183,8 +183,8 @@ def _span(model: Model, job: Job) -> Span:
 
 # The way out when an editor's skill folder holds a file that is not hotplex's.
 FOREIGN_SKILL = (
-    "a skill folder of your own is in the way: move it into the sources' skills/ (`hotplex"
-    " import` adopts it) or elsewhere, then build again"
+    "keep what it says in the sources' skills/ (edit the skill there; `hotplex import` adopts a"
+    " skill folder of your own), then delete or move this one and build again"
 )
 
 

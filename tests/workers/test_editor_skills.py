@@ -67,7 +67,7 @@ def test_a_skill_folder_of_the_user_s_own_is_never_overwritten(tmp_path, capsys)
     status, said = _build(root, capsys)
     assert status == 2
     assert "'.cursor/skills/sql-review/SKILL.md' exists and hotplex did not write it" in said
-    assert "hotplex import` adopts it" in said
+    assert "hint: keep what it says in the sources' skills/ (edit the skill there;" in said
     assert mine.read_text().endswith("My own.\n")
     assert not (root / ".cursor/skills/incident-triage").exists()  # nothing of the job written
 
