@@ -113,7 +113,11 @@ def _registered(workers: Any) -> dict[str, Any]:
     for worker in workers:
         (primary,) = (o.name for o in worker.outputs if o.primary)
         primaries.setdefault(primary, []).extend(o.name for o in worker.outputs)
-    return {"places": sorted({w.places for w in workers if w.places}), "primaries": primaries}
+    places = {w.places for w in workers if w.places}
+    # Where a placing worker (an editor's) puts skills: each SKILL.md carries the marker too.
+    skills = (w.skills for w in workers if w.places)
+    places |= {f"{s.folder.format(name='*')}/SKILL.md" for s in skills if s is not None}
+    return {"places": sorted(places), "primaries": primaries}
 
 
 def _facts_shape(value: object) -> bool:

@@ -9,6 +9,7 @@ killed build) only ever sees a whole old or a whole new file.
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import functools
 import itertools
 import os
@@ -465,3 +466,20 @@ def _after_fork_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def declared_match(path: str, pattern: str) -> bool:
+    """Whether the '/'-separated ``path`` matches ``pattern`` (a declared output, a
+    ``[skills] scripts`` entry): ``*``, ``?`` and ``[…]`` match within one path segment, a
+    ``**`` segment any number of whole segments."""
+    return _match(path.split("/"), pattern.split("/"))
+
+
+def _match(parts: list[str], wanted: list[str]) -> bool:
+    if not wanted:
+        return not parts
+    if wanted[0] == "**":
+        return any(_match(parts[i:], wanted[1:]) for i in range(len(parts) + 1))
+    return (
+        bool(parts) and fnmatch.fnmatchcase(parts[0], wanted[0]) and _match(parts[1:], wanted[1:])
+    )

@@ -101,23 +101,15 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def refuse_foreign(root: Path, path: str, span: Span, recorded: str | None, sources: str) -> None:
+def refuse_foreign(
+    root: Path, path: str, span: Span, recorded: str | None, sources: str, way_out: str = ""
+) -> None:
     """Raise unless the file at ``path`` is absent or hotplex's: the bytes the log recorded
     (``recorded``, their sha256) or a file with a valid marker. No folder on the way and not the
-    file itself may be a symlink: a placed file is written where its path says, nowhere else.
-    ``sources`` is the project's sources folder, where the hint sends what the file says."""
-    full = root
-    for part in path.split("/"):
-        full = full / part
-        if os.path.islink(full):
-            link = full.relative_to(root).as_posix()
-            instead = "remove the symlink" if link == path else "replace the symlink with a folder"
-            raise HotplexError.single(
-                f"'{link}' is a symlink: hotplex places '{path}' only through real folders, so it"
-                " cannot land somewhere else",
-                span,
-                hint=f"{instead}, or set place to another path",
-            )
+    file itself may be a symlink (``refuse_symlinked``). ``sources`` is the project's sources
+    folder, where the hint sends what the file says; ``way_out``, when given, the hint instead
+    (a file the target's ``place`` does not name: an editor's placed skill)."""
+    full = refuse_symlinked(root, path, span, bool(way_out))
     try:
         info = os.lstat(full)
     except FileNotFoundError:
@@ -136,8 +128,27 @@ def refuse_foreign(root: Path, path: str, span: Span, recorded: str | None, sour
         f"'{path}' exists and hotplex did not write it (or it was edited since): it is never"
         " overwritten",
         span,
-        hint=foreign_hint(sources),
+        hint=way_out or foreign_hint(sources),
     )
+
+
+def refuse_symlinked(root: Path, path: str, span: Span, fixed: bool = False) -> Path:
+    """``root/path``, unless a folder on the way or the file itself is a symlink: a placed file
+    is written (and an orphan deleted) where its path says, nowhere else. ``fixed``: the path is
+    not the target's ``place``, so the hint does not offer to set it."""
+    full = root
+    for part in path.split("/"):
+        full = full / part
+        if os.path.islink(full):
+            link = full.relative_to(root).as_posix()
+            instead = "remove the symlink" if link == path else "replace the symlink with a folder"
+            raise HotplexError.single(
+                f"'{link}' is a symlink: hotplex places '{path}' only through real folders, so it"
+                " cannot land somewhere else",
+                span,
+                hint=instead if fixed else f"{instead}, or set place to another path",
+            )
+    return full
 
 
 def foreign_hint(sources: str) -> str:

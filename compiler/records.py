@@ -274,6 +274,7 @@ class Emitted(Record):
     notes: tuple[str, ...] = ()
     # The project's Agent Skills as the job carries them: ``show`` and ``stats`` list each.
     skills: tuple[SkillRow, ...] = ()
+    placed: tuple[str, ...] = ()  # more of ``files`` placed in the repository (editor skills)
 
 
 @attrs.frozen(repr=False)

@@ -113,9 +113,10 @@ PLACED_OVER = "; the gateway's copy replaces one named like a compiled skill"
 
 def skill_rivals(program: str, folders: tuple[str, ...], more: str = "") -> dict[str, str]:
     """``OwnFiles.rivals`` for the skill folders ``program`` also lists from the session folder
-    (``.agents/skills``): each skill there is a raw copy beside the compiled ones."""
+    (``.agents/skills``): each skill there is a raw copy beside the compiled ones, a folder
+    below another's too (``x/y/SKILL.md``: Codex CLI and OpenCode list one found at any depth)."""
     effect = f"is a skill {program} lists beside the compiled ones, raw (not checked or scanned)"
-    return {f"{folder}/*/SKILL.md": effect + more for folder in folders}
+    return {f"{folder}/**/SKILL.md": effect + more for folder in folders}
 
 
 class Verified(NamedTuple):
@@ -257,6 +258,9 @@ class Worker:
     # For a program shown to load none at its checked version: what showed it. The README's
     # table and the warning then say it has no skills there, not that it is unverified.
     no_skills: ClassVar[str | None] = None
+    # For a tool that reads no ``own_files`` (an editor's), the skill folders it lists from the
+    # repository, as ``skill_rivals`` gives them: the one-copy warnings (``raw_copies``).
+    skills_listed: ClassVar[Mapping[str, str]] = _NO_NAMES
 
     def emit_with_skills(
         self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model

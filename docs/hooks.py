@@ -247,6 +247,8 @@ def skills_place(worker: Any) -> str:
     folder = place.folder.format(name="<name>")
     if place.in_home:
         return f"`{worker.home_dir}/{folder}/`, the home `launch.json` sets"
+    if not worker.headless:  # an editor: checked against its documentation, placed by build
+        return f"`{folder}/`, placed in the repository as its documentation says"
     return f"`{folder}/` in the session folder (`cwd`)"
 
 

@@ -5,6 +5,11 @@ GitHub's documentation (https://docs.github.com/en/copilot/how-tos/configure-cus
 excerpt in tests/workers/fixtures/rule_formats/copilot.md): repository-wide instructions are
 that one file, plain Markdown, applied to every request in the repository's context (Copilot
 Chat, coding agent, code review; Copilot CLI reads it too).
+
+Its Agent Skills (https://code.visualstudio.com/docs/agents/reference/agent-skills-reference and
+https://docs.github.com/en/copilot/how-tos/use-copilot-agents/cloud-agent/create-skills, same
+fixture): project skills are folders with a ``SKILL.md`` in ``.github/skills``, ``.claude/skills``
+or ``.agents/skills``; agent mode in VS Code loads them.
 """
 
 from __future__ import annotations
@@ -21,5 +26,7 @@ class Copilot(Placed):
         place=".github/copilot-instructions.md",
         pattern=".github/copilot-instructions.md",
         artifact="copilot-instructions.md",
+        skills=".github/skills",
+        skills_also=(".claude/skills", ".agents/skills"),
     )
     init_target = ("copilot", "Copilot's repository instructions: .github/copilot-instructions.md")

@@ -4,6 +4,10 @@ Cursor's documentation (https://cursor.com/docs/context/rules, excerpt in
 tests/workers/fixtures/rule_formats/cursor.md): rules live in ``.cursor/rules`` (subfolders
 too) as ``.mdc`` files whose frontmatter has ``description``, ``globs`` and ``alwaysApply``;
 ``alwaysApply: true`` includes the rule in every chat, whatever the other two say.
+
+Its Agent Skills (https://cursor.com/docs/context/skills, same fixture): project skills are
+folders with a ``SKILL.md`` in ``.cursor/skills/`` (and ``.agents/skills/``), found at startup,
+walked recursively; for compatibility it also loads ``.claude/skills/`` and ``.codex/skills/``.
 """
 
 from __future__ import annotations
@@ -23,5 +27,7 @@ class Cursor(Placed):
         frontmatter=(
             "---\ndescription: Project rules compiled by hotplex\nglobs:\nalwaysApply: true\n---\n"
         ),
+        skills=".cursor/skills",
+        skills_also=(".agents/skills", ".claude/skills", ".codex/skills"),
     )
     init_target = ("cursor", "a Cursor project rule, always applied: .cursor/rules/cursor.mdc")

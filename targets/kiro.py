@@ -4,6 +4,9 @@ Kiro's documentation (https://kiro.dev/docs/steering/, excerpt in
 tests/workers/fixtures/rule_formats/kiro.md): workspace steering files are Markdown in
 ``.kiro/steering/``; frontmatter ``inclusion: always`` (the default) loads one into every
 interaction, ``fileMatch`` and ``manual`` only on demand.
+
+Its Agent Skills (https://kiro.dev/docs/skills, same fixture): workspace skills reside in
+``.kiro/skills/``; a workspace skill wins over a global one (``~/.kiro/skills/``) of its name.
 """
 
 from __future__ import annotations
@@ -21,5 +24,6 @@ class Kiro(Placed):
         pattern=".kiro/steering/*.md",
         artifact="steering.md",
         frontmatter="---\ninclusion: always\n---\n",
+        skills=".kiro/skills",
     )
     init_target = ("kiro", "a Kiro steering file, always included: .kiro/steering/kiro.md")

@@ -18,16 +18,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hotplex.build.orphans import declared_match
 from hotplex.document import configuration
 from hotplex.errors import HotplexError, Span
+from hotplex.fs import declared_match
 from hotplex.generated import attrs
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.placement import marked
-from hotplex.records import Emitted, OptionProblem, Output, Section, TargetSources
+from hotplex.records import Emitted, OptionProblem, Output, Section, Skill, TargetSources
+from hotplex.sources import skill_listing
+from hotplex.sources import skills as skills_source
 from hotplex.text.measure import measure
-from hotplex.worker import Verified, Worker
+from hotplex.worker import SkillsPlace, Verified, Worker, skill_rivals
 
 # The tools count a rule file's characters as JavaScript does (UTF-16 code units): an emoji is 2.
 LIMIT_UNIT = "utf16"
@@ -41,6 +43,12 @@ class Format:
     artifact: str  # the copy's name in the job folder
     frontmatter: str = ""  # before the marker line: the tool needs it first in the file
     max_chars: int | None = None  # the tool's own limit on the whole file, in LIMIT_UNIT
+    # The repository folder its documentation says the tool loads project Agent Skills from
+    # (``.cursor/skills``), and the other folders it lists skills from, as documented: a skill
+    # of the user's there, or one another target puts there, is a second copy. None: the tool
+    # documents no skills folder, and a target leaves the skills out with a warning.
+    skills: str | None = None
+    skills_also: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -63,6 +71,10 @@ class Placed(Worker):
             # Checked against the tool's documentation, whose excerpt is the fixture.
             fixture = f"tests/workers/fixtures/rule_formats/{cls.name}.md"
             cls.verified = Verified(cls.format.tool, None, fixture)
+            if cls.format.skills is not None:
+                cls.skills = SkillsPlace(f"{cls.format.skills}/{{name}}")
+                folders = (cls.format.skills, *cls.format.skills_also)
+                cls.skills_listed = skill_rivals(cls.format.tool, folders)
 
     def placed(self, target: Target) -> str:
         place = target.options.place
@@ -116,6 +128,54 @@ class Placed(Worker):
             notes=(f"{self.format.tool} reads {self.placed(job.target)}, always applied",),
         )
 
+    def emit_with_skills(
+        self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+    ) -> Emitted:
+        """``emit``, and where the tool documents a skills folder, each skill's files placed
+        there as they ship (``<folder>/<name>/…``), under the guard of the rule file: its
+        ``SKILL.md`` carries the marker line after its frontmatter, every file the log's digest."""
+        place = self.skills
+        if place is None or not skills:
+            return super().emit_with_skills(job, sections, skills, model)
+        emitted = self.emit(job, sections, model)
+        tool = self.format.tool
+        first = next(t for t in model.manifest.target if model.worker_of(t).skills == place)
+        if first is not job.target:  # one folder per repository: two targets would take turns
+            warning = (
+                f"target '{first.name}' places the skills in {place.folder.format(name='')}, where"
+                f" {tool} loads them; this target places none (one folder per repository)"
+            )
+            return attrs.evolve(emitted, warnings=(*emitted.warnings, warning))
+        folder_of = place.folder.format(name="")
+        files: dict[str, bytes] = {}
+        notes = []
+        for skill in skills:
+            folder = place.folder.format(name=skill.name)
+            for item in skill.files:
+                data = item.data
+                if item.path == skill_listing.SKILL_FILE:
+                    data = _marked_skill(data, model.manifest_path.name, job.target.name)
+                files[f"{folder}/{item.path}"] = data
+                if item.kind == "script":
+                    notes.append(
+                        f"skill '{skill.name}': script {item.path} placed at {folder}/{item.path},"
+                        " never run by hotplex (a placed file keeps the mode it has: chmod it once"
+                        f" for {tool} to run it)"
+                    )
+        rows = tuple(
+            skill_listing.row(r, place, "whole") for r in skill_listing.listed(skills, place)
+        )
+        warnings = skills_source.unknown_keys(skills, place.keys, tool)
+        warnings += skills_source.unmatched_scripts(skills, model.manifest.skills.scripts)
+        return attrs.evolve(
+            emitted,
+            files={**emitted.files, **files},
+            placed=tuple(files),
+            warnings=(*emitted.warnings, *warnings),
+            notes=(*emitted.notes, f"{tool} lists the skills placed in {folder_of}", *notes),
+            skills=rows,
+        )
+
     def _fit(self, job, model, wrapped, limit: int) -> tuple[str, configuration.Document]:
         """The largest total budget whose file fits ``limit``: the sections are cut, reported,
         never the file after the fact."""
@@ -146,3 +206,11 @@ class Placed(Worker):
                 span,
             )
         return best
+
+
+def _marked_skill(data: bytes, manifest: str, target: str) -> bytes:
+    """A placed ``SKILL.md``: its frontmatter, then the marker line, then its body (the tool
+    reads the frontmatter first; the marker's digest covers both)."""
+    text = data.decode("utf-8")
+    end = text.index("\n---\n", 3) + len("\n---\n")
+    return marked(text[:end], text[end:], manifest, target).encode("utf-8")

@@ -94,6 +94,7 @@ class Strategy:
             compiled = compile_job(model, job, inputs)
             emitted = compiled.emitted
             _refuse_reading_placed(model, job, compiled.inputs, self.places(model))
+            _refuse_foreign_placed(model, job, emitted, recorded)
             result = self.apply(emitted, recorded, reasons)
         except HotplexError as error:
             return error
@@ -111,7 +112,7 @@ class Strategy:
             truncations=emitted.truncations,
             warnings=emitted.warnings,
             sizes=emitted.sizes,
-            placed=placed,
+            placed=(*placed, *emitted.placed),
         )
         return Done(new, result, {p: inputs.stamps.get(p) for p in compiled.inputs})
 
@@ -151,11 +152,47 @@ def _refuse_reading_placed(
             )
 
 
+def _refuse_foreign_placed(
+    model: Model, job: Job, emitted: Emitted, recorded: dict[str, Stamped]
+) -> None:
+    """Each further file a job places (``Emitted.placed``: an editor's skill files) is absent,
+    hotplex's (``placement.refuse_foreign``), or already the bytes it would get: known only once
+    the job is compiled, so looked at here, before any of the job's files is written."""
+    from hotplex.placement import read_regular, refuse_foreign
+
+    problems = []
+    for path in emitted.placed:
+        known = recorded.get(path)
+        digest = known.digest if known else None
+        if read_regular(model.root / path) == emitted.files[path]:
+            digest = sha256(emitted.files[path])  # nothing is lost: a fresh clone of a commit
+        try:
+            refuse_foreign(
+                model.root, path, _span(model, job), digest, model.sources_dir, FOREIGN_SKILL
+            )
+        except HotplexError as error:
+            problems += error.problems
+    if problems:
+        raise HotplexError(problems)
+
+
+def _span(model: Model, job: Job) -> Span:
+    """The manifest key of a job's further placed files: its target."""
+    return Span(model.manifest_display, key=f"target[{model.target_index(job.target)}]")
+
+
+# The way out when an editor's skill folder holds a file that is not hotplex's.
+FOREIGN_SKILL = (
+    "keep what it says in the sources' skills/ (edit the skill there; `hotplex import` adopts a"
+    " skill folder of your own), then delete or move this one and build again"
+)
+
+
 def refuse_foreign_places(model: Model, jobs: list[Job], records: dict[str, JobRecord]) -> None:
     """Each job's place is absent or hotplex's (``placement.refuse_foreign``), looked at before
     any job is decided or written: every blocked place is named at once, and a symlink there
     at its target's ``place`` (not as a path of ``out``)."""
-    from hotplex.placement import refuse_foreign
+    from hotplex.placement import refuse_foreign, refuse_symlinked
 
     problems = []
     for job in jobs:
@@ -163,6 +200,12 @@ def refuse_foreign_places(model: Model, jobs: list[Job], records: dict[str, JobR
         if place is None:
             continue
         record = records.get(job.id)
+        for further in record.placed if record else ():  # an editor's placed skills, as logged
+            if further != place:
+                try:
+                    refuse_symlinked(model.root, further, _span(model, job), fixed=True)
+                except HotplexError as error:
+                    problems += error.problems
         known = record.outputs.get(place) if record else None
         digest = known.digest if known else None
         try:

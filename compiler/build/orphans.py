@@ -13,13 +13,12 @@ with the same helpers.
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import os
 import posixpath
 from pathlib import Path
 
 from hotplex.errors import BuildFailed, Problem
-from hotplex.fs import crash_point, folded, is_temp_of, sha256, temp_for
+from hotplex.fs import crash_point, declared_match, folded, is_temp_of, sha256, temp_for
 from hotplex.values import value
 
 TYPE_CHECKING = False  # not typing's: the no-op path imports this module
@@ -261,22 +260,6 @@ def _artifact_like(inside: str, names: set[str], patterns: tuple[str, ...]) -> b
     made_for = temp_for(name)
     of = f"{folder}/{made_for}".lstrip("/") if made_for is not None else None
     return any(declared_match(inside, p) or (of and declared_match(of, p)) for p in patterns)
-
-
-def declared_match(path: str, pattern: str) -> bool:
-    """Whether ``path`` matches a declared output: ``*`` matches within one path segment,
-    ``**`` any number of whole segments."""
-    return _match(path.split("/"), pattern.split("/"))
-
-
-def _match(parts: list[str], wanted: list[str]) -> bool:
-    if not wanted:
-        return not parts
-    if wanted[0] == "**":
-        return any(_match(parts[i:], wanted[1:]) for i in range(len(parts) + 1))
-    return (
-        bool(parts) and fnmatch.fnmatchcase(parts[0], wanted[0]) and _match(parts[1:], wanted[1:])
-    )
 
 
 def _files_below(folder: str, prefix: str = "") -> list[str]:

@@ -124,6 +124,9 @@ def report(plan: Plan, base: Path, dry_run: bool) -> list[str]:
         ]
         if plan.added:
             what = f"{'would add' if dry_run else 'added'} {len(plan.added)} source(s) to"
+        elif plan.writes:  # skills adopted: files written, the manifest as it was
+            copied = "would copy" if dry_run else "copied"
+            what = f"{copied} {len(plan.writes)} skill file(s), no source to add to"
         else:
             what = "nothing new for"
         lines.append(f"hotplex import: {what} {plan.into / MANIFEST_NAME}")

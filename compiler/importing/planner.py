@@ -85,6 +85,11 @@ def plan(
     manifest = model(found, into, sources_dir, placed, (targets, keep), templates)
     cap = cap_of(manifest, lambda t: registry.workers()[t.worker])
     adopted = _skills(found, sources_dir, readers, cap)
+    there = in_folder(sources_dir, SKILLS_FOLDER)
+    notes += skills.refuse_clashes(
+        [s for kind in found for s in kind.skills],
+        lambda s: os.path.lexists(into / there / s.name),
+    )
     _something_left(found, paths)  # a skill may have been left out for its size
     _skills_folder_free(into, sources_dir, adopted)
     scripts = tuple(s for skill in adopted for s in skill.scripts)

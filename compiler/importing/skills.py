@@ -1,5 +1,5 @@
 """Agent Skills a repository keeps where its programs load them (``.claude/skills/<name>/``,
-``.agents/skills/<name>/``, ``.opencode/skill(s)/<name>/``, ``.gemini/skills/<name>/``): each is
+``.agents/skills/<name>/``, ``.cursor/skills/<name>/``… every folder ``folders`` names): each is
 adopted into the sources folder's ``skills/<name>/``, copied whole (SKILL.md and its resources),
 where the build checks, scans and ships it to every program that loads skills.
 
@@ -13,25 +13,41 @@ one the user means. Hidden files and ``node_modules/`` are no part of a skill, a
 from __future__ import annotations
 
 import os
+import posixpath
+import re
 import stat
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hotplex.errors import HotplexError, Problem, Span
 from hotplex.fs import file_kind, folded, kind_of, skipped_folder
 from hotplex.importing.found import Found, Skip, read
+from hotplex.placement import read_is_hotplex_file
 from hotplex.sources.skill_listing import SKILL_FILE
 from hotplex.sources.skill_names import misnamed, one_name_apart
 
 KIND = "Agent Skills"
-# Where programs load a project's skills, relative to the folder they run in; each is read.
-FOLDERS = (
-    ".claude/skills",
-    ".agents/skills",
-    ".opencode/skill",
-    ".opencode/skills",
-    ".gemini/skills",
-)
+# How a one-copy ``rivals`` glob names a folder of skills: its skills, or also deeper ones.
+LISTED = re.compile(r"(.+)/\*{1,2}/SKILL\.md")
+
+
+def folders() -> tuple[str, ...]:
+    """Where the programs hotplex serves load a project's skills, relative to the folder they
+    run in, each read: the one list the one-copy rules hold (each worker's ``SkillsPlace`` in
+    the session folder, the skill folders its ``OwnFiles.rivals`` or ``skills_listed`` name),
+    in registry order (Claude Code's first)."""
+    from hotplex import registry
+
+    found = []
+    for worker in registry.workers().values():
+        place = worker.skills
+        if place is not None and not place.in_home:
+            found.append(posixpath.dirname(place.folder))
+        own = worker.own_files.rivals if worker.own_files is not None else {}
+        listed = (LISTED.fullmatch(p) for p in (*own, *worker.skills_listed))
+        found += [m.group(1) for m in listed if m is not None]
+    return tuple(dict.fromkeys(found))
 
 
 @dataclass(frozen=True)
@@ -41,13 +57,16 @@ class Folder:
     name: str
     origin: Path
     files: tuple[str, ...]
+    # The folders of its name (letter case and Unicode composition aside) that hold other files:
+    # which one the user means, hotplex cannot tell (``refuse_clashes``).
+    rivals: tuple[Path, ...] = ()
 
 
 def find(root: Path) -> Found | None:
     found = Found(KIND, root)
     seen: dict[str, Folder] = {}
-    clashes: list[Problem] = []
-    for where in FOLDERS:
+    rivals: dict[str, list[Path]] = {}
+    for where in folders():
         folder = root / where
         if folder.is_symlink():
             found.skipped.append(Skip(folder, "a symlink: skills are copied from their own folder"))
@@ -60,6 +79,9 @@ def find(root: Path) -> Found | None:
             if not path.is_dir():
                 found.skipped.append(Skip(path, "not a skill folder: a skill is a folder"))
                 continue
+            if read_is_hotplex_file(path / SKILL_FILE):  # an editor target's: its own output
+                found.skipped.append(Skip(path, "written by hotplex build (a placed skill)"))
+                continue
             why, files = _refused(path)
             if why is not None:
                 found.skipped.append(Skip(path, why))
@@ -67,21 +89,38 @@ def find(root: Path) -> Found | None:
             skill = Folder(path.name, path, files)
             first = seen.setdefault(folded(path.name), skill)
             if first is skill:
-                found.skills.append(skill)
-            elif _same(first, skill):
+                continue
+            if _same(first, skill):
                 found.skipped.append(Skip(path, f"the same skill as {first.origin} (imported)"))
             else:
-                clashes.append(
-                    Problem(
-                        f"two skills named '{path.name}' with other files: {first.origin} and"
-                        f" {path}; one name is one skill",
-                        Span(str(path)),
-                    )
-                )
+                rivals.setdefault(folded(path.name), []).append(path)
+    found.skills = [replace(s, rivals=tuple(rivals.get(k, ()))) for k, s in seen.items()]
+    return found if found.skills or found.skipped else None
+
+
+def refuse_clashes(skills: list[Folder], adopted: Callable[[Folder], bool]) -> list[str]:
+    """An error naming each skill found in two folders with other files, unless it was
+    ``adopted`` before (its ``skills/<name>/`` there: import leaves that as it is, so which
+    copy is meant no longer matters, and a note says they differ)."""
+    clashes = [
+        Problem(
+            f"two skills named '{s.name}' with other files: {s.origin} and {other}; one name is"
+            " one skill",
+            Span(str(other)),
+        )
+        for s in skills
+        if not adopted(s)
+        for other in s.rivals
+    ]
     if clashes:
         hint = "rename one (its folder and its name:), or import the other by naming it"
         raise HotplexError([*clashes[:-1], clashes[-1].replace(hint=hint)])
-    return found if found.skills or found.skipped else None
+    return [
+        f"skill '{s.name}': {s.origin} and {', '.join(map(str, s.rivals))} differ; it was"
+        " adopted before, and import leaves its copy in the sources as it is"
+        for s in skills
+        if s.rivals
+    ]
 
 
 def _refused(folder: Path) -> tuple[str | None, tuple[str, ...]]:

@@ -26,8 +26,13 @@ class Origin(NamedTuple):
     first_line: int = 1  # line of text[0] in ``file`` (frontmatter moves a body down)
     key: str | None = None  # manifest key path, for a value from the manifest
     named: bool = False  # ``text`` is the file's name (a day's heading), not a line of it
+    # Where a ``key``'s value is written in ``file`` (line, column), when it is a file's
+    # (a SKILL.md frontmatter value written with a YAML escape: ``"\u200b"``).
+    written: tuple[int, int] | None = None
 
     def span(self, offset: int) -> Span:
+        if self.key is not None and self.written is not None:
+            return Span(self.file, *self.written, key=self.key)
         if self.key is not None or self.named:
             return Span(self.file, key=self.key)
         at = Span.at_offset(self.file, self.text, offset)

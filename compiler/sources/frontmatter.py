@@ -174,3 +174,32 @@ _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 def trim(text: str) -> str:
     """Blank lines around a file's content carry no meaning in a section."""
     return _LEADING_BLANK_LINES.sub("", text).rstrip()
+
+
+def value_places(text: str) -> dict[str, tuple[int, int]]:
+    """Where each value of ``text``'s frontmatter starts (line, column, from 1), by key path
+    (``metadata.note``, ``tags[0]``), as YAML reads it; none for a frontmatter it cannot."""
+    import yaml
+
+    if not text.startswith("---\n"):
+        return {}
+    head = text[4:].split("\n---", 1)[0]
+    try:
+        root = yaml.compose(head, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return {}
+    places: dict[str, tuple[int, int]] = {}
+
+    def walk(node: Any, path: str) -> None:
+        if path:
+            places[path] = (node.start_mark.line + 2, node.start_mark.column + 1)
+        if isinstance(node, yaml.MappingNode):
+            for name, item in node.value:
+                walk(item, f"{path}.{name.value}" if path else str(name.value))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                walk(item, f"{path}[{index}]")
+
+    if root is not None:
+        walk(root, "")
+    return places

@@ -26,12 +26,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from hotplex.manifest.model import Model, Target
     from hotplex.worker import OwnFiles
 
 WAY_OUT_CWD = 'cwd = "../session" (any folder outside the project)'
 MOVE_OUT = "move them out of the session folder"
 GIT = ".git"  # what makes a folder a repository's root
+# Two editors read one repository: no folder of its own keeps one's placed skills from the other.
+EDITORS_APART = "keep only one of the two targets in this manifest"
 
 
 @dataclass(frozen=True)
@@ -98,7 +102,7 @@ def _warnings(model: Model, target: Target) -> list[str]:
     own = model.worker_of(target).own_files
     got = copies(model, target)
     if got is None:
-        return []
+        return _listed_skills(model, target)
     name, program = target.name, got.program
     found = []
     if got.switch is not None and got.raw:
@@ -121,7 +125,7 @@ def _warnings(model: Model, target: Target) -> list[str]:
             " scanned),"
             f" beside the compiled copy: {_way_out(own, model, target, got.raw)}"
         )
-    found += _skills_placed_beside(model, target, own)
+    found += _skills_placed_beside(model, target, own.program, own.rivals)
     for path, effect in got.rivals:
         away = (
             "move it out of the session folder"
@@ -138,8 +142,10 @@ def watched(model: Model) -> tuple[str, ...]:
     repeats the warnings only while their stamps hold (a CLAUDE.md added beside moves one)."""
     found = []
     for target in model.manifest.target:
-        own = model.worker_of(target).own_files
-        if own is None:
+        worker = model.worker_of(target)
+        own = worker.own_files
+        if own is None:  # an editor's skill folders, where it lists skills of the user's too
+            found += [_stamped(pattern) for pattern in worker.skills_listed]
             continue
         session = model.session_dir(target)
         for folder in _folders_up(session, own.above):
@@ -214,34 +220,81 @@ def _rivals(model: Model, target: Target, own: OwnFiles) -> list[tuple[str, str]
     return list(dict.fromkeys(found))
 
 
-def _skills_placed_beside(model: Model, target: Target, own: OwnFiles) -> list[str]:
-    """A warning per folder another target's gateway places skills in (``launch.json``'s
-    ``files``) in ``target``'s session folder, where ``target``'s program lists skills too: it
-    gets each skill twice."""
+def _skills_placed_beside(
+    model: Model, target: Target, program: str, rivals: Mapping[str, str]
+) -> list[str]:
+    """A warning per folder another target places skills in (an editor's skills folder), or has
+    its gateway place them in (``launch.json``'s ``files``), in ``target``'s session folder, where
+    ``target``'s ``program`` lists skills too (``rivals``): it gets each skill twice."""
     from hotplex.sources.skills import SKILL_FILE, SKILLS_FOLDER
 
     session = model.session_dir(target)
     mine = model.worker_of(target).skills
     folder = model.root / model.source_path(SKILLS_FOLDER)
     names = sorted(p.parent.name for p in folder.glob(f"*/{SKILL_FILE}")) if folder.is_dir() else []
-    by_folder: dict[str, list[str]] = {}
+    by_folder: dict[str, list[tuple[str, str]]] = {}
+    same: list[str] = []
     for other in model.manifest.target:
-        place = model.worker_of(other).skills
-        if not names or place is None or place.in_home or model.session_dir(other) != session:
+        worker = model.worker_of(other)
+        place = worker.skills
+        if other is target or not names or place is None or place.in_home:
+            continue
+        if model.session_dir(other) != session:
             continue
         if mine is not None and not mine.in_home and place.folder == mine.folder:
+            if worker.headless != model.worker_of(target).headless:
+                same.append(other.name)  # an editor's placed folder, a gateway's copies there
             continue  # the folder its own gateway places them in
         listed = f"{place.folder.format(name='*')}/{SKILL_FILE}"
-        if any(fnmatchcase(listed, pattern) for pattern in own.rivals):
+        if any(fnmatchcase(listed, pattern) for pattern in rivals):
             where = posixpath.normpath(posixpath.join(session, place.folder.format(name="")))
-            by_folder.setdefault(where, []).append(other.name)
-    return [
-        f"target '{target.name}': {own.program} also lists the skills that target"
-        f" '{others[0]}' has its gateway place in {where}/"
-        f" ({', '.join(names)}), a second copy of each; set cwd on one of the two to a folder of"
-        " its own"
+            how = "has its gateway place" if worker.headless else "places"
+            way = _apart(target, other, model)
+            by_folder.setdefault(where, []).append((f"'{other.name}' {how}", way))
+    found = [
+        f"target '{target.name}': {program} also lists the skills that target {others[0][0]} in"
+        f" {where}/ ({', '.join(names)}), a second copy of each; {others[0][1]}"
         for where, others in by_folder.items()
     ]
+    found += [
+        f"target '{target.name}': target '{other}' has its gateway place the same skills in"
+        f" {mine.folder.format(name='')} as this target places there: its copies replace the"
+        " placed ones, which the next build refuses to overwrite; set cwd on one of the two to"
+        " a folder of its own"
+        for other in same
+        if mine is not None
+    ]
+    return found
+
+
+def _apart(target: Target, other: Target, model: Model) -> str:
+    """How two targets whose skills meet in one folder keep apart: a ``cwd`` of its own for a
+    headless one (an editor has none), else one target only."""
+    headless = [t for t in (target, other) if model.worker_of(t).headless]
+    if not headless:
+        return EDITORS_APART
+    if len(headless) == 2:
+        return "set cwd on one of the two to a folder of its own"
+    return f"set cwd on target '{headless[0].name}' to a folder of its own"
+
+
+def _listed_skills(model: Model, target: Target) -> list[str]:
+    """For a target whose tool reads no ``own_files`` but lists skills from the repository
+    (``Worker.skills_listed``: an editor's), a warning per skill of the user's own in a folder
+    it lists, and per folder another target puts skills in there: each is a second copy beside
+    the skills the target places (``SKILL.md`` files carrying hotplex's marker are not the
+    user's: another target's, named by the second warning)."""
+    from hotplex.placement import read_is_hotplex_file
+
+    worker = model.worker_of(target)
+    program = worker.verified.program if worker.verified else worker.name
+    found = []
+    for pattern, effect in worker.skills_listed.items():
+        for path in sorted(model.root.glob(pattern)):
+            rel = path.relative_to(model.root).as_posix()
+            if path.is_file() and not read_is_hotplex_file(path):
+                found.append(f"target '{target.name}': {rel} {effect}; move it into the sources")
+    return [*found, *_skills_placed_beside(model, target, program, worker.skills_listed)]
 
 
 def _in_project(folder: str, base: Path, path: Path) -> str:

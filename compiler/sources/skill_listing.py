@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from hotplex.errors import Problem, Span
 from hotplex.records import Skill, SkillRow
 from hotplex.scanning import sanitize
+from hotplex.scanning.confusables import prototype_text
 from hotplex.text.measure import measure
 
 SKILL_FILE = "SKILL.md"
@@ -39,12 +40,30 @@ def listing_problems(skill: Skill, place: Any, program: str) -> list[Problem]:
         if key not in place.listed:
             continue
         why = listing_safe(text) if key != "description" else None
-        if why is None and place.wrapper and sanitize.count_tags(text, {place.wrapper}):
+        if why is None and place.wrapper and spells(text, place.wrapper):
             why = f"a listed text must not spell <{place.wrapper}>, the listing's wrapper"
         if why is not None:
             where = dict(skill.places).get(key, Span(skill_md, key=key))
             problems.append(Problem(f"{why} ({program} lists '{key}')", where))
     return problems
+
+
+# Brackets a reader takes for '<' and '>' that UTS #39 gives a prototype of their own (the
+# angle-bracket family: U+2329, U+27E8, U+3008 all read as U+276C): read as the ASCII ones.
+_ANGLES = str.maketrans({"\u276c": "<", "\u276d": ">"})
+
+
+def spells(text: str, tag: str) -> bool:
+    """Whether ``text`` spells the tag ``tag`` in any spelling the reserved-tag sanitizer knows
+    (``scanning.sanitize``: any case, blanks, fullwidth forms, zero-width characters), or in
+    look-alikes of its brackets and letters (UTS #39's prototypes: ``‹/sуstem-reminder›`` with
+    angle quotation marks and a Cyrillic у, ``〈/system-reminder〉``). A listed text cannot
+    be escaped (the program lists it as written), so such a text is refused, not neutralised."""
+    if sanitize.count_tags(text, {tag}):
+        return True
+    if text.isascii():
+        return False
+    return bool(sanitize.count_tags(prototype_text(text).translate(_ANGLES), {tag}))
 
 
 def listing_entry(skill: Skill, listed: tuple[str, ...], joiner: str) -> str:

@@ -10,6 +10,11 @@ from hotplex.fs import folded, is_utf8
 from hotplex.scanning.hidden import describe
 
 _NOT_A_NAME = frozenset({"Cc", "Zl", "Zp"})  # Unicode categories no file name of a skill holds
+# The names Windows keeps for devices, in any case and with any extension (``CON.md``, ``aux``):
+# a file so named cannot be written there (it opens the device instead).
+_DEVICE = re.compile(
+    r"(CON|PRN|AUX|NUL|COM[0-9\u00b9\u00b2\u00b3]|LPT[0-9\u00b9\u00b2\u00b3])(\..*)?", re.I
+)
 
 
 def one_name_apart(folder: str, paths: list[str], placer: str = "a gateway") -> list[Problem]:
@@ -35,13 +40,22 @@ def misnamed(name: str, display: str) -> Problem | None:
     """A skill's file is placed by its name (launch.json's ``files``, the program's folder): a
     backslash is a folder separator where the gateway may run, a control character or a byte
     that is not UTF-8 (a lone surrogate here) no JSON reader or terminal gets back as written;
-    a trailing '.' or space Windows drops, placing ``notes.md.`` over ``notes.md``."""
+    a trailing '.' or space Windows drops, placing ``notes.md.`` over ``notes.md``; a device
+    name Windows keeps (``CON.md``, ``nul``)."""
     if name.rstrip(". ") != name:
         return Problem(
             f"a skill file's name is where it is placed, and Windows drops the '.' or space that"
             f" ends '{name}': a gateway there places it as '{name.rstrip('. ')}'",
             Span(display),
             hint="rename it without the trailing '.' or space",
+        )
+    device = _DEVICE.fullmatch(name)
+    if device is not None:
+        return Problem(
+            f"a skill file's name is where it is placed, and '{name}' names the device"
+            f" {device.group(1).upper()} on Windows: a gateway there cannot write it",
+            Span(display),
+            hint="rename it (CON, PRN, AUX, NUL, COM0-9 and LPT0-9 are taken, with any extension)",
         )
     held = odd_character(name)
     if held is None:

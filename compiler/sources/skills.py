@@ -20,14 +20,13 @@ Variants and templates do not apply to skills: a skill's files ship as written.
 
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 import re
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
-from hotplex.fs import folded
+from hotplex.fs import declared_match, folded
 from hotplex.generated import attrs
 from hotplex.records import Skill, SkillFile
 from hotplex.scanning import secrets
@@ -165,7 +164,7 @@ def _skill(
             )
             continue
         script = path.startswith(SCRIPTS_FOLDER + "/") or data.startswith(b"#!")
-        if script and not any(fnmatch.fnmatchcase(f"{name}/{path}", g) for g in allowed):
+        if script and not any(declared_match(f"{name}/{path}", g) for g in allowed):
             problems.append(
                 Problem(
                     f"script '{name}/{path}' is not allowed to ship: hotplex never runs it, the "
@@ -185,7 +184,7 @@ def _skill(
         files.append(SkillFile(path, data, kind))
     problems += one_name_apart(folder, [SKILL_FILE, *(f.path for f in files)])
     if not aliased:  # a walk of an alias's every use may never end
-        _guard_meta(resolver, meta, raw_text, skill_md)
+        _guard_meta(resolver, meta, (raw_text, frontmatter.value_places(raw_text)), skill_md)
     texts = tuple((k, v) for k, v in meta.items() if isinstance(v, str) and k != "name")
     places = tuple((k, _key_span(raw_text, k, skill_md, value=True)) for k, _ in texts)
     extra = tuple(
@@ -201,22 +200,27 @@ def _skill(
     return attrs.evolve(skill, files=(head, *files))
 
 
-def _guard_meta(resolver: Any, value: Any, raw_text: str, skill_md: str, key: str = "") -> None:
+def _guard_meta(
+    resolver: Any, value: Any, raw: tuple[str, dict[str, tuple[int, int]]], skill_md: str, key=""
+) -> None:
     """Scan every text of the frontmatter, keys and values at any depth, as SKILL.md's body is:
     it ships, and the listed keys reach every prompt. A value is placed where it is written in
-    the file (``raw_text``), else (a YAML escape such as ``"\\u200b"``) at its key path."""
+    the file (``raw``: its text), else (a YAML escape such as ``"\\u200b"``) at its key path
+    and where that key's value starts (``raw``: ``value_places``)."""
     if isinstance(value, dict):
         for name, item in value.items():
             path = f"{key}.{name}" if key else str(name)
-            _guard_meta(resolver, name, raw_text, skill_md, path)
-            _guard_meta(resolver, item, raw_text, skill_md, path)
+            _guard_meta(resolver, name, raw, skill_md, path)
+            _guard_meta(resolver, item, raw, skill_md, path)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            _guard_meta(resolver, item, raw_text, skill_md, f"{key}[{index}]")
+            _guard_meta(resolver, item, raw, skill_md, f"{key}[{index}]")
     elif isinstance(value, str):
+        text, places = raw
+        written = places.get(key)
         resolver.guard(
             value,
-            lambda: [Origin(raw_text, skill_md), Origin(value, skill_md, key=key)],
+            lambda: [Origin(text, skill_md), Origin(value, skill_md, key=key, written=written)],
             skill_md,
         )
 
@@ -468,5 +472,5 @@ def unmatched_scripts(skills: tuple[Skill, ...], allowed: tuple[str, ...]) -> li
         f"[skills] scripts[{index}] '{glob}' allows no script of any skill: misspelt, or left"
         " after its skill went; remove it"
         for index, glob in enumerate(allowed)
-        if not any(fnmatch.fnmatchcase(script, glob) for script in scripts)
+        if not any(declared_match(script, glob) for script in scripts)
     ]

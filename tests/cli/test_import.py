@@ -15,6 +15,7 @@ import difflib
 import io
 import json
 import re
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -1491,6 +1492,89 @@ def test_a_skill_is_added_to_a_project_that_has_a_manifest(tmp_path):
     write_tree(repo, {".claude/skills/deploy/SKILL.md": _skill("deploy", "Edited.\n")})
     again = run_ok("-C", str(repo), "import").stdout
     assert "skill 'deploy': skills/deploy/ is there already and differs from" in again
+    assert (repo / "skills/deploy/SKILL.md").read_text() == _skill("deploy")
+
+
+@pytest.mark.parametrize(
+    "folder",
+    [
+        ".codex/skills",
+        ".qwen/skills",
+        ".kilo/skills",
+        ".kilocode/skills",
+        ".pi/skills",
+        ".github/skills",
+        ".cline/skills",
+        ".clinerules/skills",
+        ".cursor/skills",
+        ".windsurf/skills",
+        ".junie/skills",
+        ".kiro/skills",
+    ],
+)
+def test_every_folder_a_program_lists_skills_from_is_adopted(tmp_path, folder):
+    repo = write_tree(
+        tmp_path / "repo",
+        {"CLAUDE.md": "# Project\n", f"{folder}/triage/SKILL.md": _skill("triage")},
+    )
+    project, report = import_and_build(repo)
+    assert "copied to skills/triage/SKILL.md" in report.stdout
+    assert (project / "skills/triage/SKILL.md").read_text() == _skill("triage")
+
+
+def test_the_import_folders_are_the_one_copy_rules_folders():
+    """One list: every skill folder a worker places in or names in its one-copy rules."""
+    from hotplex import registry
+    from hotplex.importing import skills
+
+    named = set()
+    for worker in registry.workers().values():
+        rivals = worker.own_files.rivals if worker.own_files is not None else {}
+        patterns = (*rivals, *worker.skills_listed)
+        named |= {p.rsplit("/", 2)[0] for p in patterns if p.endswith("/SKILL.md")}
+        if worker.skills is not None and not worker.skills.in_home:
+            named.add(worker.skills.folder.removesuffix("/{name}"))
+    assert set(skills.folders()) == named
+    assert skills.folders()[0] == ".claude/skills"  # the first of two identical copies
+
+
+def test_a_skill_folder_the_build_placed_is_not_imported_back(tmp_path):
+    """Its SKILL.md carries hotplex's marker: output of a build (a clone of a repository whose
+    cursor target placed it), never a source, as a placed rule file is not."""
+    built = write_tree(
+        tmp_path / "built",
+        {
+            "hotplex.toml": '[[target]]\nname = "cu"\nworker = "cursor"\n',
+            "agent-configs/AGENTS.md": "# Rules\n",
+            "agent-configs/skills/triage/SKILL.md": _skill("triage"),
+        },
+    )
+    run_ok("-C", str(built), "build")
+    repo = write_tree(tmp_path / "repo", {"CLAUDE.md": "# Project\n"})
+    shutil.copytree(built / ".cursor/skills", repo / ".cursor/skills")
+    write_tree(repo, {".cursor/skills/mine/SKILL.md": _skill("mine")})
+    report = run_ok("-C", str(repo), "import").stdout
+    assert "not mapped: .cursor/skills/triage: written by hotplex build (a placed skill)" in report
+    assert "copied to skills/mine/SKILL.md" in report
+    assert not (repo / "skills/triage").exists()
+
+
+def test_a_second_run_after_one_of_two_copies_changed_goes_on(tmp_path):
+    """Adopted once, the skill is the sources' copy: which of two differing copies is meant no
+    longer matters, and a new skill is still adopted; the last line says what was written."""
+    files = {
+        "CLAUDE.md": "# C\n",
+        ".claude/skills/deploy/SKILL.md": _skill("deploy"),
+        ".agents/skills/deploy/SKILL.md": _skill("deploy"),
+    }
+    repo = write_tree(tmp_path / "repo", files)
+    run_ok("-C", str(repo), "import")
+    write_tree(repo, {".claude/skills/deploy/SKILL.md": _skill("deploy", "Edited.\n")})
+    write_tree(repo, {".codex/skills/newone/SKILL.md": _skill("newone")})
+    report = run_ok("-C", str(repo), "import").stdout
+    assert "/.claude/skills/deploy and " in report and "differ; it was adopted before" in report
+    assert "note: adopted skill 'newone' into skills/newone/ (1 files)" in report
+    assert report.splitlines()[-2].startswith("hotplex import: copied 1 skill file(s)")
     assert (repo / "skills/deploy/SKILL.md").read_text() == _skill("deploy")
 
 

@@ -227,7 +227,7 @@ def test_the_frontmatter_is_scanned_as_the_body_is(tmp_path, capsys):
     err = _refused(root, capsys, 1)
     assert not (root / "dist").exists()  # nothing shipped, nor listed in aider's document
     secret = "skills/long-one/SKILL.md:3:28: possible secret, a GitHub token"
-    assert secret in err and "SKILL.md: metadata.note: hidden text, U+200B" in err
+    assert secret in err and "SKILL.md:5:9: metadata.note: hidden text, U+200B" in err
 
 
 def test_revoking_a_script_or_tightening_injection_rebuilds(tmp_path, capsys):
@@ -507,3 +507,101 @@ def test_the_hint_for_a_script_allows_that_script_and_no_other(tmp_path, capsys)
     manifest = root / "hotplex.toml"
     manifest.write_text(manifest.read_text().replace("scripts = [", f'scripts = ["{glob}", ', 1))
     _build(root)
+
+
+@pytest.mark.parametrize(
+    ("glob", "allowed"),
+    [
+        ("*", False),  # one name: no skill's script is a file at the top of skills/
+        ("release-notes/*", False),
+        ("*/scripts/*.sh", True),
+        ("release-notes/**", True),
+        ("**/collect.sh", True),
+        ("release-notes/scripts/collect.s?", True),
+    ],
+)
+def test_a_scripts_glob_matches_within_each_folder_name(tmp_path, capsys, glob, allowed):
+    """``*`` does not cross a ``/``: "*" would otherwise allow every script of every skill."""
+    root = tmp_path / "skills"
+    shutil.copytree(EXAMPLES / "skills", root)
+    manifest = root / "hotplex.toml"
+    manifest.write_text(
+        re.sub(r"(?m)^scripts = .*$", f'scripts = ["{glob}"]', manifest.read_text())
+    )
+    status = cli.main(["-C", str(root), "build"])
+    err = capsys.readouterr().err
+    assert status == (0 if allowed else 2), err
+    refused = "script 'release-notes/scripts/collect.sh' is not allowed to ship"
+    assert (refused in err) is not allowed
+
+
+# Look-alikes of the wrapper's brackets and letters: fullwidth and small forms (NFKD), UTS #39's
+# confusables (angle quotation marks, arrowheads, Canadian and runic letters, the angle-bracket
+# family, Cyrillic letters).
+OPENS = [
+    "<",
+    "\uff1c",
+    "\ufe64",
+    "\u2039",
+    "\u02c2",
+    "\u1438",
+    "\u276e",
+    "\u2329",
+    "\u27e8",
+    "\u3008",
+    "\u16b2",
+]
+CLOSES = [
+    ">",
+    "\uff1e",
+    "\ufe65",
+    "\u203a",
+    "\u02c3",
+    "\u1433",
+    "\u276f",
+    "\u232a",
+    "\u27e9",
+    "\u3009",
+]
+LETTERS = {"s": ["s", "\u0455"], "y": ["y", "\u0443"], "e": ["e", "\u0435"], "m": ["m", "\uff4d"]}
+
+
+@st.composite
+def wrapper_look_alikes(draw):
+    name = "".join(draw(st.sampled_from(LETTERS.get(c, [c]))) for c in "system-reminder")
+    slash = draw(st.sampled_from(["", "/", "\uff0f"]))
+    return f"{draw(st.sampled_from(OPENS))}{slash}{name}{draw(st.sampled_from(CLOSES))}"
+
+
+@given(st.text(), wrapper_look_alikes(), st.text())
+def test_a_look_alike_of_the_wrapper_in_a_listed_text_is_refused(before, wrapper, after):
+    """Policy: a listed text is shown as written, so a spelling of the wrapper a model could
+    read as it is refused (the program's listing cannot be escaped), in any look-alike."""
+    skill = Skill(
+        "x",
+        "Fine.",
+        "agent-configs/skills/x",
+        (),
+        (),
+        (("description", f"{before}{wrapper}{after}"),),
+    )
+    assert listing_problems(skill, claude_code.SKILLS, "Claude Code")
+
+
+@pytest.mark.parametrize(
+    "text", ["Quote \u00abit\u00bb or \u2039it\u203a.", "a \u2329b\u232a c", "x \u2039/other\u203a"]
+)
+def test_quotation_marks_that_spell_no_wrapper_are_listed(text):
+    skill = Skill("x", text, "agent-configs/skills/x", (), (), (("description", text),))
+    assert not listing_problems(skill, claude_code.SKILLS, "Claude Code")
+
+
+@pytest.mark.parametrize("name", ["CON.md", "aux.txt", "nul", "Com1.sh", "lpt9.tar.gz", "PRN"])
+def test_a_windows_device_name_is_refused(tmp_path, capsys, name):
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\n")
+    (root / "agent-configs/skills/long-one" / name).write_text("A resource.\n")
+    err = _refused(root, capsys, 2)
+    device = name.split(".")[0].upper()
+    assert f"skills/long-one/{name}: a skill file's name is where it is placed, and '{name}'" in err
+    assert f"names the device {device} on Windows" in err

@@ -64,6 +64,42 @@ def test_the_placed_file_meets_its_tool_s_documentation(worker, make_project):
     assert limit == "none" or f"{int(limit):,}" in excerpt
 
 
+@pytest.mark.parametrize("worker", PLACED)
+def test_the_placed_skills_go_where_the_tool_s_documentation_says(worker, make_project):
+    """Each editor documents a repository folder of Agent Skills: the worker places each skill
+    there, its SKILL.md as it ships with hotplex's marker after the frontmatter."""
+    fields, excerpt = _fixture(worker)
+    assert fields["skills_source"][0].startswith("https://")
+    flat = " ".join(excerpt.replace("\n>", "\n").split())
+    for phrase in fields["skills_phrases"][0].split("|"):
+        assert phrase in flat, phrase
+    folder = fields["skills"][0]
+    assert registry.workers()[worker].format.skills == folder
+    assert folder in flat
+    skill = "---\nname: deploy\ndescription: Deploy it.\n---\nSteps.\n"
+    manifest = f'[[target]]\nname = "t"\nworker = "{worker}"\n'
+    root = make_project(
+        {
+            "agent-configs/AGENTS.md": "Never push to main.\n",
+            "agent-configs/skills/deploy/SKILL.md": skill,
+            "agent-configs/skills/deploy/references/steps.md": "1. Look.\n",
+        },
+        manifest=manifest,
+    )
+    (job,) = run(Request(root, processes=1)).jobs
+    placed = root / folder / "deploy/SKILL.md"
+    assert f"{folder}/deploy/SKILL.md" in {f.path for f in job.files}
+    data = placed.read_bytes()
+    assert is_hotplex_file(data)
+    head, _, body = data.decode("utf-8").partition("\n---\n")
+    assert yaml.safe_load(head.removeprefix("---\n")) == {
+        "name": "deploy",
+        "description": "Deploy it.",
+    }
+    assert body.startswith("<!-- hotplex: ") and body.endswith("-->\nSteps.\n")
+    assert (root / folder / "deploy/references/steps.md").read_text() == "1. Look.\n"
+
+
 def _target(root: Path):
     from hotplex.manifest.load import load
 

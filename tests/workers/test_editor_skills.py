@@ -1,0 +1,211 @@
+"""Agent Skills placed for the editor targets, in the repository folder each editor's
+documentation names (``tests/workers/fixtures/rule_formats/``), under the guard of the placed
+rule files: never over a file of the user's, a removed skill's files deleted as orphans, and the
+one-copy warnings where the editor would list a skill twice."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from hotplex import cli
+from hotplex.placement import is_hotplex_file
+from hotplex_testing import EXAMPLES
+
+SKILLS = ("incident-triage", "release-notes", "sql-review")
+
+
+def _project(tmp_path, targets: str):
+    root = tmp_path / "p"
+    shutil.copytree(EXAMPLES / "skills", root)
+    (root / "hotplex.toml").write_text(
+        '[project]\nname = "p"\nsources = "agent-configs"\n\n[skills]\n'
+        f'scripts = ["release-notes/scripts/collect.sh"]\n{targets}',
+        encoding="utf-8",
+    )
+    return root
+
+
+def _target(name: str, worker: str, more: str = "") -> str:
+    return f'\n[[target]]\nname = "{name}"\nworker = "{worker}"\n{more}'
+
+
+def _build(root, capsys, *args: str) -> tuple[int, str]:
+    status = cli.main(["-C", str(root), "build", *args])
+    out, err = capsys.readouterr()
+    return status, out + err
+
+
+def test_each_skill_is_placed_whole_and_the_rule_file_beside_it(tmp_path, capsys):
+    root = _project(tmp_path, _target("cu", "cursor"))
+    status, said = _build(root, capsys)
+    assert status == 0, said
+    source = root / "agent-configs/skills"
+    for name in SKILLS:
+        for path in (source / name).rglob("*"):
+            if not path.is_file():
+                continue
+            rel = path.relative_to(source).as_posix()
+            placed = (root / ".cursor/skills" / rel).read_bytes()
+            if path.name == "SKILL.md":
+                assert is_hotplex_file(placed)
+            else:
+                assert placed == path.read_bytes(), rel
+    assert "not verified to load Agent Skills" not in said
+    assert cli.main(["-C", str(root), "check"]) == 0
+    capsys.readouterr()
+    assert cli.main(["-C", str(root), "show", "cu"]) == 0
+    shown = capsys.readouterr().err
+    assert all(f"note: skill {n}: listed whole" in shown for n in SKILLS)
+
+
+def test_a_skill_folder_of_the_user_s_own_is_never_overwritten(tmp_path, capsys):
+    root = _project(tmp_path, _target("cu", "cursor"))
+    mine = root / ".cursor/skills/sql-review/SKILL.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("---\nname: sql-review\ndescription: Mine.\n---\nMy own.\n")
+    status, said = _build(root, capsys)
+    assert status == 2
+    assert "'.cursor/skills/sql-review/SKILL.md' exists and hotplex did not write it" in said
+    assert "hint: keep what it says in the sources' skills/ (edit the skill there;" in said
+    assert mine.read_text().endswith("My own.\n")
+    assert not (root / ".cursor/skills/incident-triage").exists()  # nothing of the job written
+
+
+def test_an_edited_placed_file_is_kept_and_a_removed_skill_is_an_orphan(tmp_path, capsys):
+    root = _project(tmp_path, _target("cu", "cursor"))
+    assert _build(root, capsys)[0] == 0
+    template = root / ".cursor/skills/release-notes/references/template.md"
+    template.write_text("edited by hand\n")
+    status, said = _build(root, capsys)
+    assert status == 2 and "references/template.md' exists and hotplex did not write" in said
+    template.unlink()  # the way out: the user's edit goes, the build writes it again
+    assert _build(root, capsys)[0] == 0
+    shutil.rmtree(root / "agent-configs/skills/release-notes")
+    status, said = _build(root, capsys)
+    assert status == 0
+    assert "deleted .cursor/skills/release-notes/SKILL.md (no target builds it)" in said
+    assert not (root / ".cursor/skills/release-notes").exists()  # its folders too
+    assert (root / ".cursor/skills/sql-review/SKILL.md").is_file()
+
+
+def test_a_fresh_clone_of_committed_placed_skills_builds(tmp_path, capsys):
+    """No build log, the files as the build would write them: nothing of anyone's is lost."""
+    root = _project(tmp_path, _target("w", "windsurf"))
+    assert _build(root, capsys)[0] == 0
+    shutil.rmtree(root / ".hotplex")
+    status, said = _build(root, capsys)
+    assert status == 0, said
+
+
+@pytest.mark.parametrize(
+    ("targets", "said", "unsaid"),
+    [
+        (  # Zed places skills in .agents/skills/, which Cursor lists too; Zed lists no other
+            (("cu", "cursor"), ("z", "zed")),
+            "target 'cu': Cursor also lists the skills that target 'z' places in .agents/skills/"
+            " (incident-triage, release-notes, sql-review), a second copy of each; keep only one",
+            "target 'z':",
+        ),
+        (
+            (("z", "zed"), ("cx", "codex")),
+            "target 'cx': Codex CLI also lists the skills that target 'z' places in"
+            " .agents/skills/ (incident-triage, release-notes, sql-review), a second copy of"
+            " each; set cwd on target 'cx' to a folder of its own",  # an editor has no cwd
+            "target 'z':",
+        ),
+        (  # one folder for both: the gateway's copies replace the placed ones
+            (("gh", "copilot"), ("cli", "copilot-cli")),
+            "target 'gh': target 'cli' has its gateway place the same skills in .github/skills/",
+            "keep only one",
+        ),
+    ],
+)
+def test_a_second_copy_of_the_placed_skills_is_named(tmp_path, capsys, targets, said, unsaid):
+    root = _project(tmp_path, "".join(_target(name, worker) for name, worker in targets))
+    status, out = _build(root, capsys)
+    assert status == 0
+    assert said in out
+    assert unsaid not in out
+
+
+@pytest.mark.parametrize(
+    ("worker", "folder"),
+    [
+        ("cursor", ".cursor/skills"),
+        ("cursor", ".claude/skills"),
+        ("cursor", ".codex/skills/group"),  # Cursor walks its skill folders recursively
+        ("copilot", ".agents/skills"),
+        ("junie", ".agents/skills"),
+        ("kiro", ".kiro/skills"),
+    ],
+)
+def test_a_skill_of_your_own_the_editor_also_lists_is_named(tmp_path, capsys, worker, folder):
+    root = _project(tmp_path, _target("t", worker))
+    own = root / folder / "mine/SKILL.md"
+    own.parent.mkdir(parents=True)
+    own.write_text("---\nname: mine\ndescription: Mine.\n---\nMy own.\n")
+    status, said = _build(root, capsys)
+    assert status == 0
+    assert f"target 't': {folder}/mine/SKILL.md is a skill " in said
+    assert "lists beside the compiled ones, raw (not checked or scanned)" in said
+    assert cli.main(["-C", str(root), "check"]) == 0
+    assert f"{folder}/mine/SKILL.md is a skill" in capsys.readouterr().err
+
+
+def test_an_editor_without_skills_in_the_example_is_unchanged(tmp_path, capsys):
+    """A project with no skills/ folder places nothing more than its rule file."""
+    root = tmp_path / "editors"
+    shutil.copytree(EXAMPLES / "editors", root)
+    assert cli.main(["-C", str(root), "build"]) == 0
+    capsys.readouterr()
+    assert not any((root / f).exists() for f in (".cursor/skills", ".agents", ".kiro/skills"))
+
+
+def test_two_targets_of_one_editor_place_the_skills_once(tmp_path, capsys):
+    """One .cursor/skills/ per repository: the first target places them, the second says so
+    (two would rewrite each other's files at every build, and check would never be current)."""
+    second = _target("cu2", "cursor", 'place = ".cursor/rules/other.mdc"\n')
+    root = _project(tmp_path, _target("cu", "cursor") + second)
+    status, said = _build(root, capsys)
+    assert status == 0
+    assert "target 'cu' places the skills in .cursor/skills/, where Cursor loads them" in said
+    marker = (root / ".cursor/skills/sql-review/SKILL.md").read_text()
+    assert 'target "cu";' in marker
+    status, said = _build(root, capsys)
+    assert "up to date" in said or "unchanged" in said
+    assert cli.main(["-C", str(root), "check"]) == 0
+
+
+@pytest.mark.parametrize("logged", [True, False])
+def test_a_symlinked_skills_folder_is_refused_at_the_target(tmp_path, capsys, logged):
+    """Placed files go through real folders only, with or without the log's record of them
+    (the record's were stat'ed first, and named as ``project.out``'s)."""
+    root = _project(tmp_path, _target("cu", "cursor"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert _build(root, capsys)[0] == 0
+    shutil.rmtree(root / ".cursor/skills")
+    if not logged:
+        shutil.rmtree(root / ".hotplex")
+    (root / ".cursor/skills").symlink_to(elsewhere)
+    status, said = _build(root, capsys)
+    assert status == 2
+    assert "hotplex.toml: target[0]: '.cursor/skills' is a symlink: hotplex places" in said
+    assert "hint: replace the symlink with a folder\n" in said  # no place to set
+    assert "project.out" not in said and not list(elsewhere.iterdir())
+
+
+def test_a_stale_placed_skill_in_a_fresh_clone_is_named(tmp_path, capsys):
+    """No log to delete it by: its SKILL.md's marker names it, as a placed rule file's does."""
+    root = _project(tmp_path, _target("k", "kiro"))
+    assert _build(root, capsys)[0] == 0
+    shutil.rmtree(root / ".hotplex")
+    shutil.rmtree(root / "agent-configs/skills/sql-review")
+    status, said = _build(root, capsys)
+    assert status == 0
+    assert (
+        ".kiro/skills/sql-review/SKILL.md carries hotplex's marker for target 'k' of hotplex.toml,"
+        " which places nothing there now"
+    ) in said
+    assert (root / ".kiro/skills/sql-review/SKILL.md").is_file()  # never deleted without the log
