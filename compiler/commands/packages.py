@@ -132,8 +132,7 @@ def _change(old: Locked | None, new: Locked) -> str:
     """What locking did to a package: its commit, and the files added, removed and changed."""
     at = new.commit[:12] or "folder"
     if old is None:
-        count = len(new.files)
-        return f"{new.name}: locked at {at}, {count} file{'' if count == 1 else 's'}"
+        return f"{new.name}: locked at {at}, {_counted(len(new.files), 'file')}"
     if old.files == new.files and old.commit == new.commit:
         return f"{new.name}: unchanged at {at}"
     lines = [f"{new.name}: {old.commit[:12] or 'folder'} -> {at}"]
@@ -179,8 +178,12 @@ def _fetch(model: Model, lock: dict[str, Locked]) -> int:
         scan_package(model, package, got.files)
         fetched.append(got)
     stored = sum(_store(got.files) for got in fetched)
-    print(f"{stored} package files fetched into {cache_folder()}")
+    print(f"{_counted(stored, 'package file')} fetched into {cache_folder()}")
     return EXIT_OK
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _cached(digest: str) -> bool:

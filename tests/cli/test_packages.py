@@ -1080,6 +1080,7 @@ def test_a_fifo_or_folder_in_the_cache_is_named_and_fetch_replaces_it(
         blob.rmdir()
         fetched = run(root, cache, "fetch")
     assert fetched.status == 0, fetched.stderr
+    assert fetched.stdout.startswith(f"1 package file fetched into {cache / 'hotplex'}\n")
     assert blob.read_text() == "Pinned.\n"
     assert run(root, cache, "build", "--frozen").status == 0
 
