@@ -239,23 +239,26 @@ def cache_file(digest: str, display: str, span: Span | None = None) -> Path | No
     if mode is None:
         return None
     if not stat.S_ISREG(mode):
-        raise HotplexError.single(
-            f"{wrong_kind(str(path), mode)}: the cache's copy of '{display}'",
-            span,
-            hint=_FETCH_HINT,
-            exit_status=EXIT_FAILED,
-        )
+        raise _unusable(wrong_kind(str(path), mode), display, span)
     return path
 
 
 def cached(digest: str, display: str) -> bytes | None:
-    """The bytes the cache keeps for ``digest`` (``cache_file``), read without waiting on a
-    FIFO put there after the look; None when it holds none."""
-    path = cache_file(digest, display)
-    if path is None:
-        return None
-    found = read_capped(path, INPUT_CAP, Span(str(path)))
+    """The bytes the cache keeps for ``digest``; None when it holds none. One look, on the
+    file opened: what is no regular file there (``cache_file``) is refused without a read that
+    waits on a FIFO."""
+    path = blob_path(digest)
+    try:
+        found = read_capped(path, INPUT_CAP, Span(str(path)))
+    except HotplexError as exc:
+        raise _unusable(exc.problems[0].message, display, None) from None
     return None if found is None else found.data
+
+
+def _unusable(why: str, display: str, span: Span | None) -> HotplexError:
+    return HotplexError.single(
+        f"{why}: the cache's copy of '{display}'", span, hint=_FETCH_HINT, exit_status=EXIT_FAILED
+    )
 
 
 def _differs(data: bytes | None, digest: str) -> bool:
