@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span, suggest
-from hotplex.fs import STATE_DIR, file_kind, kind_of, sha256, write_atomic
+from hotplex.fs import STATE_DIR, file_kind, kind_of, write_atomic
 from hotplex.manifest.model import Model, Package
 from hotplex.manifest.read import LOCK_NAME
 from hotplex.scanning.hidden import visible
 from hotplex.sources.packages import (
+    GIT_SAFE,
     Locked,
     blob_path,
     cache_folder,
@@ -31,9 +32,13 @@ from hotplex.sources.packages import (
     digest_of,
     edited,
     folder_entries,
+    git_url,
+    held,
     left_out,
     lock_text,
+    mirror_path,
     no_real_folder,
+    not_held,
     origin_of,
     read_lock,
     without_password,
@@ -43,20 +48,6 @@ from hotplex.sources.skill_names import odd_character, one_name_apart
 
 if TYPE_CHECKING:
     import argparse
-
-# Nothing a repository brings runs: no hook, no fsmonitor, no transport but the ones a package
-# may name (a remote helper, `ext::cmd` or `fd::17`, runs a program or reads a descriptor).
-_GIT_SAFE = (
-    "-c", "core.hooksPath=/dev/null",
-    "-c", "core.fsmonitor=false",
-    "-c", "protocol.allow=never",
-    "-c", "protocol.https.allow=always",
-    "-c", "protocol.http.allow=always",
-    "-c", "protocol.ssh.allow=always",
-    "-c", "protocol.git.allow=always",
-    "-c", "protocol.file.allow=always",
-    "-c", "submodule.recurse=false",
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -161,20 +152,20 @@ def _fetch(model: Model, lock: dict[str, Locked]) -> int:
                 Span(model.manifest_display, key=f"package[{index}]"),
                 hint="run `hotplex lock` first",
             )
-        if all(_cached(d) for d in locked.files.values()):
+        if all(_cached(d) for d in locked.files.values()) and (
+            package.git is None or held(model, package, locked.commit) == set(locked.files)
+        ):  # a lock naming a file its commit does not hold is read from the commit, refused
             files = {rel: cached(d, rel) or b"" for rel, d in locked.files.items()}
             scan_package(model, package, files)
             continue
         got = _read(model, package, index, locked.commit or None)
-        wrong = [rel for rel, d in locked.files.items() if digest_of(got.files.get(rel, b"")) != d]
-        if wrong or set(got.files) != set(locked.files):
-            raise HotplexError.single(
-                f"package '{package.name}' does not hold the files {LOCK_NAME} pins"
-                f" ({', '.join(sorted(wrong or set(got.files) ^ set(locked.files))[:3])})",
-                Span(model.manifest_display, key=f"package[{index}]"),
-                hint="run `hotplex update` to lock what it holds now",
-                exit_status=EXIT_FAILED,
-            )
+        other = [
+            r for r, d in locked.files.items() if r in got.files and digest_of(got.files[r]) != d
+        ]
+        span = Span(model.manifest_display, key=f"package[{index}]")
+        differ = not_held(package.name, locked.files, got.files, span, other)
+        if differ is not None:
+            raise differ
         scan_package(model, package, got.files)
         fetched.append(got)
     stored = sum(_store(got.files) for got in fetched)
@@ -230,7 +221,7 @@ def _read(model: Model, package: Package, index: int, commit: str | None) -> Rea
     if package.path is not None:
         return Read("", _read_folder(model, package, Path(model.root, package.path), span))
     assert package.git is not None and package.rev is not None  # validated
-    url = _url(model, package.git)
+    url = git_url(model, package.git)
     mirror = _mirror(url, span)
     if commit is None:
         commit = _resolve(mirror, package, span)
@@ -241,7 +232,7 @@ def _read(model: Model, package: Package, index: int, commit: str | None) -> Rea
 
 def _has(mirror: Path, commit: str) -> bool:
     done = subprocess.run(
-        ["git", *_GIT_SAFE, "cat-file", "-e", f"{commit}^{{commit}}"],
+        ["git", *GIT_SAFE, "cat-file", "-e", f"{commit}^{{commit}}"],
         cwd=mirror,
         capture_output=True,
         check=False,
@@ -267,7 +258,7 @@ def _pinned(mirror: Path, url: str, package: Package, commit: str) -> None:
 
 def _git(args: list[str], span: Span, what: str, cwd: Path | None = None) -> bytes:
     try:
-        done = subprocess.run(["git", *_GIT_SAFE, *args], cwd=cwd, capture_output=True, check=False)
+        done = subprocess.run(["git", *GIT_SAFE, *args], cwd=cwd, capture_output=True, check=False)
     except OSError as exc:
         raise HotplexError.single(
             f"cannot run git: {exc.strerror}", span, hint="install git", exit_status=EXIT_FAILED
@@ -284,18 +275,9 @@ def _git(args: list[str], span: Span, what: str, cwd: Path | None = None) -> byt
     return done.stdout
 
 
-def _url(model: Model, git: str) -> str:
-    """``git`` as the mirror fetches it: a relative local path is the project's, not the
-    mirror's (a URL, ``host:path`` and an absolute path are as written)."""
-    head = git.split("/", 1)[0]
-    if "://" in git or ":" in head or os.path.isabs(git):
-        return git
-    return os.path.normpath(os.path.join(os.path.abspath(model.root), git))
-
-
 def _mirror(url: str, span: Span) -> Path:
     """A bare mirror of ``url`` in the cache, fetched now: its branches and tags, forced."""
-    path = cache_folder() / "git" / f"{sha256(url.encode())[:32]}.git"
+    path = mirror_path(url)
     if not (path / "HEAD").exists():
         _made(path.parent)
         _git(["init", "--quiet", "--bare", str(path)], span, "cannot make a git mirror")
@@ -337,7 +319,7 @@ def _read_tree(
     tree = commit if subdir == "." else f"{commit}:{subdir}"
     if subdir != ".":
         kind = subprocess.run(
-            ["git", *_GIT_SAFE, "cat-file", "-t", tree],
+            ["git", *GIT_SAFE, "cat-file", "-t", tree],
             cwd=mirror,
             capture_output=True,
             check=False,

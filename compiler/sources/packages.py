@@ -11,9 +11,12 @@ package's folder.
 
 from __future__ import annotations
 
+import json
 import os
+import posixpath
 import re
 import stat
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +32,7 @@ from hotplex.fs import (
 )
 from hotplex.manifest.model import Model, Package
 from hotplex.manifest.read import LOCK_NAME
+from hotplex.sources.skill_names import odd_character
 
 TYPE_CHECKING = False  # not typing's: a build of a project with packages imports this module
 if TYPE_CHECKING:
@@ -36,6 +40,20 @@ if TYPE_CHECKING:
 
 LOCK_VERSION = 1
 _FETCH_HINT = "run `hotplex fetch` to fill the cache from hotplex.lock"
+
+# Nothing a repository brings runs: no hook, no fsmonitor, no transport but the ones a package
+# may name (a remote helper, `ext::cmd` or `fd::17`, runs a program or reads a descriptor).
+GIT_SAFE = (
+    "-c", "core.hooksPath=/dev/null",
+    "-c", "core.fsmonitor=false",
+    "-c", "protocol.allow=never",
+    "-c", "protocol.https.allow=always",
+    "-c", "protocol.http.allow=always",
+    "-c", "protocol.ssh.allow=always",
+    "-c", "protocol.git.allow=always",
+    "-c", "protocol.file.allow=always",
+    "-c", "submodule.recurse=false",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -79,6 +97,73 @@ def without_password(url: str) -> str:
     if scheme.lower() in ("http", "https"):
         return f"{scheme}://{host}{slash}{path}"
     return f"{scheme}://{user.split(':', 1)[0]}@{host}{slash}{path}"
+
+
+def git_url(model: Model, git: str) -> str:
+    """``git`` as the mirror fetches it: a relative local path is the project's, not the
+    mirror's (a URL, ``host:path`` and an absolute path are as written)."""
+    head = git.split("/", 1)[0]
+    if "://" in git or ":" in head or os.path.isabs(git):
+        return git
+    return os.path.normpath(os.path.join(os.path.abspath(model.root), git))
+
+
+def mirror_path(url: str) -> Path:
+    """Where the cache keeps the bare mirror of the repository at ``url``."""
+    return cache_folder() / "git" / f"{sha256(url.encode())[:32]}.git"
+
+
+def held(model: Model, package: Package, commit: str) -> set[str] | None:
+    """The files of a git package at ``commit`` as the lock names them, listed from its mirror
+    in the cache (no network); None when the mirror does not hold the commit."""
+    assert package.git is not None  # a git package
+    subdir = posixpath.normpath(package.subdir) if package.subdir else "."
+    tree = commit if subdir == "." else f"{commit}:{subdir}"
+    try:
+        done = subprocess.run(
+            ["git", *GIT_SAFE, "ls-tree", "-r", "-z", "--name-only", "--full-tree", tree],
+            cwd=mirror_path(git_url(model, package.git)),
+            capture_output=True,
+            check=False,
+        )
+    except OSError:  # no mirror, or no git
+        return None
+    if done.returncode != 0:
+        return None
+    names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return {rel for rel in names if rel and not left_out(rel)}
+
+
+def not_held(
+    name: str, pinned: Iterable[str], holds: Iterable[str], span: Span, other: Iterable[str] = ()
+) -> HotplexError | None:
+    """Where the lock and a package's commit disagree on its files (``pinned`` and ``holds``
+    by name, ``other``: bytes), each file named: a lock edited by hand (exit 1); None if they
+    agree."""
+    pinned, holds = set(pinned), set(holds)
+    said = [
+        f"{how} {_listed(names)}{tail}"
+        for how, names, tail in (
+            ("pins", pinned - holds, ", which its commit does not hold"),
+            ("does not pin", holds - pinned, ", which its commit holds"),
+            ("pins other bytes of", set(other), " than its commit holds"),
+        )
+        if names
+    ]
+    if not said:
+        return None
+    return HotplexError.single(
+        f"package '{name}': {LOCK_NAME} {'; it '.join(said)}",
+        span,
+        hint=f"run `hotplex update {name}` to lock what it holds now",
+        exit_status=EXIT_FAILED,
+    )
+
+
+def _listed(names: Iterable[str]) -> str:
+    shown = sorted(names)
+    more = f" and {len(shown) - 3} more" if len(shown) > 3 else ""
+    return ", ".join(shown[:3]) + more
 
 
 def cache_folder() -> Path:
@@ -149,9 +234,11 @@ def _check_files(name: str, files: dict[str, str], display: str) -> None:
     SHA-256: a lock edited to name ``../SOUL.md`` or ``sha256:/etc/passwd`` would have the build
     read the project's own file, or any file, as the package's."""
     for rel, digest in files.items():
-        key = f'package.{name}.files."{rel}"'
+        key = f"package.{name}.files.{json.dumps(rel, ensure_ascii=False)}"
         if any(part in ("", ".", "..") for part in rel.split("/")):
             why = f"'{rel}' is not a path inside the package"
+        elif (held := odd_character(rel)) is not None:  # a backslash: a folder on Windows
+            why = f"a file name holds {held}, which `hotplex lock` never locks"
         elif not _DIGEST.fullmatch(digest):
             why = f"'{digest}' is no sha256 digest"
         else:
@@ -332,6 +419,8 @@ def pinned(model: Model, frozen: bool = False, cap: int = 0) -> tuple[Pinned | N
             exit_status=EXIT_FAILED,
         )
     warnings = [f"{message}: run `hotplex lock`" for _, message in stale] + drifted
+    if frozen:
+        _frozen_held(model, lock)
     if not packages:
         return None, warnings
     files, commits = {}, {}
@@ -350,6 +439,31 @@ def pinned(model: Model, frozen: bool = False, cap: int = 0) -> tuple[Pinned | N
     names = frozenset(p.name for p in packages)
     folders = tuple(os.path.join(model.root, p.path) for p in packages if p.path is not None)
     return Pinned(model.sources_dir, names, files, commits, folders), warnings
+
+
+def _frozen_held(model: Model, lock: dict[str, Locked]) -> None:
+    """``--frozen``: each git package's commit holds the files the lock pins, by name (a lock
+    edited to name ``SUB/BASE.md`` got the cache's bytes of ``sub/base.md`` under that name)."""
+    problems = []
+    for package in model.manifest.package:
+        locked = lock.get(package.name)
+        if package.git is None or locked is None:
+            continue
+        span = Span(LOCK_NAME, key=f"package.{package.name}.files")
+        names = held(model, package, locked.commit)
+        if names is None:
+            problems.append(
+                Problem(
+                    f"package '{package.name}': its commit {locked.commit[:12]} is not in the"
+                    " cache to check the files it holds (--frozen)",
+                    span,
+                    _FETCH_HINT,
+                )
+            )
+        elif (differ := not_held(package.name, locked.files, names, span)) is not None:
+            problems += differ.problems
+    if problems:
+        raise HotplexError(problems, exit_status=EXIT_FAILED)
 
 
 def left_out(rel: str) -> bool:

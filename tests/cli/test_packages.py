@@ -568,6 +568,10 @@ _EDITED_LOCKS = {  # the lock's text replaced -> the key and the words of the er
     ('"rules.md" =', '"../OWN.md" ='): ('files."../OWN.md"', "'../OWN.md' is not a path inside"),
     ('"rules.md" =', '"/etc/x.md" ='): ('files."/etc/x.md"', "'/etc/x.md' is not a path inside"),
     ("sha256:", "sha256:/etc/passwd#"): ('files."rules.md"', "is no sha256 digest"),
+    ('"rules.md" =', '"team\\\\rules.md" ='): (
+        'files."team\\\\rules.md"',
+        "a file name holds U+005C REVERSE SOLIDUS, which `hotplex lock` never locks",
+    ),
     ('commit = "', 'commit = "--upload-pack=x'): ("commit", "is no commit id"),
 }
 
@@ -589,6 +593,37 @@ def test_a_lock_edited_to_name_files_outside_the_package_is_refused(
         assert failed.status == 2, failed.stderr
         assert f"hotplex.lock: package.team.{key}: hotplex.lock is not a lock" in failed.stderr
         assert why in failed.stderr
+
+
+def test_a_lock_naming_a_file_its_commit_does_not_hold_is_refused(tmp_path, upstream, cache):
+    """A lock edited to rename a file kept the cache's bytes under the new name: `build
+    --frozen` and `fetch` passed (adversary7 #11). Both now list the commit's files from the
+    mirror in the cache and name the difference; a frozen build without that mirror says so."""
+    upstream.commit({"rules.md": "Rules.\n", "sub/base.md": "Base.\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    assert run(root, cache, "lock").status == 0
+    (mirror,) = (cache / "hotplex" / "git").iterdir()
+    shutil.rmtree(mirror)
+    unchecked = run(root, cache, "build", "--frozen")
+    assert unchecked.status == 1, unchecked.stderr
+    assert "hotplex.lock: package.team.files: package 'team': its commit" in unchecked.stderr
+    assert "is not in the cache to check the files it holds (--frozen)" in unchecked.stderr
+    assert "run `hotplex fetch`" in unchecked.stderr
+    assert run(root, cache, "fetch").status == 0
+    assert run(root, cache, "build", "--frozen").status == 0
+    lock = root / "hotplex.lock"
+    lock.write_text(lock.read_text().replace('"sub/base.md"', '"SUB/BASE.md"'))
+    said = (
+        "package 'team': hotplex.lock pins SUB/BASE.md, which its commit does not hold;"
+        " it does not pin sub/base.md, which its commit holds"
+    )
+    frozen = run(root, cache, "build", "--frozen")
+    assert frozen.status == 1, frozen.stderr
+    assert f"hotplex.lock: package.team.files: {said}" in frozen.stderr
+    assert "run `hotplex update team` to lock what it holds now" in frozen.stderr
+    fetched = run(root, cache, "fetch")
+    assert fetched.status == 1, fetched.stderr
+    assert f"hotplex.toml: package[0]: {said}" in fetched.stderr
 
 
 def test_a_fresh_clone_builds_after_fetch_without_the_network(tmp_path, upstream, cache):
