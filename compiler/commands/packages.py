@@ -295,8 +295,9 @@ def _mirror(url: str, span: Span) -> Path:
 
 
 def _resolve(mirror: Path, package: Package, span: Span) -> str:
-    rev = package.rev
-    for candidate in (f"refs/remotes/origin/{rev}", f"refs/tags/{rev}", rev):
+    rev = package.rev or ""
+    branch = rev.removeprefix("refs/heads/")  # a full ref name: the mirror keeps branches so
+    for candidate in (f"refs/remotes/origin/{branch}", f"refs/tags/{rev}", rev):
         try:
             out = _git(
                 ["rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}"], span, "", mirror
@@ -318,18 +319,7 @@ def _read_tree(
     subdir = posixpath.normpath(package.subdir) if package.subdir else "."
     tree = commit if subdir == "." else f"{commit}:{subdir}"
     if subdir != ".":
-        kind = subprocess.run(
-            ["git", *GIT_SAFE, "cat-file", "-t", tree],
-            cwd=mirror,
-            capture_output=True,
-            check=False,
-        )
-        if kind.stdout.strip() != b"tree":
-            raise HotplexError.single(
-                f"package '{package.name}': folder '{subdir}' does not exist at {commit[:12]}",
-                Span(span.file, key=f"{span.key}.subdir"),
-                exit_status=EXIT_FAILED,
-            )
+        _a_folder(mirror, package, commit, subdir, span)
     listing = _git(
         ["ls-tree", "-r", "-z", "--full-tree", tree], span, "cannot list the package", mirror
     )
@@ -377,6 +367,27 @@ def _read_tree(
             raise _refused(package, where, f"is {size} bytes, over the read cap of {cap}", span)
         files[rel] = _git(["cat-file", "blob", oid], span, "cannot read a file", mirror)
     return files
+
+
+def _a_folder(mirror: Path, package: Package, commit: str, subdir: str, span: Span) -> None:
+    """The ``subdir`` of a package is a folder at ``commit``; a symlink or a file there is said
+    to be one (a symlink is not followed: name the folder it leads to)."""
+    entry = _git(["ls-tree", "-z", commit, "--", subdir], span, "cannot list the package", mirror)
+    mode = entry.split(b" ", 1)[0]
+    if mode == b"040000":
+        return
+    at = commit[:12]
+    what = {
+        b"": f"folder '{subdir}' does not exist at {at}",
+        b"120000": f"'{subdir}' at {at} is a symlink, which a subdir never follows: name the"
+        " folder it leads to",
+        b"160000": f"'{subdir}' at {at} is a submodule; hotplex fetches none",
+    }.get(mode, f"'{subdir}' at {at} is a file, not a folder")
+    raise HotplexError.single(
+        f"package '{package.name}': {what}",
+        Span(span.file, key=f"{span.key}.subdir"),
+        exit_status=EXIT_FAILED,
+    )
 
 
 def _read_folder(model: Model, package: Package, folder: Path, span: Span) -> dict[str, bytes]:

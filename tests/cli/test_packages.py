@@ -255,14 +255,35 @@ def test_only_the_transports_a_package_may_name_run(tmp_path, upstream, cache):
     assert "transport 'fd' not allowed" in hung.stderr
 
 
-def test_a_missing_subdir_is_an_error_naming_the_key(tmp_path, upstream, cache):
-    upstream.commit({"rules.md": "x\n"}, tag="v1")
-    root = project(tmp_path, upstream, extra='subdir = "nowhere"')
+_NO_FOLDER = {  # a subdir -> what is said of it (adversary7 #12: each was "does not exist")
+    "nowhere": "folder 'nowhere' does not exist at",
+    "link": "'link' at {at} is a symlink, which a subdir never follows: name the folder it leads to",
+    "rules.md": "'rules.md' at {at} is a file, not a folder",
+}
+
+
+@pytest.mark.parametrize("subdir", list(_NO_FOLDER))
+def test_a_subdir_that_is_no_folder_is_an_error_naming_the_key(tmp_path, upstream, cache, subdir):
+    (upstream.work / "real").mkdir()
+    (upstream.work / "link").symlink_to("real")
+    at = upstream.commit({"rules.md": "x\n", "real/a.md": "a\n"}, tag="v1")[:12]
+    root = project(tmp_path, upstream, extra=f'subdir = "{subdir}"')
     failed = run(root, cache, "lock")
     assert failed.status == 1
-    assert "hotplex.toml: package[0].subdir:" in failed.stderr
-    assert "folder 'nowhere' does not exist" in failed.stderr
+    assert "hotplex.toml: package[0].subdir: package 'team': " in failed.stderr
+    assert _NO_FOLDER[subdir].format(at=at) in failed.stderr
     assert not (root / "hotplex.lock").exists()
+
+
+def test_a_rev_may_be_a_full_ref_name(tmp_path, upstream, cache):
+    """`rev = "refs/heads/main"` was "no branch, tag or commit" (adversary7 #12)."""
+    head = upstream.commit({"rules.md": "On main.\n"}, tag="v1")
+    for rev in ("refs/heads/main", "refs/tags/v1"):
+        root = project(tmp_path, upstream, rev=rev)
+        locked = run(root, cache, "lock")
+        assert locked.status == 0, locked.stderr
+        assert lock_of(root)["package"]["team"]["commit"] == head
+        (root / "hotplex.lock").unlink()
 
 
 def test_a_local_package_whose_folder_is_missing_or_links_out(tmp_path, upstream, cache):
