@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from hotplex.manifest.model import Source
+    from hotplex.scanning.origins import Origin
 
 
 @attrs.frozen(repr=False)
@@ -255,6 +256,9 @@ class Section(Record):
     # (unless the worker's ``daily_logs`` is "files"); ``limits.apply`` uses this to keep whole
     # days within the budget, a "files" worker to deploy each day.
     logs: Logs | None = None
+    # The texts it was written from (its files, their includes), each placed: where a worker
+    # that finds something in the document it builds says it was written (``written_at``).
+    origins: tuple[Origin, ...] = attrs.field(default=(), eq=False, repr=False)
 
 
 @attrs.frozen(repr=False)

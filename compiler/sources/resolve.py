@@ -22,6 +22,7 @@ from hotplex.fs import (
     check_relative,
     confine,
 )
+from hotplex.generated import attrs
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import METACOGNITION_NOTE, HtmlComments, Model, Source
 from hotplex.manifest.vocabulary import LOG_SOURCE, METACOGNITION_TAG
@@ -320,10 +321,14 @@ def _key(model: Model, job: Job, source: Source) -> tuple:
 
 
 def _section(resolver: Resolver, source: Source) -> Section | None:
+    start = len(resolver.consulted)
     section = _source_section(resolver, source)
     if resolver.model.manifest.memory.logs is not None and source.name == LOG_SOURCE:
         section = memory_logs.attach(resolver, source, section)
-    return section
+    if section is None:
+        return None
+    read = dict.fromkeys([*section.files, *resolver.consulted[start:]])
+    return attrs.evolve(section, origins=tuple(resolver.inputs.origins(read)))
 
 
 def _metacognition(resolver: Resolver, file: str | None, note: str) -> Section:

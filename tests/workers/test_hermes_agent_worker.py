@@ -130,8 +130,12 @@ def test_a_file_hermes_would_block_is_a_build_error_naming_the_rule(make_project
     root = make_project(files, manifest=MANIFEST)
     done = subprocess.run([str(HOTPLEX), "-C", str(root), "build"], capture_output=True, text=True)
     assert done.returncode == 2
-    assert re.search(r"hermes-home/SOUL\.md:\d+:1: .*'deception_hide'", done.stderr)
-    assert "hermes-home/memories/MEMORY.md:1:3: " in done.stderr and "'exfil_curl'" in done.stderr
+    # placed where it was written: the built file is never written (adversary7 #8)
+    said = done.stderr.splitlines()
+    assert said[0].startswith("agent-configs/SOUL.md:2:1: Hermes Agent 0.19.0 would not load")
+    assert "'deception_hide'" in said[0]
+    assert "\nagent-configs/MEMORY.md:1:3: " in done.stderr and "'exfil_curl'" in done.stderr
+    assert "hermes-home" not in done.stderr
     assert not (root / "dist/h/default/hermes-home/SOUL.md").exists()
 
 
@@ -290,7 +294,10 @@ def test_ordinary_words_hermes_blocks_are_a_build_error_in_their_slot(
     root = make_project({f"agent-configs/{source}": f"{text}\n"}, manifest=MANIFEST)
     done = subprocess.run([str(HOTPLEX), "-C", str(root), "build"], capture_output=True, text=True)
     assert done.returncode == 2
-    assert re.search(rf"hermes-home/{re.escape(place)}:\d+:\d+: .*'{rule}'", done.stderr)
+    assert re.search(rf"^agent-configs/{re.escape(source)}:1:\d+: .*'{rule}'", done.stderr, re.M)
+    assert f"[BLOCKED: …] in place of the {'whole file' if place == 'SOUL.md' else 'entry'}" in (
+        done.stderr
+    )
 
 
 def test_overflow_error_on_soul_md_names_the_slot_and_its_cap(make_project):
