@@ -28,7 +28,6 @@ from hotplex.fs import (
 )
 from hotplex.manifest.model import Model
 from hotplex.manifest.read import LOCK_NAME
-from hotplex.scanning.origins import Origin
 from hotplex.sources import frontmatter
 from hotplex.sources import logs as memory_logs
 from hotplex.sources.reader import Loaded
@@ -238,12 +237,6 @@ class Inputs:
         loaded = decoded(display, raw, meta, day, upstream) if raw is not None else None
         self._loaded[display] = loaded
         return loaded
-
-    def origins(self, displays: Iterable[str]) -> list[Origin]:
-        """The texts of ``displays`` as this build read them, each placed from its body's first
-        line: where a worker's finding in a document it builds was written."""
-        loaded = (self._loaded.get(d) for d in displays)
-        return [Origin(f.body, f.display, f.body_line) for f in loaded if f is not None]
 
     def _upstream(self, display: str) -> str | None:
         """What to do about a package file that is not text, if ``display`` is one: the user
