@@ -26,6 +26,7 @@ from hotplex.scanning.hidden import visible
 from hotplex.sources.packages import (
     GIT_SAFE,
     Locked,
+    NotALock,
     blob_path,
     cache_folder,
     cached,
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.manifest import load as loading
 
     model = loading.load(root, manifest or root / "hotplex.toml")
-    lock = read_lock(root) or {}
+    lock = _old_lock(root, args.command)
     if not model.manifest.package and not (lock and args.command != "fetch"):
         print(f"{model.manifest_display} declares no [[package]]: nothing to {args.command}")
         return EXIT_OK
@@ -117,6 +118,22 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     for name in sorted(lock.keys() - new.keys()):
         print(f"{name}: removed, no [[package]] declares it")
     return EXIT_OK
+
+
+def _old_lock(root: Path, command: str) -> dict[str, Locked]:
+    """The packages the lock pins. One whose text hotplex cannot read (edited by hand, or of
+    another version) is what ``lock`` and ``update`` write again, as its error's hint says:
+    every package is locked anew from the manifest, with a warning saying why; ``fetch``
+    refuses it, as all commands refuse a lock that is a FIFO or a device."""
+    try:
+        return read_lock(root) or {}
+    except NotALock as exc:
+        if command == "fetch":
+            raise
+        from hotplex.console import warn
+
+        warn(f"{exc.problems[0].message}; every package is locked again from the manifest")
+        return {}
 
 
 def _change(old: Locked | None, new: Locked) -> str:

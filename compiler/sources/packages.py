@@ -182,6 +182,11 @@ def digest_of(data: bytes) -> str:
     return f"sha256:{sha256(data)}"
 
 
+class NotALock(HotplexError):
+    """A lock whose text hotplex cannot read (edited by hand, or of another version): what
+    ``hotplex lock`` writes again. A lock that is no regular file is not one of these."""
+
+
 def read_lock(root: Path, display: str = LOCK_NAME) -> dict[str, Locked] | None:
     """The packages ``hotplex.lock`` pins, None when there is none; a lock hotplex cannot read
     is an error placed in it."""
@@ -193,7 +198,7 @@ def read_lock(root: Path, display: str = LOCK_NAME) -> dict[str, Locked] | None:
     try:
         table = tomllib.loads(data.decode("utf-8"))
         if table.get("version") != LOCK_VERSION:
-            raise HotplexError.single(
+            raise NotALock.single(
                 f"{display} is of version {table.get('version')!r}; this hotplex reads"
                 f" version {LOCK_VERSION}",
                 Span(display, key="version"),
@@ -205,7 +210,7 @@ def read_lock(root: Path, display: str = LOCK_NAME) -> dict[str, Locked] | None:
             _check_files(name, files, display)
             commit = str(entry.get("commit", ""))
             if commit and not _COMMIT.fullmatch(commit):
-                raise HotplexError.single(
+                raise NotALock.single(
                     f"{display} is not a lock hotplex wrote: '{commit}' is no commit id",
                     Span(display, key=f"package.{name}.commit"),
                     hint="run `hotplex lock` to write it again",
@@ -218,7 +223,7 @@ def read_lock(root: Path, display: str = LOCK_NAME) -> dict[str, Locked] | None:
             found[name] = Locked(name, origin, commit, files)
         return found
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError, TypeError) as exc:
-        raise HotplexError.single(
+        raise NotALock.single(
             f"{display} is not a lock hotplex wrote: {exc}",
             Span(display),
             hint="run `hotplex lock` to write it again",
@@ -243,7 +248,7 @@ def _check_files(name: str, files: dict[str, str], display: str) -> None:
             why = f"'{digest}' is no sha256 digest"
         else:
             continue
-        raise HotplexError.single(
+        raise NotALock.single(
             f"{display} is not a lock hotplex wrote: {why}",
             Span(display, key=key),
             hint="run `hotplex lock` to write it again",

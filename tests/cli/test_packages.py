@@ -635,6 +635,13 @@ def test_a_lock_edited_to_name_files_outside_the_package_is_refused(
         assert failed.status == 2, failed.stderr
         assert f"hotplex.lock: package.team.{key}: hotplex.lock is not a lock" in failed.stderr
         assert why in failed.stderr
+        assert "run `hotplex lock` to write it again" in failed.stderr
+    relocked = run(root, cache, "lock")  # as the hint says (it failed as build did)
+    assert relocked.status == 0, relocked.stderr
+    assert relocked.stderr.startswith("warning: hotplex.lock is not a lock hotplex wrote: ")
+    assert relocked.stderr.endswith("; every package is locked again from the manifest\n")
+    assert relocked.stdout.startswith("team: locked at ")
+    assert run(root, cache, "build", "--frozen").status == 0
 
 
 def test_a_lock_naming_a_file_its_commit_does_not_hold_is_refused(tmp_path, upstream, cache):
