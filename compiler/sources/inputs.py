@@ -244,9 +244,10 @@ class Inputs:
         name = None if self.packages is None else self.packages.package_of(display)
         if name is None:
             return None
+        pin = ", or pin a rev where it is" if self.packages.commits.get(name) else ""
         return (
             f"the file comes from {self.packages.described(name)}: have it saved as UTF-8 there"
-            f" and run `hotplex update {name}`, or pin a rev where it is; or include it nowhere"
+            f" and run `hotplex update {name}`{pin}; or include it nowhere"
         )
 
 

@@ -387,13 +387,19 @@ def test_text_that_is_not_utf8_is_refused_at_lock_and_an_image_is_kept(tmp_path,
     assert "logo.png" in lock_of(root)["package"]["team"]["files"]
 
 
-def test_a_package_file_that_is_not_text_is_mended_upstream(tmp_path, upstream, cache):
+@pytest.mark.parametrize("kind", ["git", "path"])
+def test_a_package_file_that_is_not_text_is_mended_upstream(tmp_path, upstream, cache, kind):
     """A non-Markdown Latin-1 file is locked unread; included, the build's hint was "save the
     file as UTF-8", which the user cannot do: the file is the package's, read from the cache
-    (adversary7 #13). The hint now names the package and what can be done."""
+    (adversary7 #13). The hint now names the package and what can be done (a rev to pin, for
+    a git package alone)."""
     (upstream.work / "l2.txt").write_bytes("caf\xe9\n".encode("latin-1"))
     at = upstream.commit({"rules.md": "x\n"}, tag="v1")[:12]
     root = project(tmp_path, upstream)
+    if kind == "path":
+        manifest = root / "hotplex.toml"
+        declared = f'git = "{upstream.url}"\nrev = "v1"'
+        manifest.write_text(manifest.read_text().replace(declared, 'path = "../upstream/work"'))
     assert run(root, cache, "lock").status == 0
     (root / "agent-configs" / "OWN.md").write_text('{% include "team/l2.txt" %}\n')
     failed = run(root, cache, "build")
@@ -401,9 +407,12 @@ def test_a_package_file_that_is_not_text_is_mended_upstream(tmp_path, upstream, 
     assert "agent-configs/team/l2.txt: not valid UTF-8 (byte 0xe9 at offset 3, line 1)" in (
         failed.stderr
     )
+    package, pin = (
+        (f"'team' at {at}", ", or pin a rev where it is") if kind == "git" else ("'team'", "")
+    )
     assert (
-        f"hint: the file comes from package 'team' at {at}: have it saved as UTF-8 there and run"
-        " `hotplex update team`, or pin a rev where it is; or include it nowhere"
+        f"hint: the file comes from package {package}: have it saved as UTF-8 there and run"
+        f" `hotplex update team`{pin}; or include it nowhere\n"
     ) in failed.stderr
     assert "save the file as UTF-8" not in failed.stderr
 
