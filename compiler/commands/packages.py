@@ -23,10 +23,15 @@ from hotplex.fs import STATE_DIR, file_kind, kind_of, write_atomic
 from hotplex.manifest.model import Model, Package
 from hotplex.manifest.read import LOCK_NAME
 from hotplex.scanning.hidden import visible
+from hotplex.sources.package_lock import (
+    Locked,
+    lock_text,
+    lock_to_start_from,
+    origin_of,
+    without_password,
+)
 from hotplex.sources.packages import (
     GIT_SAFE,
-    Locked,
-    NotALock,
     blob_path,
     cache_folder,
     cached,
@@ -36,13 +41,9 @@ from hotplex.sources.packages import (
     git_url,
     held,
     left_out,
-    lock_text,
     mirror_path,
     no_real_folder,
     not_held,
-    origin_of,
-    read_lock,
-    without_password,
 )
 from hotplex.sources.scanned import scan_package
 from hotplex.sources.skill_names import odd_character, one_name_apart
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.manifest import load as loading
 
     model = loading.load(root, manifest or root / "hotplex.toml")
-    lock = _old_lock(root, args.command)
+    lock = lock_to_start_from(root, args.command)
     if not model.manifest.package and not (lock and args.command != "fetch"):
         print(f"{model.manifest_display} declares no [[package]]: nothing to {args.command}")
         return EXIT_OK
@@ -118,22 +119,6 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     for name in sorted(lock.keys() - new.keys()):
         print(f"{name}: removed, no [[package]] declares it")
     return EXIT_OK
-
-
-def _old_lock(root: Path, command: str) -> dict[str, Locked]:
-    """The packages the lock pins. One whose text hotplex cannot read (edited by hand, or of
-    another version) is what ``lock`` and ``update`` write again, as its error's hint says:
-    every package is locked anew from the manifest, with a warning saying why; ``fetch``
-    refuses it, as all commands refuse a lock that is a FIFO or a device."""
-    try:
-        return read_lock(root) or {}
-    except NotALock as exc:
-        if command == "fetch":
-            raise
-        from hotplex.console import warn
-
-        warn(f"{exc.problems[0].message}; every package is locked again from the manifest")
-        return {}
 
 
 def _change(old: Locked | None, new: Locked) -> str:
