@@ -253,6 +253,9 @@ class Worker:
     # Where its program loads Agent Skills, once a live test has shown it; None: a target of it
     # leaves the skills out, with a warning naming them.
     skills: ClassVar[SkillsPlace | None] = None
+    # For a program shown to load none at its checked version: what showed it. The README's
+    # table and the warning then say it has no skills there, not that it is unverified.
+    no_skills: ClassVar[str | None] = None
 
     def emit_with_skills(
         self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
@@ -272,10 +275,12 @@ class Worker:
             if job.target.skills_listing
             else "skills_listing = true lists their names and descriptions in <skills>"
         )
-        warning = (
-            f"{program} is not verified to load Agent Skills, so this target leaves out the "
-            f"skills {names} ({why})"
+        loads = (
+            f"{program} {self.verified.version} loads no Agent Skills"
+            if self.no_skills and self.verified
+            else f"{program} is not verified to load Agent Skills"
         )
+        warning = f"{loads}, so this target leaves out the skills {names} ({why})"
         return attrs.evolve(emitted, warnings=(*emitted.warnings, warning))
 
     # The paths (a glob: ``*`` one name, ``**`` any folders) where its tool reads the file it

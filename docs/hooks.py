@@ -239,6 +239,9 @@ def worker_table(link: str | None = None) -> str:
 def skills_place(worker: Any) -> str:
     """Where a worker's program loads the project's Agent Skills, as its live test shows."""
     place = worker.skills
+    if place is None and worker.no_skills and worker.verified:
+        version, why = worker.verified.version, worker.no_skills
+        return f"no skills at {version} ({why}): left out, with a warning naming them"
     if place is None:
         return "not verified: left out, with a warning naming them"
     folder = place.folder.format(name="<name>")

@@ -40,6 +40,7 @@ class Aider(HomeDocument):
         "a **user** message (Aider has no system-level way in), after Aider's system prompt"
     )
     verified = Verified("Aider", "0.86.2", "tests/integration/test_aider.py")
+    no_skills = "no code of its package names a skill or SKILL.md"
     program = "aider"
     home_flag = "--config"
     home_dir = "aider-config"

@@ -35,10 +35,12 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from hotplex.generated import attrs
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
+from hotplex.records import Emitted, Section, Skill
 from hotplex.targets.home import JS_WHITESPACE, HomeDocument, Sent, Transform
-from hotplex.worker import OwnFiles, Verified
+from hotplex.worker import OwnFiles, SkillsPlace, Verified, skill_rivals
 
 RULE = "hotplex"
 # Continue takes the part between the first two '---' lines for YAML: this file's own.
@@ -54,7 +56,14 @@ OWN_FILES = OwnFiles(
         " rules: of the gateway's config.yaml"
     ),
     above=False,
+    rivals=skill_rivals("Continue", (".continue/skills", ".claude/skills")),
 )
+# Continue CLI 1.5.47 lists the skills of its working folder's .continue/skills and
+# .claude/skills and of $CONTINUE_GLOBAL_DIR/skills in the description of its Skills tool, each
+# as "\nname: <name>\ndescription: <description>\n", the entries joined by commas; the Skills tool
+# sends a body as <skill_content>…</skill_content>, read as a rule file is (split at its '---'
+# lines, trimmed) (tests/integration/test_skills_headless.py).
+SKILLS = SkillsPlace("skills/{name}", in_home=True)
 # JavaScript's /^---\s*$/m: a line end is LF, CR, U+2028 or U+2029; \s is what trim removes.
 _LINE_ENDS = "\n\r\u2028\u2029"
 # Continue turns CR LF into LF once: "\r\r\n" would become "\r\n", and that LF on the next read.
@@ -107,7 +116,7 @@ class ContinueCli(HomeDocument):
     delivery = (
         "`CONTINUE_GLOBAL_DIR=dist/continue/slack/continue-home cn`: the global rule `hotplex`, "
         'the end of the **system** message in `<context name="userRules">`, after Continue\'s '
-        "base prompt"
+        "base prompt; each Agent Skill's folder in `continue-home/skills/`"
     )
     verified = Verified("Continue CLI", "1.5.47", "tests/integration/test_continue_cli.py")
     program = "cn"
@@ -126,10 +135,34 @@ class ContinueCli(HomeDocument):
         "prompt.xml as continue-home/rules/hotplex.md, a global Continue rule",
     )
     own_files = OWN_FILES
+    skills = SKILLS
     imports_read = frozenset({"agents", "continue"})
     import_formats = ("hotplex.importing.agents", "hotplex.importing.continue_rules")
+
+    def emit_shipping(
+        self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+    ) -> Emitted:
+        """The home, and a warning naming each skill whose body Continue sends otherwise than
+        written: its Skills tool reads SKILL.md as a rule file (``as_sent``)."""
+        emitted = super().emit_shipping(job, sections, skills, model)
+        changed = [s.name for s in skills if _body_changed(s)]
+        if not changed:
+            return emitted
+        warning = (
+            f"Continue sends the body of the skills {', '.join(changed)} as it reads a rule file:"
+            " CR LF as LF, the blanks after each '---' line dropped, trimmed (write '***' for a"
+            " rule line)"
+        )
+        return attrs.evolve(emitted, warnings=(*emitted.warnings, warning))
 
     def home_bytes(self, job: Job, model: Model, sent: str) -> bytes:
         """The rule file: hotplex's frontmatter, then the document as sent (Continue makes the
         same of it again, and nothing more)."""
         return (FRONTMATTER + sent).encode("utf-8")
+
+
+def _body_changed(skill: Skill) -> bool:
+    """Whether Continue's Skills tool sends ``skill``'s body (after the frontmatter hotplex
+    writes) otherwise than written, beyond trimming it."""
+    body = skill.files[0].data.decode("utf-8").split("\n---\n", 1)[1]
+    return as_sent(body).text != body.strip(JS_WHITESPACE)

@@ -28,7 +28,7 @@ platform binary, so the gateway installs ``@factory/cli-<platform>`` 0.225.2, as
 from __future__ import annotations
 
 from hotplex.targets.home import TRIMMED, HomeDocument
-from hotplex.worker import OwnFiles, Verified
+from hotplex.worker import PLACED_OVER, OwnFiles, SkillsPlace, Verified, skill_rivals
 
 NAMES = ("CLAUDE.md", "AGENTS.md", "agents.md")  # agents.md only where no AGENTS.md is
 OWN_FILES = OwnFiles(
@@ -39,14 +39,27 @@ OWN_FILES = OwnFiles(
         "agents.md": ("AGENTS.md",),
         ".factory/agents.md": (".factory/AGENTS.md",),
     },
+    rivals={
+        **skill_rivals("Factory Droid", (".agents/skills",)),
+        **skill_rivals("Factory Droid", (".factory/skills",), PLACED_OVER),
+    },
 )
+# Factory Droid 0.225.2 lists the skills of its working folder's .factory/skills and
+# .agents/skills (and of each folder's .factory/skills above it up to the repository root, of its
+# home's .factory/skills, and its own built-in ones; not .claude/skills) in a <system-reminder> of
+# the user turn, each as "<name>: <description>" on a line of its own, uncut (1,020 characters
+# were sent whole); its Skill tool sends a body trimmed, in <skill name=… filePath=…>
+# (tests/integration/test_skills_headless.py). The home is the gateway's (its settings.json):
+# the skills are placed in the session folder.
+SKILLS = SkillsPlace(".factory/skills/{name}", wrapper="system-reminder")
 
 
 class Droid(HomeDocument):
     name = "droid"
     delivery = (
         "`droid exec --append-system-prompt-file dist/droid/slack/droid/system-prompt.md`: at the "
-        "end of the **system** message, after Droid's base prompt"
+        "end of the **system** message, after Droid's base prompt; each Agent Skill's folder in"
+        " `.factory/skills/`"
     )
     verified = Verified("Factory Droid", "0.225.2", "tests/integration/test_droid.py")
     program = "droid"
@@ -61,5 +74,6 @@ class Droid(HomeDocument):
     )
     init_target = ("droid", "prompt.xml as droid/system-prompt.md, for droid exec")
     own_files = OWN_FILES
+    skills = SKILLS
     imports_read = frozenset({"agents"})
     import_formats = ("hotplex.importing.agents",)

@@ -74,6 +74,7 @@ from hotplex.records import (
     Output,
     Section,
     SectionSize,
+    Skill,
     TargetSources,
     Truncation,
 )
@@ -81,8 +82,10 @@ from hotplex.scanning import sanitize
 from hotplex.scanning.origins import Origin, written_at
 from hotplex.sources import logs as memory_logs
 from hotplex.targets import hermes_scan
+from hotplex.targets.gateway import SkillsShipper, shipped_skills
+from hotplex.targets.home import skills_output
 from hotplex.text.measure import measure
-from hotplex.worker import LAUNCH_FILE, OwnFiles, Verified, Worker, in_session, launch_json
+from hotplex.worker import LAUNCH_FILE, OwnFiles, SkillsPlace, Verified, in_session, launch_json
 
 HOME_DIR = "hermes-home"
 SOUL_FILE = "SOUL.md"
@@ -136,6 +139,21 @@ OWN_FILES = OwnFiles(
 )
 
 
+# Hermes Agent 0.19.0 lists the skills of $HERMES_HOME/skills (and of the gateway's
+# ``skills.external_dirs``; no folder of the project) in the system message, in
+# <available_skills>, a skill at skills/<name>/ under a category line "  <name>:" of its own, as
+# "    - <name>: <description>", the description stripped and cut past 60 characters to its first
+# 57 and "..."; its skill_view tool sends the whole SKILL.md in a JSON "content",
+# ${HERMES_SKILL_DIR} and ${HERMES_SESSION_ID} replaced (tests/integration/test_skills_headless.py).
+SKILLS = SkillsPlace(
+    "skills/{name}",
+    frozenset({"platforms"}),
+    entry_cap=60,
+    in_home=True,
+    wrapper="available_skills",
+)
+
+
 @attrs.frozen
 class Options:
     """The target keys of a ``hermes-agent`` target."""
@@ -158,12 +176,13 @@ def context_cap(target: Target) -> int:
     return min(CONTEXT_FILE_CEILING, max(CONTEXT_FILE_MAX_CHARS, int(length * 4 * 0.06)))
 
 
-class HermesAgent(Worker):
+class HermesAgent(SkillsShipper):
     name = "hermes-agent"
     delivery = (
         "`HERMES_HOME=dist/hermes/slack/hermes-home hermes chat`: the directives in its SOUL.md,"
         " at the very start of the **system** message, USER and MEMORY in its memories, under"
-        " Hermes's own banners after its base prompt"
+        " Hermes's own banners after its base prompt; each Agent Skill's folder in"
+        " `hermes-home/skills/`"
     )
     verified = Verified("Hermes Agent", "0.19.0", "tests/integration/test_hermes_agent.py")
     Options = Options
@@ -172,7 +191,10 @@ class HermesAgent(Worker):
         Output(f"{HOME_DIR}/{MEMORY_FILE}", "memory"),
         Output(f"{HOME_DIR}/{USER_FILE}", "memory"),
         Output(LAUNCH_FILE, "launch"),
+        Output(skills_output(HOME_DIR, SKILLS), "skill"),
     )
+    skills = SKILLS
+    home_dir = HOME_DIR
     init_target = ("hermes", "SOUL.md and the memories of a HERMES_HOME for Hermes Agent")
     own_files = OWN_FILES
     imports_read = frozenset({"hermes"})
@@ -213,9 +235,12 @@ class HermesAgent(Worker):
         if length is not None and length < 1:
             yield OptionProblem("context_length", f"must be a positive integer, got {length}")
 
-    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
+    def emit_shipping(
+        self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+    ) -> Emitted:
         folder = job.out_dir(model)
         home = f"{folder}/{HOME_DIR}"
+        shipped = shipped_skills(self, job, model, skills, home)
         paths = {n: f"{home}/{n}" for n in (SOUL_FILE, MEMORY_FILE, USER_FILE)}
         user = [s for s in sections if s.name == USER_SOURCE]
         memory = [s for s in sections if s.name == LOG_SOURCE]
@@ -250,6 +275,7 @@ class HermesAgent(Worker):
         for name, text in ((MEMORY_FILE, memory_text), (USER_FILE, user_text)):
             entries = text.strip().split(ENTRY_SEPARATOR)
             blocked += _blocked(paths[name], text, entries, hermes_scan.STRICT, written)
+        blocked += _category_descriptions(skills)
         if blocked:
             raise HotplexError(blocked)
         # A memory with nothing in it is no file: Hermes shows no banner without one.
@@ -264,19 +290,51 @@ class HermesAgent(Worker):
         files = {paths[SOUL_FILE]: soul_text.encode("utf-8")}
         files.update((path, text.encode("utf-8")) for path, (text, _) in memories.items())
         files[f"{folder}/{LAUNCH_FILE}"] = launch_json(
-            job, model, argv, env, gateway_adds=f"{adds}, and -q with the message"
+            job,
+            model,
+            argv,
+            env,
+            gateway_adds=f"{adds}, and -q with the message",
+            executable=sorted(shipped.executable),
         )
         return Emitted(
-            files=files,
+            files={**files, **shipped.files},
             primary=paths[SOUL_FILE],
-            truncations=tuple(cuts),
+            truncations=(*cuts, *shipped.truncations),
+            warnings=shipped.warnings,
             sizes=soul_sizes,
             documents=tuple((path, sizes) for path, (_, sizes) in memories.items()),
             notes=(
                 "USER and MEMORY reach Hermes as its memories, after its base prompt and the"
                 " project file, each under a banner of Hermes's own",
+                *shipped.notes,
             ),
+            skills=shipped.rows,
         )
+
+
+# The folders of a skill whose files Hermes never indexes (its ``SKILL_SUPPORT_DIRS``).
+SUPPORT_FOLDERS = frozenset({"references", "templates", "assets", "scripts"})
+CATEGORY_FILE = "DESCRIPTION.md"
+
+
+def _category_descriptions(skills: Iterable[Skill]) -> list[Problem]:
+    """A problem for each skill file Hermes would read as a category's description: a
+    DESCRIPTION.md outside the support folders, whose frontmatter ``description`` Hermes lists
+    as the category line above the skills, unchecked (a line break in it forges an entry)."""
+    return [
+        Problem(
+            f"Hermes Agent reads {item.path} as the description of a category of skills and lists"
+            " its frontmatter 'description' in <available_skills>, where no check of a listed"
+            " text holds",
+            Span(f"{skill.folder}/{item.path}"),
+            hint="rename it, or move it into references/",
+        )
+        for skill in skills
+        for item in skill.files
+        if item.path.rsplit("/", 1)[-1] == CATEGORY_FILE
+        and ("/" not in item.path or item.path.split("/", 1)[0] not in SUPPORT_FOLDERS)
+    ]
 
 
 def _blocked(

@@ -22,7 +22,14 @@ from __future__ import annotations
 
 from hotplex.targets.aider import universal_newlines
 from hotplex.targets.home import HomeDocument, Sent, Transform
-from hotplex.worker import Verified
+from hotplex.worker import SkillsPlace, Verified
+
+# Mistral Vibe 3.0.2 lists the skills of $VIBE_HOME/skills (and of ~/.agents/skills, and its own
+# built-in ones; a project's .vibe/skills and .agents/skills only with --trust, which hotplex never
+# passes) in the system message, each as <skill> with its <name>, <description> and <path> on
+# lines of their own, in <available-skills>; its skill tool sends a body stripped, in
+# <skill_content> (tests/integration/test_skills_headless.py).
+SKILLS = SkillsPlace("skills/{name}", in_home=True, wrapper="available-skills")
 
 
 def stripped(document: str) -> Sent:
@@ -37,7 +44,8 @@ class MistralVibe(HomeDocument):
     name = "mistral-vibe"
     delivery = (
         "`VIBE_HOME=dist/vibe/slack/vibe-home vibe`: the home's AGENTS.md, under `## User "
-        "instructions` in the **system** message after Vibe's base prompt"
+        "instructions` in the **system** message after Vibe's base prompt; each Agent Skill's"
+        " folder in `vibe-home/skills/`"
     )
     verified = Verified("Mistral Vibe", "3.0.2", "tests/integration/test_mistral_vibe.py")
     program = "vibe"
@@ -52,4 +60,5 @@ class MistralVibe(HomeDocument):
     )
     init_target = ("vibe", "prompt.xml as vibe-home/AGENTS.md, Vibe's user-level instructions")
     imports_read = frozenset({"agents"})
+    skills = SKILLS
     import_formats = ("hotplex.importing.agents",)

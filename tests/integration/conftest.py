@@ -439,6 +439,12 @@ def vibe_cli() -> Cli:
     return installed_cli("vibe")
 
 
+@pytest.fixture(scope="session")
+def hermes_cli() -> Cli:
+    """The real ``hermes`` (PyPI ``hermes-agent``, in its own virtual environment)."""
+    return installed_cli("hermes")
+
+
 # ---------------------------------------------------------------------------------------------
 # artifacts from the real compiler
 

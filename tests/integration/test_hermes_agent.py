@@ -21,7 +21,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import HOTPLEX, build_project, installed_cli
+from conftest import HOTPLEX, build_project
 from fake_api import FakeChatCompletions
 from hotplex.targets import hermes_scan
 from hypothesis import HealthCheck, given, settings
@@ -32,12 +32,6 @@ pytestmark = pytest.mark.integration
 
 BASE_PROMPT = "\n\nYou run on Hermes Agent (by Nous Research)."
 RULE = "═" * 46
-
-
-@pytest.fixture(scope="session")
-def hermes_cli():
-    """The real ``hermes`` (PyPI ``hermes-agent``, in its own virtual environment)."""
-    return installed_cli("hermes")
 
 
 def provider(cli, artifact, url: str, home: Path) -> dict[str, str]:

@@ -1,12 +1,16 @@
-"""Agent Skills reach the real Codex CLI, Gemini CLI, OpenCode, Kilo and Qwen Code where hotplex
-puts them.
+"""Agent Skills reach the real Codex CLI, Gemini CLI, OpenCode, Kilo, Qwen Code, Pi, Copilot CLI
+and Cline where hotplex puts them.
 
 ``examples/skills`` is copied with a target of each worker added and built; each program is
 started as its ``launch.json`` says (Codex, Gemini, Kilo and Qwen with their home, OpenCode's ``opencode
 serve`` after the gateway's copy of each ``files`` entry into the session folder) against a fake
 API. The request must list each skill's name and description where that program lists skills,
-exactly once, from the folder hotplex wrote; where the fake can make the model call the
-program's skill tool (OpenCode's ``skill``), the SKILL.md body must come back byte for byte.
+exactly once, from the folder hotplex wrote; and the fake has the model open one skill, so that
+the SKILL.md body must come back byte for byte: through the program's skill tool (OpenCode's,
+Kilo's and Qwen Code's ``skill``, Gemini CLI's ``activate_skill``, Copilot CLI's, Cline's
+``skills``), or where it has none through the tool its listing points the model to (Pi's
+``read`` of the listed location, Codex's shell, ``exec_command``, running ``cat``). What the
+gateway adds for the call to run in a headless session is passed, and said where it is.
 """
 
 from __future__ import annotations
@@ -24,12 +28,21 @@ import pytest
 from conftest import (
     EXAMPLES,
     INSTALL_HINT,
+    base_env,
     build_project,
     find_binary,
     opencode_env,
     tools_dir,
 )
-from fake_api import FakeChatCompletions, RecordedRequest, Reply, running, sse
+from fake_api import (
+    FakeChatCompletions,
+    FakeGemini,
+    FakeResponses,
+    RecordedRequest,
+    Reply,
+    running,
+    sse,
+)
 from hotplex import registry
 from live import home_of, opencode_message, run_live
 from test_cline import CLINE
@@ -56,17 +69,23 @@ TARGETS = {
 }
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory):
-    project = tmp_path_factory.mktemp("skills-each") / "skills"
+def build_with(folder: Path, targets: dict[str, str]):
+    """``examples/skills`` copied into ``folder`` with a target of each worker of ``targets``
+    (target name -> worker) added, built."""
+    project = folder / "skills"
     shutil.copytree(EXAMPLES / "skills", project, ignore=shutil.ignore_patterns("dist"))
     manifest = project / "hotplex.toml"
-    added = "".join(f'\n[[target]]\nname = "{n}"\nworker = "{w}"\n' for n, w in TARGETS.items())
+    added = "".join(f'\n[[target]]\nname = "{n}"\nworker = "{w}"\n' for n, w in targets.items())
     manifest.write_text(manifest.read_text(encoding="utf-8") + added, encoding="utf-8")
     done = build_project(project)
     if done.problem is not None:
         pytest.fail(done.problem, pytrace=False)
     return done
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory):
+    return build_with(tmp_path_factory.mktemp("skills-each"), TARGETS)
 
 
 def artifact(built, target: str):
@@ -104,10 +123,56 @@ def assert_listed(built, body: dict, listing: str, entry, worker: str = "codex")
         once(whole, json.dumps(text, ensure_ascii=False)[1:-1], f"{name} in the request")
 
 
-def test_codex_lists_each_skill_of_its_home_once(codex_cli, built, tmp_path):
+@dataclass
+class ShellCallingResponses(FakeResponses):
+    """Answers the first request that offers ``exec_command`` with one call of it running
+    ``command``; every other request as ``FakeResponses`` does."""
+
+    command: str = ""
+    calls: list[str] = field(default_factory=list)
+
+    def respond(self, request: RecordedRequest) -> Reply | None:
+        body = request.body if isinstance(request.body, dict) else {}
+        offered = any(t.get("name") == "exec_command" for t in body.get("tools") or ())
+        if request.route != "/v1/responses" or not offered or self.calls:
+            return super().respond(request)
+        self.calls.append(self.command)
+        item = {
+            "type": "function_call",
+            "id": "fc_hotplex_skill",
+            "call_id": CALL_ID,
+            "name": "exec_command",
+            "arguments": json.dumps({"cmd": self.command}),
+            "status": "completed",
+        }
+        usage = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
+        started = {**item, "arguments": "", "status": "in_progress"}
+        events = [
+            {"type": "response.created", "response": {"id": "resp_hotplex_skill"}},
+            {"type": "response.output_item.added", "output_index": 0, "item": started},
+            {"type": "response.output_item.done", "output_index": 0, "item": item},
+            {
+                "type": "response.completed",
+                "response": {"id": "resp_hotplex_skill", "usage": usage},
+            },
+        ]
+        return 200, sse(events), "text/event-stream"
+
+
+def test_codex_lists_each_skill_of_its_home_once_and_reads_its_body_whole(
+    codex_cli, built, tmp_path
+):
+    """Codex has no skill tool: the model opens a listed SKILL.md with its shell
+    (``exec_command``, which Codex offers once the gateway names a model it knows: ``-m``)."""
     prompt = artifact(built, "codex")
     skills = home_of(prompt, "CODEX_HOME") / "skills"
-    _, requests = run_live(CODEX, codex_cli, prompt, tmp_path)
+    skill_md = (skills / "release-notes/SKILL.md").resolve()
+    case = replace(
+        CODEX,
+        fake=lambda: ShellCallingResponses(command=f"cat {skill_md}"),
+        args=lambda url: [*CODEX.args(url)[:-1], "-m", "gpt-5", CODEX.args(url)[-1]],
+    )
+    fake, requests = run_live(case, codex_cli, prompt, tmp_path)
     body = requests[0].body
     (listing,) = [t for m in messages(body, "developer") for t in m if "<skills_instructions>" in t]
     roots = dict(
@@ -122,25 +187,89 @@ def test_codex_lists_each_skill_of_its_home_once(codex_cli, built, tmp_path):
         listing,
         lambda name, text: f"\n- {name}: {text} (file: {root}/{name}/SKILL.md)\n",
     )
+    assert fake.calls, "Codex never offered exec_command"
+    outputs = [
+        item["output"]
+        for r in requests
+        for item in r.body["input"]
+        if item.get("type") == "function_call_output" and item.get("call_id") == CALL_ID
+    ]
+    assert outputs, "no request carried the shell's output"
+    skill_body = skill_md.read_text(encoding="utf-8").split("\n---\n", 1)[1].strip("\n")
+    once(outputs[0], skill_body, "the body the shell read")
 
 
-def test_gemini_lists_each_skill_of_its_home_once(gemini_cli, built, tmp_path):
+@dataclass
+class SkillCallingGemini(FakeGemini):
+    """Answers the first conversation request that declares ``activate_skill`` with one call of
+    it for ``release-notes``; every other request as ``FakeGemini`` does."""
+
+    calls: list[str] = field(default_factory=list)
+
+    def respond(self, request: RecordedRequest) -> Reply | None:
+        body = request.body if isinstance(request.body, dict) else {}
+        declared = [
+            f.get("name")
+            for tool in body.get("tools", ())
+            for f in tool.get("functionDeclarations", ())
+        ]
+        streamed = request.route.endswith(":streamGenerateContent")
+        if not streamed or "activate_skill" not in declared or self.calls:
+            return super().respond(request)
+        self.calls.append("activate_skill")
+        call = {"functionCall": {"name": "activate_skill", "args": {"name": "release-notes"}}}
+        candidate = {"content": {"role": "model", "parts": [call]}, "finishReason": "STOP"}
+        usage = {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}
+        chunk = {"candidates": [{**candidate, "index": 0}], "usageMetadata": usage}
+        return 200, sse([chunk], named=False), "text/event-stream"
+
+
+def test_gemini_lists_each_skill_of_its_home_once_and_sends_its_body_whole(
+    gemini_cli, built, tmp_path
+):
     prompt = artifact(built, "gemini")
     skills = home_of(prompt, "GEMINI_CLI_HOME") / ".gemini/skills"
-    _, requests = run_live(GEMINI, gemini_cli, prompt, tmp_path)
+    # What a gateway adds for activate_skill to run: -p declines a call it would ask about.
+    case = replace(
+        GEMINI,
+        fake=SkillCallingGemini,
+        args=lambda url: [*GEMINI.args(url), "--approval-mode", "yolo"],
+    )
+    fake, requests = run_live(case, gemini_cli, prompt, tmp_path)
     body = requests[0].body
     system = "".join(texts(body["systemInstruction"]))
     listing = system.split("<available_skills>", 1)[1].split("</available_skills>", 1)[0]
     assert_listed(built, body, listing, lambda name, text: xml_entry(name, text, skills))
+    assert fake.calls, "Gemini CLI never declared activate_skill"
+    after = [
+        r
+        for r in requests
+        if any("functionResponse" in part for c in r.body["contents"] for part in c["parts"])
+    ]
+    assert after, "no request carried activate_skill's result"
+    whole = (skills / "release-notes/SKILL.md").read_text(encoding="utf-8")
+    skill_body = whole.split("\n---\n", 1)[1].strip("\n")
+    sent = json.dumps(after[0].body["contents"], ensure_ascii=False)
+    once(sent, json.dumps(skill_body, ensure_ascii=False)[1:-1], "the body after activate_skill")
 
 
-def test_kilo_lists_each_skill_of_its_config_folder_once(kilo_cli, built, tmp_path):
+def test_kilo_lists_each_skill_of_its_config_folder_once_and_sends_its_body_whole(
+    kilo_cli, built, tmp_path
+):
     prompt = artifact(built, "kilo")
     skills = home_of(prompt, "KILO_CONFIG_DIR") / "skills"
-    _, requests = run_live(KILO, kilo_cli, prompt, tmp_path)
+    # Kilo's skill tool lists a skill's files with ripgrep, which it would download.
+    path = f"{ripgrep_folder()}{os.pathsep}{base_env()['PATH']}"
+    case = replace(
+        KILO,
+        fake=calling("skill", name="release-notes"),
+        env=lambda url: {**KILO.env(url), "PATH": path},
+    )
+    fake, requests = run_live(case, kilo_cli, prompt, tmp_path)
     body = requests[0].body
     (system,) = [m["content"] for m in body["messages"] if "<available_skills>" in m["content"]]
     assert_listed(built, body, system, lambda name, text: xml_entry(name, text, skills))
+    assert_body_returned(built, fake, requests, skills / "release-notes/SKILL.md")
 
 
 def test_qwen_lists_each_skill_of_its_home_once(qwen_cli, built, tmp_path):
@@ -148,7 +277,15 @@ def test_qwen_lists_each_skill_of_its_home_once(qwen_cli, built, tmp_path):
     request of the turn (the main one and its memory agent's) that lists skills lists each
     once."""
     prompt = artifact(built, "qwen")
-    _, requests = run_live(QWEN, qwen_cli, prompt, tmp_path)
+    # What a gateway adds for the skill tool to run: without it -p declines the call, and
+    # --allowed-tools skill does not let it through.
+    args = QWEN.args
+    case = replace(
+        QWEN,
+        fake=calling("skill", skill="release-notes"),
+        args=lambda url: [*args(url), "--approval-mode", "yolo"],
+    )
+    fake, requests = run_live(case, qwen_cli, prompt, tmp_path)
     listing_requests = [r for r in requests if "<available_skills>" in json.dumps(r.body)]
     assert listing_requests, "no request lists skills"
     for request in listing_requests:
@@ -169,6 +306,8 @@ def test_qwen_lists_each_skill_of_its_home_once(qwen_cli, built, tmp_path):
             ),
             "qwen-code",
         )
+    skill_md = home_of(prompt, "QWEN_HOME") / "skills/release-notes/SKILL.md"
+    assert_body_returned(built, fake, requests, skill_md)
 
 
 @dataclass
@@ -284,12 +423,15 @@ def test_opencode_lists_each_skill_once_and_sends_its_body_whole(built, tmp_path
 
 def test_pi_lists_each_skill_of_the_session_folder_once(pi_cli, built, tmp_path):
     project = built.project
-    with placed(project, "pi"):
-        _, requests = run_live(PI, pi_cli, artifact(built, "pi"), tmp_path)
-    body = requests[0].body
-    (system,) = [m["content"] for m in body["messages"] if m["role"] == "system"]
     skills = project / ".pi/skills"
-    assert_listed(built, body, system, lambda name, text: xml_entry(name, text, skills))
+    skill_md = (skills / "release-notes/SKILL.md").resolve()
+    case = replace(PI, fake=calling("read", path=str(skill_md)))
+    with placed(project, "pi"):
+        fake, requests = run_live(case, pi_cli, artifact(built, "pi"), tmp_path)
+        body = requests[0].body
+        (system,) = [m["content"] for m in body["messages"] if m["role"] == "system"]
+        assert_listed(built, body, system, lambda name, text: xml_entry(name, text, skills))
+        assert_body_returned(built, fake, requests, skill_md)
 
 
 def test_copilot_lists_each_skill_once_and_sends_its_body_whole(copilot_cli, built, tmp_path):
