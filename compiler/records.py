@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from hotplex.manifest.model import Source
+    from hotplex.scanning.origins import Origin
 
 
 @attrs.frozen(repr=False)
@@ -251,10 +252,10 @@ class Section(Record):
     note: str
     text: str
     files: tuple[str, ...]  # display paths of the files it came from, base first
-    # The memory section's daily logs ([memory] logs): ``text`` already holds every day read
-    # (unless the worker's ``daily_logs`` is "files"); ``limits.apply`` uses this to keep whole
-    # days within the budget, a "files" worker to deploy each day.
+    # The memory section's daily logs ([memory] logs), which ``text`` holds unless the worker's
+    # ``daily_logs`` is "files": ``limits.apply`` keeps whole days, a "files" worker deploys each.
     logs: Logs | None = None
+    origins: tuple[Origin, ...] = attrs.field(default=(), eq=False, repr=False)  # its texts
 
 
 @attrs.frozen(repr=False)

@@ -149,15 +149,14 @@ class SkillsPlace(NamedTuple):
     # The tag the program wraps its listing in: no listed text may spell it, in any spelling
     # the reserved-tag sanitizer knows (``scanning.sanitize``).
     wrapper: str | None = None
-    # The most the whole listing may take, each skill's ``line`` (its entry cut at ``entry_cap``)
-    # and a line break, in ``listing_unit``, and how much of it the program's own skills keep
-    # (None: no budget). Over it, the program lists a skill as ``name_line`` from the first that
-    # no longer fits, in its order: measured with the program.
+    # The most the whole listing may take, each skill's line (``skill_listing.LINE``, its entry
+    # cut at ``entry_cap``) and a line break, in ``listing_unit``, and how much of it the
+    # program's own skills keep (None: no budget). Over it, the program lists a skill by its name
+    # alone (``skill_listing.NAME_LINE``) from the first that no longer fits, in its order:
+    # measured with the program.
     listing_budget: int | None = None
     listing_own: int = 0
     listing_unit: str = "chars"
-    line: str = "- {name}: {entry}"
-    name_line: str = "- {name}"
     # Whether ``folder`` is relative to the home ``launch.json`` sets instead (Codex's
     # ``$CODEX_HOME/skills``): the skills are written into that home, and placed nowhere.
     in_home: bool = False

@@ -59,7 +59,7 @@ refused, and a session folder outside the project (``cwd``) is the way to keep t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from hotplex.document import configuration, limits
 from hotplex.errors import HotplexError, Problem, Span
@@ -79,6 +79,7 @@ from hotplex.records import (
     Truncation,
 )
 from hotplex.scanning import sanitize
+from hotplex.scanning.origins import Origin, written_at
 from hotplex.sources import logs as memory_logs
 from hotplex.targets import hermes_scan
 from hotplex.targets.gateway import SkillsShipper, shipped_skills
@@ -261,17 +262,19 @@ class HermesAgent(SkillsShipper):
         argv = ["hermes", "chat", "-Q"]
         env = {"HERMES_HOME": in_session(job, model, home)}
         adds = "the provider in the home copy's config.yaml (model: provider, base_url, api_key)"
+        written = [o for s in sections for o in s.origins]
         blocked = [
             *_blocked(
                 paths[SOUL_FILE],
                 soul_text,
                 (soul_text.strip()[:SCANNED_CHARS],),
                 hermes_scan.CONTEXT,
+                written,
             )
         ]
         for name, text in ((MEMORY_FILE, memory_text), (USER_FILE, user_text)):
             entries = text.strip().split(ENTRY_SEPARATOR)
-            blocked += _blocked(paths[name], text, entries, hermes_scan.STRICT)
+            blocked += _blocked(paths[name], text, entries, hermes_scan.STRICT, written)
         blocked += _category_descriptions(skills)
         if blocked:
             raise HotplexError(blocked)
@@ -334,9 +337,12 @@ def _category_descriptions(skills: Iterable[Skill]) -> list[Problem]:
     ]
 
 
-def _blocked(path: str, text: str, parts: Iterable[str], scope: str) -> list[Problem]:
+def _blocked(
+    path: str, text: str, parts: Iterable[str], scope: str, written: Sequence[Origin]
+) -> list[Problem]:
     """A problem for each part (the file, or each memory entry) Hermes's injection scan would
-    replace by ``[BLOCKED: …]``, at its place in the file and naming the rule."""
+    replace by ``[BLOCKED: …]``, naming the rule, placed where it was written (the sections'
+    ``origins``): the file is never written. A text rendering made is placed in the file."""
     problems, start = [], 0
     for part in parts:
         start = text.index(part, start)
@@ -345,11 +351,12 @@ def _blocked(path: str, text: str, parts: Iterable[str], scope: str) -> list[Pro
             line = text.count("\n", 0, at) + 1
             column = at - (text.rfind("\n", 0, at) + 1) + 1
             whole = "the whole file" if scope == hermes_scan.CONTEXT else "the entry"
+            place = Span(path, line, column, source_line=text.splitlines()[line - 1])
             problems.append(
                 Problem(
                     f"Hermes Agent {hermes_scan.VERSION} would not load this: its injection"
                     f" scan finds '{finding.rule}' here and sends [BLOCKED: …] in place of {whole}",
-                    Span(path, line, column, source_line=text.splitlines()[line - 1]),
+                    written_at(place, written) or place,
                     "reword the source it comes from (the scan is blind to case and line breaks)",
                 )
             )

@@ -19,44 +19,37 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span, suggest
-from hotplex.fs import STATE_DIR, file_kind, kind_of, sha256, write_atomic
+from hotplex.fs import STATE_DIR, file_kind, kind_of, write_atomic
 from hotplex.manifest.model import Model, Package
 from hotplex.manifest.read import LOCK_NAME
 from hotplex.scanning.hidden import visible
-from hotplex.sources.packages import (
+from hotplex.sources.package_lock import (
     Locked,
+    lock_text,
+    lock_to_start_from,
+    origin_of,
+    without_password,
+)
+from hotplex.sources.packages import (
+    GIT_SAFE,
     blob_path,
     cache_folder,
     cached,
     digest_of,
     edited,
     folder_entries,
+    git_url,
+    held,
     left_out,
-    lock_text,
+    mirror_path,
     no_real_folder,
-    origin_of,
-    read_lock,
-    without_password,
+    not_held,
 )
 from hotplex.sources.scanned import scan_package
 from hotplex.sources.skill_names import odd_character, one_name_apart
 
 if TYPE_CHECKING:
     import argparse
-
-# Nothing a repository brings runs: no hook, no fsmonitor, no transport but the ones a package
-# may name (a remote helper, `ext::cmd` or `fd::17`, runs a program or reads a descriptor).
-_GIT_SAFE = (
-    "-c", "core.hooksPath=/dev/null",
-    "-c", "core.fsmonitor=false",
-    "-c", "protocol.allow=never",
-    "-c", "protocol.https.allow=always",
-    "-c", "protocol.http.allow=always",
-    "-c", "protocol.ssh.allow=always",
-    "-c", "protocol.git.allow=always",
-    "-c", "protocol.file.allow=always",
-    "-c", "submodule.recurse=false",
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -71,7 +64,7 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.manifest import load as loading
 
     model = loading.load(root, manifest or root / "hotplex.toml")
-    lock = read_lock(root) or {}
+    lock = lock_to_start_from(root, args.command)
     if not model.manifest.package and not (lock and args.command != "fetch"):
         print(f"{model.manifest_display} declares no [[package]]: nothing to {args.command}")
         return EXIT_OK
@@ -132,8 +125,7 @@ def _change(old: Locked | None, new: Locked) -> str:
     """What locking did to a package: its commit, and the files added, removed and changed."""
     at = new.commit[:12] or "folder"
     if old is None:
-        count = len(new.files)
-        return f"{new.name}: locked at {at}, {count} file{'' if count == 1 else 's'}"
+        return f"{new.name}: locked at {at}, {_counted(len(new.files), 'file')}"
     if old.files == new.files and old.commit == new.commit:
         return f"{new.name}: unchanged at {at}"
     lines = [f"{new.name}: {old.commit[:12] or 'folder'} -> {at}"]
@@ -162,25 +154,29 @@ def _fetch(model: Model, lock: dict[str, Locked]) -> int:
                 Span(model.manifest_display, key=f"package[{index}]"),
                 hint="run `hotplex lock` first",
             )
-        if all(_cached(d) for d in locked.files.values()):
+        if all(_cached(d) for d in locked.files.values()) and (
+            package.git is None or held(model, package, locked.commit) == set(locked.files)
+        ):  # a lock naming a file its commit does not hold is read from the commit, refused
             files = {rel: cached(d, rel) or b"" for rel, d in locked.files.items()}
             scan_package(model, package, files)
             continue
         got = _read(model, package, index, locked.commit or None)
-        wrong = [rel for rel, d in locked.files.items() if digest_of(got.files.get(rel, b"")) != d]
-        if wrong or set(got.files) != set(locked.files):
-            raise HotplexError.single(
-                f"package '{package.name}' does not hold the files {LOCK_NAME} pins"
-                f" ({', '.join(sorted(wrong or set(got.files) ^ set(locked.files))[:3])})",
-                Span(model.manifest_display, key=f"package[{index}]"),
-                hint="run `hotplex update` to lock what it holds now",
-                exit_status=EXIT_FAILED,
-            )
+        other = [
+            r for r, d in locked.files.items() if r in got.files and digest_of(got.files[r]) != d
+        ]
+        span = Span(model.manifest_display, key=f"package[{index}]")
+        differ = not_held(package.name, locked.files, got.files, span, other)
+        if differ is not None:
+            raise differ
         scan_package(model, package, got.files)
         fetched.append(got)
     stored = sum(_store(got.files) for got in fetched)
-    print(f"{stored} package files fetched into {cache_folder()}")
+    print(f"{_counted(stored, 'package file')} fetched into {cache_folder()}")
     return EXIT_OK
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _cached(digest: str) -> bool:
@@ -227,7 +223,7 @@ def _read(model: Model, package: Package, index: int, commit: str | None) -> Rea
     if package.path is not None:
         return Read("", _read_folder(model, package, Path(model.root, package.path), span))
     assert package.git is not None and package.rev is not None  # validated
-    url = _url(model, package.git)
+    url = git_url(model, package.git)
     mirror = _mirror(url, span)
     if commit is None:
         commit = _resolve(mirror, package, span)
@@ -238,7 +234,7 @@ def _read(model: Model, package: Package, index: int, commit: str | None) -> Rea
 
 def _has(mirror: Path, commit: str) -> bool:
     done = subprocess.run(
-        ["git", *_GIT_SAFE, "cat-file", "-e", f"{commit}^{{commit}}"],
+        ["git", *GIT_SAFE, "cat-file", "-e", f"{commit}^{{commit}}"],
         cwd=mirror,
         capture_output=True,
         check=False,
@@ -264,7 +260,7 @@ def _pinned(mirror: Path, url: str, package: Package, commit: str) -> None:
 
 def _git(args: list[str], span: Span, what: str, cwd: Path | None = None) -> bytes:
     try:
-        done = subprocess.run(["git", *_GIT_SAFE, *args], cwd=cwd, capture_output=True, check=False)
+        done = subprocess.run(["git", *GIT_SAFE, *args], cwd=cwd, capture_output=True, check=False)
     except OSError as exc:
         raise HotplexError.single(
             f"cannot run git: {exc.strerror}", span, hint="install git", exit_status=EXIT_FAILED
@@ -281,18 +277,9 @@ def _git(args: list[str], span: Span, what: str, cwd: Path | None = None) -> byt
     return done.stdout
 
 
-def _url(model: Model, git: str) -> str:
-    """``git`` as the mirror fetches it: a relative local path is the project's, not the
-    mirror's (a URL, ``host:path`` and an absolute path are as written)."""
-    head = git.split("/", 1)[0]
-    if "://" in git or ":" in head or os.path.isabs(git):
-        return git
-    return os.path.normpath(os.path.join(os.path.abspath(model.root), git))
-
-
 def _mirror(url: str, span: Span) -> Path:
     """A bare mirror of ``url`` in the cache, fetched now: its branches and tags, forced."""
-    path = cache_folder() / "git" / f"{sha256(url.encode())[:32]}.git"
+    path = mirror_path(url)
     if not (path / "HEAD").exists():
         _made(path.parent)
         _git(["init", "--quiet", "--bare", str(path)], span, "cannot make a git mirror")
@@ -310,8 +297,9 @@ def _mirror(url: str, span: Span) -> Path:
 
 
 def _resolve(mirror: Path, package: Package, span: Span) -> str:
-    rev = package.rev
-    for candidate in (f"refs/remotes/origin/{rev}", f"refs/tags/{rev}", rev):
+    rev = package.rev or ""
+    branch = rev.removeprefix("refs/heads/")  # a full ref name: the mirror keeps branches so
+    for candidate in (f"refs/remotes/origin/{branch}", f"refs/tags/{rev}", rev):
         try:
             out = _git(
                 ["rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}"], span, "", mirror
@@ -333,18 +321,7 @@ def _read_tree(
     subdir = posixpath.normpath(package.subdir) if package.subdir else "."
     tree = commit if subdir == "." else f"{commit}:{subdir}"
     if subdir != ".":
-        kind = subprocess.run(
-            ["git", *_GIT_SAFE, "cat-file", "-t", tree],
-            cwd=mirror,
-            capture_output=True,
-            check=False,
-        )
-        if kind.stdout.strip() != b"tree":
-            raise HotplexError.single(
-                f"package '{package.name}': folder '{subdir}' does not exist at {commit[:12]}",
-                Span(span.file, key=f"{span.key}.subdir"),
-                exit_status=EXIT_FAILED,
-            )
+        _a_folder(mirror, package, commit, subdir, span)
     listing = _git(
         ["ls-tree", "-r", "-z", "--full-tree", tree], span, "cannot list the package", mirror
     )
@@ -392,6 +369,27 @@ def _read_tree(
             raise _refused(package, where, f"is {size} bytes, over the read cap of {cap}", span)
         files[rel] = _git(["cat-file", "blob", oid], span, "cannot read a file", mirror)
     return files
+
+
+def _a_folder(mirror: Path, package: Package, commit: str, subdir: str, span: Span) -> None:
+    """The ``subdir`` of a package is a folder at ``commit``; a symlink or a file there is said
+    to be one (a symlink is not followed: name the folder it leads to)."""
+    entry = _git(["ls-tree", "-z", commit, "--", subdir], span, "cannot list the package", mirror)
+    mode = entry.split(b" ", 1)[0]
+    if mode == b"040000":
+        return
+    at = commit[:12]
+    what = {
+        b"": f"folder '{subdir}' does not exist at {at}",
+        b"120000": f"'{subdir}' at {at} is a symlink, which a subdir never follows: name the"
+        " folder it leads to",
+        b"160000": f"'{subdir}' at {at} is a submodule; hotplex fetches none",
+    }.get(mode, f"'{subdir}' at {at} is a file, not a folder")
+    raise HotplexError.single(
+        f"package '{package.name}': {what}",
+        Span(span.file, key=f"{span.key}.subdir"),
+        exit_status=EXIT_FAILED,
+    )
 
 
 def _read_folder(model: Model, package: Package, folder: Path, span: Span) -> dict[str, bytes]:

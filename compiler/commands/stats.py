@@ -24,7 +24,7 @@ from hotplex.errors import EXIT_OK, HotplexError
 from hotplex.generated import attrs
 from hotplex.json_writer import json_text
 from hotplex.manifest.jobs import select
-from hotplex.records import Budgets, SectionSize, Truncation
+from hotplex.records import Budgets, SectionSize, SkillRow, Truncation
 from hotplex.text.measure import measure
 
 TYPE_CHECKING = False
@@ -90,8 +90,8 @@ class ArtifactStats:
     # The most the program keeps of the whole file (``Budgets.document``), and its share.
     document_budget: int | None = None
     share_of_document_budget: float | None = None
-    # The project's Agent Skills as the set carries them (on its primary), ``records.SkillRow``'s.
-    skills: tuple[dict[str, Any], ...] = ()
+    # The project's Agent Skills as the set carries them (on its primary).
+    skills: tuple[SkillRow, ...] = ()
 
 
 def approx_tokens(text: str) -> int:
@@ -202,7 +202,7 @@ def _artifact_stats(
         notes=emitted.notes if path == emitted.primary else (),
         document_budget=budgets.document,
         share_of_document_budget=_share(document, budgets.document),
-        skills=tuple(attrs.asdict(r) for r in emitted.skills) if path == emitted.primary else (),
+        skills=emitted.skills if path == emitted.primary else (),
     )
 
 
@@ -344,14 +344,14 @@ def _skills_table(artifacts: list[ArtifactStats]) -> list[str]:
         rows += [
             (
                 art.artifact,
-                s["name"],
-                "-" if s["listed"] == "left out" else str(s["entry"]),
-                "-" if s["cap"] is None else str(s["cap"]),
-                s["unit"],
-                s["listed"],
-                str(s["files"]),
-                str(s["bytes"]),
-                ", ".join(s["scripts"]) or "-",
+                s.name,
+                "-" if s.listed == "left out" else str(s.entry),
+                "-" if s.cap is None else str(s.cap),
+                s.unit,
+                s.listed,
+                str(s.files),
+                str(s.bytes),
+                ", ".join(s.scripts) or "-",
             )
             for s in art.skills
         ]
@@ -452,7 +452,11 @@ def _mostly_comments(artifacts: list[ArtifactStats]) -> list[str]:
 
 
 def render_json(artifacts: list[ArtifactStats], packages: Sequence[PackageUse] = ()) -> str:
-    report: dict[str, object] = {"artifacts": [asdict(a) for a in artifacts]}
+    report: dict[str, object] = {
+        "artifacts": [
+            {**asdict(a), "skills": [attrs.asdict(r) for r in a.skills]} for a in artifacts
+        ]
+    }
     if packages:
         report["packages"] = [asdict(p) for p in packages]
     return json_text(report, indent=2)

@@ -281,10 +281,16 @@ def _validate_packages(manifest: Manifest, bad: typing.Callable[..., None]) -> N
         _validate_package_allow(key, package.allow, bad)
 
 
+# The fewest characters of an ``allow`` entry of a package that is a part of a finding's text:
+# the findings are in a stranger's files, and a short part is in most secrets ("g", "ghp_").
+SHORTEST_ALLOWED_TEXT = 8
+
+
 def _validate_package_allow(key: str, allow: tuple[str, ...], bad: typing.Callable[..., None]):
     """A package's ``allow`` holds entries of the three scans (rule names, code points, parts
     of a finding's text): a blank entry, or a near miss of any scan's rule name, is an error, as
-    in ``[secrets]``, ``[unicode]`` and ``[injection]``."""
+    in ``[secrets]``, ``[unicode]`` and ``[injection]``; so is a part of a text so short it
+    lets through far more than the finding meant (``SHORTEST_ALLOWED_TEXT``)."""
     from hotplex.scanning import hidden, injection, secrets
 
     for index, entry in enumerate(allow):
@@ -299,6 +305,19 @@ def _validate_package_allow(key: str, allow: tuple[str, ...], bad: typing.Callab
         )
         if near is not None:
             bad(f"{key}.allow[{index}]", f"no rule named '{entry}'", near)
+        elif (
+            entry not in secrets.RULE_NAMES
+            and entry not in injection.RULES
+            and hidden.allow_entry(entry) is None
+            and len(entry) < SHORTEST_ALLOWED_TEXT
+        ):
+            bad(
+                f"{key}.allow[{index}]",
+                f"'{entry}' is too short a part of a finding's text: it would let through every"
+                " finding of the package that holds it ('g': every GitHub token)",
+                f"name the rule meant, or {SHORTEST_ALLOWED_TEXT} or more characters of the"
+                " finding's text",
+            )
 
 
 def _validate_targets(

@@ -75,6 +75,21 @@ def line_needles(text: str, start: int, end: int) -> list[tuple[str, int]]:
     return needles
 
 
+def written_at(span: Span, origins: Sequence[Origin]) -> Span | None:
+    """Where the text at ``span`` was written: ``span`` a place in a document being built (its
+    line kept as ``source_line``), the answer its place in the first origin holding that line,
+    or a narrower piece of it around the column, or from the column on (a variable rendered
+    before it); None when none holds any (rendering made it)."""
+    if span.source_line is None or span.column is None:
+        return None
+    line, start = span.source_line, span.column - 1
+    around = line_needles(line, start, start)
+    after = [(line[start:], 0), (line[start : start + 16], 0)]
+    needles = [(n, at) for n, at in [*around[:2], *after, *around[2:]] if n]
+    found = locate(line, start, needles, origins)
+    return None if found is None else found[0].span(found[1])
+
+
 class Allowance(NamedTuple):
     """What a manifest table allows: findings by name (a rule, a code point), by a part of their
     text, or by the file they are in (globs of project-relative paths)."""

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hotplex.errors import Span
+from hotplex.errors import HotplexError, Problem, Span
 from hotplex.fs import (
     ReadResult,
     Stamp,
@@ -232,18 +232,41 @@ class Inputs:
         if display in self._loaded and (cached is None or cached.meta_read == meta):
             return cached
         raw = self.raw(display, span)
-        loaded = decoded(display, raw, meta, self._is_day(display)) if raw is not None else None
+        upstream = self._upstream(display)
+        day = self._is_day(display)
+        loaded = decoded(display, raw, meta, day, upstream) if raw is not None else None
         self._loaded[display] = loaded
         return loaded
 
+    def _upstream(self, display: str) -> str | None:
+        """What to do about a package file that is not text, if ``display`` is one: the user
+        cannot save it again, it is read from the cache as the lock pins it."""
+        name = None if self.packages is None else self.packages.package_of(display)
+        if name is None:
+            return None
+        pin = ", or pin a rev where it is" if self.packages.commits.get(name) else ""
+        return (
+            f"the file comes from {self.packages.described(name)}: have it saved as UTF-8 there"
+            f" and run `hotplex update {name}`{pin}; or include it nowhere"
+        )
 
-def decoded(display: str, raw: ReadResult, meta: bool, is_day: bool) -> Loaded:
+
+def decoded(
+    display: str, raw: ReadResult, meta: bool, is_day: bool, upstream: str | None = None
+) -> Loaded:
     """A file's bytes as a source's text: whole characters, its frontmatter stripped when
-    ``meta``; a capped day is its tail (its end: no frontmatter, no first line)."""
+    ``meta``; a capped day is its tail (its end: no frontmatter, no first line). ``upstream``
+    is the hint for a file the user cannot save again (a package's) that is not text."""
     capped = raw.size > len(raw.data)
     tail = capped and is_day
     data = whole_characters(raw.data, tail) if capped else raw.data
-    text = frontmatter.decode(data, display)
+    try:
+        text = frontmatter.decode(data, display)
+    except HotplexError as exc:
+        if upstream is None:
+            raise
+        problems = [Problem(p.message, p.span, upstream) for p in exc.problems]
+        raise HotplexError(problems, exc.exit_status) from None
     strip = meta and not tail
     stripped = frontmatter.strip(text, display) if strip else frontmatter.Stripped(text)
     body, line = stripped.body, stripped.body_line

@@ -314,6 +314,8 @@ def attach(resolver: Reader, source: Source, section: Section | None) -> Section
             return [Origin(loaded.body, loaded.display, line)]
 
         resolver.guard(text, origins, display)
+        if not loaded.tail:  # a capped day's first line costs a read: a worker's finding there
+            resolver.written += origins()  # is placed in the document it builds
         return text
 
     listed = matching(resolver.inputs.listing(f"{folder}/", span), pattern)

@@ -3,17 +3,15 @@
 cache in the user's cache folder (``$XDG_CACHE_HOME/hotplex/``). Nothing here touches the
 network: ``commands/packages.py`` (``hotplex lock``, ``update``, ``fetch``) writes the lock and
 fills the cache; a build only reads them.
-
-The lock is TOML, written the same way for the same packages (sorted, one file per line): per
-package where it came from, the commit it resolved to and a digest of every file under the
-package's folder.
+The lock's text is ``package_lock.py``'s.
 """
 
 from __future__ import annotations
 
 import os
-import re
+import posixpath
 import stat
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,63 +20,100 @@ from hotplex.fs import (
     INPUT_CAP,
     kind_of,
     read_capped,
-    read_input_bytes,
     sha256,
     skipped_folder,
     wrong_kind,
 )
 from hotplex.manifest.model import Model, Package
 from hotplex.manifest.read import LOCK_NAME
+from hotplex.sources.package_lock import Locked, read_lock
 
 TYPE_CHECKING = False  # not typing's: a build of a project with packages imports this module
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-LOCK_VERSION = 1
 _FETCH_HINT = "run `hotplex fetch` to fill the cache from hotplex.lock"
 
-
-@dataclass(frozen=True)
-class Locked:
-    """One package as the lock pins it."""
-
-    name: str
-    # the manifest keys it was locked from: git, rev, subdir or path, and the allow it was
-    # scanned with (a narrower allow is another declaration: the package is scanned again)
-    origin: dict[str, str | list[str]]
-    commit: str  # the resolved commit ("" for a local folder)
-    files: dict[str, str]  # path inside the package -> "sha256:<hex>"
-
-    def agrees(self, package: Package) -> bool:
-        return self.origin == origin_of(package)
-
-
-def origin_of(package: Package) -> dict[str, str | list[str]]:
-    """What the lock records of where a package came from (a password in the URL left out)
-    and of the ``allow`` it was scanned with."""
-    git = without_password(package.git) if package.git is not None else None
-    keys = {"git": git, "rev": package.rev, "subdir": package.subdir, "path": package.path}
-    origin: dict[str, str | list[str]] = {k: v for k, v in keys.items() if v is not None}
-    if package.allow:
-        origin["allow"] = sorted(set(package.allow))
-    return origin
+# Nothing a repository brings runs: no hook, no fsmonitor, no transport but the ones a package
+# may name (a remote helper, `ext::cmd` or `fd::17`, runs a program or reads a descriptor).
+GIT_SAFE = (
+    "-c", "core.hooksPath=/dev/null",
+    "-c", "core.fsmonitor=false",
+    "-c", "protocol.allow=never",
+    "-c", "protocol.https.allow=always",
+    "-c", "protocol.http.allow=always",
+    "-c", "protocol.ssh.allow=always",
+    "-c", "protocol.git.allow=always",
+    "-c", "protocol.file.allow=always",
+    "-c", "submodule.recurse=false",
+)  # fmt: skip
 
 
-def without_password(url: str) -> str:
-    """``url`` as the lock and messages show it: ``https://user:secret@host/x`` as
-    ``https://user@host/x``, and over http(s) no user either (``https://ghp_…@host/x``: a token
-    is written as the user as often as the password). Only a record: git fetches the URL as
-    written, its credential helpers keyed by host."""
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        return url
-    authority, slash, path = rest.partition("/")
-    user, at, host = authority.rpartition("@")
-    if not at:
-        return url
-    if scheme.lower() in ("http", "https"):
-        return f"{scheme}://{host}{slash}{path}"
-    return f"{scheme}://{user.split(':', 1)[0]}@{host}{slash}{path}"
+def git_url(model: Model, git: str) -> str:
+    """``git`` as the mirror fetches it: a relative local path is the project's, not the
+    mirror's (a URL, ``host:path`` and an absolute path are as written)."""
+    head = git.split("/", 1)[0]
+    if "://" in git or ":" in head or os.path.isabs(git):
+        return git
+    return os.path.normpath(os.path.join(os.path.abspath(model.root), git))
+
+
+def mirror_path(url: str) -> Path:
+    """Where the cache keeps the bare mirror of the repository at ``url``."""
+    return cache_folder() / "git" / f"{sha256(url.encode())[:32]}.git"
+
+
+def held(model: Model, package: Package, commit: str) -> set[str] | None:
+    """The files of a git package at ``commit`` as the lock names them, listed from its mirror
+    in the cache (no network); None when the mirror does not hold the commit."""
+    assert package.git is not None  # a git package
+    subdir = posixpath.normpath(package.subdir) if package.subdir else "."
+    tree = commit if subdir == "." else f"{commit}:{subdir}"
+    try:
+        done = subprocess.run(
+            ["git", *GIT_SAFE, "ls-tree", "-r", "-z", "--name-only", "--full-tree", tree],
+            cwd=mirror_path(git_url(model, package.git)),
+            capture_output=True,
+            check=False,
+        )
+    except OSError:  # no mirror, or no git
+        return None
+    if done.returncode != 0:
+        return None
+    names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return {rel for rel in names if rel and not left_out(rel)}
+
+
+def not_held(
+    name: str, pinned: Iterable[str], holds: Iterable[str], span: Span, other: Iterable[str] = ()
+) -> HotplexError | None:
+    """Where the lock and a package's commit disagree on its files (``pinned`` and ``holds``
+    by name, ``other``: bytes), each file named: a lock edited by hand (exit 1); None if they
+    agree."""
+    pinned, holds = set(pinned), set(holds)
+    said = [
+        f"{how} {_listed(names)}{tail}"
+        for how, names, tail in (
+            ("pins", pinned - holds, ", which its commit does not hold"),
+            ("does not pin", holds - pinned, ", which its commit holds"),
+            ("pins other bytes of", set(other), " than its commit holds"),
+        )
+        if names
+    ]
+    if not said:
+        return None
+    return HotplexError.single(
+        f"package '{name}': {LOCK_NAME} {'; it '.join(said)}",
+        span,
+        hint=f"run `hotplex update {name}` to lock what it holds now",
+        exit_status=EXIT_FAILED,
+    )
+
+
+def _listed(names: Iterable[str]) -> str:
+    shown = sorted(names)
+    more = f" and {len(shown) - 3} more" if len(shown) > 3 else ""
+    return ", ".join(shown[:3]) + more
 
 
 def cache_folder() -> Path:
@@ -95,89 +130,6 @@ def blob_path(digest: str) -> Path:
 
 def digest_of(data: bytes) -> str:
     return f"sha256:{sha256(data)}"
-
-
-def read_lock(root: Path, display: str = LOCK_NAME) -> dict[str, Locked] | None:
-    """The packages ``hotplex.lock`` pins, None when there is none; a lock hotplex cannot read
-    is an error placed in it."""
-    import tomllib  # only when a lock is read: a project with no package never reads one
-
-    data = read_input_bytes(root / LOCK_NAME, display)  # a FIFO or /dev/zero: named, not read
-    if data is None:
-        return None
-    try:
-        table = tomllib.loads(data.decode("utf-8"))
-        if table.get("version") != LOCK_VERSION:
-            raise HotplexError.single(
-                f"{display} is of version {table.get('version')!r}; this hotplex reads"
-                f" version {LOCK_VERSION}",
-                Span(display, key="version"),
-                hint="run `hotplex lock` to write it again",
-            )
-        found = {}
-        for name, entry in table.get("package", {}).items():
-            files = {str(k): str(v) for k, v in entry.get("files", {}).items()}
-            _check_files(name, files, display)
-            commit = str(entry.get("commit", ""))
-            if commit and not _COMMIT.fullmatch(commit):
-                raise HotplexError.single(
-                    f"{display} is not a lock hotplex wrote: '{commit}' is no commit id",
-                    Span(display, key=f"package.{name}.commit"),
-                    hint="run `hotplex lock` to write it again",
-                )
-            origin: dict[str, str | list[str]] = {
-                k: str(entry[k]) for k in ("git", "rev", "subdir", "path") if k in entry
-            }
-            if "allow" in entry:
-                origin["allow"] = [str(rule) for rule in entry["allow"]]
-            found[name] = Locked(name, origin, commit, files)
-        return found
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError, TypeError) as exc:
-        raise HotplexError.single(
-            f"{display} is not a lock hotplex wrote: {exc}",
-            Span(display),
-            hint="run `hotplex lock` to write it again",
-        ) from None
-
-
-_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
-_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256 repositories
-
-
-def _check_files(name: str, files: dict[str, str], display: str) -> None:
-    """Each file a path inside the package as ``hotplex lock`` writes it, each digest a
-    SHA-256: a lock edited to name ``../SOUL.md`` or ``sha256:/etc/passwd`` would have the build
-    read the project's own file, or any file, as the package's."""
-    for rel, digest in files.items():
-        key = f'package.{name}.files."{rel}"'
-        if any(part in ("", ".", "..") for part in rel.split("/")):
-            why = f"'{rel}' is not a path inside the package"
-        elif not _DIGEST.fullmatch(digest):
-            why = f"'{digest}' is no sha256 digest"
-        else:
-            continue
-        raise HotplexError.single(
-            f"{display} is not a lock hotplex wrote: {why}",
-            Span(display, key=key),
-            hint="run `hotplex lock` to write it again",
-        )
-
-
-def lock_text(packages: dict[str, Locked]) -> str:
-    """The lock's text: the same bytes for the same packages."""
-    import tomli_w
-
-    table: dict[str, object] = {"version": LOCK_VERSION}
-    table["package"] = {
-        name: {
-            **dict(sorted(locked.origin.items())),
-            **({"commit": locked.commit} if locked.commit else {}),
-            "files": dict(sorted(locked.files.items())),
-        }
-        for name, locked in sorted(packages.items())
-    }
-    head = "# Written by `hotplex lock` and `hotplex update`; commit it. Do not edit.\n"
-    return head + tomli_w.dumps(table)
 
 
 @dataclass(frozen=True)
@@ -239,23 +191,26 @@ def cache_file(digest: str, display: str, span: Span | None = None) -> Path | No
     if mode is None:
         return None
     if not stat.S_ISREG(mode):
-        raise HotplexError.single(
-            f"{wrong_kind(str(path), mode)}: the cache's copy of '{display}'",
-            span,
-            hint=_FETCH_HINT,
-            exit_status=EXIT_FAILED,
-        )
+        raise _unusable(wrong_kind(str(path), mode), display, span)
     return path
 
 
 def cached(digest: str, display: str) -> bytes | None:
-    """The bytes the cache keeps for ``digest`` (``cache_file``), read without waiting on a
-    FIFO put there after the look; None when it holds none."""
-    path = cache_file(digest, display)
-    if path is None:
-        return None
-    found = read_capped(path, INPUT_CAP, Span(str(path)))
+    """The bytes the cache keeps for ``digest``; None when it holds none. One look, on the
+    file opened: what is no regular file there (``cache_file``) is refused without a read that
+    waits on a FIFO."""
+    path = blob_path(digest)
+    try:
+        found = read_capped(path, INPUT_CAP, Span(str(path)))
+    except HotplexError as exc:
+        raise _unusable(exc.problems[0].message, display, None) from None
     return None if found is None else found.data
+
+
+def _unusable(why: str, display: str, span: Span | None) -> HotplexError:
+    return HotplexError.single(
+        f"{why}: the cache's copy of '{display}'", span, hint=_FETCH_HINT, exit_status=EXIT_FAILED
+    )
 
 
 def _differs(data: bytes | None, digest: str) -> bool:
@@ -329,6 +284,8 @@ def pinned(model: Model, frozen: bool = False, cap: int = 0) -> tuple[Pinned | N
             exit_status=EXIT_FAILED,
         )
     warnings = [f"{message}: run `hotplex lock`" for _, message in stale] + drifted
+    if frozen:
+        _frozen_held(model, lock)
     if not packages:
         return None, warnings
     files, commits = {}, {}
@@ -347,6 +304,31 @@ def pinned(model: Model, frozen: bool = False, cap: int = 0) -> tuple[Pinned | N
     names = frozenset(p.name for p in packages)
     folders = tuple(os.path.join(model.root, p.path) for p in packages if p.path is not None)
     return Pinned(model.sources_dir, names, files, commits, folders), warnings
+
+
+def _frozen_held(model: Model, lock: dict[str, Locked]) -> None:
+    """``--frozen``: each git package's commit holds the files the lock pins, by name (a lock
+    edited to name ``SUB/BASE.md`` got the cache's bytes of ``sub/base.md`` under that name)."""
+    problems = []
+    for package in model.manifest.package:
+        locked = lock.get(package.name)
+        if package.git is None or locked is None:
+            continue
+        span = Span(LOCK_NAME, key=f"package.{package.name}.files")
+        names = held(model, package, locked.commit)
+        if names is None:
+            problems.append(
+                Problem(
+                    f"package '{package.name}': its commit {locked.commit[:12]} is not in the"
+                    " cache to check the files it holds (--frozen)",
+                    span,
+                    _FETCH_HINT,
+                )
+            )
+        elif (differ := not_held(package.name, locked.files, names, span)) is not None:
+            problems += differ.problems
+    if problems:
+        raise HotplexError(problems, exit_status=EXIT_FAILED)
 
 
 def left_out(rel: str) -> bool:

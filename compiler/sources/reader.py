@@ -57,7 +57,8 @@ class Reader(Protocol):
     """One job's sources being read. What it has read so far is public, and a helper may add to
     it: ``consulted`` (every path, present or absent, in first-use order), ``truncations``,
     ``findings`` (secrets, hidden text, injection; raised together at the end),
-    ``read_variables`` and ``claude_seen`` (the files Claude Code has loaded this session)."""
+    ``read_variables``, ``claude_seen`` (the files Claude Code has loaded this session) and
+    ``written`` (the texts read, placed: ``Section.origins``)."""
 
     model: Model
     job: Job
@@ -68,6 +69,7 @@ class Reader(Protocol):
     findings: list[secrets.Finding | hidden.Finding | injection.Finding]
     read_variables: set[str]
     claude_seen: set[str]
+    written: list[Origin]
 
     def file(self, display: str, span: Span, meta: bool = True) -> Loaded | None:
         """A source file as loaded (None: absent), recorded as consulted."""

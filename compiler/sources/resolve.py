@@ -22,6 +22,7 @@ from hotplex.fs import (
     check_relative,
     confine,
 )
+from hotplex.generated import attrs
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import METACOGNITION_NOTE, HtmlComments, Model, Source
 from hotplex.manifest.vocabulary import LOG_SOURCE, METACOGNITION_TAG
@@ -74,6 +75,8 @@ class Resolver:
     )
     read_variables: set[str] = field(default_factory=set)
     claude_seen: set[str] = field(default_factory=set)  # files Claude Code loaded this session
+    # The texts read, as the job's sections were written from them (``Section.origins``).
+    written: list[Origin] = field(default_factory=list)
     # The learned blocks of the files the render under way has included, set aside as its own.
     included_blocks: list[learned.SetAside] = field(default_factory=list)
     rendering: str = ""  # the text of the file being rendered: no stem may be found in it
@@ -165,12 +168,11 @@ class Resolver:
         text, includes = self.render(loaded)
         text = frontmatter.trim(comments.strip(text) if html_comments == "strip" else text)
 
-        def origins() -> list[Origin]:
-            files = [self.inputs.load(f, span, f != display or meta) for f in (display, *includes)]
-            found = [Origin(f.body, f.display, f.body_line) for f in files if f]
-            return [*found, *_var_origins(self.model, self.job)]
-
-        self.guard(text, origins, display, (display, *includes))
+        files = [self.inputs.load(f, span, f != display or meta) for f in (display, *includes)]
+        found = [Origin(f.body, f.display, f.body_line) for f in files if f]
+        self.written += found
+        reads = (display, *includes)
+        self.guard(text, lambda: [*found, *_var_origins(self.model, self.job)], display, reads)
         return text
 
     def guard(
@@ -320,10 +322,13 @@ def _key(model: Model, job: Job, source: Source) -> tuple:
 
 
 def _section(resolver: Resolver, source: Source) -> Section | None:
+    start = len(resolver.written)
     section = _source_section(resolver, source)
     if resolver.model.manifest.memory.logs is not None and source.name == LOG_SOURCE:
         section = memory_logs.attach(resolver, source, section)
-    return section
+    if section is None:
+        return None
+    return attrs.evolve(section, origins=tuple(resolver.written[start:]))
 
 
 def _metacognition(resolver: Resolver, file: str | None, note: str) -> Section:

@@ -14,6 +14,10 @@ from hotplex.scanning.confusables import prototype_text
 from hotplex.text.measure import measure
 
 SKILL_FILE = "SKILL.md"
+# A skill's line of a listing with a budget (``SkillsPlace.listing_budget``), and its line by
+# name alone past the budget: Claude Code's, the one program with such a budget.
+LINE = "- {name}: {entry}"
+NAME_LINE = "- {name}"
 # A line break of any kind: a program lists a description on one line of its own.
 _BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 _TAG = re.compile(r"<\s*/?\s*[A-Za-z][\w:-]*")  # what could open or close a wrapper
@@ -89,8 +93,8 @@ def listed(skills: tuple[Skill, ...], place: Any) -> list[Listed]:
         size = measure(entry, place.entry_unit)
         if place.entry_cap is not None and size > place.entry_cap:
             entry = _head(entry, place.entry_cap - 1, place.entry_unit) + "\u2026"
-        line = place.line.format(name=skill.name, entry=entry)
-        short = place.name_line.format(name=skill.name)
+        line = LINE.format(name=skill.name, entry=entry)
+        short = NAME_LINE.format(name=skill.name)
         unit = place.listing_unit
         rows.append(Listed(skill, size, measure(line, unit), measure(short, unit)))
     return rows

@@ -190,3 +190,21 @@ def test_a_class_changed_by_an_upgrade_replaces_its_kept_code(tmp_path, monkeypa
         (_SOURCE, "<attrs generated methods hotplex.x.Z>", "exec"),
         (newer, _NAME, "exec"),
     ]
+
+
+def test_attrs_still_compiles_a_hotplex_class_through_the_kept_code(tmp_path, monkeypatch):
+    """generated.py relies on attrs's internals, not an API: ``attr._make`` calls ``compile`` by
+    its global name, and names the code ``<attrs generated … module.Class>``. An attrs that
+    moves either would leave every start compiling again, only slower: this fails instead,
+    and pyproject.toml admits no attrs this test has not run with."""
+    import attr._make as made
+
+    monkeypatch.setattr(generated, "_PATH", tmp_path / "generated.marshal")
+    monkeypatch.setattr(generated, "_codes", {})
+    moved = f"attrs {attrs.__version__} moved what hotplex/generated.py hooks"
+    assert made.compile is generated._compile, moved
+    namespace = {"__module__": "hotplex.probe", "__annotations__": {"a": "int"}}
+    probe = attrs.frozen(type("Probe", (), namespace))
+    assert probe(1) == probe(1) and probe(1).a == 1
+    kept = [name for _, name, _ in generated._codes]
+    assert kept and all(name.endswith(" hotplex.probe.Probe>") for name in kept), moved

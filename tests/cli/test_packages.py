@@ -255,14 +255,35 @@ def test_only_the_transports_a_package_may_name_run(tmp_path, upstream, cache):
     assert "transport 'fd' not allowed" in hung.stderr
 
 
-def test_a_missing_subdir_is_an_error_naming_the_key(tmp_path, upstream, cache):
-    upstream.commit({"rules.md": "x\n"}, tag="v1")
-    root = project(tmp_path, upstream, extra='subdir = "nowhere"')
+_NO_FOLDER = {  # a subdir -> what is said of it (adversary7 #12: each was "does not exist")
+    "nowhere": "folder 'nowhere' does not exist at",
+    "link": "'link' at {at} is a symlink, which a subdir never follows: name the folder it leads to",
+    "rules.md": "'rules.md' at {at} is a file, not a folder",
+}
+
+
+@pytest.mark.parametrize("subdir", list(_NO_FOLDER))
+def test_a_subdir_that_is_no_folder_is_an_error_naming_the_key(tmp_path, upstream, cache, subdir):
+    (upstream.work / "real").mkdir()
+    (upstream.work / "link").symlink_to("real")
+    at = upstream.commit({"rules.md": "x\n", "real/a.md": "a\n"}, tag="v1")[:12]
+    root = project(tmp_path, upstream, extra=f'subdir = "{subdir}"')
     failed = run(root, cache, "lock")
     assert failed.status == 1
-    assert "hotplex.toml: package[0].subdir:" in failed.stderr
-    assert "folder 'nowhere' does not exist" in failed.stderr
+    assert "hotplex.toml: package[0].subdir: package 'team': " in failed.stderr
+    assert _NO_FOLDER[subdir].format(at=at) in failed.stderr
     assert not (root / "hotplex.lock").exists()
+
+
+def test_a_rev_may_be_a_full_ref_name(tmp_path, upstream, cache):
+    """`rev = "refs/heads/main"` was "no branch, tag or commit" (adversary7 #12)."""
+    head = upstream.commit({"rules.md": "On main.\n"}, tag="v1")
+    for rev in ("refs/heads/main", "refs/tags/v1"):
+        root = project(tmp_path, upstream, rev=rev)
+        locked = run(root, cache, "lock")
+        assert locked.status == 0, locked.stderr
+        assert lock_of(root)["package"]["team"]["commit"] == head
+        (root / "hotplex.lock").unlink()
 
 
 def test_a_local_package_whose_folder_is_missing_or_links_out(tmp_path, upstream, cache):
@@ -364,6 +385,36 @@ def test_text_that_is_not_utf8_is_refused_at_lock_and_an_image_is_kept(tmp_path,
     upstream.commit({"latin.md": None, "wide.txt": None}, tag="v1")
     assert run(root, cache, "lock").status == 0
     assert "logo.png" in lock_of(root)["package"]["team"]["files"]
+
+
+@pytest.mark.parametrize("kind", ["git", "path"])
+def test_a_package_file_that_is_not_text_is_mended_upstream(tmp_path, upstream, cache, kind):
+    """A non-Markdown Latin-1 file is locked unread; included, the build's hint was "save the
+    file as UTF-8", which the user cannot do: the file is the package's, read from the cache
+    (adversary7 #13). The hint now names the package and what can be done (a rev to pin, for
+    a git package alone)."""
+    (upstream.work / "l2.txt").write_bytes("caf\xe9\n".encode("latin-1"))
+    at = upstream.commit({"rules.md": "x\n"}, tag="v1")[:12]
+    root = project(tmp_path, upstream)
+    if kind == "path":
+        manifest = root / "hotplex.toml"
+        declared = f'git = "{upstream.url}"\nrev = "v1"'
+        manifest.write_text(manifest.read_text().replace(declared, 'path = "../upstream/work"'))
+    assert run(root, cache, "lock").status == 0
+    (root / "agent-configs" / "OWN.md").write_text('{% include "team/l2.txt" %}\n')
+    failed = run(root, cache, "build")
+    assert failed.status == 2, failed.stderr
+    assert "agent-configs/team/l2.txt: not valid UTF-8 (byte 0xe9 at offset 3, line 1)" in (
+        failed.stderr
+    )
+    package, pin = (
+        (f"'team' at {at}", ", or pin a rev where it is") if kind == "git" else ("'team'", "")
+    )
+    assert (
+        f"hint: the file comes from package {package}: have it saved as UTF-8 there and run"
+        f" `hotplex update team`{pin}; or include it nowhere\n"
+    ) in failed.stderr
+    assert "save the file as UTF-8" not in failed.stderr
 
 
 def test_a_missing_repository_is_said_by_gits_fatal_line(tmp_path, upstream, cache):
@@ -568,6 +619,10 @@ _EDITED_LOCKS = {  # the lock's text replaced -> the key and the words of the er
     ('"rules.md" =', '"../OWN.md" ='): ('files."../OWN.md"', "'../OWN.md' is not a path inside"),
     ('"rules.md" =', '"/etc/x.md" ='): ('files."/etc/x.md"', "'/etc/x.md' is not a path inside"),
     ("sha256:", "sha256:/etc/passwd#"): ('files."rules.md"', "is no sha256 digest"),
+    ('"rules.md" =', '"team\\\\rules.md" ='): (
+        'files."team\\\\rules.md"',
+        "a file name holds U+005C REVERSE SOLIDUS, which `hotplex lock` never locks",
+    ),
     ('commit = "', 'commit = "--upload-pack=x'): ("commit", "is no commit id"),
 }
 
@@ -589,6 +644,44 @@ def test_a_lock_edited_to_name_files_outside_the_package_is_refused(
         assert failed.status == 2, failed.stderr
         assert f"hotplex.lock: package.team.{key}: hotplex.lock is not a lock" in failed.stderr
         assert why in failed.stderr
+        assert "run `hotplex lock` to write it again" in failed.stderr
+    relocked = run(root, cache, "lock")  # as the hint says (it failed as build did)
+    assert relocked.status == 0, relocked.stderr
+    assert relocked.stderr.startswith("warning: hotplex.lock is not a lock hotplex wrote: ")
+    assert relocked.stderr.endswith("; every package is locked again from the manifest\n")
+    assert relocked.stdout.startswith("team: locked at ")
+    assert run(root, cache, "build", "--frozen").status == 0
+
+
+def test_a_lock_naming_a_file_its_commit_does_not_hold_is_refused(tmp_path, upstream, cache):
+    """A lock edited to rename a file kept the cache's bytes under the new name: `build
+    --frozen` and `fetch` passed (adversary7 #11). Both now list the commit's files from the
+    mirror in the cache and name the difference; a frozen build without that mirror says so."""
+    upstream.commit({"rules.md": "Rules.\n", "sub/base.md": "Base.\n"}, tag="v1")
+    root = project(tmp_path, upstream)
+    assert run(root, cache, "lock").status == 0
+    (mirror,) = (cache / "hotplex" / "git").iterdir()
+    shutil.rmtree(mirror)
+    unchecked = run(root, cache, "build", "--frozen")
+    assert unchecked.status == 1, unchecked.stderr
+    assert "hotplex.lock: package.team.files: package 'team': its commit" in unchecked.stderr
+    assert "is not in the cache to check the files it holds (--frozen)" in unchecked.stderr
+    assert "run `hotplex fetch`" in unchecked.stderr
+    assert run(root, cache, "fetch").status == 0
+    assert run(root, cache, "build", "--frozen").status == 0
+    lock = root / "hotplex.lock"
+    lock.write_text(lock.read_text().replace('"sub/base.md"', '"SUB/BASE.md"'))
+    said = (
+        "package 'team': hotplex.lock pins SUB/BASE.md, which its commit does not hold;"
+        " it does not pin sub/base.md, which its commit holds"
+    )
+    frozen = run(root, cache, "build", "--frozen")
+    assert frozen.status == 1, frozen.stderr
+    assert f"hotplex.lock: package.team.files: {said}" in frozen.stderr
+    assert "run `hotplex update team` to lock what it holds now" in frozen.stderr
+    fetched = run(root, cache, "fetch")
+    assert fetched.status == 1, fetched.stderr
+    assert f"hotplex.toml: package[0]: {said}" in fetched.stderr
 
 
 def test_a_fresh_clone_builds_after_fetch_without_the_network(tmp_path, upstream, cache):
@@ -676,6 +769,15 @@ def test_a_real_folder_of_the_package_name_is_an_error(tmp_path, upstream, cache
         ),
         ('allow = ["role-lines"]', "package[0].allow[0]", "did you mean 'role-line'?"),
         ('allow = [" "]', "package[0].allow[0]", "an empty entry would allow every finding"),
+        # a one-letter part of a finding's text let every GitHub token through (adversary7 #17)
+        (
+            'allow = ["control-character", "U+200B", "ZERO WIDTH SPACE", "g"]',
+            "package[0].allow[3]",
+            "'g' is too short a part of a finding's text: it would let through every finding of"
+            " the package that holds it ('g': every GitHub token)\n  hint: name the rule meant,"
+            " or 8 or more characters of the finding's text",
+        ),
+        ('allow = ["ghp_abc"]', "package[0].allow[0]", "'ghp_abc' is too short a part"),
         # it said the path escaped "the project"
         ('subdir = "../x"', "package[0].subdir", "path '../x' escapes the repository with '..'"),
         ('subdir = "/x"', "package[0].subdir", "name folders relative to the repository's top"),
@@ -1080,6 +1182,7 @@ def test_a_fifo_or_folder_in_the_cache_is_named_and_fetch_replaces_it(
         blob.rmdir()
         fetched = run(root, cache, "fetch")
     assert fetched.status == 0, fetched.stderr
+    assert fetched.stdout.startswith(f"1 package file fetched into {cache / 'hotplex'}\n")
     assert blob.read_text() == "Pinned.\n"
     assert run(root, cache, "build", "--frozen").status == 0
 
