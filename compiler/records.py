@@ -273,8 +273,7 @@ class Emitted(Record):
     # What a user should know of what reaches whom (which sub-agents get which document), said
     # once per job: ``stats`` shows them under its table.
     notes: tuple[str, ...] = ()
-    # The project's Agent Skills as the job carries them: ``show`` and ``stats`` list each.
-    skills: tuple[SkillRow, ...] = ()
+    skills: tuple[SkillRow, ...] = ()  # the job's Agent Skills, which ``show`` and ``stats`` list
     placed: tuple[str, ...] = ()  # more of ``files`` placed in the repository (editor skills)
 
 
