@@ -62,11 +62,13 @@ from hotplex.records import (
     Output,
     Section,
     SectionSize,
+    Skill,
     SourceTemplate,
     TargetSources,
     Truncation,
 )
 from hotplex.scanning import hidden
+from hotplex.targets.gateway import SkillsShipper, shipped_skills
 from hotplex.targets.openclaw import context as openclaw_context
 from hotplex.targets.openclaw import templates as openclaw_templates
 from hotplex.targets.openclaw.context import (
@@ -78,7 +80,7 @@ from hotplex.targets.openclaw.context import (
 )
 from hotplex.targets.openclaw.templates import TEMPLATES
 from hotplex.text.measure import measure
-from hotplex.worker import Verified, Worker
+from hotplex.worker import SkillsPlace, Verified
 
 CONTEXT_FILE = "context.md"
 WORKSPACE_DIR = "workspace"
@@ -86,6 +88,26 @@ DEFAULT_COMPAT = "2026.9"
 DEFAULT_WORKSPACE = "~/.openclaw/workspace"
 UNIT = "utf16"
 MEMORY_SOURCE = Source("memory", "MEMORY.md", "C", "memory", "Recall relevant past context.")
+# OpenClaw 2026.9.6 lists the skills of ``<workspace>/skills`` first (its highest precedence) in
+# ``<available_skills>``, each as ``<skill><name>…</name><description>…</description><location>
+# …/SKILL.md</location></skill>``, and the model reads one with its ``read`` tool: shown with the
+# real program by tests/integration/test_skills_each_program.py. The keys its skills page
+# documents beyond the specification's.
+SKILLS = SkillsPlace(
+    "skills/{name}",
+    keys=frozenset(
+        {
+            "homepage",
+            "user-invocable",
+            "disable-model-invocation",
+            "command-dispatch",
+            "command-tool",
+            "command-arg-mode",
+        }
+    ),
+    wrapper="available_skills",
+    in_home=True,
+)
 
 
 @attrs.frozen
@@ -135,20 +157,23 @@ def predict(files: Mapping[str, str], options: Settings) -> ProjectContext:
     return openclaw_context.build_project_context(files, **asdict(options))
 
 
-class OpenClaw(Worker):
+class OpenClaw(SkillsShipper):
     name = "openclaw"
     delivery = (
         "the workspace files OpenClaw reads, and the exact `# Project Context` it will build from "
         "them"
     )
-    verified = Verified("OpenClaw", "2026.9.6", "tests/workers/test_openclaw_vectors_e2e.py")
+    verified = Verified("OpenClaw", "2026.9.6", "tests/integration/test_openclaw.py")
     Options = Options
     headless = False  # OpenClaw's own agent reads the workspace hotplex places
     outputs = (
         Output(CONTEXT_FILE, "document", primary=True),
         Output(f"{WORKSPACE_DIR}/*", "workspace"),
         Output(f"{WORKSPACE_DIR}/**/*.md", "memory"),  # the days, under the logs glob's folder
+        Output(f"{WORKSPACE_DIR}/skills/**", "skill"),
     )
+    skills = SKILLS
+    home_dir = WORKSPACE_DIR  # where the skills are written: the workspace the user deploys
     init_target = ("claw", "the workspace files OpenClaw reads, and the context it will build")
     daily_logs = "files"
     importer = "hotplex.targets.openclaw.importer"  # ``hotplex import`` of a workspace
@@ -191,8 +216,11 @@ class OpenClaw(Worker):
     def templates(self, folder: Path) -> tuple[SourceTemplate, ...]:
         return openclaw_templates.scaffold(folder)
 
-    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
-        """The workspace files, context.md predicted from them, and every cut OpenClaw makes."""
+    def emit_shipping(
+        self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+    ) -> Emitted:
+        """The workspace files, context.md predicted from them, every cut OpenClaw makes, and the
+        project's Agent Skills in the workspace's ``skills/``."""
         options = settings(job.target)
         files = _workspace_files(sections, model, job.target)
         contents = {f.name: f.content for f in files}
@@ -223,12 +251,23 @@ class OpenClaw(Worker):
             if f.name not in BOOTSTRAP_FILES[options.compat]
         ]
         made = _hidden_made_by_cuts(context.text, contents.values())
+        shipped = shipped_skills(self, job, model, skills, f"{folder}/{WORKSPACE_DIR}")
+        unmoded = [
+            f"skill '{skill.name}': OpenClaw has no launch.json to make its script executable:"
+            f" give {WORKSPACE_DIR}/{SKILLS.folder.format(name=skill.name)}/{item.path} mode 0755"
+            " when you deploy the workspace"
+            for skill in skills
+            for item in skill.files
+            if item.kind == "script"
+        ]
         return Emitted(
-            files=out,
+            files={**out, **shipped.files},
             primary=primary,
-            truncations=tuple(truncations),
-            warnings=(*context.warnings, *unread, *made),
+            truncations=(*truncations, *shipped.truncations),
+            warnings=(*context.warnings, *unread, *made, *shipped.warnings, *unmoded),
             sizes=tuple(sizes),
+            notes=shipped.notes,
+            skills=shipped.rows,
         )
 
 
