@@ -266,9 +266,18 @@ class OpenClaw(SkillsShipper):
             truncations=(*truncations, *shipped.truncations),
             warnings=(*context.warnings, *unread, *made, *shipped.warnings, *unmoded),
             sizes=tuple(sizes),
-            notes=shipped.notes,
+            notes=(*shipped.notes, *((_OTHER_SKILL_ROOTS,) if skills else ())),
             skills=shipped.rows,
         )
+
+
+# Where else OpenClaw 2026.9.6 finds skills (its skills page, "Loading order"): listed beside
+# the workspace's, raw; one named like a skill of the workspace's skills/ is overridden by it.
+_OTHER_SKILL_ROOTS = (
+    "OpenClaw also lists, raw and unchecked, the skills of the workspace's .agents/skills,"
+    " ~/.agents/skills (default state only), ~/.openclaw/skills (its managed folder) and its"
+    " bundled ones; the workspace's skills/ wins over a skill of the same name there"
+)
 
 
 # --- validation ---------------------------------------------------------------------------------
