@@ -43,11 +43,13 @@ class Folder:
     files: tuple[str, ...]
 
 
-def find(root: Path) -> Found | None:
+def find(root: Path, folders: tuple[str, ...] = FOLDERS) -> Found | None:
+    """The skills of ``folders`` under ``root`` (a program's own folder list: OpenClaw's
+    workspace ``skills``), and the folders there left out, with why."""
     found = Found(KIND, root)
     seen: dict[str, Folder] = {}
     clashes: list[Problem] = []
-    for where in FOLDERS:
+    for where in folders:
         folder = root / where
         if folder.is_symlink():
             found.skipped.append(Skip(folder, "a symlink: skills are copied from their own folder"))

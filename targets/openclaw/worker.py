@@ -251,20 +251,19 @@ class OpenClaw(SkillsShipper):
             if f.name not in BOOTSTRAP_FILES[options.compat]
         ]
         made = _hidden_made_by_cuts(context.text, contents.values())
-        shipped = shipped_skills(self, job, model, skills, f"{folder}/{WORKSPACE_DIR}")
-        unmoded = [
-            f"skill '{skill.name}': OpenClaw has no launch.json to make its script executable:"
-            f" give {WORKSPACE_DIR}/{SKILLS.folder.format(name=skill.name)}/{item.path} mode 0755"
-            " when you deploy the workspace"
-            for skill in skills
-            for item in skill.files
-            if item.kind == "script"
-        ]
+        workspace = f"{folder}/{WORKSPACE_DIR}"
+        shipped = shipped_skills(self, job, model, skills, workspace, launched=False)
         return Emitted(
             files={**out, **shipped.files},
             primary=primary,
             truncations=(*truncations, *shipped.truncations),
-            warnings=(*context.warnings, *unread, *made, *shipped.warnings, *unmoded),
+            warnings=(
+                *context.warnings,
+                *unread,
+                *made,
+                *shipped.warnings,
+                *_unverified(options, skills),
+            ),
             sizes=tuple(sizes),
             notes=(*shipped.notes, *((_OTHER_SKILL_ROOTS,) if skills else ())),
             skills=shipped.rows,
@@ -410,6 +409,17 @@ def _hidden_made_by_cuts(context: str, files: Iterable[str]) -> tuple[str, ...]:
         f"OpenClaw's cuts leave hidden text in Project Context that no file holds ({shown}): it"
         " cuts at UTF-16 units, inside a flag or an emoji sequence; a max_chars or"
         " total_max_chars a few units larger or smaller moves the cut",
+    )
+
+
+def _unverified(options: Settings, skills: tuple[Skill, ...]) -> tuple[str, ...]:
+    """Where skills were checked (2026.9.6), said for a target of another ``compat``."""
+    if not skills or options.compat == DEFAULT_COMPAT:
+        return ()
+    names = ", ".join(s.name for s in skills)
+    return (
+        f"OpenClaw {options.compat} is not verified to load Agent Skills (2026.9.6 is): the"
+        f" skills {names} are written to workspace/skills all the same",
     )
 
 

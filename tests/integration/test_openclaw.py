@@ -115,6 +115,7 @@ def test_openclaw_builds_the_project_context_hotplex_predicts(openclaw_cli, tmp_
     assert system.count(context) == 1, system[system.index(HEADING) :][:3000]
 
 
+@pytest.mark.slow  # a second turn of OpenClaw's (about 40 s), as Cline's skills test
 def test_openclaw_lists_each_skill_of_its_workspace_once_and_sends_its_body_whole(
     openclaw_cli, tmp_path
 ):

@@ -49,8 +49,33 @@ def _build(root: Path, capsys) -> tuple[dict, str]:
     return report, "\n".join([err, *report.get("warnings", ()), *jobs])
 
 
+# OpenClaw: written into the workspace it deploys, with no launch.json (tests/integration/
+# test_openclaw.py).
+OPENCLAW = "workspace/skills/{n}/SKILL.md"
+
+
 def test_every_worker_with_a_skills_place_is_covered_here():
-    assert {n for n, w in registry.workers().items() if w.skills is not None} == set(WHERE)
+    have = {n for n, w in registry.workers().items() if w.skills is not None}
+    assert have == {*WHERE, "openclaw"}
+
+
+def test_openclaw_gets_its_skills_in_the_workspace_it_deploys(tmp_path, capsys):
+    root = _project(tmp_path, "openclaw")
+    _, warnings = _build(root, capsys)
+    job = root / "dist/t/default"
+    source = root / "agent-configs/skills/incident-triage/SKILL.md"
+    assert (job / OPENCLAW.format(n="incident-triage")).read_bytes() == source.read_bytes()
+    assert not (job / "launch.json").exists()
+    script = OPENCLAW.format(n="release-notes").replace("SKILL.md", "scripts/collect.sh")
+    assert f"give dist/t/default/{script} mode 0755 where you deploy it" in warnings
+
+    source.write_text(source.read_text() + "4. Write down what you did.\n")
+    report, _ = _build(root, capsys)
+    assert {a["target"] for a in report["artifacts"] if a["rebuilt"]} == {"t"}
+    shutil.rmtree(root / "agent-configs/skills/release-notes")
+    _, warnings = _build(root, capsys)
+    assert not (job / OPENCLAW.format(n="release-notes")).parent.exists()
+    assert "mode 0755" not in warnings
 
 
 @pytest.mark.parametrize("worker", sorted(WHERE))
