@@ -110,6 +110,13 @@ def test_each_program_gets_its_skills_where_it_loads_them(tmp_path, capsys, work
     assert "executable" not in json.loads((job / "launch.json").read_text())
 
 
+def test_an_openclaw_seed_target_says_its_skills_are_unverified(tmp_path, capsys):
+    _, warnings = _build(_project(tmp_path, "openclaw", 'compat = "seed"\n'), capsys)
+    assert "OpenClaw seed is not verified to load Agent Skills (2026.9.6 is)" in warnings
+    _, warnings = _build(_project(tmp_path / "b", "openclaw"), capsys)
+    assert "OpenClaw 2026.9 is not verified" not in warnings and "(2026.9.6 is)" not in warnings
+
+
 @pytest.mark.parametrize("worker", sorted(WHERE))
 def test_stats_and_show_have_a_row_for_each_skill_a_program_gets(tmp_path, capsys, worker):
     root = _project(tmp_path, worker)
