@@ -246,7 +246,9 @@ def skills_place(worker: Any) -> str:
         return "not verified: left out, with a warning naming them"
     folder = place.folder.format(name="<name>")
     if place.in_home:
-        return f"`{worker.home_dir}/{folder}/`, the home `launch.json` sets"
+        launched = any(o.kind == "launch" for o in worker.outputs)
+        home = "the home `launch.json` sets" if launched else "the folder you deploy"
+        return f"`{worker.home_dir}/{folder}/`, {home}"
     if not worker.headless:  # an editor: checked against its documentation, placed by build
         return f"`{folder}/`, placed in the repository as its documentation says"
     return f"`{folder}/` in the session folder (`cwd`)"

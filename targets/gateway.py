@@ -199,19 +199,25 @@ NO_SKILLS = Shipped({}, {}, (), (), (), (), ())
 
 
 def shipped_skills(
-    worker: Worker, job: Job, model: Model, skills: tuple[Skill, ...], home: str | None = None
+    worker: Worker,
+    job: Job,
+    model: Model,
+    skills: tuple[Skill, ...],
+    home: str | None = None,
+    launched: bool = True,
 ) -> Shipped:
     """Each skill's files beside the document, ``skills/<name>/…``, and where ``launch.json``
     has the gateway place them: the folder the program loads skills from; or, for a program
     that loads them from the home ``launch.json`` sets (``SkillsPlace.in_home``), written in
     that ``home`` (project-relative) and placed nowhere, its scripts named for ``executable``
-    as the program's working folder reaches them."""
+    as the program's working folder reaches them. Without a ``launch.json`` (not
+    ``launched``: OpenClaw's workspace), a warning asks for each script's mode instead."""
     place = worker.skills
     if place is None or not skills:
         return NO_SKILLS
     program = worker.verified.program if worker.verified else worker.name
     folder = job.out_dir(model)
-    files, placed, executable, notes, cuts = {}, {}, [], [], []
+    files, placed, executable, notes, cuts, unmoded = {}, {}, [], [], [], []
     writtens = {
         s.name: f"{home}/{place.folder.format(name=s.name)}"
         if place.in_home
@@ -237,7 +243,12 @@ def shipped_skills(
             files[path] = item.data
             if not place.in_home:
                 placed[f"{where}/{item.path}"] = path
-            if item.kind == "script":
+            if item.kind == "script" and not launched:
+                unmoded.append(
+                    f"skill '{skill.name}': script {item.path} ships, never run by hotplex; no"
+                    f" launch.json makes it executable: give {path} mode 0755 where you deploy it"
+                )
+            elif item.kind == "script":
                 executable.append(
                     in_session(job, model, path) if place.in_home else f"{where}/{item.path}"
                 )
@@ -260,6 +271,7 @@ def shipped_skills(
             " move skills to another target)"
         )
     warnings += skills_source.unmatched_scripts(skills, model.manifest.skills.scripts)
+    warnings += unmoded
     return Shipped(
         files, placed, tuple(executable), tuple(warnings), tuple(notes), tuple(cuts), shown
     )

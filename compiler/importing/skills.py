@@ -62,11 +62,14 @@ class Folder:
     rivals: tuple[Path, ...] = ()
 
 
-def find(root: Path) -> Found | None:
+def find(root: Path, where_from: tuple[str, ...] | None = None) -> Found | None:
+    """The skills under ``root`` of every folder a program lists (``folders()``), or of
+    ``where_from`` (a program's own list: OpenClaw's workspace ``skills``), and the folders
+    there left out, with why."""
     found = Found(KIND, root)
     seen: dict[str, Folder] = {}
     rivals: dict[str, list[Path]] = {}
-    for where in folders():
+    for where in folders() if where_from is None else where_from:
         folder = root / where
         if folder.is_symlink():
             found.skipped.append(Skip(folder, "a symlink: skills are copied from their own folder"))

@@ -13,12 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from hotplex.importing import skills as skills_import
 from hotplex.importing.found import LOGS_FOLDER, Entry, Found, Skip, daily_logs
 from hotplex.manifest.model import HOTPLEX_SOURCES
 from hotplex.targets.openclaw.context import BOOTSTRAP_FILES
 from hotplex.targets.openclaw.templates import TEMPLATES
 
 KIND = "OpenClaw workspace"
+SKILLS_DIR = "skills"  # the workspace's own skills, which OpenClaw lists first
 ONLY_OPENCLAW = frozenset({"TOOLS.md", "IDENTITY.md", "HEARTBEAT.md", "BOOTSTRAP.md"})
 _MEMORY = next(s for s in HOTPLEX_SOURCES if s.file == "MEMORY.md")
 _SOURCES = {t.file: (t.source, t.channel, t.tag, t.note) for t in TEMPLATES}
@@ -44,6 +46,11 @@ def find(folder: Path) -> Found:
     found.targets = [_target(folder)]
     if daily_logs(found, folder):
         taken.add(LOGS_FOLDER)
+    skills = skills_import.find(folder, (SKILLS_DIR,))  # OpenClaw's workspace skills, first
+    if skills is not None:
+        found.skills += skills.skills
+        found.skipped += skills.skipped
+        taken.add(SKILLS_DIR)
     for path in sorted(folder.iterdir()):
         if path.name in taken or path.name.startswith("."):
             continue

@@ -62,11 +62,13 @@ from hotplex.records import (
     Output,
     Section,
     SectionSize,
+    Skill,
     SourceTemplate,
     TargetSources,
     Truncation,
 )
 from hotplex.scanning import hidden
+from hotplex.targets.gateway import SkillsShipper, shipped_skills
 from hotplex.targets.openclaw import context as openclaw_context
 from hotplex.targets.openclaw import templates as openclaw_templates
 from hotplex.targets.openclaw.context import (
@@ -78,7 +80,7 @@ from hotplex.targets.openclaw.context import (
 )
 from hotplex.targets.openclaw.templates import TEMPLATES
 from hotplex.text.measure import measure
-from hotplex.worker import Verified, Worker
+from hotplex.worker import SkillsPlace, Verified
 
 CONTEXT_FILE = "context.md"
 WORKSPACE_DIR = "workspace"
@@ -86,6 +88,26 @@ DEFAULT_COMPAT = "2026.9"
 DEFAULT_WORKSPACE = "~/.openclaw/workspace"
 UNIT = "utf16"
 MEMORY_SOURCE = Source("memory", "MEMORY.md", "C", "memory", "Recall relevant past context.")
+# OpenClaw 2026.9.6 lists the skills of ``<workspace>/skills`` first (its highest precedence) in
+# ``<available_skills>``, each as ``<skill><name>…</name><description>…</description><location>
+# …/SKILL.md</location></skill>``, and the model reads one with its ``read`` tool: shown with the
+# real program by tests/integration/test_skills_each_program.py. The keys its skills page
+# documents beyond the specification's.
+SKILLS = SkillsPlace(
+    "skills/{name}",
+    keys=frozenset(
+        {
+            "homepage",
+            "user-invocable",
+            "disable-model-invocation",
+            "command-dispatch",
+            "command-tool",
+            "command-arg-mode",
+        }
+    ),
+    wrapper="available_skills",
+    in_home=True,
+)
 
 
 @attrs.frozen
@@ -135,20 +157,23 @@ def predict(files: Mapping[str, str], options: Settings) -> ProjectContext:
     return openclaw_context.build_project_context(files, **asdict(options))
 
 
-class OpenClaw(Worker):
+class OpenClaw(SkillsShipper):
     name = "openclaw"
     delivery = (
         "the workspace files OpenClaw reads, and the exact `# Project Context` it will build from "
         "them"
     )
-    verified = Verified("OpenClaw", "2026.9.6", "tests/workers/test_openclaw_vectors_e2e.py")
+    verified = Verified("OpenClaw", "2026.9.6", "tests/integration/test_openclaw.py")
     Options = Options
     headless = False  # OpenClaw's own agent reads the workspace hotplex places
     outputs = (
         Output(CONTEXT_FILE, "document", primary=True),
         Output(f"{WORKSPACE_DIR}/*", "workspace"),
         Output(f"{WORKSPACE_DIR}/**/*.md", "memory"),  # the days, under the logs glob's folder
+        Output(f"{WORKSPACE_DIR}/skills/**", "skill"),
     )
+    skills = SKILLS
+    home_dir = WORKSPACE_DIR  # where the skills are written: the workspace the user deploys
     init_target = ("claw", "the workspace files OpenClaw reads, and the context it will build")
     daily_logs = "files"
     importer = "hotplex.targets.openclaw.importer"  # ``hotplex import`` of a workspace
@@ -191,8 +216,11 @@ class OpenClaw(Worker):
     def templates(self, folder: Path) -> tuple[SourceTemplate, ...]:
         return openclaw_templates.scaffold(folder)
 
-    def emit(self, job: Job, sections: list[Section], model: Model) -> Emitted:
-        """The workspace files, context.md predicted from them, and every cut OpenClaw makes."""
+    def emit_shipping(
+        self, job: Job, sections: list[Section], skills: tuple[Skill, ...], model: Model
+    ) -> Emitted:
+        """The workspace files, context.md predicted from them, every cut OpenClaw makes, and the
+        project's Agent Skills in the workspace's ``skills/``."""
         options = settings(job.target)
         files = _workspace_files(sections, model, job.target)
         contents = {f.name: f.content for f in files}
@@ -223,13 +251,32 @@ class OpenClaw(Worker):
             if f.name not in BOOTSTRAP_FILES[options.compat]
         ]
         made = _hidden_made_by_cuts(context.text, contents.values())
+        workspace = f"{folder}/{WORKSPACE_DIR}"
+        shipped = shipped_skills(self, job, model, skills, workspace, launched=False)
         return Emitted(
-            files=out,
+            files={**out, **shipped.files},
             primary=primary,
-            truncations=tuple(truncations),
-            warnings=(*context.warnings, *unread, *made),
+            truncations=(*truncations, *shipped.truncations),
+            warnings=(
+                *context.warnings,
+                *unread,
+                *made,
+                *shipped.warnings,
+                *_unverified(options, skills),
+            ),
             sizes=tuple(sizes),
+            notes=(*shipped.notes, *((_OTHER_SKILL_ROOTS,) if skills else ())),
+            skills=shipped.rows,
         )
+
+
+# Where else OpenClaw 2026.9.6 finds skills (its skills page, "Loading order"): listed beside
+# the workspace's, raw; one named like a skill of the workspace's skills/ is overridden by it.
+_OTHER_SKILL_ROOTS = (
+    "OpenClaw also lists, raw and unchecked, the skills of the workspace's .agents/skills,"
+    " ~/.agents/skills (default state only), ~/.openclaw/skills (its managed folder) and its"
+    " bundled ones; the workspace's skills/ wins over a skill of the same name there"
+)
 
 
 # --- validation ---------------------------------------------------------------------------------
@@ -362,6 +409,17 @@ def _hidden_made_by_cuts(context: str, files: Iterable[str]) -> tuple[str, ...]:
         f"OpenClaw's cuts leave hidden text in Project Context that no file holds ({shown}): it"
         " cuts at UTF-16 units, inside a flag or an emoji sequence; a max_chars or"
         " total_max_chars a few units larger or smaller moves the cut",
+    )
+
+
+def _unverified(options: Settings, skills: tuple[Skill, ...]) -> tuple[str, ...]:
+    """Where skills were checked (2026.9.6), said for a target of another ``compat``."""
+    if not skills or options.compat == DEFAULT_COMPAT:
+        return ()
+    names = ", ".join(s.name for s in skills)
+    return (
+        f"OpenClaw {options.compat} is not verified to load Agent Skills (2026.9.6 is): the"
+        f" skills {names} are written to workspace/skills all the same",
     )
 
 

@@ -653,6 +653,23 @@ def test_an_openclaw_workspace_gets_its_project_beside_it(tmp_path):
     assert (beside / "agent-configs/TOOLS.md").read_text() == "T.\n"
 
 
+def test_an_openclaw_workspace_s_skills_are_adopted_and_shipped_back(tmp_path):
+    """The workspace's skills/ (OpenClaw's own skill folder) becomes the sources' skills/, and
+    the build writes each back into the workspace it deploys."""
+    skill = (
+        "---\nname: deploy-check\ndescription: Check a deploy. Use before one.\n---\n\nRun it.\n"
+    )
+    files = {"AGENTS.md": "A.\n", "IDENTITY.md": "Name: Claw\n"}
+    workspace = write_tree(tmp_path / "workspace", {**files, "skills/deploy-check/SKILL.md": skill})
+    result = run_ok("-C", str(workspace), "import")
+    assert "skills/deploy-check/SKILL.md  skill 'deploy-check'" in result.stdout
+    beside = tmp_path / "workspace-hotplex"
+    assert (beside / "agent-configs/skills/deploy-check/SKILL.md").read_text() == skill
+    run_ok("-C", str(beside), "build")
+    shipped = beside / "dist/claw/default/workspace/skills/deploy-check/SKILL.md"
+    assert shipped.read_text(encoding="utf-8") == skill
+
+
 def test_a_hotplex_meta_md_becomes_the_metacognition_file(tmp_path):
     files = {"agent-configs/SOUL.md": "Soul.\n", "agent-configs/META.md": "Our own meta rules.\n"}
     project, _ = import_and_build(write_tree(tmp_path / "repo", files))

@@ -365,7 +365,7 @@ def installed_cli(name: str, node: Path | None = None) -> Cli:
     cli = Cli(name=name, path=binary, version="")
     if node is not None:
         if not node.is_file():
-            pytest.skip(f"{name} needs {node} (npm's node 22); {INSTALL_HINT}")
+            pytest.skip(f"{name} needs {node} (npm's node package); {INSTALL_HINT}")
         cli = Cli(name, binary, "", f"{node.parent}{os.pathsep}{base_env()['PATH']}")
     version = binary_version(binary, base_env(**cli.runtime()))
     if version is None:
@@ -407,6 +407,12 @@ def gemini_cli() -> Cli:
 def qwen_cli() -> Cli:
     """The real ``qwen`` (npm ``@qwen-code/qwen-code``), run by npm's node 22."""
     return installed_cli("qwen", node=tools_dir() / "node22/node_modules/.bin/node")
+
+
+@pytest.fixture(scope="session")
+def openclaw_cli() -> Cli:
+    """The real ``openclaw`` (npm ``openclaw``, in a prefix of its own), run by npm's node 24."""
+    return installed_cli("openclaw", node=tools_dir() / "node24/node_modules/.bin/node")
 
 
 @pytest.fixture(scope="session")

@@ -346,7 +346,7 @@ class SkillCallingChat(FakeChatCompletions):
         return 200, sse(events, named=False) + b"data: [DONE]\n\n", "text/event-stream"
 
 
-CALL_ID = "call_hotplex_skill"
+CALL_ID = "callhotplexskill"  # letters alone: OpenClaw drops the rest of a call id
 
 
 def calling(tool: str, **arguments: Any):

@@ -53,10 +53,34 @@ def _build(root: Path, capsys) -> tuple[dict, str]:
     return report, "\n".join([err, *report.get("warnings", ()), *jobs])
 
 
+# OpenClaw: written into the workspace it deploys, with no launch.json (tests/integration/
+# test_openclaw.py).
+OPENCLAW = "workspace/skills/{n}/SKILL.md"
+
+
 def test_every_worker_with_a_skills_place_is_covered_here():
     """The headless ones: an editor's placed skills are tests/workers/test_editor_skills.py's."""
     workers = registry.workers().items()
-    assert {n for n, w in workers if w.skills is not None and w.headless} == set(WHERE)
+    assert {n for n, w in workers if w.skills is not None and w.headless} == {*WHERE, "openclaw"}
+
+
+def test_openclaw_gets_its_skills_in_the_workspace_it_deploys(tmp_path, capsys):
+    root = _project(tmp_path, "openclaw")
+    _, warnings = _build(root, capsys)
+    job = root / "dist/t/default"
+    source = root / "agent-configs/skills/incident-triage/SKILL.md"
+    assert (job / OPENCLAW.format(n="incident-triage")).read_bytes() == source.read_bytes()
+    assert not (job / "launch.json").exists()
+    script = OPENCLAW.format(n="release-notes").replace("SKILL.md", "scripts/collect.sh")
+    assert f"give dist/t/default/{script} mode 0755 where you deploy it" in warnings
+
+    source.write_text(source.read_text() + "4. Write down what you did.\n")
+    report, _ = _build(root, capsys)
+    assert {a["target"] for a in report["artifacts"] if a["rebuilt"]} == {"t"}
+    shutil.rmtree(root / "agent-configs/skills/release-notes")
+    _, warnings = _build(root, capsys)
+    assert not (job / OPENCLAW.format(n="release-notes")).parent.exists()
+    assert "mode 0755" not in warnings
 
 
 @pytest.mark.parametrize("worker", sorted(WHERE))
@@ -89,6 +113,13 @@ def test_each_program_gets_its_skills_where_it_loads_them(tmp_path, capsys, work
     gone = (job / written.format(n="release-notes")).parent
     assert not gone.exists() or not [p for p in gone.rglob("*") if p.is_file()]
     assert "executable" not in json.loads((job / "launch.json").read_text())
+
+
+def test_an_openclaw_seed_target_says_its_skills_are_unverified(tmp_path, capsys):
+    _, warnings = _build(_project(tmp_path, "openclaw", 'compat = "seed"\n'), capsys)
+    assert "OpenClaw seed is not verified to load Agent Skills (2026.9.6 is)" in warnings
+    _, warnings = _build(_project(tmp_path / "b", "openclaw"), capsys)
+    assert "OpenClaw 2026.9 is not verified" not in warnings and "(2026.9.6 is)" not in warnings
 
 
 @pytest.mark.parametrize("worker", sorted(WHERE))

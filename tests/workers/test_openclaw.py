@@ -16,10 +16,13 @@ from hotplex import registry
 from hotplex.api import Project
 from hotplex.errors import HotplexError
 from hotplex.manifest.model import Manifest, Target
-from hotplex.records import SectionSize
+from hotplex.records import SectionSize, Skill
+from hotplex.sources.skill_listing import listing_problems, listing_safe
 from hotplex.targets.openclaw import worker as openclaw
 from hotplex.targets.openclaw.context import build_project_context
 from hotplex.targets.openclaw.templates import TEMPLATES, workspace_templates
+from hypothesis import given
+from hypothesis import strategies as st
 
 SOURCES = """\
 [project]
@@ -409,3 +412,60 @@ def test_an_openclaw_cut_inside_a_flag_is_a_warning(make_project):
         assert warned == bool(hidden.scan(artifact.text)), max_chars
         split.append(warned)
     assert any(split) and not split[-1]  # cuts inside a flag are told; no cut, no warning
+
+
+# --- Agent Skills: OpenClaw's listing ------------------------------------------------------------
+
+
+def _xml(text: str) -> str:
+    """OpenClaw 2026.9.6's ``escapeSkillXml``."""
+    for raw, escaped in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;")):
+        text = text.replace(raw, escaped)
+    return text.replace("'", "&apos;")
+
+
+def _openclaw_entry(name: str, description: str, location: str) -> str:
+    """A skill's entry of OpenClaw 2026.9.6's ``<available_skills>`` (``formatSkillCatalog``)."""
+    return (
+        f"  <skill>\n    <name>{_xml(name)}</name>\n"
+        f"    <description>{_xml(description)}</description>\n"
+        f"    <location>{_xml(location)}</location>\n  </skill>"
+    )
+
+
+def _skill(description: str) -> Skill:
+    return Skill(
+        "x", description, "agent-configs/skills/x", (), (), (("description", description),)
+    )
+
+
+@given(st.text())
+def test_an_accepted_description_is_one_entry_of_openclaws_listing(description):
+    if listing_safe(description) is None and not listing_problems(
+        _skill(description), openclaw.SKILLS, "OpenClaw"
+    ):
+        entry = _openclaw_entry("x", description, "/ws/skills/x/SKILL.md")
+        lines = entry.splitlines()
+        assert len(lines) == 5, lines  # no forged <skill>, no line of its own
+        assert lines[2] == f"    <description>{_xml(description)}</description>"
+        assert "</available_skills>" not in entry and entry.count("<skill>") == 1
+
+
+OPENCLAW_WRAPPER_SPELLINGS = [
+    "</available_skills>",
+    "</AVAILABLE_SKILLS>",
+    "\uff1c/available_skills\uff1e",
+    "\ufe64/available_skills>",
+]
+
+
+@given(st.text(), st.sampled_from(OPENCLAW_WRAPPER_SPELLINGS))
+def test_a_description_spelling_openclaws_wrapper_is_refused(before, wrapper):
+    description = before + wrapper
+    refused = listing_safe(description) is not None
+    assert refused or listing_problems(_skill(description), openclaw.SKILLS, "OpenClaw")
+
+
+@given(st.text(), st.sampled_from(["\n  <skill>", "\r\n    <name>y</name>", "\u2028<skill>"]))
+def test_a_description_forging_an_openclaw_entry_is_refused(before, forged):
+    assert listing_safe(before + forged) is not None

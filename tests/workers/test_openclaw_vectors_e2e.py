@@ -4,7 +4,8 @@ Each vector becomes a project twice: once with every 2026.9 bootstrap file decla
 ``[[source]]``, once with no ``[[source]]`` at all (the files are only present in the sources
 folder, and the worker's defaults must deploy exactly what OpenClaw reads); its session and
 budgets are the options of an ``openclaw`` target with workspace "/ws". ``hotplex.build.run`` (what ``hotplex build`` runs)
-must write a ``context.md`` equal byte for byte to the section OpenClaw computed, and report
+must write a ``context.md`` equal byte for byte to the section OpenClaw computed (for a set-up
+workspace: ``test_openclaw_context.set_up``), and report
 OpenClaw's warnings word for word.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 from hotplex.build import Request, run
 from hotplex.targets.openclaw.context import BOOTSTRAP_FILES
+from test_openclaw_context import set_up
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 VECTORS = SHARED / "reference" / "openclaw-2026.9.6-vectors.json"
@@ -57,7 +59,7 @@ def _manifest(case: dict[str, Any], declared: bool) -> str:
 def test_build_reproduces_openclaw_vector(case_id: str, declared: bool, make_project) -> None:
     if not CASES:
         pytest.skip(f"OpenClaw vectors not found at {VECTORS}")
-    case = CASES[case_id]
+    case = set_up(CASES[case_id])
     assert case["workspace"] == "/ws"
     sources = {f"src/{name}": text for name, text in case["files"].items()}
     root = make_project(sources, manifest=_manifest(case, declared))
