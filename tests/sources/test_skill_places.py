@@ -59,9 +59,11 @@ OPENCLAW = "workspace/skills/{n}/SKILL.md"
 
 
 def test_every_worker_with_a_skills_place_is_covered_here():
-    """The headless ones: an editor's placed skills are tests/workers/test_editor_skills.py's."""
+    """Those that ship skills with their artifacts: an editor's placed skills are
+    tests/workers/test_editor_skills.py's."""
     workers = registry.workers().items()
-    assert {n for n, w in workers if w.skills is not None and w.headless} == {*WHERE, "openclaw"}
+    shipped = {n for n, w in workers if w.skills is not None and w.places is None}
+    assert shipped == {*WHERE, "openclaw"}
 
 
 def test_openclaw_gets_its_skills_in_the_workspace_it_deploys(tmp_path, capsys):
