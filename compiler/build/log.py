@@ -3,17 +3,24 @@
 Like ninja's ``.ninja_log``: a versioned header, then one JSON line per built job, appended only
 after the job's files are in place, so a killed build loses at most the jobs it had not finished.
 A ``forget`` line drops the record of a job the manifest no longer plans. A finished build ends
-with two lines: ``reports`` (what a report of each job needs) and ``snapshot`` (the stamps of
-every file involved). When the snapshot is the last line and nothing it names moved, the next
-build is a no-op that reads only the header and those two lines (``load_closing``), neither the
-manifest nor the job records; a build that does read the records skips the reports lines.
+with a closing. A full closing is two lines: ``reports`` (what a report of each job needs, and
+where each job's latest record line is) and ``snapshot`` (the stamps of every file involved). A
+build of the touched path (``build/touched.py``) ends instead with one ``delta`` line: what the
+touched builds since the last full closing changed of it (their reports, record places and
+stamps), naming where that closing is; so its writes follow what it rebuilt, not the project.
+When the closing is the last line and nothing it names moved, the next build is a no-op that
+reads only the header, the snapshot and a delta (``load_closing``), neither the manifest nor
+the job records; a build that does read the records skips the closing lines.
 
 The log is disposable: an unknown version, a broken header or a malformed line means starting
-over with a warning (a full rebuild), never a crash. The one exception is an unterminated last
-line, which is what a build killed mid-write leaves: it is dropped silently, and the next build
-rewrites the log before appending so no record is ever glued to it. The log is compacted
-(rewritten via temp file + rename, keeping each job's latest record) once superseded records,
-reports and snapshots make it longer than what is live by half.
+over with a warning (a full rebuild), never a crash. A log of the version before (``MIGRATED``)
+is read and rewritten in this one, rebuilding nothing. The one exception is an unterminated
+last line, which is what a build killed mid-write leaves: it is dropped silently, and the next
+build rewrites the log before appending so no record is ever glued to it. The log is compacted
+(rewritten via temp file + rename, keeping each job's latest record) by a slow build once
+superseded records and closings make it longer than what is live by half, and by the touched
+path once it is twice as long as compacted, copying each record line from where the closing
+says it is.
 
 Records are typed (``build/records.py``) everywhere but here: this module is where they become
 JSON lines and come back, checked. Every stamp, of an input or an output, is one layout:
@@ -33,13 +40,17 @@ from hotplex.json_writer import json_text
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from hotplex.records import JobRecord, Stamped, Truncation
 
 LOG_NAME = "log"
-VERSION = 4
+VERSION = 5
 HEADER = f"# hotplex log v{VERSION}\n"
+# A log of the version before: its lines are this version's but for the closing's index of each
+# job's record, so it is read as it is and rewritten in this version (no job is rebuilt for it).
+MIGRATED = "# hotplex log v4\n"
 # Rewrite the log once it is this many times longer than its live job records, plus some
 # slack (in characters) so a small log is not rewritten at every build. A rewrite copies the
 # live lines as read, which costs far less than parsing superseded ones at every slow build.
@@ -51,6 +62,8 @@ TAIL_BLOCK = 64 * 1024
 # ``_REPORTS``: as hotplex wrote it before the line had its index, ``build/reports.py``).
 INDEXED = '{"at":'
 _REPORTS = '{"reports":'
+# A delta closing: what a touched build changed since the last full closing, which it names.
+DELTA = '{"delta":'
 
 # What a job record must hold for the build to trust it (key -> type).
 _JOB_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -70,23 +83,26 @@ _JOB_FIELDS: dict[str, type | tuple[type, ...]] = {
 
 
 class State:
-    """The log as read: filled in line by line, then handed to the build."""
+    """The log as read: filled in line by line, then handed to the build. Lengths and offsets
+    are in bytes, as the closing's index of each job's record holds them."""
 
     def __init__(self, torn: bool = False, warning: str | None = None) -> None:
         self.jobs: dict[str, JobRecord] = {}
-        self.snapshot: dict[str, Any] | None = None  # only when it is the log's last line
+        self.snapshot: dict[str, Any] | None = None  # only when it closes the log
         self.files: dict[str, Stamped] = {}  # inputs, as the snapshot saw them
-        self.size = 0  # characters of all lines after the header
-        self.lines: dict[str, str] = {}  # job -> its record's line, as read
+        self.size = 0  # bytes of all lines after the header
+        self.lines: dict[str, bytes] = {}  # job -> its record's line, as read
+        self.at: dict[str, tuple[int, int]] = {}  # job -> its record line's offset and length
         self.torn = torn  # the last line was cut short by a killed build
         self.warning = warning
+        self.migrated = False  # a log of the version before, to rewrite in this one
         # The manifest whose builds the log records (its path from the project root), from the
         # line after the header; None in a log of an older hotplex, which any manifest takes.
         self.manifest: str | None = None
 
     @property
     def live(self) -> int:
-        """Characters of the lines still in force: the latest record of each job."""
+        """Bytes of the lines still in force: the latest record of each job."""
         return sum(len(line) for line in self.lines.values())
 
 
@@ -101,47 +117,148 @@ def log_path(root: Path) -> Path:
 def load(root: Path) -> State:
     path = log_path(root)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
+        data.decode("utf-8")  # checked whole once: each line is then parsed as bytes
     except FileNotFoundError:
         return State()
     except (OSError, UnicodeDecodeError) as exc:
         return _start_over(f"ignoring unreadable build log {path} ({exc})")
-    if not text.startswith(HEADER):
-        first = text.split("\n", 1)[0][:60]
+    header = HEADER if data.startswith(HEADER.encode()) else MIGRATED
+    if not data.startswith(header.encode()):
+        first = data.decode("utf-8").split("\n", 1)[0][:60]
         return _start_over(f"ignoring build log {path} of another version ({first!r})")
-    lines = text[len(HEADER) :].split("\n")
-    state = State(torn=lines[-1] != "")
+    lines = data[len(header) :].split(b"\n")
+    state = State(torn=lines[-1] != b"")
+    state.migrated = header == MIGRATED
+    offset, full = len(header), None  # the last full snapshot: (its line's offset, itself)
     try:
         for number, line in enumerate(lines[:-1], start=2):
-            if line.startswith((INDEXED, _REPORTS)):
+            if line.startswith(_DELTA_BYTES):
+                state.snapshot = _delta_snapshot(line, full, number)
+                state.files = _files_of(state.snapshot or {}, number)
+                state.size += len(line) + 1
+            elif line.startswith(_CLOSING_BYTES):
                 state.size += len(line) + 1  # for the fast path only: counted, not parsed
             else:
-                _apply(state, line, number)
+                _apply(state, line, number, offset)
+                if line.startswith(_SNAPSHOT_BYTES) and state.snapshot is not None:
+                    full = (offset, state.snapshot)
+            offset += len(line) + 1
     except CorruptLog as exc:
         return _start_over(f"ignoring corrupt build log {path} ({exc})")
     return state
 
 
-class Closing:
-    """The two lines that close a finished build: the snapshot (the stamps of every file the
-    build involved, the outputs' too) and, just before it, the reports of every job, which are
-    read and parsed only when asked for (a no-op build seldom does)."""
+_DELTA_BYTES = DELTA.encode()
+_CLOSING_BYTES = (INDEXED.encode(), _REPORTS.encode())
+_SNAPSHOT_BYTES = b'{"snapshot":'
 
-    def __init__(self, snapshot: dict[str, Any], path: Path, reports_end: int) -> None:
-        self.snapshot = snapshot
+
+def _delta_snapshot(
+    line: bytes, full: tuple[int, dict[str, Any]] | None, number: int
+) -> dict[str, Any] | None:
+    """The snapshot a delta closing makes of the full one it names (None: not the last full
+    snapshot read, which a build killed mid-compaction cannot leave, but a hand edit can)."""
+    try:
+        delta = json.loads(line)["delta"]
+        base = delta["base"]
+        if full is None or base[1] != full[0]:
+            return None
+        return merged(full[1], delta["snapshot"])
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+        raise CorruptLog(f"line {number}: bad delta closing") from None
+
+
+def merged(base: dict[str, Any], changed: dict[str, Any]) -> dict[str, Any]:
+    """A full snapshot with what a delta closing changed: entries of its tables replaced or
+    added (``files``, ``dirs``, ``sources`` and each target's ``outputs``), other keys
+    replaced whole (``told``, ``live``)."""
+    snap = dict(base)
+    for key, value in changed.items():
+        if key in _TABLES:
+            snap[key] = {**base.get(key, {}), **value}
+        elif key == "outputs":
+            outputs = base.get(key, {})
+            snap[key] = {**outputs, **{t: {**outputs.get(t, {}), **p} for t, p in value.items()}}
+        else:
+            snap[key] = value
+    return snap
+
+
+def changes(base: dict[str, Any], snap: dict[str, Any]) -> dict[str, Any]:
+    """What ``merged`` takes to make ``snap`` of ``base``: the touched path's snapshot differs
+    from the last full one in a few entries of its tables, ``told`` and ``live``."""
+    if base.keys() - snap.keys():
+        raise ValueError("a snapshot key removed")  # no delta can say it
+    delta: dict[str, Any] = {}
+    for key, value in snap.items():
+        old = base.get(key, _ABSENT)
+        if key in _TABLES:
+            moved = _moved({} if old is _ABSENT else old, value)
+        elif key == "outputs":
+            moved = {t: m for t, paths in value.items() if (m := _moved(old.get(t, {}), paths))}
+        else:
+            moved = value if old != value else _ABSENT
+            if moved is not _ABSENT:
+                delta[key] = moved
+            continue
+        if moved:
+            delta[key] = moved
+    return delta
+
+
+def _moved(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    return {path: rec for path, rec in new.items() if path not in old or old[path] != rec}
+
+
+_ABSENT = object()
+_TABLES = ("files", "dirs", "sources", "local", "package")
+
+
+class Closing:
+    """What closes a finished build: a full closing (the reports of every job, then the
+    snapshot: the stamps of every file the build involved, the outputs' too), or a delta
+    closing after it, which holds what the touched builds since changed of both. The reports
+    are read and parsed only when asked for (a no-op build seldom does)."""
+
+    def __init__(
+        self,
+        snapshot: dict[str, Any],
+        path: Path,
+        reports: tuple[int | None, int, int],
+        delta: dict[str, Any] | None = None,
+        base: dict[str, Any] | None = None,
+    ) -> None:
+        self.snapshot = snapshot  # the delta's merged into the full one's
+        self.base = snapshot if base is None else base  # the full closing's snapshot, as written
         self.path = path  # the log
-        # Where the reports line ends (its newline included): the snapshot line starts.
-        self.reports_end = reports_end
+        # Where the full closing's reports line starts (None: not known till it is read), where
+        # it ends (its newline included: the snapshot line starts) and where the snapshot ends.
+        self.reports_start, self.reports_end, self.snapshot_end = reports
+        self.delta = delta  # the delta closing, parsed; None when the full one closes the log
+        self.delta_size = 0  # bytes of the delta closing's line
+
+    @property
+    def full_size(self) -> int | None:
+        """Bytes of the full closing, once its reports line's start is known."""
+        start = self.reports_start
+        return None if start is None else self.snapshot_end - start
 
     def reports_line(self) -> bytes | None:
-        """The reports line, as the log holds it (None: not one)."""
+        """The full closing's reports line, as the log holds it (None: not one)."""
         try:
             with open(self.path, "rb") as handle:
-                lines = _last_lines(handle, self.reports_end, 1)
+                if self.reports_start is None:
+                    lines = _last_lines(handle, self.reports_end, 1)
+                else:
+                    handle.seek(self.reports_start)
+                    size = self.reports_end - self.reports_start
+                    lines = _whole_line(handle.read(size), size)
         except OSError:
             return None
         if lines is None or not lines[0].startswith((INDEXED.encode(), _REPORTS.encode())):
             return None
+        self.reports_start = self.reports_end - len(lines[0]) - 1
         return lines[0]
 
     def job_reports(self) -> list[dict[str, Any]] | None:
@@ -152,6 +269,8 @@ class Closing:
             return None
         try:
             jobs = json.loads(line)["reports"]
+            for index, report in (self.delta or {}).get("reports", {}).items():
+                jobs[int(index)] = report
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None  # ValueError includes a UnicodeDecodeError
         return jobs if isinstance(jobs, list) and all(isinstance(j, dict) for j in jobs) else None
@@ -172,9 +291,10 @@ def report_records(reports: list[dict[str, Any]]) -> list[JobRecord]:
 
 
 def load_closing(root: Path) -> Closing | None:
-    """The snapshot that closes the log, or None: reads the header and the last line only, so
-    a no-op build costs the same whatever the log's length (the reports line before it is read
-    when asked for). Anything unexpected is None (the full ``load`` then decides, and warns)."""
+    """The closing of the log, or None: reads the header and the last line only (and, when it
+    is a delta closing, the full snapshot it names), so a no-op build costs the same whatever
+    the log's length (the reports line is read when asked for). Anything unexpected is None
+    (the full ``load`` then decides, and warns)."""
     path = log_path(root)
     try:
         with open(path, "rb") as handle:
@@ -182,18 +302,52 @@ def load_closing(root: Path) -> Closing | None:
                 return None
             end = handle.seek(0, os.SEEK_END)
             lines = _last_lines(handle, end, 1)
+            if lines is None or not lines[0].startswith(_DELTA_BYTES):
+                return _full_closing(path, lines, end)
+            return _delta_closing(path, handle, lines[0], end)
     except OSError:
         return None
-    if lines is None:
+
+
+def _full_closing(path: Path, lines: list[bytes] | None, end: int) -> Closing | None:
+    snapshot = _snapshot_of(lines[0]) if lines is not None else None
+    if snapshot is None:
         return None
+    return Closing(snapshot, path, (None, end - len(lines[0]) - 1, end))
+
+
+def _delta_closing(path: Path, handle: Any, line: bytes, end: int) -> Closing | None:
     try:
-        record = json.loads(lines[0])
+        delta = json.loads(line)["delta"]
+        start, middle, stop = delta["base"]
+        if not 0 < start < middle < stop <= end - len(line) - 1:
+            return None
+        handle.seek(middle)
+        lines = _whole_line(handle.read(stop - middle), stop - middle)
+        base = _snapshot_of(lines[0]) if lines is not None else None
+        if base is None:
+            return None
+        closing = Closing(merged(base, delta["snapshot"]), path, (start, middle, stop), delta, base)
+        closing.delta_size = len(line) + 1
+        return closing
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+
+
+def _snapshot_of(line: bytes) -> dict[str, Any] | None:
+    try:
+        record = json.loads(line)
     except ValueError:
         return None
     snapshot = record.get("snapshot") if isinstance(record, dict) else None
-    if not isinstance(snapshot, dict):
+    return snapshot if isinstance(snapshot, dict) else None
+
+
+def _whole_line(data: bytes, size: int) -> list[bytes] | None:
+    """``data`` as one line (without its newline), when it is one of ``size`` bytes."""
+    if len(data) != size or not data.endswith(b"\n") or b"\n" in data[:-1]:
         return None
-    return Closing(snapshot, path, end - len(lines[0]) - 1)
+    return [data[:-1]]
 
 
 def _last_lines(handle: Any, end: int, count: int) -> list[bytes] | None:
@@ -221,10 +375,10 @@ def _start_over(why: str) -> State:
     return State(warning=f"{why}; rebuilding everything")
 
 
-def _apply(state: State, line: str, number: int) -> None:
+def _apply(state: State, line: bytes, number: int, offset: int) -> None:
     try:
         record = json.loads(line)
-    except json.JSONDecodeError:
+    except ValueError:
         raise CorruptLog(f"line {number} is not JSON") from None
     if not isinstance(record, dict):
         raise CorruptLog(f"line {number} is not a record")
@@ -234,13 +388,15 @@ def _apply(state: State, line: str, number: int) -> None:
         state.files = _files_of(record["snapshot"], number)
     elif "job" in record:
         state.jobs[record["job"]] = _checked_job(record, number)
-        state.lines[record["job"]] = line + "\n"
+        state.lines[record["job"]] = line + b"\n"
+        state.at[record["job"]] = (offset, len(line) + 1)
         state.snapshot = None
     elif isinstance(record.get("manifest"), str) and len(record) == 1:
         state.manifest = record["manifest"]
     elif isinstance(record.get("forget"), str):
         state.jobs.pop(record["forget"], None)
         state.lines.pop(record["forget"], None)
+        state.at.pop(record["forget"], None)
         state.snapshot = None
     else:
         raise CorruptLog(f"line {number} is not a record")
@@ -380,11 +536,12 @@ class Log:
             path.parent.mkdir(parents=True, exist_ok=True)
             _ignore_state_dir(path.parent)
             _remove_stale_temps(path)
-            fresh = state.warning or state.torn or not path.exists()
+            fresh = state.warning or state.torn or state.migrated or not path.exists()
             if fresh or state.manifest != manifest or self._needs_compaction():
                 state.manifest = manifest
                 self._rewrite()
-            self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - held for the build
+            self._handle = open(path, "ab")  # noqa: SIM115 - held for the build
+            self.end = self._handle.seek(0, os.SEEK_END)  # where the next line goes
         except OSError as exc:
             raise _log_failed(path, exc) from None
 
@@ -393,38 +550,42 @@ class Log:
 
     def _rewrite(self) -> None:
         """Keep each job's latest record, copied as read: no need to serialise it again."""
-        lines = [
-            self.state.lines.get(job) or _line(record_to_json(record))
+        lines = {
+            job: self.state.lines.get(job) or _line(record_to_json(record)).encode()
             for job, record in self.state.jobs.items()
-        ]
-        owner = _line({"manifest": self.state.manifest})
-        write_atomic(log_path(self.root), (HEADER + owner + "".join(lines)).encode("utf-8"))
-        self.state.size = sum(len(line) for line in lines)
-        self.state.torn = False
+        }
+        head, self.state.at = _laid_out(self.state.manifest, lines)
+        write_atomic(log_path(self.root), head + b"".join(lines.values()))
+        self.state.size = sum(len(line) for line in lines.values())
+        self.state.torn = self.state.migrated = False
 
     def append(self, record: JobRecord) -> None:
-        line = _line(record_to_json(record))
-        self._write(line)
+        line = _line(record_to_json(record)).encode()
+        self.state.at[record.job] = (self._write(line), len(line))
         self.state.jobs[record.job] = record
         self.state.lines[record.job] = line
 
     def forget(self, job: str) -> None:
-        self._write(_line({"forget": job}))
+        self._write(_line({"forget": job}).encode())
         self.state.jobs.pop(job, None)
         self.state.lines.pop(job, None)
+        self.state.at.pop(job, None)
 
-    def _write(self, line: str) -> None:
+    def _write(self, line: bytes) -> int:
+        """Append ``line``; where it starts."""
+        at = self.end
         try:
             self._handle.write(line)
             self._handle.flush()
         except OSError as exc:
             raise _log_failed(log_path(self.root), exc) from None
+        self.end += len(line)
         crash_point()
+        return at
 
-    def close(self, closing: tuple[dict[str, Any], str] | None) -> None:
-        """End the build: the reports line (``build/reports.py``) and a snapshot when it
-        finished, nothing when it failed. The snapshot records how long the live records are,
-        for a build that appends without reading them (``build/touched.py``).
+    def close(self, closing: bytes | None) -> None:
+        """End the build: its closing (``full_closing``, or a delta closing of the touched
+        path) when it finished, nothing when it failed.
 
         No fsync, as for the artifacts: what a killed process wrote is safe in the kernel, and
         surviving a power cut would take an fsync per artifact, which no fast build affords."""
@@ -432,15 +593,50 @@ class Log:
             return
         try:
             if closing is not None:
-                snapshot, reports = closing
-                snapshot = {**snapshot, "live": snapshot.get("live", self.state.live)}
-                self._handle.write(reports + _line({"snapshot": snapshot}))
+                self._handle.write(closing)
             self._handle.flush()
         except OSError as exc:
             raise _log_failed(log_path(self.root), exc) from None
         finally:
             with contextlib.suppress(OSError):
                 self._handle.close()
+
+    def close_compacted(
+        self, lines: list[bytes], closing: Callable[[list[tuple[int, int]]], bytes]
+    ) -> None:
+        """End the build by rewriting the log (temp file and rename): ``lines``, the latest
+        record of each planned job, then the full closing ``closing`` makes of where each one
+        now is. What the build appended stays until the rename, so a kill leaves the log whole."""
+        self.close(None)
+        head, at = _laid_out(self.state.manifest, dict(enumerate(lines)))
+        data = head + b"".join(lines) + closing([at[i] for i in range(len(lines))])
+        write_atomic(log_path(self.root), data)
+
+
+def full_closing(reports: str, snapshot: dict[str, Any], live: int) -> bytes:
+    """A full closing: the reports line (``build/reports.py``), then the snapshot, with how
+    long the live records are, for a build that appends without reading them
+    (``build/touched.py``)."""
+    return (reports + _line({"snapshot": {**snapshot, "live": live}})).encode()
+
+
+def delta_closing(base: tuple[int, int, int], snapshot: dict[str, Any], extra: dict) -> bytes:
+    """A delta closing after the full one at ``base`` (where its reports line starts, where its
+    snapshot line starts and ends): the snapshot's ``changes`` and ``extra``."""
+    return _line({"delta": {**extra, "base": list(base), "snapshot": snapshot}}).encode()
+
+
+def _laid_out(
+    manifest: str | None, lines: dict[Any, bytes]
+) -> tuple[bytes, dict[Any, tuple[int, int]]]:
+    """The header and owner line of a rewritten log, and where each of ``lines`` (key -> line)
+    then is, written after them in order."""
+    head = (HEADER + _line({"manifest": manifest})).encode()
+    at, offset = {}, len(head)
+    for key, line in lines.items():
+        at[key] = (offset, len(line))
+        offset += len(line)
+    return head, at
 
 
 def _line(record: dict[str, Any]) -> str:

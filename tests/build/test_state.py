@@ -54,8 +54,12 @@ def test_the_log_is_a_versioned_header_then_json_lines(built):
     assert lines[-1] == ""  # every line is terminated
     records = [json.loads(line) for line in lines[1:-1]]
     assert {r["job"] for r in records if "job" in r} == JOBS
-    assert list(records[-2]) == ["at", "readers", "reports"] and list(records[-1]) == ["snapshot"]
+    assert list(records[-2]) == ["at", "readers", "records", "reports"]
+    assert list(records[-1]) == ["snapshot"]
     assert {r["job"] for r in records[-2]["reports"]} == JOBS
+    data = state_log.log_path(built).read_bytes()  # each job's record line, where it is
+    at = [json.loads(data[o : o + n]) for o, n in records[-2]["records"]]
+    assert [r["job"] for r in at] == [r["job"] for r in records[-2]["reports"]]
     job = next(r for r in records if r.get("job") == "cc/slack")
     assert set(job["keys"]) == {"compiler", "profile", "target", "layout", "limits"}
     assert isinstance(job["variables"], dict)
@@ -145,6 +149,27 @@ def test_a_foreign_or_corrupt_log_means_a_full_rebuild_with_a_warning(built, hot
 
     text = hotplex("-C", str(built), "build").stdout
     assert "0 rebuilt" in text
+
+
+def test_a_log_of_the_version_before_is_rewritten_in_this_one_without_a_rebuild(built, hotplex):
+    """A v4 log (hotplex before the closing indexed each job's record line) holds the same
+    records: the first build reads them, finds every set current and rewrites the log in this
+    version, saying nothing; the build after it is a no-op again."""
+    path = state_log.log_path(built)
+    lines = log_lines(built)
+    reports = json.loads(lines[-3])
+    del reports["records"]
+    lines[0], lines[-3] = "# hotplex log v4", json.dumps(reports, separators=(",", ":"))
+    path.write_text("\n".join(lines), encoding="utf-8")
+    before = mtimes(built)
+    report, stderr = build_json(hotplex, built)
+    assert stderr == "" and report["warnings"] == [] and rebuilt(report) == set()
+    assert mtimes(built) == before
+    assert log_lines(built)[0] == state_log.HEADER.strip()
+    assert list(json.loads(log_lines(built)[-3])) == ["at", "readers", "records", "reports"]
+    assert state_log.load_closing(built) is not None
+    assert "0 rebuilt, 6 up to date" in hotplex("-C", str(built), "build").stdout
+    assert set(state_log.load(built).jobs) == JOBS
 
 
 def test_a_log_that_is_not_utf8_is_a_warning_too(built, hotplex):
