@@ -51,7 +51,8 @@ class Builder:
             for path, rec in state.files.items()
             if rec.digest
         }
-        self.inputs, stale = Inputs.of(self.model, known, request.frozen)
+        local = snapshot.local_known(state.snapshot)
+        self.inputs, stale = Inputs.of(self.model, known, request.frozen, local)
         self.outputs = Outputs(request.root, self.model.manifest_display)
         self.keys = decide.Keys(self.model)
         self.strategy: Strategy = (Check if request.check else Write)(self.outputs, request.diff)

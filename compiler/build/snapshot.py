@@ -233,8 +233,23 @@ def _local_stamps(root: Path, inputs: Inputs, started_ns: int) -> dict[str, list
         for top, _dirs, _files in os.walk(folder):
             stamps[os.path.relpath(top, root)] = trusted(stamp(top), None, started_ns)
         for _rel, path in folder_entries(folder):
-            stamps[os.path.relpath(path, root)] = trusted(stamp(path), None, started_ns)
+            display = os.path.relpath(path, root)
+            # The stamp the lock's comparison took, with its digest: the next build hashes
+            # the file again only when it moved (``packages.edited``).
+            now, digest = pinned.local.get(display) or (stamp(path), None)
+            stamps[display] = trusted(now, digest, started_ns)
     return stamps
+
+
+def local_known(snap: dict[str, Any] | None) -> dict[str, tuple[Stamp, str]]:
+    """The stamps and digests of the local packages' files the snapshot holds."""
+    from hotplex.fs import Stamp
+
+    known = {}
+    for display, rec in (snap or {}).get("local", {}).items():
+        if isinstance(rec, list) and len(rec) == 4 and isinstance(rec[3], str):
+            known[display] = (Stamp(rec[0], rec[1], rec[2]), rec[3])
+    return known
 
 
 def unread(

@@ -1181,3 +1181,69 @@ def test_a_fifo_in_a_local_package_is_named_not_dropped(tmp_path, upstream, cach
     locked = run(root, cache, "lock")
     assert locked.status == 0, locked.stderr
     assert "c: locked at folder, 1 file\n" in locked.stdout
+
+
+LOCAL_ONLY = """\
+[project]
+default_sources = false
+
+[[source]]
+name = "mine"
+file = "mine/rules.md"
+channel = "B"
+tag = "mine"
+
+[[target]]
+name = "cc"
+worker = "claude-code"
+
+[[package]]
+name = "mine"
+path = "../local-pack"
+"""
+
+
+def test_a_local_package_file_is_hashed_again_only_when_its_stamp_moved(
+    tmp_path, cache, monkeypatch
+):
+    """Each build compares a local package's folder with the lock: as for the other inputs,
+    the last build's stamps vouch for the files that have not moved, and only a file whose
+    stamp moved is read and hashed again (a slow build of a folder of many files read them all
+    before)."""
+    from hotplex.build import Request
+    from hotplex.build import run as build
+    from hotplex.sources import packages
+
+    root = tmp_path / "project"
+    (root / "agent-configs").mkdir(parents=True)
+    (root / "hotplex.toml").write_text(LOCAL_ONLY, encoding="utf-8")
+    shared = tmp_path / "local-pack"
+    shared.mkdir()
+    (shared / "rules.md").write_text("Local pack.\n", encoding="utf-8")
+    for n in range(5):
+        (shared / f"note{n}.md").write_text(f"Note {n}.\n", encoding="utf-8")
+    assert run(root, cache, "lock").status == 0
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    hashed: list[bytes] = []
+    real = packages.digest_of
+    monkeypatch.setattr(packages, "digest_of", lambda data: hashed.append(data) or real(data))
+    settle(shared)
+    manifest = root / "hotplex.toml"
+
+    def slow_build() -> list[str]:  # the manifest moved: the slow path compares the folder
+        manifest.write_text(manifest.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+        settle(root)
+        hashed.clear()
+        outcome = build(Request(root))
+        assert not outcome.fast
+        hashed[:] = [data for data in hashed if data.startswith(b"Note")]  # not the cache's
+        return outcome.warnings
+
+    assert slow_build() == [] and len(hashed) == 5  # no snapshot yet: every file read
+    assert slow_build() == [] and hashed == []
+    (shared / "note3.md").write_text("Note 3, edited.\n", encoding="utf-8")
+    os.utime(shared / "note3.md", ns=(1, 1))  # settled: the stamp that vouches next time
+    said = slow_build()
+    assert hashed == [b"Note 3, edited.\n"]
+    assert len(said) == 1 and "the folder '../local-pack' was edited since it was locked" in said[0]
+    assert slow_build() == said and hashed == []  # its new stamp and digest were recorded
