@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from hotplex.build import decide, orphans, snapshot
 from hotplex.build import log as state_log
 from hotplex.build import reports as reports_line
+from hotplex.build.closing import full_closing
 from hotplex.build.execute import Check, Strategy, Write, refuse_foreign_places
 from hotplex.build.outputs import Outputs
 from hotplex.build.pool import Pool
@@ -122,7 +123,7 @@ class Builder:
                 watched = (*folders, *left)
                 taken.update(snapshot.unread(self.model.root, watched, told, self.started))
                 line = reports_line.encode(records, [self.state.at[r.job] for r in records])
-                written = state_log.full_closing(line, taken, self.state.live)
+                written = full_closing(line, taken, self.state.live)
             log.close(written)
             if self.model.uncached is not None:
                 from hotplex.manifest import cache as manifest_cache

@@ -9,7 +9,7 @@ build of the touched path (``build/touched.py``) ends instead with one ``delta``
 touched builds since the last full closing changed of it (their reports, record places and
 stamps), naming where that closing is; so its writes follow what it rebuilt, not the project.
 When the closing is the last line and nothing it names moved, the next build is a no-op that
-reads only the header, the snapshot and a delta (``load_closing``), neither the manifest nor
+reads only the header, the snapshot and a delta (``closing.py``), neither the manifest nor
 the job records; a build that does read the records skips the closing lines.
 
 The log is disposable: an unknown version, a broken header or a malformed line means starting
@@ -59,9 +59,9 @@ COMPACT_SLACK = 64 * 1024
 # The fast path reads the log's last line backwards in blocks of this size (doubling).
 TAIL_BLOCK = 64 * 1024
 # Lines are written with sorted keys, so a reports line is known by its start (``INDEXED``;
-# ``_REPORTS``: as hotplex wrote it before the line had its index, ``build/reports.py``).
+# ``REPORTS``: as hotplex wrote it before the line had its index, ``build/reports.py``).
 INDEXED = '{"at":'
-_REPORTS = '{"reports":'
+REPORTS = '{"reports":'
 # A delta closing: what a touched build changed since the last full closing, which it names.
 DELTA = '{"delta":'
 
@@ -150,7 +150,7 @@ def load(root: Path) -> State:
 
 
 _DELTA_BYTES = DELTA.encode()
-_CLOSING_BYTES = (INDEXED.encode(), _REPORTS.encode())
+_CLOSING_BYTES = (INDEXED.encode(), REPORTS.encode())
 _SNAPSHOT_BYTES = b'{"snapshot":'
 
 
@@ -175,7 +175,7 @@ def merged(base: dict[str, Any], changed: dict[str, Any]) -> dict[str, Any]:
     replaced whole (``told``, ``live``)."""
     snap = dict(base)
     for key, value in changed.items():
-        if key in _TABLES:
+        if key in TABLES:
             snap[key] = {**base.get(key, {}), **value}
         elif key == "outputs":
             outputs = base.get(key, {})
@@ -185,190 +185,14 @@ def merged(base: dict[str, Any], changed: dict[str, Any]) -> dict[str, Any]:
     return snap
 
 
-def changes(base: dict[str, Any], snap: dict[str, Any]) -> dict[str, Any]:
-    """What ``merged`` takes to make ``snap`` of ``base``: the touched path's snapshot differs
-    from the last full one in a few entries of its tables, ``told`` and ``live``."""
-    if base.keys() - snap.keys():
-        raise ValueError("a snapshot key removed")  # no delta can say it
-    delta: dict[str, Any] = {}
-    for key, value in snap.items():
-        old = base.get(key, _ABSENT)
-        if key in _TABLES:
-            moved = _moved({} if old is _ABSENT else old, value)
-        elif key == "outputs":
-            moved = {t: m for t, paths in value.items() if (m := _moved(old.get(t, {}), paths))}
-        else:
-            moved = value if old != value else _ABSENT
-            if moved is not _ABSENT:
-                delta[key] = moved
-            continue
-        if moved:
-            delta[key] = moved
-    return delta
-
-
-def _moved(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    return {path: rec for path, rec in new.items() if path not in old or old[path] != rec}
-
-
-_ABSENT = object()
-_TABLES = ("files", "dirs", "sources", "local", "package")
-
-
-class Closing:
-    """What closes a finished build: a full closing (the reports of every job, then the
-    snapshot: the stamps of every file the build involved, the outputs' too), or a delta
-    closing after it, which holds what the touched builds since changed of both. The reports
-    are read and parsed only when asked for (a no-op build seldom does)."""
-
-    def __init__(
-        self,
-        snapshot: dict[str, Any],
-        path: Path,
-        reports: tuple[int | None, int, int],
-        delta: dict[str, Any] | None = None,
-        base: dict[str, Any] | None = None,
-    ) -> None:
-        self.snapshot = snapshot  # the delta's merged into the full one's
-        self.base = snapshot if base is None else base  # the full closing's snapshot, as written
-        self.path = path  # the log
-        # Where the full closing's reports line starts (None: not known till it is read), where
-        # it ends (its newline included: the snapshot line starts) and where the snapshot ends.
-        self.reports_start, self.reports_end, self.snapshot_end = reports
-        self.delta = delta  # the delta closing, parsed; None when the full one closes the log
-        self.delta_size = 0  # bytes of the delta closing's line
-
-    @property
-    def full_size(self) -> int | None:
-        """Bytes of the full closing, once its reports line's start is known."""
-        start = self.reports_start
-        return None if start is None else self.snapshot_end - start
-
-    def reports_line(self) -> bytes | None:
-        """The full closing's reports line, as the log holds it (None: not one)."""
-        try:
-            with open(self.path, "rb") as handle:
-                if self.reports_start is None:
-                    lines = _last_lines(handle, self.reports_end, 1)
-                else:
-                    handle.seek(self.reports_start)
-                    size = self.reports_end - self.reports_start
-                    lines = _whole_line(handle.read(size), size)
-        except OSError:
-            return None
-        if lines is None or not lines[0].startswith((INDEXED.encode(), _REPORTS.encode())):
-            return None
-        self.reports_start = self.reports_end - len(lines[0]) - 1
-        return lines[0]
-
-    def job_reports(self) -> list[dict[str, Any]] | None:
-        """The report part of each job's record (no keys, inputs or variables), as the log holds
-        it: the no-op path reads it without making records."""
-        line = self.reports_line()
-        if line is None:
-            return None
-        try:
-            jobs = json.loads(line)["reports"]
-            for index, report in (self.delta or {}).get("reports", {}).items():
-                jobs[int(index)] = report
-        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
-            return None  # ValueError includes a UnicodeDecodeError
-        return jobs if isinstance(jobs, list) and all(isinstance(j, dict) for j in jobs) else None
-
-    def jobs(self) -> list[JobRecord] | None:
-        """The same as records."""
-        jobs = self.job_reports()
-        try:
-            return None if jobs is None else report_records(jobs)
-        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
-            return None
+# The snapshot's tables a delta closing changes entries of.
+TABLES = ("files", "dirs", "sources", "local", "package")
 
 
 def report_records(reports: list[dict[str, Any]]) -> list[JobRecord]:
-    """Job records of the report part of each one (``Closing.job_reports``)."""
+    """Job records of the report part of each one (``closing.Closing.job_reports``)."""
     empty = {"keys": {}, "inputs": {}, "variables": {}}
     return [_record_from_json({**job, **empty}) for job in reports]
-
-
-def load_closing(root: Path) -> Closing | None:
-    """The closing of the log, or None: reads the header and the last line only (and, when it
-    is a delta closing, the full snapshot it names), so a no-op build costs the same whatever
-    the log's length (the reports line is read when asked for). Anything unexpected is None
-    (the full ``load`` then decides, and warns)."""
-    path = log_path(root)
-    try:
-        with open(path, "rb") as handle:
-            if handle.read(len(HEADER)) != HEADER.encode():
-                return None
-            end = handle.seek(0, os.SEEK_END)
-            lines = _last_lines(handle, end, 1)
-            if lines is None or not lines[0].startswith(_DELTA_BYTES):
-                return _full_closing(path, lines, end)
-            return _delta_closing(path, handle, lines[0], end)
-    except OSError:
-        return None
-
-
-def _full_closing(path: Path, lines: list[bytes] | None, end: int) -> Closing | None:
-    snapshot = _snapshot_of(lines[0]) if lines is not None else None
-    if snapshot is None:
-        return None
-    return Closing(snapshot, path, (None, end - len(lines[0]) - 1, end))
-
-
-def _delta_closing(path: Path, handle: Any, line: bytes, end: int) -> Closing | None:
-    try:
-        delta = json.loads(line)["delta"]
-        start, middle, stop = delta["base"]
-        if not 0 < start < middle < stop <= end - len(line) - 1:
-            return None
-        handle.seek(middle)
-        lines = _whole_line(handle.read(stop - middle), stop - middle)
-        base = _snapshot_of(lines[0]) if lines is not None else None
-        if base is None:
-            return None
-        closing = Closing(merged(base, delta["snapshot"]), path, (start, middle, stop), delta, base)
-        closing.delta_size = len(line) + 1
-        return closing
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
-        return None
-
-
-def _snapshot_of(line: bytes) -> dict[str, Any] | None:
-    try:
-        record = json.loads(line)
-    except ValueError:
-        return None
-    snapshot = record.get("snapshot") if isinstance(record, dict) else None
-    return snapshot if isinstance(snapshot, dict) else None
-
-
-def _whole_line(data: bytes, size: int) -> list[bytes] | None:
-    """``data`` as one line (without its newline), when it is one of ``size`` bytes."""
-    if len(data) != size or not data.endswith(b"\n") or b"\n" in data[:-1]:
-        return None
-    return [data[:-1]]
-
-
-def _last_lines(handle: Any, end: int, count: int) -> list[bytes] | None:
-    """The last ``count`` lines of a file that ends with a newline (None for a torn one), read
-    backwards in doubling blocks, each searched for newlines once and joined once."""
-    handle.seek(end - 1)
-    if end <= len(HEADER) or handle.read(1) != b"\n":
-        return None
-    blocks: list[bytes] = []
-    start = end - 1  # the final newline ends the last line; it is not part of it
-    size = TAIL_BLOCK
-    found = 0
-    while start > 0 and found < count:
-        step = min(size, start)
-        start -= step
-        handle.seek(start)
-        blocks.append(handle.read(step))
-        found += blocks[-1].count(b"\n")
-        size *= 2
-    lines = b"".join(reversed(blocks)).split(b"\n")
-    return lines[-count:] if len(lines) > count else None
 
 
 def _start_over(why: str) -> State:
@@ -551,7 +375,7 @@ class Log:
     def _rewrite(self) -> None:
         """Keep each job's latest record, copied as read: no need to serialise it again."""
         lines = {
-            job: self.state.lines.get(job) or _line(record_to_json(record)).encode()
+            job: self.state.lines.get(job) or json_line(record_to_json(record)).encode()
             for job, record in self.state.jobs.items()
         }
         head, self.state.at = _laid_out(self.state.manifest, lines)
@@ -560,13 +384,13 @@ class Log:
         self.state.torn = self.state.migrated = False
 
     def append(self, record: JobRecord) -> None:
-        line = _line(record_to_json(record)).encode()
+        line = json_line(record_to_json(record)).encode()
         self.state.at[record.job] = (self._write(line), len(line))
         self.state.jobs[record.job] = record
         self.state.lines[record.job] = line
 
     def forget(self, job: str) -> None:
-        self._write(_line({"forget": job}).encode())
+        self._write(json_line({"forget": job}).encode())
         self.state.jobs.pop(job, None)
         self.state.lines.pop(job, None)
         self.state.at.pop(job, None)
@@ -584,7 +408,7 @@ class Log:
         return at
 
     def close(self, closing: bytes | None) -> None:
-        """End the build: its closing (``full_closing``, or a delta closing of the touched
+        """End the build: its closing (``closing.full_closing``, or a delta closing of the touched
         path) when it finished, nothing when it failed.
 
         No fsync, as for the artifacts: what a killed process wrote is safe in the kernel, and
@@ -613,25 +437,12 @@ class Log:
         write_atomic(log_path(self.root), data)
 
 
-def full_closing(reports: str, snapshot: dict[str, Any], live: int) -> bytes:
-    """A full closing: the reports line (``build/reports.py``), then the snapshot, with how
-    long the live records are, for a build that appends without reading them
-    (``build/touched.py``)."""
-    return (reports + _line({"snapshot": {**snapshot, "live": live}})).encode()
-
-
-def delta_closing(base: tuple[int, int, int], snapshot: dict[str, Any], extra: dict) -> bytes:
-    """A delta closing after the full one at ``base`` (where its reports line starts, where its
-    snapshot line starts and ends): the snapshot's ``changes`` and ``extra``."""
-    return _line({"delta": {**extra, "base": list(base), "snapshot": snapshot}}).encode()
-
-
 def _laid_out(
     manifest: str | None, lines: dict[Any, bytes]
 ) -> tuple[bytes, dict[Any, tuple[int, int]]]:
     """The header and owner line of a rewritten log, and where each of ``lines`` (key -> line)
     then is, written after them in order."""
-    head = (HEADER + _line({"manifest": manifest})).encode()
+    head = (HEADER + json_line({"manifest": manifest})).encode()
     at, offset = {}, len(head)
     for key, line in lines.items():
         at[key] = (offset, len(line))
@@ -639,7 +450,7 @@ def _laid_out(
     return head, at
 
 
-def _line(record: dict[str, Any]) -> str:
+def json_line(record: dict[str, Any]) -> str:
     return json_text(record, sort_keys=True, separators=(",", ":")) + "\n"
 
 

@@ -13,7 +13,7 @@ where each job's latest record line is in the log, in bytes (the touched path co
 with them, reading no record). A build that finds only some inputs moved looks up the jobs that
 read them here and parses those reports alone (each ``raw_decode``\\ d at its offset, which must
 end where the next one starts). It closes with a delta closing of their reports and records
-(``log.delta_closing``), which the reports it holds take precedence over here; or with this
+(``closing.delta_closing``), which the reports it holds take precedence over here; or with this
 line again, theirs replaced and the others copied as they were: the bytes are those a build of
 every job would write. Anything unexpected is None, and the caller decides slowly.
 """
@@ -23,13 +23,14 @@ from __future__ import annotations
 import json
 
 from hotplex.build.log import INDEXED as PREFIX
-from hotplex.build.log import Closing, record_to_json
+from hotplex.build.log import record_to_json
 from hotplex.json_writer import json_text
 
 TYPE_CHECKING = False  # not typing's
 if TYPE_CHECKING:
     from typing import Any
 
+    from hotplex.build.closing import Closing
     from hotplex.records import JobRecord
 
 _REPORTS = ',"reports":['

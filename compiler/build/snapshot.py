@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from hotplex.build.log import Closing
+    from hotplex.build.closing import Closing
     from hotplex.fs import Stamp
     from hotplex.manifest.model import Model
     from hotplex.records import JobRecord, JobReport, Outcome

@@ -25,6 +25,7 @@ import os
 import posixpath
 import time
 
+from hotplex.build import closing as closings
 from hotplex.build import log as state_log
 from hotplex.build import snapshot
 from hotplex.build.request import Summary
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from hotplex.build.log import Closing
+    from hotplex.build.closing import Closing
     from hotplex.build.reports import Indexed
     from hotplex.build.request import Request
     from hotplex.records import JobRecord, JobReport
@@ -219,7 +220,7 @@ class _Touched:
 
                 def closing_at(at: list[tuple[int, int]]) -> bytes:
                     line = self.line.replaced(records, at)
-                    return state_log.full_closing(line, snap, snap["live"])
+                    return closings.full_closing(line, snap, snap["live"])
 
                 log.close_compacted(lines, closing_at)
                 return
@@ -230,9 +231,9 @@ class _Touched:
         moved = {**delta.get("records", {}), **{str(i): list(p) for i, p in placed.items()}}
         base = (closing.reports_start, closing.reports_end, closing.snapshot_end)
         extra = {"reports": reports, "records": moved, "written": spent}
-        line = state_log.delta_closing(base, state_log.changes(closing.base, snap), extra)
+        line = closings.delta_closing(base, closings.changes(closing.base, snap), extra)
         if spent + len(line) > full:  # the deltas since the full closing cost as much as one
-            line = state_log.full_closing(self.line.replaced(records, places), snap, snap["live"])
+            line = closings.full_closing(self.line.replaced(records, places), snap, snap["live"])
         log.close(line)
 
     def _latest_lines(

@@ -17,6 +17,7 @@ import pytest
 from hotplex.build import Request, run, up_to_date
 from hotplex.build import log as state_log
 from hotplex.build import touched as touched_path
+from hotplex.build.closing import load_closing
 from hotplex.build.reports import indexed
 from hotplex.build.touched import COMPACT_AT
 from hotplex_testing import FAKE_SECRETS, settle
@@ -66,7 +67,7 @@ def closing(root: Path) -> tuple[list, list, dict]:
     delta closing merged into the full one it follows), without what differs between two
     folders (mtimes, inodes, hotplex's own files, where the records are in the log and the
     length of the live records)."""
-    last = state_log.load_closing(root)
+    last = load_closing(root)
     assert last is not None
     line = indexed(last)
     assert line is not None
