@@ -12,6 +12,7 @@ full snapshot it names: never the records.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 
@@ -166,6 +167,9 @@ def _delta_closing(path: Path, handle: Any, line: bytes, end: int) -> Closing | 
     try:
         delta = json.loads(line)["delta"]
         start, middle, stop = delta["base"]
+        kinds = {"written": int, "reports": dict, "records": dict, "snapshot": dict}
+        if not all(type(delta.get(key)) is kind for key, kind in kinds.items()):
+            return None
         if not 0 < start < middle < stop <= end - len(line) - 1:
             return None
         handle.seek(middle)
@@ -181,12 +185,12 @@ def _delta_closing(path: Path, handle: Any, line: bytes, end: int) -> Closing | 
 
 
 def _snapshot_of(line: bytes) -> dict[str, Any] | None:
-    try:
+    """The snapshot a snapshot line holds (None: not one)."""
+    with contextlib.suppress(ValueError):
         record = json.loads(line)
-    except ValueError:
-        return None
-    snapshot = record.get("snapshot") if isinstance(record, dict) else None
-    return snapshot if isinstance(snapshot, dict) else None
+        if isinstance(record, dict) and isinstance(record.get("snapshot"), dict):
+            return record["snapshot"]
+    return None
 
 
 def _whole_line(data: bytes, size: int) -> list[bytes] | None:

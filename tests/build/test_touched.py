@@ -217,6 +217,29 @@ def test_a_failing_set_fails_as_in_the_slow_path(twins, hotplex):
     assert (again.status, again.stderr) == (expected.status, expected.stderr)
 
 
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("written", '"x"'), ("records", '{"0":"x"}'), ("reports", '{"9":{}}'), ("base", "[5,6,7]")],
+)
+def test_a_hand_edited_delta_closing_takes_the_slow_path(twins, hotplex, key, value):
+    """A delta closing of unexpected shape is not trusted: the slow path decides, and the
+    build ends as a slow build does, without an internal error."""
+    touched, slow = twins
+    edit(twins, "agent-configs/SOUL.slack.md", "One.\n")
+    assert built_sets(build(touched)[0]) == SLACK
+    path = state_log.log_path(touched)
+    *lines, last = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    delta = json.loads(last)
+    assert key in delta["delta"]
+    delta["delta"][key] = json.loads(value)
+    path.write_text("".join(lines) + json.dumps(delta) + "\n", encoding="utf-8")
+    edit(twins, "agent-configs/SOUL.slack.md", "Two.\n")
+    result = hotplex("-C", str(touched), "build")
+    assert result.status == 0 and "internal error" not in result.stderr, result.stderr
+    assert "2 rebuilt, 4 up to date" in result.stdout
+    same_as_slow(touched, slow, hotplex)
+
+
 # A build of the touched path that compacts the log whatever its length.
 _COMPACTING = """
 import sys
