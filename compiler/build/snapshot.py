@@ -233,10 +233,11 @@ def _local_stamps(root: Path, inputs: Inputs, started_ns: int) -> dict[str, list
         for top, _dirs, _files in os.walk(folder):
             stamps[os.path.relpath(top, root)] = trusted(stamp(top), None, started_ns)
         for _rel, path in folder_entries(folder):
-            display = os.path.relpath(path, root)
-            # The stamp the lock's comparison took, with its digest: the next build hashes
-            # the file again only when it moved (``packages.edited``).
-            now, digest = pinned.local.get(display) or (stamp(path), None)
+            display, now = os.path.relpath(path, root), stamp(path)
+            # With the digest the lock's comparison took under the same stamp: the next build
+            # hashes the file again only when it moved (``packages.edited``).
+            known = pinned.local.get(display)
+            digest = known[1] if known is not None and known[0] == now else None
             stamps[display] = trusted(now, digest, started_ns)
     return stamps
 

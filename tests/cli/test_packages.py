@@ -1247,3 +1247,33 @@ def test_a_local_package_file_is_hashed_again_only_when_its_stamp_moved(
     assert hashed == [b"Note 3, edited.\n"]
     assert len(said) == 1 and "the folder '../local-pack' was edited since it was locked" in said[0]
     assert slow_build() == said and hashed == []  # its new stamp and digest were recorded
+
+
+def test_a_local_package_edited_after_a_file_was_added_stays_on_the_no_op_path(
+    tmp_path, cache, monkeypatch
+):
+    """The comparison with the lock stops at a file added to the folder, before the files
+    after it: the snapshot stamps those as they are, so the next build is a no-op that
+    repeats the warning, not a slow build every time."""
+    from hotplex.build import Request
+    from hotplex.build import run as build
+
+    root = tmp_path / "project"
+    (root / "agent-configs").mkdir(parents=True)
+    (root / "hotplex.toml").write_text(LOCAL_ONLY, encoding="utf-8")
+    shared = tmp_path / "local-pack"
+    shared.mkdir()
+    (shared / "rules.md").write_text("Local pack.\n", encoding="utf-8")
+    (shared / "note.md").write_text("Note.\n", encoding="utf-8")
+    assert run(root, cache, "lock").status == 0
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    settle(shared)
+    settle(root)
+    build(Request(root))
+    (shared / "added.md").write_text("Added.\n", encoding="utf-8")  # compared first: sorted
+    (shared / "note.md").write_text("Note, edited.\n", encoding="utf-8")
+    settle(shared)
+    said = build(Request(root)).warnings
+    assert len(said) == 1 and "'../local-pack' was edited since it was locked" in said[0]
+    again = build(Request(root))
+    assert again.fast and again.warnings == said
