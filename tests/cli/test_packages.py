@@ -1203,6 +1203,21 @@ path = "../local-pack"
 """
 
 
+def locked_local_package(tmp_path: Path, cache: Path, monkeypatch, notes: dict[str, str]):
+    """A project whose one source is a file of a local package (``rules.md`` beside
+    ``notes``), locked; builds run in-process with its cache. Its root and the folder."""
+    root = tmp_path / "project"
+    (root / "agent-configs").mkdir(parents=True)
+    (root / "hotplex.toml").write_text(LOCAL_ONLY, encoding="utf-8")
+    shared = tmp_path / "local-pack"
+    shared.mkdir()
+    for name, text in {"rules.md": "Local pack.\n", **notes}.items():
+        (shared / name).write_text(text, encoding="utf-8")
+    assert run(root, cache, "lock").status == 0
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    return root, shared
+
+
 def test_a_local_package_file_is_hashed_again_only_when_its_stamp_moved(
     tmp_path, cache, monkeypatch
 ):
@@ -1214,16 +1229,8 @@ def test_a_local_package_file_is_hashed_again_only_when_its_stamp_moved(
     from hotplex.build import run as build
     from hotplex.sources import packages
 
-    root = tmp_path / "project"
-    (root / "agent-configs").mkdir(parents=True)
-    (root / "hotplex.toml").write_text(LOCAL_ONLY, encoding="utf-8")
-    shared = tmp_path / "local-pack"
-    shared.mkdir()
-    (shared / "rules.md").write_text("Local pack.\n", encoding="utf-8")
-    for n in range(5):
-        (shared / f"note{n}.md").write_text(f"Note {n}.\n", encoding="utf-8")
-    assert run(root, cache, "lock").status == 0
-    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    notes = {f"note{n}.md": f"Note {n}.\n" for n in range(5)}
+    root, shared = locked_local_package(tmp_path, cache, monkeypatch, notes)
     hashed: list[bytes] = []
     real = packages.digest_of
     monkeypatch.setattr(packages, "digest_of", lambda data: hashed.append(data) or real(data))
@@ -1258,15 +1265,7 @@ def test_a_local_package_edited_after_a_file_was_added_stays_on_the_no_op_path(
     from hotplex.build import Request
     from hotplex.build import run as build
 
-    root = tmp_path / "project"
-    (root / "agent-configs").mkdir(parents=True)
-    (root / "hotplex.toml").write_text(LOCAL_ONLY, encoding="utf-8")
-    shared = tmp_path / "local-pack"
-    shared.mkdir()
-    (shared / "rules.md").write_text("Local pack.\n", encoding="utf-8")
-    (shared / "note.md").write_text("Note.\n", encoding="utf-8")
-    assert run(root, cache, "lock").status == 0
-    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    root, shared = locked_local_package(tmp_path, cache, monkeypatch, {"note.md": "Note.\n"})
     settle(shared)
     settle(root)
     build(Request(root))
