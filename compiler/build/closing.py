@@ -158,7 +158,7 @@ def load_closing(root: Path) -> Closing | None:
 
 def _full_closing(path: Path, lines: list[bytes] | None, end: int) -> Closing | None:
     snapshot = _snapshot_of(lines[0]) if lines is not None else None
-    if snapshot is None:
+    if snapshot is None or not _stamps_of_files(snapshot):
         return None
     return Closing(snapshot, path, (None, end - len(lines[0]) - 1, end))
 
@@ -177,7 +177,10 @@ def _delta_closing(path: Path, handle: Any, line: bytes, end: int) -> Closing | 
         base = _snapshot_of(lines[0]) if lines is not None else None
         if base is None:
             return None
-        closing = Closing(merged(base, delta["snapshot"]), path, (start, middle, stop), delta, base)
+        snapshot = merged(base, delta["snapshot"])
+        if not _stamps_of_files(snapshot):
+            return None
+        closing = Closing(snapshot, path, (start, middle, stop), delta, base)
         closing.delta_size = len(line) + 1
         return closing
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
@@ -191,6 +194,22 @@ def _snapshot_of(line: bytes) -> dict[str, Any] | None:
         if isinstance(record, dict) and isinstance(record.get("snapshot"), dict):
             return record["snapshot"]
     return None
+
+
+def _stamps_of_files(snapshot: dict[str, Any]) -> bool:
+    """Whether each input's stamp is one (``[mtime_ns, size, inode, digest]``) or None, as the
+    touched path takes them: a hand-edited one leaves the build to the slow path."""
+    files = snapshot.get("files")
+    return isinstance(files, dict) and all(
+        rec is None
+        or (
+            isinstance(rec, list)
+            and len(rec) == 4
+            and all(type(n) is int for n in rec[:3])
+            and isinstance(rec[3], (str, type(None)))
+        )
+        for rec in files.values()
+    )
 
 
 def _whole_line(data: bytes, size: int) -> list[bytes] | None:
