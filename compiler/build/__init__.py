@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from hotplex.build import log as state_log
+from hotplex.build.closing import load_closing
 from hotplex.build.request import Request, Summary
 from hotplex.build.snapshot import current_outcome, fast_current, fast_reports
 from hotplex.changes import LOCK_WAIT_SECONDS, ProjectLock
@@ -63,7 +63,7 @@ def up_to_date(request: Request) -> Summary | None:
     ``fast=False``."""
     root, targets = request.root, request.targets
     with ProjectLock(request.root / STATE_DIR, LOCK_WAIT_SECONDS):
-        closing = state_log.load_closing(request.root)
+        closing = load_closing(request.root)
         manifest = _manifest(request)
         found = None if request.frozen else fast_current(root, manifest, targets, closing)
         if found is None:
@@ -82,7 +82,7 @@ def current(request: Request) -> tuple[int, list[str], list[str]] | None:
     It parses no job report, so an up-to-date ``hotplex check`` stays a few stat calls."""
     if request.frozen:
         return None  # every cached package file is hashed again
-    closing = state_log.load_closing(request.root)
+    closing = load_closing(request.root)
     return fast_current(request.root, _manifest(request), request.targets, closing)
 
 
@@ -93,7 +93,7 @@ def _manifest(request: Request) -> Path:
 def _run(request: Request, fast: bool) -> Outcome:
     manifest = _manifest(request)
     if fast and not request.frozen:
-        closing = state_log.load_closing(request.root)
+        closing = load_closing(request.root)
         reports = fast_reports(request.root, manifest, request.targets, closing)
         outcome = current_outcome(*reports) if reports is not None else None
         if outcome is not None:

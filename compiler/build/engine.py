@@ -11,8 +11,10 @@ import time
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from hotplex.build import decide, orphans, reports, snapshot
+from hotplex.build import decide, orphans, snapshot
 from hotplex.build import log as state_log
+from hotplex.build import reports as reports_line
+from hotplex.build.closing import full_closing
 from hotplex.build.execute import Check, Strategy, Write, refuse_foreign_places
 from hotplex.build.outputs import Outputs
 from hotplex.build.pool import Pool
@@ -50,7 +52,8 @@ class Builder:
             for path, rec in state.files.items()
             if rec.digest
         }
-        self.inputs, stale = Inputs.of(self.model, known, request.frozen)
+        local = snapshot.local_known(state.snapshot)
+        self.inputs, stale = Inputs.of(self.model, known, request.frozen, local)
         self.outputs = Outputs(request.root, self.model.manifest_display)
         self.keys = decide.Keys(self.model)
         self.strategy: Strategy = (Check if request.check else Write)(self.outputs, request.diff)
@@ -113,11 +116,15 @@ class Builder:
         if log is not None:
             orphans.delete(self.scope, found, {j.id for j in planned}, log)
             closing = self._closing(planned, kept, names, {j.id for j in jobs})
+            written = None
             if closing is not None:  # a no-op build repeats what is still true, till it moves
+                taken, records = closing
                 told = [*self.stale, *unread, *left.values()]
                 watched = (*folders, *left)
-                closing[0].update(snapshot.unread(self.model.root, watched, told, self.started))
-            log.close(closing)
+                taken.update(snapshot.unread(self.model.root, watched, told, self.started))
+                line = reports_line.encode(records, [self.state.at[r.job] for r in records])
+                written = full_closing(line, taken, self.state.live)
+            log.close(written)
             if self.model.uncached is not None:
                 from hotplex.manifest import cache as manifest_cache
 
@@ -197,8 +204,8 @@ class Builder:
 
     def _closing(
         self, planned: list[Job], kept: set[str], names: set[str], decided: set[str]
-    ) -> tuple[dict, str] | None:
-        """The snapshot and the reports line of the records it covers, or None when some
+    ) -> tuple[dict, list[JobRecord]] | None:
+        """The snapshot and the records it covers, or None when some
         planned job is not current (a `build TARGET` left others stale, or left orphans
         elsewhere)."""
         if self.manifest_stamp is None:
@@ -217,7 +224,7 @@ class Builder:
             if orphans.find(whole, everything, self.state.jobs, names):
                 return None
         taken = snapshot.take(self.model, self.manifest_stamp, records, self.inputs, self.started)
-        return taken, reports.encode(records)
+        return taken, records
 
 
 def _declared_outputs(model: Model) -> dict[str, tuple[str, ...]]:

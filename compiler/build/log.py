@@ -3,17 +3,24 @@
 Like ninja's ``.ninja_log``: a versioned header, then one JSON line per built job, appended only
 after the job's files are in place, so a killed build loses at most the jobs it had not finished.
 A ``forget`` line drops the record of a job the manifest no longer plans. A finished build ends
-with two lines: ``reports`` (what a report of each job needs) and ``snapshot`` (the stamps of
-every file involved). When the snapshot is the last line and nothing it names moved, the next
-build is a no-op that reads only the header and those two lines (``load_closing``), neither the
-manifest nor the job records; a build that does read the records skips the reports lines.
+with a closing. A full closing is two lines: ``reports`` (what a report of each job needs, and
+where each job's latest record line is) and ``snapshot`` (the stamps of every file involved). A
+build of the touched path (``build/touched.py``) ends instead with one ``delta`` line: what the
+touched builds since the last full closing changed of it (their reports, record places and
+stamps), naming where that closing is; so its writes follow what it rebuilt, not the project.
+When the closing is the last line and nothing it names moved, the next build is a no-op that
+reads only the header, the snapshot and a delta (``closing.py``), neither the manifest nor
+the job records; a build that does read the records skips the closing lines.
 
 The log is disposable: an unknown version, a broken header or a malformed line means starting
-over with a warning (a full rebuild), never a crash. The one exception is an unterminated last
-line, which is what a build killed mid-write leaves: it is dropped silently, and the next build
-rewrites the log before appending so no record is ever glued to it. The log is compacted
-(rewritten via temp file + rename, keeping each job's latest record) once superseded records,
-reports and snapshots make it longer than what is live by half.
+over with a warning (a full rebuild), never a crash. A log of the version before (``MIGRATED``)
+is read and rewritten in this one, rebuilding nothing. The one exception is an unterminated
+last line, which is what a build killed mid-write leaves: it is dropped silently, and the next
+build rewrites the log before appending so no record is ever glued to it. The log is compacted
+(rewritten via temp file + rename, keeping each job's latest record) by a slow build once
+superseded records and closings make it longer than what is live by half, and by the touched
+path once it is twice as long as compacted, copying each record line from where the closing
+says it is.
 
 Records are typed (``build/records.py``) everywhere but here: this module is where they become
 JSON lines and come back, checked. Every stamp, of an input or an output, is one layout:
@@ -33,13 +40,17 @@ from hotplex.json_writer import json_text
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from hotplex.records import JobRecord, Stamped, Truncation
 
 LOG_NAME = "log"
-VERSION = 4
+VERSION = 5
 HEADER = f"# hotplex log v{VERSION}\n"
+# A log of the version before: its lines are this version's but for the closing's index of each
+# job's record, so it is read as it is and rewritten in this version (no job is rebuilt for it).
+MIGRATED = "# hotplex log v4\n"
 # Rewrite the log once it is this many times longer than its live job records, plus some
 # slack (in characters) so a small log is not rewritten at every build. A rewrite copies the
 # live lines as read, which costs far less than parsing superseded ones at every slow build.
@@ -48,9 +59,11 @@ COMPACT_SLACK = 64 * 1024
 # The fast path reads the log's last line backwards in blocks of this size (doubling).
 TAIL_BLOCK = 64 * 1024
 # Lines are written with sorted keys, so a reports line is known by its start (``INDEXED``;
-# ``_REPORTS``: as hotplex wrote it before the line had its index, ``build/reports.py``).
+# ``REPORTS``: as hotplex wrote it before the line had its index, ``build/reports.py``).
 INDEXED = '{"at":'
-_REPORTS = '{"reports":'
+REPORTS = '{"reports":'
+# A delta closing: what a touched build changed since the last full closing, which it names.
+DELTA = '{"delta":'
 
 # What a job record must hold for the build to trust it (key -> type).
 _JOB_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -70,23 +83,26 @@ _JOB_FIELDS: dict[str, type | tuple[type, ...]] = {
 
 
 class State:
-    """The log as read: filled in line by line, then handed to the build."""
+    """The log as read: filled in line by line, then handed to the build. Lengths and offsets
+    are in bytes, as the closing's index of each job's record holds them."""
 
     def __init__(self, torn: bool = False, warning: str | None = None) -> None:
         self.jobs: dict[str, JobRecord] = {}
-        self.snapshot: dict[str, Any] | None = None  # only when it is the log's last line
+        self.snapshot: dict[str, Any] | None = None  # only when it closes the log
         self.files: dict[str, Stamped] = {}  # inputs, as the snapshot saw them
-        self.size = 0  # characters of all lines after the header
-        self.lines: dict[str, str] = {}  # job -> its record's line, as read
+        self.size = 0  # bytes of all lines after the header
+        self.lines: dict[str, bytes] = {}  # job -> its record's line, as read
+        self.at: dict[str, tuple[int, int]] = {}  # job -> its record line's offset and length
         self.torn = torn  # the last line was cut short by a killed build
         self.warning = warning
+        self.migrated = False  # a log of the version before, to rewrite in this one
         # The manifest whose builds the log records (its path from the project root), from the
         # line after the header; None in a log of an older hotplex, which any manifest takes.
         self.manifest: str | None = None
 
     @property
     def live(self) -> int:
-        """Characters of the lines still in force: the latest record of each job."""
+        """Bytes of the lines still in force: the latest record of each job."""
         return sum(len(line) for line in self.lines.values())
 
 
@@ -101,130 +117,92 @@ def log_path(root: Path) -> Path:
 def load(root: Path) -> State:
     path = log_path(root)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
+        data.decode("utf-8")  # checked whole once: each line is then parsed as bytes
     except FileNotFoundError:
         return State()
     except (OSError, UnicodeDecodeError) as exc:
         return _start_over(f"ignoring unreadable build log {path} ({exc})")
-    if not text.startswith(HEADER):
-        first = text.split("\n", 1)[0][:60]
+    header = HEADER if data.startswith(HEADER.encode()) else MIGRATED
+    if not data.startswith(header.encode()):
+        first = data.decode("utf-8").split("\n", 1)[0][:60]
         return _start_over(f"ignoring build log {path} of another version ({first!r})")
-    lines = text[len(HEADER) :].split("\n")
-    state = State(torn=lines[-1] != "")
+    lines = data[len(header) :].split(b"\n")
+    state = State(torn=lines[-1] != b"")
+    state.migrated = header == MIGRATED
+    offset, full = len(header), None  # the last full snapshot: (its line's offset, itself)
     try:
         for number, line in enumerate(lines[:-1], start=2):
-            if line.startswith((INDEXED, _REPORTS)):
+            if line.startswith(_DELTA_BYTES):
+                state.snapshot = _delta_snapshot(line, full, number)
+                state.files = _files_of(state.snapshot or {}, number)
+                state.size += len(line) + 1
+            elif line.startswith(_CLOSING_BYTES):
                 state.size += len(line) + 1  # for the fast path only: counted, not parsed
             else:
-                _apply(state, line, number)
+                _apply(state, line, number, offset)
+                if line.startswith(_SNAPSHOT_BYTES) and state.snapshot is not None:
+                    full = (offset, state.snapshot)
+            offset += len(line) + 1
     except CorruptLog as exc:
         return _start_over(f"ignoring corrupt build log {path} ({exc})")
     return state
 
 
-class Closing:
-    """The two lines that close a finished build: the snapshot (the stamps of every file the
-    build involved, the outputs' too) and, just before it, the reports of every job, which are
-    read and parsed only when asked for (a no-op build seldom does)."""
+_DELTA_BYTES = DELTA.encode()
+_CLOSING_BYTES = (INDEXED.encode(), REPORTS.encode())
+_SNAPSHOT_BYTES = b'{"snapshot":'
 
-    def __init__(self, snapshot: dict[str, Any], path: Path, reports_end: int) -> None:
-        self.snapshot = snapshot
-        self.path = path  # the log
-        # Where the reports line ends (its newline included): the snapshot line starts.
-        self.reports_end = reports_end
 
-    def reports_line(self) -> bytes | None:
-        """The reports line, as the log holds it (None: not one)."""
-        try:
-            with open(self.path, "rb") as handle:
-                lines = _last_lines(handle, self.reports_end, 1)
-        except OSError:
+def _delta_snapshot(
+    line: bytes, full: tuple[int, dict[str, Any]] | None, number: int
+) -> dict[str, Any] | None:
+    """The snapshot a delta closing makes of the full one it names (None: not the last full
+    snapshot read, which a build killed mid-compaction cannot leave, but a hand edit can)."""
+    try:
+        delta = json.loads(line)["delta"]
+        base = delta["base"]
+        if full is None or base[1] != full[0]:
             return None
-        if lines is None or not lines[0].startswith((INDEXED.encode(), _REPORTS.encode())):
-            return None
-        return lines[0]
+        return merged(full[1], delta["snapshot"])
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+        raise CorruptLog(f"line {number}: bad delta closing") from None
 
-    def job_reports(self) -> list[dict[str, Any]] | None:
-        """The report part of each job's record (no keys, inputs or variables), as the log holds
-        it: the no-op path reads it without making records."""
-        line = self.reports_line()
-        if line is None:
-            return None
-        try:
-            jobs = json.loads(line)["reports"]
-        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
-            return None  # ValueError includes a UnicodeDecodeError
-        return jobs if isinstance(jobs, list) and all(isinstance(j, dict) for j in jobs) else None
 
-    def jobs(self) -> list[JobRecord] | None:
-        """The same as records."""
-        jobs = self.job_reports()
-        try:
-            return None if jobs is None else report_records(jobs)
-        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
-            return None
+def merged(base: dict[str, Any], changed: dict[str, Any]) -> dict[str, Any]:
+    """A full snapshot with what a delta closing changed: entries of its tables replaced or
+    added (``files``, ``dirs``, ``sources`` and each target's ``outputs``), other keys
+    replaced whole (``told``, ``live``)."""
+    snap = dict(base)
+    for key, value in changed.items():
+        if key in TABLES:
+            snap[key] = {**base.get(key, {}), **value}
+        elif key == "outputs":
+            outputs = base.get(key, {})
+            snap[key] = {**outputs, **{t: {**outputs.get(t, {}), **p} for t, p in value.items()}}
+        else:
+            snap[key] = value
+    return snap
+
+
+# The snapshot's tables a delta closing changes entries of.
+TABLES = ("files", "dirs", "sources", "local", "package")
 
 
 def report_records(reports: list[dict[str, Any]]) -> list[JobRecord]:
-    """Job records of the report part of each one (``Closing.job_reports``)."""
+    """Job records of the report part of each one (``closing.Closing.job_reports``)."""
     empty = {"keys": {}, "inputs": {}, "variables": {}}
     return [_record_from_json({**job, **empty}) for job in reports]
-
-
-def load_closing(root: Path) -> Closing | None:
-    """The snapshot that closes the log, or None: reads the header and the last line only, so
-    a no-op build costs the same whatever the log's length (the reports line before it is read
-    when asked for). Anything unexpected is None (the full ``load`` then decides, and warns)."""
-    path = log_path(root)
-    try:
-        with open(path, "rb") as handle:
-            if handle.read(len(HEADER)) != HEADER.encode():
-                return None
-            end = handle.seek(0, os.SEEK_END)
-            lines = _last_lines(handle, end, 1)
-    except OSError:
-        return None
-    if lines is None:
-        return None
-    try:
-        record = json.loads(lines[0])
-    except ValueError:
-        return None
-    snapshot = record.get("snapshot") if isinstance(record, dict) else None
-    if not isinstance(snapshot, dict):
-        return None
-    return Closing(snapshot, path, end - len(lines[0]) - 1)
-
-
-def _last_lines(handle: Any, end: int, count: int) -> list[bytes] | None:
-    """The last ``count`` lines of a file that ends with a newline (None for a torn one), read
-    backwards in doubling blocks, each searched for newlines once and joined once."""
-    handle.seek(end - 1)
-    if end <= len(HEADER) or handle.read(1) != b"\n":
-        return None
-    blocks: list[bytes] = []
-    start = end - 1  # the final newline ends the last line; it is not part of it
-    size = TAIL_BLOCK
-    found = 0
-    while start > 0 and found < count:
-        step = min(size, start)
-        start -= step
-        handle.seek(start)
-        blocks.append(handle.read(step))
-        found += blocks[-1].count(b"\n")
-        size *= 2
-    lines = b"".join(reversed(blocks)).split(b"\n")
-    return lines[-count:] if len(lines) > count else None
 
 
 def _start_over(why: str) -> State:
     return State(warning=f"{why}; rebuilding everything")
 
 
-def _apply(state: State, line: str, number: int) -> None:
+def _apply(state: State, line: bytes, number: int, offset: int) -> None:
     try:
         record = json.loads(line)
-    except json.JSONDecodeError:
+    except ValueError:
         raise CorruptLog(f"line {number} is not JSON") from None
     if not isinstance(record, dict):
         raise CorruptLog(f"line {number} is not a record")
@@ -234,13 +212,15 @@ def _apply(state: State, line: str, number: int) -> None:
         state.files = _files_of(record["snapshot"], number)
     elif "job" in record:
         state.jobs[record["job"]] = _checked_job(record, number)
-        state.lines[record["job"]] = line + "\n"
+        state.lines[record["job"]] = line + b"\n"
+        state.at[record["job"]] = (offset, len(line) + 1)
         state.snapshot = None
     elif isinstance(record.get("manifest"), str) and len(record) == 1:
         state.manifest = record["manifest"]
     elif isinstance(record.get("forget"), str):
         state.jobs.pop(record["forget"], None)
         state.lines.pop(record["forget"], None)
+        state.at.pop(record["forget"], None)
         state.snapshot = None
     else:
         raise CorruptLog(f"line {number} is not a record")
@@ -380,11 +360,12 @@ class Log:
             path.parent.mkdir(parents=True, exist_ok=True)
             _ignore_state_dir(path.parent)
             _remove_stale_temps(path)
-            fresh = state.warning or state.torn or not path.exists()
+            fresh = state.warning or state.torn or state.migrated or not path.exists()
             if fresh or state.manifest != manifest or self._needs_compaction():
                 state.manifest = manifest
                 self._rewrite()
-            self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - held for the build
+            self._handle = open(path, "ab")  # noqa: SIM115 - held for the build
+            self.end = self._handle.seek(0, os.SEEK_END)  # where the next line goes
         except OSError as exc:
             raise _log_failed(path, exc) from None
 
@@ -393,38 +374,42 @@ class Log:
 
     def _rewrite(self) -> None:
         """Keep each job's latest record, copied as read: no need to serialise it again."""
-        lines = [
-            self.state.lines.get(job) or _line(record_to_json(record))
+        lines = {
+            job: self.state.lines.get(job) or json_line(record_to_json(record)).encode()
             for job, record in self.state.jobs.items()
-        ]
-        owner = _line({"manifest": self.state.manifest})
-        write_atomic(log_path(self.root), (HEADER + owner + "".join(lines)).encode("utf-8"))
-        self.state.size = sum(len(line) for line in lines)
-        self.state.torn = False
+        }
+        head, self.state.at = _laid_out(self.state.manifest, lines)
+        write_atomic(log_path(self.root), head + b"".join(lines.values()))
+        self.state.size = sum(len(line) for line in lines.values())
+        self.state.torn = self.state.migrated = False
 
     def append(self, record: JobRecord) -> None:
-        line = _line(record_to_json(record))
-        self._write(line)
+        line = json_line(record_to_json(record)).encode()
+        self.state.at[record.job] = (self._write(line), len(line))
         self.state.jobs[record.job] = record
         self.state.lines[record.job] = line
 
     def forget(self, job: str) -> None:
-        self._write(_line({"forget": job}))
+        self._write(json_line({"forget": job}).encode())
         self.state.jobs.pop(job, None)
         self.state.lines.pop(job, None)
+        self.state.at.pop(job, None)
 
-    def _write(self, line: str) -> None:
+    def _write(self, line: bytes) -> int:
+        """Append ``line``; where it starts."""
+        at = self.end
         try:
             self._handle.write(line)
             self._handle.flush()
         except OSError as exc:
             raise _log_failed(log_path(self.root), exc) from None
+        self.end += len(line)
         crash_point()
+        return at
 
-    def close(self, closing: tuple[dict[str, Any], str] | None) -> None:
-        """End the build: the reports line (``build/reports.py``) and a snapshot when it
-        finished, nothing when it failed. The snapshot records how long the live records are,
-        for a build that appends without reading them (``build/touched.py``).
+    def close(self, closing: bytes | None) -> None:
+        """End the build: its closing (``closing.full_closing``, or a delta closing of the touched
+        path) when it finished, nothing when it failed.
 
         No fsync, as for the artifacts: what a killed process wrote is safe in the kernel, and
         surviving a power cut would take an fsync per artifact, which no fast build affords."""
@@ -432,9 +417,7 @@ class Log:
             return
         try:
             if closing is not None:
-                snapshot, reports = closing
-                snapshot = {**snapshot, "live": snapshot.get("live", self.state.live)}
-                self._handle.write(reports + _line({"snapshot": snapshot}))
+                self._handle.write(closing)
             self._handle.flush()
         except OSError as exc:
             raise _log_failed(log_path(self.root), exc) from None
@@ -442,8 +425,32 @@ class Log:
             with contextlib.suppress(OSError):
                 self._handle.close()
 
+    def close_compacted(
+        self, lines: list[bytes], closing: Callable[[list[tuple[int, int]]], bytes]
+    ) -> None:
+        """End the build by rewriting the log (temp file and rename): ``lines``, the latest
+        record of each planned job, then the full closing ``closing`` makes of where each one
+        now is. What the build appended stays until the rename, so a kill leaves the log whole."""
+        self.close(None)
+        head, at = _laid_out(self.state.manifest, dict(enumerate(lines)))
+        data = head + b"".join(lines) + closing([at[i] for i in range(len(lines))])
+        write_atomic(log_path(self.root), data)
 
-def _line(record: dict[str, Any]) -> str:
+
+def _laid_out(
+    manifest: str | None, lines: dict[Any, bytes]
+) -> tuple[bytes, dict[Any, tuple[int, int]]]:
+    """The header and owner line of a rewritten log, and where each of ``lines`` (key -> line)
+    then is, written after them in order."""
+    head = (HEADER + json_line({"manifest": manifest})).encode()
+    at, offset = {}, len(head)
+    for key, line in lines.items():
+        at[key] = (offset, len(line))
+        offset += len(line)
+    return head, at
+
+
+def json_line(record: dict[str, Any]) -> str:
     return json_text(record, sort_keys=True, separators=(",", ":")) + "\n"
 
 

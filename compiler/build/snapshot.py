@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from hotplex.build.log import Closing
+    from hotplex.build.closing import Closing
     from hotplex.fs import Stamp
     from hotplex.manifest.model import Model
     from hotplex.records import JobRecord, JobReport, Outcome
@@ -233,8 +233,24 @@ def _local_stamps(root: Path, inputs: Inputs, started_ns: int) -> dict[str, list
         for top, _dirs, _files in os.walk(folder):
             stamps[os.path.relpath(top, root)] = trusted(stamp(top), None, started_ns)
         for _rel, path in folder_entries(folder):
-            stamps[os.path.relpath(path, root)] = trusted(stamp(path), None, started_ns)
+            display, now = os.path.relpath(path, root), stamp(path)
+            # With the digest the lock's comparison took under the same stamp: the next build
+            # hashes the file again only when it moved (``packages.edited``).
+            known = pinned.local.get(display)
+            digest = known[1] if known is not None and known[0] == now else None
+            stamps[display] = trusted(now, digest, started_ns)
     return stamps
+
+
+def local_known(snap: dict[str, Any] | None) -> dict[str, tuple[Stamp, str]]:
+    """The stamps and digests of the local packages' files the snapshot holds."""
+    from hotplex.fs import Stamp
+
+    known = {}
+    for display, rec in (snap or {}).get("local", {}).items():
+        if isinstance(rec, list) and len(rec) == 4 and isinstance(rec[3], str):
+            known[display] = (Stamp(rec[0], rec[1], rec[2]), rec[3])
+    return known
 
 
 def unread(

@@ -6,8 +6,9 @@ files nor an output), the jobs those inputs reach are found in the reports line'
 variables, inputs and outputs are exactly what the snapshot vouches for. Each moved input is
 hashed; a job that reads one whose bytes changed is dirty, with the reasons the slow path gives
 (``decide.input_reason``), and is compiled and written as there (``execute``). Its record is
-appended to the log; then the closing is the last one with the dirty jobs' reports, outputs and
-folders replaced, copied otherwise, and the log is not read.
+appended to the log; then a delta closing holds what changed since the last full closing (the
+dirty jobs' reports, record places, outputs and folders), and the log is not read: only copied,
+by record places, when the touched path compacts it (``COMPACT_AT``).
 
 The slow path settles it instead, in the same lock, when a rebuilt job read other inputs than
 before (an include added) or wrote other files (a sub-agent removed: an orphan), or wrote a file
@@ -24,6 +25,7 @@ import os
 import posixpath
 import time
 
+from hotplex.build import closing as closings
 from hotplex.build import log as state_log
 from hotplex.build import snapshot
 from hotplex.build.request import Summary
@@ -34,14 +36,18 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from hotplex.build.log import Closing
+    from hotplex.build.closing import Closing
     from hotplex.build.reports import Indexed
     from hotplex.build.request import Request
     from hotplex.records import JobRecord, JobReport
 
-# The touched path appends records and a closing without compacting the log; past this many
-# times the length of the log as compacted (its live records and one closing) it leaves the
-# build to the slow path, which compacts.
+# The touched path appends its records and closes with a delta closing (what changed since the
+# last full closing); a full closing once the deltas written since it are as long as it is. Past
+# ``COMPACT_AT`` times the length of the log as compacted (its live records and a full closing)
+# it compacts the log itself, copying each job's latest record line from where the index says;
+# past ``APPEND_RATIO`` times (only when a record was not there) it leaves the build to the
+# slow path, which compacts.
+COMPACT_AT = 2
 APPEND_RATIO = 4
 
 
@@ -57,24 +63,15 @@ def build(request: Request, manifest: Path, closing: Closing) -> Summary | None:
     from hotplex.build.reports import indexed
 
     line = indexed(closing)
-    if line is None:
+    if line is None or closing.full_size is None:
         return None
     try:
         size = os.path.getsize(closing.path)
     except OSError:
         return None
-    if size > APPEND_RATIO * _compacted(live, line, closing, size) + state_log.COMPACT_SLACK:
+    if size > APPEND_RATIO * (live + closing.full_size) + state_log.COMPACT_SLACK:
         return None
-    return _Touched(request, manifest, snap, line).run(moved)
-
-
-def _compacted(live: int, line: Indexed, closing: Closing, size: int) -> int:
-    """How long the log is once compacted: the live records and the closing lines
-    (the reports line and the snapshot). The closing is counted because it does not follow the
-    records' length: the snapshot stamps every folder of the sources folder and every file of
-    hotplex by its path, longer in a virtual environment's site-packages than in a clone, and
-    counting the records alone let how many edits in a row take this path depend on that."""
-    return live + len(line.text) + 1 + size - closing.reports_end
+    return _Touched(request, manifest, closing, line).run(moved)
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -82,13 +79,14 @@ def _rel(path: Path, root: Path) -> str:
 
 
 class _Touched:
-    def __init__(self, request: Request, manifest: Path, snap: dict[str, Any], line: Indexed):
+    def __init__(self, request: Request, manifest: Path, closing: Closing, line: Indexed):
         from hotplex.manifest import load as loading
         from hotplex.sources.inputs import Inputs
 
         self.request = request
         self.manifest = manifest
-        self.snap = snap
+        self.closing = closing
+        self.snap = snap = closing.snapshot
         self.line = line
         self.started = time.time_ns()
         snapshot.remember_package(snap)
@@ -187,7 +185,7 @@ class _Touched:
             if settle:
                 log.close(None)
                 return self._settled(rebuilt)
-            log.close((self._snapshot(planned, records, moved), self.line.replaced(records)))
+            self._close(log, planned, records, self._snapshot(planned, records, moved))
         except BaseException as exc:
             with contextlib.suppress(HotplexError):
                 log.close(None)
@@ -197,6 +195,66 @@ class _Touched:
         finally:
             pool.close()
         return self._summary(planned, rebuilt)
+
+    def _close(
+        self,
+        log: state_log.Log,
+        planned: list[Any],
+        records: dict[int, JobRecord],
+        snap: dict[str, Any],
+    ) -> None:
+        """Close with a delta closing, a full one, or the log compacted (``COMPACT_AT``)."""
+        from hotplex.build.log import record_to_json
+
+        placed = {index: log.state.at[record.job] for index, record in records.items()}
+        places = [placed.get(i, place) for i, place in enumerate(self.line.records)]
+        old = self.line.records
+        snap["live"] = self.snap["live"] + sum(p[1] - old[i][1] for i, p in placed.items())
+        closing = self.closing
+        full = closing.full_size
+        assert full is not None  # the reports line was read (``build``)
+        if log.end > COMPACT_AT * (snap["live"] + full) + state_log.COMPACT_SLACK:
+            lines = self._latest_lines(planned, places)
+            if lines is not None:
+                snap["live"] = sum(len(line) for line in lines)
+
+                def closing_at(at: list[tuple[int, int]]) -> bytes:
+                    line = self.line.replaced(records, at)
+                    return closings.full_closing(line, snap, snap["live"])
+
+                log.close_compacted(lines, closing_at)
+                return
+        delta = closing.delta or {}
+        spent = delta.get("written", 0) + closing.delta_size
+        reports = {**delta.get("reports", {})}
+        reports.update((str(i), record_to_json(r, report_only=True)) for i, r in records.items())
+        moved = {**delta.get("records", {}), **{str(i): list(p) for i, p in placed.items()}}
+        base = (closing.reports_start, closing.reports_end, closing.snapshot_end)
+        extra = {"reports": reports, "records": moved, "written": spent}
+        line = closings.delta_closing(base, closings.changes(closing.base, snap), extra)
+        if spent + len(line) > full:  # the deltas since the full closing cost as much as one
+            line = closings.full_closing(self.line.replaced(records, places), snap, snap["live"])
+        log.close(line)
+
+    def _latest_lines(
+        self, planned: list[Any], places: list[tuple[int, int]]
+    ) -> list[bytes] | None:
+        """Each planned job's latest record line, from where the index says it is (None: one
+        is not there, as only a hand edit of the log can leave it)."""
+        from hotplex.json_writer import json_text
+
+        try:
+            data = self.closing.path.read_bytes()
+        except OSError:
+            return None
+        lines = []
+        for job, (start, size) in zip(planned, places, strict=True):
+            line = data[start : start + size]
+            named = b'"job":' + json_text(job.id).encode() + b","
+            if data[start - 1 : start] != b"\n" or not line.endswith(b"\n") or named not in line:
+                return None
+            lines.append(line)
+        return lines
 
     def _settled(self, rebuilt: dict[int, JobReport]) -> Summary:
         """The slow path, after the jobs it will find current were rebuilt here."""

@@ -97,16 +97,22 @@ class Inputs:
 
     @classmethod
     def of(
-        cls, model: Model, known: dict[str, tuple[Stamp, str]] | None = None, frozen: bool = False
+        cls,
+        model: Model,
+        known: dict[str, tuple[Stamp, str]] | None = None,
+        frozen: bool = False,
+        local: dict[str, tuple[Stamp, str]] | None = None,
     ) -> tuple[Inputs, list[str]]:
         """The reader of ``model``'s sources, its packages as hotplex.lock pins them, and the
-        warnings a stale lock gives (``packages.pinned``; ``frozen`` makes them errors)."""
+        warnings a stale lock gives (``packages.pinned``; ``frozen`` makes them errors).
+        ``known`` and ``local``: the stamps and digests of the last build, of the inputs and of
+        the local packages' files."""
         found, warnings = None, []
         # The module is read only for a project with packages, or a lock to say is stale.
         if model.manifest.package or os.path.lexists(model.root / LOCK_NAME):
             from hotplex.sources.packages import pinned
 
-            found, warnings = pinned(model, frozen, read_cap(model))
+            found, warnings = pinned(model, frozen, read_cap(model), local)
         logs = memory_logs.days_glob(model)
         return cls(model.root, read_cap(model), logs, known=known or {}, packages=found), warnings
 

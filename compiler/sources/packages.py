@@ -18,6 +18,7 @@ from pathlib import Path
 from hotplex.errors import EXIT_FAILED, HotplexError, Problem, Span
 from hotplex.fs import (
     INPUT_CAP,
+    Stamp,
     kind_of,
     read_capped,
     sha256,
@@ -31,6 +32,9 @@ from hotplex.sources.package_lock import Locked, read_lock
 TYPE_CHECKING = False  # not typing's: a build of a project with packages imports this module
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
+
+    # A local package's files (by their path from the project): each one's stamp and digest.
+    Known = dict[str, tuple[Stamp, str]]
 
 _FETCH_HINT = "run `hotplex fetch` to fill the cache from hotplex.lock"
 
@@ -142,6 +146,8 @@ class Pinned:
     files: dict[str, str] = field(default_factory=dict)
     commits: dict[str, str] = field(default_factory=dict)
     folders: tuple[str, ...] = ()  # the local packages' folders, as the manifest names them
+    # Their files' stamps and digests, as compared with the lock (``edited``), for the snapshot.
+    local: Known = field(default_factory=dict)
 
     def package_of(self, display: str) -> str | None:
         """The package ``display`` is a file of, if any."""
@@ -241,12 +247,15 @@ def _cache_error(what: str, displays: list[str], span: Span | None, why: str = "
     )
 
 
-def pinned(model: Model, frozen: bool = False, cap: int = 0) -> tuple[Pinned | None, list[str]]:
+def pinned(
+    model: Model, frozen: bool = False, cap: int = 0, known: Known | None = None
+) -> tuple[Pinned | None, list[str]]:
     """The package files of ``model`` as its lock pins them, and the warnings a stale lock
     gives; None when the manifest declares no package. ``frozen`` (``--frozen`` or
     ``[project] frozen``) makes a stale lock an error, exit 1, and re-hashes every cached file.
     ``cap`` (the read cap; 0: not asked) has each local package's folder compared with the
-    lock."""
+    lock, hashing only the files whose stamps moved since ``known`` (``edited``)."""
+    local: Known = dict(known or {})
     packages = model.manifest.package
     lock = read_lock(model.root) or {}
     if not packages and not lock:
@@ -269,7 +278,9 @@ def pinned(model: Model, frozen: bool = False, cap: int = 0) -> tuple[Pinned | N
             stale.append((key, f"package '{package.name}' is not in {LOCK_NAME}"))
         elif not locked.agrees(package):
             stale.append((key, f"package '{package.name}' is declared otherwise than locked"))
-        elif package.path is not None and cap and (how := edited(model, package, locked, cap)):
+        elif package.path is None or not cap:
+            continue
+        elif how := edited(model, package, locked, cap, local):
             drifted.append(
                 f"package '{package.name}': the folder '{package.path}' {how}; the build reads"
                 f" the files {LOCK_NAME} pins: run `hotplex update {package.name}` to lock what"
@@ -303,7 +314,7 @@ def pinned(model: Model, frozen: bool = False, cap: int = 0) -> tuple[Pinned | N
             raise tampered_error(bad)
     names = frozenset(p.name for p in packages)
     folders = tuple(os.path.join(model.root, p.path) for p in packages if p.path is not None)
-    return Pinned(model.sources_dir, names, files, commits, folders), warnings
+    return Pinned(model.sources_dir, names, files, commits, folders, local), warnings
 
 
 def _frozen_held(model: Model, lock: dict[str, Locked]) -> None:
@@ -349,23 +360,33 @@ def folder_entries(folder: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
             yield os.path.relpath(path, folder).replace(os.sep, "/"), path
 
 
-def edited(model: Model, package: Package, locked: Locked, cap: int) -> str | None:
+def edited(
+    model: Model, package: Package, locked: Locked, cap: int, known: Known | None = None
+) -> str | None:
     """How a local package's folder differs from what the lock pins, if it does: an edit there
     after ``hotplex lock`` that the build, reading the lock, leaves out. No file over ``cap``
-    (the read cap) is read."""
+    (the read cap) is read. ``known``: each file's stamp and digest as the last build took
+    them (by its path from the project), as the build's other inputs: a file whose stamp has
+    not moved is not read again; each one taken here is put in it."""
     folder = Path(model.root, package.path or ".")
     if not folder.is_dir():
         return "no longer exists"
     found, changed = {}, "was edited since it was locked"
+    known = {} if known is None else known
     try:
         for rel, path in folder_entries(folder):
             if not os.path.isfile(path):
                 continue
             if rel not in locked.files:
                 return changed  # a file added
-            if os.path.getsize(path) > cap:  # never locked so: not read whole on every build
+            now = Stamp.of(os.stat(path))  # taken before the read: a later write moves it
+            if now.size > cap:  # never locked so: not read whole on every build
                 return "holds a file over the read cap"
-            found[rel] = digest_of(Path(path).read_bytes())
+            display = os.path.relpath(path, model.root)
+            last = known.get(display)
+            digest = last[1] if last and last[0] == now else digest_of(Path(path).read_bytes())
+            known[display] = (now, digest)
+            found[rel] = digest
     except OSError:
         return "cannot be read"
     return None if found == locked.files else changed

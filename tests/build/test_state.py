@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from hotplex.build import Request, run
 from hotplex.build import log as state_log
+from hotplex.build.closing import load_closing
 from hotplex.records import Stamped
 
 JOBS = {"cc/default", "cc/slack", "cc/feishu", "ocs/default", "ocs/slack", "ocs/feishu"}
@@ -54,8 +55,12 @@ def test_the_log_is_a_versioned_header_then_json_lines(built):
     assert lines[-1] == ""  # every line is terminated
     records = [json.loads(line) for line in lines[1:-1]]
     assert {r["job"] for r in records if "job" in r} == JOBS
-    assert list(records[-2]) == ["at", "readers", "reports"] and list(records[-1]) == ["snapshot"]
+    assert list(records[-2]) == ["at", "readers", "records", "reports"]
+    assert list(records[-1]) == ["snapshot"]
     assert {r["job"] for r in records[-2]["reports"]} == JOBS
+    data = state_log.log_path(built).read_bytes()  # each job's record line, where it is
+    at = [json.loads(data[o : o + n]) for o, n in records[-2]["records"]]
+    assert [r["job"] for r in at] == [r["job"] for r in records[-2]["reports"]]
     job = next(r for r in records if r.get("job") == "cc/slack")
     assert set(job["keys"]) == {"compiler", "profile", "target", "layout", "limits"}
     assert isinstance(job["variables"], dict)
@@ -145,6 +150,27 @@ def test_a_foreign_or_corrupt_log_means_a_full_rebuild_with_a_warning(built, hot
 
     text = hotplex("-C", str(built), "build").stdout
     assert "0 rebuilt" in text
+
+
+def test_a_log_of_the_version_before_is_rewritten_in_this_one_without_a_rebuild(built, hotplex):
+    """A v4 log (hotplex before the closing indexed each job's record line) holds the same
+    records: the first build reads them, finds every set current and rewrites the log in this
+    version, saying nothing; the build after it is a no-op again."""
+    path = state_log.log_path(built)
+    lines = log_lines(built)
+    reports = json.loads(lines[-3])
+    del reports["records"]
+    lines[0], lines[-3] = "# hotplex log v4", json.dumps(reports, separators=(",", ":"))
+    path.write_text("\n".join(lines), encoding="utf-8")
+    before = mtimes(built)
+    report, stderr = build_json(hotplex, built)
+    assert stderr == "" and report["warnings"] == [] and rebuilt(report) == set()
+    assert mtimes(built) == before
+    assert log_lines(built)[0] == state_log.HEADER.strip()
+    assert list(json.loads(log_lines(built)[-3])) == ["at", "readers", "records", "reports"]
+    assert load_closing(built) is not None
+    assert "0 rebuilt, 6 up to date" in hotplex("-C", str(built), "build").stdout
+    assert set(state_log.load(built).jobs) == JOBS
 
 
 def test_a_log_that_is_not_utf8_is_a_warning_too(built, hotplex):
@@ -264,21 +290,21 @@ def test_load_closing_reads_the_snapshot_and_the_reports_only_when_asked(tmp_pat
     reports = {"reports": [job("cc/default")]}
     snapshot = {"snapshot": {"files": {}}}
     write_log(tmp_path, job("cc/default"), reports, snapshot)
-    closing = state_log.load_closing(tmp_path)
+    closing = load_closing(tmp_path)
     assert closing is not None and closing.snapshot == snapshot["snapshot"]
     assert [state_log.record_to_json(r) for r in closing.jobs()] == reports["reports"]
     write_log(tmp_path, reports, snapshot, job("cc/default"))  # a build ran after it
-    assert state_log.load_closing(tmp_path) is None
+    assert load_closing(tmp_path) is None
     write_log(tmp_path, job("cc/default"), snapshot)  # no reports before the snapshot
-    closing = state_log.load_closing(tmp_path)
+    closing = load_closing(tmp_path)
     assert closing is not None and closing.job_reports() is None and closing.jobs() is None
     path = state_log.log_path(tmp_path)
     write_log(tmp_path, reports, snapshot)
     path.write_text(path.read_text() + '{"job":', encoding="utf-8")  # torn: the slow path decides
-    assert state_log.load_closing(tmp_path) is None
+    assert load_closing(tmp_path) is None
     lines = json.dumps(reports) + "\n" + json.dumps(snapshot) + "\n"
     path.write_text("# hotplex log v0\n" + lines, encoding="utf-8")
-    assert state_log.load_closing(tmp_path) is None
+    assert load_closing(tmp_path) is None
 
 
 def test_load_closing_finds_lines_longer_than_one_read(tmp_path):
@@ -286,7 +312,7 @@ def test_load_closing_finds_lines_longer_than_one_read(tmp_path):
     snapshot = {"snapshot": {"files": {f"f{i}.md": None for i in range(20000)}}}
     write_log(tmp_path, job("cc/default"), reports, snapshot)
     assert len(json.dumps(snapshot)) > 2 * state_log.TAIL_BLOCK
-    closing = state_log.load_closing(tmp_path)
+    closing = load_closing(tmp_path)
     assert closing is not None and closing.snapshot == snapshot["snapshot"]
     assert [state_log.record_to_json(r) for r in closing.jobs()] == reports["reports"]
 

@@ -16,7 +16,10 @@ from pathlib import Path
 import pytest
 from hotplex.build import Request, run, up_to_date
 from hotplex.build import log as state_log
-from hotplex.build.touched import APPEND_RATIO
+from hotplex.build import touched as touched_path
+from hotplex.build.closing import load_closing
+from hotplex.build.reports import indexed
+from hotplex.build.touched import COMPACT_AT
 from hotplex_testing import FAKE_SECRETS, settle
 
 SOURCES = {
@@ -59,12 +62,17 @@ def built_sets(output: list[str]) -> set[str]:
     return {line.split()[1].rstrip(":") for line in output if line.startswith("  built ")}
 
 
-def closing(root: Path) -> tuple[dict, dict]:
-    """The reports line and the snapshot, without what differs between two folders (mtimes,
-    inodes, hotplex's own files and the approximate length of the live records)."""
-    *_, reports, snap = state_log.log_path(root).read_text(encoding="utf-8").splitlines()
-    reports, snap = json.loads(reports), json.loads(snap)["snapshot"]
-    for report in reports["reports"]:
+def closing(root: Path) -> tuple[list, list, dict]:
+    """The reports, the index of their readers and the snapshot the log's closing holds (a
+    delta closing merged into the full one it follows), without what differs between two
+    folders (mtimes, inodes, hotplex's own files, where the records are in the log and the
+    length of the live records)."""
+    last = load_closing(root)
+    assert last is not None
+    line = indexed(last)
+    assert line is not None
+    reports, readers, snap = last.job_reports(), line.readers, dict(last.snapshot)
+    for report in reports:
         report["outputs"] = {p: [s[1], s[3]] for p, s in report["outputs"].items()}
     snap["files"] = {p: rec and [rec[1], rec[3]] for p, rec in snap["files"].items()}
     snap["outputs"] = {t: {p: s[1] for p, s in o.items()} for t, o in snap["outputs"].items()}
@@ -72,7 +80,7 @@ def closing(root: Path) -> tuple[dict, dict]:
         snap[table] = sorted(p for p, rec in snap[table].items() if rec is not None)
     for key in ("package", "live", "fingerprint"):
         snap.pop(key)
-    return reports, snap
+    return reports, readers, snap
 
 
 def artifacts(root: Path) -> dict[str, bytes]:
@@ -209,9 +217,53 @@ def test_a_failing_set_fails_as_in_the_slow_path(twins, hotplex):
     assert (again.status, again.stderr) == (expected.status, expected.stderr)
 
 
-def test_a_touched_build_killed_at_any_step_leaves_whole_artifacts(make_project, hotplex):
-    """SIGKILL at each write step (``fs.crash_point``): every artifact is its old or its new
-    version, the log stays readable, and the next build finishes the job."""
+@pytest.mark.parametrize(
+    ("key", "value", "rebuilt"),
+    [
+        ("written", '"x"', 2),
+        ("records", '{"0":"x"}', 2),
+        ("reports", '{"9":{}}', 2),
+        ("base", "[5,6,7]", 2),
+        # A stamp that is none: the log is corrupt, so every set is rebuilt, with a warning.
+        ("snapshot", '{"files":{"agent-configs/AGENTS.md":"x"}}', 6),
+    ],
+)
+def test_a_hand_edited_delta_closing_takes_the_slow_path(twins, hotplex, key, value, rebuilt):
+    """A delta closing of unexpected shape is not trusted: the slow path decides, and the
+    build ends as a slow build does, without an internal error."""
+    touched, slow = twins
+    edit(twins, "agent-configs/SOUL.slack.md", "One.\n")
+    assert built_sets(build(touched)[0]) == SLACK
+    path = state_log.log_path(touched)
+    *lines, last = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    delta = json.loads(last)
+    assert key in delta["delta"]
+    delta["delta"][key] = json.loads(value)
+    path.write_text("".join(lines) + json.dumps(delta) + "\n", encoding="utf-8")
+    edit(twins, "agent-configs/SOUL.slack.md", "Two.\n")
+    result = hotplex("-C", str(touched), "build")
+    assert result.status == 0 and "internal error" not in result.stderr, result.stderr
+    assert f"{rebuilt} rebuilt, {6 - rebuilt} up to date" in result.stdout
+    same_as_slow(touched, slow, hotplex)
+
+
+# A build of the touched path that compacts the log whatever its length.
+_COMPACTING = """
+import sys
+from hotplex.build import log, touched
+from hotplex.cli import main
+log.COMPACT_SLACK, touched.COMPACT_AT = 0, 0
+sys.exit(main(['-C', sys.argv[1], 'build']))
+"""
+
+
+@pytest.mark.parametrize("compacting", [False, True], ids=["delta", "compacting"])
+def test_a_touched_build_killed_at_any_step_leaves_whole_artifacts(
+    make_project, hotplex, compacting
+):
+    """SIGKILL at each write step (``fs.crash_point``), closing with a delta closing or
+    compacting the log: every artifact is its old or its new version, the log stays readable,
+    and the next build finishes the job."""
     expected = None
     for point in range(1, 20):
         root, slow = (make_project(SOURCES, name=f"{kind}-{point}") for kind in ("a", "b"))
@@ -223,17 +275,24 @@ def test_a_touched_build_killed_at_any_step_leaves_whole_artifacts(make_project,
         edit([root, slow], "agent-configs/SOUL.slack.md", "Killed.\n")
         assert hotplex("-C", str(slow), "build", "--json").status == 0
         expected = artifacts(slow)
-        crashed = hotplex("-C", str(root), "build", env={"HOTPLEX_CRASH_AT": str(point)})
-        if crashed.status == 0:
+        inode = state_log.log_path(root).stat().st_ino
+        env = {**os.environ, "HOTPLEX_CRASH_AT": str(point)}
+        command = [sys.executable, "-c", _COMPACTING, str(root)]
+        if compacting:
+            status = subprocess.run(command, env=env, capture_output=True).returncode
+        else:
+            status = hotplex("-C", str(root), "build", env={"HOTPLEX_CRASH_AT": str(point)}).status
+        if status == 0:
+            assert compacting == (state_log.log_path(root).stat().st_ino != inode)
             break  # fewer steps than this: every gap was covered
-        assert crashed.status == -9, crashed.stderr
+        assert status == -9
         now = {p: data for p, data in artifacts(root).items() if not p.endswith(".tmp")}
         assert all(now[p] in (old[p], expected[p]) for p in now) and now.keys() == old.keys()
         assert state_log.load(root).warning is None
         assert hotplex("-C", str(root), "build").status == 0
         assert artifacts(root) == expected  # a killed write's temp file deleted too
         assert closing(root) == closing(slow)
-    assert expected is not None and point > 3
+    assert expected is not None and point > 3 + compacting
 
 
 def test_a_cut_the_touched_path_changes_is_what_a_no_op_build_repeats(make_project, hotplex):
@@ -256,26 +315,49 @@ def test_a_cut_the_touched_path_changes_is_what_a_no_op_build_repeats(make_proje
     assert again.stderr == done.stderr
 
 
-def test_the_slow_path_compacts_the_log_once_it_is_a_few_times_as_long(make_project, monkeypatch):
-    """Each touched build appends its records and a closing: edits in a row take the touched
-    path until the log is ``APPEND_RATIO`` times as long as compacted, then the slow path
-    compacts it. In-process, with no slack, so that a few edits reach the bound."""
+def touched_edits(twins: list[Path], count: int, rel: str, reached: set[str]) -> list[str]:
+    """``count`` edits of ``rel`` in a row, each built in-process on the touched path: how
+    each closed (a delta closing, a full one appended, or the log compacted)."""
+    path = state_log.log_path(twins[0])
+    closings = []
+    for n in range(count):
+        edit(twins, f"agent-configs/{rel}", f"Edit {n}.\n")
+        inode = path.stat().st_ino
+        summary = up_to_date(Request(twins[0]))
+        assert summary is not None and {j.id for j in summary.jobs} == reached
+        last = path.read_bytes().rsplit(b"\n", 2)[-2]
+        kind = "delta" if last.startswith(b'{"delta":') else "full"
+        closings.append("compacted" if path.stat().st_ino != inode else kind)
+    return closings
+
+
+def test_edits_in_a_row_compact_the_log_on_the_touched_path(twins, hotplex, monkeypatch):
+    """Each touched build appends its records and a delta closing, and compacts the log
+    itself once it is ``COMPACT_AT`` times as long as compacted: no edit takes the slow path,
+    the log stays bounded, and what it holds is what the slow path leaves. In-process, with no
+    slack, so that a few edits reach the bound."""
     monkeypatch.setattr(state_log, "COMPACT_SLACK", 0)
-    root = make_project(SOURCES)
-    settle(root)
-    for _ in range(2):
-        run(Request(root))
-    path = state_log.log_path(root)
-    compacted = path.stat().st_size
-    paths, sizes = [], []
-    for n in range(8):
-        edit([root], "agent-configs/SOUL.slack.md", f"Edit {n}.\n")
-        touched = up_to_date(Request(root)) is not None
-        if not touched:
-            run(Request(root), fast=False)
-        paths.append("touched" if touched else "slow")
+    touched, slow = twins
+    path = state_log.log_path(touched)
+    compacted, sizes, closings = path.stat().st_size, [], []
+    for _ in range(10):
+        closings += touched_edits(twins, 1, "SOUL.slack.md", SLACK)
         sizes.append(path.stat().st_size)
-    first = paths.index("slow")
-    assert first >= APPEND_RATIO - 1, paths
-    assert sizes[first] < sizes[first - 1]  # compacted
-    assert max(sizes) < (APPEND_RATIO + 1) * compacted
+    assert closings[0] == "delta" and "compacted" in closings, closings
+    assert max(sizes) <= (COMPACT_AT + 1) * compacted
+    state = state_log.load(touched)
+    assert state.warning is None and set(state.jobs) == ALL
+    same_as_slow(touched, slow, hotplex)
+    outcome = run(Request(touched), fast=False)  # every record the log kept is current
+    assert len(outcome.jobs) == len(ALL) and not any(j.rebuilt for j in outcome.jobs)
+
+
+def test_a_full_closing_follows_deltas_that_cost_as_much(twins, hotplex, monkeypatch):
+    """Delta closings hold every report rebuilt since the last full closing: once the deltas
+    written since it are as long as it, the touched path appends a full closing again."""
+    monkeypatch.setattr(touched_path, "COMPACT_AT", 1000)
+    closings = touched_edits(twins, 12, "AGENTS.md", ALL)
+    first = closings.index("full")
+    assert first > 0 and set(closings[:first]) == {"delta"}, closings
+    assert closings[first + 1] == "delta"
+    same_as_slow(*twins, hotplex)

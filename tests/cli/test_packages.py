@@ -1284,3 +1284,98 @@ def test_a_fifo_in_a_local_package_is_named_not_dropped(tmp_path, upstream, cach
     locked = run(root, cache, "lock")
     assert locked.status == 0, locked.stderr
     assert "c: locked at folder, 1 file\n" in locked.stdout
+
+
+LOCAL_ONLY = """\
+[project]
+default_sources = false
+
+[[source]]
+name = "mine"
+file = "mine/rules.md"
+channel = "B"
+tag = "mine"
+
+[[target]]
+name = "cc"
+worker = "claude-code"
+
+[[package]]
+name = "mine"
+path = "../local-pack"
+"""
+
+
+def locked_local_package(tmp_path: Path, cache: Path, monkeypatch, notes: dict[str, str]):
+    """A project whose one source is a file of a local package (``rules.md`` beside
+    ``notes``), locked; builds run in-process with its cache. Its root and the folder."""
+    root = tmp_path / "project"
+    (root / "agent-configs").mkdir(parents=True)
+    (root / "hotplex.toml").write_text(LOCAL_ONLY, encoding="utf-8")
+    shared = tmp_path / "local-pack"
+    shared.mkdir()
+    for name, text in {"rules.md": "Local pack.\n", **notes}.items():
+        (shared / name).write_text(text, encoding="utf-8")
+    assert run(root, cache, "lock").status == 0
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    return root, shared
+
+
+def test_a_local_package_file_is_hashed_again_only_when_its_stamp_moved(
+    tmp_path, cache, monkeypatch
+):
+    """Each build compares a local package's folder with the lock: as for the other inputs,
+    the last build's stamps vouch for the files that have not moved, and only a file whose
+    stamp moved is read and hashed again (a slow build of a folder of many files read them all
+    before)."""
+    from hotplex.build import Request
+    from hotplex.build import run as build
+    from hotplex.sources import packages
+
+    notes = {f"note{n}.md": f"Note {n}.\n" for n in range(5)}
+    root, shared = locked_local_package(tmp_path, cache, monkeypatch, notes)
+    hashed: list[bytes] = []
+    real = packages.digest_of
+    monkeypatch.setattr(packages, "digest_of", lambda data: hashed.append(data) or real(data))
+    settle(shared)
+    manifest = root / "hotplex.toml"
+
+    def slow_build() -> list[str]:  # the manifest moved: the slow path compares the folder
+        manifest.write_text(manifest.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+        settle(root)
+        hashed.clear()
+        outcome = build(Request(root))
+        assert not outcome.fast
+        hashed[:] = [data for data in hashed if data.startswith(b"Note")]  # not the cache's
+        return outcome.warnings
+
+    assert slow_build() == [] and len(hashed) == 5  # no snapshot yet: every file read
+    assert slow_build() == [] and hashed == []
+    (shared / "note3.md").write_text("Note 3, edited.\n", encoding="utf-8")
+    os.utime(shared / "note3.md", ns=(1, 1))  # settled: the stamp that vouches next time
+    said = slow_build()
+    assert hashed == [b"Note 3, edited.\n"]
+    assert len(said) == 1 and "the folder '../local-pack' was edited since it was locked" in said[0]
+    assert slow_build() == said and hashed == []  # its new stamp and digest were recorded
+
+
+def test_a_local_package_edited_after_a_file_was_added_stays_on_the_no_op_path(
+    tmp_path, cache, monkeypatch
+):
+    """The comparison with the lock stops at a file added to the folder, before the files
+    after it: the snapshot stamps those as they are, so the next build is a no-op that
+    repeats the warning, not a slow build every time."""
+    from hotplex.build import Request
+    from hotplex.build import run as build
+
+    root, shared = locked_local_package(tmp_path, cache, monkeypatch, {"note.md": "Note.\n"})
+    settle(shared)
+    settle(root)
+    build(Request(root))
+    (shared / "added.md").write_text("Added.\n", encoding="utf-8")  # compared first: sorted
+    (shared / "note.md").write_text("Note, edited.\n", encoding="utf-8")
+    settle(shared)
+    said = build(Request(root)).warnings
+    assert len(said) == 1 and "'../local-pack' was edited since it was locked" in said[0]
+    again = build(Request(root))
+    assert again.fast and again.warnings == said
