@@ -7,9 +7,13 @@ import os
 from pathlib import Path
 
 import pytest
-from hotplex.serve import threaded
-from hotplex.serve.answers import Fault, Refused
+from hotplex.api import Artifact
+from hotplex.json_writer import json_text
+from hotplex.serve import routes, threaded
+from hotplex.serve.answers import Fault, Refused, Served, set_digest
 from hotplex.serve.service import Service
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def _settled_long_ago(path: Path) -> None:
@@ -118,3 +122,18 @@ def test_a_project_broken_only_while_the_overlay_compiles_is_not_the_requests_fa
     served = asyncio.run(service.compile("cc", "slack", overlay, None))
     assert broken == [True]
     assert "a fact" in served.artifact.text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from('ab"\\\n\x00\x7f\x85\u202eé😀<>&')))
+def test_an_answer_escapes_the_text_once_into_the_bytes_of_the_whole_render(text: str) -> None:
+    """``POST /v1/compile``'s answer renders the primary file's text once for its two places:
+    the same bytes as rendering the whole answer, whatever the text holds (a quote, a
+    backslash, a NUL, characters that do not print, what stands in for it while rendering)."""
+    text = f"{text}hotplex-text:{'0' * 64}"
+    files = {"dist/cc/prompt.xml": text.encode("utf-8", "surrogatepass"), "dist/cc/b.bin": b"\xff"}
+    artifact = Artifact(
+        "cc", "claude-code", None, "dist/cc/prompt.xml", text, files, (), (), (), "dist/cc"
+    )
+    served = Served(artifact, set_digest(files))
+    assert routes.answer(served) == json_text(routes.artifact_json(served)).encode("utf-8")
