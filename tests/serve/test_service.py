@@ -137,3 +137,34 @@ def test_an_answer_escapes_the_text_once_into_the_bytes_of_the_whole_render(text
     )
     served = Served(artifact, set_digest(files))
     assert routes.answer(served) == json_text(routes.artifact_json(served)).encode("utf-8")
+
+
+def test_a_per_user_compile_takes_the_base_artifact_from_what_it_read(make_project) -> None:
+    """After the first call of a job, each per-user compile is one compile: the base artifact
+    beside it is the kept one, its files' stamps those the overlay compile just read
+    (``Project.base_as_read``), not a second compile; after a base file is saved, the next
+    call serves the new base artifact beside an overlay compiled on the same files."""
+    root = make_project({"agent-configs/SOUL.md": "You help.\n"})
+    for path in root.rglob("*"):
+        _settled_long_ago(path)
+    service = Service(root, None)
+    compiled = []
+    compile_ = service.project.compile
+
+    def counting(target, platform=None, overlay=None, **kwargs):
+        compiled.append(overlay is not None)
+        return compile_(target, platform, overlay, **kwargs)
+
+    service.project.compile = counting
+    calls = []
+    for user in range(3):
+        asyncio.run(service.compile("cc", "slack", {"MEMORY.md": f"- user {user}\n"}, None))
+        calls.append(compiled[:])
+        compiled.clear()
+    assert calls[1:] == [[True], [True]]  # after the first: the overlay's compile alone
+    soul = root / "agent-configs" / "SOUL.md"
+    soul.write_text("You review.\n", encoding="utf-8")
+    os.utime(soul, ns=(2_000_000_000, 2_000_000_000))
+    served = asyncio.run(service.compile("cc", "slack", {"MEMORY.md": "- user 3\n"}, None))
+    assert "You review." in served.artifact.text and "user 3" in served.artifact.text
+    assert "You review." in service._good[("cc", "slack")].artifact.text
