@@ -300,11 +300,13 @@ def _rendered(bodies: dict, served: Served) -> bytes:
 def answer(served: Served) -> bytes:
     """``json_text(artifact_json(served))`` as UTF-8, the primary file's text escaped once for
     both places that hold it: the answer is rendered with a stand-in there, then the text's
-    JSON put in its place. The stand-in names the set's digest, which no text of the set can
-    hold (it is the digest of that text)."""
+    JSON put in its place. The stand-in names the set's digest, which no file of the set can
+    be (it is the digest of that file); only its first two places are replaced, ``text`` and
+    the primary's file, which come before anything else a request's text can reach (a
+    warning, a finding's quote)."""
     hole = f"hotplex-text:{served.digest}"
     rendered = json_text(artifact_json(served, hole))
-    return rendered.replace(json_text(hole), json_text(served.artifact.text)).encode("utf-8")
+    return rendered.replace(json_text(hole), json_text(served.artifact.text), 2).encode("utf-8")
 
 
 def _file(path: str, data: bytes, text: str | None = None) -> dict[str, object]:

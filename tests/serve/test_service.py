@@ -135,7 +135,9 @@ def test_an_answer_escapes_the_text_once_into_the_bytes_of_the_whole_render(text
     artifact = Artifact(
         "cc", "claude-code", None, "dist/cc/prompt.xml", text, files, (), (), (), "dist/cc"
     )
-    served = Served(artifact, set_digest(files))
+    digest = set_digest(files)
+    # A warning (no part of the digest) spelling the stand-in stays as it is.
+    served = Served(artifact, digest, warnings=(f"hotplex-text:{digest}",))
     assert routes.answer(served) == json_text(routes.artifact_json(served)).encode("utf-8")
 
 
