@@ -33,6 +33,7 @@ from hotplex.text import memo
 
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
+    from hotplex.document.plan import Plan
     from hotplex.manifest.jobs import Job
     from hotplex.manifest.model import Model
     from hotplex.records import Emitted, Finding, SectionSize, SkillRow, Truncation
@@ -90,6 +91,8 @@ class Artifact:
 
 # How often a compile is run again while the files it read keep changing under it.
 COMPILE_TRIES = 5
+# Overlay plans kept (``document/plan.py``): one per job and set of overlaid files.
+PLANS_KEPT = 256
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,8 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
         self._inputs = None
         self._pins_stamp: Stamp | None = None  # hotplex.lock's, as ``_inputs`` read it
         self._artifacts: dict[str, _Cached] = {}
+        # By job id and overlaid files, the job's overlay plan (``document/plan.py``).
+        self._plans: dict[tuple[str, frozenset[str]], Plan] = {}
         self._jobs: list = []
         self._read_cap = 0  # bytes worth reading of one file (sources.read_cap), with the model
         # ``load.disk_key`` when the on-disk checks last passed (None: ask them every time).
@@ -119,6 +124,12 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
         # ``warnings()``' last answer: the cached artifacts and folder stamps it was made from.
         self._warned: tuple[tuple, dict[str, Stamp | None], tuple[str, ...]] | None = None
         self._lock = threading.RLock()
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held by every call: a caller holding it runs several calls on one state of the
+        project (the server's base artifact and a per-user compile on the same files)."""
+        return self._lock
 
     @classmethod
     def load(cls, path: str | Path = ".", manifest: str | Path | None = None) -> Project:
@@ -173,6 +184,26 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
                 ]
             )
 
+    def base_as_read(self, target: str, platform: str | None) -> Artifact | None:
+        """The base artifact of ``target`` at ``platform`` when the last call's shared reader
+        holds every file it was compiled from at the stamp it was compiled from: the files a
+        per-user compile just read (and checked) are those of this artifact, with no stat of
+        its own. None when one differs, or no such artifact is kept (compile it to know).
+        Call it holding ``lock``, right after that compile."""
+        with self._lock:
+            from hotplex.manifest.jobs import find
+
+            inputs = self._inputs
+            if inputs is None or self._model is None:
+                return None
+            cached = self._artifacts.get(find(self._model, self._jobs, target, platform).id)
+            if cached is None:
+                return None
+            stamps = inputs.stamps
+            if all(p in stamps and stamps[p] == s for p, s in cached.stamps.items()):
+                return cached.artifact
+            return None
+
     def _compile(
         self,
         target: str,
@@ -213,6 +244,7 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
         """One call's compile through its overlay; the base files come from (and stay in) the
         shared reader, read again only when their stamps move. ``block``: an entry of an
         overlaid file holding a finding is replaced (``sources/blocking.py``)."""
+        from hotplex.document import plan as plans
         from hotplex.document.compile import compile_job
         from hotplex.sources import overlay as overlays
 
@@ -222,7 +254,17 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
             base = self._fresh_inputs()
         reads = base.reads
         inputs = overlays.OverlayInputs(base, files, self._model, job, block)
-        compiled = compile_job(self._model, job, inputs)
+        key = (job.id, frozenset(files))
+        plan = self._plans.get(key)
+        if plan is not None and (plan.base is not base or plan.model is not self._model):
+            plan = None  # made with a reader or a model since replaced: a base file moved
+        compiled = compile_job(self._model, job, inputs, plan)
+        if plan is None:
+            made = plans.made(self._model, job, base, key[1], compiled.resolution)
+            if made is not None:
+                if len(self._plans) >= PLANS_KEPT:  # the oldest first out
+                    self._plans.pop(next(iter(self._plans)))
+                self._plans[key] = made
         overlays.check_used(files, list(compiled.inputs), self._model, self._jobs)
         names = {display: file.label for display, file in files.items()}
         blocked = tuple(f for found in inputs.blocked.values() for f in found)

@@ -114,6 +114,7 @@ class ProjectState:
         self._manifest_stamp = current
         self._inputs = None
         self._artifacts.clear()
+        self._plans.clear()
 
     def _fresh_inputs(self):
         """A reader that reuses every file the last one read, unless its stamp moved."""
@@ -123,6 +124,7 @@ class ProjectState:
         previous = self._inputs
         self._pins_stamp = stamp(self.root / LOCK_NAME)  # before the reader reads it
         inputs = Inputs.of(self._model)[0]
+        self._plans.clear()  # each made with the reader this one replaces (``document/plan.py``)
         if previous is not None:
             inputs.adopt(previous)
             inputs.sections = previous.sections  # content-addressed: a moved file misses

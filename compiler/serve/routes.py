@@ -125,7 +125,7 @@ async def compile_(request: Request) -> Response:
     served = await request.app.state.service.compile(target, platform, overlay, on_finding)
     for finding in served.artifact.findings:
         metrics.FINDINGS.labels("/v1/compile", finding.action).inc()
-    return _json(artifact_json(served), _headers(served))
+    return Response(answer(served), headers=_headers(served), media_type="application/json")
 
 
 @takes()
@@ -264,17 +264,22 @@ async def _unless_gone(request: Request, waiting: Awaitable[Served | None]) -> S
     return answer
 
 
-def artifact_json(served: Served) -> dict[str, object]:
-    """The artifact as ``hotplex build`` writes it: each file with its sha256 and size."""
+def artifact_json(served: Served, text: str | None = None) -> dict[str, object]:
+    """The artifact as ``hotplex build`` writes it: each file with its sha256 and size.
+    ``text``: what stands for the primary file's text, in ``text`` and in its file (``answer``)."""
     artifact = served.artifact
+    primary = artifact.text if text is None else text
     return {
         "target": artifact.target,
         "worker": artifact.worker,
         "platform": artifact.platform,
         "path": artifact.path,
         "sha256": served.digest,
-        "text": artifact.text,
-        "files": [_file(path, data) for path, data in artifact.files.items()],
+        "text": primary,
+        "files": [
+            _file(path, data, primary if path == artifact.path else None)
+            for path, data in artifact.files.items()
+        ],
         "truncations": [cut.quoted_json() for cut in artifact.truncations],
         "warnings": [shown(w) for w in (*artifact.warnings, *served.warnings)],
         "findings": [finding.to_json() for finding in artifact.findings],
@@ -288,12 +293,28 @@ def _rendered(bodies: dict, served: Served) -> bytes:
     key = (served.artifact.target, served.artifact.platform)
     held = bodies.get(key)
     if held is None or held[0] is not served:
-        held = bodies[key] = (served, json_text(artifact_json(served)).encode("utf-8"))
+        held = bodies[key] = (served, answer(served))
     return held[1]
 
 
-def _file(path: str, data: bytes) -> dict[str, object]:
+def answer(served: Served) -> bytes:
+    """``json_text(artifact_json(served))`` as UTF-8, the primary file's text escaped once for
+    both places that hold it: the answer is rendered with a stand-in there, then the text's
+    JSON put in its place. The stand-in names the set's digest, which no file of the set can
+    be (it is the digest of that file); only its first two places are replaced, ``text`` and
+    the primary's file, which come before anything else a request's text can reach (a
+    warning, a finding's quote)."""
+    hole = f"hotplex-text:{served.digest}"
+    rendered = json_text(artifact_json(served, hole))
+    return rendered.replace(json_text(hole), json_text(served.artifact.text), 2).encode("utf-8")
+
+
+def _file(path: str, data: bytes, text: str | None = None) -> dict[str, object]:
+    """A file of the answer; ``text``: its text, known already (the primary file's)."""
     out: dict[str, object] = {"path": path, "sha256": sha256(data), "bytes": len(data)}
+    if text is not None:
+        out["text"] = text
+        return out
     try:
         out["text"] = data.decode("utf-8")
     except UnicodeDecodeError:

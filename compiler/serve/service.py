@@ -13,15 +13,17 @@ import logging
 from collections.abc import Mapping
 from pathlib import Path
 
+import anyio
 from hotplex.api import Artifact, Project
 from hotplex.errors import HotplexError
+from hotplex.fs import RACY_NS
 from hotplex.generated import attrs
 from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.records import CheckReport
 from hotplex.serve import metrics
 from hotplex.serve.answers import Fault, Refused, Served, set_digest
 from hotplex.serve.learning_calls import LearningCalls
-from hotplex.serve.threaded import SETTLE_TRIES, ThreadedCalls
+from hotplex.serve.threaded import SETTLE_TRIES, ThreadedCalls, refusal
 from hotplex.serve.watching import Watching
 
 TYPE_CHECKING = False
@@ -69,6 +71,10 @@ class Service(ThreadedCalls, LearningCalls, Watching):
         """The base artifact as the files are now, kept as the last good one (whichever route
         compiled it: every process that answered for a job has one to serve stale)."""
         artifact = await self._run(functools.partial(self._base, target, platform), Fault.BROKEN)
+        return await self._served(target, platform, artifact)
+
+    async def _served(self, target: str, platform: str | None, artifact: Artifact) -> Served:
+        """``artifact``, the job's base artifact as just compiled, kept as its last good one."""
         good = self._good.get((target, platform))
         if good is None or good.artifact is not artifact:
             self._warnings = None
@@ -95,31 +101,57 @@ class Service(ThreadedCalls, LearningCalls, Watching):
         overlay: Mapping[str, str],
         on_finding: str | None,
     ) -> Served:
-        """A per-user compile. The base artifact is compiled first, so that an error in the
-        project's own files is told apart from one in the request's; and again when the
-        overlay's compile fails, as the project may have been saved broken in between (its
-        error is then no fault of the request: 503, not 400 or 422). When the files changed
-        during the overlay's compile but build now (broken and fixed meanwhile), the overlay is
-        compiled again on them, a few times at most, before its error counts as the request's."""
-        served = await self._current(target, platform)
-        compile_ = functools.partial(
-            self.project.compile, target, platform, overlay, on_finding=on_finding
-        )
+        """A per-user compile, and the base artifact of the same files beside it (``_overlaid``:
+        one worker-thread call), kept as the last good one. When the overlay fails, the base
+        artifact is compiled after it, so that an error in the project's own files is told
+        apart from one in the request's (503, not 400 or 422); when the base artifact has
+        changed since the last call (the project saved broken and fixed meanwhile), both are
+        compiled again, a few times at most, before the overlay's error counts as the
+        request's."""
         tries = 1
         while True:
-            try:
-                artifact = await self._run(compile_, Fault.REQUEST)
+            before = self._good.get((target, platform))
+            call = functools.partial(self._overlaid, target, platform, overlay, on_finding)
+            base, compiled = await self._run(call, Fault.BROKEN)
+            served = await self._served(target, platform, base)
+            if isinstance(compiled, Artifact):
                 break
-            except Refused:
-                metrics.COMPILES.labels("overlay", "error").inc()
-                now = await self._current(target, platform)  # the project's fault raises here
-                if now is served or tries == SETTLE_TRIES:
-                    raise
+            metrics.COMPILES.labels("overlay", "error").inc()
+            if tries < SETTLE_TRIES and self._settling(compiled):
                 tries += 1
-                served = now
+                await anyio.sleep(RACY_NS / 1e9)
+                continue
+            if served is before or tries == SETTLE_TRIES:
+                raise refusal(compiled, Fault.REQUEST)
+            tries += 1
         metrics.COMPILES.labels("overlay", "ok").inc()
         warnings = await self._project_warnings()
-        return Served(artifact, set_digest(artifact.files), warnings=warnings)
+        return Served(compiled, set_digest(compiled.files), warnings=warnings)
+
+    def _overlaid(
+        self,
+        target: str,
+        platform: str | None,
+        overlay: Mapping[str, str],
+        on_finding: str | None,
+    ) -> tuple[Artifact, Artifact | HotplexError]:
+        """The overlay's artifact (or error) and the base artifact of the same files, holding
+        the project: no other call moves it between the two. The base artifact is the kept one
+        when the overlay compile read every file of it unmoved (``Project.base_as_read``, no
+        stat of its own); else it is compiled (its error raised: the project's) and, after an
+        overlay that compiled, the overlay again on the files it was compiled from."""
+        project = self.project
+        with project.lock:
+            for _ in range(SETTLE_TRIES):
+                try:
+                    compiled = project.compile(target, platform, overlay, on_finding=on_finding)
+                except HotplexError as error:
+                    return self._base(target, platform), error
+                base = project.base_as_read(target, platform)
+                if base is not None:
+                    return base, compiled
+                self._base(target, platform)
+            return self._base(target, platform), compiled
 
     async def check(
         self,

@@ -39,9 +39,7 @@ class ThreadedCalls:
                     tries += 1
                     await anyio.sleep(RACY_NS / 1e9)
                     continue
-                if fault is Fault.REQUEST and exc.exit_status == EXIT_FAILED:
-                    raise Refused(Fault.FINDING, exc) from None
-                raise Refused(fault, exc) from None
+                raise refusal(exc, fault) from None
 
     def _settling(self, error: HotplexError) -> bool:
         """Whether a file an error names was modified too recently to be taken as saved."""
@@ -52,3 +50,11 @@ class ThreadedCalls:
                 if found is not None and not settled(found, now):
                     return True
         return False
+
+
+def refusal(error: HotplexError, fault: Fault) -> Refused:
+    """``error`` as a refusal with whose fault it is: the request's is a finding when the error
+    is one (``BuildFailed``)."""
+    if fault is Fault.REQUEST and error.exit_status == EXIT_FAILED:
+        return Refused(Fault.FINDING, error)
+    return Refused(fault, error)

@@ -34,6 +34,7 @@ from hotplex.sources import comments, frontmatter, learned, manifest_texts, scan
 from hotplex.sources import logs as memory_logs
 from hotplex.sources.inputs import Inputs
 from hotplex.sources.reader import Loaded
+from hotplex.sources.sections import Product
 from hotplex.templates import might_have_syntax
 
 TYPE_CHECKING = False
@@ -58,6 +59,10 @@ class Resolution:
     # Every template variable the job's files read, with its value (None: undefined, defaulted).
     variables: dict[str, str | None]
     skills: tuple[Skill, ...] = ()  # the Agent Skills of the sources folder (``skills.py``)
+    # Under the section cache, each slot's product (``slots``; None: not kept, an overlaid
+    # file's) and what reading the skills did: what an overlay plan (``plan.py``) is made of.
+    products: tuple[Product | None, ...] | None = None
+    skill_reads: Product | None = None
 
 
 @dataclass
@@ -278,28 +283,66 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
     if any(s.imports for s in model.sources):  # Claude Code loads a file once per session
         cache = None
     sections: list[Section] = []
-    meta = model.manifest.metacognition
-    if meta.enabled:
-        compute = functools.partial(_metacognition, resolver, meta.file, meta.note)
-        key = ("metacognition", meta.file, meta.note)
-        sections.append(cache.section(resolver, key, compute) if cache else compute())
-    for source in model.sources_of(job.target):
-        compute = functools.partial(_section, resolver, source)
-        section = cache.section(resolver, _key(model, job, source), compute) if cache else compute()
+    products: list[Product | None] = []
+    for key, compute in slots(resolver):
+        section, product = cache.section(resolver, key, compute) if cache else (compute(), None)
+        products.append(product)
         if section is not None:
             sections.append(section)
-    ships = job.worker.skills is not None or job.target.skills_listing
-    verified = job.worker.verified
-    program = verified.program if verified is not None else job.worker.name
-    try:
-        found_skills = skills.read(resolver, ships, job.worker.skills, program)
-        refused: list[Problem] = []
-    except HotplexError as error:  # said with what the scans found, in one run
-        found_skills, refused = (), list(error.problems)
+    consulted, cuts = len(resolver.consulted), len(resolver.truncations)
+    read = set(resolver.read_variables)
+    found_skills, refused = read_skills(resolver)
     if cache is None or job.target.name not in cache.clean_targets:
         manifest_texts.check(resolver)  # the same texts for every job of a target
         if cache is not None and not resolver.findings:
             cache.clean_targets.add(job.target.name)
+    skill_reads = Product(
+        None,
+        tuple(resolver.consulted[consulted:]),
+        tuple(resolver.truncations[cuts:]),
+        frozenset(resolver.read_variables - read),
+        (),
+        (),
+    )
+    resolution = close(resolver, sections, found_skills, refused)
+    if cache is not None:
+        resolution.products, resolution.skill_reads = tuple(products), skill_reads
+    return resolution
+
+
+def slots(resolver: Resolver) -> list[tuple[tuple, Callable[[], Section | None]]]:
+    """Each section of the resolver's job in document order: its key in the section cache
+    (``sections.py``) and how it is resolved."""
+    model, job = resolver.model, resolver.job
+    found: list[tuple[tuple, Callable[[], Section | None]]] = []
+    meta = model.manifest.metacognition
+    if meta.enabled:
+        compute = functools.partial(_metacognition, resolver, meta.file, meta.note)
+        found.append((("metacognition", meta.file, meta.note), compute))
+    for source in model.sources_of(job.target):
+        found.append((_key(model, job, source), functools.partial(_section, resolver, source)))
+    return found
+
+
+def read_skills(resolver: Resolver) -> tuple[tuple[Skill, ...], list[Problem]]:
+    """The project's Agent Skills as the job ships or lists them, and what refuses them."""
+    job = resolver.job
+    ships = job.worker.skills is not None or job.target.skills_listing
+    verified = job.worker.verified
+    program = verified.program if verified is not None else job.worker.name
+    try:
+        return skills.read(resolver, ships, job.worker.skills, program), []
+    except HotplexError as error:  # said with what the scans found, in one run
+        return (), list(error.problems)
+
+
+def close(
+    resolver: Resolver,
+    sections: list[Section],
+    found_skills: tuple[Skill, ...],
+    refused: list[Problem],
+) -> Resolution:
+    """The resolution, or every finding and refusal of the job at once."""
     if resolver.findings or refused:
         # A variable's value reaches a job through many files: one problem per place and text.
         found = scanned.problems(resolver.inputs, resolver.findings)

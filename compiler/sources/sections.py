@@ -83,18 +83,19 @@ class SectionCache:
 
     def section(
         self, resolver: Reader, key: Hashable, compute: Callable[[], Section | None]
-    ) -> Section | None:
-        """The section ``compute()`` would resolve for the resolver's job under ``key``."""
+    ) -> tuple[Section | None, Product | None]:
+        """The section ``compute()`` would resolve for the resolver's job under ``key``, and its
+        product (None: one that may not be kept, an overlaid file's or one with a finding)."""
         found = self._lookup(resolver, key)
         if found is not None:
             self.served += 1
-            _replay(resolver, found)
-            return found.section
+            replay(resolver, found)
+            return found.section, found
         self.computed += 1
-        section, product = _isolated(resolver, compute)
+        section, product = isolated(resolver, compute)
         if product is not None:
             self._store(key, product)
-        return section
+        return section, product
 
     def _lookup(self, resolver: Reader, key: Hashable) -> Product | None:
         products = self._entries.get(key)
@@ -125,7 +126,7 @@ class SectionCache:
                 self.count -= 1
 
 
-def _isolated(
+def isolated(
     resolver: Reader, compute: Callable[[], Section | None]
 ) -> tuple[Section | None, Product | None]:
     """Run ``compute`` with fresh lists of what it consults, cuts and reads, then fold those into
@@ -155,7 +156,7 @@ def _isolated(
     )
 
 
-def _replay(resolver: Reader, product: Product) -> None:
+def replay(resolver: Reader, product: Product) -> None:
     _fold(resolver, product.consulted, product.truncations, product.variables)
 
 

@@ -7,9 +7,13 @@ import os
 from pathlib import Path
 
 import pytest
-from hotplex.serve import threaded
-from hotplex.serve.answers import Fault, Refused
+from hotplex.api import Artifact
+from hotplex.json_writer import json_text
+from hotplex.serve import routes, threaded
+from hotplex.serve.answers import Fault, Refused, Served, set_digest
 from hotplex.serve.service import Service
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def _settled_long_ago(path: Path) -> None:
@@ -118,3 +122,51 @@ def test_a_project_broken_only_while_the_overlay_compiles_is_not_the_requests_fa
     served = asyncio.run(service.compile("cc", "slack", overlay, None))
     assert broken == [True]
     assert "a fact" in served.artifact.text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from('ab"\\\n\x00\x7f\x85\u202eé😀<>&')))
+def test_an_answer_escapes_the_text_once_into_the_bytes_of_the_whole_render(text: str) -> None:
+    """``POST /v1/compile``'s answer renders the primary file's text once for its two places:
+    the same bytes as rendering the whole answer, whatever the text holds (a quote, a
+    backslash, a NUL, characters that do not print, what stands in for it while rendering)."""
+    text = f"{text}hotplex-text:{'0' * 64}"
+    files = {"dist/cc/prompt.xml": text.encode("utf-8", "surrogatepass"), "dist/cc/b.bin": b"\xff"}
+    artifact = Artifact(
+        "cc", "claude-code", None, "dist/cc/prompt.xml", text, files, (), (), (), "dist/cc"
+    )
+    digest = set_digest(files)
+    # A warning (no part of the digest) spelling the stand-in stays as it is.
+    served = Served(artifact, digest, warnings=(f"hotplex-text:{digest}",))
+    assert routes.answer(served) == json_text(routes.artifact_json(served)).encode("utf-8")
+
+
+def test_a_per_user_compile_takes_the_base_artifact_from_what_it_read(make_project) -> None:
+    """After the first call of a job, each per-user compile is one compile: the base artifact
+    beside it is the kept one, its files' stamps those the overlay compile just read
+    (``Project.base_as_read``), not a second compile; after a base file is saved, the next
+    call serves the new base artifact beside an overlay compiled on the same files."""
+    root = make_project({"agent-configs/SOUL.md": "You help.\n"})
+    for path in root.rglob("*"):
+        _settled_long_ago(path)
+    service = Service(root, None)
+    compiled = []
+    compile_ = service.project.compile
+
+    def counting(target, platform=None, overlay=None, **kwargs):
+        compiled.append(overlay is not None)
+        return compile_(target, platform, overlay, **kwargs)
+
+    service.project.compile = counting
+    calls = []
+    for user in range(3):
+        asyncio.run(service.compile("cc", "slack", {"MEMORY.md": f"- user {user}\n"}, None))
+        calls.append(compiled[:])
+        compiled.clear()
+    assert calls[1:] == [[True], [True]]  # after the first: the overlay's compile alone
+    soul = root / "agent-configs" / "SOUL.md"
+    soul.write_text("You review.\n", encoding="utf-8")
+    os.utime(soul, ns=(2_000_000_000, 2_000_000_000))
+    served = asyncio.run(service.compile("cc", "slack", {"MEMORY.md": "- user 3\n"}, None))
+    assert "You review." in served.artifact.text and "user 3" in served.artifact.text
+    assert "You review." in service._good[("cc", "slack")].artifact.text
