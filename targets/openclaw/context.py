@@ -78,7 +78,7 @@ BOOTSTRAP_FILES: Final[dict[str, tuple[str, ...]]] = {
 # workspace without BOOTSTRAP.md as set up, and leaves BOOTSTRAP.md out of the Project Context of
 # a set-up workspace (``filterCompletedWorkspaceBootstrapFile`` in ``resolveBootstrapFiles``, past
 # the functions the vectors were computed with): shown with the real program by
-# tests/integration/test_openclaw.py.
+# tests/integration/test_openclaw_live.py.
 _OPTIONAL_FILES: Final[dict[str, frozenset[str]]] = {
     "2026.9": frozenset({_USER, _BOOTSTRAP, _MEMORY}),
     # The seed calls MEMORY.md optional ("可选"); its memory resolver only returns existing files.

@@ -163,7 +163,7 @@ class OpenClaw(SkillsShipper):
         "the workspace files OpenClaw reads, and the exact `# Project Context` it will build from "
         "them"
     )
-    verified = Verified("OpenClaw", "2026.9.6", "tests/integration/test_openclaw.py")
+    verified = Verified("OpenClaw", "2026.9.6", "tests/integration/test_openclaw_live.py")
     Options = Options
     headless = False  # OpenClaw's own agent reads the workspace hotplex places
     outputs = (

@@ -54,7 +54,7 @@ def _build(root: Path, capsys) -> tuple[dict, str]:
 
 
 # OpenClaw: written into the workspace it deploys, with no launch.json (tests/integration/
-# test_openclaw.py).
+# test_openclaw_live.py).
 OPENCLAW = "workspace/skills/{n}/SKILL.md"
 
 

@@ -39,7 +39,7 @@ CASES = _load_cases()
 def set_up(case: dict[str, Any]) -> dict[str, Any]:
     """The vector as OpenClaw 2026.9.6 builds it for a set-up workspace: the vectors were
     computed past ``resolveBootstrapFiles``, which leaves a missing BOOTSTRAP.md out, since a
-    workspace without one counts as set up (tests/integration/test_openclaw.py, with the real
+    workspace without one counts as set up (tests/integration/test_openclaw_live.py, with the real
     program)."""
     path = f"{case['workspace']}/BOOTSTRAP.md"
     missing = f"\n## {path}\n[MISSING] Expected at: {path}"
