@@ -332,7 +332,8 @@ def _category_descriptions(skills: Iterable[Skill]) -> list[Problem]:
         )
         for skill in skills
         for item in skill.files
-        if item.path.rsplit("/", 1)[-1] == CATEGORY_FILE
+        if item.path.rsplit("/", 1)[-1].casefold() == CATEGORY_FILE.casefold()  # any case: a
+        # gateway on a case-insensitive file system gives Hermes description.md as DESCRIPTION.md
         and ("/" not in item.path or item.path.split("/", 1)[0] not in SUPPORT_FOLDERS)
     ]
 

@@ -314,7 +314,7 @@ def _validate_package_allow(key: str, allow: tuple[str, ...], bad: typing.Callab
             bad(
                 f"{key}.allow[{index}]",
                 f"'{entry}' is too short a part of a finding's text: it would let through every"
-                " finding of the package that holds it ('g': every GitHub token)",
+                f" finding of the package that holds '{entry}' anywhere in it",
                 f"name the rule meant, or {SHORTEST_ALLOWED_TEXT} or more characters of the"
                 " finding's text",
             )
@@ -378,12 +378,14 @@ def _validate_targets(
 
 def _validate_skills_listing(target: Target, key: str, bad: typing.Callable[..., None]) -> None:
     """Names and descriptions in ``<skills>`` stand in for skills the program cannot load."""
-    skills = registry.workers()[target.worker].skills
+    worker = registry.workers()[target.worker]
+    skills = worker.skills
     if target.skills_listing and skills is not None:
+        folder = skills.folder.format(name="<name>")
+        where = f"{worker.home_dir}/{folder}" if skills.in_home else folder
         bad(
             f"{key}.skills_listing",
-            f"worker '{target.worker}' ships each skill where its program loads skills"
-            f" ({skills.folder.format(name='<name>')}{' in its home' if skills.in_home else ''}),"
+            f"worker '{target.worker}' ships each skill where its program loads skills ({where}),"
             " which lists them already",
             "remove skills_listing",
         )

@@ -13,8 +13,12 @@ _NOT_A_NAME = frozenset({"Cc", "Zl", "Zp"})  # Unicode categories no file name o
 # The names Windows keeps for devices, in any case and with any extension (``CON.md``, ``aux``):
 # a file so named cannot be written there (it opens the device instead).
 _DEVICE = re.compile(
-    r"(CON|PRN|AUX|NUL|COM[0-9\u00b9\u00b2\u00b3]|LPT[0-9\u00b9\u00b2\u00b3])(\..*)?", re.I
+    r"(CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|COM[0-9\u00b9\u00b2\u00b3]|LPT[0-9\u00b9\u00b2\u00b3])"
+    r" *(\..*)?",
+    re.I,
 )
+# What no Windows file name holds (':' names an NTFS stream of the file before it).
+_NOT_ON_WINDOWS = frozenset('<>:"|?*')
 
 
 def one_name_apart(folder: str, paths: list[str], placer: str = "a gateway") -> list[Problem]:
@@ -41,7 +45,7 @@ def misnamed(name: str, display: str) -> Problem | None:
     backslash is a folder separator where the gateway may run, a control character or a byte
     that is not UTF-8 (a lone surrogate here) no JSON reader or terminal gets back as written;
     a trailing '.' or space Windows drops, placing ``notes.md.`` over ``notes.md``; a device
-    name Windows keeps (``CON.md``, ``nul``)."""
+    name Windows keeps (``CON.md``, ``nul``, ``aux .md``); a character no Windows name holds."""
     if name.rstrip(". ") != name:
         return Problem(
             f"a skill file's name is where it is placed, and Windows drops the '.' or space that"
@@ -55,7 +59,16 @@ def misnamed(name: str, display: str) -> Problem | None:
             f"a skill file's name is where it is placed, and '{name}' names the device"
             f" {device.group(1).upper()} on Windows: a gateway there cannot write it",
             Span(display),
-            hint="rename it (CON, PRN, AUX, NUL, COM0-9 and LPT0-9 are taken, with any extension)",
+            hint="rename it (CON, PRN, AUX, NUL, CONIN$, CONOUT$, COM0-9 and LPT0-9 are taken,"
+            " with any extension)",
+        )
+    kept = sorted(set(name) & _NOT_ON_WINDOWS)
+    if kept:
+        return Problem(
+            f"a skill file's name is where it is placed, and Windows keeps {' '.join(kept)} out"
+            f" of every file name: a gateway there cannot write '{name}' as it is",
+            Span(display),
+            hint="rename it (letters, digits, '.', '-', '_')",
         )
     held = odd_character(name)
     if held is None:

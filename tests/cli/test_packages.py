@@ -774,10 +774,12 @@ def test_a_real_folder_of_the_package_name_is_an_error(tmp_path, upstream, cache
             'allow = ["control-character", "U+200B", "ZERO WIDTH SPACE", "g"]',
             "package[0].allow[3]",
             "'g' is too short a part of a finding's text: it would let through every finding of"
-            " the package that holds it ('g': every GitHub token)\n  hint: name the rule meant,"
+            " the package that holds 'g' anywhere in it\n  hint: name the rule meant,"
             " or 8 or more characters of the finding's text",
         ),
         ('allow = ["ghp_abc"]', "package[0].allow[0]", "'ghp_abc' is too short a part"),
+        # the hint named GitHub tokens whatever the entry was (adversary8 L5)
+        ('allow = ["*"]', "package[0].allow[0]", "the package that holds '*' anywhere in it\n"),
         # it said the path escaped "the project"
         ('subdir = "../x"', "package[0].subdir", "path '../x' escapes the repository with '..'"),
         ('subdir = "/x"', "package[0].subdir", "name folders relative to the repository's top"),

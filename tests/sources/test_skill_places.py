@@ -248,6 +248,8 @@ def test_a_name_windows_strips_a_dot_or_space_from_is_refused(tmp_path, capsys, 
         ("DESCRIPTION.md", True),
         ("notes/DESCRIPTION.md", True),
         ("references/DESCRIPTION.md", False),
+        ("description.md", True),  # a case-insensitive file system gives it to Hermes as one
+        ("notes/Description.MD", True),
     ],
 )
 def test_a_description_md_hermes_would_list_is_refused(tmp_path, capsys, where, refused):

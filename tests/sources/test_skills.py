@@ -199,18 +199,26 @@ def test_skills_listing_folds_names_and_descriptions_into_skills(tmp_path, capsy
     assert "- long-one: Checks a release." in (root / "dist/aider/default/prompt.xml").read_text()
 
 
-def test_skills_listing_on_a_program_that_loads_skills_is_refused(tmp_path, capsys):
+@pytest.mark.parametrize(
+    ("worker", "where"),
+    [
+        ("claude-code", ".claude/skills/<name>"),
+        ("codex", "codex-home/skills/<name>"),
+        ("openclaw", "workspace/skills/<name>"),  # it said "in its home" (adversary8 L3)
+    ],
+)
+def test_skills_listing_on_a_program_that_loads_skills_is_refused(tmp_path, capsys, worker, where):
     root = tmp_path / "p"
     _one_skill(root, "description: Fine.\n")
     manifest = root / "hotplex.toml"
     text = manifest.read_text().replace(
-        'worker = "claude-code"', 'worker = "claude-code"\nskills_listing = true'
+        'worker = "claude-code"', f'worker = "{worker}"\nskills_listing = true'
     )
     manifest.write_text(text)
     assert cli.main(["-C", str(root), "build"]) == 2
-    assert (
-        "target[0].skills_listing: worker 'claude-code' ships each skill" in capsys.readouterr().err
-    )
+    said = capsys.readouterr().err
+    assert f"target[0].skills_listing: worker '{worker}' ships each skill" in said
+    assert f"where its program loads skills ({where})," in said
 
 
 def test_the_frontmatter_is_scanned_as_the_body_is(tmp_path, capsys):
@@ -596,12 +604,37 @@ def test_quotation_marks_that_spell_no_wrapper_are_listed(text):
     assert not listing_problems(skill, claude_code.SKILLS, "Claude Code")
 
 
-@pytest.mark.parametrize("name", ["CON.md", "aux.txt", "nul", "Com1.sh", "lpt9.tar.gz", "PRN"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "CON.md",
+        "aux.txt",
+        "nul",
+        "Com1.sh",
+        "lpt9.tar.gz",
+        "PRN",
+        "aux .md",
+        "CONIN$",
+        "conout$.md",
+    ],
+)
 def test_a_windows_device_name_is_refused(tmp_path, capsys, name):
     root = tmp_path / "p"
     _one_skill(root, "description: Fine.\n")
     (root / "agent-configs/skills/long-one" / name).write_text("A resource.\n")
     err = _refused(root, capsys, 2)
-    device = name.split(".")[0].upper()
+    device = name.split(".")[0].strip().upper()
     assert f"skills/long-one/{name}: a skill file's name is where it is placed, and '{name}'" in err
     assert f"names the device {device} on Windows" in err
+
+
+@pytest.mark.parametrize(("name", "kept"), [("x:y.md", ":"), ("q?.md", "?"), ("a|b", "|")])
+def test_a_character_no_windows_name_holds_is_refused(tmp_path, capsys, name, kept):
+    """``x:y.md`` on NTFS writes a stream of ``x``; ``?`` and ``|`` no Windows name holds
+    (adversary8 L1)."""
+    root = tmp_path / "p"
+    _one_skill(root, "description: Fine.\n")
+    (root / "agent-configs/skills/long-one" / name).write_text("A resource.\n")
+    err = _refused(root, capsys, 2)
+    assert f"skills/long-one/{name}: a skill file's name is where it is placed" in err
+    assert f"Windows keeps {kept} out of every file name" in err
