@@ -155,7 +155,8 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
         They get everything a file on disk gets (frontmatter, sanitizer, limits, secret,
         hidden-text and prompt-injection scans, daily-log selection) but templates: their text
         is data, never rendered. Nothing is written or kept for later calls. A key no source
-        reads, or a value of another type, is a ``HotplexError``. ``overlay_names`` says how
+        reads, a key in ``skills/`` (a skill is the project's, every call's), or a value of
+        another type, is a ``HotplexError``. ``overlay_names`` says how
         messages name an overlaid file (default ``overlay:USER.md``, or the path read).
         ``on_finding`` (default: the manifest's ``[overlay] on_finding``, itself "error" by
         default) is what a finding in an overlaid file does: "error" raises ``HotplexError``;

@@ -35,6 +35,7 @@ from hotplex.sources.inputs import Inputs, whole_characters
 from hotplex.sources.logs import days_glob, is_day, is_day_of
 from hotplex.sources.reader import Loaded
 from hotplex.sources.resolve import overlay_paths
+from hotplex.sources.skills import folder_of as skills_folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,6 +86,13 @@ def prepare(
         default = os.fspath(value) if isinstance(value, os.PathLike) else f"overlay:{key}"
         label = labels.get(key, default)
         display = _display(model, key, Span(f"overlay:{key}"))
+        if display.startswith(skills_folder(model.sources_dir) + "/"):
+            raise HotplexError.single(
+                "a skill's files are not overlaid: an Agent Skill is the project's, the same in"
+                " every call, never one user's text",
+                Span(label),
+                hint="put a user's own text in an overlaid USER.md, MEMORY.md or daily log",
+            )
         if display in keys:
             raise HotplexError.single(
                 f"overlay keys {keys[display]!r} and {key!r} name the same file"

@@ -194,10 +194,30 @@ def _skill(
     place, program = listing
     if place is not None:
         problems += listing_problems(skill, place, program)
+        problems += _unlisted(meta, place.listed, program, (raw_text, skill_md))
     if problems:
         raise HotplexError(problems)
     head = SkillFile(SKILL_FILE, _normalised(meta, loaded.body, Span(skill_md)), "text")
     return attrs.evolve(skill, files=(head, *files))
+
+
+def _unlisted(
+    meta: dict[str, Any], listed: tuple[str, ...], program: str, where: tuple[str, str]
+) -> list[Problem]:
+    """A listed key whose value is no text (a list, a mapping, a number): the listing's checks
+    read text, and a program prints such a value its own way (``String([…])`` joins a list's
+    items), so it could forge an entry or close the wrapper unseen. The description is
+    ``check_meta``'s to refuse."""
+    raw_text, skill_md = where
+    return [
+        Problem(
+            f"a listed text must be text, not {_kind(meta[key])} ({program} lists '{key}')",
+            _key_span(raw_text, key, skill_md, value=True),
+            hint=f"write {key} as one line of text",
+        )
+        for key in listed
+        if key != "description" and meta.get(key) is not None and not isinstance(meta[key], str)
+    ]
 
 
 def _guard_meta(
@@ -354,6 +374,15 @@ def check_meta(meta: dict[str, Any], folder_name: str, file: str, text: str) -> 
 # value: `yes`/`no`/`on`/`off`/`y`/`n` are text there, `012` is twelve, `1_000` and `1:20` text.
 _BOOL_12 = re.compile(r"true|false", re.IGNORECASE)
 _KINDS = {"bool": "a boolean", "int": "a whole number", "float": "a number"}
+
+
+def _kind(value: object) -> str:
+    """What YAML read ``value`` as, in a message: a list, a mapping, a date, a number."""
+    kinds = {**_KINDS, "list": "a list", "dict": "a mapping", "date": "a date"}
+    name = type(value).__name__
+    return kinds.get(name, f"a {name}")
+
+
 _NUMBER_11_ONLY = re.compile(r"[-+]?(?:0[0-7_]+|0b[01_]+|[0-9][0-9_]*:[0-5]?[0-9].*|.*_.*)")
 
 

@@ -31,6 +31,7 @@ FILES = {
     "agent-configs/USER.md": "The base user.",
     "agent-configs/MEMORY.md": "- the base memory",
     "agent-configs/memory/2026-11-01.md": "- a day of the project",
+    "agent-configs/skills/s1/SKILL.md": "---\nname: s1\ndescription: a skill\n---\nbody\n",
 }
 
 # What a hostile user's text may hold: the document's own tags, a secret, hidden text, injection
@@ -57,6 +58,8 @@ PIECES = [
 
 TEXT = st.lists(st.sampled_from(PIECES), max_size=12).map("".join)
 KEYS = ["USER.md", "MEMORY.md", "SOUL.slack.md", "memory/2026-11-29.md", "memory/2026-11-01.md"]
+# A skill's file, which no call overlays (refused whole: a skill is the project's, every call's).
+SKILL_KEYS = ["skills/s1/SKILL.md"]
 
 
 def _settled(root: Path) -> Path:
@@ -87,7 +90,7 @@ def _compiled(project: Project, job: tuple[str, str | None], overlay, on_finding
     calls=st.lists(
         st.tuples(
             st.sampled_from([("cc", None), ("cc", "slack"), ("ocs", None), ("ocs", "slack")]),
-            st.dictionaries(st.sampled_from(KEYS), TEXT, min_size=1, max_size=3),
+            st.dictionaries(st.sampled_from(KEYS + SKILL_KEYS), TEXT, min_size=1, max_size=3),
             st.sampled_from(["error", "block"]),
         ),
         min_size=1,
@@ -115,8 +118,11 @@ def test_a_planned_compile_is_the_plain_compile(projects, calls) -> None:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(document_compile, "compile_job", counting)
             assert _compiled(planned, job, overlay, on_finding) == expected
-        assert taken[-1] == (key in made)  # a job and files compiled before: through its plan
-        kept = repr([plan.products for plan in planned._plans.values()])
+        if SKILL_KEYS[0] in overlay:  # refused before any compile: no plan taken or made
+            assert isinstance(expected, str) and "a skill's files are not overlaid" in expected
+        else:
+            assert taken[-1] == (key in made)  # a job and files compiled before: its plan
+        kept = repr([(plan.products, plan.skills) for plan in planned._plans.values()])
         for text in overlay.values():
             for line in text.splitlines():
                 if len(line) > 30 and line not in repr(FILES):

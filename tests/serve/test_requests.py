@@ -94,6 +94,21 @@ def test_more_files_than_the_limit_are_refused_before_any_is_read(server: Server
     assert "is not a file this project reads" in _problem(answer, 400)["detail"]
 
 
+def test_a_skill_overlay_is_a_400_naming_its_key(server: Server) -> None:
+    """An Agent Skill is the project's: a skill's file is no overlay key (adversary 8, H1: the
+    second user was served the first user's overlaid skill, unscanned)."""
+    secret = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    for who in ("alice", f"bob {secret}"):
+        text = f"---\nname: s1\ndescription: skill of {who}\n---\nbody\n"
+        answer = server.client.post(
+            "/v1/compile", json={"target": "cc", "overlay": {"skills/s1/SKILL.md": text}}
+        )
+        (problem,) = _problem(answer, 400)["problems"]
+        assert problem["place"] == "overlay:skills/s1/SKILL.md"
+        assert problem["message"].startswith("a skill's files are not overlaid")
+        assert secret not in answer.text
+
+
 def test_an_error_quotes_a_megabyte_key_in_a_few_kilobytes(server: Server, hotplex) -> None:
     key = "a" * 1_000_000
     answer = server.client.post("/v1/compile", json={"target": "cc", "overlay": {key: "x"}})
