@@ -1783,18 +1783,14 @@ def test_a_skill_with_a_file_the_build_would_not_read_whole_is_left_out(tmp_path
 
 def test_an_adopted_script_is_allowed_by_a_glob_matching_it_alone(tmp_path):
     """'run[1].sh' written as the glob 'run[1].sh' allows 'run1.sh', not itself: the build
-    refused it; 'a*b.sh' allowed any 'a…b.sh'."""
+    refused it. ('*' and '?' no skill file's name holds: Windows keeps them out.)"""
     repo = write_tree(
         tmp_path / "repo",
         {
             ".claude/skills/deploy/SKILL.md": _skill("deploy"),
             ".claude/skills/deploy/scripts/run[1].sh": "#!/bin/sh\n",
-            ".claude/skills/deploy/scripts/a*b.sh": "#!/bin/sh\n",
         },
     )
     project, _ = import_and_build(repo)
     manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
-    assert manifest["skills"]["scripts"] == [
-        "deploy/scripts/a[*]b.sh",
-        "deploy/scripts/run[[]1].sh",
-    ]
+    assert manifest["skills"]["scripts"] == ["deploy/scripts/run[[]1].sh"]

@@ -318,6 +318,7 @@ class SkillCallingChat(FakeChatCompletions):
     tool: str = "skill"
     arguments: dict[str, Any] = field(default_factory=dict)
     calls: list[str] = field(default_factory=list)
+    call_id: str = "call_hotplex_skill"  # Droid answers no call id of letters alone
 
     def respond(self, request: RecordedRequest) -> Reply | None:
         body = request.body
@@ -329,7 +330,7 @@ class SkillCallingChat(FakeChatCompletions):
         self.calls.append(self.tool)
         call = {
             "index": 0,
-            "id": CALL_ID,
+            "id": self.call_id,
             "type": "function",
             "function": {"name": self.tool, "arguments": json.dumps(self.arguments)},
         }
@@ -346,12 +347,12 @@ class SkillCallingChat(FakeChatCompletions):
         return 200, sse(events, named=False) + b"data: [DONE]\n\n", "text/event-stream"
 
 
-CALL_ID = "callhotplexskill"  # letters alone: OpenClaw drops the rest of a call id
+CALL_ID = SkillCallingChat.call_id
 
 
-def calling(tool: str, **arguments: Any):
-    """A fake that has the model call ``tool`` once, for a ``LiveCase``."""
-    return lambda: SkillCallingChat(tool=tool, arguments=arguments)
+def calling(tool: str, call_id: str = CALL_ID, **arguments: Any):
+    """A fake that has the model call ``tool`` once, with ``call_id``, for a ``LiveCase``."""
+    return lambda: SkillCallingChat(tool=tool, arguments=arguments, call_id=call_id)
 
 
 def assert_body_returned(built, fake, requests, skill_md: Path) -> None:
@@ -362,7 +363,10 @@ def assert_body_returned(built, fake, requests, skill_md: Path) -> None:
     after = [
         r
         for r in requests
-        if any(m["role"] == "tool" and m.get("tool_call_id") == CALL_ID for m in r.body["messages"])
+        if any(
+            m["role"] == "tool" and m.get("tool_call_id") == fake.call_id
+            for m in r.body["messages"]
+        )
     ]
     assert after, "no request carried the skill tool's result"
     body = skill_md.read_text(encoding="utf-8").split("\n---\n", 1)[1].strip("\n")
