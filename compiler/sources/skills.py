@@ -201,13 +201,9 @@ def _skill(
     return attrs.evolve(skill, files=(head, *files))
 
 
-def _unlisted(
-    meta: dict[str, Any], listed: tuple[str, ...], program: str, where: tuple[str, str]
-) -> list[Problem]:
-    """A listed key whose value is no text (a list, a mapping, a number): the listing's checks
-    read text, and a program prints such a value its own way (``String([…])`` joins a list's
-    items), so it could forge an entry or close the wrapper unseen. The description is
-    ``check_meta``'s to refuse."""
+def _unlisted(meta: dict, listed: tuple[str, ...], program: str, where: tuple[str, str]) -> list:
+    """A listed key whose value is no text, which the listing's checks cannot read and a program
+    prints its own way (``String([…])``); the description is ``check_meta``'s to refuse."""
     raw_text, skill_md = where
     return [
         Problem(
@@ -379,8 +375,7 @@ _KINDS = {"bool": "a boolean", "int": "a whole number", "float": "a number"}
 def _kind(value: object) -> str:
     """What YAML read ``value`` as, in a message: a list, a mapping, a date, a number."""
     kinds = {**_KINDS, "list": "a list", "dict": "a mapping", "date": "a date"}
-    name = type(value).__name__
-    return kinds.get(name, f"a {name}")
+    return kinds.get(type(value).__name__, f"a {type(value).__name__}")
 
 
 _NUMBER_11_ONLY = re.compile(r"[-+]?(?:0[0-7_]+|0b[01_]+|[0-9][0-9_]*:[0-5]?[0-9].*|.*_.*)")
