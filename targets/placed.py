@@ -140,9 +140,7 @@ class Placed(Worker):
         emitted = self.emit(job, sections, model)
         tool = self.format.tool
         first = next(t for t in model.manifest.target if model.worker_of(t).skills == place)
-        # One folder per repository: two targets would take turns. By name: a pool process
-        # gets the job's target as a copy, never the model's own object.
-        if first.name != job.target.name:
+        if first.name != job.target.name:  # by name: a pool process's job holds a copy of it
             warning = (
                 f"target '{first.name}' places the skills in {place.folder.format(name='')}, where"
                 f" {tool} loads them; this target places none (one folder per repository)"
