@@ -251,3 +251,30 @@ def test_a_parallel_build_places_what_one_process_does(tmp_path, capsys, monkeyp
     assert status == 0 and "0 rebuilt" in said, said
     assert cli.main(["-C", str(two), "check"]) == 0
     assert _tree(two) == _tree(one)
+
+
+@pytest.mark.parametrize("skill_edited", [False, True])
+def test_without_the_log_a_placed_skill_s_resource_is_vouched_for_by_its_marker(
+    tmp_path, capsys, skill_edited
+):
+    """A resource file has no marker line: with ``.hotplex/`` deleted, its skill's placed
+    SKILL.md, hotplex's by its marker, makes it hotplex's, and an edited source is placed; once
+    that SKILL.md was edited by hand, the folder is the user's and nothing in it is overwritten."""
+    root = _project(tmp_path, _target("cu", "cursor"))
+    assert _build(root, capsys)[0] == 0
+    shutil.rmtree(root / ".hotplex")
+    if skill_edited:
+        placed_skill = root / ".cursor/skills/release-notes/SKILL.md"
+        placed_skill.write_text(placed_skill.read_text() + "mine\n")
+    source = root / "agent-configs/skills/release-notes/references/template.md"
+    source.write_text(source.read_text() + "more\n")
+    status, said = _build(root, capsys)
+    placed = root / ".cursor/skills/release-notes/references/template.md"
+    if skill_edited:
+        assert status == 2
+        assert "'.cursor/skills/release-notes/references/template.md' exists and hotplex" in said
+        assert placed.read_text() != source.read_text()
+    else:
+        assert status == 0, said
+        assert placed.read_bytes() == source.read_bytes()
+        assert cli.main(["-C", str(root), "check"]) == 0
