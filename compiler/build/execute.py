@@ -158,15 +158,15 @@ def _refuse_foreign_placed(
     """Each further file a job places (``Emitted.placed``: an editor's skill files) is absent,
     hotplex's (``placement.refuse_foreign``), or already the bytes it would get: known only once
     the job is compiled, so looked at here, before any of the job's files is written."""
-    from hotplex.placement import read_regular, refuse_foreign
+    from hotplex.placement import read_regular, refuse_foreign, unmarked
 
     problems = []
     for path in emitted.placed:
         known = recorded.get(path)
         digest = known.digest if known else None
         data = read_regular(model.root / path)
-        if data == emitted.files[path]:
-            digest = sha256(emitted.files[path])  # nothing is lost: a fresh clone of a commit
+        if data is not None and data in (emitted.files[path], unmarked(emitted.files[path])):
+            digest = sha256(data)  # nothing is lost: a fresh clone, a skill folder imported
         elif data is not None and known is None and _in_marked_skill(model, job, emitted, path):
             digest = sha256(data)
         try:

@@ -278,3 +278,16 @@ def test_without_the_log_a_placed_skill_s_resource_is_vouched_for_by_its_marker(
         assert status == 0, said
         assert placed.read_bytes() == source.read_bytes()
         assert cli.main(["-C", str(root), "check"]) == 0
+
+
+def test_a_skill_folder_holding_its_source_s_bytes_is_taken_over(tmp_path, capsys):
+    """What ``import`` leaves: the editor's folder it adopted, the same bytes as the new
+    source, the SKILL.md but for the marker line. Nothing is lost by placing over it."""
+    root = _project(tmp_path, _target("cu", "cursor"))
+    shutil.copytree(root / "agent-configs/skills/sql-review", root / ".cursor/skills/sql-review")
+    settle(root)
+    status, said = _build(root, capsys)
+    assert status == 0, said
+    assert is_hotplex_file((root / ".cursor/skills/sql-review/SKILL.md").read_bytes())
+    assert "0 rebuilt" in _build(root, capsys)[1]
+    assert cli.main(["-C", str(root), "check"]) == 0
