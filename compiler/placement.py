@@ -57,6 +57,15 @@ def is_hotplex_file(data: bytes) -> bool:
     return _digest(data[: match.start()] + data[match.end() :]) == match.group(1).decode()
 
 
+def unmarked(data: bytes) -> bytes:
+    """A file of hotplex's without its marker line: the bytes it was written from (the source
+    of a placed ``SKILL.md``, which ``import`` copied from the folder now there)."""
+    found = list(_MARKER.finditer(data))
+    if len(found) != 1 or not is_hotplex_file(data):
+        return data
+    return data[: found[0].start()] + data[found[0].end() :]
+
+
 _ORIGIN = re.compile(rb"written by `hotplex build` from (.+), target \"([^\"]*)\"; edit")
 
 

@@ -140,7 +140,7 @@ class Placed(Worker):
         emitted = self.emit(job, sections, model)
         tool = self.format.tool
         first = next(t for t in model.manifest.target if model.worker_of(t).skills == place)
-        if first is not job.target:  # one folder per repository: two targets would take turns
+        if first.name != job.target.name:  # by name: a pool process's job holds a copy of it
             warning = (
                 f"target '{first.name}' places the skills in {place.folder.format(name='')}, where"
                 f" {tool} loads them; this target places none (one folder per repository)"

@@ -158,14 +158,17 @@ def _refuse_foreign_placed(
     """Each further file a job places (``Emitted.placed``: an editor's skill files) is absent,
     hotplex's (``placement.refuse_foreign``), or already the bytes it would get: known only once
     the job is compiled, so looked at here, before any of the job's files is written."""
-    from hotplex.placement import read_regular, refuse_foreign
+    from hotplex.placement import read_regular, refuse_foreign, unmarked
 
     problems = []
     for path in emitted.placed:
         known = recorded.get(path)
         digest = known.digest if known else None
-        if read_regular(model.root / path) == emitted.files[path]:
-            digest = sha256(emitted.files[path])  # nothing is lost: a fresh clone of a commit
+        data = read_regular(model.root / path)
+        if data is not None and data in (emitted.files[path], unmarked(emitted.files[path])):
+            digest = sha256(data)  # nothing is lost: a fresh clone, a skill folder imported
+        elif data is not None and known is None and _in_marked_skill(model, job, emitted, path):
+            digest = sha256(data)
         try:
             refuse_foreign(
                 model.root, path, _span(model, job), digest, model.sources_dir, FOREIGN_SKILL
@@ -174,6 +177,25 @@ def _refuse_foreign_placed(
             problems += error.problems
     if problems:
         raise HotplexError(problems)
+
+
+def _in_marked_skill(model: Model, job: Job, emitted: Emitted, path: str) -> bool:
+    """Whether ``path``, a skill's resource file the log has no record of (a fresh clone, a
+    deleted ``.hotplex/``), lies in a skill folder whose ``SKILL.md`` on disk is this target's,
+    by its marker line: a resource file carries no marker of its own, so the skill's vouches
+    for it (a user's file there is refused while the log knows what hotplex wrote)."""
+    from hotplex.placement import origin, read_regular
+    from hotplex.sources.skill_listing import SKILL_FILE
+
+    skills = [
+        p
+        for p in emitted.placed
+        if p.endswith(f"/{SKILL_FILE}") and path.startswith(p[: -len(SKILL_FILE)]) and p != path
+    ]
+    if not skills:
+        return False
+    data = read_regular(model.root / min(skills, key=len))  # the skill's, not a resource's
+    return data is not None and origin(data) == (model.manifest_path.name, job.target.name, True)
 
 
 def _span(model: Model, job: Job) -> Span:

@@ -5,12 +5,13 @@ one-copy warnings where the editor would list a skill twice."""
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
 from hotplex import cli
 from hotplex.placement import is_hotplex_file
-from hotplex_testing import EXAMPLES
+from hotplex_testing import EXAMPLES, settle
 
 SKILLS = ("incident-triage", "release-notes", "sql-review")
 
@@ -209,3 +210,84 @@ def test_a_stale_placed_skill_in_a_fresh_clone_is_named(tmp_path, capsys):
         " which places nothing there now"
     ) in said
     assert (root / ".kiro/skills/sql-review/SKILL.md").is_file()  # never deleted without the log
+
+
+def _tree(root) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".hotplex" not in p.relative_to(root).parts
+    }
+
+
+def test_a_parallel_build_places_what_one_process_does(tmp_path, capsys, monkeypatch):
+    """The pool's processes get each job as a copy of its target: the first target placing in
+    a folder is found by name there, so a -j2 build places the skills (not "target 'cu' places
+    the skills …" of itself), and an edit after a -j1 build is placed, not deleted as an orphan."""
+    from hotplex.build import pool
+
+    monkeypatch.setattr(pool, "JOBS_PER_PROCESS", 1)  # two jobs are enough for two processes
+    targets = _target("cu", "cursor") + _target("pi", "pi") + _target("ki", "kiro")
+    one, two = _project(tmp_path / "one", targets), _project(tmp_path / "two", targets)
+    for root in (one, two):
+        settle(root)
+    assert _build(one, capsys, "-j1")[0] == _build(two, capsys, "-j1")[0] == 0
+    for root in (one, two):
+        source = root / "agent-configs/skills/sql-review/SKILL.md"
+        source.write_text(source.read_text() + "edited\n")
+        settle(root / "agent-configs")  # the no-op build below is not sent down the slow path
+    status, said_two = _build(two, capsys, "-j2")
+    assert status == 0, said_two
+    assert "places none" not in said_two and "deleted" not in said_two
+    said_one = _build(one, capsys, "-j1")[1]
+    timed = re.compile(r"\([0-9.]+ s\)")
+    assert timed.sub("", said_two.replace(str(two), "")) == timed.sub(
+        "", said_one.replace(str(one), "")
+    )
+    assert _tree(two) == _tree(one)
+    assert "edited\n" in (two / ".cursor/skills/sql-review/SKILL.md").read_text()
+    assert "edited\n" in (two / ".kiro/skills/sql-review/SKILL.md").read_text()
+    status, said = _build(two, capsys, "-j2")
+    assert status == 0 and "0 rebuilt" in said, said
+    assert cli.main(["-C", str(two), "check"]) == 0
+    assert _tree(two) == _tree(one)
+
+
+@pytest.mark.parametrize("skill_edited", [False, True])
+def test_without_the_log_a_placed_skill_s_resource_is_vouched_for_by_its_marker(
+    tmp_path, capsys, skill_edited
+):
+    """A resource file has no marker line: with ``.hotplex/`` deleted, its skill's placed
+    SKILL.md, hotplex's by its marker, makes it hotplex's, and an edited source is placed; once
+    that SKILL.md was edited by hand, the folder is the user's and nothing in it is overwritten."""
+    root = _project(tmp_path, _target("cu", "cursor"))
+    assert _build(root, capsys)[0] == 0
+    shutil.rmtree(root / ".hotplex")
+    if skill_edited:
+        placed_skill = root / ".cursor/skills/release-notes/SKILL.md"
+        placed_skill.write_text(placed_skill.read_text() + "mine\n")
+    source = root / "agent-configs/skills/release-notes/references/template.md"
+    source.write_text(source.read_text() + "more\n")
+    status, said = _build(root, capsys)
+    placed = root / ".cursor/skills/release-notes/references/template.md"
+    if skill_edited:
+        assert status == 2
+        assert "'.cursor/skills/release-notes/references/template.md' exists and hotplex" in said
+        assert placed.read_text() != source.read_text()
+    else:
+        assert status == 0, said
+        assert placed.read_bytes() == source.read_bytes()
+        assert cli.main(["-C", str(root), "check"]) == 0
+
+
+def test_a_skill_folder_holding_its_source_s_bytes_is_taken_over(tmp_path, capsys):
+    """What ``import`` leaves: the editor's folder it adopted, the same bytes as the new
+    source, the SKILL.md but for the marker line. Nothing is lost by placing over it."""
+    root = _project(tmp_path, _target("cu", "cursor"))
+    shutil.copytree(root / "agent-configs/skills/sql-review", root / ".cursor/skills/sql-review")
+    settle(root)
+    status, said = _build(root, capsys)
+    assert status == 0, said
+    assert is_hotplex_file((root / ".cursor/skills/sql-review/SKILL.md").read_bytes())
+    assert "0 rebuilt" in _build(root, capsys)[1]
+    assert cli.main(["-C", str(root), "check"]) == 0
