@@ -101,7 +101,6 @@ def plan(
             " lists them itself beside the compiled ones (build and check say so): delete them"
             " once the build ships the copies"
         )
-        notes += _placed_over(adopted, targets, into)
     placed += [p for skill in adopted for p in skill.files]
     comments = {f"source:{e.name}": f"from {_shown(e.origin, into)}" for e in entries(found)}
     notes += _scan_notes(placed, into)
@@ -323,25 +322,6 @@ def _skills(
             )
             adopted.append(Adopted(skill.name, skill.origin, folder, files, scripts))
     return adopted
-
-
-def _placed_over(adopted: list[Adopted], targets: list[dict], into: Path) -> list[str]:
-    """An adopted skill whose folder is where a chosen editor target places its copy: build
-    never places over a folder of the user's, so that one has to go before the first build."""
-    notes = []
-    for target in targets:
-        worker = registry.workers()[target["worker"]]
-        if worker.places is None or worker.skills is None:
-            continue
-        for skill in adopted:
-            where = into / worker.skills.folder.format(name=skill.name)
-            if os.path.abspath(where) == os.path.abspath(skill.origin):
-                notes.append(
-                    f"delete {_shown(skill.origin, into)} before `hotplex build`: target"
-                    f" '{target['name']}' places the skill's copy there, never over a folder"
-                    " of yours"
-                )
-    return notes
 
 
 def _skills_folder_free(into: Path, sources_dir: str, adopted: list[Adopted]) -> None:

@@ -1539,28 +1539,6 @@ def test_every_folder_a_program_lists_skills_from_is_adopted(tmp_path, folder):
     assert (project / "skills/triage/SKILL.md").read_text() == _skill("triage")
 
 
-def test_an_editor_skill_folder_adopted_is_named_to_delete_before_the_first_build(tmp_path):
-    """The kiro target places the copy where the adopted folder is, and build never places
-    over a folder of the user's: import says to delete it first (adversary8 M3)."""
-    repo = write_tree(
-        tmp_path / "repo",
-        {
-            "AGENTS.md": "# Rules\n",
-            ".kiro/steering/a.md": "steer\n",
-            ".kiro/skills/gamma/SKILL.md": _skill("gamma"),
-        },
-    )
-    said = run_ok("-C", str(repo), "import", "--for", "kiro").stdout
-    assert (
-        "note: delete .kiro/skills/gamma before `hotplex build`: target 'kiro' places the"
-        " skill's copy there, never over a folder of yours"
-    ) in said
-    shutil.rmtree(repo / ".kiro/skills/gamma")
-    run_ok("-C", str(repo), "build")
-    placed = (repo / ".kiro/skills/gamma/SKILL.md").read_text()
-    assert placed.startswith("---\nname: gamma\n")
-
-
 def test_the_import_folders_are_the_one_copy_rules_folders():
     """One list: every skill folder a worker places in or names in its one-copy rules."""
     from hotplex import registry
