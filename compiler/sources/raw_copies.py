@@ -237,7 +237,7 @@ def _skills_placed_beside(
     for other in model.manifest.target:
         worker = model.worker_of(other)
         place = worker.skills
-        if other is target or not names or place is None or place.in_home:
+        if other.name == target.name or not names or place is None or place.in_home:
             continue
         if model.session_dir(other) != session:
             continue
