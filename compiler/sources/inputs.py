@@ -238,15 +238,15 @@ class Inputs:
         if display in self._loaded and (cached is None or cached.meta_read == meta):
             return cached
         raw = self.raw(display, span)
-        upstream = self._upstream(display)
         day = self._is_day(display)
-        loaded = decoded(display, raw, meta, day, upstream) if raw is not None else None
+        loaded = decoded(display, raw, meta, day, self._upstream) if raw is not None else None
         self._loaded[display] = loaded
         return loaded
 
     def _upstream(self, display: str) -> str | None:
         """What to do about a package file that is not text, if ``display`` is one: the user
-        cannot save it again, it is read from the cache as the lock pins it."""
+        cannot save it again, it is read from the cache as the lock pins it. Asked only of a
+        file that is not text."""
         name = None if self.packages is None else self.packages.package_of(display)
         if name is None:
             return None
@@ -258,20 +258,25 @@ class Inputs:
 
 
 def decoded(
-    display: str, raw: ReadResult, meta: bool, is_day: bool, upstream: str | None = None
+    display: str,
+    raw: ReadResult,
+    meta: bool,
+    is_day: bool,
+    upstream: Callable[[str], str | None] | None = None,
 ) -> Loaded:
     """A file's bytes as a source's text: whole characters, its frontmatter stripped when
     ``meta``; a capped day is its tail (its end: no frontmatter, no first line). ``upstream``
-    is the hint for a file the user cannot save again (a package's) that is not text."""
+    gives the hint for a file the user cannot save again (a package's) that is not text."""
     capped = raw.size > len(raw.data)
     tail = capped and is_day
     data = whole_characters(raw.data, tail) if capped else raw.data
     try:
         text = frontmatter.decode(data, display)
     except HotplexError as exc:
-        if upstream is None:
+        hint = upstream(display) if upstream is not None else None
+        if hint is None:
             raise
-        problems = [Problem(p.message, p.span, upstream) for p in exc.problems]
+        problems = [Problem(p.message, p.span, hint) for p in exc.problems]
         raise HotplexError(problems, exc.exit_status) from None
     strip = meta and not tail
     stripped = frontmatter.strip(text, display) if strip else frontmatter.Stripped(text)
