@@ -151,7 +151,7 @@ def watched(model: Model) -> tuple[str, ...]:
             found += [_stamped(pattern) for pattern in worker.skills_listed]
             for _, folder in _placed_folders(model, target):  # and each it places, a file added
                 base = model.root / folder
-                found += [folder, *(_in_project(folder, base, p) for p in _folders_under(base))]
+                found += [folder, *(_in_project(folder, base, p) for p in _walked(base, False))]
             continue
         session = model.session_dir(target)
         for folder in _folders_up(session, own.above):
@@ -358,24 +358,16 @@ def _added_to_placed(model: Model, target: Target) -> list[tuple[str, str]]:
     source = model.root / model.source_path(SKILLS_FOLDER)
     found = []
     for name, folder in _placed_folders(model, target):
-        for path in _files_under(model.root / folder):
+        for path in _walked(model.root / folder, True):
             rel = path.relative_to(model.root / folder).as_posix()
             if not (source / name / rel).is_file():
                 found.append((name, f"{folder}/{rel}"))
     return found
 
 
-def _folders_under(base: Path) -> list[Path]:
-    """The folders below the folder ``base``, symlinked ones not followed."""
-    return sorted(Path(folder, d) for folder, dirs, _ in os.walk(base) for d in dirs)
-
-
-def _files_under(base: Path) -> list[Path]:
-    """The files in the folder ``base`` and below it, symlinked folders not followed."""
-    found = []
-    for folder, _, files in os.walk(base):
-        found += [Path(folder, f) for f in files]
-    return sorted(found)
+def _walked(base: Path, files: bool) -> list[Path]:
+    """The files (or the folders) below the folder ``base``, symlinked folders not followed."""
+    return sorted(Path(f, n) for f, dirs, ns in os.walk(base) for n in (ns if files else dirs))
 
 
 def _in_project(folder: str, base: Path, path: Path) -> str:
