@@ -26,6 +26,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hotplex.fs import skipped_folder
 from hotplex.sources.skill_listing import SKILL_FILE
 
 if TYPE_CHECKING:
@@ -150,8 +151,7 @@ def watched(model: Model) -> tuple[str, ...]:
         if own is None:  # an editor's skill folders, where it lists skills of the user's too
             found += [_stamped(pattern) for pattern in worker.skills_listed]
             for _, folder in _placed_folders(model, target):  # and each it places, a file added
-                base = model.root / folder
-                found += [folder, *(_in_project(folder, base, p) for p in _walked(base, False))]
+                found += [folder, *(f"{folder}/{r}" for r in _walked(model.root / folder, False))]
             continue
         session = model.session_dir(target)
         for folder in _folders_up(session, own.above):
@@ -247,8 +247,8 @@ def _skill_names(model: Model) -> list[str]:
 
 
 def _placed_skill(model: Model, path: str) -> bool:
-    """Whether the file ``path`` is a ``SKILL.md`` hotplex placed, as it wrote it, for the target
-    of this manifest that places the skills in its folder (``Model.skills_placer``)."""
+    """Whether ``path`` is a ``SKILL.md`` hotplex placed, as written, for the target of this
+    manifest placing the skills in its folder (``Model.skills_placer``)."""
     from hotplex.placement import origin, read_regular
 
     data = read_regular(model.root / path) if posixpath.basename(path) == SKILL_FILE else None
@@ -356,18 +356,22 @@ def _added_to_placed(model: Model, target: Target) -> list[tuple[str, str]]:
     from hotplex.sources.skills import SKILLS_FOLDER
 
     source = model.root / model.source_path(SKILLS_FOLDER)
+    return [
+        (name, f"{folder}/{rel}")
+        for name, folder in _placed_folders(model, target)
+        for rel in _walked(model.root / folder, True)
+        if not (source / name / rel).is_file()
+    ]
+
+
+def _walked(base: Path, files: bool) -> list[str]:
+    """The files (or the folders) below the folder ``base`` a walk of a skill reads (a hidden
+    one, ``.DS_Store``, is none of it), relative to it; symlinked folders not followed."""
     found = []
-    for name, folder in _placed_folders(model, target):
-        for path in _walked(model.root / folder, True):
-            rel = path.relative_to(model.root / folder).as_posix()
-            if not (source / name / rel).is_file():
-                found.append((name, f"{folder}/{rel}"))
-    return found
-
-
-def _walked(base: Path, files: bool) -> list[Path]:
-    """The files (or the folders) below the folder ``base``, symlinked folders not followed."""
-    return sorted(Path(f, n) for f, dirs, ns in os.walk(base) for n in (ns if files else dirs))
+    for folder, dirs, names in os.walk(base):
+        dirs[:] = [d for d in dirs if not skipped_folder(d)]
+        found += [Path(folder, n) for n in (names if files else dirs) if not skipped_folder(n)]
+    return sorted(p.relative_to(base).as_posix() for p in found)
 
 
 def _in_project(folder: str, base: Path, path: Path) -> str:

@@ -184,6 +184,8 @@ def test_a_file_of_yours_in_a_placed_skill_folder_is_named(tmp_path, capsys):
     status, out = _build(root, capsys)
     assert status == 0 and said in out
     assert "references/template.md is not" not in out  # the skill's own files are hotplex's
+    (notes.parent / ".DS_Store").write_bytes(b"\0")  # hidden: no part of a skill, as in a build
+    assert ".DS_Store" not in _build(root, capsys)[1]
     assert cli.main(["-C", str(root), "check"]) == 0
     assert said in capsys.readouterr().err
     deeper = root / ".cursor/skills/release-notes/references/mine/x.md"
