@@ -40,9 +40,10 @@ _SPLIT = re.compile(rf"^[ \t]*{ENTRY_SEPARATOR.strip()}[ \t]*$", re.MULTILINE)  
 _FILES = ((SOUL_FILE, "soul"), (MEMORY_FILE, "memory"), (USER_FILE, "user"))
 
 
-def claims(folder: Path) -> bool:
+def claims(folder: Path, chosen: bool) -> bool:
     """Whether ``folder`` is a Hermes home: Hermes's ``config.yaml`` and ``memories/`` folder
-    beside a SOUL.md or a memory file (a project's SOUL.md beside some config.yaml is not one)."""
+    beside a SOUL.md or a memory file (a project's SOUL.md beside some config.yaml is not one),
+    asked for (``chosen``: ``import --for hermes-agent``) or not: a home is told by its files."""
     held = any((folder / name).is_file() for name in (SOUL_FILE, MEMORY_FILE, USER_FILE))
     return held and (folder / CONFIG).is_file() and (folder / MEMORIES).is_dir()
 

@@ -139,10 +139,10 @@ class Placed(Worker):
             return super().emit_with_skills(job, sections, skills, model)
         emitted = self.emit(job, sections, model)
         tool = self.format.tool
-        first = next(t for t in model.manifest.target if model.worker_of(t).skills == place)
-        if first.name != job.target.name:  # by name: a pool process's job holds a copy of it
+        first = model.skills_placer(place.folder)
+        if first != job.target.name:
             warning = (
-                f"target '{first.name}' places the skills in {place.folder.format(name='')}, where"
+                f"target '{first}' places the skills in {place.folder.format(name='')}, where"
                 f" {tool} loads them; this target places none (one folder per repository)"
             )
             return attrs.evolve(emitted, warnings=(*emitted.warnings, warning))

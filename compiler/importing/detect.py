@@ -24,25 +24,51 @@ from hotplex.placement import read_is_hotplex_file
 _SUFFIXED = re.compile(r"(SOUL|AGENTS|SKILLS|USER|MEMORY)\.[A-Za-z0-9][A-Za-z0-9_-]*\.md")
 
 
-def workspace_format(folder: Path) -> ModuleType | None:
+def workspace_format(folder: Path, chosen: tuple[str, ...] = ()) -> ModuleType | None:
     """The format module of the workspace ``folder`` is (HotPlex's, or one a worker declares as
-    its ``importer``), else None."""
+    its ``importer``), else None. A folder holding only files HotPlex's sources and a worker's
+    workspace both have (AGENTS.md and SOUL.md) is HotPlex's, unless that worker is ``chosen``
+    (``import --for``)."""
     names = {p.name for p in folder.iterdir() if p.is_file()}
-    suffixed = any(_SUFFIXED.fullmatch(name) for name in names)
+    own = _only_hotplex(names)
     held = names & {*SOURCE_FILES, hotplex.META}
     subfolders = [p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")]
     platforms = any(any((sub / n).is_file() for n in SOURCE_FILES) for sub in subfolders)
-    if folder.name == SOURCES_DIR and (held or suffixed or platforms):
+    if folder.name == SOURCES_DIR and (held or own or platforms):
         return hotplex
-    for importer in _worker_importers():
-        if importer.claims(folder):
+    importers = _worker_importers()
+    for importer in importers.values():
+        if importer.claims(folder, False):
             return importer
-    return hotplex if {"SOUL.md", "SKILLS.md", hotplex.META} & names or suffixed else None
+    if "SOUL.md" not in names and not own:
+        return None
+    asked = (i for w, i in importers.items() if w in chosen and i.claims(folder, True))
+    return hotplex if own else next(asked, hotplex)
 
 
-def _worker_importers() -> list[ModuleType]:
-    """The workspace formats workers declare, in registry order."""
-    return [resolve_name(w.importer) for w in registry.workers().values() if w.importer]
+def _only_hotplex(names: set[str]) -> bool:
+    """Whether the file ``names`` of a folder hold one only HotPlex's sources have: SKILLS.md,
+    META.md, or a platform's variant (``SOUL.telegram.md``)."""
+    return any(n in ("SKILLS.md", hotplex.META) or _SUFFIXED.fullmatch(n) for n in names)
+
+
+def _worker_importers() -> dict[str, ModuleType]:
+    """The workspace formats workers declare, by worker name, in registry order."""
+    workers = registry.workers()
+    return {n: resolve_name(w.importer) for n, w in workers.items() if w.importer}
+
+
+def _also_workspaces(path: Path) -> list[str]:
+    """For a folder taken as HotPlex's sources, a note per worker whose workspace it could be
+    too, asked for (``import --for``): it holds only files both read."""
+    if _only_hotplex({p.name for p in path.iterdir() if p.is_file()}):
+        return []
+    return [
+        f"{path} is taken as HotPlex's sources; it could be an {importer.KIND} too:"
+        f" `hotplex import --for {worker}` imports it as one"
+        for worker, importer in _worker_importers().items()
+        if importer.claims(path, True)
+    ]
 
 
 def instruction_formats() -> list[Any]:
@@ -56,17 +82,18 @@ def instruction_formats() -> list[Any]:
     return [*(resolve_name(spec) for spec in declared), ruler, skills]
 
 
-def detect(path: Path, project: Path) -> list[Found]:
+def detect(path: Path, project: Path, chosen: tuple[str, ...] = ()) -> list[Found]:
     """Every format found at ``path``: a folder, or a file or folder inside one a tool reads
     (``.cursor/rules/a.mdc``, ``.kiro/steering``, ``.aider.conf.yml``), found from the folder
     that holds it, or holds the hidden folder it is in, and reduced to it. ``project`` is the
-    folder imported into: no folder above it is searched."""
+    folder imported into: no folder above it is searched; ``chosen``: the workers ``--for``
+    names."""
     mode = kind_of(path)
     if mode is None:
         raise HotplexError.single(f"'{path}': no such file or folder")
-    found = _in_folder(path, project) if path.is_dir() else []
+    found = _in_folder(path, project, chosen) if path.is_dir() else []
     for root in _roots(Path(os.path.normpath(path.absolute())), project):
-        found = found or _only(_in_folder(root, project), path)
+        found = found or _only(_in_folder(root, project, chosen), path)
     if not found and not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
         raise HotplexError.single(wrong_kind(str(path), mode, "a regular file or a folder"))
     return found
@@ -85,9 +112,13 @@ def _roots(path: Path, project: Path) -> list[Path]:
     return roots
 
 
-def _in_folder(path: Path, project: Path) -> list[Found]:
+def _in_folder(path: Path, project: Path, chosen: tuple[str, ...]) -> list[Found]:
     """Every format found in the folder ``path``."""
-    workspace = workspace_format(path)
+    workspace = workspace_format(path, chosen)
+    if workspace is hotplex and path.name != SOURCES_DIR:
+        found = hotplex.find(path)
+        found.notes += _also_workspaces(path)
+        return [found]
     if workspace is not None:
         return [workspace.find(path)]
     found = [f for f in (module.find(path) for module in instruction_formats()) if f is not None]

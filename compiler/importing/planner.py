@@ -59,7 +59,8 @@ def plan(
 ) -> Plan:
     """Detect, map and check everything; raises HotplexError before any file is written."""
     refuse_state_folders(paths, into)
-    each = [(path, detect(path, into)) for path in paths]
+    named = workers_for(for_workers) if for_workers else ()
+    each = [(path, detect(path, into, named)) for path in paths]
     _nothing_at(each)
     found = _one_workspace([f for _, kinds in each for f in kinds])
     _skip_foreign_switch(found)

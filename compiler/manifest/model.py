@@ -339,6 +339,18 @@ class Model(Record):
     def worker_of(self, target: Target) -> Any:
         return self.workers[target.name]
 
+    def skills_placer(self, folder: str) -> str | None:
+        """The name of the target that places the skills in the repository at ``folder`` (a
+        ``SkillsPlace.folder``, ``.cursor/skills/{name}``): the first in ``[[target]]`` whose
+        editor loads them there, one per folder (a later one places none); None: none does.
+        A name, so that callers compare names: a pool process's job holds a copy of its target."""
+        for target in self.manifest.target:
+            worker = self.worker_of(target)
+            place = worker.skills
+            if not worker.headless and place is not None and place.folder == folder:
+                return target.name
+        return None
+
     def target_index(self, target: Target) -> int:
         """Where ``target`` stands in ``[[target]]``."""
         found = self.positions.get(target.name)

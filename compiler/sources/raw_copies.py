@@ -19,11 +19,15 @@ a no-op build notices a file appearing there.
 
 from __future__ import annotations
 
+import os
 import posixpath
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from hotplex.fs import skipped_folder
+from hotplex.sources.skill_listing import SKILL_FILE
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -146,6 +150,8 @@ def watched(model: Model) -> tuple[str, ...]:
         own = worker.own_files
         if own is None:  # an editor's skill folders, where it lists skills of the user's too
             found += [_stamped(pattern) for pattern in worker.skills_listed]
+            for _, folder in _placed_folders(model, target):  # and each it places, a file added
+                found += [folder, *(f"{folder}/{r}" for r in _walked(model.root / folder, False))]
             continue
         session = model.session_dir(target)
         for folder in _folders_up(session, own.above):
@@ -205,13 +211,25 @@ def _stamped(pattern: str) -> str:
 
 def _rivals(model: Model, target: Target, own: OwnFiles) -> list[tuple[str, str]]:
     """The files in the session folder that compete with the document, each with what
-    happens: those on disk, and those a target of the manifest places there."""
+    happens: those on disk (not a skill another target placed there: the warning on the skills
+    placed beside names those), and those a target of the manifest places there."""
+    from hotplex.worker import PLACED_OVER
+
     found = []
+    compiled = {f"{n}/{SKILL_FILE}" for n in _skill_names(model)}
     for folder in _folders_up(model.session_dir(target), above=False):
         base = model.root / folder
         for pattern, effect in own.rivals.items():
             paths = sorted(p for p in base.glob(pattern) if p.is_file()) if base.is_dir() else []
-            found += [(_in_project(folder, base, path), effect) for path in paths]
+            for path in paths:
+                rel = _in_project(folder, base, path)
+                if _placed_skill(model, rel):
+                    continue
+                # the gateway's copy replaces a skill of the user's only where it is named like
+                # a compiled one (``.factory/skills/<name>/SKILL.md``)
+                named = _under(path.relative_to(base).as_posix(), _stamped(pattern))
+                replaced = effect if named in compiled else effect.removesuffix(PLACED_OVER)
+                found.append((rel, replaced))
             # a placed file counts before the build that writes it
             for place in (posixpath.normpath(p) for p in model.placed):
                 rel = _under(place, folder)
@@ -220,18 +238,38 @@ def _rivals(model: Model, target: Target, own: OwnFiles) -> list[tuple[str, str]
     return list(dict.fromkeys(found))
 
 
+def _skill_names(model: Model) -> list[str]:
+    """The names of the project's skills, as the folders in the sources' skills folder."""
+    from hotplex.sources.skills import SKILLS_FOLDER
+
+    folder = model.root / model.source_path(SKILLS_FOLDER)
+    return sorted(p.parent.name for p in folder.glob(f"*/{SKILL_FILE}")) if folder.is_dir() else []
+
+
+def _placed_skill(model: Model, path: str) -> bool:
+    """Whether ``path`` is a ``SKILL.md`` hotplex placed, as written, for the target of this
+    manifest placing the skills in its folder (``Model.skills_placer``)."""
+    from hotplex.placement import origin, read_regular
+
+    data = read_regular(model.root / path) if posixpath.basename(path) == SKILL_FILE else None
+    named = origin(data) if data is not None else None
+    if named is None or named[0] != model.manifest_path.name or not named[2]:
+        return False
+    folder = posixpath.dirname(posixpath.dirname(path))
+    return model.skills_placer(f"{folder}/{{name}}") == named[1]
+
+
 def _skills_placed_beside(
     model: Model, target: Target, program: str, rivals: Mapping[str, str]
 ) -> list[str]:
     """A warning per folder another target places skills in (an editor's skills folder), or has
     its gateway place them in (``launch.json``'s ``files``), in ``target``'s session folder, where
-    ``target``'s ``program`` lists skills too (``rivals``): it gets each skill twice."""
-    from hotplex.sources.skills import SKILL_FILE, SKILLS_FOLDER
-
+    ``target``'s ``program`` lists skills too (``rivals``): it gets each skill twice. And where
+    ``target`` places the skills in a folder a gateway copies them into too, one per gateway."""
     session = model.session_dir(target)
     mine = model.worker_of(target).skills
-    folder = model.root / model.source_path(SKILLS_FOLDER)
-    names = sorted(p.parent.name for p in folder.glob(f"*/{SKILL_FILE}")) if folder.is_dir() else []
+    names = _skill_names(model)
+    places = mine is not None and model.skills_placer(mine.folder) == target.name
     by_folder: dict[str, list[tuple[str, str]]] = {}
     same: list[str] = []
     for other in model.manifest.target:
@@ -242,9 +280,9 @@ def _skills_placed_beside(
         if model.session_dir(other) != session:
             continue
         if mine is not None and not mine.in_home and place.folder == mine.folder:
-            if worker.headless != model.worker_of(target).headless:
-                same.append(other.name)  # an editor's placed folder, a gateway's copies there
-            continue  # the folder its own gateway places them in
+            if places and worker.headless:
+                same.append(other.name)  # the folder this target places, a gateway's copies there
+            continue  # the folder its own gateway, or the one target placing it, puts them in
         listed = f"{place.folder.format(name='*')}/{SKILL_FILE}"
         if any(fnmatchcase(listed, pattern) for pattern in rivals):
             where = posixpath.normpath(posixpath.join(session, place.folder.format(name="")))
@@ -262,7 +300,6 @@ def _skills_placed_beside(
         " placed ones, which the next build refuses to overwrite; set cwd on one of the two to"
         " a folder of its own"
         for other in same
-        if mine is not None
     ]
     return found
 
@@ -294,7 +331,47 @@ def _listed_skills(model: Model, target: Target) -> list[str]:
             rel = path.relative_to(model.root).as_posix()
             if path.is_file() and not read_is_hotplex_file(path):
                 found.append(f"target '{target.name}': {rel} {effect}; move it into the sources")
-    return [*found, *_skills_placed_beside(model, target, program, worker.skills_listed)]
+    found += _skills_placed_beside(model, target, program, worker.skills_listed)
+    for skill, rel in _added_to_placed(model, target):
+        found.append(
+            f"target '{target.name}': {rel} is not hotplex's: a file of your own in the folder"
+            f" hotplex places skill '{skill}' in, which {program} takes as part of the skill,"
+            f" raw (not checked or scanned); move it into the sources' skills/{skill}/"
+        )
+    return found
+
+
+def _placed_folders(model: Model, target: Target) -> list[tuple[str, str]]:
+    """Each skill's name and the repository folder ``target`` places it in, where it is the
+    target that places them (``Model.skills_placer``)."""
+    place = model.worker_of(target).skills
+    if place is None or model.skills_placer(place.folder) != target.name:
+        return []
+    return [(name, place.folder.format(name=name)) for name in _skill_names(model)]
+
+
+def _added_to_placed(model: Model, target: Target) -> list[tuple[str, str]]:
+    """The files in a folder ``target`` places a skill in that the skill in the sources does
+    not hold, with the skill's name: the user's, never written or deleted by hotplex."""
+    from hotplex.sources.skills import SKILLS_FOLDER
+
+    source = model.root / model.source_path(SKILLS_FOLDER)
+    return [
+        (name, f"{folder}/{rel}")
+        for name, folder in _placed_folders(model, target)
+        for rel in _walked(model.root / folder, True)
+        if not (source / name / rel).is_file()
+    ]
+
+
+def _walked(base: Path, files: bool) -> list[str]:
+    """The files (or the folders) below the folder ``base`` a walk of a skill reads (a hidden
+    one, ``.DS_Store``, is none of it), relative to it; symlinked folders not followed."""
+    found = []
+    for folder, dirs, names in os.walk(base):
+        dirs[:] = [d for d in dirs if not skipped_folder(d)]
+        found += [Path(folder, n) for n in (names if files else dirs) if not skipped_folder(n)]
+    return sorted(p.relative_to(base).as_posix() for p in found)
 
 
 def _in_project(folder: str, base: Path, path: Path) -> str:

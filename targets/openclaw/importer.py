@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from hotplex.fs import folded
 from hotplex.importing import skills as skills_import
 from hotplex.importing.found import LOGS_FOLDER, Entry, Found, Skip, daily_logs
 from hotplex.manifest.model import HOTPLEX_SOURCES
@@ -21,35 +22,51 @@ from hotplex.targets.openclaw.templates import TEMPLATES
 
 KIND = "OpenClaw workspace"
 SKILLS_DIR = "skills"  # the workspace's own skills, which OpenClaw lists first
+# The workspace's other skills folder OpenClaw lists (its skills page, "Loading order"); a skill
+# named like one of skills/ is overridden by it there.
+AGENTS_SKILLS_DIR = ".agents/skills"
 ONLY_OPENCLAW = frozenset({"TOOLS.md", "IDENTITY.md", "HEARTBEAT.md", "BOOTSTRAP.md"})
+STATE_DIR = ".openclaw"  # OpenClaw's own folder, which holds its workspace by default
 _MEMORY = next(s for s in HOTPLEX_SOURCES if s.file == "MEMORY.md")
 _SOURCES = {t.file: (t.source, t.channel, t.tag, t.note) for t in TEMPLATES}
 _SOURCES["MEMORY.md"] = (_MEMORY.name, _MEMORY.channel, _MEMORY.tag, _MEMORY.note)
 
 
-def claims(folder: Path) -> bool:
-    """Whether ``folder`` is an OpenClaw workspace: it holds a file only OpenClaw reads."""
-    return any((folder / name).is_file() for name in ONLY_OPENCLAW)
+def claims(folder: Path, chosen: bool) -> bool:
+    """Whether ``folder`` is an OpenClaw workspace: it holds a file only OpenClaw reads, or one
+    of its bootstrap files HotPlex reads too (AGENTS.md, SOUL.md, USER.md, MEMORY.md) and lies
+    in OpenClaw's own folder (``~/.openclaw/workspace``), or the user asked for OpenClaw
+    (``chosen``: ``import --for openclaw``)."""
+    if any((folder / name).is_file() for name in ONLY_OPENCLAW):
+        return True
+    shared = any((folder / name).is_file() for name in _SOURCES)
+    inside = any(p.name == STATE_DIR for p in folder.absolute().parents)
+    return shared and (chosen or inside)
 
 
 def find(folder: Path) -> Found:
     found = Found(KIND, folder, workspace=folder, in_place=False)
     taken: set[str] = set()
+    logs = daily_logs(found, folder)
     for file in dict.fromkeys([*BOOTSTRAP_FILES["seed"], *BOOTSTRAP_FILES["2026.9"]]):
         use = file if (folder / file).is_file() else None
         if use is None and file == "MEMORY.md" and (folder / "memory.md").is_file():
             use = "memory.md"  # OpenClaw's lower-case spelling, read when MEMORY.md is absent
+        if use is None and file == "MEMORY.md" and logs:
+            use = file  # the section the daily logs join, declared before its file exists
+            found.notes.append(
+                f"{LOGS_FOLDER}/ holds daily logs and there is no MEMORY.md: the 'memory' source"
+                " is declared all the same, for the section they join (write MEMORY.md in the"
+                " sources to add notes of your own before them)"
+            )
         if use is not None and file in _SOURCES:
             name, channel, tag, note = _SOURCES[file]
             found.entries.append(Entry(name, folder / use, channel, tag, note))
             taken.add(use)
     found.targets = [_target(folder)]
-    if daily_logs(found, folder):
+    if logs:
         taken.add(LOGS_FOLDER)
-    skills = skills_import.find(folder, (SKILLS_DIR,))  # OpenClaw's workspace skills, first
-    if skills is not None:
-        found.skills += skills.skills
-        found.skipped += skills.skipped
+    if _skills(found, folder):
         taken.add(SKILLS_DIR)
     for path in sorted(folder.iterdir()):
         if path.name in taken or path.name.startswith("."):
@@ -59,6 +76,26 @@ def find(folder: Path) -> Found:
             why = "OpenClaw's daily memory notes, read by its memory tools, not injected at start"
         found.skipped.append(Skip(path, why))
     return found
+
+
+def _skills(found: Found, folder: Path) -> bool:
+    """The workspace's skills, as OpenClaw lists them: those of ``skills/`` first, then those of
+    ``.agents/skills/`` but one named like a skill of ``skills/``, which OpenClaw overrides.
+    Whether ``skills/`` was taken."""
+    first = skills_import.find(folder, (SKILLS_DIR,))
+    then = skills_import.find(folder, (AGENTS_SKILLS_DIR,))
+    names = {folded(s.name) for s in first.skills} if first is not None else set()
+    for kind in (first, then):
+        if kind is None:
+            continue
+        for skill in kind.skills:
+            if kind is first or folded(skill.name) not in names:
+                found.skills.append(skill)
+                continue
+            why = f"OpenClaw loads {folder / SKILLS_DIR / skill.name} in its place"
+            found.skipped.append(Skip(skill.origin, why))
+        found.skipped += kind.skipped
+    return first is not None
 
 
 def _target(folder: Path) -> dict[str, Any]:

@@ -670,6 +670,65 @@ def test_an_openclaw_workspace_s_skills_are_adopted_and_shipped_back(tmp_path):
     assert shipped.read_text(encoding="utf-8") == skill
 
 
+def test_an_openclaw_workspace_with_daily_logs_and_no_memory_md_builds(tmp_path):
+    """The logs join the 'memory' source's section: import declares it, without its file, and
+    says so; the build deploys the days."""
+    files = {"AGENTS.md": "A.\n", "TOOLS.md": "T.\n", "memory/2026-11-29.md": "- did x\n"}
+    workspace = write_tree(tmp_path / "ws", files)
+    result = run_ok("-C", str(workspace), "import")
+    assert "MEMORY.md             [[source]] 'memory' (no such file yet)" in result.stdout
+    assert "memory/ holds daily logs and there is no MEMORY.md" in result.stdout
+    beside = tmp_path / "ws-hotplex"
+    run_ok("-C", str(beside), "build")
+    days = beside / "dist/claw/default/workspace/memory/2026-11-29.md"
+    assert days.read_text(encoding="utf-8") == "- did x\n"
+    assert not (beside / "dist/claw/default/workspace/MEMORY.md").exists()
+
+
+def test_an_openclaw_workspace_s_agents_skills_are_imported_as_openclaw_lists_them(tmp_path):
+    """OpenClaw lists the workspace's .agents/skills/ too, after skills/, whose skill of the
+    same name it loads instead."""
+
+    def skill(name: str, text: str) -> str:
+        return f"---\nname: {name}\ndescription: {text}\n---\n\n{text}\n"
+
+    files = {
+        "AGENTS.md": "A.\n",
+        "IDENTITY.md": "Name: Claw\n",
+        "skills/foo/SKILL.md": skill("foo", "Workspace foo."),
+        ".agents/skills/foo/SKILL.md": skill("foo", "Shadowed foo."),
+        ".agents/skills/baz/SKILL.md": skill("baz", "Agents baz."),
+    }
+    workspace = write_tree(tmp_path / "ws", files)
+    result = run_ok("-C", str(workspace), "import")
+    assert ".agents/skills/baz/SKILL.md  skill 'baz'" in result.stdout
+    assert (
+        f"not mapped: .agents/skills/foo: OpenClaw loads {workspace / 'skills/foo'} in its place"
+    ) in result.stdout
+    beside = tmp_path / "ws-hotplex"
+    run_ok("-C", str(beside), "build")
+    shipped = beside / "dist/claw/default/workspace/skills"
+    assert (shipped / "baz/SKILL.md").read_text() == files[".agents/skills/baz/SKILL.md"]
+    assert (shipped / "foo/SKILL.md").read_text() == files["skills/foo/SKILL.md"]
+
+
+@pytest.mark.parametrize("where", ["ws", ".openclaw/workspace"])
+def test_a_workspace_of_files_hotplex_reads_too_is_openclaw_s_where_it_says_so(tmp_path, where):
+    """AGENTS.md and SOUL.md alone are HotPlex's sources too: in OpenClaw's own folder, or with
+    --for openclaw, they are an OpenClaw workspace; elsewhere import says how to make them one."""
+    files = {"AGENTS.md": "A.\n", "SOUL.md": "S.\n", "memory/2026-11-29.md": "- did x\n"}
+    workspace = write_tree(tmp_path / where, files)
+    asked = () if where != "ws" else ("--for", "openclaw")
+    if asked:
+        said = run_ok("-C", str(workspace), "import", "--dry-run").stdout
+        assert "could be an OpenClaw workspace too: `hotplex import --for openclaw`" in said
+    run_ok("-C", str(workspace), "import", *asked)
+    beside = workspace.parent / f"{workspace.name}-hotplex"
+    manifest = tomllib.loads((beside / "hotplex.toml").read_text(encoding="utf-8"))
+    assert [t["worker"] for t in manifest["target"]] == ["openclaw"]
+    run_ok("-C", str(beside), "build")
+
+
 def test_a_hotplex_meta_md_becomes_the_metacognition_file(tmp_path):
     files = {"agent-configs/SOUL.md": "Soul.\n", "agent-configs/META.md": "Our own meta rules.\n"}
     project, _ = import_and_build(write_tree(tmp_path / "repo", files))

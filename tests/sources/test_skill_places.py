@@ -174,6 +174,19 @@ def test_a_skill_of_your_own_the_program_also_lists_is_named(tmp_path, capsys, w
     assert said in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("name", "replaced"), [("mine", False), ("sql-review", True)])
+def test_the_gateway_replaces_only_a_skill_named_like_a_compiled_one(
+    tmp_path, capsys, name, replaced
+):
+    root = _project(tmp_path, "droid", 'cwd = "."\n')
+    own = root / f".factory/skills/{name}/SKILL.md"
+    own.parent.mkdir(parents=True)
+    own.write_text(f"---\nname: {name}\ndescription: Mine.\n---\n\nMy own.\n")
+    _, err = _build(root, capsys)
+    line = next(w for w in err.splitlines() if f".factory/skills/{name}/SKILL.md is a" in w)
+    assert ("the gateway's copy replaces one named like a compiled skill" in line) is replaced
+
+
 def test_opencode_switched_off_says_it_lists_no_skill(tmp_path, capsys):
     root = _project(tmp_path, "opencode-server", 'own_instructions = "off"\n')
     _, err = _build(root, capsys)

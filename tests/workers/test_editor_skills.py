@@ -131,6 +131,72 @@ def test_a_second_copy_of_the_placed_skills_is_named(tmp_path, capsys, targets, 
 
 
 @pytest.mark.parametrize(
+    ("targets", "unsaid"),
+    [
+        # Zed's placed copies are Zed's, named by the second-copy warning, not raw skills
+        ((("z", "zed"), ("cli", "copilot-cli")), ".agents/skills/sql-review/SKILL.md is a skill"),
+        ((("z", "zed"), ("cx", "codex")), ".agents/skills/sql-review/SKILL.md is a skill"),
+        # the copilot editor places .github/skills/; its own target has no gateway
+        ((("cli", "copilot-cli"), ("gh", "copilot")), "target 'gh' has its gateway place"),
+        ((("gh", "copilot"), ("cli", "copilot-cli")), ".github/skills/sql-review/SKILL.md is a"),
+    ],
+)
+def test_the_skills_a_target_placed_are_named_as_its(tmp_path, capsys, targets, unsaid):
+    """Once the editor's copies are on disk (the second build), a program listing them too is
+    told they are that target's, never that they are raw skills or another target's copies."""
+    root = _project(tmp_path, "".join(_target(name, worker) for name, worker in targets))
+    assert _build(root, capsys)[0] == 0
+    status, out = _build(root, capsys)
+    assert status == 0
+    assert "'z' places in .agents/skills/" in out or "'cli' has its gateway place" in out
+    assert unsaid not in out
+    assert cli.main(["-C", str(root), "check"]) == 0
+    assert unsaid not in capsys.readouterr().err
+
+
+def test_the_placer_of_a_skills_folder_is_the_first_editor_of_it(tmp_path):
+    from hotplex.manifest import load as loading
+
+    root = _project(
+        tmp_path,
+        _target("cli", "copilot-cli")
+        + _target("gh", "copilot")
+        + _target("cu", "cursor")
+        + _target("cu2", "cursor", 'place = ".cursor/rules/other.mdc"\n'),
+    )
+    model = loading.load(root, root / "hotplex.toml")
+    assert model.skills_placer(".github/skills/{name}") == "gh"  # not the gateway's folder
+    assert model.skills_placer(".cursor/skills/{name}") == "cu"
+    assert model.skills_placer(".kiro/skills/{name}") is None
+
+
+def test_a_file_of_yours_in_a_placed_skill_folder_is_named(tmp_path, capsys):
+    """The editor takes it as part of the skill: build and check name it, no-op build too."""
+    root = _project(tmp_path, _target("cu", "cursor"))
+    assert _build(root, capsys)[0] == 0
+    notes = root / ".cursor/skills/release-notes/NOTES.md"
+    notes.write_text("mine\n")
+    said = (
+        "target 'cu': .cursor/skills/release-notes/NOTES.md is not hotplex's: a file of your own"
+        " in the folder hotplex places skill 'release-notes' in, which Cursor takes as part of"
+        " the skill, raw (not checked or scanned); move it into the sources' skills/release-notes/"
+    )
+    status, out = _build(root, capsys)
+    assert status == 0 and said in out
+    assert "references/template.md is not" not in out  # the skill's own files are hotplex's
+    (notes.parent / ".DS_Store").write_bytes(b"\0")  # hidden: no part of a skill, as in a build
+    assert ".DS_Store" not in _build(root, capsys)[1]
+    assert cli.main(["-C", str(root), "check"]) == 0
+    assert said in capsys.readouterr().err
+    deeper = root / ".cursor/skills/release-notes/references/mine/x.md"
+    deeper.parent.mkdir()
+    deeper.write_text("mine\n")
+    status, out = _build(root, capsys)  # a no-op build: the folder's stamp moved
+    assert status == 0 and "references/mine/x.md is not hotplex's" in out
+    assert notes.read_text() == "mine\n"
+
+
+@pytest.mark.parametrize(
     ("worker", "folder"),
     [
         ("cursor", ".cursor/skills"),
