@@ -124,7 +124,7 @@ class Service(ThreadedCalls, LearningCalls, Watching):
             if served is before or tries == SETTLE_TRIES:
                 raise refusal(compiled, Fault.REQUEST)
             tries += 1
-        metrics.COMPILES.labels("overlay", "ok").inc()
+        metrics.labelled(metrics.COMPILES, "overlay", "ok").inc()
         warnings = await self._project_warnings()
         return Served(compiled, set_digest(compiled.files), warnings=warnings)
 
