@@ -18,7 +18,6 @@ from importlib import resources
 
 import anyio
 from hotplex.errors import HotplexError, Span, shown, suggest
-from hotplex.fs import sha256
 from hotplex.json_writer import json_string_bytes, json_text
 from hotplex.serve import body as read
 from hotplex.serve import metrics
@@ -327,7 +326,7 @@ def artifact_json(served: Served) -> dict[str, object]:
         **_about(served),
         "text": artifact.text,
         "files": [
-            _file(path, data, artifact.text if path == artifact.path else None)
+            _file(path, data, served.sums[path], artifact.text if path == artifact.path else None)
             for path, data in artifact.files.items()
         ],
         **_notes(served),
@@ -375,7 +374,7 @@ def answer(served: Served) -> bytes:
     artifact = served.artifact
     primary = json_string_bytes(artifact.files[artifact.path])
     files = b", ".join(
-        _file_bytes(path, data, primary if path == artifact.path else None)
+        _file_bytes(path, data, served.sums[path], primary if path == artifact.path else None)
         for path, data in artifact.files.items()
     )
     return b"".join(
@@ -391,13 +390,14 @@ def answer(served: Served) -> bytes:
     )
 
 
-def _file_about(path: str, data: bytes) -> dict[str, object]:
-    return {"path": path, "sha256": sha256(data), "bytes": len(data)}
+def _file_about(path: str, data: bytes, sum_: str) -> dict[str, object]:
+    return {"path": path, "sha256": sum_, "bytes": len(data)}
 
 
-def _file(path: str, data: bytes, text: str | None = None) -> dict[str, object]:
-    """A file of the answer; ``text``: its text, known already (the primary file's)."""
-    out = _file_about(path, data)
+def _file(path: str, data: bytes, sum_: str, text: str | None = None) -> dict[str, object]:
+    """A file of the answer (``sum_``: its sha256); ``text``: its text, known already (the
+    primary file's)."""
+    out = _file_about(path, data, sum_)
     if text is not None:
         out["text"] = text
         return out
@@ -408,9 +408,9 @@ def _file(path: str, data: bytes, text: str | None = None) -> dict[str, object]:
     return out
 
 
-def _file_bytes(path: str, data: bytes, text: bytes | None) -> bytes:
+def _file_bytes(path: str, data: bytes, sum_: str, text: bytes | None) -> bytes:
     """``_file``'s JSON as UTF-8, its text written from ``data`` (``text``: already written)."""
-    about = json_text(_file_about(path, data))[:-1].encode("utf-8")
+    about = json_text(_file_about(path, data, sum_))[:-1].encode("utf-8")
     if text is None:
         try:
             text = json_string_bytes(data)
