@@ -106,7 +106,7 @@ def body_of(artifact: Artifact) -> bytes:
     from hotplex.serve.answers import Served
     from hotplex.serve.routes import artifact_json
 
-    document = artifact_json(Served(artifact, set_digest(artifact.files)))
+    document = artifact_json(Served.of(artifact))
     return json.dumps(document, ensure_ascii=False).encode("utf-8")
 
 

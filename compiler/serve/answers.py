@@ -30,12 +30,27 @@ class Refused(Exception):
 class Served:
     artifact: Artifact
     digest: str  # the set's sha256 (``set_digest``): the ETag
+    sums: Mapping[str, str]  # each file's sha256, by path, as the set's digest lists them
     stale: HotplexError | None = None  # why the last good artifact is served instead
     warnings: tuple[str, ...] = ()  # the project's, as `hotplex build` prints them
+
+    @classmethod
+    def of(cls, artifact: Artifact, warnings: tuple[str, ...] = ()) -> Served:
+        """``artifact`` served, each file hashed once: for the set's digest and the answer."""
+        sums = _sums(artifact.files)
+        return cls(artifact, _listed(sums), sums, warnings=warnings)
 
 
 def set_digest(files: Mapping[str, bytes]) -> str:
     """One sha256 for a set of files: that of the ``sha256sum`` listing of its files sorted by
     path (``sha256sum dist/cc/slack/* | sha256sum`` from the project folder gives the same)."""
-    listing = "".join(f"{sha256(data)}  {path}\n" for path, data in sorted(files.items()))
+    return _listed(_sums(files))
+
+
+def _sums(files: Mapping[str, bytes]) -> dict[str, str]:
+    return {path: sha256(data) for path, data in files.items()}
+
+
+def _listed(sums: Mapping[str, str]) -> str:
+    listing = "".join(f"{sums[path]}  {path}\n" for path in sorted(sums))
     return sha256(listing.encode("utf-8"))

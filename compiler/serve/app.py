@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import inspect
 import json
 import os
 import signal
@@ -78,7 +79,7 @@ def read_token(path: str) -> str:
 ROUTES = [
     Route("/v1/jobs", routes.jobs, methods=["GET"]),
     Route("/v1/artifacts/{target}", routes.artifact, methods=["GET"]),
-    Route("/v1/compile", routes.compile_, methods=["POST"]),
+    Route("/v1/compile", routes.Compile(), methods=["POST"]),
     Route("/v1/check", routes.check, methods=["POST"]),
     Route("/v1/learn", routes.learn, methods=["POST"]),
     Route("/v1/learn/request", routes.learn_request, methods=["POST"]),
@@ -110,10 +111,35 @@ def create(settings: Settings | None = None) -> ASGIApp:
     app.state.service = service
     app.state.body_limit = settings.body_limit
     app.state.bodies = {}  # each job's last artifact answer, rendered (routes._rendered)
+    direct = _Direct(app)
     token = read_token(settings.token_file) if settings.token_file else None
-    guarded = app if token is None else _Token(app, token)
+    guarded = direct if token is None else _Token(direct, token)
     host = settings.loopback_host
     return _Metrics(_Host(guarded, None if host is None else _loopback_names(host)))
+
+
+class _Direct:
+    """The routes whose endpoint is a plain ASGI app (``routes.Compile``), called directly:
+    Starlette's middlewares and routing would only find it and pass the request on (its other
+    methods still reach the route, which answers 405). The host check, the token and the
+    metrics are in front, as for every route."""
+
+    def __init__(self, app: Starlette) -> None:
+        self.app = app
+        self.endpoints = {
+            (route.path, method): route.endpoint
+            for route in ROUTES
+            if not inspect.isfunction(route.endpoint)
+            for method in route.methods or ()
+        }
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            endpoint = self.endpoints.get((scope["path"], scope["method"]))
+            if endpoint is not None:
+                scope["app"] = self.app  # as Starlette sets it for an endpoint
+                return await endpoint(scope, receive, send)
+        await self.app(scope, receive, send)
 
 
 def _loopback_names(host: str) -> frozenset[str]:
@@ -284,13 +310,21 @@ class _Metrics:
             route = _route_of(scope)
             method = scope["method"] if scope["method"] in METHODS else "other"
             if hung_up:
-                metrics.ABORTED.labels(route, method).inc()
+                metrics.labelled(metrics.ABORTED, route, method).inc()
             else:
-                metrics.LATENCY.labels(route, method).observe(time.perf_counter() - started)
-                metrics.REQUESTS.labels(route, method, str(status)).inc()
+                duration = time.perf_counter() - started
+                metrics.labelled(metrics.LATENCY, route, method).observe(duration)
+                metrics.labelled(metrics.REQUESTS, route, method, str(status)).inc()
+
+
+# The routes without a parameter, whose template is their path (no route with a parameter
+# comes first and matches one of their paths).
+PLAIN_PATHS = frozenset(route.path for route in ROUTES if not route.param_convertors)
 
 
 def _route_of(scope: Scope) -> str:
+    if scope["path"] in PLAIN_PATHS:
+        return scope["path"]
     for route in ROUTES:
         match, _ = route.matches(scope)
         if match is not Match.NONE:

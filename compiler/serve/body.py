@@ -11,7 +11,8 @@ from collections.abc import Mapping
 
 import anyio
 from hotplex.errors import HotplexError, Span, suggest
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
+from starlette.types import Receive
 
 POLICIES = ("error", "block")
 
@@ -58,11 +59,20 @@ def text(body: Mapping[str, object], key: str, required: bool = False) -> str | 
 
 
 async def json_body(request: Request, known: tuple[str, ...]) -> dict[str, object]:
-    """The body as a JSON object of ``known`` keys; past INLINE_PARSE bytes in a worker thread
-    (a megabyte of JSON takes milliseconds the event loop owes to other requests). A smaller
-    one is parsed here: the trip to a thread and back costs more than its parse (70 µs against
-    20 µs for the 8.5 KB of a per-user compile, benchmarks/bench_serve.py)."""
-    data = await _body(request, request.app.state.body_limit)
+    """The body as a JSON object of ``known`` keys (``json_of``)."""
+    declared = request.headers.get("content-length", "")
+    return await json_of(request.receive, declared, request.app.state.body_limit, known)
+
+
+async def json_of(
+    receive: Receive, declared: str, limit: int, known: tuple[str, ...]
+) -> dict[str, object]:
+    """The body ``receive`` brings, its Content-Length ``declared``, as a JSON object of
+    ``known`` keys; past INLINE_PARSE bytes parsed in a worker thread (a megabyte of JSON takes
+    milliseconds the event loop owes to other requests). A smaller one is parsed here: the trip
+    to a thread and back costs more than its parse (70 µs against 20 µs for the 8.5 KB of a
+    per-user compile, benchmarks/bench_serve.py)."""
+    data = await _body(receive, declared, limit)
     if len(data) <= INLINE_PARSE:
         return _parse(data, known)
     return await anyio.to_thread.run_sync(_parse, data, known)
@@ -150,15 +160,22 @@ def _unicode(body: dict[str, object]) -> None:
                 ) from None
 
 
-async def _body(request: Request, limit: int) -> bytes:
+async def _body(receive: Receive, declared: str, limit: int) -> bytes:
     """The body, refused (413) once it passes ``limit`` bytes: from its Content-Length before
-    reading, else while it streams in."""
-    declared = request.headers.get("content-length", "")
+    reading, else while it streams in; ``ClientDisconnect`` when the client hangs up first."""
     if declared.isdigit() and int(declared) > limit:
         raise _too_large(limit)
     chunks = []
     size = 0
-    async for chunk in request.stream():
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        if message["type"] != "http.request":
+            continue
+        chunk = message.get("body", b"")
+        more = message.get("more_body", False)
         size += len(chunk)
         if size > limit:
             raise _too_large(limit)

@@ -11,20 +11,23 @@ from __future__ import annotations
 
 import base64
 import functools
+import inspect
 import math
 from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 
 import anyio
 from hotplex.errors import HotplexError, Span, shown, suggest
-from hotplex.fs import sha256
-from hotplex.json_writer import json_text
+from hotplex.json_writer import json_string_bytes, json_text
 from hotplex.serve import body as read
 from hotplex.serve import metrics
 from hotplex.serve.answers import Fault, Refused, Served
 from hotplex.serve.problems import error_response
+from starlette.applications import Starlette
+from starlette.datastructures import QueryParams, State
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 STATUS = {Fault.UNKNOWN: 404, Fault.BROKEN: 503, Fault.REQUEST: 400, Fault.FINDING: 422}
 STALE_HEADER = "Hotplex-Stale"
@@ -43,29 +46,34 @@ def _query(key: str) -> Span:
 
 
 def takes(*names: str) -> Callable:
-    """A route taking only these query parameters, each at most once: a misspelt one
-    (``?plaform=slack``) would otherwise be ignored and the base artifact served."""
+    """A route taking only these query parameters (``check_query``)."""
 
     def decorate(route: Callable[[Request], Awaitable[Response]]):
         @functools.wraps(route)
         async def checked(request: Request) -> Response:
-            seen: set[str] = set()
-            for name, _value in request.query_params.multi_items():
-                if name not in names:
-                    raise read.BadRequest(
-                        "unknown query parameter",
-                        _query(name),
-                        suggest(name, names)
-                        or (f"parameters: {', '.join(names)}" if names else "it takes none"),
-                    )
-                if name in seen:
-                    raise read.BadRequest("given twice: which is meant?", _query(name))
-                seen.add(name)
+            check_query(request.query_params, names)
             return await route(request)
 
         return checked
 
     return decorate
+
+
+def check_query(query: QueryParams, names: tuple[str, ...]) -> None:
+    """Refused unless ``query`` holds only ``names``, each at most once: a misspelt parameter
+    (``?plaform=slack``) would otherwise be ignored and the base artifact served."""
+    seen: set[str] = set()
+    for name, _value in query.multi_items():
+        if name not in names:
+            raise read.BadRequest(
+                "unknown query parameter",
+                _query(name),
+                suggest(name, names)
+                or (f"parameters: {', '.join(names)}" if names else "it takes none"),
+            )
+        if name in seen:
+            raise read.BadRequest("given twice: which is meant?", _query(name))
+        seen.add(name)
 
 
 @takes()
@@ -114,18 +122,65 @@ async def artifact(request: Request) -> Response:
     return Response(body, headers=headers, media_type="application/json")
 
 
-@takes()
-async def compile_(request: Request) -> Response:
-    body = await read.json_body(request, COMPILE_KEYS)
-    target = read.string(body, "target", required=True)
-    assert target is not None
-    platform = read.string(body, "platform")
-    overlay = read.texts(body, "overlay")
-    on_finding = read.policy(body)
-    served = await request.app.state.service.compile(target, platform, overlay, on_finding)
-    for finding in served.artifact.findings:
-        metrics.FINDINGS.labels("/v1/compile", finding.action).inc()
-    return Response(answer(served), headers=_headers(served), media_type="application/json")
+class Compile:
+    """``POST /v1/compile``, which a gateway calls for every message, as a plain ASGI app: its
+    route's endpoint, which ``app._Direct`` calls without Starlette's middlewares and routing
+    in front. What another route has from ``Request`` and ``Response`` it does itself: the
+    query checked by ``check_query``, the body read by ``body.json_of``, as ``json_body``
+    reads it; the answer's head as ``Response`` writes it. An exception is answered by the
+    application's handler for it, as Starlette's middlewares answer another route's."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        app = scope["app"]
+        try:
+            head, data = await self._answer(app.state, scope, receive)
+        except Exception as exc:
+            return await _handled(app, exc, scope, receive, send)
+        await send({"type": "http.response.start", "status": 200, "headers": head})
+        await send({"type": "http.response.body", "body": data})
+
+    async def _answer(
+        self, state: State, scope: Scope, receive: Receive
+    ) -> tuple[list[tuple[bytes, bytes]], bytes]:
+        if scope["query_string"]:
+            check_query(QueryParams(scope["query_string"]), ())
+        declared = next((v for k, v in scope["headers"] if k == b"content-length"), b"")
+        body = await read.json_of(
+            receive, declared.decode("latin-1"), state.body_limit, COMPILE_KEYS
+        )
+        target = read.string(body, "target", required=True)
+        assert target is not None
+        platform = read.string(body, "platform")
+        overlay = read.texts(body, "overlay")
+        on_finding = read.policy(body)
+        served = await state.service.compile(target, platform, overlay, on_finding)
+        for finding in served.artifact.findings:
+            metrics.FINDINGS.labels("/v1/compile", finding.action).inc()
+        data = answer(served)
+        head = [
+            (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in _headers(served).items()
+        ]
+        head.append((b"content-length", str(len(data)).encode("latin-1")))
+        head.append((b"content-type", b"application/json"))
+        return head, data
+
+
+async def _handled(
+    app: Starlette, exc: Exception, scope: Scope, receive: Receive, send: Send
+) -> None:
+    """``exc`` answered by ``app``'s handler for it (the first of its classes that has one); one
+    for ``Exception`` (a bug: 500) lets it go on to the server, which logs it."""
+    handlers = app.exception_handlers
+    cls = next((cls for cls in type(exc).__mro__ if cls in handlers), None)
+    if cls is None:
+        raise exc
+    response = handlers[cls](Request(scope, receive), exc)
+    if inspect.isawaitable(response):
+        response = await response
+    if response is not None:
+        await response(scope, receive, send)
+    if cls is Exception:
+        raise exc
 
 
 @takes()
@@ -264,22 +319,36 @@ async def _unless_gone(request: Request, waiting: Awaitable[Served | None]) -> S
     return answer
 
 
-def artifact_json(served: Served, text: str | None = None) -> dict[str, object]:
-    """The artifact as ``hotplex build`` writes it: each file with its sha256 and size.
-    ``text``: what stands for the primary file's text, in ``text`` and in its file (``answer``)."""
+def artifact_json(served: Served) -> dict[str, object]:
+    """The artifact as ``hotplex build`` writes it: each file with its sha256 and size."""
     artifact = served.artifact
-    primary = artifact.text if text is None else text
+    return {
+        **_about(served),
+        "text": artifact.text,
+        "files": [
+            _file(path, data, served.sums[path], artifact.text if path == artifact.path else None)
+            for path, data in artifact.files.items()
+        ],
+        **_notes(served),
+    }
+
+
+def _about(served: Served) -> dict[str, object]:
+    """The keys of ``artifact_json`` before the primary file's text."""
+    artifact = served.artifact
     return {
         "target": artifact.target,
         "worker": artifact.worker,
         "platform": artifact.platform,
         "path": artifact.path,
         "sha256": served.digest,
-        "text": primary,
-        "files": [
-            _file(path, data, primary if path == artifact.path else None)
-            for path, data in artifact.files.items()
-        ],
+    }
+
+
+def _notes(served: Served) -> dict[str, object]:
+    """The keys of ``artifact_json`` after the files."""
+    artifact = served.artifact
+    return {
         "truncations": [cut.quoted_json() for cut in artifact.truncations],
         "warnings": [shown(w) for w in (*artifact.warnings, *served.warnings)],
         "findings": [finding.to_json() for finding in artifact.findings],
@@ -298,20 +367,37 @@ def _rendered(bodies: dict, served: Served) -> bytes:
 
 
 def answer(served: Served) -> bytes:
-    """``json_text(artifact_json(served))`` as UTF-8, the primary file's text escaped once for
-    both places that hold it: the answer is rendered with a stand-in there, then the text's
-    JSON put in its place. The stand-in names the set's digest, which no file of the set can
-    be (it is the digest of that file); only its first two places are replaced, ``text`` and
-    the primary's file, which come before anything else a request's text can reach (a
-    warning, a finding's quote)."""
-    hole = f"hotplex-text:{served.digest}"
-    rendered = json_text(artifact_json(served, hole))
-    return rendered.replace(json_text(hole), json_text(served.artifact.text), 2).encode("utf-8")
+    """``json_text(artifact_json(served))`` as UTF-8, each file's text written from the bytes
+    the compile made (``json_string_bytes``: escaped in its bytes, not decoded and encoded
+    again), the primary file's once for its two places; only the few hundred bytes around
+    them are rendered from their records."""
+    artifact = served.artifact
+    primary = json_string_bytes(artifact.files[artifact.path])
+    files = b", ".join(
+        _file_bytes(path, data, served.sums[path], primary if path == artifact.path else None)
+        for path, data in artifact.files.items()
+    )
+    return b"".join(
+        (
+            json_text(_about(served))[:-1].encode("utf-8"),
+            b', "text": "',
+            primary,
+            b'", "files": [',
+            files,
+            b"], ",
+            json_text(_notes(served))[1:].encode("utf-8"),
+        )
+    )
 
 
-def _file(path: str, data: bytes, text: str | None = None) -> dict[str, object]:
-    """A file of the answer; ``text``: its text, known already (the primary file's)."""
-    out: dict[str, object] = {"path": path, "sha256": sha256(data), "bytes": len(data)}
+def _file_about(path: str, data: bytes, sum_: str) -> dict[str, object]:
+    return {"path": path, "sha256": sum_, "bytes": len(data)}
+
+
+def _file(path: str, data: bytes, sum_: str, text: str | None = None) -> dict[str, object]:
+    """A file of the answer (``sum_``: its sha256); ``text``: its text, known already (the
+    primary file's)."""
+    out = _file_about(path, data, sum_)
     if text is not None:
         out["text"] = text
         return out
@@ -320,6 +406,17 @@ def _file(path: str, data: bytes, text: str | None = None) -> dict[str, object]:
     except UnicodeDecodeError:
         out["base64"] = base64.b64encode(data).decode("ascii")
     return out
+
+
+def _file_bytes(path: str, data: bytes, sum_: str, text: bytes | None) -> bytes:
+    """``_file``'s JSON as UTF-8, its text written from ``data`` (``text``: already written)."""
+    about = json_text(_file_about(path, data, sum_))[:-1].encode("utf-8")
+    if text is None:
+        try:
+            text = json_string_bytes(data)
+        except UnicodeDecodeError:
+            return about + b', "base64": "' + base64.b64encode(data) + b'"}'
+    return about + b', "text": "' + text + b'"}'
 
 
 def refused(request: Request, exc: Exception) -> Response:

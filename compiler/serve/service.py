@@ -21,7 +21,7 @@ from hotplex.generated import attrs
 from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.records import CheckReport
 from hotplex.serve import metrics
-from hotplex.serve.answers import Fault, Refused, Served, set_digest
+from hotplex.serve.answers import Fault, Refused, Served
 from hotplex.serve.learning_calls import LearningCalls
 from hotplex.serve.threaded import SETTLE_TRIES, ThreadedCalls, refusal
 from hotplex.serve.watching import Watching
@@ -81,7 +81,7 @@ class Service(ThreadedCalls, LearningCalls, Watching):
         warnings = await self._project_warnings()
         if good is not None and good.artifact is artifact and good.warnings == warnings:
             return good
-        served = Served(artifact, set_digest(artifact.files), warnings=warnings)
+        served = Served.of(artifact, warnings)
         if good is not None and good.digest != served.digest:
             metrics.RELOADS.inc()
         self._good[(target, platform)] = served
@@ -124,9 +124,9 @@ class Service(ThreadedCalls, LearningCalls, Watching):
             if served is before or tries == SETTLE_TRIES:
                 raise refusal(compiled, Fault.REQUEST)
             tries += 1
-        metrics.COMPILES.labels("overlay", "ok").inc()
+        metrics.labelled(metrics.COMPILES, "overlay", "ok").inc()
         warnings = await self._project_warnings()
-        return Served(compiled, set_digest(compiled.files), warnings=warnings)
+        return Served.of(compiled, warnings)
 
     def _overlaid(
         self,

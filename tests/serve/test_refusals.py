@@ -15,6 +15,7 @@ from serving import Server, metric, running
 PROBLEM = "application/problem+json"
 TOKEN = "hotplex-test-token-0123456789abcdef"
 CHECK = {"files": {"MEMORY.md": "- a note\n"}}
+COMPILE = {"target": "cc", "platform": "slack", "overlay": {"MEMORY.md": "- a note\n"}}
 
 
 @pytest.fixture(scope="module")
@@ -48,16 +49,23 @@ def _raw(server: Server, request: bytes) -> tuple[bytes, dict[str, str], bytes]:
     return status, headers, body
 
 
-def test_a_client_that_hangs_up_mid_body_is_an_aborted_request_not_a_bug(tmp_path: Path) -> None:
-    body = json.dumps(CHECK).encode()
-    aborted = 'hotplex_http_aborted_requests_total{method="POST",route="/v1/check"}'
+# /v1/compile is answered without Starlette's layers (``app._Direct``): its edges as another's.
+@pytest.mark.parametrize(
+    ("route", "request_body"), [("/v1/check", CHECK), ("/v1/compile", COMPILE)]
+)
+def test_a_client_that_hangs_up_mid_body_is_an_aborted_request_not_a_bug(
+    tmp_path: Path, route: str, request_body: dict
+) -> None:
+    body = json.dumps(request_body).encode()
+    aborted = f'hotplex_http_aborted_requests_total{{method="POST",route="{route}"}}'
     with running(_project(tmp_path)) as server:
         for count in (1, 2):
             host, _, port = server.url.removeprefix("http://").rpartition(":")
             with socket.create_connection((host, int(port))) as sock:
                 sock.sendall(
-                    b"POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
-                    b"\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body[: len(body) // 2])
+                    b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                    b"\r\nContent-Length: %d\r\n\r\n%s"
+                    % (route.encode(), len(body), body[: len(body) // 2])
                 )
             for _ in range(10_000):  # until the server has seen the hang-up (the metric)
                 if metric(server, aborted) == count:
@@ -65,8 +73,8 @@ def test_a_client_that_hangs_up_mid_body_is_an_aborted_request_not_a_bug(tmp_pat
             assert metric(server, aborted) == count
         text = server.client.get("/metrics").text
         assert 'status="500"' not in text
-        assert 'route="/v1/check"' not in text.split(aborted)[0]  # no request counted besides
-        assert server.client.post("/v1/check", json=CHECK).status_code == 200
+        assert f'route="{route}"' not in text.split(aborted)[0]  # no request counted besides
+        assert server.client.post(route, json=request_body).status_code == 200
         status, _out, err = server.stop()
     assert status == 0
     assert "Traceback" not in err and "bug in hotplex" not in err, err
@@ -146,3 +154,65 @@ def test_a_problem_names_its_key_once(server: Server, path: str, body, key: str)
     answer = server.client.get(path) if body is None else server.client.post(path, json=body)
     detail = _problem(answer).partition("\n")[0]
     assert detail.count(key) == 1, detail
+
+
+def test_the_per_user_compile_refuses_at_its_edges_as_every_route_does(server: Server) -> None:
+    """Another method is a 405 naming the one it takes; a query parameter, a body over the
+    limit, a token missing are refused as on the routes Starlette answers; each is counted."""
+    wrong = server.client.get("/v1/compile")
+    assert _problem(wrong, 405) == "GET is not allowed here"
+    assert wrong.headers["allow"] == "POST"
+    query = server.client.post("/v1/compile?target=cc", json=COMPILE)
+    assert _problem(query) == "request: target: unknown query parameter\n  hint: it takes none"
+    compiled = server.client.post("/v1/compile", json=COMPILE)
+    assert compiled.status_code == 200
+    assert compiled.headers["content-type"] == "application/json"
+    assert compiled.headers["content-length"] == str(len(compiled.content))
+    assert compiled.headers["etag"] == f'"{compiled.json()["sha256"]}"'
+    assert compiled.headers["cache-control"] == "no-cache"
+    counted = 'hotplex_http_requests_total{method="POST",route="/v1/compile",status="400"}'
+    assert metric(server, counted) >= 1
+
+
+def test_a_bug_in_the_per_user_compile_is_a_500_problem_and_the_process_goes_on(
+    tmp_path: Path,
+) -> None:
+    """In the process, without HTTP: the application's own handler for a bug answers it,
+    and the exception goes on to the server, which logs it."""
+    import asyncio
+
+    from hotplex.serve.app import Settings, create
+
+    app = create(Settings(str(_project(tmp_path)), None, None, 1 << 20))
+
+    async def broken(*args: object) -> None:
+        raise RuntimeError("a bug")
+
+    async def call() -> list[dict]:
+        direct = app.app.app  # _Metrics(_Host(_Direct(Starlette)))
+        direct.app.state.service.compile = broken
+        body = json.dumps(COMPILE).encode()
+        messages = [{"type": "http.request", "body": body, "more_body": False}]
+        sent: list[dict] = []
+
+        async def receive() -> dict:
+            return messages.pop()
+
+        async def send(message: dict) -> None:
+            sent.append(message)
+
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/v1/compile",
+            "query_string": b"",
+            "headers": [(b"host", b"127.0.0.1")],
+        }
+        with pytest.raises(RuntimeError, match="a bug"):
+            await app(scope, receive, send)
+        return sent
+
+    sent = asyncio.run(call())
+    assert sent[0]["status"] == 500
+    problem = json.loads(sent[1]["body"])
+    assert problem["detail"].startswith("hotplex: internal error: RuntimeError: a bug;")

@@ -137,7 +137,8 @@ def test_an_answer_escapes_the_text_once_into_the_bytes_of_the_whole_render(text
     )
     digest = set_digest(files)
     # A warning (no part of the digest) spelling the stand-in stays as it is.
-    served = Served(artifact, digest, warnings=(f"hotplex-text:{digest}",))
+    served = Served.of(artifact, (f"hotplex-text:{digest}",))
+    assert served.digest == digest
     assert routes.answer(served) == json_text(routes.artifact_json(served)).encode("utf-8")
 
 
