@@ -283,3 +283,14 @@ def test_after_a_touched_build_the_cache_still_holds_the_full_snapshot(
     monkeypatch.setattr(closings.json, "loads", lambda line: real(line) if line == last else 1 / 0)
     loaded = closings.load_closing(root)
     assert loaded is not None and loaded.snapshot == expected and loaded.unkept is None
+
+
+def test_clean_removes_the_snapshot_cache_with_the_log(hotplex, example_copy):
+    """``clean`` deletes the build state: the snapshot's cache too, not only the log."""
+    root = example_copy("basic")
+    for _ in range(3):
+        assert hotplex("-C", str(root), "build").status == 0
+    assert (root / ".hotplex" / "snapshot").is_file()
+    assert hotplex("-C", str(root), "clean").status == 0
+    assert not (root / ".hotplex" / "snapshot").exists()
+    assert not (root / ".hotplex" / "log").exists()
