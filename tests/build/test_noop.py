@@ -294,3 +294,25 @@ def test_clean_removes_the_snapshot_cache_with_the_log(hotplex, example_copy):
     assert hotplex("-C", str(root), "clean").status == 0
     assert not (root / ".hotplex" / "snapshot").exists()
     assert not (root / ".hotplex" / "log").exists()
+
+
+@pytest.mark.parametrize("point", [1, 2])
+def test_a_no_op_killed_while_it_keeps_the_snapshot_leaves_a_build_that_still_holds(
+    hotplex, example_copy, point
+):
+    """Killed before or after the rename of the snapshot's cache (kill points 1 and 2 of a
+    no-op build that keeps it), the next builds are no-ops all the same, with the cache of the
+    line."""
+    import marshal
+
+    root = example_copy("basic")
+    for _ in range(3):
+        assert hotplex("-C", str(root), "build").status == 0
+    (root / ".hotplex" / "snapshot").unlink()  # the next no-op keeps it again
+    killed = hotplex("-C", str(root), "build", env={"HOTPLEX_CRASH_AT": str(point)})
+    assert killed.status != 0
+    for _ in range(2):
+        again = hotplex("-C", str(root), "build")
+        assert again.status == 0 and "0 rebuilt" in again.stdout
+    _tag, line, snap = marshal.loads((root / ".hotplex" / "snapshot").read_bytes())
+    assert snap == _line_snapshot(root) and json.loads(line)["snapshot"] == snap
