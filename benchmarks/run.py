@@ -5,6 +5,7 @@ Usage::
     python benchmarks/run.py                           # sizes 100,1000,10000; median of 5
     python benchmarks/run.py --sizes 10,100 --repeat 1 # what CI runs: well under a minute
     python benchmarks/run.py --sizes 1000 --strict     # exit 1 if a budget is missed
+    python benchmarks/run.py --sizes 10000 --cases no-op,change --repeat 1  # no full builds
 
 Run it with the Python of the environment hotplex is installed in (the ``hotplex`` command beside
 ``sys.executable`` is measured). Absolute times do not survive these machines (file creation
@@ -22,6 +23,9 @@ then, floor and hotplex in turn, each a fresh process timed from spawn to exit:
   rebuild exactly that platform's artifact sets; the floor rewrites the artifacts whose bytes
   changed; the bytes each wrote (``write_bytes``), as for the no-op;
 - peak memory of a full build (``wait4``'s ``ru_maxrss``) and CPU per job.
+
+``--cases`` runs some of these alone (``full``, ``no-op``, ``change``): at 10,000 sets the full
+builds take most of the run, and the no-op and one-variant cases need only the fixture's.
 
 A ratio is the median of the pair-by-pair ratios (each hotplex run over the floor run just
 before it), so it holds while the machine's speed drifts. Then start-up, the library API (warm
@@ -115,10 +119,10 @@ class SizeResult:
     kind: str
     artifacts: int
     files: int
-    columns: dict[str, Pair]
-    peak_bytes: int
-    cpu_per_job: float  # hotplex full -j1
-    floor_cpu_per_job: float
+    columns: dict[str, Pair]  # the columns of the cases run
+    peak_bytes: int | None  # None: the full builds were not run (``--cases``)
+    cpu_per_job: float | None  # hotplex full -j1
+    floor_cpu_per_job: float | None
 
 
 @dataclass
@@ -243,7 +247,17 @@ def _append_change(variant: Path, mark: str) -> None:
     variant.write_text(variant.read_text() + f"Change {mark}.\n", encoding="utf-8")
 
 
-def bench_size(kind: str, artifacts: int, repeat: int, scratch: Path) -> SizeResult:
+# The cases ``--cases`` chooses from, and the columns of each.
+CASES = {
+    "full": ("full -j1", "full -j2"),
+    "no-op": ("no-op", "no-op check"),
+    "change": ("1 variant",),
+}
+
+
+def bench_size(
+    kind: str, artifacts: int, repeat: int, scratch: Path, cases: tuple[str, ...] = tuple(CASES)
+) -> SizeResult:
     fix = make_fixture(kind, artifacts, scratch)
     tree = fix.floor / "tree"
     full_payload = str(fix.floor / "full.marshal")
@@ -259,21 +273,27 @@ def bench_size(kind: str, artifacts: int, repeat: int, scratch: Path) -> SizeRes
         os.sync()
         return measure_with_memory(fix.build(*args))
 
-    columns: dict[str, Pair] = {"full -j1": Pair([], []), "full -j2": Pair([], [])}
-    for _ in range(repeat):
+    columns: dict[str, Pair] = {}
+    for _ in range(repeat if "full" in cases else 0):
         for column, jobs in (("full -j1", "-j1"), ("full -j2", "-j2")):
-            columns[column].floor.append(floor_from_nothing())
-            columns[column].hotplex.append(hotplex_from_nothing(jobs))
-    for column in ("full -j1", "full -j2"):
+            pair = columns.setdefault(column, Pair([], []))
+            pair.floor.append(floor_from_nothing())
+            pair.hotplex.append(hotplex_from_nothing(jobs))
+    for column in CASES["full"] if "full" in cases else ():
         _expect(columns[column].hotplex, fix.sets, column)
+    if "full" not in cases:
+        floor_from_nothing()  # the floor's tree gets the artifacts its full builds leave
     measure_with_memory(fix.build())  # the build after a build: stamps no longer racy
-    columns["no-op"] = _interleaved(fix.floor_run("no-op"), fix.build(), repeat)
-    _expect(columns["no-op"].hotplex, 0, "no-op build")
-    check = [str(HOTPLEX), "-C", str(fix.root), "check"]
-    columns["no-op check"] = _interleaved(fix.floor_run("no-op"), check, repeat)
+    if "no-op" in cases:
+        columns["no-op"] = _interleaved(fix.floor_run("no-op"), fix.build(), repeat)
+        _expect(columns["no-op"].hotplex, 0, "no-op build")
+        check = [str(HOTPLEX), "-C", str(fix.root), "check"]
+        columns["no-op check"] = _interleaved(fix.floor_run("no-op"), check, repeat)
     change_payload = str(fix.floor / "change.marshal")
-    columns["1 variant"] = pair = Pair([], [])
-    for index in range(repeat):  # each after a sync: its write_bytes are its own pages
+    pair = Pair([], [])
+    if "change" in cases:
+        columns["1 variant"] = pair
+    for index in range(repeat if "change" in cases else 0):  # each after a sync (write_bytes)
         _append_change(tree / CHANGED_VARIANT, str(index))
         os.sync()
         pair.floor.append(
@@ -283,10 +303,12 @@ def bench_size(kind: str, artifacts: int, repeat: int, scratch: Path) -> SizeRes
         os.sync()
         pair.hotplex.append(measure_with_memory(fix.build()))
     _expect(pair.hotplex, fix.changed_sets, "variant change")
-    full = columns["full -j1"]
     files = len(marshal.loads((fix.floor / "paths.marshal").read_bytes())[1])
     shutil.rmtree(fix.root)
     shutil.rmtree(fix.floor)
+    full = columns.get("full -j1")
+    if full is None:
+        return SizeResult(kind, fix.sets, files, columns, None, None, None)
     return SizeResult(
         kind,
         fix.sets,
@@ -401,20 +423,24 @@ COLUMNS = ("full -j1", "full -j2", "no-op", "no-op check", "1 variant")
 
 def print_table(results: list[SizeResult]) -> None:
     """Per kind and size: each column's ratio to the floor, then the absolute medians."""
-    print(f"{'project':>14}" + "".join(f"{c:>13}" for c in COLUMNS) + f"{'peak MB':>9}")
     for r in results:
+        shown = [c for c in COLUMNS if c in r.columns]
+        print(f"{'project':>14}" + "".join(f"{c:>13}" for c in shown) + f"{'peak MB':>9}")
         name = f"{r.kind} {r.artifacts}"
-        ratios = "".join(f"{'×' + format(r.columns[c].ratio, '.2f'):>13}" for c in COLUMNS)
-        print(f"{name:>14}{ratios}{r.peak_bytes / 2**20:>9.0f}")
-        hotplex = "".join(f"{ms(r.columns[c].seconds):>13}" for c in COLUMNS)
+        ratios = "".join(f"{'×' + format(r.columns[c].ratio, '.2f'):>13}" for c in shown)
+        peak = "n/a" if r.peak_bytes is None else f"{r.peak_bytes / 2**20:.0f}"
+        print(f"{name:>14}{ratios}{peak:>9}")
+        hotplex = "".join(f"{ms(r.columns[c].seconds):>13}" for c in shown)
         print(f"{'  hotplex':<14}{hotplex}")
-        floor = "".join(f"{ms(r.columns[c].floor_seconds):>13}" for c in COLUMNS)
+        floor = "".join(f"{ms(r.columns[c].floor_seconds):>13}" for c in shown)
         print(f"{'  floor':<14}{floor}")
-        print(
-            f"{'':14}{r.files} files; CPU per job, full -j1: hotplex "
-            f"{r.cpu_per_job * 1000:.3f} ms, floor {r.floor_cpu_per_job * 1000:.3f} ms"
-        )
-        print(f"{'':14}written (write_bytes, median): {_writes(r.columns, WRITE_COLUMNS)}")
+        if r.cpu_per_job is not None and r.floor_cpu_per_job is not None:
+            print(
+                f"{'':14}{r.files} files; CPU per job, full -j1: hotplex "
+                f"{r.cpu_per_job * 1000:.3f} ms, floor {r.floor_cpu_per_job * 1000:.3f} ms"
+            )
+        writes = tuple(c for c in WRITE_COLUMNS if c in r.columns)
+        print(f"{'':14}written (write_bytes, median): {_writes(r.columns, writes)}")
 
 
 # The columns whose writes are printed: a build's writes should follow its change.
@@ -442,16 +468,19 @@ def _kb(size: float) -> str:
 
 
 def growth(results: list[SizeResult], report: Report) -> None:
-    """Each column's hotplex time from one size to the next of the same kind; from 1,000 to
-    10,000 sets of the budget kind, each must be at most ×10."""
+    """Each column's hotplex time (and the floor's) from one size to the next of the same kind;
+    from 1,000 to 10,000 sets of the budget kind, each must be at most ×10. Only the columns
+    run at both sizes are compared."""
     for kind in KINDS:
         by_size = {r.artifacts: r for r in results if r.kind == kind}
         sizes = sorted(by_size)
         for small, large in itertools.pairwise(sizes):
             a, b = by_size[small], by_size[large]
             factor = large / small
-            ratios = {c: b.columns[c].seconds / a.columns[c].seconds for c in COLUMNS}
-            figures = ", ".join(f"{k} ×{v:.1f}" for k, v in ratios.items())
+            both = [c for c in COLUMNS if c in a.columns and c in b.columns]
+            ratios = {c: b.columns[c].seconds / a.columns[c].seconds for c in both}
+            floors = {c: b.columns[c].floor_seconds / a.columns[c].floor_seconds for c in both}
+            figures = ", ".join(f"{k} ×{v:.1f} (floor ×{floors[k]:.1f})" for k, v in ratios.items())
             if (kind, small, large) == (BUDGET_KIND, BUDGET_SIZE, LARGE_SIZE):
                 report.budget(
                     f"{kind} {small} → {large} sets within ×{factor:g} in every column",
@@ -468,17 +497,20 @@ def size_budgets(results: list[SizeResult], report: Report) -> None:
         report.lines.append(f"  n/a      budgets at {BUDGET_SIZE} {BUDGET_KIND} sets: not run")
         return
     for column, limit in RATIO_BUDGETS.items():
-        pair = at.columns[column]
+        pair = at.columns.get(column)
+        if pair is None:
+            continue  # not among ``--cases``
         report.budget(
             f"{column}, {at.artifacts} sets ≤ {limit:g}× the floor",
             pair.ratio <= limit,
             f"×{pair.ratio:.2f} ({ms(pair.seconds)} vs {ms(pair.floor_seconds)})",
         )
-    report.budget(
-        f"peak memory, {at.artifacts} sets < {PEAK_MEMORY_BYTES / 2**20:g} MB",
-        at.peak_bytes < PEAK_MEMORY_BYTES,
-        f"{at.peak_bytes / 2**20:.0f} MB",
-    )
+    if at.peak_bytes is not None:
+        report.budget(
+            f"peak memory, {at.artifacts} sets < {PEAK_MEMORY_BYTES / 2**20:g} MB",
+            at.peak_bytes < PEAK_MEMORY_BYTES,
+            f"{at.peak_bytes / 2**20:.0f} MB",
+        )
 
 
 def main() -> int:
@@ -490,8 +522,16 @@ def main() -> int:
         "--kinds", default=",".join(KINDS), help=f"projects, comma-separated: {', '.join(KINDS)}"
     )
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure (median)")
+    parser.add_argument(
+        "--cases",
+        default=",".join(CASES),
+        help=f"build cases, comma-separated: {', '.join(CASES)}",
+    )
     parser.add_argument("--strict", action="store_true", help="exit 1 when a budget is not met")
     args = parser.parse_args()
+    cases = tuple(c for c in args.cases.split(",") if c.strip())
+    if unknown_cases := set(cases) - set(CASES):
+        raise SystemExit(f"--cases: unknown {', '.join(sorted(unknown_cases))}")
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     kinds = [k for k in args.kinds.split(",") if k.strip()]
     if unknown := set(kinds) - set(KINDS):
@@ -509,7 +549,7 @@ def main() -> int:
         results = []
         for size in sizes:
             for kind in kinds:
-                results.append(bench_size(kind, size, args.repeat, scratch))
+                results.append(bench_size(kind, size, args.repeat, scratch, cases))
         print_table(results)
         print()
         python, version_s, check = bench_startup(args.repeat, scratch)

@@ -72,6 +72,8 @@ def up_to_date(request: Request) -> Summary | None:
             from hotplex.build import touched
 
             return touched.build(request, manifest, closing)
+        if not request.check:  # a no-op build: the snapshot's cache, under the lock
+            closing.keep()
     count, told, warnings = found
     return Summary([], count, [], warnings, told)
 

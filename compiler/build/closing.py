@@ -14,20 +14,26 @@ from __future__ import annotations
 
 import contextlib
 import json
+import marshal
 import os
+import sys
 
 from hotplex.build.log import (
     DELTA,
     HEADER,
     INDEXED,
     REPORTS,
+    SNAPSHOT_CACHE,
     TABLES,
     TAIL_BLOCK,
+    VERSION,
     json_line,
     log_path,
     merged,
     report_records,
 )
+from hotplex.errors import HotplexError
+from hotplex.fs import write_atomic
 
 TYPE_CHECKING = False  # not typing's: this module is the no-op path
 if TYPE_CHECKING:
@@ -37,6 +43,9 @@ if TYPE_CHECKING:
     from hotplex.records import JobRecord
 
 _DELTA_BYTES = DELTA.encode()
+# The tag of the snapshot's cache (``log.SNAPSHOT_CACHE``): the log's version and Python's,
+# whose marshal format it is.
+_CACHE_TAG = f"hotplex snapshot v{VERSION} {sys.hexversion}"
 
 
 def changes(base: dict[str, Any], snap: dict[str, Any]) -> dict[str, Any]:
@@ -90,6 +99,16 @@ class Closing:
         self.reports_start, self.reports_end, self.snapshot_end = reports
         self.delta = delta  # the delta closing, parsed; None when the full one closes the log
         self.delta_size = 0  # bytes of the delta closing's line
+        self.unkept: bytes | None = None  # the full snapshot's cache, when it missed
+
+    def keep(self) -> None:
+        """Write the full snapshot's cache (``log.SNAPSHOT_CACHE``) when it missed: a no-op
+        build does, under the project's lock, so the next ones load it instead of parsing the
+        line (once after each full closing: a delta closing leaves the full one as it was)."""
+        if self.unkept is not None:
+            with contextlib.suppress(HotplexError):  # a cache not written is one parse more
+                write_atomic(self.path.with_name(SNAPSHOT_CACHE), self.unkept)
+            self.unkept = None
 
     @property
     def full_size(self) -> int | None:
@@ -102,17 +121,17 @@ class Closing:
         try:
             with open(self.path, "rb") as handle:
                 if self.reports_start is None:
-                    lines = _last_lines(handle, self.reports_end, 1)
+                    line = _last_line(handle, self.reports_end)
                 else:
                     handle.seek(self.reports_start)
                     size = self.reports_end - self.reports_start
-                    lines = _whole_line(handle.read(size), size)
+                    line = _whole_line(handle.read(size), size)
         except OSError:
             return None
-        if lines is None or not lines[0].startswith((INDEXED.encode(), REPORTS.encode())):
+        if line is None or not line.startswith((INDEXED.encode(), REPORTS.encode())):
             return None
-        self.reports_start = self.reports_end - len(lines[0]) - 1
-        return lines[0]
+        self.reports_start = self.reports_end - len(line) - 1
+        return line
 
     def job_reports(self) -> list[dict[str, Any]] | None:
         """The report part of each job's record (no keys, inputs or variables), as the log holds
@@ -141,26 +160,31 @@ def load_closing(root: Path) -> Closing | None:
     """The closing of the log, or None: reads the header and the last line only (and, when it
     is a delta closing, the full snapshot it names), so a no-op build costs the same whatever
     the log's length (the reports line is read when asked for). Anything unexpected is None
-    (the full ``load`` then decides, and warns)."""
+    (the full ``load`` then decides, and warns). The full snapshot is taken from its cache
+    when that holds the parse of its line (``Closing.keep`` writes it)."""
     path = log_path(root)
     try:
         with open(path, "rb") as handle:
             if handle.read(len(HEADER)) != HEADER.encode():
                 return None
             end = handle.seek(0, os.SEEK_END)
-            lines = _last_lines(handle, end, 1)
-            if lines is None or not lines[0].startswith(_DELTA_BYTES):
-                return _full_closing(path, lines, end)
-            return _delta_closing(path, handle, lines[0], end)
+            line = _last_line(handle, end)
+            if line is None:
+                return None
+            if not line.startswith(_DELTA_BYTES):
+                return _full_closing(path, line, end)
+            return _delta_closing(path, handle, line, end)
     except OSError:
         return None
 
 
-def _full_closing(path: Path, lines: list[bytes] | None, end: int) -> Closing | None:
-    snapshot = _snapshot_of(lines[0]) if lines is not None else None
+def _full_closing(path: Path, line: bytes, end: int) -> Closing | None:
+    snapshot, unkept = _snapshot_of(line, path)
     if snapshot is None or not _stamps_of_files(snapshot):
         return None
-    return Closing(snapshot, path, (None, end - len(lines[0]) - 1, end))
+    closing = Closing(snapshot, path, (None, end - len(line) - 1, end))
+    closing.unkept = unkept
+    return closing
 
 
 def _delta_closing(path: Path, handle: Any, line: bytes, end: int) -> Closing | None:
@@ -173,8 +197,8 @@ def _delta_closing(path: Path, handle: Any, line: bytes, end: int) -> Closing | 
         if not 0 < start < middle < stop <= end - len(line) - 1:
             return None
         handle.seek(middle)
-        lines = _whole_line(handle.read(stop - middle), stop - middle)
-        base = _snapshot_of(lines[0]) if lines is not None else None
+        whole = _whole_line(handle.read(stop - middle), stop - middle)
+        base, unkept = _snapshot_of(whole, path) if whole is not None else (None, None)
         if base is None:
             return None
         snapshot = merged(base, delta["snapshot"])
@@ -182,18 +206,26 @@ def _delta_closing(path: Path, handle: Any, line: bytes, end: int) -> Closing | 
             return None
         closing = Closing(snapshot, path, (start, middle, stop), delta, base)
         closing.delta_size = len(line) + 1
+        closing.unkept = unkept
         return closing
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
 
 
-def _snapshot_of(line: bytes) -> dict[str, Any] | None:
-    """The snapshot a snapshot line holds (None: not one)."""
+def _snapshot_of(line: bytes, log: Path) -> tuple[dict[str, Any] | None, bytes | None]:
+    """The snapshot a snapshot line holds (None: not one): from the cache beside the log when
+    it holds the parse of these very bytes (it keeps them: comparing them costs a hundredth of
+    hashing them), else parsed, with the cache's bytes to write (``Closing.keep``)."""
+    with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
+        tag, kept, snapshot = marshal.loads(log.with_name(SNAPSHOT_CACHE).read_bytes())
+        if tag == _CACHE_TAG and kept == line and type(snapshot) is dict:
+            return snapshot, None
     with contextlib.suppress(ValueError):
         record = json.loads(line)
         if isinstance(record, dict) and isinstance(record.get("snapshot"), dict):
-            return record["snapshot"]
-    return None
+            snapshot = record["snapshot"]
+            return snapshot, marshal.dumps((_CACHE_TAG, line, snapshot))
+    return None, None
 
 
 def _stamps_of_files(snapshot: dict[str, Any]) -> bool:
@@ -212,32 +244,34 @@ def _stamps_of_files(snapshot: dict[str, Any]) -> bool:
     )
 
 
-def _whole_line(data: bytes, size: int) -> list[bytes] | None:
+def _whole_line(data: bytes, size: int) -> bytes | None:
     """``data`` as one line (without its newline), when it is one of ``size`` bytes."""
     if len(data) != size or not data.endswith(b"\n") or b"\n" in data[:-1]:
         return None
-    return [data[:-1]]
+    return data[:-1]
 
 
-def _last_lines(handle: Any, end: int, count: int) -> list[bytes] | None:
-    """The last ``count`` lines of a file that ends with a newline (None for a torn one), read
-    backwards in doubling blocks, each searched for newlines once and joined once."""
+def _last_line(handle: Any, end: int) -> bytes | None:
+    """The last line of a file that ends with a newline at ``end`` (None for a torn one): the
+    newline before it is looked for backwards in doubling blocks (``rfind``, which stops at
+    the first), and the blocks are joined once."""
     handle.seek(end - 1)
     if end <= len(HEADER) or handle.read(1) != b"\n":
         return None
     blocks: list[bytes] = []
     start = end - 1  # the final newline ends the last line; it is not part of it
     size = TAIL_BLOCK
-    found = 0
-    while start > 0 and found < count:
+    while start > 0:
         step = min(size, start)
         start -= step
         handle.seek(start)
         blocks.append(handle.read(step))
-        found += blocks[-1].count(b"\n")
+        found = blocks[-1].rfind(b"\n")
+        if found >= 0:
+            line = b"".join(reversed(blocks))[found + 1 :]
+            return line if len(line) == end - 1 - (start + found + 1) else None
         size *= 2
-    lines = b"".join(reversed(blocks)).split(b"\n")
-    return lines[-count:] if len(lines) > count else None
+    return None
 
 
 def full_closing(reports: str, snapshot: dict[str, Any], live: int) -> bytes:

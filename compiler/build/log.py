@@ -46,6 +46,9 @@ if TYPE_CHECKING:
     from hotplex.records import JobRecord, Stamped, Truncation
 
 LOG_NAME = "log"
+# The last full snapshot read, as marshal (its load costs a fifth of the JSON's parse), with
+# the line it is the parse of (``closing.py``): disposable like the log.
+SNAPSHOT_CACHE = "snapshot"
 VERSION = 5
 HEADER = f"# hotplex log v{VERSION}\n"
 # A log of the version before: its lines are this version's but for the closing's index of each
@@ -473,8 +476,9 @@ def _ignore_state_dir(folder: Path) -> None:
 
 
 def _remove_stale_temps(path: Path) -> None:
-    """A compaction killed before its rename leaves a temp file; the lock says nobody owns it."""
+    """A compaction killed before its rename leaves a temp file (so does a killed write of the
+    snapshot's cache); the lock says nobody owns it."""
     for entry in os.scandir(path.parent):
-        if is_temp_of(entry.name, path.name):
+        if is_temp_of(entry.name, path.name) or is_temp_of(entry.name, SNAPSHOT_CACHE):
             with contextlib.suppress(OSError):
                 os.unlink(entry.path)

@@ -71,6 +71,7 @@ def clean(root: Path, manifest: Path | None, warnings: list[str] | None = None) 
                 os.rmdir(root / out)
         unlink(state_log.log_path(root))
         unlink(root / STATE_DIR / CACHE_NAME)
+        unlink(root / STATE_DIR / state_log.SNAPSHOT_CACHE)
         return removed
 
 

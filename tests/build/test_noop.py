@@ -204,3 +204,115 @@ def test_a_slow_build_imports_only_the_workers_its_manifest_names(hotplex, examp
     named = {"claude-code", "opencode-server"}
     others = {spec.partition(":")[0] for name, spec in registry.BUILT_IN if name not in named}
     assert others and not others.intersection(modules)
+
+
+def _line_snapshot(root) -> dict:
+    """The full snapshot as the log's line holds it, parsed."""
+    lines = (root / ".hotplex" / "log").read_bytes().splitlines()
+    return json.loads(next(line for line in reversed(lines) if line.startswith(b'{"snapshot":')))[
+        "snapshot"
+    ]
+
+
+def test_a_no_op_build_keeps_the_parsed_snapshot_and_the_next_reads_no_json(
+    hotplex, example_copy, monkeypatch
+):
+    """The first no-op build after a full closing writes the snapshot as parsed beside the log
+    (``.hotplex/snapshot``); the next ones load it, parsing no JSON, and find the same stamps."""
+    from hotplex.build import closing as closings
+
+    root = example_copy("basic")
+    assert hotplex("-C", str(root), "build").status == 0
+    assert not (root / ".hotplex" / "snapshot").exists()  # a build writes none: a no-op does
+    assert hotplex("-C", str(root), "build").status == 0
+    assert hotplex("-C", str(root), "build").status == 0
+    assert (root / ".hotplex" / "snapshot").is_file()
+    expected = _line_snapshot(root)
+
+    def no_json(*_args, **_kwargs):
+        raise AssertionError("the snapshot line was parsed")
+
+    monkeypatch.setattr(closings.json, "loads", no_json)
+    loaded = closings.load_closing(root)
+    assert loaded is not None and loaded.snapshot == expected and loaded.unkept is None
+
+
+def test_a_snapshot_cache_not_of_the_line_is_not_used(hotplex, example_copy):
+    """A cache of other bytes (another closing's, with the line it was kept with), or one that
+    is not a cache at all, is a miss: the line is parsed, and the next no-op rewrites it."""
+    import marshal
+
+    from hotplex.build import closing as closings
+
+    root = example_copy("basic")
+    for _ in range(3):
+        assert hotplex("-C", str(root), "build").status == 0
+    cache = root / ".hotplex" / "snapshot"
+    tag, line, snap = marshal.loads(cache.read_bytes())
+    expected = _line_snapshot(root)
+    lying = {**snap, "files": {}, "outputs": {t: {} for t in snap["outputs"]}}
+    other = line.replace(b'"version"', b'"versioN"')
+    for kept in (marshal.dumps((tag, other, lying)), b"not a cache", b""):
+        cache.write_bytes(kept)
+        loaded = closings.load_closing(root)
+        assert loaded is not None and loaded.snapshot == expected
+        assert loaded.unkept is not None
+    assert "up to date" in hotplex("-C", str(root), "build").stdout
+    assert marshal.loads(cache.read_bytes()) == (tag, line, expected)
+
+
+def test_after_a_touched_build_the_cache_still_holds_the_full_snapshot(
+    hotplex, example_copy, monkeypatch
+):
+    """A delta closing leaves the full closing as it was, so its cache still holds: the
+    touched build and the no-op after it merge the delta into the cached snapshot."""
+    from hotplex.build import closing as closings
+    from hotplex.build.log import merged
+
+    root = example_copy("basic")
+    for _ in range(3):
+        assert hotplex("-C", str(root), "build").status == 0
+    soul = root / "agent-configs" / "SOUL.md"
+    soul.write_text(soul.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    assert "rebuilt" in hotplex("-C", str(root), "build").stdout
+    last = (root / ".hotplex" / "log").read_bytes().splitlines()[-1]
+    assert last.startswith(b'{"delta":')
+    delta = json.loads(last)["delta"]
+    expected = merged(_line_snapshot(root), delta["snapshot"])
+    real = closings.json.loads
+    monkeypatch.setattr(closings.json, "loads", lambda line: real(line) if line == last else 1 / 0)
+    loaded = closings.load_closing(root)
+    assert loaded is not None and loaded.snapshot == expected and loaded.unkept is None
+
+
+def test_clean_removes_the_snapshot_cache_with_the_log(hotplex, example_copy):
+    """``clean`` deletes the build state: the snapshot's cache too, not only the log."""
+    root = example_copy("basic")
+    for _ in range(3):
+        assert hotplex("-C", str(root), "build").status == 0
+    assert (root / ".hotplex" / "snapshot").is_file()
+    assert hotplex("-C", str(root), "clean").status == 0
+    assert not (root / ".hotplex" / "snapshot").exists()
+    assert not (root / ".hotplex" / "log").exists()
+
+
+@pytest.mark.parametrize("point", [1, 2])
+def test_a_no_op_killed_while_it_keeps_the_snapshot_leaves_a_build_that_still_holds(
+    hotplex, example_copy, point
+):
+    """Killed before or after the rename of the snapshot's cache (kill points 1 and 2 of a
+    no-op build that keeps it), the next builds are no-ops all the same, with the cache of the
+    line."""
+    import marshal
+
+    root = example_copy("basic")
+    for _ in range(3):
+        assert hotplex("-C", str(root), "build").status == 0
+    (root / ".hotplex" / "snapshot").unlink()  # the next no-op keeps it again
+    killed = hotplex("-C", str(root), "build", env={"HOTPLEX_CRASH_AT": str(point)})
+    assert killed.status != 0
+    for _ in range(2):
+        again = hotplex("-C", str(root), "build")
+        assert again.status == 0 and "0 rebuilt" in again.stdout
+    _tag, line, snap = marshal.loads((root / ".hotplex" / "snapshot").read_bytes())
+    assert snap == _line_snapshot(root) and json.loads(line)["snapshot"] == snap
