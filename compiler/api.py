@@ -22,77 +22,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from hotplex.errors import BuildFailed, HotplexError, Problem, suggest
+from hotplex.artifact import Artifact
+from hotplex.errors import BuildFailed, Problem
 from hotplex.fs import Stamp, settled
 from hotplex.generated import attrs
 from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.memory.calls import MemoryCalls
 from hotplex.project_calls import GatewayCalls
-from hotplex.project_state import ProjectState
+from hotplex.project_state import Plans, ProjectState
 from hotplex.text import memo
 
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
-    from hotplex.document.plan import Plan
     from hotplex.manifest.jobs import Job
     from hotplex.manifest.model import Model
-    from hotplex.records import Emitted, Finding, SectionSize, SkillRow, Truncation
+    from hotplex.records import Emitted, Finding
     from hotplex.sources.overlay import OverlayFile
-
-
-@attrs.frozen
-class Artifact:
-    """One compiled artifact set, in memory. ``truncations`` and ``sizes`` are typed records
-    (``cut.limit``, ``size.injected``); ``Truncation.to_json()`` gives a cut as the ``--json``
-    report writes it."""
-
-    target: str
-    worker: str
-    platform: str | None
-    path: str  # where `hotplex build` writes the primary file, relative to the project
-    text: str  # the primary file's text: prompt.xml, payload.json or context.md
-    files: dict[str, bytes]
-    truncations: tuple[Truncation, ...]
-    warnings: tuple[str, ...]
-    sizes: tuple[SectionSize, ...]
-    # The job's folder (``dist/hermes/default``), holding ``launch.json`` where the primary file
-    # lies deeper (``hermes-home/SOUL.md``).
-    folder: str
-    notes: tuple[str, ...] = ()  # what reaches whom (``stats`` prints them; Aider: user level)
-    # What ``on_finding = "block"`` blocked in the overlay: ``Finding`` records, action "blocked".
-    findings: tuple[Finding, ...] = ()
-    # The further documents among ``files``, each its path (a sub-agent's, a memory slot).
-    documents: tuple[str, ...] = ()
-    # The project's Agent Skills as the set carries them, one row each (``records.SkillRow``).
-    skills: tuple[SkillRow, ...] = ()
-
-    def file(self, name: str) -> bytes:
-        """Another file by its name (``names``): ``agents/reviewer.md``, ``launch.json``, a
-        placed ``.rules``."""
-        by_name = self.names()
-        found = by_name.get(name)
-        if found is None:
-            raise HotplexError.single(
-                f"target '{self.target}' writes no file '{name}'",
-                hint=suggest(name, list(by_name)) or "files: " + ", ".join(by_name),
-            )
-        return self.files[found]
-
-    def names(self) -> dict[str, str]:
-        """Each file's name for ``file`` and its project path: a name in the primary file's
-        folder, else in the job's folder, else the project path (a placed ``.rules``)."""
-        bases = (self.path.rpartition("/")[0] + "/", self.folder + "/")
-        named = {}
-        for path in self.files:
-            base = next((b for b in bases if path.startswith(b)), "")
-            named[path.removeprefix(base)] = path
-        return named
 
 
 # How often a compile is run again while the files it read keep changing under it.
 COMPILE_TRIES = 5
-# Overlay plans kept (``document/plan.py``): one per job and set of overlaid files.
-PLANS_KEPT = 256
 
 
 @dataclass(frozen=True)
@@ -115,8 +64,7 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
         self._inputs = None
         self._pins_stamp: Stamp | None = None  # hotplex.lock's, as ``_inputs`` read it
         self._artifacts: dict[str, _Cached] = {}
-        # By job id and overlaid files, the job's overlay plan (``document/plan.py``).
-        self._plans: dict[tuple[str, frozenset[str]], Plan] = {}
+        self._plans = Plans()  # by job id and overlaid files (``document/plan.py``)
         self._jobs: list = []
         self._read_cap = 0  # bytes worth reading of one file (sources.read_cap), with the model
         # ``load.disk_key`` when the on-disk checks last passed (None: ask them every time).
@@ -185,26 +133,6 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
                 ]
             )
 
-    def base_as_read(self, target: str, platform: str | None) -> Artifact | None:
-        """The base artifact of ``target`` at ``platform`` when the last call's shared reader
-        holds every file it was compiled from at the stamp it was compiled from: the files a
-        per-user compile just read (and checked) are those of this artifact, with no stat of
-        its own. None when one differs, or no such artifact is kept (compile it to know).
-        Call it holding ``lock``, right after that compile."""
-        with self._lock:
-            from hotplex.manifest.jobs import find
-
-            inputs = self._inputs
-            if inputs is None or self._model is None:
-                return None
-            cached = self._artifacts.get(find(self._model, self._jobs, target, platform).id)
-            if cached is None:
-                return None
-            stamps = inputs.stamps
-            if all(p in stamps and stamps[p] == s for p, s in cached.stamps.items()):
-                return cached.artifact
-            return None
-
     def _compile(
         self,
         target: str,
@@ -256,17 +184,12 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
         reads = base.reads
         inputs = overlays.OverlayInputs(base, files, self._model, job, block)
         key = (job.id, frozenset(files))
-        plan = self._plans.get(key)
-        if plan is not None and (plan.base is not base or plan.model is not self._model):
-            plan = None  # made with a reader or a model since replaced: a base file moved
+        plan = self._plans.valid(key, self._model, base)
         compiled = compile_job(self._model, job, inputs, plan)
         if plan is None:
-            made = plans.made(self._model, job, base, key[1], compiled.resolution)
-            if made is not None:
-                if len(self._plans) >= PLANS_KEPT:  # the oldest first out
-                    self._plans.pop(next(iter(self._plans)))
-                self._plans[key] = made
-        overlays.check_used(files, list(compiled.inputs), self._model, self._jobs)
+            # A plan's calls read what the call making it read: its keys' check holds for them.
+            overlays.check_used(files, list(compiled.inputs), self._model, self._jobs)
+            self._plans.keep(key, plans.made(self._model, job, base, key[1], compiled.resolution))
         names = {display: file.label for display, file in files.items()}
         blocked = tuple(f for found in inputs.blocked.values() for f in found)
         if current and base.reads == reads:

@@ -6,14 +6,17 @@ is given on."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from hotplex.errors import HotplexError, suggest
 from hotplex.fs import Stamp, settled, stamp
 
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
+    from hotplex.artifact import Artifact
+    from hotplex.document.plan import Plan
     from hotplex.manifest.jobs import Job
+    from hotplex.manifest.model import Model
     from hotplex.sources.inputs import Inputs
 
 
@@ -80,6 +83,26 @@ class ProjectState:
                 return False
         return True
 
+    def base_as_read(self, target: str, platform: str | None) -> Artifact | None:
+        """The base artifact of ``target`` at ``platform`` when the last call's shared reader
+        holds every file it was compiled from at the stamp it was compiled from: the files a
+        per-user compile just read (and checked) are those of this artifact, with no stat of
+        its own. None when one differs, or no such artifact is kept (compile it to know).
+        Call it holding ``lock``, right after that compile."""
+        with self._lock:
+            from hotplex.manifest.jobs import find
+
+            inputs = self._inputs
+            if inputs is None or self._model is None:
+                return None
+            cached = self._artifacts.get(find(self._model, self._jobs, target, platform).id)
+            if cached is None:
+                return None
+            stamps = inputs.stamps
+            if all(p in stamps and stamps[p] == s for p, s in cached.stamps.items()):
+                return cached.artifact
+            return None
+
     def _job(self, target: str, platform: str | None) -> Job:
         from hotplex.manifest.jobs import find
 
@@ -130,3 +153,35 @@ class ProjectState:
             inputs.sections = previous.sections  # content-addressed: a moved file misses
         self._inputs = inputs
         return inputs
+
+
+class Plans:
+    """A project's overlay plans (``document/plan.py``), one per job and set of overlaid files
+    (``key``): at most ``KEPT``, the oldest first out."""
+
+    KEPT = 256
+
+    def __init__(self) -> None:
+        self._by_key: dict[tuple[str, frozenset[str]], Plan] = {}
+
+    def valid(self, key: tuple[str, frozenset[str]], model: Model, base: Inputs) -> Plan | None:
+        """The plan kept for ``key`` when it was made with ``model`` and ``base``; one made with
+        a reader or a model since replaced (a base file or the manifest moved) is not."""
+        plan = self._by_key.get(key)
+        if plan is None or plan.base is not base or plan.model is not model:
+            return None
+        return plan
+
+    def keep(self, key: tuple[str, frozenset[str]], plan: Plan | None) -> None:
+        """``plan`` kept for ``key`` (None: none could be made, ``plan.made``)."""
+        if plan is None:
+            return
+        if len(self._by_key) >= self.KEPT and key not in self._by_key:
+            self._by_key.pop(next(iter(self._by_key)))
+        self._by_key[key] = plan
+
+    def values(self) -> Iterator[Plan]:
+        return iter(list(self._by_key.values()))
+
+    def clear(self) -> None:
+        self._by_key.clear()

@@ -377,7 +377,7 @@ class Model(Record):
     def sources_dir(self) -> str:
         """The sources folder, spelled one way everywhere (``./agent-configs/`` is
         ``agent-configs``), as the paths of the files in it are."""
-        return posixpath.normpath(self.manifest.project.sources or ".")
+        return _normalised(self.manifest.project.sources or ".")
 
     def source_path(self, *parts: str) -> str:
         """A file of the sources folder as the build names it: one spelling per file
@@ -387,12 +387,18 @@ class Model(Record):
     @property
     def out_dir(self) -> str:
         """The artifact folder, spelled one way everywhere (``./dist/`` is ``dist``)."""
-        return posixpath.normpath(self.manifest.project.out.replace("\\", "/"))
+        return _normalised(self.manifest.project.out.replace("\\", "/"))
 
     def platforms_of(self, target: Target) -> tuple[str, ...]:
         return (
             target.platforms if target.platforms is not None else self.manifest.variants.platforms
         )
+
+
+@functools.lru_cache(maxsize=64)
+def _normalised(path: str) -> str:
+    """The folders' one spelling, asked several times in every compile of every job."""
+    return posixpath.normpath(path)
 
 
 @functools.lru_cache(maxsize=8192)

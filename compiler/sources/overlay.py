@@ -77,6 +77,7 @@ def prepare(
             )
     files: dict[str, OverlayFile] = {}
     keys: dict[str, str] = {}  # by project path, the key as given that named it
+    skills = skills_folder(model.sources_dir) + "/"
     for key, value in overlay.items():
         if not isinstance(key, str):
             raise HotplexError.single(
@@ -86,7 +87,7 @@ def prepare(
         default = os.fspath(value) if isinstance(value, os.PathLike) else f"overlay:{key}"
         label = labels.get(key, default)
         display = _display(model, key, Span(f"overlay:{key}"))
-        if display.startswith(skills_folder(model.sources_dir) + "/"):
+        if display.startswith(skills):
             raise HotplexError.single(
                 "a skill's files are not overlaid: an Agent Skill is the project's, the same in"
                 " every call, never one user's text",
@@ -202,6 +203,7 @@ class OverlayInputs:
         self.sections = base.sections
         self._own: dict[str, Loaded] = {}
         self._together: dict[str, str] | None = None
+        self._stripped: dict[str, frontmatter.Stripped] = {}  # by file ``_bodies`` reads
         # Under block, the days left out for what their names (headings) hold, alone or with
         # the other files, and those findings.
         self._named: dict[str, list[blocking.Found]] = {}
@@ -222,10 +224,12 @@ class OverlayInputs:
             return self.base.load(display, span, meta)
         own = self._own.get(display)
         if own is None or own.meta_read != meta:
-            strip = frontmatter.strip_data if meta else lambda text, _: frontmatter.Stripped(text)
-            stripped = strip(file.text, file.label)
-            body = stripped.body
             together = self._bodies() if meta else {}
+            # Stripped once a call: ``_bodies`` did it for every file the job's document holds.
+            stripped = self._stripped.get(display) if meta else frontmatter.Stripped(file.text)
+            if stripped is None:
+                stripped = frontmatter.strip_data(file.text, file.label)
+            body = stripped.body
             if display in together:
                 body = together[display]
             elif self.block is not None:  # a file no source of the job names: read alone
@@ -261,7 +265,9 @@ class OverlayInputs:
                         self._named[d] = named
                         self.blocked[d] = [blocking.record(f, "blocked") for f in named]
             order = [d for d in document_order(self.model, files, self.job) if d not in self._named]
-            stripped = {d: frontmatter.strip_data(files[d].text, files[d].label) for d in order}
+            stripped = self._stripped
+            for d in order:
+                stripped[d] = frontmatter.strip_data(files[d].text, files[d].label)
             parts: list[blocking.Part] = []
             owners: list[str] = []  # by part, the file it is of
             for d in order:
@@ -283,8 +289,8 @@ class OverlayInputs:
                     self.blocked[display] = [blocking.record(f, "blocked") for f in found]
             else:
                 together = blocking.composed(manifest, parts)
-                alone = any(blocking.scan(manifest, *part) for part in parts)
-                if together and not alone:
+                # What a part holds alone the resolver reports; asked only of a join's finding.
+                if together and not any(blocking.scan(manifest, *part) for part in parts):
                     raise BuildFailed(list(dict.fromkeys(f.problem() for f in together)))
                 self._together = {d: stripped[d].body for d in order}
         return self._together

@@ -143,3 +143,35 @@ def test_a_plan_is_made_once_and_dropped_when_a_base_file_moves(make_project) ->
     moved = project.compile("cc", overlay={"MEMORY.md": "- one"})
     assert "release helper" in moved.text and moved.text != first.text
     assert list(project._plans.values()) != [plan]
+
+
+def test_a_key_no_source_reads_is_refused_at_every_call_with_a_plan_kept_or_not(
+    make_project,
+) -> None:
+    """The unused-key check runs when a plan is made, never after: a key set that fails it
+    makes none, and a plan's calls hold the keys it was made for."""
+    root = _settled(make_project(FILES, manifest=MANIFEST.format(share="order")))
+    project = Project.load(root)
+    project.compile("cc", overlay={"MEMORY.md": "- one"})
+    for _ in range(2):
+        with pytest.raises(HotplexError, match=r"'NOTES\.md' is not a file this project reads"):
+            project.compile("cc", overlay={"MEMORY.md": "- two", "NOTES.md": "x"})
+    assert [plan.key for plan in project._plans.values()] == [
+        frozenset({"agent-configs/MEMORY.md"})
+    ]
+    # A variant another platform reads is used: the plan made without it at the base job.
+    for _ in range(2):
+        project.compile("cc", overlay={"MEMORY.md": "- three", "SOUL.slack.md": "elsewhere"})
+    assert len(list(project._plans.values())) == 2
+
+
+def test_the_plans_kept_are_bounded_the_oldest_first_out(make_project, monkeypatch) -> None:
+    root = _settled(make_project(FILES, manifest=MANIFEST.format(share="order")))
+    project = Project.load(root)
+    monkeypatch.setattr(type(project._plans), "KEPT", 2)
+    sets = [{"MEMORY.md": "- m"}, {"USER.md": "u"}, {"MEMORY.md": "- m", "USER.md": "u"}]
+    for overlay in sets:
+        project.compile("cc", overlay=overlay)
+    assert [len(plan.key) for plan in project._plans.values()] == [1, 2]
+    project.compile("cc", overlay=sets[1])  # kept: taken again, nothing made or dropped
+    assert [len(plan.key) for plan in project._plans.values()] == [1, 2]
