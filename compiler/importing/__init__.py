@@ -80,11 +80,13 @@ def table(plan: Plan, base: Path) -> list[str]:
     rows = [("file", "becomes", "targets", "how")]
     for item in plan.placed:
         origin = relative(item.origin, base)
-        how = (
-            "in place"
-            if item.data is None
-            else f"copied to {relative(plan.into / item.file, base)}"
-        )
+        there = plan.into / item.file
+        if item.data is not None:
+            how = f"copied to {relative(there, base)}"
+        elif os.path.abspath(there) == os.path.abspath(item.origin):
+            how = "in place"
+        else:  # a source to come, read where the project keeps its sources, not where it was
+            how = f"read from {relative(there, base)} once written"
         how += "".join(f"; {c}" for c in item.changes)
         rows.append((origin, item.role, ", ".join(item.targets) or "-", how))
     shown = [tuple(map(visible, row)) for row in rows]  # a name's line break would split a row

@@ -679,10 +679,16 @@ def test_an_openclaw_workspace_with_daily_logs_and_no_memory_md_builds(tmp_path)
     assert "MEMORY.md             [[source]] 'memory' (no such file yet)" in result.stdout
     assert "memory/ holds daily logs and there is no MEMORY.md" in result.stdout
     beside = tmp_path / "ws-hotplex"
+    # The row names where the build will read MEMORY.md, not the workspace's (adversary9 D1).
+    row = next(line for line in result.stdout.splitlines() if line.startswith("MEMORY.md "))
+    assert row.endswith(f"read from {beside / 'agent-configs/MEMORY.md'} once written"), row
     run_ok("-C", str(beside), "build")
     days = beside / "dist/claw/default/workspace/memory/2026-11-29.md"
     assert days.read_text(encoding="utf-8") == "- did x\n"
     assert not (beside / "dist/claw/default/workspace/MEMORY.md").exists()
+    (beside / "agent-configs/MEMORY.md").write_text("# my notes\n", encoding="utf-8")
+    run_ok("-C", str(beside), "build")
+    assert "# my notes" in (beside / "dist/claw/default/workspace/MEMORY.md").read_text()
 
 
 def test_an_openclaw_workspace_s_agents_skills_are_imported_as_openclaw_lists_them(tmp_path):
