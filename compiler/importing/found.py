@@ -109,6 +109,9 @@ def daily_logs(found: Found, folder: Path) -> bool:
     found.companions += [Companion(day, "daily log ([memory] logs)") for day in days]
     why = f"not a daily log: [memory] logs reads files named by their date, {DAY_FORMS}"
     found.skipped += [Skip(p, why) for p in files if p not in days and not p.name.startswith(".")]
+    folders = sorted(p for p in logs.iterdir() if p.is_dir() and not p.name.startswith("."))
+    why = "a folder: [memory] logs reads only the days directly in memory/"
+    found.skipped += [Skip(p, why) for p in folders]
     return True
 
 

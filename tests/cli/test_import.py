@@ -674,8 +674,13 @@ def test_an_openclaw_workspace_with_daily_logs_and_no_memory_md_builds(tmp_path)
     """The logs join the 'memory' source's section: import declares it, without its file, and
     says so; the build deploys the days."""
     files = {"AGENTS.md": "A.\n", "TOOLS.md": "T.\n", "memory/2026-11-29.md": "- did x\n"}
+    files["memory/old/2026-10-01.md"] = "- in a subfolder\n"
     workspace = write_tree(tmp_path / "ws", files)
     result = run_ok("-C", str(workspace), "import")
+    # A subfolder of memory/ is named, not dropped without a word (adversary9 D2).
+    assert "memory/old: a folder: [memory] logs reads only the days directly in memory/" in (
+        result.stdout
+    )
     assert "MEMORY.md             [[source]] 'memory' (no such file yet)" in result.stdout
     assert "memory/ holds daily logs and there is no MEMORY.md" in result.stdout
     beside = tmp_path / "ws-hotplex"
