@@ -18,11 +18,17 @@ if TYPE_CHECKING:
 
 
 def entries(
-    resolver: Reader, base: str, body: str, files: tuple[str, ...], span: Span
+    resolver: Reader,
+    base: str,
+    body: str,
+    files: tuple[str, ...],
+    span: Span,
+    importing: str | None = None,
 ) -> tuple[str, tuple[str, ...]]:
     """The source's text and each file it imports, as Claude Code loads them: one entry per file
     after the file importing it, joined by a blank line. Every imported path, present or not, is
-    an input of the job."""
+    an input of the job. ``importing``: the part of ``body`` whose imports are followed (all of
+    it when None); an overlaid file's own imports are never followed."""
     origins: dict[str, Origin] = {}
 
     def read(display: str) -> str | None:
@@ -35,7 +41,11 @@ def entries(
         origins[display] = Origin(loaded.body, display, loaded.body_line)
         return loaded.body
 
-    entries = load_order(base, body, resolver.model.root, read, resolver.claude_seen)
+    data = resolver.inputs.overlaid
+    root = resolver.model.root
+    entries = load_order(
+        base, body, root, read, resolver.claude_seen, importing, lambda path: data([path])
+    )
     imported = [(path, text) for path, text in entries if path != base]
     for path, text in imported:
         if path in origins:

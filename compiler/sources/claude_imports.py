@@ -187,15 +187,20 @@ def load_order(
     root: Path,
     read: Callable[[str], str | None],
     seen: set[str],
+    importing: str | None = None,
+    data: Callable[[str], bool] = lambda _path: False,
 ) -> list[tuple[str, str]]:
     """(file, text) for ``display`` and every file it imports, in Claude Code's order.
 
     ``read`` gives a project-relative file's body without frontmatter (None: it does not exist);
-    ``seen`` holds the files already loaded this session and is updated.
+    ``seen`` holds the files already loaded this session and is updated. ``importing`` is the
+    part of ``body`` whose imports are followed (all of it when None), and ``data(path)`` says
+    an imported file is data whose own imports stay text: a user's overlaid file may not read
+    the project's other files (another user's memory, ``.git/config``).
     """
     entries: list[tuple[str, str]] = []
 
-    def visit(path: str, text: str | None, depth: int) -> None:
+    def visit(path: str, text: str | None, depth: int, importing: str | None) -> None:
         if path in seen or depth >= MAX_DEPTH:
             return
         seen.add(path)
@@ -205,10 +210,12 @@ def load_order(
         if not shown:
             return
         entries.append((path, shown))
-        for written in written_imports(text):
+        if importing is None:
+            importing = "" if depth and data(path) else text
+        for written in written_imports(importing):
             target = locate(written, path, root)
             if target is not None:
-                visit(target, None, depth + 1)
+                visit(target, None, depth + 1, None)
 
-    visit(display, body, 0)
+    visit(display, body, 0, importing)
     return entries

@@ -414,5 +414,12 @@ def _source_section(resolver: Resolver, source: Source) -> Section | None:
     body = "\n\n".join(text for _, text in present if text)
     files = tuple(p for p, _ in present)
     if source.imports == "claude":
-        body, files = claude_sources.entries(resolver, base, body, files, span)
+        # A user's overlaid file is data: its own @path lines are not followed.
+        overlaid = resolver.inputs.overlaid
+        importing = (
+            "\n\n".join(text for path, text in present if text and not overlaid([path]))
+            if overlaid(files)
+            else None
+        )
+        body, files = claude_sources.entries(resolver, base, body, files, span, importing)
     return Section(source.name, source.tag, source.channel, source.note, body, files)
