@@ -78,14 +78,28 @@ async def json_of(
     return await anyio.to_thread.run_sync(_parse, data, known)
 
 
+def _no_constant(name: str) -> object:
+    """``NaN``, ``Infinity`` and ``-Infinity`` are Python's, not JSON's (RFC 8259 has no such
+    number): refused as text that is not JSON."""
+    raise _NotJsonNumber(name)
+
+
+class _NotJsonNumber(ValueError):
+    pass
+
+
 def _parse(data: bytes, known: tuple[str, ...]) -> dict[str, object]:
     try:
         # No key takes a number: an integer is read as a float, which Python reads at any
         # length (int() refuses more than 4,300 digits).
-        body = json.loads(_utf8(data), object_pairs_hook=_object, parse_int=float)
+        body = json.loads(
+            _utf8(data), object_pairs_hook=_object, parse_int=float, parse_constant=_no_constant
+        )
     except json.JSONDecodeError as exc:
         where = Span.at_offset("request body", exc.doc, exc.pos)
         raise BadRequest(f"not JSON: {exc.msg}", where) from None
+    except _NotJsonNumber as exc:
+        raise BadRequest(f"not JSON: {exc} is no JSON number (RFC 8259)", body_at()) from None
     except RecursionError:
         raise BadRequest("not JSON this server reads: nested too deeply", body_at()) from None
     if not isinstance(body, dict):

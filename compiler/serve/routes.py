@@ -460,12 +460,13 @@ def _artifact_url(target: str, platform: str | None) -> str:
 
 def _tags(header: str) -> list[str]:
     """The entity tags of an If-None-Match list, weak ones compared as strong (RFC 9110 13.1.2
-    uses the weak comparison for If-None-Match)."""
+    uses the weak comparison for If-None-Match). An entity-tag is quoted (RFC 9110 8.8.3): an
+    unquoted one is no tag and matches nothing; ``*`` matches any."""
     tags = []
     for part in header.split(","):
         tag = part.strip().removeprefix("W/")
-        if tag:
-            tags.append(tag.strip('"'))
+        if tag == "*" or (len(tag) >= 2 and tag[0] == tag[-1] == '"'):
+            tags.append(tag.strip('"') if tag != "*" else tag)
     return tags
 
 

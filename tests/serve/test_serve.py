@@ -73,6 +73,11 @@ def test_an_unchanged_artifact_is_not_sent_again(server: Server) -> None:
     assert listed.status_code == 304
     other = server.client.get("/v1/artifacts/cc", headers={"If-None-Match": '"0"'})
     assert other.status_code == 200
+    # An unquoted entity-tag is no tag (RFC 9110 8.8.3): it matches nothing (adversary9 D5).
+    bare = server.client.get("/v1/artifacts/cc", headers={"If-None-Match": etag.strip('"')})
+    assert bare.status_code == 200
+    anything = server.client.get("/v1/artifacts/cc", headers={"If-None-Match": "*"})
+    assert anything.status_code == 304
 
 
 @pytest.mark.parametrize(
@@ -165,6 +170,14 @@ def test_a_secret_in_an_overlay_is_422_at_its_place(server: Server) -> None:
             None,
         ),
         (b"[" * 100_000, "request body: not JSON this server reads: nested too deeply"),
+        (
+            b'{"target": "cc", "overlay": {"USER.md": NaN}}',
+            "request body: not JSON: NaN is no JSON number (RFC 8259)",
+        ),
+        (
+            b'{"target": -Infinity}',
+            "request body: not JSON: -Infinity is no JSON number (RFC 8259)",
+        ),
         (b'{"target": "cc", "platform": ""}', "request body: platform: empty"),
         (
             b'{"target": "\\ud800"}',
