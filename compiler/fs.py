@@ -149,7 +149,18 @@ def checked_key(key: str, span: Span, what: str) -> str:
             span,
             hint=f"did you mean '{key.replace(chr(92), '/')}'?",
         )
+    for part in key.split("/"):
+        if len(part.encode("utf-8", "surrogatepass")) > NAME_MAX:
+            raise HotplexError.single(
+                f"{what} names a file or folder of {len(part.encode('utf-8', 'surrogatepass'))}"
+                f" bytes: no disk takes a name over {NAME_MAX} bytes, so no project holds it",
+                span,
+            )
     return checked_relative(key, span)
+
+
+# The longest file name ext4, APFS, NTFS and the others take (in bytes, or UTF-16 units).
+NAME_MAX = 255
 
 
 def confine(root: Path, rel: PurePosixPath, span: Span) -> Path:

@@ -240,6 +240,21 @@ def test_an_overlay_key_naming_a_day_joins_the_daily_logs(logs_project, name) ->
 
 
 @pytest.mark.parametrize(
+    "name", ["2026-12-01-" + "x" * 242 + ".md", "2026-12-01-" + "é" * 122 + ".md"]
+)
+def test_an_overlay_key_no_disk_could_name_is_an_error(logs_project, name) -> None:
+    """A day named by more than 255 bytes would reach a deploying gateway as a file name no
+    disk takes (adversary 9, D11); 255 bytes are accepted."""
+    with pytest.raises(HotplexError, match="no disk takes a name over 255 bytes"):
+        logs_project.compile("cc", overlay={f"memory/{name}": "- overlaid"})
+    longest = name[: len(name) - len(name.encode()) + 255 - 3].rstrip(".m") + ".md"
+    assert len(longest.encode()) <= 255
+    assert (
+        "- overlaid" in logs_project.compile("cc", overlay={f"memory/{longest}": "- overlaid"}).text
+    )
+
+
+@pytest.mark.parametrize(
     ("first", "second"),
     [("USER.md", "./USER.md"), ("USER.md/", "USER.md"), ("./USER.md", "USER.md")],
 )
