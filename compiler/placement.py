@@ -66,6 +66,16 @@ def unmarked(data: bytes) -> bytes:
     return data[: found[0].start()] + data[found[0].end() :]
 
 
+def without_marker(data: bytes) -> bytes | None:
+    """A file with one marker line, matching or not, without it (None: it has none): a placed
+    file edited since is the user's text now, but the line is hotplex's and says the file is
+    written by a build, which is no longer true of a copy ``import`` adopts."""
+    found = list(_MARKER.finditer(data))
+    if len(found) != 1 or _ORIGIN.search(found[0].group(0)) is None:
+        return None
+    return data[: found[0].start()] + data[found[0].end() :]
+
+
 _ORIGIN = re.compile(rb"written by `hotplex build` from (.+), target \"([^\"]*)\"; edit")
 
 

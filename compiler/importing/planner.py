@@ -46,6 +46,7 @@ from hotplex.importing.reconcile import reconcile
 from hotplex.importing.rewrite import rewrite
 from hotplex.manifest.model import Skills
 from hotplex.manifest.read import MANIFEST_NAME
+from hotplex.placement import without_marker
 from hotplex.scanning import hidden, secrets
 from hotplex.scanning.origins import Allowance, Origin
 from hotplex.sources.inputs import cap_of
@@ -307,14 +308,7 @@ def _skills(
             folder = in_folder(sources_dir, f"{SKILLS_FOLDER}/{skill.name}")
             role = f"skill '{skill.name}'"
             files = [
-                Placed(
-                    skill.origin / f,
-                    f"{folder}/{f}",
-                    role,
-                    (skill.origin / f).read_bytes(),
-                    targets=readers,
-                )
-                for f in skill.files
+                _skill_file(skill.origin / f, f"{folder}/{f}", role, readers) for f in skill.files
             ]
             scripts = tuple(
                 literal_glob(f"{skill.name}/{f}")
@@ -323,6 +317,15 @@ def _skills(
             )
             adopted.append(Adopted(skill.name, skill.origin, folder, files, scripts))
     return adopted
+
+
+def _skill_file(origin: Path, file: str, role: str, readers: tuple[str, ...]) -> Placed:
+    """A skill's file as adopted, byte for byte, but for the marker line of a skill a build
+    placed and the user edited since (a placed one unedited is never adopted)."""
+    data = origin.read_bytes()
+    if origin.name == SKILL_FILE and (unmarked := without_marker(data)) is not None:
+        return Placed(origin, file, role, unmarked, ("hotplex's marker line left out",), readers)
+    return Placed(origin, file, role, data, targets=readers)
 
 
 def _skills_folder_free(into: Path, sources_dir: str, adopted: list[Adopted]) -> None:

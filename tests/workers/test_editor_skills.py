@@ -357,3 +357,27 @@ def test_a_skill_folder_holding_its_source_s_bytes_is_taken_over(tmp_path, capsy
     assert is_hotplex_file((root / ".cursor/skills/sql-review/SKILL.md").read_bytes())
     assert "0 rebuilt" in _build(root, capsys)[1]
     assert cli.main(["-C", str(root), "check"]) == 0
+
+
+def test_an_edited_placed_skill_is_adopted_without_hotplex_s_marker_line(tmp_path, capsys):
+    """The user's edit makes the skill theirs; the marker line says a build wrote it and would
+    ship in every copy compiled from the sources (adversary 9, D10)."""
+    root = _project(tmp_path, _target("cu", "cursor"))
+    assert _build(root, capsys)[0] == 0
+    other = tmp_path / "other"
+    shutil.copytree(root / ".cursor", other / ".cursor")
+    (other / "AGENTS.md").write_text("Rules.\n", encoding="utf-8")
+    edited = other / ".cursor/skills/sql-review/SKILL.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "One more line.\n", encoding="utf-8")
+    assert cli.main(["-C", str(other), "import"]) == 0
+    said = capsys.readouterr().out
+    assert "hotplex's marker line left out" in said
+    adopted = [
+        p for p in other.rglob("SKILL.md") if ".cursor" not in p.parts and "sql-review" in p.parts
+    ]
+    assert len(adopted) == 1, adopted
+    text = adopted[0].read_text(encoding="utf-8")
+    assert "hotplex: written by" not in text
+    assert text.endswith("One more line.\n")
+    source = (root / "agent-configs/skills/sql-review/SKILL.md").read_text(encoding="utf-8")
+    assert text == source + "One more line.\n"
