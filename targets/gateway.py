@@ -156,7 +156,7 @@ class Gateway(SkillsShipper):
         )
         folder = job.out_dir(model)
         path = f"{folder}/{self.document_file}"
-        data = self.document_bytes(configuration.utf8(document))
+        data = configuration.file_bytes(document, self.document_bytes)
         files = {path: data, **beside.files}
         argv = self.argv(job, model, path, beside)
         env = {self.switch_env: "1"} if self.switch_env and self.switched_off(job.target) else None
