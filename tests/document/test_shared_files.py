@@ -5,8 +5,11 @@ once (``configuration.file_bytes``), and the manifest's texts scanned once
 from __future__ import annotations
 
 import json
+import os
+import time
 
 import pytest
+from hotplex import Project
 from hotplex.document.compile import compile_job
 from hotplex.errors import HotplexError
 from hotplex.manifest import load as loading
@@ -92,3 +95,20 @@ def test_a_manifest_text_scanned_clean_for_one_target_is_still_scanned_for_anoth
     assert all(secret not in p.message for p in problems)  # redacted
     expected = {"target[1].cwd"} if second == "other" else {"target[0].cwd", "target[1].cwd"}
     assert placed == expected, problems
+
+
+def test_a_text_allowed_under_one_manifest_is_scanned_again_under_the_next(make_project) -> None:
+    """The clean texts belong to one model: a long-lived ``Project`` whose manifest drops the
+    allowance refuses the text it compiled before."""
+    secret = FAKE_SECRETS["github-token"]
+    manifest = f'[[target]]\nname = "one"\nworker = "claude-code"\ncwd = "srv-{secret}"\n'
+    root = make_project(FILES, manifest=manifest + '[secrets]\nallow = ["github-token"]\n')
+    (root / f"srv-{secret}").mkdir()
+    project = Project(root)
+    assert project.compile("one").files
+    (root / "hotplex.toml").write_text(manifest, encoding="utf-8")
+    later = time.time_ns() + 2 * 10**9  # not the stamp it had
+    os.utime(root / "hotplex.toml", ns=(later, later))
+    with pytest.raises(HotplexError) as raised:
+        project.compile("one")
+    assert [p.span.key for p in raised.value.problems if p.span] == ["target[0].cwd"]
