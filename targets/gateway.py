@@ -133,7 +133,8 @@ class Gateway(SkillsShipper):
         return subagents.check(target, manifest, sources, self.format, self.appends(target))
 
     def document_bytes(self, data: bytes) -> bytes:
-        """The document file's bytes, given the document's UTF-8 bytes."""
+        """The document file's bytes, given the document's UTF-8 bytes: a function of ``data``
+        alone, made once for every job given the same document (``configuration.file_bytes``)."""
         return data
 
     def beside(self, job: Job, sections: list[Section], model: Model) -> Beside:
