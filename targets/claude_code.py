@@ -246,7 +246,7 @@ class ClaudeCode(Gateway):
             why = f"no {SUBAGENT_FILE}: none of {listed} has text, so the sub-agents get nothing"
             return Beside(truncations=cuts, notes=(f"{why} from hotplex",), appended=keep)
         return Beside(
-            files={path: shared.text.encode("utf-8")},
+            files={path: configuration.file_bytes(shared)},
             argv=("--append-subagent-system-prompt-file", in_session(job, model, path)),
             truncations=cuts,
             documents=((path, shared.sizes),),

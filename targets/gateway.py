@@ -133,7 +133,8 @@ class Gateway(SkillsShipper):
         return subagents.check(target, manifest, sources, self.format, self.appends(target))
 
     def document_bytes(self, data: bytes) -> bytes:
-        """The document file's bytes, given the document's UTF-8 bytes."""
+        """The document file's bytes, given the document's UTF-8 bytes: a function of ``data``
+        alone, made once for every job given the same document (``configuration.file_bytes``)."""
         return data
 
     def beside(self, job: Job, sections: list[Section], model: Model) -> Beside:
@@ -156,7 +157,7 @@ class Gateway(SkillsShipper):
         )
         folder = job.out_dir(model)
         path = f"{folder}/{self.document_file}"
-        data = self.document_bytes(configuration.utf8(document))
+        data = configuration.file_bytes(document, self.document_bytes)
         files = {path: data, **beside.files}
         argv = self.argv(job, model, path, beside)
         env = {self.switch_env: "1"} if self.switch_env and self.switched_off(job.target) else None

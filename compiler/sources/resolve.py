@@ -193,8 +193,12 @@ class Resolver:
 
     def check_setting(self, text: str, key: str) -> None:
         """A manifest value that reaches the artifact as it is (a note)."""
-        if text:
+        clean = self.inputs.sections.clean_settings
+        if text and text not in clean:
+            found = len(self.findings)
             self.guard(text, lambda: [Origin(text, self.model.manifest_display, key=key)])
+            if len(self.findings) == found:
+                clean.add(text)
 
 
 def _shift(exc: HotplexError, inputs: Inputs) -> HotplexError:

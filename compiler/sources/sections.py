@@ -78,6 +78,10 @@ class SectionCache:
     count: int = 0
     # Targets whose manifest texts (notes, cwd, options: ``manifest_texts``) were scanned clean.
     clean_targets: set[str] = field(default_factory=set)
+    # Manifest texts scanned clean where they reach an artifact as written (``check_setting``):
+    # such a text's findings are its own (no file, no injection rules), whatever key holds it,
+    # so a thousand targets' identical notes and options are scanned once.
+    clean_settings: set[str] = field(default_factory=set)
     computed: int = 0  # sections resolved (missed), for the tests and the benchmarks
     served: int = 0  # sections taken from the cache
 
