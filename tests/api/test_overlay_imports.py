@@ -6,38 +6,28 @@ that CLAUDE.md imports, or an overlaid CLAUDE.md, read another user's stored mem
 from __future__ import annotations
 
 import pytest
-from hotplex import Project
+from hotplex import Project, cli
 
-MANIFEST = """[project]
-sources = "."
-default_sources = false
-
-[[source]]
-name = "claude"
-file = "CLAUDE.md"
-channel = "B"
-tag = "claude"
-imports = "claude"
-
-[[target]]
-name = "cc"
-worker = "claude-code"
-"""
 PRIVATE = "BOB-PRIVATE-MEMORY"
 
 
 @pytest.fixture
-def project(make_project) -> Project:
+def project(make_project, capsys) -> Project:
+    """A repository whose CLAUDE.md imports USER.md, adopted as ``hotplex import`` does it
+    (``imports = "claude"``), with one user's stored memory kept inside it."""
     root = make_project(
         {
             "CLAUDE.md": "# Rules\nSee @README.md\nThe user: @USER.md\n",
             "README.md": "# the readme\n",
             "USER.md": "# the base profile\nsee @HELP.md\n",
             "HELP.md": "# the project's help\n",
-            "users/43/MEMORY.md": PRIVATE + "\n",
         },
-        manifest=MANIFEST,
+        manifest=None,
     )
+    assert cli.main(["-C", str(root), "import"]) == 0, capsys.readouterr()
+    assert 'imports = "claude"' in (root / "hotplex.toml").read_text(encoding="utf-8")
+    (root / "users/43").mkdir(parents=True)
+    (root / "users/43/MEMORY.md").write_text(PRIVATE + "\n", encoding="utf-8")
     return Project.load(root)
 
 
