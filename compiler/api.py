@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from hotplex.manifest.jobs import Job
     from hotplex.manifest.model import Model
     from hotplex.records import Emitted, Finding
+    from hotplex.sources.inputs import Inputs
     from hotplex.sources.overlay import OverlayFile
 
 
@@ -65,6 +66,8 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
         self._pins_stamp: Stamp | None = None  # hotplex.lock's, as ``_inputs`` read it
         self._artifacts: dict[str, _Cached] = {}
         self._plans = Plans()  # by job id and overlaid files (``document/plan.py``)
+        # What every job's base compile reads, with the model and reader it was resolved with.
+        self._job_reads: tuple[Model, Inputs, frozenset[str]] | None = None
         self._jobs: list = []
         self._read_cap = 0  # bytes worth reading of one file (sources.read_cap), with the model
         # ``load.disk_key`` when the on-disk checks last passed (None: ask them every time).
@@ -149,7 +152,9 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
         if overlay is not None or labels is not None:
             from hotplex.sources import overlay as overlays
 
-            files = overlays.prepare(self._model, overlay, labels, self._read_cap, self._jobs)
+            files = overlays.prepare(
+                self._model, overlay, labels, self._read_cap, self._jobs, self._read_by_jobs
+            )
             if files:
                 return self._compile_overlay(job, platform, files, policy == "block")
         cached = self._artifacts.get(job.id)
@@ -188,7 +193,8 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
         compiled = compile_job(self._model, job, inputs, plan)
         if plan is None:
             # A plan's calls read what the call making it read: its keys' check holds for them.
-            overlays.check_used(files, list(compiled.inputs), self._model, self._jobs)
+            consulted = list(compiled.inputs)
+            overlays.check_used(files, consulted, self._model, self._jobs, self._read_by_jobs)
             self._plans.keep(key, plans.made(self._model, job, base, key[1], compiled.resolution))
         names = {display: file.label for display, file in files.items()}
         blocked = tuple(f for found in inputs.blocked.values() for f in found)

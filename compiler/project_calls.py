@@ -52,7 +52,9 @@ class GatewayCalls:
             self._refresh()
             policy = self._policy(on_finding)
             model, jobs = self._model, self._jobs
-            prepared = overlays.prepare(model, files, None, self._read_cap, jobs)
+            prepared = overlays.prepare(
+                model, files, None, self._read_cap, jobs, self._read_by_jobs
+            )
             action = "blocked" if policy == "block" else "error"
             found = guard.findings(model, jobs, prepared, action)
             labels = {file.label for file in prepared.values()}

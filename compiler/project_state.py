@@ -139,6 +139,29 @@ class ProjectState:
         self._artifacts.clear()
         self._plans.clear()
 
+    def _read_by_jobs(self) -> frozenset[str]:
+        """Every file some job's compile of the base files reads, its includes and Claude
+        ``@path`` imports too: the overlay keys a gateway may pass to every call
+        (``sources.overlay.check_used``). Resolved once per model and shared reader (a moved
+        base file makes a new reader, which may include other files); a job whose base files
+        fail to compile adds nothing (its compile says why)."""
+        from hotplex.sources.resolve import resolve
+
+        kept = self._job_reads
+        if kept is not None and kept[0] is self._model and kept[1] is self._inputs:
+            return kept[2]
+        base = self._inputs
+        if base is None or not self._base_current(base):
+            base = self._fresh_inputs()
+        read: set[str] = set()
+        for job in self._jobs:
+            try:
+                read.update(resolve(self._model, job, base).consulted)
+            except HotplexError:
+                continue
+        self._job_reads = (self._model, base, frozenset(read))
+        return self._job_reads[2]
+
     def _fresh_inputs(self):
         """A reader that reuses every file the last one read, unless its stamp moved."""
         from hotplex.manifest.read import LOCK_NAME

@@ -177,6 +177,13 @@ def _validate_unicode(unicode: Unicode, bad: typing.Callable[..., None]) -> None
                 f"'{visible(entry)}' is not a code point, a character name or a rule",
                 unknown_entry_hint(entry),
             )
+        elif name == "U+0000":
+            bad(
+                f"unicode.allow[{index}]",
+                f"'{entry}' (a NUL) is never allowed: a program that reads the artifact as a C"
+                " string ends it there",
+                "remove the entry",
+            )
         elif name.startswith("U+") and not reported(name):
             bad(
                 f"unicode.allow[{index}]",

@@ -79,6 +79,9 @@ _CANCEL_TAG = "\U000e007f"
 # Controls a text file holds as layout (tab, line feed, carriage return) are not findings.
 _CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
 _ASCII_CONTROL = re.compile(f"[{_CONTROL}]")
+# A NUL (in a text given as such: a file holding one is refused as binary) is never allowed: a
+# program reading the artifact as a C string would end it there.
+NUL_HINT = "remove it: a NUL ends the text for a program that reads it as a C string"
 # Shown in an excerpt: this much of the line on either side, and at most this many code points.
 _CONTEXT = 20
 _SHOWN = 4
@@ -303,12 +306,13 @@ class Finding(NamedTuple):
         return code_point(self.chars[0]) if len(distinct) == 1 else self.rule
 
     def problem(self) -> Problem:
-        return Problem(
-            f"{self.summary()}; it must not reach an artifact",
-            self.span,
-            f'remove it; if it is meant, allow it: [unicode] allow = ["{self.allow_entry}"]'
-            " or allow_files",
+        hint = (
+            NUL_HINT
+            if "\0" in self.chars
+            else f'remove it; if it is meant, allow it: [unicode] allow = ["{self.allow_entry}"]'
+            " or allow_files"
         )
+        return Problem(f"{self.summary()}; it must not reach an artifact", self.span, hint)
 
     def _what(self) -> str:
         if len(self.chars) == 1:
@@ -362,7 +366,7 @@ def _hidden_line(span: Span) -> Span:
 
 
 def _allowed(allowance: Allowance, finding: Finding) -> bool:
-    return (
+    return "\0" not in finding.chars and (
         allowance.allows_name(finding.rule)
         or all(allowance.allows_name(code_point(c)) for c in finding.chars)
         or allowance.allows_file(finding.span.file)

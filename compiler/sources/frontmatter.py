@@ -65,8 +65,8 @@ def decode(data: bytes, file: str) -> str:
 
 
 def checked(text: str, file: str) -> str:
-    """``decode`` of a text already decoded (an overlay given as ``str``): the NUL refused, the
-    BOM dropped, every line end turned into LF."""
+    """``decode`` of a text already decoded (a worker's answer): the NUL refused, the BOM
+    dropped, every line end turned into LF."""
     nul = text.find("\0")
     if nul >= 0:
         at = Span.at_offset(file, text, nul)  # its line is not shown: it may be a megabyte of NULs
@@ -75,6 +75,13 @@ def checked(text: str, file: str) -> str:
             Span(file, at.line, at.column),
             hint="save the file as UTF-8 text",
         )
+    return as_source(text)
+
+
+def as_source(text: str) -> str:
+    """A text as a source file's is read: the BOM dropped, every line end turned into LF. A
+    NUL is kept: given as text (an overlay's ``str``), it is no sign of a binary file but a
+    control character, which the hidden-text scan finds where it is."""
     return normalise_newlines(text.removeprefix(_BOM))
 
 

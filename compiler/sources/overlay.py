@@ -22,7 +22,7 @@ import collections
 import fnmatch
 import os
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,11 +58,13 @@ def prepare(
     labels: Mapping[str, str] | None,
     cap: int,
     jobs: list[Job],
+    included: Included,
 ) -> dict[str, OverlayFile]:
     """Overlay keys (paths inside the sources folder) -> ``OverlayFile`` by project path; every
     value decoded (a path read, at most ``cap`` bytes) now, so a wrong one fails the call. A
-    value that cannot be read under a key no job reads reports the key: the key is wrong first
-    (``--overlay a=b=c`` names the unknown 'a', not the missing file 'b=c')."""
+    value that cannot be read under a key no job reads (``included``: see ``check_used``)
+    reports the key: the key is wrong first (``--overlay a=b=c`` names the unknown 'a', not the
+    missing file 'b=c')."""
     overlay = _mapping(overlay, "overlay", '{"USER.md": text}')
     labels = _mapping(labels, "overlay_names", '{"USER.md": "users/42/USER.md"}')
     for key, label in labels.items():
@@ -102,14 +104,17 @@ def prepare(
         try:
             raw = _read(key, value, cap)
         except HotplexError:
-            unknown = _unknown_key(model, jobs, display, labels.get(key, f"overlay:{key}"))
+            label = labels.get(key, f"overlay:{key}")
+            unknown = _unknown_key(model, jobs, included, display, label)
             if unknown is not None:
                 raise unknown from None
             raise
         capped = raw.size > len(raw.data)
-        if isinstance(value, str) and not capped:  # its bytes decode to it: no second pass
-            text = frontmatter.checked(value, label)
-        else:
+        if isinstance(value, str):  # a user's stored text: a NUL in it is the scans' finding
+            text = frontmatter.as_source(
+                whole_characters(raw.data).decode("utf-8") if capped else value
+            )
+        else:  # a file's bytes: a NUL says binary or UTF-16
             text = frontmatter.decode(whole_characters(raw.data) if capped else raw.data, label)
         files[display] = OverlayFile(display, label, raw, text, _is_day(model, display))
     return files
@@ -340,24 +345,37 @@ def read_arguments(arguments: list[str]) -> dict[str, Path]:
     return paths
 
 
+# Every file some job's compile of the base files reads (what the manifest names, and what
+# their includes and Claude ``@path`` imports read), asked only when a key is none of the files
+# the manifest names: the caller computes it once per model and reader (``Project``).
+Included = Callable[[], Collection[str]]
+
+
 def check_used(
-    files: dict[str, OverlayFile], consulted: list[str], model: Model, jobs: list[Job]
+    files: dict[str, OverlayFile],
+    consulted: list[str],
+    model: Model,
+    jobs: list[Job],
+    included: Included,
 ) -> None:
     """An overlay no source of the project reads is a typo, not a no-op. A key is used when this
     compile read it, when it is a daily log, or when any job of the project reads it (a variant of
-    another platform, a source another target keeps): a gateway may pass each user's whole set
-    of files to every compile."""
+    another platform, a source another target keeps, a file another job's sources include):
+    a gateway may pass each user's whole set of files to every compile."""
     read = set(consulted)
     for display, file in files.items():
         if not file.day and display not in read:
-            unknown = _unknown_key(model, jobs, display, file.label)
+            unknown = _unknown_key(model, jobs, included, display, file.label)
             if unknown is not None:
                 raise unknown
 
 
-def _unknown_key(model: Model, jobs: list[Job], display: str, label: str) -> HotplexError | None:
+def _unknown_key(
+    model: Model, jobs: list[Job], included: Included, display: str, label: str
+) -> HotplexError | None:
     """The error for an overlay of ``display`` when no job of the project reads that file (a
-    day or a file a compile consulted is known to the caller)."""
+    day or a file a compile consulted is known to the caller); what the jobs' includes read is
+    asked last, only for a key that is no file the manifest names."""
     if _is_day(model, display):
         return None
     base = {model.source_path(s.file) for s in model.sources}
@@ -367,6 +385,13 @@ def _unknown_key(model: Model, jobs: list[Job], display: str, label: str) -> Hot
         for source in model.sources
         for path in overlay_paths(model, source, job)
     }
+    if display in readable:
+        return None
+    # A folder listed (a skill's, the daily logs') or a skill's file is no key: not offered.
+    skills = skills_folder(model.sources_dir) + "/"
+    readable.update(
+        p for p in included() if posixpath.normpath(p) == p and not p.startswith(skills)
+    )
     if display in readable:
         return None
     key = key_of(model, display)

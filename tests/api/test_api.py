@@ -352,6 +352,136 @@ def test_an_overlay_key_another_job_reads_is_accepted_as_a_gateway_passes_all(
     assert raised.value.problems[0].hint == "did you mean 'USER.slack.md'?"
 
 
+def test_an_overlay_key_another_job_only_includes_is_accepted_and_resolved_once(
+    make_project,
+) -> None:
+    """A file one platform's variant includes is a file the project reads: every other job
+    accepts it and is unchanged; what the jobs include is resolved once per model and reader,
+    only for a key that is no file the manifest names, and again once a base file moves."""
+    manifest = OVERLAY_MANIFEST.replace("[memory]", '[variants]\nplatforms = ["slack"]\n\n[memory]')
+    files = {
+        "agent-configs/USER.md": "Base.",
+        "agent-configs/USER.slack.md": 'On Slack.\n{% include "EXTRA.md" %}\n',
+        "agent-configs/EXTRA.md": "Extra on disk.",
+    }
+    root = make_project(files, manifest=manifest)
+    for path in root.rglob("*"):  # saved long ago: their stamps vouch for what was read
+        os.utime(path, ns=(10**18, 10**18))
+    project = Project.load(root)
+    plain = {target: project.compile(target).text for target in ("cc", "sub")}
+    overlay = {"EXTRA.md": "Extra of one user."}
+    for target in ("cc", "sub"):
+        assert project.compile(target, overlay=overlay).text == plain[target]
+    assert "Extra of one user." in project.compile("cc", "slack", overlay=overlay).text
+    project = Project.load(root)
+    project.compile("sub", overlay={"USER.md": "Mine."})
+    assert project._job_reads is None  # a key the job reads costs nothing more
+    project.compile("sub", overlay=overlay)
+    kept = project._job_reads
+    project.compile("sub", overlay={"EXTRA.md": "another user", "USER.md": "u"})
+    assert project._job_reads is kept  # the same reader: not resolved again
+    _bump(root / "agent-configs" / "USER.slack.md", "On Slack, no include.")
+    with pytest.raises(HotplexError) as raised:
+        project.compile("cc", overlay={"EXTRA.md": "x"})
+    assert "'EXTRA.md' is not a file this project reads" in raised.value.problems[0].message
+    _bump(root / "agent-configs" / "USER.slack.md", '{% include "EXTRA.md" %}')
+    with pytest.raises(HotplexError) as raised:
+        project.compile("cc", overlay={"EXTR.md": "typo"})
+    assert raised.value.problems[0].hint == "did you mean 'EXTRA.md'?"
+
+
+def test_a_file_one_target_imports_is_a_key_every_target_and_the_guard_accept(
+    make_project,
+) -> None:
+    """``@USER.md`` in the Claude target's CLAUDE.md reads USER.md: the other target's compile
+    and a check of every target take it (the guard a gateway calls before saving)."""
+    manifest = """\
+[project]
+sources = "."
+default_sources = false
+
+[metacognition]
+enabled = false
+
+[[source]]
+name = "claude"
+imports = "claude"
+file = "CLAUDE.md"
+tag = "claude"
+channel = "B"
+
+[[source]]
+name = "rules"
+file = "AGENTS.md"
+channel = "B"
+tag = "rules"
+
+[[target]]
+name = "cc"
+worker = "claude-code"
+keep = ["claude"]
+
+[[target]]
+name = "ocs"
+worker = "opencode-server"
+keep = ["rules"]
+"""
+    files = {"CLAUDE.md": "# Rules\nThe user: @USER.md\n", "AGENTS.md": "# agents", "USER.md": "x"}
+    project = Project.load(make_project(files, manifest=manifest))
+    overlay = {"USER.md": "# Alice\n"}
+    assert "# Alice" in project.compile("cc", overlay=overlay).text
+    assert project.compile("ocs", overlay=overlay).text == project.compile("ocs").text
+    report = project.check(overlay)
+    assert report.ok and [j.target for j in report.jobs] == ["cc", "ocs"]
+
+
+def test_a_nul_in_overlaid_text_is_a_control_character_in_a_file_it_says_binary(
+    logs_project, tmp_path: Path
+) -> None:
+    """Text given as a str is a user's stored text: a NUL in it is a finding (blocked as its
+    entry, or refused with its place), not a binary file failing every compile (adversary9
+    D4). Bytes or a file read still are a file's: a NUL there says binary or UTF-16."""
+    memory = "- likes\0 tea\n- reads at night\n"
+    artifact = logs_project.compile("cc", overlay={"MEMORY.md": memory}, on_finding="block")
+    assert [(f.rule, f.line, f.column, f.action) for f in artifact.findings] == [
+        ("control-character", 1, 8, "blocked")
+    ]
+    assert "\0" not in artifact.text and "- reads at night" in artifact.text
+    capped = {"MEMORY.md": memory + "x" * (1 << 21)}  # beyond the read cap: decoded from bytes
+    assert logs_project.compile("cc", overlay=capped, on_finding="block").findings
+    with pytest.raises(HotplexError) as raised:
+        logs_project.compile("cc", overlay={"MEMORY.md": memory})
+    (problem,) = raised.value.problems
+    assert (problem.span.file, problem.span.line, problem.span.column) == (
+        "overlay:MEMORY.md",
+        1,
+        8,
+    )
+    assert "U+0000 (rule control-character)" in problem.message
+    assert "allow" not in (problem.hint or "")  # a NUL is never allowed
+    (tmp_path / "memory.md").write_bytes(memory.encode())
+    for value in (memory.encode(), tmp_path / "memory.md"):
+        with pytest.raises(HotplexError, match="a NUL character: this looks like a binary file"):
+            logs_project.compile("cc", overlay={"MEMORY.md": value}, on_finding="block")
+
+
+@pytest.mark.parametrize(
+    "unicode", ['allow = ["control-character"]', 'allow_files = ["*", "overlay:*"]']
+)
+def test_no_allowance_lets_a_nul_reach_an_artifact(make_project, unicode: str) -> None:
+    manifest = OVERLAY_MANIFEST + f"\n[unicode]\n{unicode}\n"
+    project = Project.load(make_project({"agent-configs/USER.md": "u"}, manifest=manifest))
+    assert "\1" in project.compile("cc", overlay={"MEMORY.md": "- a\1b\n"}).text  # allowed
+    with pytest.raises(HotplexError, match=r"U\+0000 \(rule control-character\)"):
+        project.compile("cc", overlay={"MEMORY.md": "- a\0b\n"})
+
+
+def test_allowing_a_nul_is_refused_in_the_manifest(make_project) -> None:
+    manifest = OVERLAY_MANIFEST + '\n[unicode]\nallow = ["U+0000"]\n'
+    with pytest.raises(HotplexError, match=r"unicode\.allow\[0\]: 'U\+0000' \(a NUL\) is never"):
+        Project.load(make_project({"agent-configs/USER.md": "u"}, manifest=manifest))
+
+
 def _save(path: Path, text: str) -> None:
     """An editor's atomic save: a new file renamed over the old one (a new inode, a new stamp)."""
     temp = path.with_name(path.name + ".saving")

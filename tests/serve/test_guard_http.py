@@ -41,3 +41,35 @@ def test_a_compile_refuses_an_image_to_another_host(server: Server) -> None:
     assert (problem["line"], problem["column"]) == (2, 8)
     assert "image-url-data" in problem["message"]
     assert "evil.example/alice.png" not in answer.json().get("text", "")
+
+
+def test_a_nul_in_a_stored_file_is_a_finding_blocked_as_its_entry_never_a_lockout(
+    server: Server,
+) -> None:
+    """A NUL (U+0000) in a user's stored text failed their every compile, "block" too, as a
+    binary file (adversary9 D4): it is a control character, blocked as the other controls are,
+    refused with its place under "error", and the guard still says the file is not ok."""
+    memory = "- likes\u0000 tea\n- reads at night\n"
+    overlay = {"target": "cc", "overlay": {"MEMORY.md": memory}}
+    blocked = server.client.post("/v1/compile", json={**overlay, "on_finding": "block"})
+    assert blocked.status_code == 200, blocked.text
+    answer = blocked.json()
+    assert [(f["rule"], f["line"], f["column"]) for f in answer["findings"]] == [
+        ("control-character", 1, 8)
+    ]
+    assert "\0" not in answer["text"] and "- reads at night" in answer["text"]
+    refused = server.client.post("/v1/compile", json=overlay)
+    assert refused.status_code == 422, refused.text
+    problem = refused.json()["problems"][0]
+    assert (problem["line"], problem["column"]) == (1, 8)
+    assert "U+0000 (rule control-character)" in problem["message"]
+    checked = server.client.post("/v1/check", json={"files": {"MEMORY.md": memory}})
+    assert checked.status_code == 200, checked.text
+    assert checked.json()["ok"] is False
+    assert [f["rule"] for f in checked.json()["findings"]] == ["control-character"]
+    fact = {"key": "a", "value": "b\u0000"}
+    learned = server.client.post(
+        "/v1/learn", json={"text": "# A\n", "facts": [fact], "date": "2026-12-01"}
+    )
+    assert learned.status_code == 200, learned.text
+    assert [f["status"] for f in learned.json()["facts"]] == ["refused"]
