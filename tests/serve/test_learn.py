@@ -181,15 +181,31 @@ def test_a_file_no_build_reads_a_block_from_is_400_at_the_body_file(served, rout
     assert [p["place"] for p in answer.json()["problems"]] == ["request body: file"]
 
 
+def test_a_name_no_disk_takes_is_400_without_the_name(served) -> None:
+    """A file or folder name over 255 bytes names no file (adversary9 D11); the answer does not
+    echo the name."""
+    server, _root = served
+    body = {"text": "# A\n", "facts": [{"key": "a", "value": "b"}], "date": "2026-12-01"}
+    answer = server.client.post("/v1/learn", json={**body, "file": "x" * 500_000 + ".md"})
+    assert answer.status_code == 400, answer.text
+    assert "no disk takes a name over 255 bytes" in answer.text
+    assert "x" * 300 not in answer.text
+
+
 def test_a_quoted_file_is_shortened_and_its_secret_redacted(served) -> None:
     """The answer echoed a 500,000-character name whole, and a token in it verbatim."""
     server, _root = served
     token = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
     body = {"text": "# A\n", "facts": [{"key": "a", "value": "b"}], "date": "2026-12-01"}
-    long = server.client.post("/v1/learn", json={**body, "file": "x" * 500_000 + ".md"})
+    # Each name of the path under the 255 bytes a disk takes (a longer one is refused, and not
+    # echoed: test_a_name_no_disk_takes_is_400_without_the_name).
+    name = "x" * 199 + "/"
+    file = name * 2_500 + "y.md"
+    long = server.client.post("/v1/learn", json={**body, "file": file})
     assert long.status_code == 200, long.text
     quoted = long.json()["file"]
-    assert len(quoted) < SHOWN + 50 and f"…({500_003 - SHOWN} more characters)…" in quoted, quoted
+    more = f"…({len(file) - SHOWN} more characters)…"
+    assert len(quoted) < SHOWN + 50 and more in quoted, quoted
     secret = server.client.post("/v1/learn", json={**body, "file": f"{token}.md"})
     assert secret.status_code == 200, secret.text
     assert token not in secret.text
