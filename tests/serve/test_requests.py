@@ -110,14 +110,18 @@ def test_a_skill_overlay_is_a_400_naming_its_key(server: Server) -> None:
 
 
 def test_an_error_quotes_a_megabyte_key_in_a_few_kilobytes(server: Server, hotplex) -> None:
-    key = "a" * 1_000_000
+    key = ("a" * 99 + "/") * 10_000 + "a"  # each name under the 255 bytes a disk takes
     answer = server.client.post("/v1/compile", json={"target": "cc", "overlay": {key: "x"}})
     problem = _problem(answer, 400)
     assert len(answer.content) < 10_000
     assert re.search(
-        r"^overlay 'a+…\(\d+ more characters\)…a+' is not a file this project reads$",
+        r"^overlay '[a/]+…\(\d+ more characters\)…[a/]+' is not a file this project reads$",
         problem["problems"][0]["message"],
     )
+    one_name = "a" * 1_000_000  # refused for its length alone, and not echoed
+    answer = server.client.post("/v1/compile", json={"target": "cc", "overlay": {one_name: "x"}})
+    assert len(answer.content) < 10_000
+    assert "no disk takes a name over 255 bytes" in _problem(answer, 400)["detail"]
     line = '{"target": "' + "c" * 1_000_000 + '" x}'
     answer = server.client.post("/v1/compile", content=line.encode())
     caret = _problem(answer, 400)["detail"].splitlines()
