@@ -61,6 +61,7 @@ from hotplex.errors import Problem, Span, suggest
 from hotplex.scanning.origins import (
     Allowance,
     Origin,
+    Places,
     line_needles,
     locate,
 )
@@ -327,29 +328,33 @@ class Finding(NamedTuple):
 
 def _excerpt(text: str, match: Match) -> str:
     start, end = match.start, match.start + len(match.chars)
-    line_start = text.rfind("\n", 0, start) + 1
+    # The line's ends are looked for within the context alone: a line may be a megabyte.
+    line_start = text.rfind("\n", max(start - _CONTEXT, 0), start) + 1
     before = text[max(line_start, start - _CONTEXT) : start]
-    after = text[end : min(_line_end(text, end), end + _CONTEXT)]
+    line_end = text.find("\n", end, end + _CONTEXT)
+    after = text[end : line_end if line_end >= 0 else end + _CONTEXT]
     run = "".join(f"<{code_point(c)}>" for c in match.chars[:_SHOWN])
     if len(match.chars) > _SHOWN:
         run += f"…({len(match.chars)} characters)"
     return visible(before) + run + visible(after)
 
 
-def _needles(text: str, match: Match) -> list[tuple[str, int]]:
+def _needles(text: str, match: Match) -> Iterator[tuple[str, int]]:
     """Pieces of the rendered text around ``match``, longest first, to find where it was written;
     last, its first character alone: a run that rendering assembled ("\x1f{{ x }}\x08" with x
     empty) is in no source whole, but where it begins is still a place to name."""
-    needles = line_needles(text, match.start, match.start + len(match.chars))
-    return [*needles, (match.chars[0], 0)] if len(match.chars) > 1 else needles
+    yield from line_needles(text, match.start, match.start + len(match.chars))
+    if len(match.chars) > 1:
+        yield match.chars[0], 0
 
 
 def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Finding]:
     """The findings of ``text`` not allowed, each placed where its characters were written."""
     findings = []
+    places = Places()
     for match in scan(text):
         found = locate(text, match.start, _needles(text, match), origins)
-        span = found[0].span(found[1]) if found else Span(origins[0].file)
+        span = places.span(found, origins)
         # The line itself is not shown: a terminal would obey the characters it holds.
         finding = Finding(match.rule, match.chars, _excerpt(text, match), _hidden_line(span))
         if not _allowed(allowance, finding):
