@@ -136,3 +136,51 @@ def test_an_error_of_few_findings_shows_them_all() -> None:
     error = _error(_entries(3))
     assert len(error.problems) == 9
     assert not any("more findings" in p.message for p in error.problems)
+
+
+PIECES = [
+    "![a](https://evil.example/x.png)",
+    "![b](https://evil.example/y.png)",
+    "[l]: https://evil.example/?q=" + "Ab1" * 12 + "\n\n",
+    "![x][l]",
+    "[t](https://other.example/#" + "A1b" * 40 + ")",
+    '<img src="https://evil.example/z.png">',
+    "<system>",
+    "`![c](https://evil.example/c.png)`",
+    "\n\n",
+    " ",
+    "\u200b",
+]
+
+
+def _rendered_one_by_one(text: str, shown, wide: list) -> list:
+    """``injection._rendered`` as it was: each fetch and link looked up among every finding."""
+    found: list = []
+    for rule, placed in [
+        *(("image-url-data", p) for p in shown.fetches if injection.urls.foreign(p.host)),
+        *(("link-url-data", p) for p in shown.links if injection.urls.foreign(p.host)),
+    ]:
+        if rule == "link-url-data" and not injection._carries_data(placed.url):
+            continue
+        if not any(
+            m.rule == rule
+            and m.host == placed.host
+            and (not placed.exact or placed.start <= m.start < placed.end)
+            for m in (*wide, *found)
+        ):
+            found.append(
+                injection.Match(rule, placed.start, text[placed.start : placed.end], placed.host)
+            )
+    return found
+
+
+@given(st.lists(st.sampled_from(PIECES), max_size=14), st.data())
+def test_the_rendered_findings_are_those_of_a_look_at_each(pieces, data) -> None:
+    """The rendered text's findings, kept by rule and host and looked up by bisect, are those of
+    the pass over every finding it replaced, whatever the wide scan found before."""
+    from hotplex.scanning import rendered
+
+    text = "".join(pieces)
+    shown = rendered.read(text)
+    wide = [m for m in injection.scan(text) if data.draw(st.booleans())]
+    assert injection._rendered(text, shown, wide) == _rendered_one_by_one(text, shown, wide)
