@@ -16,6 +16,7 @@ from hotplex.values import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
     from hotplex.manifest.model import Source
@@ -137,6 +138,39 @@ class Finding(Record):
         }
 
 
+# Of one file's findings, an answer (or an error) shows this many in full; the others are counted
+# by rule. A user's stored memory can hold tens of thousands: every one in full was a 14 MB
+# answer, each with its line under a caret a 20 MB error.
+SHOWN_PER_FILE = 100
+
+
+def findings_json(findings: Iterable[Finding]) -> dict[str, object]:
+    """``{"findings": [...]}`` as an answer lists them: the first ``SHOWN_PER_FILE`` of each
+    file; when a file has more, ``"findings_not_shown"`` counts the others, by file and rule,
+    so none is dropped without a word."""
+    listed: list[dict[str, object]] = []
+    counted: dict[str, int] = {}
+    more: dict[str, dict[str, int]] = {}
+    for finding in findings:
+        counted[finding.file] = counted.get(finding.file, 0) + 1
+        if counted[finding.file] <= SHOWN_PER_FILE:
+            listed.append(finding.to_json())
+        else:
+            rules = more.setdefault(finding.file, {})
+            rules[finding.rule] = rules.get(finding.rule, 0) + 1
+    out: dict[str, object] = {"findings": listed}
+    if more:
+        out["findings_not_shown"] = [
+            {
+                "file": shown(file),
+                "count": sum(by_rule.values()),
+                "rules": dict(sorted(by_rule.items())),
+            }
+            for file, by_rule in more.items()
+        ]
+    return out
+
+
 @attrs.frozen(repr=False)
 class CheckedFile(Record):
     """One file given to ``Project.check``: its key, its name in messages, its size."""
@@ -190,7 +224,7 @@ class CheckReport(Record):
     def to_json(self) -> dict[str, object]:
         return {
             "ok": self.ok,
-            "findings": [f.to_json() for f in self.findings],
+            **findings_json(self.findings),
             "files": [f.to_json() for f in self.files],
             "jobs": [j.to_json() for j in self.jobs],
         }

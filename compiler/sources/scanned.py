@@ -171,17 +171,12 @@ def scan_package(model: Model, package: Package, files: dict[str, bytes]) -> Non
         raise HotplexError(problems, exit_status=EXIT_FAILED)
 
 
-# The problems of one file shown in full; the others are counted, by rule, in one more problem.
-# A user's stored memory can hold tens of thousands of findings: every one with its line under
-# a caret was a 20 MB error.
-SHOWN_PER_FILE = 100
-
-
 def capped(found: dict) -> list:
     """The problems ``found`` (each with its finding's rule), in their order: of a file with more
-    than ``SHOWN_PER_FILE``, the first so many in place in full, then one problem saying how
+    than ``records.SHOWN_PER_FILE``, the first so many in place in full, then one problem saying how
     many more, by rule: none is dropped without a word."""
     from hotplex.errors import Problem, Span
+    from hotplex.records import SHOWN_PER_FILE
 
     by_file: dict[str | None, list[Problem]] = {}
     for problem in found:
