@@ -75,15 +75,23 @@ class Lines:
             at = text.find("\n", at + 1)
         self._line: dict[int, str] = {}
 
-    def span(self, file: str, offset: int) -> Span:
-        """The span of a character offset (line and column counted from 1)."""
-        index = bisect.bisect_right(self.starts, offset) - 1
-        line_start = self.starts[index]
+    def index(self, offset: int) -> int:
+        """The line (counted from 0) of a character offset."""
+        return bisect.bisect_right(self.starts, offset) - 1
+
+    def line(self, index: int) -> str:
+        """The text of line ``index`` (counted from 0), without its line break."""
         line = self._line.get(index)
         if line is None:
             end = self.starts[index + 1] - 1 if index + 1 < len(self.starts) else len(self.text)
-            line = self._line[index] = self.text[line_start:end]
-        return Span(file, index + 1, offset - line_start + 1, source_line=line)
+            line = self._line[index] = self.text[self.starts[index] : end]
+        return line
+
+    def span(self, file: str, offset: int) -> Span:
+        """The span of a character offset (line and column counted from 1)."""
+        index = self.index(offset)
+        column = offset - self.starts[index] + 1
+        return Span(file, index + 1, column, source_line=self.line(index))
 
 
 @value

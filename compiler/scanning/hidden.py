@@ -57,7 +57,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
-from hotplex.errors import Problem, Span, suggest
+from hotplex.errors import Lines, Problem, Span, suggest
 from hotplex.scanning.origins import (
     Allowance,
     Origin,
@@ -169,12 +169,33 @@ def scan(text: str) -> tuple[Match, ...]:
         return ()
     props = _unicode()
     found: list[Match] = []
+    directions = _Directions(text, props)
     for run in props.hidden.finditer(text):
-        found.extend(_runs(text, run.start(), run.end(), props))
+        found.extend(_runs(text, run.start(), run.end(), props, directions))
     return tuple(found)
 
 
-def _runs(text: str, start: int, end: int, props: _Properties) -> Iterator[Match]:
+class _Directions:
+    """Whether a line of a text holds a right-to-left letter, looked for once a line: a line of
+    thousands of marks was searched whole for each of them (the square of its length)."""
+
+    def __init__(self, text: str, props: _Properties) -> None:
+        self.text, self.props = text, props
+        self.lines: Lines | None = None  # counted at the first mark
+        self.known: dict[int, bool] = {}
+
+    def right_to_left(self, at: int) -> bool:
+        if self.lines is None:
+            self.lines = Lines(self.text)
+        index = self.lines.index(at)
+        if index not in self.known:
+            self.known[index] = self.props.right_to_left(self.lines.line(index)) is not None
+        return self.known[index]
+
+
+def _runs(
+    text: str, start: int, end: int, props: _Properties, directions: _Directions
+) -> Iterator[Match]:
     """Consecutive flagged characters of one rule become one match."""
     current: tuple[str, int] | None = None
     at = start
@@ -185,7 +206,7 @@ def _runs(text: str, start: int, end: int, props: _Properties) -> Iterator[Match
                 stop += 1
             rule = None if _emoji_tag_sequence(text, at, stop) else "tag-characters"
         else:
-            stop, rule = at + 1, _rule(text, at, props)
+            stop, rule = at + 1, _rule(text, at, props, directions)
         if current is not None and rule != current[0]:
             yield Match(current[0], current[1], text[current[1] : at])
             current = None
@@ -196,7 +217,7 @@ def _runs(text: str, start: int, end: int, props: _Properties) -> Iterator[Match
         yield Match(current[0], current[1], text[current[1] : end])
 
 
-def _rule(text: str, at: int, props: _Properties) -> str | None:
+def _rule(text: str, at: int, props: _Properties, directions: _Directions) -> str | None:
     """The rule a control or a default-ignorable character (not a tag) breaks, or None for a
     mark on a right-to-left line."""
     char = text[at]
@@ -205,17 +226,8 @@ def _rule(text: str, at: int, props: _Properties) -> str | None:
     if props.bidi_control(char):
         if unicodedata.bidirectional(char) in _EMBEDDINGS:
             return "bidi-control"
-        return None if props.right_to_left(_line(text, at)) else "bidi-mark"
+        return None if directions.right_to_left(at) else "bidi-mark"
     return "variation-selector" if props.selector(char) else "invisible-character"
-
-
-def _line(text: str, at: int) -> str:
-    return text[text.rfind("\n", 0, at) + 1 : _line_end(text, at)]
-
-
-def _line_end(text: str, at: int) -> int:
-    end = text.find("\n", at)
-    return len(text) if end < 0 else end
 
 
 def _emoji_tag_sequence(text: str, start: int, stop: int) -> bool:

@@ -8,10 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from hotplex import HotplexError, Project
+from hotplex import HotplexError, Project, records
 from hotplex.errors import Lines, Problem, Span
 from hotplex.scanning import hidden, injection, origins
-from hotplex.sources import scanned
 from hotplex.text import memo
 from hypothesis import given
 from hypothesis import strategies as st
@@ -112,7 +111,7 @@ def _error(overlay: str) -> HotplexError:
 
 def test_an_error_shows_the_first_findings_of_a_file_then_counts_the_rest() -> None:
     error = _error(_entries(60))  # 180 findings: 60 of each rule
-    shown = scanned.SHOWN_PER_FILE
+    shown = records.SHOWN_PER_FILE
     assert len(error.problems) == shown + 1
     lines = sorted({p.span.line for p in error.problems[:shown]})
     assert lines == list(range(1, 35))  # the first in place: 34 lines of three, less two
@@ -184,3 +183,21 @@ def test_the_rendered_findings_are_those_of_a_look_at_each(pieces, data) -> None
     shown = rendered.read(text)
     wide = [m for m in injection.scan(text) if data.draw(st.booleans())]
     assert injection._rendered(text, shown, wide) == _rendered_one_by_one(text, shown, wide)
+
+
+def test_a_line_of_marks_is_searched_for_right_to_left_letters_once(monkeypatch) -> None:
+    """Whether a bidi mark is on a right-to-left line was asked of its whole line for each mark:
+    a line of 80,000 marks was 80,000 searches of it. Now one a line, whatever its marks."""
+    searched: list[int] = []
+    props = hidden._unicode()
+
+    def counted(line: str):
+        searched.append(len(line))
+        return props.right_to_left(line)
+
+    monkeypatch.setattr(hidden, "_unicode", lambda: props._replace(right_to_left=counted))
+    text = "a\u200e" * 2000 + "\n\u05d0\u200e\n" + "b\u200f" * 10
+    with memo.uncached():
+        found = hidden.scan(text)
+    assert [(m.rule, len(m.chars)) for m in found] == [("bidi-mark", 1)] * 2010
+    assert searched == [4000, 2, 20]
