@@ -7,6 +7,7 @@ the CLI prints or exits.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 
 from hotplex.values import value
@@ -57,16 +58,40 @@ class Span:
     @classmethod
     def at_offset(cls, file: str, text: str, offset: int) -> Span:
         """The span of a character offset in ``text`` (line and column counted from 1)."""
-        line_start = text.rfind("\n", 0, offset) + 1
-        line_end = text.find("\n", offset)
-        if line_end < 0:
-            line_end = len(text)
-        return cls(
-            file=file,
-            line=text.count("\n", 0, offset) + 1,
-            column=offset - line_start + 1,
-            source_line=text[line_start:line_end],
-        )
+        return Lines(text).span(file, offset)
+
+
+class Lines:
+    """Where each line of a text starts, to place many offsets in it: each place is a bisect,
+    where counting the lines from the start for each cost the square of the places (thousands
+    of findings in one file); a line's text is sliced once, shared by the spans on it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0]
+        at = text.find("\n")
+        while at >= 0:
+            self.starts.append(at + 1)
+            at = text.find("\n", at + 1)
+        self._line: dict[int, str] = {}
+
+    def index(self, offset: int) -> int:
+        """The line (counted from 0) of a character offset."""
+        return bisect.bisect_right(self.starts, offset) - 1
+
+    def line(self, index: int) -> str:
+        """The text of line ``index`` (counted from 0), without its line break."""
+        line = self._line.get(index)
+        if line is None:
+            end = self.starts[index + 1] - 1 if index + 1 < len(self.starts) else len(self.text)
+            line = self._line[index] = self.text[self.starts[index] : end]
+        return line
+
+    def span(self, file: str, offset: int) -> Span:
+        """The span of a character offset (line and column counted from 1)."""
+        index = self.index(offset)
+        column = offset - self.starts[index] + 1
+        return Span(file, index + 1, column, source_line=self.line(index))
 
 
 @value
@@ -84,11 +109,14 @@ class Problem:
         lines = [f"{self.span.location()}: {message}" if self.span else message]
         span = self.span
         if span is not None and span.source_line is not None and span.column is not None:
-            line = span.source_line.replace("\t", " ")
+            line = span.source_line
             start = max(0, min(span.column - 1 - SHOWN // 2, len(line) - SHOWN))
             end = start + SHOWN
-            before = "…" * (start > 0) + visible(redact_secrets(line[start : span.column - 1]))
-            after = visible(redact_secrets(line[span.column - 1 : end])) + "…" * (end < len(line))
+            # Only the window shown is read: a problem on a megabyte line costs its window.
+            window = line[start:end].replace("\t", " ")
+            column = span.column - 1 - start
+            before = "…" * (start > 0) + visible(redact_secrets(window[:column]))
+            after = visible(redact_secrets(window[column:])) + "…" * (end < len(line))
             lines.append(f"    {before}{after}")
             lines.append("    " + " " * len(before) + "^")
         if self.hint:

@@ -77,12 +77,16 @@ def _check_overlay(args: argparse.Namespace, root: Path, manifest: Path | None) 
         print(json_text(report.to_json(), indent=2))
         return EXIT_OK if report.ok else EXIT_FAILED
     from hotplex.console import colour
+    from hotplex.records import not_shown, shown_findings
 
-    for finding in report.findings:
+    listed, more = shown_findings(report.findings)
+    for finding in listed:
         shade = "dim" if finding.action == "escaped" else "red"
         print(f"{colour(finding.action, shade)}: {shown(finding.describe())}")
         if finding.hint:
             print(f"  hint: {shown(finding.hint)}")
+    for file, rules in more.items():
+        print(not_shown(file, rules))
     for file in report.files:
         print(f"{shown(file.file)}: {file.bytes} bytes, {file.chars} characters")
     for job in report.jobs:

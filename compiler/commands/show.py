@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.api import Project
     from hotplex.console import warn
+    from hotplex.records import not_shown, shown_findings
     from hotplex.sources import raw_copies
     from hotplex.sources.logs import describe_cuts
     from hotplex.sources.overlay import read_arguments
@@ -38,8 +39,11 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
         warn(text)
     for text in artifact.notes:
         sys.stderr.write(f"note: {shown(text)}\n")
-    for finding in artifact.findings:
+    listed, more = shown_findings(artifact.findings)
+    for finding in listed:
         warn(f"blocked an entry: {finding.describe()}")
+    for file, rules in more.items():
+        warn(f"blocked entries: {not_shown(file, rules)}")
     target = next(t for t in project.model.manifest.target if t.name == args.target)
     got = raw_copies.copies(project.model, target)
     if got is not None and got.more:

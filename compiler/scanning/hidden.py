@@ -57,10 +57,11 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
-from hotplex.errors import Problem, Span, suggest
+from hotplex.errors import Lines, Problem, Span, suggest
 from hotplex.scanning.origins import (
     Allowance,
     Origin,
+    Places,
     line_needles,
     locate,
 )
@@ -171,12 +172,33 @@ def scan(text: str) -> tuple[Match, ...]:
         return ()
     props = _unicode()
     found: list[Match] = []
+    directions = _Directions(text, props)
     for run in props.hidden.finditer(text):
-        found.extend(_runs(text, run.start(), run.end(), props))
+        found.extend(_runs(text, run.start(), run.end(), props, directions))
     return tuple(found)
 
 
-def _runs(text: str, start: int, end: int, props: _Properties) -> Iterator[Match]:
+class _Directions:
+    """Whether a line of a text holds a right-to-left letter, looked for once a line: a line of
+    thousands of marks was searched whole for each of them (the square of its length)."""
+
+    def __init__(self, text: str, props: _Properties) -> None:
+        self.text, self.props = text, props
+        self.lines: Lines | None = None  # counted at the first mark
+        self.known: dict[int, bool] = {}
+
+    def right_to_left(self, at: int) -> bool:
+        if self.lines is None:
+            self.lines = Lines(self.text)
+        index = self.lines.index(at)
+        if index not in self.known:
+            self.known[index] = self.props.right_to_left(self.lines.line(index)) is not None
+        return self.known[index]
+
+
+def _runs(
+    text: str, start: int, end: int, props: _Properties, directions: _Directions
+) -> Iterator[Match]:
     """Consecutive flagged characters of one rule become one match."""
     current: tuple[str, int] | None = None
     at = start
@@ -187,7 +209,7 @@ def _runs(text: str, start: int, end: int, props: _Properties) -> Iterator[Match
                 stop += 1
             rule = None if _emoji_tag_sequence(text, at, stop) else "tag-characters"
         else:
-            stop, rule = at + 1, _rule(text, at, props)
+            stop, rule = at + 1, _rule(text, at, props, directions)
         if current is not None and rule != current[0]:
             yield Match(current[0], current[1], text[current[1] : at])
             current = None
@@ -198,7 +220,7 @@ def _runs(text: str, start: int, end: int, props: _Properties) -> Iterator[Match
         yield Match(current[0], current[1], text[current[1] : end])
 
 
-def _rule(text: str, at: int, props: _Properties) -> str | None:
+def _rule(text: str, at: int, props: _Properties, directions: _Directions) -> str | None:
     """The rule a control or a default-ignorable character (not a tag) breaks, or None for a
     mark on a right-to-left line."""
     char = text[at]
@@ -207,17 +229,8 @@ def _rule(text: str, at: int, props: _Properties) -> str | None:
     if props.bidi_control(char):
         if unicodedata.bidirectional(char) in _EMBEDDINGS:
             return "bidi-control"
-        return None if props.right_to_left(_line(text, at)) else "bidi-mark"
+        return None if directions.right_to_left(at) else "bidi-mark"
     return "variation-selector" if props.selector(char) else "invisible-character"
-
-
-def _line(text: str, at: int) -> str:
-    return text[text.rfind("\n", 0, at) + 1 : _line_end(text, at)]
-
-
-def _line_end(text: str, at: int) -> int:
-    end = text.find("\n", at)
-    return len(text) if end < 0 else end
 
 
 def _emoji_tag_sequence(text: str, start: int, stop: int) -> bool:
@@ -331,29 +344,33 @@ class Finding(NamedTuple):
 
 def _excerpt(text: str, match: Match) -> str:
     start, end = match.start, match.start + len(match.chars)
-    line_start = text.rfind("\n", 0, start) + 1
+    # The line's ends are looked for within the context alone: a line may be a megabyte.
+    line_start = text.rfind("\n", max(start - _CONTEXT, 0), start) + 1
     before = text[max(line_start, start - _CONTEXT) : start]
-    after = text[end : min(_line_end(text, end), end + _CONTEXT)]
+    line_end = text.find("\n", end, end + _CONTEXT)
+    after = text[end : line_end if line_end >= 0 else end + _CONTEXT]
     run = "".join(f"<{code_point(c)}>" for c in match.chars[:_SHOWN])
     if len(match.chars) > _SHOWN:
         run += f"…({len(match.chars)} characters)"
     return visible(before) + run + visible(after)
 
 
-def _needles(text: str, match: Match) -> list[tuple[str, int]]:
+def _needles(text: str, match: Match) -> Iterator[tuple[str, int]]:
     """Pieces of the rendered text around ``match``, longest first, to find where it was written;
     last, its first character alone: a run that rendering assembled ("\x1f{{ x }}\x08" with x
     empty) is in no source whole, but where it begins is still a place to name."""
-    needles = line_needles(text, match.start, match.start + len(match.chars))
-    return [*needles, (match.chars[0], 0)] if len(match.chars) > 1 else needles
+    yield from line_needles(text, match.start, match.start + len(match.chars))
+    if len(match.chars) > 1:
+        yield match.chars[0], 0
 
 
 def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Finding]:
     """The findings of ``text`` not allowed, each placed where its characters were written."""
     findings = []
+    places = Places()
     for match in scan(text):
         found = locate(text, match.start, _needles(text, match), origins)
-        span = found[0].span(found[1]) if found else Span(origins[0].file)
+        span = places.span(found, origins)
         # The line itself is not shown: a terminal would obey the characters it holds.
         finding = Finding(match.rule, match.chars, _excerpt(text, match), _hidden_line(span))
         if not _allowed(allowance, finding):

@@ -54,6 +54,7 @@ Disguises count: each rule is matched on the text's skeleton as the sanitizer bu
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -64,6 +65,7 @@ from hotplex.scanning import urls
 from hotplex.scanning.origins import (
     Allowance,
     Origin,
+    Places,
     line_needles,
     locate,
     misspelt_rule,
@@ -195,6 +197,7 @@ def scan(text: str) -> tuple[Match, ...]:
 
     shown = rendered.read(text)
     found: list[Match] = list(tags)
+    starts = {m.start for m in found}  # a place found once is not found again: one look each
     for (rule, start, end, host), places in wide:
         at = places[start] if places is not None else start
         stop = places[end - 1] + 1 if places is not None else end
@@ -202,7 +205,8 @@ def scan(text: str) -> tuple[Match, ...]:
         # (a fence another file left open ends at this file's first fence; an indented block
         # after a paragraph continues it), and a URL there is fetched when it is not.
         hidden = rule not in _URL_RULES and _in_code(shown.code, at)
-        if not hidden and not any(m.start == at for m in found):
+        if not hidden and at not in starts:
+            starts.add(at)
             found.append(Match(rule, at, text[at:stop], host))
     found += _rendered(text, shown, found)
     found.sort(key=lambda m: m.start)
@@ -282,7 +286,14 @@ def _odd_destination(text: str) -> bool:
 def _rendered(text: str, shown: Rendering, wide: list[Match]) -> list[Match]:
     """The fetches to other hosts and the links carrying data of the rendered text, each once:
     not where the wide scan already found the same URL's host, nor for a block whose URL is not
-    written in it (a reference image's is in its definition) when a finding names that host."""
+    written in it (a reference image's is in its definition) when a finding names that host.
+    The findings so far are kept by rule and host, their places sorted: each look is a bisect,
+    not a pass over every finding (a text of thousands of images cost the square of them)."""
+    places: dict[tuple[str, str | None], list[int]] = {}
+    for m in wide:
+        places.setdefault((m.rule, m.host), []).append(m.start)
+    for starts in places.values():
+        starts.sort()
     found: list[Match] = []
     for rule, placed in [
         *(("image-url-data", p) for p in shown.fetches if urls.foreign(p.host)),
@@ -290,13 +301,12 @@ def _rendered(text: str, shown: Rendering, wide: list[Match]) -> list[Match]:
     ]:
         if rule == "link-url-data" and not _carries_data(placed.url):
             continue
-        if not any(
-            m.rule == rule
-            and m.host == placed.host
-            and (not placed.exact or placed.start <= m.start < placed.end)
-            for m in (*wide, *found)
-        ):
-            found.append(Match(rule, placed.start, text[placed.start : placed.end], placed.host))
+        starts = places.setdefault((rule, placed.host), [])
+        at = bisect.bisect_left(starts, placed.start)
+        if starts and (not placed.exact or (at < len(starts) and starts[at] < placed.end)):
+            continue
+        starts.insert(at, placed.start)
+        found.append(Match(rule, placed.start, text[placed.start : placed.end], placed.host))
     return found
 
 
@@ -393,8 +403,6 @@ def _data(value: str) -> bool:
 
 
 def _in_code(regions: list[tuple[int, int]], at: int) -> bool:
-    import bisect
-
     index = bisect.bisect_right(regions, (at, float("inf"))) - 1
     return index >= 0 and regions[index][0] <= at < regions[index][1]
 
@@ -430,10 +438,11 @@ class Finding(NamedTuple):
 def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Finding]:
     """The findings of ``text`` not allowed, each placed in the first origin holding it."""
     findings = []
+    places = Places()
     for match in scan(text):
         end = match.start + len(match.text)
         found = locate(text, match.start, line_needles(text, match.start, end), origins)
-        span = found[0].span(found[1]) if found else Span(origins[0].file)
+        span = places.span(found, origins)
         allowed = allowance.allows_name(match.rule) or _allowed_alone(allowance, match, text)
         if not (allowed or allowance.allows_file(span.file)):
             findings.append(Finding(match.rule, match.text, span, match.host))

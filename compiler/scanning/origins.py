@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-from hotplex.errors import Span, suggest
+from hotplex.errors import Lines, Span, suggest
 
 
 class Origin(NamedTuple):
@@ -30,13 +30,33 @@ class Origin(NamedTuple):
     # (a SKILL.md frontmatter value written with a YAML escape: ``"\u200b"``).
     written: tuple[int, int] | None = None
 
-    def span(self, offset: int) -> Span:
+    def span(self, offset: int, lines: Lines | None = None) -> Span:
+        """The place of ``offset`` of ``text`` (``lines``: its line starts, when a scan places
+        many offsets in it)."""
         if self.key is not None and self.written is not None:
             return Span(self.file, *self.written, key=self.key)
         if self.key is not None or self.named:
             return Span(self.file, key=self.key)
-        at = Span.at_offset(self.file, self.text, offset)
+        at = (lines or Lines(self.text)).span(self.file, offset)
         return Span(self.file, at.line + self.first_line - 1, at.column, source_line=at.source_line)
+
+
+class Places:
+    """The places of one scan's findings: each origin's lines are counted once, not once a
+    finding (a file of thousands of findings cost the square of them)."""
+
+    def __init__(self) -> None:
+        self._lines: dict[int, Lines] = {}  # by the id of an origin's text, alive in the scan
+
+    def span(self, found: tuple[Origin, int] | None, origins: Sequence[Origin]) -> Span:
+        """Where ``locate`` found a match; the first origin's file when nowhere."""
+        if found is None:
+            return Span(origins[0].file)
+        origin, offset = found
+        lines = self._lines.get(id(origin.text))
+        if lines is None:
+            lines = self._lines[id(origin.text)] = Lines(origin.text)
+        return origin.span(offset, lines)
 
 
 def locate(
@@ -59,10 +79,11 @@ def locate(
     return None
 
 
-def line_needles(text: str, start: int, end: int) -> list[tuple[str, int]]:
+def line_needles(text: str, start: int, end: int) -> Iterator[tuple[str, int]]:
     """Pieces of ``text`` around ``text[start:end]``, longest first, to find where it was
     written: its whole line (the usual case, a line no template touched), then ever narrower
-    windows."""
+    windows. Each is cut when asked for: a match in an origin that is the text itself needs
+    none (the line may be a megabyte, its matches thousands)."""
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
@@ -72,7 +93,7 @@ def line_needles(text: str, start: int, end: int) -> list[tuple[str, int]]:
         needle = (text[left:right], start - left)
         if needle not in needles:
             needles.append(needle)
-    return needles
+            yield needle
 
 
 def written_at(span: Span, origins: Sequence[Origin]) -> Span | None:
@@ -83,7 +104,7 @@ def written_at(span: Span, origins: Sequence[Origin]) -> Span | None:
     if span.source_line is None or span.column is None:
         return None
     line, start = span.source_line, span.column - 1
-    around = line_needles(line, start, start)
+    around = list(line_needles(line, start, start))
     after = [(line[start:], 0), (line[start : start + 16], 0)]
     needles = [(n, at) for n, at in [*around[:2], *after, *around[2:]] if n]
     found = locate(line, start, needles, origins)

@@ -20,7 +20,14 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from hotplex.errors import Problem, Span
-from hotplex.scanning.origins import Allowance, Origin, locate, misspelt_rule, rule_allowance
+from hotplex.scanning.origins import (
+    Allowance,
+    Origin,
+    Places,
+    locate,
+    misspelt_rule,
+    rule_allowance,
+)
 from hotplex.text.secret_rules import RULE_NAMES, Match, redact, scan
 
 
@@ -67,20 +74,18 @@ def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Fin
     A secret in no origin was assembled by rendering; it is placed at the first origin's file.
     """
     findings = []
+    places = Places()
     for match in scan(text):
-        finding = _place(text, match, origins)
+        finding = _place(text, match, origins, places)
         if not _allowed(allowance, finding):
             findings.append(finding)
     return findings
 
 
-def _place(text: str, match: Match, origins: Sequence[Origin]) -> Finding:
+def _place(text: str, match: Match, origins: Sequence[Origin], places: Places) -> Finding:
     rule = match.rule
     found = locate(text, match.start, [(match.secret, 0)], origins)
-    if found is None:
-        span, assembled = Span(origins[0].file), True
-    else:
-        span, assembled = found[0].span(found[1]), False
+    span, assembled = places.span(found, origins), found is None
     return Finding(
         rule.name,
         rule.description,

@@ -19,6 +19,7 @@ from importlib import resources
 import anyio
 from hotplex.errors import HotplexError, Span, shown, suggest
 from hotplex.json_writer import json_string_bytes, json_text
+from hotplex.records import findings_json
 from hotplex.serve import body as read
 from hotplex.serve import metrics
 from hotplex.serve.answers import Fault, Refused, Served
@@ -351,7 +352,7 @@ def _notes(served: Served) -> dict[str, object]:
     return {
         "truncations": [cut.quoted_json() for cut in artifact.truncations],
         "warnings": [shown(w) for w in (*artifact.warnings, *served.warnings)],
-        "findings": [finding.to_json() for finding in artifact.findings],
+        **findings_json(artifact.findings),
     }
 
 

@@ -30,7 +30,7 @@ from hotplex.errors import BuildFailed, HotplexError, Span, suggest
 from hotplex.fs import ReadResult, checked_key, read_capped
 from hotplex.manifest.vocabulary import DAY_FORMS, LOG_SOURCE, split_glob
 from hotplex.records import Finding
-from hotplex.sources import blocking, frontmatter
+from hotplex.sources import blocking, frontmatter, scanned
 from hotplex.sources.inputs import Inputs, whole_characters
 from hotplex.sources.logs import days_glob, is_day, is_day_of
 from hotplex.sources.reader import Loaded
@@ -296,7 +296,8 @@ class OverlayInputs:
                 together = blocking.composed(manifest, parts)
                 # What a part holds alone the resolver reports; asked only of a join's finding.
                 if together and not any(blocking.scan(manifest, *part) for part in parts):
-                    raise BuildFailed(list(dict.fromkeys(f.problem() for f in together)))
+                    found = {f.problem(): f.rule for f in together}
+                    raise BuildFailed(scanned.capped(found))
                 self._together = {d: stripped[d].body for d in order}
         return self._together
 

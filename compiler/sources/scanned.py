@@ -98,19 +98,19 @@ def _package_findings(
 
 
 def problems(inputs: Inputs, found: list) -> list:
-    """The problems of ``found``, one per place and text; a package file's hint names its
-    package's ``allow``, the only list that reaches it, not the project's."""
+    """The problems of ``found``, one per place and text (``capped``); a package file's hint
+    names its package's ``allow``, the only list that reaches it, not the project's."""
     from hotplex.errors import Problem
 
     pinned = inputs.packages
-    shown = []
+    shown = {}
     for finding in found:
         problem = finding.problem()
         name = pinned.package_of(problem.span.file) if pinned and problem.span else None
         if name is not None:
             problem = Problem(problem.message, problem.span, package_hint(finding.rule))
-        shown.append(problem)
-    return list(dict.fromkeys(shown))
+        shown.setdefault(problem, finding.rule)
+    return capped(shown)
 
 
 def package_hint(rule: str) -> str:
@@ -169,3 +169,36 @@ def scan_package(model: Model, package: Package, files: dict[str, bytes]) -> Non
                 )
     if problems:
         raise HotplexError(problems, exit_status=EXIT_FAILED)
+
+
+def capped(found: dict) -> list:
+    """The problems ``found`` (each with its finding's rule), in their order: of a file with more
+    than ``records.SHOWN_PER_FILE``, the first so many in place in full, then one problem saying how
+    many more, by rule: none is dropped without a word."""
+    from hotplex.errors import Problem, Span
+    from hotplex.records import SHOWN_PER_FILE, more_findings
+
+    by_file: dict[str | None, list[Problem]] = {}
+    for problem in found:
+        by_file.setdefault(problem.span.file if problem.span else None, []).append(problem)
+    left_out: set[Problem] = set()
+    for problems in by_file.values():
+        by_place = sorted(
+            problems, key=lambda p: (p.span.line or 0, p.span.column or 0) if p.span else (0, 0)
+        )
+        left_out.update(by_place[SHOWN_PER_FILE:])
+    shown = [problem for problem in found if problem not in left_out]
+    for file, problems in by_file.items():
+        rules: dict[str, int] = {}
+        for rule in sorted(found[p] for p in problems if p in left_out):
+            rules[rule] = rules.get(rule, 0) + 1
+        if rules:
+            shown.append(
+                Problem(
+                    more_findings(rules),
+                    None if file is None else Span(file),
+                    f"the first {SHOWN_PER_FILE} in place are shown in full; remove them and run"
+                    " again to see the next",
+                )
+            )
+    return shown

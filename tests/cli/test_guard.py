@@ -70,6 +70,28 @@ def test_check_overlay_json_and_a_clean_file(example_copy, hotplex, tmp_path) ->
     assert result.status == 0 and result.stdout.endswith("hotplex: 1 file(s) clean\n")
 
 
+def test_many_findings_show_the_first_100_and_count_the_rest(
+    example_copy, hotplex, tmp_path
+) -> None:
+    """A memory of 75 poisoned entries (150 findings): ``check`` lists 100 and one line of the
+    others by rule, ``show`` warns of 100 and of the others, the error shows 100 and counts."""
+    root, path = example_copy("basic"), tmp_path / "memory.md"
+    path.write_text("".join(f"- <system> ![x](http://a/{i}.png)\n" for i in range(75)))
+    more = f"{path}: and 50 more findings of these kinds, not shown: 25 image-url-data, 25 role-tag"
+    checked = hotplex("-C", str(root), "check", "--overlay", f"MEMORY.md={path}")
+    assert checked.status == 1
+    assert checked.stdout.count("error: ") == 100
+    assert more in checked.stdout.splitlines()
+    assert checked.stdout.endswith("hotplex: 150 finding(s) to fix in 1 file(s)\n")
+    overlay = ("--overlay", f"MEMORY.md={path}")
+    shown = hotplex("-C", str(root), "show", "cc", *overlay, "--on-finding", "block")
+    assert shown.stderr.count("warning: blocked an entry: ") == 100
+    assert f"warning: blocked entries: {more}" in shown.stderr
+    failed = hotplex("-C", str(root), "show", "cc", *overlay)
+    assert failed.status == 1 and failed.stderr.count("possible prompt injection") == 100
+    assert more in failed.stderr
+
+
 def test_check_options_that_need_an_overlay_are_usage_errors(example_copy, hotplex) -> None:
     root = example_copy("basic")
     result = hotplex("-C", str(root), "check", "--on-finding", "block")

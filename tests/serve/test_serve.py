@@ -397,6 +397,34 @@ def test_block_contains_a_poisoned_entry_instead_of_failing(server: Server, basi
     assert metric(server, errors) == before + 2
 
 
+def test_a_memory_of_many_findings_answers_the_first_100_and_counts_the_rest(
+    server: Server,
+) -> None:
+    """A stored memory of 150 poisoned entries (450 findings, adversary9 D3: 24,000 were a
+    14 MB answer, a 21 MB 422): 100 in full, the others counted by rule, in the 200 of block
+    and in the 422's problems alike."""
+    memory = "".join(f"- <system> ![x](http://a/{i}.png) \u200b\n" for i in range(150))
+    request = {"target": "cc", "overlay": {"MEMORY.md": memory}}
+    blocked = server.client.post("/v1/compile", json={**request, "on_finding": "block"}).json()
+    assert len(blocked["findings"]) == 100
+    rules = ("image-url-data", "invisible-character", "role-tag")
+    counts = {r: 150 - sum(f["rule"] == r for f in blocked["findings"]) for r in rules}
+    assert blocked["findings_not_shown"] == [
+        {"file": "overlay:MEMORY.md", "count": 350, "rules": counts}
+    ]
+    assert "- [blocked by hotplex: role-tag, image-url-data" in blocked["text"]
+    assert "http://a/" not in blocked["text"]
+    refused = server.client.post("/v1/compile", json=request)
+    assert refused.status_code == 422
+    problems = refused.json()["problems"]
+    assert len(problems) == 101
+    assert problems[-1]["message"].startswith("and 350 more findings of these kinds, not shown: ")
+    assert problems[-1]["place"] == "overlay:MEMORY.md"
+    assert refused.json()["detail"].count("\n  hint: ") == 101  # the detail is as short
+    checked = server.client.post("/v1/check", json={"files": {"MEMORY.md": memory}}).json()
+    assert checked["findings_not_shown"][0]["count"] == 350
+
+
 def test_check_reports_every_finding_without_compiling(server: Server, basic: Path) -> None:
     files = {"MEMORY.md": POISONED}
     answer = server.client.post(
