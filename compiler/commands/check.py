@@ -77,7 +77,7 @@ def _check_overlay(args: argparse.Namespace, root: Path, manifest: Path | None) 
         print(json_text(report.to_json(), indent=2))
         return EXIT_OK if report.ok else EXIT_FAILED
     from hotplex.console import colour
-    from hotplex.records import not_shown, shown_findings
+    from hotplex.findings_shown import not_shown, shown_findings
 
     listed, more = shown_findings(report.findings)
     for finding in listed:

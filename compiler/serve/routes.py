@@ -18,8 +18,8 @@ from importlib import resources
 
 import anyio
 from hotplex.errors import HotplexError, Span, shown, suggest
+from hotplex.findings_shown import findings_json
 from hotplex.json_writer import json_string_bytes, json_text
-from hotplex.records import findings_json
 from hotplex.serve import body as read
 from hotplex.serve import metrics
 from hotplex.serve.answers import Fault, Refused, Served

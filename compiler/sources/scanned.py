@@ -176,7 +176,7 @@ def capped(found: dict) -> list:
     than ``records.SHOWN_PER_FILE``, the first so many in place in full, then one problem saying how
     many more, by rule: none is dropped without a word."""
     from hotplex.errors import Problem, Span
-    from hotplex.records import SHOWN_PER_FILE, more_findings
+    from hotplex.findings_shown import SHOWN_PER_FILE, more_findings
 
     by_file: dict[str | None, list[Problem]] = {}
     for problem in found:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hotplex import HotplexError, Project, records
+from hotplex import HotplexError, Project, findings_shown
 from hotplex.errors import Lines, Problem, Span
 from hotplex.scanning import hidden, injection, origins
 from hotplex.text import memo
@@ -111,7 +111,7 @@ def _error(overlay: str) -> HotplexError:
 
 def test_an_error_shows_the_first_findings_of_a_file_then_counts_the_rest() -> None:
     error = _error(_entries(60))  # 180 findings: 60 of each rule
-    shown = records.SHOWN_PER_FILE
+    shown = findings_shown.SHOWN_PER_FILE
     assert len(error.problems) == shown + 1
     lines = sorted({p.span.line for p in error.problems[:shown]})
     assert lines == list(range(1, 35))  # the first in place: 34 lines of three, less two
