@@ -138,6 +138,10 @@ def checked_relative(rel: str, span: Span) -> str:
     return slashed
 
 
+# The longest file name ext4, APFS, NTFS and the others take (in bytes, or UTF-16 units).
+NAME_MAX = 255
+
+
 def checked_key(key: str, span: Span, what: str) -> str:
     """A path naming a file of the sources folder as a call gives it (an overlay's key, the
     ``file`` of learned facts), checked as ``checked_relative`` checks it. A backslash is a
@@ -149,18 +153,14 @@ def checked_key(key: str, span: Span, what: str) -> str:
             span,
             hint=f"did you mean '{key.replace(chr(92), '/')}'?",
         )
-    for part in key.split("/"):
-        if len(part.encode("utf-8", "surrogatepass")) > NAME_MAX:
-            raise HotplexError.single(
-                f"{what} names a file or folder of {len(part.encode('utf-8', 'surrogatepass'))}"
-                f" bytes: no disk takes a name over {NAME_MAX} bytes, so no project holds it",
-                span,
-            )
+    longest = max(len(part.encode("utf-8", "surrogatepass")) for part in key.split("/"))
+    if longest > NAME_MAX:
+        raise HotplexError.single(
+            f"{what} names a file or folder of {longest} bytes: no disk takes a name over"
+            f" {NAME_MAX} bytes, so no project holds it",
+            span,
+        )
     return checked_relative(key, span)
-
-
-# The longest file name ext4, APFS, NTFS and the others take (in bytes, or UTF-16 units).
-NAME_MAX = 255
 
 
 def confine(root: Path, rel: PurePosixPath, span: Span) -> Path:

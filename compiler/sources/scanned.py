@@ -173,8 +173,8 @@ def scan_package(model: Model, package: Package, files: dict[str, bytes]) -> Non
 
 def capped(found: dict) -> list:
     """The problems ``found`` (each with its finding's rule), in their order: of a file with more
-    than ``records.SHOWN_PER_FILE``, the first so many in place in full, then one problem saying how
-    many more, by rule: none is dropped without a word."""
+    than ``findings_shown.SHOWN_PER_FILE``, the first so many in place in full, then one problem
+    saying how many more, by rule: none is dropped without a word."""
     from hotplex.errors import Problem, Span
     from hotplex.findings_shown import SHOWN_PER_FILE, more_findings
 
