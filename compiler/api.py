@@ -227,7 +227,9 @@ def _artifact(
         worker=job.target.worker,
         platform=platform,
         path=emitted.primary,
-        text=emitted.files[emitted.primary].decode("utf-8"),
+        text=emitted.primary_text
+        if emitted.primary_text is not None
+        else emitted.files[emitted.primary].decode("utf-8"),
         files=dict(emitted.files),
         truncations=truncations,
         warnings=emitted.warnings,

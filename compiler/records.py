@@ -267,14 +267,14 @@ class Emitted(Record):
     truncations: tuple[Truncation, ...] = ()
     warnings: tuple[str, ...] = ()
     sizes: tuple[SectionSize, ...] = ()
-    # Further documents among ``files`` (a sub-agent's definition): each path and its sections'
-    # sizes, so ``stats`` measures them like the primary.
+    # Further documents among ``files`` (a sub-agent's): each path and its sections' sizes (stats)
     documents: tuple[tuple[str, tuple[SectionSize, ...]], ...] = ()
     # What a user should know of what reaches whom (which sub-agents get which document), said
     # once per job: ``stats`` shows them under its table.
     notes: tuple[str, ...] = ()
     skills: tuple[SkillRow, ...] = ()  # the job's Agent Skills, which ``show`` and ``stats`` list
     placed: tuple[str, ...] = ()  # more of ``files`` placed in the repository (editor skills)
+    primary_text: str | None = None  # ``files[primary]`` as the str the worker had (None: decode)
 
 
 @attrs.frozen(repr=False)

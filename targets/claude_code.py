@@ -29,6 +29,7 @@ the target's explicit choice (``own_instructions = "off"``), never the default.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -132,7 +133,13 @@ class Options(subagents.Options):
 
 def version(options: Options) -> tuple[int, ...] | None:
     """The Claude Code release the target is built for, or None when ``compat`` is no version."""
-    found = VERSION.fullmatch(options.compat or TESTED)
+    return _release(options.compat or TESTED)
+
+
+@functools.lru_cache(maxsize=64)
+def _release(compat: str) -> tuple[int, ...] | None:
+    """``compat`` read as a release: asked twice by every per-user compile, for the same few."""
+    found = VERSION.fullmatch(compat)
     return None if found is None else tuple(int(part) for part in found.groups())
 
 

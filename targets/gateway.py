@@ -181,7 +181,13 @@ class Gateway(SkillsShipper):
             documents=(*beside.documents, *agents.sizes),
             notes=(*beside.notes, *agents.notes, *shipped.notes),
             skills=shipped.rows,
+            primary_text=document.text if self.writes_document_as_is() else None,
         )
+
+    def writes_document_as_is(self) -> bool:
+        """Whether the document file is the document's UTF-8 itself (``document_bytes`` not
+        overridden): then the answer's text is the document's own str."""
+        return type(self).document_bytes is Gateway.document_bytes
 
 
 class Shipped(NamedTuple):

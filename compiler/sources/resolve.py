@@ -317,14 +317,20 @@ def resolve(model: Model, job: Job, inputs: Inputs) -> Resolution:
 def slots(resolver: Resolver) -> list[tuple[tuple, Callable[[], Section | None]]]:
     """Each section of the resolver's job in document order: its key in the section cache
     (``sections.py``) and how it is resolved."""
-    model, job = resolver.model, resolver.job
-    found: list[tuple[tuple, Callable[[], Section | None]]] = []
+    steps = slot_steps(resolver.model, resolver.job)
+    return [(key, functools.partial(step, resolver)) for key, step in steps]
+
+
+def slot_steps(model: Model, job: Job) -> list[tuple[tuple, Callable[[Resolver], Section | None]]]:
+    """``slots`` before a resolver: each section's key and how a resolver of ``job`` resolves it
+    (an overlay plan keeps its gaps' steps, ``document/plan.py``)."""
+    found: list[tuple[tuple, Callable[[Resolver], Section | None]]] = []
     meta = model.manifest.metacognition
     if meta.enabled:
-        compute = functools.partial(_metacognition, resolver, meta.file, meta.note)
-        found.append((("metacognition", meta.file, meta.note), compute))
+        step = functools.partial(_metacognition, file=meta.file, note=meta.note)
+        found.append((("metacognition", meta.file, meta.note), step))
     for source in model.sources_of(job.target):
-        found.append((_key(model, job, source), functools.partial(_section, resolver, source)))
+        found.append((_key(model, job, source), functools.partial(_section, source=source)))
     return found
 
 

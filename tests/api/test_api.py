@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -12,7 +13,7 @@ from pathlib import Path
 import hotplex
 import pytest
 from hotplex import HotplexError, Project
-from hotplex_testing import CC_LOGS_MANIFEST
+from hotplex_testing import CC_LOGS_MANIFEST, EXAMPLES
 
 
 @pytest.fixture
@@ -720,3 +721,24 @@ def test_a_users_overlaid_text_is_kept_by_no_scan_after_the_call(tmp_path) -> No
     assert [scan.cache_info().currsize for scan in scans] == before
     project.compile("cc")
     assert secret_rules.scan.cache_info().currsize >= before[0]  # the base compile still keeps
+
+
+# Every example but ``packages``, whose sources are fetched first (``hotplex fetch``).
+BUILT = sorted({p.parent.name for p in EXAMPLES.glob("*/hotplex.toml")} - {"packages"})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("example", BUILT)
+def test_an_answers_text_is_its_primary_file_decoded(example_copy, example) -> None:
+    """A worker that hands on its document's str (``Emitted.primary_text``) hands on the text
+    of the file's bytes: every worker of every example, plain and through an overlay."""
+    project = Project.load(example_copy(example))
+    for job in project.jobs():
+        answers = [project.compile(job.target.name, job.platform)]
+        with contextlib.suppress(HotplexError):  # a project that reads no USER.md refuses it
+            answers.append(project.compile(job.target.name, job.platform, overlay=USER))
+        for artifact in answers:
+            assert artifact.text == artifact.files[artifact.path].decode("utf-8")
+
+
+USER = {"USER.md": "café ☕ and a <user> tag\n"}

@@ -122,7 +122,7 @@ def test_a_planned_compile_is_the_plain_compile(projects, calls) -> None:
             assert isinstance(expected, str) and "a skill's files are not overlaid" in expected
         else:
             assert taken[-1] == (key in made)  # a job and files compiled before: its plan
-        kept = repr([(plan.products, plan.skills) for plan in planned._plans.values()])
+        kept = repr([(p.head, p.head_reads, p.rest, p.skills) for p in planned._plans.values()])
         for text in overlay.values():
             for line in text.splitlines():
                 if len(line) > 30 and line not in repr(FILES):

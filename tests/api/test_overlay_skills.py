@@ -53,7 +53,7 @@ def test_each_user_gets_the_projects_skill_and_a_skill_overlay_is_refused(
         assert artifact.files[PLACED] == project.compile("cc").files[PLACED]
         assert b"the project's skill" in artifact.files[PLACED]
         assert f"{who} prefers" in artifact.text
-        kept = repr([(plan.products, plan.skills) for plan in project._plans.values()])
+        kept = repr([(p.head, p.head_reads, p.rest, p.skills) for p in project._plans.values()])
         assert "alice" not in kept and "bob" not in kept
 
 
