@@ -1842,3 +1842,38 @@ def test_an_adopted_script_is_allowed_by_a_glob_matching_it_alone(tmp_path):
     project, _ = import_and_build(repo)
     manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
     assert manifest["skills"]["scripts"] == ["deploy/scripts/run[[]1].sh"]
+
+
+SKILL = "---\nname: greet\ndescription: Greets the user. Use at the start.\n---\n\nSay hello.\n"
+
+
+def test_a_hotplex_sources_folder_s_skills_are_read_in_place(tmp_path):
+    """agent-configs/skills/ is where the build reads skills: imported in place, its rows say
+    so and nothing is copied or called unmapped; run again, none of the five not written yet
+    is called removed (they were never imported)."""
+    files = {"agent-configs/SOUL.md": "Soul.\n", "agent-configs/skills/greet/SKILL.md": SKILL}
+    root = write_tree(tmp_path / "proj", files)
+    result = run_ok("-C", str(root), "import")
+    assert "not mapped" not in result.stdout
+    assert "stay where they were" not in result.stdout
+    row = next(line for line in result.stdout.splitlines() if "skill 'greet'" in line)
+    assert row.startswith("agent-configs/skills/greet/SKILL.md") and row.endswith("in place")
+    run_ok("-C", str(root), "build")
+    shipped = root / "dist/cc/default/skills/greet/SKILL.md"
+    assert SKILL.split("---\n", 2)[2] in shipped.read_text(encoding="utf-8")
+    again = run_ok("-C", str(root), "import")
+    assert "removed:" not in again.stdout
+    assert "hotplex import: nothing new for" in again.stdout
+
+
+def test_a_hotplex_sources_folder_s_skills_are_copied_with_it(tmp_path):
+    """import --copy takes the skills/ of a HotPlex sources folder along, and names the folder
+    they stay in."""
+    files = {"agent-configs/SOUL.md": "Soul.\n", "agent-configs/skills/greet/SKILL.md": SKILL}
+    source = write_tree(tmp_path / "old", files)
+    project = tmp_path / "new"
+    project.mkdir()
+    result = run_ok("-C", str(project), "import", "--copy", str(source / "agent-configs"))
+    assert "not mapped" not in result.stdout
+    assert f"stay where they were ({source / 'agent-configs/skills'})" in result.stdout
+    assert (project / "agent-configs/skills/greet/SKILL.md").read_text(encoding="utf-8") == SKILL
