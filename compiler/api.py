@@ -197,7 +197,7 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
             overlays.check_used(files, consulted, self._model, self._jobs, self._read_by_jobs)
             self._plans.keep(key, plans.made(self._model, job, base, key[1], compiled.resolution))
         names = {display: file.label for display, file in files.items()}
-        blocked = tuple(f for found in inputs.blocked.values() for f in found)
+        blocked = inputs.blocked_read()
         if current and base.reads == reads:
             # Every file came from memory whose stamps were all checked, after the manifest's,
             # just before: the files were that one state at the manifest's stat, so no second

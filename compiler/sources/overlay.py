@@ -214,6 +214,17 @@ class OverlayInputs:
         self._named: dict[str, list[blocking.Found]] = {}
         self._folders = {posixpath.dirname(p) + "/" for p, file in files.items() if file.day}
 
+    def blocked_read(self) -> tuple[Finding, ...]:
+        """The findings blocked in what this compile read, as ``error`` fails only on those: a
+        day too old for the budget is never read, so its entries block nothing. A day left out
+        for its name is reported: its name alone kept it out."""
+        return tuple(
+            f
+            for d, found in self.blocked.items()
+            if d in self._own or d in self._named
+            for f in found
+        )
+
     def overlaid(self, paths: Iterable[str]) -> bool:
         """Whether this call's texts touch any of ``paths`` (a file, or a glob's folder)."""
         return any(p in self.files or p in self._folders for p in paths)

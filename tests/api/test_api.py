@@ -12,7 +12,7 @@ from pathlib import Path
 import hotplex
 import pytest
 from hotplex import HotplexError, Project
-from hotplex_testing import CC_LOGS_MANIFEST
+from hotplex_testing import CC_LOGS_MANIFEST, copy_example
 
 
 @pytest.fixture
@@ -720,3 +720,26 @@ def test_a_users_overlaid_text_is_kept_by_no_scan_after_the_call(tmp_path) -> No
     assert [scan.cache_info().currsize for scan in scans] == before
     project.compile("cc")
     assert secret_rules.scan.cache_info().currsize >= before[0]  # the base compile still keeps
+
+
+def test_block_reports_only_what_the_compile_read(tmp_path) -> None:
+    """A finding in a day too old for the memory budget is never read: ``error`` passes it, and
+    ``block`` reports nothing of it either (adversary9 D13); the artifact is the one without it.
+    A day that is read has its entry blocked and reported, on the first call and on the
+    planned ones after it."""
+    project = Project.load(copy_example(tmp_path, "memory"))
+    secret = "- deploy key ghp_" + "a" * 36 + "\n"
+    plain = project.compile("cc").text
+    for _ in range(2):
+        old = {"memory/2001-01-01.md": secret}
+        assert project.compile("cc", overlay=old).text == plain
+        blocked = project.compile("cc", overlay=old, on_finding="block")
+        assert (blocked.text, blocked.findings) == (plain, ())
+        new = {"memory/2099-01-01.md": secret}
+        with pytest.raises(HotplexError, match="github-token"):
+            project.compile("cc", overlay=new)
+        read = project.compile("cc", overlay=new, on_finding="block")
+        assert [(f.rule, f.file, f.action) for f in read.findings] == [
+            ("github-token", "overlay:memory/2099-01-01.md", "blocked")
+        ]
+        assert "[blocked by hotplex: github-token]" in read.text
