@@ -57,14 +57,14 @@ class Span:
         )
 
     def around(self, size: int) -> Span:
-        """This span with its line kept from ``SHOWN + size`` characters before its column to as
-        many after its ``size`` characters: all a caret line can show of it, and of any text as
-        long met there, which a line's many problems each copying the whole line made the square
-        of the line."""
+        """This span with its line kept from ``SHOWN + size + 1`` characters before its column to
+        as many after its ``size`` characters: all a caret line can show of it (the same text and
+        ellipses), and any text as long met there whole, which a line's many problems each
+        copying the whole line made the square of the line."""
         if self.source_line is None or self.column is None:
             return self
         at = self.column - 1 - self.line_start
-        margin = 2 * SHOWN + size
+        margin = SHOWN + size + 1
         start = max(0, at - margin)
         return self.replace(
             source_line=self.source_line[start : at + size + margin],

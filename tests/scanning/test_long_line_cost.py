@@ -32,7 +32,7 @@ def test_each_secret_of_a_long_line_keeps_a_bounded_part_of_it() -> None:
         return sum(len(f.span.source_line) for f in found)
 
     assert kept(large) <= 2.1 * kept(small)  # the square: 4 times
-    assert kept(large) <= 1000 * (4 * SHOWN + 3 * 40)
+    assert kept(large) <= 1000 * (2 * SHOWN + 3 * 40 + 2)
     for finding in large:
         assert finding.secret not in finding.span.source_line
         assert secrets.redact(finding.secret) in Problem("m", finding.span).render()
@@ -53,7 +53,7 @@ def test_a_line_kept_around_its_column_shows_the_same_caret_line(line, column, s
     assert Problem("m", kept).render() == Problem("m", span).render()
     again = kept.around(min(size, cut))
     assert Problem("m", again).render() == Problem("m", span).render()
-    assert len(kept.source_line) <= 4 * SHOWN + 3 * size
+    assert len(kept.source_line) <= 2 * SHOWN + 3 * size + 2
 
 
 def _lines(text: str) -> int:
