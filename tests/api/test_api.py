@@ -375,11 +375,11 @@ def test_an_overlay_key_another_job_only_includes_is_accepted_and_resolved_once(
     assert "Extra of one user." in project.compile("cc", "slack", overlay=overlay).text
     project = Project.load(root)
     project.compile("sub", overlay={"USER.md": "Mine."})
-    assert project._job_reads is None  # a key the job reads costs nothing more
+    assert project._plans._job_reads is None  # a key the job reads costs nothing more
     project.compile("sub", overlay=overlay)
-    kept = project._job_reads
+    kept = project._plans._job_reads
     project.compile("sub", overlay={"EXTRA.md": "another user", "USER.md": "u"})
-    assert project._job_reads is kept  # the same reader: not resolved again
+    assert project._plans._job_reads is kept  # the same reader: not resolved again
     _bump(root / "agent-configs" / "USER.slack.md", "On Slack, no include.")
     with pytest.raises(HotplexError) as raised:
         project.compile("cc", overlay={"EXTRA.md": "x"})
