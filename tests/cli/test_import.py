@@ -1877,3 +1877,20 @@ def test_a_hotplex_sources_folder_s_skills_are_copied_with_it(tmp_path):
     assert "not mapped" not in result.stdout
     assert f"stay where they were ({source / 'agent-configs/skills'})" in result.stdout
     assert (project / "agent-configs/skills/greet/SKILL.md").read_text(encoding="utf-8") == SKILL
+
+
+def test_a_rule_file_named_with_an_escape_is_imported_and_its_comment_shows_it(tmp_path):
+    """tomlkit refuses a control character in a comment: the `# from <file>` line above each
+    [[source]] crashed import, --dry-run too (adversary10 D10). It shows the name as messages do."""
+    files = {
+        ".cursor/rules/e\x1bx.mdc": "---\nalwaysApply: true\n---\nEscape rule.\n",
+        ".claude/rules/r\x7f.md": "Delete rule.\n",
+    }
+    repo = write_tree(tmp_path / "repo", files)
+    run_ok("-C", str(repo), "import", "--dry-run")
+    run_ok("-C", str(repo), "import")
+    text = (repo / "hotplex.toml").read_text(encoding="utf-8")
+    assert "# from .cursor/rules/e<U+001B>x.mdc" in text
+    assert "# from .claude/rules/r<U+007F>.md" in text
+    run_ok("-C", str(repo), "build")
+    assert "Escape rule." in prompt(repo) and "Delete rule." in prompt(repo)
