@@ -452,10 +452,16 @@ def test_a_rule_file_hotplex_placed_is_never_imported_back(tmp_path):
     for placed in (".rules", ".github/copilot-instructions.md"):
         assert f"{placed}: written by hotplex build (a placed rule file)" in again.stdout
     assert (repo / "hotplex.toml").read_bytes() == before
-    # Edited, it is the user's again: imported like any rule file.
+    # Edited, it still holds the compiled document: imported, each new artifact would nest the
+    # old one (adversary10 D7). Left out, and where the edit belongs said.
     with open(repo / ".rules", "a", encoding="utf-8") as handle:
         handle.write("My edit.\n")
-    assert "[[source]] 'zed-rules'" in run_ok("-C", str(repo), "import", "--dry-run").stdout
+    edited = run_ok("-C", str(repo), "import", "--dry-run").stdout
+    assert "[[source]] 'zed-rules'" not in edited
+    assert (
+        ".rules: written by hotplex build (a placed rule file) and edited since: it holds the"
+        " compiled document; move your edit to the sources hotplex.toml names"
+    ) in edited
 
 
 @pytest.mark.parametrize(
