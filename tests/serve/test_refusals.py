@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from pathlib import Path
 
 import pytest
 from hotplex_testing import copy_example
-from serving import Server, metric, running
+from serving import START_SECONDS, Server, metric, running
 
 PROBLEM = "application/problem+json"
 TOKEN = "hotplex-test-token-0123456789abcdef"
@@ -216,3 +217,75 @@ def test_a_bug_in_the_per_user_compile_is_a_500_problem_and_the_process_goes_on(
     assert sent[0]["status"] == 500
     problem = json.loads(sent[1]["body"])
     assert problem["detail"].startswith("hotplex: internal error: RuntimeError: a bug;")
+
+
+def _chunked(body: bytes, size: int = 1 << 16) -> bytes:
+    parts = [
+        b"%x\r\n%s\r\n" % (len(body[i : i + size]), body[i : i + size])
+        for i in range(0, len(body), size)
+    ]
+    return b"".join(parts) + b"0\r\n\r\n"
+
+
+@pytest.mark.parametrize("route", ["/v1/compile", "/v1/check"])
+@pytest.mark.parametrize("framing", ["content-length", "chunked", "http/1.0"])
+def test_a_body_of_many_megabytes_over_the_limit_is_answered_413_not_reset(
+    server: Server, route: str, framing: str
+) -> None:
+    """The server closes the connection after a 413: the rest of the body is read first, so
+    the client sending it sees the answer and the end of the connection, not a reset (a socket
+    closed with bytes unread is reset by the kernel). 32 MB: more than the kernel buffers."""
+    body = b'{"files": {"MEMORY.md": "' + b"x" * (32 << 20) + b'"}}'
+    version, framed = b"HTTP/1.1", body
+    length = b"Content-Length: %d\r\n" % len(body)
+    if framing == "chunked":
+        length, framed = b"Transfer-Encoding: chunked\r\n", _chunked(body)
+    elif framing == "http/1.0":
+        version = b"HTTP/1.0"
+    head = b"POST %s %s\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n%s\r\n" % (
+        route.encode(),
+        version,
+        length,
+    )
+    host, _, port = server.url.removeprefix("http://").rpartition(":")
+    with socket.create_connection((host, int(port)), timeout=START_SECONDS) as sock:
+        sent: list[BaseException | None] = []
+        sender = threading.Thread(target=lambda: sent.append(_send(sock, head + framed)))
+        sender.start()
+        answer = sock.makefile("rb")
+        status = answer.readline()
+        headers = {}
+        while (line := answer.readline().rstrip(b"\r\n")) != b"":
+            name, _, value = line.decode("latin-1").partition(":")
+            headers[name.lower()] = value.strip()
+        problem = json.loads(answer.read(int(headers["content-length"])))
+        rest = answer.read()  # the end of the connection: b"", not a reset
+        sender.join()
+    assert sent == [None]
+    assert status.split()[1] == b"413", status
+    assert headers["connection"] == "close"
+    assert headers["content-type"] == PROBLEM
+    assert problem["status"] == 413
+    assert problem["detail"].startswith("the request body is larger than 1048576 bytes")
+    assert rest == b""
+
+
+def _send(sock: socket.socket, data: bytes) -> BaseException | None:
+    try:
+        sock.sendall(data)
+    except OSError as exc:
+        return exc
+    return None
+
+
+def test_a_body_announced_over_the_limit_is_refused_before_100_continue(server: Server) -> None:
+    """A client that waits for "100 Continue" before sending its body is answered 413 at once:
+    no invitation to send what would be thrown away."""
+    status, headers, body = _raw(
+        server,
+        b"POST /v1/compile HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % (64 << 20),
+    )
+    assert status.split()[1] == b"413", status
+    assert headers["connection"] == "close"
+    assert json.loads(body)["status"] == 413
