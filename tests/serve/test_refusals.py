@@ -8,6 +8,7 @@ import json
 import socket
 import threading
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 from hotplex_testing import copy_example
@@ -40,14 +41,17 @@ def _raw(server: Server, request: bytes) -> tuple[bytes, dict[str, str], bytes]:
     host, _, port = server.url.removeprefix("http://").rpartition(":")
     with socket.create_connection((host, int(port))) as sock:
         sock.sendall(request)
-        answer = sock.makefile("rb")
-        status = answer.readline()
-        headers = {}
-        while (line := answer.readline().rstrip(b"\r\n")) != b"":
-            name, _, value = line.decode("latin-1").partition(":")
-            headers[name.lower()] = value.strip()
-        body = answer.read(int(headers.get("content-length", "0")))
-    return status, headers, body
+        return _answer(sock.makefile("rb"))
+
+
+def _answer(answer: BinaryIO) -> tuple[bytes, dict[str, str], bytes]:
+    """The status line, headers and body of the answer ``answer`` reads."""
+    status = answer.readline()
+    headers = {}
+    while (line := answer.readline().rstrip(b"\r\n")) != b"":
+        name, _, value = line.decode("latin-1").partition(":")
+        headers[name.lower()] = value.strip()
+    return status, headers, answer.read(int(headers.get("content-length", "0")))
 
 
 # /v1/compile is answered without Starlette's layers (``app._Direct``): its edges as another's.
@@ -253,20 +257,15 @@ def test_a_body_of_many_megabytes_over_the_limit_is_answered_413_not_reset(
         sender = threading.Thread(target=lambda: sent.append(_send(sock, head + framed)))
         sender.start()
         answer = sock.makefile("rb")
-        status = answer.readline()
-        headers = {}
-        while (line := answer.readline().rstrip(b"\r\n")) != b"":
-            name, _, value = line.decode("latin-1").partition(":")
-            headers[name.lower()] = value.strip()
-        problem = json.loads(answer.read(int(headers["content-length"])))
+        status, headers, problem = _answer(answer)
         rest = answer.read()  # the end of the connection: b"", not a reset
         sender.join()
     assert sent == [None]
     assert status.split()[1] == b"413", status
     assert headers["connection"] == "close"
     assert headers["content-type"] == PROBLEM
-    assert problem["status"] == 413
-    assert problem["detail"].startswith("the request body is larger than 1048576 bytes")
+    assert json.loads(problem)["status"] == 413
+    assert json.loads(problem)["detail"].startswith("the request body is larger than 1048576 bytes")
     assert rest == b""
 
 
@@ -289,3 +288,24 @@ def test_a_body_announced_over_the_limit_is_refused_before_100_continue(server: 
     assert status.split()[1] == b"413", status
     assert headers["connection"] == "close"
     assert json.loads(body)["status"] == 413
+
+
+def test_a_client_that_hangs_up_while_its_refused_body_is_read_out_is_aborted(
+    server: Server,
+) -> None:
+    """The rest of a body over the limit is read and dropped: a client that hangs up meanwhile
+    leaves an aborted request, no 500, and the server answers the next one."""
+    aborted = 'hotplex_http_aborted_requests_total{method="POST",route="/v1/compile"}'
+    before = metric(server, aborted)
+    host, _, port = server.url.removeprefix("http://").rpartition(":")
+    with socket.create_connection((host, int(port))) as sock:
+        sock.sendall(
+            b"POST /v1/compile HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+            b"\r\nContent-Length: %d\r\n\r\n%s" % (8 << 20, b"x" * (2 << 20))
+        )
+    for _ in range(10_000):  # until the server has seen the hang-up (the metric)
+        if metric(server, aborted) == before + 1:
+            break
+    assert metric(server, aborted) == before + 1
+    assert 'status="500"' not in server.client.get("/metrics").text
+    assert server.client.post("/v1/compile", json=COMPILE).status_code == 200
