@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from hotplex.manifest.jobs import Job
     from hotplex.manifest.model import Model
     from hotplex.records import Emitted, Finding
-    from hotplex.sources.inputs import Inputs
     from hotplex.sources.overlay import OverlayFile
 
 
@@ -65,9 +64,7 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
         self._inputs = None
         self._pins_stamp: Stamp | None = None  # hotplex.lock's, as ``_inputs`` read it
         self._artifacts: dict[str, _Cached] = {}
-        self._plans = Plans()  # by job id and overlaid files (``document/plan.py``)
-        # What every job's base compile reads, with the model and reader it was resolved with.
-        self._job_reads: tuple[Model, Inputs, frozenset[str]] | None = None
+        self._plans = Plans()  # and what every job reads, by model and reader (``Plans``)
         self._jobs: list = []
         self._read_cap = 0  # bytes worth reading of one file (sources.read_cap), with the model
         # ``load.disk_key`` when the on-disk checks last passed (None: ask them every time).
@@ -75,12 +72,6 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
         # ``warnings()``' last answer: the cached artifacts and folder stamps it was made from.
         self._warned: tuple[tuple, dict[str, Stamp | None], tuple[str, ...]] | None = None
         self._lock = threading.RLock()
-
-    @property
-    def lock(self) -> threading.RLock:
-        """Held by every call: a caller holding it runs several calls on one state of the
-        project (the server's base artifact and a per-user compile on the same files)."""
-        return self._lock
 
     @classmethod
     def load(cls, path: str | Path = ".", manifest: str | Path | None = None) -> Project:
@@ -197,7 +188,7 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
             overlays.check_used(files, consulted, self._model, self._jobs, self._read_by_jobs)
             self._plans.keep(key, plans.made(self._model, job, base, key[1], compiled.resolution))
         names = {display: file.label for display, file in files.items()}
-        blocked = tuple(f for found in inputs.blocked.values() for f in found)
+        blocked = inputs.blocked_read()
         if current and base.reads == reads:
             # Every file came from memory whose stamps were all checked, after the manifest's,
             # just before: the files were that one state at the manifest's stat, so no second

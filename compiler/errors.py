@@ -28,13 +28,15 @@ SHOWN = 1000
 class Span:
     """Where a problem is: a file, optionally a 1-based line and column or a manifest key path."""
 
-    FIELDS = ("file", "line", "column", "key", "source_line")
+    FIELDS = ("file", "line", "column", "key", "source_line", "line_start")
     file: str
     line: int | None
     column: int | None
     key: str | None
-    # The text of ``line``, kept so the problem can show it with a caret without re-reading.
+    # The text of ``line``, kept so the problem can show it with a caret without re-reading; from
+    # its character ``line_start`` on (a long line kept around its column: ``around``).
     source_line: str | None
+    line_start: int
 
     def __init__(
         self,
@@ -43,8 +45,31 @@ class Span:
         column: int | None = None,
         key: str | None = None,
         source_line: str | None = None,
+        line_start: int = 0,
     ) -> None:
-        self.__dict__.update(file=file, line=line, column=column, key=key, source_line=source_line)
+        self.__dict__.update(
+            file=file,
+            line=line,
+            column=column,
+            key=key,
+            source_line=source_line,
+            line_start=line_start,
+        )
+
+    def around(self, size: int) -> Span:
+        """This span with its line kept from ``SHOWN + size + 1`` characters before its column to
+        as many after its ``size`` characters: all a caret line can show of it (the same text and
+        ellipses), and any text as long met there whole, which a line's many problems each
+        copying the whole line made the square of the line."""
+        if self.source_line is None or self.column is None:
+            return self
+        at = self.column - 1 - self.line_start
+        margin = SHOWN + size + 1
+        start = max(0, at - margin)
+        return self.replace(
+            source_line=self.source_line[start : at + size + margin],
+            line_start=self.line_start + start,
+        )
 
     def location(self) -> str:
         parts = [shown(self.file)]
@@ -109,12 +134,12 @@ class Problem:
         lines = [f"{self.span.location()}: {message}" if self.span else message]
         span = self.span
         if span is not None and span.source_line is not None and span.column is not None:
-            line = span.source_line
-            start = max(0, min(span.column - 1 - SHOWN // 2, len(line) - SHOWN))
+            line, at = span.source_line, span.column - 1 - span.line_start
+            start = max(0, min(at - SHOWN // 2, len(line) - SHOWN))
             end = start + SHOWN
             # Only the window shown is read: a problem on a megabyte line costs its window.
             window = line[start:end].replace("\t", " ")
-            column = span.column - 1 - start
+            column = at - start
             before = "…" * (start > 0) + visible(redact_secrets(window[:column]))
             after = visible(redact_secrets(window[column:])) + "…" * (end < len(line))
             lines.append(f"    {before}{after}")

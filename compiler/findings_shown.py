@@ -8,13 +8,17 @@ from hotplex.errors import shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-    from typing import Protocol
+    from collections.abc import Callable, Iterable
+    from typing import Protocol, TypeVar
+
+    Shown = TypeVar("Shown")
 
     class Finding(Protocol):
         """``records.Finding`` as counted here (records imports this module)."""
 
         file: str
+        line: int | None
+        column: int | None
         rule: str
 
         def to_json(self) -> dict[str, object]: ...
@@ -26,22 +30,37 @@ if TYPE_CHECKING:
 SHOWN_PER_FILE = 100
 
 
+def first_of_each_file(
+    items: Iterable[Shown], place: Callable[[Shown], tuple[str | None, int, int, str]]
+) -> tuple[list[Shown], dict[str | None, dict[str, int]]]:
+    """Of ``items``, in their order, those among the first ``SHOWN_PER_FILE`` of their file by
+    ``place`` (file, line, column, rule), and the others counted by file and rule (rules in
+    sorted order): an error and an answer pick the same findings of a file, whatever order
+    they were found in, and none is dropped without a word."""
+    items = list(items)
+    by_file: dict[str | None, list[int]] = {}
+    for index, item in enumerate(items):
+        by_file.setdefault(place(item)[0], []).append(index)
+    left_out: set[int] = set()
+    more: dict[str | None, dict[str, int]] = {}
+    for file, indices in by_file.items():
+        if len(indices) <= SHOWN_PER_FILE:
+            continue
+        by_place = sorted(indices, key=lambda index: (place(items[index]), index))
+        left_out.update(by_place[SHOWN_PER_FILE:])
+        rules = more.setdefault(file, {})
+        for rule in sorted(place(items[index])[3] for index in by_place[SHOWN_PER_FILE:]):
+            rules[rule] = rules.get(rule, 0) + 1
+    listed = [item for index, item in enumerate(items) if index not in left_out]
+    return listed, more
+
+
 def shown_findings(
     findings: Iterable[Finding],
-) -> tuple[list[Finding], dict[str, dict[str, int]]]:
-    """The first ``SHOWN_PER_FILE`` of ``findings`` of each file, and the others counted by file
-    and rule (rules in sorted order), so that none is dropped without a word."""
-    listed: list[Finding] = []
-    counted: dict[str, int] = {}
-    more: dict[str, dict[str, int]] = {}
-    for finding in findings:
-        counted[finding.file] = counted.get(finding.file, 0) + 1
-        if counted[finding.file] <= SHOWN_PER_FILE:
-            listed.append(finding)
-        else:
-            rules = more.setdefault(finding.file, {})
-            rules[finding.rule] = rules.get(finding.rule, 0) + 1
-    return listed, {file: dict(sorted(rules.items())) for file, rules in more.items()}
+) -> tuple[list[Finding], dict[str | None, dict[str, int]]]:
+    """The findings an answer shows in full, in the order found, and the others counted by file
+    and rule (``first_of_each_file``)."""
+    return first_of_each_file(findings, lambda f: (f.file, f.line or 0, f.column or 0, f.rule))
 
 
 def more_findings(rules: dict[str, int]) -> str:

@@ -13,6 +13,8 @@ from hotplex.fs import Stamp, settled, stamp
 
 TYPE_CHECKING = False  # not typing's: `import hotplex` stays cheap
 if TYPE_CHECKING:
+    from threading import RLock
+
     from hotplex.artifact import Artifact
     from hotplex.document.plan import Plan
     from hotplex.manifest.jobs import Job
@@ -23,6 +25,12 @@ if TYPE_CHECKING:
 class ProjectState:
     """The model, the jobs and the shared reader of a ``Project``, kept current (a mixin: the
     fields are ``Project.__init__``'s)."""
+
+    @property
+    def lock(self) -> RLock:
+        """Held by every call: a caller holding it runs several calls on one state of the
+        project (the server's base artifact and a per-user compile on the same files)."""
+        return self._lock
 
     @property
     def model(self):
@@ -140,27 +148,14 @@ class ProjectState:
         self._plans.clear()
 
     def _read_by_jobs(self) -> frozenset[str]:
-        """Every file some job's compile of the base files reads, its includes and Claude
-        ``@path`` imports too: the overlay keys a gateway may pass to every call
-        (``sources.overlay.check_used``). Resolved once per model and shared reader (a moved
-        base file makes a new reader, which may include other files); a job whose base files
-        fail to compile adds nothing (its compile says why)."""
-        from hotplex.sources.resolve import resolve
-
-        kept = self._job_reads
-        if kept is not None and kept[0] is self._model and kept[1] is self._inputs:
-            return kept[2]
+        """What every job's base compile reads (``Plans.read_by_jobs``), with a current reader."""
+        kept = self._plans.jobs_read(self._model, self._inputs)
+        if kept is not None:
+            return kept
         base = self._inputs
         if base is None or not self._base_current(base):
             base = self._fresh_inputs()
-        read: set[str] = set()
-        for job in self._jobs:
-            try:
-                read.update(resolve(self._model, job, base).consulted)
-            except HotplexError:
-                continue
-        self._job_reads = (self._model, base, frozenset(read))
-        return self._job_reads[2]
+        return self._plans.read_by_jobs(self._model, self._jobs, base)
 
     def _fresh_inputs(self):
         """A reader that reuses every file the last one read, unless its stamp moved."""
@@ -180,12 +175,15 @@ class ProjectState:
 
 class Plans:
     """A project's overlay plans (``document/plan.py``), one per job and set of overlaid files
-    (``key``): at most ``KEPT``, the oldest first out."""
+    (``key``): at most ``KEPT``, the oldest first out; and what every job's base compile reads,
+    which an overlay's keys are checked against. Each is kept with the model and the reader it
+    was made with, and holds for them alone."""
 
     KEPT = 256
 
     def __init__(self) -> None:
         self._by_key: dict[tuple[str, frozenset[str]], Plan] = {}
+        self._job_reads: tuple[Model, Inputs, frozenset[str]] | None = None
 
     def valid(self, key: tuple[str, frozenset[str]], model: Model, base: Inputs) -> Plan | None:
         """The plan kept for ``key`` when it was made with ``model`` and ``base``; one made with
@@ -206,5 +204,30 @@ class Plans:
     def values(self) -> Iterator[Plan]:
         return iter(list(self._by_key.values()))
 
+    def jobs_read(self, model: Model | None, base: Inputs | None) -> frozenset[str] | None:
+        """What ``read_by_jobs`` found with ``model`` and ``base``, if it was asked of them."""
+        kept = self._job_reads
+        if kept is not None and kept[0] is model and kept[1] is base:
+            return kept[2]
+        return None
+
+    def read_by_jobs(self, model: Model, jobs: list[Job], base: Inputs) -> frozenset[str]:
+        """Every file some job's compile of the base files reads, its includes and Claude
+        ``@path`` imports too: the overlay keys a gateway may pass to every call
+        (``sources.overlay.check_used``). Resolved once per model and shared reader (a moved
+        base file makes a new reader, which may include other files); a job whose base files
+        fail to compile adds nothing (its compile says why)."""
+        from hotplex.sources.resolve import resolve
+
+        read: set[str] = set()
+        for job in jobs:
+            try:
+                read.update(resolve(model, job, base).consulted)
+            except HotplexError:
+                continue
+        self._job_reads = (model, base, frozenset(read))
+        return self._job_reads[2]
+
     def clear(self) -> None:
         self._by_key.clear()
+        self._job_reads = None

@@ -151,13 +151,28 @@ def _file_verdict(on_disk: str | None, recorded: Stamped | None) -> str:
 
 
 def plain(value: Any, drop: tuple[str, ...] = ()) -> Any:
-    """attrs instances as plain data, for hashing."""
-    from hotplex.generated import attrs
-
-    if attrs.has(type(value)):
-        return {k: plain(v) for k, v in attrs.asdict(value, recurse=False).items() if k not in drop}
+    """attrs instances as plain data, for hashing: each field as ``attrs.asdict`` without
+    recursion gives it, by names looked up once per class (a rebuilt set's target is walked
+    at every build, and ``asdict`` per instance cost more than the digest)."""
+    names = _field_names(type(value))
+    if names is not None:
+        return {k: plain(getattr(value, k)) for k in names if k not in drop}
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     return value
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    """The names of an attrs class's fields, in order; None for any other class."""
+    try:
+        return _FIELD_NAMES[cls]
+    except KeyError:
+        from hotplex.generated import attrs
+
+        names = tuple(f.name for f in attrs.fields(cls)) if attrs.has(cls) else None
+        return _FIELD_NAMES.setdefault(cls, names)

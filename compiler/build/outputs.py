@@ -12,7 +12,7 @@ import stat
 from pathlib import Path, PurePosixPath
 
 from hotplex.errors import BuildFailed, Problem, Span
-from hotplex.fs import Stamp, check_relative, confine, default_mode, sha256, write_atomic
+from hotplex.fs import Stamp, checked_relative, confine, default_mode, sha256, write_atomic
 from hotplex.records import Stamped
 
 
@@ -53,14 +53,14 @@ class Outputs:
         return self._stamps[path]
 
     def _look(self, path: str) -> Stamp | None:
-        rel = check_relative(path, self._span)
+        rel = checked_relative(path, self._span)  # a path object only for a symlink's confine
         if not self._folder(posixpath.dirname(path)):
             return None  # in a folder that does not exist: no call needed
         full = f"{self._root}/{path}"
         try:
             st = os.lstat(full)
             if stat.S_ISLNK(st.st_mode):
-                confine(self.root, rel, self._span)
+                confine(self.root, PurePosixPath(rel), self._span)
                 st = os.stat(full)
         except (OSError, ValueError):
             return None  # absent, or cannot be examined: the read or the write says why

@@ -14,12 +14,12 @@ from typing import Any
 
 from hotplex import registry
 from hotplex.commands.scaffold import SOURCE_FILES, SOURCES_DIR
-from hotplex.errors import HotplexError, Problem, Span
+from hotplex.errors import HotplexError, Problem, Span, visible
 from hotplex.fs import STATE_DIR, kind_of, wrong_kind
 from hotplex.importing import hotplex, ruler, skills
 from hotplex.importing.found import Found, Skip, left_out
 from hotplex.manifest.read import DEFAULT_OUT, MANIFEST_NAME, read_bytes
-from hotplex.placement import read_is_hotplex_file
+from hotplex.placement import origin, read_regular
 
 _SUFFIXED = re.compile(r"(SOUL|AGENTS|SKILLS|USER|MEMORY)\.[A-Za-z0-9][A-Za-z0-9_-]*\.md")
 
@@ -178,12 +178,23 @@ def _inside(path: Path, project: Path) -> bool:
 
 
 def _leave_placed(found: list[Found]) -> None:
-    """A rule file hotplex placed (its marker line intact) is output, never a source: imported,
-    the next build would read its own artifact back."""
+    """A rule file hotplex placed (its marker line there) is output, never a source: imported,
+    the next build would read its own artifact back, a whole compiled document nested in each
+    new one. Edited since, it is still that document: left out too, and the edit's place said."""
     for kind in found:
-        for entry in [e for e in kind.entries if read_is_hotplex_file(e.origin)]:
+        for entry in list(kind.entries):
+            data = read_regular(entry.origin)
+            placed = origin(data) if data is not None else None
+            if placed is None:
+                continue
+            why = "written by hotplex build (a placed rule file)"
+            if not placed[2]:
+                why += (
+                    " and edited since: it holds the compiled document; move your edit to the"
+                    f" sources {visible(placed[0])} names"
+                )
             kind.entries.remove(entry)
-            kind.skipped.append(Skip(entry.origin, "written by hotplex build (a placed rule file)"))
+            kind.skipped.append(Skip(entry.origin, why))
 
 
 def _keep_what_is_read(found: list[Found]) -> None:

@@ -15,9 +15,10 @@ from pathlib import Path
 from hotplex import registry
 from hotplex.commands.scaffold import SOURCE_FILES
 from hotplex.errors import HotplexError
-from hotplex.importing import claude
+from hotplex.importing import claude, skills
 from hotplex.importing.found import LOGS_FOLDER, Companion, Entry, Found, Skip, daily_logs, read
 from hotplex.manifest.model import HOTPLEX_SOURCES
+from hotplex.sources.skills import SKILLS_FOLDER
 
 KIND = "HotPlex agent-configs"
 META = "META.md"
@@ -63,6 +64,7 @@ def find(folder: Path) -> Found:
     if daily_logs(found, folder):
         known.add(LOGS_FOLDER)
     known.update(_claude_files(found, folder))
+    known.update(_skills(found, folder))
     for path in sorted(folder.iterdir()):
         if path.name not in known and not path.name.startswith("."):
             found.skipped.append(Skip(path, "HotPlex reads only " + ", ".join(SOURCE_FILES)))
@@ -83,6 +85,18 @@ def _claude_files(found: Found, folder: Path) -> set[str]:
         for p in (*mine.entries, *mine.companions, *mine.skipped)
         if p.origin.is_relative_to(folder)
     }
+
+
+def _skills(found: Found, folder: Path) -> set[str]:
+    """The skill folders of ``skills/``, which a build reads from the sources folder: adopted
+    as any program's (copied with ``--copy``; in place, already where the build reads them).
+    The names it takes."""
+    mine = skills.find(folder, (SKILLS_FOLDER,))
+    if mine is None:
+        return set()
+    found.skills += mine.skills
+    found.skipped += mine.skipped
+    return {SKILLS_FOLDER}
 
 
 def _held(folder: Path) -> list[str]:

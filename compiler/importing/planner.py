@@ -86,7 +86,7 @@ def plan(
     )
     manifest = model(found, into, sources_dir, placed, (targets, keep), templates)
     cap = cap_of(manifest, lambda t: registry.workers()[t.worker])
-    adopted = _skills(found, sources_dir, readers, cap)
+    adopted = _skills(found, into, sources_dir, readers, cap)
     there = in_folder(sources_dir, SKILLS_FOLDER)
     notes += skills.refuse_clashes(
         [s for kind in found for s in kind.skills],
@@ -97,11 +97,18 @@ def plan(
     scripts = tuple(s for skill in adopted for s in skill.scripts)
     if scripts:
         manifest = attrs.evolve(manifest, skills=Skills(scripts=scripts))
-    if adopted:
+    copied = sorted(
+        {
+            _shown(Path(os.path.normpath(s.origin.parent.absolute())), into)
+            for s in adopted
+            if not s.in_place
+        }
+    )
+    if copied:
         notes.append(
-            "the skill folders stay where they were, and a program started in the project still"
-            " lists them itself beside the compiled ones (build and check say so): delete them"
-            " once the build ships the copies"
+            f"the skill folders copied stay where they were ({', '.join(copied)}): delete them"
+            " once the build ships the copies, or a program still reading skills there lists"
+            " each twice"
         )
     placed += [p for skill in adopted for p in skill.files]
     comments = {f"source:{e.name}": f"from {_shown(e.origin, into)}" for e in entries(found)}
@@ -258,6 +265,7 @@ class Adopted:
     folder: str  # where it goes, project-relative: "skills/deploy"
     files: list[Placed]
     scripts: tuple[str, ...]  # "<name>/<path>", for [skills] scripts
+    in_place: bool = False  # already where the build reads it: nothing copied
 
 
 def _add_skills(result: Plan, adopted: list[Adopted]) -> None:
@@ -284,15 +292,18 @@ def _add_skills(result: Plan, adopted: list[Adopted]) -> None:
 
 
 def _differs(item: Placed, into: Path) -> bool:
+    if item.data is None:  # used in place: the file is its own copy
+        return False
     target = into / item.file
     return not target.is_file() or target.read_bytes() != item.data
 
 
 def _skills(
-    found: list[Found], sources_dir: str, readers: tuple[str, ...], cap: int
+    found: list[Found], into: Path, sources_dir: str, readers: tuple[str, ...], cap: int
 ) -> list[Adopted]:
     """Each skill folder found, copied whole to ``skills/<name>/`` of the sources folder, byte
-    for byte (a skill ships as written); its scripts allowed, as they were where its program
+    for byte (a skill ships as written), or used in place when it is there already (a HotPlex
+    sources folder imported in place); its scripts allowed, as they were where its program
     could already run them. ``readers``: the targets whose programs load them. A skill with a
     file over ``cap``, the most a build reads of one, is left out, said why: it ships whole."""
     adopted = []
@@ -307,15 +318,21 @@ def _skills(
                 continue
             folder = in_folder(sources_dir, f"{SKILLS_FOLDER}/{skill.name}")
             role = f"skill '{skill.name}'"
+            in_place = (
+                os.path.samefile(skill.origin, into / folder) if (into / folder).is_dir() else False
+            )
             files = [
-                _skill_file(skill.origin / f, f"{folder}/{f}", role, readers) for f in skill.files
+                Placed(skill.origin / f, f"{folder}/{f}", role, targets=readers)
+                if in_place
+                else _skill_file(skill.origin / f, f"{folder}/{f}", role, readers)
+                for f in skill.files
             ]
             scripts = tuple(
                 literal_glob(f"{skill.name}/{f}")
                 for f in skill.files
                 if skills.is_script(skill.origin, f)
             )
-            adopted.append(Adopted(skill.name, skill.origin, folder, files, scripts))
+            adopted.append(Adopted(skill.name, skill.origin, folder, files, scripts, in_place))
     return adopted
 
 

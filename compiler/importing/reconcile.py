@@ -87,10 +87,12 @@ def reconcile(result: Plan, comments: dict[str, str]) -> None:
     )
     # A package's file is read from hotplex.lock's cache, never from the sources folder.
     packages = {str(p.get("name")) for p in existing.get("package", []) if isinstance(p, dict)}
+    # The built-in five are read where they exist: one not written yet was never imported.
     removed = [
         str(s.get("file"))
         for s in declared
-        if str(s.get("file", "")).replace("\\", "/").split("/", 1)[0] not in packages
+        if "source" in existing
+        and str(s.get("file", "")).replace("\\", "/").split("/", 1)[0] not in packages
         and not (result.into / sources_dir / str(s.get("file", ""))).exists()
     ]
     added = [toml.plain(s) for s in renamed.values()]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hotplex.errors import visible
 from hotplex.generated import attrs
 from hotplex.manifest.model import Manifest, Target
 
@@ -68,8 +69,8 @@ def _table(values: dict[str, Any], comment: str | None, blank_after: bool = Fals
     import tomlkit
 
     table = tomlkit.table()
-    if comment:
-        table.add(tomlkit.comment(comment))
+    if comment:  # a file's name: one that holds an escape is shown, as messages show it
+        table.add(tomlkit.comment(visible(comment)))
     for key, value in values.items():
         table.add(key, value)
     if blank_after:

@@ -35,7 +35,9 @@ recommends), never from a list of example characters:
 ``invisible-character``
     every other ``Default_Ignorable_Code_Point`` (what Unicode says a renderer shows as nothing):
     zero-width space, word joiner, invisible operators, a byte-order mark after the start,
-    fillers, the combining grapheme joiner, the soft hyphen. ZWJ is fine inside an emoji ZWJ
+    fillers, the combining grapheme joiner, the soft hyphen; and every other format character
+    (Cf) but the prepended concatenation marks, which show a sign: the interlinear annotation
+    marks (U+FFF9–U+FFFB), the Egyptian hieroglyph format controls. ZWJ is fine inside an emoji ZWJ
     sequence and next to a virama (canonical combining class 9); ZWNJ next to a virama and between
     two joining letters (RFC 5892's CONTEXTJ rules, widened to every joining type so the Persian
     plural ``کتاب`` + ZWNJ + ``ها`` passes). The letters and the marks between must be visible:
@@ -79,6 +81,10 @@ _EMBEDDINGS = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI",
 _CANCEL_TAG = "\U000e007f"
 # Controls a text file holds as layout (tab, line feed, carriage return) are not findings.
 _CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
+# What a renderer shows as nothing: the default-ignorable characters, and the format characters
+# (general category Cf) that are not, but for the prepended concatenation marks, which show a
+# sign (U+0600 ARABIC NUMBER SIGN): the interlinear annotation marks, the Egyptian format controls.
+_INVISIBLE = r"\p{Default_Ignorable_Code_Point}[\p{Cf}--\p{Prepended_Concatenation_Mark}]"
 _ASCII_CONTROL = re.compile(f"[{_CONTROL}]")
 # A NUL (in a text given as such: a file holding one is refused as binary) is never allowed: a
 # program reading the artifact as a C string would end it there.
@@ -136,10 +142,10 @@ def _unicode() -> Any:
 
     return _Properties(
         hidden=regex.compile(
-            rf"(?:[\p{{Default_Ignorable_Code_Point}}{_CONTROL}\x80-\x9f](?!{'|'.join(_INTENDED)}))+",
+            rf"(?:[{_INVISIBLE}{_CONTROL}\x80-\x9f](?!{'|'.join(_INTENDED)}))+",
             regex.V1,
         ),
-        ignorable=prop(r"\p{Default_Ignorable_Code_Point}"),
+        ignorable=prop(f"[{_INVISIBLE}]"),
         tag=prop(r"\p{Block=Tags}"),
         bidi_control=prop(r"\p{Bidi_Control}"),
         right_to_left=regex.compile(

@@ -98,12 +98,15 @@ def _place(text: str, match: Match, origins: Sequence[Origin], places: Places) -
 
 def _redacted(span: Span, secret: str) -> Span:
     """The place and the line shown under the message without the secret: a file's name (a
-    day's heading) or a key path (an agent's name) may hold it too."""
+    day's heading) or a key path (an agent's name) may hold it too. The line is kept around the
+    secret (``Span.around``): each of a long line's secrets redacted in the whole line cost the
+    square of the line."""
     shown = redact(secret)
 
     def clean(text: str | None) -> str | None:
         return None if text is None else text.replace(secret, shown)
 
+    span = span.around(len(secret))
     return span.replace(
         file=span.file.replace(secret, shown),
         key=clean(span.key),

@@ -151,13 +151,16 @@ def _loopback_names(host: str) -> frozenset[str]:
 
 
 class _Host:
-    """A request with more than one ``Host`` or ``Authorization`` is a 400 (RFC 9112, RFC 9110:
-    which one is meant? a proxy in front may have read the other). With ``names``, a Host
-    naming another server is too, but on /healthz: a liveness probe may send any name. A name
+    """A request with more than one ``Host``, ``Authorization`` or ``Origin`` is a 400 (RFC
+    9112, RFC 9110: which one is meant? a proxy in front may have read the other). With
+    ``names``, a Host
+    naming another server is too, but on /healthz: a liveness probe may send any name; and so
+    is an ``Origin`` naming another site: a page anywhere may POST here with no preflight
+    (``text/plain``, ``mode: "no-cors"``) and its browser sends this server's own Host. A name
     is compared without its port, its letter case and a trailing dot (``localhost.`` is the
     same name). Refused as every 400 is, with a problem document."""
 
-    ONCE = (b"host", b"authorization")
+    ONCE = (b"host", b"authorization", b"origin")
 
     def __init__(self, app: ASGIApp, names: frozenset[str] | None) -> None:
         self.app = app
@@ -175,23 +178,33 @@ class _Host:
             count = sum(name == header for name, _value in scope["headers"])
             if count > 1:
                 return HotplexError.single(f"given {count} times: which is meant?", _header(header))
-        hosts = [value for name, value in scope["headers"] if name == b"host"]
-        if self._answers(hosts, scope["path"]):
+        if self.names is None or scope["path"] in OPEN_PATHS:
+            return None
+        hint = "without --token-file, this server answers its own address and loopback names"
+        headers = dict(scope["headers"])
+        host = headers.get(b"host", b"").decode("latin-1")
+        if not self._named(host):
+            return HotplexError.single(f"{host!r} names another server", _header(b"host"), hint)
+        origin = headers.get(b"origin")
+        if origin is None:  # no page's POST or fetch: a browser sends an Origin with each
+            return None
+        scheme, slashes, site = origin.decode("latin-1").partition("://")
+        web = slashes and scheme.lower() in ("http", "https") and "/" not in site
+        if web and self._named(site):
             return None
         return HotplexError.single(
-            f"{hosts[0].decode('latin-1') if hosts else ''!r} names another server",
-            _header(b"host"),
-            "without --token-file, this server answers its own address and loopback names",
+            f"{origin.decode('latin-1')!r}: a request from another site's page",
+            _header(b"origin"),
+            hint + ", and the pages they serve",
         )
 
-    def _answers(self, hosts: list[bytes], path: str) -> bool:
-        if self.names is None or path in OPEN_PATHS:
-            return True
-        host = hosts[0].decode("latin-1") if hosts else ""
+    def _named(self, host: str) -> bool:
+        """Whether ``host`` (a Host header's value, or an origin's host and port) is one of
+        the names answered."""
         name, colon, port = host.rpartition(":")
         if not (colon and port.isascii() and port.isdigit()):
             name = host  # no port ('[::1]' ends in no digits)
-        return name.lower().removesuffix(".") in self.names
+        return name.lower().removesuffix(".") in self.names  # type: ignore[operator]
 
 
 def _header(name: bytes) -> Span:

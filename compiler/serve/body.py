@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import anyio
 from hotplex.errors import HotplexError, Span, suggest
 from starlette.requests import ClientDisconnect, Request
-from starlette.types import Receive
+from starlette.types import Receive, Scope
 
 POLICIES = ("error", "block")
 
@@ -34,6 +34,9 @@ class BadRequest(Exception):
         super().__init__(message)
         self.status = status
         self.error = HotplexError.single(message, where, hint)
+        # Past the body limit the connection closes after the answer: a client that waited for
+        # "100 Continue" still has its body to send, which would be read as the next request.
+        self.headers = {"Connection": "close"} if status == 413 else None
 
     @classmethod
     def of(cls, error: HotplexError) -> BadRequest:
@@ -60,19 +63,18 @@ def text(body: Mapping[str, object], key: str, required: bool = False) -> str | 
 
 async def json_body(request: Request, known: tuple[str, ...]) -> dict[str, object]:
     """The body as a JSON object of ``known`` keys (``json_of``)."""
-    declared = request.headers.get("content-length", "")
-    return await json_of(request.receive, declared, request.app.state.body_limit, known)
+    return await json_of(request.scope, request.receive, request.app.state.body_limit, known)
 
 
 async def json_of(
-    receive: Receive, declared: str, limit: int, known: tuple[str, ...]
+    scope: Scope, receive: Receive, limit: int, known: tuple[str, ...]
 ) -> dict[str, object]:
-    """The body ``receive`` brings, its Content-Length ``declared``, as a JSON object of
-    ``known`` keys; past INLINE_PARSE bytes parsed in a worker thread (a megabyte of JSON takes
-    milliseconds the event loop owes to other requests). A smaller one is parsed here: the trip
-    to a thread and back costs more than its parse (70 µs against 20 µs for the 8.5 KB of a
-    per-user compile, benchmarks/bench_serve.py)."""
-    data = await _body(receive, declared, limit)
+    """The body ``receive`` brings as a JSON object of ``known`` keys; past INLINE_PARSE bytes
+    parsed in a worker thread (a megabyte of JSON takes milliseconds the event loop owes to
+    other requests). A smaller one is parsed here: the trip to a thread and back costs more
+    than its parse (70 µs against 20 µs for the 8.5 KB of a per-user compile,
+    benchmarks/bench_serve.py)."""
+    data = await _body(scope, receive, limit)
     if len(data) <= INLINE_PARSE:
         return _parse(data, known)
     return await anyio.to_thread.run_sync(_parse, data, known)
@@ -174,10 +176,19 @@ def _unicode(body: dict[str, object]) -> None:
                 ) from None
 
 
-async def _body(receive: Receive, declared: str, limit: int) -> bytes:
+async def _body(scope: Scope, receive: Receive, limit: int) -> bytes:
     """The body, refused (413) once it passes ``limit`` bytes: from its Content-Length before
     reading, else while it streams in; ``ClientDisconnect`` when the client hangs up first."""
+    declared = expects = b""
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            declared = value
+        elif name == b"expect":
+            expects = value
     if declared.isdigit() and int(declared) > limit:
+        # A client waiting for "100 Continue" has sent no body: reading would invite it.
+        if expects.lower() != b"100-continue":
+            await _drained(receive)
         raise _too_large(limit)
     chunks = []
     size = 0
@@ -192,9 +203,25 @@ async def _body(receive: Receive, declared: str, limit: int) -> bytes:
         more = message.get("more_body", False)
         size += len(chunk)
         if size > limit:
+            if more:
+                await _drained(receive)
             raise _too_large(limit)
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+async def _drained(receive: Receive) -> None:
+    """The rest of a refused body read and dropped, so that the 413 reaches the client: a
+    connection closed with bytes of it unread (the 413 closes it; so does the end of an
+    HTTP/1.0 request or a ``Connection: close`` one) is reset by the kernel, and the client,
+    still sending, sees the reset, not the answer. Nothing is kept, and reading it costs less
+    than the same bytes sent as requests under the limit, each read whole and parsed."""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        if message["type"] == "http.request" and not message.get("more_body", False):
+            return
 
 
 def _too_large(limit: int) -> BadRequest:

@@ -145,10 +145,7 @@ class Compile:
     ) -> tuple[list[tuple[bytes, bytes]], bytes]:
         if scope["query_string"]:
             check_query(QueryParams(scope["query_string"]), ())
-        declared = next((v for k, v in scope["headers"] if k == b"content-length"), b"")
-        body = await read.json_of(
-            receive, declared.decode("latin-1"), state.body_limit, COMPILE_KEYS
-        )
+        body = await read.json_of(scope, receive, state.body_limit, COMPILE_KEYS)
         target = read.string(body, "target", required=True)
         assert target is not None
         platform = read.string(body, "platform")
@@ -432,7 +429,7 @@ def refused(request: Request, exc: Exception) -> Response:
 
 def bad_request(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, read.BadRequest)
-    return error_response(exc.status, exc.error)
+    return error_response(exc.status, exc.error, exc.headers)
 
 
 def _headers(served: Served) -> dict[str, str]:

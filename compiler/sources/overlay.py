@@ -195,24 +195,26 @@ class OverlayInputs:
     ) -> None:
         """``block``: an entry holding a finding is replaced (``on_finding = "block"``,
         ``blocking.py``); else a finding fails the compile."""
-        self.base = base
-        self.files = files
+        self.base, self.files = base, files
         self.model, self.job = model, job
         self.block = model.manifest if block else None
         # By overlaid file, the findings whose entries were blocked (the last load's).
         self.blocked: dict[str, list[Finding]] = {}
-        self.root = base.root
+        self.root, self.started_ns = base.root, base.started_ns
         self.packages = base.packages  # an overlaid file is named by its label: never one of them
-        self.started_ns = base.started_ns
-        self.stamps = base.stamps
-        self.sections = base.sections
+        self.stamps, self.sections = base.stamps, base.sections
         self._own: dict[str, Loaded] = {}
         self._together: dict[str, str] | None = None
         self._stripped: dict[str, frontmatter.Stripped] = {}  # by file ``_bodies`` reads
-        # Under block, the days left out for what their names (headings) hold, alone or with
-        # the other files, and those findings.
+        # Under block, the days left out for their names (headings), and those findings.
         self._named: dict[str, list[blocking.Found]] = {}
         self._folders = {posixpath.dirname(p) + "/" for p, file in files.items() if file.day}
+
+    def blocked_read(self) -> tuple[Finding, ...]:
+        """The findings blocked in what this compile read, as ``error`` fails only there (a day
+        too old for the budget is never read); a day left out for its name is reported."""
+        read = [d for d in self.blocked if d in self._own or d in self._named]
+        return tuple(f for d in read for f in self.blocked[d])
 
     def overlaid(self, paths: Iterable[str]) -> bool:
         """Whether this call's texts touch any of ``paths`` (a file, or a glob's folder)."""

@@ -215,7 +215,7 @@ def _shift(exc: HotplexError, inputs: Inputs) -> HotplexError:
             and loaded.body_line > 1
         ):
             offset = loaded.body_line - 1
-            span = Span(span.file, span.line + offset, span.column, span.key, span.source_line)
+            span = span.replace(line=span.line + offset)
             message = _shift_quoted(message, span.file, offset)
         problems.append(Problem(message, span, problem.hint))
     return HotplexError(problems, exc.exit_status)

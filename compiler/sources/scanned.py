@@ -176,29 +176,22 @@ def capped(found: dict) -> list:
     than ``findings_shown.SHOWN_PER_FILE``, the first so many in place in full, then one problem
     saying how many more, by rule: none is dropped without a word."""
     from hotplex.errors import Problem, Span
-    from hotplex.findings_shown import SHOWN_PER_FILE, more_findings
+    from hotplex.findings_shown import SHOWN_PER_FILE, first_of_each_file, more_findings
 
-    by_file: dict[str | None, list[Problem]] = {}
-    for problem in found:
-        by_file.setdefault(problem.span.file if problem.span else None, []).append(problem)
-    left_out: set[Problem] = set()
-    for problems in by_file.values():
-        by_place = sorted(
-            problems, key=lambda p: (p.span.line or 0, p.span.column or 0) if p.span else (0, 0)
-        )
-        left_out.update(by_place[SHOWN_PER_FILE:])
-    shown = [problem for problem in found if problem not in left_out]
-    for file, problems in by_file.items():
-        rules: dict[str, int] = {}
-        for rule in sorted(found[p] for p in problems if p in left_out):
-            rules[rule] = rules.get(rule, 0) + 1
-        if rules:
-            shown.append(
-                Problem(
-                    more_findings(rules),
-                    None if file is None else Span(file),
-                    f"the first {SHOWN_PER_FILE} in place are shown in full; remove them and run"
-                    " again to see the next",
-                )
+    def place(problem: Problem) -> tuple[str | None, int, int, str]:
+        span = problem.span
+        if span is None:
+            return None, 0, 0, found[problem]
+        return span.file, span.line or 0, span.column or 0, found[problem]
+
+    shown, more = first_of_each_file(found, place)
+    for file, rules in more.items():
+        shown.append(
+            Problem(
+                more_findings(rules),
+                None if file is None else Span(file),
+                f"the first {SHOWN_PER_FILE} in place are shown in full; remove them and run"
+                " again to see the next",
             )
+        )
     return shown

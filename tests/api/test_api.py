@@ -13,7 +13,7 @@ from pathlib import Path
 import hotplex
 import pytest
 from hotplex import HotplexError, Project
-from hotplex_testing import CC_LOGS_MANIFEST, EXAMPLES
+from hotplex_testing import CC_LOGS_MANIFEST, EXAMPLES, copy_example
 
 
 @pytest.fixture
@@ -376,11 +376,11 @@ def test_an_overlay_key_another_job_only_includes_is_accepted_and_resolved_once(
     assert "Extra of one user." in project.compile("cc", "slack", overlay=overlay).text
     project = Project.load(root)
     project.compile("sub", overlay={"USER.md": "Mine."})
-    assert project._job_reads is None  # a key the job reads costs nothing more
+    assert project._plans._job_reads is None  # a key the job reads costs nothing more
     project.compile("sub", overlay=overlay)
-    kept = project._job_reads
+    kept = project._plans._job_reads
     project.compile("sub", overlay={"EXTRA.md": "another user", "USER.md": "u"})
-    assert project._job_reads is kept  # the same reader: not resolved again
+    assert project._plans._job_reads is kept  # the same reader: not resolved again
     _bump(root / "agent-configs" / "USER.slack.md", "On Slack, no include.")
     with pytest.raises(HotplexError) as raised:
         project.compile("cc", overlay={"EXTRA.md": "x"})
@@ -742,3 +742,26 @@ def test_an_answers_text_is_its_primary_file_decoded(example_copy, example) -> N
 
 
 USER = {"USER.md": "café ☕ and a <user> tag\n"}
+
+
+def test_block_reports_only_what_the_compile_read(tmp_path) -> None:
+    """A finding in a day too old for the memory budget is never read: ``error`` passes it, and
+    ``block`` reports nothing of it either (adversary9 D13); the artifact is the one without it.
+    A day that is read has its entry blocked and reported, on the first call and on the
+    planned ones after it."""
+    project = Project.load(copy_example(tmp_path, "memory"))
+    secret = "- deploy key ghp_" + "a" * 36 + "\n"
+    plain = project.compile("cc").text
+    for _ in range(2):
+        old = {"memory/2001-01-01.md": secret}
+        assert project.compile("cc", overlay=old).text == plain
+        blocked = project.compile("cc", overlay=old, on_finding="block")
+        assert (blocked.text, blocked.findings) == (plain, ())
+        new = {"memory/2099-01-01.md": secret}
+        with pytest.raises(HotplexError, match="github-token"):
+            project.compile("cc", overlay=new)
+        read = project.compile("cc", overlay=new, on_finding="block")
+        assert [(f.rule, f.file, f.action) for f in read.findings] == [
+            ("github-token", "overlay:memory/2099-01-01.md", "blocked")
+        ]
+        assert "[blocked by hotplex: github-token]" in read.text

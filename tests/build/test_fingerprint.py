@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from hotplex import fingerprint, registry
+from hotplex.build.decide import plain
+from hotplex.generated import attrs
+from hotplex.manifest import load as loading
 
 
 def test_a_worker_profile_covers_its_companion_modules():
@@ -26,3 +29,24 @@ def test_workers_have_distinct_profiles():
 
 def _modules(worker: str) -> tuple[str, ...]:
     return fingerprint.worker_modules(type(registry.workers()[worker]))
+
+
+def test_a_key_part_holds_every_field_of_the_settings_it_covers(make_project):
+    """``plain`` looks each class's field names up once: the data it hashes is still every
+    field, nested settings too, as ``attrs.asdict`` gives them, less the fields dropped."""
+    root = make_project({"agent-configs/SOUL.md": "# Soul\n"})
+    model = loading.load(root, root / "hotplex.toml")
+    for target in model.manifest.target:
+        assert plain(target) == _as_plain(target)
+        assert "vars" not in plain(target, drop=("vars",))
+    assert plain(model.manifest.limits) == _as_plain(model.manifest.limits)
+
+
+def _as_plain(value: object) -> object:
+    if attrs.has(type(value)):
+        return {k: _as_plain(v) for k, v in attrs.asdict(value, recurse=False).items()}
+    if isinstance(value, dict):
+        return {k: _as_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_as_plain(v) for v in value]
+    return value

@@ -452,10 +452,16 @@ def test_a_rule_file_hotplex_placed_is_never_imported_back(tmp_path):
     for placed in (".rules", ".github/copilot-instructions.md"):
         assert f"{placed}: written by hotplex build (a placed rule file)" in again.stdout
     assert (repo / "hotplex.toml").read_bytes() == before
-    # Edited, it is the user's again: imported like any rule file.
+    # Edited, it still holds the compiled document: imported, each new artifact would nest the
+    # old one (adversary10 D7). Left out, and where the edit belongs said.
     with open(repo / ".rules", "a", encoding="utf-8") as handle:
         handle.write("My edit.\n")
-    assert "[[source]] 'zed-rules'" in run_ok("-C", str(repo), "import", "--dry-run").stdout
+    edited = run_ok("-C", str(repo), "import", "--dry-run").stdout
+    assert "[[source]] 'zed-rules'" not in edited
+    assert (
+        ".rules: written by hotplex build (a placed rule file) and edited since: it holds the"
+        " compiled document; move your edit to the sources hotplex.toml names"
+    ) in edited
 
 
 @pytest.mark.parametrize(
@@ -1842,3 +1848,55 @@ def test_an_adopted_script_is_allowed_by_a_glob_matching_it_alone(tmp_path):
     project, _ = import_and_build(repo)
     manifest = tomllib.loads((project / "hotplex.toml").read_text(encoding="utf-8"))
     assert manifest["skills"]["scripts"] == ["deploy/scripts/run[[]1].sh"]
+
+
+SKILL = "---\nname: greet\ndescription: Greets the user. Use at the start.\n---\n\nSay hello.\n"
+
+
+def test_a_hotplex_sources_folder_s_skills_are_read_in_place(tmp_path):
+    """agent-configs/skills/ is where the build reads skills: imported in place, its rows say
+    so and nothing is copied or called unmapped; run again, none of the five not written yet
+    is called removed (they were never imported)."""
+    files = {"agent-configs/SOUL.md": "Soul.\n", "agent-configs/skills/greet/SKILL.md": SKILL}
+    root = write_tree(tmp_path / "proj", files)
+    result = run_ok("-C", str(root), "import")
+    assert "not mapped" not in result.stdout
+    assert "stay where they were" not in result.stdout
+    row = next(line for line in result.stdout.splitlines() if "skill 'greet'" in line)
+    assert row.startswith("agent-configs/skills/greet/SKILL.md") and row.endswith("in place")
+    run_ok("-C", str(root), "build")
+    shipped = root / "dist/cc/default/skills/greet/SKILL.md"
+    assert SKILL.split("---\n", 2)[2] in shipped.read_text(encoding="utf-8")
+    again = run_ok("-C", str(root), "import")
+    assert "removed:" not in again.stdout
+    assert "hotplex import: nothing new for" in again.stdout
+
+
+def test_a_hotplex_sources_folder_s_skills_are_copied_with_it(tmp_path):
+    """import --copy takes the skills/ of a HotPlex sources folder along, and names the folder
+    they stay in."""
+    files = {"agent-configs/SOUL.md": "Soul.\n", "agent-configs/skills/greet/SKILL.md": SKILL}
+    source = write_tree(tmp_path / "old", files)
+    project = tmp_path / "new"
+    project.mkdir()
+    result = run_ok("-C", str(project), "import", "--copy", str(source / "agent-configs"))
+    assert "not mapped" not in result.stdout
+    assert f"stay where they were ({source / 'agent-configs/skills'})" in result.stdout
+    assert (project / "agent-configs/skills/greet/SKILL.md").read_text(encoding="utf-8") == SKILL
+
+
+def test_a_rule_file_named_with_an_escape_is_imported_and_its_comment_shows_it(tmp_path):
+    """tomlkit refuses a control character in a comment: the `# from <file>` line above each
+    [[source]] crashed import, --dry-run too (adversary10 D10). It shows the name as messages do."""
+    files = {
+        ".cursor/rules/e\x1bx.mdc": "---\nalwaysApply: true\n---\nEscape rule.\n",
+        ".claude/rules/r\x7f.md": "Delete rule.\n",
+    }
+    repo = write_tree(tmp_path / "repo", files)
+    run_ok("-C", str(repo), "import", "--dry-run")
+    run_ok("-C", str(repo), "import")
+    text = (repo / "hotplex.toml").read_text(encoding="utf-8")
+    assert "# from .cursor/rules/e<U+001B>x.mdc" in text
+    assert "# from .claude/rules/r<U+007F>.md" in text
+    run_ok("-C", str(repo), "build")
+    assert "Escape rule." in prompt(repo) and "Delete rule." in prompt(repo)

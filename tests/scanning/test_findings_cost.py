@@ -131,6 +131,32 @@ def test_an_error_shows_the_first_findings_of_a_file_then_counts_the_rest() -> N
     )
 
 
+def test_an_error_and_an_answer_show_the_same_findings_of_a_file() -> None:
+    """The error ("error") and the answer ("block") of one memory pick the same first findings
+    by place, though the answer lists them as found (rule set by rule set) and counts the rest
+    alike."""
+    memory = _entries(60)
+    error = _error(memory)
+    artifact = Project.load(EXAMPLE).compile(
+        "cc", overlay={"MEMORY.md": memory}, on_finding="block"
+    )
+    answer = findings_shown.findings_json(artifact.findings)
+    rules = {"image-url-data", "invisible-character", "role-tag"}
+
+    def rule_of(problem: Problem) -> str:
+        (rule,) = (r for r in rules if f"(rule {r})" in problem.message)
+        return rule
+
+    in_error = {(p.span.line, p.span.column, rule_of(p)) for p in error.problems[:-1]}
+    in_answer = {(f["line"], f["column"], f["rule"]) for f in answer["findings"]}
+    assert len(in_answer) == findings_shown.SHOWN_PER_FILE
+    assert in_error == in_answer
+    (not_shown,) = answer["findings_not_shown"]
+    assert error.problems[-1].message.startswith(f"and {not_shown['count']} more findings")
+    kinds = ", ".join(f"{n} {rule}" for rule, n in not_shown["rules"].items())
+    assert error.problems[-1].message.endswith(kinds)
+
+
 def test_an_error_of_few_findings_shows_them_all() -> None:
     error = _error(_entries(3))
     assert len(error.problems) == 9

@@ -410,6 +410,20 @@ def test_every_control_but_tab_line_feed_and_carriage_return_is_a_finding():
         assert {m.rule for matches in found.values() for m in matches} == {"control-character"}
 
 
+def test_every_format_character_but_a_sign_is_a_finding():
+    """Every Cf hides but the prepended concatenation marks (U+0600 ARABIC NUMBER SIGN), which
+    show a sign: U+FFF9–U+FFFB and the Egyptian format controls, default-ignorable or not, were
+    passed (adversary10 D8)."""
+    signs = {"\u0600", "\u0601", "\u0602", "\u0603", "\u0604", "\u0605", "\u06dd", "\u070f"}
+    signs |= {"\u0890", "\u0891", "\u08e2", "\U000110bd", "\U000110cd"}
+    formats = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"]
+    for text in ("x{}y", "é{}y"):
+        passed = {c for c in formats if not hidden.scan(text.format(c))}
+        assert passed == signs
+    assert hidden.scan("a\ufff9b")[0].rule == "invisible-character"
+    assert hidden.scan("a\U00013430b")[0].rule == "invisible-character"
+
+
 def test_a_mark_is_fine_on_a_right_to_left_line_only():
     assert hidden.scan("עברית\u200e 1\nEnglish\u200e 2") == (
         hidden.Match("bidi-mark", len("עברית\u200e 1\nEnglish"), "\u200e"),

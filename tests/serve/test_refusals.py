@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 from hotplex_testing import copy_example
-from serving import Server, metric, running
+from serving import START_SECONDS, Server, metric, running
 
 PROBLEM = "application/problem+json"
 TOKEN = "hotplex-test-token-0123456789abcdef"
@@ -39,14 +41,17 @@ def _raw(server: Server, request: bytes) -> tuple[bytes, dict[str, str], bytes]:
     host, _, port = server.url.removeprefix("http://").rpartition(":")
     with socket.create_connection((host, int(port))) as sock:
         sock.sendall(request)
-        answer = sock.makefile("rb")
-        status = answer.readline()
-        headers = {}
-        while (line := answer.readline().rstrip(b"\r\n")) != b"":
-            name, _, value = line.decode("latin-1").partition(":")
-            headers[name.lower()] = value.strip()
-        body = answer.read(int(headers.get("content-length", "0")))
-    return status, headers, body
+        return _answer(sock.makefile("rb"))
+
+
+def _answer(answer: BinaryIO) -> tuple[bytes, dict[str, str], bytes]:
+    """The status line, headers and body of the answer ``answer`` reads."""
+    status = answer.readline()
+    headers = {}
+    while (line := answer.readline().rstrip(b"\r\n")) != b"":
+        name, _, value = line.decode("latin-1").partition(":")
+        headers[name.lower()] = value.strip()
+    return status, headers, answer.read(int(headers.get("content-length", "0")))
 
 
 # /v1/compile is answered without Starlette's layers (``app._Direct``): its edges as another's.
@@ -216,3 +221,91 @@ def test_a_bug_in_the_per_user_compile_is_a_500_problem_and_the_process_goes_on(
     assert sent[0]["status"] == 500
     problem = json.loads(sent[1]["body"])
     assert problem["detail"].startswith("hotplex: internal error: RuntimeError: a bug;")
+
+
+def _chunked(body: bytes, size: int = 1 << 16) -> bytes:
+    parts = [
+        b"%x\r\n%s\r\n" % (len(body[i : i + size]), body[i : i + size])
+        for i in range(0, len(body), size)
+    ]
+    return b"".join(parts) + b"0\r\n\r\n"
+
+
+@pytest.mark.parametrize("route", ["/v1/compile", "/v1/check"])
+@pytest.mark.parametrize("framing", ["content-length", "chunked", "http/1.0"])
+def test_a_body_of_many_megabytes_over_the_limit_is_answered_413_not_reset(
+    server: Server, route: str, framing: str
+) -> None:
+    """The server closes the connection after a 413: the rest of the body is read first, so
+    the client sending it sees the answer and the end of the connection, not a reset (a socket
+    closed with bytes unread is reset by the kernel). 32 MB: more than the kernel buffers."""
+    body = b'{"files": {"MEMORY.md": "' + b"x" * (32 << 20) + b'"}}'
+    version, framed = b"HTTP/1.1", body
+    length = b"Content-Length: %d\r\n" % len(body)
+    if framing == "chunked":
+        length, framed = b"Transfer-Encoding: chunked\r\n", _chunked(body)
+    elif framing == "http/1.0":
+        version = b"HTTP/1.0"
+    head = b"POST %s %s\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n%s\r\n" % (
+        route.encode(),
+        version,
+        length,
+    )
+    host, _, port = server.url.removeprefix("http://").rpartition(":")
+    with socket.create_connection((host, int(port)), timeout=START_SECONDS) as sock:
+        sent: list[BaseException | None] = []
+        sender = threading.Thread(target=lambda: sent.append(_send(sock, head + framed)))
+        sender.start()
+        answer = sock.makefile("rb")
+        status, headers, problem = _answer(answer)
+        rest = answer.read()  # the end of the connection: b"", not a reset
+        sender.join()
+    assert sent == [None]
+    assert status.split()[1] == b"413", status
+    assert headers["connection"] == "close"
+    assert headers["content-type"] == PROBLEM
+    assert json.loads(problem)["status"] == 413
+    assert json.loads(problem)["detail"].startswith("the request body is larger than 1048576 bytes")
+    assert rest == b""
+
+
+def _send(sock: socket.socket, data: bytes) -> BaseException | None:
+    try:
+        sock.sendall(data)
+    except OSError as exc:
+        return exc
+    return None
+
+
+def test_a_body_announced_over_the_limit_is_refused_before_100_continue(server: Server) -> None:
+    """A client that waits for "100 Continue" before sending its body is answered 413 at once:
+    no invitation to send what would be thrown away."""
+    status, headers, body = _raw(
+        server,
+        b"POST /v1/compile HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % (64 << 20),
+    )
+    assert status.split()[1] == b"413", status
+    assert headers["connection"] == "close"
+    assert json.loads(body)["status"] == 413
+
+
+def test_a_client_that_hangs_up_while_its_refused_body_is_read_out_is_aborted(
+    server: Server,
+) -> None:
+    """The rest of a body over the limit is read and dropped: a client that hangs up meanwhile
+    leaves an aborted request, no 500, and the server answers the next one."""
+    aborted = 'hotplex_http_aborted_requests_total{method="POST",route="/v1/compile"}'
+    before = metric(server, aborted)
+    host, _, port = server.url.removeprefix("http://").rpartition(":")
+    with socket.create_connection((host, int(port))) as sock:
+        sock.sendall(
+            b"POST /v1/compile HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+            b"\r\nContent-Length: %d\r\n\r\n%s" % (8 << 20, b"x" * (2 << 20))
+        )
+    for _ in range(10_000):  # until the server has seen the hang-up (the metric)
+        if metric(server, aborted) == before + 1:
+            break
+    assert metric(server, aborted) == before + 1
+    assert 'status="500"' not in server.client.get("/metrics").text
+    assert server.client.post("/v1/compile", json=COMPILE).status_code == 200

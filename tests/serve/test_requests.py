@@ -191,6 +191,29 @@ def test_healthz_answers_any_host_and_query_and_two_hosts_are_refused(server: Se
         assert head.startswith(b"HTTP/1.1 400 "), head
 
 
+def test_a_page_of_another_site_is_refused_and_loopback_pages_and_clients_are_not(
+    server: Server,
+) -> None:
+    """Any page may POST here with no preflight (text/plain, no-cors) and its browser sends this
+    server's own Host: the Origin says whose page it is (adversary10 D6)."""
+    body = json.dumps({"target": "cc", "overlay": {"USER.md": "x\n"}})
+    plain = {"Content-Type": "text/plain"}
+    for origin in ("https://evil.example", "null", "http://localhost.evil.example", "file://"):
+        answer = server.client.post(
+            "/v1/compile", content=body, headers={**plain, "Origin": origin}
+        )
+        assert _problem(answer, 400)["detail"].startswith(f"request: Origin: {origin!r}: a request")
+    assert (
+        server.client.get("/v1/jobs", headers={"Origin": "https://evil.example"}).status_code == 400
+    )
+    for origin in ("http://localhost:3000", "https://127.0.0.1", "http://[::1]:8080", None):
+        headers = plain if origin is None else {**plain, "Origin": origin}
+        assert server.client.post("/v1/compile", content=body, headers=headers).status_code == 200
+    assert (
+        server.client.get("/healthz", headers={"Origin": "https://evil.example"}).status_code == 200
+    )
+
+
 def test_a_token_server_answers_any_host(tmp_path: Path) -> None:
     root = tmp_path / "basic"
     shutil.copytree(REPO / "examples/basic", root)
