@@ -10,6 +10,7 @@ manifest allow findings by name, by a part of their text or by the file they are
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -47,6 +48,24 @@ class Places:
 
     def __init__(self) -> None:
         self._lines: dict[int, Lines] = {}  # by the id of an origin's text, alive in the scan
+        # by a needle written more than once: its offsets in the scanned text and in each origin
+        self._repeats: dict[str, tuple[list[int], list[tuple[Origin, list[int]]]]] = {}
+
+    def nth(self, text: str, at: int, needle: str, origins: Sequence[Origin]) -> tuple[Origin, int]:
+        """Where ``needle``, found at ``at`` of the scanned ``text``, was written when it is
+        written more than once: at the same occurrence of the origins (in their order) as it is
+        of ``text``, or at the last when they hold fewer."""
+        repeats = self._repeats.get(needle)
+        if repeats is None:
+            held = [(o, _offsets(o.text, needle)) for o in origins if not o.named and o.key is None]
+            repeats = self._repeats[needle] = (_offsets(text, needle), [h for h in held if h[1]])
+        in_text, held = repeats
+        index = bisect.bisect_left(in_text, at)
+        for origin, offsets in held:
+            if index < len(offsets):
+                return origin, offsets[index]
+            index -= len(offsets)
+        return held[-1][0], held[-1][1][-1]
 
     def span(self, found: tuple[Origin, int] | None, origins: Sequence[Origin]) -> Span:
         """Where ``locate`` found a match; the first origin's file when nowhere."""
@@ -60,14 +79,19 @@ class Places:
 
 
 def locate(
-    text: str, start: int, needles: Iterable[tuple[str, int]], origins: Sequence[Origin]
+    text: str,
+    start: int,
+    needles: Iterable[tuple[str, int]],
+    origins: Sequence[Origin],
+    places: Places | None = None,
 ) -> tuple[Origin, int] | None:
     """Where a match at ``start`` of the scanned ``text`` was written: an origin whose text is
     ``text`` itself holds it right there (an unrendered file: two equal lines each keep their
     own place); else the first origin holding the first findable needle, and the offset there
     of the match. Each needle is a piece of the rendered text around the match, with the
     match's index in it; the most telling (longest) come first. None when no origin holds any:
-    the match was assembled by rendering."""
+    the match was assembled by rendering. With a scan's ``places``, a needle written more than
+    once is placed at its own occurrence (``Places.nth``): one key on 150 lines is 150 places."""
     for origin in origins:
         if origin.text == text and origin.key is None and not origin.named:
             return origin, start
@@ -75,8 +99,20 @@ def locate(
         for origin in origins:
             at = origin.text.find(needle)
             if at >= 0:
+                plain = origin.key is None and not origin.named
+                if places is not None and plain and origin.text.find(needle, at + 1) >= 0:
+                    origin, at = places.nth(text, start - point, needle, origins)
                 return origin, at + point
     return None
+
+
+def _offsets(text: str, needle: str) -> list[int]:
+    """Every offset ``needle`` starts at in ``text``."""
+    offsets, at = [], text.find(needle)
+    while at >= 0:
+        offsets.append(at)
+        at = text.find(needle, at + 1)
+    return offsets
 
 
 def line_needles(text: str, start: int, end: int) -> Iterator[tuple[str, int]]:
