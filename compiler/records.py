@@ -104,9 +104,8 @@ class Finding(Record):
     ``bidi-control``, ``image-url-data``, ``reserved-tag``); ``file`` the file as messages name
     it (an overlay's label); ``action`` "error" (the compile fails), "blocked" (its entry is
     replaced by a ``[blocked by hotplex: <rule>]`` line), "escaped" (the sanitizer makes it
-    inert: a reserved tag's ``<``), "unscanned" (``check`` did not scan it: not ok), "refused"
-    (a learned fact not written) or "removed" (hidden text taken out of a transcript:
-    ``hotplex.learning``)."""
+    inert: a reserved tag's ``<``), "unscanned" (not scanned: not ok), "refused" (a learned
+    fact not written) or "removed" (hidden text taken out of a transcript: ``learning``)."""
 
     kind: str
     rule: str
