@@ -10,7 +10,6 @@ manifest allow findings by name, by a part of their text or by the file they are
 
 from __future__ import annotations
 
-import bisect
 import fnmatch
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -48,24 +47,28 @@ class Places:
 
     def __init__(self) -> None:
         self._lines: dict[int, Lines] = {}  # by the id of an origin's text, alive in the scan
-        # by a needle written more than once: its offsets in the scanned text and in each origin
-        self._repeats: dict[str, tuple[list[int], list[tuple[Origin, list[int]]]]] = {}
+        # by needle, where the last match found with it was placed: (origin's index, offset)
+        self._last: dict[str, tuple[int, int]] = {}
 
-    def nth(self, text: str, at: int, needle: str, origins: Sequence[Origin]) -> tuple[Origin, int]:
-        """Where ``needle``, found at ``at`` of the scanned ``text``, was written when it is
-        written more than once: at the same occurrence of the origins (in their order) as it is
-        of ``text``, or at the last when they hold fewer."""
-        repeats = self._repeats.get(needle)
-        if repeats is None:
-            held = [(o, _offsets(o.text, needle)) for o in origins if not o.named and o.key is None]
-            repeats = self._repeats[needle] = (_offsets(text, needle), [h for h in held if h[1]])
-        in_text, held = repeats
-        index = bisect.bisect_left(in_text, at)
-        for origin, offsets in held:
-            if index < len(offsets):
-                return origin, offsets[index]
-            index -= len(offsets)
-        return held[-1][0], held[-1][1][-1]
+    def next_place(
+        self, needle: str, found: tuple[Origin, int], origins: Sequence[Origin]
+    ) -> tuple[Origin, int]:
+        """Where the match ``locate`` placed at ``found`` (the first place ``needle`` is
+        written) was written, a scan's matches taken in order: a needle met again is placed at
+        the next place it is written after the last (the third of three equal lines at the
+        third), or at the last when none follows, never all at the first. Each search starts
+        where the last ended: a needle's places cost one read of the text, not one each."""
+        last = self._last.get(needle)
+        index, at = (origins.index(found[0]), found[1]) if last is None else last
+        if last is not None:
+            for later in range(index, len(origins)):
+                start = at + 1 if later == index else 0
+                following = origins[later].text.find(needle, start)
+                if following >= 0:
+                    index, at = later, following
+                    break
+        self._last[needle] = index, at
+        return origins[index], at
 
     def span(self, found: tuple[Origin, int] | None, origins: Sequence[Origin]) -> Span:
         """Where ``locate`` found a match; the first origin's file when nowhere."""
@@ -91,7 +94,7 @@ def locate(
     of the match. Each needle is a piece of the rendered text around the match, with the
     match's index in it; the most telling (longest) come first. None when no origin holds any:
     the match was assembled by rendering. With a scan's ``places``, a needle written more than
-    once is placed at its own occurrence (``Places.nth``): one key on 150 lines is 150 places."""
+    once is placed at each occurrence (``Places.next_place``): a key on 150 lines, 150 places."""
     for origin in origins:
         if origin.text == text and origin.key is None and not origin.named:
             return origin, start
@@ -99,20 +102,10 @@ def locate(
         for origin in origins:
             at = origin.text.find(needle)
             if at >= 0:
-                plain = origin.key is None and not origin.named
-                if places is not None and plain and origin.text.find(needle, at + 1) >= 0:
-                    origin, at = places.nth(text, start - point, needle, origins)
+                if places is not None and origin.key is None and not origin.named:
+                    origin, at = places.next_place(needle, (origin, at), origins)
                 return origin, at + point
     return None
-
-
-def _offsets(text: str, needle: str) -> list[int]:
-    """Every offset ``needle`` starts at in ``text``."""
-    offsets, at = [], text.find(needle)
-    while at >= 0:
-        offsets.append(at)
-        at = text.find(needle, at + 1)
-    return offsets
 
 
 def line_needles(text: str, start: int, end: int) -> Iterator[tuple[str, int]]:
