@@ -1,10 +1,11 @@
 """``Project.check``: what a gateway learns of a user's file before it saves it.
 
 Every file is scanned whole, as written (its frontmatter excepted, which never reaches an
-artifact): the secret, hidden-text and injection rules with the manifest's allowances, and the
-reserved tags the sanitizer would escape. Whether an artifact reads all of it today does not
-matter: a day too old for today's budget is read once newer days go, and the guard runs once,
-at write time. What the budgets would cut comes from real compiles of the jobs asked for
+artifact) up to ``limits.read``, a longer one's tail named by an ``unscanned`` finding: the
+secret, hidden-text and injection rules with the manifest's allowances, and the reserved tags
+the sanitizer would escape. Whether an artifact reads all of it today does not matter: a day too
+old for today's budget is read once newer days go, and the guard runs once, at write time.
+What the budgets would cut comes from real compiles of the jobs asked for
 (``api.Project.check``), with blocked entries, so the sizes are those a session would get.
 """
 
@@ -58,7 +59,7 @@ def findings(
         records = [blocking.record(f, action) for f in scanned]
         records += [_tag(body, at, file.label, first) for at in tag_offsets(body, names)]
         records.sort(key=lambda f: (f.line or 0, f.column or 0))
-        found += records
+        found += records + _unscanned(file)
     # What they make together, in each document that holds them (once per order of files).
     orders = dict.fromkeys(tuple(document_order(model, files, job)) for job in jobs)
     together: dict[tuple, Finding] = {}
@@ -69,6 +70,27 @@ def findings(
                 (f.rule, f.span.file, f.span.line, f.span.column), blocking.record(f, action)
             )
     return found + list(together.values())
+
+
+def _unscanned(file: OverlayFile) -> list[Finding]:
+    """A file longer than any budget reads (``limits.read``) is scanned only that far: the rest
+    is said, and makes the answer not ok, never approved unseen (adversary10 D2)."""
+    read, size = len(file.raw.data), file.raw.size
+    if size <= read:
+        return []
+    return [
+        Finding(
+            "unscanned",
+            "read-limit",
+            file.label,
+            None,
+            None,
+            f"only the first {read} of its {size} bytes were scanned (limits.read): a compile"
+            " reads no further today, but the rest may hold what the scans refuse",
+            "keep the file under the limit (trim its oldest text) and check it again",
+            "unscanned",
+        )
+    ]
 
 
 def _reads_frontmatter(model: Model, jobs: list[Job], display: str) -> bool:

@@ -99,13 +99,13 @@ class SectionSize(Record):
 @attrs.frozen(repr=False)
 class Finding(Record):
     """Something in a file's text that must not reach a prompt as written, and what is done
-    with it: ``kind`` is "secret", "hidden-text", "injection" or "reserved-tag"; ``rule`` the
-    rule that found it (``anthropic-api-key``, ``bidi-control``, ``image-url-data``,
-    ``reserved-tag``); ``file`` the file as messages name it (an overlay's label); ``action``
-    "error" (the compile fails), "blocked" (its entry is replaced by a ``[blocked by hotplex:
-    <rule>]`` line), "escaped" (the sanitizer makes it inert: a reserved tag's ``<``),
-    "refused" (a learned fact not written) or "removed" (hidden text taken out of a transcript:
-    ``hotplex.learning``)."""
+    with it: ``kind`` is "secret", "hidden-text", "injection", "reserved-tag" or "unscanned" (a
+    file's tail past ``limits.read``); ``rule`` the rule that found it (``anthropic-api-key``,
+    ``bidi-control``, ``image-url-data``, ``reserved-tag``); ``file`` the file as messages name
+    it (an overlay's label); ``action`` "error" (the compile fails), "blocked" (its entry is
+    replaced by a ``[blocked by hotplex: <rule>]`` line), "escaped" (the sanitizer makes it
+    inert: a reserved tag's ``<``), "unscanned" (not scanned: not ok), "refused" (a learned
+    fact not written) or "removed" (hidden text taken out of a transcript: ``learning``)."""
 
     kind: str
     rule: str

@@ -375,7 +375,7 @@ def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Fin
     findings = []
     places = Places()
     for match in scan(text):
-        found = locate(text, match.start, _needles(text, match), origins)
+        found = locate(text, match.start, _needles(text, match), origins, places)
         span = places.span(found, origins)
         # The line itself is not shown: a terminal would obey the characters it holds.
         finding = Finding(match.rule, match.chars, _excerpt(text, match), _hidden_line(span))

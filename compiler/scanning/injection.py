@@ -441,7 +441,7 @@ def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Fin
     places = Places()
     for match in scan(text):
         end = match.start + len(match.text)
-        found = locate(text, match.start, line_needles(text, match.start, end), origins)
+        found = locate(text, match.start, line_needles(text, match.start, end), origins, places)
         span = places.span(found, origins)
         allowed = allowance.allows_name(match.rule) or _allowed_alone(allowance, match, text)
         if not (allowed or allowance.allows_file(span.file)):

@@ -84,7 +84,7 @@ def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Fin
 
 def _place(text: str, match: Match, origins: Sequence[Origin], places: Places) -> Finding:
     rule = match.rule
-    found = locate(text, match.start, [(match.secret, 0)], origins)
+    found = locate(text, match.start, [(match.secret, 0)], origins, places)
     span, assembled = places.span(found, origins), found is None
     return Finding(
         rule.name,

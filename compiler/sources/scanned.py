@@ -172,9 +172,9 @@ def scan_package(model: Model, package: Package, files: dict[str, bytes]) -> Non
 
 
 def capped(found: dict) -> list:
-    """The problems ``found`` (each with its finding's rule), in their order: of a file with more
-    than ``findings_shown.SHOWN_PER_FILE``, the first so many in place in full, then one problem
-    saying how many more, by rule: none is dropped without a word."""
+    """The problems ``found`` (each with its finding's rule), each file's in place: of a file
+    with more than ``findings_shown.SHOWN_PER_FILE``, the first so many in place in full, then one
+    problem saying how many more, by rule: none is dropped without a word."""
     from hotplex.errors import Problem, Span
     from hotplex.findings_shown import SHOWN_PER_FILE, first_of_each_file, more_findings
 
@@ -185,6 +185,9 @@ def capped(found: dict) -> list:
         return span.file, span.line or 0, span.column or 0, found[problem]
 
     shown, more = first_of_each_file(found, place)
+    files = {file: index for index, file in enumerate(dict.fromkeys(place(p)[0] for p in shown))}
+    # each file's in place, as ``check`` lists them, not each scan's (secrets first) in turn
+    shown.sort(key=lambda problem: (files[place(problem)[0]], place(problem)[1:3]))
     for file, rules in more.items():
         shown.append(
             Problem(
