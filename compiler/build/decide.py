@@ -3,6 +3,7 @@ reason its record no longer holds. Pure: what is true now comes in as values and
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from functools import cached_property
 from typing import Any
@@ -164,15 +165,9 @@ def plain(value: Any, drop: tuple[str, ...] = ()) -> Any:
     return value
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
-
-
+@functools.cache
 def _field_names(cls: type) -> tuple[str, ...] | None:
     """The names of an attrs class's fields, in order; None for any other class."""
-    try:
-        return _FIELD_NAMES[cls]
-    except KeyError:
-        from hotplex.generated import attrs
+    from hotplex.generated import attrs
 
-        names = tuple(f.name for f in attrs.fields(cls)) if attrs.has(cls) else None
-        return _FIELD_NAMES.setdefault(cls, names)
+    return tuple(f.name for f in attrs.fields(cls)) if attrs.has(cls) else None
