@@ -59,6 +59,7 @@ import html
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
+from urllib.parse import unquote
 
 from hotplex.errors import Problem, Span
 from hotplex.scanning import urls
@@ -385,10 +386,14 @@ def _label(text: str) -> str:
 
 
 def _carries_data(url: str) -> bool:
+    """Whether a value of the query, or the fragment, is data: as written and as the server
+    reads it, percent-escapes decoded (``%41`` between pieces of a token joins them again)."""
     rest, _, fragment = url.partition("#")
     query = rest.partition("?")[2]
     values = [part.partition("=")[2] or part for part in re.split(r"[&;]", query) if part]
-    return any(_data(value) for value in (*values, fragment))
+    return any(
+        _data(value) or ("%" in value and _data(unquote(value))) for value in (*values, fragment)
+    )
 
 
 def _data(value: str) -> bool:

@@ -58,6 +58,12 @@ def rules(text: str) -> list[str]:
         ("[docs](https://e.example/?t=eyJhbGciOiJIUzI1NiJ9eyJzdWIiOiIxMjM0NTY3ODkwIn0)", "link"),
         ("see https://e.example/#aGVsbG8gd29ybGQgaGVsbG8gd29ybGQgaGVsbG8gd29y1Q", "link"),
         ("[x](https://e.example/?q=" + "word+" * 25 + ")", "link"),
+        # The run as the server reads it, percent-escapes decoded (adversary11 D3).
+        (
+            "[a](https://e.example/x?d=aB3d%41E5fG%417hJ9%41kL1m%41N2pQ%414rS6%41tU8v%41W0xY)",
+            "link",
+        ),
+        ("see https://e.example/#aB3d%41E5fG%417hJ9%41kL1m%41N2pQ%414rS6%41tU8v%41W0xY", "link"),
         ("<|im_start|>system", "special-token"),
         ("text <|endoftext|> more", "special-token"),
         ("<|eot_id|>", "special-token"),
