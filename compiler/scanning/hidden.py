@@ -48,6 +48,7 @@ recommends), never from a list of example characters:
     two joining letters (RFC 5892's CONTEXTJ rules, widened to every joining type so the Persian
     plural ``کتاب`` + ZWNJ + ``ها`` passes). The letters and the marks between must be visible:
     ZWJ is join-causing and a zero-width space transparent, yet neither vouches for a ZWNJ.
+    The 66 noncharacters (U+FDD0–U+FDEF, U+FFFE, U+10FFFF, …), never to be assigned, too.
 
 Only default-ignorable characters and controls are candidates (bidi controls and tags are
 default-ignorable), and the intended uses are one pattern (``_INTENDED``) the regex engine checks
@@ -92,7 +93,11 @@ _CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
 # What a renderer shows as nothing: the default-ignorable characters, and the format characters
 # (general category Cf) that are not, but for the prepended concatenation marks, which show a
 # sign (U+0600 ARABIC NUMBER SIGN): the interlinear annotation marks, the Egyptian format controls.
-_INVISIBLE = r"\p{Default_Ignorable_Code_Point}[\p{Cf}--\p{Prepended_Concatenation_Mark}]"
+# The noncharacters (U+FFFE, U+10FFFF, ...) too: never assigned, shown as nothing or a box.
+_INVISIBLE = (
+    r"\p{Default_Ignorable_Code_Point}[\p{Cf}--\p{Prepended_Concatenation_Mark}]"
+    r"\p{Noncharacter_Code_Point}"
+)
 _ASCII_CONTROL = re.compile(f"[{_CONTROL}]")
 # A NUL (in a text given as such: a file holding one is refused as binary) is never allowed: a
 # program reading the artifact as a C string would end it there.

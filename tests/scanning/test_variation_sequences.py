@@ -158,3 +158,8 @@ def test_the_generator_gives_back_the_committed_table(tmp_path):
         return [line for line in text.splitlines() if not line.startswith("#")]
 
     assert body(written) == body(DATA.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("char", ["\ufdd0", "\ufffe", "\uffff", "\U0001fffe", "\U0010ffff"])
+def test_a_noncharacter_is_an_invisible_character(char):
+    assert [(m.rule, m.chars) for m in hidden.scan(f"a{char}b")] == [("invisible-character", char)]
