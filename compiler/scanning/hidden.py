@@ -28,10 +28,16 @@ recommends), never from a list of example characters:
     Wales), taken from the ``emoji`` package's data. Any other run of tags, however short and
     whatever emoji it follows, is a finding: short runs side by side spell a sentence too.
 ``variation-selector``
-    a ``Variation_Selector`` is fine once after a character it can vary: VS15/VS16 after an
-    emoji, the Mongolian selectors after Mongolian, the ideographic ones (VS17–VS256) after an
-    ideograph, VS1–VS14 after a non-Latin letter or a symbol. A second one in a row or one after
-    anything else is a finding (runs of them encode bytes; a decodable run is shown decoded).
+    a ``Variation_Selector`` is fine only right after a character it varies, in a sequence
+    Unicode registered (``variation-sequences.txt``, written by ``.ci/variation-sequences``):
+    VS1–VS14 as StandardizedVariants.txt (Unicode 17.0.0) lists them, VS15/VS16 after a
+    character emoji-variation-sequences.txt (Emoji 17.0) names, VS17–VS256 as the Ideographic
+    Variation Database (2022-09-13) registers them (葛 + VS17). Any other is shown as nothing yet
+    read by a model: one per visible character is a hidden channel (8 bits after each CJK
+    ideograph, 4 after each emoji). A Mongolian free variation selector stays fine once after
+    any visible Mongolian character: their registered sequences are being revised (UTN #57;
+    FVS4, encoded in 14.0, has none yet), and real Mongolian text uses more. A second selector
+    in a row is a finding (runs of them encode bytes; a decodable run is shown decoded).
 ``invisible-character``
     every other ``Default_Ignorable_Code_Point`` (what Unicode says a renderer shows as nothing):
     zero-width space, word joiner, invisible operators, a byte-order mark after the start,
@@ -42,10 +48,12 @@ recommends), never from a list of example characters:
     two joining letters (RFC 5892's CONTEXTJ rules, widened to every joining type so the Persian
     plural ``کتاب`` + ZWNJ + ``ها`` passes). The letters and the marks between must be visible:
     ZWJ is join-causing and a zero-width space transparent, yet neither vouches for a ZWNJ.
+    The 66 noncharacters (U+FDD0–U+FDEF, U+FFFE, U+10FFFF, …), never to be assigned, too.
 
 Only default-ignorable characters and controls are candidates (bidi controls and tags are
 default-ignorable), and the intended uses are one pattern (``_INTENDED``) the regex engine checks
-at those positions only, so the scan costs about one pass over the text.
+at those positions only, a selector's sequence one set look-up (the table read at the first
+selector), so the scan costs about one pass over the text.
 
 ``[unicode] allow`` takes code points (``U+200B``), character names (``ZERO WIDTH SPACE``) or
 rule names; ``allow_files`` takes globs, as ``[secrets]`` does.
@@ -54,6 +62,7 @@ rule names; ``allow_files`` takes globs, as ``[secrets]`` does.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
@@ -84,7 +93,11 @@ _CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
 # What a renderer shows as nothing: the default-ignorable characters, and the format characters
 # (general category Cf) that are not, but for the prepended concatenation marks, which show a
 # sign (U+0600 ARABIC NUMBER SIGN): the interlinear annotation marks, the Egyptian format controls.
-_INVISIBLE = r"\p{Default_Ignorable_Code_Point}[\p{Cf}--\p{Prepended_Concatenation_Mark}]"
+# The noncharacters (U+FFFE, U+10FFFF, ...) too: never assigned, shown as nothing or a box.
+_INVISIBLE = (
+    r"\p{Default_Ignorable_Code_Point}[\p{Cf}--\p{Prepended_Concatenation_Mark}]"
+    r"\p{Noncharacter_Code_Point}"
+)
 _ASCII_CONTROL = re.compile(f"[{_CONTROL}]")
 # A NUL (in a text given as such: a file holding one is refused as binary) is never allowed: a
 # program reading the artifact as a C string would end it there.
@@ -106,15 +119,16 @@ _VIRAMA = r"\p{Canonical_Combining_Class=Virama}"
 _INTENDED = (
     # ZWJ between two pictographs of an emoji ZWJ sequence, the first maybe modified or VS16'd
     r"(?<=\p{Extended_Pictographic}[\p{Emoji_Modifier}\uFE0F]?\u200D)(?=\p{Extended_Pictographic})",
-    r"(?<=\p{Emoji}[\uFE0E\uFE0F])",  # one text/emoji presentation selector after an emoji
     rf"(?<={_VIRAMA}[\u200C\u200D])",  # ZWJ/ZWNJ after a virama (Indic half forms, conjuncts)
     rf"(?<=[\u200C\u200D])(?={_VIRAMA})",  # ... or before one
     # ZWNJ between two joining letters, transparent marks aside (Persian: می + ZWNJ + خواهم)
     rf"(?<={_JOINING}{_TRANSPARENT}*\u200C)(?={_TRANSPARENT}*{_JOINING})",
-    r"(?<=\p{Ideographic}\p{Block=Variation_Selectors_Supplement})",  # an ideographic variant
-    r"(?<=\p{Script=Mongolian}[\u180B-\u180D\u180F])",  # a Mongolian free variation selector
-    r"(?<=[\p{Lo}\p{Sm}\p{So}][\uFE00-\uFE0D])",  # a standardized variant of a letter or symbol
+    # a Mongolian free variation selector after a visible Mongolian character (they are of the
+    # script too: one after another would pass, a run of any length)
+    r"(?<=[\p{Script=Mongolian}--\p{Default_Ignorable_Code_Point}][\u180B-\u180D\u180F])",
 )
+# Every other selector is judged by Unicode's registered sequences (``_registered``).
+_SEQUENCES = os.path.join(os.path.dirname(__file__), "variation-sequences.txt")
 
 
 # The general categories of every character that is default-ignorable or a C1 control, in any
@@ -228,7 +242,7 @@ def _runs(
 
 def _rule(text: str, at: int, props: _Properties, directions: _Directions) -> str | None:
     """The rule a control or a default-ignorable character (not a tag) breaks, or None for a
-    mark on a right-to-left line."""
+    mark on a right-to-left line or a selector in a registered variation sequence."""
     char = text[at]
     if unicodedata.category(char) == "Cc":
         return "control-character"
@@ -236,7 +250,32 @@ def _rule(text: str, at: int, props: _Properties, directions: _Directions) -> st
         if unicodedata.bidirectional(char) in _EMBEDDINGS:
             return "bidi-control"
         return None if directions.right_to_left(at) else "bidi-mark"
-    return "variation-selector" if props.selector(char) else "invisible-character"
+    if props.selector(char):
+        varies = at > 0 and char in _registered().get(text[at - 1], "")
+        return None if varies else "variation-selector"
+    return "invisible-character"
+
+
+@functools.cache
+def _registered() -> dict[str, str]:
+    """Each base of a variation sequence Unicode registered, and the selectors registered with
+    it; read at the first selector a scan meets. A line of ``variation-sequences.txt`` gives
+    selectors, as ranges, and the bases registered with each of them."""
+    registered: dict[str, str] = {}
+    with open(_SEQUENCES, encoding="utf-8") as lines:
+        for line in lines:
+            if line.startswith("#"):
+                continue
+            selectors, bases = line.split(";")
+            chosen = "".join(chr(c) for span in selectors.split(",") for c in _span(span))
+            registered.update(dict.fromkeys((chr(int(b, 16)) for b in bases.split()), chosen))
+    return registered
+
+
+def _span(written: str) -> range:
+    """``E0100-E0102`` (or one code point) as the range of code points it names."""
+    first, _, last = written.strip().partition("-")
+    return range(int(first, 16), int(last or first, 16) + 1)
 
 
 def _emoji_tag_sequence(text: str, start: int, stop: int) -> bool:
