@@ -1,17 +1,24 @@
 """How the service runs a call into its ``Project``: in a worker thread (the ``Project``
 serialises them), so a long compile never stops the event loop from answering ``/healthz`` or
-waking waiters; an error leaves as ``Refused``, with whose fault it is."""
+waking waiters, but a light one (``inline``) on the event loop when the project is free: its trip
+to a thread and back would cost more than it; an error leaves as ``Refused``, with whose fault it
+is, and a call whose caller left while it ran in a thread as ``Abandoned``."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
 from hotplex.errors import EXIT_FAILED, HotplexError
 from hotplex.fs import RACY_NS, settled, stamp
-from hotplex.serve.answers import Fault, Refused
+from hotplex.serve.answers import Abandoned, Fault, Refused
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hotplex.api import Project
 
 # A broken file modified this recently is tried again this many times (RACY_NS apart) first.
 SETTLE_TRIES = 5
@@ -21,11 +28,21 @@ class ThreadedCalls:
     """``_run``: a base of ``service.Service`` and the calls its mixins make."""
 
     root: Path
+    project: Project
 
-    async def _run(self, call, fault: Fault):
+    async def _run(
+        self,
+        call,
+        fault: Fault,
+        inline: bool = False,
+        gone: Callable[[], Awaitable[None]] | None = None,
+    ):
         """``call`` in a worker thread, the event loop's executor's (anyio's ``to_thread``
         cost a per-user compile 30 to 50 µs more, on its limiter, cancel scope and context
-        copy; the ``Project`` serialises its calls itself); a ``HotplexError`` leaves as
+        copy; the ``Project`` serialises its calls itself), or on the event loop when
+        ``inline`` and no other call holds the project; ``Abandoned`` when ``gone`` (the
+        caller's hang-up) ends before the thread's call, which runs on to its end (a thread
+        cannot be stopped) and is waited for, unanswered. A ``HotplexError`` leaves as
         ``Refused(fault)``, or as a finding when it is one (``BuildFailed``) and the fault is
         the request's. The project's own error in a file written a moment ago (an editor still
         writing it in place: cut in a UTF-8 character, a frontmatter not closed yet) is tried
@@ -35,8 +52,8 @@ class ThreadedCalls:
         tries = 1
         while True:
             try:
-                return await asyncio.get_running_loop().run_in_executor(None, call)
-            except Refused:
+                return await self._called(call, inline, gone)
+            except (Refused, Abandoned):
                 raise
             except HotplexError as exc:
                 if tries < SETTLE_TRIES and self._settling(exc):
@@ -44,6 +61,19 @@ class ThreadedCalls:
                     await anyio.sleep(RACY_NS / 1e9)
                     continue
                 raise refusal(exc, fault) from None
+
+    async def _called(self, call, inline: bool, gone: Callable[[], Awaitable[None]] | None):
+        lock = self.project.lock
+        if inline and lock.acquire(blocking=False):
+            try:
+                return call()
+            finally:
+                lock.release()
+        future = asyncio.get_running_loop().run_in_executor(None, call)
+        if gone is not None and not await first(future, gone):
+            await asyncio.wait((future,))
+            raise Abandoned()
+        return await future
 
     def _settling(self, error: HotplexError) -> bool:
         """Whether a file an error names was modified too recently to be taken as saved."""
@@ -62,3 +92,13 @@ def refusal(error: HotplexError, fault: Fault) -> Refused:
     if fault is Fault.REQUEST and error.exit_status == EXIT_FAILED:
         return Refused(Fault.FINDING, error)
     return Refused(fault, error)
+
+
+async def first(work: asyncio.Future, gone: Callable[[], Awaitable[None]]) -> bool:
+    """Whether ``work`` ended before ``gone`` did (``work`` is left as it is either way)."""
+    watcher = asyncio.ensure_future(gone())
+    try:
+        await asyncio.wait((work, watcher), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watcher.cancel()
+    return work.done()

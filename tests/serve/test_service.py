@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from pathlib import Path
 
 import pytest
 from hotplex.api import Artifact
 from hotplex.json_writer import json_text
-from hotplex.serve import routes, threaded
+from hotplex.serve import compile_route, threaded
+from hotplex.serve import service as service_module
 from hotplex.serve.answers import Fault, Refused, Served, set_digest
 from hotplex.serve.service import Service
 from hypothesis import given, settings
@@ -139,7 +141,9 @@ def test_an_answer_escapes_the_text_once_into_the_bytes_of_the_whole_render(text
     # A warning (no part of the digest) spelling the stand-in stays as it is.
     served = Served.of(artifact, (f"hotplex-text:{digest}",))
     assert served.digest == digest
-    assert routes.answer(served) == json_text(routes.artifact_json(served)).encode("utf-8")
+    assert compile_route.answer(served) == json_text(compile_route.artifact_json(served)).encode(
+        "utf-8"
+    )
 
 
 def test_a_per_user_compile_takes_the_base_artifact_from_what_it_read(make_project) -> None:
@@ -171,3 +175,44 @@ def test_a_per_user_compile_takes_the_base_artifact_from_what_it_read(make_proje
     served = asyncio.run(service.compile("cc", "slack", {"MEMORY.md": "- user 3\n"}, None))
     assert "You review." in served.artifact.text and "user 3" in served.artifact.text
     assert "You review." in service._good[("cc", "slack")].artifact.text
+
+
+@pytest.mark.parametrize(
+    ("overlay", "light"),
+    [
+        ({"MEMORY.md": "- a note\n" * 1800}, True),  # 16,200 characters of plain entries
+        ({"MEMORY.md": "- a note\n" * 1900}, False),  # 17,100: past INLINE_CHARS
+        ({"MEMORY.md": "- ![a](x)\n" * service_module.INLINE_OPENERS}, True),
+        ({"MEMORY.md": "- ![a](x)\n" * (service_module.INLINE_OPENERS + 1)}, False),
+        ({"MEMORY.md": "<b>a</b>\n" * 20}, False),  # 40 openers: each "<" counts
+        ({"MEMORY.md": "- so good!\n" * 33}, False),  # "!" is counted for "!["
+        ({f"memory/2026-11-{d:02d}.md": "- a\n" for d in range(1, 18)}, False),  # 17 files
+    ],
+)
+def test_a_light_overlay_is_short_few_files_and_few_openers(
+    overlay: dict[str, str], light: bool
+) -> None:
+    assert service_module.light(overlay) is light
+
+
+@pytest.mark.parametrize("openers", [0, service_module.INLINE_OPENERS + 1])
+def test_only_a_light_overlay_is_compiled_on_the_event_loop(make_project, openers: int) -> None:
+    """A heavy overlay's compile runs in a worker thread: the event loop answers /healthz and
+    the other requests meanwhile."""
+    overlay = {"MEMORY.md": "- a note\n" + "- ![a](x)\n" * openers}
+    service = Service(make_project({"agent-configs/SOUL.md": "café\n"}), None)
+    compiles = service.project.compile
+    threads = []
+
+    def recorded(*args, **kwargs):
+        threads.append(threading.current_thread())
+        return compiles(*args, **kwargs)
+
+    service.project.compile = recorded  # type: ignore[method-assign]
+
+    async def compiled_on_the_loop() -> bool:
+        await service.compile("cc", "slack", overlay, "block")
+        return threads[0] is threading.current_thread()
+
+    assert asyncio.run(compiled_on_the_loop()) is service_module.light(overlay)
+    assert service_module.light(overlay) is (openers == 0)
