@@ -7,6 +7,7 @@ is, and a call whose caller left while it ran in a thread as ``Abandoned``."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -71,7 +72,8 @@ class ThreadedCalls:
                 lock.release()
         future = asyncio.get_running_loop().run_in_executor(None, call)
         if gone is not None and not await first(future, gone):
-            await asyncio.wait((future,))
+            with contextlib.suppress(Exception):  # its error too is answered to no one
+                await future
             raise Abandoned()
         return await future
 
@@ -101,4 +103,6 @@ async def first(work: asyncio.Future, gone: Callable[[], Awaitable[None]]) -> bo
         await asyncio.wait((work, watcher), return_when=asyncio.FIRST_COMPLETED)
     finally:
         watcher.cancel()
+    if watcher.done() and not watcher.cancelled():
+        watcher.exception()  # taken, not logged as never retrieved: a failed watch is gone too
     return work.done()

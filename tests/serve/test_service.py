@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import threading
 from pathlib import Path
 
 import pytest
 from hotplex.api import Artifact
+from hotplex.errors import HotplexError
 from hotplex.json_writer import json_text
 from hotplex.serve import compile_route, threaded
 from hotplex.serve import service as service_module
-from hotplex.serve.answers import Fault, Refused, Served, set_digest
+from hotplex.serve.answers import Abandoned, Fault, Refused, Served, set_digest
 from hotplex.serve.service import Service
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -216,3 +218,24 @@ def test_only_a_light_overlay_is_compiled_on_the_event_loop(make_project, opener
 
     assert asyncio.run(compiled_on_the_loop()) is service_module.light(overlay)
     assert service_module.light(overlay) is (openers == 0)
+
+
+def test_a_call_whose_caller_left_is_abandoned_its_error_answered_to_no_one(
+    make_project, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The call runs on to its end in its thread; its error is taken, not logged by asyncio as
+    never retrieved when the future is collected."""
+    service = Service(make_project({"agent-configs/SOUL.md": "café\n"}), None)
+    started = threading.Event()
+
+    def failing() -> None:
+        started.set()
+        raise HotplexError.single("the project broke meanwhile")
+
+    async def left() -> None:
+        await asyncio.get_running_loop().run_in_executor(None, started.wait)
+
+    with pytest.raises(Abandoned):
+        asyncio.run(service._run(failing, Fault.BROKEN, gone=left))
+    gc.collect()
+    assert "never retrieved" not in caplog.text
