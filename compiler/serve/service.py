@@ -32,28 +32,6 @@ if TYPE_CHECKING:  # the learning modules load on the first learn call, not at s
 
 log = logging.getLogger("hotplex.serve")
 
-# An overlay compiled on the event loop (``light``) holds it about 10 ms at most. Measured on a
-# copy of examples/basic (the 2-core VM, 2026-12-04): 0.1 µs a character of plain list entries
-# (0.86 ms for an 8 KB MEMORY.md), 0.5 µs of link openers ``[a](`` (the adversary's D5 table),
-# and up to 75 µs for each ``![`` and 65 µs for each ``<`` (``![a](`` and ``<a b="`` runs, the
-# worst shapes found): 16 KiB of text and 32 of those cost 8 + 2.4 ms at most. ``!`` is counted
-# for ``![`` (two counts of one character cost half the time of one of two). A heavier overlay
-# is compiled in a worker thread.
-INLINE_CHARS = 16 * 1024
-INLINE_OPENERS = 32
-INLINE_FILES = 16  # each overlaid file is checked, read and scanned apart
-
-
-def light(overlay: Mapping[str, str]) -> bool:
-    """Whether ``overlay``'s compile is cheap enough to hold the event loop (``INLINE_CHARS``)."""
-    if len(overlay) > INLINE_FILES:
-        return False
-    chars = openers = 0
-    for text in overlay.values():
-        chars += len(text)
-        openers += text.count("!") + text.count("<")
-    return chars <= INLINE_CHARS and openers <= INLINE_OPENERS
-
 
 class Service(ThreadedCalls, LearningCalls, Watching):
     """The server's one project: its jobs, each job's last good artifact, per-user compiles
@@ -126,13 +104,12 @@ class Service(ThreadedCalls, LearningCalls, Watching):
         gone: Callable[[], Awaitable[None]] | None = None,
     ) -> Served:
         """A per-user compile, and the base artifact of the same files beside it (``_overlaid``:
-        one call, on the event loop when the overlay is ``light``, else in a worker thread),
-        kept as the last good one. Per-user compiles take turns here, so that one whose caller
-        left (``gone``: its client hung up) before its turn is never started, and one whose
-        caller left while it ran in a thread is not answered (``Abandoned``). When the overlay
-        fails, the base artifact is compiled after it, so that an error in the project's own
-        files is told apart from one in the request's (503, not 400 or 422); when the base
-        artifact has changed since the last call (the project saved broken and fixed
+        one worker-thread call), kept as the last good one. Per-user compiles take turns here,
+        so that one whose caller left (``gone``: its client hung up) before its turn is never
+        started, and one whose caller left while it ran is not answered (``Abandoned``). When
+        the overlay fails, the base artifact is compiled after it, so that an error in the
+        project's own files is told apart from one in the request's (503, not 400 or 422); when
+        the base artifact has changed since the last call (the project saved broken and fixed
         meanwhile), both are compiled again, a few times at most, before the overlay's error
         counts as the request's."""
         if self._turn.locked():
@@ -175,12 +152,11 @@ class Service(ThreadedCalls, LearningCalls, Watching):
         gone: Callable[[], Awaitable[None]] | None,
     ) -> Served:
         tries = 1
-        inline = light(overlay)
         while True:
             before = self._good.get((target, platform))
             call = functools.partial(self._overlaid, target, platform, overlay, on_finding)
             try:
-                base, compiled = await self._run(call, Fault.BROKEN, inline, gone)
+                base, compiled = await self._run(call, Fault.BROKEN, gone)
             except Abandoned:
                 metrics.COMPILES.labels("overlay", "abandoned").inc()
                 raise

@@ -1,8 +1,7 @@
 """How the service runs a call into its ``Project``: in a worker thread (the ``Project``
 serialises them), so a long compile never stops the event loop from answering ``/healthz`` or
-waking waiters, but a light one (``inline``) on the event loop when the project is free: its trip
-to a thread and back would cost more than it; an error leaves as ``Refused``, with whose fault it
-is, and a call whose caller left while it ran in a thread as ``Abandoned``."""
+waking waiters; an error leaves as ``Refused``, with whose fault it is, and a call whose caller
+left while it ran as ``Abandoned``."""
 
 from __future__ import annotations
 
@@ -17,10 +16,6 @@ from hotplex.errors import EXIT_FAILED, HotplexError
 from hotplex.fs import RACY_NS, settled, stamp
 from hotplex.serve.answers import Abandoned, Fault, Refused
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from hotplex.api import Project
-
 # A broken file modified this recently is tried again this many times (RACY_NS apart) first.
 SETTLE_TRIES = 5
 
@@ -29,19 +24,16 @@ class ThreadedCalls:
     """``_run``: a base of ``service.Service`` and the calls its mixins make."""
 
     root: Path
-    project: Project
 
     async def _run(
         self,
         call,
         fault: Fault,
-        inline: bool = False,
         gone: Callable[[], Awaitable[None]] | None = None,
     ):
         """``call`` in a worker thread, the event loop's executor's (anyio's ``to_thread``
         cost a per-user compile 30 to 50 µs more, on its limiter, cancel scope and context
-        copy; the ``Project`` serialises its calls itself), or on the event loop when
-        ``inline`` and no other call holds the project; ``Abandoned`` when ``gone`` (the
+        copy; the ``Project`` serialises its calls itself); ``Abandoned`` when ``gone`` (the
         caller's hang-up) ends before the thread's call, which runs on to its end (a thread
         cannot be stopped) and is waited for, unanswered. A ``HotplexError`` leaves as
         ``Refused(fault)``, or as a finding when it is one (``BuildFailed``) and the fault is
@@ -53,7 +45,7 @@ class ThreadedCalls:
         tries = 1
         while True:
             try:
-                return await self._called(call, inline, gone)
+                return await self._called(call, gone)
             except (Refused, Abandoned):
                 raise
             except HotplexError as exc:
@@ -63,13 +55,7 @@ class ThreadedCalls:
                     continue
                 raise refusal(exc, fault) from None
 
-    async def _called(self, call, inline: bool, gone: Callable[[], Awaitable[None]] | None):
-        lock = self.project.lock
-        if inline and lock.acquire(blocking=False):
-            try:
-                return call()
-            finally:
-                lock.release()
+    async def _called(self, call, gone: Callable[[], Awaitable[None]] | None):
         future = asyncio.get_running_loop().run_in_executor(None, call)
         if gone is not None and not await first(future, gone):
             with contextlib.suppress(Exception):  # its error too is answered to no one

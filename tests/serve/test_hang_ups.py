@@ -18,8 +18,8 @@ ANSWERED = 'hotplex_http_requests_total{method="POST",route="/v1/compile",status
 QUEUED = "hotplex_queued_compiles"
 ABANDONED = 'hotplex_compiles_total{kind="overlay",outcome="abandoned"}'
 COMPILED = 'hotplex_compiles_total{kind="overlay",outcome="ok"}'
-# Image openers cost the compile about 75 µs each (the heaviest text known): seconds of CPU in a
-# worker thread, far past service.INLINE_OPENERS.
+# Image openers cost the compile about 75 µs each (the heaviest text known): a second or more of
+# CPU in a worker thread, while the other requests wait or hang up.
 HEAVY = {"MEMORY.md": "- " + "![a](" * 20_000 + "\n"}
 LIGHT = {"MEMORY.md": "- a note\n"}
 

@@ -13,7 +13,6 @@ from hotplex.api import Artifact
 from hotplex.errors import HotplexError
 from hotplex.json_writer import json_text
 from hotplex.serve import compile_route, threaded
-from hotplex.serve import service as service_module
 from hotplex.serve.answers import Abandoned, Fault, Refused, Served, set_digest
 from hotplex.serve.service import Service
 from hypothesis import given, settings
@@ -179,62 +178,29 @@ def test_a_per_user_compile_takes_the_base_artifact_from_what_it_read(make_proje
     assert "You review." in service._good[("cc", "slack")].artifact.text
 
 
-@pytest.mark.parametrize(
-    ("overlay", "light"),
-    [
-        ({"MEMORY.md": "- a note\n" * 1800}, True),  # 16,200 characters of plain entries
-        ({"MEMORY.md": "- a note\n" * 1900}, False),  # 17,100: past INLINE_CHARS
-        ({"MEMORY.md": "- ![a](x)\n" * service_module.INLINE_OPENERS}, True),
-        ({"MEMORY.md": "- ![a](x)\n" * (service_module.INLINE_OPENERS + 1)}, False),
-        ({"MEMORY.md": "<b>a</b>\n" * 20}, False),  # 40 openers: each "<" counts
-        ({"MEMORY.md": "- so good!\n" * 33}, False),  # "!" is counted for "!["
-        ({f"memory/2026-11-{d:02d}.md": "- a\n" for d in range(1, 18)}, False),  # 17 files
-    ],
-)
-def test_a_light_overlay_is_short_few_files_and_few_openers(
-    overlay: dict[str, str], light: bool
-) -> None:
-    assert service_module.light(overlay) is light
-
-
-@pytest.mark.parametrize("openers", [0, service_module.INLINE_OPENERS + 1])
-def test_only_a_light_overlay_is_compiled_on_the_event_loop(make_project, openers: int) -> None:
-    """A heavy overlay's compile runs in a worker thread: the event loop answers /healthz and
-    the other requests meanwhile."""
-    overlay = {"MEMORY.md": "- a note\n" + "- ![a](x)\n" * openers}
-    service = Service(make_project({"agent-configs/SOUL.md": "café\n"}), None)
-    compiles = service.project.compile
-    threads = []
-
-    def recorded(*args, **kwargs):
-        threads.append(threading.current_thread())
-        return compiles(*args, **kwargs)
-
-    service.project.compile = recorded  # type: ignore[method-assign]
-
-    async def compiled_on_the_loop() -> bool:
-        await service.compile("cc", "slack", overlay, "block")
-        return threads[0] is threading.current_thread()
-
-    assert asyncio.run(compiled_on_the_loop()) is service_module.light(overlay)
-    assert service_module.light(overlay) is (openers == 0)
-
-
 def test_a_call_whose_caller_left_is_abandoned_its_error_answered_to_no_one(
-    make_project, caplog: pytest.LogCaptureFixture
+    make_project, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The call runs on to its end in its thread; its error is taken, not logged by asyncio as
-    never retrieved when the future is collected."""
+    """The call runs on to its end in its thread, after its caller left; its error is taken,
+    not logged by asyncio as never retrieved when the future is collected."""
     service = Service(make_project({"agent-configs/SOUL.md": "café\n"}), None)
-    started = threading.Event()
+    release = threading.Event()
 
     def failing() -> None:
-        started.set()
+        release.wait()
         raise HotplexError.single("the project broke meanwhile")
 
     async def left() -> None:
-        await asyncio.get_running_loop().run_in_executor(None, started.wait)
+        pass
 
+    seen = threaded.first
+
+    async def seen_then_released(work, gone) -> bool:
+        ended = await seen(work, gone)  # the call still waits: its caller left first
+        release.set()
+        return ended
+
+    monkeypatch.setattr(threaded, "first", seen_then_released)
     with pytest.raises(Abandoned):
         asyncio.run(service._run(failing, Fault.BROKEN, gone=left))
     gc.collect()
