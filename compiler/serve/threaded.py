@@ -83,11 +83,22 @@ def refusal(error: HotplexError, fault: Fault) -> Refused:
 
 
 async def first(work: asyncio.Future, gone: Callable[[], Awaitable[None]]) -> bool:
-    """Whether ``work`` ended before ``gone`` did (``work`` is left as it is either way)."""
+    """Whether ``work`` ended before ``gone`` did (``work`` is left as it is either way). Woken
+    by a callback of each, not by ``asyncio.wait`` (its sets and its own callbacks cost every
+    per-user compile more than the watch itself)."""
     watcher = asyncio.ensure_future(gone())
+    ended = asyncio.get_running_loop().create_future()
+
+    def wake(_: object) -> None:
+        if not ended.done():
+            ended.set_result(None)
+
+    work.add_done_callback(wake)
+    watcher.add_done_callback(wake)
     try:
-        await asyncio.wait((work, watcher), return_when=asyncio.FIRST_COMPLETED)
+        await ended
     finally:
+        work.remove_done_callback(wake)
         watcher.cancel()
     if watcher.done() and not watcher.cancelled():
         watcher.exception()  # taken, not logged as never retrieved: a failed watch is gone too
