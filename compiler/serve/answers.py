@@ -1,5 +1,6 @@
 """What a service call answers: an artifact ``Served`` (with its digest, the ETag), or ``Refused``
-with what went wrong and whose fault it is (``Fault``), which ``routes.py`` turns into a status."""
+with what went wrong and whose fault it is (``Fault``), which ``routes.py`` turns into a status;
+``Abandoned`` when its caller left first."""
 
 from __future__ import annotations
 
@@ -24,6 +25,11 @@ class Refused(Exception):
         super().__init__(error.render())
         self.fault = fault
         self.error = error
+
+
+class Abandoned(Exception):
+    """The caller left (its client hung up) while its call waited for its turn or ran in a
+    thread: no one is left to answer."""
 
 
 @attrs.frozen

@@ -22,8 +22,8 @@ from hotplex.errors import HotplexError, Span
 from hotplex.fs import read_input
 from hotplex.generated import attrs
 from hotplex.json_writer import json_text
-from hotplex.serve import metrics, routes
-from hotplex.serve.answers import Refused
+from hotplex.serve import compile_route, metrics, routes
+from hotplex.serve.answers import Abandoned, Refused
 from hotplex.serve.body import BadRequest
 from hotplex.serve.problems import error_response, problem_response
 from hotplex.serve.service import Service
@@ -79,7 +79,7 @@ def read_token(path: str) -> str:
 ROUTES = [
     Route("/v1/jobs", routes.jobs, methods=["GET"]),
     Route("/v1/artifacts/{target}", routes.artifact, methods=["GET"]),
-    Route("/v1/compile", routes.Compile(), methods=["POST"]),
+    Route("/v1/compile", compile_route.Compile(), methods=["POST"]),
     Route("/v1/check", routes.check, methods=["POST"]),
     Route("/v1/learn", routes.learn, methods=["POST"]),
     Route("/v1/learn/request", routes.learn_request, methods=["POST"]),
@@ -103,6 +103,7 @@ def create(settings: Settings | None = None) -> ASGIApp:
             BadRequest: routes.bad_request,
             HTTPException: _http_error,
             ClientDisconnect: _hung_up,
+            Abandoned: _hung_up,
             Exception: _internal_error,
         },
     )
@@ -119,7 +120,7 @@ def create(settings: Settings | None = None) -> ASGIApp:
 
 
 class _Direct:
-    """The routes whose endpoint is a plain ASGI app (``routes.Compile``), called directly:
+    """The routes whose endpoint is a plain ASGI app (``compile_route.Compile``), called directly:
     Starlette's middlewares and routing would only find it and pass the request on (its other
     methods still reach the route, which answers 405). The host check, the token and the
     metrics are in front, as for every route."""
@@ -255,8 +256,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _hung_up(request: Request, exc: Exception) -> None:
-    """The client hung up before its request was whole: no one is left to answer (the
-    metrics count it as aborted)."""
+    """The client hung up before its request was whole, or while its compile waited for its
+    turn or ran in a thread: no one is left to answer (the metrics count it as aborted)."""
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:

@@ -1,7 +1,8 @@
-"""A request's JSON body read and checked before the service sees it: its size (413 past
-``--body-limit``), UTF-8 without a byte-order mark, JSON that names no key twice and holds no lone
-surrogate, only the keys the route takes, at most ``MAX_FILES`` files, each key of the right
-type; each refusal a ``BadRequest`` at its place in the body."""
+"""A request's query and JSON body read and checked before the service sees it: only the query
+parameters the route takes, each once; the body's size (413 past ``--body-limit``), UTF-8 without
+a byte-order mark, JSON that names no key twice and holds no lone surrogate, only the keys the
+route takes, at most ``MAX_FILES`` files, each key of the right type; each refusal a
+``BadRequest`` at its place in the request."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Mapping
 
 import anyio
 from hotplex.errors import HotplexError, Span, suggest
+from starlette.datastructures import QueryParams
 from starlette.requests import ClientDisconnect, Request
 from starlette.types import Receive, Scope
 
@@ -48,6 +50,27 @@ class BadRequest(Exception):
 
 def body_at(key: str | None = None) -> Span:
     return Span("request body", key=key)
+
+
+def query_at(key: str) -> Span:
+    return Span("request", key=key)
+
+
+def check_query(query: QueryParams, names: tuple[str, ...]) -> None:
+    """Refused unless ``query`` holds only ``names``, each at most once: a misspelt parameter
+    (``?plaform=slack``) would otherwise be ignored and the base artifact served."""
+    seen: set[str] = set()
+    for name, _value in query.multi_items():
+        if name not in names:
+            raise BadRequest(
+                "unknown query parameter",
+                query_at(name),
+                suggest(name, names)
+                or (f"parameters: {', '.join(names)}" if names else "it takes none"),
+            )
+        if name in seen:
+            raise BadRequest("given twice: which is meant?", query_at(name))
+        seen.add(name)
 
 
 def text(body: Mapping[str, object], key: str, required: bool = False) -> str | None:

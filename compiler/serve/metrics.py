@@ -36,7 +36,8 @@ LATENCY = Histogram(
 )
 COMPILES = Counter(
     "hotplex_compiles_total",
-    "Compiles asked for: an artifact (of the files on disk) or a per-user overlay",
+    "Compiles asked for: an artifact (of the files on disk) or a per-user overlay; abandoned:"
+    " one that ran on after its client hung up",
     ["kind", "outcome"],
 )
 FINDINGS = Counter(
@@ -54,6 +55,11 @@ RELOADS = Counter("hotplex_reloads_total", "Artifacts served anew because their 
 WAITING = Gauge(
     "hotplex_waiting_requests",
     "Requests holding for a change (?wait=)",
+    multiprocess_mode="livesum",
+)
+QUEUED = Gauge(
+    "hotplex_queued_compiles",
+    "Per-user compiles waiting for their turn (one compiles at a time in each process)",
     multiprocess_mode="livesum",
 )
 STALE = Counter(

@@ -4,37 +4,30 @@ Every input is checked before the service sees it: the body in ``body.py`` (over
 JSON that does not parse, names a key twice or has the wrong shape, more files than
 ``MAX_FILES``: 400, naming the key), the query here (a parameter the route does not take, a
 ``timeout`` out of bounds: 400). The library checks the rest (overlay keys, findings) and says
-why, with a place.
+why, with a place. ``POST /v1/compile`` and the artifact's answer are ``compile_route.py``.
 """
 
 from __future__ import annotations
 
-import base64
 import functools
-import inspect
 import math
 from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 
 import anyio
-from hotplex.errors import HotplexError, Span, shown, suggest
-from hotplex.findings_shown import findings_json
-from hotplex.json_writer import json_string_bytes, json_text
+from hotplex.errors import HotplexError
+from hotplex.json_writer import json_text
 from hotplex.serve import body as read
 from hotplex.serve import metrics
 from hotplex.serve.answers import Fault, Refused, Served
+from hotplex.serve.compile_route import answer, headers
 from hotplex.serve.problems import error_response
-from starlette.applications import Starlette
-from starlette.datastructures import QueryParams, State
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import Receive, Scope, Send
 
 STATUS = {Fault.UNKNOWN: 404, Fault.BROKEN: 503, Fault.REQUEST: 400, Fault.FINDING: 422}
-STALE_HEADER = "Hotplex-Stale"
 WAIT_SECONDS = 30.0  # ?wait= without ?timeout=
 MAX_WAIT_SECONDS = 300.0
-COMPILE_KEYS = ("target", "platform", "overlay", "on_finding")
 CHECK_KEYS = ("files", "target", "platform", "on_finding")
 LEARN_KEYS = ("text", "facts", "date", "source", "file")
 LEARN_REQUEST_KEYS = ("transcript", "target", "platform", "text", "file")
@@ -42,39 +35,18 @@ COMPACT_KEYS = ("days", "answer")
 COMPACT_REQUEST_KEYS = ("days", "target", "platform")
 
 
-def _query(key: str) -> Span:
-    return Span("request", key=key)
-
-
 def takes(*names: str) -> Callable:
-    """A route taking only these query parameters (``check_query``)."""
+    """A route taking only these query parameters (``body.check_query``)."""
 
     def decorate(route: Callable[[Request], Awaitable[Response]]):
         @functools.wraps(route)
         async def checked(request: Request) -> Response:
-            check_query(request.query_params, names)
+            read.check_query(request.query_params, names)
             return await route(request)
 
         return checked
 
     return decorate
-
-
-def check_query(query: QueryParams, names: tuple[str, ...]) -> None:
-    """Refused unless ``query`` holds only ``names``, each at most once: a misspelt parameter
-    (``?plaform=slack``) would otherwise be ignored and the base artifact served."""
-    seen: set[str] = set()
-    for name, _value in query.multi_items():
-        if name not in names:
-            raise read.BadRequest(
-                "unknown query parameter",
-                _query(name),
-                suggest(name, names)
-                or (f"parameters: {', '.join(names)}" if names else "it takes none"),
-            )
-        if name in seen:
-            raise read.BadRequest("given twice: which is meant?", _query(name))
-        seen.add(name)
 
 
 @takes()
@@ -97,7 +69,9 @@ async def artifact(request: Request) -> Response:
     target = request.path_params["target"]
     platform = request.query_params.get("platform")
     if platform == "":
-        raise read.BadRequest("empty", _query("platform"), "leave it out for the base artifact")
+        raise read.BadRequest(
+            "empty", read.query_at("platform"), "leave it out for the base artifact"
+        )
     wait = request.query_params.get("wait")
     timeout = _timeout(request.query_params.get("timeout"), wait is not None)
     if wait is None:
@@ -112,73 +86,15 @@ async def artifact(request: Request) -> Response:
         if served is None:  # not compiled in time
             return Response(status_code=304, headers={"ETag": f'"{etag}"'})
         if served.digest == etag:  # nothing changed in time: the client's copy is current
-            return Response(status_code=304, headers=_headers(served))
-    headers = _headers(served)
+            return Response(status_code=304, headers=headers(served))
+    head = headers(served)
     if served.stale is not None:
         metrics.STALE.inc()
     matches = _tags(request.headers.get("if-none-match", ""))
     if "*" in matches or served.digest in matches:
-        return Response(status_code=304, headers=headers)
+        return Response(status_code=304, headers=head)
     body = _rendered(request.app.state.bodies, served)
-    return Response(body, headers=headers, media_type="application/json")
-
-
-class Compile:
-    """``POST /v1/compile``, which a gateway calls for every message, as a plain ASGI app: its
-    route's endpoint, which ``app._Direct`` calls without Starlette's middlewares and routing
-    in front. What another route has from ``Request`` and ``Response`` it does itself: the
-    query checked by ``check_query``, the body read by ``body.json_of``, as ``json_body``
-    reads it; the answer's head as ``Response`` writes it. An exception is answered by the
-    application's handler for it, as Starlette's middlewares answer another route's."""
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        app = scope["app"]
-        try:
-            head, data = await self._answer(app.state, scope, receive)
-        except Exception as exc:
-            return await _handled(app, exc, scope, receive, send)
-        await send({"type": "http.response.start", "status": 200, "headers": head})
-        await send({"type": "http.response.body", "body": data})
-
-    async def _answer(
-        self, state: State, scope: Scope, receive: Receive
-    ) -> tuple[list[tuple[bytes, bytes]], bytes]:
-        if scope["query_string"]:
-            check_query(QueryParams(scope["query_string"]), ())
-        body = await read.json_of(scope, receive, state.body_limit, COMPILE_KEYS)
-        target = read.string(body, "target", required=True)
-        assert target is not None
-        platform = read.string(body, "platform")
-        overlay = read.texts(body, "overlay")
-        on_finding = read.policy(body)
-        served = await state.service.compile(target, platform, overlay, on_finding)
-        for finding in served.artifact.findings:
-            metrics.FINDINGS.labels("/v1/compile", finding.action).inc()
-        data = answer(served)
-        head = [
-            (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in _headers(served).items()
-        ]
-        head.append((b"content-length", str(len(data)).encode("latin-1")))
-        head.append((b"content-type", b"application/json"))
-        return head, data
-
-
-async def _handled(
-    app: Starlette, exc: Exception, scope: Scope, receive: Receive, send: Send
-) -> None:
-    """``exc`` answered by ``app``'s handler for it (the first of its classes that has one); one
-    for ``Exception`` (a bug: 500) lets it go on to the server, which logs it."""
-    handlers = app.exception_handlers
-    cls = next((cls for cls in type(exc).__mro__ if cls in handlers), None)
-    if cls is None:
-        raise exc
-    response = handlers[cls](Request(scope, receive), exc)
-    if inspect.isawaitable(response):
-        response = await response
-    if response is not None:
-        await response(scope, receive, send)
-    if cls is Exception:
-        raise exc
+    return Response(body, headers=head, media_type="application/json")
 
 
 @takes()
@@ -317,42 +233,6 @@ async def _unless_gone(request: Request, waiting: Awaitable[Served | None]) -> S
     return answer
 
 
-def artifact_json(served: Served) -> dict[str, object]:
-    """The artifact as ``hotplex build`` writes it: each file with its sha256 and size."""
-    artifact = served.artifact
-    return {
-        **_about(served),
-        "text": artifact.text,
-        "files": [
-            _file(path, data, served.sums[path], artifact.text if path == artifact.path else None)
-            for path, data in artifact.files.items()
-        ],
-        **_notes(served),
-    }
-
-
-def _about(served: Served) -> dict[str, object]:
-    """The keys of ``artifact_json`` before the primary file's text."""
-    artifact = served.artifact
-    return {
-        "target": artifact.target,
-        "worker": artifact.worker,
-        "platform": artifact.platform,
-        "path": artifact.path,
-        "sha256": served.digest,
-    }
-
-
-def _notes(served: Served) -> dict[str, object]:
-    """The keys of ``artifact_json`` after the files."""
-    artifact = served.artifact
-    return {
-        "truncations": [cut.quoted_json() for cut in artifact.truncations],
-        "warnings": [shown(w) for w in (*artifact.warnings, *served.warnings)],
-        **findings_json(artifact.findings),
-    }
-
-
 def _rendered(bodies: dict, served: Served) -> bytes:
     """The JSON of ``served``, as ``_json`` writes it, rendered once per job's artifact: a
     cached GET answers the same bytes until the files or the project's warnings change (a new
@@ -362,59 +242,6 @@ def _rendered(bodies: dict, served: Served) -> bytes:
     if held is None or held[0] is not served:
         held = bodies[key] = (served, answer(served))
     return held[1]
-
-
-def answer(served: Served) -> bytes:
-    """``json_text(artifact_json(served))`` as UTF-8, each file's text written from the bytes
-    the compile made (``json_string_bytes``: escaped in its bytes, not decoded and encoded
-    again), the primary file's once for its two places; only the few hundred bytes around
-    them are rendered from their records."""
-    artifact = served.artifact
-    primary = json_string_bytes(artifact.files[artifact.path])
-    files = b", ".join(
-        _file_bytes(path, data, served.sums[path], primary if path == artifact.path else None)
-        for path, data in artifact.files.items()
-    )
-    return b"".join(
-        (
-            json_text(_about(served))[:-1].encode("utf-8"),
-            b', "text": "',
-            primary,
-            b'", "files": [',
-            files,
-            b"], ",
-            json_text(_notes(served))[1:].encode("utf-8"),
-        )
-    )
-
-
-def _file_about(path: str, data: bytes, sum_: str) -> dict[str, object]:
-    return {"path": path, "sha256": sum_, "bytes": len(data)}
-
-
-def _file(path: str, data: bytes, sum_: str, text: str | None = None) -> dict[str, object]:
-    """A file of the answer (``sum_``: its sha256); ``text``: its text, known already (the
-    primary file's)."""
-    out = _file_about(path, data, sum_)
-    if text is not None:
-        out["text"] = text
-        return out
-    try:
-        out["text"] = data.decode("utf-8")
-    except UnicodeDecodeError:
-        out["base64"] = base64.b64encode(data).decode("ascii")
-    return out
-
-
-def _file_bytes(path: str, data: bytes, sum_: str, text: bytes | None) -> bytes:
-    """``_file``'s JSON as UTF-8, its text written from ``data`` (``text``: already written)."""
-    about = json_text(_file_about(path, data, sum_))[:-1].encode("utf-8")
-    if text is None:
-        try:
-            text = json_string_bytes(data)
-        except UnicodeDecodeError:
-            return about + b', "base64": "' + base64.b64encode(data) + b'"}'
-    return about + b', "text": "' + text + b'"}'
 
 
 def refused(request: Request, exc: Exception) -> Response:
@@ -430,13 +257,6 @@ def refused(request: Request, exc: Exception) -> Response:
 def bad_request(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, read.BadRequest)
     return error_response(exc.status, exc.error, exc.headers)
-
-
-def _headers(served: Served) -> dict[str, str]:
-    headers = {"ETag": f'"{served.digest}"', "Cache-Control": "no-cache"}
-    if served.stale is not None:
-        headers[STALE_HEADER] = "true"
-    return headers
 
 
 def _json(
@@ -474,7 +294,7 @@ def _etag(text: str) -> str:
     if len(tag) != 64 or not all(c in "0123456789abcdef" for c in tag):
         raise read.BadRequest(
             "not an ETag of this server (64 hex digits, quoted or not)",
-            _query("wait"),
+            read.query_at("wait"),
             "pass the ETag header of the artifact you hold",
         )
     return tag
@@ -493,5 +313,5 @@ def _timeout(text: str | None, waiting: bool) -> float:
             if waiting
             else "only a request with ?wait= waits"
         )
-        raise read.BadRequest(f"{text!r}: {why}", _query("timeout"))
+        raise read.BadRequest(f"{text!r}: {why}", read.query_at("timeout"))
     return seconds

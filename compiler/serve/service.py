@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
 import anyio
@@ -21,9 +21,9 @@ from hotplex.generated import attrs
 from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.records import CheckReport
 from hotplex.serve import metrics
-from hotplex.serve.answers import Fault, Refused, Served
+from hotplex.serve.answers import Abandoned, Fault, Refused, Served
 from hotplex.serve.learning_calls import LearningCalls
-from hotplex.serve.threaded import SETTLE_TRIES, ThreadedCalls, refusal
+from hotplex.serve.threaded import SETTLE_TRIES, ThreadedCalls, first, refusal
 from hotplex.serve.watching import Watching
 
 TYPE_CHECKING = False
@@ -43,6 +43,7 @@ class Service(ThreadedCalls, LearningCalls, Watching):
         self.manifest = manifest or root / MANIFEST_NAME
         self._good: dict[tuple[str, str | None], Served] = {}
         self._changed = asyncio.Event()
+        self._turn = asyncio.Lock()  # per-user compiles', in the order they came
         self._stopping = False
         # ``Project.warnings``: asked again after a change (the watcher's, or a new artifact).
         self._warnings: tuple[str, ...] | None = None
@@ -100,19 +101,65 @@ class Service(ThreadedCalls, LearningCalls, Watching):
         platform: str | None,
         overlay: Mapping[str, str],
         on_finding: str | None,
+        gone: Callable[[], Awaitable[None]] | None = None,
     ) -> Served:
         """A per-user compile, and the base artifact of the same files beside it (``_overlaid``:
-        one worker-thread call), kept as the last good one. When the overlay fails, the base
-        artifact is compiled after it, so that an error in the project's own files is told
-        apart from one in the request's (503, not 400 or 422); when the base artifact has
-        changed since the last call (the project saved broken and fixed meanwhile), both are
-        compiled again, a few times at most, before the overlay's error counts as the
-        request's."""
+        one worker-thread call), kept as the last good one. Per-user compiles take turns here,
+        so that one whose caller left (``gone``: its client hung up) before its turn is never
+        started, and one whose caller left while it ran is not answered (``Abandoned``). When
+        the overlay fails, the base artifact is compiled after it, so that an error in the
+        project's own files is told apart from one in the request's (503, not 400 or 422); when
+        the base artifact has changed since the last call (the project saved broken and fixed
+        meanwhile), both are compiled again, a few times at most, before the overlay's error
+        counts as the request's."""
+        if self._turn.locked():
+            metrics.QUEUED.inc()
+            try:
+                await self._turn_taken(gone)
+            finally:
+                metrics.QUEUED.dec()
+        else:
+            await self._turn.acquire()  # at once: a free asyncio lock does not yield
+        try:
+            return await self._compile(target, platform, overlay, on_finding, gone)
+        finally:
+            self._turn.release()
+
+    async def _turn_taken(self, gone: Callable[[], Awaitable[None]] | None) -> None:
+        """The per-user compiles' turn, once the ones before have had theirs; ``Abandoned`` when
+        ``gone`` ends first (the turn is not taken)."""
+        if gone is None:
+            return await self._turn.acquire()
+        waiting = asyncio.ensure_future(self._turn.acquire())
+        try:
+            if await first(waiting, gone):
+                return None
+        except BaseException:  # cancelled meanwhile (the server stops): the turn is not kept
+            if waiting.done() and not waiting.cancelled():
+                self._turn.release()
+            raise
+        finally:
+            if not waiting.done():
+                waiting.cancel()
+        raise Abandoned()
+
+    async def _compile(
+        self,
+        target: str,
+        platform: str | None,
+        overlay: Mapping[str, str],
+        on_finding: str | None,
+        gone: Callable[[], Awaitable[None]] | None,
+    ) -> Served:
         tries = 1
         while True:
             before = self._good.get((target, platform))
             call = functools.partial(self._overlaid, target, platform, overlay, on_finding)
-            base, compiled = await self._run(call, Fault.BROKEN)
+            try:
+                base, compiled = await self._run(call, Fault.BROKEN, gone)
+            except Abandoned:
+                metrics.COMPILES.labels("overlay", "abandoned").inc()
+                raise
             served = await self._served(target, platform, base)
             if isinstance(compiled, Artifact):
                 break

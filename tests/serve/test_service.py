@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
+import threading
 from pathlib import Path
 
 import pytest
 from hotplex.api import Artifact
+from hotplex.errors import HotplexError
 from hotplex.json_writer import json_text
-from hotplex.serve import routes, threaded
-from hotplex.serve.answers import Fault, Refused, Served, set_digest
+from hotplex.serve import compile_route, threaded
+from hotplex.serve.answers import Abandoned, Fault, Refused, Served, set_digest
 from hotplex.serve.service import Service
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -139,7 +142,9 @@ def test_an_answer_escapes_the_text_once_into_the_bytes_of_the_whole_render(text
     # A warning (no part of the digest) spelling the stand-in stays as it is.
     served = Served.of(artifact, (f"hotplex-text:{digest}",))
     assert served.digest == digest
-    assert routes.answer(served) == json_text(routes.artifact_json(served)).encode("utf-8")
+    assert compile_route.answer(served) == json_text(compile_route.artifact_json(served)).encode(
+        "utf-8"
+    )
 
 
 def test_a_per_user_compile_takes_the_base_artifact_from_what_it_read(make_project) -> None:
@@ -171,3 +176,32 @@ def test_a_per_user_compile_takes_the_base_artifact_from_what_it_read(make_proje
     served = asyncio.run(service.compile("cc", "slack", {"MEMORY.md": "- user 3\n"}, None))
     assert "You review." in served.artifact.text and "user 3" in served.artifact.text
     assert "You review." in service._good[("cc", "slack")].artifact.text
+
+
+def test_a_call_whose_caller_left_is_abandoned_its_error_answered_to_no_one(
+    make_project, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The call runs on to its end in its thread, after its caller left; its error is taken,
+    not logged by asyncio as never retrieved when the future is collected."""
+    service = Service(make_project({"agent-configs/SOUL.md": "café\n"}), None)
+    release = threading.Event()
+
+    def failing() -> None:
+        release.wait()
+        raise HotplexError.single("the project broke meanwhile")
+
+    async def left() -> None:
+        pass
+
+    seen = threaded.first
+
+    async def seen_then_released(work, gone) -> bool:
+        ended = await seen(work, gone)  # the call still waits: its caller left first
+        release.set()
+        return ended
+
+    monkeypatch.setattr(threaded, "first", seen_then_released)
+    with pytest.raises(Abandoned):
+        asyncio.run(service._run(failing, Fault.BROKEN, gone=left))
+    gc.collect()
+    assert "never retrieved" not in caplog.text
