@@ -104,7 +104,7 @@ def sha256(data: bytes) -> str:
 def body_of(artifact: Artifact) -> bytes:
     """The 200 body the server sends for ``artifact`` (its own JSON rendering)."""
     from hotplex.serve.answers import Served
-    from hotplex.serve.routes import artifact_json
+    from hotplex.serve.compile_route import artifact_json
 
     document = artifact_json(Served.of(artifact))
     return json.dumps(document, ensure_ascii=False).encode("utf-8")
