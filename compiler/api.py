@@ -178,15 +178,16 @@ class Project(ProjectState, GatewayCalls, MemoryCalls):
         if not current:
             base = self._fresh_inputs()
         reads = base.reads
-        inputs = overlays.OverlayInputs(base, files, self._model, job, block)
         key = (job.id, frozenset(files))
         plan = self._plans.valid(key, self._model, base)
+        order = plan.order if plan else None  # what an earlier call with these keys found
+        inputs = overlays.OverlayInputs(base, files, self._model, job, block, order)
         compiled = compile_job(self._model, job, inputs, plan)
         if plan is None:
             # A plan's calls read what the call making it read: its keys' check holds for them.
             consulted = list(compiled.inputs)
             overlays.check_used(files, consulted, self._model, self._jobs, self._read_by_jobs)
-            self._plans.keep(key, plans.made(self._model, job, base, key[1], compiled.resolution))
+            self._plans.keep(key, plans.made(self._model, job, inputs, compiled.resolution))
         names = {display: file.label for display, file in files.items()}
         blocked = inputs.blocked_read()
         if current and base.reads == reads:

@@ -44,19 +44,37 @@ def json_string_bytes(data: bytes) -> bytes:
     line end escaped a copy. No byte of a UTF-8 sequence is below 0x80:
     escaping the bytes is escaping the characters. ``UnicodeDecodeError`` when ``data`` is not
     UTF-8."""
+    escaped, beyond = _escaped(data)
+    if not beyond and b"\x7f" not in escaped:  # ASCII that prints itself: nothing to decode
+        return escaped
+    return _checked(escaped, beyond)[0]
+
+
+def json_string(data: bytes) -> tuple[bytes, str]:
+    """``json_string_bytes(data)`` and its text: checking that the escaped bytes are UTF-8
+    decodes them, so a caller that wants both (a gateway's answer: the file and its text) has
+    the text of that one decode."""
+    return _checked(*_escaped(data))
+
+
+def _escaped(data: bytes) -> tuple[bytes, bytes]:
+    """``data`` with the bytes JSON escapes escaped, and its bytes beyond ASCII."""
     found = data.translate(None, _UNESCAPED)  # the bytes to escape, often only line ends
     for byte, escape in _ESCAPES:
         if byte in found:
             data = data.replace(byte, escape)
+    return data, data.translate(None, _ASCII)
+
+
+def _checked(escaped: bytes, beyond: bytes) -> tuple[bytes, str]:
     # Text that prints itself (most, beyond ASCII too) is the escaped bytes as they are, not
-    # decoded and encoded again: only its characters beyond ASCII are checked (a UTF-8
-    # sequence holds no ASCII byte, so its bytes without the ASCII ones are those characters).
-    beyond = data.translate(None, _ASCII)
-    if beyond:
-        data.decode("utf-8")  # UnicodeDecodeError: not UTF-8 text
-    if b"\x7f" in data or not beyond.decode("utf-8").isprintable():
-        return _printable(data.decode("utf-8")).encode("utf-8")
-    return data
+    # encoded again: only its characters beyond ASCII are checked (a UTF-8 sequence holds no
+    # ASCII byte, so its bytes without the ASCII ones are those characters).
+    text = escaped.decode("utf-8")  # UnicodeDecodeError: not UTF-8 text
+    if b"\x7f" in escaped or not beyond.decode("utf-8").isprintable():
+        text = _printable(text)
+        return text.encode("utf-8"), text
+    return escaped, text
 
 
 def _printable(text: str) -> str:

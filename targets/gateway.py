@@ -17,7 +17,7 @@ from typing import ClassVar, NamedTuple
 
 from hotplex.document import configuration
 from hotplex.fs import sha256
-from hotplex.json_writer import json_string_bytes
+from hotplex.json_writer import json_string
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.records import (
@@ -181,13 +181,17 @@ class Gateway(SkillsShipper):
             documents=(*beside.documents, *agents.sizes),
             notes=(*beside.notes, *agents.notes, *shipped.notes),
             skills=shipped.rows,
-            primary_text=document.text if self.writes_document_as_is() else None,
+            primary_text=self.document_text(document, data),
         )
 
-    def writes_document_as_is(self) -> bool:
-        """Whether the document file is the document's UTF-8 itself (``document_bytes`` not
-        overridden): then the answer's text is the document's own str."""
-        return type(self).document_bytes is Gateway.document_bytes
+    def document_text(self, document: configuration.Document, data: bytes) -> str:
+        """The answer's text, the document file ``data`` (``document_bytes`` of ``document``)
+        decoded, without decoding it where it can: the default file is the document's UTF-8
+        itself (its text is the document's str); a JSON field's, the text its escaping
+        decoded (``json_field_text``)."""
+        if type(self).document_bytes is Gateway.document_bytes:
+            return document.text
+        return json_field_text(data)
 
 
 class Shipped(NamedTuple):
@@ -322,11 +326,28 @@ def json_field(envelope: dict[str, object], field: str, data: bytes) -> bytes:
         if len(_AROUND) >= AROUND_KEPT:  # bounded: a member has one envelope, or a few
             _AROUND.clear()
         head, _, tail = json_bytes({**envelope, field: _HOLE[1:-1].decode()}).partition(_HOLE)
-        around = _AROUND[key] = (head, tail)
-    return around[0] + b'"' + json_string_bytes(data) + b'"' + around[1]
+        around = _AROUND[key] = (head + b'"', b'"' + tail)
+    escaped, text = json_string(data)
+    whole = b"".join((around[0], escaped, around[1]))  # one copy of the text
+    _LAST_FIELD[:] = [(whole, around, text)]
+    return whole
 
 
-# Each envelope's JSON before and after the document: the same for every call of a member, and
-# an indented dump is the pure-Python encoder's, a tenth of a per-user compile.
+def json_field_text(data: bytes) -> str:
+    """``data.decode()`` for ``data`` a ``json_field`` answer: the last one's text is the
+    decode its escaping made (a per-user compile's answer holds the file and its text), taken
+    once, so no user's text is kept past the call; any other is decoded."""
+    kept = _LAST_FIELD.pop() if _LAST_FIELD else None
+    if kept is None or kept[0] is not data:
+        return data.decode("utf-8")
+    head, tail = kept[1]
+    return "".join((head.decode("utf-8"), kept[2], tail.decode("utf-8")))
+
+
+# Each envelope's JSON before and after the document, with the string's quotes: the same for
+# every call of a member, and an indented dump is the pure-Python encoder's, a tenth of a
+# per-user compile.
 AROUND_KEPT = 64
 _AROUND: dict[str, tuple[bytes, bytes]] = {}
+# The last ``json_field`` answer, its envelope's bytes and its escaped text (``json_field_text``).
+_LAST_FIELD: list[tuple[bytes, tuple[bytes, bytes], str]] = []

@@ -79,9 +79,30 @@ def reserved_tags(
     """Every tag the configuration can emit, whether this artifact has that section or not: with
     MEMORY.md absent, a ``<memory>`` typed into SOUL.md must not pass for the memory section.
     ``also``: tags of the worker's own wrapper around the document (Gemini CLI has one)."""
+    tags, more = _model_tags(model)
+    extra = (*(s.tag for s in sections if s.tag not in tags), *also)
+    if not extra:
+        return tags  # the same object for every call of a model: hashed once, in ``build``'s key
+    found = more.get(extra)
+    if found is None:  # a built-in section's (metacognition's), a worker's own: a few a model
+        found = more[extra] = frozenset({*tags, *extra})
+    return found
+
+
+# The last model's own reserved tags, and with each set of others: a per-user compile asks for
+# them three times a call.
+_MODEL_TAGS: list[tuple[Model, frozenset[str], dict[tuple[str, ...], frozenset[str]]]] = []
+
+
+def _model_tags(model: Model) -> tuple[frozenset[str], dict[tuple[str, ...], frozenset[str]]]:
+    kept = _MODEL_TAGS[-1] if _MODEL_TAGS else None
+    if kept is not None and kept[0] is model:
+        return kept[1], kept[2]
     channel_tags = {c.tag for c in model.manifest.channels.values()}
-    source_tags = {s.tag for s in model.sources}
-    return frozenset({WRAPPER_TAG, *channel_tags, *source_tags, *(s.tag for s in sections), *also})
+    tags = frozenset({WRAPPER_TAG, *channel_tags, *(s.tag for s in model.sources)})
+    more: dict[tuple[str, ...], frozenset[str]] = {}
+    _MODEL_TAGS[:] = [(model, tags, more)]  # one slot: another model's call replaces it whole
+    return tags, more
 
 
 def build(

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from hotplex.manifest.model import Model
     from hotplex.records import Section, Skill
     from hotplex.sources.inputs import Inputs
+    from hotplex.sources.overlay import OverlayInputs
 
 # A section after the first gap: the product a call replays, or a gap's step (``resolve.
 # slot_steps``) that the call's resolver runs on its own texts.
@@ -50,6 +51,7 @@ class Plan(NamedTuple):
     job: Job
     base: Inputs  # the reader it was made with: valid while it is the project's, unmoved
     key: frozenset[str]  # the overlaid files' project paths (days: their folders are gaps)
+    order: tuple[str, ...] | None  # ``overlay.document_order`` of them (None: not read)
     variables: dict[str, str]  # ``resolve.variables`` of the job, never written to
     # The sections before the first gap, and what they consulted, cut and read folded into one
     # product in their order: what replaying each of them one by one leaves.
@@ -61,10 +63,11 @@ class Plan(NamedTuple):
 
 
 def made(
-    model: Model, job: Job, base: Inputs, key: frozenset[str], resolution: sources.Resolution
+    model: Model, job: Job, inputs: OverlayInputs, resolution: sources.Resolution
 ) -> Plan | None:
-    """The plan of a plain overlaid compile's ``resolution``; None where none can be made (a
-    project with ``imports = "claude"`` sources, whose sections depend on the ones before)."""
+    """The plan of a plain overlaid compile's ``resolution`` on ``inputs``; None where none can
+    be made (a project with ``imports = "claude"`` sources, whose sections depend on the ones
+    before)."""
     products = resolution.products
     if products is None or resolution.skill_reads is None:
         return None
@@ -88,8 +91,9 @@ def made(
     return Plan(
         model,
         job,
-        base,
-        key,
+        inputs.base,
+        frozenset(inputs.files),
+        inputs.order,
         variables,
         head,
         head_reads,

@@ -192,11 +192,12 @@ class OverlayInputs:
         model: Model,
         job: Job,
         block: bool = False,
+        order: tuple[str, ...] | None = None,
     ) -> None:
         """``block``: an entry holding a finding is replaced (``on_finding = "block"``,
-        ``blocking.py``); else a finding fails the compile."""
-        self.base, self.files = base, files
-        self.model, self.job = model, job
+        ``blocking.py``); else a finding fails the compile. ``order``: ``document_order``, as
+        a call with the same keys found it (the overlay plan keeps it); None: found here."""
+        self.base, self.files, self.order, self.model, self.job = base, files, order, model, job
         self.block = model.manifest if block else None
         # By overlaid file, the findings whose entries were blocked (the last load's).
         self.blocked: dict[str, list[Finding]] = {}
@@ -271,7 +272,8 @@ class OverlayInputs:
                     if named:
                         self._named[d] = named
                         self.blocked[d] = [blocking.record(f, "blocked") for f in named]
-            order = [d for d in document_order(self.model, files, self.job) if d not in self._named]
+            self.order = self.order or tuple(document_order(self.model, files, self.job))
+            order = [d for d in self.order if d not in self._named]
             stripped = self._stripped
             for d in order:
                 stripped[d] = frontmatter.strip_data(files[d].text, files[d].label)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from hotplex.json_writer import json_string_bytes, json_text
+from hotplex.json_writer import json_string, json_string_bytes, json_text
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -29,3 +29,11 @@ def test_json_text_reads_back_and_prints_but_for_the_indents_line_breaks(value) 
 def test_a_string_from_its_bytes_is_written_as_json_text_writes_it(text: str) -> None:
     assume(not any("\ud800" <= c <= "\udfff" for c in text))  # no UTF-8: no document holds one
     assert json_string_bytes(text.encode("utf-8")) == json_text(text)[1:-1].encode("utf-8")
+
+
+@given(TEXT)
+def test_a_strings_text_is_its_bytes_decoded(text: str) -> None:
+    assume(not any("\ud800" <= c <= "\udfff" for c in text))
+    data, shown = json_string(text.encode("utf-8"))
+    assert data == json_string_bytes(text.encode("utf-8"))
+    assert shown == data.decode("utf-8")

@@ -23,7 +23,8 @@ from hotplex.errors import HotplexError
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Model
 from hotplex.records import Emitted, Output, Section, SectionSize
-from hotplex.targets.gateway import Gateway, json_field
+from hotplex.targets import gateway
+from hotplex.targets.gateway import Gateway, json_field, json_field_text
 from hotplex.targets.home import HomeDocument
 from hotplex.worker import Worker
 
@@ -347,6 +348,19 @@ def test_a_gateway_without_sub_agents_writes_its_document_as_a_json_field(make_p
             json.dumps(json.loads(data), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
         ).encode()
     )
+
+
+def test_a_json_fields_text_is_its_bytes_decoded_and_kept_for_one_call_only():
+    """``json_field_text`` hands on the text the escaping decoded for the last answer alone,
+    once: an earlier answer, or the same one asked again, is decoded (nothing of a user's text
+    stays behind the call)."""
+    first = json_field({"model": "m"}, "instructions", "first \u2026\n".encode())
+    last = json_field({"model": "m"}, "instructions", "last \u00e9\x7f\n".encode())
+    assert json_field_text(first) == first.decode()  # not the last: decoded
+    last = json_field({"model": "m"}, "instructions", "last \u00e9\x7f\n".encode())
+    assert json_field_text(last) == last.decode()
+    assert gateway._LAST_FIELD == []
+    assert json_field_text(last) == last.decode()
 
 
 @pytest.mark.parametrize(
