@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any, NamedTuple
 
-from hotplex.scanning import urls
+from hotplex.scanning import urls, xml_documents
 
 # Attributes whose URL any element's rendering fetches (``background`` on body, table, td; SVG's
 # ``href`` on <image>, <use>, <feImage>), and per element those it fetches besides.
@@ -98,17 +98,11 @@ _RAW_RATE = 64
 # How deep documents may nest in attributes (an <iframe srcdoc>'s, a data: URL's) before the
 # guard stops reading: each level escapes the next, so a megabyte nests a thousand deep.
 _NESTED_DOCUMENTS = 8
-# The media types of a data: URL whose document fetches what it names when it loads.
-_DOCUMENT_TYPES = frozenset(
-    [
-        "text/html",
-        "text/css",
-        "image/svg+xml",
-        "application/xhtml+xml",
-        "text/xml",
-        "application/xml",
-    ]
-)
+# The media types of a data: URL whose document fetches what it names when it loads: HTML, CSS,
+# and those a browser loads with its XML parser (an XML MIME type: text/xml, application/xml,
+# any "+xml" such as SVG's and XHTML's; and XSLT's, whose result elements it shows).
+_HTML_TYPES = ("text/html", "text/css")
+_XML_TYPES = ("text/xml", "application/xml", "text/xsl")
 
 
 # What the page after a piece of HTML may hold that finishes its last tag: a quote of either kind
@@ -383,29 +377,35 @@ class _Collector(HTMLParser):
         resolved = urls.resolve(written)
         if resolved is not None:
             self.found.append(Fetch(written, resolved[0], resolved[1], at, end))
-            document = _data_document(resolved[0])
-            if document is not None:  # it loads, and fetches what it names
+            for document, whole in _data_documents(resolved[0]):  # it loads and fetches
+                if not whole:
+                    self._readings.note_unread(at)
                 self._elsewhere(document, at, end)
 
 
-def _data_document(url: str) -> str | None:
+def _data_documents(url: str) -> list[tuple[str, bool]]:
     """The document a ``data:`` URL holds, as HTML to read (a style sheet in a ``<style>``),
-    when its media type is one that fetches what it names; else None."""
+    when its media type is one that fetches what it names, each with whether it was written
+    whole: an XML document both as HTML and as the HTML its XML reading names
+    (``xml_documents``), wider than either; else none."""
     if not url.startswith("data:"):
-        return None
+        return []
     head, comma, body = url[5:].partition(",")
     params = [p.strip().lower() for p in head.split(";")]
-    if not comma or params[0] not in _DOCUMENT_TYPES:
-        return None
+    xml = params[0] in _XML_TYPES or params[0].endswith("+xml")
+    if not comma or not (xml or params[0] in _HTML_TYPES):
+        return []
     data = urllib.parse.unquote_to_bytes(body)
     if "base64" in params[1:]:
         data = re.sub(rb"[^A-Za-z0-9+/]", b"", data)
         try:
             data = base64.b64decode(data + b"=" * (-len(data) % 4))
         except binascii.Error:
-            return None
+            return []
     text = data.decode("utf-8", "replace")
-    return f"<style>{text}</style>" if params[0] == "text/css" else text
+    if params[0] == "text/css":
+        return [(xml_documents.raw_text_element("style", text), True)]
+    return [(text, True), xml_documents.as_html(data)] if xml else [(text, True)]
 
 
 def _animates_an_address(attrs: list[tuple[str, str | None]]) -> bool:
