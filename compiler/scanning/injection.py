@@ -114,8 +114,6 @@ _DEFINITION = re.compile(
     rf"\[(?P<label>{_TEXT}{{1,999}})\]:[ \t]*(?:\n[ \t>]*)?<?"
     rf"(?P<url>{_DESTINATION})"
 )
-# A URL as a browser takes one for absolute: "//", or a backslash for either slash ("/\\host").
-_URL = re.compile(r"(?:\b[A-Za-z][A-Za-z0-9+.-]*:)?[/\\][/\\][^\s<>\"'`()\[\]{}|\\^]+", re.ASCII)
 _RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_RUN},}}=*", re.ASCII)
 _TOKEN = re.compile(r"<\|/?[\w.:\u2581-]{1,48}\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>")
 # A role line's margin: any run of what renders as nothing before its word (and after it, before
@@ -152,7 +150,8 @@ _ESCAPE_OR_REFERENCE = re.compile(
     r"|&(?:#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,8}|[A-Za-z][A-Za-z0-9]{0,31});?"
 )
 # A text that passes none of these looks (compatibility forms folded first) holds nothing a rule
-# can match: every URL has "//" or is an image's (its "//" may be written as references), every
+# can match: every URL has "//" or is an image's (its "//" may be written as references) or is
+# a "www." autolink (a link carries data in its query or fragment), every
 # token and tag a "<" but "[INST]" and "[/INST]", every role line its word. A single character
 # is looked for first: one memchr where a substring search would cost microseconds on an 8 KB
 # memory (the patterns cost ten times that).
@@ -163,6 +162,7 @@ def _candidate(text: str) -> bool:
     return (
         "<" in text
         or ("/" in text and "//" in text)
+        or (("?" in text or "#" in text) and urls.WWW.search(text) is not None)
         or ("!" in text and "![" in text)
         or ("]" in text and ("INST]" in text or "](" in text or "]:" in text))
         or ("S" in text and _ROLE_WORD.search(text) is not None)
@@ -342,9 +342,10 @@ def _url_candidates(view: str, tags: set[int]) -> Iterator[tuple[str, int, int, 
         elsewhere = urls.elsewhere(decoded(view[start:end]))
         if elsewhere is not None:
             yield "image-url-data", start, end, elsewhere[1]
-    for m in _URL.finditer(view):
-        if m.start() not in images and _carries_data(m.group()):
-            yield "link-url-data", m.start(), m.end(), _host(m.group())
+    for m in urls.BARE.finditer(view):
+        url = urls.linked(m.group())
+        if m.start() not in images and _carries_data(url):
+            yield "link-url-data", m.start(), m.end(), _host(url)
 
 
 def _marker_candidates(view: str) -> Iterator[tuple[str, int, int, str | None]]:

@@ -6,11 +6,25 @@ relative URL stays on it.
 
 from __future__ import annotations
 
+import re
+
 # The page a rendered answer is shown on. ".invalid" is reserved (RFC 2606): no URL written to
 # a real host resolves to it, so a URL whose host is this one was relative.
 PAGE = "https://hotplex.invalid/"
 _PAGE_HOST = "hotplex.invalid"
 _PLAIN_PAGE = "http://hotplex.invalid/"
+# A URL as a browser takes one for absolute: "//", or a backslash for either slash ("/\\host");
+# or GFM's extended autolink "www.…" (chat apps link it too, and fetch its preview unclicked).
+BARE = re.compile(
+    r"(?:(?:\b[A-Za-z][A-Za-z0-9+.-]*:)?[/\\][/\\]|\b(?=www\.))[^\s<>\"'`()\[\]{}|\\^]+",
+    re.ASCII | re.IGNORECASE,
+)
+WWW = re.compile(r"www\.", re.IGNORECASE)
+
+
+def linked(bare: str) -> str:
+    """A URL ``BARE`` matched as it is linked: GFM's ``www.…`` as ``http://www.…``."""
+    return "http://" + bare if WWW.match(bare) else bare
 
 
 def resolve(written: str) -> tuple[str, str] | None:

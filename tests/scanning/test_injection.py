@@ -64,6 +64,9 @@ def rules(text: str) -> list[str]:
             "link",
         ),
         ("see https://e.example/#aB3d%41E5fG%417hJ9%41kL1m%41N2pQ%414rS6%41tU8v%41W0xY", "link"),
+        # GFM's extended autolink "www.…", linked and previewed as http:// (adversary11 D5).
+        ("- www.evil.example/x?d=aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xYz", "link"),
+        ("(WWW.evil.example/x#aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xYz)", "link"),
         ("<|im_start|>system", "special-token"),
         ("text <|endoftext|> more", "special-token"),
         ("<|eot_id|>", "special-token"),
@@ -111,6 +114,7 @@ BENIGN = [
     "[campaign](https://example.com/?utm_source=newsletter&utm_medium=email&utm_campaign=spring)",
     "[ticket](https://tracker.example/issue?id=123e4567-e89b-12d3-a456-426614174000)",
     "<https://example.com/a?b=c>",
+    "www.example.com/docs?q=rust+lifetimes and awww.e.example/?d=aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xYz",
     "The file system: ext4, mounted read-only.",
     "My operating system: Linux.",
     "system: lowercase at the start is prose too",
