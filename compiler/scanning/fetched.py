@@ -41,7 +41,8 @@ from hotplex.scanning import urls, xml_documents
 # ``href`` on <image>, <use>, <feImage>), and per element those it fetches besides.
 _ANY_ELEMENT = ("background",)
 _BY_ELEMENT = {
-    "img": ("src", "srcset", "lowsrc", "dynsrc"),
+    # attributionsrc: Chrome's Attribution Reporting requests each URL of it in the background.
+    "img": ("src", "srcset", "lowsrc", "dynsrc", "attributionsrc"),
     "image": ("href", "xlink:href", "src"),
     "use": ("href", "xlink:href"),
     "feimage": ("href", "xlink:href"),
@@ -54,7 +55,8 @@ _BY_ELEMENT = {
     "frame": ("src",),
     "embed": ("src",),
     "object": ("data", "codebase"),
-    "script": ("src", "href", "xlink:href"),  # SVG's <script> takes href
+    "script": ("src", "href", "xlink:href", "attributionsrc"),  # SVG's <script> takes href
+    "mglyph": ("src",),  # MathML's glyph image (Firefox loads it)
     "link": ("href", "imagesrcset"),  # any rel: stylesheet, preload, icon, prefetch …
     "base": ("href",),  # moves every relative URL of the page to its host
 }
@@ -284,7 +286,7 @@ class _Collector(HTMLParser):
             if value is None:
                 continue
             if name in wanted or name in _ANY_ELEMENT:
-                for written in _srcset(value) if name in _SRCSETS else (value,):
+                for written in _urls_of(name, value):
                     self._add(written, at, end)
             elif name == "style":
                 for written in css_urls(value):
@@ -419,6 +421,14 @@ def _animates_an_address(attrs: list[tuple[str, str | None]]) -> bool:
 def _raw_text_end(tag: str) -> re.Pattern[str]:
     """The end tag a browser ends ``tag``'s raw text at: "</tag" and a blank, "/" or ">"."""
     return re.compile(rf"</{tag}[\t\n\f\r />]", re.IGNORECASE)
+
+
+def _urls_of(attribute: str, value: str) -> Iterator[str]:
+    """The URLs an attribute's value names: a ``srcset``'s, ``attributionsrc``'s (a list
+    separated by white space), or the value."""
+    if attribute in _SRCSETS:
+        return _srcset(value)
+    return iter(value.split() if attribute == "attributionsrc" else (value,))
 
 
 def _srcset(value: str) -> Iterator[str]:

