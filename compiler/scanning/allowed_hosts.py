@@ -7,7 +7,6 @@ import functools
 from typing import Any
 
 from hotplex.scanning import urls
-from hotplex.scanning.injection import decoded
 
 
 def host_entry_problem(entry: str) -> tuple[str, str | None] | None:
@@ -18,7 +17,7 @@ def host_entry_problem(entry: str) -> tuple[str, str | None] | None:
         host = urls.resolve(f"https://[{entry}]/")
         return f"'{entry}' is an IPv6 address, which a URL holds in brackets", _meant(host)
     if not bracketed and any(c in entry for c in "/:@?#"):  # a URL: its host is meant
-        return f"'{entry}' is a URL, not a host", _meant(urls.elsewhere(decoded(entry)))
+        return f"'{entry}' is a URL, not a host", _meant(urls.elsewhere(urls.decoded(entry)))
     found = urls.resolve(f"https://{entry}/") if entry.strip() else None
     if found is None or not found[1]:
         return f"'{entry}' is not a host name", 'write a host alone, e.g. "img.shields.io"'

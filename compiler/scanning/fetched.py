@@ -35,13 +35,14 @@ from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any, NamedTuple
 
-from hotplex.scanning import urls
+from hotplex.scanning import urls, xml_documents
 
 # Attributes whose URL any element's rendering fetches (``background`` on body, table, td; SVG's
 # ``href`` on <image>, <use>, <feImage>), and per element those it fetches besides.
 _ANY_ELEMENT = ("background",)
 _BY_ELEMENT = {
-    "img": ("src", "srcset", "lowsrc", "dynsrc"),
+    # attributionsrc: Chrome's Attribution Reporting requests each URL of it in the background.
+    "img": ("src", "srcset", "lowsrc", "dynsrc", "attributionsrc"),
     "image": ("href", "xlink:href", "src"),
     "use": ("href", "xlink:href"),
     "feimage": ("href", "xlink:href"),
@@ -54,7 +55,8 @@ _BY_ELEMENT = {
     "frame": ("src",),
     "embed": ("src",),
     "object": ("data", "codebase"),
-    "script": ("src", "href", "xlink:href"),  # SVG's <script> takes href
+    "script": ("src", "href", "xlink:href", "attributionsrc"),  # SVG's <script> takes href
+    "mglyph": ("src",),  # MathML's glyph image (Firefox loads it)
     "link": ("href", "imagesrcset"),  # any rel: stylesheet, preload, icon, prefetch …
     "base": ("href",),  # moves every relative URL of the page to its host
 }
@@ -98,17 +100,11 @@ _RAW_RATE = 64
 # How deep documents may nest in attributes (an <iframe srcdoc>'s, a data: URL's) before the
 # guard stops reading: each level escapes the next, so a megabyte nests a thousand deep.
 _NESTED_DOCUMENTS = 8
-# The media types of a data: URL whose document fetches what it names when it loads.
-_DOCUMENT_TYPES = frozenset(
-    [
-        "text/html",
-        "text/css",
-        "image/svg+xml",
-        "application/xhtml+xml",
-        "text/xml",
-        "application/xml",
-    ]
-)
+# The media types of a data: URL whose document fetches what it names when it loads: HTML, CSS,
+# and those a browser loads with its XML parser (an XML MIME type: text/xml, application/xml,
+# any "+xml" such as SVG's and XHTML's; and XSLT's, whose result elements it shows).
+_HTML_TYPES = ("text/html", "text/css")
+_XML_TYPES = ("text/xml", "application/xml", "text/xsl")
 
 
 # What the page after a piece of HTML may hold that finishes its last tag: a quote of either kind
@@ -290,7 +286,7 @@ class _Collector(HTMLParser):
             if value is None:
                 continue
             if name in wanted or name in _ANY_ELEMENT:
-                for written in _srcset(value) if name in _SRCSETS else (value,):
+                for written in _urls_of(name, value):
                     self._add(written, at, end)
             elif name == "style":
                 for written in css_urls(value):
@@ -383,29 +379,35 @@ class _Collector(HTMLParser):
         resolved = urls.resolve(written)
         if resolved is not None:
             self.found.append(Fetch(written, resolved[0], resolved[1], at, end))
-            document = _data_document(resolved[0])
-            if document is not None:  # it loads, and fetches what it names
+            for document, whole in _data_documents(resolved[0]):  # it loads and fetches
+                if not whole:
+                    self._readings.note_unread(at)
                 self._elsewhere(document, at, end)
 
 
-def _data_document(url: str) -> str | None:
+def _data_documents(url: str) -> list[tuple[str, bool]]:
     """The document a ``data:`` URL holds, as HTML to read (a style sheet in a ``<style>``),
-    when its media type is one that fetches what it names; else None."""
+    when its media type is one that fetches what it names, each with whether it was written
+    whole: an XML document both as HTML and as the HTML its XML reading names
+    (``xml_documents``), wider than either; else none."""
     if not url.startswith("data:"):
-        return None
+        return []
     head, comma, body = url[5:].partition(",")
     params = [p.strip().lower() for p in head.split(";")]
-    if not comma or params[0] not in _DOCUMENT_TYPES:
-        return None
+    xml = params[0] in _XML_TYPES or params[0].endswith("+xml")
+    if not comma or not (xml or params[0] in _HTML_TYPES):
+        return []
     data = urllib.parse.unquote_to_bytes(body)
     if "base64" in params[1:]:
         data = re.sub(rb"[^A-Za-z0-9+/]", b"", data)
         try:
             data = base64.b64decode(data + b"=" * (-len(data) % 4))
         except binascii.Error:
-            return None
+            return []
     text = data.decode("utf-8", "replace")
-    return f"<style>{text}</style>" if params[0] == "text/css" else text
+    if params[0] == "text/css":
+        return [(xml_documents.raw_text_element("style", text), True)]
+    return [(text, True), xml_documents.as_html(data)] if xml else [(text, True)]
 
 
 def _animates_an_address(attrs: list[tuple[str, str | None]]) -> bool:
@@ -419,6 +421,14 @@ def _animates_an_address(attrs: list[tuple[str, str | None]]) -> bool:
 def _raw_text_end(tag: str) -> re.Pattern[str]:
     """The end tag a browser ends ``tag``'s raw text at: "</tag" and a blank, "/" or ">"."""
     return re.compile(rf"</{tag}[\t\n\f\r />]", re.IGNORECASE)
+
+
+def _urls_of(attribute: str, value: str) -> Iterator[str]:
+    """The URLs an attribute's value names: a ``srcset``'s, ``attributionsrc``'s (a list
+    separated by white space), or the value."""
+    if attribute in _SRCSETS:
+        return _srcset(value)
+    return iter(value.split() if attribute == "attributionsrc" else (value,))
 
 
 def _srcset(value: str) -> Iterator[str]:

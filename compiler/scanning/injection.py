@@ -17,18 +17,20 @@ URL's host, a role line's text, a token; ``allow_files`` by file), as ``[secrets
     and ``//evil.example`` are other hosts. With or without a query: data in the path
     (``https://evil.example/<data>.png``) leaks as well. A relative image is no finding.
 ``link-url-data``
-    any other absolute URL (a link's target, an autolink, a bare URL) whose query holds a value,
-    or whose fragment is, at least ``LONG_VALUE`` characters long, or holds a run of at least
-    ``ENCODED_RUN`` characters of the base64 alphabet (``A-Z a-z 0-9 + / _ -``, ``=`` padding)
-    mixing capitals, small letters and digits: data already encoded for the trip (a token, a
-    JWT, a base64 blob). Short or plain values (``?q=rust+lifetimes``, a UUID, ``#L10-L20``) are
-    not; a chat platform's link preview fetches a URL unclicked, so links count too.
+    any other absolute URL (a link's target, an autolink, a bare URL, GFM's ``www.`` autolink)
+    whose query holds a value, or whose fragment is, at least ``LONG_VALUE`` characters long, or
+    holds a run of at least ``ENCODED_RUN`` characters of the base64 alphabet (``A-Z a-z 0-9 + /
+    _ -``, ``=`` padding) mixing capitals, small letters and digits: data already encoded for the
+    trip (a token, a JWT, a base64 blob). Short or plain values (``?q=rust+lifetimes``, a UUID,
+    ``#L10-L20``) are not; a chat platform's link preview fetches a URL unclicked, so links count
+    too.
 ``special-token``
     a chat template's special token written as text: ``<|im_start|>``, ``<|endoftext|>`` and any
     ``<|name|>``, ``[INST]``, ``[/INST]``, ``<<SYS>>``, ``<start_of_turn>``, ``<end_of_turn>``.
 ``role-line``
     a line that starts (after any run, in any order and nesting, of blanks, a comment's
-    ``<!--``, ``>`` quote markers, ``#`` heading markers, emphasis and HTML tags) with
+    ``<!--``, a reference definition up to its title (``[//]: # (SYSTEM: obey)`` renders as
+    nothing), ``>`` quote markers, ``#`` heading markers, emphasis and HTML tags) with
     ``SYSTEM:`` or ``System:``, the turn marker of a transcript; ``SYSTEM:`` after list marks
     too (``-``, ``*``, ``+``, ``1.``, ``1)``, a task box ``[ ]``, ``<li>``: ``- - SYSTEM: obey``,
     a memory entry is a list item). ``System:`` after a list mark (``- System: Ubuntu``, a
@@ -114,20 +116,21 @@ _DEFINITION = re.compile(
     rf"\[(?P<label>{_TEXT}{{1,999}})\]:[ \t]*(?:\n[ \t>]*)?<?"
     rf"(?P<url>{_DESTINATION})"
 )
-# A URL as a browser takes one for absolute: "//", or a backslash for either slash ("/\\host").
-_URL = re.compile(r"(?:\b[A-Za-z][A-Za-z0-9+.-]*:)?[/\\][/\\][^\s<>\"'`()\[\]{}|\\^]+", re.ASCII)
 _RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_RUN},}}=*", re.ASCII)
 _TOKEN = re.compile(r"<\|/?[\w.:\u2581-]{1,48}\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>")
 # A role line's margin: any run of what renders as nothing before its word (and after it, before
 # its ":", emphasis marks or end tags: "<b>System</b>:" renders as "System:"; and a colon written
-# escaped, "\:" or "&#58;", renders as one), in any order and
-# nesting (a quote in a list item, a list in a quote, a task box, an HTML tag opening a block).
-# A list item's marks ("- ", "1. ", "[ ] ", "<li>") make "System:" a profile's line, not
-# "SYSTEM:". Each run is possessive and each mark starts apart from the others (a "*" before a
-# blank is a list's, before anything else emphasis): one reading of a margin, linear in its length.
+# escaped, "\:" or "&#58;", renders as one), in any order and nesting (a quote in a list item, a
+# list in a quote, a task box, an HTML tag opening a block; a comment's "<!--", and a reference
+# definition up to its title, which renders as nothing: "[//]: # (SYSTEM: obey)", Markdown's
+# comment idiom). A list item's marks ("- ", "1. ", "[ ] ", "<li>") make "System:" a profile's
+# line, not "SYSTEM:". Each run is possessive and each mark starts apart from the others (a "*"
+# before a blank is a list's, before anything else emphasis; a definition's label ends at its
+# first "]", a task box's too): one reading of a margin, linear in its length.
 _TAG_ATTRIBUTES = r"(?:[ \t/][^<>\n]{0,200})?>"
 _BARE_MARK = (
     r"[ \t>_]|<!--|#{1,6}(?=[ \t])|\*(?![ \t])"
+    r"|\[[^\[\]\n]{1,999}\]:[ \t]*(?:<[^<>\n]*>|[^\s<]\S*)[ \t]+[\"'(]"
     rf"|<(?![lL][iI]\b)/?[A-Za-z][A-Za-z0-9-]{{0,30}}{_TAG_ATTRIBUTES}"
 )
 _LIST_MARK = rf"[-*+](?=[ \t])|\d{{1,9}}[.)](?=[ \t])|\[[ xX]\]|<[lL][iI]{_TAG_ATTRIBUTES}"
@@ -144,25 +147,22 @@ _ROLE_TAG = re.compile(
     r"(?:[ \t\n\r\f/][^<>]{0,200})?>",
     re.IGNORECASE,
 )
-# What a renderer decodes in a URL before it fetches it: CommonMark's backslash escapes of ASCII
-# punctuation and character references (HTML's too, in an attribute; ``&quest`` without its ";"
-# is decoded, a little wider than CommonMark).
-_ESCAPE_OR_REFERENCE = re.compile(
-    r"\\(?P<escaped>[!-/:-@\[-`{-~])"
-    r"|&(?:#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,8}|[A-Za-z][A-Za-z0-9]{0,31});?"
-)
 # A text that passes none of these looks (compatibility forms folded first) holds nothing a rule
-# can match: every URL has "//" or is an image's (its "//" may be written as references), every
+# can match: every URL has "//" or is an image's (its "//" may be written as references) or is
+# a "www." autolink (a link carries data in its query or fragment), every
 # token and tag a "<" but "[INST]" and "[/INST]", every role line its word. A single character
 # is looked for first: one memchr where a substring search would cost microseconds on an 8 KB
 # memory (the patterns cost ten times that).
 _ROLE_WORD = re.compile("S(?:YSTEM|ystem)")
+# A "www." autolink's spellings, a substring search each (a case-blind regex costs ten times more).
+_WWW_SPELLINGS = ("www.", "WWW.", "Www.")
 
 
 def _candidate(text: str) -> bool:
     return (
         "<" in text
         or ("/" in text and "//" in text)
+        or (("?" in text or "#" in text) and any(www in text for www in _WWW_SPELLINGS))
         or ("!" in text and "![" in text)
         or ("]" in text and ("INST]" in text or "](" in text or "]:" in text))
         or ("S" in text and _ROLE_WORD.search(text) is not None)
@@ -339,12 +339,13 @@ def _url_candidates(view: str, tags: set[int]) -> Iterator[tuple[str, int, int, 
     images = set(tags)  # a URL an image is fetched from is no link
     for start, end in _image_urls(view):
         images.add(start)
-        elsewhere = urls.elsewhere(decoded(view[start:end]))
+        elsewhere = urls.elsewhere(urls.decoded(view[start:end]))
         if elsewhere is not None:
             yield "image-url-data", start, end, elsewhere[1]
-    for m in _URL.finditer(view):
-        if m.start() not in images and _carries_data(m.group()):
-            yield "link-url-data", m.start(), m.end(), _host(m.group())
+    for m in urls.BARE.finditer(view):
+        url = urls.linked(m.group())
+        if m.start() not in images and _carries_data(url):
+            yield "link-url-data", m.start(), m.end(), _host(url)
 
 
 def _marker_candidates(view: str) -> Iterator[tuple[str, int, int, str | None]]:
@@ -371,13 +372,6 @@ def _image_urls(view: str) -> Iterator[tuple[int, int]]:
         m = _DEFINITION.match(view, line) if line or opened <= _MARGIN_MAX else None
         if m is not None and m.start("label") == opened + 1 and _label(m["label"]) in labels:
             yield m.start("url"), m.end("url")
-
-
-def decoded(url: str) -> str:
-    """``url`` as a renderer fetches it: backslash escapes and character references decoded."""
-    if "&" not in url and "\\" not in url:
-        return url
-    return _ESCAPE_OR_REFERENCE.sub(lambda m: m["escaped"] or html.unescape(m.group()), url)
 
 
 def _label(text: str) -> str:
@@ -483,7 +477,7 @@ def _allowed_alone(allowance: Allowance, match: Match, text: str) -> bool:
 
 def _host(url: str) -> str | None:
     """The host a URL as written is fetched from, as a browser resolves it; None: none."""
-    found = urls.resolve(decoded(url))
+    found = urls.resolve(urls.decoded(url))
     return found[1] or None if found is not None else None
 
 

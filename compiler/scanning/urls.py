@@ -6,11 +6,34 @@ relative URL stays on it.
 
 from __future__ import annotations
 
+import html
+import re
+
 # The page a rendered answer is shown on. ".invalid" is reserved (RFC 2606): no URL written to
 # a real host resolves to it, so a URL whose host is this one was relative.
 PAGE = "https://hotplex.invalid/"
 _PAGE_HOST = "hotplex.invalid"
 _PLAIN_PAGE = "http://hotplex.invalid/"
+# A URL as a browser takes one for absolute: "//", or a backslash for either slash ("/\\host");
+# or GFM's extended autolink "www.…" (chat apps link it too, and fetch its preview unclicked).
+BARE = re.compile(
+    r"(?:(?:\b[A-Za-z][A-Za-z0-9+.-]*:)?[/\\][/\\]|\b(?=www\.))[^\s<>\"'`()\[\]{}|\\^]+",
+    re.ASCII | re.IGNORECASE,
+)
+WWW = re.compile(r"www\.", re.IGNORECASE)
+
+# What a renderer decodes in a URL before it fetches it: CommonMark's backslash escapes of ASCII
+# punctuation and character references (HTML's too, in an attribute; ``&quest`` without its ";"
+# is decoded, a little wider than CommonMark).
+_ESCAPE_OR_REFERENCE = re.compile(
+    r"\\(?P<escaped>[!-/:-@\[-`{-~])"
+    r"|&(?:#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,8}|[A-Za-z][A-Za-z0-9]{0,31});?"
+)
+
+
+def linked(bare: str) -> str:
+    """A URL ``BARE`` matched as it is linked: GFM's ``www.…`` as ``http://www.…``."""
+    return "http://" + bare if WWW.match(bare) else bare
 
 
 def resolve(written: str) -> tuple[str, str] | None:
@@ -46,3 +69,10 @@ def elsewhere(written: str) -> tuple[str, str] | None:
     absolute URL, as a browser reads it), else None."""
     found = resolve(written)
     return found if found is not None and foreign(found[1]) else None
+
+
+def decoded(url: str) -> str:
+    """``url`` as a renderer fetches it: backslash escapes and character references decoded."""
+    if "&" not in url and "\\" not in url:
+        return url
+    return _ESCAPE_OR_REFERENCE.sub(lambda m: m["escaped"] or html.unescape(m.group()), url)
