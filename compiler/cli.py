@@ -95,11 +95,16 @@ def _flushed(status: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = quick_args.parse(argv)
-    if args is None:
+    if args is None and argv != ["--version"]:
         from hotplex import arguments
 
         args = arguments.parser(argv).parse_args(argv)
     try:
+        if args is None:  # ``--version``, what a tool's probe runs: argparse's answer, without it
+            from hotplex import __version__
+
+            print(f"hotplex {__version__}")
+            return EXIT_OK
         root, manifest = _project(args)
         if args.command in ("watch", "serve"):
             gc.set_threshold(*LONG_PROCESS_GC)
