@@ -16,6 +16,7 @@ import os
 import stat
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from hotplex import quick_args
 from hotplex.errors import EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, HotplexError
@@ -95,11 +96,18 @@ def _flushed(status: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = quick_args.parse(argv)
-    if args is None:
+    if argv == ["--version"]:  # what a tool's probe runs: argparse's answer, without argparse
+        args = SimpleNamespace(command="--version")
+    elif args is None:
         from hotplex import arguments
 
         args = arguments.parser(argv).parse_args(argv)
     try:
+        if args.command == "--version":
+            from hotplex import __version__
+
+            print(f"hotplex {__version__}")
+            return EXIT_OK
         root, manifest = _project(args)
         if args.command in ("watch", "serve"):
             gc.set_threshold(*LONG_PROCESS_GC)

@@ -46,3 +46,25 @@ def test_a_command_line_it_takes_gives_argparse_s_namespace(argv):
 @pytest.mark.parametrize("argv", LEFT, ids=" ".join)
 def test_any_other_is_left_to_argparse(argv):
     assert quick_args.parse(argv) is None
+
+
+def test_version_alone_is_argparse_s_answer_without_argparse(capsys):
+    """``hotplex --version`` (what a tool's probe runs) is answered before argparse is made."""
+    from hotplex import cli
+
+    with pytest.raises(SystemExit) as parsed:
+        arguments.parser(["--version"]).parse_args(["--version"])
+    expected = capsys.readouterr()
+    assert parsed.value.code == 0 and expected.out.startswith("hotplex ")
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr() == expected
+
+
+def test_version_on_a_full_disk_says_so_and_fails():
+    """The short path's answer meets the edge's handling: a full disk is a failure with a word."""
+    import subprocess
+
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(["hotplex", "--version"], stdout=full, stderr=subprocess.PIPE)
+    assert done.returncode == 1
+    assert b"its output could not be written" in done.stderr
