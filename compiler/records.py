@@ -359,25 +359,32 @@ class Stamped(Record):
     """A file as last seen: its stamp and its content digest, one layout for inputs and outputs.
 
     ``mtime_ns`` is -1 when the stamp cannot vouch for the content (a write in the same tick as
-    the read), so it never matches and the file is hashed again.
+    the read), and ``ctime_ns`` is -1 in a log of a version that did not record it: either never
+    matches, so the file is hashed again.
     """
 
     mtime_ns: int
     size: int
     ino: int
+    ctime_ns: int
     digest: str | None
 
     @classmethod
     def from_list(cls, values: list[Any]) -> Stamped:
-        """From the log's ``[mtime_ns, size, inode, digest]``."""
-        mtime_ns, size, ino, digest = values
-        return cls(mtime_ns, size, ino, digest)
+        """From the log's ``[mtime_ns, size, inode, ctime_ns, digest]``, or an older log's
+        ``[mtime_ns, size, inode, digest]``."""
+        if len(values) == 4:
+            mtime_ns, size, ino, digest = values
+            return cls(mtime_ns, size, ino, -1, digest)
+        mtime_ns, size, ino, ctime_ns, digest = values
+        return cls(mtime_ns, size, ino, ctime_ns, digest)
 
     def to_list(self) -> list[Any]:
-        return [self.mtime_ns, self.size, self.ino, self.digest]
+        return [self.mtime_ns, self.size, self.ino, self.ctime_ns, self.digest]
 
-    def same_stamp(self, mtime_ns: int, size: int, ino: int) -> bool:
-        return (self.mtime_ns, self.size, self.ino) == (mtime_ns, size, ino)
+    def same_stamp(self, mtime_ns: int, size: int, ino: int, ctime_ns: int) -> bool:
+        mine = (self.mtime_ns, self.size, self.ino, self.ctime_ns)
+        return mine == (mtime_ns, size, ino, ctime_ns)
 
 
 @attrs.frozen(repr=False)
