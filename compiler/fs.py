@@ -48,13 +48,9 @@ def skipped_folder(name: str) -> bool:
 
 @value
 class Stamp:
-    """What `stat` says about a file: enough to skip re-hashing it when nothing moved.
-
-    The inode change time is in it because an edit can keep size, inode and mtime (``os.utime``
-    sets the mtime back, ``cp -p`` and tar keep it), never the ctime: every write moves it. A
-    ``touch``, ``chmod``, rename or checkout moves it too, which only sends the file to be hashed
-    again; its digest decides whether anything is rebuilt.
-    """
+    """What `stat` says about a file: enough to skip re-hashing it when nothing moved. The ctime
+    sees an edit that keeps size, inode and mtime (set back by ``os.utime``, ``cp -p``, tar): no
+    one can set it back. A touch or chmod moves it too, which only has the file hashed again."""
 
     FIELDS = ("mtime_ns", "size", "ino", "ctime_ns")
     mtime_ns: int
@@ -68,12 +64,6 @@ class Stamp:
     @classmethod
     def of(cls, st: os.stat_result) -> Stamp:
         return cls(st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
-
-    @classmethod
-    def from_list(cls, values: list[int]) -> Stamp:
-        """From the stamp part of a recorded ``[mtime_ns, size, inode, ctime_ns, digest]``."""
-        mtime_ns, size, ino, ctime_ns = values[:4]
-        return cls(mtime_ns, size, ino, ctime_ns)
 
     def as_list(self) -> list[int]:
         return [self.mtime_ns, self.size, self.ino, self.ctime_ns]
@@ -327,8 +317,8 @@ def kind_of(path: str | os.PathLike[str]) -> int | None:
 
 def write_atomic(path: Path, data: bytes, mode: int | None = None, durable: bool = False) -> Stamp:
     """Replace ``path`` with ``data`` via a temp file in the same folder and a rename; return
-    the new file's stamp (taken from the temp file, still open, after the rename: a rename moves
-    its ctime, and another writer may have replaced the path meanwhile). ``durable``: the
+    the new file's stamp (of the temp file, still open, after the rename, which moves its ctime).
+    ``durable``: the
     bytes and the rename are on the disk before it returns (fsync of the file and its folder),
     for a write another must never overtake, even through a power cut.
 

@@ -143,4 +143,4 @@ class Outputs:
 
 
 def _same(current: Stamp, recorded: Stamped) -> bool:
-    return recorded.same_stamp(current.mtime_ns, current.size, current.ino, current.ctime_ns)
+    return recorded.same_stamp(current.as_list())

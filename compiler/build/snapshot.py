@@ -250,7 +250,7 @@ def local_known(snap: dict[str, Any] | None) -> dict[str, tuple[Stamp, str]]:
     known = {}
     for display, rec in (snap or {}).get("local", {}).items():
         if isinstance(rec, list) and len(rec) == 5 and isinstance(rec[4], str):
-            known[display] = (Stamp.from_list(rec), rec[4])
+            known[display] = (Stamp(*rec[:4]), rec[4])
     return known
 
 

@@ -92,7 +92,7 @@ class _Touched:
         snapshot.remember_package(snap)
         self.model = loading.load(request.root, manifest, cached=True)
         known = {
-            path: (Stamp.from_list(rec), rec[4])
+            path: (Stamp(*rec[:4]), rec[4])
             for path, rec in snap["files"].items()
             if rec is not None and rec[4]
         }
