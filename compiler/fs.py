@@ -48,22 +48,25 @@ def skipped_folder(name: str) -> bool:
 
 @value
 class Stamp:
-    """What `stat` says about a file: enough to skip re-hashing it when nothing moved."""
+    """What `stat` says about a file: enough to skip re-hashing it when nothing moved. The ctime
+    sees an edit that keeps size, inode and mtime (set back by ``os.utime``, ``cp -p``, tar): no
+    one can set it back. A touch or chmod moves it too, which only has the file hashed again."""
 
-    FIELDS = ("mtime_ns", "size", "ino")
+    FIELDS = ("mtime_ns", "size", "ino", "ctime_ns")
     mtime_ns: int
     size: int
     ino: int
+    ctime_ns: int
 
-    def __init__(self, mtime_ns: int, size: int, ino: int) -> None:
-        self.__dict__.update(mtime_ns=mtime_ns, size=size, ino=ino)
+    def __init__(self, mtime_ns: int, size: int, ino: int, ctime_ns: int) -> None:
+        self.__dict__.update(mtime_ns=mtime_ns, size=size, ino=ino, ctime_ns=ctime_ns)
 
     @classmethod
     def of(cls, st: os.stat_result) -> Stamp:
-        return cls(st.st_mtime_ns, st.st_size, st.st_ino)
+        return cls(st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
 
     def as_list(self) -> list[int]:
-        return [self.mtime_ns, self.size, self.ino]
+        return [self.mtime_ns, self.size, self.ino, self.ctime_ns]
 
 
 # A file modified this close before it was read may change again within the same timestamp tick
@@ -314,7 +317,8 @@ def kind_of(path: str | os.PathLike[str]) -> int | None:
 
 def write_atomic(path: Path, data: bytes, mode: int | None = None, durable: bool = False) -> Stamp:
     """Replace ``path`` with ``data`` via a temp file in the same folder and a rename; return
-    the new file's stamp (taken from the open temp file: the rename keeps it). ``durable``: the
+    the new file's stamp (of the temp file, still open, after the rename, which moves its ctime).
+    ``durable``: the
     bytes and the rename are on the disk before it returns (fsync of the file and its folder),
     for a write another must never overtake, even through a power cut.
 
@@ -340,13 +344,13 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None, durable: bool
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
-            written = Stamp.of(os.fstat(fd))
             if durable:
                 os.fsync(fd)
+            crash_point()
+            os.replace(tmp, path)
+            written = Stamp.of(os.fstat(fd))
         finally:
             os.close(fd)
-        crash_point()
-        os.replace(tmp, path)
         if durable:
             _sync_folder(path.parent)
     except OSError as exc:

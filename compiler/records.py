@@ -357,27 +357,26 @@ class OptionProblem(Record):
 @attrs.frozen(repr=False)
 class Stamped(Record):
     """A file as last seen: its stamp and its content digest, one layout for inputs and outputs.
-
-    ``mtime_ns`` is -1 when the stamp cannot vouch for the content (a write in the same tick as
-    the read), so it never matches and the file is hashed again.
-    """
+    ``mtime_ns`` is -1 when the stamp cannot vouch for the content (written in the read's tick),
+    ``ctime_ns`` -1 in a log too old to hold it: neither matches, so the file is hashed again."""
 
     mtime_ns: int
     size: int
     ino: int
+    ctime_ns: int
     digest: str | None
 
     @classmethod
     def from_list(cls, values: list[Any]) -> Stamped:
-        """From the log's ``[mtime_ns, size, inode, digest]``."""
-        mtime_ns, size, ino, digest = values
-        return cls(mtime_ns, size, ino, digest)
+        """From the log's ``[mtime_ns, size, inode, ctime_ns, digest]``, or an older log's
+        ``[mtime_ns, size, inode, digest]``."""
+        return cls(*values) if len(values) != 4 else cls(*values[:3], -1, values[3])
 
     def to_list(self) -> list[Any]:
-        return [self.mtime_ns, self.size, self.ino, self.digest]
+        return [self.mtime_ns, self.size, self.ino, self.ctime_ns, self.digest]
 
-    def same_stamp(self, mtime_ns: int, size: int, ino: int) -> bool:
-        return (self.mtime_ns, self.size, self.ino) == (mtime_ns, size, ino)
+    def same_stamp(self, stamp: list[int]) -> bool:
+        return [self.mtime_ns, self.size, self.ino, self.ctime_ns] == stamp
 
 
 @attrs.frozen(repr=False)

@@ -229,16 +229,16 @@ def _snapshot_of(line: bytes, log: Path) -> tuple[dict[str, Any] | None, bytes |
 
 
 def _stamps_of_files(snapshot: dict[str, Any]) -> bool:
-    """Whether each input's stamp is one (``[mtime_ns, size, inode, digest]``) or None, as the
-    touched path takes them: a hand-edited one leaves the build to the slow path."""
+    """Whether each input's stamp is one (``[mtime_ns, size, inode, ctime_ns, digest]``) or
+    None, as the touched path takes them: a hand-edited one leaves the build to the slow path."""
     files = snapshot.get("files")
     return isinstance(files, dict) and all(
         rec is None
         or (
             isinstance(rec, list)
-            and len(rec) == 4
-            and all(type(n) is int for n in rec[:3])
-            and isinstance(rec[3], (str, type(None)))
+            and len(rec) == 5
+            and all(type(n) is int for n in rec[:4])
+            and isinstance(rec[4], (str, type(None)))
         )
         for rec in files.values()
     )

@@ -48,7 +48,7 @@ class Builder:
         snapshot.remember_package(state.snapshot)
         self.model = loading.load(request.root, manifest_path, cached=True)
         known = {
-            path: (Stamp(rec.mtime_ns, rec.size, rec.ino), rec.digest)
+            path: (Stamp(rec.mtime_ns, rec.size, rec.ino, rec.ctime_ns), rec.digest)
             for path, rec in state.files.items()
             if rec.digest
         }

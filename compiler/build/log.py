@@ -13,18 +13,19 @@ reads only the header, the snapshot and a delta (``closing.py``), neither the ma
 the job records; a build that does read the records skips the closing lines.
 
 The log is disposable: an unknown version, a broken header or a malformed line means starting
-over with a warning (a full rebuild), never a crash. A log of the version before (``MIGRATED``)
-is read and rewritten in this one, rebuilding nothing. The one exception is an unterminated
-last line, which is what a build killed mid-write leaves: it is dropped silently, and the next
-build rewrites the log before appending so no record is ever glued to it. The log is compacted
-(rewritten via temp file + rename, keeping each job's latest record) by a slow build once
-superseded records and closings make it longer than what is live by half, and by the touched
-path once it is twice as long as compacted, copying each record line from where the closing
-says it is.
+over with a warning (a full rebuild), never a crash. A log of the two versions before
+(``MIGRATED``) is read and rewritten in this one, rebuilding nothing: its stamps lack the ctime,
+so each file they name is hashed once more, and its digest decides. The one exception is an
+unterminated last line, which is what a build killed mid-write leaves: it is dropped silently,
+and the next build rewrites the log before appending so no record is ever glued to it. The log
+is compacted (rewritten via temp file + rename, keeping each job's latest record) by a slow
+build once superseded records and closings make it longer than what is live by half, and by the
+touched path once it is twice as long as compacted, copying each record line from where the
+closing says it is.
 
 Records are typed (``build/records.py``) everywhere but here: this module is where they become
 JSON lines and come back, checked. Every stamp, of an input or an output, is one layout:
-``[mtime_ns, size, inode, digest]``.
+``[mtime_ns, size, inode, ctime_ns, digest]`` (``[mtime_ns, size, inode, digest]`` before v6).
 """
 
 from __future__ import annotations
@@ -49,11 +50,12 @@ LOG_NAME = "log"
 # The last full snapshot read, as marshal (its load costs a fifth of the JSON's parse), with
 # the line it is the parse of (``closing.py``): disposable like the log.
 SNAPSHOT_CACHE = "snapshot"
-VERSION = 5
+VERSION = 6
 HEADER = f"# hotplex log v{VERSION}\n"
-# A log of the version before: its lines are this version's but for the closing's index of each
-# job's record, so it is read as it is and rewritten in this version (no job is rebuilt for it).
-MIGRATED = "# hotplex log v4\n"
+# Logs of the versions before: their lines are this version's but for the stamps, which lack the
+# ctime (v5), and the closing's index of each job's record (v4), so they are read as they are and
+# rewritten in this version (no job is rebuilt for it).
+MIGRATED = ("# hotplex log v5\n", "# hotplex log v4\n")
 # Rewrite the log once it is this many times longer than its live job records, plus some
 # slack (in characters) so a small log is not rewritten at every build. A rewrite copies the
 # live lines as read, which costs far less than parsing superseded ones at every slow build.
@@ -98,10 +100,15 @@ class State:
         self.at: dict[str, tuple[int, int]] = {}  # job -> its record line's offset and length
         self.torn = torn  # the last line was cut short by a killed build
         self.warning = warning
-        self.migrated = False  # a log of the version before, to rewrite in this one
+        self.migrated = False  # a log of a version before, to rewrite in this one
         # The manifest whose builds the log records (its path from the project root), from the
         # line after the header; None in a log of an older hotplex, which any manifest takes.
         self.manifest: str | None = None
+
+    @property
+    def width(self) -> int:
+        """How many values each stamp of the log holds: an older log's have no ctime."""
+        return 4 if self.migrated else 5
 
     @property
     def live(self) -> int:
@@ -126,19 +133,19 @@ def load(root: Path) -> State:
         return State()
     except (OSError, UnicodeDecodeError) as exc:
         return _start_over(f"ignoring unreadable build log {path} ({exc})")
-    header = HEADER if data.startswith(HEADER.encode()) else MIGRATED
-    if not data.startswith(header.encode()):
+    header = next((h for h in (HEADER, *MIGRATED) if data.startswith(h.encode())), None)
+    if header is None:
         first = data.decode("utf-8").split("\n", 1)[0][:60]
         return _start_over(f"ignoring build log {path} of another version ({first!r})")
     lines = data[len(header) :].split(b"\n")
     state = State(torn=lines[-1] != b"")
-    state.migrated = header == MIGRATED
+    state.migrated = header != HEADER
     offset, full = len(header), None  # the last full snapshot: (its line's offset, itself)
     try:
         for number, line in enumerate(lines[:-1], start=2):
             if line.startswith(_DELTA_BYTES):
                 state.snapshot = _delta_snapshot(line, full, number)
-                state.files = _files_of(state.snapshot or {}, number)
+                state.files = _files_of(state.snapshot or {}, number, state.width)
                 state.size += len(line) + 1
             elif line.startswith(_CLOSING_BYTES):
                 state.size += len(line) + 1  # for the fast path only: counted, not parsed
@@ -212,9 +219,9 @@ def _apply(state: State, line: bytes, number: int, offset: int) -> None:
     state.size += len(line) + 1
     if "snapshot" in record and isinstance(record["snapshot"], dict):
         state.snapshot = record["snapshot"]
-        state.files = _files_of(record["snapshot"], number)
+        state.files = _files_of(record["snapshot"], number, state.width)
     elif "job" in record:
-        state.jobs[record["job"]] = _checked_job(record, number)
+        state.jobs[record["job"]] = _checked_job(record, number, state.width)
         state.lines[record["job"]] = line + b"\n"
         state.at[record["job"]] = (offset, len(line) + 1)
         state.snapshot = None
@@ -229,12 +236,12 @@ def _apply(state: State, line: bytes, number: int, offset: int) -> None:
         raise CorruptLog(f"line {number} is not a record")
 
 
-def _checked_job(record: dict[str, Any], number: int) -> JobRecord:
+def _checked_job(record: dict[str, Any], number: int, width: int) -> JobRecord:
     for key, kind in _JOB_FIELDS.items():
         if not isinstance(record.get(key), kind):
             raise CorruptLog(f"line {number}: job record without a valid '{key}'")
     for path, output in record["outputs"].items():
-        if not (isinstance(output, list) and len(output) == 4 and isinstance(output[3], str)):
+        if not (isinstance(output, list) and len(output) == width and isinstance(output[-1], str)):
             raise CorruptLog(f"line {number}: bad output record for {path}")
     try:
         return _record_from_json(record)
@@ -325,12 +332,12 @@ def _cuts_from_json(kind: type[Truncation], written: list[Any]) -> tuple[Truncat
     return tuple(cuts)
 
 
-def _files_of(snapshot: dict[str, Any], number: int) -> dict[str, Stamped]:
+def _files_of(snapshot: dict[str, Any], number: int, width: int) -> dict[str, Stamped]:
     from hotplex.records import Stamped
 
     files = snapshot.get("files", {})
     if not isinstance(files, dict) or not all(
-        rec is None or (isinstance(rec, list) and len(rec) == 4) for rec in files.values()
+        rec is None or (isinstance(rec, list) and len(rec) == width) for rec in files.values()
     ):
         raise CorruptLog(f"line {number}: bad snapshot")
     return {path: Stamped.from_list(rec) for path, rec in files.items() if rec is not None}
@@ -376,9 +383,11 @@ class Log:
         return self.state.size > COMPACT_RATIO * self.state.live + COMPACT_SLACK
 
     def _rewrite(self) -> None:
-        """Keep each job's latest record, copied as read: no need to serialise it again."""
+        """Keep each job's latest record, copied as read: no need to serialise it again (but
+        for an older log's, whose stamps are this version's only once serialised again)."""
+        kept = {} if self.state.migrated else self.state.lines
         lines = {
-            job: self.state.lines.get(job) or json_line(record_to_json(record)).encode()
+            job: kept.get(job) or json_line(record_to_json(record)).encode()
             for job, record in self.state.jobs.items()
         }
         head, self.state.at = _laid_out(self.state.manifest, lines)

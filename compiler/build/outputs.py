@@ -88,8 +88,8 @@ class Outputs:
         return known
 
     def stamped(self, path: str, digest: str, size: int) -> Stamped:
-        current = self.stamp(path) or Stamp(-1, -1, -1)
-        return Stamped(current.mtime_ns, size, current.ino, digest)
+        current = self.stamp(path) or Stamp(-1, -1, -1, -1)
+        return Stamped(current.mtime_ns, size, current.ino, current.ctime_ns, digest)
 
     def write(self, path: str, data: bytes, digest: str) -> None:
         self.stamp(path)  # the file and its folder looked at, once
@@ -143,4 +143,4 @@ class Outputs:
 
 
 def _same(current: Stamp, recorded: Stamped) -> bool:
-    return recorded.same_stamp(current.mtime_ns, current.size, current.ino)
+    return recorded.same_stamp(current.as_list())

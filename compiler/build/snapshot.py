@@ -163,6 +163,7 @@ def _matches(path: str, recorded: list[Any] | None) -> bool:
         and st.st_mtime_ns == recorded[0]
         and st.st_size == recorded[1]
         and st.st_ino == recorded[2]
+        and st.st_ctime_ns == recorded[3]
     )
 
 
@@ -192,7 +193,7 @@ def take(
     for record in records:
         sets[record.target] += 1
         for path, stamped in record.outputs.items():
-            outputs[record.target][path] = stamped.to_list()[:3]
+            outputs[record.target][path] = stamped.to_list()[:4]
     return {
         "version": __version__,
         "manifest": manifest,
@@ -256,8 +257,8 @@ def local_known(snap: dict[str, Any] | None) -> dict[str, tuple[Stamp, str]]:
 
     known = {}
     for display, rec in (snap or {}).get("local", {}).items():
-        if isinstance(rec, list) and len(rec) == 4 and isinstance(rec[3], str):
-            known[display] = (Stamp(rec[0], rec[1], rec[2]), rec[3])
+        if isinstance(rec, list) and len(rec) == 5 and isinstance(rec[4], str):
+            known[display] = (Stamp(*rec[:4]), rec[4])
     return known
 
 
@@ -308,4 +309,4 @@ def trusted(current: Stamp | None, digest: str | None, started_ns: int) -> list[
     if current is None:
         return None
     mtime = current.mtime_ns if settled(current, started_ns) else -1
-    return [mtime, current.size, current.ino, digest]
+    return [mtime, current.size, current.ino, current.ctime_ns, digest]

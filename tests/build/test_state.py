@@ -152,15 +152,39 @@ def test_a_foreign_or_corrupt_log_means_a_full_rebuild_with_a_warning(built, hot
     assert "0 rebuilt" in text
 
 
-def test_a_log_of_the_version_before_is_rewritten_in_this_one_without_a_rebuild(built, hotplex):
-    """A v4 log (hotplex before the closing indexed each job's record line) holds the same
-    records: the first build reads them, finds every set current and rewrites the log in this
-    version, saying nothing; the build after it is a no-op again."""
+def _without_ctimes(record: dict) -> dict:
+    """A log line as hotplex before v6 wrote it: each stamp without its ctime (the fourth value
+    of ``[mtime_ns, size, inode, ctime_ns, digest]``; an output's in the snapshot has no digest)."""
+    for job in [record, *record.get("reports", [])]:
+        for stamp in job.get("outputs", {}).values():
+            del stamp[3]
+    snap = record.get("snapshot", {})
+    for table in ("files", "dirs", "sources", "package", "local"):
+        for stamp in snap.get(table, {}).values():
+            if stamp is not None:
+                del stamp[3]
+    for paths in snap.get("outputs", {}).values():
+        for stamp in paths.values():
+            del stamp[3]
+    return record
+
+
+@pytest.mark.parametrize("version", [5, 4])
+def test_a_log_of_a_version_before_is_rewritten_in_this_one_without_a_rebuild(
+    built, hotplex, version
+):
+    """A v5 log (stamps without the ctime) or a v4 one (nor the closing's index of each job's
+    record line) holds the same records: the first build reads them, hashes each file once more
+    (no stamp of it can vouch), finds every set current and rewrites the log in this version,
+    saying nothing; the build after it is a no-op again."""
     path = state_log.log_path(built)
     lines = log_lines(built)
-    reports = json.loads(lines[-3])
-    del reports["records"]
-    lines[0], lines[-3] = "# hotplex log v4", json.dumps(reports, separators=(",", ":"))
+    for number in range(1, len(lines) - 1):
+        record = _without_ctimes(json.loads(lines[number]))
+        if version == 4:
+            record.pop("records", None)
+        lines[number] = json.dumps(record, separators=(",", ":"))
+    lines[0] = f"# hotplex log v{version}"
     path.write_text("\n".join(lines), encoding="utf-8")
     before = mtimes(built)
     report, stderr = build_json(hotplex, built)
@@ -171,6 +195,11 @@ def test_a_log_of_the_version_before_is_rewritten_in_this_one_without_a_rebuild(
     assert load_closing(built) is not None
     assert "0 rebuilt, 6 up to date" in hotplex("-C", str(built), "build").stdout
     assert set(state_log.load(built).jobs) == JOBS
+    assert all(
+        -1 not in s.to_list()
+        for j in state_log.load(built).jobs.values()
+        for s in j.outputs.values()
+    )
 
 
 def test_a_log_that_is_not_utf8_is_a_warning_too(built, hotplex):
@@ -262,7 +291,8 @@ def job(name: str) -> dict:
         "keys": {},
         "inputs": {},
         "variables": {},
-        "outputs": {f"dist/{name}/prompt.xml": [2, 10, 1, "ab" * 32]},  # mtime, size, ino, sha
+        # mtime, size, inode, ctime, sha256
+        "outputs": {f"dist/{name}/prompt.xml": [2, 10, 1, 4, "ab" * 32]},
         "truncations": [],
         "warnings": [],
         "sizes": [],
@@ -275,10 +305,10 @@ def test_load_without_a_log_is_an_empty_state(tmp_path):
 
 
 def test_the_snapshot_counts_only_as_the_last_record(tmp_path):
-    snapshot = {"snapshot": {"files": {"a.md": [1, 2, 3, "d"], "b.md": None}}}
+    snapshot = {"snapshot": {"files": {"a.md": [1, 2, 3, 4, "d"], "b.md": None}}}
     write_log(tmp_path, job("cc/default"), snapshot)
     state = state_log.load(tmp_path)
-    assert state.snapshot is not None and state.files == {"a.md": Stamped(1, 2, 3, "d")}
+    assert state.snapshot is not None and state.files == {"a.md": Stamped(1, 2, 3, 4, "d")}
     write_log(tmp_path, job("cc/default"), snapshot, job("cc/slack"))
     assert state_log.load(tmp_path).snapshot is None
     write_log(tmp_path, job("cc/default"), snapshot, {"forget": "cc/default"})

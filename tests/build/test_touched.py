@@ -65,7 +65,7 @@ def built_sets(output: list[str]) -> set[str]:
 def closing(root: Path) -> tuple[list, list, dict]:
     """The reports, the index of their readers and the snapshot the log's closing holds (a
     delta closing merged into the full one it follows), without what differs between two
-    folders (mtimes, inodes, hotplex's own files, where the records are in the log and the
+    folders (mtimes, inodes, ctimes, hotplex's own files, where the records are in the log and the
     length of the live records)."""
     last = load_closing(root)
     assert last is not None
@@ -73,8 +73,8 @@ def closing(root: Path) -> tuple[list, list, dict]:
     assert line is not None
     reports, readers, snap = last.job_reports(), line.readers, dict(last.snapshot)
     for report in reports:
-        report["outputs"] = {p: [s[1], s[3]] for p, s in report["outputs"].items()}
-    snap["files"] = {p: rec and [rec[1], rec[3]] for p, rec in snap["files"].items()}
+        report["outputs"] = {p: [s[1], s[4]] for p, s in report["outputs"].items()}
+    snap["files"] = {p: rec and [rec[1], rec[4]] for p, rec in snap["files"].items()}
     snap["outputs"] = {t: {p: s[1] for p, s in o.items()} for t, o in snap["outputs"].items()}
     for table in ("dirs", "sources"):
         snap[table] = sorted(p for p, rec in snap[table].items() if rec is not None)

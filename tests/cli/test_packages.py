@@ -537,9 +537,9 @@ def test_a_tampered_or_missing_cache(tmp_path, upstream, cache):
 
 @pytest.mark.parametrize("frozen", ["--frozen", "[project] frozen"])
 def test_a_frozen_no_op_build_hashes_every_cached_file_again(tmp_path, upstream, cache, frozen):
-    """A cached file rewritten with its size, modification time and inode kept: a plain no-op
-    build trusts the stamps (it stays a few stat calls); a frozen one hashes each file again. With
-    `[project] frozen = true` the no-op path used to pass it."""
+    """A cached file rewritten with its size, modification time and inode kept: its ctime moved,
+    so a plain build hashes it again and refuses it, and a frozen one hashes each file again
+    anyway. With `[project] frozen = true` the no-op path used to pass it."""
     upstream.commit({"rules.md": "Pinned.\n"}, tag="v1")
     root = project(tmp_path, upstream)
     if frozen.startswith("["):
@@ -560,11 +560,8 @@ def test_a_frozen_no_op_build_hashes_every_cached_file_again(tmp_path, upstream,
         same_inode.write(b"Evil!!!\n")
     os.utime(blob, ns=(old, old))
     plain = run(root, cache, "build")
-    if not flag:  # the manifest's frozen holds for every build
-        assert plain.status == 1, plain.stdout
-        assert "do not match the digest hotplex.lock pins" in plain.stderr
-    else:
-        assert "0 rebuilt, 1 up to date" in plain.stdout  # the stamps vouch: no hashing
+    assert plain.status == 1, plain.stdout
+    assert "do not match the digest hotplex.lock pins" in plain.stderr
     for command in ("build", "check"):
         failed = run(root, cache, command, *flag)
         assert failed.status == 1, failed.stdout
