@@ -27,6 +27,12 @@ MAX_FILES = 1000
 INLINE_PARSE = 32 * 1024
 
 
+# Past the body limit the connection closes after the answer: a client that waited for
+# "100 Continue" still has its body to send, which would be read as the next request. A body in
+# a coding not read is answered with the one that is (RFC 9110 §15.5.16).
+_HEADERS = {413: {"Connection": "close"}, 415: {"Accept-Encoding": "identity"}}
+
+
 class BadRequest(Exception):
     """A request refused before the service sees it, with the place of what is wrong in it."""
 
@@ -36,9 +42,7 @@ class BadRequest(Exception):
         super().__init__(message)
         self.status = status
         self.error = HotplexError.single(message, where, hint)
-        # Past the body limit the connection closes after the answer: a client that waited for
-        # "100 Continue" still has its body to send, which would be read as the next request.
-        self.headers = {"Connection": "close"} if status == 413 else None
+        self.headers = _HEADERS.get(status)
 
     @classmethod
     def of(cls, error: HotplexError) -> BadRequest:
@@ -203,11 +207,18 @@ async def _body(scope: Scope, receive: Receive, limit: int) -> bytes:
     """The body, refused (413) once it passes ``limit`` bytes: from its Content-Length before
     reading, else while it streams in; ``ClientDisconnect`` when the client hangs up first."""
     declared = expects = b""
+    codings = []
     for name, value in scope["headers"]:
         if name == b"content-length":
             declared = value
         elif name == b"expect":
             expects = value
+        elif name in _CODED:
+            codings += [(name, c.strip().lower()) for c in value.split(b",") if c.strip()]
+    coded = [(name, c) for name, c in codings if c not in _CODED[name]]
+    if coded:
+        await _drained(receive)
+        raise _coded(*coded[0])
     if declared.isdigit() and int(declared) > limit:
         # A client waiting for "100 Continue" has sent no body: reading would invite it.
         if expects.lower() != b"100-continue":
@@ -245,6 +256,23 @@ async def _drained(receive: Receive) -> None:
             raise ClientDisconnect()
         if message["type"] == "http.request" and not message.get("more_body", False):
             return
+
+
+# The codings a body may come in, by the header that names them: none but chunked transfer.
+# A body named gzip (or any other) read as it is would be refused as "not UTF-8", or, not
+# really compressed, accepted against what the client said (RFC 9110 §8.4: 415).
+_CODED = {b"content-encoding": (b"identity",), b"transfer-encoding": (b"chunked", b"identity")}
+
+
+def _coded(header: bytes, coding: bytes) -> BadRequest:
+    name = header.decode("ascii").title()
+    return BadRequest(
+        f"the request body is in the {coding.decode('latin-1')!r} coding, which is not read",
+        Span("request", key=name),
+        "send the body as it is (UTF-8 JSON, no compression)",
+        # An unknown transfer coding is 501 (RFC 9112 §6.1), an unknown content coding 415.
+        status=501 if header == b"transfer-encoding" else 415,
+    )
 
 
 def _too_large(limit: int) -> BadRequest:

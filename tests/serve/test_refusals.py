@@ -309,3 +309,30 @@ def test_a_client_that_hangs_up_while_its_refused_body_is_read_out_is_aborted(
     assert metric(server, aborted) == before + 1
     assert 'status="500"' not in server.client.get("/metrics").text
     assert server.client.post("/v1/compile", json=COMPILE).status_code == 200
+
+
+@pytest.mark.parametrize("route", ["/v1/check", "/v1/compile"])
+@pytest.mark.parametrize(
+    ("header", "status"),
+    [("Content-Encoding: gzip", 415), ("Transfer-Encoding: gzip, chunked", 501)],
+)
+def test_a_body_in_a_coding_not_read_is_refused_not_read_as_it_is(
+    server: Server, route: str, header: str, status: int
+) -> None:
+    """A body said to be compressed is refused, though it is plain JSON (adversary11 D1): read
+    as it is, a real gzip body would be "not UTF-8" and a plain one taken against its header."""
+    body = json.dumps(CHECK if route == "/v1/check" else COMPILE).encode()
+    framed = body if header.startswith("Content") else b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+    length = f"Content-Length: {len(body)}\r\n" if header.startswith("Content") else ""
+    answer_status, headers, answer = _raw(
+        server,
+        f"POST {route} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"{header}\r\n{length}\r\n".encode()
+        + framed,
+    )
+    assert answer_status.split()[1] == str(status).encode(), answer_status
+    assert headers["content-type"] == PROBLEM
+    problem = json.loads(answer)
+    assert "gzip" in problem["detail"], problem
+    if status == 415:
+        assert headers["accept-encoding"] == "identity"
