@@ -16,8 +16,12 @@ _PAGE_HOST = "hotplex.invalid"
 _PLAIN_PAGE = "http://hotplex.invalid/"
 # A URL as a browser takes one for absolute: "//", or a backslash for either slash ("/\\host");
 # or GFM's extended autolink "www.…" (chat apps link it too, and fetch its preview unclicked).
+# A scheme is read at most 64 characters back from its ":": unbounded, a word boundary inside a
+# long run of letters, digits and "+" (a base64 data: URL) read the run to its end from each
+# boundary, the square of its length (adversary12 D13); a longer "scheme" is matched from the
+# "//", which names the same host and query.
 BARE = re.compile(
-    r"(?:(?:\b[A-Za-z][A-Za-z0-9+.-]*:)?[/\\][/\\]|\b(?=www\.))[^\s<>\"'`()\[\]{}|\\^]+",
+    r"(?:(?:\b[A-Za-z][A-Za-z0-9+.-]{0,63}:)?[/\\][/\\]|\b(?=www\.))[^\s<>\"'`()\[\]{}|\\^]+",
     re.ASCII | re.IGNORECASE,
 )
 WWW = re.compile(r"www\.", re.IGNORECASE)

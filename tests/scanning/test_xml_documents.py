@@ -97,6 +97,43 @@ def test_an_entity_expanded_past_the_budget_is_left_unread() -> None:
     assert _rules(document) == ["unread-markup"]
 
 
+@pytest.mark.parametrize(
+    "holder",
+    [
+        ("<text>{}</text>", "{}"),  # text no rule reads (adversary12 D3)
+        ('<g fill="{}"/>', "{}"),  # an attribute no rule reads
+        ("<x:a xmlns:x='urn:x'>{}</x:a>", "{}"),  # an element of a namespace no browser shows
+        ("<text>{}</text>", "<!--{}-->"),  # comments
+        ("<text>{}</text>", "<?x {}?>"),  # processing instructions
+    ],
+)
+@pytest.mark.parametrize("length", [60, 80, 200])
+def test_an_expansion_no_rule_reads_still_counts_and_leaves_the_rest_unread(holder, length):
+    """An entity expanded where nothing is written (text, a foreign element, a comment) costs
+    the reading all the same: past the budget the fetch after it is unread, not passed as
+    clean; 6 to 20 MB from 500 bytes (expat's own bound starts at 8 MiB)."""
+    where, what = holder
+    entities = f'<!ENTITY l0 "{what.format("l" * length)}">' + "".join(
+        f'<!ENTITY l{i} "{f"&l{i - 1};" * 10}">' for i in range(1, 6)
+    )
+    document = (
+        f'<!DOCTYPE s [{entities}<!ENTITY u "{EVIL}">]>'
+        f'<svg xmlns="{SVG}">{where.format("&l5;")}<image href="&u;"/></svg>'
+    )
+    assert not xml_documents.as_html(document.encode()).whole
+    assert _base64_frame("image/svg+xml", document.encode()) == ["unread-markup"]
+
+
+def test_expats_own_bound_on_an_expansion_is_no_error_of_the_document() -> None:
+    """An expansion expat refuses itself (a hundred times its input, past 8 MiB) leaves the
+    rest unread, as the budget does: it is no well-formedness error to read up to."""
+    laughs = '<!ENTITY a0 "lol">' + "".join(
+        f'<!ENTITY a{i} "{f"&a{i - 1};" * 10}">' for i in range(1, 10)
+    )
+    document = f'<!DOCTYPE s [{laughs}]><s xmlns="{SVG}" a="&a9;"/>'
+    assert not xml_documents.as_html(document.encode()).whole
+
+
 def test_a_style_sheet_is_read_past_an_end_tag_inside_it() -> None:
     """``</style>`` in a ``data:`` style sheet or an XML ``<style>``'s text (``&lt;/style>``) is
     CSS, not the end of the HTML ``<style>`` it is read in."""
