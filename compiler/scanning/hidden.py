@@ -31,7 +31,8 @@ recommends), never from a list of example characters:
     a ``Variation_Selector`` is fine only right after a character it varies, in a sequence
     Unicode registered (``variation-sequences.txt``, written by ``.ci/variation-sequences``):
     VS1–VS14 as StandardizedVariants.txt (Unicode 17.0.0) lists them, VS15/VS16 after a
-    character emoji-variation-sequences.txt (Emoji 17.0) names, VS17–VS256 as the Ideographic
+    character emoji-variation-sequences.txt (Emoji 17.0) names (a keycap base, ``0``–``9``,
+    ``#``, ``*``, only before the keycap U+20E3: alone it shows nothing else), VS17–VS256 as the Ideographic
     Variation Database (2022-09-13) registers them (葛 + VS17). Any other is shown as nothing yet
     read by a model: one per visible character is a hidden channel (8 bits after each CJK
     ideograph, 4 after each emoji). A Mongolian free variation selector stays fine once after
@@ -48,6 +49,7 @@ recommends), never from a list of example characters:
     two joining letters (RFC 5892's CONTEXTJ rules, widened to every joining type so the Persian
     plural ``کتاب`` + ZWNJ + ``ها`` passes). The letters and the marks between must be visible:
     ZWJ is join-causing and a zero-width space transparent, yet neither vouches for a ZWNJ.
+    The Mongolian vowel separator is fine between a Mongolian letter and a final A or E.
     The 66 noncharacters (U+FDD0–U+FDEF, U+FFFE, U+10FFFF, …), never to be assigned, too.
 
 Only default-ignorable characters and controls are candidates (bidi controls and tags are
@@ -126,8 +128,15 @@ _INTENDED = (
     # a Mongolian free variation selector after a visible Mongolian character (they are of the
     # script too: one after another would pass, a run of any length)
     r"(?<=[\p{Script=Mongolian}--\p{Default_Ignorable_Code_Point}][\u180B-\u180D\u180F])",
+    # the Mongolian vowel separator, between a letter (maybe varied) and a final A or E it
+    # separates (ᠬᠠᠷ + MVS + ᠠ, "black"): Mongolian spelling (adversary12 D2)
+    r"(?<=[\p{Script=Mongolian}--\p{Default_Ignorable_Code_Point}][\u180B-\u180D\u180F]?"
+    r"\u180E)(?=[\u1820\u1821])",
 )
 # Every other selector is judged by Unicode's registered sequences (``_registered``).
+# The keycap bases: their registered VS15/VS16 change nothing shown but before U+20E3 (a
+# keycap), so "2" + VS16 is the digit, a state per digit a model reads (adversary12 D1).
+_KEYCAP_BASES = frozenset("#*0123456789")
 _SEQUENCES = os.path.join(os.path.dirname(__file__), "variation-sequences.txt")
 
 
@@ -251,7 +260,10 @@ def _rule(text: str, at: int, props: _Properties, directions: _Directions) -> st
             return "bidi-control"
         return None if directions.right_to_left(at) else "bidi-mark"
     if props.selector(char):
-        varies = at > 0 and char in _registered().get(text[at - 1], "")
+        base = text[at - 1] if at > 0 else ""
+        varies = char in _registered().get(base, "")
+        if base in _KEYCAP_BASES:  # a digit, # or * shows a selector only as a keycap's
+            varies = varies and text.startswith("\u20e3", at + 1)
         return None if varies else "variation-selector"
     return "invisible-character"
 

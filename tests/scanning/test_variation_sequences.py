@@ -63,14 +63,22 @@ def test_the_data_names_its_sources_and_versions():
     assert "IVD_Sequences.txt, 2022-09-13" in header
 
 
+KEYCAP = "\u20e3"
+
+
 def test_every_registered_sequence_passes():
-    text = " ".join(base + sel for base, chosen in REGISTERED.items() for sel in sorted(chosen))
+    """Each one, a keycap base's with the keycap it varies a digit, # or * for."""
+    text = " ".join(
+        base + sel + (KEYCAP if base in "#*0123456789" else "")
+        for base, chosen in REGISTERED.items()
+        for sel in sorted(chosen)
+    )
     assert hidden.scan(text) == ()
 
 
 @given(st.characters(), st.sampled_from(SELECTORS))
 def test_an_unregistered_selector_after_any_character_is_a_finding(base, selector):
-    if selector in REGISTERED.get(base, ()):
+    if selector in REGISTERED.get(base, ()) and base not in "#*0123456789":
         assert selector_findings(base + selector) == []
     else:
         found = selector_findings(base + selector)
@@ -95,6 +103,23 @@ def test_a_legitimate_sequence_passes(text):
 @pytest.mark.parametrize("text", ["一\U000e01ef", "😀\ufe00", "😀\ufe05", "😀\ufe0f", "a\ufe0f"])
 def test_a_selector_that_varies_nothing_is_a_finding(text):
     assert [(m.rule, m.chars) for m in hidden.scan(text)] == [("variation-selector", text[-1])]
+
+
+@pytest.mark.parametrize("base", "#*0123456789")
+@pytest.mark.parametrize("selector", ["\ufe0e", "\ufe0f"])
+def test_a_keycap_bases_selector_passes_only_before_the_keycap(base, selector):
+    """Alone, "2" + VS16 shows as "2": a state per digit a model reads (adversary12 D1)."""
+    assert hidden.scan(f"on {base}{selector}{KEYCAP} ok") == ()
+    found = selector_findings(f"on {base}{selector}0 ok")
+    assert [(m.start, m.chars) for m in found] == [(4, selector)]
+
+
+@pytest.mark.parametrize("word", ["ᠬᠠᠷ\u180eᠠ", "ᠨᠤᠮ\u180eᠠ", "ᠭᠡᠷ\u180eᠡ", "ᠬ\u180b\u180eᠠ"])
+def test_the_mongolian_vowel_separator_before_a_final_a_or_e_passes(word):
+    """Mongolian spelling (adversary12 D2); elsewhere it is an invisible character."""
+    assert hidden.scan(f"- {word} ᠮᠣᠷᠢ\n") == ()
+    for stray in ("a\u180eᠠ", "ᠬᠠᠷ\u180e ", "ᠬᠠᠷ\u180eᠢ"):
+        assert [m.rule for m in hidden.scan(stray)] == ["invisible-character"]
 
 
 def test_the_emoji_package_marks_the_same_bases_but_the_keycaps():
