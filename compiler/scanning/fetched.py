@@ -61,6 +61,11 @@ _BY_ELEMENT = {
     "base": ("href",),  # moves every relative URL of the page to its host
 }
 _SRCSETS = ("srcset", "imagesrcset")
+# Attributes read as CSS: style, and SVG's whose url() is fetched (paint, mask…: adversary12 D5).
+_MARKERS = ("marker-start", "marker-mid", "marker-end")
+_CSS_VALUED = frozenset(
+    ("style", "fill", "stroke", "clip-path", "mask", "filter", "cursor", *_MARKERS)
+)
 # SVG animations (SMIL) that set an attribute on load; when it is an address (``href``) of an
 # <image>, <use> or <feImage>, each value it sets is fetched.
 _ANIMATIONS = ("set", "animate")
@@ -288,7 +293,7 @@ class _Collector(HTMLParser):
             if name in wanted or name in _ANY_ELEMENT:
                 for written in _urls_of(name, value):
                     self._add(written, at, end)
-            elif name == "style":
+            elif name in _CSS_VALUED:
                 for written in css_urls(value):
                     self._add(written, at, end)
             elif name == "content" and refresh:

