@@ -216,14 +216,16 @@ async def _body(scope: Scope, receive: Receive, limit: int) -> bytes:
         elif name in _CODED:
             codings += [(name, c.strip().lower()) for c in value.split(b",") if c.strip()]
     coded = [(name, c) for name, c in codings if c not in _CODED[name]]
-    if coded:
-        await _drained(receive)
-        raise _coded(*coded[0])
-    if declared.isdigit() and int(declared) > limit:
-        # A client waiting for "100 Continue" has sent no body: reading would invite it.
+    too_large = declared.isdigit() and int(declared) > limit
+    if coded or too_large:
+        refused = _coded(*coded[0]) if coded else _too_large(limit)
+        # A client waiting for "100 Continue" has sent no body: reading would invite it (the
+        # connection closes after the answer instead; adversary12 D12).
         if expects.lower() != b"100-continue":
             await _drained(receive)
-        raise _too_large(limit)
+        else:
+            refused.headers = {**(refused.headers or {}), "Connection": "close"}
+        raise refused
     chunks = []
     size = 0
     more = True

@@ -336,3 +336,15 @@ def test_a_body_in_a_coding_not_read_is_refused_not_read_as_it_is(
     assert "gzip" in problem["detail"], problem
     if status == 415:
         assert headers["accept-encoding"] == "identity"
+
+
+def test_a_body_in_a_coding_not_read_is_refused_before_100_continue(server: Server) -> None:
+    """No invitation to send a body that would be refused (adversary12 D12)."""
+    status, headers, body = _raw(
+        server,
+        b"POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Content-Encoding: gzip\r\nExpect: 100-continue\r\nContent-Length: 40\r\n\r\n",
+    )
+    assert status.split()[1] == b"415", status
+    assert headers["connection"] == "close"
+    assert json.loads(body)["status"] == 415
