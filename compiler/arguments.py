@@ -292,6 +292,8 @@ def _command_in(argv: list[str]) -> str | None:
             skip = False
         elif arg in ("-C", "-f"):
             skip = True
+        elif arg == "--":  # what follows is an operand, not an option: named in the error
+            return None
         elif arg == "--version":
             return ""  # prints and exits: no command needs its arguments
         elif arg in COMMANDS:

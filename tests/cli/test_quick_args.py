@@ -68,3 +68,13 @@ def test_version_on_a_full_disk_says_so_and_fails():
         done = subprocess.run(["hotplex", "--version"], stdout=full, stderr=subprocess.PIPE)
     assert done.returncode == 1
     assert b"its output could not be written" in done.stderr
+
+
+@pytest.mark.parametrize("argv", [["--", "--version"], ["--", "build"], ["biuld"]], ids=" ".join)
+def test_a_word_that_names_no_command_is_told_the_commands(argv, capsys):
+    """``hotplex -- --version`` listed no command to choose from (adversary12 D10)."""
+    with pytest.raises(SystemExit):
+        arguments.parser(argv).parse_args(argv)
+    told = capsys.readouterr().err
+    assert "invalid choice" in told
+    assert all(f"'{name}'" in told for name in arguments.COMMANDS)
