@@ -28,17 +28,17 @@ recommends), never from a list of example characters:
     Wales), taken from the ``emoji`` package's data. Any other run of tags, however short and
     whatever emoji it follows, is a finding: short runs side by side spell a sentence too.
 ``variation-selector``
-    a ``Variation_Selector`` is fine only right after a character it varies, in a sequence
-    Unicode registered (``variation-sequences.txt``, written by ``.ci/variation-sequences``):
-    VS1–VS14 as StandardizedVariants.txt (Unicode 17.0.0) lists them, VS15/VS16 after a
-    character emoji-variation-sequences.txt (Emoji 17.0) names (a keycap base, ``0``–``9``,
-    ``#``, ``*``, only before the keycap U+20E3: alone it shows nothing else), VS17–VS256 as the Ideographic
-    Variation Database (2022-09-13) registers them (葛 + VS17). Any other is shown as nothing yet
-    read by a model: one per visible character is a hidden channel (8 bits after each CJK
-    ideograph, 4 after each emoji). A Mongolian free variation selector stays fine once after
-    any visible Mongolian character: their registered sequences are being revised (UTN #57;
-    FVS4, encoded in 14.0, has none yet), and real Mongolian text uses more. A second selector
-    in a row is a finding (runs of them encode bytes; a decodable run is shown decoded).
+    a ``Variation_Selector`` is fine only right after a character it varies, in a sequence Unicode
+    registered (``variation-sequences.txt``, written by ``.ci/variation-sequences``): VS1–VS14 as
+    StandardizedVariants.txt (Unicode 17.0.0) lists them, VS15/VS16 after a character
+    emoji-variation-sequences.txt (Emoji 17.0) names (a keycap base, ``0``–``9``, ``#``, ``*``, only
+    before the keycap U+20E3: alone it shows nothing else), VS17–VS256 as the Ideographic Variation
+    Database (2022-09-13) registers them (葛 + VS17). Any other is shown as nothing yet read by a
+    model: one per visible character is a hidden channel (8 bits after each CJK ideograph, 4 after
+    each emoji). A Mongolian free variation selector stays fine once after any visible Mongolian
+    character: their registered sequences are being revised (UTN #57; FVS4, encoded in 14.0, has
+    none yet), and real Mongolian text uses more. A second selector in a row is a finding (runs of
+    them encode bytes; a decodable run is shown decoded).
 ``invisible-character``
     every other ``Default_Ignorable_Code_Point`` (what Unicode says a renderer shows as nothing):
     zero-width space, word joiner, invisible operators, a byte-order mark after the start,

@@ -75,12 +75,22 @@ def test_internal_entities_are_expanded_as_a_browser_expands_them() -> None:
     assert _rules(declared + "&e;</svg>") == ["image-url-data"]
 
 
+def test_an_entity_declared_by_a_parameter_entity_is_expanded() -> None:
+    """``%p;`` in the internal subset declares ``u`` as a browser reads it (adversary12 D4)."""
+    declared = f"<!ENTITY % p \"<!ENTITY u '{EVIL}'>\"> %p;"
+    document = f'<!DOCTYPE s [{declared}]><svg xmlns="{SVG}"><image href="&u;"/></svg>'
+    assert _rules(document) == ["image-url-data"]
+    assert _base64_frame("image/svg+xml", document.encode()) == ["image-url-data"]
+
+
 def test_an_external_entity_is_not_resolved() -> None:
     document = (
         '<!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
         f'<svg xmlns="{SVG}"><style>&x;</style></svg>'
     )
     assert xml_documents.as_html(document.encode()) == ("<svg><style></style></svg>", True)
+    parameter = '<!DOCTYPE svg [<!ENTITY % x SYSTEM "file:///etc/passwd"> %x;]><svg/>'
+    assert xml_documents.as_html(parameter.encode()) == ("", True)
 
 
 def test_an_entity_expanded_past_the_budget_is_left_unread() -> None:
