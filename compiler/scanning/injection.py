@@ -126,11 +126,14 @@ _TOKEN = re.compile(r"<\|/?[\w.:\u2581-]{1,48}\|>|\[/?INST\]|<</?SYS>>|<(?:start
 # comment idiom). A list item's marks ("- ", "1. ", "[ ] ", "<li>") make "System:" a profile's
 # line, not "SYSTEM:". Each run is possessive and each mark starts apart from the others (a "*"
 # before a blank is a list's, before anything else emphasis; a definition's label ends at its
-# first "]", a task box's too): one reading of a margin, linear in its length.
+# first "]", a task box's too): one reading of a margin, linear in its length. A definition's
+# label, destination and title may each start a line of their own (CommonMark 4.7), and the
+# title line still renders as nothing.
 _TAG_ATTRIBUTES = r"(?:[ \t/][^<>\n]{0,200})?>"
 _BARE_MARK = (
     r"[ \t>_]|<!--|#{1,6}(?=[ \t])|\*(?![ \t])"
-    r"|\[[^\[\]\n]{1,999}\]:[ \t]*(?:<[^<>\n]*>|[^\s<]\S*)[ \t]+[\"'(]"
+    r"|\[(?:[^\[\]\n]|\n(?![ \t]*\n)){1,999}\]:[ \t]*\n?[ \t]*(?:<[^<>\n]*>|[^\s<]\S*)"
+    r"(?:[ \t]+|[ \t]*\n[ \t]*)[\"'(]"
     rf"|<(?![lL][iI]\b)/?[A-Za-z][A-Za-z0-9-]{{0,30}}{_TAG_ATTRIBUTES}"
 )
 _LIST_MARK = rf"[-*+](?=[ \t])|\d{{1,9}}[.)](?=[ \t])|\[[ xX]\]|<[lL][iI]{_TAG_ATTRIBUTES}"
