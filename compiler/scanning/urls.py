@@ -19,9 +19,9 @@ _PLAIN_PAGE = "http://hotplex.invalid/"
 # A scheme is read at most 64 characters back from its ":": unbounded, a word boundary inside a
 # long run of letters, digits and "+" (a base64 data: URL) read the run to its end from each
 # boundary, the square of its length (adversary12 D13); a longer "scheme" is matched from the
-# "//", which names the same host and query.
+# "//", which names the same host and query. GFM links "www." after "_" too (emphasis).
 BARE = re.compile(
-    r"(?:(?:\b[A-Za-z][A-Za-z0-9+.-]{0,63}:)?[/\\][/\\]|\b(?=www\.))[^\s<>\"'`()\[\]{}|\\^]+",
+    r"(?:(?:\b[A-Za-z][A-Za-z0-9+.-]{0,63}:)?[/\\][/\\]|(?:\b|(?<=_))(?=www\.))[^\s<>\"'`()\[\]{}|\\^]+",
     re.ASCII | re.IGNORECASE,
 )
 WWW = re.compile(r"www\.", re.IGNORECASE)
