@@ -318,9 +318,8 @@ def kind_of(path: str | os.PathLike[str]) -> int | None:
 def write_atomic(path: Path, data: bytes, mode: int | None = None, durable: bool = False) -> Stamp:
     """Replace ``path`` with ``data`` via a temp file in the same folder and a rename; return
     the new file's stamp (of the temp file, still open, after the rename, which moves its ctime).
-    ``durable``: the
-    bytes and the rename are on the disk before it returns (fsync of the file and its folder),
-    for a write another must never overtake, even through a power cut.
+    ``durable``: the bytes and the rename are on the disk before it returns (fsync of the file
+    and its folder), for a write another must never overtake, even through a power cut.
 
     The new file keeps the mode of the one it replaces (``mode``, when the caller has already
     looked at the file; or the umask's default, like any file the user creates), as a reader of
