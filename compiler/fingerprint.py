@@ -155,7 +155,8 @@ def _unmoved(stamps: dict[str, Stamp]) -> bool:
     if not isinstance(known, dict) or not isinstance(_RECORDED.get("digests"), dict):
         return False
     return known.keys() == stamps.keys() and all(
-        isinstance(known[p], list) and known[p][:4] == s.as_list() for p, s in stamps.items()
+        isinstance(known[p], list) and known[p][: Stamp.WIDTH] == s.as_list()
+        for p, s in stamps.items()
     )
 
 

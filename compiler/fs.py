@@ -53,6 +53,7 @@ class Stamp:
     one can set it back. A touch or chmod moves it too, which only has the file hashed again."""
 
     FIELDS = ("mtime_ns", "size", "ino", "ctime_ns")
+    WIDTH = len(FIELDS)  # its values in a log's or snapshot's list, where the digest follows
     mtime_ns: int
     size: int
     ino: int

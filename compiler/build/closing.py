@@ -33,7 +33,7 @@ from hotplex.build.log import (
     report_records,
 )
 from hotplex.errors import HotplexError
-from hotplex.fs import write_atomic
+from hotplex.fs import Stamp, write_atomic
 
 TYPE_CHECKING = False  # not typing's: this module is the no-op path
 if TYPE_CHECKING:
@@ -236,9 +236,9 @@ def _stamps_of_files(snapshot: dict[str, Any]) -> bool:
         rec is None
         or (
             isinstance(rec, list)
-            and len(rec) == 5
-            and all(type(n) is int for n in rec[:4])
-            and isinstance(rec[4], (str, type(None)))
+            and len(rec) == Stamp.WIDTH + 1
+            and all(type(n) is int for n in rec[: Stamp.WIDTH])
+            and isinstance(rec[Stamp.WIDTH], (str, type(None)))
         )
         for rec in files.values()
     )

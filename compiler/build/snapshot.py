@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from hotplex.build.orphans import entries
-from hotplex.fs import settled, stamp
+from hotplex.fs import Stamp, settled, stamp
 
 TYPE_CHECKING = False  # not typing's: this module is the no-op path
 if TYPE_CHECKING:
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from hotplex.build.closing import Closing
-    from hotplex.fs import Stamp
     from hotplex.manifest.model import Model
     from hotplex.records import JobRecord, JobReport, Outcome
     from hotplex.sources.inputs import Inputs
@@ -193,7 +192,7 @@ def take(
     for record in records:
         sets[record.target] += 1
         for path, stamped in record.outputs.items():
-            outputs[record.target][path] = stamped.to_list()[:4]
+            outputs[record.target][path] = stamped.to_list()[: Stamp.WIDTH]
     return {
         "version": __version__,
         "manifest": manifest,
@@ -251,14 +250,17 @@ def _local_stamps(root: Path, inputs: Inputs, started_ns: int) -> dict[str, list
     return stamps
 
 
+def stamp_and_digest(recorded: list[Any]) -> tuple[Stamp, Any]:
+    """A snapshot's ``[*stamp, digest]`` as the stamp and the digest."""
+    return Stamp(*recorded[: Stamp.WIDTH]), recorded[Stamp.WIDTH]
+
+
 def local_known(snap: dict[str, Any] | None) -> dict[str, tuple[Stamp, str]]:
     """The stamps and digests of the local packages' files the snapshot holds."""
-    from hotplex.fs import Stamp
-
     known = {}
     for display, rec in (snap or {}).get("local", {}).items():
-        if isinstance(rec, list) and len(rec) == 5 and isinstance(rec[4], str):
-            known[display] = (Stamp(*rec[:4]), rec[4])
+        if isinstance(rec, list) and len(rec) == Stamp.WIDTH + 1 and isinstance(rec[-1], str):
+            known[display] = stamp_and_digest(rec)
     return known
 
 

@@ -92,9 +92,9 @@ class _Touched:
         snapshot.remember_package(snap)
         self.model = loading.load(request.root, manifest, cached=True)
         known = {
-            path: (Stamp(*rec[:4]), rec[4])
+            path: snapshot.stamp_and_digest(rec)
             for path, rec in snap["files"].items()
-            if rec is not None and rec[4]
+            if rec is not None and rec[Stamp.WIDTH]
         }
         self.inputs = Inputs.of(self.model, known)[0]
 
@@ -107,7 +107,7 @@ class _Touched:
         files = self.snap["files"]
         changed = {}
         for path in moved:
-            old = files[path][4] if files[path] is not None else None
+            old = files[path][Stamp.WIDTH] if files[path] is not None else None
             new = self.inputs.digest(path)
             if new != old:
                 changed[path] = input_reason(path, old, new)
@@ -311,7 +311,7 @@ class _Touched:
         folders = set()
         for record in records.values():
             for path, stamped in record.outputs.items():
-                outputs[record.target][path] = stamped.to_list()[:4]
+                outputs[record.target][path] = stamped.to_list()[: Stamp.WIDTH]
                 folders.add(posixpath.dirname(path) or ".")
         for folder in folders.intersection(snap["dirs"]):
             snap["dirs"][folder] = snapshot.folder_stamp(root / folder)
