@@ -1,0 +1,120 @@
+"""Where a zero-width joiner (ZWJ) or non-joiner (ZWNJ) changes what is shown, so that it is
+text, not a hidden bit: the hidden-text scan (``hidden.py``) asks here for each one that is not
+between two joining letters (that case is a pattern of its own there).
+
+- a ZWJ inside an emoji ZWJ sequence Unicode recommends (RGI: 👨‍👩‍👧, 🏳️‍🌈), the whole run
+  of emoji it joins being one (``emoji-zwj-sequences.txt``, from the ``emoji`` package);
+  a ZWJ between two other emoji shows them side by side, as without it;
+- a ZWJ or ZWNJ after a virama and before a letter of the virama's script (क्‍ष, half forms;
+  क्‌ष, the virama shown), or after a letter and before a virama of its script (Bengali র‍্য);
+  before a Latin letter or a space it joins nothing;
+- after a Malayalam virama, whatever follows, a ZWJ when the consonant before has a chillu: the
+  chillu as Unicode encoded it before 5.1 (ന്‍ for ൻ), and a ZWNJ: the virama shown, as older
+  Malayalam text writes it at a word's end (ആണ്‌).
+
+A script is told by the first word of a character's Unicode name (DEVANAGARI LETTER KA,
+DEVANAGARI SIGN VIRAMA): Python's ``unicodedata`` has no Script property.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import unicodedata
+from typing import Any
+
+ZWJ = "\u200d"
+ZWNJ = "\u200c"
+_VS16 = "\ufe0f"
+_VIRAMA = 9  # the canonical combining class of a virama
+_MALAYALAM_VIRAMA = "\u0d4d"
+_SEQUENCES = os.path.join(os.path.dirname(__file__), "emoji-zwj-sequences.txt")
+
+
+class Joiners:
+    """The ZWJs and ZWNJs of one text used as Unicode intends (the cases above); the text's
+    runs of emoji joined by ZWJs are found once, when first asked about."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._emoji: tuple[frozenset[int], tuple[int, ...]] | None = None
+
+    def intended(self, at: int) -> bool:
+        """Whether the ZWJ or ZWNJ ``text[at]`` is used as Unicode intends."""
+        text = self.text
+        before = text[at - 1] if at > 0 else ""
+        after = text[at + 1] if at + 1 < len(text) else ""
+        if _virama(before) and _letter(after) and _script(before) == _script(after):
+            return True
+        if _virama(after) and _letter(before) and _script(before) == _script(after):
+            return True
+        if before == _MALAYALAM_VIRAMA and at > 1:
+            return text[at] == ZWNJ or text[at - 2] in _chillu_bases()
+        return text[at] == ZWJ and at in self._emoji_joins()[0]
+
+    def between_other_emoji(self) -> tuple[int, ...]:
+        """Where a ZWJ joins emoji into a run that is no RGI sequence (😀 ZWJ 😀)."""
+        return self._emoji_joins()[1]
+
+    def _emoji_joins(self) -> tuple[frozenset[int], tuple[int, ...]]:
+        if self._emoji is None:
+            self._emoji = _emoji_joins(self.text)
+        return self._emoji
+
+
+def _virama(char: str) -> bool:
+    return char != "" and unicodedata.combining(char) == _VIRAMA
+
+
+def _letter(char: str) -> bool:
+    return char != "" and unicodedata.category(char).startswith("L")
+
+
+def _script(char: str) -> str:
+    return unicodedata.name(char, "").partition(" ")[0]
+
+
+@functools.cache
+def _chillu_bases() -> frozenset[str]:
+    """The consonants of Malayalam's chillus (MALAYALAM LETTER CHILLU NN: NNA)."""
+    names = (unicodedata.name(chr(c), "") for c in range(0x0D00, 0x0D80))
+    return frozenset(
+        unicodedata.lookup(f"MALAYALAM LETTER {name.rpartition(' ')[2]}A")
+        for name in names
+        if name.startswith("MALAYALAM LETTER CHILLU ")
+    )
+
+
+def _emoji_joins(text: str) -> tuple[frozenset[int], tuple[int, ...]]:
+    """Where ``text`` has a ZWJ joining emoji: inside an RGI emoji ZWJ sequence, and not. The
+    whole run of emoji and ZWJs around it is the sequence, VS16s aside (qualified or not, it
+    shows the same; a VS16 is judged on its own)."""
+    sequences = _zwj_sequences()
+    inside: list[int] = []
+    outside: list[int] = []
+    for run in _emoji_runs()(text):
+        written = run.group()
+        joins = inside if written.replace(_VS16, "") in sequences else outside
+        joins.extend(run.start() + i for i, c in enumerate(written) if c == ZWJ)
+    return frozenset(inside), tuple(outside)
+
+
+@functools.cache
+def _emoji_runs() -> Any:
+    """Each run of two or more emoji (a pictograph, maybe modified, maybe VS16'd) joined by ZWJs."""
+    import regex
+
+    emoji = r"\p{Extended_Pictographic}\p{Emoji_Modifier}?\uFE0F?"
+    return regex.compile(rf"{emoji}(?:\u200D{emoji})+", regex.V1).finditer
+
+
+@functools.cache
+def _zwj_sequences() -> frozenset[str]:
+    """Every RGI emoji ZWJ sequence without its VS16s, as ``emoji-zwj-sequences.txt`` lists
+    them (written by ``.ci/emoji-zwj-sequences``); read at the first ZWJ between emoji."""
+    with open(_SEQUENCES, encoding="utf-8") as lines:
+        return frozenset(
+            "".join(chr(int(c, 16)) for c in line.split())
+            for line in lines
+            if not line.startswith("#")
+        )
