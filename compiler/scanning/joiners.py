@@ -18,6 +18,7 @@ DEVANAGARI SIGN VIRAMA): Python's ``unicodedata`` has no Script property.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import os
 import unicodedata
@@ -29,6 +30,15 @@ _VS16 = "\ufe0f"
 _VIRAMA = 9  # the canonical combining class of a virama
 _MALAYALAM_VIRAMA = "\u0d4d"
 _SEQUENCES = os.path.join(os.path.dirname(__file__), "emoji-zwj-sequences.txt")
+# The Indic blocks U+0900–U+0DFF hold one script each (Devanagari … Sinhala): there a joiner
+# between a virama and a letter of the same block is passed by the hidden-text pattern itself,
+# as written here, with no call per joiner (a page of Hindi may hold thousands).
+_BLOCKS = [f"\\u{start:04X}-\\u{start + 0x7F:04X}" for start in range(0x0900, 0x0E00, 0x80)]
+INDIC = tuple(
+    rf"(?<=[[{block}]&&{first}][\u200C\u200D])(?=[[{block}]&&{then}])"
+    for block in _BLOCKS
+    for first, then in ((r"\p{ccc=9}", r"\p{L}"), (r"\p{L}", r"\p{ccc=9}"))
+)
 
 
 class Joiners:
@@ -37,7 +47,7 @@ class Joiners:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._emoji: tuple[frozenset[int], tuple[int, ...]] | None = None
+        self._emoji: tuple[list[tuple[int, int]], list[int]] | None = None
 
     def intended(self, at: int) -> bool:
         """Whether the ZWJ or ZWNJ ``text[at]`` is used as Unicode intends."""
@@ -50,13 +60,17 @@ class Joiners:
             return True
         if before == _MALAYALAM_VIRAMA and at > 1:
             return text[at] == ZWNJ or text[at - 2] in _chillu_bases()
-        return text[at] == ZWJ and at in self._emoji_joins()[0]
+        if text[at] != ZWJ:
+            return False
+        sequences = self._emoji_joins()[0]
+        last = bisect.bisect(sequences, (at, len(text))) - 1
+        return last >= 0 and at < sequences[last][1]
 
-    def between_other_emoji(self) -> tuple[int, ...]:
+    def between_other_emoji(self) -> list[int]:
         """Where a ZWJ joins emoji into a run that is no RGI sequence (😀 ZWJ 😀)."""
         return self._emoji_joins()[1]
 
-    def _emoji_joins(self) -> tuple[frozenset[int], tuple[int, ...]]:
+    def _emoji_joins(self) -> tuple[list[tuple[int, int]], list[int]]:
         if self._emoji is None:
             self._emoji = _emoji_joins(self.text)
         return self._emoji
@@ -85,18 +99,20 @@ def _chillu_bases() -> frozenset[str]:
     )
 
 
-def _emoji_joins(text: str) -> tuple[frozenset[int], tuple[int, ...]]:
-    """Where ``text`` has a ZWJ joining emoji: inside an RGI emoji ZWJ sequence, and not. The
-    whole run of emoji and ZWJs around it is the sequence, VS16s aside (qualified or not, it
-    shows the same; a VS16 is judged on its own)."""
+def _emoji_joins(text: str) -> tuple[list[tuple[int, int]], list[int]]:
+    """The spans of ``text``'s RGI emoji ZWJ sequences, in order, and where it has a ZWJ
+    joining emoji outside them. The whole run of emoji and ZWJs around a ZWJ is the sequence,
+    VS16s aside (qualified or not, it shows the same; a VS16 is judged on its own)."""
     sequences = _zwj_sequences()
-    inside: list[int] = []
+    inside: list[tuple[int, int]] = []
     outside: list[int] = []
     for run in _emoji_runs()(text):
         written = run.group()
-        joins = inside if written.replace(_VS16, "") in sequences else outside
-        joins.extend(run.start() + i for i, c in enumerate(written) if c == ZWJ)
-    return frozenset(inside), tuple(outside)
+        if (written.replace(_VS16, "") if _VS16 in written else written) in sequences:
+            inside.append(run.span())
+        else:
+            outside.extend(run.start() + i for i, c in enumerate(written) if c == ZWJ)
+    return inside, outside
 
 
 @functools.cache
