@@ -120,7 +120,7 @@ _INTENDED = (
     # ZWNJ between two letters that would join, transparent marks aside (RFC 5892's CONTEXTJ:
     # Persian می + ZWNJ + خواهم); after ALEF, which joins nothing after it, it shows nothing
     rf"(?<={_JOINS_AFTER}{_TRANSPARENT}*\u200C)(?={_TRANSPARENT}*{_JOINS_BEFORE})",
-    *joiners.INDIC,  # a joiner between a virama and a letter of its Indic block
+    joiners.INDIC,  # a joiner between a virama and a letter of its Indic block
     # a Mongolian free variation selector after a Mongolian letter (a second one follows a
     # selector, not a letter: never more than one)
     r"(?<=[\p{Script=Mongolian}&&\p{L}][\u180B-\u180D\u180F])",

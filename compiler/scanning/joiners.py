@@ -34,11 +34,12 @@ _SEQUENCES = os.path.join(os.path.dirname(__file__), "emoji-zwj-sequences.txt")
 # between a virama and a letter of the same block is passed by the hidden-text pattern itself,
 # as written here, with no call per joiner (a page of Hindi may hold thousands).
 _BLOCKS = [f"\\u{start:04X}-\\u{start + 0x7F:04X}" for start in range(0x0900, 0x0E00, 0x80)]
-INDIC = tuple(
+_IN_BLOCK = "|".join(
     rf"(?<=[[{block}]&&{first}][\u200C\u200D])(?=[[{block}]&&{then}])"
     for block in _BLOCKS
     for first, then in ((r"\p{ccc=9}", r"\p{L}"), (r"\p{L}", r"\p{ccc=9}"))
 )
+INDIC = rf"(?<=[\u0900-\u0DFF][\u200C\u200D])(?:{_IN_BLOCK})"  # one test for other text
 
 
 class Joiners:
