@@ -11,6 +11,8 @@ between two joining letters (that case is a pattern of its own there).
 - after a Malayalam virama, whatever follows, a ZWJ when the consonant before has a chillu: the
   chillu as Unicode encoded it before 5.1 (ന്‍ for ൻ), and a ZWNJ: the virama shown, as older
   Malayalam text writes it at a word's end (ആണ്‌).
+- a ZWJ after Bengali TA and its virama, whatever follows: KHANDA TA as Unicode encoded it
+  before 4.1 (ত্‍ for ৎ).
 
 A script is told by the first word of a character's Unicode name (DEVANAGARI LETTER KA,
 DEVANAGARI SIGN VIRAMA): Python's ``unicodedata`` has no Script property.
@@ -29,6 +31,7 @@ ZWNJ = "\u200c"
 _VS16 = "\ufe0f"
 _VIRAMA = 9  # the canonical combining class of a virama
 _MALAYALAM_VIRAMA = "\u0d4d"
+_BENGALI_VIRAMA, _BENGALI_TA = "\u09cd", "\u09a4"
 _SEQUENCES = os.path.join(os.path.dirname(__file__), "emoji-zwj-sequences.txt")
 # The Indic blocks U+0900–U+0DFF hold one script each (Devanagari … Sinhala): there a joiner
 # between a virama and a letter of the same block is passed by the hidden-text pattern itself,
@@ -61,6 +64,8 @@ class Joiners:
             return True
         if before == _MALAYALAM_VIRAMA and at > 1:
             return text[at] == ZWNJ or text[at - 2] in _chillu_bases()
+        if before == _BENGALI_VIRAMA and text[at - 2 : at] == _BENGALI_TA + before:
+            return text[at] == ZWJ
         if text[at] != ZWJ:
             return False
         sequences = self._emoji_joins()[0]

@@ -62,6 +62,7 @@ PAYLOADS = {
     "zwj-after-virama-before-another-script": "क्\u200dক",
     "zwj-before-virama-after-latin": "a\u200d्",
     "zwj-after-a-malayalam-consonant-with-no-chillu": "പ്\u200d ",
+    "zwnj-after-bengali-ta-and-virama": "হঠাত্\u200c ",
     "zwnj-after-a-letter-that-joins-nothing-after-it": "دار\u200cو",
 }
 
@@ -88,7 +89,7 @@ ORDINARY = {
     ),
     "arabic": "مرحبا بالعالم، هذه تجربة للنص العربي مع التشكيل: كَتَبَ الطالبُ الدرسَ.",
     "hindi": "हिन्दी: क्\u200dष, क्\u200cष, र्\u200dय, शिक्षा, विज्ञान, द्\u200dव।",
-    "bengali": "বাংলা: র\u200d্যাব, ক্\u200cষ, র\u200d্যাপিড, বিজ্ঞান।",
+    "bengali": "বাংলা: র\u200d্যাব, ক্\u200cষ, র\u200d্যাপিড, বিজ্ঞান, হঠাত্\u200d, হঠাৎ।",
     "malayalam": "അവന്\u200d വന്നു, അവള്\u200d ആണ്\u200c; ക്\u200cക; ഉണ്ട്\u200c. എന്റെ",
     "sinhala": "ශ්\u200dරී ලංකා, ක්\u200dරියා, ව්\u200dයාපාරය, ක\u200d්\u200dව",
     "emoji-families": "👨\u200d👩\u200d👧\u200d👦 👩\u200d👩\u200d👦 🧑\u200d🧑\u200d🧒 👩\u200d👦",
