@@ -23,7 +23,7 @@ from hotplex.values import value
 
 STATE_DIR = ".hotplex"  # the build's own state beside the manifest: this log, the cached model
 TEMP_SUFFIX = ".tmp"
-NAME_MAX = 255  # bytes of one file or folder name, the most Linux, macOS or Windows takes
+NAME_MAX = 255  # bytes (or UTF-16 units) of one file or folder name: the most ext4, APFS, NTFS take
 # Of a temp file's name, what is left for the name it is for: the rest is two dots, the pid
 # (10 digits), a dot, a counter (20) and the suffix.
 _TEMP_ROOM = NAME_MAX - 2 - 10 - 1 - 20 - len(TEMP_SUFFIX)
@@ -140,10 +140,6 @@ def checked_relative(rel: str, span: Span) -> str:
             f"path '{rel}' escapes its folder with '..'", span, hint="keep every file inside it"
         )
     return slashed
-
-
-# The longest file name ext4, APFS, NTFS and the others take (in bytes, or UTF-16 units).
-NAME_MAX = 255
 
 
 def checked_key(key: str, span: Span, what: str) -> str:

@@ -4,8 +4,8 @@ A chat client renders an agent's Markdown to HTML and shows it: every image, sty
 media poster or refresh in that HTML is requested before anyone clicks, so a URL there sends
 what it holds (in its query or its path) to its host. This module reads HTML with the standard
 library's tokenizer (``html.parser``, which decodes character references in attribute values by
-HTML5's rules), CSS with tinycss2 (escapes, comments and ``url()`` as CSS Syntax 3 reads them),
-and resolves each URL as a browser does (``urls.py``).
+HTML5's rules), a style sheet's ``url()`` as ``stylesheets.py`` does, a ``data:`` URL's document
+as ``data_documents.py`` finds it, and resolves each URL as a browser does (``urls.py``).
 
 ``html.parser`` is not HTML5's tree builder: it ends a comment, a CDATA section or a ``<script>``
 where a browser may not (``<!-->`` opens a comment it closes at the next ``-->``; a browser shows
@@ -24,18 +24,15 @@ for the tags they hold, not as JavaScript for what it would fetch.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import bisect
 import collections
 import functools
 import re
-import urllib.parse
 from collections.abc import Iterator
 from html.parser import HTMLParser
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from hotplex.scanning import urls, xml_documents
+from hotplex.scanning import data_documents, stylesheets, urls
 
 # Attributes whose URL any element's rendering fetches (``background`` on body, table, td; SVG's
 # ``href`` on <image>, <use>, <feImage>), and per element those it fetches besides.
@@ -105,11 +102,6 @@ _RAW_RATE = 64
 # How deep documents may nest in attributes (an <iframe srcdoc>'s, a data: URL's) before the
 # guard stops reading: each level escapes the next, so a megabyte nests a thousand deep.
 _NESTED_DOCUMENTS = 8
-# The media types of a data: URL whose document fetches what it names when it loads: HTML, CSS,
-# and those a browser loads with its XML parser (an XML MIME type: text/xml, application/xml,
-# any "+xml" such as SVG's and XHTML's; and XSLT's, whose result elements it shows).
-_HTML_TYPES = ("text/html", "text/css")
-_XML_TYPES = ("text/xml", "application/xml", "text/xsl")
 
 
 # What the page after a piece of HTML may hold that finishes its last tag: a quote of either kind
@@ -164,9 +156,7 @@ class _Readings:
         self.done: set[tuple[int, int]] = set()
         self.clean: list[int] = []
         self.spent = 0  # what the readings read that none read before them
-        # By where a style sheet ends, where a token of one already read began: read from there
-        # on, the CSS tokenizer (which keeps no state between tokens) finds those tokens again.
-        self._tokens: dict[int, set[int]] = collections.defaultdict(set)
+        self._sheets = stylesheets.Known()
 
     def charge(self, read: int, raw: list[tuple[int, int]]) -> None:
         """Count a reading of ``read`` characters, ``raw`` the spans of them it took for raw
@@ -177,32 +167,10 @@ class _Readings:
 
     def stylesheet(self, css: str, base: int) -> list[tuple[str, int]]:
         """Each ``url()`` and string of the style sheet ``css`` (at ``base``) with its offset,
-        but those of the tokens a style sheet read before found (ending where it ends):
-        it is tokenized from its start in pieces growing fourfold until a token begins where
-        one of those began (``css_urls`` is the same reading in one piece)."""
-        if not _has_css_values(css):
-            return []
-        known = self._tokens[base + len(css)]
-        size = _CSS_PIECE
-        while base not in known:
-            piece = css[:size]
-            whole = size >= len(css)
-            # A token that ends this far before the piece's end is one the whole text has too:
-            # the tokenizer looks at most three characters past a token.
-            sure = len(piece) if whole else len(piece) - 8
-            tokens = list(_css_tokens(_css().parse_component_value_list(piece), piece))
-            starts = [at for at, _ in tokens if at <= sure]
-            meets = next((at for at in starts if base + at in known), None)
-            if meets is None and not whole:
-                size *= 4
-                continue
-            stop = len(piece) if meets is None else meets
-            known.update(base + at for at in starts if at < stop)
-            known.add(base)
-            values = [(v, base + at) for at, v in tokens if at < stop and v is not None]
-            self.spent += stop
-            return values
-        return []
+        but those a style sheet read before found (``stylesheets.Known``)."""
+        values, read = self._sheets.read(css, base)
+        self.spent += read
+        return values
 
     def note_unread(self, at: int) -> None:
         self.unread = at if self.unread is None else min(self.unread, at)
@@ -294,7 +262,7 @@ class _Collector(HTMLParser):
                 for written in _urls_of(name, value):
                     self._add(written, at, end)
             elif name in _CSS_VALUED:
-                for written in css_urls(value):
+                for written in stylesheets.urls(value):
                     self._add(written, at, end)
             elif name == "content" and refresh:
                 self._add(refresh_url(value), at, end)
@@ -384,35 +352,10 @@ class _Collector(HTMLParser):
         resolved = urls.resolve(written)
         if resolved is not None:
             self.found.append(Fetch(written, resolved[0], resolved[1], at, end))
-            for document, whole in _data_documents(resolved[0]):  # it loads and fetches
+            for document, whole in data_documents.documents(resolved[0]):  # it loads and fetches
                 if not whole:
                     self._readings.note_unread(at)
                 self._elsewhere(document, at, end)
-
-
-def _data_documents(url: str) -> list[tuple[str, bool]]:
-    """The document a ``data:`` URL holds, as HTML to read (a style sheet in a ``<style>``),
-    when its media type is one that fetches what it names, each with whether it was written
-    whole: an XML document both as HTML and as the HTML its XML reading names
-    (``xml_documents``), wider than either; else none."""
-    if not url.startswith("data:"):
-        return []
-    head, comma, body = url[5:].partition(",")
-    params = [p.strip().lower() for p in head.split(";")]
-    xml = params[0] in _XML_TYPES or params[0].endswith("+xml")
-    if not comma or not (xml or params[0] in _HTML_TYPES):
-        return []
-    data = urllib.parse.unquote_to_bytes(body)
-    if "base64" in params[1:]:
-        data = re.sub(rb"[^A-Za-z0-9+/]", b"", data)
-        try:
-            data = base64.b64decode(data + b"=" * (-len(data) % 4))
-        except binascii.Error:
-            return []
-    text = data.decode("utf-8", "replace")
-    if params[0] == "text/css":
-        return [(xml_documents.raw_text_element("style", text), True)]
-    return [(text, True), xml_documents.as_html(data)] if xml else [(text, True)]
 
 
 def _animates_an_address(attrs: list[tuple[str, str | None]]) -> bool:
@@ -456,45 +399,3 @@ def refresh_url(content: str) -> str:
     if rest[:1] in ("'", '"'):
         rest = rest[1:].split(rest[0], 1)[0]
     return rest.strip()
-
-
-def css_urls(css: str) -> list[str]:
-    """Every ``url()`` of a piece of CSS and every string in it (``@import "…"``,
-    ``image-set("…")``, ``url("…")``): wider than what a browser fetches, never narrower."""
-    if not _has_css_values(css):
-        return []
-    tokens = _css_tokens(_css().parse_component_value_list(css), css)
-    return [value for _, value in tokens if value is not None]
-
-
-# The first piece of a style sheet ``_Readings.stylesheet`` tokenizes.
-_CSS_PIECE = 512
-
-
-def _has_css_values(css: str) -> bool:
-    return "url" in css.casefold() or '"' in css or "'" in css or "\\" in css
-
-
-def _css_tokens(tokens: list[Any], css: str) -> Iterator[tuple[int, str | None]]:
-    """Each token of ``tokens`` (those nested in blocks too, in order) by its offset in
-    ``css``, with its value when it is a ``url()`` or a string."""
-    lines = [0, *(m.end() for m in _NEWLINE.finditer(css))]
-    stack = [iter(tokens)]
-    while stack:
-        token = next(stack[-1], None)
-        if token is None:
-            stack.pop()
-            continue
-        value = token.value if token.type in ("url", "string") else None
-        yield lines[token.source_line - 1] + token.source_column - 1, value
-        for nested in ("arguments", "content"):
-            inner = getattr(token, nested, None)
-            if isinstance(inner, list):
-                stack.append(iter(inner))
-
-
-@functools.cache
-def _css() -> Any:
-    import tinycss2  # only HTML with a style attribute or element needs it
-
-    return tinycss2

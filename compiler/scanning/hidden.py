@@ -44,11 +44,13 @@ recommends), never from a list of example characters:
     zero-width space, word joiner, invisible operators, a byte-order mark after the start,
     fillers, the combining grapheme joiner, the soft hyphen; and every other format character
     (Cf) but the prepended concatenation marks, which show a sign: the interlinear annotation
-    marks (U+FFF9–U+FFFB), the Egyptian hieroglyph format controls. ZWJ is fine inside an emoji ZWJ
-    sequence and next to a virama (canonical combining class 9); ZWNJ next to a virama and between
-    two joining letters (RFC 5892's CONTEXTJ rules, widened to every joining type so the Persian
-    plural ``کتاب`` + ZWNJ + ``ها`` passes). The letters and the marks between must be visible:
-    ZWJ is join-causing and a zero-width space transparent, yet neither vouches for a ZWNJ.
+    marks (U+FFF9–U+FFFB), the Egyptian hieroglyph format controls. ZWJ and ZWNJ are fine only
+    where they change what is shown (``joiners.py``): ZWJ inside an RGI emoji ZWJ sequence, ZWJ
+    or ZWNJ between a virama and a letter of its script, ZWJ making a Malayalam chillu; ZWNJ
+    between two letters that would join (RFC 5892's CONTEXTJ rule: the Persian plural ``کتاب`` +
+    ZWNJ + ``ها``; not after ALEF, which joins nothing after it). The letters and the marks
+    between must be visible: ZWJ is join-causing and a zero-width space transparent, yet neither
+    vouches for a ZWNJ.
     The Mongolian vowel separator is fine between a Mongolian letter and a final A or E.
     The 66 noncharacters (U+FDD0–U+FDEF, U+FFFE, U+10FFFF, …), never to be assigned, too.
 
@@ -71,13 +73,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from hotplex.errors import Lines, Problem, Span, suggest
-from hotplex.scanning.origins import (
-    Allowance,
-    Origin,
-    Places,
-    line_needles,
-    locate,
-)
+from hotplex.scanning import joiners
+from hotplex.scanning.origins import Allowance, Origin, Places, line_needles, locate
 from hotplex.text.memo import cached_for_short_texts
 
 RULES = {
@@ -110,24 +107,23 @@ _SHOWN = 4
 
 # Where a default-ignorable character is used the way Unicode intends, written as the context
 # around it once it is read: each alternative looks back over the character (and its base) and,
-# where it must, ahead. Only characters at default-ignorable positions are ever tested.
+# where it must, ahead. Only characters at default-ignorable positions are ever tested; a ZWJ or
+# ZWNJ that none of them passes is judged by ``joiners`` (emoji, viramas).
 # Visible ones only: ZWJ is join-causing (type C) and most invisible characters transparent (T).
-_JOINING = (
-    r"[[\p{Joining_Type=D}\p{Joining_Type=R}\p{Joining_Type=L}\p{Joining_Type=C}]"
-    r"--\p{Default_Ignorable_Code_Point}]"
-)
-_TRANSPARENT = r"[\p{Joining_Type=T}--\p{Default_Ignorable_Code_Point}]"
-_VIRAMA = r"\p{Canonical_Combining_Class=Virama}"
+_JOINS_AFTER = r"[[\p{Joining_Type=D}\p{Joining_Type=L}\p{Joining_Type=C}]--\p{DI}]"
+_JOINS_BEFORE = r"[[\p{Joining_Type=D}\p{Joining_Type=R}\p{Joining_Type=C}]--\p{DI}]"
+_TRANSPARENT = r"[\p{Joining_Type=T}--\p{DI}]"
 _INTENDED = (
-    # ZWJ between two pictographs of an emoji ZWJ sequence, the first maybe modified or VS16'd
+    # ZWJ between two emoji, the first maybe modified or VS16'd (a run of them that is no RGI
+    # sequence is a finding all the same: ``scan`` reads the runs after, in one pass)
     r"(?<=\p{Extended_Pictographic}[\p{Emoji_Modifier}\uFE0F]?\u200D)(?=\p{Extended_Pictographic})",
-    rf"(?<={_VIRAMA}[\u200C\u200D])",  # ZWJ/ZWNJ after a virama (Indic half forms, conjuncts)
-    rf"(?<=[\u200C\u200D])(?={_VIRAMA})",  # ... or before one
-    # ZWNJ between two joining letters, transparent marks aside (Persian: می + ZWNJ + خواهم)
-    rf"(?<={_JOINING}{_TRANSPARENT}*\u200C)(?={_TRANSPARENT}*{_JOINING})",
-    # a Mongolian free variation selector after a visible Mongolian character (they are of the
-    # script too: one after another would pass, a run of any length)
-    r"(?<=[\p{Script=Mongolian}--\p{Default_Ignorable_Code_Point}][\u180B-\u180D\u180F])",
+    # ZWNJ between two letters that would join, transparent marks aside (RFC 5892's CONTEXTJ:
+    # Persian می + ZWNJ + خواهم); after ALEF, which joins nothing after it, it shows nothing
+    rf"(?<={_JOINS_AFTER}{_TRANSPARENT}*\u200C)(?={_TRANSPARENT}*{_JOINS_BEFORE})",
+    joiners.INDIC,  # a joiner between a virama and a letter of its Indic block
+    # a Mongolian free variation selector after a Mongolian letter (a second one follows a
+    # selector, not a letter: never more than one)
+    r"(?<=[\p{Script=Mongolian}&&\p{L}][\u180B-\u180D\u180F])",
     # the Mongolian vowel separator, between a letter (maybe varied) and a final A or E it
     # separates (ᠬᠠᠷ + MVS + ᠠ, "black"): Mongolian spelling (adversary12 D2)
     r"(?<=[\p{Script=Mongolian}--\p{Default_Ignorable_Code_Point}][\u180B-\u180D\u180F]?"
@@ -201,9 +197,14 @@ def scan(text: str) -> tuple[Match, ...]:
         return ()
     props = _unicode()
     found: list[Match] = []
-    directions = _Directions(text, props)
+    directions, joins = _Directions(text, props), joiners.Joiners(text)
     for run in props.hidden.finditer(text):
-        found.extend(_runs(text, run.start(), run.end(), props, directions))
+        found.extend(_runs(text, run.start(), run.end(), props, directions, joins))
+    if joiners.ZWJ in text:  # and each ZWJ it passed between emoji that are no RGI sequence
+        starts = {m.start for m in found}
+        others = (at for at in joins.between_other_emoji() if at not in starts)
+        found += [Match("invisible-character", at, joiners.ZWJ) for at in others]
+        found.sort(key=lambda m: m.start)
     return tuple(found)
 
 
@@ -226,7 +227,12 @@ class _Directions:
 
 
 def _runs(
-    text: str, start: int, end: int, props: _Properties, directions: _Directions
+    text: str,
+    start: int,
+    end: int,
+    props: _Properties,
+    directions: _Directions,
+    joins: joiners.Joiners,
 ) -> Iterator[Match]:
     """Consecutive flagged characters of one rule become one match."""
     current: tuple[str, int] | None = None
@@ -238,7 +244,7 @@ def _runs(
                 stop += 1
             rule = None if _emoji_tag_sequence(text, at, stop) else "tag-characters"
         else:
-            stop, rule = at + 1, _rule(text, at, props, directions)
+            stop, rule = at + 1, _rule(text, at, props, directions, joins)
         if current is not None and rule != current[0]:
             yield Match(current[0], current[1], text[current[1] : at])
             current = None
@@ -249,9 +255,12 @@ def _runs(
         yield Match(current[0], current[1], text[current[1] : end])
 
 
-def _rule(text: str, at: int, props: _Properties, directions: _Directions) -> str | None:
+def _rule(
+    text: str, at: int, props: _Properties, directions: _Directions, joins: joiners.Joiners
+) -> str | None:
     """The rule a control or a default-ignorable character (not a tag) breaks, or None for a
-    mark on a right-to-left line or a selector in a registered variation sequence."""
+    mark on a right-to-left line, a selector in a registered variation sequence or a joiner
+    where it joins (``joiners``)."""
     char = text[at]
     if unicodedata.category(char) == "Cc":
         return "control-character"
@@ -259,6 +268,8 @@ def _rule(text: str, at: int, props: _Properties, directions: _Directions) -> st
         if unicodedata.bidirectional(char) in _EMBEDDINGS:
             return "bidi-control"
         return None if directions.right_to_left(at) else "bidi-mark"
+    if char in (joiners.ZWJ, joiners.ZWNJ):
+        return None if joins.intended(at) else "invisible-character"
     if props.selector(char):
         base = text[at - 1] if at > 0 else ""
         varies = char in _registered().get(base, "")

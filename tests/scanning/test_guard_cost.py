@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hotplex.scanning import fetched, injection, urls
+from hotplex.scanning import fetched, injection, stylesheets, urls
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -57,13 +57,13 @@ def test_nested_raw_text_is_read_within_the_budget(fed) -> None:
 def styled(monkeypatch) -> list[int]:
     """The length of every style sheet the readings tokenize."""
     pieces: list[int] = []
-    parse = fetched._css().parse_component_value_list
+    parse = stylesheets.tinycss2().parse_component_value_list
 
     def counted(css: str, *args):
         pieces.append(len(css))
         return parse(css, *args)
 
-    monkeypatch.setattr(fetched._css(), "parse_component_value_list", counted)
+    monkeypatch.setattr(stylesheets.tinycss2(), "parse_component_value_list", counted)
     return pieces
 
 

@@ -1,0 +1,89 @@
+"""What a style sheet fetches: every ``url()`` and string of it, each with its offset, read with
+tinycss2 (escapes, comments and ``url()`` as CSS Syntax 3 reads them). Wider than what a browser
+fetches (a string is taken for a URL: ``@import "…"``, ``image-set("…")``), never narrower."""
+
+from __future__ import annotations
+
+import collections
+import functools
+import re
+from collections.abc import Iterator
+from typing import Any
+
+_NEWLINE = re.compile("\n")
+# The first piece of a style sheet ``Known.read`` tokenizes.
+_PIECE = 512
+
+
+def urls(css: str) -> list[str]:
+    """Every ``url()`` of a piece of CSS and every string in it."""
+    if not _has_values(css):
+        return []
+    tokens = _tokens(tinycss2().parse_component_value_list(css), css)
+    return [value for _, value in tokens if value is not None]
+
+
+class Known:
+    """The tokens of the style sheets one piece of HTML already read, so that a style sheet
+    that is the tail of one read before (raw text read again) is read only where it differs."""
+
+    def __init__(self) -> None:
+        # By where a style sheet ends, where a token of one already read began: read from there
+        # on, the CSS tokenizer (which keeps no state between tokens) finds those tokens again.
+        self._tokens: dict[int, set[int]] = collections.defaultdict(set)
+
+    def read(self, css: str, base: int) -> tuple[list[tuple[str, int]], int]:
+        """Each ``url()`` and string of the style sheet ``css`` (at ``base``) with its offset,
+        but those of the tokens a style sheet read before found (ending where it ends), and how
+        much of it was read: it is tokenized from its start in pieces growing fourfold until a
+        token begins where one of those began (``urls`` is the same reading in one piece)."""
+        if not _has_values(css):
+            return [], 0
+        known = self._tokens[base + len(css)]
+        size = _PIECE
+        while base not in known:
+            piece = css[:size]
+            whole = size >= len(css)
+            # A token that ends this far before the piece's end is one the whole text has too:
+            # the tokenizer looks at most three characters past a token.
+            sure = len(piece) if whole else len(piece) - 8
+            tokens = list(_tokens(tinycss2().parse_component_value_list(piece), piece))
+            starts = [at for at, _ in tokens if at <= sure]
+            meets = next((at for at in starts if base + at in known), None)
+            if meets is None and not whole:
+                size *= 4
+                continue
+            stop = len(piece) if meets is None else meets
+            known.update(base + at for at in starts if at < stop)
+            known.add(base)
+            return [(v, base + at) for at, v in tokens if at < stop and v is not None], stop
+        return [], 0
+
+
+def _has_values(css: str) -> bool:
+    return "url" in css.casefold() or '"' in css or "'" in css or "\\" in css
+
+
+def _tokens(tokens: list[Any], css: str) -> Iterator[tuple[int, str | None]]:
+    """Each token of ``tokens`` (those nested in blocks too, in order) by its offset in
+    ``css``, with its value when it is a ``url()`` or a string."""
+    lines = [0, *(m.end() for m in _NEWLINE.finditer(css))]
+    stack = [iter(tokens)]
+    while stack:
+        token = next(stack[-1], None)
+        if token is None:
+            stack.pop()
+            continue
+        value = token.value if token.type in ("url", "string") else None
+        yield lines[token.source_line - 1] + token.source_column - 1, value
+        for nested in ("arguments", "content"):
+            inner = getattr(token, nested, None)
+            if isinstance(inner, list):
+                stack.append(iter(inner))
+
+
+@functools.cache
+def tinycss2() -> Any:
+    import tinycss2  # only HTML with a style attribute or element needs it
+
+    return tinycss2

@@ -1,0 +1,194 @@
+"""ZWJ and ZWNJ: fine only where they change what is shown (an RGI emoji ZWJ sequence, a virama
+beside a letter of its script, two letters that would join); anywhere else each is one hidden
+bit, and a run of them a message (adversary12 D11).
+
+The RGI sequences are read here from the data file itself and from the ``emoji`` package, the
+joining types from ``regex``'s Unicode data, not through the scanner.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import emoji
+import pytest
+import regex
+from hotplex import Project
+from hotplex.scanning import hidden
+from hotplex_testing import REPO, copy_example
+from hypothesis import given
+from hypothesis import strategies as st
+
+ZWJ, ZWNJ, VS16 = "\u200d", "\u200c", "\ufe0f"
+DATA = Path(hidden.__file__).with_name("emoji-zwj-sequences.txt")
+
+
+def listed() -> list[str]:
+    return [
+        "".join(chr(int(c, 16)) for c in line.split())
+        for line in DATA.read_text(encoding="utf-8").splitlines()
+        if not line.startswith("#")
+    ]
+
+
+LISTED = listed()
+PICTOGRAPHS = [
+    e for e in emoji.EMOJI_DATA if len(e) == 1 and regex.match(r"\p{Extended_Pictographic}", e)
+]
+
+
+def joiner_findings(text: str) -> list[str]:
+    return [m.chars for m in hidden.scan(text) if m.rule == "invisible-character"]
+
+
+def flagged(text: str, at: int) -> bool:
+    """Whether a finding of ``text`` covers the character at ``at``."""
+    return any(m.start <= at < m.start + len(m.chars) for m in hidden.scan(text))
+
+
+# --- the tester's payloads --------------------------------------------------------------------
+
+PAYLOADS = {
+    "zwj-between-emoji": "- 😀\u200d😀 😂\u200d🤣 ✅\u200d✅\n",
+    "zwj-after-virama-before-latin": "- क्\u200da\n",
+    "zwnj-after-alef": "- ا\u200cا\n",
+    "zwj-between-flags": "🇯🇵\u200d🇯🇵",
+    "family-and-one-more": "👨\u200d👩\u200d👧\u200d👦\u200d👦",
+    "zwj-ending-a-family": "👨\u200d👩\u200d👧\u200d",
+    "zwj-after-virama-at-the-end": "क्\u200d ",
+    "zwj-after-virama-before-another-script": "क्\u200dক",
+    "zwj-before-virama-after-latin": "a\u200d्",
+    "zwj-after-a-malayalam-consonant-with-no-chillu": "പ്\u200d ",
+    "zwnj-after-bengali-ta-and-virama": "হঠাত্\u200c ",
+    "zwnj-after-a-letter-that-joins-nothing-after-it": "دار\u200cو",
+}
+
+
+@pytest.mark.parametrize("name", list(PAYLOADS))
+def test_a_joiner_that_changes_nothing_shown_is_a_finding(name):
+    assert joiner_findings(PAYLOADS[name]), name
+
+
+def test_the_testers_payload_is_blocked_by_check(tmp_path):
+    project = Project.load(copy_example(tmp_path))
+    report = project.check({"MEMORY.md": "".join(PAYLOADS.values())})
+    assert not report.ok
+    assert {f.rule for f in report.findings} == {"invisible-character"}
+
+
+# --- ordinary text ----------------------------------------------------------------------------
+
+ORDINARY = {
+    "persian": (
+        "من می\u200cخواهم این کتاب\u200cها را بخوانم. نمی\u200cدانم آن\u200cها کجا هستند؛"
+        " به\u200cعنوان برنامه\u200cریزی، تصمیم\u200cگیری و پیش\u200cبینی هم\u200cاکنون"
+        " می\u200cآید. ویژگی\u200cهای خانه\u200cها بی\u200cنظیر است."
+    ),
+    "arabic": "مرحبا بالعالم، هذه تجربة للنص العربي مع التشكيل: كَتَبَ الطالبُ الدرسَ.",
+    "hindi": "हिन्दी: क्\u200dष, क्\u200cष, र्\u200dय, शिक्षा, विज्ञान, द्\u200dव।",
+    "bengali": "বাংলা: র\u200d্যাব, ক্\u200cষ, র\u200d্যাপিড, বিজ্ঞান, হঠাত্\u200d, হঠাৎ।",
+    "malayalam": "അവന്\u200d വന്നു, അവള്\u200d ആണ്\u200c; ക്\u200cക; ഉണ്ട്\u200c. എന്റെ",
+    "sinhala": "ශ්\u200dරී ලංකා, ක්\u200dරියා, ව්\u200dයාපාරය, ක\u200d්\u200dව",
+    "emoji-families": "👨\u200d👩\u200d👧\u200d👦 👩\u200d👩\u200d👦 🧑\u200d🧑\u200d🧒 👩\u200d👦",
+    "emoji-professions": (
+        "👩\u200d⚕\ufe0f 👨🏽\u200d🚀 🧑\u200d🍳 🧑🏿\u200d💻 👮\u200d♀\ufe0f 🤷🏾\u200d♂\ufe0f"
+        " 🏃🏾\u200d♀\ufe0f\u200d➡\ufe0f 🧑🏻\u200d❤\ufe0f\u200d💋\u200d🧑🏼"
+    ),
+    "emoji-objects-and-animals": "❤\ufe0f\u200d🔥 🐦\u200d🔥 🍋\u200d🟩 🐻\u200d❄\ufe0f 😶\u200d🌫",
+    "flags": "🏳\ufe0f\u200d🌈 🏳\ufe0f\u200d⚧\ufe0f 🏴\u200d☠\ufe0f 🇯🇵 🇮🇳",
+    "keycaps": "1\ufe0f⃣ #\ufe0f⃣ *\ufe0f⃣ 9⃣",
+    "two-sequences-side-by-side": "👩\u200d👩\u200d👧👨\u200d👩\u200d👧",
+}
+
+
+@pytest.mark.parametrize("name", list(ORDINARY))
+def test_ordinary_text_is_no_finding(name):
+    assert hidden.scan(ORDINARY[name]) == ()
+
+
+def test_every_listed_sequence_passes_qualified_or_not():
+    qualified = [e for e in emoji.EMOJI_DATA if ZWJ in e]
+    assert hidden.scan(" ".join(LISTED)) == ()
+    assert hidden.scan(" ".join(qualified)) == ()
+
+
+@given(st.sampled_from(PICTOGRAPHS), st.sampled_from(PICTOGRAPHS))
+def test_a_zwj_between_two_emoji_passes_only_in_a_listed_sequence(first, second):
+    text = f"a {first}{ZWJ}{second} b"
+    listed_pair = (first + ZWJ + second).replace(VS16, "") in LISTED
+    assert (joiner_findings(text) == []) == listed_pair
+
+
+def test_a_long_run_of_joined_emoji_is_one_finding_a_zwj():
+    text = "😀" + (ZWJ + "😀") * 5000
+    assert joiner_findings(text) == [ZWJ] * 5000
+
+
+# The viramas of the nine Indic scripts of the BMP, each at xx4D of its block (KA at xx15).
+VIRAMAS = [chr(c) for c in range(0x094D, 0x0E00, 0x80) if unicodedata.combining(chr(c)) == 9]
+
+
+@given(st.sampled_from(VIRAMAS), st.sampled_from([ZWJ, ZWNJ]), st.characters())
+def test_after_a_virama_a_joiner_passes_only_before_a_letter_of_its_script(virama, joiner, after):
+    """Malayalam aside: there a ZWJ after KA and its virama is the chillu ൿ, a ZWNJ the virama
+    shown, whatever follows."""
+    text = chr(ord(virama) - 0x4D + 0x15) + virama + joiner + after
+    script = unicodedata.name(virama).split()[0]
+    ours = after.isalpha() and unicodedata.name(after, "").split(" ")[0] == script
+    assert flagged(text, 2) != (ours or script == "MALAYALAM")
+
+
+# Join-causing (C): TATWEEL, which joins on both sides.
+JOINS_AFTER = regex.compile(r"\p{Joining_Type=D}|\p{Joining_Type=L}|\p{Joining_Type=C}")
+JOINS_BEFORE = regex.compile(r"\p{Joining_Type=D}|\p{Joining_Type=R}|\p{Joining_Type=C}")
+ARABIC = [c for c in map(chr, range(0x0620, 0x064B)) if c.isalpha()]
+
+
+@given(st.sampled_from(ARABIC), st.sampled_from(ARABIC))
+def test_a_zwnj_passes_only_between_two_letters_that_would_join(first, second):
+    """RFC 5892's CONTEXTJ rule: the letter before joins after it, the one after joins before."""
+    would_join = JOINS_AFTER.match(first) and JOINS_BEFORE.match(second)
+    assert (joiner_findings(first + ZWNJ + second) == []) == bool(would_join)
+
+
+# --- the data ---------------------------------------------------------------------------------
+
+
+def test_the_data_names_its_source_and_every_line_is_an_rgi_zwj_sequence():
+    header = DATA.read_text(encoding="utf-8").splitlines()[1]
+    assert "emoji package 2.16.0 (Emoji 17.0)" in header
+    known = {e.replace(VS16, "") for e in emoji.EMOJI_DATA if ZWJ in e}
+    assert set(LISTED) <= known and len(LISTED) == len(set(LISTED)) > 1500
+
+
+def test_the_generator_gives_back_the_committed_data():
+    """The committed file is the generator's output with the package version it names."""
+    if emoji.__version__ != "2.16.0":
+        pytest.skip(f"emoji {emoji.__version__} installed, the data is from 2.16.0")
+    written = subprocess.run(
+        [sys.executable, str(REPO / ".ci" / "emoji-zwj-sequences")],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert written == DATA.read_text(encoding="utf-8")
+
+
+def test_the_emoji_package_is_not_imported_for_a_zwj():
+    script = (
+        "import sys\n"
+        "from hotplex.scanning import hidden\n"
+        "assert hidden.scan('👨\\u200d👩\\u200d👧 😀\\u200d😀') != ()\n"
+        "assert 'emoji' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)
+
+
+def test_outside_the_indic_blocks_the_script_is_told_by_the_names():
+    """Khmer's COENG (a virama, U+17D2) and Tai Tham's SAKOT: read by ``joiners``, not the
+    pattern's Indic blocks."""
+    assert not flagged("ក្\u200dក", 2) and not flagged("ᨠ᩠\u200cᨠ", 2)
+    assert flagged("ក្\u200da", 2) and flagged("ᨠ᩠\u200cक", 2)
