@@ -39,12 +39,30 @@ class Served:
     sums: Mapping[str, str]  # each file's sha256, by path, as the set's digest lists them
     stale: HotplexError | None = None  # why the last good artifact is served instead
     warnings: tuple[str, ...] = ()  # the project's, as `hotplex build` prints them
+    # A per-user compile's base artifact, compiled beside it: each file the two hold byte for
+    # byte the same (most but the primary) is hashed, and written into the answer, once for
+    # every user of that base artifact, not once a call (``compile_route.answer``).
+    base: Served | None = attrs.field(default=None, eq=False, repr=False)
+    # Each file's entry of the answer's ``files`` once written, by path: ``base``'s, kept with
+    # the artifact whose bytes they are (a new base artifact is a new ``Served``).
+    entries: dict[str, bytes] = attrs.field(factory=dict, eq=False, repr=False)
 
     @classmethod
-    def of(cls, artifact: Artifact, warnings: tuple[str, ...] = ()) -> Served:
-        """``artifact`` served, each file hashed once: for the set's digest and the answer."""
-        sums = _sums(artifact.files)
-        return cls(artifact, _listed(sums), sums, warnings=warnings)
+    def of(
+        cls, artifact: Artifact, warnings: tuple[str, ...] = (), base: Served | None = None
+    ) -> Served:
+        """``artifact`` served, each file hashed once (for the set's digest and the answer), or
+        not at all when ``base`` holds the same bytes."""
+        sums = {
+            path: base.sums[path] if base is not None and base.holds(path, data) else sha256(data)
+            for path, data in artifact.files.items()
+        }
+        return cls(artifact, _listed(sums), sums, warnings=warnings, base=base)
+
+    def holds(self, path: str, data: bytes) -> bool:
+        """Whether this artifact's file at ``path`` is ``data``, byte for byte."""
+        held = self.artifact.files.get(path)
+        return held is data or held == data
 
 
 def set_digest(files: Mapping[str, bytes]) -> str:

@@ -175,14 +175,19 @@ class _Host:
         await self.app(scope, receive, send)
 
     def _refusal(self, scope: Scope) -> HotplexError | None:
-        for header in self.ONCE:
-            count = sum(name == header for name, _value in scope["headers"])
-            if count > 1:
-                return HotplexError.single(f"given {count} times: which is meant?", _header(header))
+        # One pass over the headers for the three (each request pays it); counted on a repeat.
+        found = [(name, value) for name, value in scope["headers"] if name in self.ONCE]
+        headers = dict(found)
+        if len(headers) < len(found):
+            for header in self.ONCE:
+                count = sum(name == header for name, _value in found)
+                if count > 1:
+                    return HotplexError.single(
+                        f"given {count} times: which is meant?", _header(header)
+                    )
         if self.names is None or scope["path"] in OPEN_PATHS:
             return None
         hint = "without --token-file, this server answers its own address and loopback names"
-        headers = dict(scope["headers"])
         host = headers.get(b"host", b"").decode("latin-1")
         if not self._named(host):
             return HotplexError.single(f"{host!r} names another server", _header(b"host"), hint)

@@ -5,8 +5,10 @@ and its head (the ETag, ``Hotplex-Stale``)."""
 from __future__ import annotations
 
 import base64
+import functools
 import inspect
 
+from hotplex.artifact import Artifact
 from hotplex.errors import shown
 from hotplex.findings_shown import findings_json
 from hotplex.json_writer import json_string_bytes, json_text
@@ -115,14 +117,22 @@ def artifact_json(served: Served) -> dict[str, object]:
 
 def _about(served: Served) -> dict[str, object]:
     """The keys of ``artifact_json`` before the primary file's text."""
-    artifact = served.artifact
-    return {
-        "target": artifact.target,
-        "worker": artifact.worker,
-        "platform": artifact.platform,
-        "path": artifact.path,
-        "sha256": served.digest,
-    }
+    return dict(zip(ABOUT_KEYS, (*_job(served.artifact), served.digest), strict=True))
+
+
+ABOUT_KEYS = ("target", "worker", "platform", "path", "sha256")
+
+
+def _job(artifact: Artifact) -> tuple[str | None, ...]:
+    """What ``_about`` says of the job (the same for each of its answers): all but the digest."""
+    return (artifact.target, artifact.worker, artifact.platform, artifact.path)
+
+
+@functools.lru_cache(maxsize=256)
+def _head(job: tuple[str | None, ...]) -> bytes:
+    """The answer's bytes up to its digest, written once for the job (``_job``): a few jobs,
+    each named by the manifest; a new name (a renamed target, an edited path) is a new key."""
+    return json_text(dict(zip(ABOUT_KEYS, (*job, ""), strict=True)))[:-2].encode("utf-8")
 
 
 def _notes(served: Served) -> dict[str, object]:
@@ -143,13 +153,16 @@ def answer(served: Served) -> bytes:
     artifact = served.artifact
     primary = json_string_bytes(artifact.files[artifact.path])
     files = b", ".join(
-        _file_bytes(path, data, served.sums[path], primary if path == artifact.path else None)
+        _file_bytes(path, data, served.sums[path], primary)
+        if path == artifact.path
+        else _entry(served, path, data)
         for path, data in artifact.files.items()
     )
     return b"".join(
         (
-            json_text(_about(served))[:-1].encode("utf-8"),
-            b', "text": "',
+            _head(_job(artifact)),
+            served.digest.encode("ascii"),
+            b'", "text": "',
             primary,
             b'", "files": [',
             files,
@@ -157,6 +170,18 @@ def answer(served: Served) -> bytes:
             json_text(_notes(served))[1:].encode("utf-8"),
         )
     )
+
+
+def _entry(served: Served, path: str, data: bytes) -> bytes:
+    """A file's entry of the answer (not the primary's): the one written for the base artifact
+    when it holds the same bytes, else written now."""
+    base = served.base
+    if base is None or not base.holds(path, data):
+        return _file_bytes(path, data, served.sums[path], None)
+    held = base.entries.get(path)
+    if held is None:
+        held = base.entries[path] = _file_bytes(path, data, base.sums[path], None)
+    return held
 
 
 def _file_about(path: str, data: bytes, sum_: str) -> dict[str, object]:

@@ -173,7 +173,7 @@ class Service(ThreadedCalls, LearningCalls, Watching):
             tries += 1
         metrics.labelled(metrics.COMPILES, "overlay", "ok").inc()
         warnings = await self._project_warnings()
-        return Served.of(compiled, warnings)
+        return Served.of(compiled, warnings, served)
 
     def _overlaid(
         self,

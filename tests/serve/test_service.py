@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from hotplex.api import Artifact
 from hotplex.errors import HotplexError
-from hotplex.json_writer import json_text
+from hotplex.fs import sha256
+from hotplex.json_writer import json_string_bytes, json_text
 from hotplex.serve import compile_route, threaded
 from hotplex.serve.answers import Abandoned, Fault, Refused, Served, set_digest
 from hotplex.serve.service import Service
@@ -145,6 +146,71 @@ def test_an_answer_escapes_the_text_once_into_the_bytes_of_the_whole_render(text
     assert compile_route.answer(served) == json_text(compile_route.artifact_json(served)).encode(
         "utf-8"
     )
+
+
+def test_a_per_user_answer_takes_from_its_base_artifact_only_the_files_it_holds_the_same() -> None:
+    """A file of a per-user answer that its base artifact holds byte for byte is hashed and
+    written once for that base artifact (kept with it), then taken as it is; one that differs
+    is not, nor is anything of a base artifact rebuilt since: each answer is the whole render
+    of its own artifact."""
+
+    def artifact(files: dict[str, bytes]) -> Artifact:
+        text = files["dist/cc/prompt.xml"].decode()
+        return Artifact(
+            "cc", "claude-code", None, "dist/cc/prompt.xml", text, files, (), (), (), "dist/cc"
+        )
+
+    def answered(base: Served) -> bytes:
+        served = Served.of(artifact(user), (), base)
+        assert served.sums == Served.of(artifact(user)).sums
+        assert served.digest == set_digest(user)
+        answer = compile_route.answer(served)
+        assert answer == json_text(compile_route.artifact_json(served)).encode("utf-8")
+        return answer
+
+    base_files = {
+        "dist/cc/prompt.xml": b"base",
+        "dist/cc/a.md": b"same",
+        "dist/cc/b.bin": b"\xff",  # written in base64
+        "dist/cc/c.md": b"old",
+    }
+    user = {**base_files, "dist/cc/prompt.xml": b"user's", "dist/cc/a.md": b"sa" + b"me"}
+    user["dist/cc/c.md"] = b"new"
+    base = Served.of(artifact(base_files))
+    assert answered(base) == answered(base)  # the second from the entry kept
+    assert list(base.entries) == ["dist/cc/a.md", "dist/cc/b.bin"]
+    rebuilt = Served.of(artifact({**base_files, "dist/cc/a.md": b"changed"}))
+    assert b'"same"' in answered(rebuilt)
+    assert list(rebuilt.entries) == ["dist/cc/b.bin"]  # not a.md, changed since
+
+
+def test_a_per_user_answer_after_a_base_file_is_saved_holds_the_files_as_they_are_now(
+    example_copy,
+) -> None:
+    """The files written once for a base artifact are never served for the next one: after a
+    source that the sub-agent's file reads is saved, the next user's answer holds its new
+    bytes, hashed anew, as the whole render of its artifact does."""
+    root = example_copy("basic")
+    service = Service(root, None)
+    overlay = {"MEMORY.md": "- a fact\n"}
+
+    def answered() -> tuple[Served, bytes]:
+        served = asyncio.run(service.compile("cc", "slack", overlay, None))
+        answer = compile_route.answer(served)
+        assert answer == json_text(compile_route.artifact_json(served)).encode("utf-8")
+        return served, answer
+
+    before, _ = answered()
+    answered()  # the sub-agent's entry now kept with the base artifact
+    assert before.base is not None and "dist/cc/slack/subagent.xml" in before.base.entries
+    agents = root / "agent-configs" / "AGENTS.md"
+    agents.write_text(agents.read_text() + "\nAsk before deleting files.\n")
+    _settled_long_ago(agents)
+    after, answer = answered()
+    subagent = after.artifact.files["dist/cc/slack/subagent.xml"]
+    assert subagent != before.artifact.files["dist/cc/slack/subagent.xml"]
+    assert after.sums["dist/cc/slack/subagent.xml"] == sha256(subagent)
+    assert json_string_bytes(subagent) in answer
 
 
 def test_a_per_user_compile_takes_the_base_artifact_from_what_it_read(make_project) -> None:
