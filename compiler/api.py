@@ -25,7 +25,6 @@ from pathlib import Path
 from hotplex.artifact import Artifact
 from hotplex.errors import BuildFailed, Problem
 from hotplex.fs import Stamp, settled
-from hotplex.generated import attrs
 from hotplex.manifest.read import MANIFEST_NAME
 from hotplex.memory.calls import MemoryCalls
 from hotplex.project_calls import GatewayCalls
@@ -240,4 +239,4 @@ def _renamed(record, names: Mapping[str, str]):
     files = record.files
     if names.keys().isdisjoint(files):
         return record
-    return attrs.evolve(record, files=tuple([names.get(f, f) for f in files]))
+    return record.evolved(files=tuple([names.get(f, f) for f in files]))

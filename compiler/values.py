@@ -10,8 +10,11 @@ as a frozen dataclass's do (a ``-j`` worker sends them back).
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, TypeVar
 
     T = TypeVar("T")
@@ -70,3 +73,30 @@ class Record:
             if a.repr
         )
         return f"{type(self).__qualname__.rsplit('>.', 1)[-1]}({shown})"
+
+    def evolved(self: T, **changes: Any) -> T:
+        """``attrs.evolve(self, **changes)`` with every field passed by position, read in one
+        call: a per-user compile copies a few records a call (its sections, the answer's records
+        renamed for the overlay's labels), and ``attrs.evolve`` asks ``attrs.fields`` and reads
+        and passes each by keyword."""
+        cls = type(self)
+        kept = _INIT_FIELDS.get(cls)
+        if kept is None:
+            fields = cls.__attrs_attrs__  # type: ignore[attr-defined]
+            if not all(a.init and not a.kw_only for a in fields):
+                raise TypeError(f"{cls.__name__}'s __init__ takes a field by keyword or not at all")
+            kept = _INIT_FIELDS[cls] = (
+                attrgetter(*(a.name for a in fields)),
+                {a.alias: index for index, a in enumerate(fields)},
+            )
+        read, index = kept
+        values = list(read(self))
+        for name, given in changes.items():
+            if name not in index:
+                raise TypeError(f"{cls.__name__} has no field {name}")
+            values[index[name]] = given
+        return cls(*values)
+
+
+# By attrs record class: its fields read in one call, and each one's place in ``__init__``.
+_INIT_FIELDS: dict[type, tuple[Callable[[Any], tuple[Any, ...]], dict[str, int]]] = {}

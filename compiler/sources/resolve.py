@@ -22,7 +22,6 @@ from hotplex.fs import (
     check_relative,
     confine,
 )
-from hotplex.generated import attrs
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import METACOGNITION_NOTE, HtmlComments, Model, Source
 from hotplex.manifest.vocabulary import LOG_SOURCE, METACOGNITION_TAG
@@ -381,7 +380,7 @@ def _section(resolver: Resolver, source: Source) -> Section | None:
         section = memory_logs.attach(resolver, source, section)
     if section is None:
         return None
-    return attrs.evolve(section, origins=tuple(resolver.written[start:]))
+    return section.evolved(origins=tuple(resolver.written[start:]))
 
 
 def _metacognition(resolver: Resolver, file: str | None, note: str) -> Section:

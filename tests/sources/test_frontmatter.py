@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 from hotplex.errors import HotplexError
-from hotplex.sources.frontmatter import decode, strip
+from hotplex.sources.frontmatter import decode, normalise_newlines, strip
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -109,3 +109,11 @@ def test_a_key_written_twice_is_an_error_at_the_second(block, place):
 def test_a_merge_key_may_repeat_what_it_merges():
     stripped = strip("---\nbase: &b {a: 1}\nover:\n  <<: *b\n  a: 2\n---\n", "F.md")
     assert stripped.meta["over"] == {"a": 2}
+
+
+@given(st.text(alphabet="ab\r\n\u2028", max_size=40))
+def test_line_ends_are_normalised_as_replacing_crlf_then_cr_does(text):
+    """The fast path for a text without a CR is the same answer, the text itself."""
+    normalised = normalise_newlines(text)
+    assert normalised == text.replace("\r\n", "\n").replace("\r", "\n")
+    assert "\r" in text or normalised is text
