@@ -266,7 +266,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     is near: an option before the command that is none of hotplex's, a command after ``--``, a
     misspelt command, an option the command does not have (under the command's own usage).
     argparse alone says "COMMAND is required", "invalid choice: '--'" and the top's usage."""
-    top, commands = _parsers(argv)
+    top, commands = parsers(argv)
     word = _first_word(argv)
     if word == "--":
         top.error(f"argument COMMAND: a command must come before '--' (choose from {_LISTED})")
@@ -296,7 +296,7 @@ def _near(given: str, known: Iterable[str], cutoff: float = 0.6) -> str:
     return f" (did you mean {near[0]!r}?)" if near else ""
 
 
-def _parsers(argv: list[str]) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+def parsers(argv: list[str]) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The parser for ``argv`` and its commands' parsers: the command it names alone (every
     command when it names none or one that is not, for the help)."""
     top = _Parser(

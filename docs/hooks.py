@@ -420,7 +420,7 @@ def cli_page() -> str:
 def _parser() -> argparse.ArgumentParser:
     from hotplex import arguments
 
-    return arguments.parser([])
+    return arguments.parsers([])[0]
 
 
 def _commands(top: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -529,7 +529,7 @@ def _parse_error(argv: list[str]) -> str | None:
     stderr = io.StringIO()
     try:
         with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
-            arguments.parser(argv).parse_args(argv)
+            arguments.parse(argv)
     except SystemExit as exit:
         if exit.code:
             return stderr.getvalue().strip().splitlines()[-1]
