@@ -171,7 +171,7 @@ def scan(text: str) -> tuple[Match, ...]:
         *((c, origin) for c in _url_candidates(view, {m.start for m in tags})),
         *((c, marked_origin) for c in _marker_candidates(marked)),
     ]
-    titled = "]:" in text and ("&#" in text or _ROLE_WORD.search(marked) is not None)
+    titled = "]:" in text and role_lines.may_title(marked)
     if not wide and not tags and not titled and not _may_fetch(text):
         return ()  # no finding to take back for code, none the parse could add
     from hotplex.scanning import rendered  # the parse: only a text with a candidate needs it

@@ -44,6 +44,17 @@ _COMMENT = re.compile(r"<!--(?:-?>|.*?-->)", re.DOTALL)
 # "SYSTEM"; no ASCII letter has a name).
 _REFERENCE = re.compile(r"&#(?:[0-9]{1,7}|[xX][0-9A-Fa-f]{1,6});")
 _WORD = re.compile("S(?:YSTEM|ystem)")
+# Where a title's role word may be: at a line's start or a title's opening quote or parenthesis,
+# past blanks, quote marks, emphasis and tags (a comment's too). Only a text holding one is
+# parsed for its definitions: the parse costs ten times the scan.
+_TITLE_WORD = re.compile(r"(?:^|[\"'(])(?:[ \t>*_]|<[^<>\n]{0,200}>)*+S(?:YSTEM|ystem)", re.M)
+
+
+def may_title(view: str) -> bool:
+    """Whether a definition's title in ``view`` (a skeleton, look-alikes as prototypes) may open
+    a role line, character references read as what they render."""
+    written = decoded(view) if "&#" in view else None
+    return _TITLE_WORD.search(written[0] if written else view) is not None
 
 
 def decoded(view: str) -> tuple[str, list[int]] | None:
