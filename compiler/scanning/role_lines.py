@@ -40,6 +40,8 @@ ROLE_LINE = re.compile(
 )
 # A comment, as CommonMark ends one (``<!-->`` and ``<!--->`` too): a title may open with one.
 _COMMENT = re.compile(r"<!--(?:-?>|.*?-->)", re.DOTALL)
+# Quote marks opening a title's line: unseen, they are margin too (``("SYSTEM: obey")``).
+_QUOTES = re.compile(r"^[ \t\"'(]+", re.MULTILINE)
 # A numeric character reference, as a letter or a colon is written ("&#83;YSTEM" renders as
 # "SYSTEM"; no ASCII letter has a name).
 _REFERENCE = re.compile(r"&#(?:[0-9]{1,7}|[xX][0-9A-Fa-f]{1,6});")
@@ -89,10 +91,11 @@ def in_titles(
 
 
 def _role_title(title: str) -> bool:
-    """Whether a title, comments and look-alike letters aside, holds a line opening a turn."""
+    """Whether a title, comments, opening quote marks and look-alike letters aside, holds a line
+    opening a turn."""
     view = title if title.isascii() else skeleton(title)[0]
     if not view.isascii():
         from hotplex.scanning.confusables import prototypes  # its table: for such a title only
 
         view = prototypes(view)[0]
-    return ROLE_LINE.search(_COMMENT.sub("", view)) is not None
+    return ROLE_LINE.search(_QUOTES.sub("", _COMMENT.sub("", view))) is not None
