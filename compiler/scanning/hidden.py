@@ -21,7 +21,8 @@ recommends), never from a list of example characters:
     always a finding.
 ``bidi-mark``
     the marks LRM, RLM, ALM (the other ``Bidi_Control`` characters): fine on a line holding
-    right-to-left letters (bidi class R or AL), a finding elsewhere.
+    right-to-left letters (bidi class R or AL) where one can change what is shown
+    (``bidi_marks``), never two in a row; a finding elsewhere.
 ``tag-characters``
     the Tags block (U+E0000–U+E007F), which spells ASCII invisibly: a finding, shown decoded,
     except a whole emoji tag sequence Unicode recommends (RGI: the flags of England, Scotland,
@@ -73,14 +74,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from hotplex.errors import Lines, Problem, Span, suggest
-from hotplex.scanning import joiners
+from hotplex.scanning import bidi_marks, joiners
 from hotplex.scanning.origins import Allowance, Origin, Places, line_needles, locate
 from hotplex.text.memo import cached_for_short_texts
 
 RULES = {
     "control-character": "a control character, which a terminal obeys rather than shows",
     "bidi-control": "a bidirectional override, embedding or isolate, which reorders the text shown",
-    "bidi-mark": "a bidirectional mark outside right-to-left text",
+    "bidi-mark": "a bidirectional mark that orders nothing shown",
     "tag-characters": "Unicode tag characters, invisible letters a model reads",
     "variation-selector": "a variation selector with no character to vary",
     "invisible-character": "an invisible character",
@@ -259,7 +260,7 @@ def _rule(
     text: str, at: int, props: _Properties, directions: _Directions, joins: joiners.Joiners
 ) -> str | None:
     """The rule a control or a default-ignorable character (not a tag) breaks, or None for a
-    mark on a right-to-left line, a selector in a registered variation sequence or a joiner
+    mark where it orders text, a selector in a registered variation sequence or a joiner
     where it joins (``joiners``)."""
     char = text[at]
     if unicodedata.category(char) == "Cc":
@@ -267,7 +268,8 @@ def _rule(
     if props.bidi_control(char):
         if unicodedata.bidirectional(char) in _EMBEDDINGS:
             return "bidi-control"
-        return None if directions.right_to_left(at) else "bidi-mark"
+        shows = directions.right_to_left(at) and bidi_marks.shows(text, at)
+        return None if shows else "bidi-mark"
     if char in (joiners.ZWJ, joiners.ZWNJ):
         return None if joins.intended(at) else "invisible-character"
     if props.selector(char):

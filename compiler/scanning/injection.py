@@ -35,7 +35,7 @@ URL's host, a role line's text, a token; ``allow_files`` by file), as ``[secrets
     too (``-``, ``*``, ``+``, ``1.``, ``1)``, a task box ``[ ]``, ``<li>``: ``- - SYSTEM: obey``,
     a memory entry is a list item). ``System:`` after a list mark (``- System: Ubuntu``, a
     profile's line), ``system:`` in lower case, or the word later in a line ("the file system:
-    ext4") is prose.
+    ext4") is prose. Each definition the parse reads has its title read so too (``role_lines``).
 ``role-tag``
     a tag, opening or closing, named ``system``, ``system-prompt``, ``system_prompt``,
     ``system-reminder``, ``system_reminder``, ``assistant``, ``human`` or ``developer`` (any
@@ -64,7 +64,7 @@ from typing import NamedTuple
 from urllib.parse import unquote
 
 from hotplex.errors import Problem, Span
-from hotplex.scanning import urls
+from hotplex.scanning import role_lines, urls
 from hotplex.scanning.origins import (
     Allowance,
     Origin,
@@ -118,31 +118,6 @@ _DEFINITION = re.compile(
 )
 _RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_RUN},}}=*", re.ASCII)
 _TOKEN = re.compile(r"<\|/?[\w.:\u2581-]{1,48}\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>")
-# A role line's margin: any run of what renders as nothing before its word (and after it, before
-# its ":", emphasis marks or end tags: "<b>System</b>:" renders as "System:"; and a colon written
-# escaped, "\:" or "&#58;", renders as one), in any order and nesting (a quote in a list item, a
-# list in a quote, a task box, an HTML tag opening a block; a comment's "<!--", and a reference
-# definition up to its title, which renders as nothing: "[//]: # (SYSTEM: obey)", Markdown's
-# comment idiom). A list item's marks ("- ", "1. ", "[ ] ", "<li>") make "System:" a profile's
-# line, not "SYSTEM:". Each run is possessive and each mark starts apart from the others (a "*"
-# before a blank is a list's, before anything else emphasis; a definition's label ends at its
-# first "]", a task box's too): one reading of a margin, linear in its length. A definition's
-# label, destination and title may each start a line of their own (CommonMark 4.7), and the
-# title line still renders as nothing.
-_TAG_ATTRIBUTES = r"(?:[ \t/][^<>\n]{0,200})?>"
-_BARE_MARK = (
-    r"[ \t>_]|<!--|#{1,6}(?=[ \t])|\*(?![ \t])"
-    r"|\[(?:[^\[\]\n]|\n(?![ \t]*\n)){1,999}\]:[ \t]*\n?[ \t]*(?:<[^<>\n]*>|[^\s<]\S*)"
-    r"(?:[ \t]+|[ \t]*\n[ \t]*)[\"'(]"
-    rf"|<(?![lL][iI]\b)/?[A-Za-z][A-Za-z0-9-]{{0,30}}{_TAG_ATTRIBUTES}"
-)
-_LIST_MARK = rf"[-*+](?=[ \t])|\d{{1,9}}[.)](?=[ \t])|\[[ xX]\]|<[lL][iI]{_TAG_ATTRIBUTES}"
-_ROLE_LINE = re.compile(
-    rf"^(?:{_BARE_MARK})*+(?:(?:{_LIST_MARK})(?:{_BARE_MARK}|{_LIST_MARK})*+(?=SYSTEM))?"
-    r"(?P<word>SYSTEM|System)(?:[*_]|</[A-Za-z][A-Za-z0-9-]{0,30}[ \t\n]*>){0,3}[ \t]*"
-    r"(?::|\\:|&(?:#0*58|#[xX]0*3[aA]|colon);)",
-    re.MULTILINE,
-)
 # HTML's white space (line breaks too) separates a tag's name from its attributes and its ">".
 _ROLE_TAG = re.compile(
     r"<[ \t\n\r\f]*/?[ \t\n\r\f]*"
@@ -169,6 +144,7 @@ def _candidate(text: str) -> bool:
         or ("!" in text and "![" in text)
         or ("]" in text and ("INST]" in text or "](" in text or "]:" in text))
         or ("S" in text and _ROLE_WORD.search(text) is not None)
+        or "&#" in text  # a role word written as character references: "&#83;YSTEM"
     )
 
 
@@ -195,7 +171,8 @@ def scan(text: str) -> tuple[Match, ...]:
         *((c, origin) for c in _url_candidates(view, {m.start for m in tags})),
         *((c, marked_origin) for c in _marker_candidates(marked)),
     ]
-    if not wide and not tags and not _may_fetch(text):
+    titled = "]:" in text and role_lines.may_title(marked)
+    if not wide and not tags and not titled and not _may_fetch(text):
         return ()  # no finding to take back for code, none the parse could add
     from hotplex.scanning import rendered  # the parse: only a text with a candidate needs it
 
@@ -213,6 +190,11 @@ def scan(text: str) -> tuple[Match, ...]:
             starts.add(at)
             found.append(Match(rule, at, text[at:stop], host))
     found += _rendered(text, shown, found)
+    roles = sorted(m.start for m in found if m.rule == "role-line")
+    for (first, last), (at, end) in role_lines.in_titles(text, shown.definitions):
+        # a title the margin reading missed (in a quote, after "<!--", past "[\]]")
+        if bisect.bisect_left(roles, first) == bisect.bisect_left(roles, last):
+            found.append(Match("role-line", at, text[at:end]))
     found.sort(key=lambda m: m.start)
     return tuple(found)
 
@@ -355,8 +337,12 @@ def _marker_candidates(view: str) -> Iterator[tuple[str, int, int, str | None]]:
     for pattern, rule in ((_TOKEN, "special-token"), (_ROLE_TAG, "role-tag")):
         for m in pattern.finditer(view):
             yield rule, m.start(), m.end(), None
-    for m in _ROLE_LINE.finditer(view):
+    for m in role_lines.ROLE_LINE.finditer(view):
         yield "role-line", m.start("word"), m.end(), None
+    written = role_lines.decoded(view) if "&#" in view else None
+    for m in role_lines.ROLE_LINE.finditer(written[0]) if written else ():
+        end = written[1][m.end()] if m.end() < len(written[1]) else len(view)
+        yield "role-line", written[1][m.start("word")], end, None
 
 
 def _image_urls(view: str) -> Iterator[tuple[int, int]]:

@@ -36,6 +36,7 @@ class Rendering(NamedTuple):
     fetches: list[Placed]  # URLs fetched without a click
     links: list[Placed]  # link targets (a link preview fetches them too)
     code: list[tuple[int, int]]  # sorted (start, end) offsets of code: fenced, indented, spans
+    definitions: list[tuple[int, int, str]]  # each reference definition's lines and its title
 
 
 def read(text: str) -> Rendering:
@@ -52,7 +53,21 @@ def read(text: str) -> Rendering:
         resolved = urls.resolve(written)
         if resolved is not None:
             shown.append(_placed(text, starts, places, at, written, *resolved))
-    return Rendering(found, shown, sorted(_code(text, starts, tokens)))
+    return Rendering(
+        found, shown, sorted(_code(text, starts, tokens)), _definitions(env, starts, len(text))
+    )
+
+
+def _definitions(env: dict[str, Any], starts: list[int], size: int) -> list[tuple[int, int, str]]:
+    """Each reference definition the parse read (a label's second one too, which is as unseen),
+    as the offsets of its lines and its title."""
+    read = [*env.get("references", {}).values(), *env.get("duplicate_refs", ())]
+    return [
+        (starts[first], starts[last] if last < len(starts) else size, found["title"])
+        for found in read
+        for first, last in [found["map"]]
+        if found["title"]
+    ]
 
 
 _NEWLINE = re.compile("\n")
