@@ -10,6 +10,7 @@ as a frozen dataclass's do (a ``-j`` worker sends them back).
 
 from __future__ import annotations
 
+import functools
 from operator import attrgetter
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
@@ -80,16 +81,7 @@ class Record:
         renamed for the overlay's labels), and ``attrs.evolve`` asks ``attrs.fields`` and reads
         and passes each by keyword."""
         cls = type(self)
-        kept = _INIT_FIELDS.get(cls)
-        if kept is None:
-            fields = cls.__attrs_attrs__  # type: ignore[attr-defined]
-            if not all(a.init and not a.kw_only for a in fields):
-                raise TypeError(f"{cls.__name__}'s __init__ takes a field by keyword or not at all")
-            kept = _INIT_FIELDS[cls] = (
-                attrgetter(*(a.name for a in fields)),
-                {a.alias: index for index, a in enumerate(fields)},
-            )
-        read, index = kept
+        read, index = _init_fields(cls)
         values = list(read(self))
         for name, given in changes.items():
             if name not in index:
@@ -98,5 +90,13 @@ class Record:
         return cls(*values)
 
 
-# By attrs record class: its fields read in one call, and each one's place in ``__init__``.
-_INIT_FIELDS: dict[type, tuple[Callable[[Any], tuple[Any, ...]], dict[str, int]]] = {}
+@functools.cache
+def _init_fields(cls: type) -> tuple[Callable[[Any], tuple[Any, ...]], dict[str, int]]:
+    """A record class's fields read in one call (a tuple, one field too), and each one's place
+    in ``__init__``."""
+    fields = cls.__attrs_attrs__  # type: ignore[attr-defined]
+    if not all(a.init and not a.kw_only for a in fields):
+        raise TypeError(f"{cls.__name__}'s __init__ takes a field by keyword or not at all")
+    names = [a.name for a in fields]
+    read = attrgetter(*names) if len(names) > 1 else (lambda record: (getattr(record, names[0]),))
+    return read, {a.alias: index for index, a in enumerate(fields)}
