@@ -102,7 +102,7 @@ def sha256(data: bytes) -> str:
 
 
 # A lone surrogate: how Python decodes a file name's byte that is not UTF-8 (``bad\xff.md``).
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = "[\ud800-\udfff]"  # compiled at its first use (re's cache): not on the no-op path
 
 
 def is_utf8(name: str) -> bool:
@@ -114,7 +114,7 @@ def is_utf8(name: str) -> bool:
 def lone_surrogate(text: str) -> str | None:
     """The first lone surrogate of ``text`` (a byte that was no UTF-8 in an argument or a file
     name, or a JSON ``\\ud800``), or None: no file can hold it as UTF-8."""
-    found = _SURROGATE.search(text)
+    found = re.search(_SURROGATE, text)
     return None if found is None else found.group()
 
 

@@ -13,7 +13,6 @@ full snapshot it names: never the records.
 from __future__ import annotations
 
 import contextlib
-import json
 import marshal
 import os
 import sys
@@ -139,6 +138,8 @@ class Closing:
         line = self.reports_line()
         if line is None:
             return None
+        import json  # here, not above: a no-op build parses no line (the snapshot's cache)
+
         try:
             jobs = json.loads(line)["reports"]
             for index, report in (self.delta or {}).get("reports", {}).items():
@@ -188,6 +189,8 @@ def _full_closing(path: Path, line: bytes, end: int) -> Closing | None:
 
 
 def _delta_closing(path: Path, handle: Any, line: bytes, end: int) -> Closing | None:
+    import json
+
     try:
         delta = json.loads(line)["delta"]
         start, middle, stop = delta["base"]
@@ -220,6 +223,8 @@ def _snapshot_of(line: bytes, log: Path) -> tuple[dict[str, Any] | None, bytes |
         tag, kept, snapshot = marshal.loads(log.with_name(SNAPSHOT_CACHE).read_bytes())
         if tag == _CACHE_TAG and kept == line and type(snapshot) is dict:
             return snapshot, None
+    import json
+
     with contextlib.suppress(ValueError):
         record = json.loads(line)
         if isinstance(record, dict) and isinstance(record.get("snapshot"), dict):

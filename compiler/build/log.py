@@ -31,13 +31,11 @@ JSON lines and come back, checked. Every stamp, of an input or an output, is one
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from pathlib import Path
 
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
 from hotplex.fs import STATE_DIR, crash_point, is_temp_of, write_atomic
-from hotplex.json_writer import json_text
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
@@ -169,6 +167,8 @@ def _delta_snapshot(
 ) -> dict[str, Any] | None:
     """The snapshot a delta closing makes of the full one it names (None: not the last full
     snapshot read, which a build killed mid-compaction cannot leave, but a hand edit can)."""
+    import json
+
     try:
         delta = json.loads(line)["delta"]
         base = delta["base"]
@@ -210,6 +210,8 @@ def _start_over(why: str) -> State:
 
 
 def _apply(state: State, line: bytes, number: int, offset: int) -> None:
+    import json
+
     try:
         record = json.loads(line)
     except ValueError:
@@ -463,6 +465,10 @@ def _laid_out(
 
 
 def json_line(record: dict[str, Any]) -> str:
+    """A record as the log holds it: one line of JSON. ``json`` is imported by the functions
+    that read or write a line, never by the no-op path's start (it reads the snapshot's cache)."""
+    from hotplex.json_writer import json_text
+
     return json_text(record, sort_keys=True, separators=(",", ":")) + "\n"
 
 

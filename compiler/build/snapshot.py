@@ -94,9 +94,11 @@ def _all_hold(groups: list[tuple[str, dict[str, Any]]]) -> bool:
     """Whether every stamp of ``groups`` (each a prefix of its paths, and their stamps) holds,
     up to the first that moved: one stat a path, no pair or list made for it (a no-op build at
     10,000 sets checks 31,000)."""
-    return all(
-        _matches(prefix + path, rec) for prefix, stamps in groups for path, rec in stamps.items()
-    )
+    for prefix, stamps in groups:
+        for path, rec in stamps.items():
+            if not _matches(prefix + path, rec):
+                return False
+    return True
 
 
 def moved_inputs(root: Path, snap: dict[str, Any]) -> list[str] | None:

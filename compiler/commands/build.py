@@ -10,7 +10,6 @@ from pathlib import Path
 
 from hotplex.commands.invocation import build_request, fix_command
 from hotplex.errors import EXIT_OK, HotplexError, shown
-from hotplex.json_writer import json_text
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
@@ -59,6 +58,8 @@ def json_report(outcome, check: bool, errors: list[dict[str, str]] | None = None
                     "reason": "; ".join(job.reasons) or None,
                 }
             )
+    from hotplex.json_writer import json_text  # only --json: a no-op build imports no json
+
     key = "orphans" if check else "deleted"
     report = {
         "artifacts": artifacts,
@@ -71,6 +72,8 @@ def json_report(outcome, check: bool, errors: list[dict[str, str]] | None = None
 
 def error_report(command: str, exc: HotplexError) -> str:
     """The --json report of a command that failed: the keys of a success, empty, and errors."""
+    from hotplex.json_writer import json_text
+
     report: dict[str, object] = {"artifacts": []}
     if command in ("build", "check"):
         report["orphans" if command == "check" else "deleted"] = []

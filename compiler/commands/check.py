@@ -9,7 +9,6 @@ from pathlib import Path
 from hotplex.commands.build import json_report
 from hotplex.commands.invocation import build_request, fix_command
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, shown
-from hotplex.json_writer import json_text
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
@@ -74,6 +73,8 @@ def _check_overlay(args: argparse.Namespace, root: Path, manifest: Path | None) 
     target = args.targets[0] if args.targets else None
     report = project.check(files, target, args.platform, on_finding=args.on_finding)
     if args.json:
+        from hotplex.json_writer import json_text  # an up-to-date check imports no json
+
         print(json_text(report.to_json(), indent=2))
         return EXIT_OK if report.ok else EXIT_FAILED
     from hotplex.console import colour

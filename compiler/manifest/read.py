@@ -23,7 +23,8 @@ _HINTS = {
     'lines use """ … """',
 }
 # tomllib says where in its message only: "Expected '=' after a key (at line 3, column 7)".
-_AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
+# Compiled at its first use (re's cache): the no-op path reads no manifest.
+_AT = r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$"
 
 
 def read(path: Path, display: str) -> dict[str, Any]:
@@ -61,7 +62,7 @@ def parse(data: bytes, display: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
-        match = _AT.search(message)
+        match = re.search(_AT, message)
         if not match:
             raise HotplexError.single(f"invalid TOML: {message}", Span(display)) from None
         lines = text.split("\n")
