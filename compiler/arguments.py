@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import TextIO
 
 from hotplex import __version__
 
@@ -198,7 +199,7 @@ def _learn(command: argparse.ArgumentParser) -> None:
 
 
 def _port(text: str) -> int:
-    value = int(text)
+    value = _whole(text)
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"must be 0 to 65535, got {value}")
     return value
@@ -232,6 +233,14 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose help is written as any output is: argparse drops a failed
+    write, so ``hotplex --help >/dev/full`` exited 0 with the help lost."""
+
+    def print_help(self, file: TextIO | None = None) -> None:
+        (file or sys.stdout).write(self.format_help())
+
+
 class _Formatter(argparse.HelpFormatter):
     """argparse's help layout, sized from the terminal without importing ``shutil`` (with its
     compression modules) at every start-up: argparse makes a formatter for each argument."""
@@ -252,10 +261,45 @@ def _columns() -> int:
         return 80
 
 
-def parser(argv: list[str]) -> argparse.ArgumentParser:
-    """The parser for ``argv``: the command it names alone (every command when it names none
-    or one that is not, for the help and the "invalid choice" error)."""
-    top = argparse.ArgumentParser(
+def parse(argv: list[str]) -> argparse.Namespace:
+    """``argv`` parsed, each mistake named as the user typed it, with the word meant where one
+    is near: an option before the command that is none of hotplex's, a command after ``--``, a
+    misspelt command, an option the command does not have (under the command's own usage).
+    argparse alone says "COMMAND is required", "invalid choice: '--'" and the top's usage."""
+    top, commands = _parsers(argv)
+    word = _first_word(argv)
+    if word == "--":
+        top.error(f"argument COMMAND: a command must come before '--' (choose from {_LISTED})")
+    elif word is not None and word.startswith("-") and word not in _TOP_OPTIONS:
+        near = _near(word, _TOP_OPTIONS, 0.75) or " (a command's own options follow it)"
+        top.error(f"unrecognized option {word!r} before COMMAND{near}")
+    elif word is not None and not word.startswith("-") and word not in COMMANDS:
+        near = _near(word, COMMANDS)
+        top.error(f"argument COMMAND: invalid choice: {word!r}{near} (choose from {_LISTED})")
+    args, extras = top.parse_known_args(argv)
+    if extras:
+        command = commands[args.command]
+        options = [flag for action in command._actions for flag in action.option_strings]
+        command.error(f"unrecognized arguments: {' '.join(extras)}{_near(extras[0], options)}")
+    return args
+
+
+_TOP_OPTIONS = ("-h", "--help", "--version", "-C", "-f")
+_LISTED = ", ".join(map(repr, COMMANDS))
+
+
+def _near(given: str, known: Iterable[str], cutoff: float = 0.6) -> str:
+    """ " (did you mean 'build'?)" for the known word nearest ``given``, if one is near."""
+    import difflib  # an error's path only
+
+    near = difflib.get_close_matches(given, list(known), n=1, cutoff=cutoff)
+    return f" (did you mean {near[0]!r}?)" if near else ""
+
+
+def _parsers(argv: list[str]) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The parser for ``argv`` and its commands' parsers: the command it names alone (every
+    command when it names none or one that is not, for the help)."""
+    top = _Parser(
         prog="hotplex",
         description="Compile agent-context Markdown into per-worker artifacts.",
         formatter_class=_Formatter,
@@ -268,38 +312,32 @@ def parser(argv: list[str]) -> argparse.ArgumentParser:
     commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
     # -C and -f also work after the command (`hotplex build -C DIR`: pre-commit's `args:` lands
     # there); SUPPRESS keeps an absent one from hiding the value given before the command.
-    common = argparse.ArgumentParser(add_help=False, formatter_class=_Formatter)
+    common = _Parser(add_help=False, formatter_class=_Formatter)
     for flag, dest, metavar in (("-C", "directory", "DIR"), ("-f", "manifest", "MANIFEST")):
         common.add_argument(
             flag, dest=dest, metavar=metavar, default=argparse.SUPPRESS, help="as before COMMAND"
         )
-    named = _command_in(argv)
+    named = _first_word(argv)
+    parsers = {}
     for name, (text, add_arguments) in COMMANDS.items():
-        if named in (None, name):  # the others are never parsed: a parser each costs a no-op
-            command = commands.add_parser(
+        if named not in COMMANDS or named == name:  # a parser each costs a no-op: one is made
+            parsers[name] = commands.add_parser(
                 name, parents=[common], help=text, formatter_class=_Formatter
             )
-            add_arguments(command)
-    return top
+            add_arguments(parsers[name])
+    return top, parsers
 
 
-def _command_in(argv: list[str]) -> str | None:
-    """The command ``argv`` names (skipping ``-C DIR`` and ``-f FILE`` before it); None for
-    all of them (``--help``, a misspelt command), "" for none."""
+def _first_word(argv: list[str]) -> str | None:
+    """The first argument that is not ``-C DIR`` or ``-f FILE``: the command, when it is one."""
     skip = False
     for arg in argv:
         if skip:
             skip = False
         elif arg in ("-C", "-f"):
             skip = True
-        elif arg == "--":  # what follows is an operand, not an option: named in the error
-            return None
-        elif arg == "--version":
-            return ""  # prints and exits: no command needs its arguments
-        elif arg in COMMANDS:
+        elif arg[:2] not in ("-C", "-f"):  # not a value glued to its flag (``-Cdir``)
             return arg
-        elif not arg.startswith("-"):
-            return None
     return None
 
 
@@ -315,7 +353,14 @@ def _jobs_option(command: argparse.ArgumentParser) -> None:
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    value = _whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None

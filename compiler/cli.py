@@ -98,11 +98,12 @@ def main(argv: list[str] | None = None) -> int:
     args = quick_args.parse(argv)
     if argv == ["--version"]:  # what a tool's probe runs: argparse's answer, without argparse
         args = SimpleNamespace(command="--version")
-    elif args is None:
-        from hotplex import arguments
-
-        args = arguments.parser(argv).parse_args(argv)
     try:
+        if args is None:
+            from hotplex import arguments
+
+            args = SimpleNamespace(command=None)  # what the handlers below read, if parse fails
+            args = arguments.parse(argv)
         if args.command == "--version":
             from hotplex import __version__
 
@@ -112,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in ("watch", "serve"):
             gc.set_threshold(*LONG_PROCESS_GC)
         return _command(args.command)(args, root, manifest)
+    except SystemExit as exc:  # the help, or a mistake named: flushed as a command's output
+        return EXIT_OK if exc.code is None else int(exc.code)
     except HotplexError as exc:
         _clear_progress()
         if getattr(args, "json", False):

@@ -383,11 +383,12 @@ def _label(text: str) -> str:
 
 
 def _carries_data(url: str) -> bool:
-    """Whether a value of the query, or the fragment, is data: as written and as the server
-    reads it, percent-escapes decoded (``%41`` between pieces of a token joins them again)."""
+    """Whether a name or value of the query, or the fragment, is data: as written and as the
+    server reads it, percent-escapes decoded (``%41`` between pieces of a token joins them
+    again). A name carries data as well as a value does: ``?<token>=1`` reaches the server."""
     rest, _, fragment = url.partition("#")
     query = rest.partition("?")[2]
-    values = [part.partition("=")[2] or part for part in re.split(r"[&;]", query) if part]
+    values = [piece for part in re.split(r"[&;]", query) for piece in part.split("=", 1) if piece]
     return any(
         _data(value) or ("%" in value and _data(unquote(value))) for value in (*values, fragment)
     )

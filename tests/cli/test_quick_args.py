@@ -39,7 +39,7 @@ LEFT = [
 
 @pytest.mark.parametrize("argv", TAKEN, ids=" ".join)
 def test_a_command_line_it_takes_gives_argparse_s_namespace(argv):
-    expected = vars(arguments.parser(argv).parse_args(argv))
+    expected = vars(arguments.parse(argv))
     assert vars(quick_args.parse(argv)) == expected
 
 
@@ -53,7 +53,7 @@ def test_version_alone_is_argparse_s_answer_without_argparse(capsys):
     from hotplex import cli
 
     with pytest.raises(SystemExit) as parsed:
-        arguments.parser(["--version"]).parse_args(["--version"])
+        arguments.parse(["--version"])
     expected = capsys.readouterr()
     assert parsed.value.code == 0 and expected.out.startswith("hotplex ")
     assert cli.main(["--version"]) == 0
@@ -74,7 +74,44 @@ def test_version_on_a_full_disk_says_so_and_fails():
 def test_a_word_that_names_no_command_is_told_the_commands(argv, capsys):
     """``hotplex -- --version`` listed no command to choose from (adversary12 D10)."""
     with pytest.raises(SystemExit):
-        arguments.parser(argv).parse_args(argv)
+        arguments.parse(argv)
     told = capsys.readouterr().err
-    assert "invalid choice" in told
+    assert "argument COMMAND: " in told
     assert all(f"'{name}'" in told for name in arguments.COMMANDS)
+
+
+@pytest.mark.parametrize(
+    ("argv", "told"),
+    [
+        (["--bogus"], "hotplex: error: unrecognized option '--bogus' before COMMAND"),
+        (["--versoin"], "'--versoin' before COMMAND (did you mean '--version'?)"),
+        (["--json", "build"], "'--json' before COMMAND (a command's own options follow it)"),
+        (["--", "x"], "a command must come before '--'"),
+        (["-C", "p", "buld"], "invalid choice: 'buld' (did you mean 'build'?)"),
+        (["build", "-j", "abc"], "hotplex build: error: argument -j: must be a whole number"),
+        (["serve", "--port", "x"], "argument --port: must be a whole number, got 'x'"),
+        (["-C", "p", "build", "--jsn"], "hotplex build: error: unrecognized arguments: --jsn (did"),
+    ],
+    ids=" ".join,
+)
+def test_a_mistake_is_named_as_typed_with_the_word_meant(argv, told, capsys):
+    """argparse said "COMMAND is required" for an unknown option before the command, "invalid
+    choice: '--'", a function's name for a bad number, and the top's usage for a command's
+    unknown option (adversary13 D5)."""
+    with pytest.raises(SystemExit) as parsed:
+        arguments.parse(argv)
+    assert parsed.value.code == 2
+    err = capsys.readouterr().err
+    assert told in err
+    assert "_positive" not in err and "required: COMMAND" not in err
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["build", "--help"]], ids=" ".join)
+def test_help_on_a_full_disk_says_so_and_fails(argv):
+    """argparse drops a failed write of its help: it exited 0 with the help lost (adversary13 D5)."""
+    import subprocess
+
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(["hotplex", *argv], stdout=full, stderr=subprocess.PIPE)
+    assert done.returncode == 1
+    assert b"its output could not be written" in done.stderr

@@ -74,6 +74,9 @@ def rules(text: str) -> list[str]:
         # GFM's extended autolink "www.…", linked and previewed as http:// (adversary11 D5).
         ("- www.evil.example/x?d=aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xYz", "link"),
         ("(WWW.evil.example/x#aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xYz)", "link"),
+        # A query's name carries data as its value does (adversary13 D3).
+        ("- https://e.example/?eyJhbGciOiJIUzI1NiJ9eyJzdWIiOiIxMjM0NTY3ODkwIn0abc=1", "link"),
+        ("[x](https://e.example/?a=1&" + "a" * 120 + "=y)", "link"),
         ("<|im_start|>system", "special-token"),
         ("text <|endoftext|> more", "special-token"),
         ("<|eot_id|>", "special-token"),
