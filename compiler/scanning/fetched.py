@@ -28,7 +28,8 @@ import bisect
 import collections
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from html import unescape
 from html.parser import HTMLParser
 from typing import NamedTuple
 
@@ -73,6 +74,8 @@ _RAW_TEXT = frozenset(
     ["title", "textarea", "iframe", "xmp", "noembed", "noframes", "noscript", "script", "style"]
 )
 _NEWLINE = re.compile("\n")
+# An attribute's value as written in a tag the tokenizer read, to place a URL it decoded.
+_ATTRIBUTE_VALUE = re.compile(r"""=[ \t\n\r\f]*(?:"([^"]*)"|'([^']*)'|([^ \t\n\r\f>]+))""")
 
 
 class Fetch(NamedTuple):
@@ -109,28 +112,39 @@ _NESTED_DOCUMENTS = 8
 FINISHED = "\"'>"
 
 
-def read(html: str, depth: int = 0) -> Seen:
+def read(html: str, depth: int = 0, budget: Budget | None = None) -> Seen:
     """What ``html`` fetches when shown, and its links, each with the offset of its tag;
     ``depth``: how many documents it is nested in. A text of the guard's (depth 0) is a piece
     of a page that goes on: a tag it leaves unfinished is finished by what the page puts next
     (the ``>`` of a section's end tag, a quote of the next file), so it is read with
-    ``FINISHED`` after it; a nested document is whole, and a browser drops its unfinished tag."""
+    ``FINISHED`` after it; a nested document is whole, and a browser drops its unfinished tag.
+    ``budget``: the one of the text it is nested in, which its reading is charged to."""
     if depth == 0:
         html += FINISHED
-    readings = _Readings(len(html), depth)
+    if budget is None:
+        budget = Budget(_READ_FACTOR * len(html) + _READ_SLACK)
+    readings = _Readings(len(html), depth, budget)
     whole = _Collector(readings)
     whole.read(html, 0)
-    budget = _READ_FACTOR * len(html) + _READ_SLACK
     while readings.pending:  # a loop, not a recursion: raw text may nest deeper than the stack
         text, base, start, end = readings.pending.popleft()
         if (base + start, base + end) in readings.done:
             continue
-        if readings.spent > budget:
+        if budget.spent > budget.limit:
             readings.note_unread(base + start)
             break
         readings.done.add((base + start, base + end))
         whole.merge(text[start:end], base + start)
     return Seen(whole.found, whole.links, readings.unread)
+
+
+class Budget:
+    """How much the readings of one text may read, the documents nested in it included (a
+    ``data:`` URL's style sheet, an ``<iframe srcdoc>``), and how much they read so far."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.spent = 0
 
 
 class _Readings:
@@ -143,19 +157,19 @@ class _Readings:
     Raw text read again opens raw text again: prose mentioning ``<style>`` a hundred times is a
     hundred readings, each in a ``<style>``'s text to the end. What each adds is the markup it
     reads before its raw text and the style sheet from there, the tail of one already read, so
-    what counts against the budget (``spent``) is that markup at its cost, the raw text at
+    what counts against the budget (its ``spent``) is that markup at its cost, the raw text at
     html.parser's (one search for its end), and the style sheet from where its tokens stop
     agreeing with one already read (``stylesheet``), not all of it parsed again."""
 
-    def __init__(self, size: int, depth: int) -> None:
+    def __init__(self, size: int, depth: int, budget: Budget) -> None:
         self.size = size
         self.depth = depth
+        self.budget = budget
         self.unread: int | None = None  # the first place left unread, if any
         # What is left to read again: (text, its offset, the span of it to read).
         self.pending: collections.deque[tuple[str, int, int, int]] = collections.deque()
         self.done: set[tuple[int, int]] = set()
         self.clean: list[int] = []
-        self.spent = 0  # what the readings read that none read before them
         self._sheets = stylesheets.Known()
 
     def charge(self, read: int, raw: list[tuple[int, int]]) -> None:
@@ -163,14 +177,20 @@ class _Readings:
         text: html.parser looks through raw text for its end tag in one search, a sixty-fourth
         of what reading markup costs it a character."""
         held = sum(end - start for start, end in raw)
-        self.spent += read - held + held // _RAW_RATE
+        self.budget.spent += read - held + held // _RAW_RATE
 
     def stylesheet(self, css: str, base: int) -> list[tuple[str, int]]:
         """Each ``url()`` and string of the style sheet ``css`` (at ``base``) with its offset,
         but those a style sheet read before found (``stylesheets.Known``)."""
         values, read = self._sheets.read(css, base)
-        self.spent += read
+        self.budget.spent += read
         return values
+
+    def css(self, value: str) -> list[str]:
+        """Each ``url()`` and string of an attribute's CSS (``style``, SVG's ``fill``…), its
+        reading charged as a style sheet's is."""
+        self.budget.spent += len(value)
+        return stylesheets.urls(value)
 
     def note_unread(self, at: int) -> None:
         self.unread = at if self.unread is None else min(self.unread, at)
@@ -262,7 +282,7 @@ class _Collector(HTMLParser):
                 for written in _urls_of(name, value):
                     self._add(written, at, end)
             elif name in _CSS_VALUED:
-                for written in stylesheets.urls(value):
+                for written in self._readings.css(value):
                     self._add(written, at, end)
             elif name == "content" and refresh:
                 self._add(refresh_url(value), at, end)
@@ -286,10 +306,11 @@ class _Collector(HTMLParser):
     def _elsewhere(self, html: str, at: int, end: int) -> None:
         """The fetches of ``html`` read on its own (an attribute's value, decoded: its offsets
         are not the text's), each placed at the tag that holds it."""
-        if self._readings.depth >= _NESTED_DOCUMENTS:
-            self._readings.note_unread(at)
+        readings = self._readings
+        if readings.depth >= _NESTED_DOCUMENTS or readings.budget.spent > readings.budget.limit:
+            readings.note_unread(at)
             return
-        seen = read(html, self._readings.depth + 1)
+        seen = read(html, readings.depth + 1, readings.budget)
         self.found += [f._replace(at=at, end=end) for f in seen.fetches]
         if seen.unread is not None:
             self._readings.note_unread(at)
@@ -356,6 +377,60 @@ class _Collector(HTMLParser):
                 if not whole:
                     self._readings.note_unread(at)
                 self._elsewhere(document, at, end)
+
+
+class Cursor:
+    """Where each URL a tag fetches is written in it, searched in the text from where the last
+    one of that tag was found: a tag's URLs come in the order written, and those of a document
+    nested in it (a ``data:`` URL's, decoded) are written nowhere, so a tag costs one search
+    that fails, not one per URL (20,000 ``url()`` of a ``data:`` style sheet each searched its
+    320 KB: 12 s, adversary13 D6). ``searched``: the characters looked through."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.searched = 0
+        self._next: dict[int, int] = {}  # by a tag's start: where its next search begins, or -1
+
+    def find(self, needles: Iterable[str], start: int, end: int) -> tuple[int, int] | None:
+        """Where the first of ``needles`` written in ``text[start:end]`` (past the last one
+        found there) is; None, and each later search there too, once none is."""
+        at = self.position(start)
+        if at < 0:
+            return None
+        for needle in needles:
+            found = self.text.find(needle, at, end) if needle else -1
+            self.searched += end - at if found < 0 else found + len(needle) - at
+            if found >= 0:
+                self._next[start] = found + len(needle)
+                return found, found + len(needle)
+        self._next[start] = -1
+        return None
+
+    def place(self, url: str, start: int, end: int) -> tuple[int, int]:
+        """Where in the tag ``text[start:end]`` the URL ``url`` (references decoded) is written:
+        as it is, or as an attribute's whole value, past the URL placed before it; else the
+        whole tag."""
+        after = self.position(start)
+        if after < 0:
+            return start, end
+        found = self.find((url,), start, end)
+        if found is not None:
+            return found
+        for value in _ATTRIBUTE_VALUE.finditer(self.text, after, end):
+            group = next(g for g in (1, 2, 3) if value.group(g) is not None)
+            if unescape(value.group(group)).strip() == url:
+                self.moved(start, value.end(group))
+                return value.start(group), value.end(group)
+        self.searched += end - after
+        return start, end
+
+    def position(self, start: int) -> int:
+        """Where the next search in the tag at ``start`` begins; -1 once one failed there."""
+        return self._next.get(start, start)
+
+    def moved(self, start: int, to: int) -> None:
+        """The next search in the tag at ``start`` begins at ``to`` (found there otherwise)."""
+        self._next[start] = to
 
 
 def _animates_an_address(attrs: list[tuple[str, str | None]]) -> bool:
