@@ -65,7 +65,8 @@ _CSS_VALUED = frozenset(
     ("style", "fill", "stroke", "clip-path", "mask", "filter", "cursor", *_MARKERS)
 )
 # SVG animations (SMIL) that set an attribute on load; when it is an address (``href``) of an
-# <image>, <use> or <feImage>, each value it sets is fetched.
+# <image>, <use> or <feImage>, each value it sets is fetched, and each url() of the CSS it sets
+# an attribute read as CSS to (``fill``, ``mask``, ``style``…).
 _ANIMATIONS = ("set", "animate")
 _ANIMATED_VALUES = ("to", "from", "by", "values")
 # Elements whose content a browser reads as raw text (RCDATA) up to their end tag: those that
@@ -292,16 +293,29 @@ class _Collector(HTMLParser):
                 self.links.append((value, at))
             elif name.startswith("on"):  # an event handler: script, read as <script>'s text is
                 self._script(value, at, end)
-        if tag in _ANIMATIONS and _animates_an_address(attrs):
-            for name, value in attrs:
-                if name in _ANIMATED_VALUES and value is not None:
-                    for written in value.split(";") if name == "values" else (value,):
-                        self._add(written.strip(), at, end)
+        if tag in _ANIMATIONS:
+            self._animated(_animated_attributes(attrs), attrs, at, end)
         if tag in _RAW_TEXT:
             ends = _raw_text_end(tag).search(self._html, end - self._base)
             if ends is not None:
                 self._raw_ends.add(ends.start())
         self._raw_text = tag if tag in ("style", "script") else None
+
+    def _animated(
+        self, animated: set[str], attrs: list[tuple[str, str | None]], at: int, end: int
+    ) -> None:
+        """Each value an SVG animation sets an attribute of ``animated`` to on load, read as
+        that attribute's own value is: an address, or CSS (``fill``, ``mask``, ``style``…:
+        adversary13 D1)."""
+        for name, value in attrs:
+            if name not in _ANIMATED_VALUES or value is None:
+                continue
+            if animated & {"href", "xlink:href"}:
+                for written in value.split(";") if name == "values" else (value,):
+                    self._add(written.strip(), at, end)
+            if animated & _CSS_VALUED:  # a "values" list read whole: its url() are all there
+                for written in self._readings.css(value):
+                    self._add(written, at, end)
 
     def _elsewhere(self, html: str, at: int, end: int) -> None:
         """The fetches of ``html`` read on its own (an attribute's value, decoded: its offsets
@@ -425,7 +439,7 @@ class Cursor:
         return start, end
 
     def position(self, start: int) -> int:
-        """Where the next search in the tag at ``start`` begins; -1 once one failed there."""
+        """Where the next search in the tag at ``start`` begins (-1: none, one failed there)."""
         return self._next.get(start, start)
 
     def moved(self, start: int, to: int) -> None:
@@ -433,11 +447,9 @@ class Cursor:
         self._next[start] = to
 
 
-def _animates_an_address(attrs: list[tuple[str, str | None]]) -> bool:
-    return any(
-        name == "attributename" and (value or "").strip().lower() in ("href", "xlink:href")
-        for name, value in attrs
-    )
+def _animated_attributes(attrs: list[tuple[str, str | None]]) -> set[str]:
+    """The attribute an SVG animation sets (each ``attributeName`` it is written with)."""
+    return {(value or "").strip().lower() for name, value in attrs if name == "attributename"}
 
 
 @functools.cache
@@ -455,11 +467,21 @@ def _urls_of(attribute: str, value: str) -> Iterator[str]:
 
 
 def _srcset(value: str) -> Iterator[str]:
-    """The URLs of a ``srcset`` ("URL 2x, URL 640w"): a candidate's URL runs to white space."""
-    for candidate in value.split(","):
-        words = candidate.split()
-        if words:
-            yield words[0]
+    """The URLs of a ``srcset`` ("URL 2x, URL 640w") as HTML's parser reads them: a candidate's
+    URL runs to white space (a ``data:`` URL's commas in it), less the commas it ends with, and
+    its descriptors to the next comma outside parentheses (adversary13 D8)."""
+    at = 0
+    while (at := _SRCSET_GAP.match(value, at).end()) < len(value):
+        url = _SRCSET_URL.match(value, at)
+        at = url.end()
+        yield url.group().rstrip(",")
+        if not url.group().endswith(","):
+            at = _SRCSET_DESCRIPTORS.match(value, at).end()
+
+
+_SRCSET_GAP = re.compile(r"[\t\n\f\r ,]*")
+_SRCSET_URL = re.compile(r"[^\t\n\f\r ]+")
+_SRCSET_DESCRIPTORS = re.compile(r"(?:[^,(]|\([^)]*\)?)*")
 
 
 def refresh_url(content: str) -> str:
