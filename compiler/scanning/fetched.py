@@ -87,6 +87,7 @@ class Fetch(NamedTuple):
     host: str  # "" for a URL with no host (data:, javascript:)
     at: int  # offset in the HTML of the tag (or text) that holds it
     end: int  # and where that tag (or text) ends
+    nested: bool = False  # fetched by a document nested in that tag (decoded: seldom written)
 
 
 class Seen(NamedTuple):
@@ -325,7 +326,7 @@ class _Collector(HTMLParser):
             readings.note_unread(at)
             return
         seen = read(html, readings.depth + 1, readings.budget)
-        self.found += [f._replace(at=at, end=end) for f in seen.fetches]
+        self.found += [f._replace(at=at, end=end, nested=True) for f in seen.fetches]
         if seen.unread is not None:
             self._readings.note_unread(at)
 
@@ -396,9 +397,10 @@ class _Collector(HTMLParser):
 class Cursor:
     """Where each URL a tag fetches is written in it, searched in the text from where the last
     one of that tag was found: a tag's URLs come in the order written, and those of a document
-    nested in it (a ``data:`` URL's, decoded) are written nowhere, so a tag costs one search
-    that fails, not one per URL (20,000 ``url()`` of a ``data:`` style sheet each searched its
-    320 KB: 12 s, adversary13 D6). ``searched``: the characters looked through."""
+    nested in it (a ``data:`` URL's, decoded; placed with a cursor of their own) are written
+    nowhere, so a tag costs one search that fails, not one per URL (20,000 ``url()`` of a
+    ``data:`` style sheet each searched its 320 KB: 12 s, adversary13 D6). ``searched``: the
+    characters looked through."""
 
     def __init__(self, text: str) -> None:
         self.text = text

