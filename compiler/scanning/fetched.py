@@ -28,7 +28,8 @@ import bisect
 import collections
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from html import unescape
 from html.parser import HTMLParser
 from typing import NamedTuple
 
@@ -64,7 +65,8 @@ _CSS_VALUED = frozenset(
     ("style", "fill", "stroke", "clip-path", "mask", "filter", "cursor", *_MARKERS)
 )
 # SVG animations (SMIL) that set an attribute on load; when it is an address (``href``) of an
-# <image>, <use> or <feImage>, each value it sets is fetched.
+# <image>, <use> or <feImage>, each value it sets is fetched, and each url() of the CSS it sets
+# an attribute read as CSS to (``fill``, ``mask``, ``style``…).
 _ANIMATIONS = ("set", "animate")
 _ANIMATED_VALUES = ("to", "from", "by", "values")
 # Elements whose content a browser reads as raw text (RCDATA) up to their end tag: those that
@@ -73,6 +75,8 @@ _RAW_TEXT = frozenset(
     ["title", "textarea", "iframe", "xmp", "noembed", "noframes", "noscript", "script", "style"]
 )
 _NEWLINE = re.compile("\n")
+# An attribute's value as written in a tag the tokenizer read, to place a URL it decoded.
+_ATTRIBUTE_VALUE = re.compile(r"""=[ \t\n\r\f]*(?:"([^"]*)"|'([^']*)'|([^ \t\n\r\f>]+))""")
 
 
 class Fetch(NamedTuple):
@@ -83,6 +87,7 @@ class Fetch(NamedTuple):
     host: str  # "" for a URL with no host (data:, javascript:)
     at: int  # offset in the HTML of the tag (or text) that holds it
     end: int  # and where that tag (or text) ends
+    nested: bool = False  # fetched by a document nested in that tag (decoded: seldom written)
 
 
 class Seen(NamedTuple):
@@ -109,28 +114,39 @@ _NESTED_DOCUMENTS = 8
 FINISHED = "\"'>"
 
 
-def read(html: str, depth: int = 0) -> Seen:
+def read(html: str, depth: int = 0, budget: Budget | None = None) -> Seen:
     """What ``html`` fetches when shown, and its links, each with the offset of its tag;
     ``depth``: how many documents it is nested in. A text of the guard's (depth 0) is a piece
     of a page that goes on: a tag it leaves unfinished is finished by what the page puts next
     (the ``>`` of a section's end tag, a quote of the next file), so it is read with
-    ``FINISHED`` after it; a nested document is whole, and a browser drops its unfinished tag."""
+    ``FINISHED`` after it; a nested document is whole, and a browser drops its unfinished tag.
+    ``budget``: the one of the text it is nested in, which its reading is charged to."""
     if depth == 0:
         html += FINISHED
-    readings = _Readings(len(html), depth)
+    if budget is None:
+        budget = Budget(_READ_FACTOR * len(html) + _READ_SLACK)
+    readings = _Readings(len(html), depth, budget)
     whole = _Collector(readings)
     whole.read(html, 0)
-    budget = _READ_FACTOR * len(html) + _READ_SLACK
     while readings.pending:  # a loop, not a recursion: raw text may nest deeper than the stack
         text, base, start, end = readings.pending.popleft()
         if (base + start, base + end) in readings.done:
             continue
-        if readings.spent > budget:
+        if budget.spent > budget.limit:
             readings.note_unread(base + start)
             break
         readings.done.add((base + start, base + end))
         whole.merge(text[start:end], base + start)
     return Seen(whole.found, whole.links, readings.unread)
+
+
+class Budget:
+    """How much the readings of one text may read, the documents nested in it included (a
+    ``data:`` URL's style sheet, an ``<iframe srcdoc>``), and how much they read so far."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.spent = 0
 
 
 class _Readings:
@@ -143,19 +159,19 @@ class _Readings:
     Raw text read again opens raw text again: prose mentioning ``<style>`` a hundred times is a
     hundred readings, each in a ``<style>``'s text to the end. What each adds is the markup it
     reads before its raw text and the style sheet from there, the tail of one already read, so
-    what counts against the budget (``spent``) is that markup at its cost, the raw text at
+    what counts against the budget (its ``spent``) is that markup at its cost, the raw text at
     html.parser's (one search for its end), and the style sheet from where its tokens stop
     agreeing with one already read (``stylesheet``), not all of it parsed again."""
 
-    def __init__(self, size: int, depth: int) -> None:
+    def __init__(self, size: int, depth: int, budget: Budget) -> None:
         self.size = size
         self.depth = depth
+        self.budget = budget
         self.unread: int | None = None  # the first place left unread, if any
         # What is left to read again: (text, its offset, the span of it to read).
         self.pending: collections.deque[tuple[str, int, int, int]] = collections.deque()
         self.done: set[tuple[int, int]] = set()
         self.clean: list[int] = []
-        self.spent = 0  # what the readings read that none read before them
         self._sheets = stylesheets.Known()
 
     def charge(self, read: int, raw: list[tuple[int, int]]) -> None:
@@ -163,14 +179,20 @@ class _Readings:
         text: html.parser looks through raw text for its end tag in one search, a sixty-fourth
         of what reading markup costs it a character."""
         held = sum(end - start for start, end in raw)
-        self.spent += read - held + held // _RAW_RATE
+        self.budget.spent += read - held + held // _RAW_RATE
 
     def stylesheet(self, css: str, base: int) -> list[tuple[str, int]]:
         """Each ``url()`` and string of the style sheet ``css`` (at ``base``) with its offset,
         but those a style sheet read before found (``stylesheets.Known``)."""
         values, read = self._sheets.read(css, base)
-        self.spent += read
+        self.budget.spent += read
         return values
+
+    def css(self, value: str) -> list[str]:
+        """Each ``url()`` and string of an attribute's CSS (``style``, SVG's ``fill``…), its
+        reading charged as a style sheet's is."""
+        self.budget.spent += len(value)
+        return stylesheets.urls(value)
 
     def note_unread(self, at: int) -> None:
         self.unread = at if self.unread is None else min(self.unread, at)
@@ -262,7 +284,7 @@ class _Collector(HTMLParser):
                 for written in _urls_of(name, value):
                     self._add(written, at, end)
             elif name in _CSS_VALUED:
-                for written in stylesheets.urls(value):
+                for written in self._readings.css(value):
                     self._add(written, at, end)
             elif name == "content" and refresh:
                 self._add(refresh_url(value), at, end)
@@ -272,25 +294,39 @@ class _Collector(HTMLParser):
                 self.links.append((value, at))
             elif name.startswith("on"):  # an event handler: script, read as <script>'s text is
                 self._script(value, at, end)
-        if tag in _ANIMATIONS and _animates_an_address(attrs):
-            for name, value in attrs:
-                if name in _ANIMATED_VALUES and value is not None:
-                    for written in value.split(";") if name == "values" else (value,):
-                        self._add(written.strip(), at, end)
+        if tag in _ANIMATIONS:
+            self._animated(_animated_attributes(attrs), attrs, at, end)
         if tag in _RAW_TEXT:
             ends = _raw_text_end(tag).search(self._html, end - self._base)
             if ends is not None:
                 self._raw_ends.add(ends.start())
         self._raw_text = tag if tag in ("style", "script") else None
 
+    def _animated(
+        self, animated: set[str], attrs: list[tuple[str, str | None]], at: int, end: int
+    ) -> None:
+        """Each value an SVG animation sets an attribute of ``animated`` to on load, read as
+        that attribute's own value is: an address, or CSS (``fill``, ``mask``, ``style``…:
+        adversary13 D1)."""
+        for name, value in attrs:
+            if name not in _ANIMATED_VALUES or value is None:
+                continue
+            if animated & {"href", "xlink:href"}:
+                for written in value.split(";") if name == "values" else (value,):
+                    self._add(written.strip(), at, end)
+            if animated & _CSS_VALUED:  # a "values" list read whole: its url() are all there
+                for written in self._readings.css(value):
+                    self._add(written, at, end)
+
     def _elsewhere(self, html: str, at: int, end: int) -> None:
         """The fetches of ``html`` read on its own (an attribute's value, decoded: its offsets
         are not the text's), each placed at the tag that holds it."""
-        if self._readings.depth >= _NESTED_DOCUMENTS:
-            self._readings.note_unread(at)
+        readings = self._readings
+        if readings.depth >= _NESTED_DOCUMENTS or readings.budget.spent > readings.budget.limit:
+            readings.note_unread(at)
             return
-        seen = read(html, self._readings.depth + 1)
-        self.found += [f._replace(at=at, end=end) for f in seen.fetches]
+        seen = read(html, readings.depth + 1, readings.budget)
+        self.found += [f._replace(at=at, end=end, nested=True) for f in seen.fetches]
         if seen.unread is not None:
             self._readings.note_unread(at)
 
@@ -358,11 +394,64 @@ class _Collector(HTMLParser):
                 self._elsewhere(document, at, end)
 
 
-def _animates_an_address(attrs: list[tuple[str, str | None]]) -> bool:
-    return any(
-        name == "attributename" and (value or "").strip().lower() in ("href", "xlink:href")
-        for name, value in attrs
-    )
+class Cursor:
+    """Where each URL a tag fetches is written in it, searched in the text from where the last
+    one of that tag was found: a tag's URLs come in the order written, and those of a document
+    nested in it (a ``data:`` URL's, decoded; placed with a cursor of their own) are written
+    nowhere, so a tag costs one search that fails, not one per URL (20,000 ``url()`` of a
+    ``data:`` style sheet each searched its 320 KB: 12 s, adversary13 D6). ``searched``: the
+    characters looked through."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.searched = 0
+        self._next: dict[int, int] = {}  # by a tag's start: where its next search begins, or -1
+
+    def find(self, needles: Iterable[str], start: int, end: int) -> tuple[int, int] | None:
+        """Where the first of ``needles`` written in ``text[start:end]`` (past the last one
+        found there) is; None, and each later search there too, once none is."""
+        at = self.position(start)
+        if at < 0:
+            return None
+        for needle in needles:
+            found = self.text.find(needle, at, end) if needle else -1
+            self.searched += end - at if found < 0 else found + len(needle) - at
+            if found >= 0:
+                self._next[start] = found + len(needle)
+                return found, found + len(needle)
+        self._next[start] = -1
+        return None
+
+    def place(self, url: str, start: int, end: int) -> tuple[int, int]:
+        """Where in the tag ``text[start:end]`` the URL ``url`` (references decoded) is written:
+        as it is, or as an attribute's whole value, past the URL placed before it; else the
+        whole tag."""
+        after = self.position(start)
+        if after < 0:
+            return start, end
+        found = self.find((url,), start, end)
+        if found is not None:
+            return found
+        for value in _ATTRIBUTE_VALUE.finditer(self.text, after, end):
+            group = next(g for g in (1, 2, 3) if value.group(g) is not None)
+            if unescape(value.group(group)).strip() == url:
+                self.moved(start, value.end(group))
+                return value.start(group), value.end(group)
+        self.searched += end - after
+        return start, end
+
+    def position(self, start: int) -> int:
+        """Where the next search in the tag at ``start`` begins (-1: none, one failed there)."""
+        return self._next.get(start, start)
+
+    def moved(self, start: int, to: int) -> None:
+        """The next search in the tag at ``start`` begins at ``to`` (found there otherwise)."""
+        self._next[start] = to
+
+
+def _animated_attributes(attrs: list[tuple[str, str | None]]) -> set[str]:
+    """The attribute an SVG animation sets (each ``attributeName`` it is written with)."""
+    return {(value or "").strip().lower() for name, value in attrs if name == "attributename"}
 
 
 @functools.cache
@@ -380,11 +469,21 @@ def _urls_of(attribute: str, value: str) -> Iterator[str]:
 
 
 def _srcset(value: str) -> Iterator[str]:
-    """The URLs of a ``srcset`` ("URL 2x, URL 640w"): a candidate's URL runs to white space."""
-    for candidate in value.split(","):
-        words = candidate.split()
-        if words:
-            yield words[0]
+    """The URLs of a ``srcset`` ("URL 2x, URL 640w") as HTML's parser reads them: a candidate's
+    URL runs to white space (a ``data:`` URL's commas in it), less the commas it ends with, and
+    its descriptors to the next comma outside parentheses (adversary13 D8)."""
+    at = 0
+    while (at := _SRCSET_GAP.match(value, at).end()) < len(value):
+        url = _SRCSET_URL.match(value, at)
+        at = url.end()
+        yield url.group().rstrip(",")
+        if not url.group().endswith(","):
+            at = _SRCSET_DESCRIPTORS.match(value, at).end()
+
+
+_SRCSET_GAP = re.compile(r"[\t\n\f\r ,]*")
+_SRCSET_URL = re.compile(r"[^\t\n\f\r ]+")
+_SRCSET_DESCRIPTORS = re.compile(r"(?:[^,(]|\([^)]*\)?)*")
 
 
 def refresh_url(content: str) -> str:

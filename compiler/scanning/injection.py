@@ -57,7 +57,6 @@ Disguises count: each rule is matched on the text's skeleton as the sanitizer bu
 from __future__ import annotations
 
 import bisect
-import html
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
@@ -217,32 +216,16 @@ def _html_fetches(text: str) -> list[Match]:
 
     found = []
     seen = fetched.read(text)
+    cursors = (fetched.Cursor(text), fetched.Cursor(text))  # a tag's own URLs, a nested one's
     for fetch in seen.fetches:
         if urls.foreign(fetch.host):
-            start, end = _written_at(text, fetch.written, fetch.at, fetch.end)
+            start, end = cursors[fetch.nested].place(fetch.written, fetch.at, fetch.end)
             found.append(Match("image-url-data", start, text[start:end], fetch.host))
     if seen.unread is not None:  # what it would fetch is not known: refused as if it fetched
         end = text.find(">", seen.unread, seen.unread + 80)
         shown = text[seen.unread : end + 1 if end >= 0 else seen.unread + 40]
         found.append(Match("unread-markup", seen.unread, shown))
     return found
-
-
-# An attribute's value as written in a tag the tokenizer read, to place a URL it decoded.
-_ATTRIBUTE_VALUE = re.compile(r"""=[ \t\n\r\f]*(?:"([^"]*)"|'([^']*)'|([^ \t\n\r\f>]+))""")
-
-
-def _written_at(text: str, url: str, start: int, end: int) -> tuple[int, int]:
-    """Where in the tag ``text[start:end]`` the URL ``url`` (references decoded) is written: as
-    it is, or as an attribute's whole value; else the whole tag."""
-    at = text.find(url, start, end) if url else -1
-    if at >= 0:
-        return at, at + len(url)
-    for value in _ATTRIBUTE_VALUE.finditer(text, start, end):
-        group = next(g for g in (1, 2, 3) if value.group(g) is not None)
-        if html.unescape(value.group(group)).strip() == url:
-            return value.start(group), value.end(group)
-    return start, end
 
 
 def _may_fetch(text: str) -> bool:

@@ -47,12 +47,17 @@ def read(text: str) -> Rendering:
     html, places = _render_placed(parser, tokens, env)
     starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
     seen = fetched.read(html)
-    found = [_placed(text, starts, places, f.at, f.written, f.url, f.host) for f in seen.fetches]
+    cursors = (fetched.Cursor(text), fetched.Cursor(text))  # a tag's own URLs, a nested one's
+    found = [
+        _placed(cursors[f.nested], starts, places, f.at, f.written, f.url, f.host)
+        for f in seen.fetches
+    ]
     shown = []
+    cursor = fetched.Cursor(text)  # links are placed in their own order
     for written, at in seen.links:
         resolved = urls.resolve(written)
         if resolved is not None:
-            shown.append(_placed(text, starts, places, at, written, *resolved))
+            shown.append(_placed(cursor, starts, places, at, written, *resolved))
     return Rendering(
         found, shown, sorted(_code(text, starts, tokens)), _definitions(env, starts, len(text))
     )
@@ -99,7 +104,7 @@ def _render_placed(
 
 
 def _placed(
-    text: str,
+    cursor: fetched.Cursor,
     starts: list[int],
     places: list[tuple[int, tuple[int, int]]],
     at: int,
@@ -108,14 +113,15 @@ def _placed(
     host: str,
 ) -> Placed:
     """Where in ``text`` the HTML at offset ``at`` was written: the URL as written, if the block
-    holds it, else the whole block."""
+    holds it past the URL placed before it (``fetched.Cursor``), else the whole block."""
+    text = cursor.text
     index = bisect.bisect_right(places, (at, (len(starts) + 1, 0))) - 1
     first, last = places[max(index, 0)][1]
     start, end = starts[min(first, len(starts) - 1)], _line_end(text, starts, last)
-    for needle in dict.fromkeys((written, commonmark.parser().normalizeLinkText(written))):
-        found = text.find(needle, start, end) if needle else -1
-        if found >= 0:
-            return Placed(found, found + len(needle), url, host, True)
+    needles = dict.fromkeys((written, commonmark.parser().normalizeLinkText(written)))
+    found = cursor.find(needles, start, end)
+    if found is not None:
+        return Placed(*found, url, host, True)
     while end > start and text[end - 1] in "\r\n":
         end -= 1
     return Placed(start, max(end, start + 1), url, host, False)

