@@ -194,7 +194,9 @@ class Match(NamedTuple):
 def scan(text: str) -> tuple[Match, ...]:
     """Every run of hidden characters in ``text``, in order. Outside ASCII only controls can
     hide text, so ASCII text costs two quick checks."""
-    if _ASCII_CONTROL.search(text) is None and (text.isascii() or not _may_hide(text)):
+    compiled = getattr(_unicode, "cache_info", None)  # once compiled, no pre-check: it costs as
+    warm = compiled is not None and compiled().currsize > 0  # much as the pattern (a test stub: no)
+    if _ASCII_CONTROL.search(text) is None and (text.isascii() or not (warm or _may_hide(text))):
         return ()
     props = _unicode()
     found: list[Match] = []
