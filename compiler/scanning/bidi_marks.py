@@ -7,8 +7,8 @@ would carry a hidden message (adversary13 D7). A mark is taken as meant where it
 orders (adjacent to, or separated only by spaces from, punctuation, a digit or the line's edge,
 on one side, with a letter on the other), where it stands between letters of two directions, or,
 with neutrals on both sides, at a number's start or end or where the nearest strong characters
-on either side differ. Never two
-in a row (spaces between count as a row): a run of marks encodes bits.
+on either side differ. Never two in a row (spaces between count as a row): a run of marks
+encodes bits.
 """
 
 from __future__ import annotations
