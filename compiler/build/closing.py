@@ -29,6 +29,7 @@ from hotplex.build.log import (
     json_line,
     log_path,
     merged,
+    parsed,
     report_records,
 )
 from hotplex.errors import HotplexError
@@ -138,10 +139,8 @@ class Closing:
         line = self.reports_line()
         if line is None:
             return None
-        import json  # here, not above: a no-op build parses no line (the snapshot's cache)
-
         try:
-            jobs = json.loads(line)["reports"]
+            jobs = parsed(line)["reports"]
             for index, report in (self.delta or {}).get("reports", {}).items():
                 jobs[int(index)] = report
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
@@ -189,10 +188,8 @@ def _full_closing(path: Path, line: bytes, end: int) -> Closing | None:
 
 
 def _delta_closing(path: Path, handle: Any, line: bytes, end: int) -> Closing | None:
-    import json
-
     try:
-        delta = json.loads(line)["delta"]
+        delta = parsed(line)["delta"]
         start, middle, stop = delta["base"]
         kinds = {"written": int, "reports": dict, "records": dict, "snapshot": dict}
         if not all(type(delta.get(key)) is kind for key, kind in kinds.items()):
@@ -223,10 +220,8 @@ def _snapshot_of(line: bytes, log: Path) -> tuple[dict[str, Any] | None, bytes |
         tag, kept, snapshot = marshal.loads(log.with_name(SNAPSHOT_CACHE).read_bytes())
         if tag == _CACHE_TAG and kept == line and type(snapshot) is dict:
             return snapshot, None
-    import json
-
     with contextlib.suppress(ValueError):
-        record = json.loads(line)
+        record = parsed(line)
         if isinstance(record, dict) and isinstance(record.get("snapshot"), dict):
             snapshot = record["snapshot"]
             return snapshot, marshal.dumps((_CACHE_TAG, line, snapshot))

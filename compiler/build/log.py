@@ -167,10 +167,8 @@ def _delta_snapshot(
 ) -> dict[str, Any] | None:
     """The snapshot a delta closing makes of the full one it names (None: not the last full
     snapshot read, which a build killed mid-compaction cannot leave, but a hand edit can)."""
-    import json
-
     try:
-        delta = json.loads(line)["delta"]
+        delta = parsed(line)["delta"]
         base = delta["base"]
         if full is None or base[1] != full[0]:
             return None
@@ -209,11 +207,21 @@ def _start_over(why: str) -> State:
     return State(warning=f"{why}; rebuilding everything")
 
 
-def _apply(state: State, line: bytes, number: int, offset: int) -> None:
-    import json
+def parsed(line: bytes) -> Any:
+    """A log line's JSON. One nested past the parser's depth (``[[[[…``, by hand) is not a line
+    the build wrote, as a malformed one is not: a ValueError, so it is read as corrupt and the
+    build starts over, where the RecursionError was an internal error at every build."""
+    import json  # here, not above: a no-op build parses no line (the snapshot's cache)
 
     try:
-        record = json.loads(line)
+        return json.loads(line)
+    except RecursionError:
+        raise ValueError("a line nested past the JSON parser's depth") from None
+
+
+def _apply(state: State, line: bytes, number: int, offset: int) -> None:
+    try:
+        record = parsed(line)
     except ValueError:
         raise CorruptLog(f"line {number} is not JSON") from None
     if not isinstance(record, dict):

@@ -131,6 +131,9 @@ def test_a_torn_last_line_is_dropped_silently_and_the_log_repaired(built, hotple
         pytest.param(lambda text: text.replace("\n{", "\n[1, 2]\n{", 1), id="not-a-record"),
         pytest.param(lambda text: text.replace('"outputs":{', '"outputs":{"x":7,', 1), id="shape"),
         pytest.param(lambda text: text.replace('"job":', '"job":5,"j":', 1), id="field-type"),
+        # Past the JSON parser's depth: a RecursionError was an internal error (adversary14 D6).
+        pytest.param(lambda text: text.replace("\n{", "\n" + "[" * 5000 + "\n{", 1), id="deep"),
+        pytest.param(lambda text: text + "[" * 100_000 + "\n", id="deep-closing"),
     ],
 )
 def test_a_foreign_or_corrupt_log_means_a_full_rebuild_with_a_warning(built, hotplex, damage):
