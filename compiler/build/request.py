@@ -17,7 +17,7 @@ class Request:
     FIELDS = ("root", "manifest", "targets", "check", "diff", "processes", "on_progress", "frozen")
     root: Path
     manifest: Path | None
-    targets: tuple[str, ...]
+    targets: tuple[str, ...]  # each named once, in the order first named
     check: bool
     diff: bool
     # Worker processes compiling dirty jobs (``-j``); 1 compiles in this process.
@@ -44,7 +44,7 @@ class Request:
             frozen=frozen,
             root=root,
             manifest=manifest,
-            targets=targets,
+            targets=tuple(dict.fromkeys(targets)),  # `build cc cc` asks for cc's sets once
             check=check,
             diff=diff,
             processes=processes,

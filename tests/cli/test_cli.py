@@ -183,6 +183,15 @@ def test_stats_of_an_unknown_target_suggests_one(example_copy, hotplex):
     assert result.status == 2 and "did you mean 'ocs'?" in result.stderr
 
 
+def test_a_target_named_twice_is_counted_once(example_copy, hotplex):
+    """The no-op path counted `build cc cc` as six sets up to date; the full one as three
+    (adversary14 D5)."""
+    root = str(example_copy("basic"))
+    assert hotplex("-C", root, "build").status == 0
+    assert "0 rebuilt, 3 up to date" in hotplex("-C", root, "build", "cc", "cc").stdout
+    assert "3 artifact set(s) up to date" in hotplex("-C", root, "check", "cc", "cc", "cc").stdout
+
+
 # --- init -------------------------------------------------------------------------------------
 
 FIVE = ("SOUL.md", "AGENTS.md", "SKILLS.md", "USER.md", "MEMORY.md")
