@@ -360,7 +360,8 @@ def _positive(text: str) -> int:
 
 
 def _whole(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    """``text`` as a whole number in ASCII digits: ``int`` takes ``２``, ``٣`` and ``1_0`` too."""
+    digits = text[1:] if text[:1] in "+-" else text
+    if not (digits.isascii() and digits.isdigit()):
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}")
+    return int(text)

@@ -51,7 +51,7 @@ def run() -> None:
     for name in ("stdout", "stderr"):  # started closed (``>&-``): what goes there is lost
         if getattr(sys, name) is None:
             setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
-        setattr(sys, name, Shown(getattr(sys, name)))
+        setattr(sys, name, Shown(getattr(sys, name), lossy=name == "stderr"))
     status = _flushed(main())
     threading = sys.modules.get("threading")  # not imported: no thread was started
     alone = threading is None or threading.active_count() == 1

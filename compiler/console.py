@@ -35,8 +35,11 @@ class Shown:
     progress line written as themselves. The bytes underneath (``buffer``) are not touched: an
     artifact ``show`` prints is the artifact."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, lossy: bool = False) -> None:
         self.stream = stream
+        # stderr's: a message it cannot take is lost, and the exit status still says what
+        # happened (``2>/dev/full`` made a usage error's 2 an unhandled exception's 1).
+        self.lossy = lossy
 
     def write(self, text: str) -> int:
         if not text.isprintable() and not text.replace("\n", " ").replace("\t", " ").isprintable():
@@ -46,7 +49,12 @@ class Shown:
         if _TOKEN in text:
             for token, own in _OWN.items():
                 text = text.replace(token, own)
-        return self.stream.write(text)
+        if not self.lossy:
+            return self.stream.write(text)
+        try:
+            return self.stream.write(text)
+        except OSError:
+            return len(text)
 
     def __getattr__(self, name: str):
         return getattr(self.stream, name)

@@ -862,6 +862,16 @@ def test_a_command_run_with_a_stream_closed_keeps_its_exit_status(example_copy, 
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_a_message_stderr_cannot_take_leaves_the_exit_status_as_it_is(example_copy):
+    """A full stderr lost the message by an exception, whose exit status 1 hid a usage error's
+    2 (adversary14 D8): the status is the command's."""
+    root = example_copy("basic")
+    for argv, status in ((f"-C '{root}' build nosuch", 2), ("build -j 1_0", 2)):
+        done = subprocess.run(["sh", "-c", f"exec '{HOTPLEX}' {argv} 2>/dev/full"])
+        assert done.returncode == status, argv
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
 @pytest.mark.parametrize("command", ["show cc", "build --json"])
 def test_output_to_a_full_disk_is_a_failure_said_in_one_line(example_copy, command):
     root = example_copy("basic")

@@ -90,6 +90,8 @@ def test_a_word_that_names_no_command_is_told_the_commands(argv, capsys):
         (["-C", "p", "buld"], "invalid choice: 'buld' (did you mean 'build'?)"),
         (["build", "-j", "abc"], "hotplex build: error: argument -j: must be a whole number"),
         (["serve", "--port", "x"], "argument --port: must be a whole number, got 'x'"),
+        (["build", "-j", "\uff12"], "argument -j: must be a whole number, got '\uff12'"),
+        (["serve", "--port", "8_765"], "argument --port: must be a whole number, got '8_765'"),
         (["-C", "p", "build", "--jsn"], "hotplex build: error: unrecognized arguments: --jsn (did"),
     ],
     ids=" ".join,
