@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import TextIO
+from typing import Any, TextIO
 
 from hotplex import __version__
 
@@ -235,7 +235,13 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
 
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose help is written as any output is: argparse drops a failed
-    write, so ``hotplex --help >/dev/full`` exited 0 with the help lost."""
+    write, so ``hotplex --help >/dev/full`` exited 0 with the help lost. An option is its whole
+    name: ``--jso`` was taken as ``--json`` where ``hotplex --vers`` is refused, and a prefix that
+    names one option today would name two once another is added; a misspelt one is told the name
+    meant."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, allow_abbrev=False, **kwargs)
 
     def print_help(self, file: TextIO | None = None) -> None:
         (file or sys.stdout).write(self.format_help())

@@ -2,30 +2,25 @@
 
 Like ninja's ``.ninja_log``: a versioned header, then one JSON line per built job, appended only
 after the job's files are in place, so a killed build loses at most the jobs it had not finished.
-A ``forget`` line drops the record of a job the manifest no longer plans. A finished build ends
-with a closing. A full closing is two lines: ``reports`` (what a report of each job needs, and
-where each job's latest record line is) and ``snapshot`` (the stamps of every file involved). A
-build of the touched path (``build/touched.py``) ends instead with one ``delta`` line: what the
-touched builds since the last full closing changed of it (their reports, record places and
-stamps), naming where that closing is; so its writes follow what it rebuilt, not the project.
-When the closing is the last line and nothing it names moved, the next build is a no-op that
-reads only the header, the snapshot and a delta (``closing.py``), neither the manifest nor
-the job records; a build that does read the records skips the closing lines.
+A ``forget`` line drops the record of a job no longer planned. A finished build ends with a
+closing: in full, ``reports`` (what a report of each job needs, and where each job's latest
+record is) and ``snapshot`` (the stamps of every file involved); after a build of the touched
+path (``build/touched.py``), one ``delta`` line of what it changed since the full closing it
+names. When the closing is the last line and nothing it names moved, the next build is a no-op
+that reads only the header, the snapshot and a delta (``closing.py``), not the records.
 
 The log is disposable: an unknown version, a broken header or a malformed line means starting
 over with a warning (a full rebuild), never a crash. A log of the two versions before
-(``MIGRATED``) is read and rewritten in this one, rebuilding nothing: its stamps lack the ctime,
-so each file they name is hashed once more, and its digest decides. The one exception is an
-unterminated last line, which is what a build killed mid-write leaves: it is dropped silently,
-and the next build rewrites the log before appending so no record is ever glued to it. The log
-is compacted (rewritten via temp file + rename, keeping each job's latest record) by a slow
-build once superseded records and closings make it longer than what is live by half, and by the
-touched path once it is twice as long as compacted, copying each record line from where the
-closing says it is.
+(``MIGRATED``) is rewritten in this one, rebuilding nothing: each file its stamps name (without
+the ctime) is hashed once more. An unterminated last line, what a build killed mid-write leaves,
+is dropped silently, and the next build rewrites the log before appending. The log is compacted
+(temp file + rename, each job's latest record kept) by a slow build once it is half as long
+again as what is live, and by the touched path once it is twice as long as compacted, copying
+each record from where the closing says it is.
 
-Records are typed (``build/records.py``) everywhere but here: this module is where they become
-JSON lines and come back, checked. Every stamp, of an input or an output, is one layout:
-``[mtime_ns, size, inode, ctime_ns, digest]`` (``[mtime_ns, size, inode, digest]`` before v6).
+Records are typed (``build/records.py``) everywhere but here, where they become JSON lines and
+come back, checked. Every stamp, of an input or an output, is one layout: ``[mtime_ns, size,
+inode, ctime_ns, digest]`` (``[mtime_ns, size, inode, digest]`` before v6).
 """
 
 from __future__ import annotations
@@ -208,9 +203,7 @@ def _start_over(why: str) -> State:
 
 
 def parsed(line: bytes) -> Any:
-    """A log line's JSON. One nested past the parser's depth (``[[[[…``, by hand) is not a line
-    the build wrote, as a malformed one is not: a ValueError, so it is read as corrupt and the
-    build starts over, where the RecursionError was an internal error at every build."""
+    """A log line's JSON; one nested past the parser's depth (by hand) is corrupt: a ValueError."""
     import json  # here, not above: a no-op build parses no line (the snapshot's cache)
 
     try:
