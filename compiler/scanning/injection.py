@@ -361,38 +361,41 @@ def _carries_data(url: str) -> bool:
     values = [piece for part in re.split(r"[&;]", query) for piece in part.split("=", 1) if piece]
     return any(
         _data(value) or ("%" in value and _data(unquote(value))) for value in (*values, fragment)
-    ) or any(_data(joined) for joined in _coded_runs(unquote(query) if "%" in query else query))
+    ) or any(_mixed(joined) for joined in _coded_runs(unquote(query) if "%" in query else query))
 
 
-# A query's separators, as the server splits it into names and values; a coded piece's alphabet.
+# A query's separators, as the server splits it into names and values; a coded piece: of the
+# base64 alphabet, mixing capitals, small letters and digits.
 _QUERY_SEPARATOR = re.compile("[&;=]")
-_CODED = re.compile(r"[A-Za-z0-9+/_-]+", re.ASCII)
+_CODED = re.compile(r"(?=[^A-Z]*[A-Z])(?=[^a-z]*[a-z])(?=[^0-9]*[0-9])[A-Za-z0-9+/_-]+")
 
 
 def _coded_runs(query: str) -> Iterator[str]:
     """The query's runs of coded pieces (names and values next to each other, each of the base64
-    alphabet mixing two of capitals, small letters and digits), each joined: a word (``utm_source``,
-    ``spring``) ends a run, so plain parameters never join into data."""
+    alphabet mixing capitals, small letters and digits), each joined, when it is at least
+    ``ENCODED_RUN`` long: a word (``utm_source``, ``campaignId``) ends a run, so plain
+    parameters never join into data."""
     run: list[str] = []
     for piece in [*_QUERY_SEPARATOR.split(query), ""]:
-        kinds = (str.isupper, str.islower, str.isdigit)
-        if _CODED.fullmatch(piece) and sum(any(map(kind, piece)) for kind in kinds) >= 2:
+        if _CODED.fullmatch(piece):
             run.append(piece)
         elif run:
-            if len(run) > 1:
+            if len(run) > 1 and sum(map(len, run)) >= ENCODED_RUN:
                 yield "".join(run)
             run = []
 
 
 def _data(value: str) -> bool:
-    if len(value) >= LONG_VALUE:
-        return True
-    for run in _RUN.finditer(value):
-        word = run.group()
-        mixed = any(c.isupper() for c in word) and any(c.islower() for c in word)
-        if mixed and any(c.isdigit() for c in word):
-            return True
-    return False
+    return len(value) >= LONG_VALUE or any(_mixed(run.group()) for run in _RUN.finditer(value))
+
+
+def _mixed(word: str) -> bool:
+    """Whether ``word`` mixes capitals, small letters and digits."""
+    return (
+        any(c.isupper() for c in word)
+        and any(c.islower() for c in word)
+        and any(c.isdigit() for c in word)
+    )
 
 
 def _in_code(regions: list[tuple[int, int]], at: int) -> bool:

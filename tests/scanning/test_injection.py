@@ -279,6 +279,9 @@ BENIGN = [
     # Plain parameters next to each other never join into data (adversary14 D4).
     "[c](https://example.com/?utm_source=newsletter&utm_campaign=Spring2024&utm_content=Hero1)",
     "[p](https://example.com/search?Lang=enUS&Page=2&Sort=Desc&View=Grid&Size=XL&Ver=V2&Tab=A1)",
+    "[q](https://example.com/?utm_id=Q4Sale2024&campaignId=Spring2024Promo&pageId=Home2)",
+    "[r](https://example.com/?showAll=True&includeDeleted=False&orderBy=CreatedAt&groupBy=UserId"
+    "&thenBy=LastName&filterBy=IsActive&pageSize=Max&apiVersion=Latest)",
 ]
 
 
