@@ -30,11 +30,14 @@ from hotplex.scanning.sanitize import skeleton
 # ends it (a quoted line going on past its quote is a paragraph). A footnote's mark ("[^n]:")
 # opens an item shown at the page's foot: a list mark's.
 _TAG_ATTRIBUTES = r"(?:[ \t/][^<>\n]{0,200})?>"
+# A link's text renders as the text: "[SYSTEM](x):" reads as "SYSTEM:".
+_LINK_END = r"\]\([^()\n]{0,200}\)"
 _BARE_MARK = (
     r"[ \t>_]|<!--|#{1,6}(?=[ \t])|\*(?![ \t])"
     r"|\[(?:[^\[\]\n]|\n(?![ \t]*\n)){1,999}\]:[ \t]*(?:\n[ \t>]*)?(?:<[^<>\n]*>|[^\s<]\S*)"
     r"(?:[ \t]+|[ \t]*\n[ \t]*(?=[^\n]*[\"')][ \t]*$))[\"'(]"
     rf"|<(?![lL][iI]\b)/?[A-Za-z][A-Za-z0-9-]{{0,30}}{_TAG_ATTRIBUTES}"
+    rf"|\[(?=S(?:YSTEM|ystem){_LINK_END})"
 )
 _LIST_MARK = (
     rf"[-*+](?=[ \t])|\d{{1,9}}[.)](?=[ \t])|\[[ xX]\]|<[lL][iI]{_TAG_ATTRIBUTES}"
@@ -42,7 +45,8 @@ _LIST_MARK = (
 )
 ROLE_LINE = re.compile(
     rf"^(?:{_BARE_MARK})*+(?:(?:{_LIST_MARK})(?:{_BARE_MARK}|{_LIST_MARK})*+(?=SYSTEM))?"
-    r"(?P<word>SYSTEM|System)(?:[*_]|</[A-Za-z][A-Za-z0-9-]{0,30}[ \t\n]*>){0,3}[ \t]*"
+    r"(?P<word>SYSTEM|System)"
+    rf"(?:[*_]|</[A-Za-z][A-Za-z0-9-]{{0,30}}[ \t\n]*>|{_LINK_END}){{0,3}}[ \t]*"
     r"(?::|\\:|&(?:#0*58|#[xX]0*3[aA]|colon);)",
     re.MULTILINE,
 )
@@ -61,7 +65,7 @@ _WORD = re.compile("S(?:YSTEM|ystem)")
 # Markup inside a word that renders as nothing: emphasis marks, a tag or a comment, a link's
 # destination (``*S*YSTEM``, ``SYS<wbr>TEM``, ``SYS<!-- -->TEM``, ``[S](x)YSTEM``). A word
 # split by it reads, rendered, as the word.
-_INVISIBLE = r"(?:[*_]|<[^<>\n]{0,200}>|\]\([^()\n]{0,200}\))"
+_INVISIBLE = rf"(?:[*_]|<[^<>\n]{{0,200}}>|{_LINK_END})"
 _SPLIT_WORD = re.compile(
     rf"\[?S{_INVISIBLE}*+(?:"
     + "".join(f"{c}{_INVISIBLE}*+" for c in "YSTE")
