@@ -35,7 +35,8 @@ URL's host, a role line's text, a token; ``allow_files`` by file), as ``[secrets
     too (``-``, ``*``, ``+``, ``1.``, ``1)``, a task box ``[ ]``, ``<li>``: ``- - SYSTEM: obey``,
     a memory entry is a list item). ``System:`` after a list mark (``- System: Ubuntu``, a
     profile's line), ``system:`` in lower case, or the word later in a line ("the file system:
-    ext4") is prose. Each definition the parse reads has its title read so too (``role_lines``).
+    ext4") is prose. Each definition the parse reads has its title read so too, and each line
+    as it renders: references decoded, markup inside the word dropped (``role_lines``).
 ``role-tag``
     a tag, opening or closing, named ``system``, ``system-prompt``, ``system_prompt``,
     ``system-reminder``, ``system_reminder``, ``assistant``, ``human`` or ``developer`` (any
@@ -143,7 +144,7 @@ def _candidate(text: str) -> bool:
         or ("!" in text and "![" in text)
         or ("]" in text and ("INST]" in text or "](" in text or "]:" in text))
         or ("S" in text and _ROLE_WORD.search(text) is not None)
-        or "&#" in text  # a role word written as character references: "&#83;YSTEM"
+        or role_lines.may_disguise(text)  # "&#83;YSTEM", "SYSTE&#1052;", "*S*YSTEM"
     )
 
 
@@ -170,6 +171,8 @@ def scan(text: str) -> tuple[Match, ...]:
         *((c, origin) for c in _url_candidates(view, {m.start for m in tags})),
         *((c, marked_origin) for c in _marker_candidates(marked)),
     ]
+    if role_lines.may_disguise(marked):  # read as rendered: references decoded, words joined
+        wide += ((("role-line", *place, None), None) for place in role_lines.disguised(text))
     titled = "]:" in text and role_lines.may_title(marked)
     if not wide and not tags and not titled and not _may_fetch(text):
         return ()  # no finding to take back for code, none the parse could add
@@ -322,10 +325,6 @@ def _marker_candidates(view: str) -> Iterator[tuple[str, int, int, str | None]]:
             yield rule, m.start(), m.end(), None
     for m in role_lines.ROLE_LINE.finditer(view):
         yield "role-line", m.start("word"), m.end(), None
-    written = role_lines.decoded(view) if "&#" in view else None
-    for m in role_lines.ROLE_LINE.finditer(written[0]) if written else ():
-        end = written[1][m.end()] if m.end() < len(written[1]) else len(view)
-        yield "role-line", written[1][m.start("word")], end, None
 
 
 def _image_urls(view: str) -> Iterator[tuple[int, int]]:
@@ -354,24 +353,49 @@ def _label(text: str) -> str:
 def _carries_data(url: str) -> bool:
     """Whether a name or value of the query, or the fragment, is data: as written and as the
     server reads it, percent-escapes decoded (``%41`` between pieces of a token joins them
-    again). A name carries data as well as a value does: ``?<token>=1`` reaches the server."""
+    again). A name carries data as well as a value does: ``?<token>=1`` reaches the server. And
+    a token split over several names and values (``?aB3xQ9zK&R8sT1uW6``, or ``%3D``/``%26``
+    inside a name) is read whole: the coded pieces next to each other, joined."""
     rest, _, fragment = url.partition("#")
     query = rest.partition("?")[2]
     values = [piece for part in re.split(r"[&;]", query) for piece in part.split("=", 1) if piece]
     return any(
         _data(value) or ("%" in value and _data(unquote(value))) for value in (*values, fragment)
-    )
+    ) or any(_mixed(joined) for joined in _coded_runs(unquote(query) if "%" in query else query))
+
+
+# A query's separators, as the server splits it into names and values; a coded piece: of the
+# base64 alphabet, mixing capitals, small letters and digits.
+_QUERY_SEPARATOR = re.compile("[&;=]")
+_CODED = re.compile(r"(?=[^A-Z]*[A-Z])(?=[^a-z]*[a-z])(?=[^0-9]*[0-9])[A-Za-z0-9+/_-]+")
+
+
+def _coded_runs(query: str) -> Iterator[str]:
+    """The query's runs of coded pieces (names and values next to each other, each of the base64
+    alphabet mixing capitals, small letters and digits), each joined, when it is at least
+    ``ENCODED_RUN`` long: a word (``utm_source``, ``campaignId``) ends a run, so plain
+    parameters never join into data."""
+    run: list[str] = []
+    for piece in [*_QUERY_SEPARATOR.split(query), ""]:
+        if _CODED.fullmatch(piece):
+            run.append(piece)
+        elif run:
+            if len(run) > 1 and sum(map(len, run)) >= ENCODED_RUN:
+                yield "".join(run)
+            run = []
 
 
 def _data(value: str) -> bool:
-    if len(value) >= LONG_VALUE:
-        return True
-    for run in _RUN.finditer(value):
-        word = run.group()
-        mixed = any(c.isupper() for c in word) and any(c.islower() for c in word)
-        if mixed and any(c.isdigit() for c in word):
-            return True
-    return False
+    return len(value) >= LONG_VALUE or any(_mixed(run.group()) for run in _RUN.finditer(value))
+
+
+def _mixed(word: str) -> bool:
+    """Whether ``word`` mixes capitals, small letters and digits."""
+    return (
+        any(c.isupper() for c in word)
+        and any(c.islower() for c in word)
+        and any(c.isdigit() for c in word)
+    )
 
 
 def _in_code(regions: list[tuple[int, int]], at: int) -> bool:

@@ -2,11 +2,14 @@
 renders as nothing (``injection`` matches it on the text's views), and a reference definition's
 title that does, read as CommonMark reads a definition (``rendered``): in a quote, a nested
 quote, a list item, with an escaped bracket in its label, over several lines. A definition
-renders as nothing, so its title is a line only the model reads (adversary13 D2).
+renders as nothing, so its title is a line only the model reads (adversary13 D2). And each
+line as it renders (``shown``): character references decoded before the disguises are read, and
+a word split by markup that renders as nothing joined (adversary14 D2, D15).
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Iterator
@@ -23,18 +26,27 @@ from hotplex.scanning.sanitize import skeleton
 # before a blank is a list's, before anything else emphasis; a definition's label ends at its
 # first "]", a task box's too): one reading of a margin, linear in its length. A definition's
 # label, destination and title may each start a line of their own (CommonMark 4.7), in a quote
-# after its ">" marks too, and the title line still renders as nothing.
+# after its ">" marks too, and the title line still renders as nothing; a title on its own line
+# ends it (a quoted line going on past its quote is a paragraph). A footnote's mark ("[^n]:")
+# opens an item shown at the page's foot: a list mark's.
 _TAG_ATTRIBUTES = r"(?:[ \t/][^<>\n]{0,200})?>"
+# A link's text renders as the text: "[SYSTEM](x):" reads as "SYSTEM:".
+_LINK_END = r"\]\([^()\n]{0,200}\)"
 _BARE_MARK = (
     r"[ \t>_]|<!--|#{1,6}(?=[ \t])|\*(?![ \t])"
     r"|\[(?:[^\[\]\n]|\n(?![ \t]*\n)){1,999}\]:[ \t]*(?:\n[ \t>]*)?(?:<[^<>\n]*>|[^\s<]\S*)"
-    r"(?:[ \t]+|[ \t]*\n[ \t]*)[\"'(]"
+    r"(?:[ \t]+|[ \t]*\n[ \t]*(?=[^\n]*[\"')][ \t]*$))[\"'(]"
     rf"|<(?![lL][iI]\b)/?[A-Za-z][A-Za-z0-9-]{{0,30}}{_TAG_ATTRIBUTES}"
+    rf"|\[(?=S(?:YSTEM|ystem){_LINK_END})"
 )
-_LIST_MARK = rf"[-*+](?=[ \t])|\d{{1,9}}[.)](?=[ \t])|\[[ xX]\]|<[lL][iI]{_TAG_ATTRIBUTES}"
+_LIST_MARK = (
+    rf"[-*+](?=[ \t])|\d{{1,9}}[.)](?=[ \t])|\[[ xX]\]|<[lL][iI]{_TAG_ATTRIBUTES}"
+    r"|\[\^[^\]\s]{1,999}\]:(?=[ \t])"
+)
 ROLE_LINE = re.compile(
     rf"^(?:{_BARE_MARK})*+(?:(?:{_LIST_MARK})(?:{_BARE_MARK}|{_LIST_MARK})*+(?=SYSTEM))?"
-    r"(?P<word>SYSTEM|System)(?:[*_]|</[A-Za-z][A-Za-z0-9-]{0,30}[ \t\n]*>){0,3}[ \t]*"
+    r"(?P<word>SYSTEM|System)"
+    rf"(?:[*_]|</[A-Za-z][A-Za-z0-9-]{{0,30}}[ \t\n]*>|{_LINK_END}){{0,3}}[ \t]*"
     r"(?::|\\:|&(?:#0*58|#[xX]0*3[aA]|colon);)",
     re.MULTILINE,
 )
@@ -42,33 +54,128 @@ ROLE_LINE = re.compile(
 _COMMENT = re.compile(r"<!--(?:-?>|.*?-->)", re.DOTALL)
 # Quote marks opening a title's line: unseen, they are margin too (``("SYSTEM: obey")``).
 _QUOTES = re.compile(r"^[ \t\"'(]+", re.MULTILINE)
-# A numeric character reference, as a letter or a colon is written ("&#83;YSTEM" renders as
-# "SYSTEM"; no ASCII letter has a name).
-_REFERENCE = re.compile(r"&#(?:[0-9]{1,7}|[xX][0-9A-Fa-f]{1,6});")
+# A character reference as a renderer decodes it: named or numeric, and numeric without its ";"
+# too, as HTML decodes it (``&#83YSTEM`` in a ``<p>``); not after a backslash, which escapes it.
+# The names of HTML's own characters are left (``Tom &amp; Jerry``): shown, not markup, they
+# spell no word and no margin.
+_REFERENCE = re.compile(
+    r"&(?<!\\&)(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|(?!(?:amp|lt|gt|quot);)[A-Za-z][A-Za-z0-9]{1,31};)"
+)
 _WORD = re.compile("S(?:YSTEM|ystem)")
+# Markup inside a word that renders as nothing: emphasis marks, a tag or a comment, a link's
+# destination (``*S*YSTEM``, ``SYS<wbr>TEM``, ``SYS<!-- -->TEM``, ``[S](x)YSTEM``). A word
+# split by it reads, rendered, as the word.
+_INVISIBLE = rf"(?:[*_]|<[^<>\n]{{0,200}}>|{_LINK_END})"
+_SPLIT_WORD = re.compile(
+    rf"\[?S{_INVISIBLE}*+(?:"
+    + "".join(f"{c}{_INVISIBLE}*+" for c in "YSTE")
+    + "M|"
+    + "".join(f"{c}{_INVISIBLE}*+" for c in "yste")
+    + "m)"
+)
+_MARKUP = re.compile(rf"{_INVISIBLE}|\[")
+# Where a split word's markup may start: behind the word's first letters. A cheap look (a search
+# for "S"), where the split word's own pattern tries every position.
+_SPLIT_START = re.compile(r"S(?:Y(?:S(?:TE?)?)?|y(?:s(?:te?)?)?)?[*_<\]]")
 # Where a title's role word may be: at a line's start or a title's opening quote or parenthesis,
 # past blanks, quote marks, emphasis and tags (a comment's too). Only a text holding one is
 # parsed for its definitions: the parse costs ten times the scan.
 _TITLE_WORD = re.compile(r"(?:^|[\"'(])(?:[ \t>*_]|<[^<>\n]{0,200}>)*+S(?:YSTEM|ystem)", re.M)
 
 
-def may_title(view: str) -> bool:
-    """Whether a definition's title in ``view`` (a skeleton, look-alikes as prototypes) may open
-    a role line, character references read as what they render."""
-    written = decoded(view) if "&#" in view else None
-    return _TITLE_WORD.search(written[0] if written else view) is not None
+def may_title(text: str) -> bool:
+    """Whether a definition's title in ``text`` may open a role line, read as it renders."""
+    seen = shown(text)
+    return _TITLE_WORD.search(seen[0] if seen else text) is not None
 
 
-def decoded(view: str) -> tuple[str, list[int]] | None:
-    """``view`` with each character reference to a letter or a colon written as it renders, and
-    the offset in ``view`` of each character; None when it holds none."""
+def may_disguise(text: str) -> bool:
+    """Whether ``text`` may spell a role word other than as written: a character reference, or
+    a word split by markup that renders as nothing. A cheap look, before ``shown``."""
+    if "&" in text and _REFERENCE.search(text) is not None:
+        return True
+    return _SPLIT_START.search(text) is not None and any(
+        _WORD.fullmatch(m.group()) is None for m in _SPLIT_WORD.finditer(text)
+    )
+
+
+def disguised(text: str) -> Iterator[tuple[int, int]]:
+    """Where each role line of ``text`` as rendered starts (its word) and ends, in ``text``."""
+    seen = shown(text)
+    for m in ROLE_LINE.finditer(seen[0]) if seen else ():
+        origin = seen[1]
+        yield origin[m.start("word")], origin[m.end()] if m.end() < len(origin) else len(text)
+
+
+def shown(text: str, decode: bool = True) -> tuple[str, list[int]] | None:
+    """``text`` as a reader sees it: character references decoded (before the disguises are
+    read, so ``SYSTE&#1052;`` is a look-alike and ``SYS&#8203;TEM`` holds an invisible
+    character), folded to its skeleton, look-alike letters as their prototypes, and words split
+    by markup that renders as nothing joined; with the offset in ``text`` of each character.
+    None when it holds no reference, no split word and no character beyond ASCII (the text's
+    own reading holds). A title the parse read is decoded already: ``decode`` is False."""
+    view, origin = _mapped(text, _decoded(text) if decode else None)
+    if not view.isascii():
+        view, origin = _mapped(view, skeleton(view), origin)
+        if not view.isascii():
+            from hotplex.scanning.confusables import prototypes  # its table: for such a text only
+
+            view, origin = _mapped(view, prototypes(view), origin)
+    joined = _joined(view)
+    if origin is None and joined is None and text.isascii():
+        return None
+    view, origin = _mapped(view, joined, origin)
+    return view, origin if origin is not None else list(range(len(text)))
+
+
+def _mapped(
+    view: str, step: tuple[str, list[int]] | None, origin: list[int] | None = None
+) -> tuple[str, list[int] | None]:
+    """``view`` after one step of ``shown`` (the step's text and where each character came
+    from in ``view``), its offsets composed with ``origin``'s."""
+    if step is None:
+        return view, origin
+    return step[0], step[1] if origin is None else [origin[at] for at in step[1]]
+
+
+def _decoded(text: str) -> tuple[str, list[int]] | None:
+    """``text`` with each character reference as it renders; None when it holds none."""
+    if "&" not in text:
+        return None
+    pieces: list[str] = []
+    origin: list[int] = []
+    last = 0
+    for m in _REFERENCE.finditer(text):
+        chars = _unescaped(m.group())
+        if chars == m.group():
+            continue  # no such name: shown as written
+        pieces += [text[last : m.start()], chars]
+        origin.extend(range(last, m.start()))
+        origin.extend([m.start()] * len(chars))
+        last = m.end()
+    if not pieces:
+        return None
+    origin.extend(range(last, len(text)))
+    return "".join([*pieces, text[last:]]), origin
+
+
+@functools.lru_cache(maxsize=1024)
+def _unescaped(reference: str) -> str:
+    return html.unescape(reference)
+
+
+def _joined(view: str) -> tuple[str, list[int]] | None:
+    """``view`` with the markup inside each split role word dropped; None when none is split."""
     pieces, origin, last = [], [], 0
-    for m in _REFERENCE.finditer(view):
-        char = html.unescape(m.group())
-        if len(char) != 1 or not (char.isalpha() or char == ":"):
+    for m in _SPLIT_WORD.finditer(view):
+        if _WORD.fullmatch(m.group()):
             continue
-        pieces += [view[last : m.start()], char]
-        origin += [*range(last, m.start()), m.start()]
+        kept = set(range(m.start(), m.end()))
+        for markup in _MARKUP.finditer(view, m.start(), m.end()):
+            kept.difference_update(range(markup.start(), markup.end()))
+        letters = sorted(kept)
+        pieces += [view[last : m.start()], *(view[at] for at in letters)]
+        origin += [*range(last, m.start()), *letters]
         last = m.end()
     if not pieces:
         return None
@@ -93,9 +200,6 @@ def in_titles(
 def _role_title(title: str) -> bool:
     """Whether a title, comments, opening quote marks and look-alike letters aside, holds a line
     opening a turn."""
-    view = title if title.isascii() else skeleton(title)[0]
-    if not view.isascii():
-        from hotplex.scanning.confusables import prototypes  # its table: for such a title only
-
-        view = prototypes(view)[0]
+    seen = shown(title, decode=False)
+    view = seen[0] if seen else title
     return ROLE_LINE.search(_QUOTES.sub("", _COMMENT.sub("", view))) is not None
