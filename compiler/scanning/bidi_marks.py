@@ -3,12 +3,13 @@
 A mark is a zero-width strong character: it decides how the punctuation, digits and spaces next
 to it are ordered, and nothing else. Between two letters of one direction it changes nothing
 shown, so on a line holding one Hebrew word a mark behind each Latin letter (LRM, RLM or none)
-would carry a hidden message (adversary13 D7). A mark is taken as meant where it touches what it
-orders (adjacent to, or separated only by spaces from, punctuation, a digit or the line's edge,
-on one side, with a letter on the other), where it stands between letters of two directions, or,
-with neutrals on both sides, at a number's start or end or where the nearest strong characters
-on either side differ. Never two in a row (spaces between count as a row): a run of marks
-encodes bits.
+would carry a hidden message (adversary13 D7). Nor does it where the neutrals beside it lie
+between strong characters of its own direction on both sides (``item3`` + LRM + ``, item4``):
+they take that direction with or without it, so a mark behind each word would carry one
+(adversary14 D1). A mark is taken as meant between letters of two directions, at a number's
+start or end, or where the nearest strong characters on either side (a letter, another mark,
+the line's edge) and the mark are not all of one direction. Never inside a number, never two
+in a row (any spaces or tabs between count as a row): a run of marks encodes bits.
 """
 
 from __future__ import annotations
@@ -17,9 +18,13 @@ import unicodedata
 
 MARKS = frozenset("\u200e\u200f\u061c")  # LRM, RLM, ALM
 _DIRECTION = {"L": "L", "R": "R", "AL": "R", "\u200e": "L", "\u200f": "R", "\u061c": "R"}
-# Passed over when looking for a mark's neighbour: spaces, and what takes the class of the
-# character before it (combining marks, other invisible characters).
-_SKIPPED = frozenset(("WS", "NSM", "BN"))
+# A strong character's bidi class, a mark's its own: right-to-left letters differ (R, AL) only
+# before a number, which an Arabic letter (or ALM) makes an Arabic one.
+_STRONG = {"L": "L", "R": "R", "AL": "AL", "\u200e": "L", "\u200f": "R", "\u061c": "AL"}
+# Passed over when looking for a mark's neighbour: spaces and tabs (a no-break space too, whose
+# bidi class is a separator's), and what takes the class of the character before it (combining
+# marks, other invisible characters).
+_SKIPPED = frozenset(("WS", "S", "NSM", "BN"))
 _LINE_ENDS = "\n\r"
 _SEPARATORS = frozenset(("ES", "ET", "CS"))  # plus and minus, currency and percent, "." "," ":"
 _DIGITS = frozenset(("EN", "AN"))
@@ -30,20 +35,22 @@ def _step(text: str, at: int, step: int) -> int:
     at the line's edge."""
     at += step
     while 0 <= at < len(text) and text[at] not in _LINE_ENDS:
-        if text[at] in MARKS or unicodedata.bidirectional(text[at]) not in _SKIPPED:
+        char = text[at]
+        skipped = unicodedata.bidirectional(char) in _SKIPPED or unicodedata.category(char) == "Zs"
+        if char in MARKS or not skipped:
             return at
         at += step
     return -1
 
 
 def _strong(text: str, at: int, step: int) -> str | None:
-    """The direction of the nearest strong character (a letter or a mark) from ``at`` going
+    """The bidi class of the nearest strong character (a letter or a mark) from ``at`` going
     ``step`` on its line, or None at the line's edge."""
     at += step
     while 0 <= at < len(text) and text[at] not in _LINE_ENDS:
-        direction = _DIRECTION.get(text[at]) or _DIRECTION.get(unicodedata.bidirectional(text[at]))
-        if direction is not None:
-            return direction
+        strong = _STRONG.get(text[at]) or _STRONG.get(unicodedata.bidirectional(text[at]))
+        if strong is not None:
+            return strong
         at += step
     return None
 
@@ -59,19 +66,14 @@ def shows(text: str, at: int) -> bool:
     ]
     if letters[0] is not None and letters[1] is not None:
         return letters[0] != letters[1]
-    if letters[0] is not None or letters[1] is not None:
-        return True  # a letter on one side, punctuation, a digit or the edge on the other
-    if _edges_number(text, before, after):
-        return True
-    left, right = _strong(text, at, -1), _strong(text, at, 1)
-    return left is None or right is None or left != right
-
-
-def _edges_number(text: str, before: int, after: int) -> bool:
-    """Whether the mark between ``text[before]`` and ``text[after]`` starts or ends a number (its
-    sign, currency or separators between): it decides how the number is ordered (an ALM before
-    "-5" makes it Arabic). Between two numbers, or two digits of one, it would carry bits."""
-    return _number(text, before, -1) != _number(text, after, 1)
+    number_before, number_after = _number(text, before, -1), _number(text, after, 1)
+    if number_before and number_after:
+        return False  # between two digits of a number, or two numbers: it would carry bits
+    left, right, own = _strong(text, at, -1), _strong(text, at, 1), _STRONG[text[at]]
+    if not (number_before or number_after):
+        left, right, own = (_DIRECTION.get(c) for c in (left, right, own))
+    # what lies between strong characters of one direction takes it: the mark's changes nothing
+    return not left == right == own
 
 
 def _number(text: str, at: int, step: int) -> bool:

@@ -14,7 +14,8 @@ recommends), never from a list of example characters:
 ``control-character``
     a C0 or C1 control (general category Cc) other than tab, line feed and carriage return: an
     ANSI escape sequence (``ESC [8m`` conceals what follows) or a backspace rewrites what a
-    terminal shows of a file or a diff.
+    terminal shows of a file or a diff. And LINE and PARAGRAPH SEPARATOR (U+2028, U+2029): an
+    editor starts a line there that Markdown, and the role-line rule, do not (adversary14 D10).
 
 ``bidi-control``
     an embedding, override or isolate (bidi class LRE, RLE, LRO, RLO, PDF, LRI, RLI, FSI, PDI):
@@ -47,11 +48,11 @@ recommends), never from a list of example characters:
     (Cf) but the prepended concatenation marks, which show a sign: the interlinear annotation
     marks (U+FFF9–U+FFFB), the Egyptian hieroglyph format controls. ZWJ and ZWNJ are fine only
     where they change what is shown (``joiners.py``): ZWJ inside an RGI emoji ZWJ sequence, ZWJ
-    or ZWNJ between a virama and a letter of its script, ZWJ making a Malayalam chillu; ZWNJ
-    between two letters that would join (RFC 5892's CONTEXTJ rule: the Persian plural ``کتاب`` +
-    ZWNJ + ``ها``; not after ALEF, which joins nothing after it). The letters and the marks
-    between must be visible: ZWJ is join-causing and a zero-width space transparent, yet neither
-    vouches for a ZWNJ.
+    or ZWNJ between a virama and a consonant where the script defines a conjunct, ZWJ making a
+    Malayalam chillu; ZWNJ between two letters of one script that would join (RFC 5892's
+    CONTEXTJ rule: the Persian plural ``کتاب`` + ZWNJ + ``ها``; not after ALEF). The letters
+    and the marks between must be visible: ZWJ is join-causing and a zero-width space
+    transparent, yet neither vouches for a ZWNJ.
     The Mongolian vowel separator is fine between a Mongolian letter and a final A or E.
     The 66 noncharacters (U+FDD0–U+FDEF, U+FFFE, U+10FFFF, …), never to be assigned, too.
 
@@ -90,6 +91,7 @@ _EMBEDDINGS = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI",
 _CANCEL_TAG = "\U000e007f"
 # Controls a text file holds as layout (tab, line feed, carriage return) are not findings.
 _CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
+_SEPARATORS = "\u2028\u2029"  # line and paragraph separator: a new line in an editor
 # What a renderer shows as nothing: the default-ignorable characters, and the format characters
 # (general category Cf) that are not, but for the prepended concatenation marks, which show a
 # sign (U+0600 ARABIC NUMBER SIGN): the interlinear annotation marks, the Egyptian format controls.
@@ -110,18 +112,12 @@ _SHOWN = 4
 # around it once it is read: each alternative looks back over the character (and its base) and,
 # where it must, ahead. Only characters at default-ignorable positions are ever tested; a ZWJ or
 # ZWNJ that none of them passes is judged by ``joiners`` (emoji, viramas).
-# Visible ones only: ZWJ is join-causing (type C) and most invisible characters transparent (T).
-_JOINS_AFTER = r"[[\p{Joining_Type=D}\p{Joining_Type=L}\p{Joining_Type=C}]--\p{DI}]"
-_JOINS_BEFORE = r"[[\p{Joining_Type=D}\p{Joining_Type=R}\p{Joining_Type=C}]--\p{DI}]"
-_TRANSPARENT = r"[\p{Joining_Type=T}--\p{DI}]"
 _INTENDED = (
     # ZWJ between two emoji, the first maybe modified or VS16'd (a run of them that is no RGI
     # sequence is a finding all the same: ``scan`` reads the runs after, in one pass)
     r"(?<=\p{Extended_Pictographic}[\p{Emoji_Modifier}\uFE0F]?\u200D)(?=\p{Extended_Pictographic})",
-    # ZWNJ between two letters that would join, transparent marks aside (RFC 5892's CONTEXTJ:
-    # Persian می + ZWNJ + خواهم); after ALEF, which joins nothing after it, it shows nothing
-    rf"(?<={_JOINS_AFTER}{_TRANSPARENT}*\u200C)(?={_TRANSPARENT}*{_JOINS_BEFORE})",
-    joiners.INDIC,  # a joiner between a virama and a letter of its Indic block
+    joiners.ARABIC_JOINING,  # a ZWNJ between two Arabic letters that would join
+    joiners.INDIC,  # a joiner between a virama and a consonant of its Indic block
     # a Mongolian free variation selector after a Mongolian letter (a second one follows a
     # selector, not a letter: never more than one)
     r"(?<=[\p{Script=Mongolian}&&\p{L}][\u180B-\u180D\u180F])",
@@ -139,7 +135,7 @@ _SEQUENCES = os.path.join(os.path.dirname(__file__), "variation-sequences.txt")
 
 # The general categories of every character that is default-ignorable or a C1 control, in any
 # Unicode version (a reserved one is Cn), and the Hangul fillers, the only letters among them.
-_MAY_HIDE = frozenset(("Cc", "Cf", "Cn", "Co", "Cs", "Mn", "Me"))
+_MAY_HIDE = frozenset(("Cc", "Cf", "Cn", "Co", "Cs", "Mn", "Me", "Zl", "Zp"))
 _FILLERS = frozenset("\u115f\u1160\u3164\uffa0")
 
 
@@ -162,7 +158,7 @@ def _unicode() -> Any:
 
     return _Properties(
         hidden=regex.compile(
-            rf"(?:[{_INVISIBLE}{_CONTROL}\x80-\x9f](?!{'|'.join(_INTENDED)}))+",
+            rf"(?:[{_INVISIBLE}{_CONTROL}\x80-\x9f{_SEPARATORS}](?!{'|'.join(_INTENDED)}))+",
             regex.V1,
         ),
         ignorable=prop(f"[{_INVISIBLE}]"),
@@ -265,7 +261,7 @@ def _rule(
     mark where it orders text, a selector in a registered variation sequence or a joiner
     where it joins (``joiners``)."""
     char = text[at]
-    if unicodedata.category(char) == "Cc":
+    if unicodedata.category(char) == "Cc" or char in _SEPARATORS:
         return "control-character"
     if props.bidi_control(char):
         if unicodedata.bidirectional(char) in _EMBEDDINGS:
@@ -488,7 +484,8 @@ def reported(name: str) -> bool:
     line feed and carriage return, or a default-ignorable character. Allowing any other is a
     mistake (an emoji, a letter) that would change nothing."""
     char = chr(int(name[2:], 16))
-    return bool(re.fullmatch(f"[{_CONTROL}\x80-\x9f]", char)) or bool(_unicode().ignorable(char))
+    controls = f"[{_CONTROL}\x80-\x9f{_SEPARATORS}]"
+    return bool(re.fullmatch(controls, char)) or bool(_unicode().ignorable(char))
 
 
 def unknown_entry_hint(entry: str) -> str:

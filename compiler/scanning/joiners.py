@@ -1,21 +1,25 @@
 """Where a zero-width joiner (ZWJ) or non-joiner (ZWNJ) changes what is shown, so that it is
-text, not a hidden bit: the hidden-text scan (``hidden.py``) asks here for each one that is not
-between two joining letters (that case is a pattern of its own there).
+text, not a hidden bit: the hidden-text scan (``hidden.py``) tests the patterns here at each one,
+and asks ``Joiners`` about each they do not pass.
 
 - a ZWJ inside an emoji ZWJ sequence Unicode recommends (RGI: 👨‍👩‍👧, 🏳️‍🌈), the whole run
   of emoji it joins being one (``emoji-zwj-sequences.txt``, from the ``emoji`` package);
   a ZWJ between two other emoji shows them side by side, as without it;
-- a ZWJ or ZWNJ after a virama and before a letter of the virama's script (क्‍ष, half forms;
-  क्‌ष, the virama shown), or after a letter and before a virama of its script (Bengali র‍্য);
-  before a Latin letter or a space it joins nothing;
+- a ZWNJ between two letters of one joining script that would join (RFC 5892's CONTEXTJ rule:
+  Persian کتاب‌ها); letters of two scripts are shaped apart and never join (adversary14 D13);
+- a ZWJ or ZWNJ after a virama and before a consonant of its script, where Unicode's core spec
+  (ch. 12, 13, 16) names what it shows: the half form (क्‍ष) or the virama shown (क्‌ष), in the
+  Indic scripts from Devanagari to Sinhala but Tamil, whose pulli shows either way but in க்‌ஷ;
+  Khmer's COENG and Myanmar's stacking virama, not its visible ASAT. Not before an independent
+  vowel, a Latin letter or a space, nor in scripts that form no conjuncts with them (Thai,
+  Tibetan, Balinese, Javanese: adversary14 D12);
+- a ZWJ before a virama only where a script defines it: Bengali RA's ya-phala (র‍্য), Sinhala's
+  touching letters (ක‍්ව);
 - after a Malayalam virama, whatever follows, a ZWJ when the consonant before has a chillu: the
   chillu as Unicode encoded it before 5.1 (ന്‍ for ൻ), and a ZWNJ: the virama shown, as older
   Malayalam text writes it at a word's end (ആണ്‌).
 - a ZWJ after Bengali TA and its virama, whatever follows: KHANDA TA as Unicode encoded it
   before 4.1 (ত্‍ for ৎ).
-
-A script is told by the first word of a character's Unicode name (DEVANAGARI LETTER KA,
-DEVANAGARI SIGN VIRAMA): Python's ``unicodedata`` has no Script property.
 """
 
 from __future__ import annotations
@@ -29,20 +33,57 @@ from typing import Any
 ZWJ = "\u200d"
 ZWNJ = "\u200c"
 _VS16 = "\ufe0f"
-_VIRAMA = 9  # the canonical combining class of a virama
 _MALAYALAM_VIRAMA = "\u0d4d"
 _BENGALI_VIRAMA, _BENGALI_TA = "\u09cd", "\u09a4"
 _SEQUENCES = os.path.join(os.path.dirname(__file__), "emoji-zwj-sequences.txt")
-# The Indic blocks U+0900–U+0DFF hold one script each (Devanagari … Sinhala): there a joiner
-# between a virama and a letter of the same block is passed by the hidden-text pattern itself,
-# as written here, with no call per joiner (a page of Hindi may hold thousands).
-_BLOCKS = [f"\\u{start:04X}-\\u{start + 0x7F:04X}" for start in range(0x0900, 0x0E00, 0x80)]
-_IN_BLOCK = "|".join(
-    rf"(?<=[[{block}]&&{first}][\u200C\u200D])(?=[[{block}]&&{then}])"
-    for block in _BLOCKS
-    for first, then in ((r"\p{ccc=9}", r"\p{L}"), (r"\p{L}", r"\p{ccc=9}"))
+_KHMER_COENG, _MYANMAR_VIRAMA = "\u17d2", "\u1039"
+_TAMIL_KSSA = ("\u0b95\u0bcd", "\u0bb7")  # KA and its pulli, then SSA: க்ஷ or க்‌ஷ
+
+# The scripts whose letters join (Joining_Type D, L, R or C); a test checks none is missing.
+JOINING_SCRIPTS = (
+    *("Arabic", "Syriac", "Nko", "Mongolian", "Mandaic", "Manichaean", "Psalter_Pahlavi"),
+    *("Hanifi_Rohingya", "Sogdian", "Old_Uyghur", "Adlam", "Phags_Pa", "Chorasmian"),
 )
-INDIC = rf"(?<=[\u0900-\u0DFF][\u200C\u200D])(?:{_IN_BLOCK})"  # one test for other text
+# Visible ones only: ZWJ is join-causing (type C) and most invisible characters transparent (T).
+_JOINS_AFTER = r"[\p{Joining_Type=D}\p{Joining_Type=L}\p{Joining_Type=C}]--\p{DI}"
+_JOINS_BEFORE = r"[\p{Joining_Type=D}\p{Joining_Type=R}\p{Joining_Type=C}]--\p{DI}"
+_TRANSPARENT = r"[\p{Joining_Type=T}--\p{DI}]"
+
+
+def _joining(script: str) -> str:
+    """A ZWNJ between two letters of ``script`` that would join, transparent marks aside."""
+    return (
+        rf"(?<=[[{_JOINS_AFTER}]&&\p{{scx={script}}}]{_TRANSPARENT}*\u200C)"
+        rf"(?={_TRANSPARENT}*[[{_JOINS_BEFORE}]&&\p{{scx={script}}}])"
+    )
+
+
+# Persian می + ZWNJ + خواهم: Arabic letters, passed by the hidden-text pattern itself (a page of
+# Persian may hold thousands); the other joining scripts are compiled at their first ZWNJ.
+# After ALEF, which joins nothing after it, a ZWNJ shows nothing.
+ARABIC_JOINING = _joining("Arabic")
+# The first word of their letters' names: SYRIAC LETTER BETH, PHAGS-PA LETTER KA.
+_NAMED_SCRIPTS = {
+    script.upper().replace("_", "-" if script == "Phags_Pa" else " ").split()[0]: script
+    for script in JOINING_SCRIPTS
+    if script != "Arabic"
+}
+_MARKS, _TATWEEL = frozenset(("Mn", "Me")), "\u0640"
+# The Indic blocks U+0900–U+0DFF hold one script each (Devanagari … Sinhala): there a joiner
+# between a virama and a consonant of the same block is passed by the hidden-text pattern itself,
+# as written here, with no call per joiner (a page of Hindi may hold thousands). Tamil's pulli
+# (U+0B80–U+0BFF) is left to ``Joiners``.
+_BLOCKS = [f"\\u{start:04X}-\\u{start + 0x7F:04X}" for start in range(0x0900, 0x0E00, 0x80)]
+_AFTER_VIRAMA = "|".join(
+    rf"(?<=[[{block}]&&\p{{ccc=9}}][\u200C\u200D])(?=[[{block}]&&\p{{InSC=Consonant}}])"
+    for block in _BLOCKS
+    if block != "\\u0B80-\\u0BFF"
+)
+INDIC = (
+    rf"(?<=[\u0900-\u0DFF][\u200C\u200D])(?:{_AFTER_VIRAMA}"  # one test for other text
+    r"|(?<=\u09B0\u200D)(?=\u09CD)"  # Bengali RA, ZWJ, virama: ya-phala (র‍্য)
+    r"|(?<=[\u0D9A-\u0DC6]\u200D)(?=\u0DCA))"  # Sinhala consonant, ZWJ, al-lakuna: touching
+)
 
 
 class Joiners:
@@ -58,9 +99,11 @@ class Joiners:
         text = self.text
         before = text[at - 1] if at > 0 else ""
         after = text[at + 1] if at + 1 < len(text) else ""
-        if _virama(before) and _letter(after) and _script(before) == _script(after):
+        if text[at] == ZWNJ and _joins_elsewhere(text, at):
             return True
-        if _virama(after) and _letter(before) and _script(before) == _script(after):
+        if before in (_KHMER_COENG, _MYANMAR_VIRAMA) and _consonant(after):
+            return _script(before) == _script(after)
+        if (text[at - 2 : at], after) == _TAMIL_KSSA:
             return True
         if before == _MALAYALAM_VIRAMA and at > 1:
             return text[at] == ZWNJ or text[at - 2] in _chillu_bases()
@@ -82,12 +125,34 @@ class Joiners:
         return self._emoji
 
 
-def _virama(char: str) -> bool:
-    return char != "" and unicodedata.combining(char) == _VIRAMA
+def _joins_elsewhere(text: str, at: int) -> bool:
+    """Whether the ZWNJ ``text[at]`` is between two letters of one joining script but Arabic
+    (Syriac, N'Ko, ...) that would join; the script is told by the letter before it, past marks
+    and TATWEELs (Syriac uses Arabic's), and its pattern compiled at its first ZWNJ."""
+    back = at - 1
+    while back >= 0 and (unicodedata.category(text[back]) in _MARKS or text[back] == _TATWEEL):
+        back -= 1
+    name = unicodedata.name(text[back], "") if back >= 0 else ""
+    script = _NAMED_SCRIPTS.get(name.partition(" ")[0])
+    return script is not None and _joining_in(script)(text, at + 1) is not None
 
 
-def _letter(char: str) -> bool:
-    return char != "" and unicodedata.category(char).startswith("L")
+@functools.cache
+def _joining_in(script: str) -> Any:
+    import regex
+
+    return regex.compile(_joining(script), regex.V1).match
+
+
+def _consonant(char: str) -> bool:
+    return char != "" and _consonants()(char) is not None
+
+
+@functools.cache
+def _consonants() -> Any:
+    import regex
+
+    return regex.compile(r"\p{InSC=Consonant}", regex.V1).match
 
 
 def _script(char: str) -> str:

@@ -1,6 +1,7 @@
 """Bidirectional marks: on a right-to-left line a mark is fine only where it can change what is
-shown (next to punctuation, a digit or the line's edge, or between letters of two directions),
-never two in a row; between two letters of one direction it would carry bits (adversary13 D7)."""
+shown (between letters of two directions, at a number's edge, by neutrals whose strong neighbours
+and the mark are not all of one direction), never inside a number nor two in a row; elsewhere it
+would carry bits (adversary13 D7, adversary14 D1)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,10 @@ def test_a_mark_between_two_latin_letters_is_found_whatever_the_line_holds(word,
     assert marks_found(text) == expected
 
 
-@given(run=st.text(alphabet=MARKS, min_size=2, max_size=8), spaces=st.sampled_from(["", " ", "  "]))
+SPACES = ["", " ", "  ", "\t", "\u00a0", "\u202f", "\u3000", " \t"]
+
+
+@given(run=st.text(alphabet=MARKS, min_size=2, max_size=8), spaces=st.sampled_from(SPACES))
 def test_two_marks_in_a_row_are_found_even_at_a_direction_change(run, spaces):
     text = f"{HEBREW} hello{spaces.join(run)} world"
     assert len(marks_found(text)) >= 1
@@ -48,8 +52,9 @@ def test_two_marks_in_a_row_are_found_even_at_a_direction_change(run, spaces):
         "טלפון: \u200e03-1234567\u200e",  # a phone number held left to right
         "אני משתמש ב-Windows\u200f ואוהב אותו",  # after a Latin product name
         "אני משתמש ב-Windows\u200e ואוהב אותו",
-        "مرحبا بالعالم\u200f (نسخة 2) \u061cوالسلام",
-        "قیمت: \u061c-5٪ تخفیف",  # ALM before a signed number
+        "مرحبا Python\u200f (نسخة 2) والسلام",
+        "מחיר: \u061c-5% הנחה",  # ALM before a signed number: an Arabic one
+        "قیمت: 5٪ تخفیف برای Office 365\u200f و Windows",
         "کتاب\u200cها را\u200f (PDF) دانلود کنید",
         "یہ کتاب Python\u200f میں ہے۔",
         "שלום עולם\u200e 2026 — ברוכים הבאים",
@@ -60,28 +65,48 @@ def test_marks_as_people_write_them_are_fine(text):
     assert hidden.scan(text) == ()
 
 
-def direction(letters: str) -> str | None:
-    """Of the first letter of ``letters``: Latin is left to right, Hebrew and Arabic not."""
+def direction(letters: str, exact: bool = False) -> str | None:
+    """Of the first letter of ``letters``: Latin is left to right, Hebrew and Arabic not; before
+    a number (``exact``) an Arabic letter is told from a Hebrew one (it makes the number Arabic)."""
     first = next((c for c in letters if c.isalpha()), None)
-    return None if first is None else "L" if first.isascii() else "R"
+    if first is None:
+        return None
+    return "L" if first.isascii() else "AL" if exact and "\u0600" <= first <= "\u06ff" else "R"
 
 
 @given(
-    before=st.sampled_from(["שלום", "مرحبا", "hello", "2026", "(x)", "", "שלום.", "x 2"]),
-    after=st.sampled_from(["עולם", "بالعالم", "world", "42", "(y)", "", ".שלום", "-5 y"]),
-    mark=st.sampled_from(MARKS),
+    before=st.sampled_from(["שלום", "مرحبا", "hello", "2026", "(x)", "", "שלום.", "x 2", "ab,"]),
+    after=st.sampled_from(["עולם", "بالعالم", "world", "42", "(y)", "", ".שלום", "-5 y", ", cd"]),
+    mark=st.sampled_from(["\u200e", "\u200f"]),
 )
 def test_one_mark_is_found_only_where_it_orders_nothing(before, after, mark):
-    """Found between letters of one direction, or between punctuation with letters of one
-    direction beyond; fine by a letter of the other direction, a number's edge, the line's."""
+    """Found between letters of one direction, inside a number, or where the strong characters
+    beyond the neutrals on both sides are of the mark's direction; fine elsewhere."""
     text = f"{before}{mark}{after} | עברית"
     at = len(before)
     near = [text[:at].rstrip()[-1:], text[at + 1 :].lstrip()[:1]]
-    far = [direction(text[:at][::-1]), direction(text[at + 1 :])]
+    numbers = [near[0].isdigit(), near[1] != "" and near[1] in "0123456789-"]
+    far = [direction(text[:at][::-1], any(numbers)), direction(text[at + 1 :], any(numbers))]
     if all(c.isalpha() for c in near):
         expected = direction(near[0]) == direction(near[1])
-    elif any(c.isalpha() or not c for c in near) or (near[0].isdigit() != (near[1] in "-42")):
-        expected = False
+    elif all(numbers):
+        expected = True  # inside a number, or between two
     else:
-        expected = far[0] == far[1]
+        expected = far[0] == far[1] == ("L" if mark == "\u200e" else "R")
     assert bool(marks_found(text)) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- רשימה: item1\u200e, item2\u200e, item3.",  # a mark behind each word: a bit each
+        "- מילה\u200f, מילה\u200f, מילה",
+        "- שלום 12\u200e34\u200e56",  # inside a number
+        "- مرحبا ١\u200e٢",
+        "- שלום https\u200e://example.com",
+        "- שלום a\u200e-b",
+        "hello\u200e.\u200eשלום",  # the second mark orders the "." already
+    ],
+)
+def test_the_testers_marks_that_order_nothing_are_found(text):
+    assert marks_found(text)

@@ -17,7 +17,7 @@ import emoji
 import pytest
 import regex
 from hotplex import Project
-from hotplex.scanning import hidden
+from hotplex.scanning import hidden, joiners
 from hotplex_testing import REPO, copy_example
 from hypothesis import given
 from hypothesis import strategies as st
@@ -92,6 +92,9 @@ ORDINARY = {
     "bengali": "বাংলা: র\u200d্যাব, ক্\u200cষ, র\u200d্যাপিড, বিজ্ঞান, হঠাত্\u200d, হঠাৎ।",
     "malayalam": "അവന്\u200d വന്നു, അവള്\u200d ആണ്\u200c; ക്\u200cക; ഉണ്ട്\u200c. എന്റെ",
     "sinhala": "ශ්\u200dරී ලංකා, ක්\u200dරියා, ව්\u200dයාපාරය, ක\u200d්\u200dව",
+    "persian-urdu": "کتاب\u200cها، می\u200cروم؛ یہ کتاب\u200cیں ۲۰۲۶ میں",
+    "tamil": "கற்க கசடறக் கற்பவை கற்றபின் நிற்க அதற்குத் தக; க்\u200cஷ",
+    "gujarati-oriya-telugu-kannada": "ક્\u200dષ ક્\u200cષ ତ୍\u200cକ ల్\u200cల ಕ್\u200dಷ",
     "emoji-families": "👨\u200d👩\u200d👧\u200d👦 👩\u200d👩\u200d👦 🧑\u200d🧑\u200d🧒 👩\u200d👦",
     "emoji-professions": (
         "👩\u200d⚕\ufe0f 👨🏽\u200d🚀 🧑\u200d🍳 🧑🏿\u200d💻 👮\u200d♀\ufe0f 🤷🏾\u200d♂\ufe0f"
@@ -129,16 +132,97 @@ def test_a_long_run_of_joined_emoji_is_one_finding_a_zwj():
 
 # The viramas of the nine Indic scripts of the BMP, each at xx4D of its block (KA at xx15).
 VIRAMAS = [chr(c) for c in range(0x094D, 0x0E00, 0x80) if unicodedata.combining(chr(c)) == 9]
+CONSONANT = regex.compile(r"\p{InSC=Consonant}")
 
 
 @given(st.sampled_from(VIRAMAS), st.sampled_from([ZWJ, ZWNJ]), st.characters())
-def test_after_a_virama_a_joiner_passes_only_before_a_letter_of_its_script(virama, joiner, after):
+def test_after_a_virama_a_joiner_passes_only_before_a_consonant_of_its_script(
+    virama, joiner, after
+):
     """Malayalam aside: there a ZWJ after KA and its virama is the chillu ൿ, a ZWNJ the virama
-    shown, whatever follows."""
+    shown, whatever follows. Tamil's pulli shows either way (but in KSSA)."""
     text = chr(ord(virama) - 0x4D + 0x15) + virama + joiner + after
     script = unicodedata.name(virama).split()[0]
-    ours = after.isalpha() and unicodedata.name(after, "").split(" ")[0] == script
-    assert flagged(text, 2) != (ours or script == "MALAYALAM")
+    ours = bool(CONSONANT.match(after)) and unicodedata.name(after, "").split(" ")[0] == script
+    expected = (ours and script != "TAMIL") or script == "MALAYALAM" or after == "\u0bb7"
+    assert flagged(text, 2) != expected
+
+
+NOTHING_CHANGES = {  # adversary14 D12, D13
+    "tamil-pulli-zwnj": "- க்\u200cக\n",
+    "tamil-pulli-zwj": "- க்\u200dக\n",
+    "thai-phinthu": "- ก\u0e3a\u200cข\n",
+    "tibetan-halanta": "- ཀ\u0f84\u200cཀ\n",
+    "myanmar-asat": "- င\u103a\u200cက\n",
+    "balinese-adeg-adeg": "- ᬓ\u1b44\u200cᬓ\n",
+    "javanese-pangkon": "- ꦏ\ua9c0\u200cꦏ\n",
+    "tai-tham-sakot": "ᨠ᩠\u200cᨠ",
+    "zwj-before-a-devanagari-virama": "- क\u200d्ष\n",
+    "zwnj-before-a-devanagari-virama": "- क\u200c्ष\n",
+    "zwj-before-a-tamil-pulli": "- க\u200d்க\n",
+    "zwj-before-a-virama-at-a-word-end": "- क\u200d् \n",
+    "zwnj-before-an-independent-vowel": "- क्\u200cअ\n",
+    "bengali-zwnj-before-an-independent-vowel": "- ক্\u200cঅ\n",
+    "zwnj-before-avagraha": "- क्\u200cऽ\n",
+    "zwj-before-om": "- क्\u200dॐ\n",
+    "arabic-then-nko": "- ب\u200cߊ\n",
+    "arabic-then-mongolian": "- ب\u200cᠠ\n",
+    "syriac-then-arabic": "- ܒ\u200cب\n",
+    "arabic-then-syriac": "- ب\u200cܒ\n",
+    "nko-then-arabic": "- ߊ\u200cب\n",
+}
+
+
+@pytest.mark.parametrize("name", list(NOTHING_CHANGES))
+def test_a_joiner_in_a_script_or_place_where_it_changes_nothing_is_found(name):
+    assert joiner_findings(NOTHING_CHANGES[name]), name
+
+
+def test_a_tamil_pulli_joiner_passes_in_kssa_only():
+    assert hidden.scan("க்\u200cஷ க்\u200dஷ க்ஷ") == ()
+    assert flagged("ச்\u200cஷ", 2)
+
+
+@given(st.lists(st.sampled_from(["", ZWJ, ZWNJ]), min_size=12, max_size=12))
+def test_tamil_as_people_write_it_holds_no_joiner_between_pulli_and_letter(joiners):
+    """Thirukkural 391, a joiner (or none) after each pulli: each one is found."""
+    words = "கற்க கசடறக் கற்பவை கற்றபின் நிற்க அதற்குத் தக".replace("\u0bcd", "\u0bcd\x00")
+    parts = words.split("\x00")
+    text = "".join(p + (joiners[i] if i < len(parts) - 1 else "") for i, p in enumerate(parts))
+    assert len(joiner_findings(text)) == sum(1 for j in joiners[: len(parts) - 1] if j)
+
+
+# Dual-joining letters of four joining scripts: BEH, Syriac BETH, N'Ko KA, Mongolian A.
+DUAL_JOINING = {"\u0628": "Arabic", "\u0712": "Syriac", "\u07de": "Nko", "\u1820": "Mongolian"}
+
+
+@given(st.sampled_from(list(DUAL_JOINING)), st.sampled_from(list(DUAL_JOINING)))
+def test_a_zwnj_passes_between_letters_of_one_script_only(first, second):
+    """Letters of two scripts are shaped apart and never join: a ZWNJ there shows nothing."""
+    same = DUAL_JOINING[first] == DUAL_JOINING[second]
+    assert (joiner_findings(f"- {first}{ZWNJ}{second}\n") == []) == same
+
+
+def test_a_zwnj_between_two_of_each_dual_joining_letter_passes():
+    """Every script's letters are told (the pattern for Arabic, their names for the others)."""
+    dual = regex.compile(r"[\p{Joining_Type=D}--\p{DI}]", regex.V1)
+    letters = [chr(c) for c in range(0x110000) if dual.match(chr(c))]
+    assert len(letters) > 300
+    assert [c for c in letters if joiner_findings(c + ZWNJ + c)] == []
+
+
+def test_every_joining_letter_is_of_a_listed_script():
+    """``JOINING_SCRIPTS`` covers every character that joins (Unicode data, not examples)."""
+    joins = regex.compile(
+        r"[[\p{Joining_Type=D}\p{Joining_Type=L}\p{Joining_Type=R}]--\p{DI}]", regex.V1
+    )
+    scripts = [regex.compile(rf"\p{{scx={s}}}") for s in joiners.JOINING_SCRIPTS]
+    missing = [
+        hex(c)
+        for c in range(0x110000)
+        if joins.match(chr(c)) and not any(s.match(chr(c)) for s in scripts)
+    ]
+    assert missing == []
 
 
 # Join-causing (C): TATWEEL, which joins on both sides.
@@ -188,7 +272,7 @@ def test_the_emoji_package_is_not_imported_for_a_zwj():
 
 
 def test_outside_the_indic_blocks_the_script_is_told_by_the_names():
-    """Khmer's COENG (a virama, U+17D2) and Tai Tham's SAKOT: read by ``joiners``, not the
-    pattern's Indic blocks."""
-    assert not flagged("ក្\u200dក", 2) and not flagged("ᨠ᩠\u200cᨠ", 2)
-    assert flagged("ក្\u200da", 2) and flagged("ᨠ᩠\u200cक", 2)
+    """Khmer's COENG and Myanmar's stacking virama: read by ``joiners``, not the pattern's Indic
+    blocks."""
+    assert not flagged("ក្\u200dក", 2) and not flagged("က\u1039\u200cက", 2)
+    assert flagged("ក្\u200da", 2) and flagged("က\u1039\u200cक", 2)
