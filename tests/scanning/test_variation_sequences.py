@@ -81,8 +81,9 @@ def test_an_unregistered_selector_after_any_character_is_a_finding(base, selecto
     if selector in REGISTERED.get(base, ()) and base not in "#*0123456789":
         assert selector_findings(base + selector) == []
     else:
-        found = selector_findings(base + selector)
-        assert found and found[-1].start == 1 and found[-1].chars == selector
+        found = selector_findings(base + selector)  # the base may be flagged in the same run
+        assert found and found[-1].start + len(found[-1].chars) == 2
+        assert found[-1].chars.endswith(selector)
 
 
 @given(st.sampled_from([c for c in map(chr, range(0x1800, 0x18B0)) if MONGOLIAN.match(c)]))
