@@ -191,7 +191,7 @@ class _Readings:
     def css(self, value: str) -> list[str]:
         """Each ``url()`` and string of an attribute's CSS (``style``, SVG's ``fill``…), its
         reading charged as a style sheet's is."""
-        self.budget.spent += len(value)
+        self.budget.spent += stylesheets.RATE * len(value)
         return stylesheets.urls(value)
 
     def note_unread(self, at: int) -> None:

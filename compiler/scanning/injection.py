@@ -192,6 +192,10 @@ def scan(text: str) -> tuple[Match, ...]:
             starts.add(at)
             found.append(Match(rule, at, text[at:stop], host))
     found += _rendered(text, shown, found)
+    if shown.unread is not None and shown.unread not in starts:  # nested past the parse's depth
+        end = text.find("\n", shown.unread)
+        shown_line = text[shown.unread : end if end >= 0 else len(text)]
+        found.append(Match("unread-markup", shown.unread, shown_line))
     roles = sorted(m.start for m in found if m.rule == "role-line")
     for (first, last), (at, end) in role_lines.in_titles(text, shown.definitions):
         # a title the margin reading missed (in a quote, after "<!--", past "[\]]")

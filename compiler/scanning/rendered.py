@@ -14,6 +14,7 @@ block holds it, so that blocking the entry at that place removes the fetch.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Any, NamedTuple
@@ -37,6 +38,7 @@ class Rendering(NamedTuple):
     links: list[Placed]  # link targets (a link preview fetches them too)
     code: list[tuple[int, int]]  # sorted (start, end) offsets of code: fenced, indented, spans
     definitions: list[tuple[int, int, str]]  # each reference definition's lines and its title
+    unread: int | None = None  # where the parse stopped reading, nested past its depth limit
 
 
 def read(text: str) -> Rendering:
@@ -58,8 +60,26 @@ def read(text: str) -> Rendering:
         resolved = urls.resolve(written)
         if resolved is not None:
             shown.append(_placed(cursor, starts, places, at, written, *resolved))
-    return Rendering(
-        found, shown, sorted(_code(text, starts, tokens)), _definitions(env, starts, len(text))
+    code = sorted(_code(text, starts, tokens))
+    deep = _past_nesting(tokens, parser.options.maxNesting)
+    unread = None if deep is None else starts[deep]
+    return Rendering(found, shown, code, _definitions(env, starts, len(text)), unread)
+
+
+def _past_nesting(tokens: list[Any], limit: int) -> int | None:
+    """The first line of a block opened at markdown-it's depth limit (``maxNesting``: a quote
+    twenty levels deep, a list ten) and closed at once: the parse skips what it holds, which
+    other CommonMark renderers read (adversary14 D7: a definition there fetched its image).
+    Reading deeper would cost the square of the depth a line, and the stack with it; so what
+    lies past the limit is refused as unread, as markup tangled past the budget is."""
+    pairs = itertools.pairwise(tokens)
+    return next(
+        (
+            opened.map[0]
+            for opened, after in pairs
+            if opened.nesting == 1 and opened.level >= limit - 1 and after.nesting == -1
+        ),
+        None,
     )
 
 

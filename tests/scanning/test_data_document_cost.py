@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from hotplex import Project
-from hotplex.scanning import fetched
+from hotplex.scanning import fetched, stylesheets
 from hotplex.text import memo
 from test_findings_cost import _calls
 
@@ -120,3 +120,43 @@ def test_a_tags_own_url_after_a_nested_documents_is_placed_where_written() -> No
         answer = Project.load(EXAMPLE).check({"MEMORY.md": text})
     columns = {f["column"] for f in answer.to_json()["findings"] if f["rule"] == "image-url-data"}
     assert columns == {1, text.index("https://evil2") + 1}
+
+
+def test_the_css_tokenized_for_the_testers_payload_grows_as_the_text(monkeypatch) -> None:
+    """adversary14 D9's payload (a ``data:`` SVG whose style sheet holds n ``url()``): the
+    characters tinycss2 tokenizes, in every reading of the text, at n and 2n."""
+    tokenizer = stylesheets.tinycss2()
+    tokenized: list[int] = []
+    parse = tokenizer.parse_component_value_list
+
+    def counted(css: str, *args, **kwargs):
+        tokenized.append(len(css))
+        return parse(css, *args, **kwargs)
+
+    monkeypatch.setattr(tokenizer, "parse_component_value_list", counted)
+    work = []
+    for rules in (1000, 2000):
+        tokenized.clear()
+        stylesheets._piece_tokens.cache_clear()
+        assert "image-url-data" in _checked(PAYLOADS["svg style"](rules))
+        work.append(sum(tokenized))
+        # Read four times (the SVG as HTML and as XML, in the text as written and as rendered),
+        # the style sheet is tokenized once, in pieces growing fourfold (those short of the
+        # whole a third more than the largest of them): under two and a half times its size.
+        assert sum(tokenized) <= 2.5 * len(_sheet(rules))
+    assert work[1] <= 2.1 * work[0]
+
+
+def test_css_is_charged_at_what_tokenizing_it_costs() -> None:
+    """tinycss2 costs a character what html.parser costs several: a reading's budget counts
+    the CSS it tokenizes at that rate, so a text of style sheets reaches it as soon as markup
+    costing as much would (unread-markup past it)."""
+    css = _sheet(400)
+    budget = fetched.Budget(10**9)
+    fetched.read(f"<style>{css}</style>", 0, budget)
+    assert budget.spent >= stylesheets.RATE * len(css)
+    # A style sheet in a data: URL, with a budget for the markup and twice the CSS read as
+    # markup: tokenizing it costs more than that, so it is not read to its end.
+    text = PAYLOADS["css base64"](400)
+    seen = fetched.read(text, 0, fetched.Budget(len(text) + 2 * len(css)))
+    assert seen.unread == 0
