@@ -10,16 +10,12 @@ as ``data_documents.py`` finds it, and resolves each URL as a browser does (``ur
 ``html.parser`` is not HTML5's tree builder: it ends a comment, a CDATA section or a ``<script>``
 where a browser may not (``<!-->`` opens a comment it closes at the next ``-->``; a browser shows
 the ``<img>`` after it). So what it takes for a comment, a declaration or raw text is read again
-as HTML: a tag in there counts as if shown, wider than any browser, never narrower. And where it
-reads markup a browser reads as raw text (``<textarea>``, ``<title>``, ``<iframe>``, ``<xmp>``,
-``<noembed>``, ``<noframes>``, and ``<noscript>`` in a client that runs JavaScript), a browser
-ends that text at the first ``</name`` followed by a blank, ``/`` or ``>``, inside quotes or not:
-unless ``html.parser`` saw an end tag there too, the HTML from that end tag on is read again, as
-the browser goes on reading it. So both readings of ``<noscript>`` count, with scripting and
-without. Raw text never closed runs to the end of the HTML, in a browser and here.
-
-Script is not run: a ``<script>``'s text and an event handler's (``onerror=``) are read as HTML
-for the tags they hold, not as JavaScript for what it would fetch.
+as HTML: wider than any browser, never narrower. Where it reads markup a browser reads as raw text
+(``<textarea>``, ``<title>``, ``<iframe>``, ``<xmp>``, ``<noembed>``, ``<noframes>``, a scripting
+client's ``<noscript>``), a browser ends that text at the first ``</name`` and a blank, ``/`` or
+``>``, quoted or not: unless ``html.parser`` saw an end tag there, the HTML from there is read
+again (both readings of ``<noscript>`` count). Raw text never closed runs to the HTML's end.
+Script is not run: a ``<script>``'s or an event handler's text is read as HTML for its tags.
 """
 
 from __future__ import annotations
@@ -27,6 +23,7 @@ from __future__ import annotations
 import bisect
 import collections
 import functools
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from html import unescape
@@ -74,7 +71,6 @@ _ANIMATED_VALUES = ("to", "from", "by", "values")
 _RAW_TEXT = frozenset(
     ["title", "textarea", "iframe", "xmp", "noembed", "noframes", "noscript", "script", "style"]
 )
-_NEWLINE = re.compile("\n")
 # An attribute's value as written in a tag the tokenizer read, to place a URL it decoded.
 _ATTRIBUTE_VALUE = re.compile(r"""=[ \t\n\r\f]*(?:"([^"]*)"|'([^']*)'|([^ \t\n\r\f>]+))""")
 
@@ -171,7 +167,8 @@ class _Readings:
         # What is left to read again: (text, its offset, the span of it to read).
         self.pending: collections.deque[tuple[str, int, int, int]] = collections.deque()
         self.done: set[tuple[int, int]] = set()
-        self.clean: list[int] = []
+        self.clean: list[int] = []  # sorted, each once: a set's too (``_clean``)
+        self._clean: set[int] = set()
         self._sheets = stylesheets.Known()
 
     def charge(self, read: int, raw: list[tuple[int, int]]) -> None:
@@ -198,8 +195,10 @@ class _Readings:
         self.unread = at if self.unread is None else min(self.unread, at)
 
     def note_clean(self, collector: _Collector, base: int, length: int) -> None:
-        if base + length == self.size:
-            self.clean = sorted(set(self.clean) | collector.clean)
+        if base + length == self.size:  # each new one put in place: a re-sort each is the square
+            for at in collector.clean - self._clean:
+                bisect.insort(self.clean, at)
+            self._clean |= collector.clean
 
 
 class _Collector(HTMLParser):
@@ -221,12 +220,11 @@ class _Collector(HTMLParser):
         """Read ``html`` (at ``base`` in the whole HTML) up to the first tag where it stands
         between tags as the whole reading does (from there on both read alike), or to its end."""
         self._base, self._html = base, html
-        self._lines = [0, *(m.end() for m in _NEWLINE.finditer(html))]
-        clean = self._readings.clean
-        start = 0
-        cuts = clean[bisect.bisect_right(clean, base) : bisect.bisect_left(clean, base + len(html))]
+        self._lines = [0]  # counted as far as read (``_offset``): a reading may stop early
+        clean, start = self._readings.clean, 0
+        first, last = bisect.bisect_right(clean, base), bisect.bisect_left(clean, base + len(html))
         tags_end = html.rfind(">") + 1
-        for cut in (*(cut - base for cut in cuts), len(html)):
+        for cut in itertools.chain((clean[i] - base for i in range(first, last)), [len(html)]):
             self._feed(html, start, cut, tags_end)
             start = cut
             if not self.rawdata and self.cdata_elem is None:
@@ -236,7 +234,7 @@ class _Collector(HTMLParser):
             # A browser's raw text never closed runs to the document's end; html.parser keeps
             # it back, waiting for an end tag.
             self.handle_data(self.rawdata)
-        self._readings.charge(len(html), self._raw_spans)
+        self._readings.charge(start, self._raw_spans)  # as far as it read, not to the end
         self._readings.note_clean(self, base, len(html))
         for end in sorted(self._raw_ends - self._end_tags):
             self._readings.pending.append((html, base, end, len(html)))
@@ -260,6 +258,8 @@ class _Collector(HTMLParser):
 
     def _offset(self) -> int:
         line, column = self.getpos()
+        while len(self._lines) < line:
+            self._lines.append(self._html.index("\n", self._lines[-1]) + 1)
         return self._base + self._lines[line - 1] + column
 
     def _again(self, text: str, skipped: int) -> None:

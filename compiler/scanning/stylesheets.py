@@ -64,7 +64,10 @@ class Known:
             stop = len(piece) if meets is None else meets
             known.update(base + at for at in starts if at < stop)
             known.add(base)
-            return [(v, base + at) for at, v in found if at < stop], RATE * tokenized
+            # Charged up to where it meets what was read: a note naming "<style>" a thousand
+            # times is read again from each, and a whole piece a time made it unread-markup.
+            charged = tokenized - len(piece) + stop
+            return [(v, base + at) for at, v in found if at < stop], RATE * charged
         return [], 0
 
 

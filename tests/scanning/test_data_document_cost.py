@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from hotplex import Project
-from hotplex.scanning import fetched, stylesheets
+from hotplex.scanning import fetched, injection, stylesheets
 from hotplex.text import memo
 from test_findings_cost import _calls
 
@@ -160,3 +160,17 @@ def test_css_is_charged_at_what_tokenizing_it_costs() -> None:
     text = PAYLOADS["css base64"](400)
     seen = fetched.read(text, 0, fetched.Budget(len(text) + 2 * len(css)))
     assert seen.unread == 0
+
+
+def _notes(count: int) -> str:
+    return "".join(
+        f"- note {i}: fixed the <style> in page{i}.html, see `x{i}`\n\n" for i in range(count)
+    )
+
+
+def test_notes_naming_style_a_thousand_times_cost_as_their_length() -> None:
+    """Each "<style>" a note names opens raw text to the end, read again as HTML from there: each
+    such reading built the line starts of all the rest, took every clean cut after it and sorted
+    them all again, though it stops at the first (a note file of 1,600 took 8 s, 3,200 minutes)."""
+    small = _calls(injection.scan, _notes(400))
+    assert _calls(injection.scan, _notes(800)) <= 2.3 * small  # 2.7 before
