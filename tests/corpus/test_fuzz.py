@@ -268,7 +268,7 @@ SANITIZER_MANIFEST = """\
 templates = false
 
 [unicode]  # invisible characters reach the sanitizer, to disguise tags there
-allow = ["invisible-character", "variation-selector", "tag-characters", "bidi-mark"]
+allow = ["invisible-character", "variation-selector", "tag-characters", "bidi-mark", "U+2028"]
 
 [limits]
 per_file = {per_file}
