@@ -67,11 +67,6 @@ PAYLOADS = {
 }
 
 
-@pytest.mark.parametrize("name", list(PAYLOADS))
-def test_a_joiner_that_changes_nothing_shown_is_a_finding(name):
-    assert joiner_findings(PAYLOADS[name]), name
-
-
 def test_the_testers_payload_is_blocked_by_check(tmp_path):
     project = Project.load(copy_example(tmp_path))
     report = project.check({"MEMORY.md": "".join(PAYLOADS.values())})
@@ -173,9 +168,11 @@ NOTHING_CHANGES = {  # adversary14 D12, D13
 }
 
 
-@pytest.mark.parametrize("name", list(NOTHING_CHANGES))
-def test_a_joiner_in_a_script_or_place_where_it_changes_nothing_is_found(name):
-    assert joiner_findings(NOTHING_CHANGES[name]), name
+@pytest.mark.parametrize("name", [*PAYLOADS, *NOTHING_CHANGES])
+def test_a_joiner_that_changes_nothing_shown_is_a_finding(name):
+    """The tester's payloads (adversary12 D11), and the scripts and places where a joiner
+    changes nothing (adversary14 D12, D13)."""
+    assert joiner_findings({**PAYLOADS, **NOTHING_CHANGES}[name]), name
 
 
 def test_a_tamil_pulli_joiner_passes_in_kssa_only():
