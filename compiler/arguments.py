@@ -237,14 +237,24 @@ class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose help is written as any output is: argparse drops a failed
     write, so ``hotplex --help >/dev/full`` exited 0 with the help lost. An option is its whole
     name: ``--jso`` was taken as ``--json`` where ``hotplex --vers`` is refused, and a prefix that
-    names one option today would name two once another is added; a misspelt one is told the name
-    meant."""
+    names one option today would name two once another is added; a misspelt one, or a misspelt
+    choice, is told the name meant."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, allow_abbrev=False, **kwargs)
 
     def print_help(self, file: TextIO | None = None) -> None:
         (file or sys.stdout).write(self.format_help())
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """argparse's choice check, with the choice meant (``memory compac``, ``--format jsn``)."""
+        if action.choices is not None and isinstance(value, str) and value not in action.choices:
+            listed = ", ".join(map(repr, action.choices))
+            near = _near(value, action.choices)
+            raise argparse.ArgumentError(
+                action, f"invalid choice: {value!r}{near} (choose from {listed})"
+            )
+        super()._check_value(action, value)
 
 
 class _Formatter(argparse.HelpFormatter):

@@ -93,6 +93,9 @@ def test_a_word_that_names_no_command_is_told_the_commands(argv, capsys):
         (["build", "-j", "\uff12"], "argument -j: must be a whole number, got '\uff12'"),
         (["serve", "--port", "8_765"], "argument --port: must be a whole number, got '8_765'"),
         (["-C", "p", "build", "--jsn"], "hotplex build: error: unrecognized arguments: --jsn (did"),
+        (["memory", "compac"], "invalid choice: 'compac' (did you mean 'compact'?)"),
+        (["graph", "--format", "jsn"], "invalid choice: 'jsn' (did you mean 'json'?) (choose"),
+        (["graph", "--format", "xyz"], "--format: invalid choice: 'xyz' (choose from 'dot', 'json"),
     ],
     ids=" ".join,
 )
