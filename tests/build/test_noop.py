@@ -245,7 +245,8 @@ def test_a_no_op_build_keeps_the_parsed_snapshot_and_the_next_reads_no_json(
 
 def test_a_snapshot_cache_not_of_the_line_is_not_used(hotplex, example_copy):
     """A cache of other bytes (another closing's, with the line it was kept with), or one that
-    is not a cache at all, is a miss: the line is parsed, and the next no-op rewrites it."""
+    is not a cache at all, is a miss (truncated, or kept under another Python's tag, too): the line is parsed, and
+    the next no-op rewrites it."""
     import marshal
 
     from hotplex.build import closing as closings
@@ -258,13 +259,38 @@ def test_a_snapshot_cache_not_of_the_line_is_not_used(hotplex, example_copy):
     expected = _line_snapshot(root)
     lying = {**snap, "files": {}, "outputs": {t: {} for t in snap["outputs"]}}
     other = line.replace(b'"version"', b'"versioN"')
-    for kept in (marshal.dumps((tag, other, lying)), b"not a cache", b""):
+    whole = cache.read_bytes()
+    truncated = whole[: len(whole) // 2]
+    other_python = f"{tag.rpartition(' ')[0]} {sys.hexversion + 1}"  # its marshal may differ
+    from_another_python = marshal.dumps((other_python, line, lying))
+    for kept in (
+        marshal.dumps((tag, other, lying)),
+        b"not a cache",
+        b"",
+        truncated,
+        from_another_python,
+    ):
         cache.write_bytes(kept)
         loaded = closings.load_closing(root)
         assert loaded is not None and loaded.snapshot == expected
         assert loaded.unkept is not None
     assert "up to date" in hotplex("-C", str(root), "build").stdout
     assert marshal.loads(cache.read_bytes()) == (tag, line, expected)
+
+
+def test_the_snapshot_cache_holds_each_repeated_stamp_once(hotplex, example_copy):
+    """Equal times (a build stamps most files within a few clock ticks) are one object in the
+    cache, which marshal writes once and then refers to: the load makes each value once."""
+    import marshal
+
+    root = example_copy("basic")
+    for _ in range(3):
+        assert hotplex("-C", str(root), "build").status == 0
+    _tag, _line, snap = marshal.loads((root / ".hotplex" / "snapshot").read_bytes())
+    tables = [snap["files"], snap["dirs"], snap["package"], *snap["outputs"].values()]
+    times = [n for table in tables for rec in table.values() if rec for n in rec[:4:3]]
+    assert len(set(times)) < len(times)  # repeats there are
+    assert len({id(n) for n in times}) == len(set(times))
 
 
 def test_after_a_touched_build_the_cache_still_holds_the_full_snapshot(
