@@ -70,3 +70,20 @@ def test_a_framed_file_made_piece_by_piece_is_the_whole_texts(parts) -> None:
         assert configuration.file_text(file) == whole.decode()
     for index, start, end in assembled.bodies:
         assert assembled.text[start:end] == made[index].body
+
+
+def test_a_framed_files_text_is_taken_once_and_only_by_its_own_file() -> None:
+    """Another call's file (another thread's) made in between: each text is its file decoded,
+    and the text of neither is left behind."""
+    frame = json_frame({"parts": []}, "system")
+    files = []
+    for body in ("first \u2026", "second \u00e9"):
+        parts = [assemble.Part("s", "C", "", body)]
+        assembled = assemble.document(parts, {"C": "context"}, {"C": ""})
+        document = configuration.Document(
+            assembled.text, (), (), {}, assembled.pieces, (None,) * len(assembled.pieces)
+        )
+        files.append(configuration.file_bytes(document, frame))
+    assert configuration.file_text(files[0]) == files[0].decode()  # the second's text dropped
+    assert configuration.file_text(files[1]) == files[1].decode()
+    assert not configuration._LAST_FRAMED
