@@ -137,6 +137,12 @@ class Gateway(SkillsShipper):
         alone, made once for every job given the same document (``configuration.file_bytes``)."""
         return data
 
+    def document_frame(self) -> configuration.Framed | None:
+        """``document_bytes`` as a frame around the document's pieces where it is one (a JSON
+        field's, ``json_frame``), so a section kept from one call to the next is escaped once;
+        None: ``document_bytes`` of the whole."""
+        return None
+
     def beside(self, job: Job, sections: list[Section], model: Model) -> Beside:
         return Beside()
 
@@ -157,7 +163,7 @@ class Gateway(SkillsShipper):
         )
         folder = job.out_dir(model)
         path = f"{folder}/{self.document_file}"
-        data = configuration.file_bytes(document, self.document_bytes)
+        data = configuration.file_bytes(document, self.document_frame() or self.document_bytes)
         files = {path: data, **beside.files}
         argv = self.argv(job, model, path, beside)
         env = {self.switch_env: "1"} if self.switch_env and self.switched_off(job.target) else None
@@ -191,6 +197,8 @@ class Gateway(SkillsShipper):
         decoded (``json_field_text``)."""
         if type(self).document_bytes is Gateway.document_bytes:
             return document.text
+        if self.document_frame() is not None:
+            return configuration.file_text(data)
         return json_field_text(data)
 
 
@@ -320,6 +328,22 @@ def json_field(envelope: dict[str, object], field: str, data: bytes) -> bytes:
     one way. The small envelope goes through ``json_bytes``; the text is escaped in its bytes
     (``json_writer.json_string_bytes``), never walked by the pure-Python encoder of an indented
     dump."""
+    around = _around(envelope, field)
+    escaped, text = json_string(data)
+    whole = b"".join((around[0], escaped, around[1]))  # one copy of the text
+    _LAST_FIELD[:] = [(whole, around, text)]
+    return whole
+
+
+def json_frame(envelope: dict[str, object], field: str) -> configuration.Framed:
+    """``json_field`` of ``envelope`` and ``field`` as a frame (``configuration.Framed``): the
+    same bytes, a kept section's escape made once."""
+    head, tail = _around(envelope, field)
+    return configuration.Framed(head, json_string, tail)
+
+
+def _around(envelope: dict[str, object], field: str) -> tuple[bytes, bytes]:
+    """The envelope's JSON before and after the text of ``field``, with the string's quotes."""
     key = repr((field, envelope))  # strings, lists and maps of them: their repr tells them apart
     around = _AROUND.get(key)
     if around is None:
@@ -327,10 +351,7 @@ def json_field(envelope: dict[str, object], field: str, data: bytes) -> bytes:
             _AROUND.clear()
         head, _, tail = json_bytes({**envelope, field: _HOLE[1:-1].decode()}).partition(_HOLE)
         around = _AROUND[key] = (head + b'"', b'"' + tail)
-    escaped, text = json_string(data)
-    whole = b"".join((around[0], escaped, around[1]))  # one copy of the text
-    _LAST_FIELD[:] = [(whole, around, text)]
-    return whole
+    return around
 
 
 def json_field_text(data: bytes) -> str:

@@ -27,11 +27,12 @@ from collections.abc import Iterable
 from typing import Any
 
 import attrs
+from hotplex.document import configuration
 from hotplex.manifest.jobs import Job
 from hotplex.manifest.model import Manifest, Model, Target
 from hotplex.records import Emitted, OptionProblem, Section, Skill, TargetSources
 from hotplex.targets import subagents
-from hotplex.targets.gateway import Beside, Gateway, json_field
+from hotplex.targets.gateway import Beside, Gateway, json_field, json_frame
 from hotplex.worker import PLACED_OVER, OwnFiles, SkillsPlace, Verified, skill_rivals
 
 MODEL = re.compile(r"[^/\s]+/\S+")  # OpenCode names a model "<provider>/<model>"
@@ -142,6 +143,9 @@ class OpenCodeServer(Gateway):
     def document_bytes(self, data: bytes) -> bytes:
         """The body of POST /session/{id}/message: the document as its ``system``."""
         return json_field({"parts": []}, "system", data)
+
+    def document_frame(self) -> configuration.Framed:
+        return json_frame({"parts": []}, "system")
 
     def beside(self, job: Job, sections: list[Section], model: Model) -> Beside:
         return Beside(notes=(SUBAGENTS_NOTE,))

@@ -9,7 +9,6 @@ empty. Line ends are ``\\n``; the document ends with one newline.
 
 from __future__ import annotations
 
-import itertools
 from typing import NamedTuple
 
 from hotplex.manifest.vocabulary import WRAPPER_TAG
@@ -29,12 +28,25 @@ class Assembled(NamedTuple):
     # Where each placed part's body lies in ``text``: (index in the parts, start, end). A worker
     # that changes the text on the way (Gemini CLI) measures each section by it.
     bodies: tuple[tuple[int, int, int], ...]
-    lines: tuple[str, ...] = ()  # ``text`` is these, each followed by a line end
+    # ``text`` is these joined: the document's own lines and each placed part's ``block``, so a
+    # part kept from one document to the next is encoded once (``configuration.utf8``).
+    pieces: tuple[str, ...] = ()
+    blocks: tuple[int, ...] = ()  # the index in ``pieces`` of each placed part's block
+
+
+def block(part: Part) -> str:
+    """A part's lines in the document, each followed by its line end."""
+    note = f"{part.note}\n" if part.note else ""
+    return f"<{part.tag}>\n{note}{part.body}\n</{part.tag}>\n"
 
 
 def document(
-    parts: list[Part], channel_tags: dict[str, str], channel_notes: dict[str, str]
+    parts: list[Part],
+    channel_tags: dict[str, str],
+    channel_notes: dict[str, str],
+    blocks: list[str | None] | None = None,
 ) -> Assembled:
+    """``blocks``: each part's ``block`` where the caller kept it (None: made here)."""
     groups = []
     for channel in CHANNEL_ORDER:
         placed = [i for i, p in enumerate(parts) if p.channel == channel and p.body.strip()]
@@ -42,25 +54,25 @@ def document(
             groups.append((channel, placed))
     if not groups:
         return Assembled("", ())
-    lines = [f"<{WRAPPER_TAG}>"]
-    body_lines = []  # (index in the parts, index of its body's line)
+    pieces = [f"<{WRAPPER_TAG}>\n"]
+    offset = len(pieces[0])
+    bodies, at = [], []
     for channel, placed in groups:
-        lines.append(f"<{channel_tags[channel]}>")
-        if channel_notes[channel]:
-            lines.append(channel_notes[channel])
+        note = channel_notes[channel]
+        pieces.append(
+            f"<{channel_tags[channel]}>\n{note}\n" if note else f"<{channel_tags[channel]}>\n"
+        )
+        offset += len(pieces[-1])
         for index in placed:
             part = parts[index]
-            lines.append(f"<{part.tag}>")
-            if part.note:
-                lines.append(part.note)
-            body_lines.append((index, len(lines)))
-            lines += (part.body, f"</{part.tag}>")
-        lines.append(f"</{channel_tags[channel]}>")
-    lines.append(f"</{WRAPPER_TAG}>")
-    # A line starts after every line before it and its line end.
-    ends = list(itertools.accumulate(map(len, lines)))
-    bodies = []
-    for index, line in body_lines:
-        start = ends[line - 1] + line
-        bodies.append((index, start, start + len(parts[index].body)))
-    return Assembled("\n".join(lines) + "\n", tuple(bodies), tuple(lines))
+            kept = blocks[index] if blocks is not None else None
+            # The body starts after "<tag>\n" and the note's line.
+            start = offset + len(part.tag) + 3 + (len(part.note) + 1 if part.note else 0)
+            bodies.append((index, start, start + len(part.body)))
+            at.append(len(pieces))
+            pieces.append(kept if kept is not None else block(part))
+            offset += len(pieces[-1])
+        pieces.append(f"</{channel_tags[channel]}>\n")
+        offset += len(pieces[-1])
+    pieces.append(f"</{WRAPPER_TAG}>\n")
+    return Assembled("".join(pieces), tuple(bodies), tuple(pieces), tuple(at))

@@ -26,7 +26,33 @@ class Document(NamedTuple):
     truncations: tuple[Truncation, ...]
     sizes: tuple[SectionSize, ...]
     spans: dict[str, tuple[int, int]]  # where each placed section's text lies in ``text``
-    lines: tuple[str, ...] = ()  # ``text`` by its lines (``utf8``)
+    pieces: tuple[str, ...] = ()  # ``text`` in the pieces it was joined of (``assemble``)
+    # Each piece's block where it was kept beside its section (a part kept whole), else None.
+    kept: tuple[Block | None, ...] = ()
+
+
+class Block:
+    """A section's block kept beside it while the limits keep it whole (``_Held.whole``): its
+    UTF-8 and what each ``Framed`` file makes of it, made once for every document holding it."""
+
+    __slots__ = ("framed", "utf8")
+
+    def __init__(self, utf8: bytes) -> None:
+        self.utf8 = utf8
+        # By ``Framed.piece``: its bytes and text; None: met once (a call's own section is
+        # met once, and made with the pieces beside it).
+        self.framed: dict[Callable[[bytes], tuple[bytes, str]], tuple[bytes, str] | None] = {}
+
+
+class Framed(NamedTuple):
+    """A worker's file that is ``head``, then ``piece`` of the document's UTF-8, then ``tail``,
+    where ``piece`` of a text is ``piece`` of its lines joined (a JSON string's escape), and
+    gives its bytes and their text: made piece by piece (``Document.pieces``), so a section
+    kept from one document to the next has its part made once, beside it."""
+
+    head: bytes
+    piece: Callable[[bytes], tuple[bytes, str]]
+    tail: bytes
 
 
 # The marker's bytes: a cut section's one character beyond ASCII, often the document's only one.
@@ -34,28 +60,35 @@ _MARKER_UTF8 = limits.TRUNCATION_MARKER.encode()
 
 
 def utf8(document: Document) -> bytes:
-    """``document.text.encode()``, line by line: one character beyond ASCII (the truncation
+    """``document.text.encode()``, piece by piece: one character beyond ASCII (the truncation
     marker's '…') makes the whole text two bytes a character, which UTF-8 encodes one character
-    at a time (a tenth of an overlaid compile's time beside the scans); a line of ASCII is
-    copied, and a cut section's head before its marker, sliced off, is ASCII again."""
+    at a time (a tenth of an overlaid compile's time beside the scans). A section's block the
+    limits keep whole is encoded once, beside it (``_Held.whole``); a piece of ASCII is copied,
+    and a cut section's around its markers, which is ASCII again, joined with the marker's
+    bytes."""
     if document.text.isascii():
         return document.text.encode()
-    encoded = [line.encode() if line.isascii() else _line_utf8(line) for line in document.lines]
-    encoded.append(b"")
-    return b"\n".join(encoded)
+    return b"".join(
+        block.utf8 if block is not None else _piece_utf8(piece)
+        for piece, block in zip(document.pieces, document.kept, strict=True)
+    )
 
 
-def _line_utf8(line: str) -> bytes:
-    head = line.removesuffix(limits.TRUNCATION_MARKER)
-    if head is not line and head.isascii():
-        return head.encode() + _MARKER_UTF8
-    return line.encode()
+def _piece_utf8(piece: str) -> bytes:
+    if piece.isascii():
+        return piece.encode()
+    around = piece.split(limits.TRUNCATION_MARKER)
+    if len(around) > 1 and all(map(str.isascii, around)):
+        return _MARKER_UTF8.join(map(str.encode, around))
+    return piece.encode()
 
 
-def file_bytes(document: Document, to_file: Callable[[bytes], bytes] | None = None) -> bytes:
+def file_bytes(
+    document: Document, to_file: Callable[[bytes], bytes] | Framed | None = None
+) -> bytes:
     """``to_file(utf8(document))``: a worker's file made of the document (``to_file`` a pure
-    function of the bytes, the same object for the same work: a worker's bound method; None:
-    the UTF-8 itself). A kept
+    function of the bytes, the same object for the same work: a worker's bound method, or a
+    ``Framed`` one; None: the UTF-8 itself). A kept
     document (``build``) is the same object for every job given the same sections and settings,
     so its files are encoded once while it is kept (the fleet's hundred jobs of one platform: a
     12 KB document escaped for JSON once); any other is encoded each time."""
@@ -68,9 +101,62 @@ def file_bytes(document: Document, to_file: Callable[[bytes], bytes] | None = No
     return found
 
 
-def _file(document: Document, to_file: Callable[[bytes], bytes] | None) -> bytes:
+def _file(document: Document, to_file: Callable[[bytes], bytes] | Framed | None) -> bytes:
+    if isinstance(to_file, Framed):
+        return _framed(document, to_file)
     data = utf8(document)
     return data if to_file is None else to_file(data)
+
+
+def _framed(document: Document, frame: Framed) -> bytes:
+    """The file ``frame`` makes of ``document``: a block met before made once, beside it; the
+    pieces between two of them made at once. Its text waits for ``file_text``."""
+    data, text, between = [frame.head], [frame.head.decode()], []
+
+    def flush() -> None:
+        made = frame.piece(b"".join(between))
+        data.append(made[0])
+        text.append(made[1])
+        between.clear()
+
+    for piece, block in zip(document.pieces, document.kept, strict=True):
+        found = block.framed.get(frame.piece, _UNMET) if block is not None else _UNMET
+        if found is _UNMET:
+            if block is not None:
+                block.framed[frame.piece] = None
+            between.append(block.utf8 if block is not None else _piece_utf8(piece))
+            continue
+        if between:
+            flush()
+        if found is None:
+            found = block.framed[frame.piece] = frame.piece(block.utf8)
+        data.append(found[0])
+        text.append(found[1])
+    if between:
+        flush()
+    data.append(frame.tail)
+    text.append(frame.tail.decode())
+    whole = b"".join(data)
+    _LAST_FRAMED[:] = [(whole, "".join(text))]
+    return whole
+
+
+def file_text(data: bytes) -> str:
+    """``data.decode()`` for ``data`` a file of ``file_bytes``: a ``Framed`` one made last has
+    its text made with it (an overlaid call's answer holds the file and its text), taken once,
+    so no user's text is kept past the call; any other is decoded."""
+    try:
+        kept = _LAST_FRAMED.pop()
+    except IndexError:  # none, or another thread's call took it
+        kept = None
+    if kept is None or kept[0] is not data:
+        return data.decode("utf-8")
+    return kept[1]
+
+
+_UNMET = object()
+# The last ``Framed`` file made and its text (``file_text``).
+_LAST_FRAMED: list[tuple[bytes, str]] = []
 
 
 def reserved_tags(
@@ -148,29 +234,45 @@ def _document(
     kept, cuts = limits.apply(cleaned, budgets)
     by_name = {k.name: k for k in kept}
     unit = budgets.unit
-    placed, parts, sizes = [], [], []
+    placed, parts, blocks, kept_blocks, sizes = [], [], [], [], []
     for section, limited, mine in zip(sections, cleaned, held, strict=True):
         ours = by_name.get(limited.name)
         if ours is limited:
-            pieces = mine.whole.get((id(limited), unit))
-            if pieces is None:
-                pieces = mine.whole[id(limited), unit] = _pieces(
-                    section, limited, limited, reserved, unit
-                )
+            made = mine.whole.get((id(limited), unit))
+            if made is None:
+                made = mine.whole[id(limited), unit] = _whole(section, limited, reserved, unit)
         else:
-            pieces = _pieces(section, limited, ours, reserved, unit)
-        part, size = pieces
+            made = (*_pieces(section, limited, ours, reserved, unit), None, None)
+        part, size, block, kept_block = made
         if part is not None:
             placed.append(section)
             parts.append(part)
+            blocks.append(block)
+            kept_blocks.append(kept_block)
         sizes.append(size)
     assembled = assemble.document(
         parts,
         {name: tag for name, tag, _ in channels},
         {name: _note(note, reserved) for name, _, note in channels},
+        blocks,
     )
     spans = {placed[index].name: (start, end) for index, start, end in assembled.bodies}
-    return Document(assembled.text, tuple(cuts), tuple(sizes), spans, assembled.lines)
+    kept: list[Block | None] = [None] * len(assembled.pieces)
+    for (index, _start, _end), at in zip(assembled.bodies, assembled.blocks, strict=True):
+        kept[at] = kept_blocks[index]
+    return Document(assembled.text, tuple(cuts), tuple(sizes), spans, assembled.pieces, tuple(kept))
+
+
+def _whole(
+    section: Section, cleaned: limits.Limited, reserved: frozenset[str], unit: str
+) -> tuple[assemble.Part | None, SectionSize, str | None, Block | None]:
+    """``_pieces`` of a section the limits keep whole, with its block, as text and kept: the
+    same in every document that holds it."""
+    part, size = _pieces(section, cleaned, cleaned, reserved, unit)
+    if part is None:
+        return part, size, None, None
+    block = assemble.block(part)
+    return part, size, block, Block(_piece_utf8(block))
 
 
 def _pieces(
@@ -205,7 +307,7 @@ class _Held:
         self.ref = weakref.ref(section, functools.partial(_forget, id(section)))
         self.cleaned: dict[Hashable, limits.Limited] = {}
         # By sanitized form (the id of one of ``cleaned``, which lives as long) and unit, its
-        # part and size when the limits keep it whole.
+        # part, size, block and ``Block`` when the limits keep it whole (``_whole``).
         self.whole: dict[tuple[int, str], tuple] = {}
         self.documents: set[tuple] = set()
 

@@ -3,12 +3,14 @@ byte for byte, whatever the overlay holds; and the plan holds none of it."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 from hotplex import HotplexError, Project
 from hotplex.document import compile as document_compile
+from hotplex.targets.gateway import json_field
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -118,6 +120,10 @@ def test_a_planned_compile_is_the_plain_compile(projects, calls) -> None:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(document_compile, "compile_job", counting)
             assert _compiled(planned, job, overlay, on_finding) == expected
+        if job[0] == "ocs" and not isinstance(expected, str):  # escaped piece by piece
+            payload = expected.files[expected.path]
+            text = json.loads(payload)["system"]
+            assert json_field({"parts": []}, "system", text.encode()) == payload
         if SKILL_KEYS[0] in overlay:  # refused before any compile: no plan taken or made
             assert isinstance(expected, str) and "a skill's files are not overlaid" in expected
         else:
