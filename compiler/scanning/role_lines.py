@@ -96,8 +96,10 @@ def may_disguise(text: str) -> bool:
         return True
     # Every split starts at a mark: one memchr each, where the pattern costs twenty times that.
     marked = "*" in text or "_" in text or "<" in text or "]" in text
-    return marked and _SPLIT_START.search(text) is not None and any(
-        _WORD.fullmatch(m.group()) is None for m in _SPLIT_WORD.finditer(text)
+    return (
+        marked
+        and _SPLIT_START.search(text) is not None
+        and any(_WORD.fullmatch(m.group()) is None for m in _SPLIT_WORD.finditer(text))
     )
 
 
