@@ -597,3 +597,27 @@ def test_the_candidates_generator_gives_back_the_committed_ranges():
         [sys.executable, str(script)], check=True, capture_output=True, text=True
     ).stdout
     assert written == data
+
+
+@pytest.mark.parametrize("every", [3, 40, 400])
+def test_the_runs_read_by_re_and_by_the_pattern_are_the_same(every):
+    """Where candidates are sparse ``re`` finds them and ``regex`` judges each that may be
+    intended; where dense, the pattern reads the text: each way gives the pattern's runs, at
+    the text's start, its end and across a switch from sparse to dense."""
+    import random
+
+    from hotplex.scanning import ignorables
+
+    props = hidden._unicode()
+    rng = random.Random(every)
+    marks = ["\u200d", "\u200c", "\u200b", "\ufe0f", "\U000e0041", "\u180e", "\u180b", "\u200e"]
+    letters = ["a", "\u0628", "\u0915\u094d", "\U0001f468", "\u1820", "\u1828", "\u0301", "\u05d0"]
+    for _ in range(20):
+        sparse = "".join(
+            rng.choice(marks) + "".join(rng.choice(letters) for _ in range(every))
+            for _ in range(40)
+        )
+        dense = "".join(rng.choice(marks + letters) for _ in range(2000))
+        for text in (sparse, sparse + rng.choice(marks), sparse + dense + rng.choice(marks)):
+            found = list(ignorables.flagged(text, 0, props.intended, props.hidden))
+            assert found == [m.span() for m in props.hidden.finditer(text)]
