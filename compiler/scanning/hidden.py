@@ -57,9 +57,11 @@ recommends), never from a list of example characters:
     The 66 noncharacters (U+FDD0–U+FDEF, U+FFFE, U+10FFFF, …), never to be assigned, too.
 
 Only default-ignorable characters and controls are candidates (bidi controls and tags are
-default-ignorable), and the intended uses are one pattern (``_INTENDED``) the regex engine checks
-at those positions only, a selector's sequence one set look-up (the table read at the first
-selector), so the scan costs about one pass over the text.
+default-ignorable), found by ``re`` over their code point ranges (``ignorables``); the intended
+uses are one pattern (``INTENDED``) the regex engine checks after a joiner or a Mongolian
+selector only (or, where candidates are dense, at every candidate in its own pass), a selector's
+sequence one set look-up (the table read at the first selector), so the scan costs about one
+pass over the text.
 
 ``[unicode] allow`` takes code points (``U+200B``), character names (``ZERO WIDTH SPACE``) or
 rule names; ``allow_files`` takes globs, as ``[secrets]`` does.
@@ -76,6 +78,14 @@ from typing import Any, NamedTuple
 
 from hotplex.errors import Lines, Problem, Span, suggest
 from hotplex.scanning import bidi_marks, joiners
+from hotplex.scanning.ignorables import (
+    CONTROL,
+    INTENDED,
+    INVISIBLE,
+    SEPARATORS,
+    candidates,
+    flagged,
+)
 from hotplex.scanning.origins import Allowance, Origin, Places, line_needles, locate
 from hotplex.text.memo import cached_for_short_texts
 
@@ -89,18 +99,7 @@ RULES = {
 }
 _EMBEDDINGS = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
 _CANCEL_TAG = "\U000e007f"
-# Controls a text file holds as layout (tab, line feed, carriage return) are not findings.
-_CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
-_SEPARATORS = "\u2028\u2029"  # line and paragraph separator: a new line in an editor
-# What a renderer shows as nothing: the default-ignorable characters, and the format characters
-# (general category Cf) that are not, but for the prepended concatenation marks, which show a
-# sign (U+0600 ARABIC NUMBER SIGN): the interlinear annotation marks, the Egyptian format controls.
-# The noncharacters (U+FFFE, U+10FFFF, ...) too: never assigned, shown as nothing or a box.
-_INVISIBLE = (
-    r"\p{Default_Ignorable_Code_Point}[\p{Cf}--\p{Prepended_Concatenation_Mark}]"
-    r"\p{Noncharacter_Code_Point}"
-)
-_ASCII_CONTROL = re.compile(f"[{_CONTROL}]")
+_ASCII_CONTROL = re.compile(f"[{CONTROL}]")
 # A NUL (in a text given as such: a file holding one is refused as binary) is never allowed: a
 # program reading the artifact as a C string would end it there.
 NUL_HINT = "remove it: a NUL ends the text for a program that reads it as a C string"
@@ -108,24 +107,6 @@ NUL_HINT = "remove it: a NUL ends the text for a program that reads it as a C st
 _CONTEXT = 20
 _SHOWN = 4
 
-# Where a default-ignorable character is used the way Unicode intends, written as the context
-# around it once it is read: each alternative looks back over the character (and its base) and,
-# where it must, ahead. Only characters at default-ignorable positions are ever tested; a ZWJ or
-# ZWNJ that none of them passes is judged by ``joiners`` (emoji, viramas).
-_INTENDED = (
-    # ZWJ between two emoji, the first maybe modified or VS16'd (a run of them that is no RGI
-    # sequence is a finding all the same: ``scan`` reads the runs after, in one pass)
-    r"(?<=\p{Extended_Pictographic}[\p{Emoji_Modifier}\uFE0F]?\u200D)(?=\p{Extended_Pictographic})",
-    joiners.ARABIC_JOINING,  # a ZWNJ between two Arabic letters that would join
-    joiners.INDIC,  # a joiner between a virama and a consonant of its Indic block
-    # a Mongolian free variation selector after a Mongolian letter (a second one follows a
-    # selector, not a letter: never more than one)
-    r"(?<=[\p{Script=Mongolian}&&\p{L}][\u180B-\u180D\u180F])",
-    # the Mongolian vowel separator, between a letter (maybe varied) and a final A or E it
-    # separates (ᠬᠠᠷ + MVS + ᠠ, "black"): Mongolian spelling (adversary12 D2)
-    r"(?<=[\p{Script=Mongolian}--\p{Default_Ignorable_Code_Point}][\u180B-\u180D\u180F]?"
-    r"\u180E)(?=[\u1820\u1821])",
-)
 # Every other selector is judged by Unicode's registered sequences (``_registered``).
 # The keycap bases: their registered VS15/VS16 change nothing shown but before U+20E3 (a
 # keycap), so "2" + VS16 is the digit, a state per digit a model reads (adversary12 D1).
@@ -133,35 +114,25 @@ _KEYCAP_BASES = frozenset("#*0123456789")
 _SEQUENCES = os.path.join(os.path.dirname(__file__), "variation-sequences.txt")
 
 
-# The general categories of every character that is default-ignorable or a C1 control, in any
-# Unicode version (a reserved one is Cn), and the Hangul fillers, the only letters among them.
-_MAY_HIDE = frozenset(("Cc", "Cf", "Cn", "Co", "Cs", "Mn", "Me", "Zl", "Zp"))
-_FILLERS = frozenset("\u115f\u1160\u3164\uffa0")
-
-
-def _may_hide(text: str) -> bool:
-    """Whether ``text`` has a character outside ASCII that the hidden-text pattern could match:
-    most text outside ASCII (a dash, an accent, CJK) has none, and then the Unicode properties
-    are not needed (importing ``regex`` and compiling them: about 75 M instructions)."""
-    return any(
-        c in _FILLERS or unicodedata.category(c) in _MAY_HIDE for c in set(text) if c > "\x7f"
-    )
-
-
 @functools.cache
 def _unicode() -> Any:
-    """The Unicode properties, compiled once; ``regex`` is imported only for non-ASCII text."""
+    """The Unicode properties, compiled once; ``regex`` is imported only for a text holding a
+    candidate."""
     import regex
 
     def prop(expression: str) -> Any:
-        return regex.compile(expression, regex.V1).match
+        """Whether a character has the property: ``regex`` asked once a character (a call costs
+        a thousand instructions, a look-up a few dozen; a text holds few distinct candidates)."""
+        match = regex.compile(expression, regex.V1).match
+        return functools.lru_cache(maxsize=4096)(lambda char: match(char) is not None)
 
     return _Properties(
+        intended=regex.compile("|".join(INTENDED), regex.V1).match,
         hidden=regex.compile(
-            rf"(?:[{_INVISIBLE}{_CONTROL}\x80-\x9f{_SEPARATORS}](?!{'|'.join(_INTENDED)}))+",
+            rf"(?:[{INVISIBLE}{CONTROL}\x80-\x9f{SEPARATORS}](?!{'|'.join(INTENDED)}))+",
             regex.V1,
         ),
-        ignorable=prop(f"[{_INVISIBLE}]"),
+        ignorable=prop(f"[{INVISIBLE}]"),
         tag=prop(r"\p{Block=Tags}"),
         bidi_control=prop(r"\p{Bidi_Control}"),
         right_to_left=regex.compile(
@@ -172,6 +143,7 @@ def _unicode() -> Any:
 
 
 class _Properties(NamedTuple):
+    intended: Any  # after a default-ignorable character, whether it is used as intended
     hidden: Any  # runs of default-ignorable characters not used as intended
     ignorable: Any
     tag: Any
@@ -188,17 +160,16 @@ class Match(NamedTuple):
 
 @cached_for_short_texts
 def scan(text: str) -> tuple[Match, ...]:
-    """Every run of hidden characters in ``text``, in order. Outside ASCII only controls can
-    hide text, so ASCII text costs two quick checks."""
-    compiled = getattr(_unicode, "cache_info", None)  # once compiled, no pre-check: it costs as
-    warm = compiled is not None and compiled().currsize > 0  # much as the pattern (a test stub: no)
-    if _ASCII_CONTROL.search(text) is None and (text.isascii() or not (warm or _may_hide(text))):
+    """Every run of hidden characters in ``text``, in order. ASCII text costs one look for a
+    control, other text one ``re`` pass over the candidates' ranges."""
+    first = (_ASCII_CONTROL if text.isascii() else candidates().quick).search(text)
+    if first is None:
         return ()
     props = _unicode()
     found: list[Match] = []
     directions, joins = _Directions(text, props), joiners.Joiners(text)
-    for run in props.hidden.finditer(text):
-        found.extend(_runs(text, run.start(), run.end(), props, directions, joins))
+    for start, end in flagged(text, first.start(), props.intended, props.hidden):
+        found.extend(_runs(text, start, end, props, directions, joins))
     if joiners.ZWJ in text:  # and each ZWJ it passed between emoji that are no RGI sequence
         starts = {m.start for m in found}
         others = (at for at in joins.between_other_emoji() if at not in starts)
@@ -261,7 +232,7 @@ def _rule(
     mark where it orders text, a selector in a registered variation sequence or a joiner
     where it joins (``joiners``)."""
     char = text[at]
-    if unicodedata.category(char) == "Cc" or char in _SEPARATORS:
+    if unicodedata.category(char) == "Cc" or char in SEPARATORS:
         return "control-character"
     if props.bidi_control(char):
         if unicodedata.bidirectional(char) in _EMBEDDINGS:
@@ -484,7 +455,7 @@ def reported(name: str) -> bool:
     line feed and carriage return, or a default-ignorable character. Allowing any other is a
     mistake (an emoji, a letter) that would change nothing."""
     char = chr(int(name[2:], 16))
-    controls = f"[{_CONTROL}\x80-\x9f{_SEPARATORS}]"
+    controls = f"[{CONTROL}\x80-\x9f{SEPARATORS}]"
     return bool(re.fullmatch(controls, char)) or bool(_unicode().ignorable(char))
 
 

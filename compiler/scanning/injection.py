@@ -144,7 +144,6 @@ def _candidate(text: str) -> bool:
         or ("!" in text and "![" in text)
         or ("]" in text and ("INST]" in text or "](" in text or "]:" in text))
         or ("S" in text and _ROLE_WORD.search(text) is not None)
-        or role_lines.may_disguise(text)  # "&#83;YSTEM", "SYSTE&#1052;", "*S*YSTEM"
     )
 
 
@@ -160,7 +159,10 @@ def scan(text: str) -> tuple[Match, ...]:
     """Every finding of the rules in ``text``, in order of place: the wide scan's outside what
     CommonMark renders as code, and every fetch and link of the text as rendered."""
     # Every candidate is ASCII and the view keeps each ASCII run of the text as it is: one look.
-    if not _candidate(text if text.isascii() else _ascii_view(text)):
+    looked = text if text.isascii() else _ascii_view(text)
+    # "&#83;YSTEM", "SYSTE&#1052;", "*S*YSTEM": asked once of an ASCII text, its own marked view.
+    disguise = None if _candidate(looked) else role_lines.may_disguise(looked)
+    if disguise is False:
         return ()
     view, origin = (text, None) if text.isascii() else skeleton(text)
     # Markers are read with look-alike letters as their prototypes too; URLs never (a
@@ -171,7 +173,9 @@ def scan(text: str) -> tuple[Match, ...]:
         *((c, origin) for c in _url_candidates(view, {m.start for m in tags})),
         *((c, marked_origin) for c in _marker_candidates(marked)),
     ]
-    if role_lines.may_disguise(marked):  # read as rendered: references decoded, words joined
+    if marked is not looked or disguise is None:
+        disguise = role_lines.may_disguise(marked)
+    if disguise:  # read as rendered: references decoded, words joined
         wide += ((("role-line", *place, None), None) for place in role_lines.disguised(text))
     titled = "]:" in text and role_lines.may_title(marked)
     if not wide and not tags and not titled and not _may_fetch(text):

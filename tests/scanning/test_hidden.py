@@ -566,13 +566,58 @@ def test_a_file_name_with_an_escape_or_a_line_break_is_shown_visibly_in_warnings
     assert not any(line.startswith("warning: forged") for line in result.stderr.splitlines())
 
 
-def test_the_pre_check_lets_through_every_character_the_pattern_matches():
-    """``scan`` skips the Unicode properties for text whose characters outside ASCII cannot
-    hide anything; that must hold for every code point the pattern matches."""
-    from hotplex.scanning.hidden import _may_hide, _unicode
+def test_the_candidates_are_every_character_the_property_classes_match():
+    """``scan`` finds its candidates with ``re`` over generated code point ranges and skips the
+    Unicode properties for text with none; the ranges must be the classes ``regex`` reads, on
+    every code point (astral planes, lone surrogates, the last noncharacter)."""
+    import regex
+    from hotplex.scanning import ignorables
 
-    pattern = _unicode().hidden
-    matched = [c for c in map(chr, range(0x80, 0x110000)) if pattern.fullmatch(c)]
-    assert len(matched) > 4000  # the tags, the variation selectors, C1 controls, ...
-    assert [c for c in matched if not _may_hide(c)] == []
-    assert not _may_hide("an em dash — and “quotes”, café, 日本語")
+    classes = regex.compile(
+        f"[{ignorables.INVISIBLE}{ignorables.CONTROL}\x80-\x9f{ignorables.SEPARATORS}]", regex.V1
+    ).fullmatch
+    ranges = ignorables.candidates().exact.fullmatch
+    differ = [
+        f"U+{c:04X}" for c in range(0x110000) if bool(classes(chr(c))) != bool(ranges(chr(c)))
+    ]
+    assert differ == []
+    assert ranges("\U0010ffff") and ranges("\U000e0001\U000e007f") and not ranges("\ud800")
+    assert ignorables.candidates().quick.search("an em dash — and “quotes”, café, 日本語") is None
+
+
+def test_the_candidates_generator_gives_back_the_committed_ranges():
+    """The committed ranges are the generator's output with the ``regex`` version they name."""
+    import regex
+
+    data = Path(hidden.__file__).with_name("hidden-candidates.txt").read_text(encoding="utf-8")
+    if f"regex package {regex.__version__}." not in data.splitlines()[2]:
+        pytest.skip(f"regex {regex.__version__} installed, the ranges name another")
+    script = Path(__file__).resolve().parents[2] / ".ci" / "hidden-candidates"
+    written = subprocess.run(
+        [sys.executable, str(script)], check=True, capture_output=True, text=True
+    ).stdout
+    assert written == data
+
+
+@pytest.mark.parametrize("every", [3, 40, 400])
+def test_the_runs_read_by_re_and_by_the_pattern_are_the_same(every):
+    """Where candidates are sparse ``re`` finds them and ``regex`` judges each that may be
+    intended; where dense, the pattern reads the text: each way gives the pattern's runs, at
+    the text's start, its end and across a switch from sparse to dense."""
+    import random
+
+    from hotplex.scanning import ignorables
+
+    props = hidden._unicode()
+    rng = random.Random(every)
+    marks = ["\u200d", "\u200c", "\u200b", "\ufe0f", "\U000e0041", "\u180e", "\u180b", "\u200e"]
+    letters = ["a", "\u0628", "\u0915\u094d", "\U0001f468", "\u1820", "\u1828", "\u0301", "\u05d0"]
+    for _ in range(20):
+        sparse = "".join(
+            rng.choice(marks) + "".join(rng.choice(letters) for _ in range(every))
+            for _ in range(40)
+        )
+        dense = "".join(rng.choice(marks + letters) for _ in range(2000))
+        for text in (sparse, sparse + rng.choice(marks), sparse + dense + rng.choice(marks)):
+            found = list(ignorables.flagged(text, 0, props.intended, props.hidden))
+            assert found == [m.span() for m in props.hidden.finditer(text)]
