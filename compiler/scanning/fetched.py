@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import bisect
 import collections
-import functools
 import itertools
 import re
 from collections.abc import Iterable, Iterator
@@ -30,7 +29,7 @@ from html import unescape
 from html.parser import HTMLParser
 from typing import NamedTuple
 
-from hotplex.scanning import data_documents, stylesheets, urls
+from hotplex.scanning import data_documents, raw_text, stylesheets, urls
 
 # Attributes whose URL any element's rendering fetches (``background`` on body, table, td; SVG's
 # ``href`` on <image>, <use>, <feImage>), and per element those it fetches besides.
@@ -66,11 +65,6 @@ _CSS_VALUED = frozenset(
 # an attribute read as CSS to (``fill``, ``mask``, ``style``…).
 _ANIMATIONS = ("set", "animate")
 _ANIMATED_VALUES = ("to", "from", "by", "values")
-# Elements whose content a browser reads as raw text (RCDATA) up to their end tag: those that
-# html.parser reads as markup, and <script> and <style>, which it ends only at "</name>".
-_RAW_TEXT = frozenset(
-    ["title", "textarea", "iframe", "xmp", "noembed", "noframes", "noscript", "script", "style"]
-)
 # An attribute's value as written in a tag the tokenizer read, to place a URL it decoded.
 _ATTRIBUTE_VALUE = re.compile(r"""=[ \t\n\r\f]*(?:"([^"]*)"|'([^']*)'|([^ \t\n\r\f>]+))""")
 
@@ -97,7 +91,6 @@ class Seen(NamedTuple):
 # thousands deep (each level read again to the end) would otherwise cost the square of its size.
 _READ_FACTOR = 16
 _READ_SLACK = 1 << 18
-_RAW_RATE = 64
 
 
 # How deep documents may nest in attributes (an <iframe srcdoc>'s, a data: URL's) before the
@@ -121,7 +114,7 @@ def read(html: str, depth: int = 0, budget: Budget | None = None) -> Seen:
         html += FINISHED
     if budget is None:
         budget = Budget(_READ_FACTOR * len(html) + _READ_SLACK)
-    readings = _Readings(len(html), depth, budget)
+    readings = _Readings(html, depth, budget)
     whole = _Collector(readings)
     whole.read(html, 0)
     while readings.pending:  # a loop, not a recursion: raw text may nest deeper than the stack
@@ -156,11 +149,13 @@ class _Readings:
     hundred readings, each in a ``<style>``'s text to the end. What each adds is the markup it
     reads before its raw text and the style sheet from there, the tail of one already read, so
     what counts against the budget (its ``spent``) is that markup at its cost, the raw text at
-    html.parser's (one search for its end), and the style sheet from where its tokens stop
-    agreeing with one already read (``stylesheet``), not all of it parsed again."""
+    html.parser's (one search for its end) the first time it is read (``raw_text``), and the
+    style sheet from where its tokens stop agreeing with one already read (``stylesheet``)."""
 
-    def __init__(self, size: int, depth: int, budget: Budget) -> None:
-        self.size = size
+    def __init__(self, html: str, depth: int, budget: Budget) -> None:
+        self.size = len(html)
+        self.raw_ends = raw_text.Ends(html)
+        self._raw_charged = raw_text.Charged()
         self.depth = depth
         self.budget = budget
         self.unread: int | None = None  # the first place left unread, if any
@@ -173,10 +168,9 @@ class _Readings:
 
     def charge(self, read: int, raw: list[tuple[int, int]]) -> None:
         """Count a reading of ``read`` characters, ``raw`` the spans of them it took for raw
-        text: html.parser looks through raw text for its end tag in one search, a sixty-fourth
-        of what reading markup costs it a character."""
+        text, at what raw text costs (``raw_text.Charged``)."""
         held = sum(end - start for start, end in raw)
-        self.budget.spent += read - held + held // _RAW_RATE
+        self.budget.spent += read - held + self._raw_charged.cost(raw)
 
     def stylesheet(self, css: str, base: int) -> list[tuple[str, int]]:
         """Each ``url()`` and string of the style sheet ``css`` (at ``base``) with its offset,
@@ -296,10 +290,10 @@ class _Collector(HTMLParser):
                 self._script(value, at, end)
         if tag in _ANIMATIONS:
             self._animated(_animated_attributes(attrs), attrs, at, end)
-        if tag in _RAW_TEXT:
-            ends = _raw_text_end(tag).search(self._html, end - self._base)
+        if tag in raw_text.ELEMENTS:
+            ends = self._readings.raw_ends.end(tag, end, self._base + len(self._html))
             if ends is not None:
-                self._raw_ends.add(ends.start())
+                self._raw_ends.add(ends - self._base)
         self._raw_text = tag if tag in ("style", "script") else None
 
     def _animated(
@@ -336,6 +330,13 @@ class _Collector(HTMLParser):
         if "<" in value:
             self._elsewhere(value, at, end)
 
+    def set_cdata_mode(self, elem: str, **options: bool) -> None:
+        """Raw text's end, looked for once however often it is read (``raw_text.Searched``)."""
+        super().set_cdata_mode(elem, **options)
+        if self.interesting.pattern.startswith("</"):
+            ends = self._readings.raw_ends
+            self.interesting = raw_text.Searched(self.interesting, ends, self._offset)
+
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
         if tag in ("style", "script"):
@@ -364,7 +365,10 @@ class _Collector(HTMLParser):
         self._raw_text = None
 
     def handle_comment(self, data: str) -> None:
-        self._again(data, 4)  # after "<!--"
+        # after "<!--", or the "<!" or "</" of a bogus comment (``<!x>``, ``</ x>``)
+        self._again(
+            data, 4 if self._readings.raw_ends.html.startswith("<!--", self._offset()) else 2
+        )
 
     def parse_marked_section(self, i: int, report: int = 1) -> int:
         """A marked section html.parser does not know (``<![>``, ``<![x>``) is what a browser
@@ -452,12 +456,6 @@ class Cursor:
 def _animated_attributes(attrs: list[tuple[str, str | None]]) -> set[str]:
     """The attribute an SVG animation sets (each ``attributeName`` it is written with)."""
     return {(value or "").strip().lower() for name, value in attrs if name == "attributename"}
-
-
-@functools.cache
-def _raw_text_end(tag: str) -> re.Pattern[str]:
-    """The end tag a browser ends ``tag``'s raw text at: "</tag" and a blank, "/" or ">"."""
-    return re.compile(rf"</{tag}[\t\n\f\r />]", re.IGNORECASE)
 
 
 def _urls_of(attribute: str, value: str) -> Iterator[str]:

@@ -174,6 +174,8 @@ def scan(text: str) -> tuple[Match, ...]:
         starts = {m.start for m in found}
         others = (at for at in joins.between_other_emoji() if at not in starts)
         found += [Match("invisible-character", at, joiners.ZWJ) for at in others]
+        styled = (at for at in joins.text_styled() if at not in starts)
+        found += [Match("invisible-character", at, joiners.VS15) for at in styled]
         found.sort(key=lambda m: m.start)
     return tuple(found)
 

@@ -372,25 +372,31 @@ def _carries_data(url: str) -> bool:
     ) or any(_mixed(joined) for joined in _coded_runs(unquote(query) if "%" in query else query))
 
 
-# A query's separators, as the server splits it into names and values; a coded piece: of the
-# base64 alphabet, mixing capitals, small letters and digits.
+# A query's separators (its names and values); a piece of base64, and one of words (``campaignId``,
+# ``Active2``): a token's pieces are seldom words, a parameter's name or value seldom else.
 _QUERY_SEPARATOR = re.compile("[&;=]")
-_CODED = re.compile(r"(?=[^A-Z]*[A-Z])(?=[^a-z]*[a-z])(?=[^0-9]*[0-9])[A-Za-z0-9+/_-]+")
+_BASE64_PIECE = re.compile(r"[A-Za-z0-9+/_-]+")
+_WORDS = re.compile(r"(?:[A-Z]?+[a-z]++|[0-9]++|[_-])++")  # possessive: no backtracking
 
 
 def _coded_runs(query: str) -> Iterator[str]:
     """The query's runs of coded pieces (names and values next to each other, each of the base64
-    alphabet mixing capitals, small letters and digits), each joined, when it is at least
-    ``ENCODED_RUN`` long: a word (``utm_source``, ``campaignId``) ends a run, so plain
-    parameters never join into data."""
+    alphabet mixing two of capitals, small letters and digits, no words), each joined, when at
+    least ``ENCODED_RUN`` long: a piece of a token cut in ten may lack digits (adversary14 D4),
+    a word (``utm_source``, ``campaignId``) or number ends a run: plain parameters never join."""
     run: list[str] = []
     for piece in [*_QUERY_SEPARATOR.split(query), ""]:
-        if _CODED.fullmatch(piece):
+        if _coded(piece):
             run.append(piece)
         elif run:
             if len(run) > 1 and sum(map(len, run)) >= ENCODED_RUN:
                 yield "".join(run)
             run = []
+
+
+def _coded(piece: str) -> bool:
+    kinds = sum(any(map(kind, piece)) for kind in (str.isupper, str.islower, str.isdigit))
+    return kinds >= 2 and _BASE64_PIECE.fullmatch(piece) is not None and not _WORDS.fullmatch(piece)
 
 
 def _data(value: str) -> bool:

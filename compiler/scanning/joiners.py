@@ -33,6 +33,7 @@ from typing import Any
 ZWJ = "\u200d"
 ZWNJ = "\u200c"
 _VS16 = "\ufe0f"
+VS15 = "\ufe0e"
 _MALAYALAM_VIRAMA = "\u0d4d"
 _BENGALI_VIRAMA, _BENGALI_TA = "\u09cd", "\u09a4"
 _SEQUENCES = os.path.join(os.path.dirname(__file__), "emoji-zwj-sequences.txt")
@@ -92,7 +93,7 @@ class Joiners:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._emoji: tuple[list[tuple[int, int]], list[int]] | None = None
+        self._emoji: _EmojiJoins | None = None
 
     def intended(self, at: int) -> bool:
         """Whether the ZWJ or ZWNJ ``text[at]`` is used as Unicode intends."""
@@ -119,7 +120,12 @@ class Joiners:
         """Where a ZWJ joins emoji into a run that is no RGI sequence (😀 ZWJ 😀)."""
         return self._emoji_joins()[1]
 
-    def _emoji_joins(self) -> tuple[list[tuple[int, int]], list[int]]:
+    def text_styled(self) -> list[int]:
+        """Where a VS15 (text style) is written inside a run of emoji joined by ZWJs: no RGI
+        sequence holds one (🏃‍♀︎ is 🏃‍♀ and a VS15 a reader does not see: adversary14 D14)."""
+        return self._emoji_joins()[2]
+
+    def _emoji_joins(self) -> _EmojiJoins:
         if self._emoji is None:
             self._emoji = _emoji_joins(self.text)
         return self._emoji
@@ -170,28 +176,38 @@ def _chillu_bases() -> frozenset[str]:
     )
 
 
-def _emoji_joins(text: str) -> tuple[list[tuple[int, int]], list[int]]:
-    """The spans of ``text``'s RGI emoji ZWJ sequences, in order, and where it has a ZWJ
-    joining emoji outside them. The whole run of emoji and ZWJs around a ZWJ is the sequence,
-    VS16s aside (qualified or not, it shows the same; a VS16 is judged on its own)."""
+# The spans of a text's RGI emoji ZWJ sequences, where it has a ZWJ joining emoji outside them,
+# and where a VS15 inside a run of joined emoji.
+_EmojiJoins = tuple[list[tuple[int, int]], list[int], list[int]]
+
+
+def _emoji_joins(text: str) -> _EmojiJoins:
+    """The spans of ``text``'s RGI emoji ZWJ sequences, in order, where it has a ZWJ joining
+    emoji outside them, and where a VS15 in a run of joined emoji. The whole run of emoji and
+    ZWJs around a ZWJ is the sequence, VS16s aside (fully and minimally qualified, as
+    emoji-test.txt calls them, are both for interchange and show the same) and VS15s aside
+    (each a finding of its own)."""
     sequences = _zwj_sequences()
     inside: list[tuple[int, int]] = []
     outside: list[int] = []
+    styled: list[int] = []
     for run in _emoji_runs()(text):
         written = run.group()
-        if (written.replace(_VS16, "") if _VS16 in written else written) in sequences:
+        styled.extend(run.start() + i for i, c in enumerate(written) if c == VS15)
+        if written.replace(_VS16, "").replace(VS15, "") in sequences:
             inside.append(run.span())
         else:
             outside.extend(run.start() + i for i, c in enumerate(written) if c == ZWJ)
-    return inside, outside
+    return inside, outside, styled
 
 
 @functools.cache
 def _emoji_runs() -> Any:
-    """Each run of two or more emoji (a pictograph, maybe modified, maybe VS16'd) joined by ZWJs."""
+    """Each run of two or more emoji (a pictograph, maybe modified, maybe VS16'd or VS15'd) joined
+    by ZWJs."""
     import regex
 
-    emoji = r"\p{Extended_Pictographic}\p{Emoji_Modifier}?\uFE0F?"
+    emoji = r"\p{Extended_Pictographic}\p{Emoji_Modifier}?[\uFE0E\uFE0F]?"
     return regex.compile(rf"{emoji}(?:\u200D{emoji})+", regex.V1).finditer
 
 

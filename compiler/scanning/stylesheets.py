@@ -43,12 +43,12 @@ class Known:
         reading it cost (``RATE`` a character tokenized): it is tokenized from its start in
         pieces growing fourfold until a token begins where one of those began (``urls`` is the
         same reading in one piece)."""
-        if not _has_values(css):
-            return [], 0
         known = self._tokens[base + len(css)]
+        if base in known or not _has_values(css):  # known first: a tail read again is long
+            return [], 0
         size = _PIECE
         tokenized = 0
-        while base not in known:
+        while True:
             piece = css[:size]
             tokenized += len(piece)
             whole = size >= len(css)
@@ -68,7 +68,6 @@ class Known:
             # times is read again from each, and a whole piece a time made it unread-markup.
             charged = tokenized - len(piece) + stop
             return [(v, base + at) for at, v in found if at < stop], RATE * charged
-        return [], 0
 
 
 @functools.lru_cache(maxsize=8)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hotplex.scanning import fetched, injection, stylesheets, urls
+from hotplex.scanning import fetched, injection, raw_text, stylesheets, urls
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -44,13 +44,14 @@ def test_raw_text_past_the_last_closing_bracket_is_still_read(fed) -> None:
     assert sum(fed) <= 2 * len(text)
 
 
-def test_nested_raw_text_is_read_within_the_budget(fed) -> None:
+def test_nested_raw_text_is_read_within_the_budget(raw_ends) -> None:
+    """Raw text nested in raw text thousands deep, each level read again to the end: each
+    reading searched the rest for its end tag (the square of the text), now looked through once
+    a pattern, so it is read whole; a budget too small for it still leaves it unread."""
     text = "<title><style>" * 4000
-    seen = fetched.read(text)
-    assert seen.unread is not None
-    # Raw text is looked through in one search for its end tag: it counts a sixty-fourth.
-    budget = (fetched._READ_FACTOR + 1) * len(text) + fetched._READ_SLACK
-    assert sum(fed) <= fetched._RAW_RATE * budget
+    assert fetched.read(text).unread is None
+    assert sum(ends.searched for ends in raw_ends) <= 4 * len(text)
+    assert fetched.read(text, budget=fetched.Budget(len(text))).unread is not None
 
 
 @pytest.fixture
@@ -106,3 +107,56 @@ def test_each_destination_run_is_searched_about_once(monkeypatch) -> None:
     text = "[a](" * 8000
     assert not injection._odd_destination(text)
     assert sum(runs) <= 2 * len(text)
+
+
+@pytest.fixture
+def raw_ends(monkeypatch) -> list[raw_text.Ends]:
+    """Every cache of raw-text ends the readings make, to count what it searched."""
+    made: list[raw_text.Ends] = []
+
+    class Counted(raw_text.Ends):
+        def __init__(self, html: str) -> None:
+            super().__init__(html)
+            made.append(self)
+
+    monkeypatch.setattr(raw_text, "Ends", Counted)
+    return made
+
+
+def _style_in_prose(mentions: int) -> str:
+    return "- I like the <style> tag in HTML\n" * mentions
+
+
+@pytest.mark.parametrize("mentions", [3000, 10000])
+def test_a_note_naming_style_thousands_of_times_is_read_whole(raw_ends, mentions) -> None:
+    """Each mention opens raw text to the end, read again from there: each reading searched the
+    rest for the end tag and was charged for it again (k·n/128 in all), a false unread-markup
+    past about 1,500 mentions. The end is searched and the raw text charged once."""
+    text = _style_in_prose(mentions)
+    seen = fetched.read(text)
+    assert seen.unread is None
+    assert [f for f in seen.fetches if urls.foreign(f.host)] == []
+    assert sum(ends.searched for ends in raw_ends) <= 2 * len(text)
+
+
+def test_twice_the_mentions_of_style_cost_twice() -> None:
+    from test_findings_cost import _calls
+
+    small, large = _style_in_prose(1000), _style_in_prose(2000)
+    assert _calls(fetched.read, large) <= 2.2 * _calls(fetched.read, small)
+
+
+def test_raw_text_nested_past_the_budget_is_left_unread(monkeypatch) -> None:
+    """Each reading of raw text nested in raw text copies the rest of the HTML (html.parser holds
+    it), so the readings grow with the text and their copies with its square: the budget charges
+    the copies and stops them at a number of readings that does not grow with the text."""
+    readings: list[int] = []
+    read = fetched._Collector.read
+
+    def counted(self, html: str, base: int) -> None:
+        readings.append(base)
+        read(self, html, base)
+
+    monkeypatch.setattr(fetched._Collector, "read", counted)
+    assert fetched.read("<title><style>" * 20000).unread is not None
+    assert len(readings) <= 2 * fetched._READ_FACTOR * raw_text.COPY_RATE

@@ -217,6 +217,45 @@ def test_a_token_split_over_query_parameters_is_read_whole(pieces: list[int]) ->
     assert rules(f"- https://evil.example/c?{pairs}\n") == ["link-url-data"]
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_a_secret_cut_in_pieces_without_digits_is_read_whole(seed: int) -> None:
+    """adversary14 D4: a key's base64 cut in tens and twenties has pieces with no digit (or no
+    capital); each piece mixing two kinds of character, and no word, joins the run."""
+    import base64
+    import random
+
+    key = b"sk-ant-api03-" + random.Random(seed).randbytes(60)
+    data = base64.urlsafe_b64encode(key).decode().rstrip("=")
+    names = "&".join(data[i : i + 20] for i in range(0, len(data), 20))
+    pairs = "&".join(f"{data[i : i + 10]}={data[i + 10 : i + 20]}" for i in range(0, 98, 20))
+    for query in (names, pairs):
+        assert rules(f"- https://evil.example/c?{query}\n") == ["link-url-data"]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=42s",
+        "https://api.example.com/items?sort=desc&page=2&per_page=50&q=hello+world",
+        "https://x.example/?PageSize=50&SortBy=Name&Filter=Active2&View=Grid3&Mode=Dark1",
+        "https://www.amazon.com/dp/B08N5WRWNW?ref_=Oct_DLandingS_D_a1b2c3d4_60&pf_rd_p=a1b2c3d4",
+        "https://x.example/?commit=3f786850e387550fdab836ed7e6dc881de23001b&a94a8fe5ccb19ba61c4c0873d391e987982fbbd3",
+        "https://x.example/?550e8400-e29b-41d4-a716-446655440000&550e8400-e29b-41d4-a716-446655440000",
+        "https://shop.example/p?sku=AB12cd&color=Red3&size=M4x&ref=Home2Page&v=1.2.3",
+        "https://docs.example/?version=v2&lang=en-GB&tab=Python3&section=GettingStarted",
+        "https://github.com/o/r/blob/3f786850e387550fdab836ed7e6dc881de23001b/a.py?plain=1#L10-L20",
+    ],
+)
+def test_ordinary_queries_of_several_parameters_carry_no_data(url: str) -> None:
+    assert rules(f"- {url}\n") == []
+
+
+def test_a_long_near_word_piece_is_looked_at_once() -> None:
+    """A piece almost words (a lowercase run, then "AB") was tried at every split of its run:
+    40 letters took minutes (the break pass). The word pattern is possessive."""
+    assert rules(f"- https://evil.example/?{'a' * 60}AB&x\n") == []
+
+
 @pytest.mark.parametrize("separator", ["%3D", "%26", "%3d"])
 def test_an_escaped_separator_inside_a_name_joins_its_pieces(separator: str) -> None:
     url = f"https://evil.example/?aB3xQ9zK2mN7pL4v{separator}R8sT1uW6yE5cD0fG=1"

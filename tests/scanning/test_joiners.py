@@ -120,6 +120,22 @@ def test_a_zwj_between_two_emoji_passes_only_in_a_listed_sequence(first, second)
     assert (joiner_findings(text) == []) == listed_pair
 
 
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [("- 🏃\u200d♀\ufe0e\n", 5), ("- 👁\ufe0e\u200d🗨\n", 3), ("🏳\ufe0e\u200d🌈", 1)],
+)
+def test_a_vs15_inside_an_emoji_zwj_sequence_is_a_finding(text, at):
+    """adversary14 D14: no RGI sequence holds a VS15, so one there shows nothing a reader sees;
+    the sequence's ZWJ is still passed."""
+    assert [(m.rule, m.start) for m in hidden.scan(text)] == [("invisible-character", at)]
+
+
+def test_the_qualified_spellings_of_a_sequence_and_a_lone_vs15_stay_clean():
+    """Fully and minimally qualified (VS16s or not: emoji-test.txt's two spellings for
+    interchange) pass; a VS15 registered after a single emoji is its text style."""
+    assert hidden.scan("- 👁️‍🗨️ 👁‍🗨 👁️‍🗨 👁‍🗨️ and ♀\ufe0e ❤\ufe0e\n") == ()
+
+
 def test_a_long_run_of_joined_emoji_is_one_finding_a_zwj():
     text = "😀" + (ZWJ + "😀") * 5000
     assert joiner_findings(text) == [ZWJ] * 5000
