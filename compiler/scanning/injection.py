@@ -18,9 +18,10 @@ URL's host, a role line's text, a token; ``allow_files`` by file), as ``[secrets
     (``https://evil.example/<data>.png``) leaks as well. A relative image is no finding.
 ``link-url-data``
     any other absolute URL (a link's target, an autolink, a bare URL, GFM's ``www.`` autolink)
-    whose query holds a value, or whose fragment is, at least ``LONG_VALUE`` characters long, or
-    holds a run of at least ``ENCODED_RUN`` characters of the base64 alphabet (``A-Z a-z 0-9 + /
-    _ -``, ``=`` padding) mixing capitals, small letters and digits: data already encoded for the
+    whose query holds a value, or whose fragment is, at least ``url_data.LONG_VALUE`` characters
+    long, or holds a run of at least ``url_data.ENCODED_RUN`` characters of the base64 alphabet
+    (``A-Z a-z 0-9 + / _ -``, ``=`` padding) mixing capitals, small letters and digits (its
+    query's coded pieces joined, ``url_data.carries``): data already encoded for the
     trip (a token, a JWT, a base64 blob). Short or plain values (``?q=rust+lifetimes``, a UUID,
     ``#L10-L20``) are not; a chat platform's link preview fetches a URL unclicked, so links count
     too.
@@ -61,10 +62,9 @@ import bisect
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
-from urllib.parse import unquote
 
 from hotplex.errors import Problem, Span
-from hotplex.scanning import role_lines, urls
+from hotplex.scanning import role_lines, url_data, urls
 from hotplex.scanning.origins import (
     Allowance,
     Origin,
@@ -89,11 +89,6 @@ RULES = {
     "role-tag": "a tag opening or closing a system or assistant turn",
     "unread-markup": "markup nested too deep for the guard to read what it fetches",
 }
-# A link's query value (or fragment) this long is data, whatever it holds.
-LONG_VALUE = 100
-# A run of the base64 alphabet this long, mixing capitals, small letters and digits, is encoded.
-ENCODED_RUN = 32
-
 # Images as CommonMark reads them, a little wider so that no renderer takes one for text: the
 # alt text may break lines (not at a blank line), the destination may start on the next line
 # and hold backslash escapes and balanced parentheses; ``![a][label]``, ``![label][]`` and
@@ -116,7 +111,6 @@ _DEFINITION = re.compile(
     rf"\[(?P<label>{_TEXT}{{1,999}})\]:[ \t]*(?:\n[ \t>]*)?<?"
     rf"(?P<url>{_DESTINATION})"
 )
-_RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_RUN},}}=*", re.ASCII)
 _TOKEN = re.compile(r"<\|/?[\w.:\u2581-]{1,48}\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>")
 # HTML's white space (line breaks too) separates a tag's name from its attributes and its ">".
 _ROLE_TAG = re.compile(
@@ -279,7 +273,7 @@ def _rendered(text: str, shown: Rendering, wide: list[Match]) -> list[Match]:
         *(("image-url-data", p) for p in shown.fetches if urls.foreign(p.host)),
         *(("link-url-data", p) for p in shown.links if urls.foreign(p.host)),
     ]:
-        if rule == "link-url-data" and not _carries_data(placed.url):
+        if rule == "link-url-data" and not url_data.carries(placed.url):
             continue
         starts = places.setdefault((rule, placed.host), [])
         at = bisect.bisect_left(starts, placed.start)
@@ -323,7 +317,7 @@ def _url_candidates(view: str, tags: set[int]) -> Iterator[tuple[str, int, int, 
             yield "image-url-data", start, end, elsewhere[1]
     for m in urls.BARE.finditer(view):
         url = urls.linked(m.group())
-        if m.start() not in images and _carries_data(url):
+        if m.start() not in images and url_data.carries(url):
             yield "link-url-data", m.start(), m.end(), _host(url)
 
 
@@ -356,60 +350,6 @@ def _image_urls(view: str) -> Iterator[tuple[int, int]]:
 def _label(text: str) -> str:
     """A link label as CommonMark matches it: case-folded, runs of white space one space."""
     return " ".join(text.split()).casefold()
-
-
-def _carries_data(url: str) -> bool:
-    """Whether a name or value of the query, or the fragment, is data: as written and as the
-    server reads it, percent-escapes decoded (``%41`` between pieces of a token joins them
-    again). A name carries data as well as a value does: ``?<token>=1`` reaches the server. And
-    a token split over several names and values (``?aB3xQ9zK&R8sT1uW6``, or ``%3D``/``%26``
-    inside a name) is read whole: the coded pieces next to each other, joined."""
-    rest, _, fragment = url.partition("#")
-    query = rest.partition("?")[2]
-    values = [piece for part in re.split(r"[&;]", query) for piece in part.split("=", 1) if piece]
-    return any(
-        _data(value) or ("%" in value and _data(unquote(value))) for value in (*values, fragment)
-    ) or any(_mixed(joined) for joined in _coded_runs(unquote(query) if "%" in query else query))
-
-
-# A query's separators (its names and values); a piece of base64, and one of words (``campaignId``,
-# ``Active2``): a token's pieces are seldom words, a parameter's name or value seldom else.
-_QUERY_SEPARATOR = re.compile("[&;=]")
-_BASE64_PIECE = re.compile(r"[A-Za-z0-9+/_-]+")
-_WORDS = re.compile(r"(?:[A-Z]?+[a-z]++|[0-9]++|[_-])++")  # possessive: no backtracking
-
-
-def _coded_runs(query: str) -> Iterator[str]:
-    """The query's runs of coded pieces (names and values next to each other, each of the base64
-    alphabet mixing two of capitals, small letters and digits, no words), each joined, when at
-    least ``ENCODED_RUN`` long: a piece of a token cut in ten may lack digits (adversary14 D4),
-    a word (``utm_source``, ``campaignId``) or number ends a run: plain parameters never join."""
-    run: list[str] = []
-    for piece in [*_QUERY_SEPARATOR.split(query), ""]:
-        if _coded(piece):
-            run.append(piece)
-        elif run:
-            if len(run) > 1 and sum(map(len, run)) >= ENCODED_RUN:
-                yield "".join(run)
-            run = []
-
-
-def _coded(piece: str) -> bool:
-    kinds = sum(any(map(kind, piece)) for kind in (str.isupper, str.islower, str.isdigit))
-    return kinds >= 2 and _BASE64_PIECE.fullmatch(piece) is not None and not _WORDS.fullmatch(piece)
-
-
-def _data(value: str) -> bool:
-    return len(value) >= LONG_VALUE or any(_mixed(run.group()) for run in _RUN.finditer(value))
-
-
-def _mixed(word: str) -> bool:
-    """Whether ``word`` mixes capitals, small letters and digits."""
-    return (
-        any(c.isupper() for c in word)
-        and any(c.islower() for c in word)
-        and any(c.isdigit() for c in word)
-    )
 
 
 def _in_code(regions: list[tuple[int, int]], at: int) -> bool:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hotplex import HotplexError, Project, findings_shown
 from hotplex.errors import Lines, Problem, Span
-from hotplex.scanning import hidden, injection, origins
+from hotplex.scanning import hidden, injection, origins, url_data
 from hotplex.text import memo
 from hypothesis import given
 from hypothesis import strategies as st
@@ -185,7 +185,7 @@ def _rendered_one_by_one(text: str, shown, wide: list) -> list:
         *(("image-url-data", p) for p in shown.fetches if injection.urls.foreign(p.host)),
         *(("link-url-data", p) for p in shown.links if injection.urls.foreign(p.host)),
     ]:
-        if rule == "link-url-data" and not injection._carries_data(placed.url):
+        if rule == "link-url-data" and not url_data.carries(placed.url):
             continue
         if not any(
             m.rule == rule

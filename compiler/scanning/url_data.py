@@ -1,0 +1,68 @@
+"""Whether a link's URL carries data to its host (``link-url-data``, ``image-url-data``): its
+query's names and values, and its fragment, read as written and as the server reads them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from urllib.parse import unquote
+
+# A link's query value (or fragment) this long is data, whatever it holds.
+LONG_VALUE = 100
+# A run of the base64 alphabet this long, mixing capitals, small letters and digits, is encoded.
+ENCODED_RUN = 32
+_RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_RUN},}}=*", re.ASCII)
+
+
+def carries(url: str) -> bool:
+    """Whether a name or value of the query, or the fragment, is data: as written and as the
+    server reads it, percent-escapes decoded (``%41`` between pieces of a token joins them
+    again). A name carries data as well as a value does: ``?<token>=1`` reaches the server. And
+    a token split over several names and values (``?aB3xQ9zK&R8sT1uW6``, or ``%3D``/``%26``
+    inside a name) is read whole: the coded pieces next to each other, joined."""
+    rest, _, fragment = url.partition("#")
+    query = rest.partition("?")[2]
+    values = [piece for part in re.split(r"[&;]", query) for piece in part.split("=", 1) if piece]
+    return any(
+        _data(value) or ("%" in value and _data(unquote(value))) for value in (*values, fragment)
+    ) or any(_mixed(joined) for joined in _coded_runs(unquote(query) if "%" in query else query))
+
+
+# A query's separators (its names and values); a piece of base64, and one of words (``campaignId``,
+# ``Active2``): a token's pieces are seldom words, a parameter's name or value seldom else.
+_QUERY_SEPARATOR = re.compile("[&;=]")
+_BASE64_PIECE = re.compile(r"[A-Za-z0-9+/_-]+")
+_WORDS = re.compile(r"(?:[A-Z]?+[a-z]++|[0-9]++|[_-])++")  # possessive: no backtracking
+
+
+def _coded_runs(query: str) -> Iterator[str]:
+    """The query's runs of coded pieces (names and values next to each other, each of the base64
+    alphabet mixing two of capitals, small letters and digits, no words), each joined, when at
+    least ``ENCODED_RUN`` long: a piece of a token cut in ten may lack digits (adversary14 D4),
+    a word (``utm_source``, ``campaignId``) or number ends a run: plain parameters never join."""
+    run: list[str] = []
+    for piece in [*_QUERY_SEPARATOR.split(query), ""]:
+        if _coded(piece):
+            run.append(piece)
+        elif run:
+            if len(run) > 1 and sum(map(len, run)) >= ENCODED_RUN:
+                yield "".join(run)
+            run = []
+
+
+def _coded(piece: str) -> bool:
+    kinds = sum(any(map(kind, piece)) for kind in (str.isupper, str.islower, str.isdigit))
+    return kinds >= 2 and _BASE64_PIECE.fullmatch(piece) is not None and not _WORDS.fullmatch(piece)
+
+
+def _data(value: str) -> bool:
+    return len(value) >= LONG_VALUE or any(_mixed(run.group()) for run in _RUN.finditer(value))
+
+
+def _mixed(word: str) -> bool:
+    """Whether ``word`` mixes capitals, small letters and digits."""
+    return (
+        any(c.isupper() for c in word)
+        and any(c.islower() for c in word)
+        and any(c.isdigit() for c in word)
+    )
