@@ -358,7 +358,10 @@ def json_field_text(data: bytes) -> str:
     """``data.decode()`` for ``data`` a ``json_field`` answer: the last one's text is the
     decode its escaping made (a per-user compile's answer holds the file and its text), taken
     once, so no user's text is kept past the call; any other is decoded."""
-    kept = _LAST_FIELD.pop() if _LAST_FIELD else None
+    try:  # one step: another thread's call may take the one kept between a look and a pop
+        kept = _LAST_FIELD.pop()
+    except IndexError:
+        kept = None
     if kept is None or kept[0] is not data:
         return data.decode("utf-8")
     head, tail = kept[1]
