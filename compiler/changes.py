@@ -34,17 +34,28 @@ if hasattr(os, "register_at_fork"):
 _PID_WIDTH = 10  # digits of the largest pid (2**32)
 
 
-def _lock_wait(default: float = 60.0) -> float:
-    """Seconds a command waits for a lock another holds (HOTPLEX_LOCK_TIMEOUT); a bad value is
-    ignored, and so is one no clock reaches (nan, inf, a negative number: each waited forever)."""
-    try:
-        seconds = float(os.environ.get("HOTPLEX_LOCK_TIMEOUT") or default)
-    except ValueError:
+LOCK_TIMEOUT = "HOTPLEX_LOCK_TIMEOUT"
+
+
+def lock_wait_seconds(default: float = 60.0) -> float:
+    """Seconds a command waits for a lock another holds: ``HOTPLEX_LOCK_TIMEOUT``, a count of
+    seconds from 0, else ``default``. Any other value is an error at the variable: ``nan``,
+    ``inf`` and a negative number waited forever (adversary3), and a typo taken for the default
+    kept a CI job waiting without a word (adversary16 D11)."""
+    written = os.environ.get(LOCK_TIMEOUT)
+    if written is None:
         return default
-    return seconds if 0 <= seconds < float("inf") else default  # nan compares false
-
-
-LOCK_WAIT_SECONDS = _lock_wait()
+    try:
+        seconds = float(written)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 <= seconds < float("inf"):  # nan compares false
+        raise HotplexError.single(
+            f"{written!r} is no count of seconds to wait for a lock",
+            Span("environment", key=LOCK_TIMEOUT),
+            hint=f"set {LOCK_TIMEOUT} to 0 or more seconds (e.g. 120), or unset it for 60",
+        )
+    return seconds
 
 
 class FileLock:
@@ -115,7 +126,7 @@ class FileLock:
         who = f" (pid {holder})" if holder.isdigit() else ""
         return (
             f"another {self.holder}{who} holds {self.path}; gave up after "
-            f"{self.wait_seconds:g} s (set HOTPLEX_LOCK_TIMEOUT to wait longer)"
+            f"{self.wait_seconds:g} s (set {LOCK_TIMEOUT} to wait longer)"
         )
 
     def __exit__(self, *exc: object) -> None:

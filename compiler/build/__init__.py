@@ -26,7 +26,7 @@ import os
 from hotplex.build.closing import load_closing
 from hotplex.build.request import Request, Summary
 from hotplex.build.snapshot import current_outcome, fast_current, fast_reports
-from hotplex.changes import LOCK_WAIT_SECONDS, ProjectLock
+from hotplex.changes import ProjectLock, lock_wait_seconds
 from hotplex.fs import STATE_DIR
 from hotplex.manifest.read import MANIFEST_NAME
 
@@ -51,7 +51,7 @@ def run(request: Request, fast: bool = True) -> Outcome:
     ``fast=False``: the caller has just found ``current`` None, so it is not asked again."""
     if request.check:
         return _run(request, fast)
-    with ProjectLock(request.root / STATE_DIR, LOCK_WAIT_SECONDS):
+    with ProjectLock(request.root / STATE_DIR, lock_wait_seconds()):
         return _run(request, fast)
 
 
@@ -62,7 +62,7 @@ def up_to_date(request: Request) -> Summary | None:
     inputs were edited, and only the jobs reading them are built). None: run the build with
     ``fast=False``."""
     root, targets = request.root, request.targets
-    with ProjectLock(request.root / STATE_DIR, LOCK_WAIT_SECONDS):
+    with ProjectLock(request.root / STATE_DIR, lock_wait_seconds()):
         closing = load_closing(request.root)
         manifest = _manifest(request)
         found = None if request.frozen else fast_current(root, manifest, targets, closing)

@@ -7,10 +7,10 @@ import os
 import sys
 from pathlib import Path
 
-from hotplex.build import LOCK_WAIT_SECONDS, orphans
 from hotplex.build import log as state_log
+from hotplex.build import orphans
 from hotplex.build.orphans import earlier_outs, prune_empty, unlink
-from hotplex.changes import ProjectLock
+from hotplex.changes import ProjectLock, lock_wait_seconds
 from hotplex.errors import EXIT_OK, HotplexError
 from hotplex.fs import STATE_DIR
 from hotplex.manifest.cache import CACHE_NAME
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
 def clean(root: Path, manifest: Path | None, warnings: list[str] | None = None) -> list[str]:
     """Delete; ``warnings`` gets the placed files left in place (edited since hotplex wrote
     them)."""
-    with ProjectLock(root / STATE_DIR, LOCK_WAIT_SECONDS):
+    with ProjectLock(root / STATE_DIR, lock_wait_seconds()):
         state = state_log.load(root)
         owner = os.path.relpath(manifest or root / MANIFEST_NAME, root)
         state_log.refuse_other_manifest(state, owner)

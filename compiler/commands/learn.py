@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from hotplex.changes import LOCK_WAIT_SECONDS, Changes, FileLock
+from hotplex.changes import Changes, FileLock, lock_wait_seconds
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span, shown
 from hotplex.fs import read_input
 from hotplex.json_writer import json_text
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     writing = (
         contextlib.nullcontext()
         if args.dry_run
-        else FileLock(calls.lock_of(path), LOCK_WAIT_SECONDS, "hotplex learn")
+        else FileLock(calls.lock_of(path), lock_wait_seconds(), "hotplex learn")
     )
     with writing:
         if not args.dry_run:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 
-from hotplex.changes import LOCK_WAIT_SECONDS, FileLock
+from hotplex.changes import FileLock, lock_wait_seconds
 from hotplex.fs import STATE_DIR
 
 # The lock `memory compact` holds while it writes: in the state folder (the build's is
@@ -53,7 +53,7 @@ class MemoryCalls:
     def _memory_lock(self) -> FileLock:
         """The lock a compaction holds from its first read of the days to its last write, so
         that two at once never file a month from days the other has moved (``MEMORY_LOCK``)."""
-        return FileLock(self.root / MEMORY_LOCK, LOCK_WAIT_SECONDS, "hotplex memory compact")
+        return FileLock(self.root / MEMORY_LOCK, lock_wait_seconds(), "hotplex memory compact")
 
     def compaction_request(
         self,

@@ -50,7 +50,9 @@ recommends), never from a list of example characters:
     where they change what is shown (``joiners.py``): ZWJ inside an RGI emoji ZWJ sequence, ZWJ
     or ZWNJ between a virama and a consonant where the script defines a conjunct, ZWJ making a
     Malayalam chillu; ZWNJ between two letters of one script that would join (RFC 5892's
-    CONTEXTJ rule: the Persian plural ``کتاب`` + ZWNJ + ``ها``; not after ALEF). The letters
+    CONTEXTJ rule: the Persian plural ``کتاب`` + ZWNJ + ``ها``; not after ALEF); ZWJ beside a
+    letter that joins on that side and nothing that would join it anyway (its joined form shown
+    alone: ``ب`` + ZWJ). The letters
     and the marks between must be visible: ZWJ is join-causing and a zero-width space
     transparent, yet neither vouches for a ZWNJ.
     The Mongolian vowel separator is fine between a Mongolian letter and a final A or E.

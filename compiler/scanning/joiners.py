@@ -7,6 +7,10 @@ and asks ``Joiners`` about each they do not pass.
   a ZWJ between two other emoji shows them side by side, as without it;
 - a ZWNJ between two letters of one joining script that would join (RFC 5892's CONTEXTJ rule:
   Persian کتاب‌ها); letters of two scripts are shaped apart and never join (adversary14 D13);
+- a ZWJ beside a letter that joins on that side, where what is on its other side would not join
+  it anyway: the letter's joined form shown alone (Unicode ch. 23, joining controls: ب + ZWJ
+  initial, ZWJ + ب + ZWJ medial, ZWJ + ب final), as text teaching Arabic, Persian or Urdu letters
+  writes it (adversary16 D10); between two letters that join, or beside TATWEEL, it shows nothing;
 - a ZWJ or ZWNJ after a virama and before a consonant of its script, where Unicode's core spec
   (ch. 12, 13, 16) names what it shows: the half form (क्‍ष) or the virama shown (क्‌ष), in the
   Indic scripts from Devanagari to Sinhala but Tamil, whose pulli shows either way but in க்‌ஷ;
@@ -58,6 +62,14 @@ def _joining(script: str) -> str:
         rf"(?={_TRANSPARENT}*[[{_JOINS_BEFORE}]&&\p{{scx={script}}}])"
     )
 
+
+# ZWJ after a letter joining what follows, before nothing that joins; or the mirror image.
+_JOINING_FORM = (
+    rf"(?<=[[\p{{Joining_Type=D}}\p{{Joining_Type=L}}]--\p{{DI}}]{_TRANSPARENT}*\u200D)"
+    rf"(?!{_TRANSPARENT}*[{_JOINS_BEFORE}])"
+    rf"|(?<![{_JOINS_AFTER}]{_TRANSPARENT}*\u200D)"
+    rf"(?={_TRANSPARENT}*[[\p{{Joining_Type=D}}\p{{Joining_Type=R}}]--\p{{DI}}])"
+)
 
 # Persian می + ZWNJ + خواهم: Arabic letters, passed by the hidden-text pattern itself (a page of
 # Persian may hold thousands); the other joining scripts are compiled at their first ZWNJ.
@@ -112,6 +124,8 @@ class Joiners:
             return text[at] == ZWJ
         if text[at] != ZWJ:
             return False
+        if _joining_form()(text, at + 1) is not None:
+            return True
         sequences = self._emoji_joins()[0]
         last = bisect.bisect(sequences, (at, len(text))) - 1
         return last >= 0 and at < sequences[last][1]
@@ -148,6 +162,13 @@ def _joining_in(script: str) -> Any:
     import regex
 
     return regex.compile(_joining(script), regex.V1).match
+
+
+@functools.cache
+def _joining_form() -> Any:
+    import regex
+
+    return regex.compile(_JOINING_FORM, regex.V1).match
 
 
 def _consonant(char: str) -> bool:

@@ -461,12 +461,37 @@ def test_a_read_only_rule_folder_fails_clearly_and_loses_nothing(make_project, h
     assert rule.read_bytes() == (root / "dist/cursor/default/rule.mdc").read_bytes() != old
 
 
-@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1", "soon"])
-def test_a_lock_wait_no_clock_reaches_is_the_default(monkeypatch, value) -> None:
-    """HOTPLEX_LOCK_TIMEOUT=nan or inf waited forever on a held lock (adversary3)."""
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1", "1e999", "soon", "", " "])
+def test_a_lock_wait_that_is_no_count_of_seconds_is_an_error_at_the_variable(
+    monkeypatch, value
+) -> None:
+    """HOTPLEX_LOCK_TIMEOUT=nan or inf waited forever on a held lock (adversary3); then a bad
+    value meant the default without a word (adversary16 D11): a CI job's typo waited 60 s."""
+    from hotplex import changes
+    from hotplex.errors import HotplexError
+
+    monkeypatch.setenv("HOTPLEX_LOCK_TIMEOUT", value)
+    with pytest.raises(HotplexError) as raised:
+        changes.lock_wait_seconds()
+    problem = raised.value.problems[0]
+    assert problem.span.key == "HOTPLEX_LOCK_TIMEOUT" and repr(value) in problem.message
+
+
+@pytest.mark.parametrize(("value", "seconds"), [("0.5", 0.5), ("0", 0.0), (" 90 ", 90.0)])
+def test_a_lock_wait_is_a_count_of_seconds_and_60_unset(monkeypatch, value, seconds) -> None:
     from hotplex import changes
 
     monkeypatch.setenv("HOTPLEX_LOCK_TIMEOUT", value)
-    assert changes._lock_wait(60.0) == 60.0
-    monkeypatch.setenv("HOTPLEX_LOCK_TIMEOUT", "0.5")
-    assert changes._lock_wait(60.0) == 0.5
+    assert changes.lock_wait_seconds() == seconds
+    monkeypatch.delenv("HOTPLEX_LOCK_TIMEOUT")
+    assert changes.lock_wait_seconds() == 60.0
+
+
+@pytest.mark.parametrize("command", [["build"], ["clean"]])
+def test_a_bad_lock_wait_stops_the_command_with_exit_2(built, hotplex, command) -> None:
+    before = artifacts(built)
+    result = hotplex("-C", str(built), *command, env={"HOTPLEX_LOCK_TIMEOUT": "-1"})
+    assert result.status == 2, result.stderr
+    assert "HOTPLEX_LOCK_TIMEOUT" in result.stderr and "'-1'" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert artifacts(built) == before

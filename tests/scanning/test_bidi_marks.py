@@ -46,19 +46,18 @@ def test_two_marks_in_a_row_are_found_even_at_a_direction_change(run, spaces):
     "text",
     [
         "שלום (hello)\u200f",  # after a parenthesis closing Latin text, at the line's end
-        "\u200fשלום עולם",  # a line's first character: the paragraph's direction
-        "- \u200fשלום עולם",
+        "\u200fhello שלום",  # a line's first strong character: the paragraph's direction
+        "- \u200e(1) שלום",
         "מספר 5\u200e abc",  # after a number at an RTL/LTR edge
         "טלפון: \u200e03-1234567\u200e",  # a phone number held left to right
         "אני משתמש ב-Windows\u200f ואוהב אותו",  # after a Latin product name
-        "אני משתמש ב-Windows\u200e ואוהב אותו",
         "مرحبا Python\u200f (نسخة 2) والسلام",
         "מחיר: \u061c-5% הנחה",  # ALM before a signed number: an Arabic one
         "قیمت: 5٪ تخفیف برای Office 365\u200f و Windows",
-        "کتاب\u200cها را\u200f (PDF) دانلود کنید",
+        "کتاب\u200cها را (PDF)\u200f دانلود کنید",
         "یہ کتاب Python\u200f میں ہے۔",
         "שלום עולם\u200e 2026 — ברוכים הבאים",
-        "ש\u05b8\u05c1לוֹם\u200f (hello)",  # niqqud before the mark
+        "ש\u05b8\u05c1לוֹם\u200e (hello)",  # niqqud before the mark
     ],
 )
 def test_marks_as_people_write_them_are_fine(text):
@@ -80,14 +79,20 @@ def direction(letters: str, exact: bool = False) -> str | None:
     mark=st.sampled_from(["\u200e", "\u200f"]),
 )
 def test_one_mark_is_found_only_where_it_orders_nothing(before, after, mark):
-    """Found between letters of one direction, inside a number, or where the strong characters
-    beyond the neutrals on both sides are of the mark's direction; fine elsewhere."""
+    """Found touching a letter of its own direction, between letters of one direction, inside a
+    number, or where the strong characters beyond the neutrals on both sides are of the mark's
+    direction; fine elsewhere."""
     text = f"{before}{mark}{after} | עברית"
     at = len(before)
     near = [text[:at].rstrip()[-1:], text[at + 1 :].lstrip()[:1]]
     numbers = [near[0].isdigit(), near[1] != "" and near[1] in "0123456789-"]
     far = [direction(text[:at][::-1], any(numbers)), direction(text[at + 1 :], any(numbers))]
-    if all(c.isalpha() for c in near):
+    own = "L" if mark == "\u200e" else "R"
+    digit_ahead = after[:1] in ("4", "-")
+    touching = [direction(text[at - 1 : at], digit_ahead), direction(text[at + 1 : at + 2])]
+    if own in touching:
+        expected = True  # the neutrals beyond meet its direction with or without it
+    elif all(c.isalpha() for c in near):
         expected = direction(near[0]) == direction(near[1])
     elif all(numbers):
         expected = True  # inside a number, or between two
@@ -106,7 +111,47 @@ def test_one_mark_is_found_only_where_it_orders_nothing(before, after, mark):
         "- שלום https\u200e://example.com",
         "- שלום a\u200e-b",
         "hello\u200e.\u200eשלום",  # the second mark orders the "." already
+        "אני משתמש ב-Windows\u200e ואוהב אותו",  # touching a letter of its own direction
+        "ש\u05b8\u05c1לוֹם\u200f (hello)",
+        "- \u200fשלום עולם",
+        "hello, \u200fשלום",
     ],
 )
 def test_the_testers_marks_that_order_nothing_are_found(text):
     assert marks_found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "שלום\u200f\n",  # at the line's end behind a letter: nothing after it to order
+        "- שלום עולם \u200f\n",
+        "- שלום hello\u200e\n",
+        "- שלום hello \u200f\n",
+        "- مرحبا\u061c\n",
+        "- سلام دنیا\u200f\r\n",
+        "\u200fשלום עולם\n",  # first, before a letter that sets the same direction
+        "\u200e hello שלום\n",
+        "\u061cمرحبا 12\n",
+    ],
+)
+def test_a_mark_at_a_line_edge_beside_a_letter_is_found(text):
+    """A mark at a line's start or end beside a letter (adversary16 D1): at the end nothing
+    follows it to order; at the start it is the first strong character, and sets the paragraph's
+    direction only against the letter after it."""
+    assert marks_found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u200fhello שלום\n",  # the paragraph right to left though it starts in Latin
+        "\u200f hello, שלום\n",
+        "שלום (hello)\u200f\n",  # punctuation at the end: ordered where shown left to right
+        "\u200f- שלום\n",
+        "מחיר 5\u200e\n",  # at a number's end
+        "\u061c12 שלום\n",  # ALM before a number: an Arabic one
+    ],
+)
+def test_a_mark_at_a_line_edge_that_orders_something_is_fine(text):
+    assert marks_found(text) == []

@@ -225,5 +225,29 @@ def test_a_line_of_marks_is_searched_for_right_to_left_letters_once(monkeypatch)
     text = "a\u200e" * 2000 + "\n\u05d0\u200e\n" + "b\u200f" * 10
     with memo.uncached():
         found = hidden.scan(text)
-    assert [(m.rule, len(m.chars)) for m in found] == [("bidi-mark", 1)] * 2010
+    # the mark after ALEF as well: at the line's end behind a letter
+    assert [(m.rule, len(m.chars)) for m in found] == [("bidi-mark", 1)] * 2011
     assert searched == [4000, 2, 20]
+
+
+class _SliceCounted(str):
+    """A text that counts the characters its slices copy."""
+
+    copied = 0
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            _SliceCounted.copied += len(range(*key.indices(len(self))))
+        return super().__getitem__(key)
+
+
+def test_a_line_of_marks_behind_letters_is_read_once_for_numbers_ahead() -> None:
+    """Whether a number follows a mark behind a letter was asked of a copy of the rest of the
+    text: a page of Hebrew with a mark behind each word copied the square of its length."""
+    from hotplex.scanning import bidi_marks
+
+    text = _SliceCounted("שלום\u200f (hello) " * 2000)
+    marks = [at for at, char in enumerate(text) if char == "\u200f"]
+    _SliceCounted.copied = 0
+    assert [bidi_marks.shows(text, at) for at in marks] == [False] * len(marks)
+    assert _SliceCounted.copied <= len(text)

@@ -289,3 +289,50 @@ def test_outside_the_indic_blocks_the_script_is_told_by_the_names():
     blocks."""
     assert not flagged("ក្\u200dក", 2) and not flagged("က\u1039\u200cက", 2)
     assert flagged("ក្\u200da", 2) and flagged("က\u1039\u200cक", 2)
+
+
+# --- a ZWJ showing a joining form (adversary16 D10) --------------------------------------------
+
+JOINING_FORMS = {
+    "medial-beh": "- الحرف \u200dب\u200d في الوسط\n",  # ـبـ
+    "final-beh": "- الشكل \u200dب\n",
+    "initial-beh": "- الشكل ب\u200d\n",
+    "final-alef": "- \u200dا\n",  # ALEF joins before it: its final form
+    "persian-initial-che": "- حرف چ\u200d در آغاز\n",
+    "urdu-medial-heh-with-a-mark": "- \u200dہ\u064e\u200d\n",
+    "syriac-medial-beth": "- \u200dܒ\u200d\n",
+    "before-latin": "- ب\u200dx\n",
+}
+
+
+@pytest.mark.parametrize("name", list(JOINING_FORMS))
+def test_a_zwj_beside_a_joining_letter_that_joins_nothing_else_there_passes(name):
+    """Unicode's joining controls (ch. 23): a ZWJ shows a letter's joined form beside a letter
+    that joins on that side and meets nothing it would join anyway."""
+    assert joiner_findings(JOINING_FORMS[name]) == []
+
+
+ZWJ_CHANGES_NOTHING = {
+    "between-two-letters-that-join": "- ب\u200dب\n",
+    "between-a-letter-and-tatweel": "- ب\u200dـ\n",
+    "after-alef-at-a-word-end": "- ا\u200d \n",  # ALEF joins nothing after it
+    "before-a-letter-joining-nothing-before": "- \u200d\u0621\n",  # HAMZA joins neither side
+    "a-second-zwj": "- ب\u200d\u200d\n",
+    "beside-latin-only": "- a\u200db\n",
+    "beside-spaces": "- \u0645 \u200d \u0645\n",
+}
+
+
+@pytest.mark.parametrize("name", list(ZWJ_CHANGES_NOTHING))
+def test_a_zwj_that_shows_no_joining_form_is_found(name):
+    assert joiner_findings(ZWJ_CHANGES_NOTHING[name]), name
+
+
+@given(st.sampled_from(ARABIC), st.sampled_from([" ", "", "x", "."]))
+def test_a_zwj_after_an_arabic_letter_passes_only_where_it_joins_after(letter, after):
+    """Found after a letter that joins nothing after it, or before a letter it would join;
+    TATWEEL (join-causing) is a joined stroke already."""
+    text = f"- {letter}{ZWJ}{after}\n"
+    joins = JOINS_AFTER.match(letter) and letter != "\u0640"
+    shows_a_form = joins and not JOINS_BEFORE.match(after or "\n")
+    assert (joiner_findings(text) == []) == bool(shows_a_form)
