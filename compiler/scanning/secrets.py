@@ -117,6 +117,8 @@ def matches(text: str) -> tuple[Found, ...]:
         return tuple(found)
     starts = [f.start for f in found]
     ends = [f.start + len(f.written) for f in found]
+    replaced: set[int] = set()
+    read_found = []
     # The stretches to search, as lines of one text (a match other than a key block's is on one
     # line, and a key block's stretch runs to the end): one scan, not one a stretch.
     stretches = [(start, end) for start, end in read.windows() if read.text[start:end].strip()]
@@ -128,9 +130,18 @@ def matches(text: str) -> tuple[Found, ...]:
         i = bisect.bisect_right(joined_starts, start) - 1
         shift = stretches[i][0] - joined_starts[i]
         begin, after = read.written_start(start + shift), read.written_end(stop + shift)
-        if not _overlaps(starts, ends, begin, after):  # found as written already
-            found.append(Found(begin, text[begin:after], match))
-    return tuple(sorted(found, key=lambda f: f.start))
+        # Found as written already: kept, unless only a part of it was (``sk-ant-…<!-- -->…``,
+        # whose rest the message's line would show unredacted).
+        overlapped = range(bisect.bisect_right(ends, begin), bisect.bisect_left(starts, after))
+        if not overlapped or (
+            starts[overlapped[0]] >= begin
+            and ends[overlapped[-1]] <= after
+            and after - begin > ends[overlapped[-1]] - starts[overlapped[0]]
+        ):
+            replaced.update(overlapped)
+            read_found.append(Found(begin, text[begin:after], match))
+    kept = [f for i, f in enumerate(found) if i not in replaced]
+    return tuple(sorted(kept + read_found, key=lambda f: f.start))
 
 
 def _scan_read(view: str) -> Iterator[tuple[int, int, Match]]:
@@ -143,12 +154,6 @@ def _scan_read(view: str) -> Iterator[tuple[int, int, Match]]:
     folded, origin = skeleton(view)
     for m in scan(folded):
         yield origin[m.start], origin[m.start + len(m.secret) - 1] + 1, m
-
-
-def _overlaps(starts: list[int], ends: list[int], start: int, end: int) -> bool:
-    """Whether one of the sorted, disjoint spans ``starts``/``ends`` overlaps ``start``–``end``."""
-    i = bisect.bisect_right(starts, start)
-    return (i > 0 and ends[i - 1] > start) or (i < len(starts) and starts[i] < end)
 
 
 # The first characters of what a reader reads other than as written: a Markdown escape, a
@@ -275,11 +280,12 @@ def _redacted(span: Span, secret: str) -> Span:
     """The place and the line shown under the message without the secret: a file's name (a
     day's heading) or a key path (an agent's name) may hold it too. The line is kept around the
     secret (``Span.around``): each of a long line's secrets redacted in the whole line cost the
-    square of the line."""
+    square of the line. Another secret there written disguised is redacted too: a message's
+    rendering redacts those written whole only."""
     shown = redact(secret)
 
     def clean(text: str | None) -> str | None:
-        return None if text is None else text.replace(secret, shown)
+        return None if text is None else _read_redacted(text.replace(secret, shown))
 
     span = span.around(len(secret))
     return span.replace(
@@ -287,6 +293,14 @@ def _redacted(span: Span, secret: str) -> Span:
         key=clean(span.key),
         source_line=clean(span.source_line),
     )
+
+
+def _read_redacted(text: str) -> str:
+    """``text`` with each secret it holds written other than as read redacted."""
+    for found in matches(text) if any(mark in text for mark in _MARKS) else ():
+        if found.written != found.match.secret:
+            text = text.replace(found.written, redact(found.written))
+    return text
 
 
 def unknown_rule_hint(entry: str) -> str | None:

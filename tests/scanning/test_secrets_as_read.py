@@ -98,6 +98,19 @@ def test_a_secret_split_by_markup_is_reported_once():
     assert len(findings(f"token = {GITHUB}\n")) == 1
 
 
+def test_a_message_shows_no_secret_of_its_line_whole():
+    """Each finding redacts its own secret in the line it shows; a disguised one beside it, which
+    the message's own redaction (of secrets written whole) does not know, is redacted too."""
+    text = f"{GITHUB} {split(ANTHROPIC, 40, '<!-- -->')} {split(AWS, 4, '<b></b>')}\n"
+    with memo.uncached():
+        found = secrets.find(text, [Origin(text, "MEMORY.md")], secrets.allowance((), ()))
+    assert [f.rule for f in found] == ["github-token", "anthropic-api-key", "aws-access-key-id"]
+    for finding in found:
+        problem = finding.problem()
+        assert ANTHROPIC[30:50] not in problem.span.source_line
+        assert "HOTPLEXFAKE" not in problem.span.source_line
+
+
 def test_a_huge_text_full_of_references_is_scanned_whole():
     line = "caf&eacute; a\\_b <i>x</i> <!-- c --> &amp; ok\n"
     text = line * 5_000 + "ghp&#95;" + GITHUB[4:] + "\n" + "<!--" * 5_000
