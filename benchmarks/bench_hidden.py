@@ -10,9 +10,10 @@ Three seeded 50 KB files: ASCII Markdown, the same with a multilingual share (CJ
 ZWNJ, Hindi with virama joiners, Hebrew with marks, emoji ZWJ sequences and subdivision flags),
 and an emoji-dense stress case (one ZWJ or selector in every seven characters) where the scan
 checks the context of thousands of characters; the budget is judged on the first two, the stress
-case is shown beside them. Both scans are timed uncached (``scan.__wrapped__``: a build's cache
-would otherwise answer every repeat), median of ``--repeat`` runs each, in one warm process; the
-one-time import of ``regex`` is measured in a fresh process and listed apart.
+case is shown beside them. Both scans are timed uncached (``scan.__wrapped__``,
+``memo.uncached``: a build's cache would otherwise answer every repeat), the secret scan as a
+build runs it (the text as written and as read), median of ``--repeat`` runs each, in one warm
+process; the one-time import of ``regex`` is measured in a fresh process and listed apart.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ import sys
 import time
 from pathlib import Path
 
-from hotplex.scanning import hidden, sanitize
-from hotplex.text import secret_rules
+from hotplex.scanning import hidden, sanitize, secrets
+from hotplex.text import memo
 
 SIZE = 50 * 1024
 RESULT = Path(__file__).with_name("hidden_scan.txt")
@@ -76,6 +77,12 @@ def median_seconds(function, text: str, repeat: int) -> float:
     return statistics.median(times)
 
 
+def secret_scan(text: str) -> tuple[secrets.Found, ...]:
+    """The secret scan as a build runs it, uncached: the text as written and as read."""
+    with memo.uncached():
+        return secrets.matches(text)
+
+
 def regex_import_seconds() -> float:
     code = "import time; t = time.perf_counter(); import regex; print(time.perf_counter() - t)"
     runs = [float(subprocess.check_output([sys.executable, "-c", code])) for _ in range(5)]
@@ -96,7 +103,7 @@ def main() -> int:
     rows = ["file           bytes  chars  secrets ms  hidden ms  ratio  sanitize ms  findings"]
     met = True
     for name, text in files.items():
-        secret_s = median_seconds(secret_rules.scan.__wrapped__, text, args.repeat)
+        secret_s = median_seconds(secret_scan, text, args.repeat)
         hidden_s = median_seconds(hidden.scan.__wrapped__, text, args.repeat)
         sanitize_s = median_seconds(lambda t: sanitize.sanitize(t, RESERVED), text, args.repeat)
         met &= hidden_s <= secret_s or name in STRESS

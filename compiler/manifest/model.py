@@ -161,7 +161,7 @@ class Metacognition(Record):
 @attrs.frozen(repr=False)
 class Secrets(Record):
     # A rule name (see hotplex.text.secret_rules.RULES) turns that rule off; any other entry
-    # allows the findings whose matched text contains it.
+    # allows the findings whose secret is it, whole (never one holding it).
     allow: tuple[str, ...] = ()
     # Globs of project-relative source paths whose findings are allowed ("agent-configs/demo/*").
     allow_files: tuple[str, ...] = ()

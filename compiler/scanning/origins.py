@@ -141,8 +141,8 @@ def written_at(span: Span, origins: Sequence[Origin]) -> Span | None:
 
 
 class Allowance(NamedTuple):
-    """What a manifest table allows: findings by name (a rule, a code point), by a part of their
-    text, or by the file they are in (globs of project-relative paths)."""
+    """What a manifest table allows: findings by name (a rule, a code point), by their text, or
+    by the file they are in (globs of project-relative paths)."""
 
     names: frozenset[str] = frozenset()
     texts: tuple[str, ...] = ()
@@ -152,9 +152,6 @@ class Allowance(NamedTuple):
     def allows_name(self, name: str) -> bool:
         return name in self.names
 
-    def allows_text(self, text: str) -> bool:
-        return any(t in text for t in self.texts)
-
     def allows_file(self, file: str) -> bool:
         return any(fnmatch.fnmatchcase(file, glob) for glob in self.files)
 
@@ -163,7 +160,7 @@ def rule_allowance(
     rules: Iterable[str], allow: Iterable[str], allow_files: Iterable[str]
 ) -> Allowance:
     """``[secrets]`` and ``[injection]``: an entry naming one of ``rules`` turns that rule off;
-    any other allows the findings whose text holds it."""
+    any other allows the findings that are it (each scan says what a finding is)."""
     names = frozenset(rules)
     entries = tuple(allow)
     return Allowance(

@@ -6,17 +6,26 @@ never leak API keys, tokens or passwords). The scan runs on each source file *as
 job, so a secret in a comment or an untaken ``{% if %}`` branch is not reported while one arriving
 through a variable is; each match is then traced back to the text it was copied from (the file,
 an included file, a ``[vars]`` value, a manifest note) to name its file:line:column or key path.
+The text is searched as written and as a model or a renderer reads it (adversary16 D8): a key
+written with a Markdown escape (``ghp\\_…``, as editors export every ``_``), a character reference
+or markup that renders as nothing inside it is the key all the same.
 
 Every rule names a shape (``secret_rules.py``, a leaf every message's redaction uses);
-``[secrets] allow`` in the manifest turns a rule off by name or allows a finding whose text
-contains a given string, and ``allow_files`` allows every finding in the files its globs match.
+``[secrets] allow`` in the manifest turns a rule off by name or allows a finding whose secret is
+a given string, whole (adversary16 D14: the documentation's example key allowed every key block
+holding it), and ``allow_files`` allows every finding in the files its globs match.
 Messages never repeat a secret whole: it and its source line are redacted before they reach a
 terminal or a CI log.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import bisect
+import functools
+import html
+import itertools
+import re
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from hotplex.errors import Problem, Span
@@ -28,14 +37,16 @@ from hotplex.scanning.origins import (
     misspelt_rule,
     rule_allowance,
 )
+from hotplex.scanning.sanitize import skeleton
+from hotplex.text.memo import cached_for_short_texts
 from hotplex.text.secret_rules import RULE_NAMES, Match, redact, scan
 
 
 class Finding(NamedTuple):
     rule: str
     description: str
-    secret: str
-    text: str
+    secret: str  # as written in the scanned text
+    shown: str  # as a reader reads it: escapes and references decoded, empty markup dropped
     span: Span
     assembled: bool = False  # formed by template rendering: in no source text as a whole
 
@@ -51,19 +62,21 @@ class Finding(NamedTuple):
             f"{redact(self.secret)}; it must not reach an artifact",
             self.span,
             "remove it (and revoke it if it was real); if it is not a secret, allow it: "
-            f'[secrets] allow = ["{self.rule}"] or a part of its text',
+            f'[secrets] allow = ["{self.rule}"] or the secret itself, whole',
         )
 
 
 def allowance(allow: Iterable[str], allow_files: Iterable[str]) -> Allowance:
-    """``[secrets]``: an entry naming a rule turns it off; another allows findings holding it."""
+    """``[secrets]``: an entry naming a rule turns it off; another allows the findings that are
+    it, whole (a documentation key), never one holding it (a key block, a longer password)."""
     return rule_allowance(RULE_NAMES, allow, allow_files)
 
 
 def _allowed(allowance: Allowance, finding: Finding) -> bool:
     return (
         allowance.allows_name(finding.rule)
-        or allowance.allows_text(finding.text)
+        or finding.secret in allowance.texts
+        or finding.shown in allowance.texts
         or allowance.allows_file(finding.span.file)
     )
 
@@ -75,23 +88,190 @@ def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Fin
     """
     findings = []
     places = Places()
-    for match in scan(text):
-        finding = _place(text, match, origins, places)
+    for found in matches(text):
+        finding = _place(text, found, origins, places)
         if not _allowed(allowance, finding):
             findings.append(finding)
     return findings
 
 
-def _place(text: str, match: Match, origins: Sequence[Origin], places: Places) -> Finding:
-    rule = match.rule
-    found = locate(text, match.start, [(match.secret, 0)], origins, places)
-    span, assembled = places.span(found, origins), found is None
+class Found(NamedTuple):
+    """A match of the rules in ``text`` as written or as read, and where it is written."""
+
+    start: int  # in the text as written
+    written: str  # the secret as written there: ``ghp\\_…``
+    match: Match  # in the text as read: its ``secret`` is ``ghp_…``
+
+
+@cached_for_short_texts
+def matches(text: str) -> tuple[Found, ...]:
+    """Every likely credential of ``text``, in order: as written, and as a model or a renderer
+    reads it (``_Read``), placed where it starts as written. The text read is built only for a
+    text holding what may be read otherwise, and only the lines where it differs are searched:
+    the scan of a plain text costs what it did."""
+    found = [Found(m.start, m.secret, m) for m in scan(text)]
+    if not any(mark in text for mark in _MARKS):
+        return tuple(found)
+    read = _Read(text)
+    if not read.changes:
+        return tuple(found)
+    starts = [f.start for f in found]
+    ends = [f.start + len(f.written) for f in found]
+    replaced: set[int] = set()
+    read_found = []
+    # The stretches to search, as lines of one text (a match other than a key block's is on one
+    # line, and a key block's stretch runs to the end): one scan, not one a stretch.
+    stretches = [(start, end) for start, end in read.windows() if read.text[start:end].strip()]
+    joined = "\n".join(read.text[start:end] for start, end in stretches)
+    joined_starts = list(
+        itertools.accumulate((end - start + 1 for start, end in stretches), initial=0)
+    )
+    for start, stop, match in _scan_read(joined):
+        i = bisect.bisect_right(joined_starts, start) - 1
+        shift = stretches[i][0] - joined_starts[i]
+        begin, after = read.written_start(start + shift), read.written_end(stop + shift)
+        # Found as written already: kept, unless only a part of it was (``sk-ant-…<!-- -->…``,
+        # whose rest the message's line would show unredacted).
+        overlapped = range(bisect.bisect_right(ends, begin), bisect.bisect_left(starts, after))
+        if not overlapped or (
+            starts[overlapped[0]] >= begin
+            and ends[overlapped[-1]] <= after
+            and after - begin > ends[overlapped[-1]] - starts[overlapped[0]]
+        ):
+            replaced.update(overlapped)
+            read_found.append(Found(begin, text[begin:after], match))
+    kept = [f for i, f in enumerate(found) if i not in replaced]
+    return tuple(sorted(kept + read_found, key=lambda f: f.start))
+
+
+def _scan_read(view: str) -> Iterator[tuple[int, int, Match]]:
+    """The matches in a stretch of the text read, with where each starts and ends there; the
+    characters that render as nothing (a zero-width space a reference wrote, a soft hyphen)
+    dropped (``skeleton``)."""
+    if view.isascii():
+        yield from ((m.start, m.start + len(m.secret), m) for m in scan(view))
+        return
+    folded, origin = skeleton(view)
+    for m in scan(folded):
+        yield origin[m.start], origin[m.start + len(m.secret) - 1] + 1, m
+
+
+# The first characters of what a reader reads other than as written: a Markdown escape, a
+# character reference, a tag or a comment (markup that renders as nothing), a soft hyphen.
+_MARKS = "\\&<\u00ad"
+_READ_OTHERWISE = re.compile(
+    r"\\(?P<escaped>[!-/:-@\[-`{-~])"
+    r"|(?P<reference>&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};))"
+    r"|(?P<comment><!--)"
+    r"|</?[A-Za-z][A-Za-z0-9-]{0,30}(?:[\s/][^<>]{0,200})?>"
+    r"|\u00ad"
+)
+_KEY_BLOCK = "-----BEGIN"  # the one rule whose match runs over lines: the key block's
+
+
+class _Read:
+    """``text`` as a model or a renderer reads it: Markdown escapes and character references
+    as the characters they stand for, tags, comments and soft hyphens dropped (each renders as
+    nothing, so ``ghp\\_…``, ``AKIA<b></b>…``, ``sk-ant-…<!-- -->…`` read as the key). Each
+    change is kept as (where it starts in the text read, where it is written, where that ends,
+    how many characters it reads as): between two changes the texts run side by side."""
+
+    def __init__(self, text: str) -> None:
+        self.changes: list[tuple[int, int, int, int]] = []
+        pieces: list[str] = []
+        size = last = 0
+        closed = True  # a comment may still end: once none does, none later does either
+        nexts = {mark: text.find(mark) for mark in _MARKS}
+        at = _next_mark(text, 0, nexts)
+        while at >= 0:
+            found = _READ_OTHERWISE.match(text, at)
+            if found is None:
+                at = _next_mark(text, at + 1, nexts)
+                continue
+            start, end = found.span()
+            chars: str | None = ""  # what it reads as; None: as written
+            if found["escaped"] is not None:
+                chars = found["escaped"]
+            elif found["reference"] is not None:
+                chars = _unescaped(found["reference"])
+                chars = None if chars == found.group() else chars  # no such name
+            elif found["comment"] is not None:
+                close = text.find("-->", start + 2) if closed else -1
+                closed = close >= 0
+                chars, end = ("", close + 3) if closed else (None, end)
+            if chars is not None:
+                pieces += [text[last:start], chars]
+                size += start - last
+                self.changes.append((size, start, end, len(chars)))
+                size += len(chars)
+                last = end
+            at = _next_mark(text, end, nexts)
+        pieces.append(text[last:])
+        self.text = "".join(pieces)
+        self._starts = [change[0] for change in self.changes]
+
+    def windows(self) -> Iterator[tuple[int, int]]:
+        """The stretches of the text read to search: each run of lines holding a change, and
+        from a key block's first line to the end (its body follows on lines of its own)."""
+        view, begun, end = self.text, -1, -1
+        for at, *_ in self.changes:
+            if begun >= 0 and at <= end:
+                continue  # on a line taken already
+            start = view.rfind("\n", 0, at) + 1
+            if begun >= 0 and start > end + 1:
+                yield begun, end
+                begun = -1
+            begun = start if begun < 0 else begun
+            line_end = view.find("\n", at)
+            end = len(view) if line_end < 0 or _KEY_BLOCK in view[start:line_end] else line_end
+        if begun >= 0:
+            yield begun, end
+
+    def written_start(self, at: int) -> int:
+        """Where the character at ``at`` of the text read is written."""
+        i = bisect.bisect_right(self._starts, at) - 1
+        if i < 0:
+            return at
+        start, written, written_end, size = self.changes[i]
+        return written if at < start + size else written_end + at - start - size
+
+    def written_end(self, at: int) -> int:
+        """Where what the text read holds up to ``at`` ends as written."""
+        i = bisect.bisect_right(self._starts, at - 1) - 1
+        if i < 0:
+            return at
+        start, _, written_end, size = self.changes[i]
+        return written_end if at <= start + size else written_end + at - start - size
+
+
+def _next_mark(text: str, at: int, nexts: dict[str, int]) -> int:
+    """The first offset at or past ``at`` of one of ``_MARKS`` (-1: none), ``nexts`` holding
+    where each was found last: ``str.find`` (memchr) for each, where a search for a class of
+    characters looks at every character in turn, ten times slower."""
+    first = -1
+    for mark, found in nexts.items():
+        if 0 <= found < at:
+            found = nexts[mark] = text.find(mark, at)
+        if found >= 0 and (first < 0 or found < first):
+            first = found
+    return first
+
+
+@functools.lru_cache(maxsize=1024)
+def _unescaped(reference: str) -> str:
+    return html.unescape(reference)
+
+
+def _place(text: str, found: Found, origins: Sequence[Origin], places: Places) -> Finding:
+    rule = found.match.rule
+    at = locate(text, found.start, [(found.written, 0)], origins, places)
+    span, assembled = places.span(at, origins), at is None
     return Finding(
         rule.name,
         rule.description,
-        match.secret,
-        match.text,
-        _redacted(span, match.secret),
+        found.written,
+        found.match.secret,
+        _redacted(span, found.written),
         assembled,
     )
 
@@ -100,11 +280,12 @@ def _redacted(span: Span, secret: str) -> Span:
     """The place and the line shown under the message without the secret: a file's name (a
     day's heading) or a key path (an agent's name) may hold it too. The line is kept around the
     secret (``Span.around``): each of a long line's secrets redacted in the whole line cost the
-    square of the line."""
+    square of the line. Another secret there written disguised is redacted too: a message's
+    rendering redacts those written whole only."""
     shown = redact(secret)
 
     def clean(text: str | None) -> str | None:
-        return None if text is None else text.replace(secret, shown)
+        return None if text is None else _read_redacted(text.replace(secret, shown))
 
     span = span.around(len(secret))
     return span.replace(
@@ -112,6 +293,14 @@ def _redacted(span: Span, secret: str) -> Span:
         key=clean(span.key),
         source_line=clean(span.source_line),
     )
+
+
+def _read_redacted(text: str) -> str:
+    """``text`` with each secret it holds written other than as read redacted."""
+    for found in matches(text) if any(mark in text for mark in _MARKS) else ():
+        if found.written != found.match.secret:
+            text = text.replace(found.written, redact(found.written))
+    return text
 
 
 def unknown_rule_hint(entry: str) -> str | None:

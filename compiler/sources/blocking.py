@@ -34,7 +34,6 @@ from hotplex.records import Finding
 from hotplex.scanning import hidden, injection, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources.logs import blocks, name_suffix
-from hotplex.text import secret_rules
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,7 +58,7 @@ def scan(
     found: list[Found] = []
     seen: set[tuple] = set()
     for text in _readings(manifest, body):
-        if secret_rules.scan(text) or hidden.scan(text) or injection.scan(text):
+        if secrets.matches(text) or hidden.scan(text) or injection.scan(text):
             for finding in _found(manifest, text, places):
                 if _place(finding) not in seen:
                     seen.add(_place(finding))

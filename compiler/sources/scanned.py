@@ -13,7 +13,6 @@ from hotplex.manifest.model import Model
 from hotplex.scanning import hidden, secrets
 from hotplex.scanning.origins import Origin
 from hotplex.sources.inputs import Inputs
-from hotplex.text import secret_rules
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,7 +40,7 @@ def findings(
     )
     if injected:  # its rules are imported only by a build they read a file of
         from hotplex.scanning import injection
-    if not (secret_rules.scan(text) or hidden.scan(text) or (injected and injection.scan(text))):
+    if not (secrets.matches(text) or hidden.scan(text) or (injected and injection.scan(text))):
         return []
     places = origins()
     settings, rules = manifest.secrets, manifest.injection

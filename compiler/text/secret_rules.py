@@ -212,12 +212,14 @@ def scan(text: str) -> tuple[Match, ...]:
             found.extend(_matches(rule, text, lowered, _found(lowered, rule.anchors)))
         elif starts:
             found.extend(_matches(rule, text, text, _at(text, rule.anchors, starts)))
-    found.sort(key=lambda match: match.start)
+    found.sort(key=lambda match: (match.start, -len(match.secret)))
     return tuple(_first_per_place(found))
 
 
 def _first_per_place(found: list[Match]) -> Iterator[Match]:
-    """One finding per secret: ``GITHUB_TOKEN=ghp_…`` is a GitHub token, not also an assignment."""
+    """One finding per secret: ``GITHUB_TOKEN=ghp_…`` is a GitHub token, not also an assignment;
+    of two at one place the longer, so a password that opens with a key is the password (an
+    allowed key must not let the password holding it through)."""
     end = -1
     for match in found:
         if match.start >= end:

@@ -189,7 +189,7 @@ def _tried_everywhere(text: str) -> list[tuple[str, str]]:
                 m = rule.pattern.match(searched, at)
                 if m and rule.plausible(text[m.start(group) : m.end(group)]):
                     tries.append((m.start(group), rule.name, text[m.start(group) : m.end(group)]))
-    tries.sort(key=lambda t: t[0])
+    tries.sort(key=lambda t: (t[0], -len(t[2])))  # of two at one place, the longer
     kept, end = [], -1
     for start, name, secret in tries:
         if start >= end:
@@ -376,7 +376,7 @@ def test_a_secret_in_a_note_names_its_key(make_project):
     "allow",
     [
         'allow = ["secret-assignment"]',
-        'allow = ["hotplex-Fake-7"]',
+        'allow = ["hotplex-Fake-7!"]',  # the secret, whole
         'allow_files = ["agent-configs/docs/*.md"]',
     ],
 )
@@ -405,7 +405,8 @@ def test_the_secrets_table_is_part_of_the_build_key(make_project):
     files = {"agent-configs/USER.md": FAKE_SECRETS["aws-access-key-id"] + "\n"}
     root = make_project(files, manifest=MANIFEST)
     build_error(root)
-    root.joinpath("hotplex.toml").write_text('[secrets]\nallow = ["AKIA"]\n' + MANIFEST)
+    allow = f'[secrets]\nallow = ["{FAKE_SECRETS["aws-access-key-id"]}"]\n'
+    root.joinpath("hotplex.toml").write_text(allow + MANIFEST)
     outcome = run(Request(root))
     prompt = (root / "dist/cc/default/prompt.xml").read_text()
     assert FAKE_SECRETS["aws-access-key-id"] in prompt and outcome.jobs[0].rebuilt
