@@ -36,7 +36,7 @@ class Placed(NamedTuple):
 class Rendering(NamedTuple):
     fetches: list[Placed]  # URLs fetched without a click
     links: list[Placed]  # link targets (a link preview fetches them too)
-    code: list[tuple[int, int]]  # sorted (start, end) offsets of code: fenced, indented, spans
+    code: list[tuple[int, int]]  # sorted (start, end) offsets of code wherever the text lands
     definitions: list[tuple[int, int, str]]  # each reference definition's lines and its title
     unread: int | None = None  # where the parse stopped reading, nested past its depth limit
 
@@ -153,12 +153,19 @@ def _line_end(text: str, starts: list[int], line: int) -> int:
 
 
 def _code(text: str, starts: list[int], tokens: list[Any]) -> Iterator[tuple[int, int]]:
-    """What the parse renders as code: fenced and indented blocks by their lines, code spans
-    where their backtick runs are, each found again in its block's lines and checked (its
-    content read back must be the span's), so a span not found is no code."""
+    """What is code wherever the text lands: a fenced block by its lines, code spans where
+    their backtick runs are, each found again in its block's lines and checked (its content
+    read back must be the span's), so a span not found is no code. A text lands after other
+    text (a section's intro paragraph, a list item another file left open), so a block whose
+    reading that can change is no code: an indented block (after a paragraph it continues it;
+    in a list item or a GFM footnote it is their text), and a fence in a list item or a quote
+    or indented at all (an item left open before the text takes it in, and the item's end
+    ends the fence). A fence at a line's start is read alike after any paragraph or item."""
     for token in tokens:
-        if token.type in ("fence", "code_block") and token.map:
-            yield starts[token.map[0]], _line_end(text, starts, token.map[1])
+        if token.type == "fence" and token.map and token.level == 0:
+            start = starts[token.map[0]]
+            if text.startswith(token.markup, start):  # the fence not indented
+                yield start, _line_end(text, starts, token.map[1])
         elif token.type == "inline" and token.map and token.children:
             spans = [c for c in token.children if c.type == "code_inline"]
             if spans:
