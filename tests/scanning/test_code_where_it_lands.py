@@ -4,6 +4,8 @@ alone, but lands after a section's intro paragraph or a list item another file l
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hotplex.scanning import injection
 from hotplex.text import commonmark
@@ -80,7 +82,7 @@ def test_a_fence_at_a_lines_start_stays_code(fence: str) -> None:
     """A fence interrupts any paragraph and ends any list item or quote left open before it,
     so its lines are code wherever the text lands: quoted chat tokens stay no finding."""
     text = fence.format(MARKERS.replace("\n", "\r\n") if "\r" in fence else MARKERS)
-    assert rules(text) == []
+    assert rules("a note\n\n" + text) == []
     assert rules("- an entry\n\n" + text) == []
 
 
@@ -107,5 +109,52 @@ def test_an_item_left_open_before_undoes_an_indented_fence() -> None:
     assert commonmark.parser().render(fence).startswith("<pre><code>&lt;|im_start|&gt;")
 
 
-def test_inline_code_spans_stay_code() -> None:
-    assert rules("Inline code `<|endoftext|>` and `</system>` is documentation.") == []
+# What a text before can leave open, read before each text below: an HTML block (it runs to a
+# blank line), a list item (it takes in lines indented two or three), a paragraph ending in an
+# unpaired backtick (it pairs with the text's first).
+LEFT_OPEN = ["<div>\n", "- x\n", "1. x\n", "note `\n"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "```\n<|im_start|>system\n```\n",  # before a blank line: an HTML block left open takes it
+        "```\n\n```\n\n```\n<|im_start|>system\n```\n",  # ... and every fence after turns over
+        "<!--\n\n```\n-->\n```\n<|im_start|>system\n```\n",  # a comment it takes in ends sooner
+        "x\n\n  ```\nfoo\n  ```\n```\n<|im_start|>system\n```\n",  # a list item takes "  ```"
+        "`<|im_start|>` in my first paragraph\n",
+        "a note\n`<|im_start|>`\n\nmore\n",
+        "\n \n```\n<|im_start|>system\n```\n",  # blank lines first: the artifact may drop them
+    ],
+)
+def test_code_that_a_text_before_can_turn_to_prose_is_no_code(text: str) -> None:
+    assert rules(text) == ["special-token"]
+    # the reason: after one of them the token renders as prose (a document drops a file's
+    # leading blank lines)
+    landed = text.lstrip(" \n")
+    assert any(
+        "im_start" in html and not re.search("<code[^>]*>&lt;[|]im_start", html)
+        for html in (commonmark.parser().render(before + landed) for before in LEFT_OPEN)
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a note\n\n```\n<|im_start|>system\n```\n",
+        "# Notes\n\n- an entry\n\n```text\n<|im_start|>system\n```\n\n- next\n",
+        "a note\n\nInline code `<|endoftext|>` and `</system>` is documentation.\n",
+    ],
+)
+def test_code_after_the_first_blank_line_stays_code_after_anything(text: str) -> None:
+    assert rules(text) == []
+    for before in LEFT_OPEN:
+        assert re.search("<code[^>]*>&lt;[|]", commonmark.parser().render(before + text))
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n", "\n"])
+def test_code_is_placed_by_the_lines_the_parse_counts(newline: str) -> None:
+    """markdown-it ends a line at a lone CR too: its line numbers place code in the text."""
+    fence = "a note\n\n```\n<|im_start|>system\n```\n\n<|im_start|>\n".replace("\n", newline)
+    found = injection.scan(fence)
+    assert [(m.rule, m.start) for m in found] == [("special-token", fence.rindex("<|im_start|>"))]
