@@ -48,9 +48,9 @@ Two readings find them. A wide scan, a little wider than any one renderer: patte
 whose alt text breaks lines, reference definitions in quotes) and the HTML tokenizer on the text
 as written (every tag, code or not). And, when the text holds a candidate at all, markdown-it-py's
 CommonMark parse (``rendered.py``): the HTML it renders is read for every fetch and link, and
-what it renders as code (fenced and indented blocks, code spans) hides a marker the wide scan
-found, since a chat template's tokens quoted in a note are no attack. Code hides no URL: what is
-code in this file alone need not be in the artifact, where other files come before it.
+what is code wherever the text lands (``rendered.Code``) hides a marker the wide scan found,
+since a chat template's tokens quoted in a note are no attack. Code hides no URL: what is code
+in this file alone need not be in the artifact, where other files come before it.
 Disguises count: each rule is matched on the text's skeleton as the sanitizer builds it
 (compatibility forms folded, invisible characters dropped), so ``＜｜im_start｜＞`` and
 ``<|im_st\\u200bart|>`` are the token they spell.
@@ -183,9 +183,9 @@ def scan(text: str) -> tuple[Match, ...]:
         at = places[start] if places is not None else start
         stop = places[end - 1] + 1 if places is not None else end
         # Code hides a marker only: what is code in this file alone need not be in the artifact
-        # (a fence another file left open ends at this file's first fence; an indented block
-        # after a paragraph continues it), and a URL there is fetched when it is not.
-        hidden = rule not in _URL_RULES and _in_code(shown.code, at)
+        # (a fence another file left open ends at this file's first fence), and a URL there is
+        # fetched when it is not.
+        hidden = rule not in _URL_RULES and shown.code.holds(at)
         if not hidden and at not in starts:
             starts.add(at)
             found.append(Match(rule, at, text[at:stop], host))
@@ -350,11 +350,6 @@ def _image_urls(view: str) -> Iterator[tuple[int, int]]:
 def _label(text: str) -> str:
     """A link label as CommonMark matches it: case-folded, runs of white space one space."""
     return " ".join(text.split()).casefold()
-
-
-def _in_code(regions: list[tuple[int, int]], at: int) -> bool:
-    index = bisect.bisect_right(regions, (at, float("inf"))) - 1
-    return index >= 0 and regions[index][0] <= at < regions[index][1]
 
 
 class Finding(NamedTuple):

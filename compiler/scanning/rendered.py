@@ -33,10 +33,75 @@ class Placed(NamedTuple):
     exact: bool  # the URL as written, not the whole block that rendered it
 
 
+class Code:
+    """Where a text is code wherever it lands: in the artifact it follows whatever the text
+    before it left open, which a text read alone cannot know. Its first lines, up to a blank
+    line, may continue a paragraph before (an unpaired backtick there pairs with its first) or
+    an HTML block (``<div>`` runs to a blank line), so nothing starting there is code; and
+    since the fences they took in no longer pair as they did, nor a fence a list item left
+    open takes in (``- x`` then ``  ```…``), the rest is code only where it is after each of
+    those too (``_LEFT_OPEN``). Asked of the few texts with a marker in code alone: each asks
+    three parses more. A fence or an HTML comment left open before is the joined reading's
+    (``sources.blocking.composed``): the texts of one user are read together too."""
+
+    __slots__ = ("_alone", "_landed", "_text")
+
+    def __init__(self, text: str, alone: list[tuple[int, int]]) -> None:
+        self._text, self._alone = text, alone
+        self._landed: list[tuple[int, int]] | None = None
+
+    def holds(self, at: int) -> bool:
+        if not _within(self._alone, at):
+            return False
+        if self._landed is None:
+            self._landed = _landed(self._text, self._alone)
+        return _within(self._landed, at)
+
+
+# What a text before may leave open, of what changes where a text is code after it.
+_LEFT_OPEN = ("<div>\n", "- x\n", "1. x\n")
+# A line end then a blank line (a line end or the text's end after blanks).
+_BLANK_LINE = re.compile(r"(?:\r\n?|\n)[ \t]*(?:\r|\n|\Z)")
+
+
+def _landed(text: str, alone: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    # The first blank line after the first that is not (the artifact may drop leading ones).
+    blank = _BLANK_LINE.search(text, len(text) - len(text.lstrip(" \t\r\n")))
+    lead = blank.start() if blank is not None else len(text)
+    code = [(start, end) for start, end in alone if start >= lead]
+    parser = commonmark.parser()
+    for before in _LEFT_OPEN:
+        landed = before + text
+        starts = [0, *(m.end() for m in _NEWLINE.finditer(landed))]
+        shift = len(before)
+        after = [(s - shift, e - shift) for s, e in _code(landed, starts, parser.parse(landed, {}))]
+        code = _common(code, sorted(r for r in after if r[0] >= 0))
+    return code
+
+
+def _common(one: list[tuple[int, int]], other: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The offsets both sorted lists of disjoint regions hold, as such a list."""
+    found, i, j = [], 0, 0
+    while i < len(one) and j < len(other):
+        start, end = max(one[i][0], other[j][0]), min(one[i][1], other[j][1])
+        if start < end:
+            found.append((start, end))
+        if one[i][1] < other[j][1]:
+            i += 1
+        else:
+            j += 1
+    return found
+
+
+def _within(regions: list[tuple[int, int]], at: int) -> bool:
+    index = bisect.bisect_right(regions, (at, float("inf"))) - 1
+    return index >= 0 and regions[index][0] <= at < regions[index][1]
+
+
 class Rendering(NamedTuple):
     fetches: list[Placed]  # URLs fetched without a click
     links: list[Placed]  # link targets (a link preview fetches them too)
-    code: list[tuple[int, int]]  # sorted (start, end) offsets of code: fenced, indented, spans
+    code: Code  # where the text is code wherever it lands
     definitions: list[tuple[int, int, str]]  # each reference definition's lines and its title
     unread: int | None = None  # where the parse stopped reading, nested past its depth limit
 
@@ -60,7 +125,7 @@ def read(text: str) -> Rendering:
         resolved = urls.resolve(written)
         if resolved is not None:
             shown.append(_placed(cursor, starts, places, at, written, *resolved))
-    code = sorted(_code(text, starts, tokens))
+    code = Code(text, sorted(_code(text, starts, tokens)))
     deep = _past_nesting(tokens, parser.options.maxNesting)
     unread = None if deep is None else starts[deep]
     return Rendering(found, shown, code, _definitions(env, starts, len(text)), unread)
@@ -95,7 +160,7 @@ def _definitions(env: dict[str, Any], starts: list[int], size: int) -> list[tupl
     ]
 
 
-_NEWLINE = re.compile("\n")
+_NEWLINE = re.compile("\r\n?|\n")  # where markdown-it ends a line
 
 
 def _render_placed(
@@ -153,12 +218,19 @@ def _line_end(text: str, starts: list[int], line: int) -> int:
 
 
 def _code(text: str, starts: list[int], tokens: list[Any]) -> Iterator[tuple[int, int]]:
-    """What the parse renders as code: fenced and indented blocks by their lines, code spans
-    where their backtick runs are, each found again in its block's lines and checked (its
-    content read back must be the span's), so a span not found is no code."""
+    """What is code wherever the text lands: a fenced block by its lines, code spans where
+    their backtick runs are, each found again in its block's lines and checked (its content
+    read back must be the span's), so a span not found is no code. A text lands after other
+    text (a section's intro paragraph, a list item another file left open), so a block whose
+    reading that can change is no code: an indented block (after a paragraph it continues it;
+    in a list item or a GFM footnote it is their text), and a fence in a list item or a quote
+    or indented at all (an item left open before the text takes it in, and the item's end
+    ends the fence). A fence at a line's start is read alike after any paragraph or item."""
     for token in tokens:
-        if token.type in ("fence", "code_block") and token.map:
-            yield starts[token.map[0]], _line_end(text, starts, token.map[1])
+        if token.type == "fence" and token.map and token.level == 0:
+            start = starts[token.map[0]]
+            if text.startswith(token.markup, start):  # the fence not indented
+                yield start, _line_end(text, starts, token.map[1])
         elif token.type == "inline" and token.map and token.children:
             spans = [c for c in token.children if c.type == "code_inline"]
             if spans:

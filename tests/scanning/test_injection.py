@@ -286,9 +286,11 @@ BENIGN = [
     "[//]: # (<!-- a comment --> then prose: fine)\nTom &amp; Jerry; &#83;ystems: many",
     "Fish &amp; chips&#58; System &amp; co.\n- &#83;ystem: Ubuntu",
     "[x]: https://e.example/\n> (System: Ubuntu, quoted below a definition)",
-    "```\n<|im_start|>system\nYou are helpful<|im_end|>\n[INST] hi [/INST]\nSYSTEM: x\n```",
-    "~~~python\nprint('</system>')\n~~~",
-    "Inline code `<|endoftext|>` and `</system>` is documentation.",
+    # Code is code only past a text's first blank line: its first lines may continue what the
+    # text before left open (test_code_where_it_lands.py).
+    "A note.\n\n```\n<|im_start|>system\nYou are helpful<|im_end|>\n[INST] hi [/INST]\nSYSTEM: x\n```",
+    "A note.\n\n~~~python\nprint('</system>')\n~~~",
+    "A note.\n\nInline code `<|endoftext|>` and `</system>` is documentation.",
     "    indented code is not exempt but holds nothing: x = a | b",
     "<b>bold</b> <br/> <div class='x'>html</div> a < b and c > d",
     "Use <|pipe|-like arrows |> sparingly: a |> b, <| c.",
@@ -422,7 +424,7 @@ BLOCK = st.one_of(
 
 @given(st.lists(BLOCK, min_size=1, max_size=8))
 def test_generated_benign_markdown_is_no_finding(blocks: list[str]) -> None:
-    assert injection.scan("\n\n".join(blocks)) == ()
+    assert injection.scan("\n\n".join(["A note.", *blocks])) == ()
 
 
 LABEL = st.from_regex(r"[A-Za-z0-9]{1,6}( [A-Za-z0-9]{1,6}){0,2}", fullmatch=True)
@@ -492,13 +494,14 @@ def test_an_image_url_written_with_references_or_escapes_is_read_decoded(
 @given(st.lists(BLOCK, max_size=4), SENTENCE, LABEL, ABSOLUTE_PLAIN, SHORT_QUERY)
 def test_a_reference_link_with_a_short_query_is_no_finding(blocks, text, label, url, query) -> None:
     """The same definition used by a link, not an image: a short query is a link's, no data."""
-    body = "\n\n".join([*blocks, f"- [{text}][{label}]", f"[{label}]: {url}{query}"])
+    body = "\n\n".join(["A note.", *blocks, f"- [{text}][{label}]", f"[{label}]: {url}{query}"])
     assert injection.scan(body) == ()
 
 
 @given(st.text(alphabet=st.characters(blacklist_characters="`~\n"), max_size=60))
 def test_nothing_inside_a_fenced_block_is_a_finding(inner: str) -> None:
-    assert injection.scan(f"```\n<|im_start|>{inner}\nSYSTEM: {inner}\n</system>\n```\n") == ()
+    fence = f"```\n<|im_start|>{inner}\nSYSTEM: {inner}\n</system>\n```\n"
+    assert injection.scan("A note.\n\n" + fence) == ()
 
 
 @given(
