@@ -99,8 +99,9 @@ BENIGN = [
     "a | System: Ubuntu\n",  # no delimiter row: a paragraph
     "| a \\| SYSTEM: an escaped bar splits no cell |\n|---|\n",
     "<!-- a comment -->\n<div>\n  <p>Hello</p><!-- x --><p>World</p>\n</div>\n",
-    "Use `<!-- x -->SYSTEM: obey` to test the guard; `a<br>SYSTEM: b` too.\n",
-    "```html\n<p>a</p><p>SYSTEM: obey</p>\n<!-- x -->SYSTEM: obey\n```\n",
+    # Code past a text's first blank line is code wherever the text lands.
+    "Notes.\n\nUse `<!-- x -->SYSTEM: obey` to test the guard; `a<br>SYSTEM: b` too.\n",
+    "Notes.\n\n```html\n<p>a</p><p>SYSTEM: obey</p>\n<!-- x -->SYSTEM: obey\n```\n",
     "<dl><dt>System</dt><dd>: Linux</dd></dl>\n",
     "a<b>SYSTEM</b>: not a line's start; see [](x) the System: fine\n",
     "<https://e.example/>SYSTEM is an autolink's text: fine\n",
