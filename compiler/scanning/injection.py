@@ -37,7 +37,8 @@ URL's host, a role line's text, a token; ``allow_files`` by file), as ``[secrets
     a memory entry is a list item). ``System:`` after a list mark (``- System: Ubuntu``, a
     profile's line), ``system:`` in lower case, or the word later in a line ("the file system:
     ext4") is prose. Each definition the parse reads has its title read so too, and each line
-    as it renders: references decoded, markup inside the word dropped (``role_lines``).
+    as it renders: references decoded, markup that renders as nothing dropped, a line started
+    at a block's tag or a table's cell (``role_lines``).
 ``role-tag``
     a tag, opening or closing, named ``system``, ``system-prompt``, ``system_prompt``,
     ``system-reminder``, ``system_reminder``, ``assistant``, ``human`` or ``developer`` (any

@@ -3,8 +3,10 @@ renders as nothing (``injection`` matches it on the text's views), and a referen
 title that does, read as CommonMark reads a definition (``rendered``): in a quote, a nested
 quote, a list item, with an escaped bracket in its label, over several lines. A definition
 renders as nothing, so its title is a line only the model reads (adversary13 D2). And each
-line as it renders (``shown``): character references decoded before the disguises are read, and
-a word split by markup that renders as nothing joined (adversary14 D2, D15).
+line as it renders (``shown``): character references decoded before the disguises are read,
+markup that renders as nothing dropped wherever it stands, a tag or comment over lines too, a
+line break where HTML or a GFM table cell starts a shown line, and a word split by markup joined
+(adversary14 D2, D15; adversary16 D2, D3, D12).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import functools
 import html
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from hotplex.scanning.sanitize import skeleton
 
@@ -41,7 +43,7 @@ _BARE_MARK = (
 )
 _LIST_MARK = (
     rf"[-*+](?=[ \t])|\d{{1,9}}[.)](?=[ \t])|\[[ xX]\]|<[lL][iI]{_TAG_ATTRIBUTES}"
-    r"|\[\^[^\]\s]{1,999}\]:(?=[ \t])"
+    r"|\[\^[^\]\s]{1,999}\]:(?=[ \t])|\|"
 )
 ROLE_LINE = re.compile(
     rf"^(?:{_BARE_MARK})*+(?:(?:{_LIST_MARK})(?:{_BARE_MARK}|{_LIST_MARK})*+(?=SYSTEM))?"
@@ -50,8 +52,8 @@ ROLE_LINE = re.compile(
     r"(?::|\\:|&(?:#0*58|#[xX]0*3[aA]|colon);)",
     re.MULTILINE,
 )
-# A comment, as CommonMark ends one (``<!-->`` and ``<!--->`` too): a title may open with one.
-_COMMENT = re.compile(r"<!--(?:-?>|.*?-->)", re.DOTALL)
+# A shown line's start that is marks alone: a block's tag there breaks no line.
+_MARGIN = re.compile(rf"(?:{_BARE_MARK}|{_LIST_MARK})*+")
 # Quote marks opening a title's line: unseen, they are margin too (``("SYSTEM: obey")``).
 _QUOTES = re.compile(r"^[ \t\"'(]+", re.MULTILINE)
 # A character reference as a renderer decodes it: named or numeric, and numeric without its ";"
@@ -62,10 +64,12 @@ _REFERENCE = re.compile(
     r"&(?<!\\&)(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|(?!(?:amp|lt|gt|quot);)[A-Za-z][A-Za-z0-9]{1,31};)"
 )
 _WORD = re.compile("S(?:YSTEM|ystem)")
+# A role word a shown line may open: followed by its colon, or by markup before one.
+_WORD_THEN = re.compile(r"S(?:YSTEM|ystem)[ \t]*+[:*_<\[\]\\&]")
 # Markup inside a word that renders as nothing: emphasis marks, a tag or a comment, a link's
-# destination (``*S*YSTEM``, ``SYS<wbr>TEM``, ``SYS<!-- -->TEM``, ``[S](x)YSTEM``). A word
-# split by it reads, rendered, as the word.
-_INVISIBLE = rf"(?:[*_]|<[^<>\n]{{0,200}}>|{_LINK_END})"
+# destination, an empty link (``*S*YSTEM``, ``SYS<wbr>TEM``, ``SYS<!-- -->TEM``, ``[S](x)YSTEM``,
+# ``SYS[](x)TEM``). A word split by it reads, rendered, as the word.
+_INVISIBLE = rf"(?:[*_]|<[^<>\n]{{0,200}}>|\[?{_LINK_END})"
 _SPLIT_WORD = re.compile(
     rf"\[?S{_INVISIBLE}*+(?:"
     + "".join(f"{c}{_INVISIBLE}*+" for c in "YSTE")
@@ -76,7 +80,7 @@ _SPLIT_WORD = re.compile(
 _MARKUP = re.compile(rf"{_INVISIBLE}|\[")
 # Where a split word's markup may start: behind the word's first letters. A cheap look (a search
 # for "S"), where the split word's own pattern tries every position.
-_SPLIT_START = re.compile(r"S(?:Y(?:S(?:TE?)?)?|y(?:s(?:te?)?)?)?[*_<\]]")
+_SPLIT_START = re.compile(r"S(?:Y(?:S(?:TE?)?)?|y(?:s(?:te?)?)?)?[*_<\[\]]")
 # Where a title's role word may be: at a line's start or a title's opening quote or parenthesis,
 # past blanks, quote marks, emphasis and tags (a comment's too). Only a text holding one is
 # parsed for its definitions: the parse costs ten times the scan.
@@ -93,6 +97,9 @@ def may_disguise(text: str) -> bool:
     """Whether ``text`` may spell a role word other than as written: a character reference, or
     a word split by markup that renders as nothing. A cheap look, before ``shown``."""
     if "&" in text and _REFERENCE.search(text) is not None:
+        return True
+    # Markup shown as nothing or as a line break, anywhere before the word or its colon.
+    if ("<" in text or "]" in text or "|" in text) and _WORD_THEN.search(text) is not None:
         return True
     # Every split starts at a mark: one memchr each, where the pattern costs twenty times that.
     marked = "*" in text or "_" in text or "<" in text or "]" in text
@@ -125,10 +132,10 @@ def shown(text: str, decode: bool = True) -> tuple[str, list[int]] | None:
             from hotplex.scanning.confusables import prototypes  # its table: for such a text only
 
             view, origin = _mapped(view, prototypes(view), origin)
-    joined = _joined(view)
-    if origin is None and joined is None and text.isascii():
+    for step in (_unmarked, _unlinked, _tabled, _joined):
+        view, origin = _mapped(view, step(view), origin)
+    if origin is None and text.isascii():
         return None
-    view, origin = _mapped(view, joined, origin)
     return view, origin if origin is not None else list(range(len(text)))
 
 
@@ -146,21 +153,14 @@ def _decoded(text: str) -> tuple[str, list[int]] | None:
     """``text`` with each character reference as it renders; None when it holds none."""
     if "&" not in text:
         return None
-    pieces: list[str] = []
-    origin: list[int] = []
-    last = 0
-    for m in _REFERENCE.finditer(text):
-        chars = _unescaped(m.group())
-        if chars == m.group():
-            continue  # no such name: shown as written
-        pieces += [text[last : m.start()], chars]
-        origin.extend(range(last, m.start()))
-        origin.extend([m.start()] * len(chars))
-        last = m.end()
-    if not pieces:
-        return None
-    origin.extend(range(last, len(text)))
-    return "".join([*pieces, text[last:]]), origin
+    return _spliced(
+        text,
+        (  # a reference of no such name is shown as written
+            (m.start(), m.end(), chars)
+            for m in _REFERENCE.finditer(text)
+            if (chars := _unescaped(m.group())) != m.group()
+        ),
+    )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -168,22 +168,147 @@ def _unescaped(reference: str) -> str:
     return html.unescape(reference)
 
 
+# What a renderer shows of markup: nothing of a comment (``<!-->`` and ``<!--->`` too, as
+# CommonMark ends one), a processing instruction, a CDATA section, a declaration or a tag (its
+# quoted attributes may hold ">" and line breaks), but the lines it spans, as a model reads them;
+# a line break before a tag that starts a block or breaks a line, in a line's middle too
+# (``note<br>SYSTEM:``). ``<li>`` stays a list's mark. A browser ends a comment at ``--!>`` too.
+_CLOSERS = (("<!--", ("-->", "--!>")), ("<![CDATA[", ("]]>",)), ("<?", ("?>",)))
+_DECLARATION = re.compile(r"<![A-Za-z]")
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]{0,30})(?:[\s/](?:\"[^\"]*\"|'[^']*'|[^\"'<>])*+)?>")
+_BREAKS = frozenset(
+    re.findall(
+        r"\w+",
+        "address article aside blockquote br caption center dd details dialog dir div dl dt"
+        " fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr legend li main menu"
+        " nav ol p pre section summary table tbody td tfoot th thead tr ul",
+    )
+)
+
+
+def _unmarked(view: str) -> tuple[str, list[int]] | None:
+    """``view`` with its markup as a renderer shows it; None when it holds none. A block's tag
+    breaks a line where text is shown before it, not in a margin (``- <p>System:`` is a list
+    item's line). Each closer is searched for from where the last search for it ended: an
+    unclosed ``<!--`` repeated is one search, not one each."""
+    edits: list[tuple[int, int, str]] = []
+    ahead: dict[str, int] = {}  # each closer's next place, -1 when there is none
+    in_margin = True  # whether the shown line so far is marks alone
+    last = at = 0
+    while (start := view.find("<", at)) >= 0:
+        markup = _markup(view, start, ahead)
+        if markup is None:
+            at = start + 1
+            continue
+        end, block = markup
+        before = view[last:start]
+        line_start = before.rfind("\n") + 1
+        in_margin = in_margin or line_start > 0
+        in_margin = in_margin and _MARGIN.fullmatch(before, line_start) is not None
+        shown = "\n" * view.count("\n", start, end)
+        if block:
+            shown = ("" if in_margin else "\n") + shown + ("<li>" if block == "li" else "")
+        in_margin = in_margin or "\n" in shown
+        edits.append((start, end, shown))
+        last = at = end
+    return _spliced(view, edits)
+
+
+def _markup(view: str, start: int, ahead: dict[str, int]) -> tuple[int, str] | None:
+    """Where the markup opening at ``start`` ends, and "li" when it opens a list item, "break"
+    when it starts a block or breaks a line; None: no markup."""
+    if view.startswith(("<!-->", "<!--->"), start):
+        return view.index(">", start) + 1, ""
+    if _DECLARATION.match(view, start):
+        end = _closed(view, ">", start, ahead)
+        return None if end is None else (end, "")
+    for opener, closers in _CLOSERS:
+        if view.startswith(opener, start):
+            ends = [_closed(view, closer, start + len(opener), ahead) for closer in closers]
+            end = min((end for end in ends if end is not None), default=None)
+            return None if end is None else (end, "")
+    tag = _TAG.match(view, start)
+    if tag is None:
+        return None
+    name = tag[2].lower()
+    if name == "li" and not tag[1]:
+        return tag.end(), "li"
+    return tag.end(), "break" if name in _BREAKS else ""
+
+
+def _closed(view: str, closer: str, at: int, ahead: dict[str, int]) -> int | None:
+    """Where ``closer``'s first place from ``at`` ends; None when it has none."""
+    known = ahead.get(closer)
+    if known is None or 0 <= known < at:
+        known = ahead[closer] = view.find(closer, at)
+    return None if known < 0 else known + len(closer)
+
+
+# An empty link renders as nothing (``[](x)SYSTEM:``), one of blanks as blanks.
+_EMPTY_LINK = re.compile(r"\[[ \t]*+\]\((?:[^()\n]|\([^()\n]*\))*+\)")
+
+
+def _unlinked(view: str) -> tuple[str, list[int]] | None:
+    """``view`` without its empty links; None when it holds none."""
+    if "](" not in view:
+        return None
+    return _spliced(view, ((m.start(), m.end(), "") for m in _EMPTY_LINK.finditer(view)))
+
+
+# A GFM table: a delimiter row (``|---|:-:``) under its header row, its body rows down to a blank
+# line. Each cell starts a shown line at its bar: a line break before each bar not escaped.
+_DELIMITER_ROW = re.compile(
+    r"^[ \t>]*+\|?[ \t]*+:?-++:?[ \t]*+(?:\|[ \t]*+:?-++:?[ \t]*+)*+\|?[ \t]*+$", re.MULTILINE
+)
+_BLANK_LINE = re.compile(r"^[ \t>]*$", re.MULTILINE)
+_CELL_BAR = re.compile(r"(?<!\\)\|")
+
+
+def _tabled(view: str) -> tuple[str, list[int]] | None:
+    """``view`` with a line break before each cell of its tables; None when it has none."""
+    if "|" not in view:
+        return None
+    bars: list[int] = []
+    done = 0  # where the last table's rows end: a table's rows are read once
+    for row in _DELIMITER_ROW.finditer(view):
+        if "|" not in row.group() or row.start() < done:
+            continue  # a body row of the table above
+        head = max(view.rfind("\n", 0, max(row.start() - 1, 0)) + 1, done)
+        blank = _BLANK_LINE.search(view, row.end() + 1)
+        done = blank.start() if blank is not None else len(view)
+        bars += (bar.start() for bar in _CELL_BAR.finditer(view, head, done))
+    return _spliced(view, ((bar, bar, "\n") for bar in bars))
+
+
 def _joined(view: str) -> tuple[str, list[int]] | None:
     """``view`` with the markup inside each split role word dropped; None when none is split."""
-    pieces, origin, last = [], [], 0
-    for m in _SPLIT_WORD.finditer(view):
-        if _WORD.fullmatch(m.group()):
-            continue
-        kept = set(range(m.start(), m.end()))
-        for markup in _MARKUP.finditer(view, m.start(), m.end()):
-            kept.difference_update(range(markup.start(), markup.end()))
-        letters = sorted(kept)
-        pieces += [view[last : m.start()], *(view[at] for at in letters)]
-        origin += [*range(last, m.start()), *letters]
-        last = m.end()
+    return _spliced(
+        view,
+        (
+            (markup.start(), markup.end(), "")
+            for m in _SPLIT_WORD.finditer(view)
+            if not _WORD.fullmatch(m.group())
+            for markup in _MARKUP.finditer(view, m.start(), m.end())
+        ),
+    )
+
+
+def _spliced(view: str, edits: Iterable[tuple[int, int, str]]) -> tuple[str, list[int]] | None:
+    """``view`` with each edit made (its start and end in ``view``, in order and apart, and
+    what shows there instead), and where each of its characters came from in ``view`` (a shown
+    one: its edit's start); None when there is none."""
+    pieces: list[str] = []
+    origin: list[int] = []
+    last = 0
+    for start, end, shown in edits:
+        pieces += [view[last:start], shown]
+        origin.extend(range(last, start))
+        origin.extend([start] * len(shown))
+        last = end
     if not pieces:
         return None
-    return "".join([*pieces, view[last:]]), [*origin, *range(last, len(view))]
+    origin.extend(range(last, len(view)))
+    return "".join([*pieces, view[last:]]), origin
 
 
 def in_titles(
@@ -202,8 +327,8 @@ def in_titles(
 
 
 def _role_title(title: str) -> bool:
-    """Whether a title, comments, opening quote marks and look-alike letters aside, holds a line
-    opening a turn."""
+    """Whether a title, read as it renders, opening quote marks aside, holds a line opening a
+    turn."""
     seen = shown(title, decode=False)
     view = seen[0] if seen else title
-    return ROLE_LINE.search(_QUOTES.sub("", _COMMENT.sub("", view))) is not None
+    return ROLE_LINE.search(_QUOTES.sub("", view)) is not None
