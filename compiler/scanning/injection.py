@@ -107,7 +107,7 @@ _IMAGE = re.compile(
 _LABEL_COLON = re.compile(r"\[(?:[^\[\]\\]|\\.){1,999}\]:")
 _MARGIN_MAX = 100
 _DEFINITION = re.compile(
-    r"[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?"
+    r"[ \t]*(?:(?:>|(?:[-*+]|\d{1,9}[.)])[ \t])[ \t]*)*"
     rf"\[(?P<label>{_TEXT}{{1,999}})\]:[ \t]*(?:\n[ \t>]*)?<?"
     rf"(?P<url>{_DESTINATION})"
 )

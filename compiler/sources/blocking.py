@@ -138,13 +138,39 @@ def composed(manifest: Manifest, parts: Sequence[Part]) -> list[Found]:
     origins = [Origin(part.body, part.file, part.first_line, named=part.named) for part in parts]
     seen = {_place(f) for part in parts for f in part.scanned(manifest)}
     trusted = {part.file for part in parts if part.trusted}
+    project: set[tuple] | None = None  # what the project's texts make alone, asked when needed
     found = []
     for text in readings:
         for finding in injection.find(text, origins, allowed):
-            if _place(finding) not in seen and finding.span.file not in trusted:
+            if finding.span.file in trusted:
+                if project is None:
+                    project = _project_made(manifest, [p for p in parts if p.trusted], allowed)
+                if _place(finding) in project:
+                    continue
+                finding = _unplaced(finding, parts)
+            if _place(finding) not in seen:
                 seen.add(_place(finding))
                 found.append(finding)
     return found
+
+
+def _project_made(manifest: Manifest, parts: Sequence[Part], allowed) -> set[tuple]:
+    """The places of what the project's own texts make, read joined without the user's."""
+    joined = "\n\n".join(part.body for part in parts)
+    origins = [Origin(part.body, part.file, part.first_line) for part in parts]
+    return {
+        _place(f)
+        for text in _readings(manifest, joined)
+        for f in injection.find(text, origins, allowed)
+    }
+
+
+def _unplaced(finding: Found, parts: Sequence[Part]) -> Found:
+    """A finding the user's text made in the project's (the fetch of a project's reference image
+    whose definition the wide scan did not place): the first user file's, with no line, so that
+    blocking takes the user's files whole rather than leave it."""
+    first = next(part for part in parts if not part.trusted and not part.named)
+    return finding._replace(span=finding.span.replace(file=first.file, line=None, column=None))
 
 
 def _place(finding: Found) -> tuple:

@@ -472,7 +472,7 @@ def document_order(
         base = model.source_path(source.file)
         layered = [p for p in (base, *overlay_paths(model, source, job)) if p in files]
         order += layered[-1:] if model.manifest.variants.mode == "replace" else layered
-        if project and not layered and source.name != LOG_SOURCE:
+        if project and not layered:
             order.append(base)
         if source.name == LOG_SOURCE and logs is not None:
             order += [*months, *days]

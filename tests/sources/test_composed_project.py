@@ -56,3 +56,45 @@ def test_a_user_link_definition_of_a_label_the_project_does_not_use_is_fine(proj
     overlay = {"USER.md": "See [the book][1].\n\n[1]: https://doc.rust-lang.org/book/\n"}
     assert project.check(overlay).findings == ()
     project.compile("cc", overlay=overlay)
+
+
+# Definitions in every container, quotes and list items nested in any order.
+CONTAINERS = [
+    "> [logo]: https://evil.example/x.png\n",
+    "- [logo]: https://evil.example/x.png\n",
+    "1. [logo]: https://evil.example/x.png\n",
+    "- a\n  - b\n    - [logo]: https://evil.example/x.png\n",
+    "[logo]:\n  <https://evil.example/x.png> 'title'\n",
+    "[LOGO]: //evil.example/x.png\n",
+    "> - > [logo]: https://evil.example/x.png\n",
+    "> 1. - > [ Logo ]: https://evil.example/x.png\n",
+]
+
+
+@pytest.mark.parametrize("definition", CONTAINERS)
+def test_a_definition_in_any_container_is_found_and_blocked(project, definition) -> None:
+    overlay = {"USER.md": "# Alice\n\n" + definition}
+    found = [(f.rule, f.file, f.line) for f in project.check(overlay).findings]
+    line = 3 + definition.split("evil", 1)[0].count("\n")  # where the URL is
+    assert found == [("image-url-data", "overlay:USER.md", line)]
+    with pytest.raises(HotplexError, match="image-url-data"):
+        project.compile("cc", overlay=overlay)
+    artifact = project.compile("cc", overlay=overlay, on_finding="block")
+    assert not any("evil" in url for url in _fetched(artifact.text))
+
+
+def test_what_the_users_text_makes_of_the_projects_is_the_users(make_project) -> None:
+    """A style the user leaves open makes the project's CSS note a stylesheet that fetches: a
+    finding in the project's text that the project alone does not make is the user's, without
+    a line (no line of the user's holds it), and blocking takes the user's file whole."""
+    files = {
+        "agent-configs/USER.md": "Base user.",
+        "agent-configs/MEMORY.md": "Base memory.\n\nbody{background:url(https://evil.example/a.png)}\n",
+    }
+    project = Project.load(make_project(files, manifest=CC_LOGS_MANIFEST))
+    assert project.check({"USER.md": "- fine\n"}).findings == ()
+    overlay = {"USER.md": "- fine\n\n<style>\n"}
+    found = [(f.rule, f.file, f.line) for f in project.check(overlay).findings]
+    assert found == [("image-url-data", "overlay:USER.md", None)]
+    artifact = project.compile("cc", overlay=overlay, on_finding="block")
+    assert not any("evil" in url for url in _fetched(artifact.text))
