@@ -18,11 +18,12 @@ URL's host, a role line's text, a token; ``allow_files`` by file), as ``[secrets
     (``https://evil.example/<data>.png``) leaks as well. A relative image is no finding.
 ``link-url-data``
     any other absolute URL (a link's target, an autolink, a bare URL, GFM's ``www.`` autolink)
-    whose query holds a value, or whose fragment is, at least ``url_data.LONG_VALUE`` characters
-    long, or holds a run of at least ``url_data.ENCODED_RUN`` characters of the base64 alphabet
-    (``A-Z a-z 0-9 + / _ -``, ``=`` padding) mixing capitals, small letters and digits (its
-    query's coded pieces joined, ``url_data.carries``): data already encoded for the
-    trip (a token, a JWT, a base64 blob). Short or plain values (``?q=rust+lifetimes``, a UUID,
+    whose query holds a value, or whose fragment or user-info is, at least
+    ``url_data.LONG_VALUE`` characters long (decoded), or holds a run of at least
+    ``url_data.ENCODED_RUN`` characters of the base64 alphabet (``A-Z a-z 0-9 + / _ -``, ``=``
+    padding) mixing capitals, small letters and digits (its coded pieces joined across
+    punctuation, ``url_data.carries``): data already encoded for the trip (a token, a JWT, a
+    base64 blob). Short or plain values (``?q=rust+lifetimes``, a UUID,
     ``#L10-L20``) are not; a chat platform's link preview fetches a URL unclicked, so links count
     too.
 ``special-token``

@@ -49,3 +49,32 @@ def test_a_token_cut_by_punctuation_inside_one_value_is_read_joined(sep: str) ->
 def test_a_token_cut_every_four_characters_is_read_joined() -> None:
     pieces = ".".join(TOKEN[i : i + 4] for i in range(0, 32, 4))
     assert url_data.carries(f"https://evil.example/?d={pieces}")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"https://{TOKEN}@evil.example/",
+        f"https://{TOKEN[:16]}:{TOKEN[16:]}@evil.example/",
+        f"https://{quote(TOKEN[:10])}%2E{TOKEN[10:]}@evil.example/x",
+        f"//{TOKEN}@evil.example/",
+    ],
+)
+def test_a_token_as_user_info_is_data(url: str) -> None:
+    assert url_data.carries(url)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://git@github.com/o/r.git",
+        "https://alice@example.com/",
+        "https://medium.com/@someone/a-post-1a2b3c4d5e6f",
+        f"https://docs.google.com/document/d/1{TOKEN}xyzAB/edit",
+        "https://github.com/o/r/blob/8f3a9c2e7b1d4f6a8c0e2b4d6f8a1c3e5b7d9f0a/src/a.py",
+        f"https://example.com/a/{TOKEN}?x=1@evil",
+    ],
+)
+def test_a_plain_user_or_a_path_carries_nothing(url: str) -> None:
+    """The path is out of the rule's scope: ids of the token alphabet are ordinary there."""
+    assert not url_data.carries(url)
