@@ -28,6 +28,15 @@ CLEAN = [
     "https://example.com/x?id=550e8400-e29b-41d4-a716-446655440000",
     "https://example.com/p?file=report.2026.final.v2.pdf",
     "https://example.com/p?path=src/hotplex/scanning/url_data.py",
+    "https://www.google.com/maps?q=35.6764,139.6500&z=11",
+    "https://www.figma.com/file/AbC123/Design?node-id=12-345&t=AbCdEfGh12345678-1",
+    "https://example.com/?ts=2026-12-04T11:17:44.123Z&tz=Europe/Berlin",
+    "https://example.com/?ip=2001:db8::ff00:42:8329",
+    "https://example.com/?cls=com.Example2.Foo3Bar.Baz4Qux.Handler5Impl",
+    "https://www.amazon.com/dp/B08N5WRWNW?content-id=amzn1.sym.7dd7f3f9-2b2e-4e5c-8a12-3f4b5c6d7e8f"
+    "&pd_rd_r=ABCD1234EFGH5678IJKL&pd_rd_wg=XyZ12&ref_=pd_gw_ci_mcx_mr_hp_atf_m",
+    "https://www.bing.com/search?q=" + quote_plus("الذكاء الاصطناعي والتعلم الآلي"),
+    "https://www.google.com/search?q=" + quote_plus("मशीन लर्निंग क्या है"),
 ]
 
 
