@@ -74,9 +74,8 @@ def findings(
         for display in order:
             if display not in parts:  # the project's own text, trusted
                 body = project(display)
-                parts[display] = (
-                    [] if body is None else [blocking.Part(body, display, 1, trusted=True)]
-                )
+                own = None if body is None else blocking.project_part(body, display)
+                parts[display] = [] if own is None else [own]
         joined = [part for display in order for part in parts[display]]
         for f in blocking.composed(model.manifest, joined):
             together.setdefault(

@@ -348,6 +348,16 @@ def _image_urls(view: str) -> Iterator[tuple[int, int]]:
             yield m.start("url"), m.end("url")
 
 
+def image_labels(text: str) -> set[str]:
+    """The labels ``text``'s reference images take their URLs from."""
+    return {_label(m["label"] or m["alt"]) for m in _IMAGE.finditer(text) if m["url"] is None}
+
+
+def definition_labels(text: str) -> set[str]:
+    """The labels ``text`` may define (a wider reading than a parse's)."""
+    return {_label(m.group()[1:-2]) for m in _LABEL_COLON.finditer(text)}
+
+
 def _label(text: str) -> str:
     """A link label as CommonMark matches it: case-folded, runs of white space one space."""
     return " ".join(text.split()).casefold()

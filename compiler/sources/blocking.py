@@ -118,6 +118,16 @@ def heading(display: str, file: str) -> Part:
     return Part(f"## {name}", file, 1, named=True)
 
 
+def project_part(body: str, display: str) -> Part | None:
+    """A project file's text as a part of the join, trusted; None when it holds no image, whose
+    destination a user's definition written first could set. ``composed`` reads it only when a
+    user's file defines a label its reference images use: reading the project whole at every
+    call cost a check 60 times its time at ten times a usual project's size."""
+    if "![" not in body:
+        return None
+    return Part(body, display, 1, trusted=True)
+
+
 def composed(manifest: Manifest, parts: Sequence[Part]) -> list[Found]:
     """The injection findings ``parts`` make together, in the order a document holds them, that
     none makes alone, each placed in the part holding its text. A renderer reads a document
@@ -127,6 +137,11 @@ def composed(manifest: Manifest, parts: Sequence[Part]) -> list[Found]:
     definition written before the project's takes over the project's image (adversary16 D13).
     A trusted part (the project's own text) is read with the others, its findings none. Secrets
     and hidden text are characters of one file: a join adds none."""
+    # The project's text is read only where a user's definition may set one of its images.
+    defined = {
+        label for p in parts if not p.trusted for label in injection.definition_labels(p.body)
+    }
+    parts = [p for p in parts if not p.trusted or injection.image_labels(p.body) & defined]
     if len(parts) < 2 or all(part.trusted for part in parts):
         return []
     joined = "\n\n".join(part.body for part in parts)

@@ -436,8 +436,9 @@ def _document_parts(
     for d in document_order(inputs.model, files, inputs.job, project=True):
         if d not in files:
             loaded = inputs.base.load(d, Span(d))
-            if loaded is not None:
-                parts.append(blocking.Part(loaded.body, d, 1, trusted=True))
+            own = None if loaded is None else blocking.project_part(loaded.body, d)
+            if own is not None:
+                parts.append(own)
                 owners.append(d)
             continue
         if d not in order:

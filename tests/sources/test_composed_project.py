@@ -83,18 +83,17 @@ def test_a_definition_in_any_container_is_found_and_blocked(project, definition)
     assert not any("evil" in url for url in _fetched(artifact.text))
 
 
-def test_what_the_users_text_makes_of_the_projects_is_the_users(make_project) -> None:
-    """A style the user leaves open makes the project's CSS note a stylesheet that fetches: a
-    finding in the project's text that the project alone does not make is the user's, without
-    a line (no line of the user's holds it), and blocking takes the user's file whole."""
-    files = {
-        "agent-configs/USER.md": "Base user.",
-        "agent-configs/MEMORY.md": "Base memory.\n\nbody{background:url(https://evil.example/a.png)}\n",
-    }
-    project = Project.load(make_project(files, manifest=CC_LOGS_MANIFEST))
-    assert project.check({"USER.md": "- fine\n"}).findings == ()
-    overlay = {"USER.md": "- fine\n\n<style>\n"}
-    found = [(f.rule, f.file, f.line) for f in project.check(overlay).findings]
+def test_what_the_users_text_makes_of_the_projects_is_the_users() -> None:
+    """A style the user leaves open makes the project's CSS a stylesheet that fetches: a finding
+    in the project's text that the project alone does not make is the user's, without a line."""
+    from hotplex.manifest.model import Manifest
+    from hotplex.sources import blocking
+
+    css = "![i][b]\n\nbody{background:url(https://evil.example/a.png)}\n"
+    parts = [
+        blocking.Part("<style>\n[b]: ./b.png\n", "overlay:USER.md", 1),
+        blocking.Part(css, "MEMORY.md", 1, trusted=True),
+    ]
+    found = [(f.rule, f.span.file, f.span.line) for f in blocking.composed(Manifest(), parts)]
     assert found == [("image-url-data", "overlay:USER.md", None)]
-    artifact = project.compile("cc", overlay=overlay, on_finding="block")
-    assert not any("evil" in url for url in _fetched(artifact.text))
+    assert blocking.composed(Manifest(), parts[1:]) == []
