@@ -217,11 +217,15 @@ def contain_together(manifest: Manifest, parts: Sequence[Part]) -> list[tuple[st
         # A finding placed without a line in a file with a heading is the heading's.
         by_place = {(o.part.file, o.part.named): o for o in held if not o.part.trusted}
         before = [one.body for one in held]
+        # Each part's findings blocked at once: their lines are of its body before any is.
+        owned: dict[int, list[Found]] = {}
         for finding in together:
             named = (finding.span.file, True) in by_place and finding.span.line is None
             owner = by_place.get((finding.span.file, named))
             if owner is not None:
-                owner.block([finding])
+                owned.setdefault(held.index(owner), []).append(finding)
+        for index, found in owned.items():
+            held[index].block(found)
         if [one.body for one in held] == before:
             for one in (one for one in held if not one.part.trusted):
                 one.block([f._replace(span=f.span.replace(line=None)) for f in together])

@@ -97,3 +97,13 @@ def test_what_the_users_text_makes_of_the_projects_is_the_users() -> None:
     found = [(f.rule, f.span.file, f.span.line) for f in blocking.composed(Manifest(), parts)]
     assert found == [("image-url-data", "overlay:USER.md", None)]
     assert blocking.composed(Manifest(), parts[1:]) == []
+
+
+@pytest.mark.parametrize("count", [1, 3, 10])
+def test_many_definitions_of_the_projects_label_are_each_blocked(project, count) -> None:
+    """Each finding of a join is placed in the part's body before any is blocked: blocking them
+    one at a time moved the later ones' lines (an IndexError at ten)."""
+    user = "# Alice\n\n" + "[logo]: https://evil.example/x.png\n\n- likes tea\n" * count
+    artifact = project.compile("cc", overlay={"USER.md": user}, on_finding="block")
+    assert not any("evil" in url for url in _fetched(artifact.text))
+    assert {f.file for f in artifact.findings} == {"overlay:USER.md"}
