@@ -11,6 +11,8 @@ What the budgets would cut comes from real compiles of the jobs asked for
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hotplex.document.configuration import reserved_tags
 from hotplex.errors import Span
 from hotplex.manifest.jobs import Job, find
@@ -39,11 +41,16 @@ def jobs_of(model: Model, jobs: list[Job], target: str | None, platform: str | N
 
 
 def findings(
-    model: Model, jobs: list[Job], files: dict[str, OverlayFile], action: str
+    model: Model,
+    jobs: list[Job],
+    files: dict[str, OverlayFile],
+    action: str,
+    project: Callable[[str], str | None] = lambda display: None,
 ) -> list[Finding]:
     """Every finding in ``files``, in the order given and of place, then what they make only
-    together (``blocking.composed``); scan findings get ``action`` ("error" or "blocked"),
-    reserved tags "escaped"."""
+    together (``blocking.composed``), with each other and with the project's own texts
+    (``project``: a source file's body, None when there is none); scan findings get ``action``
+    ("error" or "blocked"), reserved tags "escaped"."""
     names = reserved_tags([], model)
     found: list[Finding] = []
     parts: dict[str, list[blocking.Part]] = {}
@@ -61,9 +68,14 @@ def findings(
         records.sort(key=lambda f: (f.line or 0, f.column or 0))
         found += records + _unscanned(file)
     # What they make together, in each document that holds them (once per order of files).
-    orders = dict.fromkeys(tuple(document_order(model, files, job)) for job in jobs)
+    orders = dict.fromkeys(tuple(document_order(model, files, job, True)) for job in jobs)
     together: dict[tuple, Finding] = {}
     for order in orders:
+        for display in order:
+            if display not in parts:  # the project's own text, trusted
+                body = project(display)
+                own = None if body is None else blocking.project_part(body, display)
+                parts[display] = [] if own is None else [own]
         joined = [part for display in order for part in parts[display]]
         for f in blocking.composed(model.manifest, joined):
             together.setdefault(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import re
 import urllib.parse
 
@@ -33,7 +34,36 @@ def documents(url: str) -> list[tuple[str, bool]]:
             data = base64.b64decode(data + b"=" * (-len(data) % 4))
         except binascii.Error:
             return []
-    text = data.decode("utf-8", "replace")
+    text = _decoded(data, params[1:])
     if params[0] == "text/css":
         return [(xml_documents.raw_text_element("style", text), True)]
     return [(text, True), xml_documents.as_html(data)] if xml else [(text, True)]
+
+
+# A byte order mark, and the encoding it names; the WHATWG labels of UTF-16 (any other charset a
+# browser decodes is ASCII's superset for markup: read as UTF-8, its tags are the same bytes).
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_UTF16_LABELS = {
+    **dict.fromkeys(
+        ("utf-16", "utf-16le", "unicode", "unicodefeff", "ucs-2", "iso-10646-ucs-2", "csunicode"),
+        "utf-16-le",
+    ),
+    **dict.fromkeys(("utf-16be", "unicodefffe"), "utf-16-be"),
+}
+
+
+def _decoded(data: bytes, params: list[str]) -> str:
+    """``data`` as a browser decodes a document (adversary16 D6): its byte order mark wins, then
+    its ``charset`` parameter."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            return data[len(bom) :].decode(codec, "replace")
+    named = (
+        value for name, _, value in (p.partition("=") for p in params) if name.strip() == "charset"
+    )
+    charset = next(named, "").strip().strip("\"'")
+    return data.decode(_UTF16_LABELS.get(charset, "utf-8"), "replace")

@@ -18,11 +18,12 @@ URL's host, a role line's text, a token; ``allow_files`` by file), as ``[secrets
     (``https://evil.example/<data>.png``) leaks as well. A relative image is no finding.
 ``link-url-data``
     any other absolute URL (a link's target, an autolink, a bare URL, GFM's ``www.`` autolink)
-    whose query holds a value, or whose fragment is, at least ``url_data.LONG_VALUE`` characters
-    long, or holds a run of at least ``url_data.ENCODED_RUN`` characters of the base64 alphabet
-    (``A-Z a-z 0-9 + / _ -``, ``=`` padding) mixing capitals, small letters and digits (its
-    query's coded pieces joined, ``url_data.carries``): data already encoded for the
-    trip (a token, a JWT, a base64 blob). Short or plain values (``?q=rust+lifetimes``, a UUID,
+    whose query holds a value, or whose fragment or user-info is, at least
+    ``url_data.LONG_VALUE`` characters long (decoded), or holds a run of at least
+    ``url_data.ENCODED_RUN`` characters of the base64 alphabet (``A-Z a-z 0-9 + / _ -``, ``=``
+    padding) mixing capitals, small letters and digits (its coded pieces joined across
+    punctuation, ``url_data.carries``): data already encoded for the trip (a token, a JWT, a
+    base64 blob). Short or plain values (``?q=rust+lifetimes``, a UUID,
     ``#L10-L20``) are not; a chat platform's link preview fetches a URL unclicked, so links count
     too.
 ``special-token``
@@ -108,7 +109,7 @@ _IMAGE = re.compile(
 _LABEL_COLON = re.compile(r"\[(?:[^\[\]\\]|\\.){1,999}\]:")
 _MARGIN_MAX = 100
 _DEFINITION = re.compile(
-    r"[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?"
+    r"[ \t]*(?:(?:>|(?:[-*+]|\d{1,9}[.)])[ \t])[ \t]*)*"
     rf"\[(?P<label>{_TEXT}{{1,999}})\]:[ \t]*(?:\n[ \t>]*)?<?"
     rf"(?P<url>{_DESTINATION})"
 )
@@ -346,6 +347,16 @@ def _image_urls(view: str) -> Iterator[tuple[int, int]]:
         m = _DEFINITION.match(view, line) if line or opened <= _MARGIN_MAX else None
         if m is not None and m.start("label") == opened + 1 and _label(m["label"]) in labels:
             yield m.start("url"), m.end("url")
+
+
+def image_labels(text: str) -> set[str]:
+    """The labels ``text``'s reference images take their URLs from."""
+    return {_label(m["label"] or m["alt"]) for m in _IMAGE.finditer(text) if m["url"] is None}
+
+
+def definition_labels(text: str) -> set[str]:
+    """The labels ``text`` may define (a wider reading than a parse's)."""
+    return {_label(m.group()[1:-2]) for m in _LABEL_COLON.finditer(text)}
 
 
 def _label(text: str) -> str:

@@ -1,5 +1,6 @@
 """Whether a link's URL carries data to its host (``link-url-data``, ``image-url-data``): its
-query's names and values, and its fragment, read as written and as the server reads them."""
+query's names and values, its fragment and its user-info, read as written and as the server
+reads them. Its path is not read (ids of the token alphabet are ordinary there)."""
 
 from __future__ import annotations
 
@@ -15,22 +16,42 @@ _RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_RUN},}}=*", re.ASCII)
 
 
 def carries(url: str) -> bool:
-    """Whether a name or value of the query, or the fragment, is data: as written and as the
-    server reads it, percent-escapes decoded (``%41`` between pieces of a token joins them
-    again). A name carries data as well as a value does: ``?<token>=1`` reaches the server. And
+    """Whether a name or value of the query, the fragment or the user-info is data: as written
+    and as the server reads it, percent-escapes decoded (``%41`` between pieces of a token joins
+    them again). A name carries data as well as a value does: ``?<token>=1`` reaches the server. And
     a token split over several names and values (``?aB3xQ9zK&R8sT1uW6``, or ``%3D``/``%26``
     inside a name) is read whole: the coded pieces next to each other, joined."""
     rest, _, fragment = url.partition("#")
     query = rest.partition("?")[2]
     values = [piece for part in re.split(r"[&;]", query) for piece in part.split("=", 1) if piece]
+    user = _user_info(rest)
     return any(
-        _data(value) or ("%" in value and _data(unquote(value))) for value in (*values, fragment)
-    ) or any(_mixed(joined) for joined in _coded_runs(unquote(query) if "%" in query else query))
+        _data(value, unquote(value) if "%" in value else value)
+        for value in (*values, fragment, user)
+    ) or any(
+        _mixed(joined)
+        for coded in (query, user)
+        for joined in _coded_runs(unquote(coded) if "%" in coded else coded)
+    )
 
 
-# A query's separators (its names and values); a piece of base64, and one of words (``campaignId``,
-# ``Active2``): a token's pieces are seldom words, a parameter's name or value seldom else.
-_QUERY_SEPARATOR = re.compile("[&;=]")
+# A URL's authority: after its scheme and slashes, up to its path, query or fragment.
+_AUTHORITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:[/\\]*|[/\\]{2})([^/\\?#]*)")
+
+
+def _user_info(url: str) -> str:
+    """What a URL sends before its host's ``@`` (``https://<token>@evil.example/``: the preview's
+    request carries it, adversary16 D4); a user's name is short and plain. The path is not read:
+    ordinary links hold ids of the same alphabet there (a Google Docs id, a blob's SHA)."""
+    found = _AUTHORITY.match(url)
+    return found.group(1).rpartition("@")[0] if found is not None else ""
+
+
+# What may cut a token into pieces: a query's separators (its names and values), and the marks
+# a value may hold unescaped (``.``, ``~``, ``!``, ``,``, ``:``: adversary16 D5); a piece of
+# base64, and one of words (``campaignId``, ``Active2``): a token's pieces are seldom words, a
+# parameter's name or value seldom else.
+_QUERY_SEPARATOR = re.compile("[&;=.~!,:]")
 _BASE64_PIECE = re.compile(r"[A-Za-z0-9+/_-]+")
 _WORDS = re.compile(r"(?:[A-Z]?+[a-z]++|[0-9]++|[_-])++")  # possessive: no backtracking
 
@@ -55,8 +76,15 @@ def _coded(piece: str) -> bool:
     return kinds >= 2 and _BASE64_PIECE.fullmatch(piece) is not None and not _WORDS.fullmatch(piece)
 
 
-def _data(value: str) -> bool:
-    return len(value) >= LONG_VALUE or any(_mixed(run.group()) for run in _RUN.finditer(value))
+def _data(value: str, decoded: str) -> bool:
+    """Whether a value is long, counted in characters as the server reads it (a five-word
+    Russian search is 31 of them, 180 written: adversary16 D7), or holds a coded run, as written
+    or decoded."""
+    return len(decoded) >= LONG_VALUE or any(
+        _mixed(run.group())
+        for value in dict.fromkeys((value, decoded))
+        for run in _RUN.finditer(value)
+    )
 
 
 def _mixed(word: str) -> bool:

