@@ -87,3 +87,21 @@ def test_a_token_as_user_info_is_data(url: str) -> None:
 def test_a_plain_user_or_a_path_carries_nothing(url: str) -> None:
     """The path is out of the rule's scope: ids of the token alphabet are ordinary there."""
     assert not url_data.carries(url)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "q=React+Hooks+useEffect+Cleanup+Function+Example2024",
+        "q=best+Python3+web+frameworks+for+HighTraffic+sites",
+        "q=C%2B%2B+tutorial+ForBeginners2024+HighTraffic+Guide",
+        "q=AWS+Lambda+Python3+API+Gateway+Tutorial2024",
+    ],
+)
+def test_a_search_of_words_spaced_by_plus_carries_nothing(query: str) -> None:
+    """A form's ``+`` is a space: a search's words joined by it were one coded run."""
+    assert not url_data.carries(f"https://example.com/search?{query}")
+
+
+def test_a_token_holding_plus_is_still_data() -> None:
+    assert url_data.carries("https://x.example/?d=aB3x+Q9zK2mN7+pL4vR8sT1u+W6yE5cD0fGh")
