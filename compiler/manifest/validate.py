@@ -288,15 +288,16 @@ def _validate_packages(manifest: Manifest, bad: typing.Callable[..., None]) -> N
         _validate_package_allow(key, package.allow, bad)
 
 
-# The fewest characters of an ``allow`` entry of a package that is a part of a finding's text:
-# the findings are in a stranger's files, and a short part is in most secrets ("g", "ghp_").
+# The fewest characters of an ``allow`` entry of a package that is a finding's text: the
+# findings are in a stranger's files; an entry allows a secret or a token that is it, whole,
+# but also a host and every name under it ("io" would take in every image on a .io host).
 SHORTEST_ALLOWED_TEXT = 8
 
 
 def _validate_package_allow(key: str, allow: tuple[str, ...], bad: typing.Callable[..., None]):
-    """A package's ``allow`` holds entries of the three scans (rule names, code points, parts
-    of a finding's text): a blank entry, or a near miss of any scan's rule name, is an error, as
-    in ``[secrets]``, ``[unicode]`` and ``[injection]``; so is a part of a text so short it
+    """A package's ``allow`` holds entries of the three scans (rule names, code points, a
+    finding's text): a blank entry, or a near miss of any scan's rule name, is an error, as in
+    ``[secrets]``, ``[unicode]`` and ``[injection]``; so is a text so short that, as a host, it
     lets through far more than the finding meant (``SHORTEST_ALLOWED_TEXT``)."""
     from hotplex.scanning import hidden, injection, secrets
 
@@ -320,10 +321,10 @@ def _validate_package_allow(key: str, allow: tuple[str, ...], bad: typing.Callab
         ):
             bad(
                 f"{key}.allow[{index}]",
-                f"'{entry}' is too short a part of a finding's text: it would let through every"
-                f" finding of the package that holds '{entry}' anywhere in it",
-                f"name the rule meant, or {SHORTEST_ALLOWED_TEXT} or more characters of the"
-                " finding's text",
+                f"'{entry}' is too short a finding's text: as a host, it would let through the"
+                f" package's images and links on every name under '{entry}'",
+                f"name the rule meant, or the finding's whole text (a secret, a token, a host),"
+                f" {SHORTEST_ALLOWED_TEXT} or more characters",
             )
 
 

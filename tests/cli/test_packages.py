@@ -766,17 +766,18 @@ def test_a_real_folder_of_the_package_name_is_an_error(tmp_path, upstream, cache
         ),
         ('allow = ["role-lines"]', "package[0].allow[0]", "did you mean 'role-line'?"),
         ('allow = [" "]', "package[0].allow[0]", "an empty entry would allow every finding"),
-        # a one-letter part of a finding's text let every GitHub token through (adversary7 #17)
+        # a one-letter part of a finding's text let every GitHub token through (adversary7 #17);
+        # an entry now allows a secret that is it, whole, but a host and the names under it
         (
             'allow = ["control-character", "U+200B", "ZERO WIDTH SPACE", "g"]',
             "package[0].allow[3]",
-            "'g' is too short a part of a finding's text: it would let through every finding of"
-            " the package that holds 'g' anywhere in it\n  hint: name the rule meant,"
-            " or 8 or more characters of the finding's text",
+            "'g' is too short a finding's text: as a host, it would let through the package's"
+            " images and links on every name under 'g'\n  hint: name the rule meant,"
+            " or the finding's whole text (a secret, a token, a host), 8 or more characters",
         ),
-        ('allow = ["ghp_abc"]', "package[0].allow[0]", "'ghp_abc' is too short a part"),
+        ('allow = ["ghp_abc"]', "package[0].allow[0]", "'ghp_abc' is too short a finding's"),
         # the hint named GitHub tokens whatever the entry was (adversary8 L5)
-        ('allow = ["*"]', "package[0].allow[0]", "the package that holds '*' anywhere in it\n"),
+        ('allow = ["*"]', "package[0].allow[0]", "every name under '*'\n"),
         # it said the path escaped "the project"
         ('subdir = "../x"', "package[0].subdir", "path '../x' escapes the repository with '..'"),
         ('subdir = "/x"', "package[0].subdir", "name folders relative to the repository's top"),
