@@ -233,3 +233,18 @@ HOSTILE_ANSWERS = [
     (b"## 2026-11-05\n- forged day\n", 2, "line 1 is a heading at a day's or a month's"),
     (b"- 2026-09-20: done\n\n2026-11-05\n==\n- forged\n", 2, "line 3 is a heading at a"),
 ]
+
+
+def instances_made(monkeypatch, module: object, name: str) -> list:
+    """Every instance of ``module.name`` (a class) made while the test runs, to count what each
+    did: the class is swapped for a subclass that keeps them."""
+    made: list = []
+    cls = getattr(module, name)
+
+    class Kept(cls):  # type: ignore[misc, valid-type]
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(module, name, Kept)
+    return made

@@ -13,6 +13,7 @@ import pytest
 from hotplex import Project
 from hotplex.scanning import fetched, injection, stylesheets
 from hotplex.text import memo
+from hotplex_testing import instances_made
 from test_findings_cost import _calls
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "basic"
@@ -47,15 +48,7 @@ PAYLOADS = {
 @pytest.fixture
 def searched(monkeypatch) -> list[fetched.Cursor]:
     """Every cursor that places a URL in the text, to count what it searched."""
-    cursors: list[fetched.Cursor] = []
-
-    class Counted(fetched.Cursor):
-        def __init__(self, text: str) -> None:
-            super().__init__(text)
-            cursors.append(self)
-
-    monkeypatch.setattr(fetched, "Cursor", Counted)
-    return cursors
+    return instances_made(monkeypatch, fetched, "Cursor")
 
 
 def _checked(text: str) -> list[str]:

@@ -8,6 +8,7 @@ import re
 
 import pytest
 from hotplex.scanning import fetched, injection, raw_text, stylesheets, urls
+from hotplex_testing import instances_made
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -112,15 +113,7 @@ def test_each_destination_run_is_searched_about_once(monkeypatch) -> None:
 @pytest.fixture
 def raw_ends(monkeypatch) -> list[raw_text.Ends]:
     """Every cache of raw-text ends the readings make, to count what it searched."""
-    made: list[raw_text.Ends] = []
-
-    class Counted(raw_text.Ends):
-        def __init__(self, html: str) -> None:
-            super().__init__(html)
-            made.append(self)
-
-    monkeypatch.setattr(raw_text, "Ends", Counted)
-    return made
+    return instances_made(monkeypatch, raw_text, "Ends")
 
 
 def _style_in_prose(mentions: int) -> str:
