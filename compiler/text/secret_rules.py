@@ -19,23 +19,31 @@ def _has_digit_or_symbol(secret: str) -> bool:
     return any(c.isdigit() or not (c.isalnum() or c in "_-.") for c in secret)
 
 
-# Values that stand for a secret in documentation rather than being one.
-_PLACEHOLDER = re.compile(
-    r"your|example|placeholder|redacted|changeme|dummy|xxxx|\*\*\*|\.\.\.|^[$<%{\[(]", re.IGNORECASE
+# Words that stand for a secret in documentation rather than being one.
+_PLACEHOLDER_WORD = re.compile(
+    r"your|example|placeholder|redacted|changeme|dummy|xxxx|\.\.\.", re.IGNORECASE
 )
+# A value wrapped as a variable or a template (``${…}``, ``{{…}}``, ``<…>``, ``%…%``) or masked
+# (``********``): a placeholder by its shape, unless what it holds is a real-looking value.
+_WRAPPED = re.compile(r"^[$<%{\[(]|\*\*\*")
+# What a real value has and a name lacks: a digit run followed by letters twice in one word
+# (``Xk9mP2vL``); a name has one at most (``DB_PASSWORD2``, ``b64encode``, ``k8s``, ``x509v3``).
+_MIXED = re.compile(r"[0-9]++[a-z]++[0-9]++[a-z]", re.IGNORECASE)
+# A YAML tag (``password: !vault |``, the value on the lines after) or a path
+# (``PWD=/home/dev``, ``password_file=~/.pgpass``): what a value is, not the value.
+_TAG_OR_PATH = re.compile(r"!!?[a-z_]++|(?:~|/[\w.-]++)(?:/[\w.-]++)++/?", re.IGNORECASE)
 
 
 def _plausible_value(secret: str) -> bool:
-    return (
-        not secret.isdigit()
-        and _has_digit_or_symbol(secret)
-        and not _PLACEHOLDER.search(secret)
-        and len(set(secret)) > 2
-    )
+    if _PLACEHOLDER_WORD.search(secret) or _TAG_OR_PATH.fullmatch(secret):
+        return False
+    if _WRAPPED.search(secret):
+        return _MIXED.search(secret) is not None
+    return not secret.isdigit() and _has_digit_or_symbol(secret) and len(set(secret)) > 2
 
 
 def _not_placeholder(secret: str) -> bool:
-    return _PLACEHOLDER.search(secret) is None
+    return _PLACEHOLDER_WORD.search(secret) is None and _WRAPPED.search(secret) is None
 
 
 def _label_not_placeholder(block: str) -> bool:
@@ -56,8 +64,8 @@ class Rule(NamedTuple):
     # the anchors are lower-case then.
     fold: bool = False
     plausible: Callable[[str], bool] = _not_placeholder
-    # A character that may not come just before a match (it would start inside a longer word);
-    # None when a match may start anywhere. A prefix too distinctive to occur in prose
+    # Matched at the character just before a match: a match there would start inside a longer
+    # word. None when a match may start anywhere. A prefix too distinctive to occur in prose
     # (``ghp_``, ``sk-ant-``) is a boundary itself: ``x-ghp_…``, ``aws_AKIA…`` are caught.
     inside_word: re.Pattern[str] | None = None
 
@@ -72,6 +80,27 @@ _CAPITAL_OR_DIGIT = re.compile(r"[A-Z0-9]")
 _KEY_NAME = (
     r"pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?key)?|client[_-]?secret|api(?:[_-]?key|[_-]?token)"
     r"|apikey|access[_-]?(?:key|token)|private[_-]?key|(?:auth|bearer|refresh)[_-]?token|token"
+)
+
+# An assignment's key may end a longer name (``DB_PASSWORD``, ``GITHUB_TOKEN``), glued too where
+# the key is no English word's end (``PGPASSWORD``, ``dbPassword``, ``csrftoken``; not ``bypass``).
+_GLUED_KEY = re.compile(r"[^\W_](?!pass(?:word|wd)|pwd|secret|token)")
+# The operator, past a type annotation (``password: string = "…"``), and past an environment
+# read whose default is the value (``os.getenv("PW", "…")``, ``process.env.PW || "…"``).
+_TYPE = r"&?[a-z_][\w.]{0,40}+(?:[\[<][^\]>\n]{0,80}+[\]>])?"
+_ENV_READ = (
+    r"(?:[\w.]{0,40}?(?:env|environ)(?:\.get|\.fetch)?\([ \t]*[\"'][\w.-]{1,80}+[\"'][ \t]*"
+    r"(?:,[ \t]*(?:default[ \t]*=)?|\)[ \t]*(?:\|\||\?\?|or\b))"
+    r"|process\.env\.\w{1,80}+[ \t]*(?:\|\||\?\?))[ \t]*"
+)
+_ASSIGNED = (
+    rf"(?:[ \t]{{0,8}}:[ \t]{{0,8}}{_TYPE}[ \t]{{0,8}}=(?![=>])|[ \t]{{0,8}}(?:=>|:=|[:=]))"
+    rf"[ \t]{{0,8}}(?:{_ENV_READ})?"
+)
+# A value as written, or wrapped as a variable or a template (judged by what it holds).
+_ASSIGNED_VALUE = (
+    r"\$?\{[^\s{}]{1,200}+\}|\{\{[^{}\n]{1,200}+\}\}|<[^\s<>]{1,200}+>"
+    r"|[^\s\"'`,;(){}\[\]<>]{6,200}+"
 )
 
 # A private key's secret is its whole block, BEGIN to the END of its kind: an encrypted PEM has
@@ -160,9 +189,10 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "secret-assignment",
         "a password, secret or token assigned a value",
-        re.compile(
-            r"(?:" + _KEY_NAME + r")(?![a-z0-9_])[\"']?[ \t]{0,8}(?:=>|:=|[:=])[ \t]{0,8}"
-            r"(?P<q>[\"'`]?)(?P<secret>[^\s\"'`,;(){}\[\]<>]{6,200}+)(?P=q)(?![(\w])"
+        re.compile(  # key = value, or an XML element's text: <password>…</password>
+            r"(?:" + _KEY_NAME + r")(?![a-z0-9_])"
+            r"(?:(?P<element>>)|[\"']?" + _ASSIGNED + r"(?P<q>[\"'`]?))"
+            r"(?P<secret>" + _ASSIGNED_VALUE + r")(?(element)</|(?P=q)(?![(\w]))"
         ),
         (
             *("pass", "pwd", "secret", "client", "api", "access"),
@@ -170,7 +200,7 @@ RULES: tuple[Rule, ...] = (
         ),
         fold=True,
         plausible=_plausible_value,
-        inside_word=_ALNUM,  # DB_PASSWORD, GITHUB_TOKEN: the key name may end a longer one
+        inside_word=_GLUED_KEY,
     ),
     Rule(
         "url-password",
