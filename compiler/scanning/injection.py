@@ -17,15 +17,15 @@ URL's host, a role line's text, a token; ``allow_files`` by file), as ``[secrets
     and ``//evil.example`` are other hosts. With or without a query: data in the path
     (``https://evil.example/<data>.png``) leaks as well. A relative image is no finding.
 ``link-url-data``
-    any other absolute URL (a link's target, an autolink, a bare URL, GFM's ``www.`` autolink)
-    whose query holds a value, or whose fragment or user-info is, at least
-    ``url_data.LONG_VALUE`` characters long (decoded), or holds a run of at least
-    ``url_data.ENCODED_RUN`` characters of the base64 alphabet (``A-Z a-z 0-9 + / _ -``, ``=``
-    padding) mixing capitals, small letters and digits (its coded pieces joined across
-    punctuation, ``url_data.carries``): data already encoded for the trip (a token, a JWT, a
-    base64 blob). Short or plain values (``?q=rust+lifetimes``, a UUID,
-    ``#L10-L20``) are not; a chat platform's link preview fetches a URL unclicked, so links count
-    too.
+    any other absolute URL (a link's target, an autolink, a bare URL, GFM's ``www.`` autolink;
+    a ``mailto:``, ``sms:`` link with no host too, ``urls.addressed``) whose query holds a
+    value, or whose fragment or user-info is, at least ``url_data.LONG_VALUE`` characters long
+    (decoded), or holds a run of at least ``url_data.ENCODED_RUN`` characters of the base64
+    alphabet (``A-Z a-z 0-9 + / _ -``, ``=`` padding) mixing capitals, small letters and digits
+    (its coded pieces joined across any other mark, ``url_data.carries``): data already encoded
+    for the trip (a token, a JWT, a base64 blob). Short or plain values
+    (``?q=rust+lifetimes``, a UUID, ``#L10-L20``) are not; a chat platform's link preview
+    fetches a URL unclicked, so links count too.
 ``special-token``
     a chat template's special token written as text: ``<|im_start|>``, ``<|endoftext|>`` and any
     ``<|name|>``, ``[INST]``, ``[/INST]``, ``<<SYS>>``, ``<start_of_turn>``, ``<end_of_turn>``.
@@ -273,7 +273,7 @@ def _rendered(text: str, shown: Rendering, wide: list[Match]) -> list[Match]:
     found: list[Match] = []
     for rule, placed in [
         *(("image-url-data", p) for p in shown.fetches if urls.foreign(p.host)),
-        *(("link-url-data", p) for p in shown.links if urls.foreign(p.host)),
+        *(("link-url-data", p) for p in shown.links if urls.addressed(p.url, p.host)),
     ]:
         if rule == "link-url-data" and not url_data.carries(placed.url):
             continue
@@ -282,7 +282,9 @@ def _rendered(text: str, shown: Rendering, wide: list[Match]) -> list[Match]:
         if starts and (not placed.exact or (at < len(starts) and starts[at] < placed.end)):
             continue
         starts.insert(at, placed.start)
-        found.append(Match(rule, placed.start, text[placed.start : placed.end], placed.host))
+        found.append(
+            Match(rule, placed.start, text[placed.start : placed.end], placed.host or None)
+        )
     return found
 
 

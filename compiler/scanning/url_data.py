@@ -47,11 +47,14 @@ def _user_info(url: str) -> str:
     return found.group(1).rpartition("@")[0] if found is not None else ""
 
 
-# What may cut a token into pieces: a query's separators (its names and values), and the marks
-# a value may hold unescaped (``.``, ``~``, ``!``, ``,``, ``:``: adversary16 D5); a piece of
-# base64, and one of words (``campaignId``, ``Active2``): a token's pieces are seldom words, a
-# parameter's name or value seldom else.
-_QUERY_SEPARATOR = re.compile("[&;=.~!,:]")
+# What cuts a token into pieces: any character that is no letter or digit of a value nor of
+# base64's alphabet (``+ / _ -`` join a run as they stand), a run of them once: a query's
+# separators, the marks a value may hold unescaped (``.``, ``*``, ``'``, ``(``, ``$``, ``@``:
+# adversary16 D5, adversary17 D4), ``?``, ``|``, an escaped space; a server strips any of them.
+# A letter of another script is a word's, and ends a run as a word does. A piece of base64, and
+# one of words (``campaignId``, ``Active2``): a token's pieces are seldom words, a parameter's
+# name or value seldom else.
+_QUERY_SEPARATOR = re.compile(r"[^\w+/-]+")
 _BASE64_PIECE = re.compile(r"[A-Za-z0-9+/_-]+")
 _WORDS = re.compile(r"(?:[A-Z]?+[a-z]++|[0-9]++|[_-])++")  # possessive: no backtracking
 
@@ -60,7 +63,8 @@ def _coded_runs(query: str) -> Iterator[str]:
     """The query's runs of coded pieces (names and values next to each other, each of the base64
     alphabet mixing two of capitals, small letters and digits, no words), each joined, when at
     least ``ENCODED_RUN`` long: a piece of a token cut in ten may lack digits (adversary14 D4),
-    a word (``utm_source``, ``campaignId``) or number ends a run: plain parameters never join."""
+    a word (``utm_source``, ``campaignId``), words a ``+`` spaces (``12+asyncio``) or a number
+    ends a run: plain parameters never join."""
     run: list[str] = []
     for piece in [*_QUERY_SEPARATOR.split(query), ""]:
         if _coded(piece):
@@ -73,7 +77,12 @@ def _coded_runs(query: str) -> Iterator[str]:
 
 def _coded(piece: str) -> bool:
     kinds = sum(any(map(kind, piece)) for kind in (str.isupper, str.islower, str.isdigit))
-    return kinds >= 2 and _BASE64_PIECE.fullmatch(piece) is not None and not _WORDS.fullmatch(piece)
+    return (
+        kinds >= 2
+        and _BASE64_PIECE.fullmatch(piece) is not None
+        and not _WORDS.fullmatch(piece)
+        and not _spaced_words(piece)
+    )
 
 
 def _data(value: str, decoded: str) -> bool:

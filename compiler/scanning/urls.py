@@ -68,6 +68,13 @@ def foreign(host: str) -> bool:
     return bool(host) and host != _PAGE_HOST
 
 
+def addressed(url: str, host: str) -> bool:
+    """Whether a link's resolved ``url`` reaches someone when followed: it names another host,
+    or is absolute with none (``mailto:``, ``sms:``, ``tel:``, ``xmpp:``: a click sends its query
+    to whom it addresses, adversary17 D12). A ``data:`` URL is sent nowhere."""
+    return foreign(host) or (not host and not url.startswith("data:"))
+
+
 def elsewhere(written: str) -> tuple[str, str] | None:
     """(URL, host) of ``written`` when it resolves to another host than the page's own (an
     absolute URL, as a browser reads it), else None."""

