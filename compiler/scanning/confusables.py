@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import os
+import unicodedata
+from typing import Any
 
 VERSION = "17.0.0"
 _DATA = os.path.join(os.path.dirname(__file__), f"confusables-{VERSION}.txt")
@@ -60,3 +62,52 @@ def _table() -> dict[str, str]:
                 source = chr(int(fields[0], 16))
                 table[source] = "".join(chr(int(code, 16)) for code in fields[1].split())
     return table
+
+
+def skeleton(text: str) -> tuple[str, list[int]]:
+    """``text`` folded (NFKD per character, default-ignorables dropped), and for each character
+    of the result the offset in ``text`` of the character it came from.
+
+    Worked out a run at a time (ASCII, default-ignorable, other): a run that NFKD folds to as many
+    characters (fullwidth forms, most CJK) maps one to one, and one that folds to no ASCII at all
+    (Hangul, whose syllables fold to jamo) cannot be part of a tag, so it stands as it is."""
+    pieces: list[str] = []
+    origin: list[int] = []
+    for run in _runs().finditer(text):
+        start, chars = run.start(), run.group()
+        if run.lastgroup == "ignorable":
+            continue
+        piece = chars if run.lastgroup == "ascii" else _run_folded(chars)
+        if piece is not None:
+            pieces.append(piece)
+            origin.extend(range(start, start + len(chars)))
+            continue
+        for at, char in enumerate(chars, start):
+            one = _decomposed(char)
+            pieces.append(one)
+            origin.extend([at] * len(one))
+    return "".join(pieces), origin
+
+
+def _run_folded(chars: str) -> str | None:
+    """A run of non-ASCII characters folded one to one, or None to fold it one by one."""
+    folded = unicodedata.normalize("NFKD", chars)
+    if len(folded) == len(chars):
+        return folded
+    return chars if not folded.encode("ascii", "ignore") else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _decomposed(char: str) -> str:
+    return unicodedata.normalize("NFKD", char)
+
+
+@functools.cache
+def _runs() -> Any:
+    import regex  # the Unicode property is not in unicodedata; only disguised-looking text needs it
+
+    return regex.compile(
+        r"(?P<ascii>[\x00-\x7f]+)|(?P<ignorable>\p{Default_Ignorable_Code_Point}+)"
+        r"|[^\x00-\x7f\p{Default_Ignorable_Code_Point}]+",
+        regex.V1,
+    )
