@@ -53,7 +53,8 @@ def _translation() -> dict[int, int | str]:
 
 @functools.cache
 def _table() -> dict[str, str]:
-    """Source character -> prototype, from the data file's lines ``XXXX ; YYYY ZZZZ ; MA``."""
+    """Source character -> prototype, from the data file's lines ``XXXX ; YYYY ZZZZ ; MA``, and
+    the small capitals' letters."""
     table: dict[str, str] = {}
     with open(_DATA, encoding="utf-8-sig") as data:
         for line in data:
@@ -61,7 +62,20 @@ def _table() -> dict[str, str]:
             if len(fields) >= 2 and fields[0].strip():
                 source = chr(int(fields[0], 16))
                 table[source] = "".join(chr(int(code, 16)) for code in fields[1].split())
-    return table
+    return table | _SMALL_CAPITALS
+
+
+# Latin small capitals (``</ᴍᴇᴍᴏʀʏ>``) read as the letters they are: UTS #39 gives few of them
+# an ASCII prototype (``ᴏ`` is ``o``, ``ᴍ`` is ``ʍ``), NFKD none. Spelt here, not drawn from
+# ``unicodedata``'s names, so the reading does not move with Python's Unicode version.
+_SMALL_CAPITALS = dict(
+    zip(
+        "\u1d00\u0299\u1d04\u1d05\u1d07\ua730\u0262\u029c\u026a\u1d0a\u1d0b\u029f\u1d0d"
+        "\u0274\u1d0f\u1d18\ua7af\u0280\ua731\u1d1b\u1d1c\u1d20\u1d21\u028f\u1d22",
+        "abcdefghijklmnopqrstuvwyz",
+        strict=True,
+    )
+)
 
 
 def skeleton(text: str) -> tuple[str, list[int]]:
