@@ -42,6 +42,12 @@ def prototype_text(text: str) -> str:
 
 
 @functools.cache
+def reading_as(part: str) -> frozenset[str]:
+    """Each character whose prototype holds ``part`` (``‹`` and ``ᐸ`` for ``<``)."""
+    return frozenset(source for source, prototype in _table().items() if part in prototype)
+
+
+@functools.cache
 def _translation() -> dict[int, int | str]:
     """The table for ``str.translate``: ASCII stays, each as an entry of its own (a character
     not in the table costs ``str.translate`` an exception: half its time on 8 KB)."""
