@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import os
+import unicodedata
+from typing import Any
 
 VERSION = "17.0.0"
 _DATA = os.path.join(os.path.dirname(__file__), f"confusables-{VERSION}.txt")
@@ -40,6 +42,12 @@ def prototype_text(text: str) -> str:
 
 
 @functools.cache
+def reading_as(part: str) -> frozenset[str]:
+    """Each character whose prototype holds ``part`` (``‹`` and ``ᐸ`` for ``<``)."""
+    return frozenset(source for source, prototype in _table().items() if part in prototype)
+
+
+@functools.cache
 def _translation() -> dict[int, int | str]:
     """The table for ``str.translate``: ASCII stays, each as an entry of its own (a character
     not in the table costs ``str.translate`` an exception: half its time on 8 KB)."""
@@ -51,7 +59,8 @@ def _translation() -> dict[int, int | str]:
 
 @functools.cache
 def _table() -> dict[str, str]:
-    """Source character -> prototype, from the data file's lines ``XXXX ; YYYY ZZZZ ; MA``."""
+    """Source character -> prototype, from the data file's lines ``XXXX ; YYYY ZZZZ ; MA``, and
+    the small capitals' letters."""
     table: dict[str, str] = {}
     with open(_DATA, encoding="utf-8-sig") as data:
         for line in data:
@@ -59,4 +68,66 @@ def _table() -> dict[str, str]:
             if len(fields) >= 2 and fields[0].strip():
                 source = chr(int(fields[0], 16))
                 table[source] = "".join(chr(int(code, 16)) for code in fields[1].split())
-    return table
+    return table | _SMALL_CAPITALS
+
+
+# Latin small capitals (``</ᴍᴇᴍᴏʀʏ>``) read as the letters they are: UTS #39 gives few of them
+# an ASCII prototype (``ᴏ`` is ``o``, ``ᴍ`` is ``ʍ``), NFKD none. Spelt here, not drawn from
+# ``unicodedata``'s names, so the reading does not move with Python's Unicode version.
+_SMALL_CAPITALS = dict(
+    zip(
+        "\u1d00\u0299\u1d04\u1d05\u1d07\ua730\u0262\u029c\u026a\u1d0a\u1d0b\u029f\u1d0d"
+        "\u0274\u1d0f\u1d18\ua7af\u0280\ua731\u1d1b\u1d1c\u1d20\u1d21\u028f\u1d22",
+        "abcdefghijklmnopqrstuvwyz",
+        strict=True,
+    )
+)
+
+
+def skeleton(text: str) -> tuple[str, list[int]]:
+    """``text`` folded (NFKD per character, default-ignorables dropped), and for each character
+    of the result the offset in ``text`` of the character it came from.
+
+    Worked out a run at a time (ASCII, default-ignorable, other): a run that NFKD folds to as many
+    characters (fullwidth forms, most CJK) maps one to one, and one that folds to no ASCII at all
+    (Hangul, whose syllables fold to jamo) cannot be part of a tag, so it stands as it is."""
+    pieces: list[str] = []
+    origin: list[int] = []
+    for run in _runs().finditer(text):
+        start, chars = run.start(), run.group()
+        if run.lastgroup == "ignorable":
+            continue
+        piece = chars if run.lastgroup == "ascii" else _run_folded(chars)
+        if piece is not None:
+            pieces.append(piece)
+            origin.extend(range(start, start + len(chars)))
+            continue
+        for at, char in enumerate(chars, start):
+            one = _decomposed(char)
+            pieces.append(one)
+            origin.extend([at] * len(one))
+    return "".join(pieces), origin
+
+
+def _run_folded(chars: str) -> str | None:
+    """A run of non-ASCII characters folded one to one, or None to fold it one by one."""
+    folded = unicodedata.normalize("NFKD", chars)
+    if len(folded) == len(chars):
+        return folded
+    return chars if not folded.encode("ascii", "ignore") else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _decomposed(char: str) -> str:
+    return unicodedata.normalize("NFKD", char)
+
+
+@functools.cache
+def _runs() -> Any:
+    import regex  # the Unicode property is not in unicodedata; only disguised-looking text needs it
+
+    return regex.compile(
+        r"(?P<ascii>[\x00-\x7f]+)|(?P<ignorable>\p{Default_Ignorable_Code_Point}+)"
+        r"|[^\x00-\x7f\p{Default_Ignorable_Code_Point}]+",
+        regex.V1,
+    )

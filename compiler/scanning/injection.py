@@ -67,6 +67,7 @@ from typing import NamedTuple
 
 from hotplex.errors import Problem, Span
 from hotplex.scanning import role_lines, url_data, urls
+from hotplex.scanning.confusables import skeleton
 from hotplex.scanning.origins import (
     Allowance,
     Origin,
@@ -76,7 +77,6 @@ from hotplex.scanning.origins import (
     misspelt_rule,
     rule_allowance,
 )
-from hotplex.scanning.sanitize import skeleton
 from hotplex.text.memo import cached_for_short_texts
 
 TYPE_CHECKING = False

@@ -16,7 +16,7 @@ import html
 import re
 from collections.abc import Iterable, Iterator
 
-from hotplex.scanning.sanitize import skeleton
+from hotplex.scanning.confusables import skeleton
 
 # A role line's margin: any run of what renders as nothing before its word (and after it, before
 # its ":", emphasis marks or end tags: "<b>System</b>:" renders as "System:"; and a colon written
@@ -125,6 +125,19 @@ def shown(text: str, decode: bool = True) -> tuple[str, list[int]] | None:
     by markup that renders as nothing joined; with the offset in ``text`` of each character.
     None when it holds no reference, no split word and no character beyond ASCII (the text's
     own reading holds). A title the parse read is decoded already: ``decode`` is False."""
+    view, origin = lettered(text, decode)
+    for step in (unmarked, _unlinked, _tabled, _joined):
+        view, origin = _mapped(view, step(view), origin)
+    if origin is None and text.isascii():
+        return None
+    return view, origin if origin is not None else list(range(len(text)))
+
+
+def lettered(text: str, decode: bool = True) -> tuple[str, list[int] | None]:
+    """``text``'s letters as a reader sees them: character references decoded, folded to its
+    skeleton, look-alike letters as their prototypes; with the offset in ``text`` of each
+    character (None: each stands where it is written). The first steps of ``shown``, which the
+    sanitizer reads a document's own tags with too (``</mem&#111;ry>``, ``</memоry>``)."""
     view, origin = _mapped(text, _decoded(text) if decode else None)
     if not view.isascii():
         view, origin = _mapped(view, skeleton(view), origin)
@@ -132,11 +145,7 @@ def shown(text: str, decode: bool = True) -> tuple[str, list[int]] | None:
             from hotplex.scanning.confusables import prototypes  # its table: for such a text only
 
             view, origin = _mapped(view, prototypes(view), origin)
-    for step in (_unmarked, _unlinked, _tabled, _joined):
-        view, origin = _mapped(view, step(view), origin)
-    if origin is None and text.isascii():
-        return None
-    return view, origin if origin is not None else list(range(len(text)))
+    return view, origin
 
 
 def _mapped(
@@ -186,7 +195,7 @@ _BREAKS = frozenset(
 )
 
 
-def _unmarked(view: str) -> tuple[str, list[int]] | None:
+def unmarked(view: str) -> tuple[str, list[int]] | None:
     """``view`` with its markup as a renderer shows it; None when it holds none. A block's tag
     breaks a line where text is shown before it, not in a margin (``- <p>System:`` is a list
     item's line). Each closer is searched for from where the last search for it ended: an

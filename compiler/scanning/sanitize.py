@@ -16,12 +16,13 @@ character that plays the ``<`` of a tag there is escaped in the text.
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any
+
+from hotplex.scanning import role_lines
+from hotplex.scanning.confusables import reading_as, skeleton
 
 ESCAPED_LT = "&lt;"
 
@@ -96,6 +97,8 @@ def _tag_starts(text: str, names: frozenset[str], dangling: bool) -> list[int]:
         )
 
     plain = starts(text)
+    if _may_be_disguised(text):
+        plain |= _as_read_starts(text, pattern)
     if text.isascii():
         return sorted(plain)
     cheap = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
@@ -105,55 +108,34 @@ def _tag_starts(text: str, names: frozenset[str], dangling: bool) -> list[int]:
     return sorted(plain | {origin[at] for at in starts(folded)})
 
 
+# A '<' whose name holds a reference, markup or a character beyond ASCII before a blank or a
+# '>': where a tag can be spelt in disguise that only its reading as read finds.
+_DISGUISED_NAME = re.compile(r"<[\s/]*[^\s>]*?[^\x00-\x25\x27-\x3b\x3d-\x7f]")
+
+
+def _may_be_disguised(text: str) -> bool:
+    """Whether ``text`` may hold a tag only its reading as read finds: a disguised name after a
+    '<', or a character read as '<' (``‹``; one look for each, cheaper than a class's)."""
+    if "<" in text and _DISGUISED_NAME.search(text):
+        return True
+    return not text.isascii() and any(char in text for char in reading_as("<"))
+
+
+def _as_read_starts(text: str, pattern: re.Pattern[str]) -> set[int]:
+    """Where a tag of ``text`` as a model reads it starts: its letters as read
+    (``role_lines.lettered``: ``</mem&#111;ry>``, ``</memоry>`` with a Cyrillic о,
+    ``</ᴍᴇᴍᴏʀʏ>``), and those with markup that renders as nothing dropped
+    (``</mem<!---->ory>``). A tag whose '<' is a reference (``&lt;/memory&gt;``) is a tag
+    escaped, as this module escapes one: it is left as written."""
+    letters, origin = role_lines.lettered(text)
+    found = {m.start() for m in pattern.finditer(letters)}
+    shown = role_lines.unmarked(letters)
+    if shown is not None:
+        found |= {shown[1][m.start()] for m in pattern.finditer(shown[0])}
+    places = found if origin is None else {origin[at] for at in found}
+    return {at for at in places if text[at] != "&"}
+
+
 def _dangling(text: str) -> set[int]:
     found = _DANGLING.search(text)
     return {found.start()} if found else set()
-
-
-def skeleton(text: str) -> tuple[str, list[int]]:
-    """``text`` folded (NFKD per character, default-ignorables dropped), and for each character
-    of the result the offset in ``text`` of the character it came from.
-
-    Worked out a run at a time (ASCII, default-ignorable, other): a run that NFKD folds to as many
-    characters (fullwidth forms, most CJK) maps one to one, and one that folds to no ASCII at all
-    (Hangul, whose syllables fold to jamo) cannot be part of a tag, so it stands as it is."""
-    pieces: list[str] = []
-    origin: list[int] = []
-    for run in _runs().finditer(text):
-        start, chars = run.start(), run.group()
-        if run.lastgroup == "ignorable":
-            continue
-        piece = chars if run.lastgroup == "ascii" else _run_folded(chars)
-        if piece is not None:
-            pieces.append(piece)
-            origin.extend(range(start, start + len(chars)))
-            continue
-        for at, char in enumerate(chars, start):
-            one = _decomposed(char)
-            pieces.append(one)
-            origin.extend([at] * len(one))
-    return "".join(pieces), origin
-
-
-def _run_folded(chars: str) -> str | None:
-    """A run of non-ASCII characters folded one to one, or None to fold it one by one."""
-    folded = unicodedata.normalize("NFKD", chars)
-    if len(folded) == len(chars):
-        return folded
-    return chars if not folded.encode("ascii", "ignore") else None
-
-
-@functools.lru_cache(maxsize=4096)
-def _decomposed(char: str) -> str:
-    return unicodedata.normalize("NFKD", char)
-
-
-@functools.cache
-def _runs() -> Any:
-    import regex  # the Unicode property is not in unicodedata; only disguised-looking text needs it
-
-    return regex.compile(
-        r"(?P<ascii>[\x00-\x7f]+)|(?P<ignorable>\p{Default_Ignorable_Code_Point}+)"
-        r"|[^\x00-\x7f\p{Default_Ignorable_Code_Point}]+",
-        regex.V1,
-    )

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from hotplex.errors import Problem, Span
+from hotplex.scanning.confusables import skeleton
 from hotplex.scanning.origins import (
     Allowance,
     Origin,
@@ -37,7 +38,6 @@ from hotplex.scanning.origins import (
     misspelt_rule,
     rule_allowance,
 )
-from hotplex.scanning.sanitize import skeleton
 from hotplex.text.memo import cached_for_short_texts
 from hotplex.text.secret_rules import RULE_NAMES, Match, redact, scan
 
