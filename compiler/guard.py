@@ -11,8 +11,6 @@ What the budgets would cut comes from real compiles of the jobs asked for
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from hotplex.document.configuration import reserved_tags
 from hotplex.errors import Span
 from hotplex.manifest.jobs import Job, find
@@ -20,7 +18,8 @@ from hotplex.manifest.model import Model
 from hotplex.records import CheckedFile, CheckedJob, Finding, SectionSize, Truncation
 from hotplex.scanning.sanitize import tag_offsets
 from hotplex.sources import blocking, frontmatter
-from hotplex.sources.overlay import OverlayFile, document_order, key_of
+from hotplex.sources.inputs import Inputs
+from hotplex.sources.overlay import OverlayFile, document_order, key_of, own_files, own_part
 from hotplex.sources.resolve import overlay_paths
 
 
@@ -45,12 +44,12 @@ def findings(
     jobs: list[Job],
     files: dict[str, OverlayFile],
     action: str,
-    project: Callable[[str], str | None] = lambda display: None,
+    base: Inputs,
 ) -> list[Finding]:
     """Every finding in ``files``, in the order given and of place, then what they make only
-    together (``blocking.composed``), with each other and with the project's own texts
-    (``project``: a source file's body, None when there is none); scan findings get ``action``
-    ("error" or "blocked"), reserved tags "escaped"."""
+    together (``blocking.composed``), with each other and with the project's own texts (its
+    files and days as ``base`` reads them); scan findings get ``action`` ("error" or
+    "blocked"), reserved tags "escaped"."""
     names = reserved_tags([], model)
     found: list[Finding] = []
     parts: dict[str, list[blocking.Part]] = {}
@@ -68,13 +67,13 @@ def findings(
         records.sort(key=lambda f: (f.line or 0, f.column or 0))
         found += records + _unscanned(file)
     # What they make together, in each document that holds them (once per order of files).
-    orders = dict.fromkeys(tuple(document_order(model, files, job, True)) for job in jobs)
+    listing = own_files(base, (part.body for own in parts.values() for part in own))
+    orders = dict.fromkeys(tuple(document_order(model, files, job, listing)) for job in jobs)
     together: dict[tuple, Finding] = {}
     for order in orders:
         for display in order:
             if display not in parts:  # the project's own text, trusted
-                body = project(display)
-                own = None if body is None else blocking.project_part(body, display)
+                own = own_part(base, display)
                 parts[display] = [] if own is None else [own]
         joined = [part for display in order for part in parts[display]]
         for f in blocking.composed(model.manifest, joined):

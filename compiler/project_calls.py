@@ -5,9 +5,9 @@ merged or asked for (``hotplex.learning``)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
-from hotplex.errors import HotplexError, Span
+from hotplex.errors import HotplexError
 from hotplex.fs import stamp
 from hotplex.text import memo
 
@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from hotplex.learning.report import LearnReport
     from hotplex.learning.request import LearnRequest
     from hotplex.records import CheckReport
-    from hotplex.sources.inputs import Inputs
 
 
 class GatewayCalls:
@@ -60,7 +59,7 @@ class GatewayCalls:
             base = self._inputs
             if base is None or not self._base_current(base):
                 base = self._fresh_inputs()
-            found = guard.findings(model, jobs, prepared, action, _bodies(base))
+            found = guard.findings(model, jobs, prepared, action, base)
             labels = {file.label for file in prepared.values()}
             checked = []
             for job in guard.jobs_of(model, jobs, target, platform):
@@ -152,13 +151,3 @@ class GatewayCalls:
 
             job = self._job(target, platform)
             return request.compile_request(self._model, job, transcript, text, file)
-
-
-def _bodies(inputs: Inputs) -> Callable[[str], str | None]:
-    """A project file's body as a compile reads it (None: there is none)."""
-
-    def body(display: str) -> str | None:
-        loaded = inputs.load(display, Span(display))
-        return None if loaded is None else loaded.body
-
-    return body

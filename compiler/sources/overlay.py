@@ -30,9 +30,11 @@ from hotplex.errors import BuildFailed, HotplexError, Span, suggest
 from hotplex.fs import ReadResult, checked_key, read_capped
 from hotplex.manifest.vocabulary import DAY_FORMS, LOG_SOURCE, split_glob
 from hotplex.records import Finding
+from hotplex.scanning import injection
 from hotplex.sources import blocking, frontmatter, scanned
+from hotplex.sources.compacted import COMPACTED_FOLDER, is_month
 from hotplex.sources.inputs import Inputs, whole_characters
-from hotplex.sources.logs import days_glob, is_day, is_day_of
+from hotplex.sources.logs import days_glob, is_day, is_day_of, matching
 from hotplex.sources.reader import Loaded
 from hotplex.sources.resolve import overlay_paths
 from hotplex.sources.skills import folder_of as skills_folder
@@ -427,16 +429,15 @@ def _document_parts(
     inputs: OverlayInputs, order: list[str]
 ) -> tuple[list[blocking.Part], list[str]]:
     """The parts of the job's document ``_bodies`` reads together, in its order: the overlaid
-    files of ``order`` (a day's heading before it), with the project's own files between them,
-    trusted (a label's first definition wins wherever it is: adversary16 D13); and by part, the
-    file it is of."""
+    files of ``order`` (a day's heading before it), with the project's own files and days
+    between them, trusted (``own_files``); and by part, the file it is of."""
     files, stripped = inputs.files, inputs._stripped
     parts: list[blocking.Part] = []
     owners: list[str] = []
-    for d in document_order(inputs.model, files, inputs.job, project=True):
+    listing = own_files(inputs.base, (stripped[d].body for d in order))
+    for d in document_order(inputs.model, files, inputs.job, listing):
         if d not in files:
-            loaded = inputs.base.load(d, Span(d))
-            own = None if loaded is None else blocking.project_part(loaded.body, d)
+            own = own_part(inputs.base, d)
             if own is not None:
                 parts.append(own)
                 owners.append(d)
@@ -451,30 +452,48 @@ def _document_parts(
     return parts, owners
 
 
+Listing = Callable[[str], Iterable[tuple[str, int]]]  # a folder's (name, size): Inputs.listing
+
+
+def own_files(base: Inputs, bodies: Iterable[str]) -> Listing | None:
+    """``document_order``'s ``listing`` of the project's folders; None when no user's text
+    defines a label (``blocking.composed`` would read none of the project's)."""
+    if not any(injection.definition_labels(body) for body in bodies):
+        return None
+    return lambda folder: base.listing(folder, Span(folder))
+
+
+def own_part(base: Inputs, display: str) -> blocking.Part | None:
+    loaded = base.load(display, Span(display))
+    return None if loaded is None else blocking.project_part(loaded.body, display)
+
+
 def document_order(
-    model: Model, files: Mapping[str, OverlayFile], job: Job, project: bool = False
+    model: Model, files: Mapping[str, OverlayFile], job: Job, listing: Listing | None = None
 ) -> list[str]:
     """The overlaid files ``job`` reads, in the order its document holds their texts: its
     sources in the manifest's order, each with the files layered over its base for the job
     (``overlay_paths``; the most specific alone under variants ``mode = "replace"``), and after
     the daily logs' source its compacted months, then its days, each newest first as
     ``logs.py`` reads them. A variant of another platform is no text of this document.
-    ``project``: with each source's own file between them where no overlaid file stands in
-    for it (a label's first definition wins wherever it is: adversary16 D13)."""
+    ``listing``: a project folder's file names; with it, the project's own files, days and
+    months too, each in its place (a label's first definition wins: adversary16 D13, 17 D5)."""
     logs = model.manifest.memory.logs
-    folder = model.source_path(split_glob(logs)[0]) if logs is not None else None
-    months = sorted(
-        (d for d in files if folder is not None and posixpath.dirname(d) == f"{folder}/compacted"),
-        reverse=True,
-    )
-    days = sorted((d for d, file in files.items() if file.day), reverse=True)
+    where, pattern = split_glob(logs) if logs is not None else (".", "")
+    folder = model.source_path(where)
+    compacted = f"{folder}/{COMPACTED_FOLDER}"
+    months = {d for d in files if logs is not None and posixpath.dirname(d) == compacted}
+    days = {d for d, file in files.items() if file.day}
+    if listing is not None and logs is not None:
+        days.update(f"{folder}/{name}" for name, _ in matching(listing(f"{folder}/"), pattern))
+        months.update(f"{compacted}/{n}" for n, _ in listing(f"{compacted}/") if is_month(n))
     order: list[str] = []
     for source in model.sources_of(job.target):
         base = model.source_path(source.file)
         layered = [p for p in (base, *overlay_paths(model, source, job)) if p in files]
         order += layered[-1:] if model.manifest.variants.mode == "replace" else layered
-        if project and not layered:
+        if listing is not None and not layered:
             order.append(base)
         if source.name == LOG_SOURCE and logs is not None:
-            order += [*months, *days]
+            order += [*sorted(months, reverse=True), *sorted(days, reverse=True)]
     return order

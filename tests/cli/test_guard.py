@@ -161,3 +161,23 @@ def test_code_in_a_file_alone_is_no_cover_in_the_artifact(
     assert result.status == 0, result.stderr
     assert "[blocked by hotplex: image-url-data]" in result.stdout
     assert "evil.example" not in MarkdownIt("commonmark").render(result.stdout)
+
+
+@pytest.mark.parametrize("key", ["memory/2026-11-30.md", "MEMORY.md"])
+def test_a_users_definition_taking_a_project_days_image(example_copy, hotplex, tmp_path, key):
+    """adversary17 D5: the project's days are read with the user's files, in their place."""
+    from markdown_it import MarkdownIt
+
+    root = example_copy("memory")
+    day = root / "agent-configs/memory/2026-11-29.md"
+    day.write_text(day.read_text() + "\nDiagram: ![arch]\n\n[arch]: ./arch.png\n")
+    path = tmp_path / "user.md"
+    path.write_text("Notes\n\n[arch]: https://evil.example/a.png\n")
+    overlay = ("--overlay", f"{key}={path}")
+    checked = hotplex("-C", str(root), "check", "cc", *overlay)
+    assert checked.status == 1, checked.stdout
+    assert checked.stdout.startswith(f"error: {path}:3:9: ") and "image-url-data" in checked.stdout
+    shown = hotplex("-C", str(root), "show", "cc", *overlay, "--on-finding", "block")
+    assert shown.status == 0, shown.stderr
+    assert "evil.example" not in MarkdownIt("commonmark").render(shown.stdout)
+    assert '<img src="./arch.png" alt="arch" />' in MarkdownIt("commonmark").render(shown.stdout)

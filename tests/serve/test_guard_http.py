@@ -73,3 +73,27 @@ def test_a_nul_in_a_stored_file_is_a_finding_blocked_as_its_entry_never_a_lockou
     )
     assert learned.status_code == 200, learned.text
     assert [f["status"] for f in learned.json()["facts"]] == ["refused"]
+
+
+@pytest.mark.slow  # a server of its own: the memory example
+def test_a_users_definition_taking_a_project_days_image_over_http(tmp_path: Path) -> None:
+    """adversary17 D5: a user's definition of the label a project day's image uses is found by
+    ``/v1/check`` and refused by ``/v1/compile``; under "block" the image is the project's."""
+    from markdown_it import MarkdownIt
+
+    root = copy_example(tmp_path, "memory")
+    day = root / "agent-configs/memory/2026-11-29.md"
+    day.write_text(day.read_text() + "\nDiagram: ![arch]\n\n[arch]: ./arch.png\n")
+    overlay = {"memory/2026-11-30.md": "[arch]: https://evil.example/a.png\n"}
+    with running(root) as server:
+        checked = server.client.post("/v1/check", json={"target": "cc", "files": overlay})
+        assert checked.status_code == 200, checked.text
+        found = [(f["rule"], f["line"]) for f in checked.json()["findings"]]
+        assert found == [("image-url-data", 1)]
+        asked = {"target": "cc", "overlay": overlay}
+        refused = server.client.post("/v1/compile", json=asked)
+        assert refused.status_code == 422, refused.text
+        blocked = server.client.post("/v1/compile", json={**asked, "on_finding": "block"})
+        assert blocked.status_code == 200, blocked.text
+        page = MarkdownIt("commonmark").render(blocked.json()["text"])
+        assert "evil.example" not in page and '<img src="./arch.png" alt="arch" />' in page
