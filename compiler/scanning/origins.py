@@ -171,8 +171,12 @@ def rule_allowance(
 
 
 def misspelt_rule(entry: str, rules: Iterable[str]) -> str | None:
-    """For an allow entry that looks like a misspelt rule name: "did you mean …", else None."""
+    """For an allow entry that looks like a misspelt rule name: "did you mean …", else None.
+    A rule name in other letter case, with ``_`` or blanks for ``-`` (``Github_Token``,
+    `` role-line``) is one too: taken as a finding's text, it allowed nothing without a word
+    (adversary17 D14)."""
     names = sorted(rules)
-    if entry in names or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)+", entry):
+    folded = re.sub(r"[\s_-]+", "-", entry.strip().casefold())
+    if entry in names or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)+", folded):
         return None
-    return suggest(entry, names, cutoff=0.8)
+    return suggest(folded, names, cutoff=0.8)

@@ -597,6 +597,28 @@ def test_an_allow_entry_naming_a_token_allows_that_token_whole(make_project) -> 
     [
         ('allow = ["role-lines"]', "injection.allow[0]", "did you mean 'role-line'?"),
         ('allow = [""]', "injection.allow[0]", "an empty entry would allow every finding"),
+        # A rule name in another case or with '_' or blanks was taken as a finding's text, which
+        # allowed nothing without a word (adversary17 D14).
+        *(
+            (f'allow = ["System: Ubuntu", "{entry}"]', "injection.allow[1]", meant)
+            for entry, meant in [
+                ("Role-Line", "no rule named 'Role-Line'\n  hint: did you mean 'role-line'?"),
+                ("role_line", "did you mean 'role-line'?"),
+                ("ROLE LINE", "did you mean 'role-line'?"),
+                (" role-line", "did you mean 'role-line'?"),
+                ("image_url_data", "did you mean 'image-url-data'?"),
+                ("Role_Lines", "did you mean 'role-line'?"),
+            ]
+        ),
+        # A URL with its scheme is no finding's text: no finding ever equalled it.
+        (
+            'allow = ["https://img.shields.io"]',
+            "injection.allow[0]",
+            "'https://img.shields.io' is a URL, which no finding is: a URL is allowed by its"
+            ' host\n  hint: allow its host: [injection] allow_hosts = ["img.shields.io"]',
+        ),
+        # As a host, a public suffix allows every stranger's site under it.
+        ('allow = ["github.io"]', "injection.allow[0]", "'github.io' is a public suffix"),
         (
             'allow_hosts = ["Img.Shields.IO"]',
             "injection.allow_hosts[0]",
