@@ -190,6 +190,10 @@ class Inputs:
         """Whether any of ``paths`` holds other text in this call (never: see overlay.py)."""
         return False
 
+    def overlay_labels(self) -> frozenset[str]:
+        """The labels of the files a user's text stands in for in this call (none here)."""
+        return frozenset()
+
     def _stamped(self, display: str) -> Path:
         """The file whose stamp vouches for ``display`` (a folder's, for ``folder/``)."""
         if self.packages is not None and self.packages.package_of(display) is not None:

@@ -221,6 +221,11 @@ class OverlayInputs:
         """Whether this call's texts touch any of ``paths`` (a file, or a glob's folder)."""
         return any(p in self.files or p in self._folders for p in paths)
 
+    def overlay_labels(self) -> frozenset[str]:
+        """The labels findings name this call's texts by: only an ``overlay:`` glob of
+        ``allow_files`` reaches them (``Allowance.allows_file``)."""
+        return frozenset(file.label for file in self.files.values())
+
     @property
     def _loaded(self) -> Mapping[str, Loaded | None]:
         by_label = {loaded.display: loaded for loaded in self._own.values()}
@@ -268,7 +273,9 @@ class OverlayInputs:
             files = self.files
             if self.block is not None:  # a day whose name holds a finding alone is not read
                 for d, file in files.items():
-                    named = blocking.scan_day_name(self.block, d, file.label) if file.day else []
+                    named = (
+                        blocking.scan_day_name(self.block, d, file.label, True) if file.day else []
+                    )
                     if named:
                         self._named[d] = named
                         self.blocked[d] = [blocking.record(f, "blocked") for f in named]
@@ -444,9 +451,10 @@ def _document_parts(
         if d not in order:
             continue
         if files[d].day:
-            parts.append(blocking.heading(d, files[d].label))
+            parts.append(blocking.heading(d, files[d].label, overlaid=True))
             owners.append(d)
-        parts.append(blocking.Part(stripped[d].body, files[d].label, stripped[d].body_line))
+        label, first = files[d].label, stripped[d].body_line
+        parts.append(blocking.Part(stripped[d].body, label, first, overlaid=True))
         owners.append(d)
     return parts, owners
 
