@@ -57,7 +57,7 @@ def lock_wait_seconds(default: float = 60.0) -> float:
             f"{written!r} is no count of seconds to wait for a lock, from 0 to"
             f" {LONGEST_LOCK_WAIT:g} (a day)",
             Span("environment", key=LOCK_TIMEOUT),
-            hint=f"set {LOCK_TIMEOUT} to 0 or more seconds (e.g. 120), or unset it for 60",
+            hint=f"set {LOCK_TIMEOUT} to ASCII digits, e.g. 120 or 0.5, or unset it for 60",
         )
     return seconds
 
