@@ -94,6 +94,9 @@ class Inputs:
     # The package files hotplex.lock pins (``packages.py``): read from the cache, never from
     # the sources folder.
     packages: Pinned | None = None
+    # The labels of the files a user's text stands in for in this call (``overlay.py``): only
+    # an ``overlay:`` glob of ``allow_files`` reaches them (``Allowance.allows_file``).
+    overlay_labels: frozenset[str] = frozenset()
 
     @classmethod
     def of(
@@ -189,10 +192,6 @@ class Inputs:
     def overlaid(self, paths: Iterable[str]) -> bool:
         """Whether any of ``paths`` holds other text in this call (never: see overlay.py)."""
         return False
-
-    def overlay_labels(self) -> frozenset[str]:
-        """The labels of the files a user's text stands in for in this call (none here)."""
-        return frozenset()
 
     def _stamped(self, display: str) -> Path:
         """The file whose stamp vouches for ``display`` (a folder's, for ``folder/``)."""

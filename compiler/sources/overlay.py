@@ -210,6 +210,7 @@ class OverlayInputs:
         # Under block, the days left out for their names (headings), and those findings.
         self._named: dict[str, list[blocking.Found]] = {}
         self._folders = {posixpath.dirname(p) + "/" for p, file in files.items() if file.day}
+        self.overlay_labels = frozenset(file.label for file in files.values())  # ``Inputs``'
 
     def blocked_read(self) -> tuple[Finding, ...]:
         """The findings blocked in what this compile read, as ``error`` fails only there (a day
@@ -220,11 +221,6 @@ class OverlayInputs:
     def overlaid(self, paths: Iterable[str]) -> bool:
         """Whether this call's texts touch any of ``paths`` (a file, or a glob's folder)."""
         return any(p in self.files or p in self._folders for p in paths)
-
-    def overlay_labels(self) -> frozenset[str]:
-        """The labels findings name this call's texts by: only an ``overlay:`` glob of
-        ``allow_files`` reaches them (``Allowance.allows_file``)."""
-        return frozenset(file.label for file in self.files.values())
 
     @property
     def _loaded(self) -> Mapping[str, Loaded | None]:

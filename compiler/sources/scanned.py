@@ -44,7 +44,7 @@ def findings(
         return []
     places = origins()
     settings, rules = manifest.secrets, manifest.injection
-    users = inputs.overlay_labels()
+    users = inputs.overlay_labels
     scans = [  # each rule set: the project's allowance, and how a package's is made
         (
             secrets,
