@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -35,25 +36,28 @@ _PID_WIDTH = 10  # digits of the largest pid (2**32)
 
 
 LOCK_TIMEOUT = "HOTPLEX_LOCK_TIMEOUT"
+LONGEST_LOCK_WAIT = 86400.0  # one day: a longer wait is a typo (``1e30`` for ``1e3``), not a plan
+# A count of seconds as the docs write it, ASCII only: ``float`` also takes ``1_000``, ``+5``,
+# ``-0``, blanks around it and other scripts' digits (``５``, ``٥``) (adversary17 D7).
+_SECONDS = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def lock_wait_seconds(default: float = 60.0) -> float:
     """Seconds a command waits for a lock another holds: ``HOTPLEX_LOCK_TIMEOUT``, a count of
-    seconds from 0, else ``default``. Any other value is an error at the variable: ``nan``,
-    ``inf`` and a negative number waited forever (adversary3), and a typo taken for the default
-    kept a CI job waiting without a word (adversary16 D11)."""
+    seconds from 0 to a day, else ``default``. Any other value is an error at the variable:
+    ``nan``, ``inf``, a negative number and ``9e99`` waited forever (adversary3, adversary17
+    D7), and a typo taken for the default kept a CI job waiting without a word (adversary16
+    D11)."""
     written = os.environ.get(LOCK_TIMEOUT)
     if written is None:
         return default
-    try:
-        seconds = float(written)
-    except ValueError:
-        seconds = float("nan")
-    if not 0 <= seconds < float("inf"):  # nan compares false
+    seconds = float(written) if _SECONDS.fullmatch(written) else None
+    if seconds is None or seconds > LONGEST_LOCK_WAIT:
         raise HotplexError.single(
-            f"{written!r} is no count of seconds to wait for a lock",
+            f"{written!r} is no count of seconds to wait for a lock, from 0 to"
+            f" {LONGEST_LOCK_WAIT:g} (a day)",
             Span("environment", key=LOCK_TIMEOUT),
-            hint=f"set {LOCK_TIMEOUT} to 0 or more seconds (e.g. 120), or unset it for 60",
+            hint=f"set {LOCK_TIMEOUT} to ASCII digits, e.g. 120 or 0.5, or unset it for 60",
         )
     return seconds
 

@@ -57,11 +57,12 @@ def findings(
         meta = _reads_frontmatter(model, jobs, display)
         text = frontmatter.strip_data(file.text, file.label) if meta else None
         body, first = (text.body, text.body_line) if text else (file.text, 1)
-        named = [blocking.heading(display, file.label)] if file.day else []
-        parts[display] = [*named, blocking.Part(body, file.label, first)]
-        scanned = blocking.scan(model.manifest, body, file.label, first)
+        named = [blocking.heading(display, file.label, overlaid=True)] if file.day else []
+        parts[display] = [*named, blocking.Part(body, file.label, first, overlaid=True)]
+        scanned = blocking.scan(model.manifest, body, file.label, first, overlaid=True)
         if file.day:  # its name is its heading, text of the document too
-            scanned = blocking.scan_day_name(model.manifest, display, file.label) + scanned
+            day = blocking.scan_day_name(model.manifest, display, file.label, overlaid=True)
+            scanned = day + scanned
         records = [blocking.record(f, action) for f in scanned]
         records += [_tag(body, at, file.label, first) for at in tag_offsets(body, names)]
         records.sort(key=lambda f: (f.line or 0, f.column or 0))

@@ -144,16 +144,30 @@ def _one_folder(kind: str, first: str, second: str, parent: str) -> str:
 def _validate_rule_allow(
     table: str, allow: tuple[str, ...], bad: typing.Callable[..., None]
 ) -> None:
-    """``[secrets] allow`` and ``[injection] allow``: rule names or parts of a finding's text."""
-    from hotplex.scanning import injection, secrets
+    """``[secrets] allow`` and ``[injection] allow``: rule names or a finding's text. An
+    ``[injection]`` entry is a host (with the names under it), a role line or a token: a URL
+    with its scheme is none of them, and a public suffix, as a host, lets in anyone's site."""
+    from hotplex.scanning import injection, secrets, urls
+    from hotplex.scanning.allowed_hosts import public_suffix_problem
 
     unknown_rule_hint = {"secrets": secrets, "injection": injection}[table].unknown_rule_hint
     for index, entry in enumerate(allow):
+        key = f"{table}.allow[{index}]"
         hint = unknown_rule_hint(entry)
         if hint is not None:
-            bad(f"{table}.allow[{index}]", f"no rule named '{entry}'", hint)
+            bad(key, f"no rule named '{entry}'", hint)
         elif not entry.strip():
-            bad(f"{table}.allow[{index}]", "an empty entry would allow every finding")
+            bad(key, "an empty entry would allow every finding")
+        elif table == "injection" and re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*://\S*", entry):
+            found = urls.resolve(urls.decoded(entry))
+            host = found[1] if found is not None and found[1] else "img.shields.io"
+            bad(
+                key,
+                f"'{entry}' is a URL, which no finding is: a URL is allowed by its host",
+                f'allow its host: [injection] allow_hosts = ["{host}"]',
+            )
+        elif table == "injection" and (suffix := public_suffix_problem(entry)) is not None:
+            bad(key, *suffix)
 
 
 def _validate_allow_hosts(hosts: tuple[str, ...], bad: typing.Callable[..., None]) -> None:
@@ -298,8 +312,10 @@ def _validate_package_allow(key: str, allow: tuple[str, ...], bad: typing.Callab
     """A package's ``allow`` holds entries of the three scans (rule names, code points, a
     finding's text): a blank entry, or a near miss of any scan's rule name, is an error, as in
     ``[secrets]``, ``[unicode]`` and ``[injection]``; so is a text so short that, as a host, it
-    lets through far more than the finding meant (``SHORTEST_ALLOWED_TEXT``)."""
+    lets through far more than the finding meant (``SHORTEST_ALLOWED_TEXT``), or a public
+    suffix, which as a host lets through every stranger's site under it."""
     from hotplex.scanning import hidden, injection, secrets
+    from hotplex.scanning.allowed_hosts import public_suffix_problem
 
     for index, entry in enumerate(allow):
         if not entry.strip():
@@ -313,6 +329,8 @@ def _validate_package_allow(key: str, allow: tuple[str, ...], bad: typing.Callab
         )
         if near is not None:
             bad(f"{key}.allow[{index}]", f"no rule named '{entry}'", near)
+        elif (suffix := public_suffix_problem(entry)) is not None:  # adversary17 D6
+            bad(f"{key}.allow[{index}]", *suffix)
         elif (
             entry not in secrets.RULE_NAMES
             and entry not in injection.RULES

@@ -34,12 +34,18 @@ def host_entry_problem(entry: str) -> tuple[str, str | None] | None:
         )
     if "" in labels:
         return f"'{entry}' has an empty label, which no host has", _meant(("", named))
-    if _public_suffix(entry.removesuffix(".")):
-        return (
-            f"'{entry}' is a public suffix: it would allow every site under it, anyone's",
-            f'name the site meant, e.g. "example.{entry}", which allows the names under it',
-        )
-    return None
+    return public_suffix_problem(entry)
+
+
+def public_suffix_problem(entry: str) -> tuple[str, str] | None:
+    """Why an entry that allows a host and the names under it (``allow_hosts``, a package's
+    ``allow``) lets in every stranger's site: it is a public suffix (message, hint); else None."""
+    if not _public_suffix(entry.lower().removesuffix(".")):
+        return None
+    return (
+        f"'{entry}' is a public suffix: it would allow every site under it, anyone's",
+        f'name the site meant, e.g. "example.{entry}", which allows the names under it',
+    )
 
 
 def _meant(found: tuple[str, str] | None) -> str | None:

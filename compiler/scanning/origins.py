@@ -140,20 +140,38 @@ def written_at(span: Span, origins: Sequence[Origin]) -> Span | None:
     return None if found is None else found[0].span(found[1])
 
 
+OVERLAY = "overlay:"  # how an ``allow_files`` glob names a user's overlaid file: by its label
+
+
 class Allowance(NamedTuple):
     """What a manifest table allows: findings by name (a rule, a code point), by their text, or
-    by the file they are in (globs of project-relative paths)."""
+    by the file they are in (globs of project-relative paths; ``overlay:`` ones name a user's
+    overlaid files, by label)."""
 
     names: frozenset[str] = frozenset()
     texts: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     hosts: tuple[str, ...] = ()  # hosts a URL may be fetched from, with the names under them
+    overlays: frozenset[str] = frozenset()  # the labels of the users' files the text holds
 
     def allows_name(self, name: str) -> bool:
         return name in self.names
 
     def allows_file(self, file: str) -> bool:
-        return any(fnmatch.fnmatchcase(file, glob) for glob in self.files)
+        """Whether a glob allows the findings of ``file``. A user's overlaid file is reached only
+        by a glob that names overlays (``overlay:*``), matched against ``overlay:`` and its
+        label: a glob of the project's paths (``*.md``, ``**``) let every user's token through
+        (adversary17 D13)."""
+        if file not in self.overlays:
+            return any(fnmatch.fnmatchcase(file, glob) for glob in self.files)
+        label = file if file.startswith(OVERLAY) else OVERLAY + file
+        return any(
+            glob.startswith(OVERLAY) and fnmatch.fnmatchcase(label, glob) for glob in self.files
+        )
+
+    def for_overlays(self, labels: Iterable[str]) -> Allowance:
+        """This allowance where the files named ``labels`` are a user's overlaid files."""
+        return self._replace(overlays=frozenset(labels)) if labels else self
 
 
 def rule_allowance(
@@ -171,8 +189,12 @@ def rule_allowance(
 
 
 def misspelt_rule(entry: str, rules: Iterable[str]) -> str | None:
-    """For an allow entry that looks like a misspelt rule name: "did you mean …", else None."""
+    """For an allow entry that looks like a misspelt rule name: "did you mean …", else None.
+    A rule name in other letter case, with ``_`` or blanks for ``-`` (``Github_Token``,
+    `` role-line``) is one too: taken as a finding's text, it allowed nothing without a word
+    (adversary17 D14)."""
     names = sorted(rules)
-    if entry in names or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)+", entry):
+    folded = re.sub(r"[\s_-]+", "-", entry.strip().casefold())
+    if entry in names or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)+", folded):
         return None
-    return suggest(entry, names, cutoff=0.8)
+    return suggest(folded, names, cutoff=0.8)

@@ -32,7 +32,7 @@ from typing import NamedTuple
 from hotplex.errors import Problem
 from hotplex.records import Finding
 from hotplex.scanning import hidden, injection, secrets
-from hotplex.scanning.origins import Origin
+from hotplex.scanning.origins import Allowance, Origin
 from hotplex.sources.logs import blocks, name_suffix
 
 TYPE_CHECKING = False
@@ -47,19 +47,26 @@ KINDS = {secrets.Finding: "secret", hidden.Finding: "hidden-text", injection.Fin
 
 
 def scan(
-    manifest: Manifest, body: str, file: str, first_line: int, named: bool = False
+    manifest: Manifest,
+    body: str,
+    file: str,
+    first_line: int,
+    named: bool = False,
+    overlaid: bool = False,
 ) -> list[Found]:
     """Every finding of ``body`` (a file's text after its frontmatter, which starts at
     ``first_line`` of the file named ``file``; ``named``: the text is the file's name, a day's
-    heading) that the manifest does not allow, in order: of the text as written and, where a
-    source strips HTML comments, of the text so stripped (``<sty<!-- -->le>`` is ``<style>`` in
-    the artifact), each placed in the text as written."""
+    heading; ``overlaid``: ``file`` is a user's overlaid file, which only an ``overlay:`` glob
+    of ``allow_files`` reaches) that the manifest does not allow, in order: of the text as
+    written and, where a source strips HTML comments, of the text so stripped
+    (``<sty<!-- -->le>`` is ``<style>`` in the artifact), each placed in the text as written."""
     places = [Origin(body, file, first_line, named=named)]
+    users = [file] if overlaid else []
     found: list[Found] = []
     seen: set[tuple] = set()
     for text in _readings(manifest, body):
         if secrets.matches(text) or hidden.scan(text) or injection.scan(text):
-            for finding in _found(manifest, text, places):
+            for finding in _found(manifest, text, places, users):
                 if _place(finding) not in seen:
                     seen.add(_place(finding))
                     found.append(finding)
@@ -67,14 +74,27 @@ def scan(
     return found
 
 
-def _found(manifest: Manifest, text: str, places: list[Origin]) -> list[Found]:
-    keys, chars, rules = manifest.secrets, manifest.unicode, manifest.injection
+def _found(
+    manifest: Manifest, text: str, places: list[Origin], users: Sequence[str]
+) -> list[Found]:
+    keys, chars = manifest.secrets, manifest.unicode
     found: list[Found] = []
-    found += secrets.find(text, places, secrets.allowance(keys.allow, keys.allow_files))
-    found += hidden.find(text, places, hidden.allowance(chars.allow, chars.allow_files))
-    allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
-    found += injection.find(text, places, allowed)
+    found += secrets.find(
+        text, places, secrets.allowance(keys.allow, keys.allow_files).for_overlays(users)
+    )
+    found += hidden.find(
+        text, places, hidden.allowance(chars.allow, chars.allow_files).for_overlays(users)
+    )
+    found += injection.find(text, places, _injection_allowance(manifest, users))
     return found
+
+
+def _injection_allowance(manifest: Manifest, users: Sequence[str]) -> Allowance:
+    """The ``[injection]`` allowance, ``users`` the labels of a user's files
+    (``Allowance.for_overlays``)."""
+    rules = manifest.injection
+    allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
+    return allowed.for_overlays(users)
 
 
 def _readings(manifest: Manifest, text: str) -> list[str]:
@@ -102,19 +122,20 @@ class Part(NamedTuple):
     # The project's own text, read with the user's (a label's first definition wins, wherever it
     # is): never a finding, never blocked.
     trusted: bool = False
+    overlaid: bool = False  # a user's overlaid file (``scan``), not one on the disk
 
     def scanned(self, manifest: Manifest) -> list[Found]:
         """Its findings read alone (none for the project's own text)."""
         if self.trusted:
             return []
-        return scan(manifest, self.body, self.file, self.first_line, self.named)
+        return scan(manifest, self.body, self.file, self.first_line, self.named, self.overlaid)
 
 
-def heading(display: str, file: str) -> Part:
+def heading(display: str, file: str, overlaid: bool = False) -> Part:
     """The heading a day's file name is in the document (``## 2026-11-29-<name>``), as a part
     read with the others: a ``<style>`` there is the stylesheet of an older day's ``url()``."""
     name = posixpath.splitext(posixpath.basename(display))[0]
-    return Part(f"## {name}", file, 1, named=True)
+    return Part(f"## {name}", file, 1, named=True, overlaid=overlaid)
 
 
 def project_part(body: str, display: str) -> Part | None:
@@ -147,8 +168,7 @@ def composed(manifest: Manifest, parts: Sequence[Part]) -> list[Found]:
     readings = [text for text in _readings(manifest, joined) if injection.scan(text)]
     if not readings:
         return []
-    rules = manifest.injection
-    allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
+    allowed = _injection_allowance(manifest, [part.file for part in parts if part.overlaid])
     origins = [Origin(part.body, part.file, part.first_line, named=part.named) for part in parts]
     seen = {_place(f) for part in parts for f in part.scanned(manifest)}
     trusted = {part.file for part in parts if part.trusted}
@@ -193,9 +213,9 @@ def _place(finding: Found) -> tuple:
 
 
 def contain(manifest: Manifest, body: str, file: str, first_line: int) -> tuple[str, list[Found]]:
-    """``body`` with every entry holding a finding blocked, and the findings, placed in the
-    file as written (``contain_together`` of one part)."""
-    return contain_together(manifest, [Part(body, file, first_line)])[0]
+    """``body``, a user's overlaid file's, with every entry holding a finding blocked, and the
+    findings, placed in the file as written (``contain_together`` of one part)."""
+    return contain_together(manifest, [Part(body, file, first_line, overlaid=True)])[0]
 
 
 def contain_together(manifest: Manifest, parts: Sequence[Part]) -> list[tuple[str, list[Found]]]:
@@ -247,12 +267,14 @@ class _Held:
         self.lines = [self.lines[index] for index in kept]
 
 
-def scan_day_name(manifest: Manifest, display: str, file: str) -> list[Found]:
-    """The findings in an overlaid day's name (its heading, text of the document), placed at
-    the file named ``file`` without a line. A name is no entry: under ``block`` the whole day is
+def scan_day_name(
+    manifest: Manifest, display: str, file: str, overlaid: bool = False
+) -> list[Found]:
+    """The findings in a day's name (its heading, text of the document), placed at the file
+    named ``file`` without a line. A name is no entry: under ``block`` the whole overlaid day is
     left out (``overlay.OverlayInputs.listing``)."""
     name = posixpath.splitext(posixpath.basename(display))[0]
-    return scan(manifest, name_suffix(name), file, 1, named=True)
+    return scan(manifest, name_suffix(name), file, 1, named=True, overlaid=overlaid)
 
 
 def _moved(finding: Found, lines: list[int], first_line: int) -> Found:

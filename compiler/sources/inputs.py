@@ -94,6 +94,9 @@ class Inputs:
     # The package files hotplex.lock pins (``packages.py``): read from the cache, never from
     # the sources folder.
     packages: Pinned | None = None
+    # The labels of the files a user's text stands in for in this call (``overlay.py``): only
+    # an ``overlay:`` glob of ``allow_files`` reaches them (``Allowance.allows_file``).
+    overlay_labels: frozenset[str] = frozenset()
 
     @classmethod
     def of(

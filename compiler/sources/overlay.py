@@ -212,6 +212,7 @@ class OverlayInputs:
         # Under block, the days left out for their names (headings), and those findings.
         self._named: dict[str, list[blocking.Found]] = {}
         self._folders = {posixpath.dirname(p) + "/" for p, file in files.items() if file.day}
+        self.overlay_labels = frozenset(file.label for file in files.values())  # ``Inputs``'
 
     def blocked_read(self) -> tuple[Finding, ...]:
         """The findings blocked in what this compile read, as ``error`` fails only there (a day
@@ -270,7 +271,9 @@ class OverlayInputs:
             files = self.files
             if self.block is not None:  # a day whose name holds a finding alone is not read
                 for d, file in files.items():
-                    named = blocking.scan_day_name(self.block, d, file.label) if file.day else []
+                    named = (
+                        blocking.scan_day_name(self.block, d, file.label, True) if file.day else []
+                    )
                     if named:
                         self._named[d] = named
                         self.blocked[d] = [blocking.record(f, "blocked") for f in named]
@@ -445,9 +448,10 @@ def _document_parts(
         if d not in order:
             continue
         if files[d].day:
-            parts.append(blocking.heading(d, files[d].label))
+            parts.append(blocking.heading(d, files[d].label, overlaid=True))
             owners.append(d)
-        parts.append(blocking.Part(stripped[d].body, files[d].label, stripped[d].body_line))
+        label, first = files[d].label, stripped[d].body_line
+        parts.append(blocking.Part(stripped[d].body, label, first, overlaid=True))
         owners.append(d)
     return parts, owners
 

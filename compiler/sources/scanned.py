@@ -44,23 +44,27 @@ def findings(
         return []
     places = origins()
     settings, rules = manifest.secrets, manifest.injection
+    users = inputs.overlay_labels
     scans = [  # each rule set: the project's allowance, and how a package's is made
         (
             secrets,
-            secrets.allowance(settings.allow, settings.allow_files),
+            secrets.allowance(settings.allow, settings.allow_files).for_overlays(users),
             lambda allow: secrets.allowance(allow, ()),
         ),
         (
             hidden,
-            hidden.allowance(manifest.unicode.allow, manifest.unicode.allow_files),
+            hidden.allowance(manifest.unicode.allow, manifest.unicode.allow_files).for_overlays(
+                users
+            ),
             lambda allow: hidden.allowance(allow, ()),
         ),
     ]
     if injected:
+        allowed = injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts)
         scans.append(
             (
                 injection,
-                injection.allowance(rules.allow, rules.allow_files, rules.allow_hosts),
+                allowed.for_overlays(users),
                 lambda allow: injection.allowance(allow, (), ()),
             )
         )

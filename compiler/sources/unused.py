@@ -347,9 +347,10 @@ def _unmatched(model: Model, found: Listing, used: set[str]) -> list[str]:
 def _unmatched_allow_files(model: Model, files: set[str]) -> list[str]:
     """A ``[secrets]``, ``[unicode]`` or ``[injection]`` ``allow_files`` pattern that matches no
     file (of the sources folder, or read from elsewhere, or the manifest, whose ``vars`` are
-    scanned) allows nothing: most often a path written from the sources folder, not from the
-    project."""
+    scanned; an ``overlay:`` one names users' files, which are no project's) allows nothing:
+    most often a path written from the sources folder, not from the project."""
     from hotplex.scanning.origins import (
+        OVERLAY,
         Allowance,  # the scans' own matching, so the two never disagree
     )
 
@@ -362,7 +363,7 @@ def _unmatched_allow_files(model: Model, files: set[str]) -> list[str]:
     warnings = []
     for table in ("secrets", "unicode", "injection"):
         for index, pattern in enumerate(getattr(model.manifest, table).allow_files):
-            if matches(pattern):
+            if pattern.startswith(OVERLAY) or matches(pattern):  # a user's file: no project's
                 continue
             example = min((f for f in files if f.startswith(prefix)), default=None)
             relative_to = f", such as '{example}'" if example else ""

@@ -461,7 +461,16 @@ def test_a_read_only_rule_folder_fails_clearly_and_loses_nothing(make_project, h
     assert rule.read_bytes() == (root / "dist/cursor/default/rule.mdc").read_bytes() != old
 
 
-@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1", "1e999", "soon", "", " "])
+@pytest.mark.parametrize(
+    "value",
+    [
+        *("nan", "inf", "-inf", "-1", "1e999", "soon", "", " "),
+        # float() takes these too: other scripts' digits, '_', a sign, blanks (adversary17 D7)
+        *("1_000", "\uff15", "\u0665", " 5", "5 ", "+5", "-0", "0x10"),
+        # a wait of years is a typo (1e30 for 1e3), waited out as forever
+        *("9e99", "1e300", "86401"),
+    ],
+)
 def test_a_lock_wait_that_is_no_count_of_seconds_is_an_error_at_the_variable(
     monkeypatch, value
 ) -> None:
@@ -477,7 +486,10 @@ def test_a_lock_wait_that_is_no_count_of_seconds_is_an_error_at_the_variable(
     assert problem.span.key == "HOTPLEX_LOCK_TIMEOUT" and repr(value) in problem.message
 
 
-@pytest.mark.parametrize(("value", "seconds"), [("0.5", 0.5), ("0", 0.0), (" 90 ", 90.0)])
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [("0.5", 0.5), ("0", 0.0), ("120", 120.0), ("1e3", 1000.0), (".5", 0.5), ("86400", 86400.0)],
+)
 def test_a_lock_wait_is_a_count_of_seconds_and_60_unset(monkeypatch, value, seconds) -> None:
     from hotplex import changes
 
@@ -490,8 +502,8 @@ def test_a_lock_wait_is_a_count_of_seconds_and_60_unset(monkeypatch, value, seco
 @pytest.mark.parametrize("command", [["build"], ["clean"]])
 def test_a_bad_lock_wait_stops_the_command_with_exit_2(built, hotplex, command) -> None:
     before = artifacts(built)
-    result = hotplex("-C", str(built), *command, env={"HOTPLEX_LOCK_TIMEOUT": "-1"})
+    result = hotplex("-C", str(built), *command, env={"HOTPLEX_LOCK_TIMEOUT": "9e99"})
     assert result.status == 2, result.stderr
-    assert "HOTPLEX_LOCK_TIMEOUT" in result.stderr and "'-1'" in result.stderr
+    assert "HOTPLEX_LOCK_TIMEOUT" in result.stderr and "'9e99'" in result.stderr
     assert "Traceback" not in result.stderr
     assert artifacts(built) == before

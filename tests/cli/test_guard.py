@@ -181,3 +181,21 @@ def test_a_users_definition_taking_a_project_days_image(example_copy, hotplex, t
     assert shown.status == 0, shown.stderr
     assert "evil.example" not in MarkdownIt("commonmark").render(shown.stdout)
     assert '<img src="./arch.png" alt="arch" />' in MarkdownIt("commonmark").render(shown.stdout)
+
+
+@pytest.mark.parametrize(("glob", "status"), [("*.md", 1), ("**", 1), ("overlay:*/u.md", 0)])
+def test_a_project_glob_in_allow_files_never_allows_a_users_file(
+    example_copy, hotplex, tmp_path, glob, status
+) -> None:
+    """``[secrets] allow_files = ["*.md"]`` let a user's token through (adversary17 D13); an
+    ``overlay:`` glob names a user's file by its label, here the path read."""
+    root = example_copy("basic")
+    with (root / "hotplex.toml").open("a") as manifest:
+        manifest.write(f'\n[secrets]\nallow_files = ["{glob}"]\n')
+    path = tmp_path / "u.md"
+    path.write_text("- ghp_aB3xQ9zK2mN7pL4vR8sT1uW6yE5cD0fGhIjK\n")
+    result = hotplex("-C", str(root), "check", "--overlay", f"USER.md={path}")
+    assert result.status == status, result.stdout + result.stderr
+    assert "matches no file" not in result.stderr
+    if status:
+        assert f"error: {path}:1:3: " in result.stdout

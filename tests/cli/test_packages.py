@@ -776,6 +776,15 @@ def test_a_real_folder_of_the_package_name_is_an_error(tmp_path, upstream, cache
             " or the finding's whole text (a secret, a token, a host), 8 or more characters",
         ),
         ('allow = ["ghp_abc"]', "package[0].allow[0]", "'ghp_abc' is too short a finding's"),
+        # a public suffix, long enough, let every stranger's site under it through (adversary17
+        # D6), as [injection] allow_hosts never did
+        (
+            'allow = ["github.io"]',
+            "package[0].allow[0]",
+            "'github.io' is a public suffix: it would allow every site under it, anyone's",
+        ),
+        ('allow = ["U+200B", "S3.amazonaws.com."]', "package[0].allow[1]", "a public suffix"),
+        ('allow = ["appspot.com"]', "package[0].allow[0]", 'e.g. "example.appspot.com"'),
         # the hint named GitHub tokens whatever the entry was (adversary8 L5)
         ('allow = ["*"]', "package[0].allow[0]", "every name under '*'\n"),
         # it said the path escaped "the project"

@@ -501,6 +501,7 @@ def test_allow_files_patterns_that_match_nothing_are_named_with_the_glob_meant(
     files = {**FIVE, "i18n/es.md": "Hola.\n"}
     project = '[secrets]\nallow_files = ["USER.md", "agent-configs/SOUL.md"]\n'
     project += '[unicode]\nallow_files = ["agent-configs/i18n/**", "i18n/**", "nowhere/*.md"]\n'
+    project += '[injection]\nallow_files = ["overlay:*"]\n'  # users' files: allows them
     root = _project(make_project, files=files, project=project)
     for run in ("build", "build", "check"):  # the no-op build and check say it too
         result = hotplex("-C", str(root), run)
@@ -519,6 +520,7 @@ def test_allow_files_patterns_that_match_nothing_are_named_with_the_glob_meant(
         )
         assert "allow_files[0] 'agent-configs/i18n/**'" not in result.stderr
         assert "'agent-configs/SOUL.md' matches" not in result.stderr
+        assert "'overlay:*' matches" not in result.stderr
 
 
 @pytest.mark.parametrize(

@@ -391,13 +391,26 @@ def test_the_manifest_can_allow_a_finding_by_rule_text_or_file(make_project, all
     assert run(Request(root)).jobs
 
 
-def test_a_misspelt_rule_name_in_allow_is_a_config_error(make_project):
-    root = make_project(manifest='[secrets]\nallow = ["secret-asignment"]\n' + MANIFEST)
+@pytest.mark.parametrize(
+    ("entry", "rule"),
+    [
+        ("secret-asignment", "secret-assignment"),
+        # another case, '_' or blanks: taken as a secret's text, it allowed nothing without a
+        # word (adversary17 D14)
+        ("github_token", "github-token"),
+        ("Github-Token", "github-token"),
+        (" github-token", "github-token"),
+        ("SECRET ASSIGNMENT", "secret-assignment"),
+    ],
+)
+def test_a_misspelt_rule_name_in_allow_is_a_config_error(make_project, entry, rule):
+    root = make_project(manifest=f'[secrets]\nallow = ["{entry}"]\n' + MANIFEST)
     error = build_error(root)
     assert error.exit_status == EXIT_CONFIG
     (problem,) = error.problems
     assert problem.span.location() == "hotplex.toml: secrets.allow[0]"
-    assert problem.hint == "did you mean 'secret-assignment'?"
+    assert problem.message == f"no rule named '{entry}'"
+    assert problem.hint == f"did you mean '{rule}'?"
 
 
 def test_the_secrets_table_is_part_of_the_build_key(make_project):
