@@ -61,7 +61,6 @@ def _check_overlay(args: argparse.Namespace, root: Path, manifest: Path | None) 
     """``check --overlay``: the memory write guard, as ``Project.check``; exit 1 when a
     finding would fail a compile or be blocked."""
     from hotplex.api import Project
-    from hotplex.sources.overlay import read_arguments
 
     if len(args.targets) > 1:
         raise HotplexError.single(
@@ -122,3 +121,20 @@ def _reasons_of(path: str, job) -> list[str]:
         return own
     files = [f.path for f in job.files]
     return [r for r in job.reasons if not any(f in r for f in files)] or job.reasons
+
+
+def read_arguments(arguments: list[str]) -> dict[str, Path]:
+    """``--overlay FILE=PATH`` arguments -> FILE -> PATH, read by ``prepare`` as a source is."""
+    paths: dict[str, Path] = {}
+    for argument in arguments:
+        key, equals, path = argument.partition("=")
+        if not equals or not key or not path:
+            raise HotplexError.single(
+                f"--overlay {argument!r}: expected FILE=PATH", hint="e.g. USER.md=users/alice.md"
+            )
+        if key in paths:
+            raise HotplexError.single(
+                f"--overlay {key} is given twice ({paths[key]}, {path}): which text is meant?"
+            )
+        paths[key] = Path(path)
+    return paths

@@ -18,11 +18,11 @@ if TYPE_CHECKING:
 
 def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
     from hotplex.api import Project
+    from hotplex.commands.check import read_arguments
     from hotplex.console import warn
     from hotplex.findings_shown import not_shown, shown_findings
     from hotplex.sources import raw_copies
     from hotplex.sources.logs import describe_cuts
-    from hotplex.sources.overlay import read_arguments
 
     overlay = read_arguments(args.overlay)
     project = Project.load(root, manifest)

@@ -333,23 +333,6 @@ class OverlayInputs:
         return "overlay" if display in self.files else self.base.digest(display)
 
 
-def read_arguments(arguments: list[str]) -> dict[str, Path]:
-    """``--overlay FILE=PATH`` arguments -> FILE -> PATH, read by ``prepare`` as a source is."""
-    paths: dict[str, Path] = {}
-    for argument in arguments:
-        key, equals, path = argument.partition("=")
-        if not equals or not key or not path:
-            raise HotplexError.single(
-                f"--overlay {argument!r}: expected FILE=PATH", hint="e.g. USER.md=users/alice.md"
-            )
-        if key in paths:
-            raise HotplexError.single(
-                f"--overlay {key} is given twice ({paths[key]}, {path}): which text is meant?"
-            )
-        paths[key] = Path(path)
-    return paths
-
-
 # Every file some job's compile of the base files reads (what the manifest names, and what
 # their includes and Claude ``@path`` imports read), asked only when a key is none of the files
 # the manifest names: the caller computes it once per model and reader (``Project``).
