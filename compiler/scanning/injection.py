@@ -387,8 +387,9 @@ def _allowed_alone(allowance: Allowance, match: Match, text: str) -> bool:
     """Whether an entry that names no rule allows this one finding, by what the finding is, never
     by what its line holds besides (an attacker writes the line): a URL whose host is the entry
     or a name under it (``img.shields.io``, ``shields.io``); a role line whose text from its
-    word to its end is the entry (``System: Ubuntu``); a token or tag that is the entry, whole
-    (``<|eot_id|>``: a tag holding an allowed host is no less a tag). A URL whose
+    word to its end is the entry (``System: Ubuntu``); a token or tag that is the entry, whole,
+    as written or as it reads (``<|eot_id|>`` allows ``&lt;|eot_id|&gt;``: a tag holding an
+    allowed host is no less a tag). A URL whose
     host is on ``allow_hosts`` (or under one) is allowed too."""
     if match.rule in _URL_RULES:
         host = match.host
@@ -402,9 +403,10 @@ def _allowed_alone(allowance: Allowance, match: Match, text: str) -> bool:
         line_end = text.find("\n", match.start)
         line = text[match.start : len(text) if line_end < 0 else line_end].strip()
         return any(line == entry.strip() for entry in allowance.texts)
-    return any(
-        match.text.strip().casefold() == entry.strip().casefold() for entry in allowance.texts
-    )
+    from hotplex.scanning.secrets import AsRead  # the token as written and as it reads
+
+    spellings = {match.text.strip().casefold(), AsRead(match.text).text.strip().casefold()} - {""}
+    return any(entry.strip().casefold() in spellings for entry in allowance.texts)
 
 
 def _host(url: str) -> str | None:

@@ -92,3 +92,13 @@ def test_a_backtick_after_an_odd_run_of_backslashes_opens_no_span(backslashes: i
     text = LEAD + "a path " + "\\" * backslashes + "`<|im_start|>` here\n"
     assert "<code>" not in commonmark.parser().render(text)
     assert found(text) == [("special-token", text.index("<|"), "<|im_start|>")]
+
+
+@pytest.mark.parametrize("written", ["&lt;|eot_id|&gt;", "<|eot\\_id|>", "<|eot_id|>"])
+def test_an_allowed_token_is_allowed_however_it_is_spelt(written: str) -> None:
+    allowance = injection.allowance(["<|eot_id|>"], [])
+    text = f"{LEAD}note {written} here and &lt;|im_start|&gt;\n"
+    left = [
+        m.text for m in injection.scan(text) if not injection._allowed_alone(allowance, m, text)
+    ]
+    assert left == ["&lt;|im_start|&gt;"]
