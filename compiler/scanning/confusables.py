@@ -5,6 +5,8 @@ A role marker can be spelt in letters that only look Latin (``SYSTEМ:`` with a 
 touch them, as it does fullwidth forms. UTS #39's skeleton maps each such character to its
 prototype, and the table is Unicode's own data file, vendored unchanged with its version in its
 name (``confusables-17.0.0.txt``, Unicode 17.0.0, 2025-07-22) and read at first use.
+A chat token's ``|`` drawn with a vertical line the table reads as ``l`` or lists not at all
+(``ǀ``, ``।``) is read as ``|`` on a view of its own (``barred``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,39 @@ def prototypes(text: str) -> tuple[str, list[int]]:
         pieces.append(piece)
         origin.extend([at] * len(piece))
     return "".join(pieces), origin
+
+
+def placed_prototypes(view: str, origin: list[int]) -> tuple[str, list[int]]:
+    """``view`` (a skeleton) with its look-alike letters as their prototypes, and the offset in
+    the text as written of each of its characters (``origin``: of each of ``view``'s)."""
+    if view.isascii():
+        return view, origin
+    marked, places = prototypes(view)
+    return marked, [origin[at] for at in places]
+
+
+def ascii_view(text: str) -> str:
+    """What a cheap look needs of a non-ASCII text: compatibility forms folded, look-alike
+    letters read as their prototypes, to ASCII."""
+    folded = unicodedata.normalize("NFKD", text)
+    if not folded.isascii():
+        folded = prototype_text(folded)
+    return folded.encode("ascii", "ignore").decode("ascii")
+
+
+# Vertical lines a token's "|" may be drawn with: UTS #39 sends "ǀ", "∣", "׀" (and "|" itself)
+# to "l", and has no entry for "⏐", "।", "│" ("￨" folded), "❘"; as "l" a token would not match,
+# and "l" read as "|" would find one in "<label>". So a special token is read on a view of its own
+# with them as "|", as compatibility folding reads "｜" (adversary17 D15).
+_BARS = "\u01c0\u2223\u05c0\u23d0\u0964\u2502\u2758\u07ca"
+_AS_BAR = str.maketrans(dict.fromkeys(_BARS, "|"))
+
+
+def barred(view: str, origin: list[int] | None, marked: str) -> str:
+    """``marked`` (``view`` with its prototypes) with the vertical lines of ``view`` as ``|``."""
+    if origin is None or not any(bar in view for bar in _BARS):
+        return marked
+    return placed_prototypes(view.translate(_AS_BAR), origin)[0]
 
 
 def prototype_text(text: str) -> str:

@@ -55,7 +55,8 @@ since a chat template's tokens quoted in a note are no attack. Code hides no URL
 in this file alone need not be in the artifact, where other files come before it.
 Disguises count: each rule is matched on the text's skeleton as the sanitizer builds it
 (compatibility forms folded, invisible characters dropped), so ``＜｜im_start｜＞`` and
-``<|im_st\\u200bart|>`` are the token they spell.
+``<|im_st\\u200bart|>`` are the token they spell; and tokens and role tags as the text reads
+(``secrets.AsRead``), so ``<|im\\_start|>`` and ``&lt;system&gt;`` are the marker they render as.
 """
 
 from __future__ import annotations
@@ -66,8 +67,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from hotplex.errors import Problem, Span
-from hotplex.scanning import role_lines, url_data, urls
-from hotplex.scanning.confusables import skeleton
+from hotplex.scanning import markers, role_lines, url_data, urls
+from hotplex.scanning.confusables import ascii_view, barred, placed_prototypes, skeleton
+from hotplex.scanning.markers import Candidate
 from hotplex.scanning.origins import (
     Allowance,
     Origin,
@@ -113,14 +115,6 @@ _DEFINITION = re.compile(
     rf"\[(?P<label>{_TEXT}{{1,999}})\]:[ \t]*(?:\n[ \t>]*)?<?"
     rf"(?P<url>{_DESTINATION})"
 )
-_TOKEN = re.compile(r"<\|/?[\w.:\u2581-]{1,48}\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>")
-# HTML's white space (line breaks too) separates a tag's name from its attributes and its ">".
-_ROLE_TAG = re.compile(
-    r"<[ \t\n\r\f]*/?[ \t\n\r\f]*"
-    r"(?:system(?:[-_](?:prompt|reminder))?|assistant|human|developer)"
-    r"(?:[ \t\n\r\f/][^<>]{0,200})?>",
-    re.IGNORECASE,
-)
 # A text that passes none of these looks (compatibility forms folded first) holds nothing a rule
 # can match: every URL has "//" or is an image's (its "//" may be written as references) or is
 # a "www." autolink (a link carries data in its query or fragment), every
@@ -155,19 +149,22 @@ def scan(text: str) -> tuple[Match, ...]:
     """Every finding of the rules in ``text``, in order of place: the wide scan's outside what
     CommonMark renders as code, and every fetch and link of the text as rendered."""
     # Every candidate is ASCII and the view keeps each ASCII run of the text as it is: one look.
-    looked = text if text.isascii() else _ascii_view(text)
+    looked = text if text.isascii() else ascii_view(text)
     # "&#83;YSTEM", "SYSTE&#1052;", "*S*YSTEM": asked once of an ASCII text, its own marked view.
-    disguise = None if _candidate(looked) else role_lines.may_disguise(looked)
+    read = markers.read(text)
+    disguise = None if _candidate(looked) or read else role_lines.may_disguise(looked)
     if disguise is False:
         return ()
     view, origin = (text, None) if text.isascii() else skeleton(text)
     # Markers are read with look-alike letters as their prototypes too; URLs never (a
     # homograph host is another host).
-    marked, marked_origin = (view, origin) if origin is None else _prototype_view(view, origin)
+    marked, marked_origin = (view, origin) if origin is None else placed_prototypes(view, origin)
     tags = _html_fetches(text)
+    found_markers = _marker_candidates(marked, barred(view, origin, marked))
     wide = [
         *((c, origin) for c in _url_candidates(view, {m.start for m in tags})),
-        *((c, marked_origin) for c in _marker_candidates(marked)),
+        *((c, marked_origin) for c in markers.unread(found_markers, marked_origin, read)),
+        *((c, None) for c in read),
     ]
     if marked is not looked or disguise is None:
         disguise = role_lines.may_disguise(marked)
@@ -288,31 +285,7 @@ def _rendered(text: str, shown: Rendering, wide: list[Match]) -> list[Match]:
     return found
 
 
-def _ascii_view(text: str) -> str:
-    """What a cheap look needs of a non-ASCII text: compatibility forms folded, look-alike
-    letters read as their prototypes, to ASCII."""
-    import unicodedata
-
-    from hotplex.scanning.confusables import prototype_text
-
-    folded = unicodedata.normalize("NFKD", text)
-    if not folded.isascii():
-        folded = prototype_text(folded)
-    return folded.encode("ascii", "ignore").decode("ascii")
-
-
-def _prototype_view(view: str, origin: list[int]) -> tuple[str, list[int]]:
-    """``view`` (a skeleton) with its look-alike letters as their prototypes, and the offset in
-    the text as written of each of its characters."""
-    if view.isascii():
-        return view, origin
-    from hotplex.scanning.confusables import prototypes
-
-    marked, places = prototypes(view)
-    return marked, [origin[at] for at in places]
-
-
-def _url_candidates(view: str, tags: set[int]) -> Iterator[tuple[str, int, int, str | None]]:
+def _url_candidates(view: str, tags: set[int]) -> Iterator[Candidate]:
     images = set(tags)  # a URL an image is fetched from is no link
     for start, end in _image_urls(view):
         images.add(start)
@@ -325,10 +298,10 @@ def _url_candidates(view: str, tags: set[int]) -> Iterator[tuple[str, int, int, 
             yield "link-url-data", m.start(), m.end(), _host(url)
 
 
-def _marker_candidates(view: str) -> Iterator[tuple[str, int, int, str | None]]:
-    for pattern, rule in ((_TOKEN, "special-token"), (_ROLE_TAG, "role-tag")):
-        for m in pattern.finditer(view):
-            yield rule, m.start(), m.end(), None
+def _marker_candidates(view: str, bars: str) -> Iterator[Candidate]:
+    """The marker rules' matches in ``view`` (its look-alike letters as their prototypes) and,
+    for a special token, in ``bars`` (its look-alike vertical lines as ``|``: as long)."""
+    yield from markers.tokens_and_tags(view, bars, [(0, len(view))])
     for m in role_lines.ROLE_LINE.finditer(view):
         yield "role-line", m.start("word"), m.end(), None
 
@@ -415,8 +388,9 @@ def _allowed_alone(allowance: Allowance, match: Match, text: str) -> bool:
     """Whether an entry that names no rule allows this one finding, by what the finding is, never
     by what its line holds besides (an attacker writes the line): a URL whose host is the entry
     or a name under it (``img.shields.io``, ``shields.io``); a role line whose text from its
-    word to its end is the entry (``System: Ubuntu``); a token or tag that is the entry, whole
-    (``<|eot_id|>``: a tag holding an allowed host is no less a tag). A URL whose
+    word to its end is the entry (``System: Ubuntu``); a token or tag that is the entry, whole,
+    as written or as it reads (``<|eot_id|>`` allows ``&lt;|eot_id|&gt;``: a tag holding an
+    allowed host is no less a tag). A URL whose
     host is on ``allow_hosts`` (or under one) is allowed too."""
     if match.rule in _URL_RULES:
         host = match.host
@@ -430,9 +404,10 @@ def _allowed_alone(allowance: Allowance, match: Match, text: str) -> bool:
         line_end = text.find("\n", match.start)
         line = text[match.start : len(text) if line_end < 0 else line_end].strip()
         return any(line == entry.strip() for entry in allowance.texts)
-    return any(
-        match.text.strip().casefold() == entry.strip().casefold() for entry in allowance.texts
-    )
+    from hotplex.scanning.secrets import AsRead  # the token as written and as it reads
+
+    spellings = {match.text.strip().casefold(), AsRead(match.text).text.strip().casefold()} - {""}
+    return any(entry.strip().casefold() in spellings for entry in allowance.texts)
 
 
 def _host(url: str) -> str | None:

@@ -248,7 +248,7 @@ def _spans(text: str, begin: int, end: int, spans: list[Any]) -> Iterator[tuple[
         width = len(span.markup)
         for opening in range(cursor, len(runs)):
             open_start, open_end = runs[opening]
-            if open_end - open_start != width or text[open_start - 1 : open_start] == "\\":
+            if open_end - open_start != width or _escaped(text, open_start):
                 continue
             closing = next(
                 (k for k in range(opening + 1, len(runs)) if runs[k][1] - runs[k][0] == width),
@@ -258,6 +258,15 @@ def _spans(text: str, begin: int, end: int, spans: list[Any]) -> Iterator[tuple[
                 yield open_start, runs[closing][1]
                 cursor = closing + 1
                 break
+
+
+def _escaped(text: str, at: int) -> bool:
+    """Whether the character at ``at`` is escaped: an odd run of backslashes before it (``\\\\``
+    is an escaped backslash, and the backtick after it opens a span: adversary17 D8)."""
+    before = at
+    while before > 0 and text[before - 1] == "\\":
+        before -= 1
+    return (at - before) % 2 == 1
 
 
 def _content(inside: str) -> str:

@@ -106,13 +106,13 @@ class Found(NamedTuple):
 @cached_for_short_texts
 def matches(text: str) -> tuple[Found, ...]:
     """Every likely credential of ``text``, in order: as written, and as a model or a renderer
-    reads it (``_Read``), placed where it starts as written. The text read is built only for a
+    reads it (``AsRead``), placed where it starts as written. The text read is built only for a
     text holding what may be read otherwise, and only the lines where it differs are searched:
     the scan of a plain text costs what it did."""
     found = [Found(m.start, m.secret, m) for m in scan(text)]
     if not any(mark in text for mark in _MARKS):
         return tuple(found)
-    read = _Read(text)
+    read = AsRead(text)
     if not read.changes:
         return tuple(found)
     starts = [f.start for f in found]
@@ -169,10 +169,11 @@ _READ_OTHERWISE = re.compile(
 _KEY_BLOCK = "-----BEGIN"  # the one rule whose match runs over lines: the key block's
 
 
-class _Read:
+class AsRead:
     """``text`` as a model or a renderer reads it: Markdown escapes and character references
     as the characters they stand for, tags, comments and soft hyphens dropped (each renders as
-    nothing, so ``ghp\\_…``, ``AKIA<b></b>…``, ``sk-ant-…<!-- -->…`` read as the key). Each
+    nothing, so ``ghp\\_…``, ``AKIA<b></b>…``, ``sk-ant-…<!-- -->…`` read as the key; the
+    marker rules read ``<|im\\_start|>`` and ``&lt;system&gt;`` in it too). Each
     change is kept as (where it starts in the text read, where it is written, where that ends,
     how many characters it reads as): between two changes the texts run side by side."""
 

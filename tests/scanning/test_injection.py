@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hotplex import HotplexError, Project
 from hotplex.scanning import injection, role_lines, urls
+from hotplex.scanning.confusables import ascii_view
 from hotplex_testing import CC_MANIFEST
 from hypothesis import given
 from hypothesis import strategies as st
@@ -803,7 +804,7 @@ _LOOK = "<>/\\![]:(SYTEMINstem -\u200b\uff1c\uff0f\u0421\u0405\u2044\u00e9\u3000
 @given(st.text(st.sampled_from(_LOOK), max_size=12))
 def test_the_ascii_view_keeps_every_candidate_of_the_text(text) -> None:
     if injection._candidate(text):
-        assert injection._candidate(injection._ascii_view(text))
+        assert injection._candidate(ascii_view(text))
 
 
 def test_the_prefilter_of_a_non_ascii_text_places_nothing(monkeypatch) -> None:
