@@ -157,12 +157,16 @@ def _scan_read(view: str) -> Iterator[tuple[int, int, Match]]:
 
 
 # The first characters of what a reader reads other than as written: a Markdown escape, a
-# character reference, a tag or a comment (markup that renders as nothing), a soft hyphen.
-_MARKS = "\\&<\u00ad"
+# character reference, a tag, a comment or an empty link (markup that renders as nothing), a
+# soft hyphen.
+_MARKS = ("\\", "&", "<", "[]", "\u00ad")
 _READ_OTHERWISE = re.compile(
     r"\\(?P<escaped>[!-/:-@\[-`{-~])"
     r"|(?P<reference>&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};))"
     r"|(?P<comment><!--)"
+    # An empty link or image: inline (its destination and title over lines, not a blank one) or
+    # by reference (``[](x)``, ``[]()``, ``[](<>)``, ``[][r]``, ``![](x.png)``).
+    r"|(?P<link>\[\](?:\((?:[^()\n]|\n(?![ \t]*\n)|\([^()\n]*\)){0,999}+\)|\[[^\[\]\n]{1,999}\]))"
     r"|</?[A-Za-z][A-Za-z0-9-]{0,30}(?:[\s/][^<>]{0,200})?>"
     r"|\u00ad"
 )
@@ -195,6 +199,8 @@ class _Read:
             elif found["reference"] is not None:
                 chars = _unescaped(found["reference"])
                 chars = None if chars == found.group() else chars  # no such name
+            elif found["link"] is not None and start > last and text[start - 1] == "!":
+                start -= 1  # an image: its ``!`` not written otherwise itself (``\\!``)
             elif found["comment"] is not None:
                 close = text.find("-->", start + 2) if closed else -1
                 closed = close >= 0
