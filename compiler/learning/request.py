@@ -26,7 +26,7 @@ from hotplex.json_writer import json_text
 from hotplex.learning import calls
 from hotplex.learning import profile as profiles
 from hotplex.records import Emitted, Finding, Section, Truncation
-from hotplex.scanning import hidden
+from hotplex.scanning import hidden, smuggled
 from hotplex.sources import learned_keys as keys
 from hotplex.sources.frontmatter import normalise_newlines
 from hotplex.sources.learned import SOURCE
@@ -216,7 +216,7 @@ def without_hidden(transcript: str, first_line: int = 1) -> tuple[str, list[Find
         line_start = newline + 1 if newline >= 0 else line_start
         out += [transcript[at : match.start], REMOVED.format(rule=match.rule)]
         at = match.start + len(match.chars)
-        spelt = hidden.decode_tags(match.chars) if match.rule == "tag-characters" else ""
+        spelt = smuggled.decode_tags(match.chars) if match.rule == "tag-characters" else ""
         message = f"{len(match.chars)} hidden character(s) removed ({match.rule})"
         if spelt:
             message += f"; they spelt {shown(spelt)!r}"

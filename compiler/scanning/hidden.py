@@ -9,7 +9,9 @@ manifest's notes), and a finding stops the build with its file:line:column and t
 Each rule is decided from Unicode data (``regex`` exposes the Unicode Character Database:
 ``Default_Ignorable_Code_Point``, ``Extended_Pictographic``, ``Joining_Type``, the canonical
 combining class, the bidi class; the ``emoji`` package ships the emoji sequences Unicode
-recommends), never from a list of example characters:
+recommends), never from a list of example characters. A character reference (``&#x202E;``,
+``&rlm;``) is judged as the character it stands for, where it stands in the text as read
+(``as_read``), and placed where it is written (adversary17 D11):
 
 ``control-character``
     a C0 or C1 control (general category Cc) other than tab, line feed and carriage return: an
@@ -71,6 +73,7 @@ rule names; ``allow_files`` takes globs, as ``[secrets]`` does.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import os
 import re
@@ -79,7 +82,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from hotplex.errors import Lines, Problem, Span, suggest
-from hotplex.scanning import bidi_marks, joiners
+from hotplex.scanning import as_read, bidi_marks, joiners
 from hotplex.scanning.ignorables import (
     CONTROL,
     INTENDED,
@@ -87,8 +90,10 @@ from hotplex.scanning.ignorables import (
     SEPARATORS,
     candidates,
     flagged,
+    references,
 )
 from hotplex.scanning.origins import Allowance, Origin, Places, line_needles, locate
+from hotplex.scanning.smuggled import decode_selectors, decode_tags
 from hotplex.text.memo import cached_for_short_texts
 
 RULES = {
@@ -156,13 +161,50 @@ class _Properties(NamedTuple):
 
 class Match(NamedTuple):
     rule: str
-    start: int  # offset of the hidden run in the scanned text
-    chars: str  # consecutive characters of one rule
+    start: int  # offset of the hidden run in the scanned text, as written
+    chars: str  # consecutive characters of one rule, as read
+    written: str = ""  # the run as written, when it is otherwise (``&#x202E;``)
+
+    @property
+    def stop(self) -> int:
+        return self.start + len(self.written or self.chars)
 
 
 @cached_for_short_texts
 def scan(text: str) -> tuple[Match, ...]:
-    """Every run of hidden characters in ``text``, in order. ASCII text costs one look for a
+    """Every run of hidden characters in ``text``, in order, placed where it is written; in a
+    text holding a character reference that reads as a candidate, as read (``as_read``:
+    ``&#x202E;`` renders as the override, judged as it where it stands). A text without such a
+    reference costs one scan."""
+    if "&" not in text or references().search(text) is None:
+        return _scan_written(text)
+    read = as_read.Reading(text)
+    # The text read is judged whole, each character in its context as read; what the reading
+    # drops (a tag, a comment, a soft hyphen) is judged as written.
+    found: list[Match] = []
+    for match in _scan_written(read.text):
+        start, end = read.written_start(match.start), read.written_end(match.stop)
+        written = text[start:end]
+        found.append(
+            Match(match.rule, start, match.chars, "" if written == match.chars else written)
+        )
+    stops = [m.stop for m in found]
+    found += [
+        match
+        for match in _scan_written(text)
+        if read.dropped(match.start) and not _overlaps(found, stops, match)
+    ]
+    return tuple(sorted(found, key=lambda m: m.start))
+
+
+def _overlaps(found: list[Match], stops: list[int], match: Match) -> bool:
+    """Whether ``match`` overlaps one of ``found``, in order and apart, whose ends are ``stops``."""
+    i = bisect.bisect_right(stops, match.start)
+    return i < len(stops) and found[i].start < match.stop
+
+
+def _scan_written(text: str) -> tuple[Match, ...]:
+    """Every run of hidden characters in ``text`` as written. ASCII text costs one look for a
     control, other text one ``re`` pass over the candidates' ranges."""
     first = (_ASCII_CONTROL if text.isascii() else candidates().quick).search(text)
     if first is None:
@@ -299,30 +341,6 @@ def _first_tag(sequence: str) -> int:
     return next(i for i, c in enumerate(sequence) if 0xE0000 <= ord(c) <= 0xE007F)
 
 
-def decode_tags(chars: str) -> str:
-    """The ASCII a run of tag characters spells (U+E0020–U+E007E mirror U+0020–U+007E)."""
-    return "".join(chr(ord(c) - 0xE0000) for c in chars if 0xE0020 <= ord(c) <= 0xE007E)
-
-
-def decode_selectors(chars: str) -> str | None:
-    """The text a run of variation selectors encodes one byte each (VS1–VS16 are 0–15, VS17–VS256
-    16–255), the known way to smuggle data behind one emoji; None unless it is printable UTF-8."""
-    data = bytearray()
-    for c in chars:
-        code = ord(c)
-        if 0xFE00 <= code <= 0xFE0F:
-            data.append(code - 0xFE00)
-        elif 0xE0100 <= code <= 0xE01EF:
-            data.append(code - 0xE0100 + 16)
-        else:
-            return None
-    try:
-        decoded = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    return decoded if len(decoded) > 1 and decoded.isprintable() else None
-
-
 def code_point(char: str) -> str:
     return f"U+{ord(char):04X}"
 
@@ -343,14 +361,10 @@ def visible(text: str) -> str:
 
 class Finding(NamedTuple):
     rule: str
-    chars: str
+    chars: str  # as read
     excerpt: str  # the line around the characters, each shown as <U+XXXX>
     span: Span
-
-    @property
-    def size(self) -> int:
-        """How many characters of the scanned text the finding covers."""
-        return len(self.chars)
+    size: int  # how many characters of the scanned text the finding covers
 
     def summary(self) -> str:
         return f'hidden text, {self._what()} (rule {self.rule}){self._decoded()}: "{self.excerpt}"'
@@ -386,7 +400,7 @@ class Finding(NamedTuple):
 
 
 def _excerpt(text: str, match: Match) -> str:
-    start, end = match.start, match.start + len(match.chars)
+    start, end = match.start, match.stop
     # The line's ends are looked for within the context alone: a line may be a megabyte.
     line_start = text.rfind("\n", max(start - _CONTEXT, 0), start) + 1
     before = text[max(line_start, start - _CONTEXT) : start]
@@ -402,8 +416,8 @@ def _needles(text: str, match: Match) -> Iterator[tuple[str, int]]:
     """Pieces of the rendered text around ``match``, longest first, to find where it was written;
     last, its first character alone: a run that rendering assembled ("\x1f{{ x }}\x08" with x
     empty) is in no source whole, but where it begins is still a place to name."""
-    yield from line_needles(text, match.start, match.start + len(match.chars))
-    if len(match.chars) > 1:
+    yield from line_needles(text, match.start, match.stop)
+    if len(match.chars) > 1 and not match.written:
         yield match.chars[0], 0
 
 
@@ -415,7 +429,8 @@ def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Fin
         found = locate(text, match.start, _needles(text, match), origins, places)
         span = places.span(found, origins)
         # The line itself is not shown: a terminal would obey the characters it holds.
-        finding = Finding(match.rule, match.chars, _excerpt(text, match), _hidden_line(span))
+        excerpt, size = _excerpt(text, match), match.stop - match.start
+        finding = Finding(match.rule, match.chars, excerpt, _hidden_line(span), size)
         if not _allowed(allowance, finding):
             findings.append(finding)
     return findings

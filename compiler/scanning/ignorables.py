@@ -7,6 +7,7 @@ of the few that could be intended only.
 from __future__ import annotations
 
 import functools
+import html.entities
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -78,6 +79,15 @@ def candidates() -> Candidates:
         re.compile(f"[{control}{quick}\\U{_SPARSE:08X}-\\U0010FFFF]+"),
         re.compile(f"[{control}{exact}]+"),
     )
+
+
+@functools.cache
+def references() -> re.Pattern[str]:
+    """A character reference that may read as a candidate: a numeric one, or a name HTML gives
+    one (``&zwnj;``, ``&rlm;``, ``&shy;``), looked for before a text is read as rendered."""
+    exact = candidates().exact
+    names = [name for name, chars in html.entities.html5.items() if exact.search(chars)]
+    return re.compile("&(?:#|" + "|".join(re.escape(n) for n in names if n.endswith(";")) + ")")
 
 
 def _candidate_runs(text: str, start: int) -> Iterator[tuple[int, int]]:

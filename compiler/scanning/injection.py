@@ -56,7 +56,7 @@ in this file alone need not be in the artifact, where other files come before it
 Disguises count: each rule is matched on the text's skeleton as the sanitizer builds it
 (compatibility forms folded, invisible characters dropped), so ``＜｜im_start｜＞`` and
 ``<|im_st\\u200bart|>`` are the token they spell; and tokens and role tags as the text reads
-(``secrets.AsRead``), so ``<|im\\_start|>`` and ``&lt;system&gt;`` are the marker they render as.
+(``as_read.Reading``), so ``<|im\\_start|>`` and ``&lt;system&gt;`` are the marker they render as.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from hotplex.errors import Problem, Span
-from hotplex.scanning import markers, role_lines, url_data, urls
+from hotplex.scanning import as_read, markers, role_lines, url_data, urls
 from hotplex.scanning.confusables import ascii_view, barred, placed_prototypes, skeleton
 from hotplex.scanning.markers import Candidate
 from hotplex.scanning.origins import (
@@ -404,9 +404,8 @@ def _allowed_alone(allowance: Allowance, match: Match, text: str) -> bool:
         line_end = text.find("\n", match.start)
         line = text[match.start : len(text) if line_end < 0 else line_end].strip()
         return any(line == entry.strip() for entry in allowance.texts)
-    from hotplex.scanning.secrets import AsRead  # the token as written and as it reads
-
-    spellings = {match.text.strip().casefold(), AsRead(match.text).text.strip().casefold()} - {""}
+    read = as_read.Reading(match.text).text  # the token as written and as it reads
+    spellings = {match.text.strip().casefold(), read.strip().casefold()} - {""}
     return any(entry.strip().casefold() in spellings for entry in allowance.texts)
 
 

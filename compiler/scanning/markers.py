@@ -2,7 +2,7 @@
 on a text as written and as it reads (adversary17 D15): a Markdown escape, a character
 reference or markup that renders as nothing inside a marker renders the marker all the same
 (``<|im\\_start|>``, ``\\[INST\\]``, ``&lt;system&gt;``, ``<|eot<b></b>_id|>``), as the secret
-scan reads a key (``secrets.AsRead``, whose reading this is).
+scan reads a key (``as_read.Reading``).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import bisect
 import re
 from collections.abc import Iterable, Iterator
 
-from hotplex.scanning.confusables import barred, placed_prototypes
-from hotplex.scanning.sanitize import skeleton
+from hotplex.scanning import as_read
+from hotplex.scanning.confusables import barred, placed_prototypes, skeleton
 
 Candidate = tuple[str, int, int, str | None]  # a rule, where it matched, a URL's host
 
@@ -73,25 +73,23 @@ def unread(
 
 
 def read(text: str) -> list[Candidate]:
-    """The special tokens and role tags of ``text`` as it reads (``secrets.AsRead``: Markdown
+    """The special tokens and role tags of ``text`` as it reads (``as_read.Reading``: Markdown
     escapes and character references decoded, markup that renders as nothing dropped), each
     placed where it is written: ``<|im\\_start|>``, ``\\[INST\\]``, ``&lt;system&gt;``. Built
     only for a text that may read otherwise (``_may_read``), and searched only on the lines
     where it does: a plain text costs what it did, one with an ``&amp;`` little more."""
     if not _may_read(text):
         return []
-    from hotplex.scanning.secrets import AsRead
-
-    as_read = AsRead(text)
-    if not as_read.changes:
+    reading = as_read.Reading(text)
+    if not reading.changes:
         return []
-    view, origin = (as_read.text, None) if as_read.text.isascii() else skeleton(as_read.text)
+    view, origin = (reading.text, None) if reading.text.isascii() else skeleton(reading.text)
     marked, marked_origin = (view, origin) if origin is None else placed_prototypes(view, origin)
     # A skeleton's offsets are not the text read's: a non-ASCII text read is searched whole.
-    windows = as_read.windows() if marked_origin is None else [(0, len(marked))]
+    windows = reading.windows() if marked_origin is None else [(0, len(marked))]
     found = []
     for rule, start, end, _ in tokens_and_tags(marked, barred(view, origin, marked), windows):
         if marked_origin is not None:
             start, end = marked_origin[start], marked_origin[end - 1] + 1
-        found.append((rule, as_read.written_start(start), as_read.written_end(end), None))
+        found.append((rule, reading.written_start(start), reading.written_end(end), None))
     return found

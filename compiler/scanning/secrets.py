@@ -21,14 +21,12 @@ terminal or a CI log.
 from __future__ import annotations
 
 import bisect
-import functools
-import html
 import itertools
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from hotplex.errors import Problem, Span
+from hotplex.scanning import as_read
 from hotplex.scanning.confusables import skeleton
 from hotplex.scanning.origins import (
     Allowance,
@@ -106,13 +104,13 @@ class Found(NamedTuple):
 @cached_for_short_texts
 def matches(text: str) -> tuple[Found, ...]:
     """Every likely credential of ``text``, in order: as written, and as a model or a renderer
-    reads it (``AsRead``), placed where it starts as written. The text read is built only for a
+    reads it (``as_read``), placed where it starts as written. The text read is built only for a
     text holding what may be read otherwise, and only the lines where it differs are searched:
     the scan of a plain text costs what it did."""
     found = [Found(m.start, m.secret, m) for m in scan(text)]
-    if not any(mark in text for mark in _MARKS):
+    if not as_read.may_differ(text):
         return tuple(found)
-    read = AsRead(text)
+    read = as_read.Reading(text)
     if not read.changes:
         return tuple(found)
     starts = [f.start for f in found]
@@ -156,113 +154,6 @@ def _scan_read(view: str) -> Iterator[tuple[int, int, Match]]:
         yield origin[m.start], origin[m.start + len(m.secret) - 1] + 1, m
 
 
-# The first characters of what a reader reads other than as written: a Markdown escape, a
-# character reference, a tag or a comment (markup that renders as nothing), a soft hyphen.
-_MARKS = "\\&<\u00ad"
-_READ_OTHERWISE = re.compile(
-    r"\\(?P<escaped>[!-/:-@\[-`{-~])"
-    r"|(?P<reference>&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};))"
-    r"|(?P<comment><!--)"
-    r"|</?[A-Za-z][A-Za-z0-9-]{0,30}(?:[\s/][^<>]{0,200})?>"
-    r"|\u00ad"
-)
-_KEY_BLOCK = "-----BEGIN"  # the one rule whose match runs over lines: the key block's
-
-
-class AsRead:
-    """``text`` as a model or a renderer reads it: Markdown escapes and character references
-    as the characters they stand for, tags, comments and soft hyphens dropped (each renders as
-    nothing, so ``ghp\\_…``, ``AKIA<b></b>…``, ``sk-ant-…<!-- -->…`` read as the key; the
-    marker rules read ``<|im\\_start|>`` and ``&lt;system&gt;`` in it too). Each
-    change is kept as (where it starts in the text read, where it is written, where that ends,
-    how many characters it reads as): between two changes the texts run side by side."""
-
-    def __init__(self, text: str) -> None:
-        self.changes: list[tuple[int, int, int, int]] = []
-        pieces: list[str] = []
-        size = last = 0
-        closed = True  # a comment may still end: once none does, none later does either
-        nexts = {mark: text.find(mark) for mark in _MARKS}
-        at = _next_mark(text, 0, nexts)
-        while at >= 0:
-            found = _READ_OTHERWISE.match(text, at)
-            if found is None:
-                at = _next_mark(text, at + 1, nexts)
-                continue
-            start, end = found.span()
-            chars: str | None = ""  # what it reads as; None: as written
-            if found["escaped"] is not None:
-                chars = found["escaped"]
-            elif found["reference"] is not None:
-                chars = _unescaped(found["reference"])
-                chars = None if chars == found.group() else chars  # no such name
-            elif found["comment"] is not None:
-                close = text.find("-->", start + 2) if closed else -1
-                closed = close >= 0
-                chars, end = ("", close + 3) if closed else (None, end)
-            if chars is not None:
-                pieces += [text[last:start], chars]
-                size += start - last
-                self.changes.append((size, start, end, len(chars)))
-                size += len(chars)
-                last = end
-            at = _next_mark(text, end, nexts)
-        pieces.append(text[last:])
-        self.text = "".join(pieces)
-        self._starts = [change[0] for change in self.changes]
-
-    def windows(self) -> Iterator[tuple[int, int]]:
-        """The stretches of the text read to search: each run of lines holding a change, and
-        from a key block's first line to the end (its body follows on lines of its own)."""
-        view, begun, end = self.text, -1, -1
-        for at, *_ in self.changes:
-            if begun >= 0 and at <= end:
-                continue  # on a line taken already
-            start = view.rfind("\n", 0, at) + 1
-            if begun >= 0 and start > end + 1:
-                yield begun, end
-                begun = -1
-            begun = start if begun < 0 else begun
-            line_end = view.find("\n", at)
-            end = len(view) if line_end < 0 or _KEY_BLOCK in view[start:line_end] else line_end
-        if begun >= 0:
-            yield begun, end
-
-    def written_start(self, at: int) -> int:
-        """Where the character at ``at`` of the text read is written."""
-        i = bisect.bisect_right(self._starts, at) - 1
-        if i < 0:
-            return at
-        start, written, written_end, size = self.changes[i]
-        return written if at < start + size else written_end + at - start - size
-
-    def written_end(self, at: int) -> int:
-        """Where what the text read holds up to ``at`` ends as written."""
-        i = bisect.bisect_right(self._starts, at - 1) - 1
-        if i < 0:
-            return at
-        start, _, written_end, size = self.changes[i]
-        return written_end if at <= start + size else written_end + at - start - size
-
-
-def _next_mark(text: str, at: int, nexts: dict[str, int]) -> int:
-    """The first offset at or past ``at`` of one of ``_MARKS`` (-1: none), ``nexts`` holding
-    where each was found last: ``str.find`` (memchr) for each, where a search for a class of
-    characters looks at every character in turn, ten times slower."""
-    first = -1
-    for mark, found in nexts.items():
-        if 0 <= found < at:
-            found = nexts[mark] = text.find(mark, at)
-        if found >= 0 and (first < 0 or found < first):
-            first = found
-    return first
-
-
-@functools.lru_cache(maxsize=1024)
-def _unescaped(reference: str) -> str:
-    return html.unescape(reference)
-
-
 def _place(text: str, found: Found, origins: Sequence[Origin], places: Places) -> Finding:
     rule = found.match.rule
     at = locate(text, found.start, [(found.written, 0)], origins, places)
@@ -298,7 +189,7 @@ def _redacted(span: Span, secret: str) -> Span:
 
 def _read_redacted(text: str) -> str:
     """``text`` with each secret it holds written other than as read redacted."""
-    for found in matches(text) if any(mark in text for mark in _MARKS) else ():
+    for found in matches(text) if as_read.may_differ(text) else ():
         if found.written != found.match.secret:
             text = text.replace(found.written, redact(found.written))
     return text

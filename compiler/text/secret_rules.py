@@ -166,9 +166,11 @@ RULES: tuple[Rule, ...] = (
         "slack-webhook",
         "a Slack incoming-webhook URL",
         re.compile(
-            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20,}+"
+            r"(?:https://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20,}+"
         ),
-        ("https://hooks.slack.com/",),
+        # Without its scheme too (adversary17 D10): notes and chat logs drop it, and the path is
+        # the credential.
+        ("https://hooks.slack.com/", "hooks.slack.com/"),
         inside_word=_WORD,
     ),
     Rule(

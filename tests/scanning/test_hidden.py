@@ -17,7 +17,7 @@ import emoji
 import pytest
 from hotplex import Project
 from hotplex.errors import EXIT_CONFIG, EXIT_FAILED, BuildFailed, HotplexError
-from hotplex.scanning import hidden
+from hotplex.scanning import hidden, smuggled
 from hotplex_testing import run_hotplex
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -505,7 +505,7 @@ def test_any_other_tag_run_is_refused_and_shown_decoded(base, letters, cancel, a
     found = [m for m in hidden.scan(text + after) if m.rule == "tag-characters"]
     assert [m.chars for m in found] == [letters + cancel]
     spelt = "".join(chr(ord(c) - 0xE0000) for c in letters)
-    assert hidden.decode_tags(found[0].chars) == spelt
+    assert smuggled.decode_tags(found[0].chars) == spelt
 
 
 def test_a_non_joiner_needs_visible_letters_on_both_sides():

@@ -110,9 +110,27 @@ def test_a_distinctive_prefix_is_caught_glued_to_what_comes_before(glued, rule):
     assert found(f"path ~/ws-{glued}{FAKE_SECRETS[rule]}/notes") == [(rule, FAKE_SECRETS[rule])]
 
 
+WEBHOOK_PATH = FAKE_SECRETS["slack-webhook"].removeprefix("https://")
+
+
+@pytest.mark.parametrize(
+    "written, secret",
+    [
+        (f"posts to {WEBHOOK_PATH} daily", WEBHOOK_PATH),  # D10 (adversary17): no scheme
+        (f"- <{WEBHOOK_PATH}>", WEBHOOK_PATH),
+        (f"url={FAKE_SECRETS['slack-webhook']}", FAKE_SECRETS["slack-webhook"]),
+        (f"see http://{WEBHOOK_PATH}", WEBHOOK_PATH),
+    ],
+)
+def test_a_slack_webhook_is_found_with_or_without_its_scheme(written, secret):
+    assert found(written) == [("slack-webhook", secret)]
+
+
 @pytest.mark.parametrize(
     "text",
     [
+        "my-hooks.slack.com/services/" + "T0000000/B0000000/" + "a1b2" * 6,
+        "hooks.slack.com/services/T0 is the docs' example path",
         "desk-ant-eater-and-other-animals-of-the-plains",
         "risk-" + "a1" * 24,
         "BUCKETAKIA" + "Z3MHQK4TPL2XWR7N",  # inside an all-capitals run

@@ -53,6 +53,15 @@ DISGUISED = [
     pytest.param(split(AWS, 4, "<b></b>"), "aws-access-key-id", id="empty-tags"),
     pytest.param(split(ANTHROPIC, 30, "<!-- -->"), "anthropic-api-key", id="comment"),
     pytest.param(split(ANTHROPIC, 30, "<!--\n-->"), "anthropic-api-key", id="comment-lines"),
+    # D1 (adversary17): an empty link or image renders as nothing.
+    pytest.param(split(GITHUB, 14, "[](x)"), "github-token", id="empty-link"),
+    pytest.param(split(GITHUB, 14, "[]()"), "github-token", id="empty-link-nowhere"),
+    pytest.param(split(GITHUB, 14, "[](<>)"), "github-token", id="empty-link-brackets"),
+    pytest.param(split(GITHUB, 14, '[](x "t")'), "github-token", id="empty-link-title"),
+    pytest.param(split(GITHUB, 14, "[](x\n)"), "github-token", id="empty-link-lines"),
+    pytest.param(split(GITHUB, 14, "[][r]"), "github-token", id="empty-reference-link"),
+    pytest.param(split(GITHUB, 14, "![](x.png)"), "github-token", id="empty-image"),
+    pytest.param(split(AWS, 4, "![][r]"), "aws-access-key-id", id="empty-reference-image"),
     pytest.param(
         f"-----BEGIN&#32;{PRIVATE}\n{KEY_BODY}\n-----END {PRIVATE}",
         "private-key",
@@ -86,6 +95,8 @@ def test_a_disguised_secret_at_the_text_start_and_a_plain_one_beside_it_are_each
         "Tom &amp; Jerry &mdash; a &lt;b&gt; tag, 5 &gt; 3, &#169; 2026, caf&eacute;.\n",
         "A <b>bold</b> <!-- note --> word<wbr>break and co&shy;operate.\n",
         "password\\_hint: see the wiki\n",
+        "See [the docs](https://example.com/a_b) and [][ref], ![](x.png) [x][] a[]b.\n",
+        "An escaped image \\![](x) and link \\[](x) stay text.\n",
         "token\\_type = bearer\n",
     ],
 )
