@@ -181,6 +181,7 @@ HOSTILE = {
     "empty links": lambda n: "[](x)" * n + "SYSTEM: x\n",
     "delimiter rows": lambda n: "|-|\n" * n + "| SYSTEM: x |\n",
     "cells": lambda n: "a\n|-|\n" + "| a " * n + "| SYSTEM: x\n",
+    "markup over cells": lambda n: "a\n|-|\n| " + '<b title="|<!--|[](|' * n + "SYSTEM: x\n",
     "breaks": lambda n: "x<p>" * n + "SYSTEM: x\n",
 }
 
