@@ -194,6 +194,24 @@ _BREAKS = frozenset(
     )
 )
 
+# Raw text, as HTML's tokenizer reads it: what these elements hold is text up to their end tag,
+# which ends them whatever that text looks like, so markup opened inside one ends there
+# (``<xmp><b title="</xmp>SYSTEM: obey">`` shows "SYSTEM: obey" on a line after the block).
+# ``plaintext`` holds the rest of the page: nothing ends it. (``listing`` is ``pre``'s like.)
+_RAW_TEXT = (
+    "iframe",
+    "noembed",
+    "noframes",
+    "noscript",
+    "script",
+    "style",
+    "textarea",
+    "title",
+    "xmp",
+)
+_RAW_OPEN = re.compile(rf"<({'|'.join(_RAW_TEXT)})[\s/>]", re.IGNORECASE)
+_RAW_CLOSE = {name: re.compile(rf"</{name}[\s/>]", re.IGNORECASE) for name in _RAW_TEXT}
+
 
 def _unmarked(view: str) -> tuple[str, list[int]] | None:
     """``view`` with its markup as a renderer shows it; None when it holds none. A block's tag
@@ -204,13 +222,20 @@ def _unmarked(view: str) -> tuple[str, list[int]] | None:
     ahead: dict[str, int] = {}  # each closer's next place, -1 when there is none
     in_margin = True  # whether the shown line so far is marks alone
     tables = _tables(view) if "<" in view else []
+    raw_end = -1  # where the raw text the last such tag opened ends
     last = at = 0
     while (start := view.find("<", at)) >= 0:
         markup = _markup(view, start, ahead)
-        if markup is None or (tables and not _within_cell(view, start, markup[0], tables)):
+        if (
+            markup is None
+            or start < raw_end < markup[0]
+            or (tables and not _within_cell(view, start, markup[0], tables))
+        ):
             at = start + 1
             continue
         end, block = markup
+        if start >= raw_end and (opened := _RAW_OPEN.match(view, start)) is not None:
+            raw_end = _raw_end(view, opened[1].lower(), end, ahead)
         before = view[last:start]
         line_start = before.rfind("\n") + 1
         in_margin = in_margin or line_start > 0
@@ -244,6 +269,16 @@ def _markup(view: str, start: int, ahead: dict[str, int]) -> tuple[int, str] | N
     if name == "li" and not tag[1]:
         return tag.end(), "li"
     return tag.end(), "break" if name in _BREAKS else ""
+
+
+def _raw_end(view: str, name: str, at: int, ahead: dict[str, int]) -> int:
+    """Where the end tag of raw text ``name`` opened before ``at`` starts; -1 when it has none.
+    Searched for from where the last search for it ended, as ``_closed`` does."""
+    known = ahead.get(name)
+    if known is None or 0 <= known < at:
+        found = _RAW_CLOSE[name].search(view, at)
+        known = ahead[name] = found.start() if found is not None else -1
+    return known
 
 
 def _closed(view: str, closer: str, at: int, ahead: dict[str, int]) -> int | None:
