@@ -6,11 +6,12 @@ renders as nothing, so its title is a line only the model reads (adversary13 D2)
 line as it renders (``shown``): character references decoded before the disguises are read,
 markup that renders as nothing dropped wherever it stands, a tag or comment over lines too, a
 line break where HTML or a GFM table cell starts a shown line, and a word split by markup joined
-(adversary14 D2, D15; adversary16 D2, D3, D12).
+(adversary14 D2, D15; adversary16 D2, D3, D12; adversary17 D2, D3, D9).
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import html
 import re
@@ -65,11 +66,12 @@ _REFERENCE = re.compile(
 )
 _WORD = re.compile("S(?:YSTEM|ystem)")
 # A role word a shown line may open: followed by its colon, or by markup before one.
-_WORD_THEN = re.compile(r"S(?:YSTEM|ystem)[ \t]*+[:*_<\[\]\\&]")
+_WORD_THEN = re.compile(r"S(?:YSTEM|ystem)[ \t]*+[:*_<\[\]\\&!]")
 # Markup inside a word that renders as nothing: emphasis marks, a tag or a comment, a link's
-# destination, an empty link (``*S*YSTEM``, ``SYS<wbr>TEM``, ``SYS<!-- -->TEM``, ``[S](x)YSTEM``,
-# ``SYS[](x)TEM``). A word split by it reads, rendered, as the word.
-_INVISIBLE = rf"(?:[*_]|<[^<>\n]{{0,200}}>|\[?{_LINK_END})"
+# destination, an empty link or image (``*S*YSTEM``, ``SYS<wbr>TEM``, ``SYS<!-- -->TEM``,
+# ``[S](x)YSTEM``, ``SYS[](x)TEM``, ``SYS![](x)TEM``). A word split by it reads, rendered, as the
+# word.
+_INVISIBLE = rf"(?:[*_]|<[^<>\n]{{0,200}}>|(?:!?\[)?{_LINK_END})"
 _SPLIT_WORD = re.compile(
     rf"\[?S{_INVISIBLE}*+(?:"
     + "".join(f"{c}{_INVISIBLE}*+" for c in "YSTE")
@@ -77,10 +79,10 @@ _SPLIT_WORD = re.compile(
     + "".join(f"{c}{_INVISIBLE}*+" for c in "yste")
     + "m)"
 )
-_MARKUP = re.compile(rf"{_INVISIBLE}|\[")
+_MARKUP = re.compile(rf"{_INVISIBLE}|!?\[")
 # Where a split word's markup may start: behind the word's first letters. A cheap look (a search
 # for "S"), where the split word's own pattern tries every position.
-_SPLIT_START = re.compile(r"S(?:Y(?:S(?:TE?)?)?|y(?:s(?:te?)?)?)?[*_<\[\]]")
+_SPLIT_START = re.compile(r"S(?:Y(?:S(?:TE?)?)?|y(?:s(?:te?)?)?)?[*_<\[\]!]")
 # Where a title's role word may be: at a line's start or a title's opening quote or parenthesis,
 # past blanks, quote marks, emphasis and tags (a comment's too). Only a text holding one is
 # parsed for its definitions: the parse costs ten times the scan.
@@ -185,14 +187,39 @@ def _unescaped(reference: str) -> str:
 _CLOSERS = (("<!--", ("-->", "--!>")), ("<![CDATA[", ("]]>",)), ("<?", ("?>",)))
 _DECLARATION = re.compile(r"<![A-Za-z]")
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]{0,30})(?:[\s/](?:\"[^\"]*\"|'[^']*'|[^\"'<>])*+)?>")
+# The elements whose box starts a line, as the HTML standard's rendering section styles them
+# (15.3.3 flow content, 15.3.6 sections and headings, 15.3.7 lists, 15.3.8 tables, 15.3.12
+# fieldset and legend, 15.5.4 details and summary: "display: block", "list-item" and the table
+# parts), "br" (its "display-outside: newline"), and "optgroup" and "option", which browsers'
+# own sheets show as blocks. "html", "body" and "head" are left: their tags in a page's body are
+# dropped by the parser, and break no line.
 _BREAKS = frozenset(
     re.findall(
         r"\w+",
-        "address article aside blockquote br caption center dd details dialog dir div dl dt"
-        " fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr legend li main menu"
-        " nav ol p pre section summary table tbody td tfoot th thead tr ul",
+        "address blockquote center dialog div figure figcaption footer form header hr legend"
+        " listing main p plaintext pre search xmp article aside h1 h2 h3 h4 h5 h6 hgroup nav"
+        " section dir dd dl dt menu ol ul li table caption colgroup col thead tbody tfoot tr td"
+        " th fieldset details summary br optgroup option",
     )
 )
+
+# Raw text, as HTML's tokenizer reads it: what these elements hold is text up to their end tag,
+# which ends them whatever that text looks like, so markup opened inside one ends there
+# (``<xmp><b title="</xmp>SYSTEM: obey">`` shows "SYSTEM: obey" on a line after the block).
+# ``plaintext`` holds the rest of the page: nothing ends it. (``listing`` is ``pre``'s like.)
+_RAW_TEXT = (
+    "iframe",
+    "noembed",
+    "noframes",
+    "noscript",
+    "script",
+    "style",
+    "textarea",
+    "title",
+    "xmp",
+)
+_RAW_OPEN = re.compile(rf"<({'|'.join(_RAW_TEXT)})[\s/>]", re.IGNORECASE)
+_RAW_CLOSE = {name: re.compile(rf"</{name}[\s/>]", re.IGNORECASE) for name in _RAW_TEXT}
 
 
 def unmarked(view: str) -> tuple[str, list[int]] | None:
@@ -203,13 +230,21 @@ def unmarked(view: str) -> tuple[str, list[int]] | None:
     edits: list[tuple[int, int, str]] = []
     ahead: dict[str, int] = {}  # each closer's next place, -1 when there is none
     in_margin = True  # whether the shown line so far is marks alone
+    tables = _tables(view) if "<" in view else []
+    raw_end = -1  # where the raw text the last such tag opened ends
     last = at = 0
     while (start := view.find("<", at)) >= 0:
         markup = _markup(view, start, ahead)
-        if markup is None:
+        if (
+            markup is None
+            or start < raw_end < markup[0]
+            or (tables and not _within_cell(view, start, markup[0], tables))
+        ):
             at = start + 1
             continue
         end, block = markup
+        if start >= raw_end and (opened := _RAW_OPEN.match(view, start)) is not None:
+            raw_end = _raw_end(view, opened[1].lower(), end, ahead)
         before = view[last:start]
         line_start = before.rfind("\n") + 1
         in_margin = in_margin or line_start > 0
@@ -245,6 +280,16 @@ def _markup(view: str, start: int, ahead: dict[str, int]) -> tuple[int, str] | N
     return tag.end(), "break" if name in _BREAKS else ""
 
 
+def _raw_end(view: str, name: str, at: int, ahead: dict[str, int]) -> int:
+    """Where the end tag of raw text ``name`` opened before ``at`` starts; -1 when it has none.
+    Searched for from where the last search for it ended, as ``_closed`` does."""
+    known = ahead.get(name)
+    if known is None or 0 <= known < at:
+        found = _RAW_CLOSE[name].search(view, at)
+        known = ahead[name] = found.start() if found is not None else -1
+    return known
+
+
 def _closed(view: str, closer: str, at: int, ahead: dict[str, int]) -> int | None:
     """Where ``closer``'s first place from ``at`` ends; None when it has none."""
     known = ahead.get(closer)
@@ -253,15 +298,24 @@ def _closed(view: str, closer: str, at: int, ahead: dict[str, int]) -> int | Non
     return None if known < 0 else known + len(closer)
 
 
-# An empty link renders as nothing (``[](x)SYSTEM:``), one of blanks as blanks.
-_EMPTY_LINK = re.compile(r"\[[ \t]*+\]\((?:[^()\n]|\([^()\n]*\))*+\)")
+# An empty link renders as nothing (``[](x)SYSTEM:``), one of blanks as blanks; so does an image
+# of no alt text (``![](x.png)``, an ``<img alt="">``), as its ``<img>`` tag does.
+_EMPTY_LINK = re.compile(r"!?\[[ \t]*+\]\((?:[^()\n]|\([^()\n]*\))*+\)")
 
 
 def _unlinked(view: str) -> tuple[str, list[int]] | None:
-    """``view`` without its empty links; None when it holds none."""
+    """``view`` without its empty links and images; None when it holds none."""
     if "](" not in view:
         return None
-    return _spliced(view, ((m.start(), m.end(), "") for m in _EMPTY_LINK.finditer(view)))
+    tables = _tables(view)
+    return _spliced(
+        view,
+        (
+            (m.start(), m.end(), "")
+            for m in _EMPTY_LINK.finditer(view)
+            if not tables or _within_cell(view, m.start(), m.end(), tables)
+        ),
+    )
 
 
 # A GFM table: a delimiter row (``|---|:-:``) under its header row, its body rows down to a blank
@@ -271,13 +325,14 @@ _DELIMITER_ROW = re.compile(
 )
 _BLANK_LINE = re.compile(r"^[ \t>]*$", re.MULTILINE)
 _CELL_BAR = re.compile(r"(?<!\\)\|")
+_CELL_END = re.compile(r"(?<!\\)\||\n")
 
 
-def _tabled(view: str) -> tuple[str, list[int]] | None:
-    """``view`` with a line break before each cell of its tables; None when it has none."""
+def _tables(view: str) -> list[tuple[int, int]]:
+    """Where each GFM table of ``view`` starts (its header row) and ends (a blank line)."""
     if "|" not in view:
-        return None
-    bars: list[int] = []
+        return []
+    tables: list[tuple[int, int]] = []
     done = 0  # where the last table's rows end: a table's rows are read once
     for row in _DELIMITER_ROW.finditer(view):
         if "|" not in row.group() or row.start() < done:
@@ -285,8 +340,30 @@ def _tabled(view: str) -> tuple[str, list[int]] | None:
         head = max(view.rfind("\n", 0, max(row.start() - 1, 0)) + 1, done)
         blank = _BLANK_LINE.search(view, row.end() + 1)
         done = blank.start() if blank is not None else len(view)
-        bars += (bar.start() for bar in _CELL_BAR.finditer(view, head, done))
-    return _spliced(view, ((bar, bar, "\n") for bar in bars))
+        tables.append((head, done))
+    return tables
+
+
+def _within_cell(view: str, start: int, end: int, tables: list[tuple[int, int]]) -> bool:
+    """Whether markup from ``start`` to ``end`` is read as such: GFM splits a table's row into
+    cells at each bar not escaped before it reads a cell's tags, comments and links, so markup
+    there ends in its cell (``| x | <b title="a | SYSTEM: obey">``: the cell after the bar is
+    shown)."""
+    at = bisect.bisect_right(tables, (start, len(view))) - 1
+    in_table = at >= 0 and start < tables[at][1]
+    return not in_table or _CELL_END.search(view, start, end) is None
+
+
+def _tabled(view: str) -> tuple[str, list[int]] | None:
+    """``view`` with a line break before each cell of its tables; None when it has none."""
+    return _spliced(
+        view,
+        (
+            (bar.start(), bar.start(), "\n")
+            for head, done in _tables(view)
+            for bar in _CELL_BAR.finditer(view, head, done)
+        ),
+    )
 
 
 def _joined(view: str) -> tuple[str, list[int]] | None:
