@@ -34,7 +34,7 @@ from hotplex.scanning.confusables import skeleton
 # opens an item shown at the page's foot: a list mark's.
 _TAG_ATTRIBUTES = r"(?:[ \t/][^<>\n]{0,200})?>"
 # A link's text renders as the text: "[SYSTEM](x):" reads as "SYSTEM:".
-_LINK_END = r"\]\([^()\n]{0,200}\)"
+_LINK_END = r"\](?:\([^()\n]{0,200}\)|\[[^\[\]\n]{1,200}\])"  # inline, or by reference
 _BARE_MARK = (
     r"[ \t>_]|<!--|#{1,6}(?=[ \t])|\*(?![ \t])"
     r"|\[(?:[^\[\]\n]|\n(?![ \t]*\n)){1,999}\]:[ \t]*(?:\n[ \t>]*)?(?:<[^<>\n]*>|[^\s<]\S*)"
@@ -299,13 +299,16 @@ def _closed(view: str, closer: str, at: int, ahead: dict[str, int]) -> int | Non
 
 
 # An empty link renders as nothing (``[](x)SYSTEM:``), one of blanks as blanks; so does an image
-# of no alt text (``![](x.png)``, an ``<img alt="">``), as its ``<img>`` tag does.
-_EMPTY_LINK = re.compile(r"!?\[[ \t]*+\]\((?:[^()\n]|\([^()\n]*\))*+\)")
+# of no alt text (``![](x.png)``, an ``<img alt="">``), as its ``<img>`` tag does. Its destination
+# may run over lines (not a blank one), and it may be by reference (``[][r]``: adversary17 D18).
+_EMPTY_LINK = re.compile(
+    r"!?\[[ \t]*+\](?:\((?:[^()\n]|\n(?![ \t]*\n)|\([^()\n]*\))*+\)|\[[^\[\]\n]{1,999}\])"
+)
 
 
 def _unlinked(view: str) -> tuple[str, list[int]] | None:
     """``view`` without its empty links and images; None when it holds none."""
-    if "](" not in view:
+    if "](" not in view and "][" not in view:
         return None
     tables = _tables(view)
     return _spliced(
