@@ -82,7 +82,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from hotplex.errors import Lines, Problem, Span, suggest
-from hotplex.scanning import as_read, bidi_marks, joiners
+from hotplex.scanning import as_read, bidi_marks, joiners, rendered
 from hotplex.scanning.ignorables import (
     CONTROL,
     INTENDED,
@@ -194,7 +194,15 @@ def scan(text: str) -> tuple[Match, ...]:
         for match in _scan_written(text)
         if read.dropped(match.start) and not _overlaps(found, stops, match)
     ]
+    if any(_referenced(m) for m in found):  # code shows a reference as written: no character
+        code = rendered.read(text).code
+        found = [m for m in found if not (_referenced(m) and code.holds(m.start))]
     return tuple(sorted(found, key=lambda m: m.start))
+
+
+def _referenced(match: Match) -> bool:
+    """Whether ``match`` is written only as references (``&zwnj;``), no character of it raw."""
+    return bool(match.written) and not any(char in match.written for char in match.chars)
 
 
 def _overlaps(found: list[Match], stops: list[int], match: Match) -> bool:

@@ -94,3 +94,21 @@ def test_only_a_text_with_a_reference_to_a_hidden_character_is_read_again(monkey
         assert readings == []
         hidden.scan("Tom &amp; Jerry&#x200B;\n" * 100)
     assert len(readings) == 1
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        # Code wherever the text lands shows a reference as written: no hidden character.
+        ("Notes.\n\nPersian joins with `&zwnj;` between letters.\n", False),
+        ("Notes.\n\n```html\na&#x202E;b&#8203;\n```\n", False),
+        # A code span on the first lines may continue a paragraph of the text before; an
+        # indented block may continue one too: neither is code wherever the text lands.
+        ("`&zwnj;` first\n", True),
+        ("Notes.\n\n    a&#8203;b\n", True),
+        # A character written raw is hidden in code too.
+        ("Notes.\n\n`a\u200bb` raw\n", True),
+    ],
+)
+def test_a_reference_in_code_shows_as_written(text, found):
+    assert bool(findings(text)) is found
