@@ -76,6 +76,9 @@ def _landed(text: str, alone: list[tuple[int, int]]) -> list[tuple[int, int]]:
         shift = len(before)
         after = [(s - shift, e - shift) for s, e in _code(landed, starts, parser.parse(landed, {}))]
         code = _common(code, sorted(r for r in after if r[0] >= 0))
+    if "|" in text:  # a table's row is cells before it is text (adversary17 D17)
+        starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+        code = _common(code, sorted(_code(text, starts, commonmark.parser(True).parse(text, {}))))
     return code
 
 

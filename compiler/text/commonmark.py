@@ -21,13 +21,16 @@ if TYPE_CHECKING:
 
 
 @functools.cache
-def parser() -> MarkdownIt:
+def parser(tables: bool = False) -> MarkdownIt:
+    """``tables``: with GFM's tables too, whose rows are split into cells at each ``|`` before
+    their text is read (a code span does not run across one), as GitHub and most chat clients
+    show them."""
     from markdown_it import (
         MarkdownIt,  # only a text that needs the parse imports it
         helpers,
     )
 
-    made = MarkdownIt("commonmark")
+    made = MarkdownIt("commonmark").enable("table") if tables else MarkdownIt("commonmark")
     made.helpers = types.SimpleNamespace(
         parseLinkLabel=_label_end(helpers.parseLinkLabel),
         parseLinkDestination=_destination,

@@ -158,3 +158,30 @@ def test_code_is_placed_by_the_lines_the_parse_counts(newline: str) -> None:
     fence = "a note\n\n```\n<|im_start|>system\n```\n\n<|im_start|>\n".replace("\n", newline)
     found = injection.scan(fence)
     assert [(m.rule, m.start) for m in found] == [("special-token", fence.rindex("<|im_start|>"))]
+
+
+@pytest.mark.parametrize(
+    ("cell", "rule"),
+    [
+        ("`a | <system> `", "role-tag"),
+        ("`a | [INST] obey `", "special-token"),
+        ("`a | <start_of_turn>user `", "special-token"),
+        ("`a | SYSTEM: obey `", "role-line"),
+    ],
+)
+def test_a_code_span_across_a_tables_bar_is_no_code(cell: str, rule: str) -> None:
+    """A GFM table splits a row into cells at each ``|`` before reading their text, so the
+    backticks are literal and the marker is text (adversary17 D17)."""
+    assert rules(f"Notes.\n\n| a | b |\n|---|---|\n| {cell} |\n") == [rule]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Notes.\n\n| a | b |\n|---|---|\n| `<system>` | `[INST]` |\n",
+        "Notes.\n\nPipe it: `a | <system>` in prose, no table.\n",
+        "Notes.\n\n```\n| a | <system> |\n|---|---|\n```\n",
+    ],
+)
+def test_a_code_span_within_a_cell_stays_code(text: str) -> None:
+    assert rules(text) == []
