@@ -26,6 +26,7 @@ _PLACEHOLDER_WORD = re.compile(
 # A value wrapped as a variable or a template (``${…}``, ``{{…}}``, ``<…>``, ``%…%``) or masked
 # (``********``): a placeholder by its shape, unless what it holds is a real-looking value.
 _WRAPPED = re.compile(r"^[$<%{\[(]|\*\*\*")
+_PLACEHOLDER_OR_MASK = re.compile(rf"{_PLACEHOLDER_WORD.pattern}|\*\*\*", re.IGNORECASE)
 # What a real value has and a name lacks: a digit run followed by letters twice in one word
 # (``Xk9mP2vL``); a name has one at most (``DB_PASSWORD2``, ``b64encode``, ``k8s``, ``x509v3``).
 _MIXED = re.compile(r"[0-9]++[a-z]++[0-9]++[a-z]", re.IGNORECASE)
@@ -286,8 +287,15 @@ def _found(text: str, anchors: tuple[str, ...]) -> Iterator[int]:
 
 
 def _matches(rule: Rule, text: str, searched: str, places: Iterator[int]) -> Iterator[Match]:
+    """The rule's matches at ``places`` (in order, anchor by anchor). A place inside a secret
+    this rule found already is not tried: a match there would start inside that secret, which
+    ``_first_per_place`` drops, and each try runs to the run's end, so a prefix repeated
+    (``sk-ant-`` × 8,000) cost its length squared (adversary18 D10)."""
     group = "secret" if "secret" in rule.pattern.groupindex else 0
+    covered = (-1, -1)  # the last secret found, by offsets
     for at in places:
+        if covered[0] <= at < covered[1]:
+            continue
         inside_word = (
             at > 0 and rule.inside_word is not None and rule.inside_word.match(searched, at - 1)
         )
@@ -295,7 +303,14 @@ def _matches(rule: Rule, text: str, searched: str, places: Iterator[int]) -> Ite
         if m is not None:
             secret = text[m.start(group) : m.end(group)]
             if rule.plausible(secret):
+                covered = (m.start(group), m.end(group))
                 yield Match(rule, m.start(group), secret, text[m.start() : m.end()])
+            elif rule.plausible is _not_placeholder:
+                # A match at a later place runs on as far, so it holds the same placeholder
+                # word or mask while that is still ahead of it: no more plausible.
+                ahead = [w.start() for w in _PLACEHOLDER_OR_MASK.finditer(secret)]
+                if ahead:  # else only its first character wraps it: a later place may not
+                    covered = (m.start(group), m.start(group) + ahead[-1] + 1)
 
 
 def redact(secret: str) -> str:
