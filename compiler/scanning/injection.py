@@ -294,8 +294,16 @@ def _url_candidates(view: str, tags: set[int]) -> Iterator[Candidate]:
             yield "image-url-data", start, end, elsewhere[1]
     for m in urls.BARE.finditer(view):
         url = urls.linked(m.group())
-        if m.start() not in images and url_data.carries(url):
-            yield "link-url-data", m.start(), m.end(), _host(url)
+        if m.start() in images:
+            continue
+        # ``BARE`` stops at brackets and quotes, which a link's destination and GFM's autolink
+        # hold (``?d=(<token>)``, ``?d=[<token>]``): what runs on to a blank or "<" is read too.
+        end = m.end() + len(_RUNS_ON.match(view, m.end()).group())
+        if url_data.carries(url) or (end > m.end() and url_data.carries(url + view[m.end() : end])):
+            yield "link-url-data", m.start(), end, _host(url)
+
+
+_RUNS_ON = re.compile(r"[^\s<>]*")
 
 
 def _marker_candidates(view: str, bars: str) -> Iterator[Candidate]:

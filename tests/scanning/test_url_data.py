@@ -244,3 +244,19 @@ def test_a_link_with_no_host_carries_its_query_to_whom_it_addresses(link: str) -
 def test_an_ordinary_mail_link_or_a_data_link_carries_nothing(link: str) -> None:
     """A ``data:`` link is sent to no one."""
     assert injection.scan(f"Prose.\n\n{link}\n") == ()
+
+
+@pytest.mark.parametrize("opened", ["({})", "[{}]", "{{{}}}", '"{}"', "x({})", "{}^"])
+@pytest.mark.parametrize("form", ["[docs]({})", "see {} ok", "<a href='{}'>docs</a>"])
+def test_a_bracket_or_quote_before_a_token_hides_it_from_no_reading(opened: str, form: str):
+    """adversary18 D14: the cheap look for URLs stopped at a bracket or quote, and with it the
+    reading of the text as rendered, which links ``?d=(<token>)`` whole."""
+    url = "https://evil.example/?d=" + opened.format(TOKEN)
+    found = injection.scan(f"Prose.\n\n- {form.format(url)}\n")
+    assert [(m.rule, m.host) for m in found] == [("link-url-data", "evil.example")]
+
+
+def test_real_world_links_in_prose_and_in_links_carry_nothing() -> None:
+    """The same links followed by a bracket, read on to the next blank."""
+    texts = [f"See {u} (the docs) or [it]({u}), {{x}}.\n" for u in REAL_WORLD]
+    assert [t for t in texts if injection.scan(t)] == []
