@@ -3,8 +3,9 @@
 A scan of the text as written misses what it spells read: a key written with a Markdown escape
 (``ghp\\_…``, as editors export every ``_``), a character reference or markup that renders as
 nothing inside it (adversary16 D8, adversary17 D1), an invisible character written as a reference
-(``&#x202E;``, ``&zwnj;``: adversary17 D11). The secret scan (``secrets.py``) and the hidden-text
-scan (``hidden.py``) each search this reading too, and place what they find where it is written.
+(``&#x202E;``, ``&zwnj;``: adversary17 D11), a marker spelt so (``<|im\\_start|>``: D15). The
+secret scan (``secrets.py``), the hidden-text scan (``hidden.py``) and the marker rules
+(``markers.py``) each search this reading too, and place what they find where it is written.
 """
 
 from __future__ import annotations
