@@ -212,7 +212,7 @@ class OverlayInputs:
         # Under block, the days left out for their names (headings), and those findings.
         self._named: dict[str, list[blocking.Found]] = {}
         self._folders = {posixpath.dirname(p) + "/" for p, file in files.items() if file.day}
-        self.overlay_labels = frozenset(file.label for file in files.values())  # ``Inputs``'
+        self.overlay_labels = frozenset(file.label for file in files.values())  # ``Inputs``
 
     def blocked_read(self) -> tuple[Finding, ...]:
         """The findings blocked in what this compile read, as ``error`` fails only there (a day
