@@ -16,6 +16,8 @@ import html
 import re
 from collections.abc import Iterator
 
+from hotplex.text.memo import cached_for_short_texts
+
 
 def may_differ(text: str) -> bool:
     """Whether ``text`` holds a mark of what may be read otherwise (a quick look)."""
@@ -123,6 +125,13 @@ class Reading:
             return at
         start, _, written_end, size = self.changes[i]
         return written_end if at <= start + size else written_end + at - start - size
+
+
+@cached_for_short_texts
+def read(text: str) -> Reading:
+    """``text``'s reading, built once for the scans that each search it (secrets, hidden text,
+    markers) of one text."""
+    return Reading(text)
 
 
 def _next_mark(text: str, at: int, nexts: dict[str, int]) -> int:

@@ -178,7 +178,7 @@ def scan(text: str) -> tuple[Match, ...]:
     reference costs one scan."""
     if "&" not in text or references().search(text) is None:
         return _scan_written(text)
-    read = as_read.Reading(text)
+    read = as_read.read(text)
     # The text read is judged whole, each character in its context as read; what the reading
     # drops (a tag, a comment, a soft hyphen) is judged as written.
     found: list[Match] = []

@@ -80,7 +80,7 @@ def read(text: str) -> list[Candidate]:
     where it does: a plain text costs what it did, one with an ``&amp;`` little more."""
     if not _may_read(text):
         return []
-    reading = as_read.Reading(text)
+    reading = as_read.read(text)
     if not reading.changes:
         return []
     view, origin = (reading.text, None) if reading.text.isascii() else skeleton(reading.text)

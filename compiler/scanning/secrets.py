@@ -110,7 +110,7 @@ def matches(text: str) -> tuple[Found, ...]:
     found = [Found(m.start, m.secret, m) for m in scan(text)]
     if not as_read.may_differ(text):
         return tuple(found)
-    read = as_read.Reading(text)
+    read = as_read.read(text)
     if not read.changes:
         return tuple(found)
     starts = [f.start for f in found]
