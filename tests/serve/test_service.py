@@ -6,6 +6,7 @@ import asyncio
 import gc
 import os
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,14 @@ from hypothesis import strategies as st
 
 def _settled_long_ago(path: Path) -> None:
     os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+
+
+def _still_being_written(path: Path) -> None:
+    """Stamped a minute ahead: however long a loaded machine takes to look, the file was
+    modified too recently to be taken as saved (stamped now, a look 20 ms later found it
+    settled, and the test saw a stale artifact instead of a pause)."""
+    ahead = time.time_ns() + 60_000_000_000
+    os.utime(path, ns=(ahead, ahead))
 
 
 def test_a_file_still_being_written_is_awaited_not_served_broken(
@@ -42,7 +51,8 @@ def test_a_file_still_being_written_is_awaited_not_served_broken(
 
     async def scenario():
         await service.artifact("cc", "slack")
-        soul.write_bytes(b"caf\xc3")  # cut inside a character, written this instant
+        soul.write_bytes(b"caf\xc3")  # cut inside a character
+        _still_being_written(soul)
         monkeypatch.setattr(threaded.anyio, "sleep", editor_finishes)
         return await service.artifact("cc", "slack")
 
