@@ -246,6 +246,18 @@ class Inputs:
         self._loaded[display] = loaded
         return loaded
 
+    def held_or_read(self, display: str, span: Span) -> Loaded | None:
+        """The file as this reader holds it, else read for this one caller and not kept: what
+        only a user's text makes a call read (the project's days the join of a user's link
+        definitions reads, ``overlay.own_part``) stays out of the files whose stamps every
+        later call checks (``Project._base_current``: 1,000 days joined once cost every later
+        call of every user 1,000 stats)."""
+        cached = self._loaded.get(display)
+        if display in self._loaded and (cached is None or cached.meta_read):
+            return cached
+        apart = Inputs(self.root, self.read_cap, self.logs, packages=self.packages)
+        return apart.load(display, span)
+
     def _upstream(self, display: str) -> str | None:
         """What to do about a package file that is not text, if ``display`` is one: the user
         cannot save it again, it is read from the cache as the lock pins it. Asked only of a

@@ -451,7 +451,9 @@ def own_files(base: Inputs, bodies: Iterable[str]) -> Listing | None:
 
 
 def own_part(base: Inputs, display: str) -> blocking.Part | None:
-    loaded = base.load(display, Span(display))
+    """The project's own file ``display`` as a part of the join, trusted; a file the shared
+    reader does not hold already (a day too old for any base document) is read apart from it."""
+    loaded = base.held_or_read(display, Span(display))
     return None if loaded is None else blocking.project_part(loaded.body, display)
 
 

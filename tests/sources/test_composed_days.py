@@ -62,3 +62,28 @@ def test_a_user_day_standing_in_for_the_projects_takes_its_image_with_it(project
     month = (project.root / "agent-configs/memory/compacted/2026-10.md").exists()
     found = [(f.rule, f.file) for f in project.check(overlay).findings]
     assert found == ([("image-url-data", "overlay:memory/2026-11-30.md")] if month else [])
+
+
+def test_days_only_the_join_reads_stay_out_of_the_shared_reader(make_project) -> None:
+    """A user's definition makes the join read every project day, those too old for any base
+    document among them: read apart, they do not join the files whose stamps every later call
+    of every user checks (1,000 days once joined cost each later call 1,000 stats). The join
+    still finds what the oldest day makes with the user's definition."""
+    files = {"agent-configs/USER.md": "Base user.", "agent-configs/MEMORY.md": "Base memory."}
+    for day in range(2, 29):
+        files[f"agent-configs/memory/2026-11-{day:02d}.md"] = f"- day {day} {'x' * 3000}\n"
+    files["agent-configs/memory/2026-11-01.md"] = IMAGE
+    project = Project.load(make_project(files, manifest=CC_LOGS_MANIFEST))
+    assert "arch.png" not in project.compile("cc").text  # the oldest day: over the budget
+    held = _days_held(project)
+    assert held and "agent-configs/memory/2026-11-01.md" not in held
+    user = {"USER.md": "x\n\n[a]: https://example.com/\n"}
+    assert project.compile("cc", overlay=user).text
+    assert _days_held(project) == held
+    found = [(f.rule, f.file) for f in project.check({"USER.md": "x\n\n" + EVIL}).findings]
+    assert found == [("image-url-data", "overlay:USER.md")]
+    assert _days_held(project) == held
+
+
+def _days_held(project: Project) -> set[str]:
+    return {p for p in project._inputs.stamps if p.startswith("agent-configs/memory/2026-")}
