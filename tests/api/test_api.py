@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -189,7 +190,10 @@ def test_a_same_size_rewrite_in_the_same_clock_tick_is_not_missed(example_copy) 
     memory = root / "agent-configs/MEMORY.md"
     project = Project.load(root)
     memory.write_text("# MEMORY.md\n\nfirst version\n", encoding="utf-8")
-    tick = os.stat(memory).st_mtime_ns
+    # The tick stamped a minute ahead: however long a loaded machine takes to read the file,
+    # it was written "just before" (stamped now, a read 20 ms later took the stamp as settled).
+    tick = time.time_ns() + 60_000_000_000
+    os.utime(memory, ns=(tick, tick))
     assert "first version" in project.compile("cc").text
     memory.write_text("# MEMORY.md\n\nlater version\n", encoding="utf-8")  # same size
     os.utime(memory, ns=(tick, tick))  # and the same mtime: only the content moved
