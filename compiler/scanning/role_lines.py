@@ -220,6 +220,10 @@ _RAW_TEXT = (
 )
 _RAW_OPEN = re.compile(rf"<({'|'.join(_RAW_TEXT)})[\s/>]", re.IGNORECASE)
 _RAW_CLOSE = {name: re.compile(rf"</{name}[\s/>]", re.IGNORECASE) for name in _RAW_TEXT}
+# Raw text a page never shows ("display: none" in the HTML standard's rendering section 15.3.1,
+# and an iframe's, which is a fallback): the element, what it holds and its end tag render as
+# nothing, so the text after it opens the shown line (``<style>x</style>SYSTEM: obey``).
+_UNSHOWN = frozenset({"iframe", "noembed", "noframes", "script", "style", "title"})
 
 
 def unmarked(view: str) -> tuple[str, list[int]] | None:
@@ -244,7 +248,11 @@ def unmarked(view: str) -> tuple[str, list[int]] | None:
             continue
         end, block = markup
         if start >= raw_end and (opened := _RAW_OPEN.match(view, start)) is not None:
-            raw_end = _raw_end(view, opened[1].lower(), end, ahead)
+            name = opened[1].lower()
+            raw_end = _raw_end(view, name, end, ahead)
+            closing = _TAG.match(view, raw_end) if name in _UNSHOWN and raw_end >= 0 else None
+            if closing is not None:
+                end = closing.end()
         before = view[last:start]
         line_start = before.rfind("\n") + 1
         in_margin = in_margin or line_start > 0

@@ -288,13 +288,16 @@ def _found(text: str, anchors: tuple[str, ...]) -> Iterator[int]:
 
 def _matches(rule: Rule, text: str, searched: str, places: Iterator[int]) -> Iterator[Match]:
     """The rule's matches at ``places`` (in order, anchor by anchor). A place inside a secret
-    this rule found already is not tried: a match there would start inside that secret, which
-    ``_first_per_place`` drops, and each try runs to the run's end, so a prefix repeated
-    (``sk-ant-`` × 8,000) cost its length squared (adversary18 D10)."""
+    this rule found already is not tried when the rule's secret is its whole match: a match
+    there would start inside that secret, which ``_first_per_place`` drops, and each try runs
+    to the run's end, so a prefix repeated (``sk-ant-`` × 8,000) cost its length squared
+    (adversary18 D10). A rule whose secret follows a key (``secret-assignment``, a bounded
+    value) is tried there too: ``api_token=api_token= <secret>`` holds a second secret after
+    the first, whose key starts inside it."""
     group = "secret" if "secret" in rule.pattern.groupindex else 0
     covered = (-1, -1)  # the last secret found, by offsets
     for at in places:
-        if covered[0] <= at < covered[1]:
+        if covered[0] <= at < covered[1] and group == 0:
             continue
         inside_word = (
             at > 0 and rule.inside_word is not None and rule.inside_word.match(searched, at - 1)

@@ -10,7 +10,7 @@ from hotplex.build import Request, run
 from hotplex.errors import EXIT_CONFIG, EXIT_FAILED, BuildFailed, HotplexError
 from hotplex.text import secret_rules
 from hotplex_testing import ENCRYPTED_KEY, FAKE_SECRETS, SHARED
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 MANIFEST = """\
@@ -230,6 +230,7 @@ def _tried_everywhere(text: str) -> list[tuple[str, str]]:
         max_size=16,
     )
 )
+@example(["api_token=", "api_token=", " ", "Z3MHQK4TPL2XWR7N"])  # a key inside a found value
 def test_the_anchor_search_finds_every_place_a_rule_could_match(pieces):
     """Anchors next to, inside or overlapping one another are all tried, in the rules' order."""
     text = "".join(pieces)
