@@ -311,6 +311,19 @@ def test_from_a_projects_subfolder_the_hint_names_the_project_above(make_project
     assert not (root / ".hotplex").exists()
 
 
+@pytest.mark.parametrize(
+    "command", ["memory compact --dry-run", "show cc --platform slack", "build --explain -C ."]
+)
+def test_the_hint_from_a_subfolder_repeats_the_whole_command(make_project, hotplex, command):
+    """``hotplex memory compact`` must not be told to run ``hotplex -C .. memory``, a usage
+    error: the hint repeats every word typed, less the -C or -f it replaces."""
+    root = _project(make_project)
+    result = hotplex(*command.split(), cwd=root / "agent-configs")
+    assert result.status == 2
+    shown = command.removesuffix(" -C .")
+    assert f"hotplex.toml: run hotplex -C .. {shown}\n" in result.stderr
+
+
 # --- 6. reserved names --------------------------------------------------------------------------
 
 
