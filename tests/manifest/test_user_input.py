@@ -189,6 +189,31 @@ def test_files_no_artifact_reads_are_listed_with_what_they_look_meant_to_be(make
     assert len(json.loads(check.stdout)["warnings"]) == 5
 
 
+@pytest.mark.parametrize(
+    ("layout", "variant"), [("suffix", "SOUL.slack.md"), ("directory", "slack/SOUL.md")]
+)
+def test_a_variant_of_a_source_no_target_keeps_says_so(make_project, hotplex, layout, variant):
+    """cc builds slack but keeps no soul: its slack variant is unread for that, not for a
+    platform no target builds; a variant of a platform no target builds still says that."""
+    files = {**FIVE, variant: "x\n", variant.replace("slack", "feishu"): "x\n"}
+    manifest = (
+        f'[variants]\nplatforms = ["slack", "feishu"]\nlayout = "{layout}"\n'
+        '[[target]]\nname = "cc"\nworker = "claude-code"\nkeep = ["rules"]\nplatforms = ["slack"]\n'
+    )
+    root = make_project({f"agent-configs/{k}": v for k, v in files.items()}, manifest=manifest)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    assert (
+        f"warning: agent-configs/{variant} is read by no artifact: no target that builds platform"
+        " 'slack' keeps source 'soul' (keep / profile)\n" in result.stderr
+    )
+    feishu = variant.replace("slack", "feishu")
+    assert (
+        f"warning: agent-configs/{feishu} is read by no artifact: no target builds platform"
+        " 'feishu'\n" in result.stderr
+    )
+
+
 @pytest.mark.parametrize("sources", [".", "./", "agent-configs", "./agent-configs"])
 def test_in_a_project_that_is_its_own_sources_folder_only_markdown_is_reported_unread(
     make_project, hotplex, sources
