@@ -61,9 +61,13 @@ def why(model: Model, rel: str) -> str:
         return f" — {hint}"
     if head:
         return ""
-    defaults = {posixpath.basename(s.file) for s in all_worker_defaults(model)}
-    if not manifest.project.default_sources and name in defaults:
+    defaults = all_worker_defaults(model)
+    if not manifest.project.default_sources and name in {s.file for s in defaults}:
         return ": a default source, dropped by [project] default_sources = false"
+    sources = {s.name: s for s in model.sources}
+    for default in defaults:  # a [[source]] of a default's name gave it another file
+        if default.file == name and default.name in sources:
+            return f": source '{default.name}' reads {sources[default.name].file} instead"
     for worker in workers:
         return (
             f": a default source of the {worker} worker, which no target here uses;"
