@@ -41,6 +41,11 @@ def why(model: Model, rel: str) -> str:
             if platform not in manifest.variants.platforms or bot is None:
                 return _platform_why(model, platform, rel, by_file[base])
             built = [(j.platform, j.target.bot) for j in plan(model) if j.target.bot and j.platform]
+            if (platform, bot) in built:
+                return (
+                    f": no target that builds bot '{bot}' for platform '{platform}' keeps source"
+                    f" '{by_file[base].name}' (keep / profile)"
+                )
             if bot in {b for _, b in built}:  # for other platforms only
                 return f": no target builds bot '{bot}' for platform '{platform}'"
             bots = sorted({b for p, b in built if p == platform})

@@ -231,6 +231,21 @@ def test_a_variant_of_a_source_no_target_keeps_says_so(make_project, hotplex, la
     )
 
 
+def test_a_bot_file_of_a_source_no_target_keeps_says_so(make_project, hotplex):
+    files = {**FIVE, "slack/U1/SOUL.md": "x\n"}
+    manifest = (
+        '[variants]\nplatforms = ["slack"]\nlayout = "directory"\n[[target]]\nname = "cc"\n'
+        'worker = "claude-code"\nkeep = ["rules"]\nbot = "U1"\n'
+    )
+    root = make_project({f"agent-configs/{k}": v for k, v in files.items()}, manifest=manifest)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    assert (
+        "warning: agent-configs/slack/U1/SOUL.md is read by no artifact: no target that builds"
+        " bot 'U1' for platform 'slack' keeps source 'soul' (keep / profile)\n" in result.stderr
+    )
+
+
 @pytest.mark.parametrize("sources", [".", "./", "agent-configs", "./agent-configs"])
 def test_in_a_project_that_is_its_own_sources_folder_only_markdown_is_reported_unread(
     make_project, hotplex, sources
