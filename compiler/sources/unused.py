@@ -386,11 +386,11 @@ def _declared_but_absent(model: Model, present: set[str]) -> list[str]:
     default's moved to a file never made): without ``required = true`` its section would just be
     absent. A default's absent file is normal. A package's file (``present``: read and there) is
     not on disk where the build names it."""
-    default_files = {posixpath.basename(s.file) for s in all_worker_defaults(model)}
+    default_files = {s.file for s in all_worker_defaults(model)}
     added = {
         d.name
         for d in model.manifest.source
-        if d.file is not None and not d.required and posixpath.basename(d.file) not in default_files
+        if d.file is not None and not d.required and posixpath.normpath(d.file) not in default_files
     }
     warnings = []
     for source in model.sources:

@@ -189,21 +189,24 @@ def test_files_no_artifact_reads_are_listed_with_what_they_look_meant_to_be(make
     assert len(json.loads(check.stdout)["warnings"]) == 5
 
 
-def test_a_default_given_a_file_that_does_not_exist_is_warned_about(make_project, hotplex):
+@pytest.mark.parametrize("file", ["PERSONA.md", "persona/SOUL.md"])
+def test_a_default_given_a_file_that_does_not_exist_is_warned_about(make_project, hotplex, file):
     """``[[source]] name = "soul" file = "PERSONA.md"`` with no PERSONA.md built a persona-less
-    artifact in silence, and blamed SOUL.md on a worker no target uses."""
-    root = _project(make_project, rest='[[source]]\nname = "soul"\nfile = "PERSONA.md"\n')
+    artifact in silence, and blamed SOUL.md on a worker no target uses; a file of a default's
+    name in another folder is no default's file either."""
+    root = _project(make_project, rest=f'[[source]]\nname = "soul"\nfile = "{file}"\n')
     result = hotplex("-C", str(root), "build")
     assert result.status == 0, result.stderr
     assert result.stderr.splitlines()[:2] == [
-        "warning: source 'soul': agent-configs/PERSONA.md does not exist, so no artifact has it"
+        f"warning: source 'soul': agent-configs/{file} does not exist, so no artifact has it"
         " (required = true makes this an error)",
-        "warning: agent-configs/SOUL.md is read by no artifact: source 'soul' reads PERSONA.md"
+        f"warning: agent-configs/SOUL.md is read by no artifact: source 'soul' reads {file}"
         " instead",
     ]
-    (root / "agent-configs/PERSONA.md").write_text("I am the persona.\n", encoding="utf-8")
+    (root / "agent-configs" / file).parent.mkdir(exist_ok=True)
+    (root / "agent-configs" / file).write_text("I am the persona.\n", encoding="utf-8")
     again = hotplex("-C", str(root), "build")
-    assert "PERSONA.md does not exist" not in again.stderr
+    assert "does not exist" not in again.stderr
 
 
 @pytest.mark.parametrize(
