@@ -346,6 +346,13 @@ def parsers(argv: list[str]) -> tuple[argparse.ArgumentParser, dict[str, argpars
 
 def _first_word(argv: list[str]) -> str | None:
     """The first argument that is not ``-C DIR`` or ``-f FILE``: the command, when it is one."""
+    return next(iter(without_place(argv)), None)
+
+
+def without_place(argv: list[str]) -> list[str]:
+    """The arguments less ``-C DIR`` and ``-f FILE``: the command as typed, wherever it runs
+    (the hint that moves it to the project above repeats it whole: ``memory compact --dry-run``)."""
+    kept: list[str] = []
     skip = False
     for arg in argv:
         if skip:
@@ -353,8 +360,8 @@ def _first_word(argv: list[str]) -> str | None:
         elif arg in ("-C", "-f"):
             skip = True
         elif arg[:2] not in ("-C", "-f"):  # not a value glued to its flag (``-Cdir``)
-            return arg
-    return None
+            kept.append(arg)
+    return kept
 
 
 def _jobs_option(command: argparse.ArgumentParser) -> None:

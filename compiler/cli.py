@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
 
             print(f"hotplex {__version__}")
             return EXIT_OK
-        root, manifest = _project(args)
+        root, manifest = _project(args, argv)
         if args.command in ("watch", "serve"):
             gc.set_threshold(*LONG_PROCESS_GC)
         return _command(args.command)(args, root, manifest)
@@ -154,7 +154,7 @@ _NEED_MANIFEST = frozenset(
 )
 
 
-def _project(args: argparse.Namespace) -> tuple[Path, Path | None]:
+def _project(args: argparse.Namespace, argv: list[str]) -> tuple[Path, Path | None]:
     """The project root and manifest: -C DIR, else the folder of -f MANIFEST (as ``make -f``
     reads paths relative to the makefile's folder here: the manifest says "relative to this
     file"), else the current folder. A command that needs a manifest and finds none stops here,
@@ -175,11 +175,14 @@ def _project(args: argparse.Namespace) -> tuple[Path, Path | None]:
         folder = manifest.parent if manifest is not None else Path(".")
         root = folder if folder != Path(".") else Path.cwd()
     if args.command in _NEED_MANIFEST:
-        _require_manifest(args, root, manifest)
+        _require_manifest(args, root, manifest, argv)
     return root, manifest
 
 
-def _require_manifest(args: argparse.Namespace, root: Path, manifest: Path | None) -> None:
+def _require_manifest(
+    args: argparse.Namespace, root: Path, manifest: Path | None, argv: list[str]
+) -> None:
+    from hotplex.arguments import without_place
     from hotplex.commands.invocation import command_line
     from hotplex.manifest.read import MANIFEST_NAME
 
@@ -199,7 +202,7 @@ def _require_manifest(args: argparse.Namespace, root: Path, manifest: Path | Non
     near = _near_manifest(path) if manifest is not None else None
     if above is not None:
         where = os.path.relpath(above, Path.cwd())
-        command = command_line(["-C", where, args.command])
+        command = command_line(["-C", where, *without_place(argv)])
         hint = f"this folder is inside the project {above / MANIFEST_NAME}: run {command}"
     elif near is not None:
         hint = near

@@ -140,14 +140,15 @@ def _one(item: object, place: str, file: str, source: str | None) -> Given:
             )
     key, why = keys.canonical(written)
     if key is None:
-        raise HotplexError.single(f"{why}: {written!r}", at("key"), "keys are visible words")
+        # quoted, not repr'd: the message shows its invisible character as <U+200B>, as all do
+        raise HotplexError.single(f"{why}: '{written}'", at("key"), "keys are visible words")
     value = value.strip(" \t")
     if not value:
         raise HotplexError.single(f"the value of {key!r} is empty", at("value"))
     broken = line_break(value)
     if broken is not None:
         raise HotplexError.single(
-            f"the value of {key!r} breaks its line ({broken!r}): a fact is one line",
+            f"the value of {key!r} breaks its line ({broken}): a fact is one line",
             at("value"),
             "split it into several facts",
         )

@@ -59,9 +59,18 @@ def validate(manifest: Manifest, display: str) -> None:
                 "unknown channel: channels are 'B' (directives) and 'C' (context)",
                 suggest(name, ["B", "C"]),
             )
+    groups: dict[str, str] = {}
     for name, channel in manifest.channels.items():
         if not _TAG.fullmatch(channel.tag):
             bad(f"channels.{name}.tag", f"'{channel.tag}' is not a valid tag name")
+        elif channel.tag.lower() in BUILT_IN_TAGS:  # a group would open or close hotplex's own
+            bad(f"channels.{name}.tag", f"tag '{channel.tag}' is the document's own")
+        elif (first := claim(groups, channel.tag, name)) is not None:
+            bad(
+                f"channels.{name}.tag",
+                f"tag '{channel.tag}' is already the tag of channel {first}'s group",
+                "give each channel's group a tag of its own",
+            )
     _validate_sources(manifest, sources, bad)
     for name in manifest.variants.platforms:
         _check_folder_name("variants.platforms", "platform", name, sources, bad)
@@ -232,14 +241,25 @@ def _validate_sources(
                     hint or f"the default sources: {known}",
                 )
     by_name = {d.name: f"source[{i}]" for i, d in enumerate(manifest.source)}
-    taken: dict[str, Source | None] = {c.tag.lower(): None for c in manifest.channels.values()}
+    # A tag's owner: a source, a channel's group (its key) or hotplex's own wrapper (None).
+    taken: dict[str, Source | str | None] = {
+        c.tag.lower(): f"channels.{name}" for name, c in manifest.channels.items()
+    }
     taken.update(dict.fromkeys(BUILT_IN_TAGS))
     for source in sources:
         key = by_name.get(source.name, "project.sources")
         owner = taken.get(source.tag.lower(), source)
         if not _TAG.fullmatch(source.tag):
             bad(f"{key}.tag", f"'{source.tag}' is not a valid tag name")
-        elif owner is None:
+        elif isinstance(owner, str) and source.name not in by_name:
+            # a default source no table declares: the group's tag, the key written, is the clash
+            bad(
+                f"{owner}.tag",
+                f"tag '{source.tag}' is already used by the default source '{source.name}'"
+                f" ({source.file})",
+                "give the group another tag",
+            )
+        elif owner is None or isinstance(owner, str):
             bad(f"{key}.tag", f"tag '{source.tag}' is already used by another section")
         elif owner is not source and owner.name not in by_name:
             bad(

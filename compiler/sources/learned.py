@@ -196,7 +196,7 @@ def _fact_problem(
     key, why = learned_keys.canonical(fact.key)
     broken = line_break(fact.value)
     wrongs = (
-        None if broken is None else f"the value breaks its line ({broken!r}): a fact is one line",
+        None if broken is None else f"the value breaks its line ({broken}): a fact is one line",
         day_problem(fact.learned),
         day_problem(fact.confirmed),
         f"confirmed before it was learned ({fact.confirmed} < {fact.learned})"

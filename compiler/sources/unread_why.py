@@ -31,16 +31,21 @@ def why(model: Model, rel: str) -> str:
                 f': a suffix variant, but [variants] layout = "directory" reads'
                 f" {word}/{base_stem}.{ext}"
             )
-        return _platform_why(model, word, rel)
+        return _platform_why(model, word, rel, by_file[head, f"{base_stem}.{ext}"])
     parts = rel.split("/")
     for depth in (1, 2):  # <platform>/<file>, <platform>/<bot>/<file>
-        if len(parts) > depth and ("/".join(parts[: -depth - 1]), name) in by_file:
+        if len(parts) > depth and (base := ("/".join(parts[: -depth - 1]), name)) in by_file:
             platform, bot = parts[-depth - 1], parts[-2] if depth == 2 else None
             if layout == "suffix" and platform in manifest.variants.platforms and bot is None:
                 return f': a directory variant, but [variants] layout = "suffix" reads {name}'
             if platform not in manifest.variants.platforms or bot is None:
-                return _platform_why(model, platform, rel)
+                return _platform_why(model, platform, rel, by_file[base])
             built = [(j.platform, j.target.bot) for j in plan(model) if j.target.bot and j.platform]
+            if (platform, bot) in built:
+                return (
+                    f": no target that builds bot '{bot}' for platform '{platform}' keeps source"
+                    f" '{by_file[base].name}' (keep / profile)"
+                )
             if bot in {b for _, b in built}:  # for other platforms only
                 return f": no target builds bot '{bot}' for platform '{platform}'"
             bots = sorted({b for p, b in built if p == platform})
@@ -61,9 +66,13 @@ def why(model: Model, rel: str) -> str:
         return f" — {hint}"
     if head:
         return ""
-    defaults = {posixpath.basename(s.file) for s in all_worker_defaults(model)}
-    if not manifest.project.default_sources and name in defaults:
+    defaults = all_worker_defaults(model)
+    if not manifest.project.default_sources and name in {s.file for s in defaults}:
         return ": a default source, dropped by [project] default_sources = false"
+    sources = {s.name: s for s in model.sources}
+    for default in defaults:  # a [[source]] of a default's name gave it another file
+        if default.file == name and default.name in sources:
+            return f": source '{default.name}' reads {sources[default.name].file} instead"
     for worker in workers:
         return (
             f": a default source of the {worker} worker, which no target here uses;"
@@ -85,13 +94,19 @@ def _day_why(logs: str | None, head: str, name: str) -> str:
     return f": named like a day, but memory.logs '{logs}' reads days in '{folder}/'"
 
 
-def _platform_why(model: Model, word: str, rel: str) -> str:
-    """Why a file named like a variant for platform ``word`` is not read. Another tool's file
+def _platform_why(model: Model, word: str, rel: str, source: Source) -> str:
+    """Why a file named like a variant of ``source`` for platform ``word`` is not read: the
+    platform is not built, or no target building it keeps the source. Another tool's file
     (CLAUDE.local.md, sub/AGENTS.md) is named for what it is, unless a platform is the likelier
     meaning: one has that name or a close one, or the file is in a folder and the project
     declares platforms (``webchat/AGENTS.md`` is then a platform folder)."""
     platforms = model.manifest.variants.platforms
     if word in platforms:
+        if any(job.platform == word for job in plan(model)):
+            return (
+                f": no target that builds platform '{word}' keeps source '{source.name}'"
+                " (keep / profile)"
+            )
         return f": no target builds platform '{word}'"
     hint = suggest(word, platforms)
     if hint:

@@ -382,19 +382,15 @@ def _unmatched_allow_files(model: Model, files: set[str]) -> list[str]:
 
 
 def _declared_but_absent(model: Model, present: set[str]) -> list[str]:
-    """A ``[[source]]`` the user added whose file is not there (a misspelt ``file``): without
-    ``required = true`` its section would just be absent. A default's absent file is normal,
-    and so is one of a declaration that only changes a default. A package's file (``present``:
-    read and there) is not on disk where the build names it."""
-    defaults = all_worker_defaults(model)
-    default_files = {posixpath.basename(s.file) for s in defaults}
+    """A ``[[source]]`` whose ``file`` names a file that is not there (a misspelt ``file``, a
+    default's moved to a file never made): without ``required = true`` its section would just be
+    absent. A default's absent file is normal. A package's file (``present``: read and there) is
+    not on disk where the build names it."""
+    default_files = {s.file for s in all_worker_defaults(model)}
     added = {
         d.name
         for d in model.manifest.source
-        if d.file is not None
-        and not d.required
-        and d.name not in {s.name for s in defaults}
-        and posixpath.basename(d.file) not in default_files
+        if d.file is not None and not d.required and posixpath.normpath(d.file) not in default_files
     }
     warnings = []
     for source in model.sources:

@@ -149,6 +149,25 @@ def test_wrong_input_is_exit_2_with_its_place(root: Path, args, said) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_a_character_that_does_not_print_itself_is_shown_as_its_code_point(root: Path) -> None:
+    """The key's invisible character, the value's line break: ``<U+200B>`` as every message
+    shows one, not Python's ``'edi\\u200btor'``; a build reading the block says it the same way."""
+    key = learn(root, "edi\u200btor=vim", "--date", "2026-12-01")
+    assert key.status == 2
+    assert "ZERO WIDTH SPACE): 'edi<U+200B>tor'\n" in key.stderr
+    value = learn(root, "editor=vi\u2028m", "--date", "2026-12-01")
+    assert value.status == 2
+    assert "the value of 'editor' breaks its line (<U+2028>): a fact is one line" in value.stderr
+    block = "- editor: vi\x0bm <!-- learned 2026-12-01 -->"
+    (root / "agent-configs/USER.md").write_text(
+        f"# Me\n<!-- hotplex:learned -->\n## Learned facts\n\n{block}\n<!-- /hotplex:learned -->\n",
+        encoding="utf-8",
+    )
+    build = run_hotplex("-C", str(root), "build")
+    assert build.status == 2
+    assert "the value breaks its line (<U+000B>): a fact is one line" in build.stderr
+
+
 @pytest.mark.parametrize(
     ("option", "extra"),
     [

@@ -178,6 +178,41 @@ def test_source_semantics(tmp_path):
     assert "hotplex.toml: source[1].file: absolute path '/abs.md' is not allowed" in found
 
 
+@pytest.mark.parametrize(
+    ("channels", "found"),
+    [
+        # a default source no table declares: the clash is the key written, the group's tag
+        (
+            '[channels.C]\ntag = "user"\n',
+            "hotplex.toml: channels.C.tag: tag 'user' is already used by the default source"
+            " 'user' (USER.md)",
+        ),
+        # two groups of one tag, or a group of the document's own, would open each other's
+        (
+            '[channels.C]\ntag = "Directives"\n',
+            "hotplex.toml: channels.C.tag: tag 'Directives' is already the tag of channel B's group",
+        ),
+        (
+            '[channels.C]\ntag = "hotplex"\n',
+            "hotplex.toml: channels.C.tag: tag 'hotplex' is the document's own",
+        ),
+        (
+            '[channels.B]\ntag = "agent-configuration"\n',
+            "hotplex.toml: channels.B.tag: tag 'agent-configuration' is the document's own",
+        ),
+    ],
+)
+def test_a_group_tag_taken_is_an_error_at_the_channel(tmp_path, channels, found):
+    assert problems(tmp_path, channels + TARGET) == [found]
+
+
+def test_group_tags_of_their_own_are_fine(tmp_path):
+    loaded = load(
+        tmp_path, '[channels.B]\ntag = "dir"\n[channels.C]\ntag = "directives"\n' + TARGET
+    )
+    assert loaded.manifest.channels["C"].tag == "directives"
+
+
 def test_missing_required_keys_are_named(tmp_path):
     found = problems(tmp_path, '[[source]]\nname = "a"\n' + TARGET)
     assert any(p.startswith("hotplex.toml: source[0].file: required key is missing") for p in found)

@@ -189,6 +189,66 @@ def test_files_no_artifact_reads_are_listed_with_what_they_look_meant_to_be(make
     assert len(json.loads(check.stdout)["warnings"]) == 5
 
 
+@pytest.mark.parametrize("file", ["PERSONA.md", "persona/SOUL.md"])
+def test_a_default_given_a_file_that_does_not_exist_is_warned_about(make_project, hotplex, file):
+    """``[[source]] name = "soul" file = "PERSONA.md"`` with no PERSONA.md built a persona-less
+    artifact in silence, and blamed SOUL.md on a worker no target uses; a file of a default's
+    name in another folder is no default's file either."""
+    root = _project(make_project, rest=f'[[source]]\nname = "soul"\nfile = "{file}"\n')
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    assert result.stderr.splitlines()[:2] == [
+        f"warning: source 'soul': agent-configs/{file} does not exist, so no artifact has it"
+        " (required = true makes this an error)",
+        f"warning: agent-configs/SOUL.md is read by no artifact: source 'soul' reads {file}"
+        " instead",
+    ]
+    (root / "agent-configs" / file).parent.mkdir(exist_ok=True)
+    (root / "agent-configs" / file).write_text("I am the persona.\n", encoding="utf-8")
+    again = hotplex("-C", str(root), "build")
+    assert "does not exist" not in again.stderr
+
+
+@pytest.mark.parametrize(
+    ("layout", "variant"), [("suffix", "SOUL.slack.md"), ("directory", "slack/SOUL.md")]
+)
+def test_a_variant_of_a_source_no_target_keeps_says_so(make_project, hotplex, layout, variant):
+    """cc builds slack but keeps no soul: its slack variant is unread for that, not for a
+    platform no target builds; a variant of a platform no target builds still says that."""
+    files = {**FIVE, variant: "x\n", variant.replace("slack", "feishu"): "x\n"}
+    manifest = (
+        f'[variants]\nplatforms = ["slack", "feishu"]\nlayout = "{layout}"\n'
+        '[[target]]\nname = "cc"\nworker = "claude-code"\nkeep = ["rules"]\nplatforms = ["slack"]\n'
+    )
+    root = make_project({f"agent-configs/{k}": v for k, v in files.items()}, manifest=manifest)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    assert (
+        f"warning: agent-configs/{variant} is read by no artifact: no target that builds platform"
+        " 'slack' keeps source 'soul' (keep / profile)\n" in result.stderr
+    )
+    feishu = variant.replace("slack", "feishu")
+    assert (
+        f"warning: agent-configs/{feishu} is read by no artifact: no target builds platform"
+        " 'feishu'\n" in result.stderr
+    )
+
+
+def test_a_bot_file_of_a_source_no_target_keeps_says_so(make_project, hotplex):
+    files = {**FIVE, "slack/U1/SOUL.md": "x\n"}
+    manifest = (
+        '[variants]\nplatforms = ["slack"]\nlayout = "directory"\n[[target]]\nname = "cc"\n'
+        'worker = "claude-code"\nkeep = ["rules"]\nbot = "U1"\n'
+    )
+    root = make_project({f"agent-configs/{k}": v for k, v in files.items()}, manifest=manifest)
+    result = hotplex("-C", str(root), "build")
+    assert result.status == 0, result.stderr
+    assert (
+        "warning: agent-configs/slack/U1/SOUL.md is read by no artifact: no target that builds"
+        " bot 'U1' for platform 'slack' keeps source 'soul' (keep / profile)\n" in result.stderr
+    )
+
+
 @pytest.mark.parametrize("sources", [".", "./", "agent-configs", "./agent-configs"])
 def test_in_a_project_that_is_its_own_sources_folder_only_markdown_is_reported_unread(
     make_project, hotplex, sources
@@ -309,6 +369,19 @@ def test_from_a_projects_subfolder_the_hint_names_the_project_above(make_project
     )
     assert not (root / "agent-configs/.hotplex").exists()
     assert not (root / ".hotplex").exists()
+
+
+@pytest.mark.parametrize(
+    "command", ["memory compact --dry-run", "show cc --platform slack", "build --explain -C ."]
+)
+def test_the_hint_from_a_subfolder_repeats_the_whole_command(make_project, hotplex, command):
+    """``hotplex memory compact`` must not be told to run ``hotplex -C .. memory``, a usage
+    error: the hint repeats every word typed, less the -C or -f it replaces."""
+    root = _project(make_project)
+    result = hotplex(*command.split(), cwd=root / "agent-configs")
+    assert result.status == 2
+    shown = command.removesuffix(" -C .")
+    assert f"hotplex.toml: run hotplex -C .. {shown}\n" in result.stderr
 
 
 # --- 6. reserved names --------------------------------------------------------------------------
