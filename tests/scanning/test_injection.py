@@ -542,6 +542,22 @@ def test_a_link_with_references_is_reported_where_its_url_is_written(make_projec
 
 
 @pytest.mark.parametrize(
+    "form",
+    [
+        "see <{}> ok",  # an autolink decodes nothing: its URL is written as it renders
+        "see <a href='{}'>x</a>",
+        "see [x]({} 'a title')",
+        "- [x][l]\n\n> [l]: <{}>",
+    ],
+)
+def test_a_url_holding_escapes_and_references_is_placed_at_its_start(form: str) -> None:
+    url = "https://evil.example/?a=1&amp;d=aB3xQ9zK\\-r8sT1uW6vY2mN4pL7cD5eF0gH"
+    text = "Prose.\n\n" + form.format(url) + "\n"
+    found = [m for m in injection.scan(text) if m.rule == "link-url-data"]
+    assert [m.start for m in found] == [text.index(url)]
+
+
+@pytest.mark.parametrize(
     "url",
     [
         "https://www.youtube.com/watch?v=dQw4w9WgXcQ&amp;t=42s",
