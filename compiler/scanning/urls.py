@@ -21,14 +21,15 @@ _PLAIN_PAGE = "http://hotplex.invalid/"
 # A scheme is read at most 64 characters back from its ":": unbounded, a word boundary inside a
 # long run of letters, digits and "+" (a base64 data: URL) read the run to its end from each
 # boundary, the square of its length (adversary12 D13); a longer "scheme" is matched from the
-# "//", which names the same host and query. GFM links "www." after "_" too (emphasis). And a
-# scheme that addresses someone with no host (``ADDRESSING``): linkify.js (Element, many web
-# chats) links ``mailto:a@evil.example?body=…`` in prose with its query, GFM ``mailto:`` and
-# ``xmpp:`` with their address, a phone's chat app ``tel:`` and ``sms:``.
+# "//", which names the same host and query. And a scheme that addresses someone with no host
+# (``ADDRESSING``): linkify.js (Element, many web chats) links ``mailto:a@evil.example?body=…``
+# in prose with its query, GFM ``mailto:`` and ``xmpp:`` with their address, a phone's chat app
+# ``tel:`` and ``sms:``. GFM links "www." after "_" too (emphasis), a linkifier of the rendered
+# text "mailto:".
 ADDRESSING = ("mailto", "sms", "tel", "xmpp")
 BARE = re.compile(
-    r"(?:(?:\b[A-Za-z][A-Za-z0-9+.-]{0,63}:)?[/\\][/\\]|(?:\b|(?<=_))(?=www\.)"
-    rf"|\b(?:{'|'.join(ADDRESSING)}):)[^\s<>\"'`()\[\]{{}}|\\^]+",
+    r"(?:(?:\b[A-Za-z][A-Za-z0-9+.-]{0,63}:)?[/\\][/\\]"
+    rf"|(?:\b|(?<=_))(?:(?=www\.)|(?:{'|'.join(ADDRESSING)}):))[^\s<>\"'`()\[\]{{}}|\\^]+",
     re.ASCII | re.IGNORECASE,
 )
 WWW = re.compile(r"www\.", re.IGNORECASE)
