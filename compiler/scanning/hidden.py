@@ -82,7 +82,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from hotplex.errors import Lines, Problem, Span, suggest
-from hotplex.scanning import as_read, bidi_marks, joiners, rendered
+from hotplex.scanning import as_read, bidi_marks, joiners, origins, rendered
 from hotplex.scanning.ignorables import (
     CONTROL,
     INTENDED,
@@ -489,7 +489,11 @@ def reported(name: str) -> bool:
 def unknown_entry_hint(entry: str) -> str:
     if len(entry) == 1:  # the character itself, pasted
         return f'name it by its code point: "{code_point(entry)}"'
-    return suggest(entry, sorted(RULES)) or (
-        'name a code point ("U+200B"), a character ("ZERO WIDTH SPACE") or a rule: '
-        + ", ".join(RULES)
+    return (
+        origins.misspelt_rule(entry, RULES)
+        or suggest(entry, sorted(RULES))
+        or (
+            'name a code point ("U+200B"), a character ("ZERO WIDTH SPACE") or a rule: '
+            + ", ".join(RULES)
+        )
     )

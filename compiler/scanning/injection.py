@@ -18,7 +18,8 @@ URL's host, a role line's text, a token; ``allow_files`` by file), as ``[secrets
     (``https://evil.example/<data>.png``) leaks as well. A relative image is no finding.
 ``link-url-data``
     any other absolute URL (a link's target, an autolink, a bare URL, GFM's ``www.`` autolink;
-    a ``mailto:``, ``sms:`` link with no host too, ``urls.addressed``) whose query holds a
+    a ``mailto:``, ``sms:`` link with no host too, ``urls.addressed``, or bare in prose, its
+    address's parameters as its query's) whose query holds a
     value, or whose fragment or user-info is, at least ``url_data.LONG_VALUE`` characters long
     (decoded), or holds a run of at least ``url_data.ENCODED_RUN`` characters of the base64
     alphabet (``A-Z a-z 0-9 + / _ -``, ``=`` padding) mixing capitals, small letters and digits
@@ -117,13 +118,19 @@ _DEFINITION = re.compile(
 )
 # A text that passes none of these looks (compatibility forms folded first) holds nothing a rule
 # can match: every URL has "//" or is an image's (its "//" may be written as references) or is
-# a "www." autolink (a link carries data in its query or fragment), every
-# token and tag a "<" but "[INST]" and "[/INST]", every role line its word. A single character
-# is looked for first: one memchr where a substring search would cost microseconds on an 8 KB
-# memory (the patterns cost ten times that).
+# a "www." autolink (a link carries data in its query or fragment) or a bare "mailto:" (a
+# scheme of ``urls.ADDRESSING``), every token and tag a "<" but "[INST]" and "[/INST]", every
+# role line its word. A single character is looked for first: one memchr where a substring
+# search would cost microseconds on an 8 KB memory (the patterns cost ten times that).
 _ROLE_WORD = re.compile("S(?:YSTEM|ystem)")
 # A "www." autolink's spellings, a substring search each (a case-blind regex costs ten times more).
 _WWW_SPELLINGS = ("www.", "WWW.", "Www.")
+# A colon after a scheme of ``urls.ADDRESSING`` (any letter case): a literal first, then one
+# class behind it, which most colons fail ("10:30"), and only then each scheme (a case-blind
+# search of the schemes costs twenty times more on 8 KB; each scheme behind each colon twice).
+_ADDRESSING_COLON = re.compile(
+    ":(?<=[OoSsLlPp]:)(?:" + "|".join(f"(?<=(?i:{s}):)" for s in urls.ADDRESSING) + ")"
+)
 
 
 def _candidate(text: str) -> bool:
@@ -134,6 +141,7 @@ def _candidate(text: str) -> bool:
         or ("!" in text and "![" in text)
         or ("]" in text and ("INST]" in text or "](" in text or "]:" in text))
         or ("S" in text and _ROLE_WORD.search(text) is not None)
+        or (":" in text and _ADDRESSING_COLON.search(text) is not None)
     )
 
 
@@ -264,7 +272,7 @@ def _rendered(text: str, shown: Rendering, wide: list[Match]) -> list[Match]:
     not a pass over every finding (a text of thousands of images cost the square of them)."""
     places: dict[tuple[str, str | None], list[int]] = {}
     for m in wide:
-        places.setdefault((m.rule, m.host), []).append(m.start)
+        places.setdefault((m.rule, m.host), []).append(m.start)  # no host: None, as below
     for starts in places.values():
         starts.sort()
     found: list[Match] = []
@@ -274,7 +282,7 @@ def _rendered(text: str, shown: Rendering, wide: list[Match]) -> list[Match]:
     ]:
         if rule == "link-url-data" and not url_data.carries(placed.url):
             continue
-        starts = places.setdefault((rule, placed.host), [])
+        starts = places.setdefault((rule, placed.host or None), [])
         at = bisect.bisect_left(starts, placed.start)
         if starts and (not placed.exact or (at < len(starts) and starts[at] < placed.end)):
             continue
@@ -297,9 +305,11 @@ def _url_candidates(view: str, tags: set[int]) -> Iterator[Candidate]:
         if m.start() in images:
             continue
         # ``BARE`` stops at brackets and quotes, which a link's destination and GFM's autolink
-        # hold (``?d=(<token>)``, ``?d=[<token>]``): what runs on to a blank or "<" is read too.
-        end = m.end() + len(_RUNS_ON.match(view, m.end()).group())
-        if url_data.carries(url) or (end > m.end() and url_data.carries(url + view[m.end() : end])):
+        # hold (``?d=(<token>)``, ``?d=[<token>]``): what runs on to a blank or "<" is read too,
+        # and is the finding's only when it is what carries (not a link's closing ")").
+        carried = url_data.carries(url)
+        end = m.end() if carried else m.end() + len(_RUNS_ON.match(view, m.end())[0])
+        if carried or (end > m.end() and url_data.carries(url + view[m.end() : end])):
             yield "link-url-data", m.start(), end, _host(url)
 
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from hotplex.errors import Lines, Span, suggest
+from hotplex.scanning.confusables import ascii_view
 
 
 class Origin(NamedTuple):
@@ -192,9 +193,11 @@ def misspelt_rule(entry: str, rules: Iterable[str]) -> str | None:
     """For an allow entry that looks like a misspelt rule name: "did you mean …", else None.
     A rule name in other letter case, with ``_`` or blanks for ``-`` (``Github_Token``,
     `` role-line``) is one too: taken as a finding's text, it allowed nothing without a word
-    (adversary17 D14)."""
+    (adversary17 D14); so is one spelt in look-alike letters (``gіthub-token`` with a Cyrillic
+    ``і``, fullwidth ``ｒｏｌｅ-ｌｉｎｅ``), read as the letters it shows."""
     names = sorted(rules)
-    folded = re.sub(r"[\s_-]+", "-", entry.strip().casefold())
+    shown = entry if entry.isascii() else ascii_view(entry)
+    folded = re.sub(r"[\s_-]+", "-", shown.strip().casefold())
     if entry in names or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)+", folded):
         return None
     return suggest(folded, names, cutoff=0.8)

@@ -118,8 +118,9 @@ def read(text: str) -> Rendering:
     starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
     seen = fetched.read(html)
     cursors = (fetched.Cursor(text), fetched.Cursor(text))  # a tag's own URLs, a nested one's
+    defined = _defined(env)
     found = [
-        _placed(cursors[f.nested], starts, places, f.at, f.written, f.url, f.host)
+        _placed(cursors[f.nested], starts, places, f.at, f.written, f.url, f.host, defined)
         for f in seen.fetches
     ]
     shown = []
@@ -127,7 +128,7 @@ def read(text: str) -> Rendering:
     for written, at in seen.links:
         resolved = urls.resolve(written)
         if resolved is not None:
-            shown.append(_placed(cursor, starts, places, at, written, *resolved))
+            shown.append(_placed(cursor, starts, places, at, written, *resolved, defined))
     code = Code(text, sorted(_code(text, starts, tokens)))
     deep = _past_nesting(tokens, parser.options.maxNesting)
     unread = None if deep is None else starts[deep]
@@ -149,6 +150,14 @@ def _past_nesting(tokens: list[Any], limit: int) -> int | None:
         ),
         None,
     )
+
+
+def _defined(env: dict[str, Any]) -> dict[str, list[tuple[int, int]]]:
+    """The lines of each reference definition the parse read, by the URL it defines."""
+    defined: dict[str, list[tuple[int, int]]] = {}
+    for found in env.get("references", {}).values():
+        defined.setdefault(found["href"], []).append(tuple(found["map"]))
+    return defined
 
 
 def _definitions(env: dict[str, Any], starts: list[int], size: int) -> list[tuple[int, int, str]]:
@@ -199,15 +208,21 @@ def _placed(
     written: str,
     url: str,
     host: str,
+    defined: dict[str, list[tuple[int, int]]],
 ) -> Placed:
     """Where in ``text`` the HTML at offset ``at`` was written: the URL as written, if the block
-    holds it past the URL placed before it (``fetched.Cursor``), else the whole block."""
+    holds it past the URL placed before it (``fetched.Cursor``) or a definition of it does
+    (a reference's), else the whole block."""
     text = cursor.text
     index = bisect.bisect_right(places, (at, (len(starts) + 1, 0))) - 1
     first, last = places[max(index, 0)][1]
     start, end = starts[min(first, len(starts) - 1)], _line_end(text, starts, last)
     needles = dict.fromkeys((written, commonmark.parser().normalizeLinkText(written)))
     found = cursor.find(needles, start, end)
+    for lines in () if found is not None else defined.get(written, ()):
+        found = cursor.find(needles, starts[lines[0]], _line_end(text, starts, lines[1]))
+        if found is not None:
+            break
     if found is not None:
         return Placed(*found, url, host, True)
     while end > start and text[end - 1] in "\r\n":

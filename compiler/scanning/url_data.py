@@ -1,6 +1,7 @@
 """Whether a link's URL carries data to its host (``link-url-data``, ``image-url-data``): its
 query's names and values, its fragment and its user-info, read as written and as the server
-reads them. Its path is not read (ids of the token alphabet are ordinary there)."""
+reads them, and the parameters a URL with no host holds in its address (``sms:…&body=…``). Its
+path is not read (ids of the token alphabet are ordinary there)."""
 
 from __future__ import annotations
 
@@ -20,10 +21,13 @@ def carries(url: str) -> bool:
     and as the server reads it, percent-escapes decoded (``%41`` between pieces of a token joins
     them again). A name carries data as well as a value does: ``?<token>=1`` reaches the server. And
     a token split over several names and values (``?aB3xQ9zK&R8sT1uW6``, or ``%3D``/``%26``
-    inside a name) is read whole: the coded pieces next to each other, joined."""
+    inside a name) is read whole: the coded pieces next to each other, joined. A URL with no
+    host has parameters before its ``?`` too: iOS reads ``sms:+15551234567&body=<token>``."""
     rest, _, fragment = url.partition("#")
-    query = rest.partition("?")[2]
-    values = [piece for part in re.split(r"[&;]", query) for piece in part.split("=", 1) if piece]
+    address, _, query = rest.partition("?")
+    if _HOSTLESS.match(address) is not None:
+        query = "&".join((*_PARAMETER.split(address, 1)[1:], query))
+    values = [piece for part in _PARAMETER.split(query) for piece in part.split("=", 1) if piece]
     user = _user_info(rest)
     return any(
         _data(value, unquote(value) if "%" in value else value)
@@ -34,6 +38,11 @@ def carries(url: str) -> bool:
         for joined in _coded_runs(unquote(coded) if "%" in coded else coded)
     )
 
+
+# A URL whose scheme no "//" follows (an absolute one: a wide scan's, or as a browser resolved
+# it), and what starts parameters in its address.
+_HOSTLESS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?![/\\]{2})")
+_PARAMETER = re.compile("[&;]")
 
 # A URL's authority: after its scheme and slashes, up to its path, query or fragment.
 _AUTHORITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:[/\\]*|[/\\]{2})([^/\\?#]*)")

@@ -6,8 +6,10 @@ relative URL stays on it.
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
+from typing import NamedTuple
 
 # The page a rendered answer is shown on. ".invalid" is reserved (RFC 2606): no URL written to
 # a real host resolves to it, so a URL whose host is this one was relative.
@@ -19,9 +21,15 @@ _PLAIN_PAGE = "http://hotplex.invalid/"
 # A scheme is read at most 64 characters back from its ":": unbounded, a word boundary inside a
 # long run of letters, digits and "+" (a base64 data: URL) read the run to its end from each
 # boundary, the square of its length (adversary12 D13); a longer "scheme" is matched from the
-# "//", which names the same host and query. GFM links "www." after "_" too (emphasis).
+# "//", which names the same host and query. And a scheme that addresses someone with no host
+# (``ADDRESSING``): linkify.js (Element, many web chats) links ``mailto:a@evil.example?body=…``
+# in prose with its query, GFM ``mailto:`` and ``xmpp:`` with their address, a phone's chat app
+# ``tel:`` and ``sms:``. GFM links "www." after "_" too (emphasis), a linkifier of the rendered
+# text "mailto:".
+ADDRESSING = ("mailto", "sms", "tel", "xmpp")
 BARE = re.compile(
-    r"(?:(?:\b[A-Za-z][A-Za-z0-9+.-]{0,63}:)?[/\\][/\\]|(?:\b|(?<=_))(?=www\.))[^\s<>\"'`()\[\]{}|\\^]+",
+    r"(?:(?:\b[A-Za-z][A-Za-z0-9+.-]{0,63}:)?[/\\][/\\]"
+    rf"|(?:\b|(?<=_))(?:(?=www\.)|(?:{'|'.join(ADDRESSING)}):))[^\s<>\"'`()\[\]{{}}|\\^]+",
     re.ASCII | re.IGNORECASE,
 )
 WWW = re.compile(r"www\.", re.IGNORECASE)
@@ -87,3 +95,71 @@ def decoded(url: str) -> str:
     if "&" not in url and "\\" not in url:
         return url
     return _ESCAPE_OR_REFERENCE.sub(lambda m: m["escaped"] or html.unescape(m.group()), url)
+
+
+class Written:
+    """Where a URL a parse read in a block of ``text`` is written: the block as CommonMark
+    decodes a link's destination (backslash escapes, references ended by ";"), its offsets
+    mapped back. A URL holding ``&amp;`` or ``&#x61;`` is written nowhere as it reads
+    (adversary19 D8: such a finding was placed at its block's start). A block is decoded once,
+    and only one holding "&" or "\\"; another is searched as it is."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._blocks: dict[int, _Decoded | None] = {}  # by a block's start
+
+    def find(self, needle: str, start: int, at: int, end: int) -> tuple[int, int] | None:
+        """Where ``needle`` is written in the block ``text[start:end]`` past ``at``, as it
+        reads there: (its start, its end)."""
+        if start not in self._blocks:
+            self._blocks[start] = _decode(self.text, start, end)
+        block = self._blocks[start]
+        if block is None:
+            found = self.text.find(needle, at, end)
+            return (found, found + len(needle)) if found >= 0 else None
+        found = block.text.find(needle, block.decoded_at(at))
+        if found < 0:
+            return None
+        return block.written_at(found, False), block.written_at(found + len(needle), True)
+
+
+def _decode(text: str, start: int, end: int) -> _Decoded | None:
+    if text.find("&", start, end) < 0 and text.find("\\", start, end) < 0:
+        return None  # the block reads as written
+    pieces, marks, size, at = [], [], 0, start
+    for m in _ESCAPE_OR_REFERENCE.finditer(text, start, end):
+        if m["escaped"] is None and not m.group().endswith(";"):
+            continue  # CommonMark decodes no reference without its ";"
+        piece = m["escaped"] or html.unescape(m.group())
+        pieces += (text[at : m.start()], piece)
+        size += m.start() - at
+        marks.append((size, size + len(piece), m.start(), m.end()))
+        size, at = size + len(piece), m.end()
+    return _Decoded("".join([*pieces, text[at:end]]), start, marks)
+
+
+class _Decoded(NamedTuple):
+    text: str
+    start: int  # where the block starts in the text as written
+    # Each decoded reference or escape: its start and end as decoded, and as written.
+    marks: list[tuple[int, int, int, int]]
+
+    def decoded_at(self, at: int) -> int:
+        """The offset as decoded of the first character written at or after ``at``."""
+        index = bisect.bisect_right(self.marks, at, key=lambda mark: mark[2]) - 1
+        if index < 0:
+            return at - self.start
+        decoded_start, decoded_end, start, end = self.marks[index]
+        return decoded_start if at == start else decoded_end + max(at - end, 0)
+
+    def written_at(self, offset: int, ends: bool) -> int:
+        """Where the character at ``offset`` as decoded is written (``ends``: where the one
+        before it ends): a decoded reference's whole reference."""
+        last = offset - ends
+        index = bisect.bisect_right(self.marks, last, key=lambda mark: mark[0]) - 1
+        if index < 0:
+            return self.start + offset
+        _, decoded_end, start, end = self.marks[index]
+        if last < decoded_end:
+            return end if ends else start
+        return end + offset - decoded_end

