@@ -78,9 +78,12 @@ _END = r"(?![A-Za-z0-9_-])"
 _WORD = re.compile(r"[\w-]")
 _ALNUM = re.compile(r"[^\W_]")
 _CAPITAL_OR_DIGIT = re.compile(r"[A-Z0-9]")
+# A name ending in ``secret`` or ``token`` is one of them (``client_secret``, ``auth_token``,
+# ``refresh-token``, ``csrftoken``: ``_GLUED_KEY``); only the keys ending otherwise are named:
+# each is an anchor, a search of the whole text.
 _KEY_NAME = (
-    r"pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?key)?|client[_-]?secret|api(?:[_-]?key|[_-]?token)"
-    r"|apikey|access[_-]?(?:key|token)|private[_-]?key|(?:auth|bearer|refresh)[_-]?token|token"
+    r"pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?key)?|api[_-]?key|apikey|access[_-]?key"
+    r"|private[_-]?key|token"
 )
 
 # An assignment's key may end a longer name (``DB_PASSWORD``, ``GITHUB_TOKEN``), glued too where
@@ -197,10 +200,7 @@ RULES: tuple[Rule, ...] = (
             r"(?:(?P<element>>)|[\"']?" + _ASSIGNED + r"(?P<q>[\"'`]?))"
             r"(?P<secret>" + _ASSIGNED_VALUE + r")(?(element)</|(?P=q)(?![(\w]))"
         ),
-        (
-            *("pass", "pwd", "secret", "client", "api", "access"),
-            *("private", "auth", "bearer", "refresh", "token"),
-        ),
+        (*("pass", "pwd", "secret", "api", "access", "private", "token"),),
         fold=True,
         plausible=_plausible_value,
         inside_word=_GLUED_KEY,
