@@ -38,10 +38,12 @@ _PLACEHOLDER_OR_MASK = re.compile(rf"{_PLACEHOLDER_WORD.pattern}|\*\*\*", re.IGN
 _MIXED = re.compile(r"[0-9]++[a-z]++[0-9]++[a-z]", re.IGNORECASE)
 # What a value is, not the value: a YAML tag (``password: !vault |``, the value on the lines
 # after), a path (``PWD=/home/dev``, ``password_file=~/.pgpass``), a URL without a user (one with
-# a password is ``url-password``'s), a duration (``1h30m``), a colour (``#3b82f6``).
+# a password is ``url-password``'s), a duration (``1h30m``), a colour (``#3b82f6``), a time
+# (``2024-08-06T10:00:00Z``).
 _KIND_OF_VALUE = re.compile(
     r"!!?[a-z_]++|(?:~|/[\w.-]++)(?:/[\w.-]++)++/?|[a-z][a-z0-9+.-]*+://[^@\s]*+"
-    r"|(?:[0-9]++(?:\.[0-9]++)?(?:ns|us|ms|[smhdwy]))++|#[0-9a-f]{3,8}+",
+    r"|(?:[0-9]++(?:\.[0-9]++)?(?:ns|us|ms|[smhdwy]))++|#[0-9a-f]{3,8}+"
+    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.]++(?:z|[+-][0-9:]++)?",
     re.IGNORECASE,
 )
 # A lower-case name whose digits are versions, sizes or dates (``gpt-4o-2024-08-06``,
@@ -175,6 +177,8 @@ _ENV_READ = (
     rf"(?:,{_GAP}(?:default[ \t]*=)?|\)[ \t]*(?:\|\||\?\?|\?:|or\b|\{{))"
     rf"|(?:\.\w{{1,80}}+|\[{_ENV_NAME}\])[ \t]*(?:\|\||\?\?|or\b)){_GAP}"
 )
+# A shell's (and a compose file's) default: ``${SERVICE_AUTH:-…}``, ``${SERVICE_AUTH:=…}``.
+_SHELL_DEFAULT = r"\$\{\w{1,80}+:?[-=]"
 _ASSIGNED = (
     rf"(?:[ \t]{{0,8}}:[ \t]{{0,8}}{_TYPE}[ \t]{{0,8}}=(?![=>])|[ \t]{{0,8}}(?:=>|:=|[:=]))"
     rf"[ \t]{{0,8}}(?:[\w.]{{0,40}}?{_ENV_READ})?"
@@ -187,7 +191,7 @@ _OPENING = (
     r"(?:(?P<block>[|>](?:[1-9][-+]?|[-+][1-9]?)?[ \t]*+(?:#[^\n]*+)?"
     r"\r?\n(?:[ \t]*+\r?\n)*+[ \t]++)|(?P<q>[\"'`]))?"
 )
-_QUOTED_VALUE = r"(?:(?!(?P=q))[^\r\n]){6,200}+"
+_QUOTED_VALUE = r"(?:\\.|(?!(?P=q))[^\r\n\\]){6,200}+"  # a backslash escapes a quote
 _BLOCK_LINE = r"\S[^\r\n]{4,198}?\S(?=[ \t]*+(?:\r?\n|\Z))"
 _WORD_VALUE = (
     r"(?:\$?\{[^\s{}]{1,200}+\}|\{\{[^{}\n]{1,200}+\}\}|<[^\s<>]{1,200}+>"
@@ -295,12 +299,13 @@ RULES: tuple[Rule, ...] = (
         inside_word=_GLUED_KEY,
     ),
     Rule(
-        # An environment read's default under any name (``os.getenv("STRIPE", "…")``): where no
+        # An environment read's default under any name (``os.getenv("STRIPE", "…")``,
+        # ``${STRIPE:-…}``): where no
         # key name says a secret is meant, only a real-looking value is one.
         "secret-assignment",
         "a real-looking default of an environment read",
-        re.compile(_ENV_READ + _OPENING + _VALUE + _VALUE_END),
-        ("env",),
+        re.compile(rf"(?:{_ENV_READ}|{_SHELL_DEFAULT}){_OPENING}{_VALUE}{_VALUE_END}"),
+        ("env", "${"),
         fold=True,
         plausible=_real_looking,
     ),

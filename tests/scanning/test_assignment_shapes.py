@@ -50,6 +50,7 @@ FOUND = [
     ('password = "Xk9mP2vL 8qR4wzT7"', "Xk9mP2vL 8qR4wzT7"),
     ('api_key: "sk9Xk2 mP8vL4qR7wzT3"', "sk9Xk2 mP8vL4qR7wzT3"),
     ('password = "correct horse battery staple"', "correct horse battery staple"),
+    (f'password = "Xk9m\\"{VALUE}"', f'Xk9m\\"{VALUE}'),
     ("'passphrase': 'correct horse battery staple',", "correct horse battery staple"),
     (f'token: "Bearer {VALUE}"', f"Bearer {VALUE}"),
     (f'{{"password": "{{AWS}}.{VALUE}"}}', f"{{AWS}}.{VALUE}"),
@@ -128,6 +129,7 @@ CLEAN = [
     "token: 128k-context",
     "api_key: 2024-08-06",
     "max_tokens: 4096",
+    "token: 2024-08-06T10:00:00Z",
     'password: "#3b82f6"',
 ]
 
@@ -144,6 +146,8 @@ ENV_DEFAULTS = [
     f"import.meta.env.VITE_SERVICE ?? `{VALUE}`",
     f'client = Client(os.getenv(\n    "SERVICE",\n    "{VALUE}",\n))',
     f'OS.GETENV("SERVICE", "{VALUE.upper()}")',
+    f"AUTH=${{SERVICE_AUTH:-{VALUE}}}",
+    f'  - AUTH="${{SERVICE_AUTH:={VALUE}}}"',
 ]
 
 ORDINARY_DEFAULTS = [
@@ -165,6 +169,8 @@ ORDINARY_DEFAULTS = [
     'os.getenv("KEY", "your-key-1a2b3c4d")',
     'os.getenv("PASSWORD", "")',
     'process.env.PORT || "3000"',
+    "PORT=${PORT:-3000}",
+    "DATA=${DATA_DIR:-/var/lib/app/a1b2c3d4}",
     "Set the environment (env) to prod2a3b",
     'os.getenv("GREETING", "Step 1 of 3 done")',
 ]
