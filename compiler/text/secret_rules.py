@@ -185,11 +185,11 @@ _ASSIGNED = (
 )
 # The value. A quoted one is read whole, to its closing quote (``q``): a blank in it must not
 # hide it (``"Xk9mP2vL 8qR4wzT7"``, a passphrase). A YAML block scalar's (``password: |``,
-# ``>-``, ``|2``; ``block``) is its first line. Else one word as written, or wrapped as a variable
-# or a template (judged by what it holds).
+# ``>-``, ``|2``; ``block``) is its first line, indented (in a Markdown quote too). Else one word
+# as written, or wrapped as a variable or a template (judged by what it holds).
 _OPENING = (
     r"(?:(?P<block>[|>](?:[1-9][-+]?|[-+][1-9]?)?[ \t]*+(?:#[^\n]*+)?"
-    r"\r?\n(?:[ \t]*+\r?\n)*+[ \t]++)|(?P<q>[\"'`]))?"
+    r"\r?\n(?:[ \t>]*+\r?\n)*+[ \t>]*+(?<=[ \t]))|(?P<q>[\"'`]))?"
 )
 _QUOTED_VALUE = r"(?:\\.|(?!(?P=q))[^\r\n\\]){6,200}+"  # a backslash escapes a quote
 _BLOCK_LINE = r"\S[^\r\n]{4,198}?\S(?=[ \t]*+(?:\r?\n|\Z))"

@@ -58,6 +58,7 @@ FOUND = [
     (f"password: |\n  {VALUE}\n", VALUE),
     (f"db:\n  password: >-\n    {VALUE}\n  user: app\n", VALUE),
     (f"password: |2\n  {VALUE}", VALUE),
+    (f"> ```yaml\n> password: |\n>   {VALUE}\n> ```", VALUE),
     (f"password: |  # the staging one\r\n\r\n  {VALUE}  \r\n", VALUE),
     ("password: |\n  correct horse battery staple\n", "correct horse battery staple"),
     # Weak passwords stay secrets beside the names below (adversary D4).
