@@ -300,8 +300,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         # An environment read's default under any name (``os.getenv("STRIPE", "…")``,
-        # ``${STRIPE:-…}``): where no
-        # key name says a secret is meant, only a real-looking value is one.
+        # ``${STRIPE:-…}``): where no key name says a secret is meant, only a real-looking value
+        # is one.
         "secret-assignment",
         "a real-looking default of an environment read",
         re.compile(rf"(?:{_ENV_READ}|{_SHELL_DEFAULT}){_OPENING}{_VALUE}{_VALUE_END}"),
