@@ -37,11 +37,11 @@ _PLACEHOLDER_OR_MASK = re.compile(rf"{_PLACEHOLDER_WORD.pattern}|\*\*\*", re.IGN
 # (``Xk9mP2vL``); a name has one at most (``DB_PASSWORD2``, ``b64encode``, ``k8s``, ``x509v3``).
 _MIXED = re.compile(r"[0-9]++[a-z]++[0-9]++[a-z]", re.IGNORECASE)
 # What a value is, not the value: a YAML tag (``password: !vault |``, the value on the lines
-# after), a path (``PWD=/home/dev``, ``password_file=~/.pgpass``), a URL without a user (one with
-# a password is ``url-password``'s), a duration (``1h30m``), a colour (``#3b82f6``), a time
-# (``2024-08-06T10:00:00Z``).
+# after), a path (``PWD=/home/dev``, ``password_file=~/.pgpass``), a duration (``1h30m``), a
+# colour (``#3b82f6``), a time (``2024-08-06T10:00:00Z``). Not a URL: a webhook's path is its
+# credential.
 _KIND_OF_VALUE = re.compile(
-    r"!!?[a-z_]++|(?:~|/[\w.-]++)(?:/[\w.-]++)++/?|[a-z][a-z0-9+.-]*+://[^@\s]*+"
+    r"!!?[a-z_]++|(?:~|/[\w.-]++)(?:/[\w.-]++)++/?"
     r"|(?:[0-9]++(?:\.[0-9]++)?(?:ns|us|ms|[smhdwy]))++|#[0-9a-f]{3,8}+"
     r"|[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.]++(?:z|[+-][0-9:]++)?",
     re.IGNORECASE,

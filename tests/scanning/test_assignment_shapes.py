@@ -155,7 +155,7 @@ ORDINARY_DEFAULTS = [
     'os.getenv("HOME", "/home/dev")',
     'os.getenv("LOG_LEVEL", "info")',
     'os.getenv("API_BASE", "https://api.openai.com/v1")',
-    'os.getenv("BUCKET", "s3://assets/a1b2c3d4e5/")',
+    'os.getenv("BUCKET", "s3://assets/images/")',
     'os.getenv("DB", "localhost:5432")',
     'os.getenv("VERSION", "1.2.3-rc1")',
     'os.getenv("MODEL", "gpt-4o-2024-08-06")',
@@ -188,6 +188,10 @@ def test_a_real_looking_default_of_an_environment_read_is_found(text):
         ('os.getenv("STRIPE", "sk9Xk2mP8vL4qR7wzT3nB6")', "sk9Xk2mP8vL4qR7wzT3nB6"),
         ('auth = process.env.SERVICE_AUTH || "Xk9mP2vL8qR4wzT7nB3c"', "Xk9mP2vL8qR4wzT7nB3c"),
         ('os.getenv("LICENSE", "Xk9m P2vL 8qR4 wzT7")', "Xk9m P2vL 8qR4 wzT7"),
+        (
+            f'os.getenv("HOOK", "https://chat.acme.io/hooks/{VALUE}")',
+            f"https://chat.acme.io/hooks/{VALUE}",
+        ),
     ],
 )
 def test_the_reported_environment_defaults_are_found(text, secret):
