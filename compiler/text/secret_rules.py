@@ -19,6 +19,12 @@ def _has_digit_or_symbol(secret: str) -> bool:
     return any(c.isdigit() or not (c.isalnum() or c in "_-.") for c in secret)
 
 
+def _in_caseless_script(secret: str) -> bool:
+    """A letter of a script without case (Han, kana, Hangul, Thai…): prose, which in Chinese and
+    Japanese runs on without a blank, so a count in it (``第3步``) is no secret's digit."""
+    return not secret.isascii() and any(c.isalpha() and c.lower() == c.upper() for c in secret)
+
+
 # Words that stand for a secret in documentation rather than being one.
 _PLACEHOLDER_WORD = re.compile(
     r"your|example|placeholder|redacted|changeme|dummy|xxxx|\.\.\.", re.IGNORECASE
@@ -30,17 +36,85 @@ _PLACEHOLDER_OR_MASK = re.compile(rf"{_PLACEHOLDER_WORD.pattern}|\*\*\*", re.IGN
 # What a real value has and a name lacks: a digit run followed by letters twice in one word
 # (``Xk9mP2vL``); a name has one at most (``DB_PASSWORD2``, ``b64encode``, ``k8s``, ``x509v3``).
 _MIXED = re.compile(r"[0-9]++[a-z]++[0-9]++[a-z]", re.IGNORECASE)
-# A YAML tag (``password: !vault |``, the value on the lines after) or a path
-# (``PWD=/home/dev``, ``password_file=~/.pgpass``): what a value is, not the value.
-_TAG_OR_PATH = re.compile(r"!!?[a-z_]++|(?:~|/[\w.-]++)(?:/[\w.-]++)++/?", re.IGNORECASE)
+# What a value is, not the value: a YAML tag (``password: !vault |``, the value on the lines
+# after), a path (``PWD=/home/dev``, ``password_file=~/.pgpass``), a duration (``1h30m``), a
+# colour (``#3b82f6``), a time (``2024-08-06T10:00:00Z``). Not a URL: a webhook's path is its
+# credential.
+_KIND_OF_VALUE = re.compile(
+    r"!!?[a-z_]++|(?:~|/[\w.-]++)(?:/[\w.-]++)++/?"
+    r"|(?:[0-9]++(?:\.[0-9]++)?(?:ns|us|ms|[smhdwy]))++|#[0-9a-f]{3,8}+"
+    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.]++(?:z|[+-][0-9:]++)?",
+    re.IGNORECASE,
+)
+# A lower-case name whose digits are versions, sizes or dates (``gpt-4o-2024-08-06``,
+# ``claude-3-5-sonnet-20241022``, ``1.2.3-rc1``, ``128k-context``, ``v2beta3``): parts between
+# ``-``, ``.`` or ``_`` of letters or of digits, or marked (``4o``, ``8x7b``, ``rc1``), three or
+# more or one marked. Two plain parts are a weak password as often (``summer-2024``, ``admin_1``).
+_PLAIN = r"(?:[a-z]++|[0-9]++)"
+_MARKED = r"(?:[a-z]{1,2}+[0-9]++|[0-9]++(?:x[0-9]++)?[a-z]{1,2}+)"
+_PART = rf"(?:{_MARKED}|{_PLAIN})"
+_NUMBERED_NAME = re.compile(
+    rf"v[0-9]++(?:alpha|beta)[0-9]*+|{_PART}(?:[-._]{_PART}){{2,}}+"
+    rf"|{_MARKED}[-._]{_PART}|{_PLAIN}[-._]{_MARKED}"
+)
+
+
+def _real_looking(value: str) -> bool:
+    """A word of ``value`` is random-looking (``_MIXED``) and no name, path or other kind of
+    value, or its words together are where none reads as prose (a key shown in groups,
+    ``Xk9m P2vL 8qR4``): the one test a value gets where nothing around it says it is a secret."""
+    if _PLACEHOLDER_WORD.search(value):
+        return False
+    words = value.split()
+    if len(words) > 1 and not any(_prose_word(w) for w in words):
+        words.append("".join(words))
+    return any(
+        _MIXED.search(word)
+        and not (_KIND_OF_VALUE.fullmatch(word) or _NUMBERED_NAME.fullmatch(word))
+        for word in words
+    )
+
+
+def _prose_word(word: str) -> bool:
+    """Three letters or more as a sentence writes them: ``the``, ``Step``, ``UTC``."""
+    return len(word) > 2 and word.isalpha() and (word.islower() or word.istitle() or word.isupper())
+
+
+# Words every sentence has and a generated passphrase hardly ever does.
+_LITTLE_WORD = re.compile(
+    r"an?|the|and|or|not?|to|of|in|on|at|by|as|for|with|from|is|are|be|was|must|should|can|will"
+    r"|does|do|this|that|it"
+)
+
+
+def _passphrase(words: list[str]) -> bool:
+    """Four or more lower-case words and nothing else (``correct horse battery staple``); prose
+    has capitals, digits, punctuation or little words (``does not match the confirmation``)."""
+    return len(words) >= 4 and all(
+        w.isascii() and w.isalpha() and w.islower() and not _LITTLE_WORD.fullmatch(w) for w in words
+    )
 
 
 def _plausible_value(secret: str) -> bool:
-    if _PLACEHOLDER_WORD.search(secret) or _TAG_OR_PATH.fullmatch(secret):
+    """A value assigned to a key name: real-looking, a passphrase, or one word with a digit or a
+    symbol that is no placeholder, kind of value, numbered name or prose."""
+    words = secret.split()
+    if len(words) != 1:
+        return _real_looking(secret) or (
+            _PLACEHOLDER_WORD.search(secret) is None and _passphrase(words)
+        )
+    word = words[0]  # a quoted one without the blanks around it
+    if word.isdigit() or not _has_digit_or_symbol(word) or len(set(word)) < 3:
         return False
-    if _WRAPPED.search(secret):
-        return _MIXED.search(secret) is not None
-    return not secret.isdigit() and _has_digit_or_symbol(secret) and len(set(secret)) > 2
+    if _MIXED.search(word):
+        return _real_looking(word)
+    return not (
+        _PLACEHOLDER_WORD.search(word)
+        or _KIND_OF_VALUE.fullmatch(word)
+        or _NUMBERED_NAME.fullmatch(word)
+        or _WRAPPED.search(word)
+        or _in_caseless_script(word)
+    )
 
 
 def _not_placeholder(secret: str) -> bool:
@@ -78,9 +152,12 @@ _END = r"(?![A-Za-z0-9_-])"
 _WORD = re.compile(r"[\w-]")
 _ALNUM = re.compile(r"[^\W_]")
 _CAPITAL_OR_DIGIT = re.compile(r"[A-Z0-9]")
+# A name ending in ``secret`` or ``token`` is one of them (``client_secret``, ``auth_token``,
+# ``refresh-token``, ``csrftoken``: ``_GLUED_KEY``); only the keys ending otherwise are named:
+# each is an anchor, a search of the whole text.
 _KEY_NAME = (
-    r"pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?key)?|client[_-]?secret|api(?:[_-]?key|[_-]?token)"
-    r"|apikey|access[_-]?(?:key|token)|private[_-]?key|(?:auth|bearer|refresh)[_-]?token|token"
+    r"pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?key)?|api[_-]?key|apikey|access[_-]?key"
+    r"|private[_-]?key|token"
 )
 
 # An assignment's key may end a longer name (``DB_PASSWORD``, ``GITHUB_TOKEN``), glued too where
@@ -89,20 +166,40 @@ _GLUED_KEY = re.compile(r"[^\W_](?!pass(?:word|wd)|pwd|secret|token)")
 # The operator, past a type annotation (``password: string = "…"``), and past an environment
 # read whose default is the value (``os.getenv("PW", "…")``, ``process.env.PW || "…"``).
 _TYPE = r"&?[a-z_][\w.]{0,40}+(?:[\[<][^\]>\n]{0,80}+[\]>])?"
+# An environment read up to its default, from ``env`` on (``os.getenv(``, ``os.environ.get(``,
+# ``ENV.fetch(``, ``env(`` take a name and the default, over lines too as a formatter wraps them;
+# ``process.env.PW``, ``ENV["PW"]`` and a read without one go on with ``||``, ``??``, ``?:``,
+# ``or`` or Ruby's block).
+_GAP = r"\s{0,80}+"
+_ENV_NAME = rf"{_GAP}[\"'][\w.-]{{1,80}}+[\"']{_GAP}"
 _ENV_READ = (
-    r"(?:[\w.]{0,40}?(?:env|environ)(?:\.get|\.fetch)?\([ \t]*[\"'][\w.-]{1,80}+[\"'][ \t]*"
-    r"(?:,[ \t]*(?:default[ \t]*=)?|\)[ \t]*(?:\|\||\?\?|or\b))"
-    r"|process\.env\.\w{1,80}+[ \t]*(?:\|\||\?\?))[ \t]*"
+    rf"env(?:iron)?(?:(?:\.get|\.fetch|\.setdefault)?\({_ENV_NAME}"
+    rf"(?:,{_GAP}(?:default[ \t]*=)?|\)[ \t]*(?:\|\||\?\?|\?:|or\b|\{{))"
+    rf"|(?:\.\w{{1,80}}+|\[{_ENV_NAME}\])[ \t]*(?:\|\||\?\?|or\b)){_GAP}"
 )
+# A shell's (and a compose file's) default: ``${SERVICE_AUTH:-…}``, ``${SERVICE_AUTH:=…}``.
+_SHELL_DEFAULT = r"\$\{\w{1,80}+:?[-=]"
 _ASSIGNED = (
     rf"(?:[ \t]{{0,8}}:[ \t]{{0,8}}{_TYPE}[ \t]{{0,8}}=(?![=>])|[ \t]{{0,8}}(?:=>|:=|[:=]))"
-    rf"[ \t]{{0,8}}(?:{_ENV_READ})?"
+    rf"[ \t]{{0,8}}(?:[\w.]{{0,40}}?{_ENV_READ})?"
 )
-# A value as written, or wrapped as a variable or a template (judged by what it holds).
-_ASSIGNED_VALUE = (
-    r"\$?\{[^\s{}]{1,200}+\}|\{\{[^{}\n]{1,200}+\}\}|<[^\s<>]{1,200}+>"
-    r"|[^\s\"'`,;(){}\[\]<>]{6,200}+"
+# The value. A quoted one is read whole, to its closing quote (``q``): a blank in it must not
+# hide it (``"Xk9mP2vL 8qR4wzT7"``, a passphrase). A YAML block scalar's (``password: |``,
+# ``>-``, ``|2``; ``block``) is its first line, indented (in a Markdown quote too). Else one word
+# as written, or wrapped as a variable or a template (judged by what it holds).
+_OPENING = (
+    r"(?:(?P<block>[|>](?:[1-9][-+]?|[-+][1-9]?)?[ \t]*+(?:#[^\n]*+)?"
+    r"\r?\n(?:[ \t>]*+\r?\n)*+[ \t>]*+(?<=[ \t]))|(?P<q>[\"'`]))?"
 )
+_QUOTED_VALUE = r"(?:\\.|(?!(?P=q))[^\r\n\\]){6,200}+"  # a backslash escapes a quote
+_BLOCK_LINE = r"\S[^\r\n]{4,198}?\S(?=[ \t]*+(?:\r?\n|\Z))"
+_WORD_VALUE = (
+    r"(?:\$?\{[^\s{}]{1,200}+\}|\{\{[^{}\n]{1,200}+\}\}|<[^\s<>]{1,200}+>"
+    r"|[^\s\"'`,;(){}\[\]<>]{6,200}+)"
+)
+_VALUE = rf"(?P<secret>(?(q){_QUOTED_VALUE}|(?(block){_BLOCK_LINE}|{_WORD_VALUE})))"
+# Where the value ends: its closing quote, and no call or longer word after it.
+_VALUE_END = r"(?(q)(?P=q))(?![(\w])"
 
 # A private key's secret is its whole block, BEGIN to the END of its kind: an encrypted PEM has
 # headers, a blank line and the base64 body; a key pasted into a list item or a quote is indented
@@ -193,17 +290,24 @@ RULES: tuple[Rule, ...] = (
         "secret-assignment",
         "a password, secret or token assigned a value",
         re.compile(  # key = value, or an XML element's text: <password>…</password>
-            r"(?:" + _KEY_NAME + r")(?![a-z0-9_])"
-            r"(?:(?P<element>>)|[\"']?" + _ASSIGNED + r"(?P<q>[\"'`]?))"
-            r"(?P<secret>" + _ASSIGNED_VALUE + r")(?(element)</|(?P=q)(?![(\w]))"
+            rf"(?:{_KEY_NAME})(?![a-z0-9_])(?:(?P<element>>)|[\"']?{_ASSIGNED}{_OPENING})"
+            rf"{_VALUE}(?(element)</|{_VALUE_END})"
         ),
-        (
-            *("pass", "pwd", "secret", "client", "api", "access"),
-            *("private", "auth", "bearer", "refresh", "token"),
-        ),
+        ("pass", "pwd", "secret", "api", "access", "private", "token"),
         fold=True,
         plausible=_plausible_value,
         inside_word=_GLUED_KEY,
+    ),
+    Rule(
+        # An environment read's default under any name (``os.getenv("STRIPE", "…")``,
+        # ``${STRIPE:-…}``): where no key name says a secret is meant, only a real-looking value
+        # is one.
+        "secret-assignment",
+        "a real-looking default of an environment read",
+        re.compile(rf"(?:{_ENV_READ}|{_SHELL_DEFAULT}){_OPENING}{_VALUE}{_VALUE_END}"),
+        ("env", "${"),
+        fold=True,
+        plausible=_real_looking,
     ),
     Rule(
         "url-password",

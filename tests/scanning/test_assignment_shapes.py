@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from hotplex.text import secret_rules
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 VALUE = "Xk9mP2vL8qR4wz"
@@ -46,6 +46,24 @@ FOUND = [
     (f'password = "{{{{{VALUE}}}}}"', f"{{{{{VALUE}}}}}"),
     (f"password: <{VALUE}>", f"<{VALUE}>"),
     (f"PGPASSWORD=${{PGPASSWORD:-{VALUE}}}", f"${{PGPASSWORD:-{VALUE}}}"),
+    # A quoted value is read whole: a blank in it hides nothing (adversary D12).
+    ('password = "Xk9mP2vL 8qR4wzT7"', "Xk9mP2vL 8qR4wzT7"),
+    ('api_key: "sk9Xk2 mP8vL4qR7wzT3"', "sk9Xk2 mP8vL4qR7wzT3"),
+    ('password = "correct horse battery staple"', "correct horse battery staple"),
+    (f'password = "Xk9m\\"{VALUE}"', f'Xk9m\\"{VALUE}'),
+    ("'passphrase': 'correct horse battery staple',", "correct horse battery staple"),
+    (f'token: "Bearer {VALUE}"', f"Bearer {VALUE}"),
+    (f'{{"password": "{{AWS}}.{VALUE}"}}', f"{{AWS}}.{VALUE}"),
+    # A YAML block scalar's value is its first line (adversary D15).
+    (f"password: |\n  {VALUE}\n", VALUE),
+    (f"db:\n  password: >-\n    {VALUE}\n  user: app\n", VALUE),
+    (f"password: |2\n  {VALUE}", VALUE),
+    (f"> ```yaml\n> password: |\n>   {VALUE}\n> ```", VALUE),
+    (f"password: |  # the staging one\r\n\r\n  {VALUE}  \r\n", VALUE),
+    ("password: |\n  correct horse battery staple\n", "correct horse battery staple"),
+    # Weak passwords stay secrets beside the names below (adversary D4).
+    ("password: Summer-2024", "Summer-2024"),
+    ("password: admin_2024", "admin_2024"),
 ]
 
 CLEAN = [
@@ -85,7 +103,104 @@ CLEAN = [
     "password_file=~/.pgpass",
     "bypass=a1b2c3d4",
     "compass=a1b2c3d4e5",
+    # Prose in a quoted value or a block (adversary D12, D15).
+    'password: "Password is required"',
+    '"password": "Mot de passe"',
+    'password: "must be at least eight characters long"',
+    'password: "does not match the confirmation"',
+    'floor_token="under "',
+    "password: correct horse battery staple",
+    "password: |\n  Must be set per environment\n",
+    "password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6162636465666768697061626364656667\n",
+    f"password: |\n{VALUE}\n",  # not indented: no block's line
+    f"| password: | {VALUE} |",
+    # Counts in CJK prose, versions, model names, dates, sizes (adversary D4).
+    "密码：请在第3步设置",
+    "令牌：每天更新2次",
+    "password: 请在第3步设置，然后重启",
+    "token: 每天更新2次",
+    "password: 8文字以上にしてください",
+    "token: v2beta3",
+    "token: v1beta1",
+    "token: gpt-4o-2024-08-06",
+    "model: gpt-4o-2024-08-06\napi_key: ${OPENAI_API_KEY}",
+    "api_key: claude-3-5-sonnet-20241022",
+    "token_model: claude-3-5-sonnet-20241022",
+    "token: 1.2.3-rc1",
+    "token: 128k-context",
+    "api_key: 2024-08-06",
+    "max_tokens: 4096",
+    "token: 2024-08-06T10:00:00Z",
+    'password: "#3b82f6"',
 ]
+
+
+# An environment read's default under any name: a secret when it looks random (adversary D3).
+ENV_DEFAULTS = [
+    f'os.environ.get("SERVICE", "{VALUE}")',
+    f'os.environ.setdefault("SERVICE", "{VALUE}")',
+    f'ENV.fetch("SERVICE", "{VALUE}")',
+    f'ENV.fetch("SERVICE") {{ "{VALUE}" }}',
+    f"ENV['SERVICE'] || '{VALUE}'",
+    f"process.env['SERVICE'] ?? '{VALUE}'",
+    f"getenv('SERVICE') ?: '{VALUE}'",
+    f"import.meta.env.VITE_SERVICE ?? `{VALUE}`",
+    f'client = Client(os.getenv(\n    "SERVICE",\n    "{VALUE}",\n))',
+    f'OS.GETENV("SERVICE", "{VALUE.upper()}")',
+    f"AUTH=${{SERVICE_AUTH:-{VALUE}}}",
+    f'  - AUTH="${{SERVICE_AUTH:={VALUE}}}"',
+]
+
+ORDINARY_DEFAULTS = [
+    'os.getenv("HOME", "/home/dev")',
+    'os.getenv("LOG_LEVEL", "info")',
+    'os.getenv("API_BASE", "https://api.openai.com/v1")',
+    'os.getenv("BUCKET", "s3://assets/images/")',
+    'os.getenv("DB", "localhost:5432")',
+    'os.getenv("VERSION", "1.2.3-rc1")',
+    'os.getenv("MODEL", "gpt-4o-2024-08-06")',
+    'os.getenv("MODEL", "mixtral-8x7b-32768")',
+    'os.getenv("TIMEOUT", "1m30s")',
+    'os.getenv("ACCENT", "#3b82f6")',
+    'os.getenv("CONFIG", "/etc/app/x9y8z7w6/conf.yaml")',
+    'os.getenv("LANG", "en_US.UTF-8")',
+    'os.getenv("KEY", "${API_KEY2}")',
+    'os.getenv("KEY", "{{ key }}")',
+    'os.getenv("KEY", "********")',
+    'os.getenv("KEY", "your-key-1a2b3c4d")',
+    'os.getenv("PASSWORD", "")',
+    'process.env.PORT || "3000"',
+    "PORT=${PORT:-3000}",
+    "DATA=${DATA_DIR:-/var/lib/app/a1b2c3d4}",
+    "Set the environment (env) to prod2a3b",
+    'os.getenv("GREETING", "Step 1 of 3 done")',
+]
+
+
+@pytest.mark.parametrize("text", ENV_DEFAULTS)
+def test_a_real_looking_default_of_an_environment_read_is_found(text):
+    assert [m.secret.lower() for m in secret_rules.scan(text)] == [VALUE.lower()]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('os.getenv("STRIPE", "sk9Xk2mP8vL4qR7wzT3nB6")', "sk9Xk2mP8vL4qR7wzT3nB6"),
+        ('auth = process.env.SERVICE_AUTH || "Xk9mP2vL8qR4wzT7nB3c"', "Xk9mP2vL8qR4wzT7nB3c"),
+        ('os.getenv("LICENSE", "Xk9m P2vL 8qR4 wzT7")', "Xk9m P2vL 8qR4 wzT7"),
+        (
+            f'os.getenv("HOOK", "https://chat.acme.io/hooks/{VALUE}")',
+            f"https://chat.acme.io/hooks/{VALUE}",
+        ),
+    ],
+)
+def test_the_reported_environment_defaults_are_found(text, secret):
+    assert assigned(text) == [secret]
+
+
+@pytest.mark.parametrize("text", ORDINARY_DEFAULTS)
+def test_an_ordinary_default_of_an_environment_read_is_clean(text):
+    assert secret_rules.scan(text) == ()
 
 
 @pytest.mark.parametrize(("text", "secret"), FOUND)
@@ -125,6 +240,15 @@ MIXED = st.lists(
 def test_a_wrapped_real_value_is_found(value, wrapper):
     wrapped = wrapper.format(value)
     assert assigned(f'password = "{wrapped}"') == [wrapped]
+
+
+@given(MIXED, st.integers(min_value=1), st.sampled_from([" ", "  ", "\t"]))
+def test_a_blank_between_parts_of_a_quoted_value_hides_nothing(value, at, blank):
+    at %= len(value)
+    assume(any(c.isdigit() for c in value[:at]) and any(c.isdigit() for c in value[at:]))
+    spaced = value[:at] + blank + value[at:]
+    assert assigned(f'password = "{spaced}"') == [spaced]
+    assert assigned(f'os.getenv("SERVICE", "{spaced}")') == [spaced]
 
 
 @given(
