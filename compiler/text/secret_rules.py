@@ -7,8 +7,9 @@ problems of ``secrets.py``, which names where a match was written and how to rep
 
 from __future__ import annotations
 
+import heapq
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from hotplex.text.memo import cached_for_short_texts
@@ -342,26 +343,55 @@ def scan(text: str) -> tuple[Match, ...]:
     lowered: str | None = None
     starts = _starts(text)
     found: list[Match] = []
+    searches: dict[int, tuple[str, list[int]]] = {}  # by rule (its id): searched text, places
     for rule in RULES:
         if rule.fold:
             if lowered is None:
                 lowered = text.replace("\u0130", "i").lower()
-            found.extend(_matches(rule, text, lowered, _found(lowered, rule.anchors)))
+            searched, places = lowered, list(_found(lowered, rule.anchors))
         elif starts:
-            found.extend(_matches(rule, text, text, _at(text, rule.anchors, starts)))
-    found.sort(key=lambda match: (match.start, -len(match.secret)))
-    return tuple(_first_per_place(found))
+            searched, places = text, list(_at(text, rule.anchors, starts))
+        else:
+            continue
+        searches[id(rule)] = (searched, places)
+        found.extend(_matches(rule, text, searched, places))
+
+    def tried_past(match: Match, after: int) -> Iterator[Match]:
+        """``match``'s rule tried again at its places from ``after`` to the match's end."""
+        searched, places = searches[id(match.rule)]
+        end = match.start + len(match.secret)
+        return _matches(match.rule, text, searched, (p for p in places if after <= p < end))
+
+    return tuple(_first_per_place(found, tried_past))
 
 
-def _first_per_place(found: list[Match]) -> Iterator[Match]:
+def _first_per_place(
+    found: list[Match], tried_past: Callable[[Match, int], Iterable[Match]]
+) -> Iterator[Match]:
     """One finding per secret: ``GITHUB_TOKEN=ghp_…`` is a GitHub token, not also an assignment;
     of two at one place the longer, so a password that opens with a key is the password (an
-    allowed key must not let the password holding it through)."""
+    allowed key must not let the password holding it through). A secret left out for starting
+    inside one kept before it hid the places of its rule within it (``_matches`` skips them):
+    those past the kept one's end are tried then (``xoxb-…`` running into ``ghp_…ghp_…`` kept
+    the Slack token, and the second GitHub token went unread)."""
+    queue = [(m.start, -len(m.secret), order, m) for order, m in enumerate(found)]
+    heapq.heapify(queue)
+    added = len(queue)
     end = -1
-    for match in found:
+    while queue:
+        match = heapq.heappop(queue)[3]
         if match.start >= end:
             yield match
             end = match.start + len(match.secret)
+        elif match.start + len(match.secret) > end and _whole_match(match.rule):
+            for again in tried_past(match, end):
+                added += 1
+                heapq.heappush(queue, (again.start, -len(again.secret), added, again))
+
+
+def _whole_match(rule: Rule) -> bool:
+    """Whether the rule's secret is its whole match (``_matches`` skips places inside one)."""
+    return "secret" not in rule.pattern.groupindex
 
 
 def _starts(text: str) -> list[int]:
@@ -390,7 +420,7 @@ def _found(text: str, anchors: tuple[str, ...]) -> Iterator[int]:
             at = text.find(anchor, at + 1)
 
 
-def _matches(rule: Rule, text: str, searched: str, places: Iterator[int]) -> Iterator[Match]:
+def _matches(rule: Rule, text: str, searched: str, places: Iterable[int]) -> Iterator[Match]:
     """The rule's matches at ``places`` (in order, anchor by anchor). A place inside a secret
     this rule found already is not tried when the rule's secret is its whole match: a match
     there would start inside that secret, which ``_first_per_place`` drops, and each try runs
@@ -398,10 +428,11 @@ def _matches(rule: Rule, text: str, searched: str, places: Iterator[int]) -> Ite
     (adversary18 D10). A rule whose secret follows a key (``secret-assignment``, a bounded
     value) is tried there too: ``api_token=api_token= <secret>`` holds a second secret after
     the first, whose key starts inside it."""
-    group = "secret" if "secret" in rule.pattern.groupindex else 0
+    whole = _whole_match(rule)
+    group = 0 if whole else "secret"
     covered = (-1, -1)  # the last secret found, by offsets
     for at in places:
-        if covered[0] <= at < covered[1] and group == 0:
+        if whole and covered[0] <= at < covered[1]:
             continue
         inside_word = (
             at > 0 and rule.inside_word is not None and rule.inside_word.match(searched, at - 1)
