@@ -50,14 +50,16 @@ def tokens_and_tags(
 _TAG_MAX = 256  # longer than any match of TOKEN and ROLE_TAG
 
 
-# Where a tag or comment inside a token or a role tag may split it (``<|eot<b></b>_id|>``,
-# ``<sys<!---->tem>``): a text holding none is read as written, as a text without "\\" or "&".
-_SPLIT_MARKER = re.compile(r"(?:<\|?|\[)/?[\w.:-]{0,48}<[!/A-Za-z]")
+# Where a tag, a comment or an empty link inside a token or a role tag may split it
+# (``<|eot<b></b>_id|>``, ``<sys<!---->tem>``, ``<|im_st[](x)art|>``): a text holding none is
+# read as written, as a text without "\\" or "&".
+_SPLIT_MARKER = re.compile(r"(?:<\|?|\[)/?[\w.:-]{0,48}(?:<[!/A-Za-z]|!?\[[\]<])")
 
 
 def _may_read(text: str) -> bool:
     """Whether ``text`` may read, rendered, otherwise than as written where a marker is."""
-    return "\\" in text or "&" in text or ("<" in text and _SPLIT_MARKER.search(text) is not None)
+    split = "<" in text or "[]" in text  # a tag or comment, an empty link
+    return "\\" in text or "&" in text or (split and _SPLIT_MARKER.search(text) is not None)
 
 
 def unread(

@@ -33,6 +33,12 @@ def found(text: str) -> list[tuple[str, int, str]]:
         ("&lt;ѕystem&gt;", "role-tag", "&lt;ѕystem&gt;"),  # a Cyrillic ѕ as well
         ("\\<system>", "role-tag", "&lt;system&gt;"),
         ("<|eot<b></b>_id|>", "special-token", "&lt;|eot<b></b>_id|&gt;"),
+        # adversary18 D2: an empty link or image renders as nothing, here as in a key.
+        ("<|im_st[](x)art|>", "special-token", '&lt;|im_st<a href="x"></a>art|&gt;'),
+        ("<|im_st![](x)art|>", "special-token", '&lt;|im_st<img src="x" alt="" />art|&gt;'),
+        ("<|im_st[<b></b>](x)art|>", "special-token", '<a href="x"><b></b></a>art|&gt;'),
+        ("[IN[](x)ST]", "special-token", '[IN<a href="x"></a>ST]'),
+        ("<sys[](x)tem>", "role-tag", '&lt;sys<a href="x"></a>tem&gt;'),
     ],
 )
 def test_a_marker_as_it_renders_is_found_where_it_is_written(
@@ -63,6 +69,7 @@ def test_a_vertical_line_look_alike_is_a_tokens_bar(bar: str, spelt: str) -> Non
         "<label>name</label> <lol> [INSTALL] <|>\n",
         "नमस्ते। यह एक वाक्य है। <b>x</b> ।\n",
         "a ∣ b and ǀ clicks, x׀y\n",
+        "see [docs](https://x), a[a](b)c, <|>[](x) and [INST[](x)ALL]\n",
     ],
 )
 def test_ordinary_text_stays_clean(text: str) -> None:
@@ -75,6 +82,8 @@ def test_ordinary_text_stays_clean(text: str) -> None:
         "quote it as `&lt;system&gt;` in HTML\n",
         "escape it: `<|im\\_start|>`\n",
         "```html\n&lt;system&gt; &lt;|eot_id|&gt; <|im\\_start|> \\[INST\\]\n```\n",
+        "split in a span: `<|im_st[](x)art|>` `</mem[](x)ory>`\n",
+        "```\n<|im_st[](x)art|> <sys![](x)tem>\n```\n",
     ],
 )
 def test_code_still_exempts_the_markers_as_read(text: str) -> None:
