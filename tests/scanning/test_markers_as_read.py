@@ -49,7 +49,11 @@ def test_a_marker_as_it_renders_is_found_where_it_is_written(
     assert found(text) == [(rule, text.index(written), written)]
 
 
-@pytest.mark.parametrize("bar", ["\u01c0", "\u2223", "\u05c0", "\u23d0", "\u0964", "\uffe8"])
+BARS = ["\u01c0", "\u2223", "\u05c0", "\u23d0", "\u0964", "\uffe8"]
+BARS += ["\u16c1", "\u2d4f", "\ua7fe", "\u2503", "\u00a6", "\u3163", "\u2f01"]  # adversary18 D5
+
+
+@pytest.mark.parametrize("bar", BARS)
 @pytest.mark.parametrize("spelt", ["{bar}", "&#x{code:x};"])
 def test_a_vertical_line_look_alike_is_a_tokens_bar(bar: str, spelt: str) -> None:
     mark = spelt.format(bar=bar, code=ord(bar))
@@ -69,6 +73,7 @@ def test_a_vertical_line_look_alike_is_a_tokens_bar(bar: str, spelt: str) -> Non
         "<label>name</label> <lol> [INSTALL] <|>\n",
         "नमस्ते। यह एक वाक्य है। <b>x</b> ।\n",
         "a ∣ b and ǀ clicks, x׀y\n",
+        "┃ name ┃ value ┃\n<b>┃</b> ¦ <ᛁ> <ا...ا> <Іван І> <١٠١> <ㅣㅣ>\n",
         "see [docs](https://x), a[a](b)c, <|>[](x) and [INST[](x)ALL]\n",
     ],
 )
