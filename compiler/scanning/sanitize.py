@@ -45,10 +45,12 @@ def _alternatives(names: frozenset[str]) -> str:
     return "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n)))
 
 
-# A '<' with nothing but blanks and a '/' after it, at the very end of a text: harmless alone,
-# but a note is followed by its section's text on the next line, so the note "see <" before a
-# body starting "/persona>" would spell "</persona>" across the line break.
-_DANGLING = re.compile(r"<(?=\s*/?\s*\Z)")
+# A '<' left open at the very end of a text, past its last '>': harmless alone, but the document
+# writes its own text after it. A note is followed by its section's text on the next line, so
+# the note "see <" before a body starting "/persona>" would spell "</persona>" across the line
+# break; and a tag opened there ("<system", '<img alt="x') would run on over the wrapper's
+# "</user>" and close at its '>', a tag the scans of the text alone never saw (adversary18 D6).
+_LEFT_OPEN = re.compile(r"<(?=/?[A-Za-z]|\s*/?\s*\Z)")
 # Any tag name opened at the very end of a text ("</memory"): a cut must not end there, since the
 # line break after it would end the name and make it a tag.
 _OPEN_TAG_TAIL = re.compile(r"<[\s/]*[A-Za-z_][A-Za-z0-9_.-]*\Z")
@@ -88,7 +90,7 @@ def open_tag_tail(text: str) -> int:
 
 def _tag_starts(text: str, names: frozenset[str], dangling: bool) -> list[int]:
     """The offsets of the characters that open a reserved tag (or, with ``dangling``, a '<'
-    left open at the end), in order."""
+    left open at the end: ``_dangling``), in order."""
     pattern = reserved_pattern(names)
 
     def starts(view: str) -> set[int]:
@@ -159,5 +161,7 @@ def _as_read_starts(text: str, names: frozenset[str]) -> set[int]:
 
 
 def _dangling(text: str) -> set[int]:
-    found = _DANGLING.search(text)
-    return {found.start()} if found else set()
+    """Each '<' past the last '>' of ``text`` that opens a tag, or is left with nothing but
+    blanks and a '/' after it (``_LEFT_OPEN``): each escaped, none is left to open one."""
+    tail = text.rfind(">") + 1
+    return {m.start() for m in _LEFT_OPEN.finditer(text, tail)}

@@ -260,3 +260,30 @@ def test_a_reserved_tag_whose_lt_is_written_escaped_is_escaped_at_its_lt():
 def test_sanitizing_twice_is_sanitizing_once(text):
     once = sanitize(text, NAMES)
     assert sanitize(once, NAMES) == once
+
+
+@pytest.mark.parametrize(
+    ("text", "cleaned"),
+    [
+        ("profile\n<system", "profile\n&lt;system"),
+        ("see </system", "see &lt;/system"),
+        ('a <img alt="x', 'a &lt;img alt="x'),
+        ("x <b y <system\n", "x &lt;b y &lt;system\n"),
+        ("<b>kept</b> then x<y", "<b>kept</b> then x&lt;y"),
+    ],
+)
+def test_a_tag_left_open_at_the_end_is_escaped(text, cleaned):
+    """The document writes its own tag after a section (``</user>``): a tag left open at the
+    section's end would run on over it and close at its '>' (adversary18 D6)."""
+    assert sanitize(text, NAMES) == cleaned
+
+
+@pytest.mark.parametrize("text", ["<b>bold</b>\n", "a < b\n", "x <br> y", ""])
+def test_a_tag_closed_before_the_end_or_a_lone_lt_stays(text):
+    assert sanitize(text, NAMES) == text
+
+
+def test_a_section_ending_in_an_open_tag_does_not_take_the_wrappers_tag():
+    document, _, _ = _assembled(["", "", "", "profile\n<system", "notes <img alt='x"])
+    assert "<system" not in document and "<img" not in document
+    assert "profile\n&lt;system\n</user>" in document
