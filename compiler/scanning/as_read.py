@@ -26,8 +26,10 @@ def may_differ(text: str) -> bool:
 
 # The first characters of what a reader reads other than as written: a Markdown escape, a
 # character reference, a tag, a comment or an empty link (markup that renders as nothing), a
-# soft hyphen.
-MARKS = ("\\", "&", "<", "[]", "[<", "\u00ad")
+# soft hyphen. An empty link's text may be markup (``[<b></b>](x)``): "[<" starts one too, a
+# place to look at (``_STARTS``) that the quick look needs not ask of a text, holding "<".
+MARKS = ("\\", "&", "<", "[]", "\u00ad")
+_STARTS = (*MARKS, "[<")
 _TAG = r"</?[A-Za-z][A-Za-z0-9-]{0,30}(?:[\s/][^<>]{0,200})?>"
 # Markup inside a link's text that renders as nothing: a tag, a comment (``<!-->`` too).
 _UNSEEN = rf"(?:{_TAG}|<!--(?:-?>|(?:[^-]|-(?!->)){{0,200}}+-->))"
@@ -73,7 +75,7 @@ class Reading:
         pieces: list[str] = []
         size = last = 0
         closed = True  # a comment may still end: once none does, none later does either
-        nexts = {mark: text.find(mark) for mark in MARKS}
+        nexts = {mark: text.find(mark) for mark in _STARTS}
         at = _next_mark(text, 0, nexts)
         while at >= 0:
             found = _READ_OTHERWISE.match(text, at)
@@ -154,7 +156,7 @@ def read(text: str) -> Reading:
 
 
 def _next_mark(text: str, at: int, nexts: dict[str, int]) -> int:
-    """The first offset at or past ``at`` of one of ``MARKS`` (-1: none), ``nexts`` holding
+    """The first offset at or past ``at`` of one of ``_STARTS`` (-1: none), ``nexts`` holding
     where each was found last: ``str.find`` (memchr) for each, where a search for a class of
     characters looks at every character in turn, ten times slower."""
     first = -1

@@ -50,16 +50,28 @@ def tokens_and_tags(
 _TAG_MAX = 256  # longer than any match of TOKEN and ROLE_TAG
 
 
-# Where a tag, a comment or an empty link inside a token or a role tag may split it
-# (``<|eot<b></b>_id|>``, ``<sys<!---->tem>``, ``<|im_st[](x)art|>``): a text holding none is
-# read as written, as a text without "\\" or "&".
-_SPLIT_MARKER = re.compile(r"(?:<\|?|\[)/?[\w.:-]{0,48}(?:<[!/A-Za-z]|!?\[[\]<])")
+# Where a tag or comment inside a token or a role tag may split it (``<|eot<b></b>_id|>``,
+# ``<sys<!---->tem>``, ``<|im_st[<b></b>](x)art|>``), and where an empty link may
+# (``<|im_st[](x)art|>``): a text holding none is read as written, as a text without "\\" or
+# "&". Each is searched for only in a text holding its "<" or "[]" (a pattern of a literal is
+# looked for at memchr's speed: twice as fast as ``"[]" in text``, ten times the patterns here).
+_SPLIT_BY_TAG = re.compile(r"(?:<\|?|\[)/?[\w.:-]{0,48}<[!/A-Za-z]")
+_SPLIT_BY_LINK = re.compile(r"(?:<\|?|\[)/?[\w.:-]{0,48}!?\[\]")
+_EMPTY_BRACKETS = re.compile(r"\[\]")
 
 
 def _may_read(text: str) -> bool:
     """Whether ``text`` may read, rendered, otherwise than as written where a marker is."""
-    split = "<" in text or "[]" in text  # a tag or comment, an empty link
-    return "\\" in text or "&" in text or (split and _SPLIT_MARKER.search(text) is not None)
+    return (
+        "\\" in text
+        or "&" in text
+        or ("<" in text and _SPLIT_BY_TAG.search(text) is not None)
+        or (
+            "]" in text
+            and _EMPTY_BRACKETS.search(text) is not None
+            and _SPLIT_BY_LINK.search(text) is not None
+        )
+    )
 
 
 def unread(

@@ -163,5 +163,8 @@ def _as_read_starts(text: str, names: frozenset[str]) -> set[int]:
 def _dangling(text: str) -> set[int]:
     """Each '<' past the last '>' of ``text`` that opens a tag, or is left with nothing but
     blanks and a '/' after it (``_LEFT_OPEN``): each escaped, none is left to open one."""
-    tail = text.rfind(">") + 1
+    first = _LEFT_OPEN.search(text)  # a text with none costs one search, as the '<' alone did
+    if first is None:
+        return set()
+    tail = max(text.rfind(">") + 1, first.start())
     return {m.start() for m in _LEFT_OPEN.finditer(text, tail)}
