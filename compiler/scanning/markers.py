@@ -86,13 +86,15 @@ def unread(
             yield marker
 
 
-def read(text: str) -> list[Candidate]:
+def read(text: str, looked: str) -> list[Candidate]:
     """The special tokens and role tags of ``text`` as it reads (``as_read.Reading``: Markdown
     escapes and character references decoded, markup that renders as nothing dropped), each
     placed where it is written: ``<|im\\_start|>``, ``\\[INST\\]``, ``&lt;system&gt;``. Built
-    only for a text that may read otherwise (``_may_read``), and searched only on the lines
-    where it does: a plain text costs what it did, one with an ``&amp;`` little more."""
-    if not _may_read(text):
+    only for a text that may read otherwise (``_may_read``, asked of ``looked``, its ASCII view,
+    ``confusables.ascii_view``: ``＜｜im_st<b></b>art｜＞`` is split as ``<|im_st<b></b>art|>``
+    is), and searched only on the lines where it does: a plain text costs what it did, one with
+    an ``&amp;`` little more."""
+    if not _may_read(looked):
         return []
     reading = as_read.read(text)
     if not reading.changes:

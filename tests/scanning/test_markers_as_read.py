@@ -39,6 +39,10 @@ def found(text: str) -> list[tuple[str, int, str]]:
         ("<|im_st[<b></b>](x)art|>", "special-token", '<a href="x"><b></b></a>art|&gt;'),
         ("[IN[](x)ST]", "special-token", '[IN<a href="x"></a>ST]'),
         ("<sys[](x)tem>", "role-tag", '&lt;sys<a href="x"></a>tem&gt;'),
+        # and a marker in compatibility forms is split alike (the break pass of D2).
+        ("＜｜im_st<b></b>art｜＞", "special-token", "＜｜im_st<b></b>art｜＞"),
+        ("<｜im_st[](x)art｜>", "special-token", '&lt;｜im_st<a href="x"></a>art｜&gt;'),
+        ("＜sys<b></b>tem＞", "role-tag", "＜sys<b></b>tem＞"),
     ],
 )
 def test_a_marker_as_it_renders_is_found_where_it_is_written(
@@ -74,6 +78,7 @@ def test_a_vertical_line_look_alike_is_a_tokens_bar(bar: str, spelt: str) -> Non
         "नमस्ते। यह एक वाक्य है। <b>x</b> ।\n",
         "a ∣ b and ǀ clicks, x׀y\n",
         "┃ name ┃ value ┃\n<b>┃</b> ¦ <ᛁ> <ا...ا> <Іван І> <١٠١> <ㅣㅣ>\n",
+        "Привет <b>мир</b> [ссылка](x) и [] ｜ 日本 <i>x</i>｜[](y)\n",
         "see [docs](https://x), a[a](b)c, <|>[](x) and [INST[](x)ALL]\n",
     ],
 )
