@@ -26,18 +26,37 @@ def may_differ(text: str) -> bool:
 
 # The first characters of what a reader reads other than as written: a Markdown escape, a
 # character reference, a tag, a comment or an empty link (markup that renders as nothing), a
-# soft hyphen.
+# soft hyphen. An empty link's text may be markup (``[<b></b>](x)``): "[<" starts one too, a
+# place to look at (``_STARTS``) that the quick look needs not ask of a text, holding "<".
 MARKS = ("\\", "&", "<", "[]", "\u00ad")
+_STARTS = (*MARKS, "[<")
+_TAG = r"</?[A-Za-z][A-Za-z0-9-]{0,30}(?:[\s/][^<>]{0,200})?>"
+# Markup inside a link's text that renders as nothing: a tag, a comment (``<!-->`` too).
+_UNSEEN = rf"(?:{_TAG}|<!--(?:-?>|(?:[^-]|-(?!->)){{0,200}}+-->))"
+# An empty link or image, whose text is blanks and markup that renders as nothing (``[](x)``,
+# ``[<b></b>](x)``, ``[<!-- -->](x)``, ``![](x.png)``): inline (its destination and title over
+# lines, not a blank one) or by reference (``[][r]``). It renders as nothing, or as a blank when
+# its text holds one (``empty_link_shown``). The one pattern of it: this reading's, and the
+# role-line rule's (``role_lines``), which reads each line as it renders.
+EMPTY_LINK = re.compile(
+    rf"!?\[(?P<inside>(?:[ \t]|{_UNSEEN})*+)\]"
+    r"(?:\((?:[^()\n]|\n(?![ \t]*\n)|\([^()\n]*\))*+\)|\[[^\[\]\n]{1,999}\])"
+)
 _READ_OTHERWISE = re.compile(
     r"\\(?P<escaped>[!-/:-@\[-`{-~])"
     r"|(?P<reference>&(?:#[0-9]{1,7};?|#[xX][0-9A-Fa-f]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};))"
     r"|(?P<comment><!--)"
-    # An empty link or image: inline (its destination and title over lines, not a blank one) or
-    # by reference (``[](x)``, ``[]()``, ``[](<>)``, ``[][r]``, ``![](x.png)``).
-    r"|(?P<link>\[\](?:\((?:[^()\n]|\n(?![ \t]*\n)|\([^()\n]*\)){0,999}+\)|\[[^\[\]\n]{1,999}\]))"
-    r"|</?[A-Za-z][A-Za-z0-9-]{0,30}(?:[\s/][^<>]{0,200})?>"
+    rf"|(?P<link>{EMPTY_LINK.pattern})"
+    rf"|{_TAG}"
     r"|\u00ad"
 )
+_UNSEEN_MARKUP = re.compile(_UNSEEN)
+
+
+def empty_link_shown(found: re.Match[str]) -> str:
+    """What an ``EMPTY_LINK`` match renders as: nothing, or a blank when its text holds one."""
+    inside = found["inside"]
+    return " " if inside and _UNSEEN_MARKUP.sub("", inside) else ""
 
 
 _KEY_BLOCK = "-----BEGIN"  # the secret rule whose match runs over lines: the key block's
@@ -56,7 +75,7 @@ class Reading:
         pieces: list[str] = []
         size = last = 0
         closed = True  # a comment may still end: once none does, none later does either
-        nexts = {mark: text.find(mark) for mark in MARKS}
+        nexts = {mark: text.find(mark) for mark in _STARTS}
         at = _next_mark(text, 0, nexts)
         while at >= 0:
             found = _READ_OTHERWISE.match(text, at)
@@ -70,8 +89,10 @@ class Reading:
             elif found["reference"] is not None:
                 chars = _unescaped(found["reference"])
                 chars = None if chars == found.group() else chars  # no such name
-            elif found["link"] is not None and start > last and text[start - 1] == "!":
-                start -= 1  # an image: its ``!`` not written otherwise itself (``\\!``)
+            elif found["link"] is not None:
+                chars = empty_link_shown(found)
+                if start > last and text[start - 1] == "!":
+                    start -= 1  # an image: its ``!`` not written otherwise itself (``\\!``)
             elif found["comment"] is not None:
                 close = text.find("-->", start + 2) if closed else -1
                 closed = close >= 0
@@ -135,7 +156,7 @@ def read(text: str) -> Reading:
 
 
 def _next_mark(text: str, at: int, nexts: dict[str, int]) -> int:
-    """The first offset at or past ``at`` of one of ``MARKS`` (-1: none), ``nexts`` holding
+    """The first offset at or past ``at`` of one of ``_STARTS`` (-1: none), ``nexts`` holding
     where each was found last: ``str.find`` (memchr) for each, where a search for a class of
     characters looks at every character in turn, ten times slower."""
     first = -1

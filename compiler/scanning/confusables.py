@@ -55,11 +55,20 @@ def ascii_view(text: str) -> str:
     return folded.encode("ascii", "ignore").decode("ascii")
 
 
-# Vertical lines a token's "|" may be drawn with: UTS #39 sends "ǀ", "∣", "׀" (and "|" itself)
-# to "l", and has no entry for "⏐", "।", "│" ("￨" folded), "❘"; as "l" a token would not match,
-# and "l" read as "|" would find one in "<label>". So a special token is read on a view of its own
-# with them as "|", as compatibility folding reads "｜" (adversary17 D15).
-_BARS = "\u01c0\u2223\u05c0\u23d0\u0964\u2502\u2758\u07ca"
+# Vertical lines a token's "|" may be drawn with. UTS #39 sends some to "l" ("ǀ", "∣", "׀",
+# "ᛁ", "ⵏ", "ꓲ", "⏽", "ߊ", and "|" itself) and has no entry for others ("⏐", "।", "│", "┃",
+# "❘", "ꟾ", "¦"): as "l" a token would not match, and "l" read as "|" would find one in
+# "<label>". So a special token is read on a view of its own with them as "|", as
+# compatibility folding reads "｜" (adversary17 D15, adversary18 D5). Spelt here, not drawn
+# from the table's "l": that holds letters of living scripts that, written between angle
+# brackets, are words ("ا" Arabic alef, "ו" Hebrew vav, "І" Cyrillic I, "١" Arabic one), and
+# lacks half of these. They are as the skeleton has them: "￨" folded is "│", "⼁" is "丨",
+# "ㅣ" is "ᅵ".
+_BARS = (
+    "\u01c0\u2223\u05c0\u23d0\u0964\u2502\u2758\u07ca"  # adversary17 D15
+    "\u16c1\u2d4f\ua7fe\ua4f2\u23fd\u00a6\u4e28\u1175"  # ᛁ ⵏ ꟾ ꓲ ⏽ ¦ 丨 ᅵ
+    "\u2503\u2506\u2507\u250a\u250b\u254e\u254f\u23b8\u23b9"  # box drawing: ┃ ┆ ┇ ┊ ┋ ╎ ╏ ⎸ ⎹
+)
 _AS_BAR = str.maketrans(dict.fromkeys(_BARS, "|"))
 
 

@@ -159,7 +159,7 @@ def scan(text: str) -> tuple[Match, ...]:
     # Every candidate is ASCII and the view keeps each ASCII run of the text as it is: one look.
     looked = text if text.isascii() else ascii_view(text)
     # "&#83;YSTEM", "SYSTE&#1052;", "*S*YSTEM": asked once of an ASCII text, its own marked view.
-    read = markers.read(text)
+    read = markers.read(text, looked)
     disguise = None if _candidate(looked) or read else role_lines.may_disguise(looked)
     if disguise is False:
         return ()

@@ -51,13 +51,27 @@ _TAG_MAX = 256  # longer than any match of TOKEN and ROLE_TAG
 
 
 # Where a tag or comment inside a token or a role tag may split it (``<|eot<b></b>_id|>``,
-# ``<sys<!---->tem>``): a text holding none is read as written, as a text without "\\" or "&".
-_SPLIT_MARKER = re.compile(r"(?:<\|?|\[)/?[\w.:-]{0,48}<[!/A-Za-z]")
+# ``<sys<!---->tem>``, ``<|im_st[<b></b>](x)art|>``), and where an empty link may
+# (``<|im_st[](x)art|>``): a text holding none is read as written, as a text without "\\" or
+# "&". Each is searched for only in a text holding its "<" or "[]" (a pattern of a literal is
+# looked for at memchr's speed: twice as fast as ``"[]" in text``, ten times the patterns here).
+_SPLIT_BY_TAG = re.compile(r"(?:<\|?|\[)/?[\w.:-]{0,48}<[!/A-Za-z]")
+_SPLIT_BY_LINK = re.compile(r"(?:<\|?|\[)/?[\w.:-]{0,48}!?\[\]")
+_EMPTY_BRACKETS = re.compile(r"\[\]")
 
 
 def _may_read(text: str) -> bool:
     """Whether ``text`` may read, rendered, otherwise than as written where a marker is."""
-    return "\\" in text or "&" in text or ("<" in text and _SPLIT_MARKER.search(text) is not None)
+    return (
+        "\\" in text
+        or "&" in text
+        or ("<" in text and _SPLIT_BY_TAG.search(text) is not None)
+        or (
+            "]" in text
+            and _EMPTY_BRACKETS.search(text) is not None
+            and _SPLIT_BY_LINK.search(text) is not None
+        )
+    )
 
 
 def unread(
@@ -72,13 +86,15 @@ def unread(
             yield marker
 
 
-def read(text: str) -> list[Candidate]:
+def read(text: str, looked: str) -> list[Candidate]:
     """The special tokens and role tags of ``text`` as it reads (``as_read.Reading``: Markdown
     escapes and character references decoded, markup that renders as nothing dropped), each
     placed where it is written: ``<|im\\_start|>``, ``\\[INST\\]``, ``&lt;system&gt;``. Built
-    only for a text that may read otherwise (``_may_read``), and searched only on the lines
-    where it does: a plain text costs what it did, one with an ``&amp;`` little more."""
-    if not _may_read(text):
+    only for a text that may read otherwise (``_may_read``, asked of ``looked``, its ASCII view,
+    ``confusables.ascii_view``: ``＜｜im_st<b></b>art｜＞`` is split as ``<|im_st<b></b>art|>``
+    is), and searched only on the lines where it does: a plain text costs what it did, one with
+    an ``&amp;`` little more."""
+    if not _may_read(looked):
         return []
     reading = as_read.read(text)
     if not reading.changes:

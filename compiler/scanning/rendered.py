@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from hotplex.scanning import fetched, urls
 from hotplex.text import commonmark
+from hotplex.text.memo import cached_for_short_texts
 
 
 class Placed(NamedTuple):
@@ -109,8 +110,10 @@ class Rendering(NamedTuple):
     unread: int | None = None  # where the parse stopped reading, nested past its depth limit
 
 
+@cached_for_short_texts
 def read(text: str) -> Rendering:
-    """``text`` as markdown-it-py's CommonMark renders it."""
+    """``text`` as markdown-it-py's CommonMark renders it: parsed once for the scans that each
+    ask it of one text (injection, hidden text)."""
     parser = commonmark.parser()
     env: dict[str, Any] = {}
     tokens = parser.parse(text, env)

@@ -17,6 +17,7 @@ import html
 import re
 from collections.abc import Iterable, Iterator
 
+from hotplex.scanning import as_read
 from hotplex.scanning.confusables import skeleton
 
 # A role line's margin: any run of what renders as nothing before its word (and after it, before
@@ -306,24 +307,17 @@ def _closed(view: str, closer: str, at: int, ahead: dict[str, int]) -> int | Non
     return None if known < 0 else known + len(closer)
 
 
-# An empty link renders as nothing (``[](x)SYSTEM:``), one of blanks as blanks; so does an image
-# of no alt text (``![](x.png)``, an ``<img alt="">``), as its ``<img>`` tag does. Its destination
-# may run over lines (not a blank one), and it may be by reference (``[][r]``: adversary17 D18).
-_EMPTY_LINK = re.compile(
-    r"!?\[[ \t]*+\](?:\((?:[^()\n]|\n(?![ \t]*\n)|\([^()\n]*\))*+\)|\[[^\[\]\n]{1,999}\])"
-)
-
-
 def _unlinked(view: str) -> tuple[str, list[int]] | None:
-    """``view`` without its empty links and images; None when it holds none."""
+    """``view`` with its empty links and images as they render (``as_read.EMPTY_LINK``:
+    nothing, or a blank); None when it holds none."""
     if "](" not in view and "][" not in view:
         return None
     tables = _tables(view)
     return _spliced(
         view,
         (
-            (m.start(), m.end(), "")
-            for m in _EMPTY_LINK.finditer(view)
+            (m.start(), m.end(), as_read.empty_link_shown(m))
+            for m in as_read.EMPTY_LINK.finditer(view)
             if not tables or _within_cell(view, m.start(), m.end(), tables)
         ),
     )

@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 
-from hotplex.scanning import role_lines
+from hotplex.scanning import as_read, role_lines
 from hotplex.scanning.confusables import reading_as, skeleton
 
 ESCAPED_LT = "&lt;"
@@ -45,10 +45,12 @@ def _alternatives(names: frozenset[str]) -> str:
     return "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n)))
 
 
-# A '<' with nothing but blanks and a '/' after it, at the very end of a text: harmless alone,
-# but a note is followed by its section's text on the next line, so the note "see <" before a
-# body starting "/persona>" would spell "</persona>" across the line break.
-_DANGLING = re.compile(r"<(?=\s*/?\s*\Z)")
+# A '<' left open at the very end of a text, past its last '>': harmless alone, but the document
+# writes its own text after it. A note is followed by its section's text on the next line, so
+# the note "see <" before a body starting "/persona>" would spell "</persona>" across the line
+# break; and a tag opened there ("<system", '<img alt="x') would run on over the wrapper's
+# "</user>" and close at its '>', a tag the scans of the text alone never saw (adversary18 D6).
+_LEFT_OPEN = re.compile(r"<(?=/?[A-Za-z]|\s*/?\s*\Z)")
 # Any tag name opened at the very end of a text ("</memory"): a cut must not end there, since the
 # line break after it would end the name and make it a tag.
 _OPEN_TAG_TAIL = re.compile(r"<[\s/]*[A-Za-z_][A-Za-z0-9_.-]*\Z")
@@ -88,7 +90,7 @@ def open_tag_tail(text: str) -> int:
 
 def _tag_starts(text: str, names: frozenset[str], dangling: bool) -> list[int]:
     """The offsets of the characters that open a reserved tag (or, with ``dangling``, a '<'
-    left open at the end), in order."""
+    left open at the end: ``_dangling``), in order."""
     pattern = reserved_pattern(names)
 
     def starts(view: str) -> set[int]:
@@ -98,7 +100,7 @@ def _tag_starts(text: str, names: frozenset[str], dangling: bool) -> list[int]:
 
     plain = starts(text)
     if _may_be_disguised(text):
-        plain |= _as_read_starts(text, pattern)
+        plain |= _as_read_starts(text, names)
     if text.isascii():
         return sorted(plain)
     cheap = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
@@ -108,9 +110,10 @@ def _tag_starts(text: str, names: frozenset[str], dangling: bool) -> list[int]:
     return sorted(plain | {origin[at] for at in starts(folded)})
 
 
-# A '<' whose name holds a reference, markup or a character beyond ASCII before a blank or a
-# '>': where a tag can be spelt in disguise that only its reading as read finds.
-_DISGUISED_NAME = re.compile(r"<[\s/]*[^\s>]*?[^\x00-\x25\x27-\x3b\x3d-\x7f]")
+# A '<' whose name holds a reference, markup, an escape, an emphasis mark or a character
+# beyond ASCII before a blank or a '>': where a tag can be spelt in disguise that only its
+# reading as read finds.
+_DISGUISED_NAME = re.compile(r"<[\s/]*[^\s>]*?[&<*\[\\_\x80-\U0010ffff]")
 
 
 def _may_be_disguised(text: str) -> bool:
@@ -121,21 +124,47 @@ def _may_be_disguised(text: str) -> bool:
     return not text.isascii() and any(char in text for char in reading_as("<"))
 
 
-def _as_read_starts(text: str, pattern: re.Pattern[str]) -> set[int]:
-    """Where a tag of ``text`` as a model reads it starts: its letters as read
-    (``role_lines.lettered``: ``</mem&#111;ry>``, ``</memоry>`` with a Cyrillic о,
-    ``</ᴍᴇᴍᴏʀʏ>``), and those with markup that renders as nothing dropped
-    (``</mem<!---->ory>``). A tag whose '<' is a reference (``&lt;/memory&gt;``) is a tag
-    escaped, as this module escapes one: it is left as written."""
+@lru_cache(maxsize=64)
+def _read_pattern(names: frozenset[str]) -> re.Pattern[str]:
+    """``reserved_pattern`` with emphasis marks, which render as nothing of what they mark,
+    anywhere in the tag (``</mem**o**ry>``, ``</_memory_>`` render as ``</memory>``)."""
+    marks = r"[\s*]*+/?[\s*]*+[*_]{0,6}"
+    split = "|".join(
+        r"\*{0,6}+".join(re.escape(c) for c in name)
+        for name in sorted(names, key=lambda n: (-len(n), n))
+    )
+    return re.compile(rf"<(?={marks}(?:{split})[*_]{{0,6}}(?:[\s/>]|$))", re.IGNORECASE)
+
+
+def _as_read_starts(text: str, names: frozenset[str]) -> set[int]:
+    """Where a tag of ``text`` as a model reads it starts, emphasis marks in it read as nothing
+    (``_read_pattern``): as it renders (``as_read``: escapes and character references decoded,
+    tags, comments and empty links dropped: ``</mem&#111;ry>``, ``</memory&gt;``,
+    ``<\\/memory>``, ``</mem<!---->ory>``, ``</mem[](x)ory>``), then its letters as read
+    (``role_lines.lettered``: ``</memоry>`` with a Cyrillic о, ``</ᴍᴇᴍᴏʀʏ>``); and its letters
+    as read with all markup as a renderer shows it (``role_lines.unmarked``: a processing
+    instruction, a CDATA section), read on the text itself: markup read on a reading that
+    dropped tags already would join what the tags kept apart. A tag whose '<' is a reference
+    (``&lt;/memory&gt;``) is a tag escaped, as this module escapes one: it is left as written;
+    one written escaped (``\\<``) is escaped at its '<'."""
+    pattern = _read_pattern(names)
+    reading = as_read.read(text)
+    letters, origin = role_lines.lettered(reading.text, decode=False)
+    read = {m.start() for m in pattern.finditer(letters)}
+    places = {reading.written_start(at if origin is None else origin[at]) for at in read}
     letters, origin = role_lines.lettered(text)
-    found = {m.start() for m in pattern.finditer(letters)}
     shown = role_lines.unmarked(letters)
     if shown is not None:
-        found |= {shown[1][m.start()] for m in pattern.finditer(shown[0])}
-    places = found if origin is None else {origin[at] for at in found}
-    return {at for at in places if text[at] != "&"}
+        marked = {shown[1][m.start()] for m in pattern.finditer(shown[0])}
+        places |= marked if origin is None else {origin[at] for at in marked}
+    return {at + (text[at] == "\\") for at in places if text[at] != "&"}
 
 
 def _dangling(text: str) -> set[int]:
-    found = _DANGLING.search(text)
-    return {found.start()} if found else set()
+    """Each '<' past the last '>' of ``text`` that opens a tag, or is left with nothing but
+    blanks and a '/' after it (``_LEFT_OPEN``): each escaped, none is left to open one."""
+    first = _LEFT_OPEN.search(text)  # a text with none costs one search, as the '<' alone did
+    if first is None:
+        return set()
+    tail = max(text.rfind(">") + 1, first.start())
+    return {m.start() for m in _LEFT_OPEN.finditer(text, tail)}

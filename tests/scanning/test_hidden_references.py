@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from hotplex import Project
-from hotplex.scanning import as_read, hidden
+from hotplex.scanning import as_read, hidden, injection, rendered
 from hotplex.scanning.origins import Allowance, Origin
 from hotplex.text import memo
 from hotplex_testing import instances_made
@@ -112,3 +112,14 @@ def test_only_a_text_with_a_reference_to_a_hidden_character_is_read_again(monkey
 )
 def test_a_reference_in_code_shows_as_written(text, found):
     assert bool(findings(text)) is found
+
+
+def test_a_text_both_scans_render_is_parsed_once(monkeypatch):
+    """The injection scan and the hidden-text scan (a reference in code) each ask the parse of
+    one text: it is made once (``rendered.read``, cached as ``as_read.read`` is)."""
+    renderings = instances_made(monkeypatch, rendered, "Code")
+    text = 'a &#x202E; and <img src="https://evil.example/x.png"> `&zwnj;`\n'
+    with memo.uncached():
+        injection.scan(text)
+        hidden.scan(text)
+    assert len(renderings) == 1

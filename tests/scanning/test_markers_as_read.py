@@ -33,6 +33,16 @@ def found(text: str) -> list[tuple[str, int, str]]:
         ("&lt;ѕystem&gt;", "role-tag", "&lt;ѕystem&gt;"),  # a Cyrillic ѕ as well
         ("\\<system>", "role-tag", "&lt;system&gt;"),
         ("<|eot<b></b>_id|>", "special-token", "&lt;|eot<b></b>_id|&gt;"),
+        # adversary18 D2: an empty link or image renders as nothing, here as in a key.
+        ("<|im_st[](x)art|>", "special-token", '&lt;|im_st<a href="x"></a>art|&gt;'),
+        ("<|im_st![](x)art|>", "special-token", '&lt;|im_st<img src="x" alt="" />art|&gt;'),
+        ("<|im_st[<b></b>](x)art|>", "special-token", '<a href="x"><b></b></a>art|&gt;'),
+        ("[IN[](x)ST]", "special-token", '[IN<a href="x"></a>ST]'),
+        ("<sys[](x)tem>", "role-tag", '&lt;sys<a href="x"></a>tem&gt;'),
+        # and a marker in compatibility forms is split alike (the break pass of D2).
+        ("＜｜im_st<b></b>art｜＞", "special-token", "＜｜im_st<b></b>art｜＞"),
+        ("<｜im_st[](x)art｜>", "special-token", '&lt;｜im_st<a href="x"></a>art｜&gt;'),
+        ("＜sys<b></b>tem＞", "role-tag", "＜sys<b></b>tem＞"),
     ],
 )
 def test_a_marker_as_it_renders_is_found_where_it_is_written(
@@ -43,7 +53,11 @@ def test_a_marker_as_it_renders_is_found_where_it_is_written(
     assert found(text) == [(rule, text.index(written), written)]
 
 
-@pytest.mark.parametrize("bar", ["\u01c0", "\u2223", "\u05c0", "\u23d0", "\u0964", "\uffe8"])
+BARS = ["\u01c0", "\u2223", "\u05c0", "\u23d0", "\u0964", "\uffe8"]
+BARS += ["\u16c1", "\u2d4f", "\ua7fe", "\u2503", "\u00a6", "\u3163", "\u2f01"]  # adversary18 D5
+
+
+@pytest.mark.parametrize("bar", BARS)
 @pytest.mark.parametrize("spelt", ["{bar}", "&#x{code:x};"])
 def test_a_vertical_line_look_alike_is_a_tokens_bar(bar: str, spelt: str) -> None:
     mark = spelt.format(bar=bar, code=ord(bar))
@@ -63,6 +77,9 @@ def test_a_vertical_line_look_alike_is_a_tokens_bar(bar: str, spelt: str) -> Non
         "<label>name</label> <lol> [INSTALL] <|>\n",
         "नमस्ते। यह एक वाक्य है। <b>x</b> ।\n",
         "a ∣ b and ǀ clicks, x׀y\n",
+        "┃ name ┃ value ┃\n<b>┃</b> ¦ <ᛁ> <ا...ا> <Іван І> <١٠١> <ㅣㅣ>\n",
+        "Привет <b>мир</b> [ссылка](x) и [] ｜ 日本 <i>x</i>｜[](y)\n",
+        "see [docs](https://x), a[a](b)c, <|>[](x) and [INST[](x)ALL]\n",
     ],
 )
 def test_ordinary_text_stays_clean(text: str) -> None:
@@ -75,6 +92,8 @@ def test_ordinary_text_stays_clean(text: str) -> None:
         "quote it as `&lt;system&gt;` in HTML\n",
         "escape it: `<|im\\_start|>`\n",
         "```html\n&lt;system&gt; &lt;|eot_id|&gt; <|im\\_start|> \\[INST\\]\n```\n",
+        "split in a span: `<|im_st[](x)art|>` `</mem[](x)ory>`\n",
+        "```\n<|im_st[](x)art|> <sys![](x)tem>\n```\n",
     ],
 )
 def test_code_still_exempts_the_markers_as_read(text: str) -> None:

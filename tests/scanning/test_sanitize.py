@@ -176,6 +176,19 @@ def test_no_structural_tag_hides_behind_invisible_or_compatibility_characters(te
         "</memory&#x200b;>",
         "<&#x70;ersona/>",
         "\u2039/memory>",  # a single angle quotation mark, read as '<'
+        # adversary18 D2, D11, D13: what renders as nothing or as the tag's own characters.
+        "</mem[](x)ory>",
+        "</mem![](x.png)ory>",
+        "</mem[][r]ory>",
+        "</mem[<b></b>](x)ory>",
+        "</memory&gt;",
+        "</memory&#62;",
+        "</memory\\>",
+        "<\\/memory>",
+        "</mem**o**ry>",
+        "</_memory_>",
+        "<**/memory**>",
+        "<*persona*>",
     ],
 )
 def test_a_reserved_tag_spelt_in_look_alike_letters_references_or_markup_is_escaped(attack):
@@ -196,6 +209,8 @@ def test_a_reserved_tag_spelt_in_look_alike_letters_references_or_markup_is_esca
         "<p\u0435rsonality>",
         "a < b & c <- d",
         "Tom &amp; Jerry <i>memory</i>",
+        "see [memory](x) or [](x)memory, <b>**memory**</b> and <memory_bank>",
+        "a[a](b)c <user_memory> \\<b> </memo_ry>",
     ],
 )
 def test_look_alike_letters_and_references_outside_a_reserved_tag_pass_unchanged(text):
@@ -212,6 +227,7 @@ LOOK_ALIKES = {
     "\u1d0d": "m",
 }
 REFERENCES = {"&#111;": "o", "&#x200b;": "\u200b", "&#x70;": "p", "<!---->": ""}
+REFERENCES |= {"[](x)": "", "![](x)": "", "&gt;": ">", "\\/": "/", "\\>": ">", "**": ""}
 
 
 def _as_read_tags(text: str, names: frozenset[str] = NAMES) -> int:
@@ -232,3 +248,42 @@ read_alike = st.lists(
 def test_no_structural_tag_hides_behind_look_alike_letters_or_references(texts):
     document, reserved, emitted = _assembled(texts)
     assert _as_read_tags(document, reserved) == emitted
+
+
+def test_a_reserved_tag_whose_lt_is_written_escaped_is_escaped_at_its_lt():
+    """``\\<`` renders a '<': it is escaped where it stands, its backslash kept."""
+    assert sanitize("a \\</mem[](x)ory> b", NAMES) == "a \\&lt;/mem[](x)ory> b"
+
+
+@given(st.lists(read_alike, min_size=1, max_size=3).map("".join))
+@example(text="</mem[](x)ory&gt;\\</mem**o**ry>")
+def test_sanitizing_twice_is_sanitizing_once(text):
+    once = sanitize(text, NAMES)
+    assert sanitize(once, NAMES) == once
+
+
+@pytest.mark.parametrize(
+    ("text", "cleaned"),
+    [
+        ("profile\n<system", "profile\n&lt;system"),
+        ("see </system", "see &lt;/system"),
+        ('a <img alt="x', 'a &lt;img alt="x'),
+        ("x <b y <system\n", "x &lt;b y &lt;system\n"),
+        ("<b>kept</b> then x<y", "<b>kept</b> then x&lt;y"),
+    ],
+)
+def test_a_tag_left_open_at_the_end_is_escaped(text, cleaned):
+    """The document writes its own tag after a section (``</user>``): a tag left open at the
+    section's end would run on over it and close at its '>' (adversary18 D6)."""
+    assert sanitize(text, NAMES) == cleaned
+
+
+@pytest.mark.parametrize("text", ["<b>bold</b>\n", "a < b\n", "x <br> y", ""])
+def test_a_tag_closed_before_the_end_or_a_lone_lt_stays(text):
+    assert sanitize(text, NAMES) == text
+
+
+def test_a_section_ending_in_an_open_tag_does_not_take_the_wrappers_tag():
+    document, _, _ = _assembled(["", "", "", "profile\n<system", "notes <img alt='x"])
+    assert "<system" not in document and "<img" not in document
+    assert "profile\n&lt;system\n</user>" in document

@@ -62,6 +62,12 @@ DISGUISED = [
     pytest.param(split(GITHUB, 14, "[][r]"), "github-token", id="empty-reference-link"),
     pytest.param(split(GITHUB, 14, "![](x.png)"), "github-token", id="empty-image"),
     pytest.param(split(AWS, 4, "![][r]"), "aws-access-key-id", id="empty-reference-image"),
+    # adversary18 D1: a link whose text is markup that renders as nothing renders as nothing.
+    pytest.param(split(GITHUB, 14, "[<b></b>](x)"), "github-token", id="link-of-empty-tags"),
+    pytest.param(split(GITHUB, 14, "[<!-- -->](x)"), "github-token", id="link-of-a-comment"),
+    pytest.param(split(GITHUB, 14, "[<!-- ] -->](x)"), "github-token", id="link-comment-bracket"),
+    pytest.param(split(AWS, 4, "![<i></i>](x.png)"), "aws-access-key-id", id="image-empty-tags"),
+    pytest.param(split(AWS, 4, "[<wbr>][r]"), "aws-access-key-id", id="reference-link-tag"),
     pytest.param(
         f"-----BEGIN&#32;{PRIVATE}\n{KEY_BODY}\n-----END {PRIVATE}",
         "private-key",
@@ -97,11 +103,19 @@ def test_a_disguised_secret_at_the_text_start_and_a_plain_one_beside_it_are_each
         "password\\_hint: see the wiki\n",
         "See [the docs](https://example.com/a_b) and [][ref], ![](x.png) [x][] a[]b.\n",
         "An escaped image \\![](x) and link \\[](x) stay text.\n",
+        "Read [<b>the docs</b>](https://x) or [a](b)c, [<i>x</i>][r] and ![<b>y</b>](i.png).\n",
         "token\\_type = bearer\n",
     ],
 )
 def test_ordinary_markdown_and_html_are_no_findings(text):
     assert findings(text) == []
+
+
+@pytest.mark.parametrize("inside", ["**", " ", "<b> </b>", "<b>\n</b>"])
+def test_a_key_split_by_a_link_whose_text_shows_is_not_whole(inside):
+    """A link's text of emphasis marks renders them (``**``), one of blanks a blank: the key
+    is not shown whole, as it is not written whole."""
+    assert findings(split(GITHUB, 14, f"[{inside}](x)")) == []
 
 
 def test_a_secret_split_by_markup_is_reported_once():
