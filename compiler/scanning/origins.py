@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
@@ -191,13 +192,39 @@ def rule_allowance(
 
 def misspelt_rule(entry: str, rules: Iterable[str]) -> str | None:
     """For an allow entry that looks like a misspelt rule name: "did you mean …", else None.
-    A rule name in other letter case, with ``_`` or blanks for ``-`` (``Github_Token``,
-    `` role-line``) is one too: taken as a finding's text, it allowed nothing without a word
-    (adversary17 D14); so is one spelt in look-alike letters (``gіthub-token`` with a Cyrillic
-    ``і``, fullwidth ``ｒｏｌｅ-ｌｉｎｅ``), read as the letters it shows."""
+    Taken as a finding's text, such an entry allowed nothing without a word (adversary17 D14,
+    adversary19 D4). A rule is read by its letters and digits alone, look-alike letters read as
+    the ones they show: ``Github_Token``, ``gіthub-token`` with a Cyrillic ``і``,
+    ``githubtoken``, ``github—token`` with the em dash smart punctuation makes of ``--``, and
+    ``role-line.`` are ``github-token`` and ``role-line``. A near miss (``role-lines``) is one
+    only when written as a name; ``System: Ubuntu`` and ``role online`` are a finding's text."""
     names = sorted(rules)
-    shown = entry if entry.isascii() else ascii_view(entry)
-    folded = re.sub(r"[\s_-]+", "-", shown.strip().casefold())
-    if entry in names or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)+", folded):
+    letters = _letters(entry)
+    if entry in names or not letters:
         return None
-    return suggest(folded, names, cutoff=0.8)
+    same = {_letters(name): name for name in names}.get(letters)
+    if same is None and not _name_shaped(entry):
+        return None
+    words = re.findall(r"[a-z0-9]+", ascii_view(entry).casefold())
+    return suggest(same or "-".join(words), names, cutoff=0.8)
+
+
+def _letters(entry: str) -> str:
+    """The letters and digits of ``entry``, casefolded, look-alikes as the ASCII they show;
+    "" when one of them shows none (a word of another script: a text, not a rule)."""
+    shown = [char if char.isascii() else ascii_view(char) for char in entry if char.isalnum()]
+    if not all(shown):
+        return ""
+    return re.sub(r"[^a-z0-9]", "", "".join(shown).casefold())
+
+
+def _name_shaped(entry: str) -> bool:
+    """Whether ``entry`` is written as a rule name is: one word of letters and digits joined
+    or edged by dashes of any kind, ``_`` or dots (``.``, ``·``, ``・``, ``‧``). Words apart
+    (``role online``) are a text."""
+    return all(
+        char.isalnum()
+        or char in ".\u00b7\u30fb\u2027"
+        or unicodedata.category(char) in {"Pd", "Pc"}
+        for char in entry.strip()
+    )

@@ -300,6 +300,33 @@ def test_each_target_reads_its_own_workers_defaults_and_every_declared_source(tm
         ("unicode", "b\u0456di-mark", "bidi-mark"),
         ("unicode", "\uff42\uff49\uff44\uff49\uff0d\uff4d\uff41\uff52\uff4b", "bidi-mark"),
         ("package", "\u0456nvisible-character", "invisible-character"),
+        # Letters and digits alone are the rule's: any dash (the em dash smart punctuation makes
+        # of "--"), a dot, a middle dot, or none (adversary19 D4).
+        *(
+            ("secrets", entry, "github-token")
+            for entry in ("github\u2014token", "github\u2015token", "githubtoken", "github-token-")
+        ),
+        ("secrets", "secretassignment", "secret-assignment"),
+        ("secrets", "secret.assignment", "secret-assignment"),
+        *(
+            ("injection", entry, "role-line")
+            for entry in (
+                "role\u2014line",
+                "role\u2015line",
+                "role\u2e3aline",  # two-em dash, category Pd
+                "roleline",
+                "rolelines",
+                "role.line",
+                "role-line.",
+                "-role-line",
+                "role\u2027line",
+                "role\u30fbline",
+                "ROLE LINE",
+            )
+        ),
+        ("injection", "linkurldata", "link-url-data"),
+        ("unicode", "bidimark", "bidi-mark"),
+        ("package", "invisible\u2014character", "invisible-character"),
     ],
 )
 def test_a_rule_name_in_look_alike_letters_is_an_error_naming_the_rule(
@@ -319,3 +346,21 @@ def test_a_rule_name_in_look_alike_letters_is_an_error_naming_the_rule(
     shown = [p.render() for p in caught.value.problems if p.span.location().endswith(key)]
     assert len(shown) == 1
     assert shown[0].endswith(f"hint: did you mean '{rule}'?")
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "System: Ubuntu",  # a finding's text
+        "role online",  # words apart: a text, though near a rule
+        "role-line attack",
+        "<|eot_id|>",
+        "img.shields.io",
+        "github.com",
+        "role\u7ebfline",  # a word of another script between: a text
+    ],
+)
+def test_a_text_near_a_rule_name_is_no_misspelt_rule(tmp_path, entry):
+    """Only a rule's letters, or a near miss written as a name, are a misspelt rule: an
+    ``[injection] allow`` entry may be a finding's text or a host."""
+    load(tmp_path, f'[injection]\nallow = ["{entry}"]\n' + TARGET)
