@@ -301,8 +301,9 @@ def _url_candidates(view: str, tags: set[int]) -> Iterator[Candidate]:
         if elsewhere is not None:
             yield "image-url-data", start, end, elsewhere[1]
     for m in urls.BARE.finditer(view):
-        url = urls.linked(m.group())
-        if m.start() in images:
+        start = urls.scheme_start(view, m.start())
+        url = urls.linked(view[start : m.end()])
+        if start in images:
             continue
         # ``BARE`` stops at brackets and quotes, which a link's destination and GFM's autolink
         # hold (``?d=(<token>)``, ``?d=[<token>]``): what runs on to a blank or "<" is read too,
@@ -310,7 +311,7 @@ def _url_candidates(view: str, tags: set[int]) -> Iterator[Candidate]:
         carried = url_data.carries(url)
         end = m.end() if carried else m.end() + len(_RUNS_ON.match(view, m.end())[0])
         if carried or (end > m.end() and url_data.carries(url + view[m.end() : end])):
-            yield "link-url-data", m.start(), end, _host(url)
+            yield "link-url-data", start, end, _host(url)
 
 
 _RUNS_ON = re.compile(r"[^\s<>]*")

