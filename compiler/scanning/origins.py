@@ -220,11 +220,10 @@ def _letters(entry: str) -> str:
 
 def _name_shaped(entry: str) -> bool:
     """Whether ``entry`` is written as a rule name is: one word of letters and digits joined
-    or edged by dashes of any kind, ``_`` or dots (``.``, ``·``, ``・``, ``‧``). Words apart
-    (``role online``) are a text."""
+    or edged by dashes of any kind, ``_`` or middle dots (``·``, ``・``, ``‧``). Words apart
+    (``role online``) are a text, and so is a host (``roleline.com``: ``[injection] allow``
+    holds hosts), though its letters alone are the rule's when they are (``role.line``)."""
     return all(
-        char.isalnum()
-        or char in ".\u00b7\u30fb\u2027"
-        or unicodedata.category(char) in {"Pd", "Pc"}
+        char.isalnum() or char in "\u00b7\u30fb\u2027" or unicodedata.category(char) in {"Pd", "Pc"}
         for char in entry.strip()
     )

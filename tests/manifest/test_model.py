@@ -357,6 +357,8 @@ def test_a_rule_name_in_look_alike_letters_is_an_error_naming_the_rule(
         "<|eot_id|>",
         "img.shields.io",
         "github.com",
+        "roleline.com",  # a host near a rule's letters
+        "link.data",
         "role\u7ebfline",  # a word of another script between: a text
     ],
 )
