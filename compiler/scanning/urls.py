@@ -53,7 +53,10 @@ def scheme_start(text: str, start: int) -> int:
         return start
     before = text[max(start - _SCHEME_WRITTEN, 0) : start][::-1]
     head = start - len(_SCHEME_CHARACTERS.match(before)[0])
-    block = _decode(text, head, min(start + 70, len(text)))  # the rest of a scheme, its "://"
+    # The rest of a scheme and its "://" (a character past its "//" written as such: a text of
+    # ``\://x`` repeated decoded 70 characters for each of its URLs).
+    slashes = text.find("//", start, start + 70)
+    block = _decode(text, head, min(slashes + 3 if slashes >= 0 else start + 70, len(text)))
     for m in BARE.finditer(block.text) if block is not None else ():
         written = block.written_at(m.start(), False)
         if written >= start:
