@@ -185,12 +185,17 @@ _ASSIGNED = (
     rf"[ \t]{{0,8}}(?:[\w.]{{0,40}}?{_ENV_READ})?"
 )
 # The value. A quoted one is read whole, to its closing quote (``q``): a blank in it must not
-# hide it (``"Xk9mP2vL 8qR4wzT7"``, a passphrase). A YAML block scalar's (``password: |``,
-# ``>-``, ``|2``; ``block``) is its first line, indented (in a Markdown quote too). Else one word
-# as written, or wrapped as a variable or a template (judged by what it holds).
+# hide it (``"Xk9mP2vL 8qR4wzT7"``, a passphrase); past a string prefix (``r"…"``, ``b"…"``,
+# ``f"…"``, ``rb"…"``, C#'s ``@"…"``, ``$"…"``) and a third of a triple quote (``"""…"""``,
+# TOML's ``'''…'''``; ``triple``), whose value may start on the next line and is read to its
+# line's end at most. A YAML block scalar's (``password: |``, ``>-``, ``|2``; ``block``) is its
+# first line, indented (in a Markdown quote too). Else one word as written, or wrapped as a
+# variable or a template (judged by what it holds).
 _OPENING = (
     r"(?:(?P<block>[|>](?:[1-9][-+]?|[-+][1-9]?)?[ \t]*+(?:#[^\n]*+)?"
-    r"\r?\n(?:[ \t>]*+\r?\n)*+[ \t>]*+(?<=[ \t]))|(?P<q>[\"'`]))?"
+    r"\r?\n(?:[ \t>]*+\r?\n)*+[ \t>]*+(?<=[ \t]))"
+    r"|(?:[rbfu]{1,2}+|[@$]{1,2}+)?(?P<q>[\"'`])"
+    r"(?P<triple>(?<=[\"'])(?P=q){2}+(?:[ \t]*+\r?\n[ \t]*+)?)?)?"
 )
 _QUOTED_VALUE = r"(?:\\.|(?!(?P=q))[^\r\n\\]){6,200}+"  # a backslash escapes a quote
 _BLOCK_LINE = r"\S[^\r\n]{4,198}?\S(?=[ \t]*+(?:\r?\n|\Z))"
@@ -199,8 +204,9 @@ _WORD_VALUE = (
     r"|[^\s\"'`,;(){}\[\]<>]{6,200}+)"
 )
 _VALUE = rf"(?P<secret>(?(q){_QUOTED_VALUE}|(?(block){_BLOCK_LINE}|{_WORD_VALUE})))"
-# Where the value ends: its closing quote, and no call or longer word after it.
-_VALUE_END = r"(?(q)(?P=q))(?![(\w])"
+# Where the value ends: its closing quote (a triple quote's, or its line's end), and no call or
+# longer word after it.
+_VALUE_END = r"(?(q)(?(triple)(?:(?P=q)|(?=\r?\n|\Z))|(?P=q)))(?![(\w])"
 
 # A private key's secret is its whole block, BEGIN to the END of its kind: an encrypted PEM has
 # headers, a blank line and the base64 body; a key pasted into a list item or a quote is indented

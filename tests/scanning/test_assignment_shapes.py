@@ -61,6 +61,13 @@ FOUND = [
     (f"> ```yaml\n> password: |\n>   {VALUE}\n> ```", VALUE),
     (f"password: |  # the staging one\r\n\r\n  {VALUE}  \r\n", VALUE),
     ("password: |\n  correct horse battery staple\n", "correct horse battery staple"),
+    # A string prefix or a triple quote hides nothing (adversary19 D1).
+    *((f'password = {prefix}"{VALUE}"', VALUE) for prefix in ("r", "b", "f", "u", "rb", "@", "$")),
+    ('password = u"correct horse battery staple"', "correct horse battery staple"),
+    (f'PASSWORD = """{VALUE}"""', VALUE),
+    ("password = '''correct horse battery staple'''", "correct horse battery staple"),
+    (f'PASSWORD = """\n{VALUE}\n"""', VALUE),
+    (f'os.getenv("PW", r"{VALUE}")', VALUE),
     # Weak passwords stay secrets beside the names below (adversary D4).
     ("password: Summer-2024", "Summer-2024"),
     ("password: admin_2024", "admin_2024"),
@@ -114,6 +121,10 @@ CLEAN = [
     "password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6162636465666768697061626364656667\n",
     f"password: |\n{VALUE}\n",  # not indented: no block's line
     f"| password: | {VALUE} |",
+    'password = f"{pw}"',
+    'HELP = """\npassword = """\nEnter the password you chose\n"""',
+    "password: ```python\nx = 1\n```",
+    'password = ""\nXk9mP2vL8qR4wz',
     # Counts in CJK prose, versions, model names, dates, sizes (adversary D4).
     "密码：请在第3步设置",
     "令牌：每天更新2次",
