@@ -199,9 +199,12 @@ _OPENING = (
 )
 _QUOTED_VALUE = r"(?:\\.|(?!(?P=q))[^\r\n\\]){6,200}+"  # a backslash escapes a quote
 _BLOCK_LINE = r"\S[^\r\n]{4,198}?\S(?=[ \t]*+(?:\r?\n|\Z))"
+# A word of letters with sentence punctuation after it (``Required:``, ``Forgot?``,
+# ``Expired!``, ``Required—min``, ``token:`` again) begins prose, a field's description.
+_PROSE_START = r"[^\W\d_]++(?:[:?!]++(?!\S)|[\u2013\u2014])"
 _WORD_VALUE = (
     r"(?:\$?\{[^\s{}]{1,200}+\}|\{\{[^{}\n]{1,200}+\}\}|<[^\s<>]{1,200}+>"
-    r"|[^\s\"'`,;(){}\[\]<>]{6,200}+)"
+    rf"|(?!{_PROSE_START})[^\s\"'`,;(){{}}\[\]<>]{{6,200}}+)"
 )
 _VALUE = rf"(?P<secret>(?(q){_QUOTED_VALUE}|(?(block){_BLOCK_LINE}|{_WORD_VALUE})))"
 # Where the value ends: its closing quote (a triple quote's, or its line's end), and no call or

@@ -68,6 +68,9 @@ FOUND = [
     ("password = '''correct horse battery staple'''", "correct horse battery staple"),
     (f'PASSWORD = """\n{VALUE}\n"""', VALUE),
     (f'os.getenv("PW", r"{VALUE}")', VALUE),
+    # Sentence punctuation after a word with a digit is no prose (adversary19 D2).
+    ("password: Summer2024!", "Summer2024!"),
+    ("password: admin:s3cr3t", "admin:s3cr3t"),
     # Weak passwords stay secrets beside the names below (adversary D4).
     ("password: Summer-2024", "Summer-2024"),
     ("password: admin_2024", "admin_2024"),
@@ -125,6 +128,16 @@ CLEAN = [
     'HELP = """\npassword = """\nEnter the password you chose\n"""',
     "password: ```python\nx = 1\n```",
     'password = ""\nXk9mP2vL8qR4wz',
+    # A word of letters with sentence punctuation after it begins prose (adversary19 D2).
+    "- password: Required: at least 12 characters",
+    "- token: Optional: defaults to the env var",
+    "password: Default: none",
+    "token: Format: JWT",
+    "password: Forgot? Click reset",
+    "token: Expired! Please renew",
+    "password: Required\u2014min 12",
+    "API token: Scope: read-only",
+    "token: token: token: token: token:",
     # Counts in CJK prose, versions, model names, dates, sizes (adversary D4).
     "密码：请在第3步设置",
     "令牌：每天更新2次",
