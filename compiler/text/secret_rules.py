@@ -180,9 +180,21 @@ _ENV_READ = (
 )
 # A shell's (and a compose file's) default: ``${SERVICE_AUTH:-…}``, ``${SERVICE_AUTH:=…}``.
 _SHELL_DEFAULT = r"\$\{\w{1,80}+:?[-=]"
+# A YAML property before the value, what it is and not the value: an anchor (``&pw``), a
+# standard tag (``!!str``), any tag but Ansible's ``!vault`` before a block (``!secret |``). A
+# custom tag before a word names where the value is (Home Assistant's ``!secret db_password``).
+_YAML_PROPERTY = (
+    r"(?:&[\w-]{1,40}+[ \t]++|!![a-z]{1,20}+[ \t]++|!(?!vault\b)[\w!/:.-]{1,40}+[ \t]++(?=[|>]))"
+)
+# The operator, in the full-width forms a CJK keyboard types too (``：``, ``＝``), and a blank
+# after it a no-break or ideographic space as well; in Markdown it may be bold (``**password:**``).
+# A table's cell holding only the key name (``cell``) is assigned the next cell:
+# ``| password | … |``.
 _ASSIGNED = (
-    rf"(?:[ \t]{{0,8}}:[ \t]{{0,8}}{_TYPE}[ \t]{{0,8}}=(?![=>])|[ \t]{{0,8}}(?:=>|:=|[:=]))"
-    rf"[ \t]{{0,8}}(?:[\w.]{{0,40}}?{_ENV_READ})?"
+    r"(?(cell)[ \t]{0,8}\||"
+    rf"(?:[ \t]{{0,8}}:[ \t]{{0,8}}{_TYPE}[ \t]{{0,8}}=(?![=>])"
+    r"|[ \t]{0,8}(?:=>|:=|[:=\uff1a\uff1d]))(?:\*\*)?)"
+    rf"[ \t\u00a0\u3000]{{0,8}}(?:{_YAML_PROPERTY}{{1,2}}+)?(?:[\w.]{{0,40}}?{_ENV_READ})?"
 )
 # The value. A quoted one is read whole, to its closing quote (``q``): a blank in it must not
 # hide it (``"Xk9mP2vL 8qR4wzT7"``, a passphrase); past a string prefix (``r"…"``, ``b"…"``,
@@ -200,11 +212,12 @@ _OPENING = (
 _QUOTED_VALUE = r"(?:\\.|(?!(?P=q))[^\r\n\\]){6,200}+"  # a backslash escapes a quote
 _BLOCK_LINE = r"\S[^\r\n]{4,198}?\S(?=[ \t]*+(?:\r?\n|\Z))"
 # A word of letters with sentence punctuation after it (``Required:``, ``Forgot?``,
-# ``Expired!``, ``Required—min``, ``token:`` again) begins prose, a field's description.
-_PROSE_START = r"[^\W\d_]++(?:[:?!]++(?!\S)|[\u2013\u2014])"
+# ``Expired!``, ``Required—min``, ``token:`` again, in full-width forms too) begins prose, a
+# field's description.
+_PROSE_START = r"[^\W\d_]++(?:[:?!]++(?!\S)|[\u2013\u2014\uff1a\uff1f\uff01])"
 _WORD_VALUE = (
     r"(?:\$?\{[^\s{}]{1,200}+\}|\{\{[^{}\n]{1,200}+\}\}|<[^\s<>]{1,200}+>"
-    rf"|(?!{_PROSE_START})[^\s\"'`,;(){{}}\[\]<>]{{6,200}}+)"
+    rf"|(?!{_PROSE_START})[^\s\"'`,;(){{}}\[\]<>|]{{6,200}}+)"
 )
 _VALUE = rf"(?P<secret>(?(q){_QUOTED_VALUE}|(?(block){_BLOCK_LINE}|{_WORD_VALUE})))"
 # Where the value ends: its closing quote (a triple quote's, or its line's end), and no call or
@@ -300,7 +313,10 @@ RULES: tuple[Rule, ...] = (
         "secret-assignment",
         "a password, secret or token assigned a value",
         re.compile(  # key = value, or an XML element's text: <password>…</password>
-            rf"(?:{_KEY_NAME})(?![a-z0-9_])(?:(?P<element>>)|[\"']?{_ASSIGNED}{_OPENING})"
+            # A key alone in a table's cell (``cell``) or a code span (``span``).
+            r"(?:(?P<cell>(?<=\|)|(?<=\|[ \t]))|(?P<span>(?<=`)))?"
+            rf"(?:{_KEY_NAME})(?:(?![a-z0-9_])|(?=__(?![a-z0-9_])))"
+            rf"(?:(?P<element>>)|(?:[\"']|(?(span)`)|\*\*|__)?{_ASSIGNED}{_OPENING})"
             rf"{_VALUE}(?(element)</|{_VALUE_END})"
         ),
         ("pass", "pwd", "secret", "api", "access", "private", "token"),
