@@ -186,6 +186,9 @@ _SHELL_DEFAULT = r"\$\{\w{1,80}+:?[-=]"
 _YAML_PROPERTY = (
     r"(?:&[\w-]{1,40}+[ \t]++|!![a-z]{1,20}+[ \t]++|!(?!vault\b)[\w!/:.-]{1,40}+[ \t]++(?=[|>]))"
 )
+# Where a table's cell starts, the key alone in it (``cell``), bold or a code span too; a key
+# alone in a code span elsewhere is ``span``.
+_CELL_START = r"(?<=\|)|(?<=\|[ \t`])|(?<=\|[ \t]`)|(?<=\|\*\*)|(?<=\|[ \t]\*\*)"
 # The operator, in the full-width forms a CJK keyboard types too (``：``, ``＝``), and a blank
 # after it a no-break or ideographic space as well; in Markdown it may be bold (``**password:**``).
 # A table's cell holding only the key name (``cell``) is assigned the next cell:
@@ -313,10 +316,9 @@ RULES: tuple[Rule, ...] = (
         "secret-assignment",
         "a password, secret or token assigned a value",
         re.compile(  # key = value, or an XML element's text: <password>…</password>
-            # A key alone in a table's cell (``cell``) or a code span (``span``).
-            r"(?:(?P<cell>(?<=\|)|(?<=\|[ \t]))|(?P<span>(?<=`)))?"
+            rf"(?:(?P<cell>{_CELL_START})|(?P<span>(?<=`)))?"
             rf"(?:{_KEY_NAME})(?:(?![a-z0-9_])|(?=__(?![a-z0-9_])))"
-            rf"(?:(?P<element>>)|(?:[\"']|(?(span)`)|\*\*|__)?{_ASSIGNED}{_OPENING})"
+            rf"(?:(?P<element>>)|(?:[\"']|(?(span)`|(?(cell)`))|\*\*|__)?{_ASSIGNED}{_OPENING})"
             rf"{_VALUE}(?(element)</|{_VALUE_END})"
         ),
         ("pass", "pwd", "secret", "api", "access", "private", "token"),
