@@ -180,27 +180,52 @@ _ENV_READ = (
 )
 # A shell's (and a compose file's) default: ``${SERVICE_AUTH:-…}``, ``${SERVICE_AUTH:=…}``.
 _SHELL_DEFAULT = r"\$\{\w{1,80}+:?[-=]"
+# A YAML property before the value, what it is and not the value: an anchor (``&pw``), a
+# standard tag (``!!str``), any tag but Ansible's ``!vault`` before a block (``!secret |``). A
+# custom tag before a word names where the value is (Home Assistant's ``!secret db_password``).
+_YAML_PROPERTY = (
+    r"(?:&[\w-]{1,40}+[ \t]++|!![a-z]{1,20}+[ \t]++|!(?!vault\b)[\w!/:.-]{1,40}+[ \t]++(?=[|>]))"
+)
+# Where a table's cell starts, the key alone in it (``cell``), bold or a code span too; a key
+# alone in a code span elsewhere is ``span``.
+_CELL_START = r"(?<=\|)|(?<=\|[ \t`])|(?<=\|[ \t]`)|(?<=\|\*\*)|(?<=\|[ \t]\*\*)"
+# The operator, in the full-width forms a CJK keyboard types too (``：``, ``＝``), and a blank
+# after it a no-break or ideographic space as well; in Markdown it may be bold (``**password:**``).
+# A table's cell holding only the key name (``cell``) is assigned the next cell:
+# ``| password | … |``.
 _ASSIGNED = (
-    rf"(?:[ \t]{{0,8}}:[ \t]{{0,8}}{_TYPE}[ \t]{{0,8}}=(?![=>])|[ \t]{{0,8}}(?:=>|:=|[:=]))"
-    rf"[ \t]{{0,8}}(?:[\w.]{{0,40}}?{_ENV_READ})?"
+    r"(?(cell)[ \t]{0,8}\||"
+    rf"(?:[ \t]{{0,8}}:[ \t]{{0,8}}{_TYPE}[ \t]{{0,8}}=(?![=>])"
+    r"|[ \t]{0,8}(?:=>|:=|[:=\uff1a\uff1d]))(?:\*\*)?)"
+    rf"[ \t\u00a0\u3000]{{0,8}}(?:{_YAML_PROPERTY}{{1,2}}+)?(?:[\w.]{{0,40}}?{_ENV_READ})?"
 )
 # The value. A quoted one is read whole, to its closing quote (``q``): a blank in it must not
-# hide it (``"Xk9mP2vL 8qR4wzT7"``, a passphrase). A YAML block scalar's (``password: |``,
-# ``>-``, ``|2``; ``block``) is its first line, indented (in a Markdown quote too). Else one word
-# as written, or wrapped as a variable or a template (judged by what it holds).
+# hide it (``"Xk9mP2vL 8qR4wzT7"``, a passphrase); past a string prefix (``r"…"``, ``b"…"``,
+# ``f"…"``, ``rb"…"``, C#'s ``@"…"``, ``$"…"``) and a third of a triple quote (``"""…"""``,
+# TOML's ``'''…'''``; ``triple``), whose value may start on the next line and is read to its
+# line's end at most. A YAML block scalar's (``password: |``, ``>-``, ``|2``; ``block``) is its
+# first line, indented (in a Markdown quote too). Else one word as written, or wrapped as a
+# variable or a template (judged by what it holds).
 _OPENING = (
     r"(?:(?P<block>[|>](?:[1-9][-+]?|[-+][1-9]?)?[ \t]*+(?:#[^\n]*+)?"
-    r"\r?\n(?:[ \t>]*+\r?\n)*+[ \t>]*+(?<=[ \t]))|(?P<q>[\"'`]))?"
+    r"\r?\n(?:[ \t>]*+\r?\n)*+[ \t>]*+(?<=[ \t]))"
+    r"|(?:[rbfu]{1,2}+|[@$]{1,2}+)?(?P<q>[\"'`])"
+    r"(?P<triple>(?<=[\"'])(?P=q){2}+(?:[ \t]*+\r?\n[ \t]*+)?)?)?"
 )
 _QUOTED_VALUE = r"(?:\\.|(?!(?P=q))[^\r\n\\]){6,200}+"  # a backslash escapes a quote
 _BLOCK_LINE = r"\S[^\r\n]{4,198}?\S(?=[ \t]*+(?:\r?\n|\Z))"
+# A word of letters with sentence punctuation after it (``Required:``, ``Forgot?``,
+# ``Expired!``, ``Required—min``, ``token:`` again, in full-width forms too) begins prose, a
+# field's description.
+_PROSE_START = r"[^\W\d_]++(?:[:?!]++(?!\S)|[\u2013\u2014\uff1a\uff1f\uff01])"
 _WORD_VALUE = (
     r"(?:\$?\{[^\s{}]{1,200}+\}|\{\{[^{}\n]{1,200}+\}\}|<[^\s<>]{1,200}+>"
-    r"|[^\s\"'`,;(){}\[\]<>]{6,200}+)"
+    rf"|(?!{_PROSE_START})[^\s\"'`,;(){{}}\[\]<>|]{{6,200}}+)"
 )
 _VALUE = rf"(?P<secret>(?(q){_QUOTED_VALUE}|(?(block){_BLOCK_LINE}|{_WORD_VALUE})))"
-# Where the value ends: its closing quote, and no call or longer word after it.
-_VALUE_END = r"(?(q)(?P=q))(?![(\w])"
+# Where the value ends: its closing quote (a triple quote's, or its line's end), and no call or
+# longer word after it.
+_VALUE_END = r"(?(q)(?(triple)(?:(?P=q)|(?=\r?\n|\Z))|(?P=q)))(?![(\w])"
 
 # A private key's secret is its whole block, BEGIN to the END of its kind: an encrypted PEM has
 # headers, a blank line and the base64 body; a key pasted into a list item or a quote is indented
@@ -291,7 +316,9 @@ RULES: tuple[Rule, ...] = (
         "secret-assignment",
         "a password, secret or token assigned a value",
         re.compile(  # key = value, or an XML element's text: <password>…</password>
-            rf"(?:{_KEY_NAME})(?![a-z0-9_])(?:(?P<element>>)|[\"']?{_ASSIGNED}{_OPENING})"
+            rf"(?:(?P<cell>{_CELL_START})|(?P<span>(?<=`)))?"
+            rf"(?:{_KEY_NAME})(?:(?![a-z0-9_])|(?=__(?![a-z0-9_])))"
+            rf"(?:(?P<element>>)|(?:[\"']|(?(span)`|(?(cell)`))|\*\*|__)?{_ASSIGNED}{_OPENING})"
             rf"{_VALUE}(?(element)</|{_VALUE_END})"
         ),
         ("pass", "pwd", "secret", "api", "access", "private", "token"),

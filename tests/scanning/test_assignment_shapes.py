@@ -5,6 +5,8 @@ must stay clean: prose labels, variables, templates, types, tags, paths."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hotplex.text import secret_rules
 from hypothesis import assume, given
@@ -61,6 +63,36 @@ FOUND = [
     (f"> ```yaml\n> password: |\n>   {VALUE}\n> ```", VALUE),
     (f"password: |  # the staging one\r\n\r\n  {VALUE}  \r\n", VALUE),
     ("password: |\n  correct horse battery staple\n", "correct horse battery staple"),
+    # A string prefix or a triple quote hides nothing (adversary19 D1).
+    *((f'password = {prefix}"{VALUE}"', VALUE) for prefix in ("r", "b", "f", "u", "rb", "@", "$")),
+    ('password = u"correct horse battery staple"', "correct horse battery staple"),
+    (f'PASSWORD = """{VALUE}"""', VALUE),
+    ("password = '''correct horse battery staple'''", "correct horse battery staple"),
+    (f'PASSWORD = """\n{VALUE}\n"""', VALUE),
+    (f'os.getenv("PW", r"{VALUE}")', VALUE),
+    # Sentence punctuation after a word with a digit is no prose (adversary19 D2).
+    ("password: Summer2024!", "Summer2024!"),
+    ("password: admin:s3cr3t", "admin:s3cr3t"),
+    # A key as Markdown, a table or a CJK keyboard writes it; a YAML property before the value
+    # (adversary19 D3).
+    (f"**password**: {VALUE}", VALUE),
+    (f"**Password:** {VALUE}", VALUE),
+    (f"__password__: {VALUE}", VALUE),
+    (f"`password`: `{VALUE}`", VALUE),
+    (f"`password` = `{VALUE}`", VALUE),
+    (f"| password | {VALUE} |", VALUE),
+    (f"| Key | Value |\n|---|---|\n|token|{VALUE}|", VALUE),
+    (f"| **password** | {VALUE} |", VALUE),
+    (f"|`password`|`{VALUE}`|", VALUE),
+    (f"password\uff1a{VALUE}", VALUE),
+    (f"password\uff1d{VALUE}", VALUE),
+    (f"password:\u00a0{VALUE}", VALUE),
+    (f"password:\u3000{VALUE}", VALUE),
+    (f"password: !!str {VALUE}", VALUE),
+    (f"password: &pw {VALUE}", VALUE),
+    (f"password: &pw |\n  {VALUE}", VALUE),
+    (f"password: !!binary |\n  {VALUE}", VALUE),
+    (f"password: !secret |\n  {VALUE}", VALUE),
     # Weak passwords stay secrets beside the names below (adversary D4).
     ("password: Summer-2024", "Summer-2024"),
     ("password: admin_2024", "admin_2024"),
@@ -114,6 +146,33 @@ CLEAN = [
     "password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6162636465666768697061626364656667\n",
     f"password: |\n{VALUE}\n",  # not indented: no block's line
     f"| password: | {VALUE} |",
+    'password = f"{pw}"',
+    'HELP = """\npassword = """\nEnter the password you chose\n"""',
+    "password: ```python\nx = 1\n```",
+    'password = ""\nXk9mP2vL8qR4wz',
+    # A word of letters with sentence punctuation after it begins prose (adversary19 D2).
+    "- password: Required: at least 12 characters",
+    "- token: Optional: defaults to the env var",
+    "password: Default: none",
+    "token: Format: JWT",
+    "password: Forgot? Click reset",
+    "token: Expired! Please renew",
+    "password: Required\u2014min 12",
+    "API token: Scope: read-only",
+    "token: token: token: token: token:",
+    "| password | the user's password |",
+    "| token | string | required |",
+    "| `password` | `str` | Required: at least 12 characters |",
+    "| **token** | string | The session's token |",
+    "| password | `str` | The user's password, 12+ characters |",
+    "**Password**: must be 12 characters",
+    "__password__x: Xk9mP2vL8qR4wz",
+    "echo $password | base64",
+    ".. _`Bearer Token`: https://tools.ietf.org/html/rfc6750",
+    "password: !secret openai_key2",
+    "密码：至少12个字符",
+    "password\uff1aRequired\uff1a12 characters",
+    "password\uff1apassword\uff1apassword\uff1apassword",
     # Counts in CJK prose, versions, model names, dates, sizes (adversary D4).
     "密码：请在第3步设置",
     "令牌：每天更新2次",
@@ -247,6 +306,7 @@ def test_a_blank_between_parts_of_a_quoted_value_hides_nothing(value, at, blank)
     at %= len(value)
     assume(any(c.isdigit() for c in value[:at]) and any(c.isdigit() for c in value[at:]))
     spaced = value[:at] + blank + value[at:]
+    assume(not re.search("your|xxxx", spaced, re.IGNORECASE))  # placeholder words, no value
     assert assigned(f'password = "{spaced}"') == [spaced]
     assert assigned(f'os.getenv("SERVICE", "{spaced}")') == [spaced]
 
