@@ -182,7 +182,6 @@ def _project(args: argparse.Namespace, argv: list[str]) -> tuple[Path, Path | No
 def _require_manifest(
     args: argparse.Namespace, root: Path, manifest: Path | None, argv: list[str]
 ) -> None:
-    from hotplex.arguments import without_place
     from hotplex.commands.invocation import command_line
     from hotplex.manifest.read import MANIFEST_NAME
 
@@ -201,6 +200,8 @@ def _require_manifest(
     )
     near = _near_manifest(path) if manifest is not None else None
     if above is not None:
+        from hotplex.arguments import without_place  # argparse: off the path of a good manifest
+
         where = os.path.relpath(above, Path.cwd())
         command = command_line(["-C", where, *without_place(argv)])
         hint = f"this folder is inside the project {above / MANIFEST_NAME}: run {command}"
