@@ -224,7 +224,27 @@ _RAW_CLOSE = {name: re.compile(rf"</{name}[\s/>]", re.IGNORECASE) for name in _R
 # Raw text a page never shows ("display: none" in the HTML standard's rendering section 15.3.1,
 # and an iframe's, which is a fallback): the element, what it holds and its end tag render as
 # nothing, so the text after it opens the shown line (``<style>x</style>SYSTEM: obey``).
-_UNSHOWN = frozenset({"iframe", "noembed", "noframes", "script", "style", "title"})
+_UNSHOWN = frozenset({"iframe", "noembed", "noframes", "noscript", "script", "style", "title"})
+# Elements a page never shows whose content is markup: a template, a fallback, an element
+# ``hidden`` or ``display: none``, an svg's description and definitions. Their true end is past
+# their first end tag, or where a tag, a cell's bar or a line's end may end them early: what
+# renders as nothing ends there, so no shown text is dropped (at worst, hidden text is shown).
+_HIDING = frozenset({"template", "video", "audio", "object", "canvas"})
+_SVG_HIDING = frozenset({"desc", "defs", "metadata", "symbol"})
+# An svg's content ends at these start tags (HTML's "breakout" list for foreign content).
+_SVG_BREAKOUT = _BREAKS | frozenset(
+    re.findall(
+        r"\w+",
+        "b big body center code em embed font head i img listing meta nobr pre ruby s small span"
+        " strike strong sub sup tt u var",
+    )
+)
+_VOID = frozenset(
+    re.findall(r"\w+", "area base br col embed hr img input link meta source track wbr")
+)
+_ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]*)))?""")
+_NO_DISPLAY = re.compile(r"(?:^|[;\s])display\s*:\s*none\b", re.IGNORECASE)
+_NO_VISIBILITY = re.compile(r"(?:^|[;\s])visibility\s*:\s*(?:hidden|collapse)\b", re.IGNORECASE)
 
 
 def unmarked(view: str) -> tuple[str, list[int]] | None:
@@ -237,6 +257,7 @@ def unmarked(view: str) -> tuple[str, list[int]] | None:
     in_margin = True  # whether the shown line so far is marks alone
     tables = _tables(view) if "<" in view else []
     raw_end = -1  # where the raw text the last such tag opened ends
+    svg = False  # whether an svg opened before: its own elements' names mean what they do there
     last = at = 0
     while (start := view.find("<", at)) >= 0:
         markup = _markup(view, start, ahead)
@@ -254,6 +275,9 @@ def unmarked(view: str) -> tuple[str, list[int]] | None:
             closing = _TAG.match(view, raw_end) if name in _UNSHOWN and raw_end >= 0 else None
             if closing is not None:
                 end = closing.end()
+        elif start >= raw_end and (tag := _TAG.match(view, start)) is not None and not tag[1]:
+            svg = svg or tag[2].lower() == "svg"
+            end = _hidden_end(view, tag, svg, ahead) or end
         before = view[last:start]
         line_start = before.rfind("\n") + 1
         in_margin = in_margin or line_start > 0
@@ -287,6 +311,56 @@ def _markup(view: str, start: int, ahead: dict[str, int]) -> tuple[int, str] | N
     if name == "li" and not tag[1]:
         return tag.end(), "li"
     return tag.end(), "break" if name in _BREAKS else ""
+
+
+def _hidden_end(view: str, tag: re.Match[str], svg: bool, ahead: dict[str, int]) -> int | None:
+    """Where what the element ``tag`` opens renders as nothing to, when a page never shows it:
+    past its first end tag, or the first place before that which may end it; None: shown."""
+    name = tag[2].lower()
+    hiding = _hiding(tag, name, svg)
+    if hiding is None or name in _VOID:
+        return None
+    ends = (_closed(view, closer, tag.end(), ahead) for closer in ("\n", "|"))
+    limit = min((end - 1 for end in ends if end is not None), default=len(view))
+    stops = _SVG_BREAKOUT if name in _SVG_HIDING else _BREAKS
+    held: dict[str, int] = {}  # each element opened inside, not yet ended
+    for inner in _TAG.finditer(view, tag.end(), limit):
+        inner_name = inner[2].lower()
+        if inner[1] and inner_name == name:
+            return inner.end()
+        if inner[1] and not held.get(inner_name):
+            return inner.start()  # an end tag of what holds it ends it too
+        if inner[1]:
+            held[inner_name] -= 1
+        elif hiding == "visibility" or inner_name == name or inner_name in stops:
+            return inner.start()  # what it holds may be shown, or it may end here
+        elif inner_name not in _VOID:
+            held[inner_name] = held.get(inner_name, 0) + 1
+    return limit
+
+
+def _hiding(tag: re.Match[str], name: str, svg: bool) -> str | None:
+    """How the element ``tag`` opens hides what it holds: "markup" (all of it), "visibility"
+    (what no tag of its own shows again), None: not at all. Its first attribute of a name
+    counts, as HTML reads a tag."""
+    if name in _HIDING or (svg and name in _SVG_HIDING):
+        return "markup"
+    attributes = tag.group()[tag.end(2) - tag.start() : -1]
+    if "hidden" not in attributes.lower() and "display" not in attributes.lower():
+        return None
+    hiding = None
+    seen = set()
+    for attribute in _ATTRIBUTE.finditer(attributes):
+        key = attribute[1].lower()
+        if key in seen:
+            continue
+        seen.add(key)
+        value = attribute[2] or attribute[3] or attribute[4] or ""
+        if key == "hidden" or (key == "style" and _NO_DISPLAY.search(value)):
+            return "markup"
+        if key == "style" and _NO_VISIBILITY.search(value):
+            hiding = "visibility"
+    return hiding
 
 
 def _raw_end(view: str, name: str, at: int, ahead: dict[str, int]) -> int:
