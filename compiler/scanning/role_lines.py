@@ -231,6 +231,8 @@ _UNSHOWN = frozenset({"iframe", "noembed", "noframes", "noscript", "script", "st
 # renders as nothing ends there, so no shown text is dropped (at worst, hidden text is shown).
 _HIDING = frozenset({"template", "video", "audio", "object", "canvas"})
 _SVG_HIDING = frozenset({"desc", "defs", "metadata", "symbol"})
+_MAY_HIDE = _HIDING | _SVG_HIDING | {"svg"}
+_HIDING_ATTRIBUTE = re.compile("hidden|display", re.IGNORECASE)
 # An svg's content ends at these start tags (HTML's "breakout" list for foreign content).
 _SVG_BREAKOUT = _BREAKS | frozenset(
     re.findall(
@@ -243,8 +245,9 @@ _VOID = frozenset(
     re.findall(r"\w+", "area base br col embed hr img input link meta source track wbr")
 )
 _ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]*)))?""")
-_NO_DISPLAY = re.compile(r"(?:^|[;\s])display\s*:\s*none\b", re.IGNORECASE)
-_NO_VISIBILITY = re.compile(r"(?:^|[;\s])visibility\s*:\s*(?:hidden|collapse)\b", re.IGNORECASE)
+_HIDING_STYLE = re.compile(
+    r"(?:^|[;\s])(?:display\s*:\s*(none)|visibility\s*:\s*(?:hidden|collapse))\b"
+)  # searched for in a style attribute's value, lowered
 
 
 def unmarked(view: str) -> tuple[str, list[int]] | None:
@@ -268,14 +271,14 @@ def unmarked(view: str) -> tuple[str, list[int]] | None:
         ):
             at = start + 1
             continue
-        end, block = markup
+        end, block, tag = markup
         if start >= raw_end and (opened := _RAW_OPEN.match(view, start)) is not None:
             name = opened[1].lower()
             raw_end = _raw_end(view, name, end, ahead)
             closing = _TAG.match(view, raw_end) if name in _UNSHOWN and raw_end >= 0 else None
             if closing is not None:
                 end = closing.end()
-        elif start >= raw_end and (tag := _TAG.match(view, start)) is not None and not tag[1]:
+        elif start >= raw_end and tag is not None:
             svg = svg or tag[2].lower() == "svg"
             end = _hidden_end(view, tag, svg, ahead) or end
         before = view[last:start]
@@ -291,26 +294,29 @@ def unmarked(view: str) -> tuple[str, list[int]] | None:
     return _spliced(view, edits)
 
 
-def _markup(view: str, start: int, ahead: dict[str, int]) -> tuple[int, str] | None:
+def _markup(
+    view: str, start: int, ahead: dict[str, int]
+) -> tuple[int, str, re.Match[str] | None] | None:
     """Where the markup opening at ``start`` ends, and "li" when it opens a list item, "break"
-    when it starts a block or breaks a line; None: no markup."""
+    when it starts a block or breaks a line, and its start tag when it may hide what it holds
+    (an svg's too); None: no markup."""
     if view.startswith(("<!-->", "<!--->"), start):
-        return view.index(">", start) + 1, ""
+        return view.index(">", start) + 1, "", None
     if _DECLARATION.match(view, start):
         end = _closed(view, ">", start, ahead)
-        return None if end is None else (end, "")
+        return None if end is None else (end, "", None)
     for opener, closers in _CLOSERS:
         if view.startswith(opener, start):
             ends = [_closed(view, closer, start + len(opener), ahead) for closer in closers]
             end = min((end for end in ends if end is not None), default=None)
-            return None if end is None else (end, "")
+            return None if end is None else (end, "", None)
     tag = _TAG.match(view, start)
     if tag is None:
         return None
     name = tag[2].lower()
-    if name == "li" and not tag[1]:
-        return tag.end(), "li"
-    return tag.end(), "break" if name in _BREAKS else ""
+    hides = not tag[1] and (name in _MAY_HIDE or _HIDING_ATTRIBUTE.search(tag.group()) is not None)
+    kind = "li" if name == "li" and not tag[1] else "break" if name in _BREAKS else ""
+    return tag.end(), kind, tag if hides else None
 
 
 def _hidden_end(view: str, tag: re.Match[str], svg: bool, ahead: dict[str, int]) -> int | None:
@@ -340,27 +346,17 @@ def _hidden_end(view: str, tag: re.Match[str], svg: bool, ahead: dict[str, int])
 
 
 def _hiding(tag: re.Match[str], name: str, svg: bool) -> str | None:
-    """How the element ``tag`` opens hides what it holds: "markup" (all of it), "visibility"
-    (what no tag of its own shows again), None: not at all. Its first attribute of a name
-    counts, as HTML reads a tag."""
+    """How the element ``tag`` opens hides what it holds: "markup" (all), "visibility" (what no
+    tag in it shows again), None: not. An attribute's first place counts, as HTML reads it."""
     if name in _HIDING or (svg and name in _SVG_HIDING):
         return "markup"
-    attributes = tag.group()[tag.end(2) - tag.start() : -1]
-    if "hidden" not in attributes.lower() and "display" not in attributes.lower():
-        return None
-    hiding = None
-    seen = set()
-    for attribute in _ATTRIBUTE.finditer(attributes):
-        key = attribute[1].lower()
-        if key in seen:
-            continue
-        seen.add(key)
-        value = attribute[2] or attribute[3] or attribute[4] or ""
-        if key == "hidden" or (key == "style" and _NO_DISPLAY.search(value)):
-            return "markup"
-        if key == "style" and _NO_VISIBILITY.search(value):
-            hiding = "visibility"
-    return hiding
+    values: dict[str, str] = {}
+    for attribute in _ATTRIBUTE.finditer(tag.group(), tag.end(2) - tag.start()):
+        values.setdefault(attribute[1].lower(), attribute[2] or attribute[3] or attribute[4] or "")
+    style = _HIDING_STYLE.search(values.get("style", "").lower())
+    if "hidden" in values or (style and style[1]):
+        return "markup"
+    return "visibility" if style else None
 
 
 def _raw_end(view: str, name: str, at: int, ahead: dict[str, int]) -> int:
