@@ -245,9 +245,10 @@ _VOID = frozenset(
     re.findall(r"\w+", "area base br col embed hr img input link meta source track wbr")
 )
 _ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]*)))?""")
-_HIDING_STYLE = re.compile(
-    r"(?:^|[;\s])(?:display\s*:\s*(none)|visibility\s*:\s*(?:hidden|collapse))\b"
-)  # searched for in a style attribute's value, lowered
+_CSS_GAP = r"(?:\s|/\*[^*]{0,200}\*/)*+"  # blanks and comments
+_HIDING_STYLE = re.compile(  # searched for in a style attribute's value, lowered
+    rf"(?:^|[;\s/])(?:display{_CSS_GAP}:{_CSS_GAP}(none)|visibility{_CSS_GAP}:{_CSS_GAP}(?:hidden|collapse))\b"
+)
 
 
 def unmarked(view: str) -> tuple[str, list[int]] | None:

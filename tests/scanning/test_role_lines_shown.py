@@ -106,6 +106,7 @@ def _role_lines(text: str) -> list[tuple[int, str]]:
                 '<span style="display:none">x</span>',
                 "<span style='DISPLAY : NONE !important'>x</span>",
                 '<span style="color: red; visibility: hidden">x</span>',
+                '<span style="/* a */display: /**/ none">x</span>',
                 "<noscript>x</noscript>",
                 "<svg><desc>x</desc></svg>",
                 "<svg><defs><text>x</text></defs></svg>",
