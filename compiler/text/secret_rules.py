@@ -209,10 +209,14 @@ _ASSIGNED = (
 _OPENING = (
     r"(?:(?P<block>[|>](?:[1-9][-+]?|[-+][1-9]?)?[ \t]*+(?:#[^\n]*+)?"
     r"\r?\n(?:[ \t>]*+\r?\n)*+[ \t>]*+(?<=[ \t]))"
-    r"|(?:[rbfu]{1,2}+|[@$]{1,2}+)?(?P<q>[\"'`])"
+    r"|(?:(?P<interpolated>[rb]?f[rb]?|\$@?|@\$)|[rbu]{1,2}+|@)?(?P<q>[\"'`])"
     r"(?P<triple>(?<=[\"'])(?P=q){2}+(?:[ \t]*+\r?\n[ \t]*+)?)?)?"
 )
-_QUOTED_VALUE = r"(?:\\.|(?!(?P=q))[^\r\n\\]){6,200}+"  # a backslash escapes a quote
+# A backslash escapes a quote; an interpolated string's value holds no "{": with one it is a
+# template (``f"Bearer {token}"``, ``$"{pw}"``), not a secret.
+_QUOTED_VALUE = (
+    r"(?(interpolated)(?:\\.|(?!(?P=q))[^\r\n\\{]){6,200}+|(?:\\.|(?!(?P=q))[^\r\n\\]){6,200}+)"
+)
 _BLOCK_LINE = r"\S[^\r\n]{4,198}?\S(?=[ \t]*+(?:\r?\n|\Z))"
 # A word of letters with sentence punctuation after it (``Required:``, ``Forgot?``,
 # ``Expired!``, ``Required—min``, ``token:`` again, in full-width forms too) begins prose, a

@@ -64,7 +64,10 @@ FOUND = [
     (f"password: |  # the staging one\r\n\r\n  {VALUE}  \r\n", VALUE),
     ("password: |\n  correct horse battery staple\n", "correct horse battery staple"),
     # A string prefix or a triple quote hides nothing (adversary19 D1).
-    *((f'password = {prefix}"{VALUE}"', VALUE) for prefix in ("r", "b", "f", "u", "rb", "@", "$")),
+    *(
+        (f'password = {prefix}"{VALUE}"', VALUE)
+        for prefix in ("r", "b", "f", "u", "rb", "@", "$", "rf", "Fr", "$@")
+    ),
     ('password = u"correct horse battery staple"', "correct horse battery staple"),
     (f'PASSWORD = """{VALUE}"""', VALUE),
     ("password = '''correct horse battery staple'''", "correct horse battery staple"),
@@ -191,6 +194,11 @@ CLEAN = [
     "max_tokens: 4096",
     "token: 2024-08-06T10:00:00Z",
     'password: "#3b82f6"',
+    # An interpolated string holding a "{" is a template: this repository's own tests hold one.
+    'wrap = lambda token: f"```\\n{token}\\n```"',
+    'headers = {"Authorization": token: f"Bearer {api_token_value}"}',
+    'password = F"{user}-{suffix}-{year}"',
+    'var secret = $"{prefix}{Environment.MachineName}";',
 ]
 
 
