@@ -38,13 +38,18 @@ _PLACEHOLDER_OR_MASK = re.compile(rf"{_PLACEHOLDER_WORD.pattern}|\*\*\*", re.IGN
 # (``Xk9mP2vL``); a name has one at most (``DB_PASSWORD2``, ``b64encode``, ``k8s``, ``x509v3``).
 _MIXED = re.compile(r"[0-9]++[a-z]++[0-9]++[a-z]", re.IGNORECASE)
 # What a value is, not the value: a YAML tag (``password: !vault |``, the value on the lines
-# after), a path (``PWD=/home/dev``, ``password_file=~/.pgpass``), a duration (``1h30m``), a
-# colour (``#3b82f6``), a time (``2024-08-06T10:00:00Z``). Not a URL: a webhook's path is its
-# credential.
+# after) or alias (``*db_password``), a path (``PWD=/home/dev``, ``password_file=~/.pgpass``,
+# ``./secrets/token``, ``C:\Users\dev``), a duration (``1h30m``), a colour (``#3b82f6``), a
+# time (``2024-08-06T10:00:00Z``, ``12:30:00``), a secret store's reference, which is written
+# instead of the secret (``op://vault/item/field``, ``vault:secret/data/db#pw``, an AWS ARN, a
+# GCP ``projects/…/secrets/…``). Not a URL: a webhook's path is its credential.
 _KIND_OF_VALUE = re.compile(
-    r"!!?[a-z_]++|(?:~|/[\w.-]++)(?:/[\w.-]++)++/?"
+    r"!!?[a-z_]++|\*[a-z_][\w-]*+"
+    r"|(?:~|\.\.?|[a-z]:|(?:/|\\{1,2})[\w.-]++)(?:(?:/|\\{1,2})[\w.-]++)++[/\\]?"
     r"|(?:[0-9]++(?:\.[0-9]++)?(?:ns|us|ms|[smhdwy]))++|#[0-9a-f]{3,8}+"
-    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.]++(?:z|[+-][0-9:]++)?",
+    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.]++(?:z|[+-][0-9:]++)?|[0-9]{1,2}(?::[0-9]{2}){1,2}+"
+    r"|(?:op|vault|secret|gcpsm|azkv)://\S++|vault:\S++|arn:aws[\w-]*+:(?:secretsmanager|ssm):\S++"
+    r"|projects/[^/\s]++/secrets/\S++",
     re.IGNORECASE,
 )
 # A lower-case name whose digits are versions, sizes or dates (``gpt-4o-2024-08-06``,
@@ -188,6 +193,9 @@ _YAML_PROPERTY = (
 )
 # Where a table's cell starts, the key alone in it (``cell``), bold or a code span too; a key
 # alone in a code span elsewhere is ``span``.
+# What closes a key written in Markdown: emphasis (``*password*``, ``_password_``, Slack's bold),
+# strikethrough, a link's destination (``[password](#pw)``).
+_KEY_CLOSED = r"\*{1,3}+|_{1,3}+|~~|\]\([^()\s]{0,200}+\)"
 _CELL_START = r"(?<=\|)|(?<=\|[ \t`])|(?<=\|[ \t]`)|(?<=\|\*\*)|(?<=\|[ \t]\*\*)"
 # The operator, in the full-width forms a CJK keyboard types too (``：``, ``＝``), and a blank
 # after it a no-break or ideographic space as well; in Markdown it may be bold (``**password:**``).
@@ -321,8 +329,8 @@ RULES: tuple[Rule, ...] = (
         "a password, secret or token assigned a value",
         re.compile(  # key = value, or an XML element's text: <password>…</password>
             rf"(?:(?P<cell>{_CELL_START})|(?P<span>(?<=`)))?"
-            rf"(?:{_KEY_NAME})(?:(?![a-z0-9_])|(?=__(?![a-z0-9_])))"
-            rf"(?:(?P<element>>)|(?:[\"']|(?(span)`|(?(cell)`))|\*\*|__)?{_ASSIGNED}{_OPENING})"
+            rf"(?:{_KEY_NAME})(?:(?![a-z0-9_])|(?=_{{1,3}}+(?![a-z0-9_])))"
+            rf"(?:(?P<element>>)|(?:[\"']|(?(span)`|(?(cell)`))|{_KEY_CLOSED})?{_ASSIGNED}{_OPENING})"
             rf"{_VALUE}(?(element)</|{_VALUE_END})"
         ),
         ("pass", "pwd", "secret", "api", "access", "private", "token"),

@@ -19,6 +19,7 @@ def assigned(text: str) -> list[str]:
     return [m.secret for m in secret_rules.scan(text) if m.rule.name == "secret-assignment"]
 
 
+_MARKS = [("*", "*"), ("_", "_"), ("***", "***"), ("~~", "~~"), ("[", "](#pw)"), ("**", "**")]
 FOUND = [
     (f"PGPASSWORD={VALUE}", VALUE),
     (f"export PGPASSWORD='{VALUE}'", VALUE),
@@ -63,6 +64,9 @@ FOUND = [
     (f"> ```yaml\n> password: |\n>   {VALUE}\n> ```", VALUE),
     (f"password: |  # the staging one\r\n\r\n  {VALUE}  \r\n", VALUE),
     ("password: |\n  correct horse battery staple\n", "correct horse battery staple"),
+    # A key in Markdown's other marks: Slack's bold, emphasis, strikethrough, a link (adversary20
+    # D1).
+    *((f"{mark}password{end}: {VALUE}", VALUE) for mark, end in _MARKS),
     # A string prefix or a triple quote hides nothing (adversary19 D1).
     *(
         (f'password = {prefix}"{VALUE}"', VALUE)
@@ -194,6 +198,18 @@ CLEAN = [
     "max_tokens: 4096",
     "token: 2024-08-06T10:00:00Z",
     'password: "#3b82f6"',
+    # What is written instead of a secret, or is no value: a secret store's reference, a path
+    # of another system, a YAML alias, a time (adversary20 D3, D4, D12, D14).
+    'DB_PASSWORD="op://prod/postgres/password"',
+    "password: vault:secret/data/db#password",
+    "password: projects/my-proj/secrets/db-pass/versions/latest",
+    'token = "C:/Users/dev/token.txt"',
+    'token = "C:\\\\Users\\\\dev\\\\token.txt"',
+    "PWD=C:\\Users\\dev",
+    'secret = "../config/secret.json"',
+    "DB_PASSWORD=./secrets/token",
+    "defaults: &defaults\n  password: *db_password",
+    "token: 12:30:00",
     # An interpolated string holding a "{" is a template: this repository's own tests hold one.
     'wrap = lambda token: f"```\\n{token}\\n```"',
     'headers = {"Authorization": token: f"Bearer {api_token_value}"}',
