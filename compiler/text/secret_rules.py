@@ -234,7 +234,10 @@ _WORD_VALUE = (
     r"(?:\$?\{[^\s{}]{1,200}+\}|\{\{[^{}\n]{1,200}+\}\}|<[^\s<>]{1,200}+>"
     rf"|(?!{_PROSE_START})[^\s\"'`,;(){{}}\[\]<>|]{{6,200}}+)"
 )
-_VALUE = rf"(?P<secret>(?(q){_QUOTED_VALUE}|(?(block){_BLOCK_LINE}|{_WORD_VALUE})))"
+# A word's value may follow a field's description's first word or an authorization's scheme
+# (``password: Required: <value>``, ``token: Bearer <value>``): read past them, once.
+_BEFORE_WORD = rf"(?(q)|(?(block)|(?:(?:{_PROSE_START}|bearer|basic)[ \t]{{1,8}}+)?))"
+_VALUE = rf"{_BEFORE_WORD}(?P<secret>(?(q){_QUOTED_VALUE}|(?(block){_BLOCK_LINE}|{_WORD_VALUE})))"
 # Where the value ends: its closing quote (a triple quote's, or its line's end), and no call or
 # longer word after it.
 _VALUE_END = r"(?(q)(?(triple)(?:(?P=q)|(?=\r?\n|\Z))|(?P=q)))(?![(\w])"

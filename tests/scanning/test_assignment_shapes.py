@@ -67,6 +67,10 @@ FOUND = [
     # A key in Markdown's other marks: Slack's bold, emphasis, strikethrough, a link (adversary20
     # D1).
     *((f"{mark}password{end}: {VALUE}", VALUE) for mark, end in _MARKS),
+    # A field's description's first word or an authorization's scheme before the value
+    # (adversary20 D6).
+    *((f"password: {lead} {VALUE}", VALUE) for lead in ("Required:", "prod:", "Why?", "Bearer")),
+    (f"Authorization token: Basic {VALUE}", VALUE),
     # A string prefix or a triple quote hides nothing (adversary19 D1).
     *(
         (f'password = {prefix}"{VALUE}"', VALUE)
