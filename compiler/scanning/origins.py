@@ -203,10 +203,15 @@ def misspelt_rule(entry: str, rules: Iterable[str]) -> str | None:
     if entry in names or not letters:
         return None
     same = {_letters(name): name for name in names}.get(letters)
-    if same is None and not _name_shaped(entry):
+    if same is None and not _name_shaped(entry.strip(_EDGE_PUNCTUATION)):
         return None
     words = re.findall(r"[a-z0-9]+", ascii_view(entry).casefold())
     return suggest(same or "-".join(words), names, cutoff=0.8)
+
+
+# Punctuation a list's entry picks up at its edges (``"role-lines."``, ``"role-lines,"``, an
+# ideographic full stop): a near miss so edged is still written as a name.
+_EDGE_PUNCTUATION = " .,;:!?\u3002\u3001\uff0e\uff0c"
 
 
 def _letters(entry: str) -> str:

@@ -325,6 +325,19 @@ def test_each_target_reads_its_own_workers_defaults_and_every_declared_source(tm
             )
         ),
         ("injection", "linkurldata", "link-url-data"),
+        # A near miss with punctuation at its edges is still written as a name (adversary20 D10).
+        *(
+            ("injection", entry, "role-line")
+            for entry in (
+                "role-lines.",
+                ".role-lines",
+                "role-lines..",
+                "role-lines,",
+                "role-lines\u3002",
+            )
+        ),
+        ("secrets", "secret-assignments.", "secret-assignment"),
+        ("secrets", "github-tokens.", "github-token"),
         ("unicode", "bidimark", "bidi-mark"),
         ("package", "invisible\u2014character", "invisible-character"),
     ],
