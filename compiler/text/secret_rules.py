@@ -209,7 +209,8 @@ _ASSIGNED = (
 )
 # The value. A quoted one is read whole, to its closing quote (``q``): a blank in it must not
 # hide it (``"Xk9mP2vL 8qR4wzT7"``, a passphrase); past a string prefix (``r"…"``, ``b"…"``,
-# ``f"…"``, ``rb"…"``, C#'s ``@"…"``, ``$"…"``) and a third of a triple quote (``"""…"""``,
+# ``f"…"``, ``rb"…"``, Rust's ``r#"…"#``, C's ``L"…"`` and ``u8"…"``, C#'s ``@"…"``, ``$"…"``
+# and ``"…"u8``) and a third of a triple quote (``"""…"""``,
 # TOML's ``'''…'''``; ``triple``), whose value may start on the next line and is read to its
 # line's end at most. A YAML block scalar's (``password: |``, ``>-``, ``|2``; ``block``) is its
 # first line, indented (in a Markdown quote too). Else one word as written, or wrapped as a
@@ -217,7 +218,7 @@ _ASSIGNED = (
 _OPENING = (
     r"(?:(?P<block>[|>](?:[1-9][-+]?|[-+][1-9]?)?[ \t]*+(?:#[^\n]*+)?"
     r"\r?\n(?:[ \t>]*+\r?\n)*+[ \t>]*+(?<=[ \t]))"
-    r"|(?:(?P<interpolated>[rb]?f[rb]?|\$@?|@\$)|[rbu]{1,2}+|@)?(?P<q>[\"'`])"
+    r"|(?:(?P<interpolated>[rb]?f[rb]?|\$@?|@\$)|[rbu]{1,2}+#{0,3}+|u8|l|@)?(?P<q>[\"'`])"
     r"(?P<triple>(?<=[\"'])(?P=q){2}+(?:[ \t]*+\r?\n[ \t]*+)?)?)?"
 )
 # A backslash escapes a quote; an interpolated string's value holds no "{": with one it is a
@@ -240,7 +241,7 @@ _BEFORE_WORD = rf"(?(q)|(?(block)|(?:(?:{_PROSE_START}|bearer|basic)[ \t]{{1,8}}
 _VALUE = rf"{_BEFORE_WORD}(?P<secret>(?(q){_QUOTED_VALUE}|(?(block){_BLOCK_LINE}|{_WORD_VALUE})))"
 # Where the value ends: its closing quote (a triple quote's, or its line's end), and no call or
 # longer word after it.
-_VALUE_END = r"(?(q)(?(triple)(?:(?P=q)|(?=\r?\n|\Z))|(?P=q)))(?![(\w])"
+_VALUE_END = r"(?(q)(?(triple)(?:(?P=q)|(?=\r?\n|\Z))|(?P=q)(?:u8)?))(?![(\w])"
 
 # A private key's secret is its whole block, BEGIN to the END of its kind: an encrypted PEM has
 # headers, a blank line and the base64 body; a key pasted into a list item or a quote is indented

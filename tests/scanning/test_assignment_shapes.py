@@ -74,8 +74,12 @@ FOUND = [
     # A string prefix or a triple quote hides nothing (adversary19 D1).
     *(
         (f'password = {prefix}"{VALUE}"', VALUE)
-        for prefix in ("r", "b", "f", "u", "rb", "@", "$", "rf", "Fr", "$@")
+        for prefix in ("r", "b", "f", "u", "rb", "@", "$", "rf", "Fr", "$@", "L", "u8")
     ),
+    # Rust's raw strings and C#'s UTF-8 literals (adversary20 D5).
+    (f'password = r#"{VALUE}"#', VALUE),
+    (f'password = br##"{VALUE}"##', VALUE),
+    (f'password = "{VALUE}"u8;', VALUE),
     ('password = u"correct horse battery staple"', "correct horse battery staple"),
     (f'PASSWORD = """{VALUE}"""', VALUE),
     ("password = '''correct horse battery staple'''", "correct horse battery staple"),
