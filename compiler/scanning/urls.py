@@ -119,10 +119,10 @@ def elsewhere(written: str) -> tuple[str, str] | None:
 
 
 def decoded(url: str) -> str:
-    """``url`` as a renderer fetches it: backslash escapes and character references decoded."""
-    if "&" not in url and "\\" not in url:
-        return url
-    return _ESCAPE_OR_REFERENCE.sub(lambda m: m["escaped"] or html.unescape(m.group()), url)
+    """``url`` as a renderer fetches it: backslash escapes and character references decoded,
+    one without its ";" too, as HTML decodes an attribute."""
+    block = _decode(url, 0, len(url), lenient=True)
+    return url if block is None else block.text
 
 
 class Written:
@@ -151,12 +151,14 @@ class Written:
         return block.written_at(found, False), block.written_at(found + len(needle), True)
 
 
-def _decode(text: str, start: int, end: int) -> _Decoded | None:
+def _decode(text: str, start: int, end: int, lenient: bool = False) -> _Decoded | None:
+    """``text[start:end]`` decoded, as CommonMark decodes a destination (``lenient``: a
+    reference without its ";" too); None when it reads as written."""
     if text.find("&", start, end) < 0 and text.find("\\", start, end) < 0:
-        return None  # the block reads as written
+        return None
     pieces, marks, size, at = [], [], 0, start
     for m in _ESCAPE_OR_REFERENCE.finditer(text, start, end):
-        if m["escaped"] is None and not m.group().endswith(";"):
+        if m["escaped"] is None and not lenient and not m.group().endswith(";"):
             continue  # CommonMark decodes no reference without its ";"
         piece = m["escaped"] or html.unescape(m.group())
         pieces += (text[at : m.start()], piece)
