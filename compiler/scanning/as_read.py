@@ -24,11 +24,16 @@ def may_differ(text: str) -> bool:
     return any(mark in text for mark in MARKS)
 
 
+# The characters a renderer shows as nothing inside a word, besides a soft hyphen: the
+# zero-width space, joiners and word joiner, a byte-order mark past the start. A key spelt with
+# one (allowed by ``[unicode] allow``, or not) reads as the key (adversary21 D1); the hidden-text
+# scan, which judges these characters themselves, reads them as written (``invisible``).
+_INVISIBLE = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff")
 # The first characters of what a reader reads other than as written: a Markdown escape, a
 # character reference, a tag, a comment or an empty link (markup that renders as nothing), a
 # soft hyphen. An empty link's text may be markup (``[<b></b>](x)``): "[<" starts one too, a
 # place to look at (``_STARTS``) that the quick look needs not ask of a text, holding "<".
-MARKS = ("\\", "&", "<", "[]", "\u00ad")
+MARKS = ("\\", "&", "<", "[]", "\u00ad", *_INVISIBLE)
 _STARTS = (*MARKS, "[<")
 _TAG = r"</?[A-Za-z][A-Za-z0-9-]{0,30}(?:[\s/][^<>]{0,200})?>"
 # Markup inside a link's text that renders as nothing: a tag, a comment (``<!-->`` too).
@@ -48,7 +53,7 @@ _READ_OTHERWISE = re.compile(
     r"|(?P<comment><!--)"
     rf"|(?P<link>{EMPTY_LINK.pattern})"
     rf"|{_TAG}"
-    r"|\u00ad"
+    r"|\u00ad|(?P<invisible>[\u200b-\u200d\u2060\ufeff])"
 )
 _UNSEEN_MARKUP = re.compile(_UNSEEN)
 
@@ -64,18 +69,20 @@ _KEY_BLOCK = "-----BEGIN"  # the secret rule whose match runs over lines: the ke
 
 class Reading:
     """``text`` as a model or a renderer reads it: Markdown escapes and character references
-    as the characters they stand for, tags, comments, empty links and soft hyphens dropped (each
-    renders as nothing, so ``ghp\\_…``, ``AKIA<b></b>…``, ``sk-ant-…<!-- -->…`` read as the
-    key). Each change is kept as (where it starts in the text read, where it is written, where
-    that ends, how many characters it reads as): between two changes the texts run side by
-    side."""
+    as the characters they stand for, tags, comments, empty links and invisible characters
+    (``_INVISIBLE``) dropped (each renders as nothing, so ``ghp\\_…``, ``AKIA<b></b>…``,
+    ``sk-ant-…<!-- -->…`` read as the key). Each change is kept as (where it starts in the
+    text read, where it is written, where that ends, how many characters it reads as): between
+    two changes the texts run side by side."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, invisible: bool = False) -> None:
+        """``invisible``: the characters of ``_INVISIBLE`` are read as written."""
         self.changes: list[tuple[int, int, int, int]] = []
         pieces: list[str] = []
         size = last = 0
         closed = True  # a comment may still end: once none does, none later does either
-        nexts = {mark: text.find(mark) for mark in _STARTS}
+        starts = [m for m in _STARTS if m not in _INVISIBLE] if invisible else _STARTS
+        nexts = {mark: text.find(mark) for mark in starts}
         at = _next_mark(text, 0, nexts)
         while at >= 0:
             found = _READ_OTHERWISE.match(text, at)
@@ -84,7 +91,9 @@ class Reading:
                 continue
             start, end = found.span()
             chars: str | None = ""  # what it reads as; None: as written
-            if found["escaped"] is not None:
+            if found["invisible"] is not None:
+                chars = None if invisible else ""
+            elif found["escaped"] is not None:
                 chars = found["escaped"]
             elif found["reference"] is not None:
                 chars = _unescaped(found["reference"])

@@ -178,9 +178,10 @@ def scan(text: str) -> tuple[Match, ...]:
     reference costs one scan."""
     if "&" not in text or references().search(text) is None:
         return _scan_written(text)
-    read = as_read.read(text)
-    # The text read is judged whole, each character in its context as read; what the reading
-    # drops (a tag, a comment, a soft hyphen) is judged as written.
+    # The text read is judged whole, each character in its context as read, the invisible
+    # characters this scan judges read as written (a run of them, raw and as references, is one
+    # finding); what the reading drops (a tag, a comment, a soft hyphen) is judged as written.
+    read = as_read.Reading(text, invisible=True)
     found: list[Match] = []
     for match in _scan_written(read.text):
         start, end = read.written_start(match.start), read.written_end(match.stop)

@@ -68,6 +68,12 @@ DISGUISED = [
     pytest.param(split(GITHUB, 14, "[<!-- ] -->](x)"), "github-token", id="link-comment-bracket"),
     pytest.param(split(AWS, 4, "![<i></i>](x.png)"), "aws-access-key-id", id="image-empty-tags"),
     pytest.param(split(AWS, 4, "[<wbr>][r]"), "aws-access-key-id", id="reference-link-tag"),
+    # adversary21 D1: an invisible character, which [unicode] allow may let through, reads as
+    # nothing inside a key too.
+    *(
+        pytest.param(split(GITHUB, 14, char), "github-token", id=f"invisible-{ord(char):04X}")
+        for char in "\u200b\u200c\u200d\u2060\ufeff"
+    ),
     pytest.param(
         f"-----BEGIN&#32;{PRIVATE}\n{KEY_BODY}\n-----END {PRIVATE}",
         "private-key",
