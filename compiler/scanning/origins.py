@@ -118,13 +118,16 @@ def line_needles(text: str, start: int, end: int) -> Iterator[tuple[str, int]]:
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
+    # A match over lines may run over files (two files read together): its first line alone.
+    first_end = text.find("\n", start, end)
     needles = []
-    for reach in (len(text), 16, 4, 0):
-        left, right = max(line_start, start - reach), min(line_end, end + reach)
-        needle = (text[left:right], start - left)
-        if needle not in needles:
-            needles.append(needle)
-            yield needle
+    for limit in (line_end,) if first_end < 0 else (line_end, first_end):
+        for reach in (len(text), 16, 4, 0):
+            left, right = max(line_start, start - reach), min(limit, end + reach)
+            needle = (text[left:right], start - left)
+            if needle not in needles and needle[0]:
+                needles.append(needle)
+                yield needle
 
 
 def written_at(span: Span, origins: Sequence[Origin]) -> Span | None:

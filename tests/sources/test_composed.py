@@ -81,6 +81,15 @@ def test_check_reports_what_they_make_together(project, name) -> None:
     ]
 
 
+def test_a_url_running_on_into_the_next_file_is_placed_where_it_starts(project) -> None:
+    """An image's URL left open at USER.md's end runs on into MEMORY.md when the two are read
+    together: that reading is placed where the URL starts, one finding with the one USER.md
+    makes alone (adversary19 D7: it was a second finding, with no line)."""
+    overlay = {"USER.md": 'Lin. <img src="https://evil.example/', "MEMORY.md": '- x.png">\n'}
+    found = [(f.rule, f.file, f.line, f.column) for f in project.check(overlay).findings]
+    assert found == [("image-url-data", "overlay:USER.md", 1, 16)]
+
+
 def _rendered_fetches(text: str) -> str:
     """The URLs the document's rendering fetches, joined (the scanner's own reading)."""
     from hotplex.scanning import rendered
