@@ -142,6 +142,7 @@ def _candidate(text: str) -> bool:
         or ("]" in text and ("INST]" in text or "](" in text or "]:" in text))
         or ("S" in text and _ROLE_WORD.search(text) is not None)
         or (":" in text and _ADDRESSING_COLON.search(text) is not None)
+        or (("&" in text or "\\" in text) and urls.ADDRESSED_SPELT.search(text) is not None)
     )
 
 
@@ -317,6 +318,22 @@ def _url_candidates(view: str, tags: set[int]) -> Iterator[Candidate]:
             read_on = m.end() + len(_RUNS_ON.match(view, m.end())[0])
             if read_on > m.end() and url_data.carries(url + view[m.end() : read_on]):
                 yield "link-url-data", start, read_on, _host(url)
+    yield from _addressed_as_shown(view)
+
+
+def _addressed_as_shown(view: str) -> Iterator[Candidate]:
+    """A bare "mailto:" (``urls.ADDRESSING``) whose scheme or colon is written with a reference
+    or an escape (``mail&#116;o:``): a linkifier of the shown text links it (adversary19 D10).
+    One written as it reads is ``BARE``'s."""
+    spelt = urls.ADDRESSED_SPELT.finditer(view) if "&" in view or "\\" in view else ()
+    for scheme in spelt:
+        if "&" not in scheme[0] and "\\" not in scheme[0]:
+            continue  # written as it reads: ``BARE``'s
+        run = scheme.end() + len(_RUNS_ON.match(view, scheme.end())[0])
+        shown = urls.shown_text(view, scheme.start(), run)
+        m = urls.BARE_ADDRESSED.match(shown.text) if shown is not None else None
+        if m is not None and url_data.carries(m.group()):
+            yield "link-url-data", scheme.start(), shown.written_at(m.end(), True), _host(m[0])
 
 
 _RUNS_ON = re.compile(r"[^\s<>]*")

@@ -27,11 +27,31 @@ _PLAIN_PAGE = "http://hotplex.invalid/"
 # ``tel:`` and ``sms:``. GFM links "www." after "_" too (emphasis), a linkifier of the rendered
 # text "mailto:".
 ADDRESSING = ("mailto", "sms", "tel", "xmpp")
+_URL_RUN = r"[^\s<>\"'`()\[\]{}|\\^]+"
+_ADDRESSED = rf"(?:{'|'.join(ADDRESSING)}):"
 BARE = re.compile(
     r"(?:(?:\b[A-Za-z][A-Za-z0-9+.-]{0,63}:)?[/\\][/\\]"
-    rf"|(?:\b|(?<=_))(?:(?=www\.)|(?:{'|'.join(ADDRESSING)}):))[^\s<>\"'`()\[\]{{}}|\\^]+",
+    rf"|(?:\b|(?<=_))(?:(?=www\.)|{_ADDRESSED})){_URL_RUN}",
     re.ASCII | re.IGNORECASE,
 )
+# A bare addressing URL alone, read in a text as shown (``shown_text``).
+BARE_ADDRESSED = re.compile(rf"(?:\b|(?<=_)){_ADDRESSED}{_URL_RUN}", re.ASCII | re.IGNORECASE)
+
+
+def _spelt(character: str) -> str:
+    """``character`` of a scheme as CommonMark text may spell it: itself in either case, a
+    numeric reference (decimal or hex, leading zeros), and a colon escaped or ``&colon;``."""
+    forms = [re.escape(c) for c in {character, character.upper()}]
+    for code in {ord(character), ord(character.upper())}:
+        forms += [f"&#0{{0,6}}{code};", f"&#[xX]0{{0,5}}(?i:{code:x});"]
+    return "(?:" + "|".join(forms + ([r"\\:", "&colon;"] if character == ":" else [])) + ")"
+
+
+# An addressing scheme and its colon as a text may spell them, a character at a time: read
+# in the text as shown only where one is written with a reference or an escape.
+# The lookahead lets each position that starts none of them fail at once.
+_SPELT_SCHEMES = "|".join("".join(map(_spelt, f"{scheme}:")) for scheme in ADDRESSING)
+ADDRESSED_SPELT = re.compile(rf"(?=[&MSTXmstx])(?<![A-Za-z0-9])(?:{_SPELT_SCHEMES})")
 WWW = re.compile(r"www\.", re.IGNORECASE)
 
 # What a renderer decodes in a URL before it fetches it: CommonMark's backslash escapes of ASCII
@@ -149,6 +169,14 @@ class Written:
         if found < 0:
             return None
         return block.written_at(found, False), block.written_at(found + len(needle), True)
+
+
+def shown_text(text: str, start: int, end: int) -> _Decoded | None:
+    """``text[start:end]`` as its rendering shows it, so far as a URL in it goes: backslash
+    escapes and references ended by ";" decoded, each offset mapped back to where it is
+    written; None when it reads as written. A linkifier of the shown text links
+    ``mail&#116;o:…`` (adversary19 D10), whose scheme no search of the text as written finds."""
+    return _decode(text, start, end)
 
 
 def _decode(text: str, start: int, end: int, lenient: bool = False) -> _Decoded | None:

