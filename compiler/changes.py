@@ -9,10 +9,14 @@ import errno
 import os
 import re
 import stat
-from pathlib import Path
 
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
-from hotplex.fs import write_atomic, wrong_kind
+from hotplex.fs import wrong_kind
+from hotplex.writes import folder_of, write_atomic
+
+TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
+if TYPE_CHECKING:
+    from pathlib import Path  # the build's lock is taken with a ``str`` path: no pathlib
 
 # The descriptors of the locks this process holds. A forked process (``-j``'s workers) closes
 # its copies at once: a flock belongs to every descriptor of it, and a worker that outlived a
@@ -73,7 +77,7 @@ class FileLock:
     refused when another name links to it: the pid would land in the file linked to.
     """
 
-    def __init__(self, path: Path, wait_seconds: float, holder: str) -> None:
+    def __init__(self, path: str | Path, wait_seconds: float, holder: str) -> None:
         self.path = path
         self.wait_seconds = wait_seconds
         self.holder = holder
@@ -85,7 +89,7 @@ class FileLock:
 
         span = Span(str(self.path))
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(folder_of(self.path), exist_ok=True)
             flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
             fd = os.open(self.path, flags | getattr(os, "O_NONBLOCK", 0), 0o644)
         except IsADirectoryError:
@@ -143,8 +147,8 @@ class FileLock:
 class ProjectLock(FileLock):
     """The lock on the project's state folder, so two builds never interleave."""
 
-    def __init__(self, folder: Path, wait_seconds: float) -> None:
-        super().__init__(folder / "lock", wait_seconds, "hotplex build")
+    def __init__(self, folder: str | Path, wait_seconds: float) -> None:
+        super().__init__(os.path.join(folder, "lock"), wait_seconds, "hotplex build")
 
 
 def _read_quietly(fd: int) -> str:

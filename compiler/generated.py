@@ -90,7 +90,7 @@ def _ours(filename: str) -> bool:
 def _save() -> None:
     if sys.dont_write_bytecode:
         return
-    # Not ``fs.write_atomic``: its crash points are the build's steps, and this is no step.
+    # Not ``writes.write_atomic``: its crash points are the build's steps, and this is no step.
     temp = _PATH.with_name(f"{_PATH.name}.{os.getpid()}")
     try:
         _PATH.parent.mkdir(parents=True, exist_ok=True)

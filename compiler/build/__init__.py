@@ -12,7 +12,7 @@ same decision but writes nothing: it compiles a dirty job in memory and calls th
 current when the bytes on disk are already what a build would write (so a fresh clone with
 committed artifacts and no ``.hotplex/`` passes).
 
-Safety: an artifact is replaced by rename (``fs.write_atomic``) and its log record is appended
+Safety: an artifact is replaced by rename (``writes.write_atomic``) and its log record is appended
 only after that, so a build killed at any instant leaves every artifact whole (old or new) and a
 log that is at worst behind; the next build compares bytes and repairs. Deletion never leaves the
 ``out`` folder and only touches files hotplex recorded or that carry an artifact's name in a job
@@ -51,7 +51,7 @@ def run(request: Request, fast: bool = True) -> Outcome:
     ``fast=False``: the caller has just found ``current`` None, so it is not asked again."""
     if request.check:
         return _run(request, fast)
-    with ProjectLock(request.root / STATE_DIR, lock_wait_seconds()):
+    with ProjectLock(os.path.join(request.root, STATE_DIR), lock_wait_seconds()):
         return _run(request, fast)
 
 
@@ -62,7 +62,7 @@ def up_to_date(request: Request) -> Summary | None:
     inputs were edited, and only the jobs reading them are built). None: run the build with
     ``fast=False``."""
     root, targets = request.root, request.targets
-    with ProjectLock(request.root / STATE_DIR, lock_wait_seconds()):
+    with ProjectLock(os.path.join(request.root, STATE_DIR), lock_wait_seconds()):
         closing = load_closing(request.root)
         manifest = _manifest(request)
         found = None if request.frozen else fast_current(root, manifest, targets, closing)
@@ -71,7 +71,7 @@ def up_to_date(request: Request) -> Summary | None:
                 return None
             from hotplex.build import touched
 
-            return touched.build(request, manifest, closing)
+            return touched.build(_with_paths(request), _path(manifest), closing)
         if not request.check:  # a no-op build: the snapshot's cache, under the lock
             closing.keep()
     count, told, warnings = found
@@ -88,8 +88,21 @@ def current(request: Request) -> tuple[int, list[str], list[str]] | None:
     return fast_current(request.root, _manifest(request), request.targets, closing)
 
 
-def _manifest(request: Request) -> Path:
-    return request.manifest or request.root / MANIFEST_NAME
+def _manifest(request: Request) -> str | Path:
+    return request.manifest or os.path.join(request.root, MANIFEST_NAME)
+
+
+def _with_paths(request: Request) -> Request:
+    """The request as the engine takes it, its paths ``Path``s: the command line's are ``str``,
+    so that an up-to-date run, which only joins them, imports no ``pathlib``."""
+    manifest = request.manifest
+    return request.replace(root=_path(request.root), manifest=manifest and _path(manifest))
+
+
+def _path(path: str | Path) -> Path:
+    from pathlib import Path
+
+    return Path(path)
 
 
 def _run(request: Request, fast: bool) -> Outcome:
@@ -102,4 +115,4 @@ def _run(request: Request, fast: bool) -> Outcome:
             return outcome
     from hotplex.build.engine import slow
 
-    return slow(request, manifest)
+    return slow(_with_paths(request), _path(manifest))

@@ -33,7 +33,8 @@ from hotplex.build.log import (
     report_records,
 )
 from hotplex.errors import HotplexError
-from hotplex.fs import Stamp, write_atomic
+from hotplex.fs import Stamp
+from hotplex.writes import folder_of, write_atomic
 
 TYPE_CHECKING = False  # not typing's: this module is the no-op path
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ class Closing:
     def __init__(
         self,
         snapshot: dict[str, Any],
-        path: Path,
+        path: str,
         reports: tuple[int | None, int, int],
         delta: dict[str, Any] | None = None,
         base: dict[str, Any] | None = None,
@@ -107,7 +108,7 @@ class Closing:
         line (once after each full closing: a delta closing leaves the full one as it was)."""
         if self.unkept is not None:
             with contextlib.suppress(HotplexError):  # a cache not written is one parse more
-                write_atomic(self.path.with_name(SNAPSHOT_CACHE), self.unkept)
+                write_atomic(_cache_of(self.path), self.unkept)
             self.unkept = None
 
     @property
@@ -156,7 +157,7 @@ class Closing:
             return None
 
 
-def load_closing(root: Path) -> Closing | None:
+def load_closing(root: str | Path) -> Closing | None:
     """The closing of the log, or None: reads the header and the last line only (and, when it
     is a delta closing, the full snapshot it names), so a no-op build costs the same whatever
     the log's length (the reports line is read when asked for). Anything unexpected is None
@@ -178,7 +179,7 @@ def load_closing(root: Path) -> Closing | None:
         return None
 
 
-def _full_closing(path: Path, line: bytes, end: int) -> Closing | None:
+def _full_closing(path: str, line: bytes, end: int) -> Closing | None:
     snapshot, unkept = _snapshot_of(line, path)
     if snapshot is None or not _stamps_of_files(snapshot):
         return None
@@ -187,7 +188,7 @@ def _full_closing(path: Path, line: bytes, end: int) -> Closing | None:
     return closing
 
 
-def _delta_closing(path: Path, handle: Any, line: bytes, end: int) -> Closing | None:
+def _delta_closing(path: str, handle: Any, line: bytes, end: int) -> Closing | None:
     try:
         delta = parsed(line)["delta"]
         start, middle, stop = delta["base"]
@@ -212,12 +213,17 @@ def _delta_closing(path: Path, handle: Any, line: bytes, end: int) -> Closing | 
         return None
 
 
-def _snapshot_of(line: bytes, log: Path) -> tuple[dict[str, Any] | None, bytes | None]:
+def _cache_of(log: str) -> str:
+    return os.path.join(folder_of(log), SNAPSHOT_CACHE)
+
+
+def _snapshot_of(line: bytes, log: str) -> tuple[dict[str, Any] | None, bytes | None]:
     """The snapshot a snapshot line holds (None: not one): from the cache beside the log when
     it holds the parse of these very bytes (it keeps them: comparing them costs a hundredth of
     hashing them), else parsed, with the cache's bytes to write (``Closing.keep``)."""
     with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
-        tag, kept, snapshot = marshal.loads(log.with_name(SNAPSHOT_CACHE).read_bytes())
+        with open(_cache_of(log), "rb") as handle:
+            tag, kept, snapshot = marshal.loads(handle.read())
         if tag == _CACHE_TAG and kept == line and type(snapshot) is dict:
             return snapshot, None
     with contextlib.suppress(ValueError):

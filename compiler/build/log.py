@@ -27,17 +27,19 @@ from __future__ import annotations
 
 import contextlib
 import os
-from pathlib import Path
 
+from hotplex.build.record_json import record_from_json, record_to_json
 from hotplex.errors import BuildFailed, HotplexError, Problem, Span
-from hotplex.fs import STATE_DIR, crash_point, is_temp_of, write_atomic
+from hotplex.fs import STATE_DIR
+from hotplex.writes import crash_point, folder_of, is_temp_of, write_atomic
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
     from typing import Any
 
-    from hotplex.records import JobRecord, Stamped, Truncation
+    from hotplex.records import JobRecord, Stamped
 
 LOG_NAME = "log"
 # The last full snapshot read, as marshal (its load costs a fifth of the JSON's parse), with
@@ -113,14 +115,15 @@ class CorruptLog(ValueError):
     """A line that is not a record this version of hotplex wrote."""
 
 
-def log_path(root: Path) -> Path:
-    return root / STATE_DIR / LOG_NAME
+def log_path(root: str | Path) -> str:
+    return os.path.join(root, STATE_DIR, LOG_NAME)
 
 
 def load(root: Path) -> State:
     path = log_path(root)
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
         data.decode("utf-8")  # checked whole once: each line is then parsed as bytes
     except FileNotFoundError:
         return State()
@@ -195,7 +198,7 @@ TABLES = ("files", "dirs", "sources", "local", "package")
 def report_records(reports: list[dict[str, Any]]) -> list[JobRecord]:
     """Job records of the report part of each one (``closing.Closing.job_reports``)."""
     empty = {"keys": {}, "inputs": {}, "variables": {}}
-    return [_record_from_json({**job, **empty}) for job in reports]
+    return [record_from_json({**job, **empty}) for job in reports]
 
 
 def _start_over(why: str) -> State:
@@ -247,92 +250,9 @@ def _checked_job(record: dict[str, Any], number: int, width: int) -> JobRecord:
         if not (isinstance(output, list) and len(output) == width and isinstance(output[-1], str)):
             raise CorruptLog(f"line {number}: bad output record for {path}")
     try:
-        return _record_from_json(record)
+        return record_from_json(record)
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise CorruptLog(f"line {number}: bad job record ({exc})") from None
-
-
-def _record_from_json(data: dict[str, Any]) -> JobRecord:
-    from hotplex.records import JobRecord, SectionSize, Stamped, Truncation
-
-    return JobRecord(
-        job=data["job"],
-        target=data["target"],
-        worker=data["worker"],
-        platform=data["platform"],
-        primary=data["primary"],
-        keys=data["keys"],
-        inputs=data["inputs"],
-        variables=data["variables"],
-        outputs={path: Stamped.from_list(stamp) for path, stamp in data["outputs"].items()},
-        truncations=_cuts_from_json(Truncation, data["truncations"]),
-        warnings=tuple(data["warnings"]),
-        sizes=tuple(SectionSize(n, tuple(f), r, i, u) for n, f, r, i, u in data["sizes"]),
-        placed=tuple(_placed(data.get("placed", []), data["outputs"])),
-    )
-
-
-def _placed(paths: object, outputs: dict[str, Any]) -> list[str]:
-    """A record's placed files: outputs of it, each a string (anything else is corrupt)."""
-    if not isinstance(paths, list) or not all(isinstance(p, str) and p in outputs for p in paths):
-        raise ValueError("bad placed files")
-    return paths
-
-
-def record_to_json(record: JobRecord, report_only: bool = False) -> dict[str, Any]:
-    """A job record as the log writes it; ``report_only`` leaves out what only deciding needs."""
-    data: dict[str, Any] = {
-        "job": record.job,
-        "target": record.target,
-        "worker": record.worker,
-        "platform": record.platform,
-        "primary": record.primary,
-        "outputs": {path: stamp.to_list() for path, stamp in record.outputs.items()},
-        "truncations": _cuts_to_json(record.truncations),
-        "warnings": list(record.warnings),
-        "sizes": [[s.name, list(s.files), s.raw, s.injected, s.unit] for s in record.sizes],
-    }
-    if record.placed:  # absent otherwise: logs of builds without placed files stay as they were
-        data["placed"] = list(record.placed)
-    if not report_only:
-        data.update(keys=record.keys, inputs=record.inputs, variables=record.variables)
-    return data
-
-
-def _cuts_to_json(cuts: tuple[Truncation, ...]) -> list[dict[str, Any]]:
-    """A record's cuts as the log writes them, each its ``to_json``; but cuts in a row that
-    differ only in their one file and its size (the days left out for room: 1,000 days are
-    974 such cuts) are one entry, the first cut's with its ``files`` and ``before`` replaced
-    by ``run``: the [file, size] of each, in order. The log's JSON is then a pair per day."""
-    written: list[dict[str, Any]] = []
-    shape: dict[str, Any] | None = None  # the last cut's, without its file and size
-    for cut in cuts:
-        data = cut.to_json()
-        if len(cut.files) != 1:
-            written.append(data)
-            shape = None
-            continue
-        one = [data.pop("files")[0], data.pop("before")]
-        if data != shape:
-            written.append({**data, "files": [one[0]], "before": one[1]})
-            shape = data
-        elif "run" in written[-1]:
-            written[-1]["run"].append(one)
-        else:  # the second of a run: the first becomes its start
-            first = written[-1]
-            written[-1] = {**data, "run": [[first["files"][0], first["before"]], one]}
-    return written
-
-
-def _cuts_from_json(kind: type[Truncation], written: list[Any]) -> tuple[Truncation, ...]:
-    """``_cuts_to_json``'s cuts back, each run of them one cut per [file, size]."""
-    cuts = []
-    for data in written:
-        if "run" not in data:
-            cuts.append(kind.from_json(data))
-            continue
-        cuts.extend(kind.from_json({**data, "files": [f], "before": n}) for f, n in data["run"])
-    return tuple(cuts)
 
 
 def _files_of(snapshot: dict[str, Any], number: int, width: int) -> dict[str, Stamped]:
@@ -370,10 +290,10 @@ class Log:
         self.state = state
         path = log_path(root)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            _ignore_state_dir(path.parent)
+            os.makedirs(folder_of(path), exist_ok=True)
+            _ignore_state_dir(folder_of(path))
             _remove_stale_temps(path)
-            fresh = state.warning or state.torn or state.migrated or not path.exists()
+            fresh = state.warning or state.torn or state.migrated or not os.path.exists(path)
             if fresh or state.manifest != manifest or self._needs_compaction():
                 state.manifest = manifest
                 self._rewrite()
@@ -473,7 +393,7 @@ def json_line(record: dict[str, Any]) -> str:
     return json_text(record, sort_keys=True, separators=(",", ":")) + "\n"
 
 
-def _log_failed(path: Path, exc: OSError) -> BuildFailed:
+def _log_failed(path: str, exc: OSError) -> BuildFailed:
     return BuildFailed(
         [
             Problem(
@@ -484,17 +404,19 @@ def _log_failed(path: Path, exc: OSError) -> BuildFailed:
     )
 
 
-def _ignore_state_dir(folder: Path) -> None:
+def _ignore_state_dir(folder: str) -> None:
     """Keep the state out of version control without asking the user to edit .gitignore."""
-    ignore = folder / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("*\n", encoding="utf-8")
+    ignore = os.path.join(folder, ".gitignore")
+    if not os.path.exists(ignore):
+        with open(ignore, "w", encoding="utf-8") as handle:
+            handle.write("*\n")
 
 
-def _remove_stale_temps(path: Path) -> None:
+def _remove_stale_temps(path: str) -> None:
     """A compaction killed before its rename leaves a temp file (so does a killed write of the
     snapshot's cache); the lock says nobody owns it."""
-    for entry in os.scandir(path.parent):
-        if is_temp_of(entry.name, path.name) or is_temp_of(entry.name, SNAPSHOT_CACHE):
+    name = os.path.basename(path)
+    for entry in os.scandir(folder_of(path)):
+        if is_temp_of(entry.name, name) or is_temp_of(entry.name, SNAPSHOT_CACHE):
             with contextlib.suppress(OSError):
                 os.unlink(entry.path)

@@ -15,15 +15,16 @@ from __future__ import annotations
 import contextlib
 import os
 import posixpath
-from pathlib import Path
 
 from hotplex.errors import BuildFailed, Problem
-from hotplex.fs import crash_point, declared_match, folded, is_temp_of, sha256, temp_for
+from hotplex.fs import declared_match, folded, sha256
 from hotplex.values import value
+from hotplex.writes import crash_point, is_temp_of, temp_for
 
 TYPE_CHECKING = False  # not typing's: the no-op path imports this module
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from hotplex.build.log import Log
     from hotplex.records import JobRecord
@@ -191,6 +192,7 @@ def unlogged_placed(
     that left it forgot its record). Only named: without the log's record hotplex deletes
     nothing outside ``out`` (the file may have been copied from elsewhere on purpose)."""
     import glob
+    from pathlib import Path
 
     from hotplex import fingerprint
     from hotplex.placement import origin, read_regular
@@ -320,9 +322,9 @@ def entries(folder: str, folders: bool) -> list[os.DirEntry[str]]:
         return []
 
 
-def unlink(path: Path) -> None:
+def unlink(path: str | Path) -> None:
     with contextlib.suppress(FileNotFoundError):
-        path.unlink()
+        os.unlink(path)
 
 
 def prune_upward(folder: Path, stop: Path) -> None:
@@ -337,6 +339,8 @@ def prune_upward(folder: Path, stop: Path) -> None:
 
 def prune_empty(folder: Path) -> None:
     """Remove every empty folder under ``folder`` (not ``folder`` itself), deepest first."""
+    from pathlib import Path  # not at import: the no-op path takes no pathlib
+
     for current, _dirs, _files in os.walk(folder, topdown=False):
         if Path(current) != folder:
             with contextlib.suppress(OSError):

@@ -12,8 +12,9 @@ import stat
 from pathlib import Path, PurePosixPath
 
 from hotplex.errors import BuildFailed, Problem, Span
-from hotplex.fs import Stamp, checked_relative, confine, default_mode, sha256, write_atomic
+from hotplex.fs import Stamp, checked_relative, confine, sha256
 from hotplex.records import Stamped
+from hotplex.writes import default_mode, write_atomic
 
 
 class Outputs:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 
 from hotplex.build.log import INDEXED as PREFIX
-from hotplex.build.log import record_to_json
+from hotplex.build.record_json import record_to_json
 from hotplex.json_writer import json_text
 
 TYPE_CHECKING = False  # not typing's

@@ -204,7 +204,7 @@ class _Touched:
         snap: dict[str, Any],
     ) -> None:
         """Close with a delta closing, a full one, or the log compacted (``COMPACT_AT``)."""
-        from hotplex.build.log import record_to_json
+        from hotplex.build.record_json import record_to_json
 
         placed = {index: log.state.at[record.job] for index, record in records.items()}
         places = [placed.get(i, place) for i, place in enumerate(self.line.records)]
@@ -244,7 +244,8 @@ class _Touched:
         from hotplex.json_writer import json_text
 
         try:
-            data = self.closing.path.read_bytes()
+            with open(self.closing.path, "rb") as handle:
+                data = handle.read()
         except OSError:
             return None
         lines = []

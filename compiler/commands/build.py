@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 from hotplex.commands.invocation import build_request, fix_command
 from hotplex.errors import EXIT_OK, HotplexError, shown
@@ -14,6 +13,7 @@ from hotplex.errors import EXIT_OK, HotplexError, shown
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
 
 
 def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
@@ -92,7 +92,7 @@ def print_build(summary, explain: bool, elapsed: float) -> None:
     _print_built(rebuilt, explain)
     if summary.orphans:
         from hotplex.console import colour
-        from hotplex.fs import temp_for
+        from hotplex.writes import temp_for
 
         for path in summary.orphans:
             why = (

@@ -4,7 +4,6 @@ what the memory write guard finds in per-user files; its text and its ``--json``
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from hotplex.commands.build import json_report
 from hotplex.commands.invocation import build_request, fix_command
@@ -13,6 +12,7 @@ from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, shown
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
 
 
 def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
@@ -125,6 +125,8 @@ def _reasons_of(path: str, job) -> list[str]:
 
 def read_arguments(arguments: list[str]) -> dict[str, Path]:
     """``--overlay FILE=PATH`` arguments -> FILE -> PATH, read by ``prepare`` as a source is."""
+    from pathlib import Path  # not at import: an up-to-date check takes no pathlib
+
     paths: dict[str, Path] = {}
     for argument in arguments:
         key, equals, path = argument.partition("=")

@@ -3,11 +3,10 @@ command to paste into a shell, and the build request of ``build``, ``check`` and
 
 from __future__ import annotations
 
-from pathlib import Path
-
 TYPE_CHECKING = False  # not typing's: importing typing costs the no-op path milliseconds
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
 
     from hotplex.build import Request
 

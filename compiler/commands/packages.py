@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hotplex.errors import EXIT_FAILED, EXIT_OK, HotplexError, Problem, Span, suggest
-from hotplex.fs import STATE_DIR, file_kind, kind_of, write_atomic
+from hotplex.fs import STATE_DIR, file_kind, kind_of
 from hotplex.manifest.model import Model, Package
 from hotplex.manifest.read import LOCK_NAME
 from hotplex.scanning.hidden import visible
@@ -47,6 +47,7 @@ from hotplex.sources.packages import (
 )
 from hotplex.sources.scanned import scan_package
 from hotplex.sources.skill_names import odd_character, one_name_apart
+from hotplex.writes import write_atomic
 
 if TYPE_CHECKING:
     import argparse

@@ -22,10 +22,10 @@ from pathlib import Path
 
 from hotplex.commands.scaffold import GITIGNORE, GITIGNORE_NAME, relative, write_if_missing
 from hotplex.errors import EXIT_OK, HotplexError, visible
-from hotplex.fs import write_atomic
 from hotplex.importing.found import Plan
 from hotplex.importing.planner import plan
 from hotplex.manifest.read import MANIFEST_NAME
+from hotplex.writes import write_atomic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

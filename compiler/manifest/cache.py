@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from hotplex.errors import HotplexError
-from hotplex.fs import STATE_DIR, write_atomic
+from hotplex.fs import STATE_DIR
 from hotplex.generated import attrs
 from hotplex.manifest import model
+from hotplex.writes import write_atomic
 
 CACHE_NAME = "manifest.json"
 FORMAT = 2

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from hotplex.errors import HotplexError, Span
 
 TYPE_CHECKING = False  # not typing's: the no-op path imports this module for its names
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 MANIFEST_NAME = "hotplex.toml"

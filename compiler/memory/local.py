@@ -32,7 +32,7 @@ from pathlib import Path
 
 from hotplex.changes import Changes
 from hotplex.errors import HotplexError, Span
-from hotplex.fs import STATE_DIR, check_relative, confine, sha256, temp_for, write_atomic
+from hotplex.fs import STATE_DIR, check_relative, confine, sha256
 from hotplex.generated import attrs
 from hotplex.json_writer import json_text
 from hotplex.memory import builtin
@@ -41,6 +41,7 @@ from hotplex.memory.scanned import scanned_days, scanned_month
 from hotplex.sources import compacted
 from hotplex.sources.frontmatter import decode, strip, trim
 from hotplex.sources.logs import is_day, list_folder, matching
+from hotplex.writes import temp_for, write_atomic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -129,7 +130,7 @@ def survey(model: Model) -> _Survey:
 
 
 def _stale_temps(root: Path, where: Folders) -> tuple[str, ...]:
-    """The temp files ``fs.write_atomic`` made for a month or a history that are still there:
+    """The temp files ``writes.write_atomic`` made for a month or a history that are still there:
     a run killed before its rename left them, and the lock says no run owns them now."""
     found = []
     for folder in (where.compacted, where.history):

@@ -467,7 +467,7 @@ def test_deletion_never_leaves_the_out_folder(built, hotplex):
         "sizes": [],
     }
     (built / "dist/x.md").write_text("loose file directly in out\n", encoding="utf-8")
-    with state_log.log_path(built).open("a", encoding="utf-8") as log:
+    with Path(state_log.log_path(built)).open("a", encoding="utf-8") as log:
         log.write(json.dumps(fake) + "\n")
     result = hotplex("-C", str(built), "build")
     assert result.status == 0, result.stderr
@@ -522,7 +522,7 @@ def test_clean_removes_artifacts_and_state_only(built, hotplex):
     (built / "dist/README.md").write_text("keep\n", encoding="utf-8")
     result = hotplex("-C", str(built), "clean")
     assert result.status == 0, result.stderr
-    assert not state_log.log_path(built).exists()
+    assert not Path(state_log.log_path(built)).exists()
     assert sorted(p.name for p in (built / "dist").iterdir()) == ["README.md"]
     assert all((built / rel).exists() for rel in SOURCES)
     assert rebuilt(build(hotplex, built)) == ALL_JOBS

@@ -2,7 +2,7 @@
 
 The promise under test: every artifact on disk is always a whole version (the old one or the new
 one), the log stays loadable, and the next build repairs the rest. Kill points come from the
-fault-injection hook ``HOTPLEX_CRASH_AT=N`` (see ``hotplex.fs.crash_point``): the build SIGKILLs
+fault-injection hook ``HOTPLEX_CRASH_AT=N`` (see ``hotplex.writes.crash_point``): the build SIGKILLs
 itself at its N-th write step, so every gap between two steps is hit without timing luck. A
 slower variant kills a large build from outside after a random delay.
 

@@ -13,14 +13,19 @@ import pytest
 # What an up-to-date build or check must not import: the typed records and attrs (about 15 ms
 # on a run of about 50 ms), dataclasses (inspect, ast, dis: a third of a no-op's instructions),
 # typing, json (and its six patterns: the snapshot's cache is marshal), and any worker or the
-# registry of workers.
+# registry of workers; nor pathlib (with the ``urllib.parse`` and ``ipaddress`` it imports
+# before Python 3.13, about a seventh of a no-op's instructions: its paths are ``str``).
 NOT_ON_THE_NOOP_PATH = (
     *("hotplex.records", "attrs", "attr", "typing", "dataclasses", "inspect", "json"),
+    *("pathlib", "urllib", "ipaddress"),
 )
 NOT_UNDER = ("hotplex.targets", "hotplex.registry", "hotplex.manifest.model")
 
 _PROBE = """
 import sys
+# an editable install's finder imports these at start: the run must not import them again
+for name in ('pathlib', 'urllib', 'urllib.parse', 'ipaddress'):
+    sys.modules.pop(name, None)
 from hotplex.cli import main
 status = main(['-C', sys.argv[1], sys.argv[2]])
 modules = sorted(sys.modules)

@@ -354,7 +354,7 @@ def test_a_place_with_a_long_legal_name_builds_and_a_longer_one_is_refused_at_it
     """A 250-byte name is legal (255 is the limit) though `.<name>.<pid>.<n>.tmp` beside it
     would not be: the temp name is shortened, still known as hotplex's. One over 255 bytes is
     refused at `target[0].place` by check and build, before anything is written."""
-    from hotplex.fs import temp_stem
+    from hotplex.writes import temp_stem
 
     name = "\u00e9" * 123 + ".mdc"  # 250 bytes
     manifest = f'[[target]]\nname = "a"\nworker = "cursor"\nplace = ".cursor/rules/{name}"\n'

@@ -16,6 +16,7 @@ import pytest
 from hotplex.build import Request, run
 from hotplex.build import log as state_log
 from hotplex.build.closing import load_closing
+from hotplex.build.record_json import record_to_json
 from hotplex.records import Stamped
 
 JOBS = {"cc/default", "cc/slack", "cc/feishu", "ocs/default", "ocs/slack", "ocs/feishu"}
@@ -30,7 +31,7 @@ def built(example_copy, hotplex) -> Path:
 
 
 def log_lines(root: Path) -> list[str]:
-    return state_log.log_path(root).read_text(encoding="utf-8").split("\n")
+    return Path(state_log.log_path(root)).read_text(encoding="utf-8").split("\n")
 
 
 def build_json(hotplex, root: Path) -> tuple[dict, str]:
@@ -58,7 +59,7 @@ def test_the_log_is_a_versioned_header_then_json_lines(built):
     assert list(records[-2]) == ["at", "readers", "records", "reports"]
     assert list(records[-1]) == ["snapshot"]
     assert {r["job"] for r in records[-2]["reports"]} == JOBS
-    data = state_log.log_path(built).read_bytes()  # each job's record line, where it is
+    data = Path(state_log.log_path(built)).read_bytes()  # each job's record line, where it is
     at = [json.loads(data[o : o + n]) for o, n in records[-2]["records"]]
     assert [r["job"] for r in at] == [r["job"] for r in records[-2]["reports"]]
     job = next(r for r in records if r.get("job") == "cc/slack")
@@ -102,7 +103,7 @@ def test_a_second_manifest_in_the_folder_never_deletes_what_the_first_built(make
 
 def test_a_torn_last_line_is_dropped_silently_and_the_log_repaired(built, hotplex):
     """A build killed while appending leaves an unterminated line: not an error."""
-    path = state_log.log_path(built)
+    path = Path(state_log.log_path(built))
     with path.open("a", encoding="utf-8") as log:
         log.write('{"job":"cc/slack","keys":{"comp')
     assert state_log.load(built).torn
@@ -137,7 +138,7 @@ def test_a_torn_last_line_is_dropped_silently_and_the_log_repaired(built, hotple
     ],
 )
 def test_a_foreign_or_corrupt_log_means_a_full_rebuild_with_a_warning(built, hotplex, damage):
-    path = state_log.log_path(built)
+    path = Path(state_log.log_path(built))
     path.write_text(damage(path.read_text(encoding="utf-8")), encoding="utf-8")
     # A no-op build reads only the header and the closing snapshot; touching a source makes the
     # build read the records, where the damage is.
@@ -180,7 +181,7 @@ def test_a_log_of_a_version_before_is_rewritten_in_this_one_without_a_rebuild(
     record line) holds the same records: the first build reads them, hashes each file once more
     (no stamp of it can vouch), finds every set current and rewrites the log in this version,
     saying nothing; the build after it is a no-op again."""
-    path = state_log.log_path(built)
+    path = Path(state_log.log_path(built))
     lines = log_lines(built)
     for number in range(1, len(lines) - 1):
         record = _without_ctimes(json.loads(lines[number]))
@@ -206,14 +207,14 @@ def test_a_log_of_a_version_before_is_rewritten_in_this_one_without_a_rebuild(
 
 
 def test_a_log_that_is_not_utf8_is_a_warning_too(built, hotplex):
-    state_log.log_path(built).write_bytes(state_log.HEADER.encode() + b"\xff\xfe\x00garbage")
+    Path(state_log.log_path(built)).write_bytes(state_log.HEADER.encode() + b"\xff\xfe\x00garbage")
     result = hotplex("-C", str(built), "build")
     assert result.status == 0
     assert "warning: ignoring unreadable build log" in result.stderr
 
 
 def test_a_log_that_cannot_be_written_is_a_clear_failure(built, hotplex):
-    path = state_log.log_path(built)
+    path = Path(state_log.log_path(built))
     path.unlink()
     path.mkdir()
     result = hotplex("-C", str(built), "build")
@@ -224,7 +225,7 @@ def test_a_log_that_cannot_be_written_is_a_clear_failure(built, hotplex):
 def test_the_log_is_compacted_when_superseded_records_pile_up(built, monkeypatch):
     """In-process, with no slack, so a few builds suffice to trigger compaction."""
     monkeypatch.setattr(state_log, "COMPACT_SLACK", 0)
-    path = state_log.log_path(built)
+    path = Path(state_log.log_path(built))
     soul = built / "agent-configs/SOUL.md"
     sizes, rewrites = [], 0
     for round_ in range(6):
@@ -259,7 +260,7 @@ def test_a_removed_target_is_forgotten(built, hotplex):
 def test_check_never_writes_the_log(built, hotplex):
     soul = built / "agent-configs/SOUL.md"
     soul.write_text(soul.read_text(encoding="utf-8") + "Changed.\n", encoding="utf-8")
-    path = state_log.log_path(built)
+    path = Path(state_log.log_path(built))
     before = (path.read_bytes(), path.stat().st_mtime_ns)
     assert hotplex("-C", str(built), "check").status == 1
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
@@ -278,7 +279,7 @@ def test_a_temp_file_of_a_killed_compaction_is_removed(built, hotplex):
 
 
 def write_log(root: Path, *records: dict) -> None:
-    path = state_log.log_path(root)
+    path = Path(state_log.log_path(root))
     path.parent.mkdir(parents=True, exist_ok=True)
     body = "".join(json.dumps(r) + "\n" for r in records)
     path.write_text(state_log.HEADER + body, encoding="utf-8")
@@ -325,13 +326,13 @@ def test_load_closing_reads_the_snapshot_and_the_reports_only_when_asked(tmp_pat
     write_log(tmp_path, job("cc/default"), reports, snapshot)
     closing = load_closing(tmp_path)
     assert closing is not None and closing.snapshot == snapshot["snapshot"]
-    assert [state_log.record_to_json(r) for r in closing.jobs()] == reports["reports"]
+    assert [record_to_json(r) for r in closing.jobs()] == reports["reports"]
     write_log(tmp_path, reports, snapshot, job("cc/default"))  # a build ran after it
     assert load_closing(tmp_path) is None
     write_log(tmp_path, job("cc/default"), snapshot)  # no reports before the snapshot
     closing = load_closing(tmp_path)
     assert closing is not None and closing.job_reports() is None and closing.jobs() is None
-    path = state_log.log_path(tmp_path)
+    path = Path(state_log.log_path(tmp_path))
     write_log(tmp_path, reports, snapshot)
     path.write_text(path.read_text() + '{"job":', encoding="utf-8")  # torn: the slow path decides
     assert load_closing(tmp_path) is None
@@ -347,7 +348,7 @@ def test_load_closing_finds_lines_longer_than_one_read(tmp_path):
     assert len(json.dumps(snapshot)) > 2 * state_log.TAIL_BLOCK
     closing = load_closing(tmp_path)
     assert closing is not None and closing.snapshot == snapshot["snapshot"]
-    assert [state_log.record_to_json(r) for r in closing.jobs()] == reports["reports"]
+    assert [record_to_json(r) for r in closing.jobs()] == reports["reports"]
 
 
 def test_the_full_load_skips_reports_lines(tmp_path):
@@ -367,11 +368,11 @@ def test_a_later_record_of_a_job_replaces_the_earlier(tmp_path):
 def test_log_files_are_created_with_ordinary_permissions(built):
     old = os.umask(0o022)
     os.umask(old)
-    assert state_log.log_path(built).stat().st_mode & 0o777 == 0o666 & ~old
+    assert Path(state_log.log_path(built)).stat().st_mode & 0o777 == 0o666 & ~old
 
 
 def test_check_warns_about_a_log_it_ignores_and_still_judges_by_bytes(built, hotplex):
-    state_log.log_path(built).write_text("# hotplex log v999\n", encoding="utf-8")
+    Path(state_log.log_path(built)).write_text("# hotplex log v999\n", encoding="utf-8")
     result = hotplex("-C", str(built), "check")
     assert result.status == 0, result.stdout
     assert "warning: ignoring build log" in result.stderr
@@ -384,7 +385,7 @@ def test_check_warns_about_a_log_it_ignores_and_still_judges_by_bytes(built, hot
 def test_a_hand_edited_package_record_in_the_snapshot_is_derived_again(built, hotplex, recorded):
     """What the last build recorded of hotplex's files (the workers' modules, the registered
     workers' facts) is only taken back as it was written; anything else is found again."""
-    path = state_log.log_path(built)
+    path = Path(state_log.log_path(built))
     lines = path.read_text(encoding="utf-8").split("\n")
     closing = json.loads(lines[-2])
     closing["snapshot"]["fingerprint"]["workers"] = json.loads(recorded)

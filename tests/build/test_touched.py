@@ -193,7 +193,7 @@ def test_a_moved_manifest_takes_the_slow_path(twins, hotplex):
 def test_hotplex_itself_moving_takes_the_slow_path(twins, hotplex):
     """One of hotplex's own files with another stamp than the snapshot's (as after an upgrade)."""
     touched, slow = twins
-    log = state_log.log_path(touched)
+    log = Path(state_log.log_path(touched))
     *lines, last = log.read_text(encoding="utf-8").splitlines(keepends=True)
     snap = json.loads(last)
     package = snap["snapshot"]["package"]
@@ -210,7 +210,7 @@ def test_a_failing_set_fails_as_in_the_slow_path(twins, hotplex):
     failed = hotplex("-C", str(touched), "build")
     assert failed.status != 0
     assert "hotplex.build" not in failed.stdout
-    state_log.log_path(slow).unlink()  # the slow path, from nothing
+    Path(state_log.log_path(slow)).unlink()  # the slow path, from nothing
     expected = hotplex("-C", str(slow), "build")
     assert (failed.status, failed.stderr) == (expected.status, expected.stderr)
     again = hotplex("-C", str(touched), "build")  # nothing was recorded as current
@@ -234,7 +234,7 @@ def test_a_hand_edited_delta_closing_takes_the_slow_path(twins, hotplex, key, va
     touched, slow = twins
     edit(twins, "agent-configs/SOUL.slack.md", "One.\n")
     assert built_sets(build(touched)[0]) == SLACK
-    path = state_log.log_path(touched)
+    path = Path(state_log.log_path(touched))
     *lines, last = path.read_text(encoding="utf-8").splitlines(keepends=True)
     delta = json.loads(last)
     assert key in delta["delta"]
@@ -275,7 +275,7 @@ def test_a_touched_build_killed_at_any_step_leaves_whole_artifacts(
         edit([root, slow], "agent-configs/SOUL.slack.md", "Killed.\n")
         assert hotplex("-C", str(slow), "build", "--json").status == 0
         expected = artifacts(slow)
-        inode = state_log.log_path(root).stat().st_ino
+        inode = Path(state_log.log_path(root)).stat().st_ino
         env = {**os.environ, "HOTPLEX_CRASH_AT": str(point)}
         command = [sys.executable, "-c", _COMPACTING, str(root)]
         if compacting:
@@ -283,7 +283,7 @@ def test_a_touched_build_killed_at_any_step_leaves_whole_artifacts(
         else:
             status = hotplex("-C", str(root), "build", env={"HOTPLEX_CRASH_AT": str(point)}).status
         if status == 0:
-            assert compacting == (state_log.log_path(root).stat().st_ino != inode)
+            assert compacting == (Path(state_log.log_path(root)).stat().st_ino != inode)
             break  # fewer steps than this: every gap was covered
         assert status == -9
         now = {p: data for p, data in artifacts(root).items() if not p.endswith(".tmp")}
@@ -318,7 +318,7 @@ def test_a_cut_the_touched_path_changes_is_what_a_no_op_build_repeats(make_proje
 def touched_edits(twins: list[Path], count: int, rel: str, reached: set[str]) -> list[str]:
     """``count`` edits of ``rel`` in a row, each built in-process on the touched path: how
     each closed (a delta closing, a full one appended, or the log compacted)."""
-    path = state_log.log_path(twins[0])
+    path = Path(state_log.log_path(twins[0]))
     closings = []
     for n in range(count):
         edit(twins, f"agent-configs/{rel}", f"Edit {n}.\n")
@@ -340,7 +340,7 @@ def test_edits_in_a_row_compact_the_log_on_the_touched_path(twins, hotplex, monk
     edits go on until the log compacts, and two more after it."""
     monkeypatch.setattr(state_log, "COMPACT_SLACK", 0)
     touched, slow = twins
-    path = state_log.log_path(touched)
+    path = Path(state_log.log_path(touched))
     compacted, sizes, closings = path.stat().st_size, [], []
     while "compacted" not in closings[:-2] and len(closings) < 60:
         closings += touched_edits(twins, 1, "SOUL.slack.md", SLACK)
