@@ -1,0 +1,107 @@
+"""The ``secret-assignment`` rule's shape: a key name (``password``, ``DB_PASSWORD``, a table's
+``| password |`` cell, ``<password>``) assigned a value, and an environment read's default.
+
+A leaf beside ``secret_rules``, which makes its rules of these patterns.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A name ending in ``secret`` or ``token`` is one of them (``client_secret``, ``auth_token``,
+# ``refresh-token``, ``csrftoken``: ``GLUED_KEY``); only the keys ending otherwise are named:
+# each is an anchor, a search of the whole text.
+_KEY_NAME = (
+    r"pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?key)?|api[_-]?key|apikey|access[_-]?key"
+    r"|private[_-]?key|token"
+)
+
+# An assignment's key may end a longer name (``DB_PASSWORD``, ``GITHUB_TOKEN``), glued too where
+# the key is no English word's end (``PGPASSWORD``, ``dbPassword``, ``csrftoken``; not ``bypass``).
+GLUED_KEY = re.compile(r"[^\W_](?!pass(?:word|wd)|pwd|secret|token)")
+# The operator, past a type annotation (``password: string = "…"``), and past an environment
+# read whose default is the value (``os.getenv("PW", "…")``, ``process.env.PW || "…"``).
+_TYPE = r"&?[a-z_][\w.]{0,40}+(?:[\[<][^\]>\n]{0,80}+[\]>])?"
+# An environment read up to its default, from ``env`` on (``os.getenv(``, ``os.environ.get(``,
+# ``ENV.fetch(``, ``env(`` take a name and the default, over lines too as a formatter wraps them;
+# ``process.env.PW``, ``ENV["PW"]`` and a read without one go on with ``||``, ``??``, ``?:``,
+# ``or`` or Ruby's block).
+_GAP = r"\s{0,80}+"
+_ENV_NAME = rf"{_GAP}[\"'][\w.-]{{1,80}}+[\"']{_GAP}"
+_ENV_READ = (
+    rf"env(?:iron)?(?:(?:\.get|\.fetch|\.setdefault)?\({_ENV_NAME}"
+    rf"(?:,{_GAP}(?:default[ \t]*=)?|\)[ \t]*(?:\|\||\?\?|\?:|or\b|\{{))"
+    rf"|(?:\.\w{{1,80}}+|\[{_ENV_NAME}\])[ \t]*(?:\|\||\?\?|or\b)){_GAP}"
+)
+# A shell's (and a compose file's) default: ``${SERVICE_AUTH:-…}``, ``${SERVICE_AUTH:=…}``.
+_SHELL_DEFAULT = r"\$\{\w{1,80}+:?[-=]"
+# A YAML property before the value, what it is and not the value: an anchor (``&pw``), a
+# standard tag (``!!str``), any tag but Ansible's ``!vault`` before a block (``!secret |``). A
+# custom tag before a word names where the value is (Home Assistant's ``!secret db_password``).
+_YAML_PROPERTY = (
+    r"(?:&[\w-]{1,40}+[ \t]++|!![a-z]{1,20}+[ \t]++|!(?!vault\b)[\w!/:.-]{1,40}+[ \t]++(?=[|>]))"
+)
+# Where a table's cell starts, the key alone in it (``cell``), bold or a code span too; a key
+# alone in a code span elsewhere is ``span``.
+# What closes a key written in Markdown: emphasis (``*password*``, ``_password_``, Slack's bold),
+# strikethrough, a link's destination (``[password](#pw)``).
+_KEY_CLOSED = r"\*{1,3}+|_{1,3}+|~~|\]\([^()\s]{0,200}+\)"
+_CELL_START = r"(?<=\|)|(?<=\|[ \t`])|(?<=\|[ \t]`)|(?<=\|\*\*)|(?<=\|[ \t]\*\*)"
+# The operator, in the full-width forms a CJK keyboard types too (``：``, ``＝``), and a blank
+# after it a no-break or ideographic space as well; in Markdown it may be bold (``**password:**``).
+# A table's cell holding only the key name (``cell``) is assigned the next cell:
+# ``| password | … |``.
+_ASSIGNED = (
+    r"(?(cell)[ \t]{0,8}\||"
+    rf"(?:[ \t]{{0,8}}:[ \t]{{0,8}}{_TYPE}[ \t]{{0,8}}=(?![=>])"
+    r"|[ \t]{0,8}(?:=>|:=|[:=\uff1a\uff1d]))(?:\*\*)?)"
+    rf"[ \t\u00a0\u3000]{{0,8}}(?:{_YAML_PROPERTY}{{1,2}}+)?(?:[\w.]{{0,40}}?{_ENV_READ})?"
+)
+# The value. A quoted one is read whole, to its closing quote (``q``): a blank in it must not
+# hide it (``"Xk9mP2vL 8qR4wzT7"``, a passphrase); past a string prefix (``r"…"``, ``b"…"``,
+# ``f"…"``, ``rb"…"``, Rust's ``r#"…"#``, C's ``L"…"`` and ``u8"…"``, C#'s ``@"…"``, ``$"…"``
+# and ``"…"u8``) and a third of a triple quote (``"""…"""``,
+# TOML's ``'''…'''``; ``triple``), whose value may start on the next line and is read to its
+# line's end at most. A YAML block scalar's (``password: |``, ``>-``, ``|2``; ``block``) is its
+# first line, indented (in a Markdown quote too). Else one word as written, or wrapped as a
+# variable or a template (judged by what it holds).
+_OPENING = (
+    r"(?:(?P<block>[|>](?:[1-9][-+]?|[-+][1-9]?)?[ \t]*+(?:#[^\n]*+)?"
+    r"\r?\n(?:[ \t>]*+\r?\n)*+[ \t>]*+(?<=[ \t]))"
+    r"|(?:(?P<interpolated>[rb]?f[rb]?|\$@?|@\$)|[rbu]{1,2}+#{0,3}+|u8|l|@)?(?P<q>[\"'`])"
+    r"(?P<triple>(?<=[\"'])(?P=q){2}+(?:[ \t]*+\r?\n[ \t]*+)?)?)?"
+)
+# A backslash escapes a quote; an interpolated string's value holds no "{": with one it is a
+# template (``f"Bearer {token}"``, ``$"{pw}"``), not a secret.
+_QUOTED_VALUE = (
+    r"(?(interpolated)(?:\\.|(?!(?P=q))[^\r\n\\{]){6,200}+|(?:\\.|(?!(?P=q))[^\r\n\\]){6,200}+)"
+)
+_BLOCK_LINE = r"\S[^\r\n]{4,198}?\S(?=[ \t]*+(?:\r?\n|\Z))"
+# A word of letters with sentence punctuation after it (``Required:``, ``Forgot?``,
+# ``Expired!``, ``Required—min``, ``token:`` again, in full-width forms too) begins prose, a
+# field's description.
+_PROSE_START = r"[^\W\d_]++(?:[:?!]++(?!\S)|[\u2013\u2014\uff1a\uff1f\uff01])"
+_WORD_VALUE = (
+    r"(?:\$?\{[^\s{}]{1,200}+\}|\{\{[^{}\n]{1,200}+\}\}|<[^\s<>]{1,200}+>"
+    rf"|(?!{_PROSE_START})[^\s\"'`,;(){{}}\[\]<>|]{{6,200}}+)"
+)
+# A word's value may follow a field's description's first word or an authorization's scheme
+# (``password: Required: <value>``, ``token: Bearer <value>``): read past them, once.
+_BEFORE_WORD = rf"(?(q)|(?(block)|(?:(?:{_PROSE_START}|bearer|basic)[ \t]{{1,8}}+)?))"
+_VALUE = rf"{_BEFORE_WORD}(?P<secret>(?(q){_QUOTED_VALUE}|(?(block){_BLOCK_LINE}|{_WORD_VALUE})))"
+# Where the value ends: its closing quote (a triple quote's, or its line's end), and no call or
+# longer word after it.
+_VALUE_END = r"(?(q)(?(triple)(?:(?P=q)|(?=\r?\n|\Z))|(?P=q)(?:u8)?))(?![(\w])"
+
+# key = value, or an XML element's text: <password>…</password>
+KEY_ASSIGNED = re.compile(
+    rf"(?:(?P<cell>{_CELL_START})|(?P<span>(?<=`)))?"
+    rf"(?:{_KEY_NAME})(?:(?![a-z0-9_])|(?=_{{1,3}}+(?![a-z0-9_])))"
+    rf"(?:(?P<element>>)|(?:[\"']|(?(span)`|(?(cell)`))|{_KEY_CLOSED})?{_ASSIGNED}{_OPENING})"
+    rf"{_VALUE}(?(element)</|{_VALUE_END})"
+)
+# Where each of ``KEY_ASSIGNED``'s matches starts, in the lower-cased text.
+KEY_ANCHORS = ("pass", "pwd", "secret", "api", "access", "private", "token")
+# An environment read's default under any name (``os.getenv("STRIPE", "…")``, ``${STRIPE:-…}``).
+ENV_DEFAULT = re.compile(rf"(?:{_ENV_READ}|{_SHELL_DEFAULT}){_OPENING}{_VALUE}{_VALUE_END}")
+ENV_ANCHORS = ("env", "${")
