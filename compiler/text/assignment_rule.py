@@ -18,7 +18,8 @@ _KEY_NAME = (
 
 # An assignment's key may end a longer name (``DB_PASSWORD``, ``GITHUB_TOKEN``), glued too where
 # the key is no English word's end (``PGPASSWORD``, ``dbPassword``, ``csrftoken``; not ``bypass``).
-GLUED_KEY = re.compile(r"[^\W_](?!pass(?:word|wd)|pwd|secret|token)")
+_GLUEABLE = r"pass(?:word|wd)|pwd|secret|token"
+GLUED_KEY = re.compile(rf"[^\W_](?!{_GLUEABLE})")
 # The operator, past a type annotation (``password: string = "…"``), and past an environment
 # read whose default is the value (``os.getenv("PW", "…")``, ``process.env.PW || "…"``).
 _TYPE = r"&?[a-z_][\w.]{0,40}+(?:[\[<][^\]>\n]{0,80}+[\]>])?"
@@ -41,18 +42,26 @@ _SHELL_DEFAULT = r"\$\{\w{1,80}+:?[-=]"
 _YAML_PROPERTY = (
     r"(?:&[\w-]{1,40}+[ \t]++|!![a-z]{1,20}+[ \t]++|!(?!vault\b)[\w!/:.-]{1,40}+[ \t]++(?=[|>]))"
 )
-# Where a table's cell starts, the key alone in it (``cell``), bold or a code span too; a key
-# alone in a code span elsewhere is ``span``.
 # What closes a key written in Markdown: emphasis (``*password*``, ``_password_``, Slack's bold),
 # strikethrough, a link's destination (``[password](#pw)``).
 _KEY_CLOSED = r"\*{1,3}+|_{1,3}+|~~|\]\([^()\s]{0,200}+\)"
-_CELL_START = r"(?<=\|)|(?<=\|[ \t`])|(?<=\|[ \t]`)|(?<=\|\*\*)|(?<=\|[ \t]\*\*)"
+# A table's cell holding only the key, bold or a code span too, after any name as elsewhere
+# (``| DB_PASSWORD |``, ``| `OPENAI_API_KEY` |``, ``| PGPASSWORD |``): the key is followed by the
+# cell's end, then what is before it back to the cell's ``|`` is read (``cell``) by a lookbehind
+# per length of the name (a lookbehind is fixed-width), tried only when that end is there. A key
+# alone in a code span elsewhere is ``span``.
+_CELL_END = rf"(?=(?:{_KEY_NAME})(?:`|\*\*)?[ \t]*+\|)"
+_CELL_START = "|".join(
+    rf"(?<=\|{mark}[\w.-]{{{length}}})"
+    for length in range(41)
+    for mark in ("", "[ \t`]", "[ \t]`", r"\*\*", r"[ \t]\*\*")
+)
 # The operator, in the full-width forms a CJK keyboard types too (``：``, ``＝``), and a blank
 # after it a no-break or ideographic space as well; in Markdown it may be bold (``**password:**``).
 # A table's cell holding only the key name (``cell``) is assigned the next cell:
 # ``| password | … |``.
 _ASSIGNED = (
-    r"(?(cell)[ \t]{0,8}\||"
+    r"(?(cell)[ \t]{0,80}+\||"
     rf"(?:[ \t]{{0,8}}:[ \t]{{0,8}}{_TYPE}[ \t]{{0,8}}=(?![=>])"
     r"|[ \t]{0,8}(?:=>|:=|[:=\uff1a\uff1d]))(?:\*\*)?)"
     rf"[ \t\u00a0\u3000]{{0,8}}(?:{_YAML_PROPERTY}{{1,2}}+)?(?:[\w.]{{0,40}}?{_ENV_READ})?"
@@ -95,7 +104,7 @@ _VALUE_END = r"(?(q)(?(triple)(?:(?P=q)|(?=\r?\n|\Z))|(?P=q)(?:u8)?))(?![(\w])"
 
 # key = value, or an XML element's text: <password>…</password>
 KEY_ASSIGNED = re.compile(
-    rf"(?:(?P<cell>{_CELL_START})|(?P<span>(?<=`)))?"
+    rf"(?:{_CELL_END}(?P<cell>{_CELL_START})|(?P<span>(?<=`)))?"
     rf"(?:{_KEY_NAME})(?:(?![a-z0-9_])|(?=_{{1,3}}+(?![a-z0-9_])))"
     rf"(?:(?P<element>>)|(?:[\"']|(?(span)`|(?(cell)`))|{_KEY_CLOSED})?{_ASSIGNED}{_OPENING})"
     rf"{_VALUE}(?(element)</|{_VALUE_END})"
