@@ -10,15 +10,23 @@ import re
 
 # A name ending in ``secret`` or ``token`` is one of them (``client_secret``, ``auth_token``,
 # ``refresh-token``, ``csrftoken``: ``GLUED_KEY``); only the keys ending otherwise are named:
-# each is an anchor, a search of the whole text.
+# each is an anchor, a search of the whole text. An HTTP ``Authorization`` header's value follows
+# its scheme (``Bearer``, ``Basic``: ``_BEFORE_WORD``). "Password" in a few languages whose
+# users write notes in their own: Chinese, Japanese, Korean, Russian, Spanish, and German and
+# French from ``pass`` (``Passwort``, ``mot de passe``); each is one more search of every text,
+# so the list stays short. A key in a script without case may be glued to the name before it
+# (``数据库密码``).
+_PASSWORD_CASELESS = r"密[码碼]|パスワード|비밀번호"
+_PASSWORD_WORLDWIDE = rf"{_PASSWORD_CASELESS}|пароль|contraseña"
 _KEY_NAME = (
-    r"pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?key)?|api[_-]?key|apikey|access[_-]?key"
-    r"|private[_-]?key|token"
+    r"pass(?:word|wd|phrase|wort|e)?|pwd|secret(?:[_-]?key(?:[_-]?base)?)?|api[_-]?key|apikey"
+    r"|access[_-]?key|private[_-]?key|(?:signing|encryption)[_-]?key|credentials?|token"
+    rf"|authorization|{_PASSWORD_WORLDWIDE}"
 )
 
 # An assignment's key may end a longer name (``DB_PASSWORD``, ``GITHUB_TOKEN``), glued too where
 # the key is no English word's end (``PGPASSWORD``, ``dbPassword``, ``csrftoken``; not ``bypass``).
-_GLUEABLE = r"pass(?:word|wd)|pwd|secret|token"
+_GLUEABLE = rf"pass(?:word|wd)|pwd|secret|token|{_PASSWORD_CASELESS}"
 GLUED_KEY = re.compile(rf"[^\W_](?!{_GLUEABLE})")
 # The operator, past a type annotation (``password: string = "…"``), and past an environment
 # read whose default is the value (``os.getenv("PW", "…")``, ``process.env.PW || "…"``).
@@ -90,9 +98,11 @@ _BLOCK_LINE = r"\S[^\r\n]{4,198}?\S(?=[ \t]*+(?:\r?\n|\Z))"
 # ``Expired!``, ``Required—min``, ``token:`` again, in full-width forms too) begins prose, a
 # field's description.
 _PROSE_START = r"[^\W\d_]++(?:[:?!]++(?!\S)|[\u2013\u2014\uff1a\uff1f\uff01])"
+# A word ends before a line end or tab written as an escape inside a string
+# (``b"Authorization: Bearer someone\r\n"``).
 _WORD_VALUE = (
     r"(?:\$?\{[^\s{}]{1,200}+\}|\{\{[^{}\n]{1,200}+\}\}|<[^\s<>]{1,200}+>"
-    rf"|(?!{_PROSE_START})[^\s\"'`,;(){{}}\[\]<>|]{{6,200}}+)"
+    rf"|(?!{_PROSE_START})(?:[^\s\"'`,;(){{}}\[\]<>|\\]|\\(?![rnt])){{6,200}}+)"
 )
 # A word's value may follow a field's description's first word or an authorization's scheme
 # (``password: Required: <value>``, ``token: Bearer <value>``): read past them, once.
@@ -110,7 +120,21 @@ KEY_ASSIGNED = re.compile(
     rf"{_VALUE}(?(element)</|{_VALUE_END})"
 )
 # Where each of ``KEY_ASSIGNED``'s matches starts, in the lower-cased text.
-KEY_ANCHORS = ("pass", "pwd", "secret", "api", "access", "private", "token")
+KEY_ANCHORS = (
+    *("pass", "pwd", "secret", "api", "access", "private", "token", "signing", "encryption"),
+    *("credential", "authorization", "密", "パスワード", "비밀번호", "пароль", "contraseña"),
+)
 # An environment read's default under any name (``os.getenv("STRIPE", "…")``, ``${STRIPE:-…}``).
 ENV_DEFAULT = re.compile(rf"(?:{_ENV_READ}|{_SHELL_DEFAULT}){_OPENING}{_VALUE}{_VALUE_END}")
 ENV_ANCHORS = ("env", "${")
+# A password given to a command as an option: ``curl -u user:…`` (``--user``), ``mysql -p…``
+# (glued: ``-p`` alone asks for it), ``sshpass -p …``, the option within 20 arguments of the
+# command, over a line continuation too.
+_ARGUMENT_GAP = r"(?:[ \t]*+\\\r?\n)?[ \t]++"
+_ARGUMENTS = rf"(?:{_ARGUMENT_GAP}[^\s|;&]++){{0,20}}?{_ARGUMENT_GAP}"
+COMMAND_LINE = re.compile(
+    rf"(?:curl{_ARGUMENTS}(?:-u|--user)(?P<user>)(?:[ \t]++|=)?"
+    rf"|mysql[\w-]*+{_ARGUMENTS}-p|sshpass{_ARGUMENTS}-p[ \t]*+)"
+    r"(?P<q>[\"']?)(?(user)[^\s:\"']{1,80}+:)(?P<secret>[^\s\"']{6,200}+)(?P=q)(?![^\s;|&)])"
+)
+COMMAND_ANCHORS = ("curl", "mysql", "sshpass")

@@ -153,6 +153,15 @@ RULES: tuple[Rule, ...] = (
         plausible=secret_values.real_looking,
     ),
     Rule(
+        "secret-assignment",
+        "a password given to a command",
+        assignment_rule.COMMAND_LINE,
+        assignment_rule.COMMAND_ANCHORS,
+        fold=True,
+        plausible=secret_values.plausible_value,
+        inside_word=_WORD,
+    ),
+    Rule(
         "url-password",
         "a password inside a URL",
         re.compile(r"://[^\s:/@\"'`]*:(?P<secret>[^\s:/@\"'`]{3,}+)@"),
