@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from hotplex.text import secret_values
+
 # A name ending in ``secret`` or ``token`` is one of them (``client_secret``, ``auth_token``,
 # ``refresh-token``, ``csrftoken``: ``GLUED_KEY``); only the keys ending otherwise are named:
 # each is an anchor, a search of the whole text. An HTTP ``Authorization`` header's value follows
@@ -44,11 +46,16 @@ _ENV_READ = (
 )
 # A shell's (and a compose file's) default: ``${SERVICE_AUTH:-…}``, ``${SERVICE_AUTH:=…}``.
 _SHELL_DEFAULT = r"\$\{\w{1,80}+:?[-=]"
+# A word ahead that looks random (``secret_values.MIXED_RUN``), where only such a value is read.
+_RANDOM_WORD_AHEAD = rf"(?=[^\s\"'`]{{0,200}}?{secret_values.MIXED_RUN})"
 # A YAML property before the value, what it is and not the value: an anchor (``&pw``), a
-# standard tag (``!!str``), any tag but Ansible's ``!vault`` before a block (``!secret |``). A
-# custom tag before a word names where the value is (Home Assistant's ``!secret db_password``).
+# standard or verbatim tag (``!!str``, ``!<tag:yaml.org,2002:str>``), any tag but Ansible's
+# ``!vault`` before a block (``!secret |``). A custom tag before a word mostly names where the
+# value is (Home Assistant's ``!secret db_password``): past it only a random-looking word is read
+# (``!Secret Xk9mP2vL8qR4wz``).
 _YAML_PROPERTY = (
-    r"(?:&[\w-]{1,40}+[ \t]++|!![a-z]{1,20}+[ \t]++|!(?!vault\b)[\w!/:.-]{1,40}+[ \t]++(?=[|>]))"
+    r"(?:&[\w-]{1,40}+[ \t]++|!(?:![a-z]{1,20}+|<[^<>\s]{1,80}+>)[ \t]++"
+    rf"|!(?!vault\b)[\w!/:.-]{{1,40}}+[ \t]++(?=[|>]|{_RANDOM_WORD_AHEAD}))"
 )
 # What closes a key written in Markdown: emphasis (``*password*``, ``_password_``, Slack's bold),
 # strikethrough, a link's destination (``[password](#pw)``).
@@ -85,6 +92,7 @@ _ASSIGNED = (
 _OPENING = (
     r"(?:(?P<block>[|>](?:[1-9][-+]?|[-+][1-9]?)?[ \t]*+(?:#[^\n]*+)?"
     r"\r?\n(?:[ \t>]*+\r?\n)*+[ \t>]*+(?<=[ \t]))"
+    rf"|(?<=[:\uff1a])[ \t]*+\r?\n[ \t]++(?={_RANDOM_WORD_AHEAD}\S{{6,200}}+[ \t]*+(?:\r?\n|\Z))"
     r"|(?:(?P<interpolated>[rb]?f[rb]?|\$@?|@\$)|[rbu]{1,2}+#{0,3}+|u8|l|@)?(?P<q>[\"'`])"
     r"(?P<triple>(?<=[\"'])(?P=q){2}+(?:[ \t]*+\r?\n[ \t]*+)?)?)?"
 )

@@ -31,7 +31,8 @@ _WRAPPED = re.compile(r"^[$<%{\[(]|\*\*\*")
 PLACEHOLDER_OR_MASK = re.compile(rf"{_PLACEHOLDER_WORD.pattern}|\*\*\*", re.IGNORECASE)
 # What a real value has and a name lacks: a digit run followed by letters twice in one word
 # (``Xk9mP2vL``); a name has one at most (``DB_PASSWORD2``, ``b64encode``, ``k8s``, ``x509v3``).
-_MIXED = re.compile(r"[0-9]++[a-z]++[0-9]++[a-z]", re.IGNORECASE)
+MIXED_RUN = r"[0-9]++[a-z]++[0-9]++[a-z]"
+_MIXED = re.compile(MIXED_RUN, re.IGNORECASE)
 # What a value is, not the value: a YAML tag (``password: !vault |``, the value on the lines
 # after) or alias (``*db_password``), a path (``PWD=/home/dev``, ``password_file=~/.pgpass``,
 # ``./secrets/token``, ``C:\Users\dev``), a duration (``1h30m``), a colour (``#3b82f6``), a
