@@ -7,6 +7,7 @@ A leaf beside ``secret_rules``, which judges each match of its rules with these.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 
@@ -97,6 +98,29 @@ def _passphrase(words: list[str]) -> bool:
     )
 
 
+# A word's humps as an identifier is split: a capital and small letters, or capitals alone.
+_HUMP = re.compile(r"[A-Z]?[a-z]++|[A-Z]++(?![a-z])")
+
+
+def _drawn_letters(word: str) -> bool:
+    """Twenty ASCII letters or more, of both cases, at most one in five a vowel, and the cases
+    mixed as no identifier mixes them: changing at every other letter or more, or in humps of
+    three or more with no vowel (``Kjhq``, ``Ncbv``) as many as the others
+    (``KjhqWepoIzmxNcbvTrewQasdfGhjklZxc``): a key drawn at random from the letters. Words and
+    identifiers (``getUserPasswordFromVault``, ``SQLGetConnectAttrStr``) have a vowel in each
+    hump but an abbreviation's. Shorter runs of letters and runs of one case stay names; a value
+    of digits only (a port, a PIN in a manual, a year) and a lone word (``letmein``) are never
+    told from ordinary text by their characters, and are not found."""
+    if len(word) < 20 or not (word.isascii() and word.isalpha()) or word.islower():
+        return False
+    if sum(c in "aeiouAEIOU" for c in word) * 5 > len(word):
+        return False
+    changes = sum(a.isupper() != b.isupper() for a, b in itertools.pairwise(word))
+    humps = [h for h in _HUMP.findall(word) if len(h) > 2 and not h.isupper()]
+    silent = sum(not any(c in "aeiouy" for c in h.lower()) for h in humps)
+    return changes * 2 >= len(word) - 1 or (silent >= 3 and silent * 2 >= len(humps))
+
+
 def plausible_value(secret: str) -> bool:
     """A value assigned to a key name: real-looking, a passphrase, or one word with a digit or a
     symbol that is no placeholder, kind of value, numbered name or prose."""
@@ -106,8 +130,10 @@ def plausible_value(secret: str) -> bool:
             _PLACEHOLDER_WORD.search(secret) is None and _passphrase(words)
         )
     word = words[0]  # a quoted one without the blanks around it
-    if word.isdigit() or not _has_digit_or_symbol(word) or len(set(word)) < 3:
+    if word.isdigit() or len(set(word)) < 3:
         return False
+    if not _has_digit_or_symbol(word):
+        return _drawn_letters(word) and _PLACEHOLDER_WORD.search(word) is None
     if _MIXED.search(word):
         return real_looking(word)
     return not (

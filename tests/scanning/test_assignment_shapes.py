@@ -144,6 +144,11 @@ FOUND = [
     (f"пароль: {VALUE}", VALUE),
     (f"Mot de passe : {VALUE}", VALUE),
     (f"contraseña: {VALUE}", VALUE),
+    # A value of letters only that reads as drawn at random (adversary21 D4).
+    ('api_key = "KjhqWepoIzmxNcbvTrewQasdfGhjklZxc"', "KjhqWepoIzmxNcbvTrewQasdfGhjklZxc"),
+    ("token: KjhqWepoIzmxNcbvTrewQasdfGhjklZxc", "KjhqWepoIzmxNcbvTrewQasdfGhjklZxc"),
+    ('password = "KjhqWepoIzmxNcbvTrewQ"', "KjhqWepoIzmxNcbvTrewQ"),
+    ("SECRET_KEY=qWzRtYpLkJhGfDsMnBvCxZ", "qWzRtYpLkJhGfDsMnBvCxZ"),
     # Weak passwords stay secrets beside the names below (adversary D4).
     ("password: Summer-2024", "Summer-2024"),
     ("password: admin_2024", "admin_2024"),
@@ -252,6 +257,18 @@ CLEAN = [
     "пароль: не менее 12 символов",
     "Le mot de passe : doit contenir 12 caractères",
     "秘密：这是第3个",
+    # Letters that read as words or an identifier; digits only; a lone word (adversary21 D4).
+    "password = getUserPasswordFromVault",
+    'token = "XMLHttpRequestTokenProvider"',
+    'api_key = "SQLGetConnectAttrStrValue"',
+    "token: vcWindBarbTickLengthF",
+    "password: TheQuickBrownFoxJumpsOverTheLazyDog",
+    'api_key = "XXXXXXXXXXXXXXXXXXXXXXXXXXXX"',
+    'token = "KjhqWepoIzmxNcbv"',
+    'password = "kjhqwepoizmxncbvtrewqasdf"',
+    'password = "83749261"',
+    'password = "letmein"',
+    "Passwort: Datenbankverbindungspasswort",
     # Counts in CJK prose, versions, model names, dates, sizes (adversary D4).
     "密码：请在第3步设置",
     "令牌：每天更新2次",
