@@ -13,8 +13,8 @@ from hotplex.text import secret_values
 # A name ending in ``secret`` or ``token`` is one of them (``client_secret``, ``auth_token``,
 # ``refresh-token``, ``csrftoken``: ``GLUED_KEY``); only the keys ending otherwise are named:
 # each is an anchor, a search of the whole text. An HTTP ``Authorization`` header's value follows
-# its scheme (``Bearer``, ``Basic``: ``_BEFORE_WORD``). "Password" in a few languages whose
-# users write notes in their own: Chinese, Japanese, Korean, Russian, Spanish, and German and
+# its scheme (``Bearer``, ``Basic``, ``Token``: ``_BEFORE_WORD``). "Password" in a few languages
+# whose users write notes in their own: Chinese, Japanese, Korean, Russian, Spanish, and German and
 # French from ``pass`` (``Passwort``, ``mot de passe``); each is one more search of every text,
 # so the list stays short. A key in a script without case may be glued to the name before it
 # (``数据库密码``).
@@ -60,16 +60,15 @@ _YAML_PROPERTY = (
 # What closes a key written in Markdown: emphasis (``*password*``, ``_password_``, Slack's bold),
 # strikethrough, a link's destination (``[password](#pw)``).
 _KEY_CLOSED = r"\*{1,3}+|_{1,3}+|~~|\]\([^()\s]{0,200}+\)"
-# A table's cell holding only the key, bold or a code span too, after any name as elsewhere
-# (``| DB_PASSWORD |``, ``| `OPENAI_API_KEY` |``, ``| PGPASSWORD |``): the key is followed by the
-# cell's end, then what is before it back to the cell's ``|`` is read (``cell``) by a lookbehind
-# per length of the name (a lookbehind is fixed-width), tried only when that end is there. A key
-# alone in a code span elsewhere is ``span``.
-_CELL_END = rf"(?=(?:{_KEY_NAME})(?:`|\*\*)?[ \t]*+\|)"
+# A table's cell holding only the key, emphasised or a code span too (a margin of up to four
+# blanks and marks), after any name as elsewhere (``| DB_PASSWORD |``, ``| `OPENAI_API_KEY` |``,
+# ``| PGPASSWORD |``): the key is followed by the cell's end, then what is before it back to the
+# cell's ``|`` is read (``cell``) by a lookbehind per length of the name (a lookbehind is
+# fixed-width), tried only when that end is there. A key alone in a code span elsewhere is
+# ``span``.
+_CELL_END = rf"(?=(?:{_KEY_NAME})(?:`|{_KEY_CLOSED})?[ \t]*+\|)"
 _CELL_START = "|".join(
-    rf"(?<=\|{mark}[\w.-]{{{length}}})"
-    for length in range(41)
-    for mark in ("", "[ \t`]", "[ \t]`", r"\*\*", r"[ \t]\*\*")
+    rf"(?<=\|[ \t`*~]{{{margin}}}[\w.-]{{{length}}})" for length in range(41) for margin in range(5)
 )
 # The operator, in the full-width forms a CJK keyboard types too (``：``, ``＝``), and a blank
 # after it a no-break or ideographic space as well; in Markdown it may be bold (``**password:**``).
@@ -92,7 +91,8 @@ _ASSIGNED = (
 _OPENING = (
     r"(?:(?P<block>[|>](?:[1-9][-+]?|[-+][1-9]?)?[ \t]*+(?:#[^\n]*+)?"
     r"\r?\n(?:[ \t>]*+\r?\n)*+[ \t>]*+(?<=[ \t]))"
-    rf"|(?<=[:\uff1a])[ \t]*+\r?\n[ \t]++(?={_RANDOM_WORD_AHEAD}\S{{6,200}}+[ \t]*+(?:\r?\n|\Z))"
+    r"|(?<=[:\uff1a])(?:[ \t]++#[^\r\n]*+)?(?:[ \t]*+\r?\n)++[ \t]++"
+    rf"(?={_RANDOM_WORD_AHEAD}\S{{6,200}}+[ \t]*+(?:\r?\n|\Z))"
     r"|(?:(?P<interpolated>[rb]?f[rb]?|\$@?|@\$)|[rbu]{1,2}+#{0,3}+|u8|l|@)?(?P<q>[\"'`])"
     r"(?P<triple>(?<=[\"'])(?P=q){2}+(?:[ \t]*+\r?\n[ \t]*+)?)?)?"
 )
@@ -114,7 +114,7 @@ _WORD_VALUE = (
 )
 # A word's value may follow a field's description's first word or an authorization's scheme
 # (``password: Required: <value>``, ``token: Bearer <value>``): read past them, once.
-_BEFORE_WORD = rf"(?(q)|(?(block)|(?:(?:{_PROSE_START}|bearer|basic)[ \t]{{1,8}}+)?))"
+_BEFORE_WORD = rf"(?(q)|(?(block)|(?:(?:{_PROSE_START}|bearer|basic|token)[ \t]{{1,8}}+)?))"
 _VALUE = rf"{_BEFORE_WORD}(?P<secret>(?(q){_QUOTED_VALUE}|(?(block){_BLOCK_LINE}|{_WORD_VALUE})))"
 # Where the value ends: its closing quote (a triple quote's, or its line's end), and no call or
 # longer word after it.
@@ -135,13 +135,13 @@ KEY_ANCHORS = (
 # An environment read's default under any name (``os.getenv("STRIPE", "…")``, ``${STRIPE:-…}``).
 ENV_DEFAULT = re.compile(rf"(?:{_ENV_READ}|{_SHELL_DEFAULT}){_OPENING}{_VALUE}{_VALUE_END}")
 ENV_ANCHORS = ("env", "${")
-# A password given to a command as an option: ``curl -u user:…`` (``--user``), ``mysql -p…``
-# (glued: ``-p`` alone asks for it), ``sshpass -p …``, the option within 20 arguments of the
-# command, over a line continuation too.
+# A password given to a command as an option: ``curl -u user:…`` (``-su``, ``--user``),
+# ``mysql -p…`` (glued: ``-p`` alone asks for it), ``sshpass -p …``, the option within 20
+# arguments of the command, over a line continuation too.
 _ARGUMENT_GAP = r"(?:[ \t]*+\\\r?\n)?[ \t]++"
 _ARGUMENTS = rf"(?:{_ARGUMENT_GAP}[^\s|;&]++){{0,20}}?{_ARGUMENT_GAP}"
 COMMAND_LINE = re.compile(
-    rf"(?:curl{_ARGUMENTS}(?:-u|--user)(?P<user>)(?:[ \t]++|=)?"
+    rf"(?:curl{_ARGUMENTS}(?:-[a-z]{{0,8}}?u|--user)(?P<user>)(?:[ \t]++|=)?"
     rf"|mysql[\w-]*+{_ARGUMENTS}-p|sshpass{_ARGUMENTS}-p[ \t]*+)"
     r"(?P<q>[\"']?)(?(user)[^\s:\"']{1,80}+:)(?P<secret>[^\s\"']{6,200}+)(?P=q)(?![^\s;|&)])"
 )

@@ -111,6 +111,7 @@ def _drawn_letters(word: str) -> bool:
     hump but an abbreviation's. Shorter runs of letters and runs of one case stay names; a value
     of digits only (a port, a PIN in a manual, a year) and a lone word (``letmein``) are never
     told from ordinary text by their characters, and are not found."""
+    word = word.rstrip(".")  # a sentence's end
     if len(word) < 20 or not (word.isascii() and word.isalpha()) or word.islower():
         return False
     if sum(c in "aeiouAEIOU" for c in word) * 5 > len(word):
