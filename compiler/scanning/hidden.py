@@ -412,10 +412,9 @@ def _excerpt(redactor: secrets.Redactor, match: Match) -> str:
     """The line around the characters, a secret in it redacted before the cut (``Redactor``)."""
     text, start, end = redactor.text, match.start, match.stop
     # The line's ends are looked for within the context alone: a line may be a megabyte.
-    line_start = text.rfind("\n", max(start - _CONTEXT, 0), start) + 1
-    first = max(line_start, start - _CONTEXT)
+    first = max(text.rfind("\n", max(start - _CONTEXT, 0), start) + 1, start - _CONTEXT)
     line_end = text.find("\n", end, end + _CONTEXT)
-    last = line_end if line_end >= 0 else min(end + _CONTEXT, len(text))
+    last = line_end if line_end >= 0 else end + _CONTEXT
     run = "".join(f"<{code_point(c)}>" for c in match.chars[:_SHOWN])
     if len(match.chars) > _SHOWN:
         run += f"…({len(match.chars)} characters)"
