@@ -14,9 +14,10 @@ import re
 from collections.abc import Callable
 
 # A key's first character may not follow a letter or digit (``desk_live_…``, ``heyJ…``); a
-# ``_`` or ``-`` before it too where the prefix could end a longer name (``my_npm_…``) or the
-# body may hold the prefix again (``glpat-glpat-…``, ``eyJeyJ…``): each place in one run tried
-# would read the run to its end again, its length squared.
+# ``_`` or ``-`` before it too where the body may hold the prefix again (``glpat-glpat-…``,
+# ``eyJeyJ…``): each place in one run tried would read the run to its end again, its length
+# squared. After a key, a character of its body's alphabet makes it a longer word; a ``_``
+# after a body without one may close emphasis (``_sk_live_…_``).
 _ALNUM = re.compile(r"[^\W_]")
 _WORD = re.compile(r"[\w-]")
 _END = r"(?![A-Za-z0-9_-])"
@@ -38,6 +39,15 @@ def _random_after(prefix: int) -> Callable[[str], bool]:
     return random
 
 
+def _random_letters(secret: str) -> bool:
+    """A Hugging Face token's 34 letters or more, drawn at random: capitals and small letters
+    a quarter of them each at least (a token fails that once in a thousand), which a name in
+    camel case (``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``, a capital a word) lacks."""
+    body = secret[len("hf_") :]
+    capitals = sum(c.isupper() for c in body)
+    return min(capitals, len(body) - capitals) >= len(body) // 4 and not _STAND_IN.search(body)
+
+
 def _token_header(secret: str) -> bool:
     """A JSON Web Token's header, decoded, is a JSON object naming its algorithm (``alg``)."""
     import base64  # here: a text holding no token never loads them
@@ -57,7 +67,7 @@ KEYS: tuple[dict[str, object], ...] = (
     {
         "name": "stripe-api-key",
         "description": "a Stripe live secret or restricted key",
-        "pattern": re.compile(r"[sr]k_live_[A-Za-z0-9]{24,}+" + _END),
+        "pattern": re.compile(r"[sr]k_live_[A-Za-z0-9]{24,}+"),
         "anchors": ("sk_live_", "rk_live_"),
         "plausible": _random_after(len("sk_live_")),
         "inside_word": _ALNUM,
@@ -73,10 +83,10 @@ KEYS: tuple[dict[str, object], ...] = (
     {
         "name": "huggingface-token",
         "description": "a Hugging Face access token",
-        "pattern": re.compile(r"hf_[A-Za-z]{34,}+" + _END),
+        "pattern": re.compile(r"hf_[A-Za-z]{34,}+(?![0-9])"),
         "anchors": ("hf_",),
-        "plausible": _random_after(len("hf_")),
-        "inside_word": _WORD,
+        "plausible": _random_letters,
+        "inside_word": _ALNUM,
     },
     {
         "name": "gitlab-token",
@@ -89,10 +99,10 @@ KEYS: tuple[dict[str, object], ...] = (
     {
         "name": "npm-token",
         "description": "an npm access token",
-        "pattern": re.compile(r"npm_[A-Za-z0-9]{36}" + _END),
+        "pattern": re.compile(r"npm_[A-Za-z0-9]{36}+(?![A-Za-z0-9])"),
         "anchors": ("npm_",),
         "plausible": _random_after(len("npm_")),
-        "inside_word": _WORD,
+        "inside_word": _ALNUM,
     },
     {
         "name": "sendgrid-api-key",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hotplex.build import Request, run
 from hotplex.errors import EXIT_CONFIG, HotplexError
+from hotplex.scanning import secrets
 from hotplex.text import secret_rules, vendor_keys
 from hotplex_testing import FAKE_SECRETS
 
@@ -43,6 +44,27 @@ def test_each_vendor_key_is_found_where_a_key_is_pasted(rule, written):
     assert found(written.format(key=key)) == [(rule, key)]
 
 
+@pytest.mark.parametrize("rule", VENDOR)
+@pytest.mark.parametrize(
+    "disguise",
+    [
+        lambda key: f"*{key}*",  # emphasis
+        lambda key: f"**{key}**",
+        lambda key: key.replace("_", "\\_"),  # a Markdown escape an editor wrote
+        lambda key: f"{key[:8]}\u200b{key[8:]}",  # a zero-width space read as nothing
+        lambda key: f"{key[:8]}&#8203;{key[8:]}",
+    ],
+)
+def test_a_vendor_key_is_found_however_it_is_written(rule, disguise):
+    written = disguise(FAKE_SECRETS[rule])
+    assert [f.match.rule.name for f in secrets.matches(f"key {written} here")] == [rule]
+
+
+@pytest.mark.parametrize("rule", ["stripe-api-key", "huggingface-token", "npm-token"])
+def test_a_key_whose_body_holds_no_underscore_is_found_in_underscore_emphasis(rule):
+    assert found(f"_{FAKE_SECRETS[rule]}_") == [(rule, FAKE_SECRETS[rule])]
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -68,6 +90,7 @@ def test_each_vendor_key_is_found_where_a_key_is_pasted(rule, written):
         # names and words that start like a prefix
         "npm_config_registry npm_package_version heyJude desk_" + "live_" + "a1B2" * 6,
         "hf_" + "transformersmodelloadingpipelineconfig",
+        "hf_" + "AutoModelForSequenceClassificationX",  # camel case: a capital a word
         "from hf_hub_download import x; hf_" + "HubDownloadConfigurationSettingsX",
         # base64 of JSON that is no token: no "alg" in the first part
         "eyJ" + "uYW1lIjoiYWxpY2UiLCJhZ2UiOjMwfQ.eyJ" + "uYW1lIjoiYm9iIn0.c2lnbmF0dXJlc2lnbmF0dXJl",
