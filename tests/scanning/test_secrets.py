@@ -432,6 +432,11 @@ def test_the_manifest_can_allow_a_finding_by_rule_text_or_file(make_project, all
         ("Github-Token", "github-token"),
         (" github-token", "github-token"),
         ("SECRET ASSIGNMENT", "secret-assignment"),
+        # the other vendors' rules (adversary21 D5)
+        ("stripe_api_key", "stripe-api-key"),
+        ("google-api-keys", "google-api-key"),
+        ("hugingface-token", "huggingface-token"),
+        ("JWT", "jwt"),
     ],
 )
 def test_a_misspelt_rule_name_in_allow_is_a_config_error(make_project, entry, rule):

@@ -5,19 +5,10 @@ from __future__ import annotations
 
 import pytest
 from hotplex.build import Request, run
-from hotplex.errors import EXIT_CONFIG, HotplexError
+from hotplex.errors import HotplexError
 from hotplex.scanning import secrets
 from hotplex.text import secret_rules, vendor_keys
-from hotplex_testing import FAKE_SECRETS
-
-MANIFEST = """\
-[variants]
-platforms = ["slack"]
-
-[[target]]
-name = "cc"
-worker = "claude-code"
-"""
+from hotplex_testing import CC_MANIFEST, FAKE_SECRETS
 
 VENDOR = sorted(key["name"] for key in vendor_keys.KEYS)  # type: ignore[type-var]
 JWT = FAKE_SECRETS["jwt"]
@@ -121,27 +112,9 @@ def test_every_anchor_is_searched_where_it_starts():
 @pytest.mark.parametrize("rule", VENDOR)
 def test_a_vendor_rule_is_allowed_by_name(make_project, rule):
     files = {"agent-configs/USER.md": f"- deploy key {FAKE_SECRETS[rule]}\n"}
-    root = make_project(files, manifest=MANIFEST)
+    root = make_project(files, manifest=CC_MANIFEST)
     with pytest.raises(HotplexError) as caught:
         run(Request(root))
     assert f"(rule {rule})" in caught.value.render()
-    root.joinpath("hotplex.toml").write_text(f'[secrets]\nallow = ["{rule}"]\n' + MANIFEST)
+    root.joinpath("hotplex.toml").write_text(f'[secrets]\nallow = ["{rule}"]\n' + CC_MANIFEST)
     assert run(Request(root)).jobs
-
-
-@pytest.mark.parametrize(
-    ("entry", "rule"),
-    [
-        ("stripe_api_key", "stripe-api-key"),
-        ("google-api-keys", "google-api-key"),
-        ("hugingface-token", "huggingface-token"),
-        ("JWT", "jwt"),
-    ],
-)
-def test_a_misspelt_vendor_rule_is_a_config_error(make_project, entry, rule):
-    root = make_project(manifest=f'[secrets]\nallow = ["{entry}"]\n' + MANIFEST)
-    with pytest.raises(HotplexError) as caught:
-        run(Request(root))
-    assert caught.value.exit_status == EXIT_CONFIG
-    (problem,) = caught.value.problems
-    assert problem.hint == f"did you mean '{rule}'?"
