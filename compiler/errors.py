@@ -138,10 +138,16 @@ class Problem:
             start = max(0, min(at - SHOWN // 2, len(line) - SHOWN))
             end = start + SHOWN
             # Only the window shown is read: a problem on a megabyte line costs its window.
-            window = line[start:end].replace("\t", " ")
-            column = at - start
-            before = "…" * (start > 0) + visible(redact_secrets(window[:column]))
-            after = visible(redact_secrets(window[column:])) + "…" * (end < len(line))
+            # Its secrets are found around it and redacted before the cut (adversary21 D2).
+            from hotplex.text.secret_rules import scan
+
+            around = max(0, start - SHOWN)
+            found = [(around + m.start, m.secret) for m in scan(line[around : end + SHOWN])]
+            column = min(at, len(line))
+            before = redacted(line, start, column, found).replace("\t", " ")
+            after = redacted(line, column, end, found).replace("\t", " ")
+            before = "…" * (start > 0) + visible(before)
+            after = visible(after) + "…" * (end < len(line))
             lines.append(f"    {before}{after}")
             lines.append("    " + " " * len(before) + "^")
         if self.hint:
@@ -226,6 +232,25 @@ def redact_secrets(text: str) -> str:
     for match in scan(text):
         text = text.replace(match.secret, redact(match.secret))
     return text
+
+
+def redacted(text: str, start: int, stop: int, secrets: Iterable[tuple[int, str]]) -> str:
+    """``text[start:stop]`` as an excerpt quotes it: each of ``secrets`` (where one starts in
+    ``text``, and it as written there, in order) that starts in it redacted whole, so the cut
+    keeps no piece of one; one that starts before it is the excerpt's before this, which shows
+    it, and is left out."""
+    from hotplex.text.secret_rules import redact
+
+    parts, at = [], start
+    for begin, secret in secrets:
+        end = begin + len(secret)
+        if end <= at or begin >= stop:
+            continue
+        if begin >= start:
+            parts += [text[at:begin], redact(secret)]
+        at = end
+    parts.append(text[at:stop])
+    return "".join(parts)
 
 
 def visible(text: str) -> str:

@@ -153,6 +153,19 @@ FAKE_SECRETS: dict[str, str] = {
     "private-key": "-----BEGIN OPENSSH " + "PRIVATE KEY-----",
     "secret-assignment": "pass" + 'word = "hotplex-Fake-7!"',
     "url-password": "postgres://app:" + "hotplexFake8@db.internal/app",
+    "stripe-api-key": "sk_" + "live_" + "hotplexFAKE9" * 2,
+    "google-api-key": "AI" + "za" + "hotplexFAKE1" * 2 + "hotplexFAK1",
+    "huggingface-token": "hf" + "_" + "hotplexFAKE" * 3 + "x",
+    "gitlab-token": "glpat" + "-" + "hotplexFAKE2" * 2,
+    "npm-token": "npm" + "_" + "hotplexFAKE3" * 3,
+    "sendgrid-api-key": "SG"
+    + "."
+    + "hotplexFAKE4hotplexFAK"
+    + "."
+    + "hotplexFAKE4" * 3
+    + "hotplex",
+    # {"alg":"HS256"}.{"sub":"hotplex"}.signature
+    "jwt": "eyJ" + "hbGciOiJIUzI1NiJ9" + ".eyJ" + "zdWIiOiJob3RwbGV4In0." + "hotplexFAKE5" * 2,
 }
 
 # An encrypted PEM key's layout (headers, a blank line, the base64 body), assembled as above.

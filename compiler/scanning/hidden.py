@@ -82,7 +82,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from hotplex.errors import Lines, Problem, Span, suggest
-from hotplex.scanning import as_read, bidi_marks, joiners, origins, rendered
+from hotplex.scanning import as_read, bidi_marks, joiners, origins, rendered, secrets
 from hotplex.scanning.ignorables import (
     CONTROL,
     INTENDED,
@@ -408,17 +408,17 @@ class Finding(NamedTuple):
         return f' that encode "{decoded}"' if decoded else ""
 
 
-def _excerpt(text: str, match: Match) -> str:
-    start, end = match.start, match.stop
+def _excerpt(redactor: secrets.Redactor, match: Match) -> str:
+    """The line around the characters, a secret in it redacted before the cut (``Redactor``)."""
+    text, start, end = redactor.text, match.start, match.stop
     # The line's ends are looked for within the context alone: a line may be a megabyte.
-    line_start = text.rfind("\n", max(start - _CONTEXT, 0), start) + 1
-    before = text[max(line_start, start - _CONTEXT) : start]
+    first = max(text.rfind("\n", max(start - _CONTEXT, 0), start) + 1, start - _CONTEXT)
     line_end = text.find("\n", end, end + _CONTEXT)
-    after = text[end : line_end if line_end >= 0 else end + _CONTEXT]
+    last = line_end if line_end >= 0 else end + _CONTEXT
     run = "".join(f"<{code_point(c)}>" for c in match.chars[:_SHOWN])
     if len(match.chars) > _SHOWN:
         run += f"…({len(match.chars)} characters)"
-    return visible(before) + run + visible(after)
+    return visible(redactor.excerpt(first, start)) + run + visible(redactor.excerpt(end, last))
 
 
 def _needles(text: str, match: Match) -> Iterator[tuple[str, int]]:
@@ -433,12 +433,12 @@ def _needles(text: str, match: Match) -> Iterator[tuple[str, int]]:
 def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Finding]:
     """The findings of ``text`` not allowed, each placed where its characters were written."""
     findings = []
-    places = Places()
+    places, redactor = Places(), secrets.Redactor(text)
     for match in scan(text):
         found = locate(text, match.start, _needles(text, match), origins, places)
         span = places.span(found, origins)
         # The line itself is not shown: a terminal would obey the characters it holds.
-        excerpt, size = _excerpt(text, match), match.stop - match.start
+        excerpt, size = _excerpt(redactor, match), match.stop - match.start
         finding = Finding(match.rule, match.chars, excerpt, _hidden_line(span), size)
         if not _allowed(allowance, finding):
             findings.append(finding)

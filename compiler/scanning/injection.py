@@ -68,7 +68,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from hotplex.errors import Problem, Span
-from hotplex.scanning import as_read, markers, role_lines, url_data, urls
+from hotplex.scanning import as_read, markers, role_lines, secrets, url_data, urls
 from hotplex.scanning.confusables import ascii_view, barred, placed_prototypes, skeleton
 from hotplex.scanning.markers import Candidate
 from hotplex.scanning.origins import (
@@ -383,6 +383,7 @@ def _label(text: str) -> str:
 class Finding(NamedTuple):
     rule: str
     text: str  # what matched
+    quoted: str  # what matched as the message quotes it: a secret reaching into it redacted
     span: Span
     host: str | None = None  # a URL rule's: the host the URL is fetched from
 
@@ -392,7 +393,7 @@ class Finding(NamedTuple):
         return len(self.text)
 
     def summary(self) -> str:
-        shown = self.text if len(self.text) <= 60 else self.text[:57] + "…"
+        shown = self.quoted if len(self.quoted) <= 60 else self.quoted[:57] + "…"
         return f'possible prompt injection, {RULES[self.rule]} (rule {self.rule}): "{shown}"'
 
     def problem(self) -> Problem:
@@ -411,14 +412,15 @@ class Finding(NamedTuple):
 def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Finding]:
     """The findings of ``text`` not allowed, each placed in the first origin holding it."""
     findings = []
-    places = Places()
+    places, redactor = Places(), secrets.Redactor(text)
     for match in scan(text):
         end = match.start + len(match.text)
         found = locate(text, match.start, line_needles(text, match.start, end), origins, places)
         span = places.span(found, origins)
         allowed = allowance.allows_name(match.rule) or _allowed_alone(allowance, match, text)
         if not (allowed or allowance.allows_file(span.file)):
-            findings.append(Finding(match.rule, match.text, span, match.host))
+            quoted = redactor.excerpt(match.start, end)
+            findings.append(Finding(match.rule, match.text, quoted, span, match.host))
     return findings
 
 

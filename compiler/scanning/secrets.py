@@ -25,7 +25,7 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-from hotplex.errors import Problem, Span
+from hotplex.errors import Problem, Span, redacted
 from hotplex.scanning import as_read
 from hotplex.scanning.confusables import skeleton
 from hotplex.scanning.origins import (
@@ -185,6 +185,36 @@ def _redacted(span: Span, secret: str) -> Span:
         key=clean(span.key),
         source_line=clean(span.source_line),
     )
+
+
+class Redactor:
+    """The secrets of one text, found when a finding first quotes it, for the excerpts its
+    findings of other kinds quote: each secret that reaches into an excerpt redacted whole
+    first, so the cut that makes the excerpt keeps no piece of one (adversary21 D2: a hidden
+    character's 20 characters of context ended inside a token, which the message's redaction
+    then no longer recognised)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._found: tuple[Found, ...] | None = None
+        self._ends: list[int] = []
+
+    def excerpt(self, start: int, stop: int) -> str:
+        """``text[start:stop]``, each secret reaching into it redacted (``errors.redacted``)."""
+        found = ((f.start, f.written) for f in self._reaching(start, stop))
+        return redacted(self.text, start, stop, found)
+
+    def _reaching(self, start: int, stop: int) -> list[Found]:
+        """The secrets (``matches``, in order; they do not overlap) that reach into
+        ``text[start:stop]``."""
+        if self._found is None:
+            self._found = matches(self.text)
+            self._ends = [f.start + len(f.written) for f in self._found]
+        reaching, i = [], bisect.bisect_right(self._ends, start)
+        while start < stop and i < len(self._found) and self._found[i].start < stop:
+            reaching.append(self._found[i])
+            i += 1
+        return reaching
 
 
 def _read_redacted(text: str) -> str:

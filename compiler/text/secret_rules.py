@@ -1,7 +1,8 @@
 """The shapes of likely credentials: each rule, and a scan of a text for every match of them.
 
-A leaf: it imports only the standard library, the memo and its two neighbours
-(``secret_values`` judges a match's value, ``assignment_rule`` holds the key = value shape), so
+A leaf: it imports only the standard library, the memo and its three neighbours
+(``secret_values`` judges a match's value, ``assignment_rule`` holds the key = value shape,
+``vendor_keys`` the keys of vendors' shapes), so
 anything that must redact a secret (``errors.py``, which renders every message) can use it
 without importing the places and problems of ``secrets.py``, which names where a match was
 written and how to report it.
@@ -14,8 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
-from hotplex.text import assignment_rule, secret_values
-from hotplex.text.memo import cached_for_short_texts
+from hotplex.text import assignment_rule, memo, secret_values, vendor_keys
 
 
 def _label_not_placeholder(block: str) -> bool:
@@ -126,6 +126,7 @@ RULES: tuple[Rule, ...] = (
         ("AKIA", "ASIA", "ABIA", "ACCA"),
         inside_word=_CAPITAL_OR_DIGIT,
     ),
+    *(Rule(**key) for key in vendor_keys.KEYS),  # type: ignore[arg-type]
     Rule(
         "private-key",
         "a private key block",
@@ -171,12 +172,12 @@ RULES: tuple[Rule, ...] = (
 )
 RULE_NAMES = frozenset(rule.name for rule in RULES)
 
-# Every anchor of the rules that match the text as written, as one alternation: a search (in C)
-# finds the next place any of them starts, where a ``str.find`` per anchor (17) read the whole
-# text each. In the lower-cased text the key names' first letters are the commonest ones, and a
-# ``str.find`` per name (11) is faster than the alternation trying a match at each of them.
+# Every anchor of the rules that match the text as written, as one alternation (``searched``): a
+# search (in C) finds the next place any of them starts, where a ``str.find`` per anchor (17) read
+# the whole text each. In the lower-cased text the key names' first letters are the commonest
+# ones, and a ``str.find`` per name (11) is faster than the alternation trying each of them.
 _AS_WRITTEN = re.compile(
-    "|".join(re.escape(a) for rule in RULES if not rule.fold for a in rule.anchors)
+    "|".join(vendor_keys.searched(a) for rule in RULES if not rule.fold for a in rule.anchors)
 )
 
 
@@ -187,7 +188,7 @@ class Match(NamedTuple):
     text: str  # the whole match (for a key = value rule: both sides)
 
 
-@cached_for_short_texts
+@memo.cached_for_short_texts
 def scan(text: str) -> tuple[Match, ...]:
     """Every likely credential in ``text``, in order."""
     # U+0130 is the one character whose lower case is two characters; offsets must not move.
@@ -246,12 +247,11 @@ def _whole_match(rule: Rule) -> bool:
 
 
 def _starts(text: str) -> list[int]:
-    """Every offset where an anchor of ``_AS_WRITTEN`` starts, overlapping ones too: each search
-    goes on one character past the last start."""
+    """Every offset where an anchor of ``_AS_WRITTEN`` starts, overlapping ones too."""
     starts = []
     found = _AS_WRITTEN.search(text)
     while found is not None:
-        starts.append(found.start())
+        starts.append(found.start(found.lastindex or 0))  # a group: read behind the search
         found = _AS_WRITTEN.search(text, found.start() + 1)
     return starts
 

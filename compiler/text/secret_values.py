@@ -39,22 +39,23 @@ _MIXED = re.compile(MIXED_RUN, re.IGNORECASE)
 # ``./secrets/token``, ``C:\Users\dev``), a duration (``1h30m``), a colour (``#3b82f6``), a
 # time (``2024-08-06T10:00:00Z``, ``12:30:00``), a secret store's reference, which is written
 # instead of the secret (``op://vault/item/field``, ``vault:secret/data/db#pw``, an AWS ARN, a
-# GCP ``projects/…/secrets/…``). Not a URL: a webhook's path is its credential.
+# GCP ``projects/…/secrets/…``), a key's algorithm (``rsa4096``). Not a URL: a webhook's path
+# is its credential.
 _KIND_OF_VALUE = re.compile(
     r"!!?[a-z_]++|\*[a-z_][\w-]*+"
     r"|(?:~|\.\.?|[a-z]:|(?:/|\\{1,2})[\w.-]++)(?:(?:/|\\{1,2})[\w.-]++)++[/\\]?"
     r"|(?:[0-9]++(?:\.[0-9]++)?(?:ns|us|ms|[smhdwy]))++|#[0-9a-f]{3,8}+"
     r"|[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.]++(?:z|[+-][0-9:]++)?|[0-9]{1,2}(?::[0-9]{2}){1,2}+"
     r"|(?:op|vault|secret|gcpsm|azkv)://\S++|vault:\S++|arn:aws[\w-]*+:(?:secretsmanager|ssm):\S++"
-    r"|projects/[^/\s]++/secrets/\S++",
+    r"|projects/[^/\s]++/secrets/\S++|(?:rsa|dsa|ecdsa|ed|sha|aes)[0-9]{3,5}+",
     re.IGNORECASE,
 )
 # A lower-case name whose digits are versions, sizes or dates (``gpt-4o-2024-08-06``,
 # ``claude-3-5-sonnet-20241022``, ``1.2.3-rc1``, ``128k-context``, ``v2beta3``): parts between
-# ``-``, ``.`` or ``_`` of letters or of digits, or marked (``4o``, ``8x7b``, ``rc1``), three or
+# ``-``, ``.`` or ``_`` of letters or of digits, or marked (``4o``, ``8x7b``, ``p50k``), three or
 # more or one marked. Two plain parts are a weak password as often (``summer-2024``, ``admin_1``).
 _PLAIN = r"(?:[a-z]++|[0-9]++)"
-_MARKED = r"(?:[a-z]{1,2}+[0-9]++|[0-9]++(?:x[0-9]++)?[a-z]{1,2}+)"
+_MARKED = r"(?:[a-z]{1,2}+[0-9]++k?+|[0-9]++(?:x[0-9]++)?[a-z]{1,2}+)"
 _PART = rf"(?:{_MARKED}|{_PLAIN})"
 _NUMBERED_NAME = re.compile(
     rf"v[0-9]++(?:alpha|beta)[0-9]*+|{_PART}(?:[-._]{_PART}){{2,}}+"

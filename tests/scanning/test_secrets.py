@@ -55,6 +55,8 @@ def test_each_rule_finds_its_shape_in_running_text(rule):
         ("client-secret: 'q1w2e3r4'", "q1w2e3r4"),
         ('auth_token => "a1b2c3d4"', "a1b2c3d4"),
         ("Password: Hunter22", "Hunter22"),
+        ("password: rsa4096x", "rsa4096x"),  # an algorithm's name with more is no name
+        ("token: p50k_base2024x", "p50k_base2024x"),
         ("mypassword=hunter22", "hunter22"),
         ('"secret_key": "s3cr3t-value"', "s3cr3t-value"),
         ("redis://:p4ss@cache:6379", "p4ss"),
@@ -73,6 +75,13 @@ def test_assignments_are_found_with_the_value_as_the_secret(text, secret):
         "token: string",
         "max_tokens: 4096",
         "tokenizer = cl100k_base",
+        # a tokenizer's or a key's algorithm is what the value is (adversary19 D8, adversary20 D15)
+        "token: cl100k_base",
+        "token: p50k_base",
+        "token: o200k_base",
+        "secret_key: rsa4096",
+        "private_key: ed25519",
+        'api_key = os.getenv("KEY_ALGO", "sha256")',
         "api_key: <your-api-key>",
         "password: your-password-here",
         "password: '********'",
@@ -423,6 +432,11 @@ def test_the_manifest_can_allow_a_finding_by_rule_text_or_file(make_project, all
         ("Github-Token", "github-token"),
         (" github-token", "github-token"),
         ("SECRET ASSIGNMENT", "secret-assignment"),
+        # the other vendors' rules (adversary21 D5)
+        ("stripe_api_key", "stripe-api-key"),
+        ("google-api-keys", "google-api-key"),
+        ("hugingface-token", "huggingface-token"),
+        ("JWT", "jwt"),
     ],
 )
 def test_a_misspelt_rule_name_in_allow_is_a_config_error(make_project, entry, rule):

