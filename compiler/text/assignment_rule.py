@@ -113,8 +113,11 @@ _WORD_VALUE = (
     rf"|(?!{_PROSE_START})(?:[^\s\"'`,;(){{}}\[\]<>|\\]|\\(?![rnt])){{6,200}}+)"
 )
 # A word's value may follow a field's description's first word or an authorization's scheme
-# (``password: Required: <value>``, ``token: Bearer <value>``): read past them, once.
-_BEFORE_WORD = rf"(?(q)|(?(block)|(?:(?:{_PROSE_START}|bearer|basic|token)[ \t]{{1,8}}+)?))"
+# (``password: Required: <value>``, ``token: Bearer <value>``): read past them, once; a quoted
+# value its scheme (``"Authorization": "Bearer <value>"``: the value is the secret, a vendor's
+# key there is that key).
+_SCHEME = r"(?:bearer|basic|token)[ \t]{1,8}+"
+_BEFORE_WORD = rf"(?(q)(?:{_SCHEME})?|(?(block)|(?:{_PROSE_START}[ \t]{{1,8}}+|{_SCHEME})?))"
 _VALUE = rf"{_BEFORE_WORD}(?P<secret>(?(q){_QUOTED_VALUE}|(?(block){_BLOCK_LINE}|{_WORD_VALUE})))"
 # Where the value ends: its closing quote (a triple quote's, or its line's end), and no call or
 # longer word after it.

@@ -55,7 +55,7 @@ FOUND = [
     ('password = "correct horse battery staple"', "correct horse battery staple"),
     (f'password = "Xk9m\\"{VALUE}"', f'Xk9m\\"{VALUE}'),
     ("'passphrase': 'correct horse battery staple',", "correct horse battery staple"),
-    (f'token: "Bearer {VALUE}"', f"Bearer {VALUE}"),
+    (f'token: "Bearer {VALUE}"', VALUE),  # the scheme read past, in quotes too
     (f'{{"password": "{{AWS}}.{VALUE}"}}', f"{{AWS}}.{VALUE}"),
     # A YAML block scalar's value is its first line (adversary D15).
     (f"password: |\n  {VALUE}\n", VALUE),
@@ -131,7 +131,7 @@ FOUND = [
     # A pasted header or command line, keys of other names and languages (adversary21 D5).
     (f'curl -H "Authorization: Bearer {VALUE}" https://api.example.com', VALUE),
     (f"Authorization: Basic {VALUE}==", f"{VALUE}=="),
-    (f'headers = {{"Authorization": "Bearer {VALUE}"}}', f"Bearer {VALUE}"),
+    (f'headers = {{"Authorization": "Bearer {VALUE}"}}', VALUE),
     (f"curl -u admin:{VALUE} https://example.com", VALUE),
     (f'curl -sS -X POST \\\n  --user "admin:{VALUE}" \\\n  https://example.com', VALUE),
     (f"mysql -h db -u root -p{VALUE} app", VALUE),
