@@ -8,7 +8,7 @@ element a page never shows, with what it holds."""
 from __future__ import annotations
 
 import pytest
-from hotplex.scanning import injection, role_lines
+from hotplex.scanning import hidden_elements, injection, role_lines
 from hotplex.text import memo
 from test_findings_cost import _calls
 
@@ -271,13 +271,13 @@ def test_markup_ten_thousand_deep_costs_its_length(name: str, depth: int) -> Non
 def test_an_unclosed_comment_is_searched_for_its_end_once(monkeypatch) -> None:
     """Thousands of "<!--" with no "-->" after them: one search for it, not one from each."""
     searches = []
-    closed = role_lines._closed
+    closed = hidden_elements.closed
 
     def counted(view: str, closer: str, at: int, ahead: dict[str, int]) -> int | None:
         known = ahead.get(closer)
         searches.append(known is None or 0 <= known < at)
         return closed(view, closer, at, ahead)
 
-    monkeypatch.setattr(role_lines, "_closed", counted)
+    monkeypatch.setattr(hidden_elements, "closed", counted)
     role_lines.shown("<!--" * 5_000 + "<?" * 5_000 + "SYSTEM: x")
     assert len(searches) == 15_000 and sum(searches) == 3  # "-->", "--!>" and "?>"
