@@ -221,7 +221,7 @@ def unmarked(view: str) -> tuple[str, list[int]] | None:
     in_margin = True  # whether the shown line so far is marks alone
     tables = _tables(view) if "<" in view else []
     raw_end = -1  # where the raw text the last such tag opened ends
-    svg = False  # whether an svg opened before: its own elements' names mean what they do there
+    roots: set[str] = set()  # the svg, math and ruby opened before: their elements' names count
     last = at = 0
     while (start := view.find("<", at)) >= 0:
         markup = _markup(view, start, ahead)
@@ -236,16 +236,15 @@ def unmarked(view: str) -> tuple[str, list[int]] | None:
         if start >= raw_end and (opened := _RAW_OPEN.match(view, start)) is not None:
             name = opened[1].lower()
             raw_end = _raw_end(view, name, end, ahead)
-            closing = (
-                hidden_elements.TAG.match(view, raw_end)
-                if name in _UNSHOWN and raw_end >= 0
-                else None
+            unshown = name in _UNSHOWN or (
+                tag is not None and hidden_elements.hiding_of(tag, roots) is not None
             )
+            closing = hidden_elements.TAG.match(view, raw_end) if unshown and raw_end >= 0 else None
             if closing is not None:
                 end = closing.end()
         elif start >= raw_end and tag is not None:
-            svg = svg or tag[2].lower() == "svg"
-            end = hidden_elements.end(view, tag, svg, ahead) or end
+            roots |= hidden_elements.ROOTS & {tag[2].lower()}
+            end = hidden_elements.end(view, tag, roots, ahead) or end
         before = view[last:start]
         line_start = before.rfind("\n") + 1
         in_margin = in_margin or line_start > 0
