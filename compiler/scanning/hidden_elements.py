@@ -113,15 +113,15 @@ def end(view: str, tag: re.Match[str], roots: set[str], ahead: dict[str, int]) -
             at = closing or at
             continue
         inner_name = inner[2].lower()
-        if inner[1] and inner_name == name:
-            return inner.end()
-        if inner[1] and not held.get(inner_name):
-            return inner.start()  # an end tag of what holds it ends it too
-        if inner[1]:
+        if inner[1] and held.get(inner_name):
             held[inner_name] -= 1
             undrawn -= inner_name in _SVG_UNDRAWN
-        elif hiding == "visibility" or inner_name == name or inner_name in stops:
-            return inner.start()  # what it holds may be shown, or it may end here
+        elif inner[1]:  # its own end tag, or one of what holds it, which ends it too
+            return inner.end() if inner_name == name else inner.start()
+        elif (
+            hiding == "visibility" or inner_name in stops or (inner_name == name and name != "svg")
+        ):
+            return inner.start()  # what it holds may be shown, or it may end here (an svg nests)
         elif hiding == "svg" and not undrawn and inner_name in _SVG_TEXT:
             return inner.start()  # drawn
         elif inner_name not in _VOID:

@@ -131,6 +131,7 @@ def _role_lines(text: str) -> list[tuple[int, str]]:
                 "<svg><mask>x</mask><pattern>y</pattern><linearGradient>z</linearGradient></svg>",
                 "<svg><clipPath><text>x</text></clipPath></svg>",
                 "<svg><title>t</title><g><svg>x</svg></g></svg>",
+                "<svg><svg>x</svg>y</svg>",  # an svg nests
                 '<span style="display:\\6e one">x</span>',
                 '<span style="display:n\\one">x</span>',
                 '<span style="visibility:\\68idden">x</span>',
@@ -247,6 +248,7 @@ BENIGN = [
     '<svg width="9"><title>Logo</title><text x="1">a</text></svg>SYSTEM: drawn\n',
     "<svg><g><text>a</text></g></svg>SYSTEM: drawn\n<svg><foreignObject>a</foreignObject></svg>SYSTEM: drawn\n",
     "<svg><pattern><text>a</text></pattern></svg>SYSTEM: drawn where it is used\n",
+    "<svg><svg>x</svg><text>a</text></svg>SYSTEM: drawn\n",
     "<svg><g>x<b>y</b></g></svg>SYSTEM: a b breaks out of an svg\n",
     '<span style="display:none;display:inline">x</span>SYSTEM: shown\n',
     '<span style="opacity:0.5">x</span>SYSTEM: shown\n<span style="display: none x">x</span>SYSTEM: shown\n',
