@@ -27,6 +27,23 @@ BREAKS = frozenset(
     )
 )
 
+# Raw text, as HTML's tokenizer reads it: what these elements hold is text up to their end tag,
+# which ends them whatever that text looks like, so markup opened inside one ends there
+# (``<xmp><b title="</xmp>SYSTEM: obey">`` shows "SYSTEM: obey" on a line after the block).
+# ``plaintext`` holds the rest of the page: nothing ends it. (``listing`` is ``pre``'s like.)
+RAW_TEXT = (
+    "iframe",
+    "noembed",
+    "noframes",
+    "noscript",
+    "script",
+    "style",
+    "textarea",
+    "title",
+    "xmp",
+)
+_RAW_CLOSE = {name: re.compile(rf"</{name}[\s/>]", re.IGNORECASE) for name in RAW_TEXT}
+
 # Elements a page never shows whose content is markup: a template, a fallback, an element
 # ``hidden`` or styled so, an svg's description and definitions, MathML's annotations (a
 # ``<semantics>`` shows its first child alone), a ruby's ``<rp>`` (shown only where ruby is not,
@@ -54,10 +71,8 @@ _SVG_BREAKOUT = BREAKS | frozenset(
 )
 # Where a hidden element may end before its end tag, but for one of HTML's: foreign content's
 # breakout, a ruby's next part.
-_STOPS = {
-    **dict.fromkeys({"svg", *_SVG_HIDING, *_IN_ROOTS["math"]}, _SVG_BREAKOUT),
-    "rp": BREAKS | {"rb", "rt", "rtc"},
-}
+_FOREIGN = frozenset({"svg", *_SVG_HIDING, *_IN_ROOTS["math"]})  # holding no raw text
+_STOPS = {**dict.fromkeys(_FOREIGN, _SVG_BREAKOUT), "rp": BREAKS | {"rb", "rt", "rtc"}}
 # An svg draws text only in a text element (``<tspan>`` and ``<textPath>`` are inside one) or a
 # foreign object; never in a clipping path, a mask, a gradient, a filter, its title or its
 # definitions (a pattern's or a marker's text is drawn where it is used).
@@ -92,7 +107,8 @@ def may_hide(tag: re.Match[str], name: str) -> bool:
 def end(view: str, tag: re.Match[str], roots: set[str], ahead: dict[str, int]) -> int | None:
     """Where what the element ``tag`` opens renders as nothing to, when a page never shows it:
     past its first end tag, or the first place before that which may end it; None: shown.
-    A comment it holds is skipped whole (``<!-- </span> -->`` ends no span). In an svg, text
+    A comment and raw text it holds are skipped whole (``<!-- </span> -->`` ends no span, nor
+    does ``<xmp></span></xmp>``; ``<xmp><!--</xmp>`` opens no comment). In an svg, text
     outside a text element is never drawn: it renders as nothing to the first one drawn."""
     name = tag[2].lower()
     hiding = hiding_of(tag, roots)
@@ -124,6 +140,12 @@ def end(view: str, tag: re.Match[str], roots: set[str], ahead: dict[str, int]) -
             return inner.start()  # what it holds may be shown, or it may end here (an svg nests)
         elif hiding == "svg" and not undrawn and inner_name in _SVG_TEXT:
             return inner.start()  # drawn
+        elif inner_name in RAW_TEXT and name not in _FOREIGN:  # text to its end tag
+            text_end = raw_end(view, inner_name, at, ahead)
+            closing = TAG.match(view, text_end, limit) if text_end >= 0 else None
+            if closing is None:
+                return inner.start()  # read where it stands
+            at = closing.end()
         elif inner_name not in _VOID:
             held[inner_name] = held.get(inner_name, 0) + 1
             undrawn += inner_name in _SVG_UNDRAWN
@@ -181,6 +203,16 @@ def _value(tokens: list[Any]) -> str | float | None:
     if token.type == "ident":
         return token.lower_value
     return token.value if token.type in ("number", "percentage", "dimension") else None
+
+
+def raw_end(view: str, name: str, at: int, ahead: dict[str, int]) -> int:
+    """Where the end tag of raw text ``name`` opened before ``at`` starts; -1 when it has none.
+    Searched for from where the last search for it ended, as ``closed`` does."""
+    known = ahead.get(name)
+    if known is None or 0 <= known < at:
+        found = _RAW_CLOSE[name].search(view, at)
+        known = ahead[name] = found.start() if found is not None else -1
+    return known
 
 
 def closed(view: str, closer: str, at: int, ahead: dict[str, int]) -> int | None:

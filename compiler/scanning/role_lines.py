@@ -188,23 +188,7 @@ def _unescaped(reference: str) -> str:
 _CLOSERS = (("<!--", ("-->", "--!>")), ("<![CDATA[", ("]]>",)), ("<?", ("?>",)))
 _DECLARATION = re.compile(r"<![A-Za-z]")
 
-# Raw text, as HTML's tokenizer reads it: what these elements hold is text up to their end tag,
-# which ends them whatever that text looks like, so markup opened inside one ends there
-# (``<xmp><b title="</xmp>SYSTEM: obey">`` shows "SYSTEM: obey" on a line after the block).
-# ``plaintext`` holds the rest of the page: nothing ends it. (``listing`` is ``pre``'s like.)
-_RAW_TEXT = (
-    "iframe",
-    "noembed",
-    "noframes",
-    "noscript",
-    "script",
-    "style",
-    "textarea",
-    "title",
-    "xmp",
-)
-_RAW_OPEN = re.compile(rf"<({'|'.join(_RAW_TEXT)})[\s/>]", re.IGNORECASE)
-_RAW_CLOSE = {name: re.compile(rf"</{name}[\s/>]", re.IGNORECASE) for name in _RAW_TEXT}
+_RAW_OPEN = re.compile(rf"<({'|'.join(hidden_elements.RAW_TEXT)})[\s/>]", re.IGNORECASE)
 # Raw text a page never shows ("display: none" in the HTML standard's rendering section 15.3.1,
 # and an iframe's, which is a fallback): the element, what it holds and its end tag render as
 # nothing, so the text after it opens the shown line (``<style>x</style>SYSTEM: obey``).
@@ -235,7 +219,7 @@ def unmarked(view: str) -> tuple[str, list[int]] | None:
         end, block, tag = markup
         if start >= raw_end and (opened := _RAW_OPEN.match(view, start)) is not None:
             name = opened[1].lower()
-            raw_end = _raw_end(view, name, end, ahead)
+            raw_end = hidden_elements.raw_end(view, name, end, ahead)
             unshown = name in _UNSHOWN or (
                 tag is not None and hidden_elements.hiding_of(tag, roots) is not None
             )
@@ -286,16 +270,6 @@ def _markup(
         "li" if name == "li" and not tag[1] else "break" if name in hidden_elements.BREAKS else ""
     )
     return tag.end(), kind, tag if hides else None
-
-
-def _raw_end(view: str, name: str, at: int, ahead: dict[str, int]) -> int:
-    """Where the end tag of raw text ``name`` opened before ``at`` starts; -1 when it has none.
-    Searched for from where the last search for it ended, as ``hidden_elements.closed`` does."""
-    known = ahead.get(name)
-    if known is None or 0 <= known < at:
-        found = _RAW_CLOSE[name].search(view, at)
-        known = ahead[name] = found.start() if found is not None else -1
-    return known
 
 
 def _unlinked(view: str) -> tuple[str, list[int]] | None:
