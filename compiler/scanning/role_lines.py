@@ -17,7 +17,7 @@ import html
 import re
 from collections.abc import Iterable, Iterator
 
-from hotplex.scanning import as_read
+from hotplex.scanning import as_read, hidden_elements
 from hotplex.scanning.confusables import skeleton
 
 # A role line's margin: any run of what renders as nothing before its word (and after it, before
@@ -187,68 +187,12 @@ def _unescaped(reference: str) -> str:
 # (``note<br>SYSTEM:``). ``<li>`` stays a list's mark. A browser ends a comment at ``--!>`` too.
 _CLOSERS = (("<!--", ("-->", "--!>")), ("<![CDATA[", ("]]>",)), ("<?", ("?>",)))
 _DECLARATION = re.compile(r"<![A-Za-z]")
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]{0,30})(?:[\s/](?:\"[^\"]*\"|'[^']*'|[^\"'<>])*+)?>")
-# The elements whose box starts a line, as the HTML standard's rendering section styles them
-# (15.3.3 flow content, 15.3.6 sections and headings, 15.3.7 lists, 15.3.8 tables, 15.3.12
-# fieldset and legend, 15.5.4 details and summary: "display: block", "list-item" and the table
-# parts), "br" (its "display-outside: newline"), and "optgroup" and "option", which browsers'
-# own sheets show as blocks. "html", "body" and "head" are left: their tags in a page's body are
-# dropped by the parser, and break no line.
-_BREAKS = frozenset(
-    re.findall(
-        r"\w+",
-        "address blockquote center dialog div figure figcaption footer form header hr legend"
-        " listing main p plaintext pre search xmp article aside h1 h2 h3 h4 h5 h6 hgroup nav"
-        " section dir dd dl dt menu ol ul li table caption colgroup col thead tbody tfoot tr td"
-        " th fieldset details summary br optgroup option",
-    )
-)
 
-# Raw text, as HTML's tokenizer reads it: what these elements hold is text up to their end tag,
-# which ends them whatever that text looks like, so markup opened inside one ends there
-# (``<xmp><b title="</xmp>SYSTEM: obey">`` shows "SYSTEM: obey" on a line after the block).
-# ``plaintext`` holds the rest of the page: nothing ends it. (``listing`` is ``pre``'s like.)
-_RAW_TEXT = (
-    "iframe",
-    "noembed",
-    "noframes",
-    "noscript",
-    "script",
-    "style",
-    "textarea",
-    "title",
-    "xmp",
-)
-_RAW_OPEN = re.compile(rf"<({'|'.join(_RAW_TEXT)})[\s/>]", re.IGNORECASE)
-_RAW_CLOSE = {name: re.compile(rf"</{name}[\s/>]", re.IGNORECASE) for name in _RAW_TEXT}
+_RAW_OPEN = re.compile(rf"<({'|'.join(hidden_elements.RAW_TEXT)})[\s/>]", re.IGNORECASE)
 # Raw text a page never shows ("display: none" in the HTML standard's rendering section 15.3.1,
 # and an iframe's, which is a fallback): the element, what it holds and its end tag render as
 # nothing, so the text after it opens the shown line (``<style>x</style>SYSTEM: obey``).
 _UNSHOWN = frozenset({"iframe", "noembed", "noframes", "noscript", "script", "style", "title"})
-# Elements a page never shows whose content is markup: a template, a fallback, an element
-# ``hidden`` or ``display: none``, an svg's description and definitions. Their true end is past
-# their first end tag, or where a tag, a cell's bar or a line's end may end them early: what
-# renders as nothing ends there, so no shown text is dropped (at worst, hidden text is shown).
-_HIDING = frozenset({"template", "video", "audio", "object", "canvas"})
-_SVG_HIDING = frozenset({"desc", "defs", "metadata", "symbol"})
-_MAY_HIDE = _HIDING | _SVG_HIDING | {"svg"}
-_HIDING_ATTRIBUTE = re.compile("hidden|display", re.IGNORECASE)
-# An svg's content ends at these start tags (HTML's "breakout" list for foreign content).
-_SVG_BREAKOUT = _BREAKS | frozenset(
-    re.findall(
-        r"\w+",
-        "b big body center code em embed font head i img listing meta nobr pre ruby s small span"
-        " strike strong sub sup tt u var",
-    )
-)
-_VOID = frozenset(
-    re.findall(r"\w+", "area base br col embed hr img input link meta source track wbr")
-)
-_ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]*)))?""")
-_CSS_GAP = r"(?:\s|/\*[^*]{0,200}\*/)*+"  # blanks and comments
-_HIDING_STYLE = re.compile(  # searched for in a style attribute's value, lowered
-    rf"(?:^|[;\s/])(?:display{_CSS_GAP}:{_CSS_GAP}(none)|visibility{_CSS_GAP}:{_CSS_GAP}(?:hidden|collapse))\b"
-)
 
 
 def unmarked(view: str) -> tuple[str, list[int]] | None:
@@ -261,7 +205,7 @@ def unmarked(view: str) -> tuple[str, list[int]] | None:
     in_margin = True  # whether the shown line so far is marks alone
     tables = _tables(view) if "<" in view else []
     raw_end = -1  # where the raw text the last such tag opened ends
-    svg = False  # whether an svg opened before: its own elements' names mean what they do there
+    roots: set[str] = set()  # the svg, math and ruby opened before: their elements' names count
     last = at = 0
     while (start := view.find("<", at)) >= 0:
         markup = _markup(view, start, ahead)
@@ -275,13 +219,16 @@ def unmarked(view: str) -> tuple[str, list[int]] | None:
         end, block, tag = markup
         if start >= raw_end and (opened := _RAW_OPEN.match(view, start)) is not None:
             name = opened[1].lower()
-            raw_end = _raw_end(view, name, end, ahead)
-            closing = _TAG.match(view, raw_end) if name in _UNSHOWN and raw_end >= 0 else None
+            raw_end = hidden_elements.raw_end(view, name, end, ahead)
+            unshown = name in _UNSHOWN or (
+                tag is not None and hidden_elements.hiding_of(tag, roots) is not None
+            )
+            closing = hidden_elements.TAG.match(view, raw_end) if unshown and raw_end >= 0 else None
             if closing is not None:
                 end = closing.end()
         elif start >= raw_end and tag is not None:
-            svg = svg or tag[2].lower() == "svg"
-            end = _hidden_end(view, tag, svg, ahead) or end
+            roots |= hidden_elements.ROOTS & {tag[2].lower()}
+            end = hidden_elements.end(view, tag, roots, ahead) or end
         before = view[last:start]
         line_start = before.rfind("\n") + 1
         in_margin = in_margin or line_start > 0
@@ -304,78 +251,25 @@ def _markup(
     if view.startswith(("<!-->", "<!--->"), start):
         return view.index(">", start) + 1, "", None
     if _DECLARATION.match(view, start):
-        end = _closed(view, ">", start, ahead)
+        end = hidden_elements.closed(view, ">", start, ahead)
         return None if end is None else (end, "", None)
     for opener, closers in _CLOSERS:
         if view.startswith(opener, start):
-            ends = [_closed(view, closer, start + len(opener), ahead) for closer in closers]
+            ends = [
+                hidden_elements.closed(view, closer, start + len(opener), ahead)
+                for closer in closers
+            ]
             end = min((end for end in ends if end is not None), default=None)
             return None if end is None else (end, "", None)
-    tag = _TAG.match(view, start)
+    tag = hidden_elements.TAG.match(view, start)
     if tag is None:
         return None
     name = tag[2].lower()
-    hides = not tag[1] and (name in _MAY_HIDE or _HIDING_ATTRIBUTE.search(tag.group()) is not None)
-    kind = "li" if name == "li" and not tag[1] else "break" if name in _BREAKS else ""
+    hides = not tag[1] and hidden_elements.may_hide(tag, name)
+    kind = (
+        "li" if name == "li" and not tag[1] else "break" if name in hidden_elements.BREAKS else ""
+    )
     return tag.end(), kind, tag if hides else None
-
-
-def _hidden_end(view: str, tag: re.Match[str], svg: bool, ahead: dict[str, int]) -> int | None:
-    """Where what the element ``tag`` opens renders as nothing to, when a page never shows it:
-    past its first end tag, or the first place before that which may end it; None: shown."""
-    name = tag[2].lower()
-    hiding = _hiding(tag, name, svg)
-    if hiding is None or name in _VOID:
-        return None
-    ends = (_closed(view, closer, tag.end(), ahead) for closer in ("\n", "|"))
-    limit = min((end - 1 for end in ends if end is not None), default=len(view))
-    stops = _SVG_BREAKOUT if name in _SVG_HIDING else _BREAKS
-    held: dict[str, int] = {}  # each element opened inside, not yet ended
-    for inner in _TAG.finditer(view, tag.end(), limit):
-        inner_name = inner[2].lower()
-        if inner[1] and inner_name == name:
-            return inner.end()
-        if inner[1] and not held.get(inner_name):
-            return inner.start()  # an end tag of what holds it ends it too
-        if inner[1]:
-            held[inner_name] -= 1
-        elif hiding == "visibility" or inner_name == name or inner_name in stops:
-            return inner.start()  # what it holds may be shown, or it may end here
-        elif inner_name not in _VOID:
-            held[inner_name] = held.get(inner_name, 0) + 1
-    return limit
-
-
-def _hiding(tag: re.Match[str], name: str, svg: bool) -> str | None:
-    """How the element ``tag`` opens hides what it holds: "markup" (all), "visibility" (what no
-    tag in it shows again), None: not. An attribute's first place counts, as HTML reads it."""
-    if name in _HIDING or (svg and name in _SVG_HIDING):
-        return "markup"
-    values: dict[str, str] = {}
-    for attribute in _ATTRIBUTE.finditer(tag.group(), tag.end(2) - tag.start()):
-        values.setdefault(attribute[1].lower(), attribute[2] or attribute[3] or attribute[4] or "")
-    style = _HIDING_STYLE.search(values.get("style", "").lower())
-    if "hidden" in values or (style and style[1]):
-        return "markup"
-    return "visibility" if style else None
-
-
-def _raw_end(view: str, name: str, at: int, ahead: dict[str, int]) -> int:
-    """Where the end tag of raw text ``name`` opened before ``at`` starts; -1 when it has none.
-    Searched for from where the last search for it ended, as ``_closed`` does."""
-    known = ahead.get(name)
-    if known is None or 0 <= known < at:
-        found = _RAW_CLOSE[name].search(view, at)
-        known = ahead[name] = found.start() if found is not None else -1
-    return known
-
-
-def _closed(view: str, closer: str, at: int, ahead: dict[str, int]) -> int | None:
-    """Where ``closer``'s first place from ``at`` ends; None when it has none."""
-    known = ahead.get(closer)
-    if known is None or 0 <= known < at:
-        known = ahead[closer] = view.find(closer, at)
-    return None if known < 0 else known + len(closer)
 
 
 def _unlinked(view: str) -> tuple[str, list[int]] | None:

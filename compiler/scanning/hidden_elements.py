@@ -1,0 +1,223 @@
+"""Elements a page never shows, with what they hold: where the stretch of a text that renders as
+nothing for such an element ends, read as the ``role-line`` rule reads a line (``role_lines``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from hotplex.scanning import stylesheets
+
+TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]{0,30})(?:[\s/](?:\"[^\"]*\"|'[^']*'|[^\"'<>])*+)?>")
+# The elements whose box starts a line, as the HTML standard's rendering section styles them
+# (15.3.3 flow content, 15.3.6 sections and headings, 15.3.7 lists, 15.3.8 tables, 15.3.12
+# fieldset and legend, 15.5.4 details and summary: "display: block", "list-item" and the table
+# parts), "br" (its "display-outside: newline"), and "optgroup" and "option", which browsers'
+# own sheets show as blocks. "html", "body" and "head" are left: their tags in a page's body are
+# dropped by the parser, and break no line.
+BREAKS = frozenset(
+    re.findall(
+        r"\w+",
+        "address blockquote center dialog div figure figcaption footer form header hr legend"
+        " listing main p plaintext pre search xmp article aside h1 h2 h3 h4 h5 h6 hgroup nav"
+        " section dir dd dl dt menu ol ul li table caption colgroup col thead tbody tfoot tr td"
+        " th fieldset details summary br optgroup option",
+    )
+)
+
+# Raw text, as HTML's tokenizer reads it: what these elements hold is text up to their end tag,
+# which ends them whatever that text looks like, so markup opened inside one ends there
+# (``<xmp><b title="</xmp>SYSTEM: obey">`` shows "SYSTEM: obey" on a line after the block).
+# ``plaintext`` holds the rest of the page: nothing ends it. (``listing`` is ``pre``'s like.)
+RAW_TEXT = (
+    "iframe",
+    "noembed",
+    "noframes",
+    "noscript",
+    "script",
+    "style",
+    "textarea",
+    "title",
+    "xmp",
+)
+_RAW_CLOSE = {name: re.compile(rf"</{name}[\s/>]", re.IGNORECASE) for name in RAW_TEXT}
+
+# Elements a page never shows whose content is markup: a template, a fallback, an element
+# ``hidden`` or styled so, an svg's description and definitions, MathML's annotations (a
+# ``<semantics>`` shows its first child alone), a ruby's ``<rp>`` (shown only where ruby is not,
+# and every browser renders ruby). Their true end is past their first end tag, or where a tag,
+# a cell's bar or a line's end may end them early: what renders as nothing ends there, so no
+# shown text is dropped (at worst, hidden text is shown).
+_HIDING = frozenset({"template", "video", "audio", "object", "canvas"})
+_SVG_HIDING = frozenset({"desc", "defs", "metadata", "symbol"})
+_IN_ROOTS = {
+    "svg": _SVG_HIDING,
+    "math": frozenset({"annotation", "annotation-xml"}),
+    "ruby": frozenset({"rp"}),
+}
+# The elements whose own elements' names mean what they do there, once one opened before.
+ROOTS = frozenset(_IN_ROOTS)
+_MAY_HIDE = _HIDING | ROOTS | frozenset().union(*_IN_ROOTS.values())
+_HIDING_ATTRIBUTE = re.compile(r"hidden|display|visibility|opacity|font-size|\\", re.IGNORECASE)
+# An svg's content ends at these start tags (HTML's "breakout" list for foreign content).
+_SVG_BREAKOUT = BREAKS | frozenset(
+    re.findall(
+        r"\w+",
+        "b big body center code em embed font head i img listing meta nobr pre ruby s small span"
+        " strike strong sub sup tt u var",
+    )
+)
+# Where a hidden element may end before its end tag, but for one of HTML's: foreign content's
+# breakout, a ruby's next part.
+_FOREIGN = frozenset({"svg", *_SVG_HIDING, *_IN_ROOTS["math"]})  # holding no raw text
+_STOPS = {**dict.fromkeys(_FOREIGN, _SVG_BREAKOUT), "rp": BREAKS | {"rb", "rt", "rtc"}}
+# An svg draws text only in a text element (``<tspan>`` and ``<textPath>`` are inside one) or a
+# foreign object; never in a clipping path, a mask, a gradient, a filter, its title or its
+# definitions (a pattern's or a marker's text is drawn where it is used).
+_SVG_TEXT = frozenset({"text", "foreignobject"})
+_SVG_UNDRAWN = _SVG_HIDING | frozenset(
+    {"clippath", "mask", "lineargradient", "radialgradient", "filter", "title", "style", "script"}
+)
+_VOID = frozenset(
+    re.findall(r"\w+", "area base br col embed hr img input link meta source track wbr")
+)
+_ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]*)))?""")
+# A style's declarations that hide what an element holds: all of it ("markup": no descendant
+# shows again), or what no tag in it shows again ("visibility": a descendant may set its own
+# visibility or size). Opacity 0 is as unseen as visibility hidden, and as final; a font size 0
+# is the inline-block gap idiom's, whose descendants set their own.
+_HIDING_DECLARATIONS = {
+    "display": ({"none"}, "markup"),
+    "content-visibility": ({"hidden"}, "markup"),
+    "visibility": ({"hidden", "collapse"}, "visibility"),
+    "opacity": ({0}, "markup"),
+    "font-size": ({0}, "visibility"),
+}
+_INNER = re.compile(rf"<!--|{TAG.pattern}")
+
+
+def may_hide(tag: re.Match[str], name: str) -> bool:
+    """Whether the element the start tag ``tag`` (named ``name``) opens may hide what it holds,
+    or is a root its own elements' names need: a cheap look, before ``end``."""
+    return name in _MAY_HIDE or _HIDING_ATTRIBUTE.search(tag.group()) is not None
+
+
+def end(view: str, tag: re.Match[str], roots: set[str], ahead: dict[str, int]) -> int | None:
+    """Where what the element ``tag`` opens renders as nothing to, when a page never shows it:
+    past its first end tag, or the first place before that which may end it; None: shown.
+    A comment and raw text it holds are skipped whole (``<!-- </span> -->`` ends no span, nor
+    does ``<xmp></span></xmp>``; ``<xmp><!--</xmp>`` opens no comment). In an svg, text
+    outside a text element is never drawn: it renders as nothing to the first one drawn."""
+    name = tag[2].lower()
+    hiding = hiding_of(tag, roots)
+    if hiding is None or name in _VOID:
+        return None
+    ends = (closed(view, closer, tag.end(), ahead) for closer in ("\n", "|"))
+    limit = min((found - 1 for found in ends if found is not None), default=len(view))
+    stops = _STOPS.get(name, BREAKS)
+    held: dict[str, int] = {}  # each element opened inside, not yet ended
+    undrawn = 0  # how many of those an svg never draws
+    at = tag.end()
+    while (inner := _INNER.search(view, at, limit)) is not None:
+        at = inner.end()
+        if inner.group() == "<!--":  # not closed, it is text
+            closing = _comment_end(view, inner.start(), ahead)
+            if closing is not None and closing > limit:
+                return inner.start()  # read where it stands, past the stretch
+            at = closing or at
+            continue
+        inner_name = inner[2].lower()
+        if inner[1] and held.get(inner_name):
+            held[inner_name] -= 1
+            undrawn -= inner_name in _SVG_UNDRAWN
+        elif inner[1]:  # its own end tag, or one of what holds it, which ends it too
+            return inner.end() if inner_name == name else inner.start()
+        elif (
+            hiding == "visibility" or inner_name in stops or (inner_name == name and name != "svg")
+        ):
+            return inner.start()  # what it holds may be shown, or it may end here (an svg nests)
+        elif hiding == "svg" and not undrawn and inner_name in _SVG_TEXT:
+            return inner.start()  # drawn
+        elif inner_name in RAW_TEXT and name not in _FOREIGN:  # text to its end tag
+            text_end = raw_end(view, inner_name, at, ahead)
+            closing = TAG.match(view, text_end, limit) if text_end >= 0 else None
+            if closing is None:
+                return inner.start()  # read where it stands
+            at = closing.end()
+        elif inner_name not in _VOID:
+            held[inner_name] = held.get(inner_name, 0) + 1
+            undrawn += inner_name in _SVG_UNDRAWN
+    return limit
+
+
+def _comment_end(view: str, start: int, ahead: dict[str, int]) -> int | None:
+    """Where the comment opening at ``start`` ends, as a browser ends one; None: not closed."""
+    if view.startswith(("<!-->", "<!--->"), start):
+        return view.index(">", start) + 1
+    ends = [closed(view, closer, start + 4, ahead) for closer in ("-->", "--!>")]
+    return min((found for found in ends if found is not None), default=None)
+
+
+def hiding_of(tag: re.Match[str], roots: set[str]) -> str | None:
+    """How the element ``tag`` opens hides what it holds, inside the ``roots`` opened before:
+    "markup" (all), "visibility" (what no tag in it shows again), "svg" (what no text element
+    in it draws), None: not. An attribute's first place counts, as HTML reads it."""
+    name = tag[2].lower()
+    if name in _HIDING or any(name in _IN_ROOTS[root] for root in roots):
+        return "markup"
+    values: dict[str, str] = {}
+    for attribute in _ATTRIBUTE.finditer(tag.group(), tag.end(2) - tag.start()):
+        values.setdefault(attribute[1].lower(), attribute[2] or attribute[3] or attribute[4] or "")
+    style = _style_hiding(values["style"]) if "style" in values else None
+    if "hidden" in values or style == "markup":
+        return "markup"
+    return "svg" if name == "svg" else style
+
+
+@functools.lru_cache(maxsize=256)  # a page's styles repeat
+def _style_hiding(style: str) -> str | None:
+    """How a style attribute hides what its element holds ("markup", "visibility"; None: not),
+    read with tinycss2 as CSS reads it (escapes and comments: ``display:\6e one``); the last
+    declaration of a property counts, and one of another value shows it."""
+    last = {}
+    for declaration in stylesheets.tinycss2().parse_blocks_contents(style, skip_comments=True):
+        if declaration.type == "declaration" and declaration.lower_name in _HIDING_DECLARATIONS:
+            last[declaration.lower_name] = declaration.value
+    ways = {
+        way
+        for property, value in last.items()
+        for hidden, way in [_HIDING_DECLARATIONS[property]]
+        if _value(value) in hidden
+    }
+    return "markup" if "markup" in ways else "visibility" if ways else None
+
+
+def _value(tokens: list[Any]) -> str | float | None:
+    """A declaration's value when it is one keyword (lowered) or one number (a length's too)."""
+    tokens = [token for token in tokens if token.type not in ("whitespace", "comment")]
+    if len(tokens) != 1:
+        return None
+    token = tokens[0]
+    if token.type == "ident":
+        return token.lower_value
+    return token.value if token.type in ("number", "percentage", "dimension") else None
+
+
+def raw_end(view: str, name: str, at: int, ahead: dict[str, int]) -> int:
+    """Where the end tag of raw text ``name`` opened before ``at`` starts; -1 when it has none.
+    Searched for from where the last search for it ended, as ``closed`` does."""
+    known = ahead.get(name)
+    if known is None or 0 <= known < at:
+        found = _RAW_CLOSE[name].search(view, at)
+        known = ahead[name] = found.start() if found is not None else -1
+    return known
+
+
+def closed(view: str, closer: str, at: int, ahead: dict[str, int]) -> int | None:
+    """Where ``closer``'s first place from ``at`` ends; None when it has none."""
+    known = ahead.get(closer)
+    if known is None or 0 <= known < at:
+        known = ahead[closer] = view.find(closer, at)
+    return None if known < 0 else known + len(closer)
