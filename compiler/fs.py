@@ -153,14 +153,22 @@ def checked_key(key: str, span: Span, what: str) -> str:
             span,
             hint=f"did you mean '{key.replace(chr(92), '/')}'?",
         )
-    longest = max(len(part.encode("utf-8", "surrogatepass")) for part in key.split("/"))
+    parts = key.split("/")
+    longest = max(len(part.encode("utf-8", "surrogatepass")) for part in parts)
     if longest > NAME_MAX:
         raise HotplexError.single(
             f"{what} names a file or folder of {longest} bytes: no disk takes a name over"
             f" {NAME_MAX} bytes, so no project holds it",
             span,
         )
-    return checked_relative(key, span)
+    slashed = checked_relative(key, span)
+    if len(parts) > 1 and parts[-1] in ("", "."):  # "USER.md/" would be read as USER.md
+        raise HotplexError.single(
+            f"{what} {key!r} ends in '/{parts[-1]}', which names a folder, not a file",
+            span,
+            hint=f"did you mean '{posixpath.normpath(key)}'?",
+        )
+    return slashed
 
 
 def confine(root: Path, rel: PurePosixPath, span: Span) -> Path:
@@ -224,19 +232,32 @@ def read_capped(
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise HotplexError.single(wrong_kind(name, st.st_mode), span)
-        chunks = []
-        remaining = min(cap, st.st_size) if st.st_size else cap
-        if tail and st.st_size > cap:
-            os.lseek(fd, st.st_size - cap, os.SEEK_SET)
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        return ReadResult(b"".join(chunks), st.st_size, Stamp.of(st))
+        return _read_open(fd, st, cap, tail)
+    except OSError as exc:  # /proc/self/mem (EIO), a write-only /proc file (EINVAL), ...
+        raise HotplexError.single(f"cannot read '{name}': {exc.strerror or exc}", span) from None
     finally:
         os.close(fd)
+
+
+def _read_open(fd: int, st: os.stat_result, cap: int, tail: bool) -> ReadResult:
+    """At most ``cap`` bytes of the open regular file ``fd``. Its size is what the read found
+    when it reached the end: a /proc or /sys file's stat says 0 or 4096 whatever it holds."""
+    start = st.st_size - cap if tail and st.st_size > cap else 0
+    if start:
+        os.lseek(fd, start, os.SEEK_SET)
+    chunks = []
+    remaining = min(cap, st.st_size) if st.st_size else cap
+    ended = False
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            ended = True
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    data = b"".join(chunks)
+    size = start + len(data) if ended else max(st.st_size, len(data))
+    return ReadResult(data, size, Stamp.of(st))
 
 
 # The most bytes of a file given on the command line (facts, a transcript, a profile) read.
