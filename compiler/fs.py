@@ -232,32 +232,25 @@ def read_capped(
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise HotplexError.single(wrong_kind(name, st.st_mode), span)
-        return _read_open(fd, st, cap, tail)
+        # A /proc or /sys file's stat says 0 or 4096 bytes whatever it holds: its size is what
+        # the read found when it reached the end.
+        start = st.st_size - cap if tail and st.st_size > cap else 0
+        if start:
+            os.lseek(fd, start, os.SEEK_SET)
+        chunks, ended = [], False
+        remaining = min(cap, st.st_size) if st.st_size else cap
+        while remaining > 0 and not ended:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            chunks.append(chunk)
+            remaining -= len(chunk)
+            ended = not chunk
+        data = b"".join(chunks)
+        size = start + len(data) if ended else max(st.st_size, len(data))
+        return ReadResult(data, size, Stamp.of(st))
     except OSError as exc:  # /proc/self/mem (EIO), a write-only /proc file (EINVAL), ...
         raise HotplexError.single(f"cannot read '{name}': {exc.strerror or exc}", span) from None
     finally:
         os.close(fd)
-
-
-def _read_open(fd: int, st: os.stat_result, cap: int, tail: bool) -> ReadResult:
-    """At most ``cap`` bytes of the open regular file ``fd``. Its size is what the read found
-    when it reached the end: a /proc or /sys file's stat says 0 or 4096 whatever it holds."""
-    start = st.st_size - cap if tail and st.st_size > cap else 0
-    if start:
-        os.lseek(fd, start, os.SEEK_SET)
-    chunks = []
-    remaining = min(cap, st.st_size) if st.st_size else cap
-    ended = False
-    while remaining > 0:
-        chunk = os.read(fd, min(remaining, 1 << 20))
-        if not chunk:
-            ended = True
-            break
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    data = b"".join(chunks)
-    size = start + len(data) if ended else max(st.st_size, len(data))
-    return ReadResult(data, size, Stamp.of(st))
 
 
 # The most bytes of a file given on the command line (facts, a transcript, a profile) read.
@@ -287,20 +280,6 @@ def read_input_bytes(path: Path, name: str, cap: int = INPUT_CAP) -> bytes | Non
     if max(found.size, len(found.data)) > cap:
         raise HotplexError.single(f"'{name}' is larger than {cap >> 20} MiB", span)
     return found.data
-
-
-def lines_before(path: Path, stop: int) -> int:
-    """How many line breaks the first ``stop`` bytes of a file hold: the line a tail read
-    starts at, counted only to place a finding in it."""
-    count = 0
-    with open(path, "rb") as handle:
-        while stop > 0:
-            chunk = handle.read(min(stop, 1 << 20))
-            if not chunk:
-                break
-            count += chunk.count(b"\n")
-            stop -= len(chunk)
-    return count
 
 
 def file_kind(mode: int) -> str:
