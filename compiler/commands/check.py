@@ -77,9 +77,11 @@ def _check_overlay(args: argparse.Namespace, root: Path, manifest: Path | None) 
 
         print(json_text(report.to_json(), indent=2))
         return EXIT_OK if report.ok else EXIT_FAILED
-    from hotplex.console import colour
+    from hotplex.console import colour, warn
     from hotplex.findings_shown import not_shown, shown_findings
 
+    for warning in report.warnings:
+        warn(warning)
     listed, more = shown_findings(report.findings)
     for finding in listed:
         shade = "dim" if finding.action == "escaped" else "red"
