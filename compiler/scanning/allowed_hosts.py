@@ -86,8 +86,9 @@ def allow_entry_problem(entry: str) -> tuple[str, str | None] | None:
             " token, so it allows nothing",
             _WHAT_ALLOWS,
         )
-    # Matched in lower case: EXAMPLE.com is a host; ＣＯＭ is named as written.
-    return host_entry_problem(text.lower() if text.isascii() else text)
+    # Matched in lower case (EXAMPLE.com is a host; ＣＯＭ is named as written) and unstripped:
+    # "example.com " matches no host.
+    return host_entry_problem(entry.lower() if entry.isascii() else entry)
 
 
 _WHAT_ALLOWS = (

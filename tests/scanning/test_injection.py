@@ -856,6 +856,7 @@ def test_an_allow_entry_naming_a_token_allows_that_token_whole(make_project) -> 
                 ("x..y", 'has an empty label, which no host has\n  hint: did you mean "x.y"?'),
                 ("foo..", 'hint: did you mean "foo"?'),
                 ("-foo", "'-foo' has a label that starts or ends with '-'"),
+                ("example.com ", "'example.com ' is not a host name"),
                 ("a b.example", "'a b.example' is no host (a host holds no blank)"),
                 ("--", "'--' holds no letter or digit"),
                 ("*", "'*' holds no letter or digit"),
