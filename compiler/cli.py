@@ -95,14 +95,14 @@ def _flushed(status: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = quick_args.parse(argv)
-    if argv == ["--version"]:  # what a tool's probe runs: argparse's answer, without argparse
-        args = SimpleNamespace(command="--version")
+    args = SimpleNamespace(command=None)  # what the handlers below read, if parse fails
     try:
-        if args is None:
+        args = quick_args.parse(argv) or args
+        if argv == ["--version"]:  # what a tool's probe runs: argparse's answer, without argparse
+            args = SimpleNamespace(command="--version")
+        if args.command is None:
             from hotplex import arguments
 
-            args = SimpleNamespace(command=None)  # what the handlers below read, if parse fails
             args = arguments.parse(argv)
         if args.command == "--version":
             from hotplex import __version__
@@ -134,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         from hotplex.commands.build import say_interrupted
 
         _clear_progress()
-        say_interrupted(args, exc)
+        # Stopped before the arguments were parsed: --json is looked for as given.
+        say_interrupted(args, exc, getattr(args, "json", "--json" in argv))
         return 130
     except Exception as exc:  # the edge: a bug must not reach the user as a traceback
         if os.environ.get("HOTPLEX_DEBUG"):

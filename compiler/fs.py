@@ -151,14 +151,22 @@ def checked_key(key: str, span: Span, what: str) -> str:
             span,
             hint=f"did you mean '{key.replace(chr(92), '/')}'?",
         )
-    longest = max(len(part.encode("utf-8", "surrogatepass")) for part in key.split("/"))
+    parts = key.split("/")
+    longest = max(len(part.encode("utf-8", "surrogatepass")) for part in parts)
     if longest > NAME_MAX:
         raise HotplexError.single(
             f"{what} names a file or folder of {longest} bytes: no disk takes a name over"
             f" {NAME_MAX} bytes, so no project holds it",
             span,
         )
-    return checked_relative(key, span)
+    slashed = checked_relative(key, span)
+    if len(parts) > 1 and parts[-1] in ("", "."):  # "USER.md/" would be read as USER.md
+        raise HotplexError.single(
+            f"{what} {key!r} ends in '/{parts[-1]}', which names a folder, not a file",
+            span,
+            hint=f"did you mean '{posixpath.normpath(key)}'?",
+        )
+    return slashed
 
 
 def confine(root: Path, rel: PurePosixPath, span: Span) -> Path:
@@ -224,17 +232,23 @@ def read_capped(
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise HotplexError.single(wrong_kind(name, st.st_mode), span)
-        chunks = []
+        # A /proc or /sys file's stat says 0 or 4096 bytes whatever it holds: its size is what
+        # the read found when it reached the end.
+        start = st.st_size - cap if tail and st.st_size > cap else 0
+        if start:
+            os.lseek(fd, start, os.SEEK_SET)
+        chunks, ended = [], False
         remaining = min(cap, st.st_size) if st.st_size else cap
-        if tail and st.st_size > cap:
-            os.lseek(fd, st.st_size - cap, os.SEEK_SET)
-        while remaining > 0:
+        while remaining > 0 and not ended:
             chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
             chunks.append(chunk)
             remaining -= len(chunk)
-        return ReadResult(b"".join(chunks), st.st_size, Stamp.of(st))
+            ended = not chunk
+        data = b"".join(chunks)
+        size = start + len(data) if ended else max(st.st_size, len(data))
+        return ReadResult(data, size, Stamp.of(st))
+    except OSError as exc:  # /proc/self/mem (EIO), a write-only /proc file (EINVAL), ...
+        raise HotplexError.single(f"cannot read '{name}': {exc.strerror or exc}", span) from None
     finally:
         os.close(fd)
 
@@ -266,20 +280,6 @@ def read_input_bytes(path: Path, name: str, cap: int = INPUT_CAP) -> bytes | Non
     if max(found.size, len(found.data)) > cap:
         raise HotplexError.single(f"'{name}' is larger than {cap >> 20} MiB", span)
     return found.data
-
-
-def lines_before(path: Path, stop: int) -> int:
-    """How many line breaks the first ``stop`` bytes of a file hold: the line a tail read
-    starts at, counted only to place a finding in it."""
-    count = 0
-    with open(path, "rb") as handle:
-        while stop > 0:
-            chunk = handle.read(min(stop, 1 << 20))
-            if not chunk:
-                break
-            count += chunk.count(b"\n")
-            stop -= len(chunk)
-    return count
 
 
 def file_kind(mode: int) -> str:

@@ -48,6 +48,7 @@ class GatewayCalls:
             from hotplex import guard
             from hotplex.records import CheckReport
             from hotplex.sources import overlay as overlays
+            from hotplex.sources.unused import overlay_slips
 
             self._refresh()
             policy = self._policy(on_finding)
@@ -67,7 +68,10 @@ class GatewayCalls:
                 cuts, sizes = artifact.truncations, artifact.sizes
                 checked.append(guard.checked_job(job, cuts, sizes, labels))
             return CheckReport(
-                tuple(found), tuple(guard.checked_files(model, prepared)), tuple(checked)
+                tuple(found),
+                tuple(guard.checked_files(model, prepared)),
+                tuple(checked),
+                tuple(overlay_slips(model)),
             )
 
     def warnings(self) -> tuple[str, ...]:

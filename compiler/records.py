@@ -182,6 +182,7 @@ class CheckReport(Record):
     findings: tuple[Finding, ...]
     files: tuple[CheckedFile, ...]
     jobs: tuple[CheckedJob, ...]
+    warnings: tuple[str, ...] = ()  # of the manifest: an allow_files glob naming no user's file
 
     @property
     def ok(self) -> bool:
@@ -193,6 +194,7 @@ class CheckReport(Record):
             **findings_json(self.findings),
             "files": [f.to_json() for f in self.files],
             "jobs": [j.to_json() for j in self.jobs],
+            "warnings": list(self.warnings),
         }
 
 
@@ -461,9 +463,8 @@ class Outcome(Record):
 
 
 class Interrupted(KeyboardInterrupt):
-    """A build stopped by Ctrl-C, and how far it got: the reports of the sets it finished (their
-    files written; the last one's record may not be), of ``total`` selected. Still a
-    KeyboardInterrupt to a caller."""
+    """A build stopped by Ctrl-C, and how far it got: the reports of the sets it finished (files
+    written; the last one's record may not be), of ``total``. Still a KeyboardInterrupt."""
 
     def __init__(self, jobs: list[JobReport], total: int) -> None:
         super().__init__()

@@ -128,27 +128,33 @@ def _print_truncations(jobs) -> None:
             warn(f"{job.id}: {line}")
 
 
-def say_interrupted(args: argparse.Namespace, exc: KeyboardInterrupt) -> None:
+def say_interrupted(args: argparse.Namespace, exc: KeyboardInterrupt, json: bool) -> None:
     """What Ctrl-C left: a build names the sets it finished (each file is written whole, by
     rename, so every artifact is its old or its new version) and the command that finishes the
-    job; a command that writes nothing says so."""
+    job; a command that writes nothing says so. With ``json`` (``--json``), its document too."""
     from hotplex.records import Interrupted
 
-    if args.command in ("check", "graph", "show", "stats"):
-        sys.stderr.write("hotplex: interrupted; nothing was written\n")
-        return
-    if not isinstance(exc, Interrupted):  # not in a build
-        sys.stderr.write("hotplex: interrupted\n")
+    if not isinstance(exc, Interrupted):  # not in a build (or before it began)
+        said = "interrupted"
+        if args.command in ("check", "graph", "show", "stats"):
+            said = "interrupted; nothing was written"
+        if json:  # a script reading stdout gets its document whenever the command stops
+            print(error_report(args.command, HotplexError.single(said)))
+        sys.stderr.write(f"hotplex: {said}\n")
         return
     from hotplex.records import Outcome
 
     rebuilt = [job for job in exc.jobs if job.rebuilt]
+    left = exc.total - len(exc.jobs)
     said = (
-        f"interrupted: {len(rebuilt)} artifact set(s) rebuilt, {exc.total - len(exc.jobs)}"
-        f" of {exc.total} not reached; every file is whole (old or new); run {fix_command(args)}"
-        " to finish the job"
+        f"interrupted: {len(rebuilt)} artifact set(s) rebuilt, {left} of {exc.total} not"
+        f" reached; every file is whole (old or new); run {fix_command(args)} to finish the job"
+        if left
+        else f"interrupted as the build was being recorded, every one of its {exc.total}"
+        f" artifact set(s) reached ({len(rebuilt)} rebuilt); every file is whole (old or new);"
+        f" run {fix_command(args)} to record what may not be"
     )
-    if getattr(args, "json", False):  # the document of the sets reached, as a build's
+    if json:  # the document of the sets reached, as a build's
         outcome = Outcome(exc.jobs, [], [], fast=False)
         print(json_report(outcome, False, [{"message": said}]))
     else:

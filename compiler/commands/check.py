@@ -3,6 +3,7 @@ what the memory write guard finds in per-user files; its text and its ``--json``
 
 from __future__ import annotations
 
+import os
 import sys
 
 from hotplex.commands.build import json_report
@@ -76,9 +77,11 @@ def _check_overlay(args: argparse.Namespace, root: Path, manifest: Path | None) 
 
         print(json_text(report.to_json(), indent=2))
         return EXIT_OK if report.ok else EXIT_FAILED
-    from hotplex.console import colour
+    from hotplex.console import colour, warn
     from hotplex.findings_shown import not_shown, shown_findings
 
+    for warning in report.warnings:
+        warn(warning)
     listed, more = shown_findings(report.findings)
     for finding in listed:
         shade = "dim" if finding.action == "escaped" else "red"
@@ -138,5 +141,20 @@ def read_arguments(arguments: list[str]) -> dict[str, Path]:
             raise HotplexError.single(
                 f"--overlay {key} is given twice ({paths[key]}, {path}): which text is meant?"
             )
-        paths[key] = Path(path)
+        paths[key] = Path(_one_name(key, path))
     return paths
+
+
+def _one_name(key: str, path: str) -> str:
+    """``path`` as the overlay's label names it, the same however it is typed: '..' resolved
+    (an ``overlay:users/*`` glob must not allow ``users/../../x.md``) and relative to the
+    current folder when inside it, else absolute. A trailing '/' names a folder: refused,
+    where the OS would take ``x.md/`` for an error and a path object drops the slash."""
+    if path.endswith(("/", "/.")):
+        raise HotplexError.single(
+            f"--overlay {key}={path}: a path ending in '/' names a folder, not a file",
+            hint=f"did you mean {key}={os.path.normpath(path)}?",
+        )
+    absolute = os.path.abspath(path)  # lexical: the file read is the one the label names
+    inside = os.path.relpath(absolute)
+    return absolute if inside == ".." or inside.startswith("../") else inside

@@ -253,7 +253,7 @@ def run(args: argparse.Namespace, root: Path, manifest: Path | None) -> int:
 
         clear_progress()
         if isinstance(exc, Interrupted):  # in the middle of a build
-            say_interrupted(args, exc)
+            say_interrupted(args, exc, json=False)  # watch has no --json
         print("hotplex: stopped watching")
     return EXIT_OK
 

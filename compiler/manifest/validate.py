@@ -157,7 +157,8 @@ def _validate_rule_allow(
     ``[injection]`` entry is a host (with the names under it), a role line or a token: a URL
     with its scheme is none of them, and a public suffix, as a host, lets in anyone's site."""
     from hotplex.scanning import injection, secrets, urls
-    from hotplex.scanning.allowed_hosts import public_suffix_problem
+    from hotplex.scanning.allowed_hosts import allow_entry_problem, public_suffix_problem
+    from hotplex.scanning.hidden import visible
 
     unknown_rule_hint = {"secrets": secrets, "injection": injection}[table].unknown_rule_hint
     for index, entry in enumerate(allow):
@@ -175,8 +176,17 @@ def _validate_rule_allow(
                 f"'{entry}' is a URL, which no finding is: a URL is allowed by its host",
                 f'allow its host: [injection] allow_hosts = ["{host}"]',
             )
+        elif table == "injection" and (problem := allow_entry_problem(entry)) is not None:
+            bad(key, *problem)
         elif table == "injection" and (suffix := public_suffix_problem(entry)) is not None:
             bad(key, *suffix)
+        elif not any(c.isalnum() for c in entry):  # "--", "*", a lone U+200B: no secret is it
+            bad(
+                key,
+                f"'{visible(entry)}' holds no letter or digit, which every secret does, so it"
+                " allows nothing",
+                'an entry names a rule ("github-token") or a secret, whole',
+            )
 
 
 def _validate_allow_hosts(hosts: tuple[str, ...], bad: typing.Callable[..., None]) -> None:

@@ -4,6 +4,8 @@ wildcard, a bare IPv6 address or a public suffix (which would allow anyone's sit
 from __future__ import annotations
 
 import functools
+import re
+import unicodedata
 from typing import Any
 
 from hotplex.scanning import urls
@@ -34,7 +36,65 @@ def host_entry_problem(entry: str) -> tuple[str, str | None] | None:
         )
     if "" in labels:
         return f"'{entry}' has an empty label, which no host has", _meant(("", named))
+    edged = [label for label in labels if label.startswith("-") or label.endswith("-")]
+    if edged:  # a URL may hold it; no host name does (RFC 1123), so no one's site is there
+        meant = ".".join(label.strip("-") for label in labels if label.strip("-"))
+        return (
+            f"'{entry}' has a label that starts or ends with '-', which no host name has",
+            _meant(("", meant)),
+        )
     return public_suffix_problem(entry)
+
+
+# What a token, a tag or markup holds (``<|im_start|>``, ``[INST]``, ``&lt;system&gt;``, their
+# full-width forms): an entry holding one may be a token or tag as written or as it reads.
+_MARKUP = frozenset("<>[]|&＜＞［］｜＆")
+_ROLE = re.compile(r"\s*system\s*:", re.IGNORECASE)  # a role line's text, from its word on
+_HOST_LIKE = re.compile(r"[.:/*\u3002]|^-|-$")  # a dot (an ideographic one), a URL's marks
+
+
+def allow_entry_problem(entry: str) -> tuple[str, str | None] | None:
+    """Why an ``[injection] allow`` entry that names no rule allows no finding, as
+    ``injection._allowed_alone`` matches one (message, hint); None when it may. A finding is
+    allowed by its host, by a role line's text from its ``SYSTEM:`` to the line's end, or by a
+    token or tag, whole: so an entry with a line break and no markup, one with no letter or
+    digit, and a host no URL holds (``example.com:443``, ``*.example.com``, a full-width
+    ``ｅxample.com``, ``a b.example``) is none. Other words (``role online``) are let be."""
+    text = entry.strip()
+    if _MARKUP.intersection(text):
+        return None
+    from hotplex.scanning.hidden import visible
+
+    if any(c in text for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):
+        return (
+            f"'{visible(entry)}' holds a line break, which no host, role line or token the"
+            " scan reports does",
+            "write one entry per finding",
+        )
+    if not any(c.isalnum() for c in text):
+        return (
+            f"'{visible(entry)}' holds no letter or digit, so no host, role line or token is it,"
+            " and it allows nothing",
+            _WHAT_ALLOWS,
+        )
+    folded = unicodedata.normalize("NFKC", text)  # "ＣＯＭ", "co．uk": a host to a URL
+    if _ROLE.match(folded) or not (folded != text or _HOST_LIKE.search(text)):
+        return None
+    if any(c.isspace() for c in text):
+        return (
+            f"'{visible(entry)}' is no host (a host holds no blank), no role line's text and no"
+            " token, so it allows nothing",
+            _WHAT_ALLOWS,
+        )
+    # Matched in lower case (EXAMPLE.com is a host; ＣＯＭ is named as written) and unstripped:
+    # "example.com " matches no host.
+    return host_entry_problem(entry.lower() if entry.isascii() else entry)
+
+
+_WHAT_ALLOWS = (
+    'an entry names a rule ("role-line") or what a finding is: a host ("img.shields.io"), a'
+    ' role line from its SYSTEM: to the line\'s end ("System: Ubuntu"), a token ("<|eot_id|>")'
+)
 
 
 def public_suffix_problem(entry: str) -> tuple[str, str] | None:

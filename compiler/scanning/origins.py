@@ -146,6 +146,20 @@ def written_at(span: Span, origins: Sequence[Origin]) -> Span | None:
 
 
 OVERLAY = "overlay:"  # how an ``allow_files`` glob names a user's overlaid file: by its label
+# ``overlay:`` as a glob may misspell it: another case, blanks around the colon, a '/' for it.
+_OVERLAY_SLIP = re.compile(r"\s*overlay\s*[:/]\s*(.*)", re.IGNORECASE | re.DOTALL)
+
+
+def overlay_slip(glob: str) -> str | None:
+    """The ``overlay:`` glob meant by an ``allow_files`` entry that misspells the prefix
+    (``Overlay:*``, ``overlay: *``, ``overlay/*``) or names no file after it (``overlay:``);
+    None for any other entry. Such an entry names no user's file (a label is matched after the
+    exact prefix) and, but for ``overlay/*`` in a project with such a folder, no project's."""
+    found = _OVERLAY_SLIP.fullmatch(glob)
+    if found is None:
+        return None
+    meant = OVERLAY + (found.group(1) or "*")
+    return None if meant == glob else meant
 
 
 class Allowance(NamedTuple):

@@ -19,7 +19,6 @@ from hotplex.fs import (
     Stamp,
     check_relative,
     confine,
-    lines_before,
     read_capped,
     settled,
     sha256,
@@ -336,3 +335,17 @@ def cap_of(manifest: Manifest, worker_of: Callable[[Target], Worker]) -> int:
         own = worker_of(target).read_budget(target)
         budgets += [own] if own else []
     return min(max(max(budgets) * 4 * READ_MARGIN, READ_FLOOR), READ_CEILING)
+
+
+def lines_before(path: Path, stop: int) -> int:
+    """How many line breaks the first ``stop`` bytes of a file hold: the line a tail read
+    starts at, counted only to place a finding in it."""
+    count = 0
+    with open(path, "rb") as handle:
+        while stop > 0:
+            chunk = handle.read(min(stop, 1 << 20))
+            if not chunk:
+                break
+            count += chunk.count(b"\n")
+            stop -= len(chunk)
+    return count

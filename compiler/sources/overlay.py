@@ -88,6 +88,8 @@ def prepare(
                 f"overlay key {key!r} is {_kind(key)}, not a str",
                 hint='keys are paths inside the sources folder, e.g. "USER.md"',
             )
+        if isinstance(value, os.PathLike):  # the file read is the one its label names
+            value = Path(os.path.normpath(value))
         default = os.fspath(value) if isinstance(value, os.PathLike) else f"overlay:{key}"
         label = labels.get(key, default)
         display = _display(model, key, Span(f"overlay:{key}"))

@@ -352,6 +352,7 @@ def _unmatched_allow_files(model: Model, files: set[str]) -> list[str]:
     from hotplex.scanning.origins import (
         OVERLAY,
         Allowance,  # the scans' own matching, so the two never disagree
+        overlay_slip,
     )
 
     def matches(pattern: str) -> bool:
@@ -361,23 +362,60 @@ def _unmatched_allow_files(model: Model, files: set[str]) -> list[str]:
     sources_dir = model.sources_dir
     prefix = "" if sources_dir == "." else f"{sources_dir}/"
     warnings = []
-    for table in ("secrets", "unicode", "injection"):
-        for index, pattern in enumerate(getattr(model.manifest, table).allow_files):
-            if pattern.startswith(OVERLAY) or matches(pattern):  # a user's file: no project's
-                continue
-            example = min((f for f in files if f.startswith(prefix)), default=None)
-            relative_to = f", such as '{example}'" if example else ""
-            folders = {f"{posixpath.dirname(f)}/**" for f in files if "/" in f}
-            inside = posixpath.join(sources_dir, pattern)
-            if sources_dir != "." and matches(inside):
-                hint = f"did you mean '{inside}'?"
-            else:
-                hint = suggest(pattern, sorted(files | folders))
-            warnings.append(
-                f"[{table}] allow_files[{index}] '{pattern}' matches no file in the project, so it"
-                f" allows nothing (patterns match paths from the project folder{relative_to})"
-                + (f" — {hint}" if hint else "")
-            )
+    for table, index, pattern in _allow_files(model):
+        meant = overlay_slip(pattern)
+        if matches(pattern) or (meant is None and pattern.startswith(OVERLAY)):
+            continue  # a user's file, no project's: ``overlay_slips`` for a slip of the prefix
+        if meant is not None:
+            warnings.append(_slip(table, index, pattern, meant))
+            continue
+        example = min((f for f in files if f.startswith(prefix)), default=None)
+        relative_to = f", such as '{example}'" if example else ""
+        # A folder, or its files of one extension (``agent-configs/*.md``): what a glob means.
+        folders = {f"{posixpath.dirname(f)}/**" for f in files if "/" in f}
+        folders |= {f"{posixpath.dirname(f)}/*{posixpath.splitext(f)[1]}" for f in files}
+        meant = next(
+            (p for p in (posixpath.join(sources_dir, pattern), pattern.lower()) if matches(p)),
+            None,
+        )
+        hint = f"did you mean '{meant}'?" if meant else suggest(pattern, sorted(files | folders))
+        warnings.append(
+            f"[{table}] allow_files[{index}] '{pattern}' matches no file in the project, so it"
+            f" allows nothing (patterns match paths from the project folder{relative_to})"
+            + (f" — {hint}" if hint else "")
+        )
+    return warnings
+
+
+def _allow_files(model: Model) -> list[tuple[str, int, str]]:
+    """Every ``allow_files`` glob: its table, its index there, the glob."""
+    return [
+        (table, index, pattern)
+        for table in ("secrets", "unicode", "injection")
+        for index, pattern in enumerate(getattr(model.manifest, table).allow_files)
+    ]
+
+
+def _slip(table: str, index: int, pattern: str, meant: str) -> str:
+    return (
+        f"[{table}] allow_files[{index}] '{pattern}' names no user's file (one is named by"
+        f" 'overlay:' and its label) and no file in the project, so it allows nothing — did you"
+        f" mean '{meant}'?"
+    )
+
+
+def overlay_slips(model: Model) -> list[str]:
+    """The warnings of ``check --overlay`` (``Project.check``), which lists no project file:
+    each ``allow_files`` glob that misspells the ``overlay:`` prefix (``origins.overlay_slip``),
+    unless a '/' took the colon's place before a folder the project has."""
+    from hotplex.scanning.origins import overlay_slip
+
+    warnings = []
+    for table, index, pattern in _allow_files(model):
+        meant = overlay_slip(pattern)
+        folder = pattern.split("/", 1)[0] if "/" in pattern.split(":", 1)[0] else None
+        if meant is not None and not (folder and os.path.lexists(model.root / folder)):
+            warnings.append(_slip(table, index, pattern, meant))
     return warnings
 
 

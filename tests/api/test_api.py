@@ -261,7 +261,7 @@ def test_an_overlay_key_no_disk_could_name_is_an_error(logs_project, name) -> No
 
 @pytest.mark.parametrize(
     ("first", "second"),
-    [("USER.md", "./USER.md"), ("USER.md/", "USER.md"), ("./USER.md", "USER.md")],
+    [("USER.md", "./USER.md"), ("USER.md", ".//USER.md"), ("./USER.md", "USER.md")],
 )
 def test_overlay_keys_naming_one_file_twice_are_an_error(logs_project, first, second) -> None:
     """Each key as given: a message naming both by the one file's name would show no two."""

@@ -233,3 +233,17 @@ def test_code_that_the_file_before_turns_to_prose_is_found(project, user, memory
     # and code past the first blank line stays code
     later = project.check({"USER.md": user, "MEMORY.md": "A note.\n\n" + memory})
     assert later.ok and later.findings == ()
+
+
+def test_a_path_overlay_is_named_and_read_with_its_dots_resolved(make_project, tmp_path) -> None:
+    """``overlay:<root>/users/*`` allowed ``<root>/users/../../x.md``, a file outside users/
+    (adversary21 D8): the label is the path with '..' resolved, and that file is the one read."""
+    token = FAKE_SECRETS["github-token"]
+    root = make_project({"agent-configs/USER.md": "Base user.", "users/u.md": token})
+    (tmp_path / "outside.md").write_text(token)
+    with (root / "hotplex.toml").open("a") as manifest:
+        manifest.write(f'\n[secrets]\nallow_files = ["overlay:{root}/users/*"]\n')
+    project = Project.load(root)
+    assert project.check({"USER.md": root / "users" / "u.md"}).ok
+    report = project.check({"USER.md": root / "users" / ".." / ".." / "outside.md"})
+    assert [f.file for f in report.findings] == [str(tmp_path / "outside.md")]

@@ -507,3 +507,20 @@ def test_a_bad_lock_wait_stops_the_command_with_exit_2(built, hotplex, command) 
     assert "HOTPLEX_LOCK_TIMEOUT" in result.stderr and "'9e99'" in result.stderr
     assert "Traceback" not in result.stderr
     assert artifacts(built) == before
+
+
+def test_ctrl_c_after_the_last_set_does_not_say_sets_are_left(built, hotplex):
+    """Stopped as its last record was appended, a build said "0 of 6 not reached … to finish
+    the job" (adversary21 D13): every set was reached, only the recording may be left."""
+    edit_all(built)
+    # 6 sets of 3 write steps each: the 18th is the last set's log line.
+    crash = {"HOTPLEX_CRASH_AT": "18", "HOTPLEX_CRASH_SIGNAL": "INT"}
+    result = hotplex("-C", str(built), "build", "--json", env=crash)
+    assert result.status == 130
+    assert result.stderr == (
+        "hotplex: interrupted as the build was being recorded, every one of its 6 artifact"
+        " set(s) reached (6 rebuilt); every file is whole (old or new); run"
+        f" hotplex -C {built} build to record what may not be\n"
+    )
+    assert json.loads(result.stdout)["errors"] == [{"message": result.stderr[9:-1]}]
+    assert "0 rebuilt, 6 up to date" in hotplex("-C", str(built), "build").stdout

@@ -922,3 +922,34 @@ def test_terminal_output_shows_control_characters_in_names_escaped(example_copy,
     failed = hotplex("-C", str(root), "build")
     assert failed.status == 2
     _unobeyed(failed.stderr)
+
+
+def _interrupt(*_args) -> None:
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize(
+    ("argv", "where"),
+    [
+        (["build", "--json"], "_project"),  # parsed: before the build began
+        (["build", "--json", "--jobs", "1"], "arguments"),  # stopped while parsing the options
+        (["check", "--json"], "_project"),
+    ],
+)
+def test_ctrl_c_before_a_build_still_prints_its_json_document(
+    monkeypatch, capsys, argv, where
+) -> None:
+    """``build --json`` stopped at its start wrote nothing to stdout, exit 130 (adversary21
+    D13): a script reading it got no JSON at all."""
+    from hotplex import arguments, cli
+
+    if where == "arguments":
+        monkeypatch.setattr(arguments, "parse", _interrupt)
+    else:
+        monkeypatch.setattr(cli, "_project", _interrupt)
+    assert cli.main(argv) == 130
+    out, err = capsys.readouterr()
+    document = json.loads(out)
+    assert document["artifacts"] == []
+    assert [e["message"] for e in document["errors"]] == [err.removeprefix("hotplex: ")[:-1]]
+    assert err.startswith("hotplex: interrupted")

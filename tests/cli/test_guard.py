@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from guard_cases import REPRODUCTIONS
+from hotplex_testing import run_hotplex
 
 
 def _poisoned(tmp_path):
@@ -199,3 +201,65 @@ def test_a_project_glob_in_allow_files_never_allows_a_users_file(
     assert "matches no file" not in result.stderr
     if status:
         assert f"error: {path}:1:3: " in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("typed", "status"),
+    [("users/u.md", 0), ("{root}/users/u.md", 0), ("users/../../outside.md", 1)],
+)
+def test_an_overlay_glob_sees_one_name_however_the_path_is_typed(
+    example_copy, hotplex, tmp_path, typed, status
+) -> None:
+    """``overlay:users/*`` allowed ``users/../../x.md``, a file outside users/, and not the
+    absolute spelling of users/u.md (adversary21 D8): '..' is resolved, and a path inside the
+    current folder is named relative to it."""
+    root = example_copy("basic")
+    with (root / "hotplex.toml").open("a") as manifest:
+        manifest.write('\n[secrets]\nallow_files = ["overlay:users/*"]\n')
+    token = "- ghp_aB3xQ9zK2mN7pL4vR8sT1uW6yE5cD0fGhIjK\n"
+    (root / "users").mkdir()
+    (root / "users" / "u.md").write_text(token)
+    (root.parent / "outside.md").write_text(token)
+    path = typed.format(root=root)
+    result = run_hotplex("check", "--overlay", f"USER.md={path}", cwd=root)
+    assert result.status == status, result.stdout + result.stderr
+    if status:
+        assert f"error: {root.parent / 'outside.md'}:1:3: " in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [
+        ("USER.md/={path}", "overlay key 'USER.md/' ends in '/', which names a folder"),
+        ("USER.md/.={path}", "overlay key 'USER.md/.' ends in '/.', which names a folder"),
+        ("USER.md={path}/", "a path ending in '/' names a folder, not a file"),
+        ("USER.md=/proc/self/mem", "cannot read '/proc/self/mem': Input/output error"),
+        ("USER.md=/proc/self/clear_refs", "cannot read '/proc/self/clear_refs': Invalid argument"),
+    ],
+)
+def test_a_folder_spelling_or_an_unreadable_file_is_a_usage_error(
+    example_copy, hotplex, tmp_path, argument, message
+) -> None:
+    """A key or path with a trailing '/' was read as the file (adversary21 D12); a /proc file
+    whose read fails (EIO, EINVAL) was an internal error, exit 3 (D10)."""
+    if "/proc/" in argument and not Path("/proc/self/clear_refs").exists():
+        pytest.skip("no /proc")
+    path = tmp_path / "plain.md"
+    path.write_text("- plain\n")
+    root = example_copy("basic")
+    result = hotplex("-C", str(root), "check", "--overlay", argument.format(path=path))
+    assert result.status == 2, result.stdout + result.stderr
+    assert message in result.stderr and "internal error" not in result.stderr
+
+
+def test_a_pseudo_files_size_is_what_was_read(example_copy, hotplex) -> None:
+    """A /proc file's stat says 0 bytes, a /sys file's 4096: its size is what the read found,
+    and it is not taken for a truncated file (adversary21 D11)."""
+    if not Path("/proc/self/status").exists():
+        pytest.skip("no /proc")
+    root = example_copy("basic")
+    result = hotplex("-C", str(root), "check", "--overlay", "USER.md=/proc/self/status", "--json")
+    report = json.loads(result.stdout)
+    (file,) = report["files"]
+    assert 0 < file["bytes"] == file["chars"], report
+    assert "unscanned" not in result.stdout

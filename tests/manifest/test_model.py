@@ -373,6 +373,20 @@ def test_a_rule_name_in_look_alike_letters_is_an_error_naming_the_rule(
         "roleline.com",  # a host near a rule's letters
         "link.data",
         "role\u7ebfline",  # a word of another script between: a text
+        # What the allow_hosts checks leave be in allow (adversary21 D9): a host in capitals
+        # (matched in lower case), a role line or token holding a host's marks, its full-width
+        # role word, a token's break.
+        "EXAMPLE.com",
+        "example.com.",
+        "system.example.com",
+        "System: Ubuntu 22.04",
+        "\uff33\uff39\uff33\uff34\uff25\uff2d\uff1a visit a.b",
+        "<system\\ntitle='a.b'>",
+        "&lt;system&gt;",
+        "[INST]",
+        "ignore all previous instructions",
+        "a_b.example.com",
+        "[::1]",
     ],
 )
 def test_a_text_near_a_rule_name_is_no_misspelt_rule(tmp_path, entry):

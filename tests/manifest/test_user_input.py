@@ -596,6 +596,37 @@ def test_allow_files_patterns_that_match_nothing_are_named_with_the_glob_meant(
         assert "'overlay:*' matches" not in result.stderr
 
 
+def test_a_misspelt_overlay_glob_is_named_by_check_overlay_with_the_glob_meant(
+    make_project, hotplex, tmp_path
+):
+    """``check --overlay``, the command that reads users' files, said nothing of an overlay
+    glob that names none (adversary21 D6); a glob in another letter case was offered its
+    folder's ``**``, which allows every file there (D7)."""
+    slips = ["Overlay:*", "overlay: *", "OVERLAY:**", "overlay/*", "overlay:", "overlay:u/*"]
+    globs = ", ".join(f'"{g}"' for g in [*slips, "agent-configs/*.MD"])
+    root = _project(make_project, project=f"[secrets]\nallow_files = [{globs}]\n")
+    user = tmp_path / "u.md"
+    user.write_text("- tea\n", "utf-8")
+    meant = ["overlay:*", "overlay:*", "overlay:**", "overlay:*", "overlay:*"]
+    for run in (["check", "--overlay", f"USER.md={user}"], ["build"], ["check"]):
+        result = hotplex("-C", str(root), *run)
+        assert result.status == 0, result.stderr
+        for index, (slip, glob) in enumerate(zip(slips, meant, strict=False)):
+            assert (
+                f"warning: [secrets] allow_files[{index}] '{slip}' names no user's file (one is"
+                " named by 'overlay:' and its label) and no file in the project, so it allows"
+                f" nothing — did you mean '{glob}'?"
+            ) in result.stderr
+        assert "'overlay:u/*'" not in result.stderr
+        if run != ["check", "--overlay", f"USER.md={user}"]:
+            assert "'agent-configs/*.MD' matches no file" in result.stderr
+            assert "did you mean 'agent-configs/*.md'?" in result.stderr
+    (root / "overlay").mkdir()  # a folder of the project: overlay/* is no slip
+    (root / "overlay" / "x.md").write_text("x\n", "utf-8")
+    result = hotplex("-C", str(root), "check", "--overlay", f"USER.md={user}")
+    assert "'overlay/*'" not in result.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -840,12 +841,40 @@ def test_an_allow_entry_naming_a_token_allows_that_token_whole(make_project) -> 
         ),
         ('allow_hosts = ["a b"]', "injection.allow_hosts[0]", "'a b' is not a host name"),
         ('allow_host = ["cdn.example"]', "injection.allow_host", "did you mean 'allow_hosts'?"),
+        # In allow, a host no URL holds, and an entry no finding is, were taken without a word
+        # and allowed nothing (adversary21 D9, adversary20 D11): errors, as in allow_hosts.
+        *(
+            (f'allow = ["System: Ubuntu", {json.dumps(entry)}]', "injection.allow[1]", said)
+            for entry, said in [
+                ("example.com:443", "'example.com:443' is a URL, not a host"),
+                ("*.example.com", 'hint: "example.com" already allows the names under it'),
+                ("example.com/", "'example.com/' is a URL, not a host"),
+                ("\uff45xample.com", 'not a host as a URL holds it\n  hint: did you mean "exam'),
+                ("\uff23\uff2f\uff2d", "'\uff23\uff2f\uff2d' is not a host as a URL holds it"),
+                ("github\u3002io", 'did you mean "github.io"?'),
+                (".com", "'.com' has an empty label"),
+                ("x..y", 'has an empty label, which no host has\n  hint: did you mean "x.y"?'),
+                ("foo..", 'hint: did you mean "foo"?'),
+                ("-foo", "'-foo' has a label that starts or ends with '-'"),
+                ("example.com ", "'example.com ' is not a host name"),
+                ("a b.example", "'a b.example' is no host (a host holds no blank)"),
+                ("--", "'--' holds no letter or digit"),
+                ("*", "'*' holds no letter or digit"),
+                ("\u0000", "'<U+0000>' holds no letter or digit"),
+                ("\u202e", "'<U+202E>' holds no letter or digit"),
+                ("\u200b", "'<U+200B>' holds no letter or digit"),
+                ("role-line\nx", "'role-line<U+000A>x' holds a line break"),
+            ]
+        ),
+        ('allow = ["--"]', "secrets.allow[0]", "'--' holds no letter or digit"),
+        ('allow = ["\u200b"]', "secrets.allow[0]", "which every secret does"),
+        ('allow_hosts = ["-example.com"]', "injection.allow_hosts[0]", 'did you mean "example'),
         ('scope = "everything"', "injection.scope", "expected one of 'overlays', 'all'"),
         ('on_finding = "warn"', "overlay.on_finding", "expected one of 'error', 'block'"),
     ],
 )
 def test_bad_settings_are_errors_at_their_key(make_project, table, key, message) -> None:
-    section = "overlay" if key.startswith("overlay") else "injection"
+    section = key.split(".")[0]
     root = make_project(
         {"agent-configs/USER.md": ""}, manifest=MANIFEST + f"\n[{section}]\n{table}\n"
     )
