@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
+import posixpath
 import re
 import stat
 
