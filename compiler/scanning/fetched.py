@@ -26,10 +26,10 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator
 from html import unescape
-from html.parser import HTMLParser
 from typing import NamedTuple
 
 from hotplex.scanning import data_documents, raw_text, stylesheets, urls
+from hotplex.scanning.html_reader import HTMLReader
 
 # Attributes whose URL any element's rendering fetches (``background`` on body, table, td; SVG's
 # ``href`` on <image>, <use>, <feImage>), and per element those it fetches besides.
@@ -195,9 +195,9 @@ class _Readings:
             self._clean |= collector.clean
 
 
-class _Collector(HTMLParser):
+class _Collector(HTMLReader):
     def __init__(self, readings: _Readings) -> None:
-        super().__init__(convert_charrefs=True)
+        super().__init__()
         self.found: list[Fetch] = []
         self.links: list[tuple[str, int]] = []
         self.clean: set[int] = set()  # offsets (in the whole HTML) of tags read from no raw text
