@@ -172,13 +172,21 @@ RULES: tuple[Rule, ...] = (
 )
 RULE_NAMES = frozenset(rule.name for rule in RULES)
 
+
+def _alternation(anchors: Iterable[str]) -> str:
+    """``anchors`` as one alternation, a branch per first character (``s(?:k-ant-|k-)|g…``):
+    at each place the search tries, a branch per character, not an anchor after another (29)."""
+    branches: dict[str, list[str]] = {}
+    for first, rest in map(vendor_keys.searched, anchors):
+        branches.setdefault(first, []).append(rest)
+    return "|".join(f"{re.escape(first)}(?:{'|'.join(rests)})" for first, rests in branches.items())
+
+
 # Every anchor of the rules that match the text as written, as one alternation (``searched``): a
 # search (in C) finds the next place any of them starts, where a ``str.find`` per anchor (17) read
 # the whole text each. In the lower-cased text the key names' first letters are the commonest
 # ones, and a ``str.find`` per name (11) is faster than the alternation trying each of them.
-_AS_WRITTEN = re.compile(
-    "|".join(vendor_keys.searched(a) for rule in RULES if not rule.fold for a in rule.anchors)
-)
+_AS_WRITTEN = re.compile(_alternation(a for rule in RULES if not rule.fold for a in rule.anchors))
 
 
 class Match(NamedTuple):
@@ -263,8 +271,13 @@ def _at(text: str, anchors: tuple[str, ...], starts: list[int]) -> Iterator[int]
 
 
 def _found(text: str, anchors: tuple[str, ...]) -> Iterator[int]:
-    """Every offset where each of ``anchors`` occurs in ``text``, anchor by anchor."""
+    """Every offset where each of ``anchors`` occurs in ``text``, anchor by anchor. An anchor of
+    letters beyond ASCII is not looked for in an ASCII text: CPython reads the text through for
+    one of Latin-1 letters (``contraseña``; one of CJK letters it refuses at once)."""
+    ascii_text = text.isascii()
     for anchor in anchors:
+        if ascii_text and not anchor.isascii():
+            continue
         at = text.find(anchor)
         while at >= 0:
             yield at

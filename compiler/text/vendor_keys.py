@@ -128,13 +128,14 @@ KEYS: tuple[dict[str, object], ...] = (
 ANCHORS = frozenset(anchor for key in KEYS for anchor in key["anchors"])  # type: ignore[attr-defined]
 
 
-def searched(anchor: str) -> str:
-    """Any rule's anchor as ``secret_rules``' one search finds it: as written, or one of these
-    from its first character that is no small letter (``_live_``, ``J``), the letters before it
-    read behind, in group 1, where it starts. From a first letter (``e``, ``n``, ``r``) a match
-    would be tried at a third of a text's characters."""
+def searched(anchor: str) -> tuple[str, str]:
+    """Any rule's anchor as ``secret_rules``' one search finds it, as its first character and a
+    pattern for the rest: as written, or one of these from its first character that is no small
+    letter (``_live_``, ``J``), the letters before it read behind, in group 1, where it starts.
+    From a first letter (``e``, ``n``, ``r``) a match would be tried at a third of a text's
+    characters."""
     i = next((i for i, c in enumerate(anchor) if not "a" <= c <= "z"), 0)
     if anchor not in ANCHORS or i == 0:
-        return re.escape(anchor)
-    rest = re.escape(anchor[i:])
-    return f"{rest}(?<=({re.escape(anchor[:i])}){rest})"
+        return anchor[0], re.escape(anchor[1:])
+    rest = re.escape(anchor[i + 1 :])
+    return anchor[i], f"{rest}(?<=({re.escape(anchor[:i])}){re.escape(anchor[i:])})"
