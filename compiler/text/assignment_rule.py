@@ -34,14 +34,17 @@ GLUED_KEY = re.compile(rf"[^\W_](?!{_GLUEABLE})")
 # read whose default is the value (``os.getenv("PW", "…")``, ``process.env.PW || "…"``).
 _TYPE = r"&?[a-z_][\w.]{0,40}+(?:[\[<][^\]>\n]{0,80}+[\]>])?"
 # An environment read up to its default, from ``env`` on (``os.getenv(``, ``os.environ.get(``,
-# ``ENV.fetch(``, ``env(`` take a name and the default, over lines too as a formatter wraps them;
-# ``process.env.PW``, ``ENV["PW"]`` and a read without one go on with ``||``, ``??``, ``?:``,
-# ``or`` or Ruby's block).
+# ``ENV.fetch(``, ``env(``, Java's ``getenv().getOrDefault(`` take a name and the default, over
+# lines too as a formatter wraps them; ``process.env.PW``, ``ENV["PW"]`` and a read without one
+# go on with ``||``, ``??``, ``?:``, ``or``, Ruby's block, Go's ``cmp.Or(os.Getenv("PW"), …``
+# and Rust's ``env::var("PW").unwrap_or(…``).
 _GAP = r"\s{0,80}+"
 _ENV_NAME = rf"{_GAP}[\"'][\w.-]{{1,80}}+[\"']{_GAP}"
 _ENV_READ = (
-    rf"env(?:iron)?(?:(?:\.get|\.fetch|\.setdefault)?\({_ENV_NAME}"
-    rf"(?:,{_GAP}(?:default[ \t]*=)?|\)[ \t]*(?:\|\||\?\?|\?:|or\b|\{{))"
+    r"env(?:iron)?(?:(?:\.get|\.fetch|\.setdefault|::var(?:_os)?|\(\)\.getordefault)?"  # lowered
+    rf"\({_ENV_NAME}"
+    rf"(?:,{_GAP}(?:default[ \t]*=)?"
+    rf"|\)[ \t]*(?:\|\||\?\?|\?:|or\b|\{{|,|\.unwrap_or(?:_else)?\((?:\|\|[ \t]*)?))"
     rf"|(?:\.\w{{1,80}}+|\[{_ENV_NAME}\])[ \t]*(?:\|\||\?\?|or\b)){_GAP}"
 )
 # A shell's (and a compose file's) default: ``${SERVICE_AUTH:-…}``, ``${SERVICE_AUTH:=…}``.

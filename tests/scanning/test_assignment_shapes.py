@@ -331,9 +331,18 @@ ENV_DEFAULTS = [
     f'OS.GETENV("SERVICE", "{VALUE.upper()}")',
     f"AUTH=${{SERVICE_AUTH:-{VALUE}}}",
     f'  - AUTH="${{SERVICE_AUTH:={VALUE}}}"',
+    # Go, Java and Rust (adversary19 D11)
+    f'auth := cmp.Or(os.Getenv("SERVICE"), "{VALUE}")',
+    f'String auth = System.getenv().getOrDefault("SERVICE", "{VALUE}");',
+    f'let auth = env::var("SERVICE").unwrap_or("{VALUE}".into());',
+    f'let auth = env::var("SERVICE").unwrap_or_else(|| "{VALUE}".to_string());',
 ]
 
 ORDINARY_DEFAULTS = [
+    'home := cmp.Or(os.Getenv("HOME"), "/home/dev")',
+    'path = os.path.join(os.getenv("HOME"), "config")',
+    'let level = env::var("LOG").unwrap_or("info".into());',
+    'String level = System.getenv().getOrDefault("LOG_LEVEL", "info");',
     'os.getenv("HOME", "/home/dev")',
     'os.getenv("LOG_LEVEL", "info")',
     'os.getenv("API_BASE", "https://api.openai.com/v1")',
