@@ -57,6 +57,25 @@ def test_a_comment_never_closed_is_not_searched_for_its_close(monkeypatch, unit)
     assert sum(searched) <= 2 * len(text)
 
 
+@pytest.mark.parametrize(
+    "unit", ["mail&#116;o:", "mailto&#58;", "mailto\\:", "mail&#116;o:a@b?x=", 'mail&#116;o:"']
+)
+def test_a_run_of_schemes_written_with_references_is_decoded_once(monkeypatch, unit) -> None:
+    """adversary22 D8: each scheme of a run was decoded with the rest of the run, ``mail&#116;o:``
+    repeated to 100 KB took 71 s; a run is decoded once, every URL it shows read there."""
+    decoded: list[int] = []
+    shown_text = urls.shown_text
+
+    def counted(text: str, start: int, end: int):
+        decoded.append(end - start)
+        return shown_text(text, start, end)
+
+    monkeypatch.setattr(urls, "shown_text", counted)
+    text = unit * 4000
+    injection.scan(text)
+    assert 0 < sum(decoded) <= len(text)
+
+
 def test_raw_text_past_the_last_closing_bracket_is_still_read(fed) -> None:
     text = "<style>*{background:url(https://evil.example/x)}" + "<img " * 100
     # (the quote that finishes a last tag, fetched.FINISHED, is a string of the CSS here: at
