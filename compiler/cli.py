@@ -194,6 +194,11 @@ def _require_manifest(
 ) -> None:
     from hotplex.manifest.read import MANIFEST_NAME
 
+    if args.manifest and args.manifest.endswith("/"):  # the OS says "not a folder", not "no file"
+        raise HotplexError.single(
+            f"-f {args.manifest}: a path ending in '/' names a folder, not a file",
+            hint=f"did you mean '{args.manifest.rstrip('/')}'?",
+        )
     mode = kind_of(manifest if manifest is not None else os.path.join(root, MANIFEST_NAME))
     shown = args.manifest or MANIFEST_NAME
     if mode is not None and stat.S_ISREG(mode):

@@ -415,9 +415,8 @@ def _excerpt(redactor: secrets.Redactor, match: Match) -> str:
     first = max(text.rfind("\n", max(start - _CONTEXT, 0), start) + 1, start - _CONTEXT)
     line_end = text.find("\n", end, end + _CONTEXT)
     last = line_end if line_end >= 0 else end + _CONTEXT
-    run = "".join(f"<{code_point(c)}>" for c in match.chars[:_SHOWN])
-    if len(match.chars) > _SHOWN:
-        run += f"…({len(match.chars)} characters)"
+    more = f"…({len(match.chars)} characters)" if len(match.chars) > _SHOWN else ""
+    run = "".join(f"<{code_point(c)}>" for c in match.chars[:_SHOWN]) + more
     return visible(redactor.excerpt(first, start)) + run + visible(redactor.excerpt(end, last))
 
 
@@ -432,9 +431,9 @@ def _needles(text: str, match: Match) -> Iterator[tuple[str, int]]:
 
 def find(text: str, origins: Sequence[Origin], allowance: Allowance) -> list[Finding]:
     """The findings of ``text`` not allowed, each placed where its characters were written."""
-    findings = []
-    places, redactor = Places(), secrets.Redactor(text)
-    for match in scan(text):
+    findings, found = [], scan(text)
+    places, redactor = Places(), secrets.Redactor(text, found)
+    for match in found:
         found = locate(text, match.start, _needles(text, match), origins, places)
         span = places.span(found, origins)
         # The line itself is not shown: a terminal would obey the characters it holds.

@@ -23,7 +23,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from hotplex.errors import Problem, Span, redacted
 from hotplex.scanning import as_read
@@ -194,8 +194,13 @@ class Redactor:
     character's 20 characters of context ended inside a token, which the message's redaction
     then no longer recognised)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, unseen: Sequence[Any] = ()) -> None:
+        """``unseen``: the runs of hidden characters the text holds (``hidden.scan``'s, in order).
+        A key split by one is read without them too (adversary22 D15: a token split by U+202E,
+        a bell or a tag character, a key block's line with a zero-width space, each quoted from
+        within by the hidden character's own finding)."""
         self.text = text
+        self._unseen = unseen
         self._found: tuple[Found, ...] | None = None
         self._ends: list[int] = []
 
@@ -208,13 +213,49 @@ class Redactor:
         """The secrets (``matches``, in order; they do not overlap) that reach into
         ``text[start:stop]``."""
         if self._found is None:
-            self._found = matches(self.text)
+            self._found = _merged([*matches(self.text), *self._split_by_unseen()])
             self._ends = [f.start + len(f.written) for f in self._found]
         reaching, i = [], bisect.bisect_right(self._ends, start)
         while start < stop and i < len(self._found) and self._found[i].start < stop:
             reaching.append(self._found[i])
             i += 1
         return reaching
+
+    def _split_by_unseen(self) -> list[Found]:
+        """The secrets of the text read without its hidden characters, placed where written."""
+        pieces, at, places, shifts = [], 0, [], [0]  # each run's place in the text read, and
+        for run in self._unseen:  # how many characters are dropped up to it (the first: none)
+            pieces.append(self.text[at : run.start])
+            places.append(run.start - shifts[-1])
+            shifts.append(shifts[-1] + run.stop - run.start)
+            at = run.stop
+        if not places:
+            return []
+        pieces.append(self.text[at:])
+        found = []
+        for f in matches("".join(pieces)):
+            end = f.start + len(f.written)
+            # The runs before its first character, and before its end.
+            begin = f.start + shifts[bisect.bisect_right(places, f.start)]
+            end += shifts[bisect.bisect_left(places, end)]
+            found.append(Found(begin, self.text[begin:end], f.match))
+        return found
+
+
+def _merged(found: list[Found]) -> tuple[Found, ...]:
+    """``found`` in order, those that overlap as one (the first's match): an excerpt redacts
+    each whole."""
+    merged: list[Found] = []
+    for f in sorted(found, key=lambda f: f.start):
+        end = f.start + len(f.written)
+        if merged and f.start < merged[-1].start + len(merged[-1].written):
+            last = merged[-1]
+            if end > last.start + len(last.written):
+                text = last.written + f.written[last.start + len(last.written) - f.start :]
+                merged[-1] = Found(last.start, text, last.match)
+        else:
+            merged.append(f)
+    return tuple(merged)
 
 
 def _read_redacted(text: str) -> str:

@@ -73,12 +73,17 @@ _CELL_END = rf"(?=(?:{_KEY_NAME})(?:`|{_KEY_CLOSED})?[ \t]*+\|)"
 _CELL_START = "|".join(
     rf"(?<=\|[ \t`*~]{{{margin}}}[\w.-]{{{length}}})" for length in range(41) for margin in range(5)
 )
+# A table's cells between the key's and the value's (``| DB_PASSWORD | string | … |``), two at
+# most, each holding no random-looking word (``secret_values.MIXED_RUN``), read past only to a
+# random-looking value: a word of a cell further on is no more the key's than any other.
+_RANDOM_IN_CELL = rf"[ \t]*+[^\s|\"'`]{{0,80}}?{secret_values.MIXED_RUN}"
+_MIDDLE_CELLS = rf"(?:(?:(?!{_RANDOM_IN_CELL})[^|\r\n]{{0,80}}+\|){{1,2}}(?={_RANDOM_IN_CELL}))?"
 # The operator, in the full-width forms a CJK keyboard types too (``：``, ``＝``), and a blank
 # after it a no-break or ideographic space as well; in Markdown it may be bold (``**password:**``).
-# A table's cell holding only the key name (``cell``) is assigned the next cell:
-# ``| password | … |``.
+# A table's cell holding only the key name (``cell``) is assigned the next cell, or the first
+# past one or two others: ``| password | … |``.
 _ASSIGNED = (
-    r"(?(cell)[ \t]{0,80}+\||"
+    rf"(?(cell)[ \t]{{0,80}}+\|{_MIDDLE_CELLS}|"
     rf"(?:[ \t]{{0,8}}:[ \t]{{0,8}}{_TYPE}[ \t]{{0,8}}=(?![=>])"
     r"|[ \t]{0,8}(?:=>|:=|[:=\uff1a\uff1d]))(?:\*\*)?)"
     rf"[ \t\u00a0\u3000]{{0,8}}(?:{_YAML_PROPERTY}{{1,2}}+)?(?:[\w.]{{0,40}}?{_ENV_READ})?"
@@ -94,7 +99,7 @@ _ASSIGNED = (
 _OPENING = (
     r"(?:(?P<block>[|>](?:[1-9][-+]?|[-+][1-9]?)?[ \t]*+(?:#[^\n]*+)?"
     r"\r?\n(?:[ \t>]*+\r?\n)*+[ \t>]*+(?<=[ \t]))"
-    r"|(?<=[:\uff1a])(?:[ \t]++#[^\r\n]*+)?(?:[ \t]*+\r?\n)++[ \t]++"
+    r"|(?<=[:\uff1a])(?:[ \t]++#[^\r\n]*+)?(?:[ \t]*+(?:#[^\r\n]*+)?\r?\n)++[ \t]++"
     rf"(?={_RANDOM_WORD_AHEAD}\S{{6,200}}+[ \t]*+(?:\r?\n|\Z))"
     r"|(?:(?P<interpolated>[rb]?f[rb]?|\$@?|@\$)|[rbu]{1,2}+#{0,3}+|u8|l|@)?(?P<q>[\"'`])"
     r"(?P<triple>(?<=[\"'])(?P=q){2}+(?:[ \t]*+\r?\n[ \t]*+)?)?)?"
@@ -119,7 +124,7 @@ _WORD_VALUE = (
 # (``password: Required: <value>``, ``token: Bearer <value>``): read past them, once; a quoted
 # value its scheme (``"Authorization": "Bearer <value>"``: the value is the secret, a vendor's
 # key there is that key).
-_SCHEME = r"(?:bearer|basic|token)[ \t]{1,8}+"
+_SCHEME = r"(?:bearer|basic|token)[ \t]{1,8}+(?:token=[\"']?)?+"  # Rails: Token token="…"
 _BEFORE_WORD = rf"(?(q)(?:{_SCHEME})?|(?(block)|(?:{_PROSE_START}[ \t]{{1,8}}+|{_SCHEME})?))"
 _VALUE = rf"{_BEFORE_WORD}(?P<secret>(?(q){_QUOTED_VALUE}|(?(block){_BLOCK_LINE}|{_WORD_VALUE})))"
 # Where the value ends: its closing quote (a triple quote's, or its line's end), and no call or

@@ -445,6 +445,15 @@ def test_directory_and_manifest_options_also_work_after_the_command(example_copy
     assert hotplex("check", "-C", str(root), "-f", "hotplex.toml").status == 0
 
 
+def test_a_manifest_path_ending_in_a_slash_names_a_folder(example_copy, hotplex):
+    """adversary22 D10: ``-f proj/hotplex.toml/`` was said not to exist (the OS's ENOTDIR)."""
+    root = example_copy("basic")
+    result = hotplex("-f", f"{root}/hotplex.toml/", "check")
+    assert result.status == 2
+    assert "names a folder, not a file" in result.stderr
+    assert f"did you mean '{root}/hotplex.toml'" in result.stderr
+
+
 # --- the terminal: colour, NO_COLOR, the progress line -----------------------------------------
 
 

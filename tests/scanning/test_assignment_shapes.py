@@ -161,6 +161,15 @@ FOUND = [
     # Weak passwords stay secrets beside the names below (adversary D4).
     ("password: Summer-2024", "Summer-2024"),
     ("password: admin_2024", "admin_2024"),
+    # A YAML value past comment lines; a table's value past a cell or two; a Rails token's
+    # parameter (adversary22 D1, D2, D3).
+    (f"password:\n  # the db one\n  {VALUE}\n", VALUE),
+    (f"db:\n  password:\n    # rotate monthly\n\n    {VALUE}\n", VALUE),
+    (f"| Name | Type | Value |\n|---|---|---|\n| DB_PASSWORD | string | {VALUE} |\n", VALUE),
+    (f"| DB_PASSWORD | string | required | {VALUE} |", VALUE),
+    (f"| password | {VALUE} | the prod one |", VALUE),
+    ("| password | hunter2 | note |", "hunter2"),
+    (f'Authorization: Token token="{VALUE}"', VALUE),
 ]
 
 CLEAN = [
@@ -314,6 +323,11 @@ CLEAN = [
     'headers = {"Authorization": token: f"Bearer {api_token_value}"}',
     'password = F"{user}-{suffix}-{year}"',
     'var secret = $"{prefix}{Environment.MachineName}";',
+    "| DB_PASSWORD | string | The password of the database user |",
+    "| password | string | yes | Min. 12 characters |",
+    'Authorization: Token token="your-token-here"',
+    'Authorization: Token token="abc"',
+    "if password:\n    # retry\n    password = next_password_2\n",
 ]
 
 

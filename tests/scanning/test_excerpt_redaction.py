@@ -12,6 +12,8 @@ from hotplex.scanning.origins import Allowance, Origin
 
 TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 ANTHROPIC = "sk-ant-api03-aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+STRIPE = "sk_live_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+AWS = "AKIAZ3MQ7XKP2ABCD4EF"
 
 
 def _problems(text: str) -> list[Problem]:
@@ -40,6 +42,11 @@ def _pieces(secret: str) -> list[str]:
         # The secret starts before the context: left out, not cut.
         (f"{TOKEN}\u200b and more\n", TOKEN, '"<U+200B> and more"'),
         (f"{TOKEN[:30]}\u200b{TOKEN[30:]} and more\n", TOKEN, '"<U+200B> and more"'),
+        # A character no reading reads through, inside the key: the key read without the
+        # characters the scan found is redacted (adversary22 D15).
+        (f"- key {TOKEN[:9]}\x07{TOKEN[9:]}\n", TOKEN, '"- key ghp_a…(41 characters)<U+0007>"'),
+        (f"- {STRIPE[:12]}\u202e{STRIPE[12:]}\n", STRIPE, "sk_li…(45 characters)<U+202E>"),
+        (f"- key {AWS[:10]}\U000e0041{AWS[10:]}\n", AWS, '"- key AK…(21 characters)<U+E0041>"'),
     ],
 )
 def test_a_hidden_characters_excerpt_redacts_the_secret_it_cuts(text, secret, excerpt):
