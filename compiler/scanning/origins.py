@@ -146,20 +146,56 @@ def written_at(span: Span, origins: Sequence[Origin]) -> Span | None:
 
 
 OVERLAY = "overlay:"  # how an ``allow_files`` glob names a user's overlaid file: by its label
-# ``overlay:`` as a glob may misspell it: another case, blanks around the colon, a '/' for it.
-_OVERLAY_SLIP = re.compile(r"\s*overlay\s*[:/]\s*(.*)", re.IGNORECASE | re.DOTALL)
+# ``overlay:`` as a glob may misspell it: a '/' for the colon (``overlay/*``, unless a folder of
+# the project is meant: ``overlay_slips``), or a word one or two edits from it (another case,
+# ``overlays``, ``overlai``, look-alike letters) before a run of colons: a look-alike of ':' or
+# ';' (the full-width '：'), doubled (``overlay::*``), blanks between.
+_OVERLAY_FOLDER = re.compile(r"\s*overlay\s*/\s*(.*)", re.IGNORECASE | re.DOTALL)
+_SLIP_EDITS = 2
+_SLIP_PREFIX = 64  # where a colon after such a word can be, blanks and zero-width marks with it
 
 
 def overlay_slip(glob: str) -> str | None:
     """The ``overlay:`` glob meant by an ``allow_files`` entry that misspells the prefix
-    (``Overlay:*``, ``overlay: *``, ``overlay/*``) or names no file after it (``overlay:``);
-    None for any other entry. Such an entry names no user's file (a label is matched after the
-    exact prefix) and, but for ``overlay/*`` in a project with such a folder, no project's."""
-    found = _OVERLAY_SLIP.fullmatch(glob)
-    if found is None:
-        return None
-    meant = OVERLAY + (found.group(1) or "*")
+    (``Overlay:*``, ``overlays:*``, ``overlay：*``, ``overlay::*``, ``overlay/*``) or names no
+    file after it (``overlay:``); None for any other entry. Such an entry names no user's file
+    (a label is matched after the exact prefix) and, but for ``overlay/*`` in a project with such
+    a folder or a rare path with a colon, no project's; ``overlays/*`` names a folder, no slip."""
+    folder = _OVERLAY_FOLDER.fullmatch(glob)
+    if folder is not None:
+        rest = folder.group(1)
+    else:
+        cut = next((i for i, c in enumerate(glob[:_SLIP_PREFIX]) if _is_colon(c)), None)
+        word = ascii_view(glob[:cut]).strip().casefold() if cut is not None else ""
+        if cut is None or _edits(word, OVERLAY[:-1]) > _SLIP_EDITS:
+            return None
+        start = next(
+            (i for i in range(cut, len(glob)) if not (glob[i].isspace() or _is_colon(glob[i]))),
+            len(glob),
+        )
+        rest = glob[start:]
+    meant = OVERLAY + (rest or "*")
     return None if meant == glob else meant
+
+
+def _is_colon(char: str) -> bool:
+    """Whether ``char`` reads as the colon of ``overlay:``: ':', ';' or a look-alike."""
+    return char in ":;" if char.isascii() else ascii_view(char) in (":", ";")
+
+
+def _edits(word: str, target: str) -> int:
+    """The Levenshtein distance of two short words; past ``_SLIP_EDITS``, any larger number."""
+    if abs(len(word) - len(target)) > _SLIP_EDITS:
+        return _SLIP_EDITS + 1
+    previous = list(range(len(target) + 1))
+    for i, letter in enumerate(word, 1):
+        current = [i]
+        for j, other in enumerate(target, 1):
+            current.append(
+                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (letter != other))
+            )
+        previous = current
+    return previous[-1]
 
 
 class Allowance(NamedTuple):

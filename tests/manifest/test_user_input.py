@@ -627,6 +627,44 @@ def test_a_misspelt_overlay_glob_is_named_by_check_overlay_with_the_glob_meant(
     assert "'overlay/*'" not in result.stderr
 
 
+def test_a_prefix_one_or_two_edits_from_overlay_before_a_colon_is_a_slip(
+    make_project, hotplex, tmp_path
+):
+    """``overlays:*``, a full-width or doubled colon, a ';' or a misspelt word allowed nothing,
+    and ``check --overlay`` said nothing of it (adversary22 D7). A glob of a folder
+    (``overlays/*``) or of a user's absolute label (``overlay:/...``) is no slip."""
+    slips = [
+        "overlays:*",
+        "overlay\uff1a*",
+        "overlay;*",
+        "overlay::*",
+        "overlai:*",
+        "0verlay ; u/*",
+    ]
+    controls = ["overlays/*", "overlay:/home/*"]
+    tables = {"secrets": [*slips[:4], *controls], "injection": slips[4:]}
+    project = "".join(
+        f"[{table}]\nallow_files = [{', '.join(repr(g) for g in globs)}]\n"
+        for table, globs in tables.items()
+    )
+    root = _project(make_project, project=project)
+    (root / "overlays").mkdir()
+    (root / "overlays" / "x.md").write_text("x\n", "utf-8")
+    user = tmp_path / "u.md"
+    user.write_text("token: Xk9mP2vL8qR4wzT7aB3c\n", "utf-8")
+    meant = ["overlay:*"] * 5 + ["overlay:u/*"]
+    places = [("secrets", i) for i in range(4)] + [("injection", i) for i in range(2)]
+    for run in (["check", "--overlay", f"USER.md={user}"], ["build"], ["check"]):
+        result = hotplex("-C", str(root), *run)
+        for slip, glob, (table, index) in zip(slips, meant, places, strict=True):
+            assert (
+                f"warning: [{table}] allow_files[{index}] '{slip}' names no user's file (one is"
+                " named by 'overlay:' and its label) and no file in the project, so it allows"
+                f" nothing — did you mean '{glob}'?"
+            ) in result.stderr, (run, slip)
+        assert all(f"'{control}' names" not in result.stderr for control in controls)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
