@@ -46,21 +46,20 @@ _RAW_CLOSE = {name: re.compile(rf"</{name}[\s/>]", re.IGNORECASE) for name in RA
 
 # Elements a page never shows whose content is markup: a template, a fallback, an element
 # ``hidden`` or styled so, an svg's description and definitions, MathML's annotations (a
-# ``<semantics>`` shows its first child alone), a ruby's ``<rp>`` (shown only where ruby is not,
-# and every browser renders ruby). Their true end is past their first end tag, or where a tag,
-# a cell's bar or a line's end may end them early: what renders as nothing ends there, so no
-# shown text is dropped (at worst, hidden text is shown).
-_HIDING = frozenset({"template", "video", "audio", "object", "canvas"})
+# ``<semantics>`` shows its first child alone), an ``<rp>`` (HTML's rendering section gives
+# every one ``display: none``, in a ruby or not). Their true end is past their first end tag, or
+# where a tag, a cell's bar or a line's end may end them early: what renders as nothing ends
+# there, so no shown text is dropped (at worst, hidden text is shown).
+_HIDING = frozenset({"template", "video", "audio", "object", "canvas", "rp"})
 _SVG_HIDING = frozenset({"desc", "defs", "metadata", "symbol"})
 _IN_ROOTS = {
     "svg": _SVG_HIDING,
     "math": frozenset({"annotation", "annotation-xml"}),
-    "ruby": frozenset({"rp"}),
 }
 # The elements whose own elements' names mean what they do there, once one opened before.
 ROOTS = frozenset(_IN_ROOTS)
 _MAY_HIDE = _HIDING | ROOTS | frozenset().union(*_IN_ROOTS.values())
-_HIDING_ATTRIBUTE = re.compile(r"hidden|display|visibility|opacity|font-size|\\", re.IGNORECASE)
+_HIDING_ATTRIBUTE = re.compile(r"hidden|display|visibility|opacity|font|\\", re.IGNORECASE)
 # An svg's content ends at these start tags (HTML's "breakout" list for foreign content).
 _SVG_BREAKOUT = BREAKS | frozenset(
     re.findall(
@@ -87,7 +86,8 @@ _ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"
 # A style's declarations that hide what an element holds: all of it ("markup": no descendant
 # shows again), or what no tag in it shows again ("visibility": a descendant may set its own
 # visibility or size). Opacity 0 is as unseen as visibility hidden, and as final; a font size 0
-# is the inline-block gap idiom's, whose descendants set their own.
+# is the inline-block gap idiom's, whose descendants set their own (the ``font`` shorthand sets it
+# too: ``font: 0/0 a``, the hide-text idiom).
 _HIDING_DECLARATIONS = {
     "display": ({"none"}, "markup"),
     "content-visibility": ({"hidden"}, "markup"),
@@ -95,6 +95,9 @@ _HIDING_DECLARATIONS = {
     "opacity": ({0}, "markup"),
     "font-size": ({0}, "visibility"),
 }
+_NUMBERS = ("number", "percentage", "dimension")
+# The math functions whose one argument is their value: ``calc(0)`` is 0, as ``min(0px)`` is 0px.
+_MATH = frozenset({"calc", "min", "max"})
 _INNER = re.compile(rf"<!--|{TAG.pattern}")
 
 
@@ -183,8 +186,13 @@ def _style_hiding(style: str) -> str | None:
     declaration of a property counts, and one of another value shows it."""
     last = {}
     for declaration in stylesheets.tinycss2().parse_blocks_contents(style, skip_comments=True):
-        if declaration.type == "declaration" and declaration.lower_name in _HIDING_DECLARATIONS:
-            last[declaration.lower_name] = declaration.value
+        if declaration.type != "declaration":
+            continue
+        name, value = declaration.lower_name, declaration.value
+        if name == "font":
+            name, value = "font-size", _font_size(value)
+        if name in _HIDING_DECLARATIONS:
+            last[name] = value
     ways = {
         way
         for property, value in last.items()
@@ -195,14 +203,51 @@ def _style_hiding(style: str) -> str | None:
 
 
 def _value(tokens: list[Any]) -> str | float | None:
-    """A declaration's value when it is one keyword (lowered) or one number (a length's too)."""
-    tokens = [token for token in tokens if token.type not in ("whitespace", "comment")]
-    if len(tokens) != 1:
+    """A declaration's value when it is one keyword (lowered) or one number (a length's too),
+    bare or a math function's alone (``calc(0px)``, ``calc((0))``: CSS computes them to it)."""
+    token = _only(tokens)
+    in_math = False  # a () block is a number only in a math function
+    while token is not None and token.type in ("function", "() block"):
+        if token.type == "function" and token.lower_name in _MATH:
+            token, in_math = _only(token.arguments), True
+        elif token.type == "() block" and in_math:
+            token = _only(token.content)
+        else:
+            return None
+    if token is None:
         return None
-    token = tokens[0]
     if token.type == "ident":
-        return token.lower_value
-    return token.value if token.type in ("number", "percentage", "dimension") else None
+        return None if in_math else token.lower_value
+    return token.value if token.type in _NUMBERS else None
+
+
+def _only(tokens: list[Any]) -> Any | None:
+    """The one token of ``tokens`` but for whitespace and comments; None: none or more."""
+    tokens = _significant(tokens)
+    return tokens[0] if len(tokens) == 1 else None
+
+
+def _significant(tokens: list[Any]) -> list[Any]:
+    """``tokens`` but for whitespace and comments, which no value is made of."""
+    return [token for token in tokens if token.type not in ("whitespace", "comment")]
+
+
+def _font_size(tokens: list[Any]) -> list[Any]:
+    """The size the ``font`` shorthand sets (none for a system font, ``font: caption``, nor with
+    no family, ``font: 0/0``, which CSS drops): the last number before its ``/ line-height`` and
+    its family, which holds none (a weight, a number too, comes before the size: ``font: 700
+    0/0 a``)."""
+    tokens = _significant(tokens)
+    slash = next(
+        (at for at, token in enumerate(tokens) if token.type == "literal" and token.value == "/"),
+        None,
+    )
+    if slash is None:
+        slash = len(tokens) - 1  # the family takes one token at least
+    elif slash + 2 >= len(tokens):
+        return []  # a line height and no family
+    numbers = [token for token in tokens[:slash] if token.type in (*_NUMBERS, "function")]
+    return numbers[-1:]
 
 
 def raw_end(view: str, name: str, at: int, ahead: dict[str, int]) -> int:

@@ -205,7 +205,7 @@ def unmarked(view: str) -> tuple[str, list[int]] | None:
     in_margin = True  # whether the shown line so far is marks alone
     tables = _tables(view) if "<" in view else []
     raw_end = -1  # where the raw text the last such tag opened ends
-    roots: set[str] = set()  # the svg, math and ruby opened before: their elements' names count
+    roots: set[str] = set()  # the svg and math opened before: their elements' names count
     last = at = 0
     while (start := view.find("<", at)) >= 0:
         markup = _markup(view, start, ahead)
