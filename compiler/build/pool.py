@@ -51,7 +51,10 @@ class Pool:
         self._executor: ProcessPoolExecutor | None = None
         self._interrupted = False
         self._previous: Any = None
-        if threading.current_thread() is threading.main_thread():
+        # Not where Ctrl-C is ignored: a shell starts a script's background job (``cmd &``) so,
+        # and the job must go on ignoring it (adversary22 D16: it obeyed once a batch began).
+        main = threading.current_thread() is threading.main_thread()
+        if main and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
             self._previous = signal.signal(signal.SIGINT, self._note_interrupt)
 
     def map(self, items: list[Any]) -> Iterator[Any]:

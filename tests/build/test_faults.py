@@ -524,3 +524,20 @@ def test_ctrl_c_after_the_last_set_does_not_say_sets_are_left(built, hotplex):
     )
     assert json.loads(result.stdout)["errors"] == [{"message": result.stderr[9:-1]}]
     assert "0 rebuilt, 6 up to date" in hotplex("-C", str(built), "build").stdout
+
+
+def test_a_build_started_with_ctrl_c_ignored_goes_on_ignoring_it(built):
+    """A shell starts a script's background job (``cmd &``) with SIGINT ignored: the build must
+    not take the keyboard's Ctrl-C back (adversary22 D16: from its first batch on it stopped)."""
+    edit_all(built)
+    crash = {"HOTPLEX_CRASH_AT": "7", "HOTPLEX_CRASH_SIGNAL": "INT", "NO_COLOR": "1"}
+    done = subprocess.run(
+        [str(HOTPLEX), "-C", str(built), "build"],
+        env={**os.environ, **crash},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "6 rebuilt, 0 up to date" in done.stdout
