@@ -55,10 +55,10 @@ _RANDOM_WORD_AHEAD = rf"(?=[^\s\"'`]{{0,200}}?{secret_values.MIXED_RUN})"
 # standard or verbatim tag (``!!str``, ``!<tag:yaml.org,2002:str>``), any tag but Ansible's
 # ``!vault`` before a block (``!secret |``). A custom tag before a word mostly names where the
 # value is (Home Assistant's ``!secret db_password``): past it only a random-looking word is read
-# (``!Secret Xk9mP2vL8qR4wz``).
+# (``!Secret Xk9mP2vL8qR4wz``), quoted or not.
 _YAML_PROPERTY = (
     r"(?:&[\w-]{1,40}+[ \t]++|!(?:![a-z]{1,20}+|<[^<>\s]{1,80}+>)[ \t]++"
-    rf"|!(?!vault\b)[\w!/:.-]{{1,40}}+[ \t]++(?=[|>]|{_RANDOM_WORD_AHEAD}))"
+    rf"|!(?!vault\b)[\w!/:.-]{{1,40}}+[ \t]++(?=[|>]|[\"']?{_RANDOM_WORD_AHEAD}))"
 )
 # What closes a key written in Markdown: emphasis (``*password*``, ``_password_``, Slack's bold),
 # strikethrough, a link's destination (``[password](#pw)``).

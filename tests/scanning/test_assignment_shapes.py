@@ -170,6 +170,8 @@ FOUND = [
     (f"| password | {VALUE} | the prod one |", VALUE),
     ("| password | hunter2 | note |", "hunter2"),
     (f'Authorization: Token token="{VALUE}"', VALUE),
+    (f"password: !custom '{VALUE}'", VALUE),  # adversary22 D14
+    (f'password: !custom "{VALUE}"', VALUE),
 ]
 
 CLEAN = [
@@ -328,6 +330,7 @@ CLEAN = [
     'Authorization: Token token="your-token-here"',
     'Authorization: Token token="abc"',
     "if password:\n    # retry\n    password = next_password_2\n",
+    'password: !secret "db_password"',
 ]
 
 

