@@ -28,8 +28,10 @@ _KEY_NAME = (
 
 # An assignment's key may end a longer name (``DB_PASSWORD``, ``GITHUB_TOKEN``), glued too where
 # the key is no English word's end (``PGPASSWORD``, ``dbPassword``, ``csrftoken``; not ``bypass``).
+# Nor is an AWS ARN's resource type a key (``arn:aws:secretsmanager:…:secret:prod/db-x7K2pQ``:
+# the name of a secret, written instead of it).
 _GLUEABLE = rf"pass(?:word|wd)|pwd|secret|token|{_PASSWORD_CASELESS}"
-GLUED_KEY = re.compile(rf"[^\W_](?!{_GLUEABLE})")
+GLUED_KEY = re.compile(rf"[^\W_](?!{_GLUEABLE})|:(?=secret:)")
 # The operator, past a type annotation (``password: string = "…"``), and past an environment
 # read whose default is the value (``os.getenv("PW", "…")``, ``process.env.PW || "…"``).
 _TYPE = r"&?[a-z_][\w.]{0,40}+(?:[\[<][^\]>\n]{0,80}+[\]>])?"

@@ -331,6 +331,7 @@ CLEAN = [
     'Authorization: Token token="abc"',
     "if password:\n    # retry\n    password = next_password_2\n",
     'password: !secret "db_password"',
+    "DB_PASSWORD=arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-x7K2pQ",
 ]
 
 
