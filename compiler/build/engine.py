@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import posixpath
 import time
 from itertools import islice
@@ -253,7 +252,7 @@ def slow(request: Request, manifest: Path) -> Outcome:
     builds."""
     with _no_cyclic_gc():
         state = state_log.load(request.root)
-        owner = os.path.relpath(manifest, request.root)
+        owner = state_log.owner(state, request.root, manifest)
         state_log.refuse_other_manifest(state, owner)
         builder = Builder(request, manifest, state)
         if request.check:

@@ -266,6 +266,18 @@ def _files_of(snapshot: dict[str, Any], number: int, width: int) -> dict[str, St
     return {path: Stamped.from_list(rec) for path, rec in files.items() if rec is not None}
 
 
+def owner(state: State, root: str | Path, manifest: str | Path) -> str:
+    """The manifest as the log names it: relative to the root, or as the log recorded it when
+    that is the same file under another spelling (its folder reached through a symlink:
+    adversary22 D9, refused as another manifest's)."""
+    named = os.path.relpath(manifest, root)
+    if state.manifest not in (None, named):
+        with contextlib.suppress(OSError):
+            if os.path.samefile(os.path.join(root, state.manifest), manifest):
+                return state.manifest
+    return named
+
+
 def refuse_other_manifest(state: State, manifest: str) -> None:
     """Raise when the log records the builds of another manifest in the same folder (``-f``):
     its outputs and placed files would be this build's orphans, and deleted."""

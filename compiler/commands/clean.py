@@ -38,7 +38,7 @@ def clean(root: Path, manifest: Path | None, warnings: list[str] | None = None) 
     them)."""
     with ProjectLock(root / STATE_DIR, lock_wait_seconds()):
         state = state_log.load(root)
-        owner = os.path.relpath(manifest or root / MANIFEST_NAME, root)
+        owner = state_log.owner(state, root, manifest or root / MANIFEST_NAME)
         state_log.refuse_other_manifest(state, owner)
         outs, paths, sources, places = _planned(root, manifest)
         manifest_name = (manifest or root / MANIFEST_NAME).name

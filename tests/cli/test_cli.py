@@ -445,6 +445,19 @@ def test_directory_and_manifest_options_also_work_after_the_command(example_copy
     assert hotplex("check", "-C", str(root), "-f", "hotplex.toml").status == 0
 
 
+def test_the_manifest_through_a_symlinked_folder_is_the_same_manifest(example_copy, hotplex):
+    """adversary22 D9: ``-C proj -f ../link/hotplex.toml`` (``link`` -> ``proj``) was refused as
+    another manifest's build state; it is the same file, as it is without ``-C``."""
+    root = example_copy("basic")
+    link = root.parent / "link"
+    link.symlink_to(root.name)
+    assert hotplex("-C", str(root), "build").status == 0
+    again = hotplex("-C", str(root), "-f", "../link/hotplex.toml", "build")
+    assert again.status == 0, again.stderr
+    assert "0 rebuilt, 6 up to date" in again.stdout
+    assert hotplex("-C", str(root), "-f", "../link/hotplex.toml", "clean").status == 0
+
+
 def test_a_manifest_path_ending_in_a_slash_names_a_folder(example_copy, hotplex):
     """adversary22 D10: ``-f proj/hotplex.toml/`` was said not to exist (the OS's ENOTDIR)."""
     root = example_copy("basic")
