@@ -178,28 +178,30 @@ def learn(
                 Span("facts", key=f"{twice.place}.key"),
             )
         given.append(restored)
+    mine = text is None  # the project's own file; else a gateway's user's, scanned as an overlay
     if text is None:
         path, display = profile_path(model, file)
         text = read_profile(path, display)
     else:
         display = file
-    report = merge.learn(model.manifest, text, display, given, day, _together(model, display, text))
+    together = _together(model, display, text, overlaid=not mine)
+    report = merge.learn(model.manifest, text, display, given, day, together, overlaid=not mine)
     if report.changed:
         _within_what_a_build_reads(model, report.text, display)
     return report
 
 
-def _together(model: Model, display: str, text: str) -> list[blocking.Part]:
-    """The profile ``display`` (its text ``text``: the file's, or a gateway's user's) among the
-    source files on disk an artifact holds beside it, in the manifest's order, each body as a
-    build reads it: a learned fact must not complete what one of them starts
-    (``blocking.composed``). A profile no source names comes first. The daily logs are not read:
-    what a day and a fact make together is found where they meet, in the guard of the compile
-    and of ``hotplex check``."""
+def _together(model: Model, display: str, text: str, overlaid: bool) -> list[blocking.Part]:
+    """The profile ``display`` (its text ``text``: the file's, or a gateway's user's,
+    ``overlaid``, named as a compile names that user's overlay) among the source files on disk
+    an artifact holds beside it, in the manifest's order, each body as a build reads it: a
+    learned fact must not complete what one of them starts (``blocking.composed``). A profile no
+    source names comes first. The daily logs are not read: what a day and a fact make together
+    is found where they meet, in the guard of the compile and of ``hotplex check``."""
     from hotplex.fs import read_input
     from hotplex.sources import frontmatter
 
-    profile = blocking.Part(text, display, 1)
+    profile = blocking.Part(text, merge.label(display, overlaid), 1, overlaid=overlaid)
     names = {display, model.source_path(display)}
     parts = []
     for source in model.sources:

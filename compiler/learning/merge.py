@@ -31,6 +31,7 @@ from hotplex.learning import profile as profiles
 from hotplex.learning.facts import Given
 from hotplex.learning.report import Fact, LearnReport, Outcome, Retired
 from hotplex.records import Finding
+from hotplex.scanning.origins import OVERLAY
 from hotplex.sources import blocking
 from hotplex.sources import learned_keys as keys
 
@@ -46,13 +47,17 @@ def learn(
     given: list[Given],
     date: str,
     together: Sequence[blocking.Part] = (),
+    overlaid: bool = False,
 ) -> LearnReport:
     """The profile ``text`` (named ``file``) with ``given`` merged on ``date``; ``together``:
     the texts an artifact holds with it, in the document's order, the profile's among them
-    (named ``file``: its text is the profile's as learned)."""
+    (named ``label(file, overlaid)``: its text is the profile's as learned). ``overlaid``: a
+    gateway's user's profile, scanned as a compile scans that user's overlay, which only an
+    ``overlay:`` glob of ``allow_files`` reaches (a project allowing its own ``USER.md`` must
+    not accept a fact that would then fail that user's compiles)."""
     profile = profiles.parse(text, file)
     _no_look_alikes(profile.facts, given)
-    context = _Context(manifest, profile, file, together)
+    context = _Context(manifest, profile, label(file, overlaid), together, overlaid)
     # The whole profile is scanned once with every new value in it; only when that finds
     # something new are the values halved until each one that brings a finding is found.
     merged = _merged(manifest, profile.facts, given, date, {})
@@ -90,6 +95,11 @@ def learn(
     new = profiles.join(profile, facts) if changed else text
     ordered = tuple(f for _key, f in sorted(facts.items()))
     return LearnReport(file, date, new, changed, tuple(outcomes), tuple(retired), ordered)
+
+
+def label(file: str, overlaid: bool) -> str:
+    """How the guard names the profile ``file``: a user's overlaid one as a compile does."""
+    return f"{OVERLAY}{file}" if overlaid else file
 
 
 def _no_look_alikes(known: dict[str, Fact], given: list[Given]) -> None:
@@ -184,15 +194,17 @@ class _Context:
         profile: profiles.Profile,
         file: str,
         together: Sequence[blocking.Part] = (),
+        overlaid: bool = False,
     ) -> None:
         self.manifest, self.profile, self.file, self.together = manifest, profile, file, together
+        self.overlaid = overlaid
         self._known: Counter[tuple[str, str, str]] | None = None
 
     def scan(self, facts: dict[str, Fact]) -> list[Finding]:
         """What the guard finds in the profile holding ``facts``, alone and with the files
         beside it."""
         text = profiles.join(self.profile, facts)
-        found = blocking.scan(self.manifest, text, self.file, 1)
+        found = blocking.scan(self.manifest, text, self.file, 1, overlaid=self.overlaid)
         if len(self.together) > 1:
             parts = [
                 p._replace(body=text, first_line=1) if p.file == self.file else p

