@@ -76,6 +76,11 @@ _STOPS = {**dict.fromkeys(_FOREIGN, _SVG_BREAKOUT), "rp": BREAKS | {"rb", "rt", 
 # foreign object; never in a clipping path, a mask, a gradient, a filter, its title or its
 # definitions (a pattern's or a marker's text is drawn where it is used).
 _SVG_TEXT = frozenset({"text", "foreignobject"})
+# The svg elements that hold text whose presentation attributes (``display="none"``,
+# ``opacity``, ``visibility``, ``font-size``) read as their style's declarations would; a tag
+# under a hidden visibility or size that may show its text again: by a style or such attribute.
+_SVG_PRESENTING = frozenset({"g", "text", "tspan", "textpath", "a", "switch", "foreignobject"})
+_SHOWS_AGAIN = re.compile(r"style|visibility|font|\\", re.IGNORECASE)
 _SVG_UNDRAWN = _SVG_HIDING | frozenset(
     {"clippath", "mask", "lineargradient", "radialgradient", "filter", "title", "style", "script"}
 )
@@ -120,8 +125,9 @@ def end(view: str, tag: re.Match[str], roots: set[str], ahead: dict[str, int]) -
     ends = (closed(view, closer, tag.end(), ahead) for closer in ("\n", "|"))
     limit = min((found - 1 for found in ends if found is not None), default=len(view))
     stops = _STOPS.get(name, BREAKS)
-    held: dict[str, int] = {}  # each element opened inside, not yet ended
-    undrawn = 0  # how many of those an svg never draws
+    held: dict[str, list[str | None]] = {}  # each element opened inside, not yet ended: how
+    # an svg draws what it holds ("undrawn", "veiled": to a tag that may show it again; None)
+    ways = {"undrawn": 0, "veiled": int(hiding == "svg veiled"), None: 0}
     at = tag.end()
     while (inner := _INNER.search(view, at, limit)) is not None:
         at = inner.end()
@@ -133,16 +139,15 @@ def end(view: str, tag: re.Match[str], roots: set[str], ahead: dict[str, int]) -
             continue
         inner_name = inner[2].lower()
         if inner[1] and held.get(inner_name):
-            held[inner_name] -= 1
-            undrawn -= inner_name in _SVG_UNDRAWN
+            ways[held[inner_name].pop()] -= 1
         elif inner[1]:  # its own end tag, or one of what holds it, which ends it too
             return inner.end() if inner_name == name else inner.start()
         elif (
             hiding == "visibility" or inner_name in stops or (inner_name == name and name != "svg")
         ):
             return inner.start()  # what it holds may be shown, or it may end here (an svg nests)
-        elif hiding == "svg" and not undrawn and inner_name in _SVG_TEXT:
-            return inner.start()  # drawn
+        elif hiding.startswith("svg") and not ways["undrawn"] and _drawn(inner, roots, ways):
+            return inner.start()  # drawn, or may be
         elif inner_name in RAW_TEXT and name not in _FOREIGN:  # text to its end tag
             text_end = raw_end(view, inner_name, at, ahead)
             closing = TAG.match(view, text_end, limit) if text_end >= 0 else None
@@ -150,9 +155,32 @@ def end(view: str, tag: re.Match[str], roots: set[str], ahead: dict[str, int]) -
                 return inner.start()  # read where it stands
             at = closing.end()
         elif inner_name not in _VOID:
-            held[inner_name] = held.get(inner_name, 0) + 1
-            undrawn += inner_name in _SVG_UNDRAWN
+            way = (
+                "undrawn"
+                if inner_name in _SVG_UNDRAWN
+                else _svg_hiding(inner, roots)
+                if hiding.startswith("svg")
+                else None
+            )
+            held.setdefault(inner_name, []).append(way)
+            ways[way] += 1
     return limit
+
+
+def _drawn(tag: re.Match[str], roots: set[str], ways: dict[str | None, int]) -> bool:
+    """Whether the svg element ``tag`` opens may draw text, where no element holding it is
+    undrawn and ``ways["veiled"]`` of them hide their text's visibility or size: a text element
+    not veiled, or one that may show itself again (any style or such attribute)."""
+    if not ways["veiled"]:
+        return tag[2].lower() in _SVG_TEXT
+    return _SHOWS_AGAIN.search(tag.group()) is not None and hiding_of(tag, roots) is None
+
+
+def _svg_hiding(tag: re.Match[str], roots: set[str]) -> str | None:
+    """How an element in an svg hides the text it holds: "undrawn", "veiled"; None: not."""
+    if not may_hide(tag, tag[2].lower()):
+        return None
+    return {"markup": "undrawn", "visibility": "veiled"}.get(hiding_of(tag, roots) or "")
 
 
 def _comment_end(view: str, start: int, ahead: dict[str, int]) -> int | None:
@@ -173,45 +201,65 @@ def hiding_of(tag: re.Match[str], roots: set[str]) -> str | None:
     values: dict[str, str] = {}
     for attribute in _ATTRIBUTE.finditer(tag.group(), tag.end(2) - tag.start()):
         values.setdefault(attribute[1].lower(), attribute[2] or attribute[3] or attribute[4] or "")
-    style = _style_hiding(values["style"]) if "style" in values else None
+    presented = ()
+    if name == "svg" or ("svg" in roots and name in _SVG_PRESENTING):
+        presented = tuple((key, values[key]) for key in _HIDING_DECLARATIONS if key in values)
+    style = (
+        _style_hiding(values.get("style", ""), presented)
+        if "style" in values or presented
+        else None
+    )
     if "hidden" in values or style == "markup":
         return "markup"
-    return "svg" if name == "svg" else style
+    return ("svg veiled" if style else "svg") if name == "svg" else style
 
 
 @functools.lru_cache(maxsize=256)  # a page's styles repeat
-def _style_hiding(style: str) -> str | None:
-    """How a style attribute hides what its element holds ("markup", "visibility"; None: not),
-    read with tinycss2 as CSS reads it (escapes and comments: ``display:\6e one``); the last
-    declaration of a property counts, and one of another value shows it."""
-    last = {}
-    for declaration in stylesheets.tinycss2().parse_blocks_contents(style, skip_comments=True):
+def _style_hiding(style: str, presented: tuple[tuple[str, str], ...] = ()) -> str | None:
+    """How a style attribute, over an svg element's ``presented`` attributes (SVG's presentation
+    attributes are the CSS properties of their names, which the style overrides), hides what its
+    element holds ("markup", "visibility"; None: not), read with tinycss2 as CSS reads it
+    (escapes and comments: ``display:\\6e one``). The last declaration of a property counts,
+    but for an ``!important`` one, which a later normal one does not override; ``var(--d)``
+    takes the custom property the style declares (from an ancestor's, the value is not known),
+    or its fallback when the style declares none (``var(--d, none)``)."""
+    css = stylesheets.tinycss2()
+    declared: dict[str, tuple[list[Any], bool]] = {
+        name: (css.parse_component_value_list(value, skip_comments=True), False)
+        for name, value in presented
+    }
+    for declaration in css.parse_blocks_contents(style, skip_comments=True):
         if declaration.type != "declaration":
             continue
         name, value = declaration.lower_name, declaration.value
-        if name == "font":
+        if name.startswith("--"):
+            name = declaration.name  # a custom property's name is case-sensitive
+        elif name == "font":
             name, value = "font-size", _font_size(value)
-        if name in _HIDING_DECLARATIONS:
-            last[name] = value
+        if not declared.get(name, ((), False))[1] or declaration.important:
+            declared[name] = value, declaration.important
     ways = {
         way
-        for property, value in last.items()
-        for hidden, way in [_HIDING_DECLARATIONS[property]]
-        if _value(value) in hidden
+        for property, (hidden, way) in _HIDING_DECLARATIONS.items()
+        if property in declared and _value(declared[property][0], declared) in hidden
     }
     return "markup" if "markup" in ways else "visibility" if ways else None
 
 
-def _value(tokens: list[Any]) -> str | float | None:
+def _value(tokens: list[Any], declared: dict[str, tuple[list[Any], bool]]) -> str | float | None:
     """A declaration's value when it is one keyword (lowered) or one number (a length's too),
-    bare or a math function's alone (``calc(0px)``, ``calc((0))``: CSS computes them to it)."""
+    bare or a math function's alone (``calc(0px)``, ``calc((0))``: CSS computes them to it), or
+    a ``var()``'s value of one, a custom property of ``declared`` or its fallback."""
     token = _only(tokens)
     in_math = False  # a () block is a number only in a math function
+    taken: set[str] = set()  # the custom properties taken: one taken again is a cycle
     while token is not None and token.type in ("function", "() block"):
         if token.type == "function" and token.lower_name in _MATH:
             token, in_math = _only(token.arguments), True
         elif token.type == "() block" and in_math:
             token = _only(token.content)
+        elif token.type == "function" and token.lower_name == "var":
+            token = _substituted(token.arguments, declared, taken)
         else:
             return None
     if token is None:
@@ -219,6 +267,25 @@ def _value(tokens: list[Any]) -> str | float | None:
     if token.type == "ident":
         return None if in_math else token.lower_value
     return token.value if token.type in _NUMBERS else None
+
+
+def _substituted(
+    arguments: list[Any], declared: dict[str, tuple[list[Any], bool]], taken: set[str]
+) -> Any | None:
+    """The one token a ``var()`` of ``arguments`` stands for: its custom property's value as
+    ``declared``, or else its fallback; None: none, more, or a cycle (which CSS makes invalid)."""
+    arguments = _significant(arguments)
+    if not arguments or arguments[0].type != "ident" or not arguments[0].value.startswith("--"):
+        return None
+    name = arguments[0].value
+    if name in declared:
+        if name in taken:
+            return None
+        taken.add(name)
+        return _only(declared[name][0])
+    if len(arguments) > 1 and arguments[1].type == "literal" and arguments[1].value == ",":
+        return _only(arguments[2:])
+    return None
 
 
 def _only(tokens: list[Any]) -> Any | None:
