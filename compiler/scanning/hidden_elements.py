@@ -46,11 +46,12 @@ _RAW_CLOSE = {name: re.compile(rf"</{name}[\s/>]", re.IGNORECASE) for name in RA
 
 # Elements a page never shows whose content is markup: a template, a fallback, an element
 # ``hidden`` or styled so, an svg's description and definitions, MathML's annotations (a
-# ``<semantics>`` shows its first child alone), an ``<rp>`` (HTML's rendering section gives
-# every one ``display: none``, in a ruby or not). Their true end is past their first end tag, or
-# where a tag, a cell's bar or a line's end may end them early: what renders as nothing ends
-# there, so no shown text is dropped (at worst, hidden text is shown).
-_HIDING = frozenset({"template", "video", "audio", "object", "canvas", "rp"})
+# ``<semantics>`` shows its first child alone), an ``<rp>`` and a ``<datalist>`` (HTML's
+# rendering section gives every one ``display: none``, an rp in a ruby or not). Their true end
+# is past their first end tag, or where a tag, a cell's bar or a line's end may end them early:
+# what renders as nothing ends there, so no shown text is dropped (at worst, hidden text is
+# shown).
+_HIDING = frozenset({"template", "video", "audio", "object", "canvas", "rp", "datalist"})
 _SVG_HIDING = frozenset({"desc", "defs", "metadata", "symbol"})
 _IN_ROOTS = {
     "svg": _SVG_HIDING,

@@ -169,6 +169,7 @@ def _role_lines(text: str) -> list[tuple[int, str]]:
                 '<span style="font-size:calc(0px)">x</span>',
                 "<rp>hello</rp>",
                 "<RP>(</rp><rp>)</rp>",
+                '<datalist id="d"><option value="x">x</option></datalist>',
             )
         ),
         # An !important declaration over a later normal one, a custom property or a var()'s
