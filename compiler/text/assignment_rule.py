@@ -78,7 +78,7 @@ _CELL_START = "|".join(
 # A table's cells between the key's and the value's (``| DB_PASSWORD | string | … |``), two at
 # most, each holding no random-looking word (``secret_values.MIXED_RUN``), read past only to a
 # random-looking value: a word of a cell further on is no more the key's than any other.
-_RANDOM_IN_CELL = rf"[ \t]*+[^\s|\"'`]{{0,80}}?{secret_values.MIXED_RUN}"
+_RANDOM_IN_CELL = rf"[ \t]*+[\"'`]?[^\s|\"'`]{{0,80}}?{secret_values.MIXED_RUN}"
 _MIDDLE_CELLS = rf"(?:(?:(?!{_RANDOM_IN_CELL})[^|\r\n]{{0,80}}+\|){{1,2}}(?={_RANDOM_IN_CELL}))?"
 # The operator, in the full-width forms a CJK keyboard types too (``：``, ``＝``), and a blank
 # after it a no-break or ideographic space as well; in Markdown it may be bold (``**password:**``).

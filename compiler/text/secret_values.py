@@ -41,13 +41,22 @@ _MIXED = re.compile(MIXED_RUN, re.IGNORECASE)
 # instead of the secret (``op://vault/item/field``, ``vault:secret/data/db#pw``, an AWS ARN, a
 # GCP ``projects/…/secrets/…``), a key's algorithm (``rsa4096``). Not a URL: a webhook's path
 # is its credential.
+_ALGORITHM = r"(?:aes|rsa|dsa|ecdsa|ecdh|ed|x|sha[123]?|chacha|poly|pbkdf2|hmac|argon2|p|md5)"
+# Its sizes: key, hash, curve and nonce sizes a name carries (a weak password's year is none).
+_SIZE = r"(?:20|128|160|192|224|256|384|448|512|521|1024|2048|3072|4096|8192|25519|1305)"
+_MODE = r"(?:gcm|cbc|ctr|ecb|ccm|ocb|siv|cfb|ofb|id|i|d)"
 _KIND_OF_VALUE = re.compile(
     r"!!?[a-z_]++|\*[a-z_][\w-]*+"
     r"|(?:~|\.\.?|[a-z]:|(?:/|\\{1,2})[\w.-]++)(?:(?:/|\\{1,2})[\w.-]++)++[/\\]?"
     r"|(?:[0-9]++(?:\.[0-9]++)?(?:ns|us|ms|[smhdwy]))++|#[0-9a-f]{3,8}+"
     r"|[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.]++(?:z|[+-][0-9:]++)?|[0-9]{1,2}(?::[0-9]{2}){1,2}+"
     r"|(?:op|vault|secret|gcpsm|azkv)://\S++|vault:\S++|arn:aws[\w-]*+:(?:secretsmanager|ssm):\S++"
-    r"|projects/[^/\s]++/secrets/\S++|(?:rsa|dsa|ecdsa|ed|sha|aes)[0-9]{3,5}+",
+    r"|projects/[^/\s]++/secrets/\S++"
+    # A key's algorithm, its parts joined by dashes (``AES-256-GCM``, ``ChaCha20-Poly1305``,
+    # ``PBKDF2-SHA256``, ``ECDSA-P256``): an algorithm's name first, numbers and modes after it.
+    rf"|{_ALGORITHM}(?:-?{_SIZE})?(?:-(?:{_ALGORITHM}(?:-?{_SIZE})?|{_SIZE}|{_MODE})){{0,3}}"
+    # A member chain asserted non-null in TypeScript (``process.env.OPENAI_API_KEY!``).
+    r"|[a-z_$][\w$]*+(?:\.[a-z_$][\w$]*+)++!",
     re.IGNORECASE,
 )
 # A lower-case name whose digits are versions, sizes or dates (``gpt-4o-2024-08-06``,

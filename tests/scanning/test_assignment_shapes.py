@@ -171,6 +171,9 @@ FOUND = [
     ("| password | hunter2 | note |", "hunter2"),
     (f'Authorization: Token token="{VALUE}"', VALUE),
     (f"password: !custom '{VALUE}'", VALUE),  # adversary22 D14
+    # A value past a cell in a code span or quoted (adversary23 D1).
+    (f"| `DB_PASSWORD` | `string` | `{VALUE}` |", VALUE),
+    (f'| DB_PASSWORD | string | "{VALUE}" |', VALUE),
     (f'password: !custom "{VALUE}"', VALUE),
 ]
 
@@ -332,6 +335,17 @@ CLEAN = [
     "if password:\n    # retry\n    password = next_password_2\n",
     'password: !secret "db_password"',
     "DB_PASSWORD=arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-x7K2pQ",
+    # A key's algorithm with its sizes and modes, a member chain asserted non-null in
+    # TypeScript (adversary23 D5, D6).
+    "| secret | AES-256-GCM |",
+    "secret: ChaCha20-Poly1305",
+    "password_hash: PBKDF2-SHA256",
+    "token: SHA3-512",
+    "secret_key: ECDSA-P256",
+    "secret: X25519",
+    "const apiKey = process.env.OPENAI_API_KEY!;",
+    "  secret: process.env.AUTH_SECRET!,",
+    "| password | `string` | `required` |",
 ]
 
 
