@@ -143,6 +143,7 @@ class Problem:
 
             around = max(0, start - SHOWN)
             found = [(around + m.start, m.secret) for m in scan(line[around : end + SHOWN])]
+            found = sorted(found + _values_alone(line, around, end + SHOWN, found))
             column = min(at, len(line))
             before = redacted(line, start, column, found).replace("\t", " ")
             after = redacted(line, column, end, found).replace("\t", " ")
@@ -165,6 +166,33 @@ class Problem:
         if self.hint:
             out["hint"] = shown(self.hint)
         return out
+
+
+_AS_VALUE = "password: "  # a word read as a key's value
+
+
+def _values_alone(
+    line: str, start: int, stop: int, found: list[tuple[int, str]]
+) -> list[tuple[int, str]]:
+    """The words of ``line[start:stop]`` a secret rule takes for a key's value, but those in
+    ``found``: the line under a caret may be a value whose key is on a line above (a YAML block
+    or next-line value, a triple-quoted string's line: adversary23 D8, a template error in it
+    showed the value whole)."""
+    import re
+
+    from hotplex.text.secret_rules import scan
+    from hotplex.text.secret_values import MIXED_RUN
+
+    words, at = [], start
+    for word in line[start:stop].split():
+        at = line.index(word, at)
+        end = at + len(word)
+        alone = not any(begin < end and at < begin + len(secret) for begin, secret in found)
+        # Random-looking only, as a value read without its key must be (a next line's).
+        if alone and re.search(MIXED_RUN, word, re.IGNORECASE):
+            words += [(at + m.start - len(_AS_VALUE), m.secret) for m in scan(_AS_VALUE + word)]
+        at = end
+    return words
 
 
 class HotplexError(Exception):

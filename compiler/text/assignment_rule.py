@@ -76,10 +76,12 @@ _CELL_START = "|".join(
     rf"(?<=\|[ \t`*~]{{{margin}}}[\w.-]{{{length}}})" for length in range(41) for margin in range(5)
 )
 # A table's cells between the key's and the value's (``| DB_PASSWORD | string | … |``), two at
-# most, each holding no random-looking word (``secret_values.MIXED_RUN``), read past only to a
-# random-looking value: a word of a cell further on is no more the key's than any other.
+# most, each a type's or a flag's one word (``string``, ``required``), read past only to a
+# random-looking value (``secret_values.MIXED_RUN``): past a cell holding a value (an owner, a
+# date, a key's algorithm) the row's next one is no more the key's (adversary23 D11: a commit's
+# id, a key's fingerprint).
 _RANDOM_IN_CELL = rf"[ \t]*+[\"'`]?[^\s|\"'`]{{0,80}}?{secret_values.MIXED_RUN}"
-_MIDDLE_CELLS = rf"(?:(?:(?!{_RANDOM_IN_CELL})[^|\r\n]{{0,80}}+\|){{1,2}}(?={_RANDOM_IN_CELL}))?"
+_MIDDLE_CELLS = rf"(?:(?:[ \t]*+`?[a-z]{{1,12}}+`?[ \t]*+\|){{1,2}}(?={_RANDOM_IN_CELL}))?"
 # The operator, in the full-width forms a CJK keyboard types too (``：``, ``＝``), and a blank
 # after it a no-break or ideographic space as well; in Markdown it may be bold (``**password:**``).
 # A table's cell holding only the key name (``cell``) is assigned the next cell, or the first
@@ -97,12 +99,14 @@ _ASSIGNED = (
 # TOML's ``'''…'''``; ``triple``), whose value may start on the next line and is read to its
 # line's end at most. A YAML block scalar's (``password: |``, ``>-``, ``|2``; ``block``) is its
 # first line, indented (in a Markdown quote too). Else one word as written, or wrapped as a
-# variable or a template (judged by what it holds).
+# variable or a template (judged by what it holds). A comment is read past within 200
+# characters, and a value on a later line within 8 lines: read on to the end from each key,
+# ``# password:`` repeated cost its length squared (adversary23 D12: 250 KB, 116 s).
 _OPENING = (
-    r"(?:(?P<block>[|>](?:[1-9][-+]?|[-+][1-9]?)?[ \t]*+(?:#[^\n]*+)?"
+    r"(?:(?P<block>[|>](?:[1-9][-+]?|[-+][1-9]?)?[ \t]*+(?:#[^\n]{0,200}+)?"
     r"\r?\n(?:[ \t>]*+\r?\n)*+[ \t>]*+(?<=[ \t]))"
-    r"|(?<=[:\uff1a])(?:[ \t]++#[^\r\n]*+)?(?:[ \t]*+(?:#[^\r\n]*+)?\r?\n)++[ \t]++"
-    rf"(?={_RANDOM_WORD_AHEAD}\S{{6,200}}+[ \t]*+(?:\r?\n|\Z))"
+    r"|(?<=[:\uff1a])(?:[ \t]++#[^\r\n]{0,200}+)?(?:[ \t]*+(?:#[^\r\n]{0,200}+)?\r?\n){1,8}+[ \t]++"
+    rf"(?={_RANDOM_WORD_AHEAD}\S{{6,200}}+(?:[ \t]++#[^\r\n]*+)?[ \t]*+(?:\r?\n|\Z))"
     r"|(?:(?P<interpolated>[rb]?f[rb]?|\$@?|@\$)|[rbu]{1,2}+#{0,3}+|u8|l|@)?(?P<q>[\"'`])"
     r"(?P<triple>(?<=[\"'])(?P=q){2}+(?:[ \t]*+\r?\n[ \t]*+)?)?)?"
 )
@@ -126,7 +130,8 @@ _WORD_VALUE = (
 # (``password: Required: <value>``, ``token: Bearer <value>``): read past them, once; a quoted
 # value its scheme (``"Authorization": "Bearer <value>"``: the value is the secret, a vendor's
 # key there is that key).
-_SCHEME = r"(?:bearer|basic|token)[ \t]{1,8}+(?:token=[\"']?)?+"  # Rails: Token token="…"
+# Rails' ``Token token="…"``, its parameter read past whatever its name (``api_key=``).
+_SCHEME = r"(?:bearer|basic|token)[ \t]{1,8}+(?:[a-z_]{1,20}+=[\"']?)?+"
 _BEFORE_WORD = rf"(?(q)(?:{_SCHEME})?|(?(block)|(?:{_PROSE_START}[ \t]{{1,8}}+|{_SCHEME})?))"
 _VALUE = rf"{_BEFORE_WORD}(?P<secret>(?(q){_QUOTED_VALUE}|(?(block){_BLOCK_LINE}|{_WORD_VALUE})))"
 # Where the value ends: its closing quote (a triple quote's, or its line's end), and no call or

@@ -174,6 +174,8 @@ FOUND = [
     # A value past a cell in a code span or quoted (adversary23 D1).
     (f"| `DB_PASSWORD` | `string` | `{VALUE}` |", VALUE),
     (f'| DB_PASSWORD | string | "{VALUE}" |', VALUE),
+    (f"password:\n  {VALUE} # rotate\n", VALUE),  # adversary23 D9
+    (f'Authorization: Token access_token="{VALUE}"', VALUE),
     (f'password: !custom "{VALUE}"', VALUE),
 ]
 
@@ -346,6 +348,13 @@ CLEAN = [
     "const apiKey = process.env.OPENAI_API_KEY!;",
     "  secret: process.env.AUTH_SECRET!,",
     "| password | `string` | `required` |",
+    # A table's later cells past one holding a value; a token's parameter (adversary23 D10, D11).
+    "| Secret | Owner | Rotated | Commit |\n|---|---|---|---|\n| API_TOKEN | team-a | weekly | 3f9a2c1 |",
+    "| DB_PASSWORD | platform | 2024-10-01 | 3f9a2c1b7e4d |",
+    "| SIGNING_KEY | ed25519 | 4AEE18F83AFDEB23 |",
+    'Authorization: Token api_key="your-api-key-here"',
+    'Authorization: Token email="user@example.com"',
+    'Authorization: Token realm="Application"',
 ]
 
 
@@ -481,3 +490,17 @@ def test_a_blank_between_parts_of_a_quoted_value_hides_nothing(value, at, blank)
 )
 def test_a_key_glued_to_any_name_is_found(name, key):
     assert assigned(f"{name}{key}={VALUE}") == [VALUE]
+
+
+@pytest.mark.parametrize(
+    ("between", "found"),
+    [(1, True), (8 - 1, True), (8, False)],  # the key's own line end, then comment lines
+)
+def test_a_later_lines_value_is_read_within_eight_lines(between: int, found: bool) -> None:
+    """A value on a later line is read past at most 8 line ends, each comment within 200
+    characters: read on to the text's end from each key, ``# password:`` repeated cost its
+    length squared (adversary23 D12: 250 KB took 116 s, and 1 MB 17 GB of memory)."""
+    text = "password:\n" + "  # rotated\n" * between + f"  {VALUE}\n"
+    assert bool(secret_rules.scan(text)) is found
+    long_comment = f"password: | # {'x' * 201}\n  {VALUE}\n"
+    assert secret_rules.scan(long_comment) == ()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hotplex.errors import Problem, Span
+from hotplex.errors import Lines, Problem, Span
 from hotplex.scanning import hidden, injection
 from hotplex.scanning.origins import Allowance, Origin
 
@@ -82,3 +82,20 @@ def test_the_line_under_a_problem_keeps_its_caret_and_its_tabs_as_blanks():
         "    a b ghp_a…(40 characters) System: c",
         "                              ^",
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: |\n  Xk9mP2vL8qR4wzT7aB3c {{ x.\n",
+        'password = """\nXk9mP2vL8qR4wzT7aB3c {{ x.\n"""\n',
+        "password:\n  # rotated\n  Xk9mP2vL8qR4wzT7aB3c {{ x.\n",
+    ],
+)
+def test_the_line_under_a_problem_redacts_a_value_whose_key_is_above(text):
+    """adversary23 D8: a template error's caret line was a value alone (its key a line above),
+    which a scan of the line did not take for a secret: the value showed whole."""
+    at = text.index("{{")
+    problem = Problem("unterminated '{{'", Lines(text).span("AGENTS.md", at))
+    assert "Xk9mP2vL8qR4wzT7aB3c" not in problem.render()
+    assert "Xk…(20 characters) {{ x." in problem.render()
