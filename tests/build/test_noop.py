@@ -23,9 +23,10 @@ NOT_UNDER = ("hotplex.targets", "hotplex.registry", "hotplex.manifest.model")
 
 _PROBE = """
 import sys
-# an editable install's finder imports these at start: the run must not import them again
-for name in ('pathlib', 'urllib', 'urllib.parse', 'ipaddress'):
-    sys.modules.pop(name, None)
+# an editable install's finder imports these at start (pathlib a package of modules on Python
+# 3.13): the run must not import them again
+for name in [m for m in sys.modules if m.split('.')[0] in ('pathlib', 'urllib', 'ipaddress')]:
+    del sys.modules[name]
 from hotplex.cli import main
 status = main(['-C', sys.argv[1], sys.argv[2]])
 modules = sorted(sys.modules)
